@@ -1,0 +1,111 @@
+import { newId } from '../src/domain/ids';
+import { type Actor, type DomainEvent, decodeEvent, type EventMetadata } from '../src/domain/events';
+import { type DomainError, isDomainError } from '../src/domain/errors';
+import { type EventStore, type Position, WrongExpectedRevisionError } from '../src/eventstore/port';
+
+/** How a stream's state is rebuilt from its events. */
+export interface Aggregate<S> {
+  /** the stream's state before its first event */
+  initial: () => S;
+  evolve: (state: S, event: DomainEvent) => S;
+}
+
+/** What decide returns: events to append (with optional deterministic ids) and what the caller gets back. */
+export interface Decision<R> {
+  events: (DomainEvent & { id?: string })[];
+  result: R;
+}
+
+export interface CommandContext {
+  store: EventStore;
+  organizationId: string;
+  websiteId?: string | null;
+  actor: Actor;
+  correlationId?: string;
+  causationId?: string | null;
+  now?: () => Date;
+}
+
+export interface Handled<R> {
+  result: R;
+  /** global position of the last event appended (or already stored); null when nothing was appended */
+  position: Position | null;
+  events: DomainEvent[];
+}
+
+interface Cached<S> {
+  revision: bigint;
+  state: S;
+}
+
+const CACHE_LIMIT = 2000;
+const caches = new WeakMap<EventStore, Map<string, Cached<unknown>>>();
+
+/** Loads a stream's state, reading only the events after a cached revision. */
+export async function load<S>(store: EventStore, streamId: string, agg: Aggregate<S>): Promise<Cached<S>> {
+  let cache = caches.get(store);
+  if (!cache) caches.set(store, (cache = new Map()));
+  const hit = cache.get(streamId) as Cached<S> | undefined;
+  let state = hit ? hit.state : agg.initial();
+  let revision = hit ? hit.revision : -1n;
+  const events = await store.readStream(streamId, { fromRevision: revision + 1n });
+  for (const e of events) {
+    state = agg.evolve(state, decodeEvent(e.id, e.type, e.data));
+    revision = e.revision;
+  }
+  const fresh = { revision, state };
+  if (revision >= 0n) {
+    cache.delete(streamId);
+    cache.set(streamId, fresh);
+    if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  }
+  return fresh;
+}
+
+export function metadataFor(ctx: CommandContext, correlationId = ctx.correlationId ?? newId()): EventMetadata {
+  return {
+    organization_id: ctx.organizationId,
+    website_id: ctx.websiteId ?? null,
+    actor: ctx.actor,
+    correlation_id: correlationId,
+    causation_id: ctx.causationId ?? null,
+    time: (ctx.now?.() ?? new Date()).toISOString(),
+  };
+}
+
+/** Events ready to append on a context's behalf (for writes that need no state, such as a new stream). */
+export function newEventsFor(ctx: CommandContext, events: (DomainEvent & { id?: string })[]) {
+  const metadata = metadataFor(ctx);
+  return events.map(({ id, ...e }) => ({ id: id ?? newId(), type: e.type, data: e.data, metadata }));
+}
+
+/**
+ * Loads the stream, decides, appends with the expected revision; on a concurrency conflict reloads and decides once
+ * more. decide must be pure: it may run twice.
+ */
+export async function handle<S, R>(
+  ctx: CommandContext,
+  streamId: string,
+  agg: Aggregate<S>,
+  decide: (state: S) => Decision<R> | DomainError,
+): Promise<Handled<R> | DomainError> {
+  const correlationId = ctx.correlationId ?? newId();
+  for (let attempt = 0; ; attempt++) {
+    const { revision, state } = await load(ctx.store, streamId, agg);
+    const decision = decide(state);
+    if (isDomainError(decision)) return decision;
+    if (decision.events.length === 0) return { result: decision.result, position: null, events: [] };
+    const metadata = metadataFor(ctx, correlationId);
+    try {
+      const r = await ctx.store.append(
+        streamId,
+        decision.events.map(({ id, ...e }) => ({ id: id ?? newId(), type: e.type, data: e.data, metadata })),
+        revision < 0n ? 'no_stream' : revision,
+      );
+      return { result: decision.result, position: r.position, events: decision.events };
+    } catch (err) {
+      if (err instanceof WrongExpectedRevisionError && attempt === 0) continue;
+      throw err;
+    }
+  }
+}

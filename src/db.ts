@@ -1,0 +1,67 @@
+import knex, { type Knex } from 'knex';
+import pg from 'pg';
+
+// bigint counts come back as strings by default; 64-bit ids stay strings, counts are parsed where read.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
+
+export interface Database {
+  db: Knex;
+  kind: 'postgres' | 'pglite';
+  /** LISTEN on a channel; the callback gets each NOTIFY payload after its transaction commits */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/** A dedicated connection that LISTENs and reconnects after a failure. */
+function pgListener(url: string) {
+  return async (channel: string, onPayload: (payload: string) => void) => {
+    let client: pg.Client | null = null;
+    let stopped = false;
+    const connect = async (): Promise<void> => {
+      if (stopped) return;
+      const c = new pg.Client({ connectionString: url });
+      c.on('notification', (n) => n.channel === channel && onPayload(n.payload ?? ''));
+      c.on('error', () => {
+        client = null;
+        setTimeout(() => void connect().catch(() => undefined), 1000);
+      });
+      await c.connect();
+      await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+      client = c;
+    };
+    await connect();
+    return async () => {
+      stopped = true;
+      await client?.end().catch(() => undefined);
+    };
+  };
+}
+
+export async function openPostgres(url: string, poolMax = 10): Promise<Database> {
+  const db = knex({ client: 'pg', connection: url, pool: { min: 0, max: poolMax } });
+  await db.raw('select 1');
+  return { db, kind: 'postgres', listen: pgListener(url), close: () => db.destroy() };
+}
+
+/** Embedded Postgres (PGlite) in dataDir, or in memory with 'memory://'. One connection: never query db inside a trx. */
+export async function openPglite(dataDir: string): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
+  const lite = new PGlite(dataDir);
+  await lite.waitReady;
+  // knex deep-clones a plain connection object, which would break PGlite's connection: give it a factory
+  const db = knex({ client: 'pg', connection: () => createPgConfig(lite) as never, pool: { min: 1, max: 1 } });
+  await db.raw('select 1');
+  return {
+    db,
+    kind: 'pglite',
+    listen: async (channel, onPayload) => {
+      const unsub = await lite.listen(channel, onPayload);
+      return async () => unsub();
+    },
+    close: async () => {
+      await db.destroy();
+      await lite.close();
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import type { DomainEvent, EventMetadata } from '../domain/events';
+
+/**
+ * A global position, totally ordered. Postgres: [transaction id, position]; EventStoreDB: [commit, prepare].
+ * Serialised as "a:b" for checkpoints and for callers that wait on it.
+ */
+export type Position = readonly [bigint, bigint];
+export const START: Position = [0n, 0n];
+
+export const comparePositions = (a: Position, b: Position): number =>
+  a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
+export const positionToString = (p: Position): string => `${p[0]}:${p[1]}`;
+export function positionFromString(s: string): Position {
+  const m = /^(\d+):(\d+)$/.exec(s);
+  if (!m) throw new Error(`not a position: ${s}`);
+  return [BigInt(m[1]), BigInt(m[2])];
+}
+export const maxPosition = (a: Position, b: Position): Position => (comparePositions(a, b) >= 0 ? a : b);
+
+/** The revision the writer expects the stream to be at: no stream yet, any, or its last event's revision (0-based). */
+export type ExpectedRevision = 'no_stream' | 'any' | bigint;
+
+export interface NewEvent {
+  id: string;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata;
+}
+
+export interface RecordedEvent {
+  id: string;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata;
+  streamId: string;
+  revision: bigint;
+  position: Position;
+  recordedAt: Date;
+}
+
+/** A recorded event whose data has been validated against the catalogue. */
+export type TypedEvent<E extends DomainEvent = DomainEvent> = Omit<RecordedEvent, 'type' | 'data'> & E;
+
+export interface AppendResult {
+  /** revision of the stream's last event after the append */
+  revision: bigint;
+  /** global position of the last event written (or of the already-stored event on a no-op) */
+  position: Position;
+  /** true when every event id was already stored: nothing was written */
+  noop: boolean;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  readonly kind = 'wrong_expected_revision';
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: bigint | 'no_stream',
+  ) {
+    super(`stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`);
+  }
+}
+
+export interface ReadStreamOptions {
+  direction?: 'forwards' | 'backwards';
+  /** inclusive start revision (forwards default 0, backwards default end) */
+  fromRevision?: bigint;
+  maxCount?: number;
+}
+
+export interface EventStore {
+  readonly name: string;
+  append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Events of one stream; an empty array when the stream does not exist. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Catch-up read: up to maxCount events strictly after `after`, in global order, never skipping a late commit. */
+  readAll(after: Position, maxCount: number): Promise<RecordedEvent[]>;
+  /** Position of the last event a catch-up reader can currently see. */
+  headPosition(): Promise<Position>;
+  /** Registers a callback fired after this process appends (a hint to wake readers; polling covers other processes). */
+  onAppend(listener: () => void): () => void;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,207 @@
+import type { Knex } from 'knex';
+import { EventMetadata } from '../domain/events';
+import {
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type Position,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  START,
+  WrongExpectedRevisionError,
+} from './port';
+
+const SCHEMA = `
+create table if not exists aivis_streams (
+  stream_id text primary key,
+  revision bigint not null
+);
+create table if not exists aivis_events (
+  position bigserial primary key,
+  txid xid8 not null default pg_current_xact_id(),
+  stream_id text not null,
+  revision bigint not null,
+  event_id uuid not null unique,
+  type text not null,
+  data jsonb not null,
+  metadata jsonb not null,
+  recorded_at timestamptz not null default now(),
+  unique (stream_id, revision)
+);
+create index if not exists aivis_events_txid_position on aivis_events (txid, position);
+
+-- One round trip per append: skips already-stored event ids, checks the expected revision, writes.
+create or replace function aivis_append(p_stream text, p_expected text, p_events jsonb)
+returns table (o_revision bigint, o_txid text, o_position bigint, o_noop boolean)
+language plpgsql as $fn$
+declare
+  v_new jsonb;
+  v_n int;
+  v_current bigint;
+  v_start bigint;
+begin
+  select coalesce(jsonb_agg(t.e order by t.ord), '[]'::jsonb) into v_new
+    from jsonb_array_elements(p_events) with ordinality as t(e, ord)
+    where not exists (select 1 from aivis_events x where x.event_id = (t.e->>'id')::uuid);
+  v_n := jsonb_array_length(v_new);
+  if v_n = 0 then
+    return query select x.revision, x.txid::text, x.position, true
+      from aivis_events x
+      where x.event_id in (select (e->>'id')::uuid from jsonb_array_elements(p_events) as e)
+      order by x.txid desc, x.position desc limit 1;
+    return;
+  end if;
+  if p_expected = 'no_stream' then
+    insert into aivis_streams (stream_id, revision) values (p_stream, v_n - 1) on conflict do nothing;
+    if not found then
+      select s.revision into v_current from aivis_streams s where s.stream_id = p_stream;
+      raise exception using errcode = 'AV409', message = 'wrong_expected_revision', detail = v_current::text;
+    end if;
+    v_start := 0;
+  elsif p_expected = 'any' then
+    insert into aivis_streams as s (stream_id, revision) values (p_stream, v_n - 1)
+      on conflict (stream_id) do update set revision = s.revision + v_n
+      returning s.revision into v_current;
+    v_start := v_current - v_n + 1;
+  else
+    update aivis_streams s set revision = s.revision + v_n
+      where s.stream_id = p_stream and s.revision = p_expected::bigint
+      returning s.revision into v_current;
+    if not found then
+      select s.revision into v_current from aivis_streams s where s.stream_id = p_stream;
+      raise exception using errcode = 'AV409', message = 'wrong_expected_revision',
+        detail = coalesce(v_current::text, 'no_stream');
+    end if;
+    v_start := p_expected::bigint + 1;
+  end if;
+  return query with ins as (
+    insert into aivis_events (stream_id, revision, event_id, type, data, metadata)
+    select p_stream, v_start + t.ord - 1, (t.e->>'id')::uuid, t.e->>'type', t.e->'data', t.e->'metadata'
+      from jsonb_array_elements(v_new) with ordinality as t(e, ord)
+      order by t.ord
+    returning aivis_events.revision, aivis_events.txid, aivis_events.position
+  ) select ins.revision, ins.txid::text, ins.position, false from ins order by ins.position desc limit 1;
+end
+$fn$;
+`;
+
+interface EventRow {
+  position: string;
+  txid: string;
+  stream_id: string;
+  revision: string;
+  event_id: string;
+  type: string;
+  data: unknown;
+  metadata: unknown;
+  recorded_at: Date;
+}
+
+const COLUMNS = 'position, txid::text as txid, stream_id, revision, event_id, type, data, metadata, recorded_at';
+
+function toRecorded(r: EventRow): RecordedEvent {
+  return {
+    id: r.event_id,
+    type: r.type,
+    data: r.data,
+    // metadata is checked on the way in; a row written by something else is reported by the decoder downstream
+    metadata: r.metadata as EventMetadata,
+    streamId: r.stream_id,
+    revision: BigInt(r.revision),
+    position: [BigInt(r.txid), BigInt(r.position)],
+    recordedAt: r.recorded_at,
+  };
+}
+
+export async function migrateEventStore(db: Knex): Promise<void> {
+  // serialise concurrent starts: CREATE OR REPLACE FUNCTION races with itself
+  await db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(7163401)');
+    await trx.raw(SCHEMA);
+  });
+}
+
+/** The Postgres event store, on a real server or on PGlite (same SQL). */
+export async function openPostgresEventStore(db: Knex): Promise<EventStore> {
+  await migrateEventStore(db);
+  const listeners = new Set<() => void>();
+
+  async function callAppend(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    for (const e of events) EventMetadata.parse(e.metadata);
+    const payload = JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })));
+    try {
+      const r = await db.raw('select * from aivis_append(?, ?, ?::jsonb)', [streamId, String(expected), payload]);
+      const row = r.rows[0] as { o_revision: string; o_txid: string; o_position: string; o_noop: boolean };
+      return { revision: BigInt(row.o_revision), position: [BigInt(row.o_txid), BigInt(row.o_position)], noop: row.o_noop };
+    } catch (err) {
+      const e = err as { code?: string; detail?: string; constraint?: string };
+      if (e.code === 'AV409') {
+        const actual = e.detail === 'no_stream' || e.detail == null || e.detail === '' ? 'no_stream' : BigInt(e.detail);
+        throw new WrongExpectedRevisionError(streamId, expected, actual);
+      }
+      throw err;
+    }
+  }
+
+  return {
+    name: 'postgres',
+    async append(streamId, events, expected) {
+      if (events.length === 0) throw new Error('append needs at least one event');
+      let result: AppendResult;
+      try {
+        result = await callAppend(streamId, events, expected);
+      } catch (err) {
+        // a concurrent append of the same event id lost the unique race: the retry sees it stored and is a no-op
+        if ((err as { code?: string }).code !== '23505') throw err;
+        result = await callAppend(streamId, events, expected);
+      }
+      if (!result.noop) for (const l of listeners) l();
+      return result;
+    },
+
+    async readStream(streamId, options: ReadStreamOptions = {}) {
+      const backwards = options.direction === 'backwards';
+      const q = db('aivis_events').select(db.raw(COLUMNS)).where('stream_id', streamId);
+      if (options.fromRevision !== undefined) q.where('revision', backwards ? '<=' : '>=', options.fromRevision.toString());
+      q.orderBy('revision', backwards ? 'desc' : 'asc');
+      if (options.maxCount !== undefined) q.limit(options.maxCount);
+      return ((await q) as EventRow[]).map(toRecorded);
+    },
+
+    async readAll(after: Position, maxCount: number) {
+      // never read past the oldest running transaction: a late commit below it can't be skipped
+      const r = await db.raw(
+        `select ${COLUMNS} from aivis_events
+          where (txid, position) > (?::text::xid8, ?::bigint)
+            and txid < pg_snapshot_xmin(pg_current_snapshot())
+          order by txid, position limit ?`,
+        [after[0].toString(), after[1].toString(), maxCount],
+      );
+      return (r.rows as EventRow[]).map(toRecorded);
+    },
+
+    async headPosition() {
+      const r = await db.raw(
+        `select txid::text as txid, position from aivis_events
+          where txid < pg_snapshot_xmin(pg_current_snapshot())
+          order by txid desc, position desc limit 1`,
+      );
+      const row = r.rows[0] as { txid: string; position: string } | undefined;
+      return row ? ([BigInt(row.txid), BigInt(row.position)] as const) : START;
+    },
+
+    onAppend(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    async ping() {
+      await db.raw('select 1 from aivis_events limit 1');
+    },
+
+    async close() {
+      listeners.clear();
+    },
+  };
+}

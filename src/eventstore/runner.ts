@@ -1,0 +1,342 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { decodeEvent, isKnownType, MalformedEventError } from '../domain/events';
+import type { Logger } from '../logger';
+import {
+  comparePositions,
+  type EventStore,
+  type Position,
+  positionFromString,
+  positionToString,
+  type RecordedEvent,
+  START,
+  type TypedEvent,
+} from './port';
+import type { Projection } from './projection';
+
+const LEASE_SECONDS = 15;
+
+export async function migrateRunnerTables(db: Knex): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(7163402)');
+    await trx.raw(`
+      create table if not exists aivis_checkpoints (
+        name text primary key,
+        position text not null,
+        version int not null,
+        generation bigint not null default 0,
+        lease_owner text,
+        lease_until timestamptz,
+        status text not null default 'running',
+        error text,
+        updated_at timestamptz not null default now()
+      );
+      create table if not exists aivis_event_anomalies (
+        event_id text not null,
+        projection text not null,
+        type text not null,
+        reason text not null,
+        seen_at timestamptz not null default now(),
+        primary key (event_id, projection)
+      );`);
+  });
+}
+
+class Fenced extends Error {}
+
+export interface RunnerStatus {
+  name: string;
+  position: string;
+  leader: boolean;
+  status: 'running' | 'failed' | 'stopped';
+  error: string | null;
+}
+
+/**
+ * Runs one projection: reads the log after its checkpoint in batches and applies each batch and the new checkpoint
+ * in one transaction. One active runner per projection across instances (a lease in the checkpoints table, fenced
+ * by owner and generation on every commit).
+ */
+export class ProjectionRunner {
+  readonly projection: Projection;
+  private readonly store: EventStore;
+  private readonly db: Knex;
+  private readonly log: Logger;
+  private readonly batchSize: number;
+  private readonly pollMs: number;
+  private readonly owner = randomUUID();
+  private position: Position = START;
+  private generation = 0n;
+  private leader = false;
+  private running = false;
+  private failed: string | null = null;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private woken = false;
+  private unsubscribe: (() => void) | null = null;
+  private waiters = new Set<{ pos: Position; resolve: (ok: boolean) => void }>();
+  private leaseRenewedAt = 0;
+
+  constructor(opts: { projection: Projection; store: EventStore; db: Knex; logger: Logger; batchSize?: number; pollMs?: number }) {
+    this.projection = opts.projection;
+    this.store = opts.store;
+    this.db = opts.db;
+    this.log = opts.logger.child({ projection: opts.projection.name });
+    this.batchSize = opts.batchSize ?? 1000;
+    this.pollMs = opts.pollMs ?? 500;
+  }
+
+  /** Creates tables, checks the version (a changed version drops and rebuilds), without processing events. */
+  async prepare(): Promise<void> {
+    await migrateRunnerTables(this.db);
+    const p = this.projection;
+    const row = await this.db('aivis_checkpoints').where('name', p.name).first();
+    if (row && row.version !== p.version) {
+      this.log.warn({ from: row.version, to: p.version }, 'projection version changed: rebuilding from zero');
+      await this.db.transaction(async (trx) => {
+        for (const t of p.tables) await trx.schema.dropTableIfExists(t);
+        await trx('aivis_checkpoints')
+          .where('name', p.name)
+          .update({ version: p.version, position: positionToString(START), generation: trx.raw('generation + 1'), status: 'running', error: null });
+      });
+    }
+    await p.migrate(this.db);
+    await this.db('aivis_checkpoints')
+      .insert({ name: p.name, position: positionToString(START), version: p.version })
+      .onConflict('name')
+      .ignore();
+  }
+
+  async start(): Promise<void> {
+    await this.prepare();
+    this.running = true;
+    this.unsubscribe = this.store.onAppend(() => this.poke());
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.poke();
+    this.unsubscribe?.();
+    await this.loop;
+    this.loop = null;
+    if (this.leader) {
+      await this.db('aivis_checkpoints').where({ name: this.projection.name, lease_owner: this.owner }).update({ lease_owner: null, lease_until: null });
+      this.leader = false;
+    }
+    for (const w of this.waiters) w.resolve(false);
+    this.waiters.clear();
+  }
+
+  status(): RunnerStatus {
+    return {
+      name: this.projection.name,
+      position: positionToString(this.position),
+      leader: this.leader,
+      status: this.failed ? 'failed' : this.running ? 'running' : 'stopped',
+      error: this.failed,
+    };
+  }
+
+  private poke(): void {
+    this.woken = true;
+    this.wake?.();
+  }
+
+  private idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, ms);
+      function done() {
+        clearTimeout(t);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = null;
+        done();
+      };
+    });
+  }
+
+  private async acquireLease(): Promise<boolean> {
+    const rows = await this.db('aivis_checkpoints')
+      .where('name', this.projection.name)
+      .andWhere((q) => q.whereNull('lease_owner').orWhere('lease_owner', this.owner).orWhere('lease_until', '<', this.db.fn.now()))
+      .update({ lease_owner: this.owner, lease_until: this.db.raw(`now() + interval '${LEASE_SECONDS} seconds'`) })
+      .returning(['position', 'generation', 'status', 'error']);
+    if (rows.length === 0) return false;
+    this.position = positionFromString(rows[0].position);
+    this.generation = BigInt(rows[0].generation);
+    this.leaseRenewedAt = Date.now();
+    if (!this.leader) this.log.info({ position: rows[0].position }, 'projection lease acquired');
+    this.leader = true;
+    this.settleWaiters();
+    return true;
+  }
+
+  /** True when a rebuild elsewhere reset this projection (new generation) or another instance took the lease. */
+  private async fencedElsewhere(): Promise<boolean> {
+    const row = await this.db('aivis_checkpoints').where('name', this.projection.name).first('generation', 'lease_owner');
+    return !row || BigInt(row.generation) !== this.generation || row.lease_owner !== this.owner;
+  }
+
+  /** Processes one batch; returns how many events were read (0 = caught up). */
+  async step(): Promise<number> {
+    const batch = await this.store.readAll(this.position, this.batchSize);
+    if (batch.length === 0) return 0;
+    const typed = await this.decode(batch);
+    const last = batch[batch.length - 1].position;
+    await this.db.transaction(async (trx) => {
+      if (typed.length) await this.projection.apply(trx, typed);
+      const n = await trx('aivis_checkpoints')
+        .where({ name: this.projection.name, lease_owner: this.owner, generation: this.generation.toString() })
+        .update({
+          position: positionToString(last),
+          lease_until: trx.raw(`now() + interval '${LEASE_SECONDS} seconds'`),
+          updated_at: trx.fn.now(),
+        });
+      if (n === 0) throw new Fenced();
+    });
+    this.leaseRenewedAt = Date.now();
+    this.position = last;
+    this.settleWaiters();
+    return batch.length;
+  }
+
+  private async decode(batch: RecordedEvent[]): Promise<TypedEvent[]> {
+    const handles = this.projection.handles;
+    const out: TypedEvent[] = [];
+    for (const e of batch) {
+      if (!isKnownType(e.type)) {
+        await this.reportAnomaly(e, 'unknown event type');
+        continue;
+      }
+      if (handles !== 'all' && !handles.includes(e.type)) continue;
+      try {
+        const d = decodeEvent(e.id, e.type, e.data);
+        out.push({ ...e, type: d.type, data: d.data } as TypedEvent);
+      } catch (err) {
+        if (err instanceof MalformedEventError) {
+          await this.reportAnomaly(e, err.reason);
+          throw err;
+        }
+        throw err;
+      }
+    }
+    return out;
+  }
+
+  private async reportAnomaly(e: RecordedEvent, reason: string): Promise<void> {
+    this.log.error({ event_id: e.id, type: e.type, reason }, 'event cannot be read');
+    await this.db('aivis_event_anomalies')
+      .insert({ event_id: e.id, projection: this.projection.name, type: e.type, reason })
+      .onConflict(['event_id', 'projection'])
+      .ignore();
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        if (!this.leader || Date.now() - this.leaseRenewedAt > (LEASE_SECONDS * 1000) / 3) {
+          if (!(await this.acquireLease())) {
+            this.leader = false;
+            await this.idle(2000);
+            continue;
+          }
+        }
+        this.woken = false;
+        const n = await this.step();
+        if (n > 0) continue;
+        if (this.woken) {
+          // an append we were told about may sit behind a still-open transaction for a moment
+          for (let i = 0; i < 20 && this.running && (await this.step()) === 0; i++) await this.idle(3);
+          continue;
+        }
+        await this.idle(this.pollMs);
+        if (this.running && (await this.fencedElsewhere())) throw new Fenced();
+      } catch (err) {
+        if (err instanceof Fenced) {
+          this.log.warn('projection fenced (rebuilt or lease lost); reloading');
+          this.leader = false;
+          continue;
+        }
+        if (err instanceof MalformedEventError) {
+          this.failed = err.message;
+          await this.db('aivis_checkpoints').where('name', this.projection.name).update({ status: 'failed', error: err.message }).catch(() => undefined);
+          this.log.error({ err: err.message }, 'projection stopped on a malformed event');
+          this.running = false;
+          return;
+        }
+        this.log.error({ err }, 'projection batch failed; retrying');
+        await this.idle(1000);
+      }
+    }
+  }
+
+  /** Processes until caught up with the log (for the CLI and tests). Takes the lease, waiting for it if held. */
+  async runToHead(onProgress?: (processed: number) => void): Promise<number | null> {
+    await this.prepare();
+    if (!(await this.acquireLease())) {
+      // a running instance leads this projection and does the work: follow its checkpoint to the head
+      const head = await this.store.headPosition();
+      while (!(await this.waitFor(head, 1000))) {
+        const row = await this.db('aivis_checkpoints').where('name', this.projection.name).first('position');
+        this.log.info({ position: row?.position }, 'waiting for the leading instance');
+      }
+      return null;
+    }
+    let total = 0;
+    for (;;) {
+      const n = await this.step();
+      if (n === 0) break;
+      total += n;
+      onProgress?.(total);
+    }
+    await this.db('aivis_checkpoints').where({ name: this.projection.name, lease_owner: this.owner }).update({ lease_owner: null, lease_until: null });
+    this.leader = false;
+    return total;
+  }
+
+  /** Empties the read model and starts it over from zero; a running leader elsewhere is fenced by the generation. */
+  async reset(): Promise<void> {
+    await this.prepare();
+    await this.db.transaction(async (trx) => {
+      for (const t of this.projection.tables) await trx.raw('truncate table ??', [t]);
+      await trx('aivis_checkpoints')
+        .where('name', this.projection.name)
+        .update({ position: positionToString(START), generation: trx.raw('generation + 1'), status: 'running', error: null });
+    });
+    this.position = START;
+  }
+
+  /** Resolves true once the projection has passed `pos` (on this instance or, if another leads, in the database). */
+  async waitFor(pos: Position, timeoutMs: number): Promise<boolean> {
+    if (comparePositions(this.position, pos) >= 0) return true;
+    if (this.leader) {
+      return new Promise((resolve) => {
+        const w = { pos, resolve: (ok: boolean) => (clearTimeout(t), resolve(ok)) };
+        const t = setTimeout(() => {
+          this.waiters.delete(w);
+          resolve(false);
+        }, timeoutMs);
+        this.waiters.add(w);
+        this.poke();
+      });
+    }
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const row = await this.db('aivis_checkpoints').where('name', this.projection.name).first('position');
+      if (row && comparePositions(positionFromString(row.position), pos) >= 0) return true;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return false;
+  }
+
+  private settleWaiters(): void {
+    for (const w of this.waiters) {
+      if (comparePositions(this.position, w.pos) >= 0) {
+        this.waiters.delete(w);
+        w.resolve(true);
+      }
+    }
+  }
+}

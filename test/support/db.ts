@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import knex from 'knex';
+import { type Database, openPglite, openPostgres } from '../../src/db';
+import type { EventStore } from '../../src/eventstore/port';
+import { openPostgresEventStore } from '../../src/eventstore/postgres';
+
+/** The real Postgres server the suite runs against (CI sets DATABASE_URL), or null for embedded PGlite. */
+export const serverUrl = process.env.DATABASE_URL ?? null;
+export const onRealPostgres = serverUrl !== null;
+
+export interface TestDatabase extends Database {
+  url: string | null;
+}
+
+/** A new, empty database for one test file: its own database on the real server, or an in-memory PGlite. */
+export async function freshDatabase(poolMax = 10): Promise<TestDatabase> {
+  if (!serverUrl) {
+    const d = await openPglite('memory://');
+    return { ...d, url: null };
+  }
+  const name = `aivis_t_${randomBytes(6).toString('hex')}`;
+  const admin = knex({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
+  await admin.raw(`create database ${name}`);
+  await admin.destroy();
+  const u = new URL(serverUrl);
+  u.pathname = `/${name}`;
+  const d = await openPostgres(u.toString(), poolMax);
+  return {
+    ...d,
+    url: u.toString(),
+    close: async () => {
+      await d.close();
+      const a = knex({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
+      await a.raw(`drop database if exists ${name} with (force)`);
+      await a.destroy();
+    },
+  };
+}
+
+export async function freshStore(poolMax = 10): Promise<TestDatabase & { store: EventStore }> {
+  const d = await freshDatabase(poolMax);
+  const store = await openPostgresEventStore(d.db);
+  return { ...d, store };
+}
