@@ -1,0 +1,30 @@
+import type { Knex } from 'knex';
+import { positionToString, type TypedEvent } from '../eventstore/port';
+import type { Projection } from '../eventstore/projection';
+import type { Bus, BusMessage } from './port';
+
+export const toBusMessage = (e: TypedEvent): BusMessage => ({
+  id: e.id,
+  type: e.type,
+  data: e.data,
+  metadata: e.metadata,
+  streamId: e.streamId,
+  position: positionToString(e.position),
+});
+
+/**
+ * Relays every event to the bus. The runner stores the checkpoint only after publish resolves, so a crash
+ * republishes the last batch: at-least-once, made effectively-once by the bus dropping repeated ids.
+ */
+export function createRelayProjection(bus: Bus): Projection {
+  return {
+    name: 'bus-relay',
+    version: 1,
+    tables: [],
+    async migrate(_db: Knex): Promise<void> {},
+    handles: 'all',
+    async apply(_trx: Knex.Transaction, events: TypedEvent[]): Promise<void> {
+      if (events.length > 0) await bus.publish(events.map(toBusMessage));
+    },
+  };
+}
