@@ -1,0 +1,82 @@
+import type { Knex } from 'knex';
+import type { EventType } from '../src/domain/events';
+import type { TypedEvent } from '../src/eventstore/port';
+import type { Projection } from '../src/eventstore/projection';
+
+export interface FeedEntry {
+  entity_type: string;
+  change_type: string;
+  /** null: too many to list, re-list the website */
+  entity_ids: string[] | null;
+  /** overrides the event's website (organization-level changes have none) */
+  website_id?: string | null;
+}
+
+type Mapper<T extends EventType> = (e: Extract<TypedEvent, { type: T }>) => FeedEntry;
+
+/** Every event type that changes a resource, as a feed entry. Adding a type to the feed is one line here. */
+export const feed: { [T in EventType]?: Mapper<T> } = {
+  WebsiteCreated: (e) => ({ entity_type: 'website', change_type: 'created', entity_ids: [e.data.website_id], website_id: e.data.website_id }),
+  WebsiteExternalIdSet: (e) => ({ entity_type: 'website', change_type: 'updated', entity_ids: [e.data.website_id], website_id: e.data.website_id }),
+  WebsiteStatusChanged: (e) => ({
+    entity_type: 'website',
+    change_type: e.data.status === 'active' ? 'resumed' : e.data.status,
+    entity_ids: [e.data.website_id],
+    website_id: e.data.website_id,
+  }),
+  ApiKeyCreated: (e) => ({ entity_type: 'api_key', change_type: 'created', entity_ids: [e.data.api_key_id], website_id: null }),
+  ApiKeyRevoked: (e) => ({ entity_type: 'api_key', change_type: 'revoked', entity_ids: [e.data.api_key_id], website_id: null }),
+  UserAdded: (e) => ({ entity_type: 'user', change_type: 'created', entity_ids: [e.data.user_id], website_id: null }),
+  CompetitorAdded: (e) => ({ entity_type: 'competitor', change_type: 'created', entity_ids: [e.data.competitor_id] }),
+  TopicCreated: (e) => ({ entity_type: 'topic', change_type: 'created', entity_ids: [e.data.topic_id] }),
+  PromptCreated: (e) => ({ entity_type: 'prompt', change_type: 'created', entity_ids: [e.data.prompt_id] }),
+};
+
+export const activityProjection: Projection = {
+  name: 'activity',
+  version: 1,
+  tables: ['rm_activity'],
+  handles: Object.keys(feed) as EventType[],
+  async migrate(db: Knex) {
+    await db.raw(`
+      create table if not exists rm_activity (
+        seq bigserial primary key,
+        id uuid not null unique,
+        organization_id uuid not null,
+        website_id uuid,
+        entity_type text not null,
+        change_type text not null,
+        entity_ids uuid[],
+        via_api_key boolean not null,
+        api_key_id uuid,
+        actor_user_id uuid,
+        actor_kind text not null,
+        created_at timestamptz not null
+      );
+      create index if not exists rm_activity_org_time on rm_activity (organization_id, created_at, seq);
+      create index if not exists rm_activity_site_time on rm_activity (website_id, created_at, seq);`);
+  },
+  async apply(trx, events) {
+    const rows = [];
+    for (const e of events) {
+      const map = feed[e.type] as Mapper<EventType> | undefined;
+      if (!map) continue;
+      const entry = map(e as never);
+      const actor = e.metadata.actor;
+      rows.push({
+        id: e.id,
+        organization_id: e.metadata.organization_id,
+        website_id: entry.website_id !== undefined ? entry.website_id : (e.metadata.website_id ?? null),
+        entity_type: entry.entity_type,
+        change_type: entry.change_type,
+        entity_ids: entry.entity_ids,
+        via_api_key: actor.kind === 'api_key',
+        api_key_id: actor.api_key_id,
+        actor_user_id: actor.user_id,
+        actor_kind: actor.kind,
+        created_at: e.metadata.time,
+      });
+    }
+    if (rows.length) await trx('rm_activity').insert(rows).onConflict('id').ignore();
+  },
+};

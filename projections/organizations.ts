@@ -1,0 +1,83 @@
+import type { Knex } from 'knex';
+import type { Projection } from '../src/eventstore/projection';
+
+/** Organizations, their people and their API keys (hash only): what authentication and administration read. */
+export const organizationsProjection: Projection = {
+  name: 'organizations',
+  version: 1,
+  tables: ['rm_api_keys', 'rm_users', 'rm_organizations'],
+  handles: ['OrganizationCreated', 'UserAdded', 'ApiKeyCreated', 'ApiKeyRevoked'],
+  async migrate(db: Knex) {
+    await db.raw(`
+      create table if not exists rm_organizations (
+        id uuid primary key,
+        name text not null,
+        plan text not null,
+        features text[] not null,
+        pitch_allowance int not null,
+        key_count int not null default 0,
+        created_at timestamptz not null
+      );
+      create table if not exists rm_users (
+        id uuid primary key,
+        organization_id uuid not null,
+        email text not null,
+        role text not null,
+        created_at timestamptz not null
+      );
+      create index if not exists rm_users_org on rm_users (organization_id);
+      create table if not exists rm_api_keys (
+        id uuid primary key,
+        organization_id uuid not null,
+        key_hash text not null unique,
+        key_prefix text not null,
+        name text not null,
+        user_id uuid,
+        website_ids uuid[],
+        partner boolean not null,
+        revoked_at timestamptz,
+        created_at timestamptz not null
+      );
+      create index if not exists rm_api_keys_org on rm_api_keys (organization_id);`);
+  },
+  async apply(trx, events) {
+    for (const e of events) {
+      const at = e.metadata.time;
+      const org = e.metadata.organization_id;
+      switch (e.type) {
+        case 'OrganizationCreated':
+          await trx('rm_organizations').insert({
+            id: e.data.organization_id,
+            name: e.data.name,
+            plan: e.data.plan,
+            features: e.data.features,
+            pitch_allowance: e.data.pitch_allowance,
+            created_at: at,
+          });
+          break;
+        case 'UserAdded':
+          await trx('rm_users').insert({ id: e.data.user_id, organization_id: org, email: e.data.email, role: e.data.role, created_at: at });
+          break;
+        case 'ApiKeyCreated':
+          await trx('rm_api_keys').insert({
+            id: e.data.api_key_id,
+            organization_id: org,
+            key_hash: e.data.key_hash,
+            key_prefix: e.data.key_prefix,
+            name: e.data.name,
+            user_id: e.data.user_id,
+            website_ids: e.data.website_ids,
+            partner: e.data.partner,
+            created_at: at,
+          });
+          await trx('rm_organizations').where('id', org).increment('key_count', 1);
+          break;
+        case 'ApiKeyRevoked':
+          await trx('rm_api_keys').where('id', e.data.api_key_id).whereNull('revoked_at').update({ revoked_at: at });
+          // every instance evicts the key from its lookup cache when this transaction commits
+          await trx.raw(`select pg_notify('aivis_keys', key_hash) from rm_api_keys where id = ?`, [e.data.api_key_id]);
+          break;
+      }
+    }
+  },
+};

@@ -1,0 +1,47 @@
+import type { Knex } from 'knex';
+import { DomainErrorException, forbidden, notFound } from '../src/domain/errors';
+import type { Principal } from '../src/http/auth';
+
+export const WEBSITE_FORBIDDEN = 'Unauthorized access to this website';
+export const GLOBAL_KEY_REQUIRED = 'Forbidden: global API key required';
+export const PARTNER_KEY_REQUIRED = 'Forbidden: partner API key required';
+
+export interface WebsiteRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  url: string;
+  normalized_url: string;
+  status: 'active' | 'paused' | 'deleted';
+  external_id: string | null;
+  created_at: Date;
+}
+
+export function requireGlobal(p: Principal): void {
+  if (p.websiteIds !== null) throw new DomainErrorException(forbidden(GLOBAL_KEY_REQUIRED));
+}
+
+export function requirePartner(p: Principal): void {
+  if (!p.partner) throw new DomainErrorException(forbidden(PARTNER_KEY_REQUIRED));
+}
+
+export const inScope = (p: Principal, websiteId: string) => p.websiteIds === null || p.websiteIds.includes(websiteId);
+
+/**
+ * The website a request addresses, if the key may use it: 404 when no website has that id, 403 when it is another
+ * organization's, outside the key's scope, or not active (paused websites are treated as deleted). `allow` admits
+ * paused or deleted ones for the operations that work on them.
+ */
+export async function requireWebsite(
+  db: Knex,
+  p: Principal,
+  websiteId: string,
+  allow: { paused?: boolean; deleted?: boolean } = {},
+): Promise<WebsiteRow> {
+  const w = (await db('rm_websites').where('id', websiteId).first()) as WebsiteRow | undefined;
+  if (!w) throw new DomainErrorException(notFound('Website not found'));
+  if (w.organization_id !== p.organizationId || !inScope(p, websiteId)) throw new DomainErrorException(forbidden(WEBSITE_FORBIDDEN));
+  if (w.status === 'paused' && !allow.paused) throw new DomainErrorException(forbidden(WEBSITE_FORBIDDEN));
+  if (w.status === 'deleted' && !allow.deleted) throw new DomainErrorException(forbidden(WEBSITE_FORBIDDEN));
+  return w;
+}

@@ -1,0 +1,64 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import { inScope } from '../access';
+import type { Principal } from '../../src/http/auth';
+
+export const ActivityFilters = z.object({
+  website_id: z.string().uuid({ message: 'must be a UUID' }).optional(),
+  entity_type: z.string().max(50, 'must be at most 50 characters').optional(),
+  change_type: z.string().max(50, 'must be at most 50 characters').optional(),
+  since: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional(),
+  until: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional(),
+  order: z.enum(['desc', 'asc'], { error: "must be 'desc' or 'asc'" }).default('desc'),
+  page_num: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(0, 'must be at least 0').default(0),
+  page_size: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be between 1 and 100').max(100, 'must be between 1 and 100').default(40),
+});
+export type ActivityFilters = z.infer<typeof ActivityFilters>;
+
+export interface ActivityEntry {
+  id: string;
+  website_id: string | null;
+  entity_type: string;
+  change_type: string;
+  entity_ids: string[] | null;
+  via_api_key: boolean;
+  actor: { user: { id: string; email: string } | null };
+  created_at: string;
+}
+
+/**
+ * The organization's changes, newest first by default. A scoped key sees its websites' entries only; a person
+ * outside the key's websites is shown as null.
+ */
+export async function getActivity(db: Knex, p: Principal, f: ActivityFilters) {
+  const q = db('rm_activity as a')
+    .leftJoin('rm_users as u', 'u.id', 'a.actor_user_id')
+    .where('a.organization_id', p.organizationId)
+    .select('a.*', 'u.email', 'u.role');
+  if (p.websiteIds !== null) q.whereIn('a.website_id', p.websiteIds);
+  if (f.website_id) q.where('a.website_id', f.website_id);
+  if (f.entity_type) q.where('a.entity_type', f.entity_type);
+  if (f.change_type) q.where('a.change_type', f.change_type);
+  if (f.since) q.where('a.created_at', '>=', f.since);
+  if (f.until) q.where('a.created_at', '<=', f.until);
+  q.orderBy([{ column: 'a.created_at', order: f.order }, { column: 'a.seq', order: f.order }])
+    .offset(f.page_num * f.page_size)
+    .limit(f.page_size + 1);
+  const rows = await q;
+  const has_more = rows.length > f.page_size;
+  const data: ActivityEntry[] = rows.slice(0, f.page_size).map((r) => {
+    // owners and admins reach every website; a person is only shown to a scoped key if they reach its websites
+    const personVisible = r.actor_kind === 'user' && r.email && (p.websiteIds === null || (r.website_id && inScope(p, r.website_id) && ['owner', 'admin'].includes(r.role)));
+    return {
+      id: r.id,
+      website_id: r.website_id,
+      entity_type: r.entity_type,
+      change_type: r.change_type,
+      entity_ids: r.entity_ids,
+      via_api_key: r.via_api_key,
+      actor: { user: personVisible ? { id: r.actor_user_id, email: r.email } : null },
+      created_at: new Date(r.created_at).toISOString(),
+    };
+  });
+  return { data, page_num: f.page_num, page_size: f.page_size, has_more };
+}

@@ -1,0 +1,15 @@
+import type { Knex } from 'knex';
+import type { Principal } from '../../src/http/auth';
+
+export async function listApiKeys(db: Knex, p: Principal) {
+  const rows = await db('rm_api_keys').where('organization_id', p.organizationId).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  return rows.map((k) => ({
+    id: k.id,
+    name: k.name,
+    key_prefix: k.key_prefix,
+    website_ids: k.website_ids,
+    partner: k.partner,
+    revoked: k.revoked_at !== null,
+    created_at: new Date(k.created_at).toISOString(),
+  }));
+}

@@ -1,0 +1,50 @@
+import type { Knex } from 'knex';
+import { DomainErrorException, notFound } from '../../src/domain/errors';
+import type { Principal } from '../../src/http/auth';
+import type { WebsiteRow } from '../access';
+
+export interface WebsiteView {
+  id: string;
+  name: string;
+  url: string;
+  normalized_url: string;
+  status: 'active' | 'paused' | 'deleted';
+  external_id?: string | null;
+  created_at: string;
+}
+
+/** external_id appears only in answers to partner keys. */
+export function websiteView(w: Pick<WebsiteRow, 'id' | 'name' | 'url' | 'normalized_url' | 'status' | 'external_id' | 'created_at'>, p: Principal): WebsiteView {
+  const v: WebsiteView = {
+    id: w.id,
+    name: w.name,
+    url: w.url,
+    normalized_url: w.normalized_url,
+    status: w.status,
+    created_at: new Date(w.created_at).toISOString(),
+  };
+  if (p.partner) v.external_id = w.external_id;
+  return v;
+}
+
+/** The websites the key can reach (its organization's, within its scope), deleted ones left out. */
+export async function listWebsites(db: Knex, p: Principal): Promise<WebsiteView[]> {
+  const q = db('rm_websites').where('organization_id', p.organizationId).whereNot('status', 'deleted').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  if (p.websiteIds !== null) q.whereIn('id', p.websiteIds);
+  return ((await q) as WebsiteRow[]).map((w) => websiteView(w, p));
+}
+
+export async function websiteByExternalId(db: Knex, p: Principal, externalId: string): Promise<WebsiteView> {
+  const q = db('rm_websites').where({ organization_id: p.organizationId, external_id: externalId });
+  if (p.websiteIds !== null) q.whereIn('id', p.websiteIds);
+  const w = (await q.first()) as WebsiteRow | undefined;
+  if (!w) throw new DomainErrorException(notFound('Website not found'));
+  return websiteView(w, p);
+}
+
+/** Websites a user of the organization can reach (owners and admins: all), within the calling key's scope. */
+export async function websitesOfUser(db: Knex, p: Principal, userId: string): Promise<WebsiteView[]> {
+  const user = await db('rm_users').where({ id: userId, organization_id: p.organizationId }).first();
+  if (!user) throw new DomainErrorException(notFound('User not found'));
+  return listWebsites(db, p);
+}

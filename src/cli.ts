@@ -1,0 +1,108 @@
+import { parseArgs } from 'node:util';
+import { createOrganization, CreateOrganization } from '../commands/organizations/create-organization';
+import { isDomainError } from './domain/errors';
+import { ConfigError, loadConfig } from './config';
+import { DataDirLockedError } from './embedded-lock';
+import { createLogger } from './logger';
+import { openRuntime, type Runtime } from './runtime';
+
+type Command = (rt: Runtime, args: string[]) => Promise<unknown>;
+
+class UsageError extends Error {}
+
+/** A progress line on stderr, redrawn in place on a terminal. */
+export function progress(label: string) {
+  const tty = process.stderr.isTTY;
+  let last = 0;
+  return {
+    update(done: number, total?: number) {
+      const now = Date.now();
+      if (now - last < 200 && done !== total) return;
+      last = now;
+      const pct = total ? ` ${Math.floor((100 * done) / Math.max(total, 1))}%` : '';
+      const line = `${label}: ${done}${total ? `/${total}` : ''}${pct}`;
+      process.stderr.write(tty ? `\r${line}` : `${line}\n`);
+    },
+    done(msg: string) {
+      process.stderr.write(`${tty ? '\r' : ''}${label}: ${msg}\n`);
+    },
+  };
+}
+
+const commands: Record<string, { usage: string; run: Command }> = {
+  'org:create': {
+    usage: 'org:create --name N [--plan free|pro|enterprise] [--features a,b] [--pitch-allowance N] [--owner-email E]',
+    async run(rt, argv) {
+      const { values } = parseArgs({
+        args: argv,
+        options: {
+          name: { type: 'string' },
+          plan: { type: 'string' },
+          features: { type: 'string' },
+          'pitch-allowance': { type: 'string' },
+          'owner-email': { type: 'string' },
+        },
+        strict: true,
+      });
+      const input = CreateOrganization.safeParse({
+        name: values.name,
+        plan: values.plan,
+        features: values.features === undefined ? undefined : values.features.split(',').map((f) => f.trim()).filter(Boolean),
+        pitch_allowance: values['pitch-allowance'] === undefined ? undefined : Number(values['pitch-allowance']),
+        owner_email: values['owner-email'],
+      });
+      if (!input.success) {
+        const i = input.error.issues[0];
+        throw new UsageError(`${i.path.join('.') || 'input'}: ${i.message}`);
+      }
+      const r = await createOrganization(rt.store, input.data);
+      if (isDomainError(r)) throw new Error(r.message);
+      return r.result;
+    },
+  },
+  'projections:rebuild': {
+    usage: 'projections:rebuild [NAME…]',
+    async run(rt, names) {
+      const all = [...rt.runners.keys()];
+      const chosen = names.length ? names : all;
+      for (const n of chosen) if (!rt.runners.has(n)) throw new UsageError(`unknown projection ${n}; known: ${all.join(', ')}`);
+      const out: Record<string, { events: number | null; seconds: number }> = {};
+      for (const n of chosen) {
+        const runner = rt.runners.get(n)!;
+        const t0 = Date.now();
+        await runner.reset();
+        const p = progress(`rebuilding ${n}`);
+        const events = await runner.runToHead((done) => p.update(done));
+        p.done(events === null ? 'rebuilt by the running server' : `${events} events`);
+        out[n] = { events, seconds: (Date.now() - t0) / 1000 };
+      }
+      return { rebuilt: out };
+    },
+  },
+};
+
+async function main(): Promise<number> {
+  const [name, ...rest] = process.argv.slice(2);
+  const cmd = name ? commands[name] : undefined;
+  if (!cmd) {
+    process.stderr.write(`usage: npm run cli -- <command>\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}\n`);
+    return 2;
+  }
+  let rt: Runtime | null = null;
+  try {
+    const config = loadConfig();
+    rt = await openRuntime(config, createLogger(process.env.LOG_LEVEL ?? 'warn'), { withoutBus: true });
+    const out = await cmd.run(rt, rest);
+    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    return 0;
+  } catch (err) {
+    const known = err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof UsageError;
+    const msg = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`error: ${known ? msg : msg.split('\n')[0]}\n`);
+    return 1;
+  } finally {
+    await rt?.close().catch(() => undefined);
+  }
+}
+
+process.exitCode = await main();

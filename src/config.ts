@@ -1,0 +1,69 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const url = (schemes: string[]) =>
+  z.string().refine((s) => {
+    try {
+      return schemes.includes(new URL(s).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a URL starting with ${schemes.map((s) => `${s}//`).join(' or ')}`);
+
+const Env = z.object({
+  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  EVENTSTORE_URL: url(['esdb:', 'esdb+discover:']).optional(),
+  NATS_URL: url(['nats:', 'tls:', 'ws:', 'wss:']).optional(),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  PUBLIC_BASE_URL: url(['http:', 'https:']).optional(),
+  ENGINE_MODE: z.enum(['simulated', 'live']).optional(),
+  RATE_LIMIT_PER_MIN: z.coerce.number().int().positive().default(600),
+  DB_POOL_MAX: z.coerce.number().int().positive().default(10),
+});
+
+export interface Config {
+  /** embedded = PGlite in dataDir, in-process bus */
+  embedded: boolean;
+  databaseUrl: string | null;
+  eventstoreUrl: string | null;
+  natsUrl: string | null;
+  dataDir: string;
+  host: string;
+  port: number;
+  logLevel: z.infer<typeof Env>['LOG_LEVEL'];
+  publicBaseUrl: string;
+  engineMode: 'simulated' | 'live';
+  rateLimitPerMin: number;
+  dbPoolMax: number;
+}
+
+export class ConfigError extends Error {}
+
+/** env -> typed config; the first problem is reported as one line naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const r = Env.safeParse(clean);
+  if (!r.success) {
+    const i = r.error.issues[0];
+    throw new ConfigError(`invalid configuration: ${i.path.join('.')} ${i.message}`);
+  }
+  const e = r.data;
+  const embedded = !e.DATABASE_URL;
+  return {
+    embedded,
+    databaseUrl: e.DATABASE_URL ?? null,
+    eventstoreUrl: e.EVENTSTORE_URL ?? null,
+    natsUrl: e.NATS_URL ?? null,
+    dataDir: resolve(e.DATA_DIR),
+    host: e.HOST,
+    port: e.PORT,
+    logLevel: e.LOG_LEVEL,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${e.HOST === '0.0.0.0' ? '127.0.0.1' : e.HOST}:${e.PORT}`).replace(/\/$/, ''),
+    engineMode: e.ENGINE_MODE ?? (embedded ? 'simulated' : 'live'),
+    rateLimitPerMin: e.RATE_LIMIT_PER_MIN,
+    dbPoolMax: e.DB_POOL_MAX,
+  };
+}

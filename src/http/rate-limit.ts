@@ -1,0 +1,52 @@
+import type { Knex } from 'knex';
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Unix seconds when the window resets */
+  resetAt: number;
+  retryAfterSeconds: number;
+}
+
+export async function migrateRateLimits(db: Knex): Promise<void> {
+  await db.raw(`create table if not exists aivis_rate_limits (
+    key text not null,
+    window_start bigint not null,
+    count int not null,
+    primary key (key, window_start)
+  )`);
+}
+
+/**
+ * Fixed-window counters in Postgres, so a limit holds across every instance (not process memory).
+ * One upsert per hit.
+ */
+export class RateLimiter {
+  private hits = 0;
+  constructor(private readonly db: Knex) {}
+
+  async hit(key: string, limit: number, windowSeconds: number, nowMs = Date.now()): Promise<RateDecision> {
+    const windowStart = Math.floor(nowMs / 1000 / windowSeconds) * windowSeconds;
+    const r = await this.db.raw(
+      `insert into aivis_rate_limits (key, window_start, count) values (?, ?, 1)
+       on conflict (key, window_start) do update set count = aivis_rate_limits.count + 1
+       returning count`,
+      [key, windowStart],
+    );
+    const count = Number(r.rows[0].count);
+    const resetAt = windowStart + windowSeconds;
+    if (++this.hits % 1000 === 0) void this.sweep(nowMs);
+    return {
+      allowed: count <= limit,
+      limit,
+      remaining: Math.max(0, limit - count),
+      resetAt,
+      retryAfterSeconds: Math.max(1, Math.ceil(resetAt - nowMs / 1000)),
+    };
+  }
+
+  private async sweep(nowMs: number) {
+    await this.db('aivis_rate_limits').where('window_start', '<', Math.floor(nowMs / 1000) - 3600).delete().catch(() => undefined);
+  }
+}

@@ -1,0 +1,139 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { CommandContext } from '../../commands/handle';
+import { DomainErrorException, type DomainError, isDomainError } from '../domain/errors';
+import type { Position } from '../eventstore/port';
+import type { Runtime } from '../runtime';
+import { actorOf, type KeyAuthenticator, keyFromHeaders, type Principal } from './auth';
+import { badRequest, fromDomainError, HttpError, issueMessage, sendError, unauthorized } from './errors';
+import type { RateLimiter } from './rate-limit';
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+type Schema = z.ZodType | undefined;
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface HttpDeps {
+  rt: Runtime;
+  auth: KeyAuthenticator;
+  limiter: RateLimiter;
+}
+
+export interface RouteContext<B extends Schema, Q extends Schema, P extends Schema> {
+  req: FastifyRequest;
+  reply: FastifyReply;
+  body: Out<B>;
+  query: Out<Q>;
+  params: Out<P>;
+  principal: Principal;
+  deps: HttpDeps;
+  /** context for commands issued on behalf of this request */
+  command(websiteId?: string | null): CommandContext;
+  /** read your writes: waits (bounded) until read models have passed position */
+  settle(position: Position | null): Promise<void>;
+}
+
+export interface RouteDef<B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined> {
+  method: Method;
+  /** fastify syntax: /api/v1/websites/:website_id */
+  url: string;
+  summary: string;
+  tag: string;
+  /** not in the spec: tagged `extension` in the OpenAPI document */
+  extension?: boolean;
+  body?: B;
+  query?: Q;
+  params?: P;
+  /** documented answer bodies by status */
+  responses?: Record<number, z.ZodType>;
+  /** default 200 */
+  status?: number;
+  handler(ctx: RouteContext<B, Q, P>): Promise<unknown>;
+}
+
+/** Identity helper that keeps the three schema types linked to the handler's context. */
+export const route = <B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined>(
+  def: RouteDef<B, Q, P>,
+): RouteDef<B, Q, P> => def;
+
+function parse<S extends Schema>(schema: S, input: unknown, where: 'body' | 'query' | 'params'): Out<S> {
+  if (!schema) return undefined as Out<S>;
+  if (where === 'body' && (input === undefined || input === null)) input = {};
+  if (where === 'body' && (typeof input !== 'object' || Array.isArray(input))) throw badRequest('body must be a JSON object');
+  const r = schema.safeParse(input);
+  if (!r.success) throw badRequest(issueMessage(r.error.issues[0], input));
+  return r.data as Out<S>;
+}
+
+/** Unwraps a command result: a domain error becomes its HTTP error. */
+export function orFail<T>(r: T | DomainError): T {
+  if (isDomainError(r)) throw fromDomainError(r);
+  return r;
+}
+
+export function toHttpError(err: unknown): HttpError | null {
+  if (err instanceof HttpError) return err;
+  if (err instanceof DomainErrorException) return fromDomainError(err.error);
+  return null;
+}
+
+/** Authenticates, applies the organization's general budget (with its headers), validates, runs the handler. */
+export function mount(app: FastifyInstance, deps: HttpDeps, defs: RouteDef<any, any, any>[]) {
+  for (const def of defs) {
+    app.route({
+      method: def.method,
+      url: def.url,
+      handler: async (req, reply) => {
+        try {
+          const principal = await deps.auth.authenticate(keyFromHeaders(req.headers, false));
+          if (!principal) throw unauthorized();
+          const rate = await deps.limiter.hit(`org:${principal.organizationId}`, deps.rt.config.rateLimitPerMin, 60);
+          reply.header('x-rate-limit-limit', rate.limit);
+          reply.header('x-rate-limit-remaining', rate.remaining);
+          reply.header('x-rate-limit-reset', rate.resetAt);
+          if (!rate.allowed) throw new HttpError(429, 'Too many requests', undefined, { 'retry-after': String(rate.retryAfterSeconds) });
+          const params = parse(def.params, req.params, 'params');
+          const query = parse(def.query, req.query, 'query');
+          const body = parse(def.body, req.body, 'body');
+          const ctx: RouteContext<any, any, any> = {
+            req,
+            reply,
+            body,
+            query,
+            params,
+            principal,
+            deps,
+            command: (websiteId) => ({
+              store: deps.rt.store,
+              organizationId: principal.organizationId,
+              websiteId: websiteId ?? null,
+              actor: actorOf(principal),
+              correlationId: undefined,
+            }),
+            settle: async (position) => {
+              await deps.rt.waitForReadModels(position);
+            },
+          };
+          const out = await def.handler(ctx);
+          if (!reply.sent) {
+            reply.code(def.status ?? 200);
+            return out;
+          }
+        } catch (err) {
+          const h = toHttpError(err);
+          if (h) return sendError(reply, h);
+          req.log.error({ err }, 'request failed');
+          return sendError(reply, new HttpError(500, 'Internal server error'));
+        }
+      },
+    });
+  }
+}
+
+/** Common schemas, with messages that name the field (the path is prefixed by issueMessage). */
+export const Uuid = z.string({ error: 'must be a string' }).uuid({ message: 'must be a UUID' });
+export const boundedString = (max: number, min = 1) =>
+  z
+    .string({ error: 'must be a string' })
+    .trim()
+    .min(min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
+    .max(max, `must be at most ${max} characters`);

@@ -1,0 +1,115 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { readModels } from '../projections';
+import { createMemoryBus } from './bus/memory';
+import { openNatsBus } from './bus/nats';
+import type { Bus } from './bus/port';
+import { createRelayProjection } from './bus/relay';
+import type { Config } from './config';
+import { type Database, openPglite, openPostgres } from './db';
+import { lockDataDir } from './embedded-lock';
+import type { EventStore, Position } from './eventstore/port';
+import { openPostgresEventStore } from './eventstore/postgres';
+import type { Projection } from './eventstore/projection';
+import { ProjectionRunner } from './eventstore/runner';
+import type { Logger } from './logger';
+
+export interface Runtime {
+  config: Config;
+  logger: Logger;
+  database: Database;
+  store: EventStore;
+  bus: Bus;
+  /** read-model runners by projection name */
+  runners: Map<string, ProjectionRunner>;
+  /** the checkpointed relay from the event store to the bus */
+  relay: ProjectionRunner;
+  /** Read your writes: waits (bounded) until the named read models (default: all) have passed position. */
+  waitForReadModels(position: Position | null, names?: readonly string[], timeoutMs?: number): Promise<boolean>;
+  startProjections(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  /** extra projections (tests) */
+  projections?: Projection[];
+  /** open without the bus (CLI) */
+  withoutBus?: boolean;
+  /** an already open database (tests); closed with the runtime */
+  database?: Database;
+}
+
+export async function openRuntime(config: Config, logger: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
+  const closers: (() => Promise<void> | void)[] = [];
+  const closeAll = async () => {
+    for (const c of closers.reverse()) await c();
+  };
+  try {
+    let database: Database;
+    if (options.database) {
+      database = options.database;
+    } else if (config.embedded) {
+      closers.push(lockDataDir(config.dataDir));
+      mkdirSync(join(config.dataDir, 'pg'), { recursive: true });
+      database = await openPglite(join(config.dataDir, 'pg'));
+    } else {
+      database = await openPostgres(config.databaseUrl!, config.dbPoolMax);
+    }
+    closers.push(() => database.close());
+
+    let store: EventStore;
+    if (config.eventstoreUrl) {
+      const { openEsdbEventStore } = await import('./eventstore/esdb');
+      store = await openEsdbEventStore(config.eventstoreUrl);
+    } else {
+      store = await openPostgresEventStore(database.db);
+    }
+    closers.push(() => store.close());
+
+    const bus: Bus = options.withoutBus || !config.natsUrl ? createMemoryBus() : await openNatsBus(config.natsUrl, logger);
+    closers.push(() => bus.close());
+
+    const runners = new Map<string, ProjectionRunner>();
+    for (const projection of [...readModels, ...(options.projections ?? [])]) {
+      runners.set(projection.name, new ProjectionRunner({ projection, store, db: database.db, logger }));
+    }
+    const relay = new ProjectionRunner({ projection: createRelayProjection(bus), store, db: database.db, logger, batchSize: 500 });
+
+    let started = false;
+    const runtime: Runtime = {
+      config,
+      logger,
+      database,
+      store,
+      bus,
+      runners,
+      relay,
+      async waitForReadModels(position, names, timeoutMs = 5000) {
+        if (!position || !started) return true;
+        const targets = names ? names.map((n) => runners.get(n)!) : [...runners.values()];
+        const deadline = Date.now() + timeoutMs;
+        for (const r of targets) {
+          if (!(await r.waitFor(position, Math.max(0, deadline - Date.now())))) {
+            logger.warn({ projection: r.projection.name }, 'read model did not catch up in time; answering anyway');
+            return false;
+          }
+        }
+        return true;
+      },
+      async startProjections() {
+        for (const r of runners.values()) await r.start();
+        await relay.start();
+        started = true;
+      },
+      async close() {
+        await relay.stop();
+        for (const r of runners.values()) await r.stop();
+        await closeAll();
+      },
+    };
+    return runtime;
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}

@@ -1,0 +1,81 @@
+import { createOrganization } from '../../commands/organizations/create-organization';
+import { loadConfig } from '../../src/config';
+import { isDomainError } from '../../src/domain/errors';
+import { buildApp } from '../../src/http/app';
+import { positionToString } from '../../src/eventstore/port';
+import { silentLogger } from '../../src/logger';
+import { openRuntime, type Runtime } from '../../src/runtime';
+import { freshDatabase } from './db';
+
+export interface TestServer {
+  url: string;
+  rt: Runtime;
+  close(): Promise<void>;
+  /** a new organization with its global partner key */
+  org(name?: string, opts?: Parameters<typeof createOrganization>[1] extends infer I ? Partial<I> : never): Promise<{ organization_id: string; owner_user_id: string; key: string }>;
+  /** the event log's head: a refused request must not move it */
+  head(): Promise<string>;
+}
+
+export interface Call {
+  key?: string | null;
+  body?: unknown;
+  query?: Record<string, string | number | boolean | undefined>;
+  headers?: Record<string, string>;
+}
+
+export interface Answer<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** A real server on 127.0.0.1 over a fresh database (real Postgres when DATABASE_URL is set, else PGlite). */
+export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const database = await freshDatabase();
+  const config = loadConfig({ DATA_DIR: '/tmp/aivis-unused', LOG_LEVEL: 'silent', ...env });
+  const rt = await openRuntime({ ...config, embedded: database.kind === 'pglite' }, silentLogger(), { database, withoutBus: true });
+  await rt.startProjections();
+  const { app, close } = await buildApp(rt);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = app.server.address();
+  const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  return {
+    url,
+    rt,
+    async close() {
+      await close();
+      await rt.close();
+    },
+    async org(name = 'Org', opts = {}) {
+      const r = await createOrganization(rt.store, { name, plan: 'enterprise', features: ['pitch', 'knowledge_base', 'ai_search_value', 'seo_recommendations', 'shopping'], pitch_allowance: 10, ...opts });
+      if (isDomainError(r)) throw new Error(r.message);
+      await rt.waitForReadModels(r.position);
+      return { organization_id: r.result.organization_id, owner_user_id: r.result.owner_user_id, key: r.result.api_key };
+    },
+    async head() {
+      return positionToString(await rt.store.headPosition());
+    },
+  };
+}
+
+export async function call<T = any>(s: { url: string }, method: string, path: string, c: Call = {}): Promise<Answer<T>> {
+  const u = new URL(path, s.url);
+  for (const [k, v] of Object.entries(c.query ?? {})) if (v !== undefined) u.searchParams.set(k, String(v));
+  const headers: Record<string, string> = { ...c.headers };
+  if (c.key) headers['x-api-key'] = c.key;
+  let body: string | undefined;
+  if (c.body !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = typeof c.body === 'string' ? c.body : JSON.stringify(c.body);
+  }
+  const res = await fetch(u, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed as T, headers: res.headers };
+}

@@ -1,0 +1,80 @@
+import { expect, it } from 'vitest';
+import { call, type TestServer } from './server';
+
+/**
+ * Two organizations and the keys every endpoint is checked with:
+ * A owns websites a1 and a2; `scoped` reaches a2 only; `revoked` was revoked; B owns b1.
+ */
+export interface World {
+  s: TestServer;
+  a: { key: string; organization_id: string; owner_user_id: string; a1: string; a2: string; scoped: string; plainGlobal: string; revoked: string };
+  b: { key: string; organization_id: string; b1: string };
+}
+
+export async function buildWorld(s: TestServer): Promise<World> {
+  const a = await s.org('Org A');
+  const b = await s.org('Org B');
+  const site = async (key: string, name: string, url: string) => {
+    const r = await call(s, 'POST', '/api/v1/websites', { key, body: { name, url } });
+    if (r.status !== 201) throw new Error(`website: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body.website.id as string;
+  };
+  const a1 = await site(a.key, 'Acme', 'https://acme.example.com');
+  const a2 = await site(a.key, 'Acme Two', 'https://two.acme.example.com');
+  const b1 = await site(b.key, 'Bravo', 'https://bravo.example.com');
+  const key = async (body: unknown) => {
+    const r = await call(s, 'POST', '/api/v1/api-keys', { key: a.key, body });
+    if (r.status !== 201) throw new Error(`key: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body as { id: string; key: string };
+  };
+  const scoped = await key({ name: 'scoped to a2', website_ids: [a2] });
+  const plainGlobal = await key({ name: 'global, not partner' });
+  const revoked = await key({ name: 'revoked' });
+  const rv = await call(s, 'DELETE', `/api/v1/api-keys/${revoked.id}`, { key: a.key });
+  if (rv.status !== 200) throw new Error(`revoke: ${rv.status}`);
+  return {
+    s,
+    a: { key: a.key, organization_id: a.organization_id, owner_user_id: a.owner_user_id, a1, a2, scoped: scoped.key, plainGlobal: plainGlobal.key, revoked: revoked.key },
+    b: { key: b.key, organization_id: b.organization_id, b1 },
+  };
+}
+
+export interface EndpointUnderTest {
+  method: string;
+  /** the request for a website: path, query and body */
+  request(websiteId: string): { path: string; query?: Record<string, string>; body?: unknown };
+  /** true when the endpoint addresses one website (website_id in query, path or body) */
+  websiteScoped?: boolean;
+  /** keys that may not call it at all and the status they get (e.g. scoped keys on global-only endpoints) */
+  globalOnly?: boolean;
+}
+
+/**
+ * The tenancy checks every endpoint gets: no key, a revoked key, the other organization's key, a scoped key
+ * outside the website, each a 4xx with {error} and nothing written to the event log.
+ */
+export function tenancyChecks(name: string, getWorld: () => World, ep: EndpointUnderTest) {
+  const refused = async (key: string | null, websiteId: string, status: number, error?: string) => {
+    const w = getWorld();
+    const before = await w.s.head();
+    const r = ep.request(websiteId);
+    const res = await call(w.s, ep.method, r.path, { key, query: r.query, body: r.body });
+    expect(res.status, JSON.stringify(res.body)).toBe(status);
+    expect(typeof res.body?.error).toBe('string');
+    if (error) expect(res.body.error).toBe(error);
+    expect(await w.s.head()).toBe(before);
+  };
+  it(`${name}: without a key, then 401 Unauthorized and nothing written`, () => refused(null, getWorld().a.a1, 401, 'Unauthorized'));
+  it(`${name}: with a malformed key, then 401`, () => refused('aivis_not-a-key', getWorld().a.a1, 401, 'Unauthorized'));
+  it(`${name}: with a revoked key, then 401`, () => refused(getWorld().a.revoked, getWorld().a.a1, 401, 'Unauthorized'));
+  if (ep.websiteScoped) {
+    it(`${name}: with another organization's key, then 403 and nothing written`, () =>
+      refused(getWorld().b.key, getWorld().a.a1, 403, 'Unauthorized access to this website'));
+    it(`${name}: with a key scoped to another website, then 403 and nothing written`, () =>
+      refused(getWorld().a.scoped, getWorld().a.a1, 403, ep.globalOnly ? 'Forbidden: global API key required' : 'Unauthorized access to this website'));
+  }
+  if (ep.globalOnly) {
+    it(`${name}: with a scoped key, then 403 global key required`, () =>
+      refused(getWorld().a.scoped, getWorld().a.a2, 403, 'Forbidden: global API key required'));
+  }
+}
