@@ -5,7 +5,8 @@ import { HttpError, sendError } from './errors';
 import { registerHealth } from './health';
 import { buildOpenApi } from './openapi';
 import { migrateRateLimits, RateLimiter } from './rate-limit';
-import { type HttpDeps, mount, route, type RouteDef } from './route';
+import { createSafeFetcher } from '../net/safe-fetch';
+import { type HttpDeps, mount, type Outbound, route, type RouteDef } from './route';
 import { activityRoutes } from './routes/activity';
 import { apiKeyRoutes } from './routes/api-keys';
 import { websiteRoutes } from './routes/websites';
@@ -19,7 +20,12 @@ export interface App {
   close(): Promise<void>;
 }
 
-export async function buildApp(rt: Runtime): Promise<App> {
+export interface AppOptions {
+  /** tests inject a fetcher allowed to reach local fixtures */
+  outbound?: Outbound;
+}
+
+export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<App> {
   const app = Fastify({
     loggerInstance: rt.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -29,7 +35,7 @@ export async function buildApp(rt: Runtime): Promise<App> {
   await migrateRateLimits(rt.database.db);
   const auth = new KeyAuthenticator(rt.database.db);
   const stopListening = await rt.database.listen('aivis_keys', (payload) => auth.evict(payload));
-  const deps: HttpDeps = { rt, auth, limiter: new RateLimiter(rt.database.db) };
+  const deps: HttpDeps = { rt, auth, limiter: new RateLimiter(rt.database.db), outbound: options.outbound ?? { fetch: createSafeFetcher() } };
 
   // one line per request, never a header value
   app.addHook('onResponse', async (req, reply) => {

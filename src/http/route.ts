@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { CommandContext } from '../../commands/handle';
 import { DomainErrorException, type DomainError, isDomainError } from '../domain/errors';
 import type { Position } from '../eventstore/port';
+import type { SafeFetch } from '../net/safe-fetch';
 import type { Runtime } from '../runtime';
 import { actorOf, type KeyAuthenticator, keyFromHeaders, type Principal } from './auth';
 import { badRequest, fromDomainError, HttpError, issueMessage, sendError, unauthorized } from './errors';
@@ -12,10 +13,18 @@ type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 type Schema = z.ZodType | undefined;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
+/** How aivis reaches the outside world: every outbound request goes through safeFetch. */
+export interface Outbound {
+  fetch: SafeFetch;
+  /** test-only: where a domain is served (scheme, host, port); production uses https://<domain> */
+  baseUrl?: (domain: string) => string;
+}
+
 export interface HttpDeps {
   rt: Runtime;
   auth: KeyAuthenticator;
   limiter: RateLimiter;
+  outbound: Outbound;
 }
 
 export interface RouteContext<B extends Schema, Q extends Schema, P extends Schema> {

@@ -1,7 +1,7 @@
 import { createOrganization } from '../../commands/organizations/create-organization';
 import { loadConfig } from '../../src/config';
 import { isDomainError } from '../../src/domain/errors';
-import { buildApp } from '../../src/http/app';
+import { type AppOptions, buildApp } from '../../src/http/app';
 import { positionToString } from '../../src/eventstore/port';
 import { silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime } from '../../src/runtime';
@@ -31,12 +31,12 @@ export interface Answer<T = any> {
 }
 
 /** A real server on 127.0.0.1 over a fresh database (real Postgres when DATABASE_URL is set, else PGlite). */
-export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startServer(env: Record<string, string> = {}, appOptions: AppOptions = {}): Promise<TestServer> {
   const database = await freshDatabase();
   const config = loadConfig({ DATA_DIR: '/tmp/aivis-unused', LOG_LEVEL: 'silent', ...env });
   const rt = await openRuntime({ ...config, embedded: database.kind === 'pglite' }, silentLogger(), { database, withoutBus: true });
   await rt.startProjections();
-  const { app, close } = await buildApp(rt);
+  const { app, close } = await buildApp(rt, appOptions);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const addr = app.server.address();
   const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
