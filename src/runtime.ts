@@ -9,7 +9,7 @@ import type { Config } from './config';
 import { type Database, openPglite, openPostgres } from './db';
 import { lockDataDir } from './embedded-lock';
 import type { EventStore, Position } from './eventstore/port';
-import { openPostgresEventStore } from './eventstore/postgres';
+import { APPENDED_CHANNEL, openPostgresEventStore } from './eventstore/postgres';
 import type { Projection } from './eventstore/projection';
 import { ProjectionRunner } from './eventstore/runner';
 import type { Logger } from './logger';
@@ -62,11 +62,11 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       const { openEsdbEventStore } = await import('./eventstore/esdb');
       store = await openEsdbEventStore(config.eventstoreUrl);
     } else {
-      store = await openPostgresEventStore(database.db);
+      store = await openPostgresEventStore(database.db, { notify: database.kind === 'postgres' });
     }
     closers.push(() => store.close());
 
-    const bus: Bus = options.withoutBus || !config.natsUrl ? createMemoryBus() : await openNatsBus(config.natsUrl, logger);
+    const bus: Bus = options.withoutBus || !config.natsUrl ? createMemoryBus({ logger }) : await openNatsBus(config.natsUrl, logger);
     closers.push(() => bus.close());
 
     const runners = new Map<string, ProjectionRunner>();
@@ -99,6 +99,14 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       async startProjections() {
         for (const r of runners.values()) await r.start();
         await relay.start();
+        if (database.kind === 'postgres') {
+          // appends by other instances wake this one's runners at once instead of at the next poll
+          const stop = await database.listen(APPENDED_CHANNEL, () => {
+            for (const r of runners.values()) r.wake();
+            relay.wake();
+          });
+          closers.push(stop);
+        }
         started = true;
       },
       async close() {

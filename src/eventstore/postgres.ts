@@ -122,10 +122,34 @@ export async function migrateEventStore(db: Knex): Promise<void> {
   });
 }
 
-/** The Postgres event store, on a real server or on PGlite (same SQL). */
-export async function openPostgresEventStore(db: Knex): Promise<EventStore> {
+export const APPENDED_CHANNEL = 'aivis_events';
+
+/**
+ * The Postgres event store, on a real server or on PGlite (same SQL). With `notify`, appends wake readers in other
+ * processes through NOTIFY on APPENDED_CHANNEL, coalesced to at most one in flight so it stays off the hot path.
+ */
+export async function openPostgresEventStore(db: Knex, options: { notify?: boolean } = {}): Promise<EventStore> {
   await migrateEventStore(db);
   const listeners = new Set<() => void>();
+  let notifying = false;
+  let notifyAgain = false;
+  const notify = () => {
+    if (!options.notify) return;
+    if (notifying) {
+      notifyAgain = true;
+      return;
+    }
+    notifying = true;
+    db.raw('select pg_notify(?, ?)', [APPENDED_CHANNEL, ''])
+      .catch(() => undefined)
+      .finally(() => {
+        notifying = false;
+        if (notifyAgain) {
+          notifyAgain = false;
+          notify();
+        }
+      });
+  };
 
   async function callAppend(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     for (const e of events) EventMetadata.parse(e.metadata);
@@ -156,7 +180,10 @@ export async function openPostgresEventStore(db: Knex): Promise<EventStore> {
         if ((err as { code?: string }).code !== '23505') throw err;
         result = await callAppend(streamId, events, expected);
       }
-      if (!result.noop) for (const l of listeners) l();
+      if (!result.noop) {
+        for (const l of listeners) l();
+        notify();
+      }
       return result;
     },
 

@@ -71,7 +71,7 @@ export class ProjectionRunner {
   private running = false;
   private failed: string | null = null;
   private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
+  private wakeIdle: (() => void) | null = null;
   private woken = false;
   private unsubscribe: (() => void) | null = null;
   private waiters = new Set<{ pos: Position; resolve: (ok: boolean) => void }>();
@@ -138,9 +138,14 @@ export class ProjectionRunner {
     };
   }
 
+  /** Wakes the runner to read now (an append elsewhere was announced). */
+  wake(): void {
+    this.poke();
+  }
+
   private poke(): void {
     this.woken = true;
-    this.wake?.();
+    this.wakeIdle?.();
   }
 
   private idle(ms: number): Promise<void> {
@@ -150,8 +155,8 @@ export class ProjectionRunner {
         clearTimeout(t);
         resolve();
       }
-      this.wake = () => {
-        this.wake = null;
+      this.wakeIdle = () => {
+        this.wakeIdle = null;
         done();
       };
     });

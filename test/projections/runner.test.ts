@@ -79,6 +79,7 @@ describe('projection runner', () => {
 
   it('given a rebuild while a leader runs, then the leader is fenced and the read model equals one built from zero', async () => {
     const projection = countingProjection({ name: 'test-fence' });
+    await projection.migrate(t.db);
     await t.db.raw('truncate t_counts, t_seen');
     const leader = new ProjectionRunner({ projection, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20, batchSize: 5 });
     await leader.start();

@@ -6,9 +6,11 @@ import { positionToString } from '../../src/eventstore/port';
 import { silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime } from '../../src/runtime';
 import { freshDatabase } from './db';
+import { openPostgres } from '../../src/db';
 
 export interface TestServer {
   url: string;
+  databaseUrl: string | null;
   rt: Runtime;
   close(): Promise<void>;
   /** a new organization with its global partner key */
@@ -31,8 +33,9 @@ export interface Answer<T = any> {
 }
 
 /** A real server on 127.0.0.1 over a fresh database (real Postgres when DATABASE_URL is set, else PGlite). */
-export async function startServer(env: Record<string, string> = {}, appOptions: AppOptions = {}): Promise<TestServer> {
-  const database = await freshDatabase();
+export async function startServer(env: Record<string, string> = {}, appOptions: AppOptions = {}, join?: TestServer): Promise<TestServer> {
+  // join: a second instance over the same database (real Postgres only)
+  const database = join ? await openPostgres(join.databaseUrl!) : await freshDatabase();
   const config = loadConfig({ DATA_DIR: '/tmp/aivis-unused', LOG_LEVEL: 'silent', ...env });
   const rt = await openRuntime({ ...config, embedded: database.kind === 'pglite' }, silentLogger(), { database, withoutBus: true });
   await rt.startProjections();
@@ -43,6 +46,7 @@ export async function startServer(env: Record<string, string> = {}, appOptions: 
   return {
     url,
     rt,
+    databaseUrl: join ? join.databaseUrl : (database as { url?: string | null }).url ?? null,
     async close() {
       await close();
       await rt.close();

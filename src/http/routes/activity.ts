@@ -10,8 +10,8 @@ export const activityRoutes = [
     tag: 'activity',
     query: ActivityFilters.strict(),
     async handler({ deps, principal, query }) {
-      requirePartner(principal);
       if (query.website_id) await requireWebsite(deps.rt.database.db, principal, query.website_id, { paused: true, deleted: true });
+      requirePartner(principal);
       return getActivity(deps.rt.database.db, principal, query);
     },
   }),

@@ -1,0 +1,101 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call } from '../support/server';
+
+// The embedded default, exactly as `npm start` runs it: no DATABASE_URL, no NATS_URL, PGlite in DATA_DIR.
+const env = (dataDir: string, extra: Record<string, string> = {}) => {
+  const e: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'info', ...extra };
+  delete e.DATABASE_URL;
+  delete e.NATS_URL;
+  delete e.EVENTSTORE_URL;
+  return e;
+};
+
+interface Started {
+  proc: ChildProcess;
+  url: string;
+  key: string | null;
+  output: () => string;
+}
+
+function start(dataDir: string): Promise<Started> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: env(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const listening = /aivis listening on (http:\/\/[0-9.]+:\d+)/.exec(out);
+      const key = /demo key \(global, partner\): (aivis_[0-9A-Za-z]{40})/.exec(out);
+      if (listening && key) {
+        clearTimeout(timer);
+        resolve({ proc, url: listening[1], key: key[1], output: () => out });
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${out}`)));
+  });
+}
+
+async function stop(s: Started): Promise<number | null> {
+  const exited = new Promise<number | null>((r) => s.proc.once('exit', (code) => r(code)));
+  s.proc.kill('SIGTERM');
+  return exited;
+}
+
+describe('embedded mode (npm start with no configuration)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'aivis-embedded-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('given a fresh data directory, then the first start provisions the demo, data survives a restart, and a second process is refused', async () => {
+    const first = await start(dataDir);
+    expect(first.output()).toContain(`curl -s -H 'x-api-key: ${first.key}'`);
+    expect(first.output()).toContain('"mcpServers"');
+    const ready = await call(first, 'GET', '/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ status: 'ready', event_store: { ok: true }, read_models: { adapter: 'pglite', ok: true } });
+
+    const created = await call(first, 'POST', '/api/v1/websites', { key: first.key, body: { name: 'Persisted', url: 'https://persisted.example.com' } });
+    expect(created.status).toBe(201);
+
+    // a second server on the same data directory is refused with a clear message
+    const second = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: env(dataDir), encoding: 'utf8', timeout: 60_000 });
+    expect(second.status).toBe(1);
+    expect(second.stderr).toMatch(/data directory .* is in use by another aivis process/);
+    // and so is the CLI
+    const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'org:create', '--name', 'X'], { env: env(dataDir), encoding: 'utf8', timeout: 60_000 });
+    expect(cli.status).toBe(1);
+    expect(cli.stderr.trim().split('\n')).toHaveLength(1);
+
+    expect(await stop(first)).toBe(0);
+    expect(first.output()).toContain('shutting down');
+
+    const again = await start(dataDir);
+    expect(again.key).toBe(first.key);
+    const list = await call(again, 'GET', '/api/v1/websites', { key: again.key });
+    expect(list.status).toBe(200);
+    expect(list.body.websites.map((w: { name: string }) => w.name)).toContain('Persisted');
+    expect(await stop(again)).toBe(0);
+
+    // with the server stopped, the CLI works on the same data and the server sees it next time
+    const org = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'org:create', '--name', 'From CLI'], { env: env(dataDir), encoding: 'utf8', timeout: 60_000 });
+    expect(org.status, org.stderr).toBe(0);
+    const made = JSON.parse(org.stdout);
+    expect(made.api_key).toMatch(/^aivis_/);
+    const third = await start(dataDir);
+    expect((await call(third, 'GET', '/api/v1/websites', { key: made.api_key })).status).toBe(200);
+    expect(await stop(third)).toBe(0);
+  }, 180_000);
+
+  it('given a bad configuration value, then start fails with one line naming it', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: env('/tmp/aivis-never', { PORT: 'eighty' }), encoding: 'utf8', timeout: 30_000 });
+    expect(r.status).toBe(1);
+    const lines = r.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^invalid configuration: PORT/);
+  });
+});
