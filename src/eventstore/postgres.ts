@@ -197,12 +197,13 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
     },
 
     async readAll(after: Position, maxCount: number) {
-      // never read past the oldest running transaction: a late commit below it can't be skipped
+      // never read past the oldest running transaction: a late commit below it can't be skipped.
+      // order by the table's xid8 column, not the `txid` text alias of the select list (text order, and no index)
       const r = await db.raw(
         `select ${COLUMNS} from aivis_events
           where (txid, position) > (?::text::xid8, ?::bigint)
             and txid < pg_snapshot_xmin(pg_current_snapshot())
-          order by txid, position limit ?`,
+          order by aivis_events.txid, aivis_events.position limit ?`,
         [after[0].toString(), after[1].toString(), maxCount],
       );
       return (r.rows as EventRow[]).map(toRecorded);
@@ -212,7 +213,7 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
       const r = await db.raw(
         `select txid::text as txid, position from aivis_events
           where txid < pg_snapshot_xmin(pg_current_snapshot())
-          order by txid desc, position desc limit 1`,
+          order by aivis_events.txid desc, aivis_events.position desc limit 1`,
       );
       const row = r.rows[0] as { txid: string; position: string } | undefined;
       return row ? ([BigInt(row.txid), BigInt(row.position)] as const) : START;
