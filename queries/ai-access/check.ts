@@ -22,6 +22,6 @@ export async function spend(limiter: RateLimiter, key: string, perMinute: number
 /** Validates the domain (400 naming the problem) and runs the check through the safe outbound fetcher. */
 export async function checkDomain(outbound: Outbound, input: unknown): Promise<AiAccessReport> {
   const parsed = parseDomainInput(input);
-  if ('error' in parsed) throw new DomainErrorException({ kind: 'invalid', message: `domain: ${parsed.error}` });
+  if ('error' in parsed) throw new DomainErrorException({ kind: 'invalid', message: parsed.error });
   return checkAiAccess(parsed.domain, { fetch: outbound.fetch, baseUrl: outbound.baseUrl });
 }

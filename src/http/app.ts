@@ -8,11 +8,13 @@ import { migrateRateLimits, RateLimiter } from './rate-limit';
 import { createSafeFetcher } from '../net/safe-fetch';
 import { type HttpDeps, mount, type Outbound, route, type RouteDef } from './route';
 import { activityRoutes } from './routes/activity';
+import { aiAccessRoutes } from './routes/ai-access';
 import { apiKeyRoutes } from './routes/api-keys';
 import { websiteRoutes } from './routes/websites';
+import { registerMcp } from '../mcp/server';
 
 /** Every REST route; an area adds its list here. */
-export const restRoutes: RouteDef<any, any, any>[] = [...websiteRoutes, ...apiKeyRoutes, ...activityRoutes];
+export const restRoutes: RouteDef<any, any, any>[] = [...websiteRoutes, ...apiKeyRoutes, ...activityRoutes, ...aiAccessRoutes];
 
 export interface App {
   app: FastifyInstance;
@@ -82,6 +84,7 @@ export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<A
   });
   const allRoutes: RouteDef<any, any, any>[] = [...restRoutes, openapiRoute];
   mount(app, deps, allRoutes);
+  await registerMcp(app, deps);
   return {
     app,
     deps,

@@ -1,0 +1,138 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Knex } from 'knex';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { keyFromHeaders, type Principal } from '../http/auth';
+import { HttpError, sendError, unauthorized } from '../http/errors';
+import type { HttpDeps } from '../http/route';
+import { listing, runTool, type ToolContext, type ToolDef } from './tool';
+import { allTools } from './tools';
+
+export const MCP_PATH = '/api/mcp';
+/** spec, "Limits": anonymous tool-server requests */
+export const ANON_REQUESTS_PER_MIN = 60;
+export const ANON_MAX_BODY_BYTES = 512 * 1024;
+
+const SERVER_INFO = { name: 'aivis', version: '1.0.0' };
+const INSTRUCTIONS =
+  'aivis: how AI answer engines talk about a brand. Send an API key as x-api-key or Authorization: Bearer <key>; ' +
+  'without one only check_public_ai_access is available.';
+
+interface Caller {
+  principal: Principal | null;
+  clientHash: string;
+}
+
+const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
+
+/**
+ * The salt of client-address hashes, shared by every instance (the per-address budgets live in Postgres too) and
+ * never sent anywhere: one random value kept in the database.
+ */
+async function clientSalt(db: Knex): Promise<string> {
+  const read = async () => {
+    await db.raw('create table if not exists aivis_secrets (name text primary key, value text not null)');
+    await db.raw('insert into aivis_secrets (name, value) values (?, ?) on conflict (name) do nothing', ['mcp_client_salt', randomBytes(32).toString('hex')]);
+    return ((await db('aivis_secrets').where('name', 'mcp_client_salt').first('value')) as { value: string }).value;
+  };
+  // two instances creating the table at once: one of them loses the race and retries
+  return read().catch(read);
+}
+
+/**
+ * The MCP tool server on the app: Streamable HTTP, stateless (a fresh server and transport per POST, JSON answers),
+ * API keys as x-api-key or Bearer; without a key only public tools, under the anonymous limits.
+ */
+export async function registerMcp(app: FastifyInstance, deps: HttpDeps, tools: ToolDef[] = allTools): Promise<void> {
+  const names = new Set<string>();
+  for (const t of tools) {
+    if (names.has(t.name)) throw new Error(`MCP tool ${t.name} is defined twice`);
+    names.add(t.name);
+  }
+  const salt = await clientSalt(deps.rt.database.db);
+  const hashClient = (address: string) => createHmac('sha256', salt).update(address).digest('hex').slice(0, 32);
+  const callers = new WeakMap<FastifyRequest, Caller>();
+
+  /** Who calls, and whether this request may go on: runs before the body is read. */
+  async function admit(req: FastifyRequest, reply: FastifyReply) {
+    try {
+      const clientHash = hashClient(req.ip);
+      const presented = req.headers['x-api-key'] !== undefined || req.headers.authorization !== undefined;
+      let principal: Principal | null = null;
+      if (presented) {
+        // a key that is there but does not authenticate is refused, never downgraded to anonymous
+        principal = await deps.auth.authenticate(keyFromHeaders(req.headers, true));
+        if (!principal) throw new HttpError(401, 'Unauthorized', undefined, { 'www-authenticate': 'Bearer realm="aivis"' });
+        const rate = await deps.limiter.hit(`org:${principal.organizationId}`, deps.rt.config.rateLimitPerMin, 60);
+        const headers = { 'x-rate-limit-limit': String(rate.limit), 'x-rate-limit-remaining': String(rate.remaining), 'x-rate-limit-reset': String(rate.resetAt) };
+        // raw headers: the transport writes the answer itself
+        for (const [k, v] of Object.entries(headers)) reply.raw.setHeader(k, v);
+        if (!rate.allowed) throw new HttpError(429, 'Too many requests', undefined, { 'retry-after': String(rate.retryAfterSeconds) });
+      } else {
+        const rate = await deps.limiter.hit(`mcp-anon:${clientHash}`, ANON_REQUESTS_PER_MIN, 60);
+        if (!rate.allowed) throw new HttpError(429, 'Too many requests', undefined, { 'retry-after': String(rate.retryAfterSeconds) });
+        const length = Number(req.headers['content-length'] ?? 0);
+        if (length > ANON_MAX_BODY_BYTES) throw tooLarge();
+      }
+      callers.set(req, { principal, clientHash });
+    } catch (err) {
+      if (err instanceof HttpError) return sendError(reply, err);
+      throw err;
+    }
+  }
+
+  app.route({
+    method: 'POST',
+    url: MCP_PATH,
+    onRequest: admit,
+    handler: async (req, reply) => {
+      const caller = callers.get(req);
+      if (!caller) return sendError(reply, unauthorized());
+      // a chunked body has no Content-Length: measure what was parsed
+      if (!caller.principal && req.body !== undefined && Buffer.byteLength(JSON.stringify(req.body)) > ANON_MAX_BODY_BYTES) {
+        return sendError(reply, tooLarge());
+      }
+      if (Array.isArray(req.body)) return reply.code(400).send(jsonRpcError(ErrorCode.InvalidRequest, 'Batch requests are not supported'));
+
+      const server = toolServer(tools, { principal: caller.principal, deps, clientHash: caller.clientHash });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      reply.hijack();
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(req.raw, reply.raw, req.body);
+      } catch (err) {
+        req.log.error({ err }, 'mcp request failed');
+        if (!reply.raw.headersSent) {
+          reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify(jsonRpcError(ErrorCode.InternalError, 'Internal server error')));
+        }
+      }
+    },
+  });
+
+  // stateless: no server-initiated stream to open and no session to end
+  const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
+    reply.code(405).header('allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed: this stateless server answers POST only'));
+  app.route({ method: 'GET', url: MCP_PATH, handler: notAllowed });
+  app.route({ method: 'DELETE', url: MCP_PATH, handler: notAllowed });
+}
+
+const tooLarge = () => new HttpError(413, 'body is too large');
+
+/** One MCP server for one request: the caller sees only the tools it may call. */
+function toolServer(tools: ToolDef[], ctx: ToolContext): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const visible = tools.filter((t) => t.public || ctx.principal);
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: visible.map(listing) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const t = tools.find((x) => x.name === request.params.name);
+    if (!t) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    return runTool(t, ctx, request.params.arguments, ctx.deps.rt.logger);
+  });
+  return server;
+}

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import type { CallToolResult, Tool as ToolListing } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '../http/auth';
+import { issueMessage, unauthorized } from '../http/errors';
+import { type HttpDeps, toHttpError } from '../http/route';
+
+type InputSchema = z.ZodObject<z.ZodRawShape>;
+
+/** What a tool call knows about its caller. */
+export interface ToolContext<P extends Principal | null = Principal | null> {
+  /** null for an anonymous caller (public tools only) */
+  principal: P;
+  deps: HttpDeps;
+  /** HMAC of the client address: the key of per-address budgets */
+  clientHash: string;
+}
+
+interface ToolBase<S extends InputSchema> {
+  /** snake_case, as the spec names tools */
+  name: string;
+  description: string;
+  /** the same zod schema REST uses wherever one exists */
+  input: S;
+}
+
+export interface PublicToolDef<S extends InputSchema> extends ToolBase<S> {
+  /** callable and listed without an account */
+  public: true;
+  handler(ctx: ToolContext, input: z.output<S>): Promise<object>;
+}
+
+export interface PrivateToolDef<S extends InputSchema> extends ToolBase<S> {
+  public?: false;
+  handler(ctx: ToolContext<Principal>, input: z.output<S>): Promise<object>;
+}
+
+export interface ToolDef extends ToolBase<InputSchema> {
+  public: boolean;
+  handler(ctx: ToolContext, input: unknown): Promise<object>;
+}
+
+/** Defines one MCP tool; the handler calls the same queries/commands a REST route calls. */
+export function tool<S extends InputSchema>(def: PublicToolDef<S>): ToolDef;
+export function tool<S extends InputSchema>(def: PrivateToolDef<S>): ToolDef;
+export function tool(def: PublicToolDef<InputSchema> | PrivateToolDef<InputSchema>): ToolDef {
+  return { ...def, public: def.public === true } as ToolDef;
+}
+
+/** The tools/list entry: JSON Schema of what the tool accepts. */
+export function listing(t: ToolDef): ToolListing {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return { name: t.name, description: t.description, inputSchema: { ...schema, type: 'object' } as ToolListing['inputSchema'] };
+}
+
+const failure = (message: string, status: number, extra: Record<string, unknown> = {}): CallToolResult => ({
+  content: [{ type: 'text', text: message }],
+  structuredContent: { error: message, status, ...extra },
+  isError: true,
+});
+
+/**
+ * Runs a tool: authorization, validation (REST's messages), handler. Domain and HTTP errors become a tool error
+ * whose text is the message REST gives; anything else is logged and reported as an internal error.
+ */
+export async function runTool(t: ToolDef, ctx: ToolContext, args: unknown, log: HttpDeps['rt']['logger']): Promise<CallToolResult> {
+  try {
+    if (!t.public && !ctx.principal) throw unauthorized();
+    const input = args ?? {};
+    const r = t.input.safeParse(input);
+    if (!r.success) return failure(issueMessage(r.error.issues[0], input), 400);
+    const out = await t.handler(ctx, r.data);
+    return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out as Record<string, unknown> };
+  } catch (err) {
+    const h = toHttpError(err);
+    if (h) {
+      const retry = h.headers?.['retry-after'];
+      return failure(h.message, h.status, { ...h.extra, ...(retry ? { retry_after: Number(retry) } : {}) });
+    }
+    if (err instanceof z.ZodError) return failure(issueMessage(err.issues[0]), 400);
+    log.error({ err, tool: t.name }, 'tool failed');
+    return failure('Internal server error', 500);
+  }
+}

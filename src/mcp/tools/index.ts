@@ -1,0 +1,13 @@
+/**
+ * Every MCP tool, one list per area. To add an area: write src/mcp/tools/<area>.ts exporting an array of
+ * `tool({name, description, input, public?, handler})` (see ../tool.ts; the handler calls the same queries/ and
+ * commands/ functions as the area's REST routes, reusing their zod schemas), then spread it into `allTools` below.
+ * Throw DomainErrorException / HttpError (requireWebsite, requireGlobal, orFail, ...) as routes do: the caller
+ * gets a tool error with REST's message. Tools are private unless `public: true`.
+ */
+import type { ToolDef } from '../tool';
+import { activityTools } from './activity';
+import { aiAccessTools } from './ai-access';
+import { websiteTools } from './websites';
+
+export const allTools: ToolDef[] = [...websiteTools, ...activityTools, ...aiAccessTools];

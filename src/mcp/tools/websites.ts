@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { requireWebsite } from '../../../queries/access';
+import { listWebsites, websiteView } from '../../../queries/websites/websites';
+import { Uuid } from '../../http/route';
+import { tool } from '../tool';
+
+export const websiteTools = [
+  tool({
+    name: 'list_websites',
+    description: 'The websites (brands) this API key can reach: id, name, url, normalized_url, status, created_at.',
+    input: z.object({}).strict(),
+    async handler({ deps, principal }) {
+      return { websites: await listWebsites(deps.rt.database.db, principal) };
+    },
+  }),
+  tool({
+    name: 'get_website',
+    description: 'One website by id (must be active and within the key\'s scope).',
+    input: z.object({ website_id: Uuid }).strict(),
+    async handler({ deps, principal }, input) {
+      const w = await requireWebsite(deps.rt.database.db, principal, input.website_id);
+      return { website: websiteView(w, principal) };
+    },
+  }),
+];

@@ -1,0 +1,184 @@
+/**
+ * Local stand-ins for the outside world of the AI access check: one HTTP server on 127.0.0.1 that behaves
+ * per Host header, a resolver that knows only the fixture names, a fetcher allowed to reach 127.0.0.1 and
+ * nothing else non-public, and a guard that fails a test when any socket tries a non-loopback address.
+ */
+import diagnostics from 'node:diagnostics_channel';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { aiCrawlers, ENGINE_IDS } from '../../src/analysis/ai-crawlers';
+import type { Outbound } from '../../src/http/route';
+import { createSafeFetcher, type SafeFetch } from '../../src/net/safe-fetch';
+
+/** Fixture domains (RFC 2606 names: public-looking, so the domain rules accept them, but never anyone's site). */
+export const D = {
+  allow: 'allow.example.com',
+  training: 'training.example.com',
+  cdn: 'cdn.example.com',
+  norobots: 'norobots.example.com',
+  slow: 'slow.example.com',
+  hang: 'hang.example.com',
+  redirect: 'redirect.example.com',
+  malformed: 'malformed.example.com',
+  /** resolves to a private address: refused before connecting */
+  private: 'private.example.com',
+  /** the IDN bücher.example.com */
+  idn: 'xn--bcher-kva.example.com',
+  /** does not resolve */
+  nowhere: 'nowhere.example.com',
+} as const;
+
+/** The requests the fixture never answers: all of hang.example.com, and PerplexityBot's homepage on slow.example.com. */
+const neverAnswered = (host: string, path: string, ua: string): boolean => host === D.hang || (host === D.slow && path === '/' && ua.includes('PerplexityBot/'));
+/** Only those get a short timeout (the check's own 6 s would make the test slow); every other request keeps the check's. */
+export const SHORT_TIMEOUT_MS = 300;
+
+const NAMES: Record<string, string[]> = {
+  ...Object.fromEntries(
+    Object.values(D)
+      .filter((d) => d !== D.private && d !== D.nowhere)
+      .map((d) => [d, ['127.0.0.1']]),
+  ),
+  [D.private]: ['10.1.2.3'],
+  'intranet.example.com': ['10.0.0.7'],
+};
+
+export const resolver = async (hostname: string): Promise<string[]> => {
+  const found = NAMES[hostname];
+  if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+  return found;
+};
+
+/** Every documented training agent's robots token: the training-only site disallows exactly these. */
+const TRAINING_TOKENS = ENGINE_IDS.flatMap((id) => aiCrawlers().engines[id].training.agents.map((a) => a.token));
+/** Engines whose training kind lists agents (the others follow the `*` group). */
+export const ENGINES_WITH_TRAINING_AGENTS = ENGINE_IDS.filter((id) => aiCrawlers().engines[id].training.agents.length > 0);
+
+const ROBOTS: Record<string, string> = {
+  [D.allow]: `User-agent: *\nAllow: /\n\nSitemap: https://${D.allow}/sitemap.xml\n`,
+  [D.training]: [...TRAINING_TOKENS.map((t) => `User-agent: ${t}`), 'Disallow: /', '', 'User-agent: *', 'Disallow: /admin/', ''].join('\n'),
+  [D.cdn]: 'User-agent: *\nDisallow:\n',
+  [D.slow]: 'User-agent: *\nAllow: /\n',
+  [D.redirect]: 'User-agent: *\nAllow: /\n',
+  [D.malformed]: [
+    '<html><body>Oops, this is not robots.txt</body></html>',
+    'User-agent GPTBot',
+    'Disallow /',
+    '\u0000\u0007\ufffd\ufffd',
+    ':::',
+    'Disallow: /private',
+    'User-agent: *',
+    'Disallow: /*.pdf$',
+    'Allow /',
+    'Crawl-delay: soon',
+  ].join('\n'),
+  [D.idn]: 'User-agent: *\nAllow: /\n',
+};
+
+export const CDN_HEADERS_SENT = { server: 'cloudflare', 'cf-ray': '8f1e2d3c4b5a6978-FRA', 'content-type': 'text/html', 'x-powered-by': 'fixture' };
+
+function serve(host: string, req: http.IncomingMessage, res: http.ServerResponse): void {
+  const path = req.url ?? '/';
+  const ua = req.headers['user-agent'] ?? '';
+  if (neverAnswered(host, path, ua)) return;
+  if (path === '/robots.txt') {
+    if (host === D.norobots) return void res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not found</h1>');
+    return void res.writeHead(200, { 'content-type': 'text/plain' }).end(ROBOTS[host] ?? '');
+  }
+  if (path === '/sitemap.xml') {
+    if (host === D.norobots) return void res.writeHead(200, { 'content-type': 'application/xml' }).end('<urlset/>');
+    return void res.writeHead(404).end();
+  }
+  if (path === '/') {
+    if (host === D.cdn) {
+      if (ua.includes('Claude-User/')) return void res.writeHead(403, CDN_HEADERS_SENT).end('<h1>Sorry, you have been blocked</h1>');
+      return void res.writeHead(200, CDN_HEADERS_SENT).end('<h1>home</h1>');
+    }
+    if (host === D.redirect) {
+      const target = ua.includes('GPTBot') ? 'http://10.0.0.1/' : ua.includes('Claude') ? 'http://169.254.169.254/latest/meta-data/' : 'http://intranet.example.com/';
+      return void res.writeHead(302, { location: target }).end();
+    }
+    return void res.writeHead(200, { 'content-type': 'text/html', server: 'nginx', 'x-cache': 'MISS', via: '1.1 varnish' }).end('<h1>home</h1>');
+  }
+  res.writeHead(404).end();
+}
+
+export interface Fixture {
+  port: number;
+  /** every request the fixture received (host without port, path, User-Agent) */
+  requests: Array<{ host: string; path: string; ua: string }>;
+  /** the outbound deps the app gets: the safe fetcher allowed to reach 127.0.0.1, domains served by the fixture */
+  outbound: Outbound;
+  close(): Promise<void>;
+}
+
+export async function startFixture(): Promise<Fixture> {
+  const requests: Fixture['requests'] = [];
+  const sockets = new Set<Socket>();
+  const server = http.createServer((req, res) => {
+    const host = (req.headers.host ?? '').replace(/:\d+$/, '');
+    requests.push({ host, path: req.url ?? '', ua: req.headers['user-agent'] ?? '' });
+    serve(host, req, res);
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  const safeFetch = createSafeFetcher({ allowAddress: (ip) => ip === '127.0.0.1', resolver });
+  // Test-side only: the check's per-request timeout (6 s) is cut for the requests the fixture never answers.
+  const fetch: SafeFetch = (url, init = {}) => {
+    const u = new URL(url);
+    const short = neverAnswered(u.hostname, u.pathname, init.headers?.['user-agent'] ?? '');
+    return safeFetch(url, short ? { ...init, timeoutMs: Math.min(init.timeoutMs ?? SHORT_TIMEOUT_MS, SHORT_TIMEOUT_MS) } : init);
+  };
+  return {
+    port,
+    requests,
+    outbound: { fetch, baseUrl: (d) => `http://${d}:${port}` },
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1']);
+
+/**
+ * Registers hooks that record every outgoing connection attempt in this process (aivis' fetcher, the test's
+ * own client, the database driver) and fail the test that made one to a non-loopback address.
+ */
+export function guardConnections(): { attempts: string[] } {
+  const attempts: string[] = [];
+  const onSocket = (msg: unknown) => (msg as { socket: Socket }).socket.on('connectionAttempt', (ip: string) => attempts.push(ip));
+  beforeAll(() => diagnostics.subscribe('net.client.socket', onSocket));
+  afterAll(() => {
+    diagnostics.unsubscribe('net.client.socket', onSocket);
+    expect(attempts.filter((ip) => !LOOPBACK.has(ip))).toEqual([]);
+  });
+  afterEach(() => {
+    expect(attempts.filter((ip) => !LOOPBACK.has(ip))).toEqual([]);
+    attempts.length = 0;
+  });
+  return { attempts };
+}
+
+/**
+ * Runs a rate-limit scenario inside one fixed one-minute window (the limiter's windows start on whole
+ * minutes). When an attempt fails and a window boundary passed while it ran, it is run once more (the
+ * scenario must use a fresh organization each time): that is the only way a correct limiter lets a 31st
+ * request through, and it leaves almost a whole minute for the second run, so no test ever waits.
+ */
+export async function inOneRateWindow(attempt: () => Promise<void>): Promise<void> {
+  const window = () => Math.floor(Date.now() / 60_000);
+  const first = window();
+  try {
+    await attempt();
+  } catch (err) {
+    if (window() === first) throw err;
+    await attempt();
+  }
+}

@@ -1,0 +1,106 @@
+import diagnostics from 'node:diagnostics_channel';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Outbound } from '../../src/http/route';
+import { createSafeFetcher } from '../../src/net/safe-fetch';
+
+export const MCP = '/api/mcp';
+
+/** An SDK client connected over real HTTP; headers carry the key (x-api-key or Authorization), or nothing. */
+export async function connect(s: { url: string }, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'aivis-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(MCP, s.url), { requestInit: { headers } }));
+  return client;
+}
+
+export const apiKey = (key: string) => ({ 'x-api-key': key });
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const text = r.content[0]?.type === 'text' ? r.content[0].text : '';
+  return { isError: r.isError === true, text, structured: r.structuredContent as any };
+}
+
+/** A raw POST to the tool server (what an SDK client would refuse to send). */
+export async function post(s: { url: string }, body: unknown, headers: Record<string, string> = {}, init: RequestInit = {}) {
+  const res = await fetch(new URL(MCP, s.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    ...init,
+  });
+  const text = await res.text();
+  let json: any = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = text;
+  }
+  return { status: res.status, headers: res.headers, body: json };
+}
+
+export const ping = (id: number | string = 1) => ({ jsonrpc: '2.0', id, method: 'ping' });
+
+/** Fixed-window limits: start a burst well inside a window so it cannot straddle two. */
+export async function awayFromMinuteEdge(marginMs: number): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < marginMs) await new Promise((r) => setTimeout(r, left + 50));
+}
+
+/**
+ * One local site standing in for the outside world of the AI access check: `FIXTURE_DOMAIN` resolves to
+ * 127.0.0.1 and serves an open robots.txt; every other name does not resolve. Any socket to a non-loopback
+ * address is recorded so a test can fail on it.
+ */
+export const FIXTURE_DOMAIN = 'open.example.com';
+
+export interface FixtureSite {
+  outbound: Outbound;
+  requests: string[];
+  /** addresses other than 127.0.0.1 that any socket tried */
+  strayAttempts: string[];
+  close(): Promise<void>;
+}
+
+export async function fixtureSite(): Promise<FixtureSite> {
+  const requests: string[] = [];
+  const strayAttempts: string[] = [];
+  const onSocket = (msg: unknown) =>
+    (msg as { socket: Socket }).socket.on('connectionAttempt', (ip: string) => {
+      if (ip !== '127.0.0.1') strayAttempts.push(ip);
+    });
+  diagnostics.subscribe('net.client.socket', onSocket);
+  const sockets = new Set<Socket>();
+  const server = http.createServer((req, res) => {
+    const host = (req.headers.host ?? '').replace(/:\d+$/, '');
+    requests.push(`${host}${req.url}`);
+    if (host !== FIXTURE_DOMAIN) return void res.writeHead(421).end();
+    if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nAllow: /\n\nSitemap: https://${FIXTURE_DOMAIN}/sitemap.xml\n`);
+    if (req.url === '/') return void res.writeHead(200, { 'content-type': 'text/html', server: 'nginx' }).end('<h1>open</h1>');
+    res.writeHead(404).end();
+  });
+  server.on('connection', (c) => {
+    sockets.add(c);
+    c.on('close', () => sockets.delete(c));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  const resolver = async (hostname: string): Promise<string[]> => {
+    if (hostname === FIXTURE_DOMAIN) return ['127.0.0.1'];
+    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+  };
+  return {
+    outbound: { fetch: createSafeFetcher({ allowAddress: (ip) => ip === '127.0.0.1', resolver }), baseUrl: (d) => `http://${d}:${port}` },
+    requests,
+    strayAttempts,
+    async close() {
+      diagnostics.unsubscribe('net.client.socket', onSocket);
+      for (const c of sockets) c.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
