@@ -22,12 +22,14 @@ export const ModelEntry = z
     adapter: Adapter,
     /** The provider's model name the adapter requests (for serpapi: the SerpApi engine). */
     provider_model: z.string().min(1),
-    /** Base address of an openai-compatible provider. */
+    /** Base address of the provider: required for openai-compatible; the other adapters default to their provider's public API. */
     base_url: z.url().optional(),
     /** Environment variable holding the provider key. */
     api_key_env: z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'an environment variable name in upper case'),
     /** Whether the shopping endpoint accepts this model. */
     shopping: z.boolean(),
+    /** Ask the provider to ground its answer in a web search (see src/engines); default false. */
+    web_search: z.boolean().optional(),
   })
   .refine((m) => m.adapter !== 'openai-compatible' || m.base_url !== undefined, {
     message: 'base_url is required for an openai-compatible adapter',

@@ -1,0 +1,76 @@
+/**
+ * OpenAI Chat Completions, and every provider that speaks it at its own base_url (xAI, DeepSeek,
+ * Mistral, Meta's Llama API): POST {base_url}/chat/completions with `Authorization: Bearer <key>`.
+ *
+ * Request: {model, messages: [system context?, user prompt]}, plus `web_search_options` (with the
+ * user's approximate location) when the catalogue marks the model `web_search` (OpenAI's search models).
+ * Answer: text from choices[0].message.content (a string, or text parts); a refusal's text when
+ * there is no content. Citations: message.annotations[].url_citation.url in order, then a top-level
+ * `citations` URL array where a provider adds one (xAI). Tokens: usage.prompt_tokens / completion_tokens.
+ */
+import { type Attempt, type AttemptResult, createLiveEngine, joinUrl, type LiveEngine, type LiveEngineDeps } from './http';
+import { asArray, asNumber, asString, contextInstruction, countryCode, get, isRecord, type Json, UrlList } from './parse';
+import { type AnswerRequest, EngineError } from './port';
+import type { Model } from '../domain/models';
+
+export function openAiChatBody(model: Model, req: AnswerRequest): Json {
+  const messages: Json[] = [];
+  const context = contextInstruction(req);
+  if (context) messages.push({ role: 'system', content: context });
+  messages.push({ role: 'user', content: req.prompt });
+  const body: Json = { model: model.provider_model, messages };
+  if (model.web_search) {
+    const approximate: Json = {};
+    const country = countryCode(req.location?.country);
+    if (country) approximate.country = country;
+    if (req.location?.region) approximate.region = req.location.region;
+    if (req.location?.city) approximate.city = req.location.city;
+    body.web_search_options = Object.keys(approximate).length ? { user_location: { type: 'approximate', approximate } } : {};
+  }
+  return body;
+}
+
+/** Text of a chat message's content: a string, or an array of parts of which the text ones count. */
+export function messageText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    const parts = content.filter((p) => isRecord(p) && (p.type === 'text' || p.type === undefined) && typeof p.text === 'string');
+    return parts.length ? parts.map((p) => (p as Json).text as string).join('') : undefined;
+  }
+  return undefined;
+}
+
+export function parseOpenAiChat(body: unknown): AttemptResult {
+  const message = get(body, 'choices', 0, 'message');
+  if (!isRecord(message)) throw new EngineError('bad_response', 'answer has no choices[0].message');
+  const text = messageText(message.content) ?? asString(message.refusal);
+  if (text === undefined) throw new EngineError('bad_response', 'answer has no text in choices[0].message');
+  const citations = new UrlList();
+  for (const a of asArray(message.annotations)) {
+    if (isRecord(a) && a.type === 'url_citation') citations.add(get(a, 'url_citation', 'url') ?? a.url);
+  }
+  for (const c of asArray(get(body, 'citations'))) citations.add(isRecord(c) ? c.url : c);
+  return {
+    text,
+    citations: citations.urls,
+    products: [],
+    input_tokens: asNumber(get(body, 'usage', 'prompt_tokens')),
+    output_tokens: asNumber(get(body, 'usage', 'completion_tokens')),
+    provider_model: asString(get(body, 'model')),
+  };
+}
+
+export function createOpenAiCompatibleEngine(deps: LiveEngineDeps): LiveEngine {
+  const { model, apiKey } = deps;
+  const base = deps.options?.baseUrl ?? model.base_url;
+  if (!base) throw new Error(`model ${model.id}: an openai-compatible adapter needs a base_url`);
+  const attempt: Attempt = async (req, io) => {
+    const body = await io.request({
+      url: joinUrl(base, 'chat/completions'),
+      headers: { authorization: `Bearer ${apiKey}` },
+      body: openAiChatBody(model, req),
+    });
+    return parseOpenAiChat(body);
+  };
+  return createLiveEngine(deps, attempt);
+}

@@ -1,0 +1,68 @@
+/**
+ * Perplexity Sonar: POST {base}/chat/completions (default base https://api.perplexity.ai) with
+ * `Authorization: Bearer <key>`, OpenAI's chat format. Sonar always searches the web.
+ *
+ * Request: {model, messages: [system context?, user prompt]}, plus
+ * web_search_options.user_location {country (ISO alpha-2), region, city} when a location is given.
+ * Answer: choices[0].message.content with any `<think>…</think>` reasoning removed (sonar-reasoning
+ * models). Citations: the top-level `citations` URL array, then `search_results[].url` (the newer
+ * field; same sources), once each. Tokens: usage.prompt_tokens / completion_tokens.
+ */
+import { type Attempt, type AttemptResult, createLiveEngine, joinUrl, type LiveEngine, type LiveEngineDeps } from './http';
+import { messageText } from './openai-compatible';
+import { asArray, asNumber, asString, contextInstruction, countryCode, get, isRecord, type Json, UrlList } from './parse';
+import { type AnswerRequest, EngineError } from './port';
+import type { Model } from '../domain/models';
+
+export const PERPLEXITY_BASE_URL = 'https://api.perplexity.ai';
+
+export function perplexityBody(model: Model, req: AnswerRequest): Json {
+  const messages: Json[] = [];
+  const context = contextInstruction(req);
+  if (context) messages.push({ role: 'system', content: context });
+  messages.push({ role: 'user', content: req.prompt });
+  const body: Json = { model: model.provider_model, messages };
+  const loc = req.location;
+  if (loc) {
+    const user_location: Json = {};
+    const country = countryCode(loc.country);
+    if (country) user_location.country = country;
+    if (loc.region) user_location.region = loc.region;
+    if (loc.city) user_location.city = loc.city;
+    if (Object.keys(user_location).length) body.web_search_options = { user_location };
+  }
+  return body;
+}
+
+export function parsePerplexity(body: unknown): AttemptResult {
+  const message = get(body, 'choices', 0, 'message');
+  if (!isRecord(message)) throw new EngineError('bad_response', 'answer has no choices[0].message');
+  const raw = messageText(message.content);
+  if (raw === undefined) throw new EngineError('bad_response', 'answer has no text in choices[0].message');
+  const text = raw.replace(/<think>[\s\S]*?<\/think>\s*/g, '');
+  const citations = new UrlList();
+  for (const c of asArray(get(body, 'citations'))) citations.add(isRecord(c) ? c.url : c);
+  for (const r of asArray(get(body, 'search_results'))) citations.add(get(r, 'url'));
+  return {
+    text,
+    citations: citations.urls,
+    products: [],
+    input_tokens: asNumber(get(body, 'usage', 'prompt_tokens')),
+    output_tokens: asNumber(get(body, 'usage', 'completion_tokens')),
+    provider_model: asString(get(body, 'model')),
+  };
+}
+
+export function createPerplexityEngine(deps: LiveEngineDeps): LiveEngine {
+  const { model, apiKey } = deps;
+  const base = deps.options?.baseUrl ?? model.base_url ?? PERPLEXITY_BASE_URL;
+  const attempt: Attempt = async (req, io) =>
+    parsePerplexity(
+      await io.request({
+        url: joinUrl(base, 'chat/completions'),
+        headers: { authorization: `Bearer ${apiKey}` },
+        body: perplexityBody(model, req),
+      }),
+    );
+  return createLiveEngine(deps, attempt);
+}
