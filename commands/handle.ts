@@ -8,6 +8,11 @@ export interface Aggregate<S> {
   /** the stream's state before its first event */
   initial: () => S;
   evolve: (state: S, event: DomainEvent) => S;
+  /**
+   * For an evolve that mutates its state: a copy deep enough that evolving it leaves the original untouched, so a
+   * cached state shared by concurrent requests is never changed under one of them. Not needed when evolve is pure.
+   */
+  clone?: (state: S) => S;
 }
 
 /** What decide returns: events to append (with optional deterministic ids) and what the caller gets back. */
@@ -49,6 +54,7 @@ export async function load<S>(store: EventStore, streamId: string, agg: Aggregat
   let state = hit ? hit.state : agg.initial();
   let revision = hit ? hit.revision : -1n;
   const events = await store.readStream(streamId, { fromRevision: revision + 1n });
+  if (hit && events.length && agg.clone) state = agg.clone(state);
   for (const e of events) {
     state = agg.evolve(state, decodeEvent(e.id, e.type, e.data));
     revision = e.revision;
@@ -79,11 +85,42 @@ export function newEventsFor(ctx: CommandContext, events: (DomainEvent & { id?: 
   return events.map(({ id, ...e }) => ({ id: id ?? newId(), type: e.type, data: e.data, metadata }));
 }
 
+/** Attempts before a concurrency conflict reaches the caller (only writers in other instances can still race). */
+const MAX_ATTEMPTS = 8;
+
 /**
- * Loads the stream, decides, appends with the expected revision; on a concurrency conflict reloads and decides once
- * more. decide must be pure: it may run twice.
+ * Writes to one stream through one store (one per process) run one at a time: they would only conflict with each
+ * other. Writers in other processes still race, and the expected revision settles it.
  */
-export async function handle<S, R>(
+const locksByStore = new WeakMap<EventStore, Map<string, Promise<unknown>>>();
+async function withStreamLock<T>(store: EventStore, streamId: string, fn: () => Promise<T>): Promise<T> {
+  let streamLocks = locksByStore.get(store);
+  if (!streamLocks) locksByStore.set(store, (streamLocks = new Map()));
+  const previous = streamLocks.get(streamId) ?? Promise.resolve();
+  const run = previous.then(fn, fn);
+  const tail = run.catch(() => undefined);
+  streamLocks.set(streamId, tail);
+  try {
+    return await run;
+  } finally {
+    if (streamLocks.get(streamId) === tail) streamLocks.delete(streamId);
+  }
+}
+
+/**
+ * Loads the stream, decides, appends with the expected revision; on a concurrency conflict reloads and decides
+ * again after a short jittered pause, up to MAX_ATTEMPTS. decide must be pure: it may run several times.
+ */
+export function handle<S, R>(
+  ctx: CommandContext,
+  streamId: string,
+  agg: Aggregate<S>,
+  decide: (state: S) => Decision<R> | DomainError,
+): Promise<Handled<R> | DomainError> {
+  return withStreamLock(ctx.store, streamId, () => handleUnlocked(ctx, streamId, agg, decide));
+}
+
+async function handleUnlocked<S, R>(
   ctx: CommandContext,
   streamId: string,
   agg: Aggregate<S>,
@@ -104,8 +141,8 @@ export async function handle<S, R>(
       );
       return { result: decision.result, position: r.position, events: decision.events };
     } catch (err) {
-      if (err instanceof WrongExpectedRevisionError && attempt === 0) continue;
-      throw err;
+      if (!(err instanceof WrongExpectedRevisionError) || attempt + 1 >= MAX_ATTEMPTS) throw err;
+      await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * 2 ** attempt)));
     }
   }
 }

@@ -12,6 +12,9 @@ export interface FeedEntry {
   website_id?: string | null;
 }
 
+/** A change's own id plus the ids it carried along (a topic's prompts); null (re-list the website) past 100. */
+const affected = (id: string, carried: string[]) => (carried.length < 100 ? [id, ...carried] : null);
+
 type Mapper<T extends EventType> = (e: Extract<TypedEvent, { type: T }>) => FeedEntry;
 
 /** Every event type that changes a resource, as a feed entry. Adding a type to the feed is one line here. */
@@ -30,6 +33,21 @@ export const feed: { [T in EventType]?: Mapper<T> } = {
   CompetitorAdded: (e) => ({ entity_type: 'competitor', change_type: 'created', entity_ids: [e.data.competitor_id] }),
   TopicCreated: (e) => ({ entity_type: 'topic', change_type: 'created', entity_ids: [e.data.topic_id] }),
   PromptCreated: (e) => ({ entity_type: 'prompt', change_type: 'created', entity_ids: [e.data.prompt_id] }),
+  CompetitorRenamed: (e) => ({ entity_type: 'competitor', change_type: 'updated', entity_ids: [e.data.competitor_id] }),
+  CompetitorIdentifiersChanged: (e) => ({ entity_type: 'competitor', change_type: 'updated', entity_ids: [e.data.competitor_id] }),
+  CompetitorRemoved: (e) => ({ entity_type: 'competitor', change_type: 'deleted', entity_ids: [e.data.competitor_id] }),
+  TopicDeleted: (e) => ({ entity_type: 'topic', change_type: 'deleted', entity_ids: affected(e.data.topic_id, e.data.soft_deleted_prompt_ids) }),
+  TopicRestored: (e) => ({ entity_type: 'topic', change_type: 'restored', entity_ids: affected(e.data.topic_id, e.data.restored_prompt_ids) }),
+  PromptUpdated: (e) => ({ entity_type: 'prompt', change_type: 'updated', entity_ids: [e.data.prompt_id] }),
+  PromptDeleted: (e) => ({ entity_type: 'prompt', change_type: 'deleted', entity_ids: [e.data.prompt_id] }),
+  PersonaCreated: (e) => ({ entity_type: 'persona', change_type: 'created', entity_ids: [e.data.persona_id] }),
+  LocationCreated: (e) => ({ entity_type: 'location', change_type: 'created', entity_ids: [e.data.location_id] }),
+  PromptScheduleCreated: (e) => ({ entity_type: 'prompt_schedule', change_type: 'created', entity_ids: [e.data.schedule_id] }),
+  PromptScheduleUpdated: (e) => ({ entity_type: 'prompt_schedule', change_type: 'updated', entity_ids: [e.data.schedule_id] }),
+  PromptScheduleArchived: (e) => ({ entity_type: 'prompt_schedule', change_type: 'archived', entity_ids: [e.data.schedule_id] }),
+  SavedViewCreated: (e) => ({ entity_type: 'saved_view', change_type: 'created', entity_ids: [e.data.view_id] }),
+  SavedViewUpdated: (e) => ({ entity_type: 'saved_view', change_type: 'updated', entity_ids: [e.data.view_id] }),
+  AttributeCreated: (e) => ({ entity_type: 'attribute', change_type: 'created', entity_ids: [e.data.attribute_id] }),
 };
 
 export const activityProjection: Projection = {

@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { provisionDemoWebsite } from '../commands/catalog/demo-catalog';
 import { createOrganization } from '../commands/organizations/create-organization';
+import { SYSTEM_ACTOR } from './domain/events';
 import { isDomainError } from './domain/errors';
 import type { Runtime } from './runtime';
 
@@ -18,7 +20,8 @@ export async function bootstrapEmbedded(rt: Runtime, baseUrl: string): Promise<v
     if (Number(existing[0].count) > 0) return;
     const r = await createOrganization(rt.store, { name: 'Demo Brand', plan: 'enterprise', features: ['pitch', 'knowledge_base', 'ai_search_value', 'seo_recommendations', 'shopping'], pitch_allowance: 10, owner_email: 'owner@demo.aivis.local' });
     if (isDomainError(r)) throw new Error(r.message);
-    await rt.waitForReadModels(r.position);
+    const demo = await provisionDemoWebsite({ store: rt.store, organizationId: r.result.organization_id, actor: SYSTEM_ACTOR });
+    await rt.waitForReadModels(demo.position ?? r.position);
     key = r.result.api_key;
     writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
   }

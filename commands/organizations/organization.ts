@@ -33,8 +33,12 @@ export interface OrganizationState {
 
 export const organizationStream = (organizationId: string) => `org-${organizationId}`;
 
+const copyMap = <K, V extends object>(m: Map<K, V>) => new Map([...m].map(([k, v]) => [k, { ...v }] as [K, V]));
+
 export const Organization: Aggregate<OrganizationState> = {
   initial: () => ({ id: null, name: '', plan: 'free', features: [], pitch_allowance: 0, users: new Map(), keys: new Map(), websites: new Map() }),
+  // evolve updates entries in place: work on copies so a cached state shared by concurrent requests stays intact
+  clone: (s) => ({ ...s, users: copyMap(s.users), keys: copyMap(s.keys), websites: copyMap(s.websites) }),
   evolve(s, e: DomainEvent) {
     switch (e.type) {
       case 'OrganizationCreated':

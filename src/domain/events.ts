@@ -78,6 +78,58 @@ export const catalogue = {
     status: z.enum(['active', 'paused']),
     tags: z.array(z.string()),
   }),
+  CompetitorRenamed: z.object({ competitor_id: z.string(), name: z.string() }),
+  CompetitorIdentifiersChanged: z.object({ competitor_id: z.string(), identifiers: z.array(z.string()) }),
+  CompetitorRemoved: z.object({ competitor_id: z.string() }),
+  /** soft-deletes the topic; soft_deleted_prompt_ids were soft-deleted with it (delete_prompts=true) */
+  TopicDeleted: z.object({ topic_id: z.string(), name: z.string(), soft_deleted_prompt_ids: z.array(z.string()) }),
+  /** a soft-deleted topic re-created by name: it and the prompts deleted with it come back */
+  TopicRestored: z.object({ topic_id: z.string(), name: z.string(), restored_prompt_ids: z.array(z.string()) }),
+  /** only the fields that changed */
+  PromptUpdated: z.object({
+    prompt_id: z.string(),
+    text: z.string().optional(),
+    topic_id: z.string().nullable().optional(),
+    type: z.enum(['branded', 'non_branded']).optional(),
+    status: z.enum(['active', 'paused']).optional(),
+    tags: z.array(z.string()).optional(),
+  }),
+  /** soft_deleted: the prompt had answers and keeps them; otherwise it is gone for good */
+  PromptDeleted: z.object({ prompt_id: z.string(), soft_deleted: z.boolean() }),
+  /** first answer marker: appended before a prompt's first answer is recorded, so a delete decides on it */
+  PromptAnswered: z.object({ prompt_id: z.string() }),
+  PersonaCreated: z.object({ persona_id: z.string(), name: z.string(), description: z.string().nullable() }),
+  LocationCreated: z.object({
+    location_id: z.string(),
+    location: z.string(),
+    country: z.string(),
+    region: z.string().nullable(),
+    city: z.string().nullable(),
+  }),
+  PromptScheduleCreated: z.object({
+    schedule_id: z.string(),
+    name: z.string(),
+    models: z.array(z.string()),
+    starts_on: z.string().nullable(),
+    ends_on: z.string().nullable(),
+    frequency: z.enum(['daily', 'weekly']),
+    is_active: z.boolean(),
+  }),
+  /** only the fields that changed */
+  PromptScheduleUpdated: z.object({
+    schedule_id: z.string(),
+    name: z.string().optional(),
+    models: z.array(z.string()).optional(),
+    starts_on: z.string().nullable().optional(),
+    ends_on: z.string().nullable().optional(),
+    frequency: z.enum(['daily', 'weekly']).optional(),
+    is_active: z.boolean().optional(),
+  }),
+  PromptScheduleArchived: z.object({ schedule_id: z.string() }),
+  SavedViewCreated: z.object({ view_id: z.string(), name: z.string(), filters: z.record(z.string(), z.unknown()) }),
+  /** only the fields that changed; filters replace the stored ones as a whole */
+  SavedViewUpdated: z.object({ view_id: z.string(), name: z.string().optional(), filters: z.record(z.string(), z.unknown()).optional() }),
+  AttributeCreated: z.object({ attribute_id: z.string(), name: z.string(), description: z.string().nullable() }),
 } as const;
 
 export type EventType = keyof typeof catalogue;

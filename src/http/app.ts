@@ -10,11 +10,13 @@ import { type HttpDeps, mount, type Outbound, route, type RouteDef } from './rou
 import { activityRoutes } from './routes/activity';
 import { aiAccessRoutes } from './routes/ai-access';
 import { apiKeyRoutes } from './routes/api-keys';
+import { catalogRoutes } from './routes/catalog';
+import { catalogSettingsRoutes } from './routes/catalog-settings';
 import { websiteRoutes } from './routes/websites';
 import { registerMcp } from '../mcp/server';
 
 /** Every REST route; an area adds its list here. */
-export const restRoutes: RouteDef<any, any, any>[] = [...websiteRoutes, ...apiKeyRoutes, ...activityRoutes, ...aiAccessRoutes];
+export const restRoutes: RouteDef<any, any, any>[] = [...websiteRoutes, ...apiKeyRoutes, ...activityRoutes, ...aiAccessRoutes, ...catalogRoutes, ...catalogSettingsRoutes];
 
 export interface App {
   app: FastifyInstance;
@@ -48,7 +50,12 @@ export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<A
   });
   // a GET endpoint called with a body
   app.addHook('onRequest', async (req, reply) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      // a content type with an empty body (common on DELETE) is no body, not invalid JSON
+      const len = req.headers['content-length'];
+      if ((len === undefined || len === '0') && req.headers['transfer-encoding'] === undefined) delete req.headers['content-type'];
+      return;
+    }
     const len = req.headers['content-length'];
     if ((len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined) {
       return sendError(reply, new HttpError(405, 'Method Not Allowed: GET requests must not have a body'));

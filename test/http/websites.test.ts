@@ -257,3 +257,20 @@ describe('users', () => {
     expect(other.status).toBe(404);
   });
 });
+
+describe('bodies', () => {
+  it('given a DELETE with a JSON content type and an empty body, then it is treated as no body', async () => {
+    const site = (await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'Del', url: 'https://del.example.com' } })).body.website.id;
+    const r = await call(s, 'DELETE', `/api/v1/websites/${site}`, { key: w.a.key, headers: { 'content-type': 'application/json', 'content-length': '0' } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+  });
+
+  it('given many concurrent writes to one organization, then every one lands (conflicts are retried)', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: `Burst ${i}`, url: `https://burst${i}.example.com` } })),
+    );
+    expect(results.map((r) => r.status), JSON.stringify(results.map((r) => r.body))).toEqual(Array(12).fill(201));
+    const names = (await call(s, 'GET', '/api/v1/websites', { key: w.a.key })).body.websites.map((x: { name: string }) => x.name);
+    for (let i = 0; i < 12; i++) expect(names).toContain(`Burst ${i}`);
+  });
+});

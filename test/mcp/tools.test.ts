@@ -38,7 +38,10 @@ describe('MCP tool server: authentication', () => {
 
   it('given an authenticated client, then every tool is listed with a JSON Schema of its input', async () => {
     const { tools } = await global.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['check_ai_access', 'check_public_ai_access', 'get_activity', 'get_website', 'list_websites']);
+    const names = tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['check_ai_access', 'check_public_ai_access', 'get_activity', 'get_website', 'list_websites']));
+    expect(new Set(names).size).toBe(names.length);
+    for (const t of tools) expect(t.inputSchema.type, t.name).toBe('object');
     const getWebsite = tools.find((t) => t.name === 'get_website')!;
     expect(getWebsite.inputSchema).toMatchObject({ type: 'object', properties: { website_id: { type: 'string' } }, required: ['website_id'] });
   });

@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config';
 import { isDomainError } from '../../src/domain/errors';
 import { type AppOptions, buildApp } from '../../src/http/app';
 import { positionToString } from '../../src/eventstore/port';
-import { silentLogger } from '../../src/logger';
+import { createLogger, silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime } from '../../src/runtime';
 import { freshDatabase } from './db';
 import { openPostgres } from '../../src/db';
@@ -37,7 +37,9 @@ export async function startServer(env: Record<string, string> = {}, appOptions: 
   // join: a second instance over the same database (real Postgres only)
   const database = join ? await openPostgres(join.databaseUrl!) : await freshDatabase();
   const config = loadConfig({ DATA_DIR: '/tmp/aivis-unused', LOG_LEVEL: 'silent', ...env });
-  const rt = await openRuntime({ ...config, embedded: database.kind === 'pglite' }, silentLogger(), { database, withoutBus: true });
+  // TEST_LOG=error (or any pino level) shows the server's log while debugging a test
+  const logger = process.env.TEST_LOG ? createLogger(process.env.TEST_LOG) : silentLogger();
+  const rt = await openRuntime({ ...config, embedded: database.kind === 'pglite' }, logger, { database, withoutBus: true });
   await rt.startProjections();
   const { app, close } = await buildApp(rt, appOptions);
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -8,6 +8,7 @@
 import type { ToolDef } from '../tool';
 import { activityTools } from './activity';
 import { aiAccessTools } from './ai-access';
+import { catalogTools } from './catalog';
 import { websiteTools } from './websites';
 
-export const allTools: ToolDef[] = [...websiteTools, ...activityTools, ...aiAccessTools];
+export const allTools: ToolDef[] = [...websiteTools, ...activityTools, ...aiAccessTools, ...catalogTools];

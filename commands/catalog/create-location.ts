@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import type { DomainError } from '../../src/domain/errors';
+import { newId } from '../../src/domain/ids';
+import type { CommandContext, Decision } from '../handle';
+import { type CatalogState, handleCatalog, type LocationState } from './catalog';
+import { Name, WebsiteId } from './catalog-input';
+import { boundedString } from '../../src/http/route';
+
+export const CreateLocation = z.strictObject({
+  website_id: WebsiteId,
+  /** display name, e.g. "Austin, Texas, United States" */
+  location: Name,
+  country: boundedString(100),
+  region: boundedString(200).nullable().optional(),
+  city: boundedString(200).nullable().optional(),
+});
+export type CreateLocation = z.infer<typeof CreateLocation>;
+
+/** A place answers are asked from; its id is what filters.location_ids takes. */
+export function decideCreateLocation(_s: CatalogState, cmd: CreateLocation & { location_id: string }): Decision<LocationState> | DomainError {
+  const data = { location_id: cmd.location_id, location: cmd.location, country: cmd.country, region: cmd.region ?? null, city: cmd.city ?? null };
+  const { location_id: id, ...rest } = data;
+  return { events: [{ type: 'LocationCreated', data }], result: { id, ...rest } };
+}
+
+export function createLocation(ctx: CommandContext, websiteId: string, input: CreateLocation) {
+  const location_id = newId();
+  return handleCatalog(ctx, websiteId, (s) => decideCreateLocation(s, { ...input, location_id }));
+}

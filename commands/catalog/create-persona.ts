@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import type { DomainError } from '../../src/domain/errors';
+import { newId } from '../../src/domain/ids';
+import type { CommandContext, Decision } from '../handle';
+import { type CatalogState, handleCatalog, type PersonaState } from './catalog';
+import { Description, Name, WebsiteId } from './catalog-input';
+
+export const CreatePersona = z.strictObject({ website_id: WebsiteId, name: Name, description: Description.nullable().optional() });
+export type CreatePersona = z.infer<typeof CreatePersona>;
+
+export function decideCreatePersona(_s: CatalogState, cmd: CreatePersona & { persona_id: string }): Decision<PersonaState> | DomainError {
+  const data = { persona_id: cmd.persona_id, name: cmd.name, description: cmd.description ?? null };
+  return { events: [{ type: 'PersonaCreated', data }], result: { id: data.persona_id, name: data.name, description: data.description } };
+}
+
+export function createPersona(ctx: CommandContext, websiteId: string, input: CreatePersona) {
+  const persona_id = newId();
+  return handleCatalog(ctx, websiteId, (s) => decideCreatePersona(s, { ...input, persona_id }));
+}

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { type DomainError, invalid } from '../../src/domain/errors';
+import { newId } from '../../src/domain/ids';
+import { Uuid } from '../../src/http/route';
+import type { CommandContext, Decision } from '../handle';
+import { type CatalogState, handleCatalog, type PromptView, promptView } from './catalog';
+import { PromptStatus, PromptText, PromptType, Tags, unique, WebsiteId } from './catalog-input';
+
+export const CreatePrompt = z.strictObject({
+  website_id: WebsiteId,
+  text: PromptText,
+  topic_id: Uuid.nullable().optional(),
+  type: PromptType.default('non_branded'),
+  status: PromptStatus.default('active'),
+  tags: Tags.default([]),
+});
+export type CreatePrompt = z.input<typeof CreatePrompt>;
+
+/** A prompt may only be filed under a live topic of the same website. */
+export function topicRefError(s: CatalogState, topicId: string | null | undefined): DomainError | null {
+  if (topicId === null || topicId === undefined) return null;
+  const t = s.topics.get(topicId);
+  return !t || t.deleted ? invalid('topic_id: Topic not found') : null;
+}
+
+export function decideCreatePrompt(s: CatalogState, cmd: CreatePrompt & { prompt_id: string }): Decision<PromptView> | DomainError {
+  const bad = topicRefError(s, cmd.topic_id);
+  if (bad) return bad;
+  const data = {
+    prompt_id: cmd.prompt_id,
+    text: cmd.text,
+    topic_id: cmd.topic_id ?? null,
+    type: cmd.type ?? 'non_branded',
+    status: cmd.status ?? 'active',
+    tags: unique(cmd.tags ?? []),
+  };
+  const { prompt_id: id, ...rest } = data;
+  return { events: [{ type: 'PromptCreated', data }], result: promptView({ id, ...rest, soft_deleted: false, hard_deleted: false, has_answers: false }) };
+}
+
+export function createPrompt(ctx: CommandContext, websiteId: string, input: CreatePrompt) {
+  const prompt_id = newId();
+  return handleCatalog(ctx, websiteId, (s) => decideCreatePrompt(s, { ...input, prompt_id }));
+}

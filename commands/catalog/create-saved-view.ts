@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import type { DomainError } from '../../src/domain/errors';
+import { newId } from '../../src/domain/ids';
+import { MODEL_COUNT, modelIdSchema } from '../../src/domain/models';
+import { boundedString, Uuid } from '../../src/http/route';
+import type { CommandContext, Decision } from '../handle';
+import { type CatalogState, handleCatalog, type SavedViewState } from './catalog';
+import { Name, PromptStatus, PromptType, WebsiteId } from './catalog-input';
+import { isUuid } from '../../src/domain/ids';
+
+const MAX_KEYS = 50;
+const MAX_DEPTH = 4;
+const MAX_ARRAY = 1000;
+const MAX_STRING = 2000;
+export const MAX_FILTERS_BYTES = 32 * 1024;
+
+/** What a stored value may be: JSON, bounded in depth, array length and string length; the message names the path. */
+function boundedJson(v: unknown, depth: number): string | null {
+  if (v === null || typeof v === 'boolean') return null;
+  if (typeof v === 'number') return Number.isFinite(v) ? null : 'must be a finite number';
+  if (typeof v === 'string') return v.length > MAX_STRING ? `must be at most ${MAX_STRING} characters` : null;
+  if (depth >= MAX_DEPTH) return `must be nested at most ${MAX_DEPTH} levels deep`;
+  if (Array.isArray(v)) {
+    if (v.length > MAX_ARRAY) return `must have at most ${MAX_ARRAY} items`;
+    for (const x of v) {
+      const bad = boundedJson(x, depth + 1);
+      if (bad) return bad;
+    }
+    return null;
+  }
+  if (typeof v === 'object') {
+    const entries = Object.entries(v as object);
+    if (entries.length > MAX_KEYS) return `must have at most ${MAX_KEYS} keys`;
+    for (const [k, x] of entries) {
+      if (k.length > 64) return 'keys must be at most 64 characters';
+      const bad = boundedJson(x, depth + 1);
+      if (bad) return bad;
+    }
+    return null;
+  }
+  return 'must be JSON';
+}
+
+const AnyFilter = z.unknown().superRefine((v, ctx) => {
+  const bad = boundedJson(v, 1);
+  if (bad) ctx.addIssue({ code: 'custom', message: bad });
+});
+
+const ModelList = z.array(modelIdSchema, { error: 'must be an array of model identifiers' }).max(MODEL_COUNT, `must have at most ${MODEL_COUNT} items`);
+const Ids = (max: number) => z.array(Uuid, { error: 'must be an array of UUIDs' }).max(max, `must have at most ${max} items`);
+
+/**
+ * A view's stored filters. The fields metrics read are typed; anything else the app's pages store (sentiment,
+ * source tags, `models_not`, ...) is kept as given, bounded in size. Metrics decide later what they can reproduce.
+ */
+export const SavedViewFilters = z
+  .object(
+    {
+      schedule_id: z
+        .string({ error: 'must be a string' })
+        .refine((s) => s === 'default' || s === 'manual' || isUuid(s), "must be 'default' or a schedule id")
+        .optional(),
+      start_date: boundedString(40).optional(),
+      end_date: boundedString(40).optional(),
+      models: ModelList.optional(),
+      models_not: ModelList.optional(),
+      prompt_ids: Ids(1000).optional(),
+      location_ids: Ids(100).optional(),
+      competitor_ids: Ids(100).optional(),
+      prompt_status: PromptStatus.optional(),
+      prompt_type: PromptType.optional(),
+      prompt_tags: z.array(boundedString(100), { error: 'must be an array of strings' }).max(50, 'must have at most 50 items').optional(),
+      prompt_tags_operator: z.enum(['any', 'all'], { error: "must be 'any' or 'all'" }).optional(),
+    },
+    { error: 'must be an object' },
+  )
+  .catchall(AnyFilter)
+  .superRefine((f, ctx) => {
+    const keys = Object.keys(f);
+    if (keys.length > MAX_KEYS) ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_KEYS} keys` });
+    const long = keys.find((k) => k.length > 64);
+    if (long) ctx.addIssue({ code: 'custom', message: 'keys must be at most 64 characters' });
+    if (JSON.stringify(f).length > MAX_FILTERS_BYTES) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_FILTERS_BYTES} bytes of JSON` });
+  });
+export type SavedViewFilters = z.infer<typeof SavedViewFilters>;
+
+export const CreateSavedView = z.strictObject({ website_id: WebsiteId, name: Name, filters: SavedViewFilters.default({}) });
+export type CreateSavedView = z.input<typeof CreateSavedView>;
+
+export function decideCreateSavedView(_s: CatalogState, cmd: CreateSavedView & { view_id: string }): Decision<SavedViewState> | DomainError {
+  const data = { view_id: cmd.view_id, name: cmd.name, filters: (cmd.filters ?? {}) as Record<string, unknown> };
+  return { events: [{ type: 'SavedViewCreated', data }], result: { id: data.view_id, name: data.name, filters: data.filters } };
+}
+
+export function createSavedView(ctx: CommandContext, websiteId: string, input: CreateSavedView) {
+  const view_id = newId();
+  return handleCatalog(ctx, websiteId, (s) => decideCreateSavedView(s, { ...input, view_id }));
+}

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { type DomainError, invalid } from '../../src/domain/errors';
+import { newId } from '../../src/domain/ids';
+import { MODEL_COUNT, modelIdSchema } from '../../src/domain/models';
+import type { CommandContext, Decision } from '../handle';
+import { type CatalogState, handleCatalog, type ScheduleView, scheduleView } from './catalog';
+import { Bool, Day, Name, WebsiteId } from './catalog-input';
+
+export const ScheduleModels = z
+  .array(modelIdSchema, { error: 'must be an array of model identifiers' })
+  .min(1, 'must list at least one model')
+  .max(MODEL_COUNT, `must have at most ${MODEL_COUNT} items`)
+  .refine((ms) => new Set(ms).size === ms.length, 'must not repeat a model');
+const FREQUENCY_ERROR = "must be 'daily' or 'weekly'";
+/** a string first, so a missing value reads 'frequency is required' */
+export const Frequency = z
+  .string({ error: FREQUENCY_ERROR })
+  .pipe(z.enum(['daily', 'weekly'], { error: FREQUENCY_ERROR }))
+  .meta({ enum: ['daily', 'weekly'] });
+
+export const CreateSchedule = z.strictObject({
+  website_id: WebsiteId,
+  name: Name,
+  models: ScheduleModels,
+  /** first and last UTC day it fires; null or omitted = unbounded on that side */
+  starts_on: Day.nullable().optional(),
+  ends_on: Day.nullable().optional(),
+  frequency: Frequency,
+  is_active: Bool.optional(),
+});
+export type CreateSchedule = z.infer<typeof CreateSchedule>;
+
+/** ends_on before starts_on (plain `YYYY-MM-DD` strings order like the days they name). */
+export function windowError(starts_on: string | null, ends_on: string | null): DomainError | null {
+  return starts_on !== null && ends_on !== null && ends_on < starts_on ? invalid('ends_on: must not be before starts_on') : null;
+}
+
+export function decideCreateSchedule(_s: CatalogState, cmd: CreateSchedule & { schedule_id: string }): Decision<ScheduleView> | DomainError {
+  const data = {
+    schedule_id: cmd.schedule_id,
+    name: cmd.name,
+    models: cmd.models,
+    starts_on: cmd.starts_on ?? null,
+    ends_on: cmd.ends_on ?? null,
+    frequency: cmd.frequency,
+    is_active: cmd.is_active ?? true,
+  };
+  const bad = windowError(data.starts_on, data.ends_on);
+  if (bad) return bad;
+  const { schedule_id: id, ...rest } = data;
+  return { events: [{ type: 'PromptScheduleCreated', data }], result: scheduleView({ id, ...rest, archived: false }) };
+}
+
+export function createSchedule(ctx: CommandContext, websiteId: string, input: CreateSchedule) {
+  const schedule_id = newId();
+  return handleCatalog(ctx, websiteId, (s) => decideCreateSchedule(s, { ...input, schedule_id }));
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { type DomainError, notFound } from '../../src/domain/errors';
+import type { DomainEvent } from '../../src/domain/events';
+import type { CommandContext, Decision } from '../handle';
+import { type CatalogState, type CompetitorView, competitorView, handleCatalog } from './catalog';
+import { Identifiers, Name, sameList, unique, WebsiteId } from './catalog-input';
+
+export const UpdateCompetitor = z
+  .strictObject({ website_id: WebsiteId, name: Name.optional(), identifiers: Identifiers.optional() })
+  .refine((b) => b.name !== undefined || b.identifiers !== undefined, { message: 'name or identifiers is required', path: [] });
+export type UpdateCompetitor = z.infer<typeof UpdateCompetitor>;
+
+export const COMPETITOR_NOT_FOUND = 'Competitor not found';
+
+/** Rename and/or replace the identifiers; what is unchanged appends nothing. */
+export function decideUpdateCompetitor(s: CatalogState, competitorId: string, cmd: UpdateCompetitor): Decision<CompetitorView> | DomainError {
+  const c = s.competitors.get(competitorId);
+  if (!c || c.removed) return notFound(COMPETITOR_NOT_FOUND);
+  const events: DomainEvent[] = [];
+  const next = { ...c };
+  if (cmd.name !== undefined && cmd.name !== c.name) {
+    events.push({ type: 'CompetitorRenamed', data: { competitor_id: c.id, name: cmd.name } });
+    next.name = cmd.name;
+  }
+  if (cmd.identifiers !== undefined) {
+    const identifiers = unique(cmd.identifiers);
+    if (!sameList(identifiers, c.identifiers)) {
+      events.push({ type: 'CompetitorIdentifiersChanged', data: { competitor_id: c.id, identifiers } });
+      next.identifiers = identifiers;
+    }
+  }
+  return { events, result: competitorView(next) };
+}
+
+export function updateCompetitor(ctx: CommandContext, websiteId: string, competitorId: string, input: UpdateCompetitor) {
+  return handleCatalog(ctx, websiteId, (s) => decideUpdateCompetitor(s, competitorId, input));
+}

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { type DomainError, notFound } from '../../src/domain/errors';
+import type { EventData } from '../../src/domain/events';
+import { Uuid } from '../../src/http/route';
+import type { CommandContext, Decision } from '../handle';
+import { type CatalogState, handleCatalog, isLivePrompt, type PromptView, promptView } from './catalog';
+import { PromptStatus, PromptText, PromptType, sameList, Tags, unique, WebsiteId } from './catalog-input';
+import { topicRefError } from './create-prompt';
+
+export const UpdatePrompt = z
+  .strictObject({
+    website_id: WebsiteId,
+    text: PromptText.optional(),
+    topic_id: Uuid.nullable().optional(),
+    type: PromptType.optional(),
+    status: PromptStatus.optional(),
+    tags: Tags.optional(),
+  })
+  .refine((b) => [b.text, b.topic_id, b.type, b.status, b.tags].some((v) => v !== undefined), {
+    message: 'nothing to change: send text, topic_id, type, status or tags',
+    path: [],
+  });
+export type UpdatePrompt = z.infer<typeof UpdatePrompt>;
+
+export const PROMPT_NOT_FOUND = 'Prompt not found';
+
+/** Changes what was sent; a field sent with its current value appends nothing. */
+export function decideUpdatePrompt(s: CatalogState, promptId: string, cmd: UpdatePrompt): Decision<PromptView> | DomainError {
+  const p = s.prompts.get(promptId);
+  if (!isLivePrompt(p)) return notFound(PROMPT_NOT_FOUND);
+  const changes: Omit<EventData<'PromptUpdated'>, 'prompt_id'> = {};
+  if (cmd.text !== undefined && cmd.text !== p.text) changes.text = cmd.text;
+  if (cmd.topic_id !== undefined && cmd.topic_id !== p.topic_id) {
+    const bad = topicRefError(s, cmd.topic_id);
+    if (bad) return bad;
+    changes.topic_id = cmd.topic_id;
+  }
+  if (cmd.type !== undefined && cmd.type !== p.type) changes.type = cmd.type;
+  if (cmd.status !== undefined && cmd.status !== p.status) changes.status = cmd.status;
+  if (cmd.tags !== undefined && !sameList(unique(cmd.tags), p.tags)) changes.tags = unique(cmd.tags);
+  if (Object.keys(changes).length === 0) return { events: [], result: promptView(p) };
+  return { events: [{ type: 'PromptUpdated', data: { prompt_id: p.id, ...changes } }], result: promptView({ ...p, ...changes }) };
+}
+
+export function updatePrompt(ctx: CommandContext, websiteId: string, promptId: string, input: UpdatePrompt) {
+  return handleCatalog(ctx, websiteId, (s) => decideUpdatePrompt(s, promptId, input));
+}

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { type DomainError, notFound } from '../../src/domain/errors';
+import type { CommandContext, Decision } from '../handle';
+import { type CatalogState, handleCatalog, type SavedViewState } from './catalog';
+import { Name, WebsiteId } from './catalog-input';
+import { SavedViewFilters } from './create-saved-view';
+
+export const UpdateSavedView = z
+  .strictObject({ website_id: WebsiteId, name: Name.optional(), filters: SavedViewFilters.optional() })
+  .refine((b) => b.name !== undefined || b.filters !== undefined, { message: 'name or filters is required', path: [] });
+export type UpdateSavedView = z.infer<typeof UpdateSavedView>;
+
+export const SAVED_VIEW_NOT_FOUND = 'Saved view not found';
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Renames and/or replaces the stored filters as a whole; the id stays. */
+export function decideUpdateSavedView(s: CatalogState, viewId: string, cmd: UpdateSavedView): Decision<SavedViewState> | DomainError {
+  const v = s.saved_views.get(viewId);
+  if (!v) return notFound(SAVED_VIEW_NOT_FOUND);
+  const name = cmd.name !== undefined && cmd.name !== v.name ? cmd.name : undefined;
+  const filters = cmd.filters !== undefined && !sameJson(cmd.filters, v.filters) ? (cmd.filters as Record<string, unknown>) : undefined;
+  if (name === undefined && filters === undefined) return { events: [], result: v };
+  return {
+    events: [{ type: 'SavedViewUpdated', data: { view_id: v.id, ...(name !== undefined && { name }), ...(filters !== undefined && { filters }) } }],
+    result: { ...v, ...(name !== undefined && { name }), ...(filters !== undefined && { filters }) },
+  };
+}
+
+export function updateSavedView(ctx: CommandContext, websiteId: string, viewId: string, input: UpdateSavedView) {
+  return handleCatalog(ctx, websiteId, (s) => decideUpdateSavedView(s, viewId, input));
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { conflict, type DomainError, notFound } from '../../src/domain/errors';
+import type { DomainEvent, EventData } from '../../src/domain/events';
+import type { CommandContext, Decision } from '../handle';
+import { type CatalogState, handleCatalog, type ScheduleView, scheduleView } from './catalog';
+import { Bool, Day, Name, sameList, WebsiteId } from './catalog-input';
+import { Frequency, ScheduleModels, windowError } from './create-schedule';
+
+export const UpdateSchedule = z
+  .strictObject({
+    website_id: WebsiteId,
+    name: Name.optional(),
+    models: ScheduleModels.optional(),
+    starts_on: Day.nullable().optional(),
+    ends_on: Day.nullable().optional(),
+    frequency: Frequency.optional(),
+    is_active: Bool.optional(),
+    /** archiving is final: the schedule stays listed and queryable, and no longer changes */
+    archived: z.literal(true, { error: 'must be true (archiving cannot be undone)' }).optional(),
+  })
+  .refine((b) => [b.name, b.models, b.starts_on, b.ends_on, b.frequency, b.is_active, b.archived].some((v) => v !== undefined), {
+    message: 'nothing to change: send name, models, starts_on, ends_on, frequency, is_active or archived',
+    path: [],
+  });
+export type UpdateSchedule = z.infer<typeof UpdateSchedule>;
+
+export const SCHEDULE_NOT_FOUND = 'Prompt schedule not found';
+
+export function decideUpdateSchedule(s: CatalogState, scheduleId: string, cmd: UpdateSchedule): Decision<ScheduleView> | DomainError {
+  const x = s.schedules.get(scheduleId);
+  if (!x) return notFound(SCHEDULE_NOT_FOUND);
+  const { website_id: _w, archived, ...edits } = cmd;
+  if (x.archived) {
+    const editsSomething = Object.values(edits).some((v) => v !== undefined);
+    return editsSomething ? conflict('Prompt schedule is archived') : { events: [], result: scheduleView(x) };
+  }
+  const changes: Omit<EventData<'PromptScheduleUpdated'>, 'schedule_id'> = {};
+  if (edits.name !== undefined && edits.name !== x.name) changes.name = edits.name;
+  if (edits.models !== undefined && !sameList(edits.models, x.models)) changes.models = edits.models;
+  if (edits.starts_on !== undefined && edits.starts_on !== x.starts_on) changes.starts_on = edits.starts_on;
+  if (edits.ends_on !== undefined && edits.ends_on !== x.ends_on) changes.ends_on = edits.ends_on;
+  if (edits.frequency !== undefined && edits.frequency !== x.frequency) changes.frequency = edits.frequency;
+  if (edits.is_active !== undefined && edits.is_active !== x.is_active) changes.is_active = edits.is_active;
+  const next = { ...x, ...changes, archived: archived === true };
+  const bad = windowError(next.starts_on, next.ends_on);
+  if (bad) return bad;
+  const events: DomainEvent[] = [];
+  if (Object.keys(changes).length) events.push({ type: 'PromptScheduleUpdated', data: { schedule_id: x.id, ...changes } });
+  if (archived) events.push({ type: 'PromptScheduleArchived', data: { schedule_id: x.id } });
+  return { events, result: scheduleView(next) };
+}
+
+export function updateSchedule(ctx: CommandContext, websiteId: string, scheduleId: string, input: UpdateSchedule) {
+  return handleCatalog(ctx, websiteId, (s) => decideUpdateSchedule(s, scheduleId, input));
+}

@@ -1,0 +1,253 @@
+import type { Knex } from 'knex';
+import type { TypedEvent } from '../src/eventstore/port';
+import type { Projection } from '../src/eventstore/projection';
+
+/** The website a catalogue event belongs to: its stream is `catalog-<website_id>`. */
+const websiteOf = (e: TypedEvent): string => (e.streamId.startsWith('catalog-') ? e.streamId.slice('catalog-'.length) : (e.metadata.website_id ?? ''));
+
+/**
+ * The catalogue of every website: competitors, topics, prompts, personas, locations, prompt schedules, saved views
+ * and attributes. Soft-deleted topics and prompts keep their rows (metrics and history still join them); a
+ * hard-deleted prompt's row is removed. `seq` keeps listings in the order things were created.
+ */
+export const catalogProjection: Projection = {
+  name: 'catalog',
+  version: 1,
+  tables: ['rm_competitors', 'rm_topics', 'rm_prompts', 'rm_personas', 'rm_locations', 'rm_prompt_schedules', 'rm_saved_views', 'rm_attributes'],
+  handles: [
+    'CompetitorAdded',
+    'CompetitorRenamed',
+    'CompetitorIdentifiersChanged',
+    'CompetitorRemoved',
+    'TopicCreated',
+    'TopicDeleted',
+    'TopicRestored',
+    'PromptCreated',
+    'PromptUpdated',
+    'PromptDeleted',
+    'PromptAnswered',
+    'PersonaCreated',
+    'LocationCreated',
+    'PromptScheduleCreated',
+    'PromptScheduleUpdated',
+    'PromptScheduleArchived',
+    'SavedViewCreated',
+    'SavedViewUpdated',
+    'AttributeCreated',
+  ],
+  async migrate(db: Knex) {
+    await db.raw(`
+      create table if not exists rm_competitors (
+        seq bigserial,
+        id uuid primary key,
+        website_id uuid not null,
+        name text not null,
+        url text not null,
+        normalized_url text not null,
+        identifiers text[] not null,
+        removed_at timestamptz,
+        created_at timestamptz not null,
+        updated_at timestamptz not null
+      );
+      create index if not exists rm_competitors_site on rm_competitors (website_id, seq);
+      create table if not exists rm_topics (
+        seq bigserial,
+        id uuid primary key,
+        website_id uuid not null,
+        name text not null,
+        deleted_at timestamptz,
+        created_at timestamptz not null,
+        updated_at timestamptz not null
+      );
+      create index if not exists rm_topics_site on rm_topics (website_id, seq);
+      create table if not exists rm_prompts (
+        seq bigserial,
+        id uuid primary key,
+        website_id uuid not null,
+        text text not null,
+        topic_id uuid,
+        type text not null,
+        status text not null,
+        tags text[] not null,
+        has_answers boolean not null default false,
+        soft_deleted_at timestamptz,
+        created_at timestamptz not null,
+        updated_at timestamptz not null
+      );
+      create index if not exists rm_prompts_site on rm_prompts (website_id, seq);
+      create table if not exists rm_personas (
+        seq bigserial,
+        id uuid primary key,
+        website_id uuid not null,
+        name text not null,
+        description text,
+        created_at timestamptz not null
+      );
+      create index if not exists rm_personas_site on rm_personas (website_id, seq);
+      create table if not exists rm_locations (
+        seq bigserial,
+        id uuid primary key,
+        website_id uuid not null,
+        location text not null,
+        country text not null,
+        region text,
+        city text,
+        created_at timestamptz not null
+      );
+      create index if not exists rm_locations_site on rm_locations (website_id, seq);
+      create table if not exists rm_prompt_schedules (
+        seq bigserial,
+        id uuid primary key,
+        website_id uuid not null,
+        name text not null,
+        models text[] not null,
+        starts_on text,
+        ends_on text,
+        frequency text not null,
+        is_active boolean not null,
+        archived_at timestamptz,
+        created_at timestamptz not null,
+        updated_at timestamptz not null
+      );
+      create index if not exists rm_prompt_schedules_site on rm_prompt_schedules (website_id, seq);
+      create table if not exists rm_saved_views (
+        seq bigserial,
+        id uuid primary key,
+        website_id uuid not null,
+        name text not null,
+        filters jsonb not null,
+        created_at timestamptz not null,
+        updated_at timestamptz not null
+      );
+      create index if not exists rm_saved_views_site on rm_saved_views (website_id, seq);
+      create table if not exists rm_attributes (
+        seq bigserial,
+        id uuid primary key,
+        website_id uuid not null,
+        name text not null,
+        description text,
+        created_at timestamptz not null
+      );
+      create index if not exists rm_attributes_site on rm_attributes (website_id, seq);`);
+  },
+  async apply(trx, events) {
+    for (const e of events) {
+      const at = e.metadata.time;
+      const website_id = websiteOf(e);
+      switch (e.type) {
+        case 'CompetitorAdded':
+          await trx('rm_competitors').insert({
+            id: e.data.competitor_id,
+            website_id,
+            name: e.data.name,
+            url: e.data.url,
+            normalized_url: e.data.normalized_url,
+            identifiers: e.data.identifiers,
+            created_at: at,
+            updated_at: at,
+          });
+          break;
+        case 'CompetitorRenamed':
+          await trx('rm_competitors').where('id', e.data.competitor_id).update({ name: e.data.name, updated_at: at });
+          break;
+        case 'CompetitorIdentifiersChanged':
+          await trx('rm_competitors').where('id', e.data.competitor_id).update({ identifiers: e.data.identifiers, updated_at: at });
+          break;
+        case 'CompetitorRemoved':
+          await trx('rm_competitors').where('id', e.data.competitor_id).update({ removed_at: at, updated_at: at });
+          break;
+        case 'TopicCreated':
+          await trx('rm_topics').insert({ id: e.data.topic_id, website_id, name: e.data.name, created_at: at, updated_at: at });
+          break;
+        case 'TopicDeleted':
+          await trx('rm_topics').where('id', e.data.topic_id).update({ deleted_at: at, updated_at: at });
+          if (e.data.soft_deleted_prompt_ids.length) {
+            await trx('rm_prompts').whereIn('id', e.data.soft_deleted_prompt_ids).update({ soft_deleted_at: at, updated_at: at });
+          }
+          break;
+        case 'TopicRestored':
+          await trx('rm_topics').where('id', e.data.topic_id).update({ deleted_at: null, updated_at: at });
+          if (e.data.restored_prompt_ids.length) {
+            await trx('rm_prompts').whereIn('id', e.data.restored_prompt_ids).update({ soft_deleted_at: null, updated_at: at });
+          }
+          break;
+        case 'PromptCreated':
+          await trx('rm_prompts').insert({
+            id: e.data.prompt_id,
+            website_id,
+            text: e.data.text,
+            topic_id: e.data.topic_id,
+            type: e.data.type,
+            status: e.data.status,
+            tags: e.data.tags,
+            created_at: at,
+            updated_at: at,
+          });
+          break;
+        case 'PromptUpdated': {
+          const { prompt_id, ...changes } = e.data;
+          await trx('rm_prompts').where('id', prompt_id).update({ ...changes, updated_at: at });
+          break;
+        }
+        case 'PromptDeleted':
+          if (e.data.soft_deleted) await trx('rm_prompts').where('id', e.data.prompt_id).update({ soft_deleted_at: at, updated_at: at });
+          else await trx('rm_prompts').where('id', e.data.prompt_id).delete();
+          break;
+        case 'PromptAnswered':
+          await trx('rm_prompts').where('id', e.data.prompt_id).update({ has_answers: true });
+          break;
+        case 'PersonaCreated':
+          await trx('rm_personas').insert({ id: e.data.persona_id, website_id, name: e.data.name, description: e.data.description, created_at: at });
+          break;
+        case 'LocationCreated':
+          await trx('rm_locations').insert({
+            id: e.data.location_id,
+            website_id,
+            location: e.data.location,
+            country: e.data.country,
+            region: e.data.region,
+            city: e.data.city,
+            created_at: at,
+          });
+          break;
+        case 'PromptScheduleCreated':
+          await trx('rm_prompt_schedules').insert({
+            id: e.data.schedule_id,
+            website_id,
+            name: e.data.name,
+            models: e.data.models,
+            starts_on: e.data.starts_on,
+            ends_on: e.data.ends_on,
+            frequency: e.data.frequency,
+            is_active: e.data.is_active,
+            created_at: at,
+            updated_at: at,
+          });
+          break;
+        case 'PromptScheduleUpdated': {
+          const { schedule_id, ...changes } = e.data;
+          await trx('rm_prompt_schedules').where('id', schedule_id).update({ ...changes, updated_at: at });
+          break;
+        }
+        case 'PromptScheduleArchived':
+          await trx('rm_prompt_schedules').where('id', e.data.schedule_id).update({ archived_at: at, updated_at: at });
+          break;
+        case 'SavedViewCreated':
+          await trx('rm_saved_views').insert({ id: e.data.view_id, website_id, name: e.data.name, filters: JSON.stringify(e.data.filters), created_at: at, updated_at: at });
+          break;
+        case 'SavedViewUpdated':
+          await trx('rm_saved_views')
+            .where('id', e.data.view_id)
+            .update({
+              ...(e.data.name !== undefined && { name: e.data.name }),
+              ...(e.data.filters !== undefined && { filters: JSON.stringify(e.data.filters) }),
+              updated_at: at,
+            });
+          break;
+        case 'AttributeCreated':
+          await trx('rm_attributes').insert({ id: e.data.attribute_id, website_id, name: e.data.name, description: e.data.description, created_at: at });
+          break;
+      }
+    }
+  },
+};

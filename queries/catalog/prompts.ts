@@ -1,0 +1,34 @@
+import type { Knex } from 'knex';
+
+export interface Prompt {
+  id: string;
+  text: string;
+  topic_id: string | null;
+  type: 'branded' | 'non_branded';
+  status: 'active' | 'paused';
+  tags: string[];
+  created_at: string;
+}
+
+const view = (r: Prompt & { created_at: Date | string }): Prompt => ({
+  id: r.id,
+  text: r.text,
+  topic_id: r.topic_id,
+  type: r.type,
+  status: r.status,
+  tags: r.tags,
+  created_at: new Date(r.created_at).toISOString(),
+});
+
+const columns = ['id', 'text', 'topic_id', 'type', 'status', 'tags', 'created_at'] as const;
+
+/** A website's prompts, active and paused, in creation order; soft-deleted ones are left out. */
+export async function listPrompts(db: Knex, websiteId: string): Promise<Prompt[]> {
+  const rows = await db('rm_prompts').where('website_id', websiteId).whereNull('soft_deleted_at').orderBy('seq').select(columns);
+  return rows.map(view);
+}
+
+export async function getPrompt(db: Knex, websiteId: string, id: string): Promise<Prompt | undefined> {
+  const r = await db('rm_prompts').where({ website_id: websiteId, id }).whereNull('soft_deleted_at').first(columns);
+  return r ? view(r) : undefined;
+}

@@ -1,0 +1,60 @@
+import type { Knex } from 'knex';
+import { MODEL_IDS } from '../../src/domain/models';
+
+export interface PromptSchedule {
+  id: string;
+  name: string;
+  models: string[];
+  starts_on: string | null;
+  ends_on: string | null;
+  frequency: 'daily' | 'weekly';
+  is_active: boolean;
+  archived: boolean;
+}
+
+/** The `default` selection: every run without a custom schedule, all history before schedules existed. */
+export const DEFAULT_SCHEDULE: PromptSchedule = Object.freeze({
+  id: 'default',
+  name: 'Default',
+  models: [...MODEL_IDS],
+  starts_on: null,
+  ends_on: null,
+  frequency: 'daily',
+  is_active: true,
+  archived: false,
+}) as PromptSchedule;
+
+interface Row {
+  id: string;
+  name: string;
+  models: string[];
+  starts_on: string | null;
+  ends_on: string | null;
+  frequency: 'daily' | 'weekly';
+  is_active: boolean;
+  archived_at: Date | null;
+}
+
+const view = (r: Row): PromptSchedule => ({
+  id: r.id,
+  name: r.name,
+  models: r.models,
+  starts_on: r.starts_on,
+  ends_on: r.ends_on,
+  frequency: r.frequency,
+  is_active: r.is_active && !r.archived_at,
+  archived: r.archived_at !== null,
+});
+
+const columns = ['id', 'name', 'models', 'starts_on', 'ends_on', 'frequency', 'is_active', 'archived_at'] as const;
+
+/** `default` first, then the custom schedules in creation order, archived ones included (they stay queryable). */
+export async function listSchedules(db: Knex, websiteId: string): Promise<PromptSchedule[]> {
+  const rows: Row[] = await db('rm_prompt_schedules').where('website_id', websiteId).orderBy('seq').select(columns);
+  return [{ ...DEFAULT_SCHEDULE, models: [...DEFAULT_SCHEDULE.models] }, ...rows.map(view)];
+}
+
+export async function getSchedule(db: Knex, websiteId: string, id: string): Promise<PromptSchedule | undefined> {
+  const r: Row | undefined = await db('rm_prompt_schedules').where({ website_id: websiteId, id }).first(columns);
+  return r ? view(r) : undefined;
+}

@@ -1,0 +1,20 @@
+import type { Knex } from 'knex';
+
+export interface Topic {
+  id: string;
+  name: string;
+  prompt_count: number;
+}
+
+/** A website's topics (soft-deleted ones left out) with how many live prompts each holds. */
+export async function listTopics(db: Knex, websiteId: string): Promise<Topic[]> {
+  const rows = await db('rm_topics as t')
+    .where('t.website_id', websiteId)
+    .whereNull('t.deleted_at')
+    .select('t.id', 't.name')
+    .select(
+      db.raw('(select count(*) from rm_prompts p where p.website_id = t.website_id and p.topic_id = t.id and p.soft_deleted_at is null)::int as prompt_count'),
+    )
+    .orderBy('t.seq');
+  return rows.map((r: Topic) => ({ id: r.id, name: r.name, prompt_count: Number(r.prompt_count) }));
+}

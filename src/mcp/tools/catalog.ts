@@ -1,0 +1,183 @@
+import { z } from 'zod';
+import { AddCompetitor } from '../../../commands/catalog/add-competitor';
+import { CreateAttribute } from '../../../commands/catalog/create-attribute';
+import { CreateLocation } from '../../../commands/catalog/create-location';
+import { CreatePersona } from '../../../commands/catalog/create-persona';
+import { CreatePrompt } from '../../../commands/catalog/create-prompt';
+import { CreateSavedView } from '../../../commands/catalog/create-saved-view';
+import { CreateSchedule } from '../../../commands/catalog/create-schedule';
+import { CreateTopic } from '../../../commands/catalog/create-topic';
+import { DeleteTopic } from '../../../commands/catalog/delete-topic';
+import { UpdateCompetitor } from '../../../commands/catalog/update-competitor';
+import { UpdatePrompt } from '../../../commands/catalog/update-prompt';
+import { UpdateSavedView } from '../../../commands/catalog/update-saved-view';
+import { UpdateSchedule } from '../../../commands/catalog/update-schedule';
+import { Uuid } from '../../http/route';
+import { catalogOps } from '../../http/routes/catalog-ops';
+import { tool } from '../tool';
+
+/** The catalogue tools: the same operations (access, command or query, read-your-writes) as the REST routes. */
+const OfWebsite = z.object({ website_id: Uuid }).strict();
+const withId = (name: string) => z.object({ website_id: Uuid, [name]: Uuid }).strict();
+
+export const catalogTools = [
+  // competitors
+  tool({
+    name: 'list_competitors',
+    description: "The website's competitors: id, name, url, normalized_url, identifiers.",
+    input: OfWebsite,
+    handler: (ctx, input) => catalogOps.listCompetitors(ctx, input.website_id),
+  }),
+  tool({
+    name: 'add_competitor',
+    description: "Add a competitor (name, url, optional identifiers: other names it goes by). Not the website's own URL or a page below it.",
+    input: AddCompetitor,
+    handler: (ctx, input) => catalogOps.addCompetitor(ctx, input),
+  }),
+  tool({
+    name: 'update_competitor',
+    description: 'Rename a competitor and/or replace its identifiers.',
+    input: UpdateCompetitor.safeExtend({ competitor_id: Uuid }),
+    handler: (ctx, { competitor_id, ...input }) => catalogOps.updateCompetitor(ctx, competitor_id, input),
+  }),
+  tool({
+    name: 'remove_competitor',
+    description: 'Remove a competitor from the website.',
+    input: withId('competitor_id'),
+    handler: (ctx, input) => catalogOps.removeCompetitor(ctx, input.website_id, input.competitor_id as string),
+  }),
+
+  // topics
+  tool({
+    name: 'list_topics',
+    description: "The website's topics (soft-deleted ones left out) with how many live prompts each holds.",
+    input: OfWebsite,
+    handler: (ctx, input) => catalogOps.listTopics(ctx, input.website_id),
+  }),
+  tool({
+    name: 'create_topic',
+    description: 'Create a topic. Re-creating the name of a soft-deleted topic (case-insensitive) restores it with the prompts deleted together with it; restored tells which happened.',
+    input: CreateTopic,
+    handler: (ctx, input) => catalogOps.createTopic(ctx, input),
+  }),
+  tool({
+    name: 'delete_topic',
+    description:
+      'Soft-delete a topic. delete_prompts false (default): its prompts stay active and keep their history. delete_prompts true: every active prompt in it is soft-deleted too. Answers success, name, deleted_prompt_count.',
+    input: DeleteTopic,
+    handler: (ctx, input) => catalogOps.deleteTopic(ctx, input.website_id, input.topic_id, input.delete_prompts),
+  }),
+
+  // prompts
+  tool({
+    name: 'list_prompts',
+    description: "The website's prompts, active and paused (soft-deleted ones left out): id, text, topic_id, type, status, tags, created_at.",
+    input: OfWebsite,
+    handler: (ctx, input) => catalogOps.listPrompts(ctx, input.website_id),
+  }),
+  tool({
+    name: 'create_prompt',
+    description: 'Create a prompt: text, optional topic_id, type (branded or non_branded, default non_branded), status (active or paused, default active), tags.',
+    input: CreatePrompt,
+    handler: (ctx, input) => catalogOps.createPrompt(ctx, input),
+  }),
+  tool({
+    name: 'update_prompt',
+    description: "Change a prompt's text, topic_id (null = no topic), type, status or tags.",
+    input: UpdatePrompt.safeExtend({ prompt_id: Uuid }),
+    handler: (ctx, { prompt_id, ...input }) => catalogOps.updatePrompt(ctx, prompt_id, input),
+  }),
+  tool({
+    name: 'delete_prompt',
+    description: 'Delete a prompt: soft-deleted (soft_deleted true) when it already has answers, which keep counting in history; hard-deleted otherwise.',
+    input: withId('prompt_id'),
+    handler: (ctx, input) => catalogOps.deletePrompt(ctx, input.website_id, input.prompt_id as string),
+  }),
+
+  // personas, locations, attributes
+  tool({
+    name: 'list_personas',
+    description: "The website's personas.",
+    input: OfWebsite,
+    handler: (ctx, input) => catalogOps.listPersonas(ctx, input.website_id),
+  }),
+  tool({
+    name: 'create_persona',
+    description: 'Create a persona (name, optional description).',
+    input: CreatePersona,
+    handler: (ctx, input) => catalogOps.createPersona(ctx, input),
+  }),
+  tool({
+    name: 'list_locations',
+    description: "The website's locations: id, location, country, region, city. Their ids go in filters.location_ids.",
+    input: OfWebsite,
+    handler: (ctx, input) => catalogOps.listLocations(ctx, input.website_id),
+  }),
+  tool({
+    name: 'create_location',
+    description: 'Create a location: location (display name), country, optional region and city.',
+    input: CreateLocation,
+    handler: (ctx, input) => catalogOps.createLocation(ctx, input),
+  }),
+  tool({
+    name: 'list_attributes',
+    description: "The website's attributes: the traits AI answers are watched for (price, support, ...).",
+    input: OfWebsite,
+    handler: (ctx, input) => catalogOps.listAttributes(ctx, input.website_id),
+  }),
+  tool({
+    name: 'create_attribute',
+    description: 'Create an attribute (a trait to watch) with an optional description; names are unique per website.',
+    input: CreateAttribute,
+    handler: (ctx, input) => catalogOps.createAttribute(ctx, input),
+  }),
+
+  // prompt schedules
+  tool({
+    name: 'get_prompt_schedules',
+    description:
+      "The website's prompt schedules: `default` first (starts_on and ends_on null), then custom ones with starts_on/ends_on (UTC days, null = unbounded), is_active, archived, models, frequency. Archived schedules stay listed and queryable.",
+    input: OfWebsite,
+    handler: (ctx, input) => catalogOps.listSchedules(ctx, input.website_id),
+  }),
+  tool({
+    name: 'create_prompt_schedule',
+    description: 'Create a custom schedule: name, models (model identifiers), optional starts_on and ends_on (YYYY-MM-DD, UTC), frequency daily or weekly.',
+    input: CreateSchedule,
+    handler: (ctx, input) => catalogOps.createSchedule(ctx, input),
+  }),
+  tool({
+    name: 'update_prompt_schedule',
+    description: 'Edit a custom schedule (name, models, starts_on, ends_on, frequency, is_active), or archive it with archived: true (final).',
+    input: UpdateSchedule.safeExtend({ schedule_id: Uuid }),
+    handler: (ctx, { schedule_id, ...input }) => catalogOps.updateSchedule(ctx, schedule_id, input),
+  }),
+
+  // saved views
+  tool({
+    name: 'list_saved_views',
+    description: "The website's saved views: id, name and the filters as stored (some, such as models_not, metrics cannot reproduce and refuse unless overridden).",
+    input: OfWebsite,
+    handler: (ctx, input) => catalogOps.listSavedViews(ctx, input.website_id),
+  }),
+  tool({
+    name: 'create_saved_view',
+    description: 'Save a view: name and filters (stored as given).',
+    input: CreateSavedView,
+    handler: (ctx, input) => catalogOps.createSavedView(ctx, input),
+  }),
+  tool({
+    name: 'update_saved_view',
+    description: 'Rename a saved view and/or replace its filters; the id stays.',
+    input: UpdateSavedView.safeExtend({ view_id: Uuid }),
+    handler: (ctx, { view_id, ...input }) => catalogOps.updateSavedView(ctx, view_id, input),
+  }),
+
+  // models
+  tool({
+    name: 'list_models',
+    description: 'The model identifiers every models filter accepts, with their label and whether the shopping metrics accept them.',
+    input: z.object({}).strict(),
+    handler: async () => catalogOps.listModels(),
+  }),
+];
