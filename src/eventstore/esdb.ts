@@ -181,7 +181,7 @@ export async function openEsdbEventStore(connectionString: string): Promise<Even
     throw new Error(`stream ${streamId}: appended revision ${revision} could not be read back`);
   }
 
-  return {
+  const store: EventStore = {
     name: 'eventstoredb',
 
     async append(streamId, events, expected) {
@@ -269,6 +269,11 @@ export async function openEsdbEventStore(connectionString: string): Promise<Even
       }
     },
 
+    // EventStoreDB has no visibility horizon: what is committed is readable
+    lastPosition() {
+      return store.headPosition();
+    },
+
     onAppend(listener) {
       listeners.add(listener);
       return () => {
@@ -285,4 +290,5 @@ export async function openEsdbEventStore(connectionString: string): Promise<Even
       await client.dispose();
     },
   };
+  return store;
 }

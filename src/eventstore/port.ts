@@ -75,8 +75,13 @@ export interface EventStore {
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Catch-up read: up to maxCount events strictly after `after`, in global order, never skipping a late commit. */
   readAll(after: Position, maxCount: number): Promise<RecordedEvent[]>;
-  /** Position of the last event a catch-up reader can currently see. */
+  /** Position of the last event a catch-up reader can currently see: a safe place for a new reader to start. */
   headPosition(): Promise<Position>;
+  /**
+   * Position of the last committed event, which a reader may not see yet (Postgres hides events above the oldest
+   * running write transaction for a moment). "Caught up" means having passed this.
+   */
+  lastPosition(): Promise<Position>;
   /** Registers a callback fired after this process appends (a hint to wake readers; polling covers other processes). */
   onAppend(listener: () => void): () => void;
   ping(): Promise<void>;

@@ -41,9 +41,11 @@ declare
   v_current bigint;
   v_start bigint;
 begin
+  -- a per-event index probe: a NOT EXISTS anti-join may be cached as a hash join over a seq scan of the whole log
+  -- (planned while the table was small, kept until the next ANALYZE), O(log size) per append
   select coalesce(jsonb_agg(t.e order by t.ord), '[]'::jsonb) into v_new
     from jsonb_array_elements(p_events) with ordinality as t(e, ord)
-    where not exists (select 1 from aivis_events x where x.event_id = (t.e->>'id')::uuid);
+    where (select x.position from aivis_events x where x.event_id = (t.e->>'id')::uuid) is null;
   v_n := jsonb_array_length(v_new);
   if v_n = 0 then
     return query select x.revision, x.txid::text, x.position, true
@@ -214,6 +216,14 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
         `select txid::text as txid, position from aivis_events
           where txid < pg_snapshot_xmin(pg_current_snapshot())
           order by aivis_events.txid desc, aivis_events.position desc limit 1`,
+      );
+      const row = r.rows[0] as { txid: string; position: string } | undefined;
+      return row ? ([BigInt(row.txid), BigInt(row.position)] as const) : START;
+    },
+
+    async lastPosition() {
+      const r = await db.raw(
+        `select txid::text as txid, position from aivis_events order by aivis_events.txid desc, aivis_events.position desc limit 1`,
       );
       const row = r.rows[0] as { txid: string; position: string } | undefined;
       return row ? ([BigInt(row.txid), BigInt(row.position)] as const) : START;

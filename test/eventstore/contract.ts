@@ -351,6 +351,11 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
         }
       });
 
+      it('given an append, then lastPosition() is at least its position at once', async () => {
+        const r = await store.append(newStream('last'), [anEvent()], 'no_stream');
+        expect(comparePositions(await store.lastPosition(), r.position)).toBeGreaterThanOrEqual(0);
+      });
+
       it('given an append, then headPosition() reaches at least its position', async () => {
         const before = await store.headPosition();
         const r = await store.append(newStream('head'), [anEvent()], 'no_stream');

@@ -1,0 +1,80 @@
+import { Pool, request } from 'undici';
+import { KeyAuthenticator } from '../src/http/auth';
+import { hashApiKey } from '../src/domain/keys';
+import type { RateLimiter } from '../src/http/rate-limit';
+import { mount, route } from '../src/http/route';
+import { type Bench, info, median, report, sampleUs } from './lib';
+import { startBenchServer } from './server';
+
+const noLimit = {
+  async hit(_key: string, limit: number) {
+    return { allowed: true, limit, remaining: limit, resetAt: 0, retryAfterSeconds: 0 };
+  },
+} as unknown as RateLimiter;
+
+export const auth: Bench = {
+  name: 'auth',
+  about: 'API-key authentication cost per request',
+  async run({ quick }) {
+    const n = quick ? 1500 : 6000;
+    const s = await startBenchServer(3, ({ app, deps }) => {
+      const noop = route({ method: 'GET', url: '/bench/auth-only', summary: 'bench', tag: 'bench', handler: async () => ({ ok: true }) });
+      // the same mount() as every REST route (auth, validation, error mapping) with the rate limiter stubbed out
+      mount(app, { ...deps, limiter: noLimit }, [noop]);
+      mount(app, deps, [{ ...noop, url: '/bench/auth-and-limit' }]);
+      app.get('/bench/bare', async () => ({ ok: true }));
+    });
+    try {
+      const db = s.rt.database.db;
+      // in process: the cached path (steady state: an active key is cached for 60 s) and a miss (one indexed join)
+      const a = new KeyAuthenticator(db);
+      await a.authenticate(s.key);
+      const cached = await sampleUs(n * 5, () => a.authenticate(s.key));
+      const hash = hashApiKey(s.key);
+      const uncached = await sampleUs(n / 3, async () => {
+        a.evict(hash);
+        await a.authenticate(s.key);
+      });
+      const evictOnly = await sampleUs(n / 3, () => a.evict(hash));
+
+      // over HTTP: one keep-alive connection, requests interleaved so drift hits all three routes alike
+      const pool = new Pool(s.url, { connections: 1 });
+      const get = async (path: string, key: boolean) => {
+        const r = await request(`${s.url}${path}`, { dispatcher: pool, headers: key ? { 'x-api-key': s.key } : {} });
+        await r.body.text();
+        if (r.statusCode !== 200) throw new Error(`${path}: ${r.statusCode}`);
+      };
+      for (let i = 0; i < 300; i++) await Promise.all([get('/bench/bare', false), get('/bench/auth-only', true), get('/bench/auth-and-limit', true)]);
+      // paired: each round times the three routes back to back (order rotated), and the figure is the median of the
+      // per-round differences, which cancels most of the drift a busy machine adds to both sides
+      const routes = [
+        { path: '/bench/bare', key: false, us: [] as number[] },
+        { path: '/bench/auth-only', key: true, us: [] as number[] },
+        { path: '/bench/auth-and-limit', key: true, us: [] as number[] },
+      ];
+      for (let i = 0; i < n; i++) {
+        for (let j = 0; j < 3; j++) {
+          const r = routes[(i + j) % 3];
+          r.us.push((await sampleUs(1, () => get(r.path, r.key)))[0]);
+        }
+      }
+      const [bare, authOnly, authLimit] = routes.map((r) => r.us);
+      const diff = (a: number[], b: number[]) => median(a.map((x, i) => x - b[i]));
+      await pool.close();
+
+      const httpAuth = diff(authOnly, bare);
+      info(`auth: in-process KeyAuthenticator.authenticate ${cached.length} cached calls and ${uncached.length} misses (cache evicted before each); over HTTP ${n} sequential requests per route on one keep-alive connection`);
+      report('http_auth_overhead_us', httpAuth, 'us', {
+        goal: { op: '<=', value: 200 },
+        note: `over HTTP: median per-round difference, GET through mount() with the key (rate limiter stubbed; median ${median(authOnly).toFixed(0)} us) vs a bare route on the same server (median ${median(bare).toFixed(0)} us)`,
+      });
+      report('http_auth_cached_us', median(cached), 'us', { note: 'in process: regex + sha256 + cache lookup (the path of every request after the first per key per minute)' });
+      report('http_auth_uncached_us', median(uncached) - median(evictOnly), 'us', { note: 'in process: cache miss, one indexed join rm_api_keys x rm_organizations' });
+      report('http_rate_limit_overhead_us', diff(authLimit, authOnly), 'us', {
+        note: 'not auth: the per-organization limiter, one upsert + commit in Postgres per request (median over HTTP, with vs without it)',
+      });
+    } finally {
+      await s.close();
+    }
+  },
+};

@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import knex from 'knex';
+import { type Database, openPostgres } from '../src/db';
+
+/** The server every benchmark talks to; only 127.0.0.1. */
+export const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface BenchOptions {
+  quick: boolean;
+}
+
+export interface Bench {
+  name: string;
+  /** one line: what it measures */
+  about: string;
+  run(opts: BenchOptions): Promise<void>;
+}
+
+export interface BenchDatabase extends Database {
+  url: string;
+  name: string;
+}
+
+const open = new Set<BenchDatabase>();
+
+/** A new, empty database on the server for one benchmark, dropped by close() (and on exit by dropAll). */
+export async function freshDatabase(poolMax = 10): Promise<BenchDatabase> {
+  const host = new URL(SERVER_URL).hostname;
+  if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`benchmarks only talk to 127.0.0.1 (DATABASE_URL host is ${host})`);
+  const name = `aivis_b_${randomBytes(6).toString('hex')}`;
+  const admin = knex({ client: 'pg', connection: SERVER_URL, pool: { min: 0, max: 1 } });
+  await admin.raw(`create database ${name}`);
+  await admin.destroy();
+  const u = new URL(SERVER_URL);
+  u.pathname = `/${name}`;
+  const d = await openPostgres(u.toString(), poolMax);
+  let closed = false;
+  const bd: BenchDatabase = {
+    ...d,
+    url: u.toString(),
+    name,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      open.delete(bd);
+      await d.close().catch(() => undefined);
+      const a = knex({ client: 'pg', connection: SERVER_URL, pool: { min: 0, max: 1 } });
+      await a.raw(`drop database if exists ${name} with (force)`);
+      await a.destroy();
+    },
+  };
+  open.add(bd);
+  return bd;
+}
+
+/** Drops every database a benchmark left open (a failure or ^C mid-run). */
+export async function dropAll(): Promise<void> {
+  for (const d of [...open]) await d.close().catch(() => undefined);
+}
+
+// ---- time ----
+
+export const nowNs = (): bigint => process.hrtime.bigint();
+export const secondsSince = (t0: bigint): number => Number(nowNs() - t0) / 1e9;
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))));
+  return sorted[i];
+}
+export const median = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5);
+
+/** Runs fn n times in sequence and returns each call's duration in microseconds. */
+export async function sampleUs(n: number, fn: (i: number) => Promise<unknown> | unknown): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = nowNs();
+    await fn(i);
+    out.push(Number(nowNs() - t0) / 1e3);
+  }
+  return out;
+}
+
+// ---- printing ----
+
+export interface Goal {
+  op: '>=' | '<=';
+  value: number;
+}
+
+export interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  goal?: Goal;
+  ref?: { name: string; value: number };
+  note?: string;
+}
+
+export const figures: Figure[] = [];
+
+const fmt = (v: number): string => {
+  if (!Number.isFinite(v)) return String(v);
+  const a = Math.abs(v);
+  if (a >= 1000) return String(Math.round(v));
+  if (a >= 100) return v.toFixed(0);
+  if (a >= 10) return v.toFixed(1);
+  if (a >= 1) return v.toFixed(2);
+  return v.toPrecision(3);
+};
+
+export const goalMet = (f: Figure): boolean | null =>
+  f.goal ? (f.goal.op === '>=' ? f.value >= f.goal.value : f.value <= f.goal.value) : null;
+
+export function line(f: Figure): string {
+  let s = `${f.name} ${fmt(f.value)} ${f.unit}`;
+  if (f.ref) s += `  ref ${f.ref.name} ${fmt(f.ref.value)}  ratio ${(f.value / f.ref.value).toFixed(3)}`;
+  if (f.goal) s += `  [goal ${f.goal.op} ${f.goal.value}: ${goalMet(f) ? 'met' : 'NOT met'}]`;
+  if (f.note) s += `  # ${f.note}`;
+  return s;
+}
+
+/** Prints one figure as `name value unit` (+ reference and ratio, goal, note) and keeps it for the summary. */
+export function report(name: string, value: number, unit: string, extra: Omit<Figure, 'name' | 'value' | 'unit'> = {}): Figure {
+  const f: Figure = { name, value, unit, ...extra };
+  figures.push(f);
+  process.stdout.write(`${line(f)}\n`);
+  return f;
+}
+
+/** Context for the figures (dataset, method), as `# ` comment lines that paste along with them. */
+export const info = (msg: string) => process.stdout.write(`# ${msg}\n`);
+
+// ---- CPU accounting (the box may be shared: CPU time per unit of work is the figure load does not distort much) ----
+
+const TICK_US = 10_000; // USER_HZ 100 on Linux
+
+/** CPU time (µs) used so far by the Postgres backends serving this database (read from /proc; 0 if unreadable). */
+export async function pgBackendCpuUs(db: import('knex').Knex): Promise<Map<number, number>> {
+  const { readFileSync } = await import('node:fs');
+  const r = await db.raw('select pid from pg_stat_activity where datname = current_database()');
+  const out = new Map<number, number>();
+  for (const { pid } of r.rows as { pid: number }[]) {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      out.set(pid, (Number(f[11]) + Number(f[12])) * TICK_US);
+    } catch {
+      /* not on this machine, or gone */
+    }
+  }
+  return out;
+}
+
+/** Starts a CPU meter for this process and the database's backends; stop() returns µs used by each. */
+export async function cpuMeter(db: import('knex').Knex) {
+  const node0 = process.cpuUsage();
+  const pg0 = await pgBackendCpuUs(db);
+  return {
+    async stop(): Promise<{ nodeUs: number; pgUs: number }> {
+      const n = process.cpuUsage(node0);
+      const pg1 = await pgBackendCpuUs(db);
+      let pgUs = 0;
+      for (const [pid, us] of pg1) pgUs += us - (pg0.get(pid) ?? 0);
+      return { nodeUs: n.user + n.system, pgUs };
+    },
+  };
+}

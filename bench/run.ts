@@ -1,0 +1,78 @@
+/**
+ * `npm run bench -- [--quick] [name ...]`: each benchmark prints `name value unit` per figure (with its reference and
+ * the ratio where one is named, the goal and whether it is met, and a `# note`), context as `# ` lines, then a
+ * summary block and the process's peak RSS. Every benchmark works in its own fresh database on the Postgres server
+ * at DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped afterwards.
+ */
+import { execSync } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
+import { analysis } from './analysis';
+import { append } from './append';
+import { auth } from './auth';
+import { catchup } from './catchup';
+import { http } from './http';
+import { type Bench, dropAll, figures, goalMet, info, line, nowNs, report, secondsSince, SERVER_URL } from './lib';
+import { rebuild } from './rebuild';
+
+const all: Bench[] = [append, catchup, rebuild, analysis, auth, http];
+
+function usage(): never {
+  process.stderr.write(`usage: npm run bench -- [--quick] [${all.map((b) => b.name).join('|')} ...]\n${all.map((b) => `  ${b.name.padEnd(8)} ${b.about}`).join('\n')}\n`);
+  process.exit(2);
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) usage();
+  const quick = args.includes('--quick');
+  const names = args.filter((a) => !a.startsWith('--'));
+  for (const a of args) if (a.startsWith('--') && a !== '--quick') usage();
+  for (const n of names) if (!all.some((b) => b.name === n)) usage();
+  const chosen = names.length ? all.filter((b) => names.includes(b.name)) : all;
+
+  const u = new URL(SERVER_URL);
+  let commit = '?';
+  try {
+    commit = execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    /* not a checkout */
+  }
+  info(`aivis bench ${quick ? '--quick ' : ''}${chosen.map((b) => b.name).join(' ')} | ${new Date().toISOString()} | commit ${commit} (+ working tree)`);
+  info(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} | Postgres ${u.host}`);
+
+  const t0 = nowNs();
+  let failed = 0;
+  for (const b of chosen) {
+    const tb = nowNs();
+    try {
+      await b.run({ quick });
+    } catch (err) {
+      failed++;
+      process.stdout.write(`# ${b.name} FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    }
+    info(`${b.name} took ${secondsSince(tb).toFixed(1)} s; load average now ${loadavg()[0].toFixed(2)}`);
+  }
+  report('peak_rss_mb', process.resourceUsage().maxRSS / 1024, 'MB', { note: 'the bench process: data generators, runners and the in-process HTTP server (autocannon runs in a child process)' });
+
+  const goals = figures.filter((f) => f.goal);
+  process.stdout.write(`\n# summary (${secondsSince(t0).toFixed(0)} s${quick ? ', quick' : ''}): ${goals.filter((f) => goalMet(f)).length}/${goals.length} goals met${failed ? `, ${failed} benchmark(s) FAILED` : ''}\n`);
+  for (const f of figures) process.stdout.write(`${line(f).split('  # ')[0]}\n`);
+  return failed ? 1 : 0;
+}
+
+const stop = () => {
+  void dropAll().finally(() => process.exit(130));
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);
+
+main()
+  .then(async (code) => {
+    await dropAll();
+    process.exit(code);
+  })
+  .catch(async (err) => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    await dropAll();
+    process.exit(1);
+  });

@@ -1,0 +1,99 @@
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createOrganization } from '../commands/organizations/create-organization';
+import { createWebsite } from '../commands/websites/create-website';
+import { loadConfig } from '../src/config';
+import { SYSTEM_ACTOR } from '../src/domain/events';
+import { isDomainError } from '../src/domain/errors';
+import { type App, buildApp } from '../src/http/app';
+import { silentLogger } from '../src/logger';
+import { openRuntime, type Runtime } from '../src/runtime';
+import { freshDatabase, info } from './lib';
+
+/** Far above what the load reaches: the per-organization limit would otherwise answer 429 after 600 requests. */
+export const BENCH_RATE_LIMIT_PER_MIN = 1_000_000_000;
+
+export interface BenchServer {
+  url: string;
+  rt: Runtime;
+  app: App;
+  key: string;
+  organizationId: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The real app (buildApp over a runtime on a fresh bench database, projections running, no bus) on 127.0.0.1, with
+ * one organization and `websites` websites. `beforeListen` may add routes to the fastify instance.
+ */
+export async function startBenchServer(websites: number, beforeListen?: (a: App) => void | Promise<void>): Promise<BenchServer> {
+  const config = loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: String(BENCH_RATE_LIMIT_PER_MIN) });
+  const database = await freshDatabase(config.dbPoolMax);
+  let rt: Runtime | null = null;
+  try {
+    rt = await openRuntime({ ...config, embedded: false, databaseUrl: database.url }, silentLogger(), { database, withoutBus: true });
+    await rt.startProjections();
+    const org = await createOrganization(rt.store, { name: 'Bench Org', plan: 'enterprise', features: ['pitch', 'knowledge_base'], pitch_allowance: 10 });
+    if (isDomainError(org)) throw new Error(org.message);
+    const ctx = { store: rt.store, organizationId: org.result.organization_id, actor: SYSTEM_ACTOR };
+    let last = org.position;
+    for (let i = 0; i < websites; i++) {
+      const w = await createWebsite(ctx, { name: `Shop ${i + 1}`, url: `https://www.shop${i + 1}.example.com/` });
+      if (isDomainError(w)) throw new Error(w.message);
+      last = w.position;
+    }
+    await rt.waitForReadModels(last, undefined, 30_000);
+    const app = await buildApp(rt);
+    await beforeListen?.(app);
+    await app.app.listen({ host: '127.0.0.1', port: 0 });
+    const addr = app.app.server.address();
+    const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+    info(`server: buildApp on ${database.name}, 1 organization with ${websites} websites, DB_POOL_MAX ${config.dbPoolMax}, RATE_LIMIT_PER_MIN ${BENCH_RATE_LIMIT_PER_MIN} (raised so the load is not answered 429)`);
+    const runtime = rt;
+    return {
+      url,
+      rt: runtime,
+      app,
+      key: org.result.api_key,
+      organizationId: org.result.organization_id,
+      async close() {
+        await app.close();
+        await runtime.close();
+      },
+    };
+  } catch (err) {
+    if (rt) await rt.close().catch(() => undefined);
+    else await database.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+export interface LoadResult {
+  rps: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  statuses: Record<string, number>;
+}
+
+/** autocannon in a child process (so the load generator neither shares the server's event loop nor its RSS). */
+export function load(opts: { url: string; connections: number; duration: number; headers?: Record<string, string> }): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const script = fileURLToPath(new URL('./autocannon-worker.mjs', import.meta.url));
+    const child = fork(script, [JSON.stringify({ ...opts, pipelining: 1 })], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let answered = false;
+    child.once('message', (m: LoadResult & { error?: string }) => {
+      answered = true;
+      if (m.error) reject(new Error(m.error));
+      else resolve(m);
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (!answered) reject(new Error(`autocannon exited with ${code} before reporting`));
+    });
+  });
+}
