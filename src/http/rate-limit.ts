@@ -10,7 +10,9 @@ export interface RateDecision {
 }
 
 export async function migrateRateLimits(db: Knex): Promise<void> {
-  await db.raw(`create table if not exists aivis_rate_limits (
+  // unlogged: a counter update needs no WAL flush, so a hot organization's row is not a commit-per-request queue;
+  // counters are lost on a crash, which costs at most one window of budget
+  await db.raw(`create unlogged table if not exists aivis_rate_limits (
     key text not null,
     window_start bigint not null,
     count int not null,
