@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type DomainError, forbidden, invalid, notFound } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import { generateApiKey, hashApiKey } from '../../src/domain/keys';
-import { boundedString, Uuid } from '../../src/http/route';
+import { boundedString, Uuid } from '../../src/domain/schemas';
 import { type CommandContext, type Decision, handle } from '../handle';
 import { Organization, type OrganizationState, organizationStream } from '../organizations/organization';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedString, Uuid } from '../../src/http/route';
+import { boundedString, Uuid } from '../../src/domain/schemas';
 
 /** Field schemas shared by the catalogue commands (messages name the field through issueMessage). */
 export const WebsiteId = Uuid;

@@ -4,7 +4,7 @@ import { newId } from '../../src/domain/ids';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, type LocationState } from './catalog';
 import { Name, WebsiteId } from './catalog-input';
-import { boundedString } from '../../src/http/route';
+import { boundedString } from '../../src/domain/schemas';
 
 export const CreateLocation = z.strictObject({
   website_id: WebsiteId,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type DomainError, invalid } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
-import { Uuid } from '../../src/http/route';
+import { Uuid } from '../../src/domain/schemas';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, type PromptView, promptView } from './catalog';
 import { PromptStatus, PromptText, PromptType, Tags, unique, WebsiteId } from './catalog-input';

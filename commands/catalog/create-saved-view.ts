@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { DomainError } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import { MODEL_COUNT, modelIdSchema } from '../../src/domain/models';
-import { boundedString, Uuid } from '../../src/http/route';
+import { boundedString, Uuid } from '../../src/domain/schemas';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, type SavedViewState } from './catalog';
 import { Name, PromptStatus, PromptType, WebsiteId } from './catalog-input';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type DomainError, notFound } from '../../src/domain/errors';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, isLivePrompt } from './catalog';
-import { Uuid } from '../../src/http/route';
+import { Uuid } from '../../src/domain/schemas';
 import { Bool, WebsiteId } from './catalog-input';
 
 export const DeleteTopic = z.strictObject({ website_id: WebsiteId, topic_id: Uuid, delete_prompts: Bool.default(false) });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type DomainError, notFound } from '../../src/domain/errors';
 import type { EventData } from '../../src/domain/events';
-import { Uuid } from '../../src/http/route';
+import { Uuid } from '../../src/domain/schemas';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, isLivePrompt, type PromptView, promptView } from './catalog';
 import { PromptStatus, PromptText, PromptType, sameList, Tags, unique, WebsiteId } from './catalog-input';

@@ -3,7 +3,7 @@ import type { DomainEvent } from '../../src/domain/events';
 import { isDomainError } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import { isUrlAtOrBelow, normalizeUrl } from '../../src/domain/urls';
-import { boundedString } from '../../src/http/route';
+import { boundedString } from '../../src/domain/schemas';
 import { newEventsFor, type CommandContext } from '../handle';
 import { createWebsite } from './create-website';
 import { CreateWebsite, SiteUrl } from './website-input';

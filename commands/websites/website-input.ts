@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { tryNormalizeUrl } from '../../src/domain/urls';
-import { boundedString } from '../../src/http/route';
+import { boundedString } from '../../src/domain/schemas';
 
 /** A website or competitor URL: http(s) or a bare domain, normalised to the content join key. */
 export const SiteUrl = boundedString(2048).refine((s) => tryNormalizeUrl(s) !== null, 'must be an http(s) URL or a domain');

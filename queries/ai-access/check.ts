@@ -1,6 +1,6 @@
 import { checkAiAccess, parseDomainInput, type AiAccessReport } from '../../src/analysis/ai-access';
 import { DomainErrorException } from '../../src/domain/errors';
-import type { Outbound } from '../../src/http/route';
+import type { Outbound } from '../../src/net/safe-fetch';
 import type { RateLimiter } from '../../src/http/rate-limit';
 
 /** 30 checks per minute per organization, shared by REST and the authenticated MCP tool. */

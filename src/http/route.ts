@@ -3,7 +3,9 @@ import { z } from 'zod';
 import type { CommandContext } from '../../commands/handle';
 import { DomainErrorException, type DomainError, isDomainError } from '../domain/errors';
 import type { Position } from '../eventstore/port';
-import type { SafeFetch } from '../net/safe-fetch';
+import type { Outbound } from '../net/safe-fetch';
+
+export type { Outbound };
 import type { Runtime } from '../runtime';
 import { actorOf, type KeyAuthenticator, keyFromHeaders, type Principal } from './auth';
 import { badRequest, fromDomainError, HttpError, issueMessage, sendError, unauthorized } from './errors';
@@ -13,12 +15,6 @@ type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 type Schema = z.ZodType | undefined;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-/** How aivis reaches the outside world: every outbound request goes through safeFetch. */
-export interface Outbound {
-  fetch: SafeFetch;
-  /** test-only: where a domain is served (scheme, host, port); production uses https://<domain> */
-  baseUrl?: (domain: string) => string;
-}
 
 export interface HttpDeps {
   rt: Runtime;
@@ -138,11 +134,4 @@ export function mount(app: FastifyInstance, deps: HttpDeps, defs: RouteDef<any, 
   }
 }
 
-/** Common schemas, with messages that name the field (the path is prefixed by issueMessage). */
-export const Uuid = z.string({ error: 'must be a string' }).uuid({ message: 'must be a UUID' });
-export const boundedString = (max: number, min = 1) =>
-  z
-    .string({ error: 'must be a string' })
-    .trim()
-    .min(min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
-    .max(max, `must be at most ${max} characters`);
+export { boundedString, Uuid } from '../domain/schemas';

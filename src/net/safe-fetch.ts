@@ -86,6 +86,13 @@ export interface SafeFetchResponse {
 
 export type SafeFetch = (url: string, init?: SafeFetchInit) => Promise<SafeFetchResponse>;
 
+/** How aivis reaches the outside world: every outbound request goes through a SafeFetch. */
+export interface Outbound {
+  fetch: SafeFetch;
+  /** test-only: where a domain is served (scheme, host, port); production uses https://<domain> */
+  baseUrl?: (domain: string) => string;
+}
+
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_MAX_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_REDIRECTS = 5;

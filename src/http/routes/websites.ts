@@ -4,7 +4,7 @@ import { createWebsite } from '../../../commands/websites/create-website';
 import { deleteWebsite, updateWebsite, UpdateWebsite } from '../../../commands/websites/update-website';
 import { CreateWebsite } from '../../../commands/websites/website-input';
 import { requireGlobal, requirePartner, requireWebsite } from '../../../queries/access';
-import { listWebsites, websiteByExternalId, websitesOfUser, websiteView } from '../../../queries/websites/websites';
+import { listWebsites, websiteByExternalId, websitesOfUser, websiteViewById } from '../../../queries/websites/websites';
 import { boundedString, orFail, route, Uuid } from '../route';
 
 const WebsiteParams = z.object({ website_id: Uuid });
@@ -42,8 +42,7 @@ export const websiteRoutes = [
       if (ctx.body.external_id !== undefined) requirePartner(ctx.principal);
       const r = orFail(await createWebsite(ctx.command(), ctx.body));
       await ctx.settle(r.position);
-      const w = (await ctx.deps.rt.database.db('rm_websites').where('id', r.result.id).first())!;
-      return { website: websiteView(w, ctx.principal) };
+      return { website: await websiteViewById(ctx.deps.rt.database.db, ctx.principal, r.result.id) };
     },
   }),
   route({
@@ -58,8 +57,7 @@ export const websiteRoutes = [
       if (ctx.body.external_id !== undefined) requirePartner(ctx.principal);
       const r = orFail(await provisionWebsite(ctx.command(), ctx.body));
       await ctx.settle(r.position);
-      const w = (await ctx.deps.rt.database.db('rm_websites').where('id', r.result.website.id).first())!;
-      return { ...r.result, website: websiteView(w, ctx.principal) };
+      return { ...r.result, website: await websiteViewById(ctx.deps.rt.database.db, ctx.principal, r.result.website.id) };
     },
   }),
   route({
@@ -90,8 +88,7 @@ export const websiteRoutes = [
       await requireWebsite(ctx.deps.rt.database.db, principal, params.website_id, { paused: true, deleted: body.status === undefined });
       const r = orFail(await updateWebsite(ctx.command(params.website_id), params.website_id, body));
       await ctx.settle(r.position);
-      const w = (await ctx.deps.rt.database.db('rm_websites').where('id', params.website_id).first())!;
-      return { website: websiteView(w, principal) };
+      return { website: await websiteViewById(ctx.deps.rt.database.db, principal, params.website_id) };
     },
   }),
   route({
