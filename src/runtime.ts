@@ -12,6 +12,7 @@ import type { EventStore, Position } from './eventstore/port';
 import { APPENDED_CHANNEL, openPostgresEventStore } from './eventstore/postgres';
 import type { Projection } from './eventstore/projection';
 import { ProjectionRunner } from './eventstore/runner';
+import { createEngines, type Engines } from './engines/registry';
 import type { Logger } from './logger';
 
 export interface Runtime {
@@ -24,6 +25,8 @@ export interface Runtime {
   runners: Map<string, ProjectionRunner>;
   /** the checkpointed relay from the event store to the bus */
   relay: ProjectionRunner;
+  /** answer engines per model (simulated, or live provider adapters; a model without a key is reported at start) */
+  engines: Engines;
   /** Read your writes: waits (bounded) until the named read models (default: all) have passed position. */
   waitForReadModels(position: Position | null, names?: readonly string[], timeoutMs?: number): Promise<boolean>;
   startProjections(): Promise<void>;
@@ -75,6 +78,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     }
     const relay = new ProjectionRunner({ projection: createRelayProjection(bus), store, db: database.db, logger, batchSize: 500 });
 
+    const engines = createEngines({ mode: config.engineMode, env: process.env, logger });
     let started = false;
     const runtime: Runtime = {
       config,
@@ -84,6 +88,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       bus,
       runners,
       relay,
+      engines,
       async waitForReadModels(position, names, timeoutMs = 5000) {
         if (!position || !started) return true;
         const targets = names ? names.map((n) => runners.get(n)!) : [...runners.values()];

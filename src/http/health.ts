@@ -28,6 +28,8 @@ export function registerHealth(app: FastifyInstance, rt: Runtime) {
       read_models: { adapter: rt.database.kind, ...readModels },
       bus: { adapter: rt.bus.name, ...bus },
       projections,
+      // not part of readiness: a model without a key fails its own work visibly, the rest keep running
+      engines: { mode: rt.engines.mode, not_configured: rt.engines.status().filter((e) => !e.configured).map((e) => ({ model: e.model, detail: e.detail })) },
     };
   });
 }

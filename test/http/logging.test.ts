@@ -52,3 +52,33 @@ describe('request logging', () => {
     expect(all).not.toContain(created.body.key);
   });
 });
+
+describe('engines at start', () => {
+  it('given live mode with no provider keys, then every model is reported at start and on /readyz, not silently simulated', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk, _enc, cb) => (lines.push(...chunk.toString().trim().split('\n')), cb()) });
+    const database = await freshDatabase();
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/_API_KEY$/.test(k)));
+    const saved = process.env;
+    process.env = env;
+    let rt: Runtime | null = null;
+    try {
+      rt = await openRuntime({ ...loadConfig({ ENGINE_MODE: 'live' }), embedded: database.kind === 'pglite' }, pino({ level: 'warn' }, sink), { database, withoutBus: true });
+    } finally {
+      process.env = saved;
+    }
+    try {
+      const warned = lines.map((l) => JSON.parse(l)).filter((l) => l.level === 40);
+      expect(JSON.stringify(warned)).toContain('chatgpt');
+      const app = await buildApp(rt);
+      await app.app.listen({ host: '127.0.0.1', port: 0 });
+      const a = app.app.server.address();
+      const ready = await call({ url: `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}` }, 'GET', '/readyz');
+      expect(ready.body.engines.mode).toBe('live');
+      expect(ready.body.engines.not_configured.map((e: { model: string }) => e.model)).toContain('chatgpt');
+      await app.close();
+    } finally {
+      await rt.close();
+    }
+  });
+});
