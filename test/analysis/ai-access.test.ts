@@ -1,28 +1,21 @@
-import diagnostics from 'node:diagnostics_channel';
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkAiAccess, statusOf, type AiAccessReport } from '../../src/analysis/ai-access';
-import { aiCrawlers, ENGINE_IDS, parseAiCrawlers, type EngineId } from '../../src/analysis/ai-crawlers';
+import { aiCrawlers, ENGINE_IDS, parseAiCrawlers } from '../../src/analysis/ai-crawlers';
 import { createSafeFetcher } from '../../src/net/safe-fetch';
+import { EXPECTED_KEYS, flags, MALFORMED_ROBOTS_TXT, withFlags } from '../support/ai-access';
+import { allowLoopback, fakeResolver, guardConnections, startFixtureServer, type FixtureServer } from '../support/net';
 
 // Fake domains, all served by one local fixture server; every other name does not resolve.
 const SITES = ['allow.test', 'training.test', 'cdn.test', 'norobots.test', 'hang.test', 'redirect.test', 'malformed.test', 'robots500.test'];
-const NAMES: Record<string, string[]> = { ...Object.fromEntries(SITES.map((s) => [s, ['127.0.0.1']])), 'intranet.test': ['10.0.0.7'] };
-const resolver = async (hostname: string): Promise<string[]> => {
-  const found = NAMES[hostname];
-  if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-  return found;
-};
-const safeFetch = createSafeFetcher({ resolver, allowAddress: (ip) => ip === '127.0.0.1' });
+const resolver = fakeResolver({ ...Object.fromEntries(SITES.map((s) => [s, ['127.0.0.1']])), 'intranet.test': ['10.0.0.7'] });
+const safeFetch = createSafeFetcher({ resolver, allowAddress: allowLoopback });
 const NOW = new Date('2025-01-02T03:04:05.000Z');
 
-const attempts: string[] = [];
-const onSocket = (msg: unknown) => (msg as { socket: Socket }).socket.on('connectionAttempt', (ip: string) => attempts.push(ip));
+const { attempts } = guardConnections();
 
-let server: http.Server;
+let server: FixtureServer;
 let port: number;
-const sockets = new Set<Socket>();
 const requests: Array<{ host: string; path: string; ua: string }> = [];
 
 const ROBOTS: Record<string, string> = {
@@ -45,18 +38,7 @@ const ROBOTS: Record<string, string> = {
   'cdn.test': 'User-agent: *\nDisallow:\n',
   'hang.test': '',
   'redirect.test': 'User-agent: *\nAllow: /\n',
-  'malformed.test': [
-    '<html><body>Oops, this is not robots.txt</body></html>',
-    'User-agent GPTBot',
-    'Disallow /',
-    '\u0000\u0007\ufffd\ufffd',
-    ':::',
-    'Disallow: /private',
-    'User-agent: *',
-    'Disallow: /*.pdf$',
-    'Allow /',
-    'Crawl-delay: soon',
-  ].join('\n'),
+  'malformed.test': MALFORMED_ROBOTS_TXT,
 };
 
 function route(host: string, req: http.IncomingMessage, res: http.ServerResponse): void {
@@ -88,61 +70,24 @@ function route(host: string, req: http.IncomingMessage, res: http.ServerResponse
 }
 
 beforeAll(async () => {
-  diagnostics.subscribe('net.client.socket', onSocket);
-  server = http.createServer((req, res) => {
+  server = await startFixtureServer((req, res) => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
     requests.push({ host, path: req.url ?? '', ua: req.headers['user-agent'] ?? '' });
     route(host, req, res);
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  port = (server.address() as AddressInfo).port;
+  port = server.port;
 });
 
 afterAll(async () => {
-  diagnostics.unsubscribe('net.client.socket', onSocket);
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((r) => server.close(() => r()));
+  await server.close();
 });
 
 afterEach(() => {
-  expect(attempts.filter((ip) => ip !== '127.0.0.1')).toEqual([]);
-  attempts.length = 0;
   requests.length = 0;
 });
 
 const check = (domain: string, extra: { timeoutMs?: number; budgetMs?: number } = {}): Promise<AiAccessReport> =>
   checkAiAccess(domain, { fetch: safeFetch, now: () => NOW, baseUrl: (d) => `http://${d}:${port}`, ...extra });
-
-const flags = (value: boolean) => Object.fromEntries(ENGINE_IDS.map((id) => [id, { conversational: value, training: value }]));
-const withFlags = (base: boolean, overrides: Partial<Record<EngineId, { conversational?: boolean; training?: boolean }>>) => {
-  const out = flags(base) as Record<EngineId, { conversational: boolean; training: boolean }>;
-  for (const [id, o] of Object.entries(overrides)) Object.assign(out[id as EngineId], o);
-  return out;
-};
-
-const EXPECTED_KEYS = [
-  'chatgpt.ChatGPT-User',
-  'chatgpt.OAI-SearchBot',
-  'chatgpt.GPTBot',
-  'claude.Claude-User',
-  'claude.Claude-SearchBot',
-  'claude.ClaudeBot',
-  'perplexity.Perplexity-User',
-  'perplexity.PerplexityBot',
-  'perplexity.default',
-  'gemini.Googlebot',
-  'copilot.bingbot',
-  'copilot.default',
-  'grok.default',
-  'deepseek.default',
-  'rufus.Amzn-SearchBot',
-  'rufus.Amzn-User',
-  'rufus.Amazonbot',
-].sort();
 
 describe('the AI crawler list (infra/ai-crawlers.json)', () => {
   it('given the shipped list, when loaded, then it names exactly the eight engines with both kinds', () => {

@@ -1,9 +1,9 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import { createSafeFetcher } from '../../src/net/safe-fetch';
+import { allowLoopback, startFixtureServer } from '../support/net';
 
 /** safe-fetch as production builds it, plus the test-only loopback allowance. */
-export const loopbackFetch = createSafeFetcher({ allowAddress: (ip) => ip === '127.0.0.1' });
+export const loopbackFetch = createSafeFetcher({ allowAddress: allowLoopback });
 
 export interface Hit {
   method: string;
@@ -47,7 +47,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
   let inFlight = 0;
   const state = { hits: [] as Hit[], maxInFlight: 0 };
 
-  const server = http.createServer((req, res) => {
+  const server = await startFixtureServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -84,11 +84,9 @@ export async function startFakeProvider(): Promise<FakeProvider> {
       else send();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     get hits() {
       return state.hits;
     },
@@ -104,9 +102,6 @@ export async function startFakeProvider(): Promise<FakeProvider> {
       state.maxInFlight = 0;
       n = 0;
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => server.close(),
   } as FakeProvider;
 }

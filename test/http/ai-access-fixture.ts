@@ -1,15 +1,14 @@
 /**
  * Local stand-ins for the outside world of the AI access check: one HTTP server on 127.0.0.1 that behaves
- * per Host header, a resolver that knows only the fixture names, a fetcher allowed to reach 127.0.0.1 and
- * nothing else non-public, and a guard that fails a test when any socket tries a non-loopback address.
+ * per Host header, a resolver that knows only the fixture names, and a fetcher allowed to reach 127.0.0.1
+ * and nothing else non-public. The connection guard is `guardConnections` in ../support/net.
  */
-import diagnostics from 'node:diagnostics_channel';
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import type http from 'node:http';
 import { aiCrawlers, ENGINE_IDS } from '../../src/analysis/ai-crawlers';
 import type { Outbound } from '../../src/http/route';
 import { createSafeFetcher, type SafeFetch } from '../../src/net/safe-fetch';
+import { MALFORMED_ROBOTS_TXT } from '../support/ai-access';
+import { allowLoopback, fakeResolver, startFixtureServer } from '../support/net';
 
 /** Fixture domains (RFC 2606 names: public-looking, so the domain rules accept them, but never anyone's site). */
 export const D = {
@@ -34,7 +33,7 @@ const neverAnswered = (host: string, path: string, ua: string): boolean => host 
 /** Only those get a short timeout (the check's own 6 s would make the test slow); every other request keeps the check's. */
 export const SHORT_TIMEOUT_MS = 300;
 
-const NAMES: Record<string, string[]> = {
+export const resolver = fakeResolver({
   ...Object.fromEntries(
     Object.values(D)
       .filter((d) => d !== D.private && d !== D.nowhere)
@@ -42,13 +41,7 @@ const NAMES: Record<string, string[]> = {
   ),
   [D.private]: ['10.1.2.3'],
   'intranet.example.com': ['10.0.0.7'],
-};
-
-export const resolver = async (hostname: string): Promise<string[]> => {
-  const found = NAMES[hostname];
-  if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-  return found;
-};
+});
 
 /** Every documented training agent's robots token: the training-only site disallows exactly these. */
 const TRAINING_TOKENS = ENGINE_IDS.flatMap((id) => aiCrawlers().engines[id].training.agents.map((a) => a.token));
@@ -61,18 +54,7 @@ const ROBOTS: Record<string, string> = {
   [D.cdn]: 'User-agent: *\nDisallow:\n',
   [D.slow]: 'User-agent: *\nAllow: /\n',
   [D.redirect]: 'User-agent: *\nAllow: /\n',
-  [D.malformed]: [
-    '<html><body>Oops, this is not robots.txt</body></html>',
-    'User-agent GPTBot',
-    'Disallow /',
-    '\u0000\u0007\ufffd\ufffd',
-    ':::',
-    'Disallow: /private',
-    'User-agent: *',
-    'Disallow: /*.pdf$',
-    'Allow /',
-    'Crawl-delay: soon',
-  ].join('\n'),
+  [D.malformed]: MALFORMED_ROBOTS_TXT,
   [D.idn]: 'User-agent: *\nAllow: /\n',
 };
 
@@ -115,19 +97,13 @@ export interface Fixture {
 
 export async function startFixture(): Promise<Fixture> {
   const requests: Fixture['requests'] = [];
-  const sockets = new Set<Socket>();
-  const server = http.createServer((req, res) => {
+  const server = await startFixtureServer((req, res) => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
     requests.push({ host, path: req.url ?? '', ua: req.headers['user-agent'] ?? '' });
     serve(host, req, res);
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  const safeFetch = createSafeFetcher({ allowAddress: (ip) => ip === '127.0.0.1', resolver });
+  const { port } = server;
+  const safeFetch = createSafeFetcher({ allowAddress: allowLoopback, resolver });
   // Test-side only: the check's per-request timeout (6 s) is cut for the requests the fixture never answers.
   const fetch: SafeFetch = (url, init = {}) => {
     const u = new URL(url);
@@ -138,32 +114,8 @@ export async function startFixture(): Promise<Fixture> {
     port,
     requests,
     outbound: { fetch, baseUrl: (d) => `http://${d}:${port}` },
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
-    },
+    close: () => server.close(),
   };
-}
-
-const LOOPBACK = new Set(['127.0.0.1', '::1']);
-
-/**
- * Registers hooks that record every outgoing connection attempt in this process (aivis' fetcher, the test's
- * own client, the database driver) and fail the test that made one to a non-loopback address.
- */
-export function guardConnections(): { attempts: string[] } {
-  const attempts: string[] = [];
-  const onSocket = (msg: unknown) => (msg as { socket: Socket }).socket.on('connectionAttempt', (ip: string) => attempts.push(ip));
-  beforeAll(() => diagnostics.subscribe('net.client.socket', onSocket));
-  afterAll(() => {
-    diagnostics.unsubscribe('net.client.socket', onSocket);
-    expect(attempts.filter((ip) => !LOOPBACK.has(ip))).toEqual([]);
-  });
-  afterEach(() => {
-    expect(attempts.filter((ip) => !LOOPBACK.has(ip))).toEqual([]);
-    attempts.length = 0;
-  });
-  return { attempts };
 }
 
 /**

@@ -8,8 +8,9 @@ import { type App, buildApp } from '../../src/http/app';
 import { silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime } from '../../src/runtime';
 import { freshDatabase, onRealPostgres, type TestDatabase } from '../support/db';
+import { guardConnections } from '../support/net';
 import { call } from '../support/server';
-import { D, guardConnections, inOneRateWindow, startFixture, type Fixture } from './ai-access-fixture';
+import { D, inOneRateWindow, startFixture, type Fixture } from './ai-access-fixture';
 
 /**
  * The per-organization limit holds across instances: two app instances (each its own runtime, pool and

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORG_CHECKS_PER_MIN, orgLimitKey } from '../../queries/ai-access/check';
-import { ENGINE_IDS, type EngineId } from '../../src/analysis/ai-crawlers';
+import { ENGINE_IDS } from '../../src/analysis/ai-crawlers';
 import { AiAccessReport } from '../../src/http/routes/ai-access';
+import { EXPECTED_KEYS, flags, withFlags } from '../support/ai-access';
+import { guardConnections } from '../support/net';
 import { call, startServer, type TestServer } from '../support/server';
 import { buildWorld, tenancyChecks, type World } from '../support/tenancy';
-import { D, ENGINES_WITH_TRAINING_AGENTS, guardConnections, inOneRateWindow, SHORT_TIMEOUT_MS, startFixture, type Fixture } from './ai-access-fixture';
+import { D, ENGINES_WITH_TRAINING_AGENTS, inOneRateWindow, SHORT_TIMEOUT_MS, startFixture, type Fixture } from './ai-access-fixture';
 
 const { attempts } = guardConnections();
 
@@ -24,32 +26,6 @@ afterAll(async () => {
 const PATH = '/api/v1/ai-access/check';
 const check = (domain: unknown, key = w.a.key) => call(s, 'POST', PATH, { key, body: { domain } });
 
-const flags = (value: boolean) => Object.fromEntries(ENGINE_IDS.map((id) => [id, { conversational: value, training: value }]));
-const withFlags = (base: boolean, overrides: Partial<Record<EngineId, { conversational?: boolean; training?: boolean }>>) => {
-  const out = flags(base) as Record<EngineId, { conversational: boolean; training: boolean }>;
-  for (const [id, o] of Object.entries(overrides)) Object.assign(out[id as EngineId], o);
-  return out;
-};
-
-const EXPECTED_KEYS = [
-  'chatgpt.ChatGPT-User',
-  'chatgpt.OAI-SearchBot',
-  'chatgpt.GPTBot',
-  'claude.Claude-User',
-  'claude.Claude-SearchBot',
-  'claude.ClaudeBot',
-  'perplexity.Perplexity-User',
-  'perplexity.PerplexityBot',
-  'perplexity.default',
-  'gemini.Googlebot',
-  'copilot.bingbot',
-  'copilot.default',
-  'grok.default',
-  'deepseek.default',
-  'rufus.Amzn-SearchBot',
-  'rufus.Amzn-User',
-  'rufus.Amazonbot',
-].sort();
 const UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 const FINGERPRINT_KEYS = ['checked_at', 'duration_ms', 'error', 'headers', 'status', 'url'];
 

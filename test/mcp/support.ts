@@ -1,11 +1,9 @@
-import diagnostics from 'node:diagnostics_channel';
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Outbound } from '../../src/http/route';
 import { createSafeFetcher } from '../../src/net/safe-fetch';
+import { allowLoopback, fakeResolver, startFixtureServer, watchConnections } from '../support/net';
 
 export const MCP = '/api/mcp';
 
@@ -69,13 +67,10 @@ export interface FixtureSite {
 export async function fixtureSite(): Promise<FixtureSite> {
   const requests: string[] = [];
   const strayAttempts: string[] = [];
-  const onSocket = (msg: unknown) =>
-    (msg as { socket: Socket }).socket.on('connectionAttempt', (ip: string) => {
-      if (ip !== '127.0.0.1') strayAttempts.push(ip);
-    });
-  diagnostics.subscribe('net.client.socket', onSocket);
-  const sockets = new Set<Socket>();
-  const server = http.createServer((req, res) => {
+  const stopWatching = watchConnections((ip) => {
+    if (ip !== '127.0.0.1') strayAttempts.push(ip);
+  });
+  const server = await startFixtureServer((req, res) => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
     requests.push(`${host}${req.url}`);
     if (host !== FIXTURE_DOMAIN) return void res.writeHead(421).end();
@@ -83,24 +78,14 @@ export async function fixtureSite(): Promise<FixtureSite> {
     if (req.url === '/') return void res.writeHead(200, { 'content-type': 'text/html', server: 'nginx' }).end('<h1>open</h1>');
     res.writeHead(404).end();
   });
-  server.on('connection', (c) => {
-    sockets.add(c);
-    c.on('close', () => sockets.delete(c));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as AddressInfo).port;
-  const resolver = async (hostname: string): Promise<string[]> => {
-    if (hostname === FIXTURE_DOMAIN) return ['127.0.0.1'];
-    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-  };
+  const resolver = fakeResolver({ [FIXTURE_DOMAIN]: ['127.0.0.1'] });
   return {
-    outbound: { fetch: createSafeFetcher({ allowAddress: (ip) => ip === '127.0.0.1', resolver }), baseUrl: (d) => `http://${d}:${port}` },
+    outbound: { fetch: createSafeFetcher({ allowAddress: allowLoopback, resolver }), baseUrl: (d) => `http://${d}:${server.port}` },
     requests,
     strayAttempts,
     async close() {
-      diagnostics.unsubscribe('net.client.socket', onSocket);
-      for (const c of sockets) c.destroy();
-      await new Promise<void>((r) => server.close(() => r()));
+      stopWatching();
+      await server.close();
     },
   };
 }

@@ -1,12 +1,11 @@
-import diagnostics from 'node:diagnostics_channel';
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type http from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSafeFetcher, isPublicAddress, SafeFetchError, type SafeFetcherOptions } from '../../src/net/safe-fetch';
+import { allowLoopback, fakeResolver, guardConnections, startFixtureServer, type FixtureServer } from '../support/net';
 
 // Every test resolver answers from this table only: no test ever asks a real DNS server.
-const NAMES: Record<string, string[]> = {
+const lookup = fakeResolver({
   'site.test': ['127.0.0.1'],
   'other.test': ['127.0.0.1'],
   'intranet.test': ['10.0.0.7'],
@@ -15,29 +14,22 @@ const NAMES: Record<string, string[]> = {
   'ula.test': ['fd00::1'],
   'mapped.test': ['::ffff:192.168.1.1'],
   'empty.test': [],
-};
+});
 const resolved: string[] = [];
 const testResolver = async (hostname: string): Promise<string[]> => {
   resolved.push(hostname);
-  const found = NAMES[hostname];
-  if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-  return found;
+  return lookup(hostname);
 };
-const allowLoopback = (ip: string) => ip === '127.0.0.1';
 const fetcher = (opts: SafeFetcherOptions = {}) =>
   createSafeFetcher({ resolver: testResolver, allowAddress: allowLoopback, ...opts });
 
 // Records every address any client socket in this process tries to connect to.
-const attempts: string[] = [];
-const onSocket = (msg: unknown) => {
-  const socket = (msg as { socket: Socket }).socket;
-  socket.on('connectionAttempt', (ip: string) => attempts.push(ip));
-};
+// Hard rule: nothing in this file may try to reach anything but loopback.
+const { attempts } = guardConnections();
 
-let server: http.Server;
+let server: FixtureServer;
 let port: number;
 const hits: Array<{ host: string; url: string; headers: http.IncomingHttpHeaders }> = [];
-const sockets = new Set<Socket>();
 
 function route(req: http.IncomingMessage, res: http.ServerResponse): void {
   const path = req.url ?? '/';
@@ -76,29 +68,18 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): void {
 }
 
 beforeAll(async () => {
-  diagnostics.subscribe('net.client.socket', onSocket);
-  server = http.createServer((req, res) => {
+  server = await startFixtureServer((req, res) => {
     hits.push({ host: req.headers.host ?? '', url: req.url ?? '', headers: req.headers });
     route(req, res);
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  port = (server.address() as AddressInfo).port;
+  port = server.port;
 });
 
 afterAll(async () => {
-  diagnostics.unsubscribe('net.client.socket', onSocket);
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((r) => server.close(() => r()));
+  await server.close();
 });
 
 afterEach(() => {
-  // Hard rule: nothing in this file may try to reach anything but loopback.
-  expect(attempts.filter((ip) => ip !== '127.0.0.1' && ip !== '::1')).toEqual([]);
-  attempts.length = 0;
   hits.length = 0;
   resolved.length = 0;
 });
@@ -244,11 +225,9 @@ describe('safeFetch', () => {
   });
 
   it('given an allowed address with nothing listening, when fetched, then CONNECTION_ERROR', async () => {
-    const closed = http.createServer();
-    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-    const closedPort = (closed.address() as AddressInfo).port;
-    await new Promise<void>((r) => closed.close(() => r()));
-    const err = await failure(fetcher()(`http://site.test:${closedPort}/`));
+    const closed = await startFixtureServer(() => undefined);
+    await closed.close();
+    const err = await failure(fetcher()(`http://site.test:${closed.port}/`));
     expect(err.code).toBe('CONNECTION_ERROR');
   });
 
