@@ -13,10 +13,6 @@ import {
 } from './port';
 
 const SCHEMA = `
-create table if not exists aivis_streams (
-  stream_id text primary key,
-  revision bigint not null
-);
 create table if not exists aivis_events (
   position bigserial primary key,
   txid xid8 not null default pg_current_xact_id(),
@@ -31,60 +27,94 @@ create table if not exists aivis_events (
 );
 create index if not exists aivis_events_txid_position on aivis_events (txid, position);
 
--- One round trip per append: skips already-stored event ids, checks the expected revision, writes.
-create or replace function aivis_append(p_stream text, p_expected text, p_events jsonb)
+-- One round trip per append (p_data and p_metadata: jsonb arrays parallel to p_ids): skips already-stored event ids, checks the expected revision, writes. The stream's
+-- revision is its last event's: the unique (stream_id, revision) index is the optimistic lock (no stream row to update).
+create or replace function aivis_append_events(p_stream text, p_expected text, p_ids uuid[], p_types text[],
+  p_data jsonb, p_metadata jsonb)
 returns table (o_revision bigint, o_txid text, o_position bigint, o_noop boolean)
 language plpgsql as $fn$
 declare
-  v_new jsonb;
+  v_keep int[];
   v_n int;
   v_current bigint;
   v_start bigint;
+  v_count bigint;
+  v_position bigint;
 begin
-  -- a per-event index probe: a NOT EXISTS anti-join may be cached as a hash join over a seq scan of the whole log
-  -- (planned while the table was small, kept until the next ANALYZE), O(log size) per append
-  select coalesce(jsonb_agg(t.e order by t.ord), '[]'::jsonb) into v_new
-    from jsonb_array_elements(p_events) with ordinality as t(e, ord)
-    where (select x.position from aivis_events x where x.event_id = (t.e->>'id')::uuid) is null;
-  v_n := jsonb_array_length(v_new);
-  if v_n = 0 then
-    return query select x.revision, x.txid::text, x.position, true
-      from aivis_events x
-      where x.event_id in (select (e->>'id')::uuid from jsonb_array_elements(p_events) as e)
-      order by x.txid desc, x.position desc limit 1;
-    return;
-  end if;
-  if p_expected = 'no_stream' then
-    insert into aivis_streams (stream_id, revision) values (p_stream, v_n - 1) on conflict do nothing;
-    if not found then
-      select s.revision into v_current from aivis_streams s where s.stream_id = p_stream;
-      raise exception using errcode = 'AV409', message = 'wrong_expected_revision', detail = v_current::text;
+  loop
+    -- a per-event index probe: a NOT EXISTS anti-join may be cached as a hash join over a seq scan of the whole log
+    -- (planned while the table was small, kept until the next ANALYZE), O(log size) per append
+    select array_agg(t.o order by t.o) into v_keep
+      from unnest(p_ids) with ordinality as t(id, o)
+      where (select x.position from aivis_events x where x.event_id = t.id) is null;
+    v_n := coalesce(array_length(v_keep, 1), 0);
+    if v_n = 0 then
+      return query select x.revision, x.txid::text, x.position, true
+        from aivis_events x
+        where x.event_id = any (p_ids)
+        order by x.txid desc, x.position desc limit 1;
+      return;
     end if;
-    v_start := 0;
-  elsif p_expected = 'any' then
-    insert into aivis_streams as s (stream_id, revision) values (p_stream, v_n - 1)
-      on conflict (stream_id) do update set revision = s.revision + v_n
-      returning s.revision into v_current;
-    v_start := v_current - v_n + 1;
-  else
-    update aivis_streams s set revision = s.revision + v_n
-      where s.stream_id = p_stream and s.revision = p_expected::bigint
-      returning s.revision into v_current;
-    if not found then
-      select s.revision into v_current from aivis_streams s where s.stream_id = p_stream;
-      raise exception using errcode = 'AV409', message = 'wrong_expected_revision',
-        detail = coalesce(v_current::text, 'no_stream');
+    if p_expected = 'any' then
+      select coalesce(max(x.revision), -1) + 1 into v_start from aivis_events x where x.stream_id = p_stream;
+      begin
+        with ins as (
+          insert into aivis_events (stream_id, revision, event_id, type, data, metadata)
+          select p_stream, v_start + t.k - 1, p_ids[t.o], p_types[t.o], p_data->(t.o - 1), p_metadata->(t.o - 1)
+            from unnest(v_keep) with ordinality as t(o, k)
+            order by t.k
+          on conflict (stream_id, revision) do nothing
+          returning aivis_events.position
+        ) select count(*), max(ins.position) into v_count, v_position from ins;
+        exit when v_count = v_n;
+        -- a concurrent writer took one of the revisions: undo this attempt and go again
+        raise exception using errcode = 'AV410';
+      exception when sqlstate 'AV410' then
+        null;
+      end;
+    else
+      if p_expected = 'no_stream' then
+        v_start := 0;
+      else
+        v_start := p_expected::bigint + 1;
+        -- revisions are dense: the expected one must exist, or the append would leave a gap
+        perform 1 from aivis_events x where x.stream_id = p_stream and x.revision = v_start - 1;
+        if not found then
+          v_count := -1;
+        end if;
+      end if;
+      if v_count is null then
+        with ins as (
+          insert into aivis_events (stream_id, revision, event_id, type, data, metadata)
+          select p_stream, v_start + t.k - 1, p_ids[t.o], p_types[t.o], p_data->(t.o - 1), p_metadata->(t.o - 1)
+            from unnest(v_keep) with ordinality as t(o, k)
+            order by t.k
+          on conflict (stream_id, revision) do nothing
+          returning aivis_events.position
+        ) select count(*), max(ins.position) into v_count, v_position from ins;
+      end if;
+      if v_count <> v_n then
+        -- raising rolls back whatever this call inserted
+        select max(x.revision) into v_current from aivis_events x where x.stream_id = p_stream;
+        raise exception using errcode = 'AV409', message = 'wrong_expected_revision',
+          detail = coalesce(v_current::text, 'no_stream');
+      end if;
+      exit;
     end if;
-    v_start := p_expected::bigint + 1;
-  end if;
-  return query with ins as (
-    insert into aivis_events (stream_id, revision, event_id, type, data, metadata)
-    select p_stream, v_start + t.ord - 1, (t.e->>'id')::uuid, t.e->>'type', t.e->'data', t.e->'metadata'
-      from jsonb_array_elements(v_new) with ordinality as t(e, ord)
-      order by t.ord
-    returning aivis_events.revision, aivis_events.txid, aivis_events.position
-  ) select ins.revision, ins.txid::text, ins.position, false from ins order by ins.position desc limit 1;
+  end loop;
+  return query select v_start + v_n - 1, pg_current_xact_id()::text, v_position, false;
 end
+$fn$;
+
+-- The same with the events as one jsonb array of {id, type, data, metadata}.
+create or replace function aivis_append(p_stream text, p_expected text, p_events jsonb)
+returns table (o_revision bigint, o_txid text, o_position bigint, o_noop boolean)
+language sql as $fn$
+  select * from aivis_append_events(p_stream, p_expected,
+    array(select (e->>'id')::uuid from jsonb_array_elements(p_events) with ordinality as t(e, o) order by o),
+    array(select e->>'type' from jsonb_array_elements(p_events) with ordinality as t(e, o) order by o),
+    (select jsonb_agg(e->'data' order by o) from jsonb_array_elements(p_events) with ordinality as t(e, o)),
+    (select jsonb_agg(e->'metadata' order by o) from jsonb_array_elements(p_events) with ordinality as t(e, o)))
 $fn$;
 `;
 
@@ -153,20 +183,36 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
       });
   };
 
+  // the hot path skips knex's query builder: one prepared statement on a pooled connection
+  const APPEND = {
+    name: 'aivis_append_events',
+    text: 'select o_revision, o_txid, o_position, o_noop from aivis_append_events($1, $2, $3::uuid[], $4::text[], $5::jsonb, $6::jsonb)',
+  };
   async function callAppend(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    for (const e of events) EventMetadata.parse(e.metadata);
-    const payload = JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata })));
+    const ids = new Array<string>(events.length);
+    const types = new Array<string>(events.length);
+    for (let i = 0; i < events.length; i++) {
+      EventMetadata.parse(events[i].metadata);
+      ids[i] = events[i].id;
+      types[i] = events[i].type;
+    }
+    // data and metadata as two JSON arrays: a jsonb[] parameter would escape every quote of every document
+    const data = JSON.stringify(events.map((e) => e.data));
+    const metadata = JSON.stringify(events.map((e) => e.metadata));
+    const conn = (await db.client.acquireConnection()) as { query(q: object): Promise<{ rows: unknown[] }> };
     try {
-      const r = await db.raw('select * from aivis_append(?, ?, ?::jsonb)', [streamId, String(expected), payload]);
+      const r = await conn.query({ ...APPEND, values: [streamId, String(expected), ids, types, data, metadata] });
       const row = r.rows[0] as { o_revision: string; o_txid: string; o_position: string; o_noop: boolean };
       return { revision: BigInt(row.o_revision), position: [BigInt(row.o_txid), BigInt(row.o_position)], noop: row.o_noop };
     } catch (err) {
-      const e = err as { code?: string; detail?: string; constraint?: string };
+      const e = err as { code?: string; detail?: string };
       if (e.code === 'AV409') {
         const actual = e.detail === 'no_stream' || e.detail == null || e.detail === '' ? 'no_stream' : BigInt(e.detail);
         throw new WrongExpectedRevisionError(streamId, expected, actual);
       }
       throw err;
+    } finally {
+      await db.client.releaseConnection(conn);
     }
   }
 

@@ -76,6 +76,7 @@ export class ProjectionRunner {
   private unsubscribe: (() => void) | null = null;
   private waiters = new Set<{ pos: Position; resolve: (ok: boolean) => void }>();
   private leaseRenewedAt = 0;
+  private ahead: { after: Position; batch: Promise<RecordedEvent[]> } | null = null;
 
   constructor(opts: { projection: Projection; store: EventStore; db: Knex; logger: Logger; batchSize?: number; pollMs?: number }) {
     this.projection = opts.projection;
@@ -185,11 +186,21 @@ export class ProjectionRunner {
   }
 
   /** Processes one batch; returns how many events were read (0 = caught up). */
-  async step(): Promise<number> {
-    const batch = await this.store.readAll(this.position, this.batchSize);
+  async step(readAhead = false): Promise<number> {
+    const ahead = this.ahead;
+    this.ahead = null;
+    const batch =
+      ahead && comparePositions(ahead.after, this.position) === 0 ? await ahead.batch : await this.store.readAll(this.position, this.batchSize);
     if (batch.length === 0) return 0;
     const typed = await this.decode(batch);
     const last = batch[batch.length - 1].position;
+    if (readAhead && batch.length === this.batchSize) {
+      // read the next batch while this one is written (the read and the write each keep a core busy); a failed
+      // write leaves it unused, and step() only takes it if it starts where the checkpoint now is
+      const next = this.store.readAll(last, this.batchSize);
+      next.catch(() => undefined);
+      this.ahead = { after: last, batch: next };
+    }
     await this.db.transaction(async (trx) => {
       if (typed.length) await this.projection.apply(trx, typed);
       const n = await trx('aivis_checkpoints')
@@ -294,11 +305,12 @@ export class ProjectionRunner {
     }
     let total = 0;
     while (comparePositions(this.position, target) < 0) {
-      const n = await this.step();
+      const n = await this.step(true);
       if (n === 0) await new Promise((r) => setTimeout(r, 5));
       total += n;
       if (n) onProgress?.(total);
     }
+    this.ahead = null;
     await this.db('aivis_checkpoints').where({ name: this.projection.name, lease_owner: this.owner }).update({ lease_owner: null, lease_until: null });
     this.leader = false;
     return total;
