@@ -6,18 +6,10 @@
 import { cpus, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { analyzeAnswer, clearUrlCaches, compileEntities, type AnswerInput, type EntityInput } from '../src/analysis/answer';
+import { seededRandom } from '../src/domain/random';
 import { type Bench, info, nowNs, report, secondsSince } from './lib';
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const mulberry32 = seededRandom;
 
 /** The brand plus ten competitors, with identifiers and punctuation as real catalogues have them. */
 export const ENTITIES: EntityInput[] = [

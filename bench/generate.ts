@@ -1,18 +1,10 @@
 import type { EventMetadata } from '../src/domain/events';
 import { comparePositions, type EventStore, type NewEvent, type Position, START } from '../src/eventstore/port';
 import { info, nowNs, secondsSince, sleep } from './lib';
+import { seededRandom } from '../src/domain/random';
 
-/** Deterministic PRNG (mulberry32): the same seed writes the same data. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG: the same seed writes the same data. */
+export const rng = seededRandom;
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 

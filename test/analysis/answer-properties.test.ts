@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeAnswer, compileEntities, type EntityInput } from '../../src/analysis/answer';
+import { seededRandom } from '../../src/domain/random';
 
 // Property-style checks over generated catalogues and answers (deterministic PRNG, so a failure replays).
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const mulberry32 = seededRandom;
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'zu', 're', 'ta', 'qui', 'vo', 'xe', 'bri', 'nö', 'sé', 'do', 'fa'];
 const FILLER = ['the', 'best', 'tool', 'for', 'teams', 'is', 'and', 'also', 'with', 'pricing', 'support', 'a', 'of', 'in'];
