@@ -91,7 +91,7 @@ async function main(): Promise<number> {
   let rt: Runtime | null = null;
   try {
     const config = loadConfig();
-    rt = await openRuntime(config, createLogger(process.env.LOG_LEVEL ?? 'warn'), { withoutBus: true });
+    rt = await openRuntime(config, createLogger(process.env.LOG_LEVEL ?? 'warn', { toStderr: true }), { withoutBus: true, reportEngines: false });
     const out = await cmd.run(rt, rest);
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return 0;

@@ -40,6 +40,8 @@ export interface RuntimeOptions {
   withoutBus?: boolean;
   /** an already open database (tests); closed with the runtime */
   database?: Database;
+  /** report models without a provider key at start (the server does; the CLI runs no engine) */
+  reportEngines?: boolean;
 }
 
 export async function openRuntime(config: Config, logger: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -78,7 +80,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     }
     const relay = new ProjectionRunner({ projection: createRelayProjection(bus), store, db: database.db, logger, batchSize: 500 });
 
-    const engines = createEngines({ mode: config.engineMode, env: process.env, logger });
+    const engines = createEngines({ mode: config.engineMode, env: process.env, logger: options.reportEngines === false ? undefined : logger });
     let started = false;
     const runtime: Runtime = {
       config,
