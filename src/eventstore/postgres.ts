@@ -94,8 +94,9 @@ begin
         ) select count(*), max(ins.position) into v_count, v_position from ins;
       end if;
       if v_count <> v_n then
-        -- raising rolls back whatever this call inserted
-        select max(x.revision) into v_current from aivis_events x where x.stream_id = p_stream;
+        -- raising rolls back whatever this call inserted: the actual revision leaves those rows (the kept ids) out
+        select max(x.revision) into v_current from aivis_events x
+          where x.stream_id = p_stream and x.event_id <> all (array(select p_ids[k] from unnest(v_keep) as k));
         raise exception using errcode = 'AV409', message = 'wrong_expected_revision',
           detail = coalesce(v_current::text, 'no_stream');
       end if;
@@ -103,6 +104,34 @@ begin
     end if;
   end loop;
   return query select v_start + v_n - 1, pg_current_xact_id()::text, v_position, false;
+end
+$fn$;
+
+-- Several appends in one transaction (one commit, one WAL flush): each runs in its own subtransaction (the exception
+-- block is a savepoint), so a failed append writes nothing and leaves the others in; it is reported by its SQLSTATE.
+-- p_counts: events per append (p_ids and p_types are flat); p_data and p_metadata: one jsonb array per append.
+create or replace function aivis_append_batch(p_streams text[], p_expected text[], p_counts int[], p_ids uuid[],
+  p_types text[], p_data jsonb, p_metadata jsonb)
+returns table (b_revision bigint, b_txid text, b_position bigint, b_noop boolean, b_code text, b_detail text, b_message text)
+language plpgsql as $fn$
+declare
+  v_off int := 0;
+  v_n int;
+  r record;
+begin
+  for i in 1 .. coalesce(array_length(p_streams, 1), 0) loop
+    v_n := p_counts[i];
+    b_revision := null; b_txid := null; b_position := null; b_noop := null; b_code := null; b_detail := null; b_message := null;
+    begin
+      select * into strict r from aivis_append_events(p_streams[i], p_expected[i], p_ids[v_off + 1 : v_off + v_n],
+        p_types[v_off + 1 : v_off + v_n], p_data->(i - 1), p_metadata->(i - 1));
+      b_revision := r.o_revision; b_txid := r.o_txid; b_position := r.o_position; b_noop := r.o_noop;
+    exception when others then
+      get stacked diagnostics b_code = returned_sqlstate, b_detail = pg_exception_detail, b_message = message_text;
+    end;
+    return next;
+    v_off := v_off + v_n;
+  end loop;
 end
 $fn$;
 
@@ -156,12 +185,61 @@ export async function migrateEventStore(db: Knex): Promise<void> {
 
 export const APPENDED_CHANNEL = 'aivis_events';
 
+/** Commit batching: concurrent appends of this process share one transaction (one WAL flush) instead of one each. */
+export interface AppendBatching {
+  /** appends (alone or batched) running on the server at once; more wait and go together as the next batch */
+  maxInFlight?: number;
+  /** appends per batch */
+  maxAppends?: number;
+  /** events per batch (a batch takes at least one append) */
+  maxEvents?: number;
+}
+
+// a dispatch running this long (a lock wait, say) stops counting against maxInFlight, so it can't hold up the others
+const STALL_MS = 20;
+// a batch's append that lost a race with another transaction (same event id, a deadlock) is retried alone, as today
+const RETRY_ALONE = new Set(['23505', '40P01', '40001']);
+
+interface Prepared {
+  streamId: string;
+  expected: ExpectedRevision;
+  ids: string[];
+  types: string[];
+  /** JSON arrays of the events' data and metadata */
+  data: string;
+  metadata: string;
+}
+
+interface Pending {
+  p: Prepared;
+  resolve(r: AppendResult): void;
+  reject(err: unknown): void;
+}
+
+type Conn = { query(q: object): Promise<{ rows: unknown[] }> };
+
+function conflict(p: Prepared, detail: string | null | undefined): WrongExpectedRevisionError {
+  const actual = detail === 'no_stream' || detail == null || detail === '' ? 'no_stream' : BigInt(detail);
+  return new WrongExpectedRevisionError(p.streamId, p.expected, actual);
+}
+
 /**
  * The Postgres event store, on a real server or on PGlite (same SQL). With `notify`, appends wake readers in other
  * processes through NOTIFY on APPENDED_CHANNEL, coalesced to at most one in flight so it stays off the hot path.
+ * On a real server (unless `batch: false`), appends that arrive while others are running are committed together.
  */
-export async function openPostgresEventStore(db: Knex, options: { notify?: boolean } = {}): Promise<EventStore> {
+export async function openPostgresEventStore(
+  db: Knex,
+  options: { notify?: boolean; batch?: boolean | AppendBatching } = {},
+): Promise<EventStore> {
   await migrateEventStore(db);
+  // PGlite has one connection and no WAL flush worth sharing: it keeps one transaction per append
+  const batching =
+    options.batch === false
+      ? null
+      : options.batch === undefined && /PGlite/i.test(((await db.raw('select version() as v')).rows[0] as { v: string }).v)
+        ? null
+        : { maxInFlight: 2, maxAppends: 48, maxEvents: 2000, ...(typeof options.batch === 'object' ? options.batch : {}) };
   const listeners = new Set<() => void>();
   let notifying = false;
   let notifyAgain = false;
@@ -188,7 +266,12 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
     name: 'aivis_append_events',
     text: 'select o_revision, o_txid, o_position, o_noop from aivis_append_events($1, $2, $3::uuid[], $4::text[], $5::jsonb, $6::jsonb)',
   };
-  async function callAppend(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+  const APPEND_BATCH = {
+    name: 'aivis_append_batch',
+    text: 'select b_revision, b_txid, b_position, b_noop, b_code, b_detail, b_message from aivis_append_batch($1::text[], $2::text[], $3::int[], $4::uuid[], $5::text[], $6::jsonb, $7::jsonb)',
+  };
+
+  function prepare(streamId: string, events: NewEvent[], expected: ExpectedRevision): Prepared {
     const ids = new Array<string>(events.length);
     const types = new Array<string>(events.length);
     for (let i = 0; i < events.length; i++) {
@@ -199,35 +282,154 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
     // data and metadata as two JSON arrays: a jsonb[] parameter would escape every quote of every document
     const data = JSON.stringify(events.map((e) => e.data));
     const metadata = JSON.stringify(events.map((e) => e.metadata));
-    const conn = (await db.client.acquireConnection()) as { query(q: object): Promise<{ rows: unknown[] }> };
+    return { streamId, expected, ids, types, data, metadata };
+  }
+
+  async function withConnection<T>(fn: (conn: Conn) => Promise<T>): Promise<T> {
+    const conn = (await db.client.acquireConnection()) as Conn;
     try {
-      const r = await conn.query({ ...APPEND, values: [streamId, String(expected), ids, types, data, metadata] });
-      const row = r.rows[0] as { o_revision: string; o_txid: string; o_position: string; o_noop: boolean };
-      return { revision: BigInt(row.o_revision), position: [BigInt(row.o_txid), BigInt(row.o_position)], noop: row.o_noop };
-    } catch (err) {
-      const e = err as { code?: string; detail?: string };
-      if (e.code === 'AV409') {
-        const actual = e.detail === 'no_stream' || e.detail == null || e.detail === '' ? 'no_stream' : BigInt(e.detail);
-        throw new WrongExpectedRevisionError(streamId, expected, actual);
-      }
-      throw err;
+      return await fn(conn);
     } finally {
       await db.client.releaseConnection(conn);
     }
+  }
+
+  async function callAppend(p: Prepared): Promise<AppendResult> {
+    return withConnection(async (conn) => {
+      try {
+        const r = await conn.query({ ...APPEND, values: [p.streamId, String(p.expected), p.ids, p.types, p.data, p.metadata] });
+        const row = r.rows[0] as { o_revision: string; o_txid: string; o_position: string; o_noop: boolean };
+        return { revision: BigInt(row.o_revision), position: [BigInt(row.o_txid), BigInt(row.o_position)], noop: row.o_noop };
+      } catch (err) {
+        const e = err as { code?: string; detail?: string };
+        if (e.code === 'AV409') throw conflict(p, e.detail);
+        throw err;
+      }
+    });
+  }
+
+  async function appendAlone(p: Prepared): Promise<AppendResult> {
+    try {
+      return await callAppend(p);
+    } catch (err) {
+      // a concurrent append of the same event id lost the unique race: the retry sees it stored and is a no-op
+      if ((err as { code?: string }).code !== '23505') throw err;
+      return await callAppend(p);
+    }
+  }
+
+  interface BatchRow {
+    b_revision: string | null;
+    b_txid: string | null;
+    b_position: string | null;
+    b_noop: boolean | null;
+    b_code: string | null;
+    b_detail: string | null;
+    b_message: string | null;
+  }
+
+  /** One transaction for several appends; each caller gets its own outcome once it has committed. */
+  async function runBatch(take: Pending[]): Promise<void> {
+    const streams: string[] = [];
+    const expected: string[] = [];
+    const counts: number[] = [];
+    const ids: string[] = [];
+    const types: string[] = [];
+    const data: string[] = [];
+    const metadata: string[] = [];
+    for (const { p } of take) {
+      streams.push(p.streamId);
+      expected.push(String(p.expected));
+      counts.push(p.ids.length);
+      for (let i = 0; i < p.ids.length; i++) {
+        ids.push(p.ids[i]);
+        types.push(p.types[i]);
+      }
+      data.push(p.data);
+      metadata.push(p.metadata);
+    }
+    let rows: BatchRow[];
+    try {
+      rows = await withConnection(
+        async (conn) =>
+          (await conn.query({ ...APPEND_BATCH, values: [streams, expected, counts, ids, types, `[${data.join(',')}]`, `[${metadata.join(',')}]`] }))
+            .rows as BatchRow[],
+      );
+    } catch (err) {
+      // the statement failed on an input (a malformed id, say) before anything committed: each append alone, in
+      // order, gets the outcome it would have had
+      if (/^(22|23|54)/.test((err as { code?: string }).code ?? '')) {
+        for (const x of take) await appendAlone(x.p).then(x.resolve, x.reject);
+        return;
+      }
+      // the transaction (or its commit) failed: none of the batch is known to be stored
+      for (const x of take) x.reject(err);
+      return;
+    }
+    const retry: Pending[] = [];
+    for (let i = 0; i < take.length; i++) {
+      const row = rows[i];
+      const x = take[i];
+      if (row.b_code === null) {
+        x.resolve({ revision: BigInt(row.b_revision!), position: [BigInt(row.b_txid!), BigInt(row.b_position!)], noop: row.b_noop! });
+      } else if (row.b_code === 'AV409') {
+        x.reject(conflict(x.p, row.b_detail));
+      } else if (RETRY_ALONE.has(row.b_code)) {
+        retry.push(x);
+      } else {
+        x.reject(Object.assign(new Error(row.b_message ?? row.b_code), { code: row.b_code, detail: row.b_detail ?? undefined }));
+      }
+    }
+    for (const x of retry) await appendAlone(x.p).then(x.resolve, x.reject);
+  }
+
+  const queue: Pending[] = [];
+  const inFlight = new Set<{ since: number }>();
+  let stallTimer: ReturnType<typeof setTimeout> | null = null;
+
+  function pump(): void {
+    const b = batching!;
+    while (queue.length > 0) {
+      const now = Date.now();
+      let stalled = 0;
+      for (const d of inFlight) if (now - d.since >= STALL_MS) stalled++;
+      if (inFlight.size >= b.maxInFlight + stalled) {
+        stallTimer ??= setTimeout(() => {
+          stallTimer = null;
+          pump();
+        }, STALL_MS);
+        return;
+      }
+      let n = 1;
+      let events = queue[0].p.ids.length;
+      while (n < queue.length && n < b.maxAppends && events + queue[n].p.ids.length <= b.maxEvents) events += queue[n++].p.ids.length;
+      const take = queue.splice(0, n);
+      const d = { since: now };
+      inFlight.add(d);
+      // the slot frees after the callers' continuations have run: the appends they make next go out as one batch
+      const done = () =>
+        setImmediate(() => {
+          inFlight.delete(d);
+          pump();
+        });
+      if (take.length === 1) appendAlone(take[0].p).then(take[0].resolve, take[0].reject).finally(done);
+      else runBatch(take).finally(done);
+    }
+  }
+
+  function enqueue(p: Prepared): Promise<AppendResult> {
+    return new Promise<AppendResult>((resolve, reject) => {
+      queue.push({ p, resolve, reject });
+      pump();
+    });
   }
 
   return {
     name: 'postgres',
     async append(streamId, events, expected) {
       if (events.length === 0) throw new Error('append needs at least one event');
-      let result: AppendResult;
-      try {
-        result = await callAppend(streamId, events, expected);
-      } catch (err) {
-        // a concurrent append of the same event id lost the unique race: the retry sees it stored and is a no-op
-        if ((err as { code?: string }).code !== '23505') throw err;
-        result = await callAppend(streamId, events, expected);
-      }
+      const p = prepare(streamId, events, expected);
+      const result = batching ? await enqueue(p) : await appendAlone(p);
       if (!result.noop) {
         for (const l of listeners) l();
         notify();

@@ -17,4 +17,9 @@ export interface Projection {
   /** event types handled; 'all' receives every known event */
   handles: readonly EventType[] | 'all';
   apply(trx: Knex.Transaction, events: TypedEvent[]): Promise<void>;
+  /**
+   * Around a catch-up from position 0 (after reset() or a version change) by runToHead: `before` may drop what only
+   * queries need (secondary indexes) and `after` restores it; migrate must restore it too, in case a rebuild fails.
+   */
+  rebuild?: { before(db: Knex): Promise<void>; after(db: Knex): Promise<void> };
 }

@@ -304,13 +304,20 @@ export class ProjectionRunner {
       return null;
     }
     let total = 0;
-    while (comparePositions(this.position, target) < 0) {
-      const n = await this.step(true);
-      if (n === 0) await new Promise((r) => setTimeout(r, 5));
-      total += n;
-      if (n) onProgress?.(total);
+    const hook = comparePositions(this.position, START) === 0 && comparePositions(target, START) > 0 ? this.projection.rebuild : undefined;
+    await hook?.before(this.db);
+    try {
+      while (comparePositions(this.position, target) < 0) {
+        const n = await this.step(true);
+        if (n === 0) await new Promise((r) => setTimeout(r, 5));
+        total += n;
+        if (n) onProgress?.(total);
+      }
+    } finally {
+      this.ahead = null;
+      // on a failure too (migrate at the next start would also restore what before() dropped)
+      await hook?.after(this.db);
     }
-    this.ahead = null;
     await this.db('aivis_checkpoints').where({ name: this.projection.name, lease_owner: this.owner }).update({ lease_owner: null, lease_until: null });
     this.leader = false;
     return total;
