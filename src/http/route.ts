@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { CommandContext } from '../../commands/handle';
+import type { CommandContext, Handled } from '../../commands/handle';
 import { DomainErrorException, type DomainError, isDomainError } from '../domain/errors';
-import type { Position } from '../eventstore/port';
 import type { Outbound } from '../net/safe-fetch';
 
 export type { Outbound };
@@ -33,8 +32,6 @@ export interface RouteContext<B extends Schema, Q extends Schema, P extends Sche
   deps: HttpDeps;
   /** context for commands issued on behalf of this request */
   command(websiteId?: string | null): CommandContext;
-  /** read your writes: waits (bounded) until read models have passed position */
-  settle(position: Position | null): Promise<void>;
 }
 
 export interface RouteDef<B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined> {
@@ -75,6 +72,30 @@ export function orFail<T>(r: T | DomainError): T {
   return r;
 }
 
+/**
+ * Spends one request of the organization's general budget (REST and MCP share it). Sets the x-rate-limit-* headers
+ * through `setHeader` (also on a 429) and throws 429 with Retry-After when the budget is gone.
+ */
+export async function spendOrganizationBudget(deps: HttpDeps, principal: Principal, setHeader: (name: string, value: string) => void) {
+  const rate = await deps.limiter.hit(`org:${principal.organizationId}`, deps.rt.config.rateLimitPerMin, 60);
+  setHeader('x-rate-limit-limit', String(rate.limit));
+  setHeader('x-rate-limit-remaining', String(rate.remaining));
+  setHeader('x-rate-limit-reset', String(rate.resetAt));
+  if (!rate.allowed) throw new HttpError(429, 'Too many requests', undefined, { 'retry-after': String(rate.retryAfterSeconds) });
+}
+
+/** Context for commands a key issues (REST and MCP alike). */
+export function commandContextFor(deps: HttpDeps, principal: Principal, websiteId?: string | null): CommandContext {
+  return { store: deps.rt.store, organizationId: principal.organizationId, websiteId: websiteId ?? null, actor: actorOf(principal) };
+}
+
+/** Runs a command and waits (bounded) until the read models have it, so the caller reads its write next. */
+export async function settled<R>(deps: HttpDeps, run: Promise<Handled<R> | DomainError>): Promise<R> {
+  const h = orFail(await run);
+  await deps.rt.waitForReadModels(h.position);
+  return h.result;
+}
+
 export function toHttpError(err: unknown): HttpError | null {
   if (err instanceof HttpError) return err;
   if (err instanceof DomainErrorException) return fromDomainError(err.error);
@@ -91,11 +112,7 @@ export function mount(app: FastifyInstance, deps: HttpDeps, defs: RouteDef<any, 
         try {
           const principal = await deps.auth.authenticate(keyFromHeaders(req.headers, false));
           if (!principal) throw unauthorized();
-          const rate = await deps.limiter.hit(`org:${principal.organizationId}`, deps.rt.config.rateLimitPerMin, 60);
-          reply.header('x-rate-limit-limit', rate.limit);
-          reply.header('x-rate-limit-remaining', rate.remaining);
-          reply.header('x-rate-limit-reset', rate.resetAt);
-          if (!rate.allowed) throw new HttpError(429, 'Too many requests', undefined, { 'retry-after': String(rate.retryAfterSeconds) });
+          await spendOrganizationBudget(deps, principal, (k, v) => reply.header(k, v));
           const params = parse(def.params, req.params, 'params');
           const query = parse(def.query, req.query, 'query');
           const body = parse(def.body, req.body, 'body');
@@ -107,16 +124,7 @@ export function mount(app: FastifyInstance, deps: HttpDeps, defs: RouteDef<any, 
             params,
             principal,
             deps,
-            command: (websiteId) => ({
-              store: deps.rt.store,
-              organizationId: principal.organizationId,
-              websiteId: websiteId ?? null,
-              actor: actorOf(principal),
-              correlationId: undefined,
-            }),
-            settle: async (position) => {
-              await deps.rt.waitForReadModels(position);
-            },
+            command: (websiteId) => commandContextFor(deps, principal, websiteId),
           };
           const out = await def.handler(ctx);
           if (!reply.sent) {

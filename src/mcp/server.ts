@@ -6,7 +6,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { keyFromHeaders, type Principal } from '../http/auth';
 import { HttpError, sendError, unauthorized } from '../http/errors';
-import type { HttpDeps } from '../http/route';
+import { type HttpDeps, spendOrganizationBudget } from '../http/route';
 import { listing, runTool, type ToolContext, type ToolDef } from './tool';
 import { allTools } from './tools';
 
@@ -65,11 +65,8 @@ export async function registerMcp(app: FastifyInstance, deps: HttpDeps, tools: T
         // a key that is there but does not authenticate is refused, never downgraded to anonymous
         principal = await deps.auth.authenticate(keyFromHeaders(req.headers, true));
         if (!principal) throw new HttpError(401, 'Unauthorized', undefined, { 'www-authenticate': 'Bearer realm="aivis"' });
-        const rate = await deps.limiter.hit(`org:${principal.organizationId}`, deps.rt.config.rateLimitPerMin, 60);
-        const headers = { 'x-rate-limit-limit': String(rate.limit), 'x-rate-limit-remaining': String(rate.remaining), 'x-rate-limit-reset': String(rate.resetAt) };
         // raw headers: the transport writes the answer itself
-        for (const [k, v] of Object.entries(headers)) reply.raw.setHeader(k, v);
-        if (!rate.allowed) throw new HttpError(429, 'Too many requests', undefined, { 'retry-after': String(rate.retryAfterSeconds) });
+        await spendOrganizationBudget(deps, principal, (k, v) => reply.raw.setHeader(k, v));
       } else {
         const rate = await deps.limiter.hit(`mcp-anon:${clientHash}`, ANON_REQUESTS_PER_MIN, 60);
         if (!rate.allowed) throw new HttpError(429, 'Too many requests', undefined, { 'retry-after': String(rate.retryAfterSeconds) });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { createApiKey, CreateApiKey, revokeApiKey } from '../../../commands/api-keys/api-keys';
 import { requireGlobal } from '../../../queries/access';
 import { listApiKeys } from '../../../queries/websites/api-keys';
-import { orFail, route, Uuid } from '../route';
+import { route, settled, Uuid } from '../route';
 
 export const apiKeyRoutes = [
   route({
@@ -15,9 +15,7 @@ export const apiKeyRoutes = [
     status: 201,
     async handler(ctx) {
       requireGlobal(ctx.principal);
-      const r = orFail(await createApiKey(ctx.command(), ctx.body, ctx.principal.partner));
-      await ctx.settle(r.position);
-      return r.result;
+      return settled(ctx.deps, createApiKey(ctx.command(), ctx.body, ctx.principal.partner));
     },
   }),
   route({
@@ -40,10 +38,9 @@ export const apiKeyRoutes = [
     params: z.object({ api_key_id: Uuid }),
     async handler(ctx) {
       requireGlobal(ctx.principal);
-      const r = orFail(await revokeApiKey(ctx.command(), ctx.params.api_key_id));
-      await ctx.settle(r.position);
+      const result = await settled(ctx.deps, revokeApiKey(ctx.command(), ctx.params.api_key_id));
       ctx.deps.auth.evictKeyId(ctx.params.api_key_id);
-      return r.result;
+      return result;
     },
   }),
 ];

@@ -1,4 +1,4 @@
-import type { CommandContext, Handled } from '../../../commands/handle';
+import type { Handled } from '../../../commands/handle';
 import { addCompetitor, type AddCompetitor } from '../../../commands/catalog/add-competitor';
 import { createAttribute, type CreateAttribute } from '../../../commands/catalog/create-attribute';
 import { createLocation, type CreateLocation } from '../../../commands/catalog/create-location';
@@ -24,8 +24,7 @@ import { listTopics } from '../../../queries/catalog/topics';
 import type { DomainError } from '../../domain/errors';
 import { MODELS } from '../../domain/models';
 import type { Principal } from '../auth';
-import { actorOf } from '../auth';
-import { orFail, type HttpDeps } from '../route';
+import { commandContextFor, type HttpDeps, settled as settleWrite } from '../route';
 
 /**
  * The catalogue's operations as REST routes and MCP tools both run them: the key's access to the website, the
@@ -38,19 +37,12 @@ export interface Caller {
 
 const dbOf = (c: Caller) => c.deps.rt.database.db;
 
-function commandContext(c: Caller, websiteId: string): CommandContext {
-  return { store: c.deps.rt.store, organizationId: c.principal.organizationId, websiteId, actor: actorOf(c.principal) };
-}
+const commandContext = (c: Caller, websiteId: string) => commandContextFor(c.deps, c.principal, websiteId);
 
 /** The website, if the key may use it (403/404 otherwise). */
 const site = (c: Caller, websiteId: string) => requireWebsite(dbOf(c), c.principal, websiteId);
 
-/** Runs a write and waits (bounded) until the read models have it: the caller reads its write next. */
-async function settled<R>(c: Caller, run: Promise<Handled<R> | DomainError>): Promise<R> {
-  const h = orFail(await run);
-  await c.deps.rt.waitForReadModels(h.position);
-  return h.result;
-}
+const settled = <R>(c: Caller, run: Promise<Handled<R> | DomainError>) => settleWrite(c.deps, run);
 
 /** A write answered with the read model's row (the listing's shape), or the decision's own view if it lags. */
 async function write<R, T>(c: Caller, run: Promise<Handled<R> | DomainError>, read: (r: R) => Promise<T | undefined>): Promise<T | R> {

@@ -5,7 +5,7 @@ import { deleteWebsite, updateWebsite, UpdateWebsite } from '../../../commands/w
 import { CreateWebsite } from '../../../commands/websites/website-input';
 import { requireGlobal, requirePartner, requireWebsite } from '../../../queries/access';
 import { listWebsites, websiteByExternalId, websitesOfUser, websiteViewById } from '../../../queries/websites/websites';
-import { boundedString, orFail, route, Uuid } from '../route';
+import { boundedString, route, settled, Uuid } from '../route';
 
 const WebsiteParams = z.object({ website_id: Uuid });
 const Website = z.object({
@@ -40,9 +40,8 @@ export const websiteRoutes = [
     async handler(ctx) {
       requireGlobal(ctx.principal);
       if (ctx.body.external_id !== undefined) requirePartner(ctx.principal);
-      const r = orFail(await createWebsite(ctx.command(), ctx.body));
-      await ctx.settle(r.position);
-      return { website: await websiteViewById(ctx.deps.rt.database.db, ctx.principal, r.result.id) };
+      const result = await settled(ctx.deps, createWebsite(ctx.command(), ctx.body));
+      return { website: await websiteViewById(ctx.deps.rt.database.db, ctx.principal, result.id) };
     },
   }),
   route({
@@ -55,9 +54,8 @@ export const websiteRoutes = [
     async handler(ctx) {
       requireGlobal(ctx.principal);
       if (ctx.body.external_id !== undefined) requirePartner(ctx.principal);
-      const r = orFail(await provisionWebsite(ctx.command(), ctx.body));
-      await ctx.settle(r.position);
-      return { ...r.result, website: await websiteViewById(ctx.deps.rt.database.db, ctx.principal, r.result.website.id) };
+      const result = await settled(ctx.deps, provisionWebsite(ctx.command(), ctx.body));
+      return { ...result, website: await websiteViewById(ctx.deps.rt.database.db, ctx.principal, result.website.id) };
     },
   }),
   route({
@@ -86,8 +84,7 @@ export const websiteRoutes = [
       }
       // a paused website can be resumed; a deleted one only re-mapped
       await requireWebsite(ctx.deps.rt.database.db, principal, params.website_id, { paused: true, deleted: body.status === undefined });
-      const r = orFail(await updateWebsite(ctx.command(params.website_id), params.website_id, body));
-      await ctx.settle(r.position);
+      await settled(ctx.deps, updateWebsite(ctx.command(params.website_id), params.website_id, body));
       return { website: await websiteViewById(ctx.deps.rt.database.db, principal, params.website_id) };
     },
   }),
@@ -100,9 +97,7 @@ export const websiteRoutes = [
     params: WebsiteParams,
     async handler(ctx) {
       await requireWebsite(ctx.deps.rt.database.db, ctx.principal, ctx.params.website_id, { paused: true });
-      const r = orFail(await deleteWebsite(ctx.command(ctx.params.website_id), ctx.params.website_id));
-      await ctx.settle(r.position);
-      return r.result;
+      return settled(ctx.deps, deleteWebsite(ctx.command(ctx.params.website_id), ctx.params.website_id));
     },
   }),
   route({
