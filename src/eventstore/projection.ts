@@ -1,6 +1,13 @@
+import type { Writable } from 'node:stream';
 import type { Knex } from 'knex';
+import { from as copyFrom } from 'pg-copy-streams';
 import type { EventType } from '../domain/events';
 import type { TypedEvent } from './port';
+
+export interface ApplyContext {
+  /** between rebuild.before and rebuild.after: what before() dropped is absent, and every event is new to the read model */
+  rebuilding: boolean;
+}
 
 /**
  * A read model (or any checkpointed consumer of the event log, such as the bus relay).
@@ -12,14 +19,65 @@ export interface Projection {
   version: number;
   /** tables owned by this projection, emptied on rebuild and dropped on a version change */
   tables: readonly string[];
-  /** creates the tables (idempotent); runs at start */
+  /** creates the tables and indexes (idempotent); runs at start and whenever this instance takes the lead */
   migrate(db: Knex): Promise<void>;
   /** event types handled; 'all' receives every known event */
   handles: readonly EventType[] | 'all';
-  apply(trx: Knex.Transaction, events: TypedEvent[]): Promise<void>;
+  apply(trx: Knex.Transaction, events: TypedEvent[], ctx: ApplyContext): Promise<void>;
   /**
    * Around a catch-up from position 0 (after reset() or a version change) by runToHead: `before` may drop what only
    * queries need (secondary indexes) and `after` restores it; migrate must restore it too, in case a rebuild fails.
    */
   rebuild?: { before(db: Knex): Promise<void>; after(db: Knex): Promise<void> };
+}
+
+type CopyValue = string | boolean | null;
+const COPY_SPECIAL = /[\\\t\n\r]/;
+const COPY_SPECIAL_ALL = /[\\\t\n\r]/g;
+const COPY_CHUNK = 32 * 1024;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** One row in COPY's text format: tab-separated, \N for null, t/f, every value escaped (no value can end a row). */
+function copyLine(row: readonly CopyValue[]): string {
+  let s = '';
+  for (let i = 0; i < row.length; i++) {
+    const v = row[i];
+    if (i > 0) s += '\t';
+    if (v === null) s += '\\N';
+    else if (typeof v === 'boolean') s += v ? 't' : 'f';
+    else s += COPY_SPECIAL.test(v) ? v.replace(COPY_SPECIAL_ALL, (c) => COPY_ESCAPES[c]) : v;
+  }
+  return `${s}\n`;
+}
+
+/**
+ * Writes rows with COPY … FROM STDIN on the transaction's connection: less work for both sides than an INSERT of
+ * parameter arrays, but no ON CONFLICT. Returns false, having written nothing and left `rows` as they are, when the
+ * connection is not a socket to a Postgres server (PGlite runs in-process and has no COPY stream): the caller then
+ * inserts the usual way. Otherwise it empties `rows` once they are encoded, so that they are not kept while sent.
+ */
+export async function copyRows(trx: Knex.Transaction, table: string, columns: readonly string[], rows: (readonly CopyValue[])[]): Promise<boolean> {
+  const conn = (await trx.client.acquireConnection()) as { connection?: { stream?: { write?: unknown } }; query(q: object): Writable };
+  if (typeof conn.connection?.stream?.write !== 'function') return false;
+  // in pieces well under 128 KiB: a bigger string or buffer gets fresh pages from the OS each time (page faults)
+  const chunks: string[] = [];
+  let text = '';
+  for (const row of rows) {
+    text += copyLine(row);
+    if (text.length >= COPY_CHUNK) {
+      chunks.push(text);
+      text = '';
+    }
+  }
+  if (text) chunks.push(text);
+  rows.length = 0;
+  const ident = (x: string) => `"${x.replace(/"/g, '""')}"`;
+  await new Promise<void>((resolve, reject) => {
+    const stream = conn.query(copyFrom(`copy ${ident(table)} (${columns.map(ident).join(', ')}) from stdin`));
+    stream.on('error', reject);
+    stream.on('finish', resolve);
+    for (const c of chunks) stream.write(c);
+    stream.end();
+  });
+  return true;
 }

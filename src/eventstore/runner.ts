@@ -77,6 +77,8 @@ export class ProjectionRunner {
   private waiters = new Set<{ pos: Position; resolve: (ok: boolean) => void }>();
   private leaseRenewedAt = 0;
   private ahead: { after: Position; batch: Promise<RecordedEvent[]> } | null = null;
+  /** runToHead is between the projection's rebuild.before and rebuild.after */
+  private rebuilding = false;
 
   constructor(opts: { projection: Projection; store: EventStore; db: Knex; logger: Logger; batchSize?: number; pollMs?: number }) {
     this.projection = opts.projection;
@@ -191,10 +193,18 @@ export class ProjectionRunner {
     this.ahead = null;
     const batch =
       ahead && comparePositions(ahead.after, this.position) === 0 ? await ahead.batch : await this.store.readAll(this.position, this.batchSize);
-    if (batch.length === 0) return 0;
-    const typed = await this.decode(batch);
-    const last = batch[batch.length - 1].position;
-    if (readAhead && batch.length === this.batchSize) {
+    const count = batch.length;
+    if (count === 0) return 0;
+    const last = batch[count - 1].position;
+    // apply takes the events out of `pending`: while the batch is written, this frame holds none of them, so the next
+    // batch (read meanwhile) is not parsed into a young heap still full of this one (scavenges copy what is alive)
+    let pending: TypedEvent[] | null = await this.decode(batch);
+    const take = () => {
+      const events = pending!;
+      pending = null;
+      return events;
+    };
+    if (readAhead && count === this.batchSize) {
       // read the next batch while this one is written (the read and the write each keep a core busy); a failed
       // write leaves it unused, and step() only takes it if it starts where the checkpoint now is
       const next = this.store.readAll(last, this.batchSize);
@@ -202,7 +212,10 @@ export class ProjectionRunner {
       this.ahead = { after: last, batch: next };
     }
     await this.db.transaction(async (trx) => {
-      if (typed.length) await this.projection.apply(trx, typed);
+      // a rebuild's batch need not wait for its WAL flush: a crash loses the last batches with their checkpoint (the
+      // transaction stays atomic), and the rebuild reads them again
+      if (this.rebuilding) await trx.raw('set local synchronous_commit = off');
+      if (pending!.length) await this.projection.apply(trx, take(), { rebuilding: this.rebuilding });
       const n = await trx('aivis_checkpoints')
         .where({ name: this.projection.name, lease_owner: this.owner, generation: this.generation.toString() })
         .update({
@@ -215,7 +228,7 @@ export class ProjectionRunner {
     this.leaseRenewedAt = Date.now();
     this.position = last;
     this.settleWaiters();
-    return batch.length;
+    return count;
   }
 
   private async decode(batch: RecordedEvent[]): Promise<TypedEvent[]> {
@@ -253,11 +266,14 @@ export class ProjectionRunner {
     while (this.running) {
       try {
         if (!this.leader || Date.now() - this.leaseRenewedAt > (LEASE_SECONDS * 1000) / 3) {
+          const wasLeader = this.leader;
           if (!(await this.acquireLease())) {
             this.leader = false;
             await this.idle(2000);
             continue;
           }
+          // taking the lead: a rebuild that died elsewhere between rebuild.before and rebuild.after left its drops
+          if (!wasLeader) await this.projection.migrate(this.db);
         }
         this.woken = false;
         const n = await this.step();
@@ -306,6 +322,7 @@ export class ProjectionRunner {
     let total = 0;
     const hook = comparePositions(this.position, START) === 0 && comparePositions(target, START) > 0 ? this.projection.rebuild : undefined;
     await hook?.before(this.db);
+    this.rebuilding = hook !== undefined;
     try {
       while (comparePositions(this.position, target) < 0) {
         const n = await this.step(true);
@@ -315,6 +332,7 @@ export class ProjectionRunner {
       }
     } finally {
       this.ahead = null;
+      this.rebuilding = false;
       // on a failure too (migrate at the next start would also restore what before() dropped)
       await hook?.after(this.db);
     }

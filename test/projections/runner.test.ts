@@ -44,8 +44,8 @@ describe('projection runner', () => {
     const failing = countingProjection({ name: 'test-failing' });
     const apply = failing.apply;
     let calls = 0;
-    failing.apply = async (trx, events) => {
-      await apply(trx, events);
+    failing.apply = async (trx, events, ctx) => {
+      await apply(trx, events, ctx);
       if (++calls === 2) throw new Error('boom');
     };
     failing.tables = ['t_fail_counts'];
