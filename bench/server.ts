@@ -8,6 +8,7 @@ import { isDomainError } from '../src/domain/errors';
 import { type App, buildApp } from '../src/http/app';
 import { silentLogger } from '../src/logger';
 import { openRuntime, type Runtime } from '../src/runtime';
+import { openPostgres } from '../src/db';
 import { freshDatabase, info } from './lib';
 
 /** Far above what the load reaches: the per-organization limit would otherwise answer 429 after 600 requests. */
@@ -19,6 +20,7 @@ export interface BenchServer {
   app: App;
   key: string;
   organizationId: string;
+  databaseUrl: string;
   close(): Promise<void>;
 }
 
@@ -26,14 +28,38 @@ export interface BenchServer {
  * The real app (buildApp over a runtime on a fresh bench database, projections running, no bus) on 127.0.0.1, with
  * one organization and `websites` websites. `beforeListen` may add routes to the fastify instance.
  */
-export async function startBenchServer(websites: number, beforeListen?: (a: App) => void | Promise<void>): Promise<BenchServer> {
-  const config = loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: String(BENCH_RATE_LIMIT_PER_MIN) });
-  const database = await freshDatabase(config.dbPoolMax);
+export async function startBenchServer(
+  websites: number,
+  beforeListen?: (a: App) => void | Promise<void>,
+  options: { natsUrl?: string; workers?: boolean; join?: BenchServer; env?: Record<string, string> } = {},
+): Promise<BenchServer> {
+  const config = loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: String(BENCH_RATE_LIMIT_PER_MIN), SCHEDULER: 'off', ...options.env });
+  const database = options.join ? await openPostgres(options.join.databaseUrl, config.dbPoolMax) : await freshDatabase(config.dbPoolMax);
+  const databaseUrl = options.join ? options.join.databaseUrl : (database as unknown as { url: string }).url;
   let rt: Runtime | null = null;
   try {
-    rt = await openRuntime({ ...config, embedded: false, databaseUrl: database.url }, silentLogger(), { database, withoutBus: true });
+    rt = await openRuntime({ ...config, embedded: false, databaseUrl, natsUrl: options.natsUrl ?? null }, silentLogger(), { database, withoutBus: !options.natsUrl });
     await rt.startProjections();
-    const org = await createOrganization(rt.store, { name: 'Bench Org', plan: 'enterprise', features: ['pitch', 'knowledge_base'], pitch_allowance: 10 });
+    if (options.workers) await rt.startWorkers();
+    if (options.join) {
+      const app = await buildApp(rt);
+      await app.app.listen({ host: '127.0.0.1', port: 0 });
+      const addr = app.app.server.address();
+      const runtime = rt;
+      return {
+        url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`,
+        rt: runtime,
+        app,
+        key: options.join.key,
+        organizationId: options.join.organizationId,
+        databaseUrl,
+        async close() {
+          await app.close();
+          await runtime.close();
+        },
+      };
+    }
+    const org = await createOrganization(rt.store, { name: 'Bench Org', plan: 'enterprise', features: ['pitch', 'knowledge_base', 'shopping'], pitch_allowance: 10 });
     if (isDomainError(org)) throw new Error(org.message);
     const ctx = { store: rt.store, organizationId: org.result.organization_id, actor: SYSTEM_ACTOR };
     let last = org.position;
@@ -48,7 +74,7 @@ export async function startBenchServer(websites: number, beforeListen?: (a: App)
     await app.app.listen({ host: '127.0.0.1', port: 0 });
     const addr = app.app.server.address();
     const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
-    info(`server: buildApp on ${database.name}, 1 organization with ${websites} websites, DB_POOL_MAX ${config.dbPoolMax}, RATE_LIMIT_PER_MIN ${BENCH_RATE_LIMIT_PER_MIN} (raised so the load is not answered 429)`);
+    info(`server: buildApp on ${(database as { name?: string }).name}, 1 organization with ${websites} websites, DB_POOL_MAX ${config.dbPoolMax}, RATE_LIMIT_PER_MIN ${BENCH_RATE_LIMIT_PER_MIN} (raised so the load is not answered 429)`);
     const runtime = rt;
     return {
       url,
@@ -56,6 +82,7 @@ export async function startBenchServer(websites: number, beforeListen?: (a: App)
       app,
       key: org.result.api_key,
       organizationId: org.result.organization_id,
+      databaseUrl,
       async close() {
         await app.close();
         await runtime.close();

@@ -5,6 +5,36 @@ import { createOrganization } from '../commands/organizations/create-organizatio
 import { SYSTEM_ACTOR } from './domain/events';
 import { isDomainError } from './domain/errors';
 import type { Runtime } from './runtime';
+import { startRun } from '../commands/responses/start-run';
+import { utcDay } from './domain/dates';
+
+const HISTORY_DAYS = 30;
+
+/**
+ * The demo's last 30 days of answers, written by the simulated engine through the real pipeline: one backfill run
+ * per day (default schedule), answered by the response workers, analyzed by the projections. Starts the runs and
+ * returns; a log line says when they are done.
+ */
+async function backfillDemoHistory(rt: Runtime, organizationId: string, websiteId: string): Promise<void> {
+  const ctx = { store: rt.store, organizationId, websiteId, actor: SYSTEM_ACTOR };
+  const today = Date.parse(`${utcDay(new Date())}T00:00:00Z`);
+  const runIds: string[] = [];
+  for (let d = HISTORY_DAYS; d >= 1; d--) {
+    const day = utcDay(new Date(today - d * 86_400_000));
+    const r = await startRun(ctx, { website_id: websiteId, schedule_id: null, trigger: 'backfill', day, run_at: `${day}T09:00:00.000Z` });
+    if (isDomainError(r)) throw new Error(r.message);
+    runIds.push(r.plan.run_id);
+  }
+  void (async () => {
+    const t0 = Date.now();
+    for (;;) {
+      await new Promise((res) => setTimeout(res, 1000));
+      const done = await rt.database.db('rm_runs').whereIn('id', runIds).whereNotNull('finished_at').count<{ n: string }[]>('* as n');
+      if (Number(done[0].n) === runIds.length) break;
+    }
+    rt.logger.info({ runs: runIds.length, seconds: Math.round((Date.now() - t0) / 1000) }, 'demo history: 30 days of simulated answers are in');
+  })().catch(() => undefined);
+}
 
 /**
  * First embedded start: provisions the demo organization and prints how to use it. The demo key is kept in
@@ -13,6 +43,7 @@ import type { Runtime } from './runtime';
 export async function bootstrapEmbedded(rt: Runtime, baseUrl: string): Promise<void> {
   const keyFile = join(rt.config.dataDir, 'demo-key.txt');
   let key: string;
+  let fresh = false;
   if (existsSync(keyFile)) {
     key = readFileSync(keyFile, 'utf8').trim();
   } else {
@@ -22,8 +53,10 @@ export async function bootstrapEmbedded(rt: Runtime, baseUrl: string): Promise<v
     if (isDomainError(r)) throw new Error(r.message);
     const demo = await provisionDemoWebsite({ store: rt.store, organizationId: r.result.organization_id, actor: SYSTEM_ACTOR });
     await rt.waitForReadModels(demo.position ?? r.position);
+    await backfillDemoHistory(rt, r.result.organization_id, demo.website_id);
     key = r.result.api_key;
     writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+    fresh = true;
   }
   const mcp = { mcpServers: { aivis: { type: 'http', url: `${baseUrl}/api/mcp`, headers: { 'x-api-key': key } } } };
   process.stdout.write(
@@ -32,6 +65,7 @@ export async function bootstrapEmbedded(rt: Runtime, baseUrl: string): Promise<v
       'aivis demo organization is ready.',
       `  demo key (global, partner): ${key}`,
       `  try:  curl -s -H 'x-api-key: ${key}' ${baseUrl}/api/v1/websites`,
+      ...(fresh ? ['  the demo website\'s last 30 days of answers are being written by the simulated engine (about a minute)'] : []),
       '  MCP client config:',
       JSON.stringify(mcp, null, 2)
         .split('\n')

@@ -1,4 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { ImportResponses, importResponses, MAX_IMPORT } from '../commands/responses/import-responses';
+import { importedExternalIds } from '../queries/responses/list';
+import { SYSTEM_ACTOR } from './domain/events';
+import { issueMessage } from './http/errors';
 import { createOrganization, CreateOrganization } from '../commands/organizations/create-organization';
 import { isDomainError } from './domain/errors';
 import { ConfigError, loadConfig } from './config';
@@ -27,6 +32,26 @@ export function progress(label: string) {
       process.stderr.write(`${tty ? '\r' : ''}${label}: ${msg}\n`);
     },
   };
+}
+
+/** Reads a JSONL file of import items: one JSON object per line (blank lines skipped); a bad line names its number. */
+function readJsonl(file: string): unknown[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+  const items: unknown[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.trim() === '') return;
+    try {
+      items.push(JSON.parse(line));
+    } catch {
+      throw new UsageError(`${file}:${i + 1}: not a JSON object`);
+    }
+  });
+  return items;
 }
 
 const commands: Record<string, { usage: string; run: Command }> = {
@@ -58,6 +83,44 @@ const commands: Record<string, { usage: string; run: Command }> = {
       const r = await createOrganization(rt.store, input.data);
       if (isDomainError(r)) throw new Error(r.message);
       return r.result;
+    },
+  },
+  'responses:import': {
+    usage: 'responses:import --website W FILE.jsonl',
+    async run(rt, argv) {
+      const { values, positionals } = parseArgs({ args: argv, options: { website: { type: 'string' } }, allowPositionals: true, strict: true });
+      if (!values.website || positionals.length !== 1) throw new UsageError('usage: responses:import --website W FILE.jsonl');
+      const db = rt.database.db;
+      const website = await db('rm_websites').where('id', values.website).first('id', 'organization_id', 'status');
+      if (!website) throw new UsageError(`website ${values.website} not found`);
+      const items = readJsonl(positionals[0]);
+      if (!items.length) throw new UsageError(`${positionals[0]} holds no answers`);
+      const answers = rt.runners.get('answers')!;
+      const ctx = { store: rt.store, organizationId: website.organization_id, websiteId: website.id, actor: SYSTEM_ACTOR };
+      const p = progress('importing');
+      const out = { imported: 0, skipped: 0, batches: 0 };
+      for (let i = 0; i < items.length; i += MAX_IMPORT) {
+        const input = ImportResponses.safeParse({ website_id: website.id, responses: items.slice(i, i + MAX_IMPORT) });
+        if (!input.success) {
+          const issue = input.error.issues[0];
+          // name the file's line rather than the batch's index
+          const path = issue.path.map(String);
+          const line = path[0] === 'responses' ? `line ${i + Number(path[1]) + 1}: ` : '';
+          throw new UsageError(`${line}${issueMessage({ ...issue, path: issue.path.slice(2) }, undefined)}`);
+        }
+        // skips are decided on the answers read model: bring it up to date first (a running server's leader does it)
+        await answers.runToHead();
+        const known = await importedExternalIds(db, website.id, input.data.responses.flatMap((r) => (r.external_id ? [r.external_id] : [])));
+        const r = await importResponses(ctx, website.id, input.data, known);
+        if (isDomainError(r)) throw new UsageError(`batch starting at line ${i + 1}: ${r.message}`);
+        out.imported += r.result.imported;
+        out.skipped += r.result.skipped;
+        out.batches++;
+        p.update(Math.min(items.length, i + MAX_IMPORT), items.length);
+      }
+      await answers.runToHead();
+      p.done(`${out.imported} imported, ${out.skipped} skipped`);
+      return out;
     },
   },
   'projections:rebuild': {

@@ -22,6 +22,12 @@ const Env = z.object({
   ENGINE_MODE: z.enum(['simulated', 'live']).optional(),
   RATE_LIMIT_PER_MIN: z.coerce.number().int().positive().default(600),
   DB_POOL_MAX: z.coerce.number().int().positive().default(10),
+  SCHEDULER: z.enum(['on', 'off']).default('on'),
+  WORKER_CONCURRENCY: z.coerce.number().int().positive().max(1000).default(16),
+  OBSERVATION_EXTRACTOR: z
+    .string()
+    .regex(/^(rules|llm:[a-z][a-z0-9-]*)$/, "must be 'rules' or 'llm:<model id>'")
+    .default('rules'),
 });
 
 export interface Config {
@@ -38,6 +44,12 @@ export interface Config {
   engineMode: 'simulated' | 'live';
   rateLimitPerMin: number;
   dbPoolMax: number;
+  /** fire the default and custom schedules on this instance (every instance may: a slot starts once) */
+  scheduler: boolean;
+  /** units of work (engine calls) this instance answers at once */
+  workerConcurrency: number;
+  /** `rules` or `llm:<model>` */
+  observationExtractor: string;
 }
 
 export class ConfigError extends Error {}
@@ -65,5 +77,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     engineMode: e.ENGINE_MODE ?? (embedded ? 'simulated' : 'live'),
     rateLimitPerMin: e.RATE_LIMIT_PER_MIN,
     dbPoolMax: e.DB_POOL_MAX,
+    scheduler: e.SCHEDULER === 'on',
+    workerConcurrency: e.WORKER_CONCURRENCY,
+    observationExtractor: e.OBSERVATION_EXTRACTOR,
   };
 }

@@ -3,6 +3,8 @@ import pg from 'pg';
 
 // bigint counts come back as strings by default; 64-bit ids stay strings, counts are parsed where read.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
+// a calendar day stays the string YYYY-MM-DD (the default parser makes a local-time Date of it)
+pg.types.setTypeParser(pg.types.builtins.DATE, (v) => v);
 
 export interface Database {
   db: Knex;
@@ -43,12 +45,21 @@ export async function openPostgres(url: string, poolMax = 10): Promise<Database>
   return { db, kind: 'postgres', listen: pgListener(url), close: () => db.destroy() };
 }
 
-/** Embedded Postgres (PGlite) in dataDir, or in memory with 'memory://'. One connection: never query db inside a trx. */
+/** Channels an embedded database LISTENs on (at open: see openPglite). */
+const PGLITE_CHANNELS = ['aivis_keys', 'aivis_events'];
+
+/**
+ * Embedded Postgres (PGlite) in dataDir, or in memory with 'memory://'. One connection: never query db inside a trx.
+ * LISTEN runs once at open, before knex uses the connection: a LISTEN issued later through PGlite's own API can
+ * land between the protocol messages of a knex query on the same session and leave that query waiting forever.
+ */
 export async function openPglite(dataDir: string): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
   const lite = new PGlite(dataDir);
   await lite.waitReady;
+  const callbacks = new Map<string, Set<(payload: string) => void>>(PGLITE_CHANNELS.map((c) => [c, new Set()]));
+  for (const channel of PGLITE_CHANNELS) await lite.listen(channel, (payload) => callbacks.get(channel)!.forEach((cb) => cb(payload)));
   // knex deep-clones a plain connection object, which would break PGlite's connection: give it a factory
   const db = knex({ client: 'pg', connection: () => createPgConfig(lite) as never, pool: { min: 1, max: 1 } });
   await db.raw('select 1');
@@ -56,8 +67,12 @@ export async function openPglite(dataDir: string): Promise<Database> {
     db,
     kind: 'pglite',
     listen: async (channel, onPayload) => {
-      const unsub = await lite.listen(channel, onPayload);
-      return async () => unsub();
+      const set = callbacks.get(channel);
+      if (!set) throw new Error(`embedded database: channel ${channel} is not listened on (add it to PGLITE_CHANNELS)`);
+      set.add(onPayload);
+      return async () => {
+        set.delete(onPayload);
+      };
     },
     close: async () => {
       await db.destroy();

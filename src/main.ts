@@ -27,6 +27,7 @@ async function main() {
     throw e;
   }
   await rt.startProjections();
+  await rt.startWorkers();
   const { app, close: closeHttp } = await buildApp(rt);
   const { bootstrapEmbedded } = await import('./bootstrap');
   await app.listen({ host: config.host, port: config.port });

@@ -14,6 +14,11 @@ import type { Projection } from './eventstore/projection';
 import { ProjectionRunner } from './eventstore/runner';
 import { createEngines, type Engines } from './engines/registry';
 import type { Logger } from './logger';
+import { parseExtractor, startObservationWorkers } from './workers/observations';
+import { startResponseWorkers } from './workers/responses';
+import { onTheBus, WORKER_EVENT_TYPES } from './workers/types';
+import { startScheduler } from './workers/scheduler';
+import { migrateSweeper, startSweeper } from './workers/sweeper';
 
 export interface Runtime {
   config: Config;
@@ -30,6 +35,8 @@ export interface Runtime {
   /** Read your writes: waits (bounded) until the named read models (default: all) have passed position. */
   waitForReadModels(position: Position | null, names?: readonly string[], timeoutMs?: number): Promise<boolean>;
   startProjections(): Promise<void>;
+  /** response and observation workers, the scheduler and the sweeper of lost units (after startProjections) */
+  startWorkers(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,6 +49,10 @@ export interface RuntimeOptions {
   database?: Database;
   /** report models without a provider key at start (the server does; the CLI runs no engine) */
   reportEngines?: boolean;
+  /** answer engines to use instead of the configured ones (tests) */
+  engines?: Engines;
+  /** the clock of the scheduler and the workers (tests) */
+  now?: () => Date;
 }
 
 export async function openRuntime(config: Config, logger: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -78,9 +89,13 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     for (const projection of [...readModels, ...(options.projections ?? [])]) {
       runners.set(projection.name, new ProjectionRunner({ projection, store, db: database.db, logger }));
     }
-    const relay = new ProjectionRunner({ projection: createRelayProjection(bus), store, db: database.db, logger, batchSize: 500 });
+    // the bus carries what workers consume (answers are large: nothing else rides along for nobody)
+    const relay = new ProjectionRunner({ projection: createRelayProjection(bus, WORKER_EVENT_TYPES, onTheBus), store, db: database.db, logger, batchSize: 500 });
 
-    const engines = createEngines({ mode: config.engineMode, env: process.env, logger: options.reportEngines === false ? undefined : logger });
+    const engines =
+      options.engines ?? createEngines({ mode: config.engineMode, env: process.env, logger: options.reportEngines === false ? undefined : logger });
+    const extractor = parseExtractor(config.observationExtractor);
+    const workers: { stop(): Promise<void> }[] = [];
     let started = false;
     const runtime: Runtime = {
       config,
@@ -116,7 +131,16 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         }
         started = true;
       },
+      async startWorkers() {
+        await migrateSweeper(database.db);
+        const deps = { store, db: database.db, bus, engines, logger, now: options.now };
+        workers.push(await startResponseWorkers({ ...deps, concurrency: config.workerConcurrency }));
+        workers.push(await startObservationWorkers({ ...deps, extractor }));
+        workers.push(startSweeper({ db: database.db, bus, logger }));
+        if (config.scheduler) workers.push(startScheduler({ ...deps }));
+      },
       async close() {
+        for (const w of workers.reverse()) await w.stop();
         await relay.stop();
         for (const r of runners.values()) await r.stop();
         await closeAll();

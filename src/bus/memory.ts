@@ -211,6 +211,18 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
       };
     },
 
+    async backlog(durable: string): Promise<number> {
+      const d = durables.get(durable);
+      if (!d) return 0;
+      let waiting = 0;
+      for (let seq = d.cursor; seq < nextSeq; seq++) {
+        const s = storedAt(seq);
+        if (s && d.types.has(s.msg.type)) waiting++;
+      }
+      // counts: delivered and not settled (in flight, waiting for their backoff, or ready to go again)
+      return waiting + d.counts.size;
+    },
+
     async ping(): Promise<void> {
       if (closed) throw new Error('bus is closed');
     },

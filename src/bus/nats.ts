@@ -77,6 +77,8 @@ export interface NatsBusOptions {
 }
 
 const TOKEN = /^[A-Za-z0-9_-]+$/;
+/** messages published without waiting for their acks */
+const PUBLISH_WINDOW = 256;
 const codec = JSONCodec<BusMessage>();
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -430,7 +432,14 @@ export async function openNatsBus(url: string, logger: Logger, options: NatsBusO
 
     async publish(messages: BusMessage[]): Promise<void> {
       if (closed) throw new Error('bus is closed');
-      for (const msg of messages) await publishOne(msg);
+      // pipelined: the messages go out on the connection in order without waiting for each ack (a window at a
+      // time, so a large batch does not flood the server); a failed one is retried by publishOne itself
+      for (let i = 0; i < messages.length; i += PUBLISH_WINDOW) {
+        const window = messages.slice(i, i + PUBLISH_WINDOW).map((m) => publishOne(m));
+        const settled = await Promise.allSettled(window);
+        const failed = settled.find((r) => r.status === 'rejected');
+        if (failed) throw (failed as PromiseRejectedResult).reason;
+      }
     },
 
     async consume(opts: ConsumeOptions): Promise<Consumer> {
@@ -440,6 +449,17 @@ export async function openNatsBus(url: string, logger: Logger, options: NatsBusO
       consumers.add(c);
       c.start();
       return c;
+    },
+
+    async backlog(durable: string): Promise<number> {
+      try {
+        const info = await failOnDisconnect(jsm.consumers.info(streamName, durable));
+        return info.num_pending + info.num_ack_pending;
+      } catch (err) {
+        const code = apiErrCode(err);
+        if (code === CONSUMER_NOT_FOUND || code === STREAM_NOT_FOUND) return 0;
+        throw err;
+      }
     },
 
     async ping(): Promise<void> {

@@ -31,9 +31,14 @@ export interface Consumer {
 
 export interface Bus {
   readonly name: string;
-  /** Publishes in order; resolves once the bus has stored every message (JetStream ack). */
+  /** Publishes in order (a message retried after a failure may land after later ones); resolves once the bus has stored every message (JetStream ack). */
   publish(messages: BusMessage[]): Promise<void>;
   consume(options: ConsumeOptions): Promise<Consumer>;
+  /**
+   * Messages a durable has not settled yet: waiting, in flight, or waiting to be delivered again; 0 for a durable
+   * nobody created. A sweeper reads 0 as "nothing is on its way".
+   */
+  backlog(durable: string): Promise<number>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

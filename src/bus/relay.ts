@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { EventType } from '../domain/events';
 import { positionToString, type TypedEvent } from '../eventstore/port';
 import type { Projection } from '../eventstore/projection';
 import type { Bus, BusMessage } from './port';
@@ -13,18 +14,20 @@ export const toBusMessage = (e: TypedEvent): BusMessage => ({
 });
 
 /**
- * Relays every event to the bus. The runner stores the checkpoint only after publish resolves, so a crash
- * republishes the last batch: at-least-once, made effectively-once by the bus dropping repeated ids.
+ * Relays events to the bus: every event, or the types given (the ones some worker consumes) that `keep` keeps. The runner stores the
+ * checkpoint only after publish resolves, so a crash republishes the last batch: at-least-once, made
+ * effectively-once by the bus dropping repeated ids.
  */
-export function createRelayProjection(bus: Bus): Projection {
+export function createRelayProjection(bus: Bus, types: readonly EventType[] | 'all' = 'all', keep: (e: TypedEvent) => boolean = () => true): Projection {
   return {
     name: 'bus-relay',
     version: 1,
     tables: [],
     async migrate(_db: Knex): Promise<void> {},
-    handles: 'all',
+    handles: types,
     async apply(_trx: Knex.Transaction, events: TypedEvent[]): Promise<void> {
-      if (events.length > 0) await bus.publish(events.map(toBusMessage));
+      const kept = events.filter(keep);
+      if (kept.length > 0) await bus.publish(kept.map(toBusMessage));
     },
   };
 }

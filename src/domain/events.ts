@@ -24,6 +24,21 @@ export const Feature = z.enum(['pitch', 'knowledge_base', 'ai_search_value', 'se
 export type Feature = z.infer<typeof Feature>;
 export const ALL_FEATURES = Feature.options;
 
+/** manual: POST response-streaming/start; scheduled: the scheduler; backfill: history written by the system (demo) */
+export const RunTrigger = z.enum(['manual', 'scheduled', 'backfill']);
+export type RunTrigger = z.infer<typeof RunTrigger>;
+
+/** A product card as an engine showed it (or an import carried it). */
+export const ProductCardData = z.object({
+  name: z.string(),
+  brand: z.string().nullable().optional(),
+  merchant: z.string().nullable().optional(),
+  price: z.number().nullable().optional(),
+  currency: z.string().nullable().optional(),
+  position: z.number().int(),
+  url: z.string().nullable().optional(),
+});
+
 /**
  * The event catalogue: every event type with its data schema. Adding an event is one entry here.
  * Facts only: derivations live in projections.
@@ -130,6 +145,110 @@ export const catalogue = {
   /** only the fields that changed; filters replace the stored ones as a whole */
   SavedViewUpdated: z.object({ view_id: z.string(), name: z.string().optional(), filters: z.record(z.string(), z.unknown()).optional() }),
   AttributeCreated: z.object({ attribute_id: z.string(), name: z.string(), description: z.string().nullable() }),
+
+  // runs and answers
+  /** a run of a website's active prompts x a schedule's models x its locations (stream run-<run_id>, with its units) */
+  RunStarted: z.object({
+    run_id: z.string(),
+    website_id: z.string(),
+    /** null: the default schedule */
+    schedule_id: z.string().nullable(),
+    trigger: RunTrigger,
+    /** the UTC day the run measures */
+    day: z.string(),
+    models: z.array(z.string()),
+    total: z.number().int().nonnegative(),
+  }),
+  /** one unit of work of a run: one prompt asked to one model at one location (a message the response workers take) */
+  ResponseRequested: z.object({
+    request_id: z.string(),
+    run_id: z.string(),
+    website_id: z.string(),
+    prompt_id: z.string(),
+    model: z.string(),
+    location_id: z.string().nullable(),
+    persona_id: z.string().nullable(),
+    schedule_id: z.string().nullable(),
+    day: z.string(),
+    /** the answer's time for a backfilled day; null = when it is answered */
+    run_at: z.string().nullable(),
+  }),
+  /** an answer: the engine's text, citations and product cards, as they came (derivations live in projections) */
+  ResponseRecorded: z.object({
+    response_id: z.string(),
+    website_id: z.string(),
+    prompt_id: z.string(),
+    model: z.string(),
+    location_id: z.string().nullable(),
+    persona_id: z.string().nullable(),
+    schedule_id: z.string().nullable(),
+    run_id: z.string().nullable(),
+    request_id: z.string().nullable(),
+    external_id: z.string().nullable(),
+    run_at: z.string(),
+    text: z.string(),
+    citations: z.array(z.string()),
+    products: z.array(ProductCardData),
+    source: z.enum(['engine', 'import']),
+    /** the import carried this answer's observations: the extractor leaves it alone */
+    observations_supplied: z.boolean(),
+    provider_model: z.string().nullable(),
+    latency_ms: z.number().nullable(),
+  }),
+  /** a unit of work that produced no answer after its retries */
+  ResponseFailed: z.object({
+    request_id: z.string(),
+    run_id: z.string(),
+    website_id: z.string(),
+    prompt_id: z.string(),
+    model: z.string(),
+    location_id: z.string().nullable(),
+    error_kind: z.string(),
+    message: z.string(),
+    attempts: z.number().int().nullable(),
+  }),
+  /** credits an engine call used (one per provider request that produced an answer) */
+  CreditsUsed: z.object({
+    website_id: z.string(),
+    model: z.string(),
+    credits: z.number().nonnegative(),
+    input_tokens: z.number().int().nullable(),
+    output_tokens: z.number().int().nullable(),
+    run_id: z.string().nullable(),
+    response_id: z.string().nullable(),
+    purpose: z.enum(['response', 'observation_judge']),
+  }),
+  /** one import call: what it brought in and what it skipped as already imported */
+  ResponsesImported: z.object({
+    import_id: z.string(),
+    website_id: z.string(),
+    response_ids: z.array(z.string()),
+    imported: z.number().int().nonnegative(),
+    skipped: z.number().int().nonnegative(),
+  }),
+  /** what an answer says about entities for the website's attributes (imported, or found by an extractor) */
+  ObservationsRecorded: z.object({
+    response_id: z.string(),
+    website_id: z.string(),
+    /** the answer's prompt, location and schedule: what the observations filters select on */
+    prompt_id: z.string(),
+    location_id: z.string().nullable(),
+    schedule_id: z.string().nullable(),
+    model: z.string(),
+    /** the answer's time, to the second */
+    observed_at: z.string(),
+    extractor: z.enum(['import', 'rules', 'llm']),
+    observations: z.array(
+      z.object({
+        observation_id: z.string(),
+        entity_id: z.string(),
+        attribute_id: z.string(),
+        positive: z.boolean(),
+        score: z.number().nullable(),
+        text_span: z.string(),
+      }),
+    ),
+  }),
 } as const;
 
 export type EventType = keyof typeof catalogue;

@@ -12,11 +12,15 @@ import { aiAccessRoutes } from './routes/ai-access';
 import { apiKeyRoutes } from './routes/api-keys';
 import { catalogRoutes } from './routes/catalog';
 import { catalogSettingsRoutes } from './routes/catalog-settings';
+import { metricsRoutes } from './routes/metrics';
+import { observationsRoutes } from './routes/observations';
+import { responseRoutes } from './routes/responses';
+import { shoppingRoutes } from './routes/shopping';
 import { websiteRoutes } from './routes/websites';
 import { registerMcp } from '../mcp/server';
 
 /** Every REST route; an area adds its list here. */
-export const restRoutes: RouteDef<any, any, any>[] = [...websiteRoutes, ...apiKeyRoutes, ...activityRoutes, ...aiAccessRoutes, ...catalogRoutes, ...catalogSettingsRoutes];
+export const restRoutes: RouteDef<any, any, any>[] = [...websiteRoutes, ...apiKeyRoutes, ...activityRoutes, ...aiAccessRoutes, ...catalogRoutes, ...catalogSettingsRoutes, ...responseRoutes, ...metricsRoutes, ...observationsRoutes, ...shoppingRoutes];
 
 export interface App {
   app: FastifyInstance;

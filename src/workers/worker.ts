@@ -8,7 +8,7 @@ export interface WorkerOptions {
   name: string;
   types: readonly string[];
   /** does the slow work and appends its results through commands; throwing makes the bus retry */
-  handle: (msg: BusMessage) => Promise<void>;
+  handle: (msg: BusMessage, delivery?: Delivery) => Promise<void>;
   concurrency?: number;
   maxDeliver?: number;
   backoffMs?: readonly number[];
@@ -26,7 +26,7 @@ export async function startWorker(options: WorkerOptions): Promise<Consumer> {
     backoffMs: options.backoffMs,
     handler: async (msg: BusMessage, delivery?: Delivery) => {
       try {
-        await options.handle(msg);
+        await options.handle(msg, delivery);
       } catch (err) {
         log.warn(
           {

@@ -3,7 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
 import { freshDatabase, type TestDatabase } from '../support/db';
+import { loadConfig } from '../../src/config';
+import { buildApp } from '../../src/http/app';
+import { silentLogger } from '../../src/logger';
+import { openRuntime } from '../../src/runtime';
 
 // The operator CLI as an operator runs it: against the real server when DATABASE_URL is set, else embedded.
 describe('operator CLI', () => {
@@ -18,6 +23,28 @@ describe('operator CLI', () => {
       e.DATA_DIR = dataDir;
     }
     return e;
+  };
+  /** A website with one prompt, made through the HTTP API of a server on the same store (stopped afterwards). */
+  const seedSite = async (key: string) => {
+    const rt = await openRuntime(loadConfig({ ...env(), LOG_LEVEL: 'silent', SCHEDULER: 'off' }), silentLogger());
+    try {
+      await rt.startProjections();
+      const { app, close } = await buildApp(rt);
+      try {
+        const post = async (url: string, payload: unknown) => {
+          const r = await app.inject({ method: 'POST', url, headers: { 'x-api-key': key }, payload: payload as object });
+          expect(r.statusCode, r.body).toBe(201);
+          return r.json();
+        };
+        const website = (await post('/api/v1/websites', { name: 'Acme', url: 'https://acme-cli.example.com' })).website.id as string;
+        const prompt = (await post('/api/v1/prompts', { website_id: website, text: 'Best CRM?' })).prompt.id as string;
+        return { website, prompt };
+      } finally {
+        await close();
+      }
+    } finally {
+      await rt.close();
+    }
   };
   const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env: env(), encoding: 'utf8', timeout: 120_000 });
 
@@ -44,6 +71,29 @@ describe('operator CLI', () => {
       expect(r.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'))).toHaveLength(1);
     }
     expect(cli('no-such-command').status).toBe(2);
+  });
+
+  it('given responses:import with a JSONL file, then the answers are imported with progress on stderr, and a re-run skips them', async () => {
+    const org = JSON.parse(cli('org:create', '--name', 'Importer').stdout);
+    const file = join(tmpdir(), `aivis-import-${process.pid}.jsonl`);
+    const site = await seedSite(org.api_key);
+    const lines = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ external_id: `e${i}`, prompt_id: site.prompt, model: 'chatgpt', run_at: '2026-03-01T10:00:00Z', text: `Answer ${i} about Acme.` }));
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    try {
+      const r = cli('responses:import', '--website', site.website, file);
+      expect(r.status, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ imported: 1500, skipped: 0, batches: 2 });
+      expect(r.stderr).toContain('importing: 1000/1500');
+      expect(r.stderr).toContain('importing: 1500 imported, 0 skipped');
+      const again = cli('responses:import', '--website', site.website, file);
+      expect(JSON.parse(again.stdout)).toEqual({ imported: 0, skipped: 1500, batches: 2 });
+      writeFileSync(file, `${lines[0]}\n{"prompt_id": "${site.prompt}", "model": "nope", "run_at": "2026-03-01T10:00:00Z", "text": "x"}\n`);
+      const bad = cli('responses:import', '--website', site.website, file);
+      expect(bad.status).toBe(1);
+      expect(bad.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn')).pop()).toMatch(/^error: line 2: model: unknown model "nope"/);
+    } finally {
+      rmSync(file, { force: true });
+    }
   });
 
   it('given projections:rebuild, then every read model is rebuilt from the log with progress on stderr', () => {

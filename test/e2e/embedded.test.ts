@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call } from '../support/server';
+import { until } from '../support/until';
 
 // The embedded default, exactly as `npm start` runs it: no DATABASE_URL, no NATS_URL, PGlite in DATA_DIR.
 const env = (dataDir: string, extra: Record<string, string> = {}) => {
@@ -58,6 +59,21 @@ describe('embedded mode (npm start with no configuration)', () => {
     const ready = await call(first, 'GET', '/readyz');
     expect(ready.status).toBe(200);
     expect(ready.body).toMatchObject({ status: 'ready', event_store: { ok: true }, read_models: { adapter: 'pglite', ok: true } });
+
+    // the demo's 30 days of history, answered by the simulated engine through the pipeline
+    const sites = await call(first, 'GET', '/api/v1/websites', { key: first.key });
+    const demo = sites.body.websites[0].id;
+    const day = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+    // written in the background after the key is printed
+    const range = await until('the demo history', async () => {
+      const r = await call(first, 'GET', '/api/v1/response-streaming/runs', { key: first.key, query: { website_id: demo, page_size: 40 } });
+      if (r.body.data.filter((x: { status: string }) => x.status !== 'running').length < 30) return false;
+      return (await call(first, 'GET', '/api/v1/date-range', { key: first.key, query: { website_id: demo } })).body;
+    }, 150_000, 500);
+    expect(range).toEqual({ start_date: day(30), end_date: day(1), schedule: 'default' });
+    const answers = await call(first, 'GET', '/api/v1/responses', { key: first.key, query: { website_id: demo, page_size: 100 } });
+    expect(answers.body.responses).toHaveLength(100);
+    expect(answers.body.responses.some((r: { mentioned: boolean }) => r.mentioned)).toBe(true);
 
     const created = await call(first, 'POST', '/api/v1/websites', { key: first.key, body: { name: 'Persisted', url: 'https://persisted.example.com' } });
     expect(created.status).toBe(201);

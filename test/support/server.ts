@@ -7,6 +7,7 @@ import { createLogger, silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime } from '../../src/runtime';
 import { freshDatabase } from './db';
 import { openPostgres } from '../../src/db';
+import type { Engines } from '../../src/engines/registry';
 
 export interface TestServer {
   url: string;
@@ -33,14 +34,32 @@ export interface Answer<T = any> {
 }
 
 /** A real server on 127.0.0.1 over a fresh database (real Postgres when DATABASE_URL is set, else PGlite). */
-export async function startServer(env: Record<string, string> = {}, appOptions: AppOptions = {}, join?: TestServer): Promise<TestServer> {
+export interface ServerRuntimeOptions {
+  /** a real NATS server for the bus (default: the in-process bus) */
+  natsUrl?: string;
+  engines?: Engines;
+  now?: () => Date;
+}
+
+export async function startServer(
+  env: Record<string, string> = {},
+  appOptions: AppOptions = {},
+  join?: TestServer,
+  runtime: ServerRuntimeOptions = {},
+): Promise<TestServer> {
   // join: a second instance over the same database (real Postgres only)
   const database = join ? await openPostgres(join.databaseUrl!) : await freshDatabase();
-  const config = loadConfig({ DATA_DIR: '/tmp/aivis-unused', LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({ DATA_DIR: '/tmp/aivis-unused', LOG_LEVEL: 'silent', SCHEDULER: 'off', ...env });
   // TEST_LOG=error (or any pino level) shows the server's log while debugging a test
   const logger = process.env.TEST_LOG ? createLogger(process.env.TEST_LOG) : silentLogger();
-  const rt = await openRuntime({ ...config, embedded: database.kind === 'pglite' }, logger, { database, withoutBus: true });
+  const rt = await openRuntime({ ...config, embedded: database.kind === 'pglite', natsUrl: runtime.natsUrl ?? null }, logger, {
+    database,
+    withoutBus: !runtime.natsUrl,
+    engines: runtime.engines,
+    now: runtime.now,
+  });
   await rt.startProjections();
+  await rt.startWorkers();
   const { app, close } = await buildApp(rt, appOptions);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const addr = app.server.address();

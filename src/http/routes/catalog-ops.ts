@@ -23,21 +23,16 @@ import { getAttribute, getLocation, getPersona, listAttributes, listLocations, l
 import { listTopics } from '../../../queries/catalog/topics';
 import type { DomainError } from '../../domain/errors';
 import { MODELS } from '../../domain/models';
-import type { Principal } from '../auth';
-import { commandContextFor, type HttpDeps, settled as settleWrite } from '../route';
+import { settled as settleWrite } from '../route';
+import { type Caller, commandContextOf, dbOf } from './caller';
 
 /**
  * The catalogue's operations as REST routes and MCP tools both run them: the key's access to the website, the
  * command or query, read-your-writes, and the answer's shape. Business rules live in commands/catalog.
  */
-export interface Caller {
-  deps: HttpDeps;
-  principal: Principal;
-}
+export type { Caller };
 
-const dbOf = (c: Caller) => c.deps.rt.database.db;
-
-const commandContext = (c: Caller, websiteId: string) => commandContextFor(c.deps, c.principal, websiteId);
+const commandContext = commandContextOf;
 
 /** The website, if the key may use it (403/404 otherwise). */
 const site = (c: Caller, websiteId: string) => requireWebsite(dbOf(c), c.principal, websiteId);

@@ -9,6 +9,10 @@ import type { ToolDef } from '../tool';
 import { activityTools } from './activity';
 import { aiAccessTools } from './ai-access';
 import { catalogTools } from './catalog';
+import { metricsTools } from './metrics';
+import { observationsTools } from './observations';
+import { responseTools } from './responses';
+import { shoppingTools } from './shopping';
 import { websiteTools } from './websites';
 
-export const allTools: ToolDef[] = [...websiteTools, ...activityTools, ...aiAccessTools, ...catalogTools];
+export const allTools: ToolDef[] = [...websiteTools, ...activityTools, ...aiAccessTools, ...catalogTools, ...responseTools, ...metricsTools, ...observationsTools, ...shoppingTools];

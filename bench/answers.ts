@@ -1,0 +1,159 @@
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { addCompetitor } from '../commands/catalog/add-competitor';
+import { createLocation } from '../commands/catalog/create-location';
+import { createPrompt } from '../commands/catalog/create-prompt';
+import { createWebsite } from '../commands/websites/create-website';
+import { isDomainError } from '../src/domain/errors';
+import { SYSTEM_ACTOR } from '../src/domain/events';
+import { type Position } from '../src/eventstore/port';
+import type { Runtime } from '../src/runtime';
+import { OBSERVATION_WORKER } from '../src/workers/observations';
+import { startNatsServer } from '../test/bus/nats-server';
+import { answersIn, type DatasetShape, fullShape, quickShape, type SiteIds, siteSpec } from './answers-data';
+import { type Bench, cpuMeter, info, nowNs, report, secondsSince } from './lib';
+import { type BenchServer, startBenchServer } from './server';
+
+/** Waits until every read model (or the named ones) has passed `pos`, however long it takes. */
+export async function caughtUp(rt: Runtime, pos: Position, names?: string[]): Promise<void> {
+  const runners = names ? names.map((n) => rt.runners.get(n)!) : [...rt.runners.values()];
+  for (const r of runners) while (!(await r.waitFor(pos, 60_000)));
+}
+
+export interface AnswerSite {
+  websiteId: string;
+  ids: SiteIds;
+  shape: DatasetShape;
+}
+
+/** The dataset's website and catalogue, written through the commands. */
+export async function seedAnswerSite(s: BenchServer, shape: DatasetShape): Promise<AnswerSite> {
+  const spec = siteSpec(shape);
+  const ctx = { store: s.rt.store, organizationId: s.organizationId, actor: SYSTEM_ACTOR };
+  const must = <T>(r: T) => {
+    if (isDomainError(r)) throw new Error(r.message);
+    return r as Exclude<T, { kind: string; message: string }>;
+  };
+  const w = must(await createWebsite(ctx, { name: spec.brand.name, url: spec.brand.url }));
+  const websiteId = w.result.id;
+  const site = { ...ctx, websiteId };
+  for (const c of spec.competitors) must(await addCompetitor(site, { id: websiteId, url: spec.brand.url }, { website_id: websiteId, ...c }));
+  const promptIds: string[] = [];
+  for (const p of spec.prompts) promptIds.push(must(await createPrompt(site, websiteId, { website_id: websiteId, ...p })).result.id);
+  const locationIds: string[] = [];
+  let last: Position | null = null;
+  for (const l of spec.locations) {
+    const r = must(await createLocation(site, websiteId, { website_id: websiteId, ...l }));
+    locationIds.push(r.result.id);
+    last = r.position;
+  }
+  await caughtUp(s.rt, last!);
+  return { websiteId, ids: { promptIds, locationIds }, shape };
+}
+
+/** Imports the dataset over HTTP from a child process; resolves when the last import call has answered. */
+export function importDataset(s: BenchServer, site: AnswerSite, concurrency: number, onProgress?: (n: number) => void) {
+  return new Promise<{ imported: number; skipped: number; requests: number }>((resolve, reject) => {
+    const child = fork(fileURLToPath(new URL('./import-client.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child.on('message', (m: { progress?: number; done?: { imported: number; skipped: number; requests: number }; error?: string }) => {
+      if (m.progress !== undefined) onProgress?.(m.progress);
+      if (m.done) resolve(m.done);
+      if (m.error) reject(new Error(m.error));
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => code !== 0 && reject(new Error(`import client exited with ${code}`)));
+    child.send({ url: s.url, key: s.key, websiteId: site.websiteId, shape: site.shape, ids: site.ids, concurrency });
+  });
+}
+
+export interface AnswerDataset {
+  server: BenchServer;
+  site: AnswerSite;
+  total: number;
+  close(): Promise<void>;
+}
+
+let shared: Promise<AnswerDataset> | null = null;
+
+/**
+ * The answers dataset on a server with a private NATS and the workers running, imported once per bench run over
+ * HTTP; the import reports analysis_answers_per_s (whichever bench needs the dataset first pays for it).
+ */
+export function answerDataset(quick: boolean): Promise<AnswerDataset> {
+  shared ??= buildDataset(quick);
+  return shared;
+}
+
+async function buildDataset(quick: boolean): Promise<AnswerDataset> {
+  const shape = quick ? quickShape : fullShape;
+  const total = answersIn(shape);
+  const nats = await startNatsServer();
+  const s = await startBenchServer(0, undefined, { natsUrl: nats.url, workers: true });
+  const close = async () => {
+    shared = null;
+    await s.close();
+    await nats.dispose();
+  };
+  try {
+    const site = await seedAnswerSite(s, shape);
+    info(`answers: ${shape.prompts} prompts x ${shape.days} days x ${shape.locations} locations x 11 models = ${total} simulated answers, ${shape.competitors} competitors; server with a private NATS JetStream, response and observation workers running`);
+    const cpu = await cpuMeter(s.rt.database.db);
+    const t0 = nowNs();
+    let shown = 0;
+    const r = await importDataset(s, site, 3, (n) => {
+      if (n - shown >= total / 10) {
+        shown = n;
+        info(`answers: ${n} imported after ${secondsSince(t0).toFixed(0)} s`);
+      }
+    });
+    const httpSeconds = secondsSince(t0);
+    await caughtUp(s.rt, await s.rt.store.lastPosition());
+    const seconds = secondsSince(t0);
+    const c = await cpu.stop();
+    if (r.imported !== total) throw new Error(`imported ${r.imported} of ${total}`);
+    const rows = Number((await s.rt.database.db('rm_responses').count<{ n: string }[]>('* as n'))[0].n);
+    const obs = Number((await s.rt.database.db('rm_observations').count<{ n: string }[]>('* as n'))[0].n);
+    report('analysis_answers_per_s', total / seconds, 'answers/s', {
+      goal: { op: '>=', value: 5000 },
+      note: `${total} answers in ${r.requests} import calls of 1000 (3 at a time), ${httpSeconds.toFixed(1)} s of HTTP, ${seconds.toFixed(1)} s until every read model had them; ${rows} rows, ${obs} observations extracted meanwhile`,
+    });
+    report('analysis_cpu_us_per_answer', (c.nodeUs + c.pgUs) / total, 'us', { note: `node ${(c.nodeUs / total).toFixed(1)} us (server; the client runs in its own process) + Postgres ${(c.pgUs / total).toFixed(1)} us` });
+    // what follows is measured on a quiet system: the workers idle, every read model caught up
+    while ((await s.rt.bus.backlog(OBSERVATION_WORKER)) > 0) await new Promise((res) => setTimeout(res, 200));
+    await caughtUp(s.rt, await s.rt.store.lastPosition());
+    await s.rt.database.db.raw('vacuum analyze');
+    return { server: s, site, total, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+export const answers: Bench = {
+  name: 'answers',
+  about: 'imports the answers dataset over HTTP until the projections caught up (unless metrics did), then re-derives it after adding a competitor',
+  async run({ quick }) {
+    const { server: s, site, total, close } = await answerDataset(quick);
+    try {
+      // a new competitor: the whole history is analyzed again, in one transaction
+      const cpu1 = await cpuMeter(s.rt.database.db);
+      const t1 = nowNs();
+      const added = await fetch(`${s.url}/api/v1/competitors`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': s.key },
+        body: JSON.stringify({ website_id: site.websiteId, name: 'Newcomer', url: 'https://www.newcomer.example.org', identifiers: ['Newcomer Labs'] }),
+      });
+      if (added.status !== 201) throw new Error(`add competitor: ${added.status}`);
+      await caughtUp(s.rt, await s.rt.store.lastPosition(), ['answers']);
+      const rederive = secondsSince(t1);
+      const c1 = await cpu1.stop();
+      report('rederive_1m_answers_s', (rederive * 1_000_000) / total, 's', {
+        goal: { op: '<=', value: 60 },
+        note: `${rederive.toFixed(1)} s to re-derive ${total} answers after a competitor was added (scaled to 1 M)`,
+      });
+      report('rederive_cpu_us_per_answer', (c1.nodeUs + c1.pgUs) / total, 'us', { note: `node ${(c1.nodeUs / total).toFixed(1)} us + Postgres ${(c1.pgUs / total).toFixed(1)} us` });
+    } finally {
+      await close();
+    }
+  },
+};

@@ -1,0 +1,66 @@
+import { startRun } from '../commands/responses/start-run';
+import { isDomainError } from '../src/domain/errors';
+import { SYSTEM_ACTOR } from '../src/domain/events';
+import { startNatsServer } from '../test/bus/nats-server';
+import { fullShape, quickShape } from './answers-data';
+import { seedAnswerSite } from './answers';
+import { type Bench, cpuMeter, info, nowNs, report, secondsSince } from './lib';
+import { startBenchServer } from './server';
+
+/** Answers of the simulated engine recorded per second by the response workers of two instances sharing NATS. */
+export const workers: Bench = {
+  name: 'workers',
+  about: 'runs answered by the response workers of 2 instances over a private NATS JetStream (simulated engine)',
+  async run({ quick }) {
+    const shape = quick ? { ...quickShape, days: 1 } : { ...fullShape, days: 1 };
+    const runs = quick ? 2 : 6;
+    const nats = await startNatsServer();
+    const a = await startBenchServer(0, undefined, { natsUrl: nats.url, workers: true, env: { ENGINE_MODE: 'simulated' } });
+    let b: Awaited<ReturnType<typeof startBenchServer>> | null = null;
+    try {
+      b = await startBenchServer(0, undefined, { natsUrl: nats.url, workers: true, join: a, env: { ENGINE_MODE: 'simulated' } });
+      const site = await seedAnswerSite(a, shape);
+      const ctx = { store: a.rt.store, organizationId: a.organizationId, websiteId: site.websiteId, actor: SYSTEM_ACTOR };
+      const stat = async () => (await a.rt.database.db.raw('select xact_commit::int as c, tup_returned::bigint as r, tup_fetched::bigint as f from pg_stat_database where datname = current_database()')).rows[0];
+      const s0 = await stat();
+      const queries = { n: 0 };
+      for (const x of [a, b]) x.rt.database.db.on('query', () => queries.n++);
+      const cpu = await cpuMeter(a.rt.database.db);
+      const t0 = nowNs();
+      const ids: string[] = [];
+      let units = 0;
+      for (let i = 0; i < runs; i++) {
+        const r = await startRun(ctx, { website_id: site.websiteId, schedule_id: null, trigger: 'manual', day: '2026-03-01' });
+        if (isDomainError(r)) throw new Error(r.message);
+        ids.push(r.plan.run_id);
+        units += r.plan.total;
+      }
+      const db = a.rt.database.db;
+      for (;;) {
+        const done = Number((await db('rm_runs').whereIn('id', ids).whereNotNull('finished_at').count<{ n: string }[]>('* as n'))[0].n);
+        if (done === ids.length) break;
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      const seconds = secondsSince(t0);
+      const c = await cpu.stop();
+      const s1 = await stat();
+      info(`workers: ${s1.c - s0.c} Postgres transactions, ${queries.n} knex queries, ${Number(s1.r) - Number(s0.r)} tuples returned, ${Number(s1.f) - Number(s0.f)} fetched`);
+      const recorded = Number((await db('rm_run_units').whereIn('run_id', ids).where('status', 'recorded').count<{ n: string }[]>('* as n'))[0].n);
+      if (recorded !== units) {
+        const why = await db('rm_run_units').whereIn('run_id', ids).whereNot('status', 'recorded').first('error_kind', 'error');
+        throw new Error(`${recorded} of ${units} units answered (${why?.error_kind}: ${why?.error})`);
+      }
+      const byInstance = await db('aivis_events').whereIn('type', ['ResponseRecorded']).whereRaw("data->>'run_id' = any(?)", [ids]).count<{ n: string }[]>('* as n');
+      info(`workers: ${runs} runs of ${units / runs} units (${shape.prompts} prompts x 11 models x ${shape.locations} locations), WORKER_CONCURRENCY 16 per instance, 2 instances; ${byInstance[0].n} answers recorded`);
+      report('worker_answers_per_s', units / seconds, 'answers/s', {
+        goal: { op: '>=', value: 2000 },
+        note: `${units} units answered and recorded in ${seconds.toFixed(1)} s (from the first start until every run was finished in the read model)`,
+      });
+      report('worker_cpu_us_per_answer', c.nodeUs / units, 'us', { note: `node CPU of the bench process (both instances) per answer; Postgres ${(c.pgUs / units).toFixed(1)} us` });
+    } finally {
+      await b?.close();
+      await a.close();
+      await nats.dispose();
+    }
+  },
+};

@@ -1,0 +1,228 @@
+import { z } from 'zod';
+import { type DomainError, invalid, isDomainError } from '../../src/domain/errors';
+import type { DomainEvent, EventData } from '../../src/domain/events';
+import { deterministicId, newId } from '../../src/domain/ids';
+import { parseFilterDate } from '../../src/domain/dates';
+import { modelIdSchema } from '../../src/domain/models';
+import { boundedString, Uuid } from '../../src/domain/schemas';
+import type { Position } from '../../src/eventstore/port';
+import { type CatalogState, handleCatalog } from '../catalog/catalog';
+import { Bool } from '../catalog/catalog-input';
+import { type CommandContext, type Decision, newEventsFor } from '../handle';
+
+export const MAX_IMPORT = 1000;
+/** an answer's time may run ahead of this server's clock by this much (clock skew), no more */
+const FUTURE_SLACK_MS = 5 * 60_000;
+
+const HttpUrl = z
+  .string({ error: 'must be a string' })
+  .max(2048, 'must be at most 2048 characters')
+  .refine((s) => {
+    try {
+      const u = new URL(s.trim());
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL');
+
+const RunAt = z.string({ error: 'must be an ISO 8601 date-time' }).transform((s, ctx) => {
+  const r = parseFilterDate(s, 'start', { allowDateOnly: false });
+  if (!r.ok) {
+    ctx.addIssue({ code: 'custom', message: r.error });
+    return z.NEVER;
+  }
+  if (r.value.getTime() > Date.now() + FUTURE_SLACK_MS) {
+    ctx.addIssue({ code: 'custom', message: 'must not be in the future' });
+    return z.NEVER;
+  }
+  return r.value.toISOString();
+});
+
+const ImportProduct = z.strictObject({
+  name: boundedString(500),
+  brand: boundedString(200).nullable().optional(),
+  merchant: boundedString(200).nullable().optional(),
+  price: z.number({ error: 'must be a number' }).nonnegative('must not be negative').finite().nullable().optional(),
+  currency: z.string({ error: 'must be a string' }).regex(/^[A-Za-z]{3}$/, 'must be a three-letter ISO 4217 code').nullable().optional(),
+  position: z.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').max(1000, 'must be at most 1000'),
+  url: HttpUrl.nullable().optional(),
+});
+
+export const ImportObservation = z
+  .strictObject({
+    entity_id: Uuid,
+    attribute_id: Uuid,
+    positive: Bool,
+    score: z.number({ error: 'must be a number' }).finite().nullable().optional(),
+    text_span: boundedString(2000),
+  })
+  .superRefine((o, ctx) => {
+    if (o.score === null || o.score === undefined) return;
+    if (Math.abs(o.score) < 0.1 || Math.abs(o.score) > 1) {
+      ctx.addIssue({ code: 'custom', path: ['score'], message: 'must be from -1 to -0.1 or from 0.1 to 1 (magnitude 0.1 to 1.0)' });
+    } else if (o.score > 0 !== o.positive) {
+      ctx.addIssue({ code: 'custom', path: ['score'], message: `its sign must match positive (${o.positive}): ${o.positive ? 'above' : 'below'} zero` });
+    }
+  });
+
+export const ImportItem = z.strictObject({
+  external_id: boundedString(200).optional(),
+  prompt_id: Uuid,
+  model: modelIdSchema,
+  run_at: RunAt,
+  text: z.string({ error: 'must be a string' }).max(100_000, 'must be at most 100000 characters').refine((s) => s.trim() !== '', 'must not be empty'),
+  citations: z.array(HttpUrl, { error: 'must be an array of URLs' }).max(200, 'must have at most 200 items').optional(),
+  location_id: Uuid.nullable().optional(),
+  persona_id: Uuid.nullable().optional(),
+  schedule_id: Uuid.nullable().optional(),
+  products: z.array(ImportProduct, { error: 'must be an array' }).max(50, 'must have at most 50 items').optional(),
+  observations: z.array(ImportObservation, { error: 'must be an array' }).max(200, 'must have at most 200 items').optional(),
+});
+export type ImportItem = z.output<typeof ImportItem>;
+
+export const ImportResponses = z.strictObject({
+  website_id: Uuid,
+  responses: z
+    .array(ImportItem, { error: 'must be an array of responses' })
+    .min(1, 'must have at least 1 item')
+    .max(MAX_IMPORT, `must have at most ${MAX_IMPORT} items`),
+});
+export type ImportResponses = z.output<typeof ImportResponses>;
+
+export interface ImportResult {
+  imported: number;
+  skipped: number;
+  /** one per item, in order; a skipped item's is the answer already imported under its external_id */
+  response_ids: string[];
+}
+
+/** The answer id of an external id: a re-import finds the same answer. */
+export const importedResponseId = (websiteId: string, externalId: string) => deterministicId('imported-response', websiteId, externalId);
+
+interface Planned {
+  item: ImportItem;
+  response_id: string;
+  skip: boolean;
+}
+
+/** Every reference of every item checked against the catalogue; the first bad one names its item. */
+function checkReferences(s: CatalogState, websiteId: string, items: ImportItem[]): DomainError | null {
+  for (let i = 0; i < items.length; i++) {
+    const it = items[i];
+    const at = `responses[${i}]`;
+    const p = s.prompts.get(it.prompt_id);
+    if (!p || p.hard_deleted) return invalid(`${at}.prompt_id: Prompt not found`);
+    if (it.location_id && !s.locations.has(it.location_id)) return invalid(`${at}.location_id: Location not found`);
+    if (it.persona_id && !s.personas.has(it.persona_id)) return invalid(`${at}.persona_id: Persona not found`);
+    if (it.schedule_id && !s.schedules.has(it.schedule_id)) return invalid(`${at}.schedule_id: Schedule not found`);
+    for (let j = 0; j < (it.observations ?? []).length; j++) {
+      const o = it.observations![j];
+      if (o.entity_id !== websiteId && !s.competitors.has(o.entity_id)) {
+        return invalid(`${at}.observations[${j}].entity_id: must be the website_id (the brand) or one of its competitors' ids`);
+      }
+      if (!s.attributes.has(o.attribute_id)) return invalid(`${at}.observations[${j}].attribute_id: Attribute not found`);
+    }
+  }
+  return null;
+}
+
+/**
+ * Checks the import against the catalogue and marks the prompts answered for the first time (the same marker the
+ * workers write, so a later delete keeps their history). Items whose external_id is already imported, or repeated
+ * earlier in the call, are skipped.
+ */
+export function decideImport(s: CatalogState, websiteId: string, input: ImportResponses, alreadyImported: ReadonlySet<string>): Decision<Planned[]> | DomainError {
+  const bad = checkReferences(s, websiteId, input.responses);
+  if (bad) return bad;
+  const seen = new Set<string>();
+  const planned = input.responses.map((item): Planned => {
+    if (item.external_id === undefined) return { item, response_id: newId(), skip: false };
+    const skip = alreadyImported.has(item.external_id) || seen.has(item.external_id);
+    seen.add(item.external_id);
+    return { item, response_id: importedResponseId(websiteId, item.external_id), skip };
+  });
+  const first = [...new Set(planned.filter((x) => !x.skip).map((x) => x.item.prompt_id))].filter((id) => !s.prompts.get(id)!.has_answers);
+  return { events: first.map((prompt_id) => ({ type: 'PromptAnswered', data: { prompt_id } })), result: planned };
+}
+
+function importEvents(websiteId: string, importId: string, planned: Planned[]): (DomainEvent & { id: string })[] {
+  const events: (DomainEvent & { id: string })[] = [];
+  for (const { item, response_id, skip } of planned) {
+    if (skip) continue;
+    const recorded: EventData<'ResponseRecorded'> = {
+      response_id,
+      website_id: websiteId,
+      prompt_id: item.prompt_id,
+      model: item.model,
+      location_id: item.location_id ?? null,
+      persona_id: item.persona_id ?? null,
+      schedule_id: item.schedule_id ?? null,
+      run_id: null,
+      request_id: null,
+      external_id: item.external_id ?? null,
+      run_at: item.run_at,
+      text: item.text,
+      citations: (item.citations ?? []).map((c) => c.trim()),
+      products: item.products ?? [],
+      source: 'import',
+      observations_supplied: item.observations !== undefined,
+      provider_model: null,
+      latency_ms: null,
+    };
+    events.push({ id: deterministicId('recorded', response_id), type: 'ResponseRecorded', data: recorded });
+    if (item.observations?.length) {
+      events.push({
+        id: deterministicId('observations', response_id),
+        type: 'ObservationsRecorded',
+        data: {
+          response_id,
+          website_id: websiteId,
+          prompt_id: item.prompt_id,
+          location_id: item.location_id ?? null,
+          schedule_id: item.schedule_id ?? null,
+          model: item.model,
+          observed_at: item.run_at,
+          extractor: 'import',
+          observations: item.observations.map((o, j) => ({
+            observation_id: deterministicId('observation', response_id, String(j)),
+            entity_id: o.entity_id,
+            attribute_id: o.attribute_id,
+            positive: o.positive,
+            score: o.score ?? null,
+            text_span: o.text_span,
+          })),
+        },
+      });
+    }
+  }
+  return events;
+}
+
+export const importStream = (importId: string) => `import-${importId}`;
+
+/**
+ * Imports up to 1000 answers in one append: all of them or none. They go through exactly the analysis of a streamed
+ * answer. `alreadyImported`: the external ids the website already has (the store also drops a repeated event id).
+ */
+export async function importResponses(
+  ctx: CommandContext,
+  websiteId: string,
+  input: ImportResponses,
+  alreadyImported: ReadonlySet<string>,
+): Promise<{ result: ImportResult; position: Position | null } | DomainError> {
+  const marked = await handleCatalog(ctx, websiteId, (s) => decideImport(s, websiteId, input, alreadyImported));
+  if (isDomainError(marked)) return marked;
+  const planned = marked.result;
+  const importId = newId();
+  const imported = planned.filter((p) => !p.skip).length;
+  const result: ImportResult = { imported, skipped: planned.length - imported, response_ids: planned.map((p) => p.response_id) };
+  const events = importEvents(websiteId, importId, planned);
+  events.push({
+    id: importId,
+    type: 'ResponsesImported',
+    data: { import_id: importId, website_id: websiteId, response_ids: planned.filter((p) => !p.skip).map((p) => p.response_id), imported, skipped: result.skipped },
+  });
+  const r = await ctx.store.append(importStream(importId), newEventsFor({ ...ctx, websiteId }, events), 'no_stream');
+  return { result, position: r.position };
+}

@@ -1,0 +1,96 @@
+import type { DomainEvent, EventData } from '../../src/domain/events';
+import { deterministicId } from '../../src/domain/ids';
+import type { AnswerResult } from '../../src/engines/port';
+import { type Position, WrongExpectedRevisionError } from '../../src/eventstore/port';
+import { type CommandContext, newEventsFor } from '../handle';
+
+export type Requested = EventData<'ResponseRequested'>;
+
+export type Outcome =
+  | { kind: 'answered'; answer: AnswerResult; run_at: string }
+  | { kind: 'failed'; error_kind: string; message: string; attempts: number | null };
+
+/** The answer of a unit of work has an id derived from the unit: a redelivered unit records nothing twice. */
+export const responseIdOf = (requestId: string) => deterministicId('response', requestId);
+export const responseStream = (responseId: string) => `response-${responseId}`;
+
+/**
+ * A unit's outcome: its answer with the credits it used, or its failure. Both share one event id, so a unit gets one
+ * outcome whatever happens to the messages that carry it.
+ */
+export function decideOutcome(req: Requested, outcome: Outcome): (DomainEvent & { id: string })[] {
+  const id = deterministicId('outcome', req.request_id);
+  if (outcome.kind === 'failed') {
+    return [
+      {
+        id,
+        type: 'ResponseFailed',
+        data: {
+          request_id: req.request_id,
+          run_id: req.run_id,
+          website_id: req.website_id,
+          prompt_id: req.prompt_id,
+          model: req.model,
+          location_id: req.location_id,
+          error_kind: outcome.error_kind,
+          message: outcome.message.slice(0, 2000),
+          attempts: outcome.attempts,
+        },
+      },
+    ];
+  }
+  const a = outcome.answer;
+  const response_id = responseIdOf(req.request_id);
+  return [
+    {
+      id,
+      type: 'ResponseRecorded',
+      data: {
+        response_id,
+        website_id: req.website_id,
+        prompt_id: req.prompt_id,
+        model: req.model,
+        location_id: req.location_id,
+        persona_id: req.persona_id,
+        schedule_id: req.schedule_id,
+        run_id: req.run_id,
+        request_id: req.request_id,
+        external_id: null,
+        run_at: outcome.run_at,
+        text: a.text,
+        citations: a.citations,
+        products: a.products.map((p) => ({ ...p })),
+        source: 'engine',
+        observations_supplied: false,
+        provider_model: a.provider_model,
+        latency_ms: a.latency_ms,
+      },
+    },
+    {
+      id: deterministicId('credits', req.request_id),
+      type: 'CreditsUsed',
+      data: {
+        website_id: req.website_id,
+        model: req.model,
+        credits: a.usage.credits,
+        input_tokens: a.usage.input_tokens ?? null,
+        output_tokens: a.usage.output_tokens ?? null,
+        run_id: req.run_id,
+        response_id,
+        purpose: 'response',
+      },
+    },
+  ];
+}
+
+/** Appends the outcome to the answer's own stream; false when the unit already had one. */
+export async function recordOutcome(ctx: CommandContext, req: Requested, outcome: Outcome): Promise<{ recorded: boolean; position: Position | null }> {
+  const events = newEventsFor({ ...ctx, websiteId: req.website_id }, decideOutcome(req, outcome));
+  try {
+    const r = await ctx.store.append(responseStream(responseIdOf(req.request_id)), events, 'no_stream');
+    return { recorded: !r.noop, position: r.position };
+  } catch (err) {
+    if (err instanceof WrongExpectedRevisionError) return { recorded: false, position: null };
+    throw err;
+  }
+}

@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { type DomainError, conflict, invalid, isDomainError, notFound } from '../../src/domain/errors';
+import type { DomainEvent, RunTrigger } from '../../src/domain/events';
+import { deterministicId, newId } from '../../src/domain/ids';
+import { MODEL_IDS } from '../../src/domain/models';
+import { Uuid } from '../../src/domain/schemas';
+import { ScheduleSelection } from '../../src/domain/filters';
+import { WrongExpectedRevisionError, type Position } from '../../src/eventstore/port';
+import { Catalog, type CatalogState, catalogStream, isLivePrompt } from '../catalog/catalog';
+import { type CommandContext, load, newEventsFor } from '../handle';
+
+export const StartRun = z.strictObject({
+  website_id: Uuid,
+  /** optional: the default schedule when omitted */
+  schedule_id: ScheduleSelection.optional(),
+});
+export type StartRun = z.input<typeof StartRun>;
+
+export const SCHEDULE_NOT_FOUND = 'Schedule not found';
+/** units one run may hold (prompts x models x locations) */
+export const MAX_RUN_UNITS = 25_000;
+
+export interface RunPlan {
+  run_id: string;
+  website_id: string;
+  schedule_id: string | null;
+  trigger: RunTrigger;
+  day: string;
+  models: string[];
+  total: number;
+}
+
+export interface StartRunInput {
+  run_id: string;
+  website_id: string;
+  schedule_id: string | null;
+  trigger: RunTrigger;
+  /** the UTC day the run measures */
+  day: string;
+  /** backfill: the answers' time (null = when each is answered) */
+  run_at?: string | null;
+}
+
+/**
+ * The run's units: the website's active prompts x the schedule's models (all models for `default`) x its locations
+ * (one unit without a location when it has none). Unit ids derive from the run, so a retried start writes nothing new.
+ */
+export function decideStartRun(s: CatalogState, cmd: StartRunInput): { events: (DomainEvent & { id: string })[]; result: RunPlan } | DomainError {
+  let models: string[] = [...MODEL_IDS];
+  if (cmd.schedule_id !== null) {
+    const schedule = s.schedules.get(cmd.schedule_id);
+    if (!schedule) return notFound(SCHEDULE_NOT_FOUND);
+    if (schedule.archived) return conflict('Schedule is archived');
+    models = [...schedule.models];
+  }
+  const prompts = [...s.prompts.values()].filter((p) => isLivePrompt(p) && p.status === 'active');
+  if (prompts.length === 0) return invalid('website_id: the website has no active prompts to run');
+  const locations: (string | null)[] = s.locations.size ? [...s.locations.keys()] : [null];
+  const total = prompts.length * models.length * locations.length;
+  if (total > MAX_RUN_UNITS) return invalid(`website_id: a run may hold at most ${MAX_RUN_UNITS} units (active prompts x models x locations); this one would hold ${total}`);
+  const result: RunPlan = { run_id: cmd.run_id, website_id: cmd.website_id, schedule_id: cmd.schedule_id, trigger: cmd.trigger, day: cmd.day, models, total };
+  const events: (DomainEvent & { id: string })[] = [{ id: deterministicId('run-started', cmd.run_id), type: 'RunStarted', data: { ...result } }];
+  for (const p of prompts) {
+    for (const location_id of locations) {
+      for (const model of models) {
+        const request_id = deterministicId('request', cmd.run_id, p.id, model, location_id ?? '');
+        events.push({
+          id: request_id,
+          type: 'ResponseRequested',
+          data: {
+            request_id,
+            run_id: cmd.run_id,
+            website_id: cmd.website_id,
+            prompt_id: p.id,
+            model,
+            location_id,
+            persona_id: null,
+            schedule_id: cmd.schedule_id,
+            day: cmd.day,
+            run_at: cmd.run_at ?? null,
+          },
+        });
+      }
+    }
+  }
+  return { events, result };
+}
+
+export const runStream = (runId: string) => `run-${runId}`;
+
+export interface Started {
+  plan: RunPlan;
+  /** false: a run with this id was already started (nothing written) */
+  started: boolean;
+  position: Position | null;
+}
+
+/** Plans the run on the website's catalogue and writes it with its units in one append to its own stream. */
+export async function startRun(ctx: CommandContext, input: Omit<StartRunInput, 'run_id'> & { run_id?: string }): Promise<Started | DomainError> {
+  const cmd: StartRunInput = { ...input, run_id: input.run_id ?? newId() };
+  const { state } = await load(ctx.store, catalogStream(cmd.website_id), Catalog);
+  const d = decideStartRun(state, cmd);
+  if (isDomainError(d)) return d;
+  try {
+    const r = await ctx.store.append(runStream(cmd.run_id), newEventsFor({ ...ctx, websiteId: cmd.website_id }, d.events), 'no_stream');
+    return { plan: d.result, started: !r.noop, position: r.position };
+  } catch (err) {
+    if (err instanceof WrongExpectedRevisionError) return { plan: d.result, started: false, position: null };
+    throw err;
+  }
+}

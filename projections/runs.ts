@@ -1,0 +1,144 @@
+import type { Knex } from 'knex';
+import type { Projection } from '../src/eventstore/projection';
+
+/**
+ * Runs and their units of work: what was asked, what was answered, what failed and why. A run is finished when
+ * every unit has an outcome; its status says how it went.
+ */
+export const runsProjection: Projection = {
+  name: 'runs',
+  version: 1,
+  tables: ['rm_runs', 'rm_run_units'],
+  handles: ['RunStarted', 'ResponseRequested', 'ResponseRecorded', 'ResponseFailed'],
+  async migrate(db: Knex) {
+    await db.raw(`
+      create table if not exists rm_runs (
+        seq bigserial,
+        id uuid primary key,
+        organization_id uuid not null,
+        website_id uuid not null,
+        schedule_id uuid,
+        trigger text not null,
+        day date not null,
+        models text[] not null,
+        total int not null,
+        recorded int not null default 0,
+        failed int not null default 0,
+        started_at timestamptz not null,
+        finished_at timestamptz
+      );
+      create index if not exists rm_runs_site on rm_runs (website_id, seq);
+      create table if not exists rm_run_units (
+        request_id uuid primary key,
+        run_id uuid not null,
+        organization_id uuid not null,
+        website_id uuid not null,
+        prompt_id uuid not null,
+        model text not null,
+        location_id uuid,
+        persona_id uuid,
+        schedule_id uuid,
+        day date not null,
+        run_at timestamptz,
+        status text not null,
+        response_id uuid,
+        error_kind text,
+        error text,
+        attempts int,
+        requested_at timestamptz not null,
+        dispatched_at timestamptz not null,
+        dispatches int not null default 1,
+        updated_at timestamptz not null
+      );
+      create index if not exists rm_run_units_run on rm_run_units (run_id, status);
+      create index if not exists rm_run_units_pending on rm_run_units (dispatched_at) where status = 'pending';`);
+  },
+  async apply(trx, events) {
+    const units: Record<string, unknown>[] = [];
+    const outcomes: Record<string, unknown>[] = [];
+    for (const e of events) {
+      const at = e.metadata.time;
+      switch (e.type) {
+        case 'RunStarted':
+          await trx('rm_runs')
+            .insert({
+              id: e.data.run_id,
+              organization_id: e.metadata.organization_id,
+              website_id: e.data.website_id,
+              schedule_id: e.data.schedule_id,
+              trigger: e.data.trigger,
+              day: e.data.day,
+              models: e.data.models,
+              total: e.data.total,
+              started_at: at,
+              finished_at: e.data.total === 0 ? at : null,
+            })
+            .onConflict('id')
+            .ignore();
+          break;
+        case 'ResponseRequested':
+          units.push({
+            request_id: e.data.request_id,
+            run_id: e.data.run_id,
+            organization_id: e.metadata.organization_id,
+            website_id: e.data.website_id,
+            prompt_id: e.data.prompt_id,
+            model: e.data.model,
+            location_id: e.data.location_id,
+            persona_id: e.data.persona_id,
+            schedule_id: e.data.schedule_id,
+            day: e.data.day,
+            run_at: e.data.run_at,
+            at,
+          });
+          break;
+        case 'ResponseRecorded':
+          if (e.data.request_id && e.data.run_id)
+            outcomes.push({ request_id: e.data.request_id, run_id: e.data.run_id, status: 'recorded', response_id: e.data.response_id, error_kind: null, error: null, attempts: null, at });
+          break;
+        case 'ResponseFailed':
+          outcomes.push({ request_id: e.data.request_id, run_id: e.data.run_id, status: 'failed', response_id: null, error_kind: e.data.error_kind, error: e.data.message, attempts: e.data.attempts, at });
+          break;
+      }
+    }
+    // units first: an outcome in the same batch finds its unit
+    if (units.length) {
+      await trx.raw(
+        `insert into rm_run_units (request_id, run_id, organization_id, website_id, prompt_id, model, location_id, persona_id, schedule_id, day, run_at, status, requested_at, dispatched_at, updated_at)
+         select request_id, run_id, organization_id, website_id, prompt_id, model, location_id, persona_id, schedule_id, day, run_at, 'pending', at, at, at
+           from json_to_recordset(?::json) as x(request_id uuid, run_id uuid, organization_id uuid, website_id uuid, prompt_id uuid, model text, location_id uuid,
+             persona_id uuid, schedule_id uuid, day date, run_at timestamptz, at timestamptz)
+         on conflict (request_id) do nothing`,
+        [JSON.stringify(units)],
+      );
+    }
+    if (outcomes.length) {
+      // only a pending unit takes an outcome (one outcome per unit: the event ids make a second one impossible)
+      const settled = await trx.raw(
+        `update rm_run_units u set status = x.status, response_id = x.response_id, error_kind = x.error_kind, error = x.error, attempts = x.attempts, updated_at = x.at
+           from json_to_recordset(?::json) as x(request_id uuid, run_id uuid, status text, response_id uuid, error_kind text, error text, attempts int, at timestamptz)
+          where u.request_id = x.request_id and u.status = 'pending'
+          returning u.request_id, u.run_id, u.status`,
+        [JSON.stringify(outcomes)],
+      );
+      const timeOf = new Map(outcomes.map((o) => [o.request_id as string, o.at as string]));
+      const byRun = new Map<string, { recorded: number; failed: number; at: string }>();
+      for (const r of settled.rows as { request_id: string; run_id: string; status: string }[]) {
+        const at = timeOf.get(r.request_id)!;
+        const c = byRun.get(r.run_id) ?? { recorded: 0, failed: 0, at };
+        if (r.status === 'recorded') c.recorded++;
+        else c.failed++;
+        if (at > c.at) c.at = at;
+        byRun.set(r.run_id, c);
+      }
+      for (const [runId, c] of byRun) {
+        await trx.raw(
+          `update rm_runs set recorded = recorded + ?, failed = failed + ?,
+             finished_at = case when recorded + ? + failed + ? >= total then ?::timestamptz else finished_at end
+           where id = ?`,
+          [c.recorded, c.failed, c.recorded, c.failed, c.at, runId],
+        );
+      }
+    }
+  },
+};

@@ -1,0 +1,141 @@
+import type { Knex } from 'knex';
+import { analyzeAnswer, type EntityInput } from '../../src/analysis/answer';
+import { compiledEntities } from '../../src/analysis/entity-cache';
+import { scheduleValue } from '../../src/domain/filters';
+import type { Selection } from '../filters';
+
+export interface TrackedEntity extends EntityInput {
+  url: string | null;
+}
+
+/** The brand and competitors the answers are analyzed against (the analysis projection's own copy), brand first. */
+export async function trackedEntities(db: Knex, websiteId: string): Promise<TrackedEntity[]> {
+  const rows = await db('rm_analysis_entities')
+    .where({ website_id: websiteId, removed: false })
+    .orderBy('slot')
+    .select('entity_id', 'is_self', 'name', 'identifiers', 'url');
+  return rows.map((r: { entity_id: string; is_self: boolean; name: string; identifiers: string[]; url: string | null }) => ({
+    id: r.entity_id,
+    is_self: r.is_self,
+    name: r.name,
+    identifiers: r.identifiers,
+    url: r.url,
+  }));
+}
+
+/** The answers a selection holds, in a query builder (the caller picks columns, order and paging). */
+export function selectAnswers(db: Knex, s: Selection) {
+  const q = db('rm_responses as r').where('r.website_id', s.websiteId).whereRaw('r.schedule_id is not distinct from ?', [s.scheduleId]);
+  q.whereRaw('r.prompt_id = any(?::uuid[])', [s.promptIds]);
+  if (s.start) q.where('r.run_at', '>=', s.start);
+  if (s.end) q.where('r.run_at', '<=', s.end);
+  if (s.models) q.whereIn('r.model', s.models);
+  if (s.locationIds) q.whereRaw('r.location_id = any(?::uuid[])', [s.locationIds]);
+  return q;
+}
+
+export interface Page {
+  page_num: number;
+  page_size: number;
+}
+
+interface Row {
+  id: string;
+  website_id: string;
+  prompt_id: string;
+  prompt: string | null;
+  model: string;
+  location_id: string | null;
+  persona_id: string | null;
+  schedule_id: string | null;
+  run_id: string | null;
+  external_id: string | null;
+  run_at: Date;
+  text: string;
+  citations: string[];
+  products: unknown[];
+}
+
+/**
+ * A page of answers, newest first, each with what analysis finds in it with the website's current entities: whether
+ * it mentions and cites the brand and at which position, the competitors it mentions, and its sources.
+ */
+export async function listResponses(db: Knex, s: Selection, page: Page) {
+  const rows: Row[] = await selectAnswers(db, s)
+    .leftJoin('rm_prompts as p', 'p.id', 'r.prompt_id')
+    .orderBy([
+      { column: 'r.run_at', order: 'desc' },
+      { column: 'r.id', order: 'desc' },
+    ])
+    .offset(page.page_num * page.page_size)
+    .limit(page.page_size + 1)
+    .select(
+      'r.id',
+      'r.website_id',
+      'r.prompt_id',
+      'p.text as prompt',
+      'r.model',
+      'r.location_id',
+      'r.persona_id',
+      'r.schedule_id',
+      'r.run_id',
+      'r.external_id',
+      'r.run_at',
+      'r.text',
+      'r.citations',
+      'r.products',
+    );
+  const has_more = rows.length > page.page_size;
+  const entities = await trackedEntities(db, s.websiteId);
+  const compiled = compiledEntities(s.websiteId, entities);
+  const byId = new Map(entities.map((e) => [e.id, e]));
+  const shown = s.competitorIds ? new Set(s.competitorIds) : null;
+  const responses = rows.slice(0, page.page_size).map((r) => {
+    const a = analyzeAnswer(compiled, { text: r.text, citations: r.citations });
+    const brand = a.mentions.find((m) => byId.get(m.entity_id)?.is_self);
+    const competitors = a.mentions
+      .filter((m) => !byId.get(m.entity_id)?.is_self && (!shown || shown.has(m.entity_id)))
+      .map((m) => {
+        const e = byId.get(m.entity_id)!;
+        return { id: e.id, name: e.name, url: e.url, position: m.position };
+      });
+    return {
+      id: r.id,
+      website_id: r.website_id,
+      prompt_id: r.prompt_id,
+      prompt: r.prompt,
+      model: r.model,
+      response: r.text,
+      mentioned: brand !== undefined,
+      cited: a.cited_entity_ids.includes(s.websiteId),
+      position: brand?.position ?? null,
+      created_at: r.run_at.toISOString(),
+      sources: a.sources.map((x) => ({ url: x.url, root_domain: x.root_domain, normalized_url: x.normalized_url, suffix: x.suffix })),
+      competitors,
+      schedule: scheduleValue(r.schedule_id),
+      location_id: r.location_id,
+      persona_id: r.persona_id,
+      run_id: r.run_id,
+      external_id: r.external_id,
+      citations: r.citations,
+      products: r.products,
+    };
+  });
+  return { responses, page_num: page.page_num, page_size: page.page_size, has_more };
+}
+
+/** The external ids among `ids` the website already has answers for. */
+export async function importedExternalIds(db: Knex, websiteId: string, ids: string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const rows = await db('rm_responses').where('website_id', websiteId).whereIn('external_id', ids).pluck('external_id');
+  return new Set(rows as string[]);
+}
+
+/** The first and last UTC day with answers for a schedule selection; nulls when there are none. */
+export async function dateRange(db: Knex, websiteId: string, scheduleId: string | null) {
+  const r = await db('rm_fact_chunks')
+    .where('website_id', websiteId)
+    .whereRaw('? = any(schedule_keys)', [scheduleValue(scheduleId)])
+    .first(db.raw('min(day)::text as start_date'), db.raw('max(day)::text as end_date'));
+  return { start_date: (r?.start_date as string | null) ?? null, end_date: (r?.end_date as string | null) ?? null, schedule: scheduleValue(scheduleId) };
+}

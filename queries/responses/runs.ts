@@ -1,0 +1,77 @@
+import type { Knex } from 'knex';
+import { scheduleValue } from '../../src/domain/filters';
+
+export type RunStatus = 'running' | 'completed' | 'completed_with_failures' | 'failed';
+
+interface RunRow {
+  id: string;
+  website_id: string;
+  schedule_id: string | null;
+  trigger: string;
+  day: string;
+  models: string[];
+  total: number;
+  recorded: number;
+  failed: number;
+  started_at: Date;
+  finished_at: Date | null;
+}
+
+export function runStatus(r: Pick<RunRow, 'total' | 'recorded' | 'failed'>): RunStatus {
+  if (r.recorded + r.failed < r.total) return 'running';
+  if (r.failed === 0) return 'completed';
+  return r.recorded === 0 ? 'failed' : 'completed_with_failures';
+}
+
+const view = (r: RunRow) => ({
+  run_id: r.id,
+  website_id: r.website_id,
+  schedule: scheduleValue(r.schedule_id),
+  trigger: r.trigger,
+  day: String(r.day).slice(0, 10),
+  models: r.models,
+  status: runStatus(r),
+  total: r.total,
+  recorded: r.recorded,
+  failed: r.failed,
+  pending: r.total - r.recorded - r.failed,
+  started_at: new Date(r.started_at).toISOString(),
+  finished_at: r.finished_at ? new Date(r.finished_at).toISOString() : null,
+});
+export type RunView = ReturnType<typeof view>;
+
+const COLUMNS = ['id', 'website_id', 'schedule_id', 'trigger', 'day', 'models', 'total', 'recorded', 'failed', 'started_at', 'finished_at'];
+
+/** A run of the website with its failed units (why each failed); undefined when the website has no such run. */
+export async function getRun(db: Knex, websiteId: string, runId: string) {
+  const r: RunRow | undefined = await db('rm_runs').where({ website_id: websiteId, id: runId }).first(COLUMNS);
+  if (!r) return undefined;
+  const failures = await db('rm_run_units')
+    .where({ run_id: runId, status: 'failed' })
+    .orderBy('updated_at')
+    .limit(100)
+    .select('request_id', 'prompt_id', 'model', 'location_id', 'error_kind', 'error', 'attempts');
+  return { ...view(r), failures };
+}
+
+/** The website's runs, newest first. */
+export async function listRuns(db: Knex, websiteId: string, page: { page_num: number; page_size: number }) {
+  const rows: RunRow[] = await db('rm_runs')
+    .where('website_id', websiteId)
+    .orderBy('seq', 'desc')
+    .offset(page.page_num * page.page_size)
+    .limit(page.page_size + 1)
+    .select(COLUMNS);
+  return { data: rows.slice(0, page.page_size).map(view), page_num: page.page_num, page_size: page.page_size, has_more: rows.length > page.page_size };
+}
+
+/** An unfinished run of this schedule selection, if one is going. */
+export async function runInProgress(db: Knex, websiteId: string, scheduleId: string | null): Promise<RunView | undefined> {
+  const r: RunRow | undefined = await db('rm_runs')
+    .where('website_id', websiteId)
+    .whereRaw('schedule_id is not distinct from ?', [scheduleId])
+    .whereNull('finished_at')
+    .orderBy('seq', 'desc')
+    .first(COLUMNS);
+  return r ? view(r) : undefined;
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { filterDateSchema, toolDateSchema } from './dates';
+import { isUuid } from './ids';
+import { MODEL_COUNT, modelIdSchema } from './models';
+import { Uuid } from './schemas';
+
+/**
+ * The shared filters object of metric-style requests (spec, "Shared filters object"), validated field by field with
+ * messages that name the field. Dates come out as instants; a schedule selection as null (`default`, alias `manual`)
+ * or a schedule id. REST takes ISO dates (a plain date is a whole UTC day); MCP tools also take spelled-out dates.
+ */
+
+/** `default` (alias `manual`) or a custom schedule's id; null = default. Never a combination. */
+export const ScheduleSelection = z
+  .string({ error: "must be 'default' or a schedule id (UUID)" })
+  .refine((s) => s === 'default' || s === 'manual' || isUuid(s), "must be 'default' or a schedule id (UUID)")
+  .transform((s): string | null => (s === 'default' || s === 'manual' ? null : s.toLowerCase()))
+  .meta({ type: 'string', description: "'default' (alias 'manual') or a schedule id" });
+
+/** The selection value answers carry in their `schedule` field. */
+export const scheduleValue = (scheduleId: string | null) => scheduleId ?? 'default';
+
+export const Ids = (max: number) => z.array(Uuid, { error: 'must be an array of UUIDs' }).max(max, `must have at most ${max} items`);
+export const ModelList = z
+  .array(modelIdSchema, { error: 'must be an array of model identifiers' })
+  .max(MODEL_COUNT, `must have at most ${MODEL_COUNT} items`);
+export const PromptStatusFilter = z.enum(['active', 'paused'], { error: "must be 'active' or 'paused'" });
+export const PromptTypeFilter = z.enum(['branded', 'non_branded'], { error: "must be 'branded' or 'non_branded'" });
+
+export const MAX_FILTER_PROMPTS = 1000;
+export const MAX_FILTER_LOCATIONS = 100;
+export const MAX_FILTER_COMPETITORS = 100;
+
+function filterFields(date: (side: 'start' | 'end') => z.ZodType<Date, string>) {
+  return {
+    schedule_id: ScheduleSelection.optional(),
+    saved_view_id: Uuid.optional(),
+    start_date: date('start').optional(),
+    end_date: date('end').optional(),
+    models: ModelList.optional(),
+    prompt_ids: Ids(MAX_FILTER_PROMPTS).optional(),
+    location_ids: Ids(MAX_FILTER_LOCATIONS).optional(),
+    prompt_status: PromptStatusFilter.optional(),
+    prompt_type: PromptTypeFilter.optional(),
+    competitor_ids: Ids(MAX_FILTER_COMPETITORS).optional(),
+  };
+}
+
+const endNotBeforeStart = (f: { start_date?: Date; end_date?: Date }, ctx: z.RefinementCtx) => {
+  if (f.start_date && f.end_date && f.end_date.getTime() < f.start_date.getTime()) {
+    ctx.addIssue({ code: 'custom', path: ['end_date'], message: `is before start_date (${f.start_date.toISOString()})` });
+  }
+};
+
+/** REST: the shared filters; unknown keys are refused. */
+export const SharedFilters = z.strictObject(filterFields((side) => filterDateSchema(side))).superRefine(endNotBeforeStart);
+/** MCP tools: the same fields; dates also spelled out ("March 5, 2026"). */
+export const ToolSharedFilters = z.strictObject(filterFields((side) => toolDateSchema(side))).superRefine(endNotBeforeStart);
+export type SharedFilters = z.output<typeof SharedFilters>;
+
+/**
+ * The observations endpoint's filters (spec, "Shared filters object"): the shared fields minus competitor_ids, nothing
+ * else, start_date required. On REST both dates are ISO 8601 date-times (no plain date, unlike the metric endpoints).
+ */
+function observationFilterFields(date: (side: 'start' | 'end') => z.ZodType<Date, string>) {
+  const { competitor_ids: _refused, ...fields } = filterFields(date);
+  return { ...fields, start_date: date('start') };
+}
+
+/** REST: POST /api/v1/attributes/observations `filters`. */
+export const ObservationFilters = z
+  .strictObject(observationFilterFields((side) => filterDateSchema(side, { allowDateOnly: false })))
+  .superRefine(endNotBeforeStart);
+/** MCP get_attribute_observations `filters`: the same fields, with the tool date forms. */
+export const ToolObservationFilters = z.strictObject(observationFilterFields((side) => toolDateSchema(side))).superRefine(endNotBeforeStart);
+export type ObservationFilters = z.output<typeof ObservationFilters>;

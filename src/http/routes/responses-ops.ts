@@ -1,0 +1,77 @@
+import { importResponses, type ImportResponses } from '../../../commands/responses/import-responses';
+import { startRun } from '../../../commands/responses/start-run';
+import { requireWebsite } from '../../../queries/access';
+import { resolveSelection } from '../../../queries/filters';
+import { dateRange, importedExternalIds, listResponses, type Page } from '../../../queries/responses/list';
+import { getRun, listRuns, runInProgress } from '../../../queries/responses/runs';
+import { utcDay } from '../../domain/dates';
+import { conflict, DomainErrorException, notFound } from '../../domain/errors';
+import { scheduleValue, type SharedFilters } from '../../domain/filters';
+import { positionFromString } from '../../eventstore/port';
+import { orFail } from '../route';
+import { type Caller, commandContextOf, dbOf } from './caller';
+
+export const RUN_NOT_FOUND = 'Run not found';
+
+/** The answers area as REST routes and MCP tools both run it: access, command or query, read-your-writes, shape. */
+export const responseOps = {
+  /** Starts a run now: the active prompts x the schedule's models x the website's locations. */
+  async startRun(c: Caller, input: { website_id: string; schedule_id?: string | null }) {
+    const w = await requireWebsite(dbOf(c), c.principal, input.website_id);
+    const scheduleId = input.schedule_id ?? null;
+    const going = await runInProgress(dbOf(c), w.id, scheduleId);
+    if (going) throw new DomainErrorException(conflict('A run of this schedule is already in progress', { run: going }));
+    const r = orFail(await startRun(commandContextOf(c, w.id), { website_id: w.id, schedule_id: scheduleId, trigger: 'manual', day: utcDay(new Date()) }));
+    await c.deps.rt.waitForReadModels(r.position);
+    return {
+      run_id: r.plan.run_id,
+      status: 'running' as const,
+      schedule: scheduleValue(r.plan.schedule_id),
+      day: r.plan.day,
+      models: r.plan.models,
+      total: r.plan.total,
+      status_url: `${c.deps.rt.config.publicBaseUrl}/api/v1/response-streaming/runs/${r.plan.run_id}?website_id=${w.id}`,
+    };
+  },
+
+  async getRun(c: Caller, websiteId: string, runId: string) {
+    const w = await requireWebsite(dbOf(c), c.principal, websiteId);
+    // a run read as finished has its answers listed: the answers read model first catches up with the runs one
+    const runs = await dbOf(c)('aivis_checkpoints').where('name', 'runs').first('position');
+    if (runs) await c.deps.rt.waitForReadModels(positionFromString(runs.position), ['answers'], 2000);
+    const run = await getRun(dbOf(c), w.id, runId);
+    if (!run) throw new DomainErrorException(notFound(RUN_NOT_FOUND));
+    return run;
+  },
+
+  async listRuns(c: Caller, websiteId: string, page: Page) {
+    const w = await requireWebsite(dbOf(c), c.principal, websiteId);
+    return listRuns(dbOf(c), w.id, page);
+  },
+
+  /** Answers newest first with what analysis derives from each; `prefix` names the filters object in messages. */
+  async listResponses(c: Caller, websiteId: string, filters: SharedFilters, page: Page, prefix?: string) {
+    const w = await requireWebsite(dbOf(c), c.principal, websiteId);
+    const selection = await resolveSelection(dbOf(c), w.id, filters, { prefix });
+    return listResponses(dbOf(c), selection, page);
+  },
+
+  /** Imports answers (all or none); a known external_id is a skip. */
+  async importResponses(c: Caller, input: ImportResponses) {
+    const w = await requireWebsite(dbOf(c), c.principal, input.website_id);
+    const external = input.responses.flatMap((r) => (r.external_id === undefined ? [] : [r.external_id]));
+    const known = await importedExternalIds(dbOf(c), w.id, external);
+    const r = orFail(await importResponses(commandContextOf(c, w.id), w.id, input, known));
+    await c.deps.rt.waitForReadModels(r.position);
+    return r.result;
+  },
+
+  async dateRange(c: Caller, websiteId: string, scheduleId: string | null) {
+    const w = await requireWebsite(dbOf(c), c.principal, websiteId);
+    if (scheduleId !== null) {
+      const known = await dbOf(c)('rm_prompt_schedules').where({ website_id: w.id, id: scheduleId }).first('id');
+      if (!known) throw new DomainErrorException(notFound('Schedule not found'));
+    }
+    return dateRange(dbOf(c), w.id, scheduleId);
+  },
+};

@@ -1,0 +1,177 @@
+import { z } from 'zod';
+import { ImportResponses } from '../../../commands/responses/import-responses';
+import { StartRun } from '../../../commands/responses/start-run';
+import { PromptStatusFilter, PromptTypeFilter, ScheduleSelection, SharedFilters } from '../../domain/filters';
+import { PageNum, PageSize } from '../../domain/schemas';
+import { route, Uuid } from '../route';
+import { WebsiteQuery } from './catalog';
+import { responseOps } from './responses-ops';
+
+/** A list in a query string: repeated (`models=a&models=b`) or comma-separated (`models=a,b`). */
+const csv = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v), schema);
+
+/** GET /responses: the shared filters as query parameters (location_ids travel in the body only, per the spec). */
+const ListQuery = z
+  .strictObject({
+    website_id: Uuid,
+    schedule_id: z.string().optional(),
+    start_date: z.string().optional(),
+    end_date: z.string().optional(),
+    models: csv(z.array(z.string())).optional(),
+    prompt_ids: csv(z.array(z.string())).optional(),
+    competitor_ids: csv(z.array(z.string())).optional(),
+    prompt_status: PromptStatusFilter.optional(),
+    prompt_type: PromptTypeFilter.optional(),
+    location_ids: z.unknown().optional(),
+    page_num: PageNum(true),
+    page_size: PageSize(true),
+  })
+  .transform(({ website_id, page_num, page_size, ...filters }, ctx) => {
+    if (filters.location_ids !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['location_ids'], message: 'must be sent in the body as filters.location_ids (POST /api/v1/responses)' });
+      return z.NEVER;
+    }
+    const f = SharedFilters.safeParse(Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== undefined)));
+    if (!f.success) {
+      for (const issue of f.error.issues) ctx.addIssue({ ...issue, code: 'custom', message: issue.message } as never);
+      return z.NEVER;
+    }
+    return { website_id, page_num, page_size, filters: f.data };
+  });
+
+const ListBody = z.strictObject({
+  website_id: Uuid,
+  filters: SharedFilters.optional(),
+  page_num: PageNum(),
+  page_size: PageSize(),
+});
+
+const Source = z.object({ url: z.string(), root_domain: z.string(), normalized_url: z.string(), suffix: z.string() });
+const Answer = z.object({
+  id: z.string(),
+  website_id: z.string(),
+  prompt_id: z.string(),
+  prompt: z.string().nullable(),
+  model: z.string(),
+  response: z.string(),
+  mentioned: z.boolean(),
+  cited: z.boolean(),
+  position: z.number().int().nullable(),
+  created_at: z.string(),
+  sources: z.array(Source),
+  competitors: z.array(z.object({ id: z.string(), name: z.string(), url: z.string().nullable(), position: z.number().int() })),
+  schedule: z.string(),
+  location_id: z.string().nullable(),
+  persona_id: z.string().nullable(),
+  run_id: z.string().nullable(),
+  external_id: z.string().nullable(),
+  citations: z.array(z.string()),
+  products: z.array(z.record(z.string(), z.unknown())),
+});
+const AnswerPage = z.object({ responses: z.array(Answer), page_num: z.number(), page_size: z.number(), has_more: z.boolean() });
+
+const Run = z.object({
+  run_id: z.string(),
+  website_id: z.string(),
+  schedule: z.string(),
+  trigger: z.string(),
+  day: z.string(),
+  models: z.array(z.string()),
+  status: z.enum(['running', 'completed', 'completed_with_failures', 'failed']),
+  total: z.number(),
+  recorded: z.number(),
+  failed: z.number(),
+  pending: z.number(),
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+});
+
+export const responseRoutes = [
+  route({
+    method: 'POST',
+    url: '/api/v1/response-streaming/start',
+    summary: "Start a run now: the website's active prompts x the schedule's models (every model for default) x its locations",
+    tag: 'responses',
+    body: StartRun,
+    status: 202,
+    responses: {
+      202: z.object({
+        run_id: z.string(),
+        status: z.literal('running'),
+        schedule: z.string(),
+        day: z.string(),
+        models: z.array(z.string()),
+        total: z.number(),
+        status_url: z.string(),
+      }),
+    },
+    handler: (ctx) => responseOps.startRun(ctx, ctx.body),
+  }),
+  route({
+    method: 'GET',
+    url: '/api/v1/response-streaming/runs/:run_id',
+    summary: 'A run: its status, counts, and why units failed',
+    tag: 'responses',
+    extension: true,
+    params: z.object({ run_id: Uuid }),
+    query: WebsiteQuery,
+    responses: {
+      200: Run.extend({
+        failures: z.array(
+          z.object({ request_id: z.string(), prompt_id: z.string(), model: z.string(), location_id: z.string().nullable(), error_kind: z.string(), error: z.string(), attempts: z.number().nullable() }),
+        ),
+      }),
+    },
+    handler: (ctx) => responseOps.getRun(ctx, ctx.query.website_id, ctx.params.run_id),
+  }),
+  route({
+    method: 'GET',
+    url: '/api/v1/response-streaming/runs',
+    summary: "The website's runs, newest first",
+    tag: 'responses',
+    extension: true,
+    query: WebsiteQuery.extend({ page_num: PageNum(true), page_size: PageSize(true) }),
+    responses: { 200: z.object({ data: z.array(Run), page_num: z.number(), page_size: z.number(), has_more: z.boolean() }) },
+    handler: (ctx) => responseOps.listRuns(ctx, ctx.query.website_id, ctx.query),
+  }),
+  route({
+    method: 'GET',
+    url: '/api/v1/responses',
+    summary: 'Answers, newest first, with the brand mention, citation and position and the competitors each mentions',
+    tag: 'responses',
+    query: ListQuery,
+    responses: { 200: AnswerPage },
+    handler: (ctx) => responseOps.listResponses(ctx, ctx.query.website_id, ctx.query.filters, ctx.query),
+  }),
+  route({
+    method: 'POST',
+    url: '/api/v1/responses',
+    summary: 'Answers selected by the shared filters (location_ids included), newest first',
+    tag: 'responses',
+    extension: true,
+    body: ListBody,
+    responses: { 200: AnswerPage },
+    handler: (ctx) => responseOps.listResponses(ctx, ctx.body.website_id, ctx.body.filters ?? {}, ctx.body, 'filters'),
+  }),
+  route({
+    method: 'POST',
+    url: '/api/v1/responses/import',
+    summary: 'Import 1 to 1000 answers, all or none; a known external_id is skipped',
+    tag: 'responses',
+    extension: true,
+    body: ImportResponses,
+    status: 201,
+    responses: { 201: z.object({ imported: z.number(), skipped: z.number(), response_ids: z.array(z.string()) }) },
+    handler: (ctx) => responseOps.importResponses(ctx, ctx.body),
+  }),
+  route({
+    method: 'GET',
+    url: '/api/v1/date-range',
+    summary: 'The first and last UTC day with answers for a schedule selection (default when omitted)',
+    tag: 'responses',
+    query: WebsiteQuery.extend({ schedule_id: ScheduleSelection.optional() }),
+    responses: { 200: z.object({ start_date: z.string().nullable(), end_date: z.string().nullable(), schedule: z.string() }) },
+    handler: (ctx) => responseOps.dateRange(ctx, ctx.query.website_id, ctx.query.schedule_id ?? null),
+  }),
+];

@@ -1,0 +1,50 @@
+import { Catalog, type CatalogState, catalogStream } from '../../commands/catalog/catalog';
+import { load } from '../../commands/handle';
+import { Organization, organizationStream, type WebsiteState } from '../../commands/organizations/organization';
+import type { EntityInput } from '../analysis/answer';
+import type { EventStore } from '../eventstore/port';
+
+/** What a worker knows of a website when it does its work: the website itself and its catalogue, from the streams. */
+export interface WebsiteContext {
+  website: WebsiteState;
+  catalog: CatalogState;
+  /** the brand (is_self) and the competitors not removed, in the order analysis tracks them */
+  entities: EntityInput[];
+}
+
+/** How long a worker reuses what it read of a website: units of a run come in bursts, and a second is fresh enough. */
+const TTL_MS = 1000;
+const recent = new WeakMap<EventStore, Map<string, { at: number; value: Promise<WebsiteContext | null> }>>();
+
+/**
+ * The website and its catalogue as the streams have them, read at most once a second per website (a unit of work
+ * depends on it only for what it asks; the first-answer marker still decides on the stream itself).
+ */
+export function websiteContext(store: EventStore, organizationId: string, websiteId: string, options: { fresh?: boolean } = {}): Promise<WebsiteContext | null> {
+  let byStore = recent.get(store);
+  if (!byStore) recent.set(store, (byStore = new Map()));
+  const now = Date.now();
+  const hit = byStore.get(websiteId);
+  if (hit && !options.fresh && now - hit.at < TTL_MS) return hit.value;
+  const value = loadWebsiteContext(store, organizationId, websiteId);
+  byStore.set(websiteId, { at: now, value });
+  value.catch(() => byStore.delete(websiteId));
+  if (byStore.size > 5000) byStore.delete(byStore.keys().next().value as string);
+  return value;
+}
+
+/** Loads (cached by revision) the organization's and the catalogue's streams; null when the website is unknown. */
+async function loadWebsiteContext(store: EventStore, organizationId: string, websiteId: string): Promise<WebsiteContext | null> {
+  const [org, catalog] = await Promise.all([load(store, organizationStream(organizationId), Organization), load(store, catalogStream(websiteId), Catalog)]);
+  const website = org.state.websites.get(websiteId);
+  if (!website) return null;
+  return { website, catalog: catalog.state, entities: trackedEntities(website, catalog.state) };
+}
+
+export function trackedEntities(website: Pick<WebsiteState, 'id' | 'name' | 'url'>, catalog: CatalogState): EntityInput[] {
+  const out: EntityInput[] = [{ id: website.id, name: website.name, is_self: true, identifiers: [], url: website.url }];
+  for (const c of catalog.competitors.values()) {
+    if (!c.removed) out.push({ id: c.id, name: c.name, is_self: false, identifiers: c.identifiers, url: c.url });
+  }
+  return out;
+}

@@ -1,0 +1,117 @@
+import type { Knex } from 'knex';
+import { markPromptAnswered } from '../../commands/catalog/mark-prompt-answered';
+import type { CommandContext } from '../../commands/handle';
+import { type Outcome, recordOutcome, type Requested } from '../../commands/responses/record-outcome';
+import type { Delivery } from '../bus/memory';
+import type { Bus, BusMessage, Consumer } from '../bus/port';
+import { isDomainError } from '../domain/errors';
+import { SYSTEM_ACTOR, type EventMetadata, type EventType } from '../domain/events';
+import { domainOf } from '../domain/urls';
+import type { Engines } from '../engines/registry';
+import { type AnswerRequest, isEngineError } from '../engines/port';
+import type { EventStore } from '../eventstore/port';
+import type { Logger } from '../logger';
+import { websiteContext } from './context';
+import { startWorker } from './worker';
+
+export const RESPONSE_WORKER = 'response-workers';
+export const RESPONSE_WORKER_TYPES: readonly EventType[] = ['ResponseRequested'];
+
+export interface ResponseWorkerDeps {
+  store: EventStore;
+  db: Knex;
+  bus: Bus;
+  engines: Engines;
+  logger: Logger;
+  /** units answered at once by this instance */
+  concurrency?: number;
+  now?: () => Date;
+}
+
+/** The context of the system's own writes on behalf of a message: correlated with the run that asked for it. */
+export const systemContext = (store: EventStore, m: { id: string; metadata: EventMetadata }, now?: () => Date): CommandContext => ({
+  store,
+  organizationId: m.metadata.organization_id,
+  websiteId: m.metadata.website_id ?? null,
+  actor: SYSTEM_ACTOR,
+  correlationId: m.metadata.correlation_id,
+  causationId: m.id,
+  now,
+});
+
+/**
+ * Answers one unit of work: marks its prompt answered, asks the model's engine (its adapter retries with backoff),
+ * and records the answer and its credits, or the failure. Throws only when the outcome could not be recorded, so the
+ * bus delivers the unit again; the outcome's id derives from the unit, so nothing is recorded twice.
+ */
+export async function answerUnit(
+  deps: ResponseWorkerDeps,
+  msg: Pick<BusMessage, 'id' | 'data' | 'metadata'>,
+  delivery?: Delivery,
+): Promise<'recorded' | 'failed' | 'skipped'> {
+  const req = msg.data as Requested;
+  // a unit seen before (delivered again, or sent again by the sweeper) may have its outcome already: skip the engine
+  const again = !delivery || delivery.count > 1 || msg.id !== req.request_id;
+  if (again) {
+    const unit = await deps.db('rm_run_units').where('request_id', req.request_id).first('status');
+    if (unit && unit.status !== 'pending') return 'skipped';
+  }
+  const ctx = systemContext(deps.store, msg, deps.now);
+  const outcome = await answer(deps, ctx, req);
+  const r = await recordOutcome(ctx, req, outcome);
+  if (!r.recorded) return 'skipped';
+  return outcome.kind === 'answered' ? 'recorded' : 'failed';
+}
+
+const failed = (error_kind: string, message: string, attempts: number | null = null): Outcome => ({ kind: 'failed', error_kind, message, attempts });
+
+async function answer(deps: ResponseWorkerDeps, ctx: CommandContext, req: Requested): Promise<Outcome> {
+  let site = await websiteContext(deps.store, ctx.organizationId, req.website_id);
+  // what a second-old read lacks (a prompt created just before its run), or refuses, is read again from the streams
+  if (!site || site.website.status !== 'active' || !site.catalog.prompts.has(req.prompt_id)) {
+    site = await websiteContext(deps.store, ctx.organizationId, req.website_id, { fresh: true });
+  }
+  if (!site) return failed('website_not_found', 'the website does not exist');
+  if (site.website.status !== 'active') return failed('website_inactive', `the website is ${site.website.status}`);
+  const prompt = site.catalog.prompts.get(req.prompt_id);
+  if (!prompt || prompt.hard_deleted) return failed('prompt_not_found', 'the prompt was deleted before it was answered');
+  // the first answer's marker (an answered prompt stays answered: only the first needs the catalogue's lock)
+  if (!prompt.has_answers && isDomainError(await markPromptAnswered(ctx, req.website_id, req.prompt_id))) {
+    return failed('prompt_not_found', 'the prompt was deleted before it was answered');
+  }
+  const location = req.location_id ? site.catalog.locations.get(req.location_id) : undefined;
+  const persona = req.persona_id ? site.catalog.personas.get(req.persona_id) : undefined;
+  const request: AnswerRequest = {
+    model: req.model,
+    prompt: prompt.text,
+    day: req.day,
+    ...(location && { location: { country: location.country, ...(location.region && { region: location.region }), ...(location.city && { city: location.city }) } }),
+    ...(persona && { persona: { name: persona.name, ...(persona.description && { description: persona.description }) } }),
+    website: {
+      brand: { name: site.website.name, domain: domainOf(site.website.url) ?? '' },
+      competitors: site.entities.filter((e) => !e.is_self).map((e) => ({ name: e.name, domain: domainOf(e.url ?? '') ?? '', identifiers: e.identifiers ?? [] })),
+    },
+  };
+  try {
+    const answer = await deps.engines.engineFor(req.model).ask(request);
+    return { kind: 'answered', answer, run_at: req.run_at ?? (deps.now?.() ?? new Date()).toISOString() };
+  } catch (err) {
+    if (isEngineError(err)) return failed(err.kind, err.message, err.attempts ?? null);
+    deps.logger.error({ err, request_id: req.request_id, model: req.model }, 'engine call failed unexpectedly');
+    return failed('internal', err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** The response worker pool of this instance: one durable consumer shared with every other instance. */
+export function startResponseWorkers(deps: ResponseWorkerDeps): Promise<Consumer> {
+  return startWorker({
+    bus: deps.bus,
+    name: RESPONSE_WORKER,
+    types: RESPONSE_WORKER_TYPES,
+    concurrency: deps.concurrency ?? 16,
+    logger: deps.logger,
+    handle: async (msg, delivery) => {
+      await answerUnit(deps, msg, delivery);
+    },
+  });
+}

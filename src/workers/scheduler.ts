@@ -1,0 +1,131 @@
+import type { Knex } from 'knex';
+import { startRun } from '../../commands/responses/start-run';
+import { isDomainError } from '../domain/errors';
+import { SYSTEM_ACTOR } from '../domain/events';
+import { deterministicId } from '../domain/ids';
+import { utcDay } from '../domain/dates';
+import type { EventStore } from '../eventstore/port';
+import type { Logger } from '../logger';
+
+const DAY_MS = 86_400_000;
+const dayNumber = (day: string) => Math.floor(Date.parse(`${day}T00:00:00Z`) / DAY_MS);
+const dayOf = (n: number) => utcDay(new Date(n * DAY_MS));
+
+export interface ScheduleWindow {
+  frequency: 'daily' | 'weekly';
+  starts_on: string | null;
+  ends_on: string | null;
+  /** the day a weekly schedule without starts_on counts its weeks from */
+  anchor: string;
+}
+
+/**
+ * The slot a schedule fires for on `today` (YYYY-MM-DD, UTC), or null when it does not fire: daily, every day of
+ * its window; weekly, once in each week counted from starts_on (or from the day it was created), the week's first
+ * day being its slot, so an instance that was down on that day still fires it later that week. The window is
+ * inclusive on both sides.
+ */
+export function dueSlot(s: ScheduleWindow, today: string): string | null {
+  if (s.starts_on !== null && today < s.starts_on) return null;
+  if (s.ends_on !== null && today > s.ends_on) return null;
+  if (s.frequency === 'daily') return today;
+  const anchor = dayNumber(s.starts_on ?? s.anchor);
+  const t = dayNumber(today);
+  if (t < anchor) return null;
+  return dayOf(anchor + Math.floor((t - anchor) / 7) * 7);
+}
+
+/** The run of one schedule's slot: the same id on every instance, so the event store lets exactly one start it. */
+export const scheduledRunId = (websiteId: string, scheduleKey: string, slot: string) => deterministicId('scheduled-run', websiteId, scheduleKey, slot);
+
+export interface SchedulerDeps {
+  store: EventStore;
+  db: Knex;
+  logger: Logger;
+  now?: () => Date;
+}
+
+interface Due {
+  organization_id: string;
+  website_id: string;
+  schedule_id: string | null;
+  slot: string;
+  run_id: string;
+}
+
+/**
+ * One pass: every active website with active prompts, its `default` schedule (daily, unbounded) and each of its
+ * active, unarchived custom schedules; starts the runs due today that no instance has started. Returns the runs
+ * this pass started.
+ */
+export async function schedulePass(deps: SchedulerDeps): Promise<string[]> {
+  const now = deps.now?.() ?? new Date();
+  const today = utcDay(now);
+  const sites: { id: string; organization_id: string }[] = await deps.db('rm_websites as w')
+    .where('w.status', 'active')
+    .whereExists(deps.db('rm_prompts as p').whereRaw('p.website_id = w.id').andWhere('p.status', 'active').whereNull('p.soft_deleted_at'))
+    .select('w.id', 'w.organization_id');
+  if (!sites.length) return [];
+  const schedules: { id: string; website_id: string; frequency: 'daily' | 'weekly'; starts_on: string | null; ends_on: string | null; created_at: Date }[] = await deps
+    .db('rm_prompt_schedules')
+    .whereIn(
+      'website_id',
+      sites.map((s) => s.id),
+    )
+    .whereNull('archived_at')
+    .andWhere('is_active', true)
+    .select('id', 'website_id', 'frequency', 'starts_on', 'ends_on', 'created_at');
+  const due: Due[] = [];
+  const orgOf = new Map(sites.map((s) => [s.id, s.organization_id]));
+  for (const s of sites) {
+    due.push({ organization_id: s.organization_id, website_id: s.id, schedule_id: null, slot: today, run_id: scheduledRunId(s.id, 'default', today) });
+  }
+  for (const x of schedules) {
+    const slot = dueSlot({ frequency: x.frequency, starts_on: x.starts_on, ends_on: x.ends_on, anchor: utcDay(new Date(x.created_at)) }, today);
+    if (slot) due.push({ organization_id: orgOf.get(x.website_id)!, website_id: x.website_id, schedule_id: x.id, slot, run_id: scheduledRunId(x.website_id, x.id, slot) });
+  }
+  const known = new Set<string>();
+  for (let i = 0; i < due.length; i += 1000) {
+    const ids = due.slice(i, i + 1000).map((d) => d.run_id);
+    for (const r of await deps.db('rm_runs').whereIn('id', ids).select('id')) known.add(r.id);
+  }
+  const started: string[] = [];
+  for (const d of due) {
+    if (known.has(d.run_id)) continue;
+    const ctx = { store: deps.store, organizationId: d.organization_id, websiteId: d.website_id, actor: SYSTEM_ACTOR, now: deps.now };
+    const r = await startRun(ctx, { run_id: d.run_id, website_id: d.website_id, schedule_id: d.schedule_id, trigger: 'scheduled', day: today });
+    if (isDomainError(r)) {
+      deps.logger.warn({ website_id: d.website_id, schedule_id: d.schedule_id, slot: d.slot, error: r.message }, 'scheduled run not started');
+      continue;
+    }
+    if (r.started) {
+      started.push(d.run_id);
+      deps.logger.info({ website_id: d.website_id, schedule_id: d.schedule_id ?? 'default', slot: d.slot, run_id: d.run_id, units: r.plan.total }, 'scheduled run started');
+    }
+  }
+  return started;
+}
+
+/** Runs schedulePass now and every tickMs until stopped. */
+export function startScheduler(deps: SchedulerDeps & { tickMs?: number }): { stop(): Promise<void> } {
+  const tickMs = deps.tickMs ?? 60_000;
+  let stopped = false;
+  let running: Promise<unknown> = Promise.resolve();
+  let timer: NodeJS.Timeout | null = null;
+  const tick = () => {
+    if (stopped) return;
+    running = schedulePass(deps)
+      .catch((err) => deps.logger.error({ err }, 'scheduler pass failed'))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, tickMs);
+      });
+  };
+  tick();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

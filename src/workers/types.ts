@@ -1,0 +1,10 @@
+import type { EventType } from '../domain/events';
+import type { TypedEvent } from '../eventstore/port';
+import { OBSERVATION_WORKER_TYPES } from './observations';
+import { RESPONSE_WORKER_TYPES } from './responses';
+
+/** Every event type a worker consumes from the bus: the relay publishes these (a new worker adds its list here). */
+export const WORKER_EVENT_TYPES: readonly EventType[] = [...new Set([...RESPONSE_WORKER_TYPES, ...OBSERVATION_WORKER_TYPES])];
+
+/** An imported answer is read with its import (ResponsesImported): only engine answers travel one by one. */
+export const onTheBus = (e: TypedEvent): boolean => !(e.type === 'ResponseRecorded' && e.data.source === 'import');

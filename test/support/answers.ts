@@ -1,0 +1,50 @@
+import { expect } from 'vitest';
+import { call, type TestServer } from './server';
+import { until } from './until';
+
+export interface SiteSpec {
+  name?: string;
+  url?: string;
+  competitors?: { name: string; url: string; identifiers?: string[] }[];
+  prompts?: { text: string; status?: 'active' | 'paused'; type?: 'branded' | 'non_branded' }[];
+  locations?: { location: string; country: string }[];
+  attributes?: { name: string; description?: string }[];
+}
+
+export interface Site {
+  id: string;
+  competitors: { id: string; name: string }[];
+  prompts: { id: string; text: string; status: string }[];
+  locations: { id: string }[];
+  attributes: { id: string; name: string }[];
+}
+
+/** A website of the key's organization with its catalogue, built over HTTP. */
+export async function buildSite(s: TestServer, key: string, spec: SiteSpec = {}): Promise<Site> {
+  const post = async (path: string, body: unknown) => {
+    const r = await call(s, 'POST', path, { key, body });
+    expect(r.status, `${path} ${JSON.stringify(r.body)}`).toBe(201);
+    return r.body;
+  };
+  const w = await post('/api/v1/websites', { name: spec.name ?? 'Acme', url: spec.url ?? `https://${Math.random().toString(36).slice(2)}.acme.example.com` });
+  const website_id = w.website.id as string;
+  const site: Site = { id: website_id, competitors: [], prompts: [], locations: [], attributes: [] };
+  for (const c of spec.competitors ?? []) site.competitors.push((await post('/api/v1/competitors', { website_id, ...c })).competitor);
+  for (const p of spec.prompts ?? [{ text: 'What is the best CRM for a small team?' }]) site.prompts.push((await post('/api/v1/prompts', { website_id, ...p })).prompt);
+  for (const l of spec.locations ?? []) site.locations.push(await post('/api/v1/locations', { website_id, ...l }));
+  for (const a of spec.attributes ?? []) site.attributes.push((await post('/api/v1/attributes', { website_id, ...a })).attribute);
+  return site;
+}
+
+/** Waits until a run has an outcome for every unit; returns the run as GET runs/:id shows it. */
+export async function finishedRun(s: TestServer, key: string, websiteId: string, runId: string, timeoutMs = 30_000) {
+  return until(
+    `run ${runId} to finish`,
+    async () => {
+      const r = await call(s, 'GET', `/api/v1/response-streaming/runs/${runId}`, { key, query: { website_id: websiteId } });
+      expect(r.status).toBe(200);
+      return r.body.status !== 'running' && r.body;
+    },
+    timeoutMs,
+  );
+}

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MODEL_IDS } from '../../src/domain/models';
+import type { AnswerEngine, AnswerRequest } from '../../src/engines/port';
+import { createEngines, type Engines } from '../../src/engines/registry';
+import { silentLogger } from '../../src/logger';
+import { observeImport, parseExtractor } from '../../src/workers/observations';
+import { buildSite, finishedRun } from '../support/answers';
+import { call, startServer, type TestServer } from '../support/server';
+import { until } from '../support/until';
+
+const JUDGE = MODEL_IDS[1];
+
+describe('observation extraction', () => {
+  let s: TestServer;
+  let key: string;
+  const asked: AnswerRequest[] = [];
+  const sim = createEngines({ mode: 'simulated' });
+  const engines: Engines = {
+    mode: 'simulated',
+    status: () => sim.status(),
+    engineFor(model) {
+      if (model !== JUDGE) return sim.engineFor(model);
+      const judge: AnswerEngine = {
+        async ask(req) {
+          asked.push(req);
+          const text = '```json\n[{"entity":"acme","attribute":"price","positive":true,"score":0.8,"text_span":"Acme is cheap."},{"entity":"Nobody","attribute":"Price","positive":false,"score":-0.5,"text_span":"x"}]\n```';
+          return { text, citations: [], products: [], usage: { credits: 1, input_tokens: 120, output_tokens: 40 }, provider_model: 'judge-1', latency_ms: 5 };
+        },
+      };
+      return judge;
+    },
+  };
+  beforeAll(async () => {
+    s = await startServer({ OBSERVATION_EXTRACTOR: `llm:${JUDGE}` }, {}, undefined, { engines });
+    key = (await s.org('Observed')).key;
+  });
+  afterAll(async () => s?.close());
+
+  it('given the extractor setting, then rules or a judge model of the catalogue, anything else refused', () => {
+    expect(parseExtractor(undefined)).toEqual({ kind: 'rules' });
+    expect(parseExtractor(`llm:${JUDGE}`)).toEqual({ kind: 'llm', model: JUDGE });
+    expect(() => parseExtractor('llm:gpt-9')).toThrow(/OBSERVATION_EXTRACTOR/);
+  });
+
+  it('given an LLM judge, then its observations are recorded with the judge credits, unknown names dropped, once per answer', async () => {
+    const site = await buildSite(s, key, { name: 'Acme', attributes: [{ name: 'Price' }] });
+    const imp = await call(s, 'POST', '/api/v1/responses/import', {
+      key,
+      body: { website_id: site.id, responses: [{ prompt_id: site.prompts[0].id, model: MODEL_IDS[0], run_at: '2026-03-01T10:00:00Z', text: 'Acme is cheap. Others are not.' }] },
+    });
+    const responseId = imp.body.response_ids[0];
+    // the server's observation workers ask the judge
+    const importId = (await s.rt.database.db('aivis_events').where('type', 'ResponsesImported').whereRaw("data->>'website_id' = ?", [site.id]).first('data')).data.import_id;
+    const stream = await until('the judge to be asked', async () => {
+      const x = await s.rt.store.readStream(`observations-import-${importId}`);
+      return x.length > 0 && x;
+    });
+    expect(asked).toHaveLength(1);
+    expect(asked[0].model).toBe(JUDGE);
+    expect(asked[0].prompt).toContain('Acme is cheap. Others are not.');
+    expect(stream.map((e) => e.type)).toEqual(['ObservationsRecorded', 'CreditsUsed']);
+    expect((stream[0].data as { extractor: string; observations: unknown[] }).observations).toEqual([
+      { observation_id: expect.any(String), entity_id: site.id, attribute_id: site.attributes[0].id, positive: true, score: 0.8, text_span: 'Acme is cheap.' },
+    ]);
+    expect(stream[1].data).toMatchObject({ model: JUDGE, credits: 1, input_tokens: 120, output_tokens: 40, purpose: 'observation_judge', response_id: responseId });
+    // delivered again: the judge is not asked again and nothing more is recorded
+    const ev = (await s.rt.store.readStream(`import-${importId}`)).find((e) => e.type === 'ResponsesImported')!;
+    const deps = { store: s.rt.store, bus: s.rt.bus, engines, logger: silentLogger(), extractor: { kind: 'llm' as const, model: JUDGE } };
+    expect(await observeImport(deps, { id: ev.id, data: ev.data, metadata: ev.metadata })).toBe(0);
+    expect(asked).toHaveLength(1);
+    expect(await s.rt.store.readStream(`observations-import-${importId}`)).toHaveLength(2);
+  });
+
+  it('given an engine answer, then the judge reads it on its own and records on the answer stream', async () => {
+    const site = await buildSite(s, key, { name: 'Acme', attributes: [{ name: 'Price' }] });
+    const sched = await call(s, 'POST', '/api/v1/prompt-schedules', { key, body: { website_id: site.id, name: 'One', models: [MODEL_IDS[0]], frequency: 'daily' } });
+    const before = asked.length;
+    const start = await call(s, 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: site.id, schedule_id: sched.body.schedule.id } });
+    const run = await finishedRun(s, key, site.id, start.body.run_id);
+    expect(run.recorded).toBe(1);
+    const responseId = (await s.rt.database.db('rm_responses').where({ run_id: start.body.run_id }).first('id')).id;
+    const stream = await until('the judge to read the answer', async () => {
+      const x = await s.rt.store.readStream(`observations-${responseId}`);
+      return x.length > 0 && x;
+    });
+    expect(stream[0].type).toBe('ObservationsRecorded');
+    expect(asked.length).toBe(before + 1);
+  });
+});
