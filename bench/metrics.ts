@@ -1,0 +1,267 @@
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { decodeFacts, type FactDictionaries } from '../src/analysis/facts';
+import { MODEL_IDS } from '../src/domain/models';
+import { seededRandom } from '../src/domain/random';
+import { factsCache } from '../queries/metrics/metrics';
+import { trackedEntities } from '../queries/responses/list';
+import { type AnswerDataset, answerDataset } from './answers';
+import { type Bench, cpuMeter, info, median, nowNs, quantile, report } from './lib';
+
+const DAY_MS = 86_400_000;
+const dayName = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
+
+interface Case {
+  name: string;
+  filters: Record<string, unknown>;
+  /** what DuckDB filters on */
+  duck: { first: number; last: number; models?: string[]; locations?: string[]; prompts?: string[] };
+}
+
+/** p50/p95 of `n` requests one after another, in ms. */
+async function latency(ds: AnswerDataset, path: string, body: unknown, n: number): Promise<{ p50: number; p95: number; body: any }> {
+  const times: number[] = [];
+  let last: any;
+  for (let i = 0; i < n + 3; i++) {
+    const t0 = nowNs();
+    const res = await fetch(`${ds.server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ds.server.key }, body: JSON.stringify(body) });
+    last = await res.json();
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(last)}`);
+    if (i >= 3) times.push(Number(nowNs() - t0) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: quantile(times, 0.5), p95: quantile(times, 0.95), body: last };
+}
+
+/** The same answers and mentions as plain tables in DuckDB (what analytical databases scan). */
+async function loadDuckDb(ds: AnswerDataset) {
+  const db = ds.server.rt.database.db;
+  const instance = await DuckDBInstance.create(':memory:');
+  const con = await instance.connect();
+  await con.run('create table answers (id integer, day integer, t integer, prompt varchar, model varchar, location varchar, schedule varchar)');
+  await con.run('create table mentions (answer integer, entity varchar, position integer, cited boolean)');
+  const answers = await con.createAppender('answers');
+  const mentions = await con.createAppender('mentions');
+  const rows: { day: string; meta: FactDictionaries & { n: number }; data: Buffer }[] = await db('rm_fact_chunks')
+    .where('website_id', ds.site.websiteId)
+    .orderBy(['day', 'part'])
+    .select(db.raw('day::text as day'), 'meta', 'data');
+  let id = 0;
+  let mentionRows = 0;
+  for (const r of rows) {
+    const c = decodeFacts(r.meta, r.data);
+    const day = Math.floor(Date.parse(`${r.day}T00:00:00Z`) / DAY_MS);
+    const E = c.entities.length;
+    for (let i = 0; i < c.n; i++, id++) {
+      answers.appendInteger(id);
+      answers.appendInteger(day);
+      answers.appendInteger(c.t[i]);
+      answers.appendVarchar(c.prompts[c.prompt[i]]);
+      answers.appendVarchar(c.models[c.model[i]]);
+      const loc = c.locations[c.location[i]];
+      if (loc === null) answers.appendNull();
+      else answers.appendVarchar(loc);
+      answers.appendVarchar(c.schedules[c.schedule[i]] ?? 'default');
+      answers.endRow();
+      for (let e = 0; e < E; e++) {
+        const p = c.pos[i * E + e];
+        const cited = c.cite[i * E + e] === 1;
+        if (p === 0 && !cited) continue;
+        mentions.appendInteger(id);
+        mentions.appendVarchar(c.entities[e]);
+        mentions.appendInteger(p);
+        mentions.appendBoolean(cited);
+        mentions.endRow();
+        mentionRows++;
+      }
+    }
+  }
+  answers.closeSync();
+  mentions.closeSync();
+  return { instance, con, answers: id, mentions: mentionRows };
+}
+
+const list = (xs: string[]) => xs.map((x) => `'${x.replace(/'/g, "''")}'`).join(', ');
+
+function duckSql(d: Case['duck']): string {
+  const where = [`schedule = 'default'`, `day between ${d.first} and ${d.last}`];
+  if (d.models) where.push(`model in (${list(d.models)})`);
+  if (d.locations) where.push(`location in (${list(d.locations)})`);
+  if (d.prompts) where.push(`prompt in (${list(d.prompts)})`);
+  return `with s as (select id from answers where ${where.join(' and ')}),
+    m as (select mentions.* from mentions join s on s.id = mentions.answer)
+    select null as entity, (select count(*) from s) as mentioned, (select count(distinct answer) from m where position > 0) as cited, 0 as pos_sum
+    union all
+    select entity, count(*) filter (where position > 0), count(*) filter (where cited), coalesce(sum(position) filter (where position > 0), 0) from m group by entity`;
+}
+
+interface DuckCounts {
+  responses: number;
+  any: number;
+  byEntity: Map<string, { mentioned: number; cited: number; posSum: number }>;
+}
+
+function readDuck(rows: unknown[][]): DuckCounts {
+  const out: DuckCounts = { responses: 0, any: 0, byEntity: new Map() };
+  for (const [entity, a, b, c] of rows) {
+    if (entity === null) {
+      out.responses = Number(a);
+      out.any = Number(b);
+    } else out.byEntity.set(String(entity), { mentioned: Number(a), cited: Number(b), posSum: Number(c) });
+  }
+  return out;
+}
+
+const r4 = (x: number) => Math.round(x * 10_000) / 10_000;
+
+/** DuckDB's counts as aivis's four families; throws on the first value that differs. */
+function compare(label: string, duck: DuckCounts, names: Map<string, string>, aivis: Record<string, any>) {
+  const rate = (x: number, n: number) => (n === 0 ? 0 : r4((100 * x) / n));
+  let all = 0;
+  for (const v of duck.byEntity.values()) all += v.mentioned;
+  for (const [id, name] of names) {
+    const d = duck.byEntity.get(id) ?? { mentioned: 0, cited: 0, posSum: 0 };
+    const expected = {
+      mention_rate: rate(d.mentioned, duck.responses),
+      relative_mention_rate: rate(d.mentioned, duck.any),
+      share_of_voice: rate(d.mentioned, all),
+      citation_rate: rate(d.cited, duck.responses),
+      avg_position: d.mentioned === 0 ? null : r4(d.posSum / d.mentioned),
+    };
+    const got = {
+      mention_rate: aivis['mention-rate'].data[name].mention_rate,
+      relative_mention_rate: aivis['mention-rate'].data[name].relative_mention_rate,
+      share_of_voice: aivis['share-of-voice'].data[name].share_of_voice,
+      citation_rate: aivis['citation-rate'].data[name].citation_rate,
+      avg_position: aivis.position.data[name].avg_position,
+    };
+    for (const k of Object.keys(expected) as (keyof typeof expected)[]) {
+      const a = got[k];
+      const b = expected[k];
+      if (a !== b && !(typeof a === 'number' && typeof b === 'number' && Math.abs(a - b) < 1e-3)) {
+        throw new Error(`${label}: ${name} ${k} is ${a} in aivis and ${b} in DuckDB`);
+      }
+    }
+  }
+}
+
+/** Distinct metric requests: families, kinds, ranges and filter subsets (none repeats). */
+function requestMix(ds: AnswerDataset, firstDay: number, lastDay: number, count: number, competitorIds: string[]) {
+  const r = seededRandom(99);
+  const pick = <T>(xs: T[], k: number) => [...xs].sort(() => r() - 0.5).slice(0, k);
+  const seen = new Set<string>();
+  const out: { path: string; body: unknown }[] = [];
+  const families = ['mention-rate', 'share-of-voice', 'citation-rate', 'position'];
+  const lengths = [7, 14, 30, 60, 90, 180, 365];
+  for (let tries = 0; out.length < count && tries < count * 20; tries++) {
+    const len = lengths[Math.floor(r() * lengths.length)];
+    const end = lastDay - Math.floor(r() * 120);
+    const start = Math.max(firstDay, end - len + 1);
+    const filters: Record<string, unknown> = { start_date: dayName(start), end_date: dayName(Math.max(start, end)) };
+    if (r() < 0.5) filters.models = pick([...MODEL_IDS], 1 + Math.floor(r() * 4));
+    if (r() < 0.4) filters.location_ids = pick(ds.site.ids.locationIds, 1 + Math.floor(r() * 2));
+    if (r() < 0.4) filters.prompt_ids = pick(ds.site.ids.promptIds, 5 + Math.floor(r() * 35));
+    if (r() < 0.3) filters.competitor_ids = pick(competitorIds, 2 + Math.floor(r() * 4));
+    if (r() < 0.15) filters.prompt_type = r() < 0.5 ? 'branded' : 'non_branded';
+    const body = { website_id: ds.site.websiteId, filters };
+    const path = `/api/v1/metrics/${families[Math.floor(r() * 4)]}/${r() < 0.6 ? 'cumulative' : 'time-series'}`;
+    const key = path + JSON.stringify(body);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ path, body });
+  }
+  return out;
+}
+
+function loadTest(ds: AnswerDataset, clients: number, seconds: number, requests: { path: string; body: unknown }[]) {
+  return new Promise<{ total: number; rps: number; p50: number; p95: number; p99: number; statuses: Record<string, number>; distinct: number }>((resolve, reject) => {
+    const child = fork(fileURLToPath(new URL('./metrics-load.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child.once('message', resolve as never);
+    child.once('error', reject);
+    child.once('exit', (code) => code !== 0 && reject(new Error(`load generator exited with ${code}`)));
+    child.send({ url: ds.server.url, key: ds.server.key, clients, seconds, requests });
+  });
+}
+
+export const metrics: Bench = {
+  name: 'metrics',
+  about: 'cumulative and time-series metrics over HTTP on the answers dataset, 50 clients on a mix, and DuckDB over the same answers',
+  async run({ quick }) {
+    const ds = await answerDataset(quick);
+    const db = ds.server.rt.database.db;
+    const days: { first: string; last: string } = await db('rm_fact_chunks').where('website_id', ds.site.websiteId).first(db.raw('min(day)::text as first'), db.raw('max(day)::text as last'));
+    const firstDay = Math.floor(Date.parse(`${days.first}T00:00:00Z`) / DAY_MS);
+    const lastDay = Math.floor(Date.parse(`${days.last}T00:00:00Z`) / DAY_MS);
+    const from = Math.max(firstDay, lastDay - 89);
+    const entities = await trackedEntities(db, ds.site.websiteId);
+    const names = new Map(entities.map((e) => [e.id, e.name]));
+    const models = [MODEL_IDS[0], MODEL_IDS[2], MODEL_IDS[5]];
+    const locations = ds.site.ids.locationIds.slice(0, 2);
+    const prompts = ds.site.ids.promptIds.filter((_, i) => i % 3 === 0).slice(0, 30);
+    const cases: Case[] = [
+      { name: 'unfiltered', filters: { start_date: dayName(from), end_date: dayName(lastDay) }, duck: { first: from, last: lastDay } },
+      {
+        name: 'filtered',
+        filters: { start_date: dayName(from), end_date: dayName(lastDay), models, location_ids: locations, prompt_ids: prompts },
+        duck: { first: from, last: lastDay, models, locations, prompts },
+      },
+    ];
+    const n = quick ? 30 : 100;
+
+    // the first request of a process loads the website's facts (once; later writes load only their days)
+    const t0 = nowNs();
+    await latency(ds, '/api/v1/metrics/mention-rate/cumulative', { website_id: ds.site.websiteId, filters: cases[0].filters }, 0);
+    report('metrics_first_load_ms', Number(nowNs() - t0) / 1e6, 'ms', {
+      note: `the first request of a process loads the website's facts (${ds.total} answers, ${Math.round(factsCache(db).size / 1e6)} MB held); later requests read one version row and only new days`,
+    });
+
+    const duck = await loadDuckDb(ds);
+    info(`metrics: DuckDB ${duck.answers} answers and ${duck.mentions} mention/citation rows loaded from the same facts`);
+    try {
+      for (const c of cases) {
+        const body = { website_id: ds.site.websiteId, filters: c.filters };
+        const aivis: Record<string, any> = {};
+        const cpu = await cpuMeter(db);
+        const cum = await latency(ds, '/api/v1/metrics/mention-rate/cumulative', body, n);
+        const used = await cpu.stop();
+        aivis['mention-rate'] = cum.body;
+        for (const f of ['share-of-voice', 'citation-rate', 'position']) aivis[f] = (await latency(ds, `/api/v1/metrics/${f}/cumulative`, body, 0)).body;
+        const series = await latency(ds, '/api/v1/metrics/share-of-voice/time-series', body, n);
+
+        const sql = duckSql(c.duck);
+        const times: number[] = [];
+        let rows: unknown[][] = [];
+        for (let i = 0; i < n + 3; i++) {
+          const t = nowNs();
+          rows = (await duck.con.runAndReadAll(sql)).getRows() as unknown[][];
+          if (i >= 3) times.push(Number(nowNs() - t) / 1e6);
+        }
+        compare(c.name, readDuck(rows), names, aivis);
+        const duckP50 = median(times);
+        report(`metrics_cumulative_ms_${c.name}_p50`, cum.p50, 'ms', { note: `${cum.body.responses} answers selected; CPU ${((used.nodeUs + used.pgUs) / (n + 3) / 1000).toFixed(2)} ms per request (node + Postgres)` });
+        report(`metrics_cumulative_ms_${c.name}_p95`, cum.p95, 'ms', { goal: { op: '<=', value: c.name === 'unfiltered' ? 25 : 60 } });
+        report(`metrics_timeseries_ms_${c.name}_p50`, series.p50, 'ms');
+        report(`metrics_timeseries_ms_${c.name}_p95`, series.p95, 'ms', { goal: { op: '<=', value: c.name === 'unfiltered' ? 40 : 80 } });
+        report(`duckdb_cumulative_ms_${c.name}`, duckP50, 'ms', { note: `p50 of ${n}; the same numbers as aivis for all four families (checked)` });
+        report(`metrics_vs_duckdb_ratio_${c.name}`, cum.p50 / duckP50, 'x', { goal: { op: '<=', value: 1 }, note: 'aivis p50 over HTTP / DuckDB p50 in process' });
+      }
+    } finally {
+      duck.con.closeSync();
+      duck.instance.closeSync();
+    }
+
+    const competitorIds = entities.filter((e) => !e.is_self).map((e) => e.id);
+    const mix = requestMix(ds, firstDay, lastDay, quick ? 2000 : 8000, competitorIds);
+    const seconds = quick ? 5 : 20;
+    await loadTest(ds, 50, 2, mix.slice(-500));
+    const load = await loadTest(ds, 50, seconds, mix.slice(0, -500));
+    const repeats = Math.max(0, load.total - load.distinct);
+    const ok = load.statuses['200'] ?? 0;
+    report('metrics_rps_50_clients', load.rps, 'req/s', {
+      goal: { op: '>=', value: 150 },
+      note: `${load.total} requests in ${seconds} s (${ok} answered 200), ${load.distinct} distinct filter combinations (${((100 * repeats) / Math.max(1, load.total)).toFixed(1)}% repeats)`,
+    });
+    report('metrics_rps_50_clients_p95_ms', load.p95, 'ms', { goal: { op: '<=', value: 600 }, note: `p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(1)} ms` });
+  },
+};

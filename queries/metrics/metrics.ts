@@ -1,0 +1,181 @@
+import type { Knex } from 'knex';
+import { scheduleValue } from '../../src/domain/filters';
+import type { Selection } from '../filters';
+import { trackedEntities } from '../responses/list';
+import { dayName, FactsCache, type SiteFacts } from './facts-cache';
+import { compileSelection, type Counts, scanDaily, scanGroups, scanTotal } from './scan';
+
+/** The four metric families (CONTRACT.md, Metrics). */
+export const FAMILIES = ['mention-rate', 'share-of-voice', 'citation-rate', 'position'] as const;
+export type Family = (typeof FAMILIES)[number];
+
+const caches = new WeakMap<Knex, FactsCache>();
+/** The facts held for this database in this process. */
+export function factsCache(db: Knex): FactsCache {
+  let c = caches.get(db);
+  if (!c) caches.set(db, (c = new FactsCache()));
+  return c;
+}
+
+export interface MetricEntity {
+  id: string;
+  name: string;
+  is_self: boolean;
+}
+
+/** The brand and the competitors a selection includes (every tracked competitor by default), brand first. */
+export async function metricEntities(db: Knex, s: Selection): Promise<MetricEntity[]> {
+  const all = await trackedEntities(db, s.websiteId);
+  const wanted = s.competitorIds ? new Set(s.competitorIds) : null;
+  return all.filter((e) => e.is_self || !wanted || wanted.has(e.id)).map((e) => ({ id: e.id, name: e.name, is_self: e.is_self }));
+}
+
+const round = (x: number) => Math.round(x * 10_000) / 10_000;
+const Z = 1.959964;
+
+/** 95% Wilson score interval of x successes in n, in percent; null for n = 0. */
+export function wilson(x: number, n: number): [number, number] | null {
+  if (n === 0) return null;
+  const p = x / n;
+  const z2 = Z * Z;
+  const denom = 1 + z2 / n;
+  const center = (p + z2 / (2 * n)) / denom;
+  const half = (Z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
+  return [round(100 * Math.max(0, center - half)), round(100 * Math.min(1, center + half))];
+}
+
+const rate = (x: number, n: number) => (n === 0 ? 0 : round((100 * x) / n));
+const sample = (x: number, n: number) => ({ numerator: x, denominator: n, ci95: wilson(x, n) });
+
+/** One entity's values of one family, with the sample they rest on (additive fields beside the spec's). */
+function values(family: Family, c: Counts, j: number, mentionsOfAll: number, isSelf: boolean) {
+  const m = c.mentioned[j];
+  switch (family) {
+    case 'mention-rate':
+      return {
+        mention_rate: rate(m, c.responses),
+        relative_mention_rate: rate(m, c.anyMentioned),
+        is_self: isSelf,
+        sample: { mention_rate: sample(m, c.responses), relative_mention_rate: sample(m, c.anyMentioned) },
+      };
+    case 'share-of-voice':
+      return { share_of_voice: rate(m, mentionsOfAll), is_self: isSelf, sample: { share_of_voice: sample(m, mentionsOfAll) } };
+    case 'citation-rate':
+      return { citation_rate: rate(c.cited[j], c.responses), is_self: isSelf, sample: { citation_rate: sample(c.cited[j], c.responses) } };
+    case 'position': {
+      const mean = m === 0 ? null : c.posSum[j] / m;
+      let ci95: [number, number] | null = null;
+      if (mean !== null && m >= 2) {
+        const variance = Math.max(0, (c.posSq[j] - m * mean * mean) / (m - 1));
+        const half = (Z * Math.sqrt(variance)) / Math.sqrt(m);
+        ci95 = [round(mean - half), round(mean + half)];
+      }
+      return { avg_position: mean === null ? null : round(mean), is_self: isSelf, sample: { avg_position: { mentions: m, ci95 } } };
+    }
+  }
+}
+
+/** Entities keyed by name, as the public API keys them; a name shared by two entities gets the later one's id appended. */
+function keyed(entities: MetricEntity[]): string[] {
+  const seen = new Set<string>();
+  return entities.map((e) => {
+    const key = seen.has(e.name) ? `${e.name} (${e.id})` : e.name;
+    seen.add(key);
+    return key;
+  });
+}
+
+function byEntity(family: Family, entities: MetricEntity[], names: string[], c: Counts) {
+  let mentionsOfAll = 0;
+  for (let j = 0; j < entities.length; j++) mentionsOfAll += c.mentioned[j];
+  const out: Record<string, ReturnType<typeof values>> = {};
+  entities.forEach((e, j) => {
+    out[names[j]] = values(family, c, j, mentionsOfAll, e.is_self);
+  });
+  return out;
+}
+
+async function prepared(db: Knex, s: Selection) {
+  const [site, entities] = await Promise.all([factsCache(db).get(db, s.websiteId), metricEntities(db, s)]);
+  const q = compileSelection(site, s, entities.map((e) => e.id));
+  return { site, entities, names: keyed(entities), q };
+}
+
+/** One rolled-up value per entity over the selection. */
+export async function cumulative(db: Knex, s: Selection, family: Family) {
+  const { site, entities, names, q } = await prepared(db, s);
+  const c = scanTotal(site, q);
+  return { data: byEntity(family, entities, names, c), schedule: scheduleValue(s.scheduleId), responses: c.responses };
+}
+
+/** One row per UTC day with selected answers, oldest first. */
+export async function timeSeries(db: Knex, s: Selection, family: Family) {
+  const { site, entities, names, q } = await prepared(db, s);
+  const schedule = scheduleValue(s.scheduleId);
+  const data = scanDaily(site, q).map(({ day, counts }) => ({ date: dayName(day), schedule, responses: counts.responses, metrics: byEntity(family, entities, names, counts) }));
+  return { data, schedule };
+}
+
+export interface ConnectorRow {
+  date: string;
+  model: string;
+  prompt_id: string;
+  prompt: string | null;
+  location_id: string | null;
+  location: string | null;
+  entity_id: string;
+  entity: string;
+  is_self: boolean;
+  responses: number;
+  mentions: number;
+  citations: number;
+  position: number | null;
+  schedule: string;
+}
+
+/**
+ * Flat rows for BI tools: per UTC day, model, prompt, location and entity, the answers selected (`responses`), how
+ * many mention the entity (`mentions`) and cite it (`citations`) — answers, like the rates — and its mean position.
+ */
+export async function connectorRows(db: Knex, s: Selection, page: { page_num: number; page_size: number }) {
+  const { site, entities, q } = await prepared(db, s);
+  const [prompts, locations] = await Promise.all([
+    db('rm_prompts').where('website_id', s.websiteId).select('id', 'text'),
+    db('rm_locations').where('website_id', s.websiteId).select('id', 'location'),
+  ]);
+  const promptText = new Map((prompts as { id: string; text: string }[]).map((p) => [p.id, p.text]));
+  const locationName = new Map((locations as { id: string; location: string }[]).map((l) => [l.id, l.location]));
+  const schedule = scheduleValue(s.scheduleId);
+  const from = page.page_num * page.page_size;
+  const to = from + page.page_size;
+  const rows: ConnectorRow[] = [];
+  let index = 0;
+  scanGroups(site, q, (day, model, prompt, location, c) => {
+    for (let j = 0; j < entities.length; j++, index++) {
+      if (index < from || index > to) continue;
+      const e = entities[j];
+      const promptId = site.prompts.keys[prompt];
+      const locationId = site.locations.keys[location];
+      rows.push({
+        date: dayName(day),
+        model: site.models.keys[model],
+        prompt_id: promptId,
+        prompt: promptText.get(promptId) ?? null,
+        location_id: locationId,
+        location: locationId === null ? null : (locationName.get(locationId) ?? null),
+        entity_id: e.id,
+        entity: e.name,
+        is_self: e.is_self,
+        responses: c.responses,
+        mentions: c.mentioned[j],
+        citations: c.cited[j],
+        position: c.mentioned[j] === 0 ? null : round(c.posSum[j] / c.mentioned[j]),
+        schedule,
+      });
+    }
+  });
+  const has_more = rows.length > page.page_size;
+  return { rows: rows.slice(0, page.page_size), page_num: page.page_num, page_size: page.page_size, has_more, schedule };
+}
+
+export type { SiteFacts };

@@ -1,0 +1,282 @@
+import type { Selection } from '../filters';
+import type { DayFacts, SiteFacts } from './facts-cache';
+
+const DAY_MS = 86_400_000;
+
+/** Counts of one bucket (the whole range, or one day) for the entities asked for, in their order. */
+export interface Counts {
+  /** answers selected */
+  responses: number;
+  /** answers mentioning at least one of the entities */
+  anyMentioned: number;
+  mentioned: Float64Array;
+  cited: Float64Array;
+  posSum: Float64Array;
+  posSq: Float64Array;
+}
+
+/** A selection compiled against one website's facts: masks over its dictionaries and the entity columns to read. */
+export interface CompiledSelection {
+  /** -1: the schedule never ran (nothing selected) */
+  schedule: number;
+  prompt: Uint8Array;
+  model: Uint8Array | null;
+  location: Uint8Array | null;
+  /** per requested entity, its column (-1: no facts for it yet) */
+  slots: Int32Array;
+  /** the requested columns as bits (websites with at most 32 entities) */
+  columns: number;
+  /** every prompt, every location and every entity: a segment inside the time range is taken whole, from its sum */
+  whole: boolean;
+  firstDay: number;
+  lastDay: number;
+  /** the start's day and time in it (ms since midnight); the end's day and time: bounds inside those two days */
+  startDay: number;
+  tMin: number;
+  endDay: number;
+  tMax: number;
+}
+
+const mask = <K>(size: number, keys: Iterable<K>, index: (k: K) => number | undefined): Uint8Array => {
+  const m = new Uint8Array(Math.max(1, size));
+  for (const k of keys) {
+    const i = index(k);
+    if (i !== undefined) m[i] = 1;
+  }
+  return m;
+};
+
+export function compileSelection(site: SiteFacts, s: Selection, entities: readonly string[]): CompiledSelection {
+  const columnOf = new Map(site.entities.map((id, i) => [id, i]));
+  const slots = Int32Array.from(entities, (id) => columnOf.get(id) ?? -1);
+  let columns = 0;
+  for (const c of slots) if (c >= 0 && c < 32) columns |= 1 << c;
+  const start = s.start?.getTime();
+  const end = s.end?.getTime();
+  const first = site.order[0]?.day ?? 0;
+  const last = site.order[site.order.length - 1]?.day ?? -1;
+  const prompt = mask(site.prompts.size, s.promptIds, (p) => site.prompts.get(p));
+  const allColumns = site.entities.length >= 32 ? -1 : (1 << site.entities.length) - 1;
+  return {
+    schedule: site.schedules.get(s.scheduleId) ?? -1,
+    prompt,
+    model: s.models ? mask(site.models.size, s.models, (m) => site.models.get(m)) : null,
+    location: s.locationIds ? mask(site.locations.size, s.locationIds, (l) => site.locations.get(l)) : null,
+    slots,
+    columns,
+    whole: !s.locationIds && prompt.every((x, i) => x === 1 || i >= site.prompts.size) && site.entities.length <= 32 && (columns | 0) === (allColumns | 0),
+    firstDay: start === undefined ? first : Math.max(first, Math.floor(start / DAY_MS)),
+    lastDay: end === undefined ? last : Math.min(last, Math.floor(end / DAY_MS)),
+    startDay: start === undefined ? -Infinity : Math.floor(start / DAY_MS),
+    tMin: start === undefined ? 0 : start - Math.floor(start / DAY_MS) * DAY_MS,
+    endDay: end === undefined ? Infinity : Math.floor(end / DAY_MS),
+    tMax: end === undefined ? DAY_MS : end - Math.floor(end / DAY_MS) * DAY_MS,
+  };
+}
+
+/** Counts by entity column (the website's order), filled by the scan and then put in the requested order. */
+interface ColumnCounts {
+  responses: number;
+  any: number;
+  mentioned: Float64Array;
+  cited: Float64Array;
+  posSum: Float64Array;
+  posSq: Float64Array;
+}
+
+const columnCounts = (E: number): ColumnCounts => ({
+  responses: 0,
+  any: 0,
+  mentioned: new Float64Array(E),
+  cited: new Float64Array(E),
+  posSum: new Float64Array(E),
+  posSq: new Float64Array(E),
+});
+
+function requested(q: CompiledSelection, c: ColumnCounts): Counts {
+  const k = q.slots.length;
+  const out: Counts = {
+    responses: c.responses,
+    anyMentioned: c.any,
+    mentioned: new Float64Array(k),
+    cited: new Float64Array(k),
+    posSum: new Float64Array(k),
+    posSq: new Float64Array(k),
+  };
+  for (let j = 0; j < k; j++) {
+    const col = q.slots[j];
+    if (col < 0) continue;
+    out.mentioned[j] = c.mentioned[col];
+    out.cited[j] = c.cited[col];
+    out.posSum[j] = c.posSum[col];
+    out.posSq[j] = c.posSq[col];
+  }
+  return out;
+}
+
+/**
+ * Calls `row` for every answer of the day the selection takes: only the segments of its schedule and models are
+ * read, then prompts, locations and the time bounds of the first and last day are checked per answer.
+ */
+function eachSelected(d: DayFacts, q: CompiledSelection, row: (i: number, model: number) => void): void {
+  const lo = d.day === q.startDay ? q.tMin : 0;
+  const hi = d.day === q.endDay ? q.tMax : DAY_MS;
+  const { prompt, location } = q;
+  for (const seg of d.segments) {
+    if (seg.schedule !== q.schedule || (q.model !== null && q.model[seg.model] === 0)) continue;
+    for (let i = seg.start; i < seg.end; i++) {
+      if (prompt[d.prompt[i]] === 0) continue;
+      if (location !== null && location[d.location[i]] === 0) continue;
+      const t = d.t[i];
+      if (t < lo || t > hi) continue;
+      row(i, seg.model);
+    }
+  }
+}
+
+/**
+ * Adds one part's selected answers to `c`: only the segments of the selection's schedule and models are read, then
+ * prompts, locations and the time bounds of the first and last day are checked per answer, and each mentioned or
+ * cited entity of an answer is counted through its bit mask. (Loops written out, not through a callback: this is
+ * the hot path of every metric request.)
+ */
+function scanDay(site: SiteFacts, d: DayFacts, q: CompiledSelection, c: ColumnCounts): void {
+  const E = site.entities.length;
+  const lo = d.day === q.startDay ? q.tMin : 0;
+  const hi = d.day === q.endDay ? q.tMax : DAY_MS;
+  const { prompt, location, model } = q;
+  const { pos, t, mentions, cites } = d;
+  const dPrompt = d.prompt;
+  const dLocation = d.location;
+  const sel = q.columns;
+  const slots = q.slots;
+  const whole = q.whole && lo === 0 && hi === DAY_MS;
+  for (const seg of d.segments) {
+    if (seg.schedule !== q.schedule || (model !== null && model[seg.model] === 0)) continue;
+    if (whole) {
+      const sum = seg.sum;
+      c.responses += sum.responses;
+      c.any += sum.any;
+      for (let e = 0; e < E; e++) {
+        c.mentioned[e] += sum.mentioned[e];
+        c.cited[e] += sum.cited[e];
+        c.posSum[e] += sum.posSum[e];
+        c.posSq[e] += sum.posSq[e];
+      }
+      continue;
+    }
+    for (let i = seg.start; i < seg.end; i++) {
+      if (prompt[dPrompt[i]] === 0) continue;
+      if (location !== null && location[dLocation[i]] === 0) continue;
+      const ti = t[i];
+      if (ti < lo || ti > hi) continue;
+      c.responses++;
+      const base = i * E;
+      if (mentions !== null && cites !== null) {
+        let m = mentions[i] & sel;
+        if (m !== 0) {
+          c.any++;
+          do {
+            const b = 31 - Math.clz32(m & -m);
+            const p = pos[base + b];
+            c.mentioned[b]++;
+            c.posSum[b] += p;
+            c.posSq[b] += p * p;
+            m &= m - 1;
+          } while (m !== 0);
+        }
+        let x = cites[i] & sel;
+        while (x !== 0) {
+          c.cited[31 - Math.clz32(x & -x)]++;
+          x &= x - 1;
+        }
+      } else {
+        // more than 32 entities: the requested columns one by one
+        let any = false;
+        for (let j = 0; j < slots.length; j++) {
+          const col = slots[j];
+          if (col < 0) continue;
+          const p = pos[base + col];
+          if (p !== 0) {
+            any = true;
+            c.mentioned[col]++;
+            c.posSum[col] += p;
+            c.posSq[col] += p * p;
+          }
+          if (d.cite[base + col] !== 0) c.cited[col]++;
+        }
+        if (any) c.any++;
+      }
+    }
+  }
+}
+
+const inRange = (q: CompiledSelection, day: number) => day >= q.firstDay && day <= q.lastDay;
+
+/** One bucket over the whole range. */
+export function scanTotal(site: SiteFacts, q: CompiledSelection): Counts {
+  const c = columnCounts(site.entities.length);
+  if (q.schedule >= 0) for (const d of site.order) if (inRange(q, d.day)) scanDay(site, d, q, c);
+  return requested(q, c);
+}
+
+/** The parts in range grouped by day (they are in day order). */
+function* daysInRange(site: SiteFacts, q: CompiledSelection): Generator<DayFacts[]> {
+  let group: DayFacts[] = [];
+  for (const d of site.order) {
+    if (!inRange(q, d.day)) continue;
+    if (group.length && group[0].day !== d.day) {
+      yield group;
+      group = [];
+    }
+    group.push(d);
+  }
+  if (group.length) yield group;
+}
+
+/** One bucket per UTC day that has selected answers, oldest first. */
+export function scanDaily(site: SiteFacts, q: CompiledSelection): Array<{ day: number; counts: Counts }> {
+  const out: Array<{ day: number; counts: Counts }> = [];
+  if (q.schedule < 0) return out;
+  for (const parts of daysInRange(site, q)) {
+    const c = columnCounts(site.entities.length);
+    for (const d of parts) scanDay(site, d, q, c);
+    if (c.responses > 0) out.push({ day: parts[0].day, counts: requested(q, c) });
+  }
+  return out;
+}
+
+/** Per (day, model, prompt, location) group, the counts of each requested entity: the reporting connector's rows. */
+export function scanGroups(site: SiteFacts, q: CompiledSelection, visit: (day: number, model: number, prompt: number, location: number, c: Counts) => void): void {
+  if (q.schedule < 0) return;
+  const E = site.entities.length;
+  const k = q.slots.length;
+  for (const parts of daysInRange(site, q)) {
+    const groups = new Map<number, Counts>();
+    for (const d of parts) {
+      eachSelected(d, q, (i, model) => {
+        const key = (model * 65536 + d.prompt[i]) * 65536 + d.location[i];
+        let c = groups.get(key);
+        if (!c) {
+          c = { responses: 0, anyMentioned: 0, mentioned: new Float64Array(k), cited: new Float64Array(k), posSum: new Float64Array(k), posSq: new Float64Array(k) };
+          groups.set(key, c);
+        }
+        c.responses++;
+        const base = i * E;
+        for (let j = 0; j < k; j++) {
+          const col = q.slots[j];
+          if (col < 0) continue;
+          const p = d.pos[base + col];
+          if (p !== 0) {
+            c.mentioned[j]++;
+            c.posSum[j] += p;
+          }
+          if (d.cite[base + col] !== 0) c.cited[j]++;
+        }
+      });
+    }
+    for (const key of [...groups.keys()].sort((a, b) => a - b)) {
+      visit(parts[0].day, Math.floor(key / 65536 / 65536), Math.floor(key / 65536) % 65536, key % 65536, groups.get(key)!);
+    }
+  }
+}

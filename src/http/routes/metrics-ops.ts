@@ -1,0 +1,22 @@
+import { resolveSelection } from '../../../queries/filters';
+import { connectorRows, cumulative, type Family, timeSeries } from '../../../queries/metrics/metrics';
+import { requireWebsite } from '../../../queries/access';
+import type { SharedFilters } from '../../domain/filters';
+import { type Caller, dbOf } from './caller';
+
+/** The metrics area as REST routes and MCP tools both run it: access, the filters resolved, the query. */
+export const metricsOps = {
+  async selection(c: Caller, websiteId: string, filters: SharedFilters | undefined) {
+    const w = await requireWebsite(dbOf(c), c.principal, websiteId);
+    return resolveSelection(dbOf(c), w.id, filters ?? {}, { prefix: 'filters' });
+  },
+  async cumulative(c: Caller, family: Family, websiteId: string, filters?: SharedFilters) {
+    return cumulative(dbOf(c), await metricsOps.selection(c, websiteId, filters), family);
+  },
+  async timeSeries(c: Caller, family: Family, websiteId: string, filters?: SharedFilters) {
+    return timeSeries(dbOf(c), await metricsOps.selection(c, websiteId, filters), family);
+  },
+  async connector(c: Caller, websiteId: string, filters: SharedFilters | undefined, page: { page_num: number; page_size: number }) {
+    return connectorRows(dbOf(c), await metricsOps.selection(c, websiteId, filters), page);
+  },
+};

@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { encodeFacts, FactChunkBuilder } from '../../src/analysis/facts';
+import { seededRandom } from '../../src/domain/random';
+import type { Selection } from '../../queries/filters';
+import { emptySite, putDay, sortParts } from '../../queries/metrics/facts-cache';
+import { compileSelection, scanDaily, scanTotal } from '../../queries/metrics/scan';
+
+const DAY_MS = 86_400_000;
+
+interface Row {
+  day: number;
+  t: number;
+  prompt: string;
+  location: string | null;
+  schedule: string | null;
+  model: string;
+  pos: number[];
+  cite: boolean[];
+}
+
+function world(seed: number, E: number) {
+  const r = seededRandom(seed);
+  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
+  const entities = Array.from({ length: E }, (_, i) => `e${i}`);
+  const prompts = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'];
+  const locations = [null, 'l0', 'l1', 'l2'];
+  const schedules = [null, 's0', 's1'];
+  const models = ['m0', 'm1', 'm2', 'm3'];
+  const rows: Row[] = [];
+  for (let k = 0; k < 1500; k++) {
+    const mentioned = entities.map(() => r() < 0.25);
+    // positions: 1 + mentioned entities earlier in a random order
+    const order = entities.map((_, i) => i).sort(() => r() - 0.5);
+    const pos = entities.map(() => 0);
+    let p = 0;
+    for (const i of order) if (mentioned[i]) pos[i] = ++p;
+    rows.push({
+      day: 20_000 + Math.floor(r() * 5),
+      t: Math.floor(r() * DAY_MS),
+      prompt: pick(prompts),
+      location: pick(locations),
+      schedule: pick(schedules),
+      model: pick(models),
+      pos,
+      cite: entities.map(() => r() < 0.15),
+    });
+  }
+  const site = emptySite('w', 1n, 0n, entities);
+  for (let day = 20_000; day < 20_005; day++) {
+    // each day in parts of at most 200 answers, as the projection stores them (in PART_ROWS)
+    const ofDay = rows.filter((y) => y.day === day);
+    for (let part = 0; part * 200 < ofDay.length; part++) {
+      const b = new FactChunkBuilder(entities);
+      for (const x of ofDay.slice(part * 200, part * 200 + 200)) {
+        b.add({
+          t: x.t,
+          prompt_id: x.prompt,
+          location_id: x.location,
+          schedule_id: x.schedule,
+          model: x.model,
+          mentions: x.pos.flatMap((v, i) => (v ? [[i, v] as const] : [])),
+          cited: x.cite.flatMap((v, i) => (v ? [i] : [])),
+        });
+      }
+      const { meta, data } = encodeFacts(b.build());
+      putDay(site, new Date(day * DAY_MS).toISOString().slice(0, 10), part, meta, data);
+    }
+  }
+  sortParts(site);
+  return { r, rows, site, entities, prompts, locations, schedules, models };
+}
+
+/** The same counts, the slow and obvious way. */
+function reference(rows: Row[], s: Selection, wanted: number[]) {
+  const at = (x: Row) => x.day * DAY_MS + x.t;
+  const sel = rows.filter(
+    (x) =>
+      x.schedule === s.scheduleId &&
+      s.promptIds.includes(x.prompt) &&
+      (!s.models || s.models.includes(x.model)) &&
+      (!s.locationIds || (x.location !== null && s.locationIds.includes(x.location))) &&
+      (!s.start || at(x) >= s.start.getTime()) &&
+      (!s.end || at(x) <= s.end.getTime()),
+  );
+  return {
+    responses: sel.length,
+    anyMentioned: sel.filter((x) => wanted.some((e) => x.pos[e] > 0)).length,
+    mentioned: wanted.map((e) => sel.filter((x) => x.pos[e] > 0).length),
+    cited: wanted.map((e) => sel.filter((x) => x.cite[e]).length),
+    posSum: wanted.map((e) => sel.reduce((n, x) => n + x.pos[e], 0)),
+  };
+}
+
+describe('metric scans', () => {
+  for (const E of [5, 40]) {
+    it(`given random answers over ${E} entities, when any selection is scanned, then its counts equal a row-by-row count`, () => {
+      const w = world(E, E);
+      const subset = <T>(xs: T[]) => xs.filter(() => w.r() < 0.6);
+      for (let k = 0; k < 90; k++) {
+        // every third selection takes every prompt, location and entity (segments whole, from their sums), with day
+        // bounds or times inside days
+        const everything = k % 3 === 0;
+        const dayOnly = everything && w.r() < 0.5;
+        const start = w.r() < 0.7 ? new Date(20_000 * DAY_MS + (dayOnly ? Math.floor(w.r() * 3) * DAY_MS : Math.floor(w.r() * 3 * DAY_MS))) : undefined;
+        const end = w.r() < 0.7 ? new Date((start?.getTime() ?? 20_000 * DAY_MS) + (dayOnly ? (1 + Math.floor(w.r() * 3)) * DAY_MS - 1 : Math.floor(w.r() * 4 * DAY_MS))) : undefined;
+        const s: Selection = {
+          websiteId: 'w',
+          scheduleId: w.schedules[Math.floor(w.r() * 3)],
+          start,
+          end,
+          models: w.r() < 0.5 ? subset(w.models) : undefined,
+          promptIds: everything ? [...w.prompts] : subset(w.prompts),
+          locationIds: !everything && w.r() < 0.5 ? (subset(w.locations).filter((l) => l !== null) as string[]) : undefined,
+        };
+        const wanted = w.entities.map((_, i) => i).filter((i) => i === 0 || everything || w.r() < 0.7);
+        const q = compileSelection(w.site, s, wanted.map((i) => w.entities[i]));
+        const got = scanTotal(w.site, q);
+        const want = reference(w.rows, s, wanted);
+        expect({ responses: got.responses, anyMentioned: got.anyMentioned, mentioned: [...got.mentioned], cited: [...got.cited], posSum: [...got.posSum] }).toEqual(want);
+        // the daily buckets add up to the total
+        const daily = scanDaily(w.site, q);
+        expect(daily.reduce((n, d) => n + d.counts.responses, 0)).toBe(got.responses);
+        expect(daily.every((d) => d.counts.responses > 0)).toBe(true);
+      }
+    });
+  }
+});
