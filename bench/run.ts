@@ -7,6 +7,10 @@
 import { execSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { analysis } from './analysis';
+import { answers } from './answers';
+import { metrics } from './metrics';
+import { observations } from './observations';
+import { workers } from './workers';
 import { append } from './append';
 import { auth } from './auth';
 import { catchup } from './catchup';
@@ -14,7 +18,7 @@ import { http } from './http';
 import { type Bench, dropAll, figures, goalMet, info, line, nowNs, report, secondsSince, SERVER_URL } from './lib';
 import { rebuild } from './rebuild';
 
-const all: Bench[] = [append, catchup, rebuild, analysis, auth, http];
+const all: Bench[] = [append, catchup, rebuild, analysis, auth, http, workers, metrics, observations, answers];
 
 function usage(): never {
   process.stderr.write(`usage: npm run bench -- [--quick] [${all.map((b) => b.name).join('|')} ...]\n${all.map((b) => `  ${b.name.padEnd(8)} ${b.about}`).join('\n')}\n`);
