@@ -22,6 +22,13 @@ export const workers: Bench = {
       const site = await seedAnswerSite(a, shape);
       const ctx = { store: a.rt.store, organizationId: a.organizationId, websiteId: site.websiteId, actor: SYSTEM_ACTOR };
       const stat = async () => (await a.rt.database.db.raw('select xact_commit::int as c, tup_returned::bigint as r, tup_fetched::bigint as f from pg_stat_database where datname = current_database()')).rows[0];
+      const tables = async () =>
+        new Map<string, number>(
+          (await a.rt.database.db.raw('select relname, coalesce(seq_tup_read,0) + coalesce(idx_tup_fetch,0) as n, seq_scan from pg_stat_user_tables')).rows.map(
+            (r: { relname: string; n: string }) => [r.relname, Number(r.n)],
+          ),
+        );
+      const t0Tables = await tables();
       const s0 = await stat();
       const queries = { n: 0 };
       for (const x of [a, b]) x.rt.database.db.on('query', () => queries.n++);
@@ -44,6 +51,9 @@ export const workers: Bench = {
       const seconds = secondsSince(t0);
       const c = await cpu.stop();
       const s1 = await stat();
+      const t1Tables = await tables();
+      const reads = [...t1Tables].map(([k, v]) => [k, v - (t0Tables.get(k) ?? 0)] as const).filter(([, v]) => v > 0).sort((x, y) => y[1] - x[1]).slice(0, 6);
+      info(`workers: rows read by table ${reads.map(([k, v]) => `${k} ${v}`).join(', ')}`);
       info(`workers: ${s1.c - s0.c} Postgres transactions, ${queries.n} knex queries, ${Number(s1.r) - Number(s0.r)} tuples returned, ${Number(s1.f) - Number(s0.f)} fetched`);
       const recorded = Number((await db('rm_run_units').whereIn('run_id', ids).where('status', 'recorded').count<{ n: string }[]>('* as n'))[0].n);
       if (recorded !== units) {

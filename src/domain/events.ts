@@ -257,6 +257,8 @@ export type DomainEvent = { [T in EventType]: { type: T; data: EventData<T> } }[
 export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 
 export const isKnownType = (t: string): t is EventType => Object.prototype.hasOwnProperty.call(catalogue, t);
+/** Every event type of the catalogue. */
+export const knownEventTypes = (): EventType[] => Object.keys(catalogue) as EventType[];
 
 export class MalformedEventError extends Error {
   constructor(

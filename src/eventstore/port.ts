@@ -68,6 +68,13 @@ export interface ReadStreamOptions {
   maxCount?: number;
 }
 
+/** A catch-up read: the events returned, how many were scanned and the position of the last one scanned. */
+export interface ScannedBatch {
+  events: RecordedEvent[];
+  scanned: number;
+  scannedTo: Position;
+}
+
 export interface EventStore {
   readonly name: string;
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
@@ -75,6 +82,13 @@ export interface EventStore {
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Catch-up read: up to maxCount events strictly after `after`, in global order, never skipping a late commit. */
   readAll(after: Position, maxCount: number): Promise<RecordedEvent[]>;
+  /**
+   * Optional catch-up read of the events of some types only: scans up to maxCount events after `after` like readAll,
+   * returns those of `types`, and those whose type is not in `known` (so that the reader can report them), with the
+   * position of the last event scanned (where the reader's checkpoint may move even when nothing matched). Lets a
+   * reader skip payloads it would drop anyway.
+   */
+  readAllOfTypes?(after: Position, maxCount: number, types: readonly string[], known: readonly string[]): Promise<ScannedBatch>;
   /** Position of the last event a catch-up reader can currently see: a safe place for a new reader to start. */
   headPosition(): Promise<Position>;
   /**

@@ -459,6 +459,26 @@ export async function openPostgresEventStore(
       return (r.rows as EventRow[]).map(toRecorded);
     },
 
+    async readAllOfTypes(after: Position, maxCount: number, types: readonly string[], known: readonly string[]) {
+      // one index scan; the payloads of the other types are neither sent nor parsed (a join back to the table would
+      // need a plan the planner cannot cost: it has no row count for the scanned range)
+      const r = await db.raw(
+        `select position, txid::text as txid, type, stream_id, revision, recorded_at,
+                case when hit then event_id end as event_id, case when hit then data end as data, case when hit then metadata end as metadata
+           from (select *, (type = any(?::text[]) or type <> all(?::text[])) as hit from aivis_events
+                  where (txid, position) > (?::text::xid8, ?::bigint)
+                    and txid < pg_snapshot_xmin(pg_current_snapshot())
+                  order by aivis_events.txid, aivis_events.position limit ?) scanned
+          order by scanned.txid, scanned.position`,
+        [types as string[], known as string[], after[0].toString(), after[1].toString(), maxCount],
+      );
+      const rows = r.rows as (EventRow & { event_id: string | null })[];
+      const events: RecordedEvent[] = [];
+      for (const row of rows) if (row.event_id !== null) events.push(toRecorded(row));
+      const last = rows[rows.length - 1];
+      return { events, scanned: rows.length, scannedTo: last ? ([BigInt(last.txid), BigInt(last.position)] as const) : after };
+    },
+
     async headPosition() {
       const r = await db.raw(
         `select txid::text as txid, position from aivis_events

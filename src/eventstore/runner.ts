@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { decodeEvent, isKnownType, MalformedEventError } from '../domain/events';
+import { decodeEvent, isKnownType, knownEventTypes, MalformedEventError } from '../domain/events';
 import type { Logger } from '../logger';
 import {
   comparePositions,
@@ -9,12 +9,19 @@ import {
   positionFromString,
   positionToString,
   type RecordedEvent,
+  type ScannedBatch,
   START,
   type TypedEvent,
 } from './port';
 import type { Projection } from './projection';
 
 const LEASE_SECONDS = 15;
+/**
+ * After a batch much smaller than the batch size, wait this long before reading again (unless someone waits on a
+ * position): under a steady trickle of appends the next read then takes a batch, not one event per transaction.
+ */
+const LINGER_MS = 4;
+const KNOWN_TYPES = knownEventTypes();
 
 export async function migrateRunnerTables(db: Knex): Promise<void> {
   await db.transaction(async (trx) => {
@@ -72,11 +79,13 @@ export class ProjectionRunner {
   private failed: string | null = null;
   private loop: Promise<void> | null = null;
   private wakeIdle: (() => void) | null = null;
+  /** cuts a linger or a follower's sleep short: a waiter arrived, or stop() */
+  private wakeUrgent: (() => void) | null = null;
   private woken = false;
   private unsubscribe: (() => void) | null = null;
   private waiters = new Set<{ pos: Position; resolve: (ok: boolean) => void }>();
   private leaseRenewedAt = 0;
-  private ahead: { after: Position; batch: Promise<RecordedEvent[]> } | null = null;
+  private ahead: { after: Position; batch: Promise<ScannedBatch> } | null = null;
   /** runToHead is between the projection's rebuild.before and rebuild.after */
   private rebuilding = false;
 
@@ -120,6 +129,7 @@ export class ProjectionRunner {
   async stop(): Promise<void> {
     this.running = false;
     this.poke();
+    this.wakeUrgent?.();
     this.unsubscribe?.();
     await this.loop;
     this.loop = null;
@@ -151,17 +161,26 @@ export class ProjectionRunner {
     this.wakeIdle?.();
   }
 
+  /** Waits ms, or less when an append is announced (poke), a waiter arrives or the runner stops. */
   private idle(ms: number): Promise<void> {
+    return this.sleep(ms, true);
+  }
+
+  /**
+   * Waits ms; cut short by a waiter or stop(), and by announced appends only when `onAppend`. A follower (another
+   * instance leads) sleeps through appends: waking it on each one would retry the lease hundreds of times a second.
+   */
+  private sleep(ms: number, onAppend: boolean): Promise<void> {
     return new Promise((resolve) => {
-      const t = setTimeout(done, ms);
-      function done() {
+      const done = () => {
         clearTimeout(t);
-        resolve();
-      }
-      this.wakeIdle = () => {
         this.wakeIdle = null;
-        done();
+        this.wakeUrgent = null;
+        resolve();
       };
+      const t = setTimeout(done, ms);
+      if (onAppend) this.wakeIdle = done;
+      this.wakeUrgent = done;
     });
   }
 
@@ -187,15 +206,24 @@ export class ProjectionRunner {
     return !row || BigInt(row.generation) !== this.generation || row.lease_owner !== this.owner;
   }
 
-  /** Processes one batch; returns how many events were read (0 = caught up). */
+  /**
+   * Reads the next batch after `after`. A projection that handles some types only reads those (where the store can
+   * filter): the scan still moves its checkpoint past the events it skips.
+   */
+  private async read(after: Position): Promise<ScannedBatch> {
+    const handles = this.projection.handles;
+    if (handles !== 'all' && this.store.readAllOfTypes) return this.store.readAllOfTypes(after, this.batchSize, handles, KNOWN_TYPES);
+    const events = await this.store.readAll(after, this.batchSize);
+    return { events, scanned: events.length, scannedTo: events.length ? events[events.length - 1].position : after };
+  }
+
+  /** Processes one batch; returns how many events were scanned (0 = caught up). */
   async step(readAhead = false): Promise<number> {
     const ahead = this.ahead;
     this.ahead = null;
-    const batch =
-      ahead && comparePositions(ahead.after, this.position) === 0 ? await ahead.batch : await this.store.readAll(this.position, this.batchSize);
-    const count = batch.length;
+    const { events: batch, scanned: count, scannedTo: last } =
+      ahead && comparePositions(ahead.after, this.position) === 0 ? await ahead.batch : await this.read(this.position);
     if (count === 0) return 0;
-    const last = batch[count - 1].position;
     // apply takes the events out of `pending`: while the batch is written, this frame holds none of them, so the next
     // batch (read meanwhile) is not parsed into a young heap still full of this one (scavenges copy what is alive)
     let pending: TypedEvent[] | null = await this.decode(batch);
@@ -207,7 +235,7 @@ export class ProjectionRunner {
     if (readAhead && count === this.batchSize) {
       // read the next batch while this one is written (the read and the write each keep a core busy); a failed
       // write leaves it unused, and step() only takes it if it starts where the checkpoint now is
-      const next = this.store.readAll(last, this.batchSize);
+      const next = this.read(last);
       next.catch(() => undefined);
       this.ahead = { after: last, batch: next };
     }
@@ -269,7 +297,7 @@ export class ProjectionRunner {
           const wasLeader = this.leader;
           if (!(await this.acquireLease())) {
             this.leader = false;
-            await this.idle(2000);
+            await this.sleep(2000, false);
             continue;
           }
           // taking the lead: a rebuild that died elsewhere between rebuild.before and rebuild.after left its drops
@@ -277,7 +305,10 @@ export class ProjectionRunner {
         }
         this.woken = false;
         const n = await this.step();
-        if (n > 0) continue;
+        if (n > 0) {
+          if (n * 8 < this.batchSize && this.waiters.size === 0) await this.sleep(LINGER_MS, false);
+          continue;
+        }
         if (this.woken) {
           // an append we were told about may sit behind a still-open transaction for a moment
           for (let i = 0; i < 20 && this.running && (await this.step()) === 0; i++) await this.idle(3);
@@ -365,6 +396,7 @@ export class ProjectionRunner {
         }, timeoutMs);
         this.waiters.add(w);
         this.poke();
+        this.wakeUrgent?.();
       });
     }
     const deadline = Date.now() + timeoutMs;

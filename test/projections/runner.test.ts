@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgres } from '../../src/db';
 import { ProjectionRunner } from '../../src/eventstore/runner';
 import { silentLogger } from '../../src/logger';
 import { countingProjection } from '../support/counting-projection';
@@ -75,6 +76,34 @@ describe('projection runner', () => {
     expect((await snapshot(t)).seen).toBe(total);
     await a.stop();
     await b.stop();
+  });
+
+  it.runIf(onRealPostgres)('given a leader, when appends keep arriving, then a second instance does not retry the lease on each one', async () => {
+    const projection = countingProjection({ name: 'test-follower' });
+    await t.db.raw('truncate t_counts, t_seen');
+    const a = new ProjectionRunner({ projection, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
+    const followerDb = await openPostgres(t.url!, 2);
+    let followerQueries = 0;
+    followerDb.db.on('query', () => followerQueries++);
+    const b = new ProjectionRunner({ projection, store: t.store, db: followerDb.db, logger: silentLogger(), pollMs: 20 });
+    try {
+      await a.start();
+      await sleep(50);
+      await b.start();
+      await sleep(50);
+      expect(b.status().leader).toBe(false);
+      followerQueries = 0;
+      // when: 100 appends, one at a time, each announced to both runners
+      let last = null;
+      for (let i = 0; i < 100; i++) last = await t.store.append('s-follower', [anEvent()], 'any');
+      expect(await a.waitFor(last!.position, 5000)).toBe(true);
+      // then: the follower slept through them (at most a lease retry or two), the leader kept up
+      expect(followerQueries).toBeLessThan(10);
+    } finally {
+      await a.stop();
+      await b.stop();
+      await followerDb.close();
+    }
   });
 
   it('given a rebuild while a leader runs, then the leader is fenced and the read model equals one built from zero', async () => {

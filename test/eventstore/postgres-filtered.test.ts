@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { knownEventTypes } from '../../src/domain/events';
+import { START, type Position } from '../../src/eventstore/port';
+import { freshStore } from '../support/db';
+import { testMetadata } from '../support/events';
+
+// A projection that handles a few types reads only those, but its checkpoint still moves past what it skipped.
+describe('Postgres event store: catch-up read of some types', () => {
+  let t: Awaited<ReturnType<typeof freshStore>>;
+  beforeAll(async () => {
+    t = await freshStore();
+  });
+  afterAll(async () => t?.close());
+
+  it('given interleaved types, when read by type in pages, then every matching event comes once, in order, and the scan ends at the head', async () => {
+    // given: 10 events alternating between a handled and a skipped type, each its own append
+    const handled: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const id = randomUUID();
+      const type = i % 2 === 0 ? 'ApiKeyRevoked' : 'WebsiteStatusChanged';
+      if (type === 'ApiKeyRevoked') handled.push(id);
+      await t.store.append(`filtered-${i}`, [{ id, type, data: { api_key_id: id }, metadata: testMetadata() }], 'no_stream');
+    }
+    const all = await t.store.readAll(START, 100);
+    expect(all).toHaveLength(10);
+    // when: pages of 3 scanned events
+    const seen: string[] = [];
+    let cursor: Position = START;
+    let pages = 0;
+    for (;;) {
+      const page = await t.store.readAllOfTypes!(cursor, 3, ['ApiKeyRevoked'], knownEventTypes());
+      if (page.scanned === 0) break;
+      pages++;
+      expect(page.scanned).toBeLessThanOrEqual(3);
+      expect(page.events.every((e) => e.type === 'ApiKeyRevoked')).toBe(true);
+      // the payload of a returned event is all there
+      for (const e of page.events) expect(e.data).toEqual({ api_key_id: e.id });
+      seen.push(...page.events.map((e) => e.id));
+      cursor = page.scannedTo;
+    }
+    // then
+    expect(seen).toEqual(handled);
+    expect(pages).toBe(4);
+    expect(cursor).toEqual(all[9].position);
+    // a page that matched nothing still moved past what it scanned
+    const onlySkipped = await t.store.readAllOfTypes!(all[0].position, 1, ['ApiKeyRevoked'], knownEventTypes());
+    expect(onlySkipped).toMatchObject({ events: [], scanned: 1, scannedTo: all[1].position });
+  });
+
+  it('given an event of a type outside the catalogue, when read by type, then it is returned so the reader can report it', async () => {
+    const head = await t.store.headPosition();
+    const id = randomUUID();
+    await t.store.append('filtered-unknown', [{ id, type: 'SomethingNobodyKnows', data: {}, metadata: testMetadata() }], 'no_stream');
+    const page = await t.store.readAllOfTypes!(head, 10, ['ApiKeyRevoked'], knownEventTypes());
+    expect(page.events.map((e) => [e.id, e.type])).toEqual([[id, 'SomethingNobodyKnows']]);
+  });
+});
