@@ -24,6 +24,9 @@ const Env = z.object({
   DB_POOL_MAX: z.coerce.number().int().positive().default(10),
   SCHEDULER: z.enum(['on', 'off']).default('on'),
   WORKER_CONCURRENCY: z.coerce.number().int().positive().max(1000).default(16),
+  ENGINE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
+  ENGINE_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+  ENGINE_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
   OBSERVATION_EXTRACTOR: z
     .string()
     .regex(/^(rules|llm:[a-z][a-z0-9-]*)$/, "must be 'rules' or 'llm:<model id>'")
@@ -50,6 +53,8 @@ export interface Config {
   workerConcurrency: number;
   /** `rules` or `llm:<model>` */
   observationExtractor: string;
+  /** live engine calls, per model unless infra/models.json says otherwise for a model */
+  engineCalls: { timeoutMs: number; retries: number; concurrency: number };
 }
 
 export class ConfigError extends Error {}
@@ -80,5 +85,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     scheduler: e.SCHEDULER === 'on',
     workerConcurrency: e.WORKER_CONCURRENCY,
     observationExtractor: e.OBSERVATION_EXTRACTOR,
+    engineCalls: { timeoutMs: e.ENGINE_TIMEOUT_MS, retries: e.ENGINE_RETRIES, concurrency: e.ENGINE_CONCURRENCY },
   };
 }

@@ -93,7 +93,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     const relay = new ProjectionRunner({ projection: createRelayProjection(bus, WORKER_EVENT_TYPES, onTheBus), store, db: database.db, logger, batchSize: 500 });
 
     const engines =
-      options.engines ?? createEngines({ mode: config.engineMode, env: process.env, logger: options.reportEngines === false ? undefined : logger });
+      options.engines ?? createEngines({ mode: config.engineMode, env: process.env, options: config.engineCalls, logger: options.reportEngines === false ? undefined : logger });
     const extractor = parseExtractor(config.observationExtractor);
     const workers: { stop(): Promise<void> }[] = [];
     let started = false;

@@ -30,6 +30,10 @@ export const ModelEntry = z
     shopping: z.boolean(),
     /** Ask the provider to ground its answer in a web search (see src/engines); default false. */
     web_search: z.boolean().optional(),
+    /** Per-model call settings over the ENGINE_* defaults: one attempt's timeout, retries after the first attempt, calls at once. */
+    timeout_ms: z.number().int().min(1000).max(600_000).optional(),
+    retries: z.number().int().min(0).max(10).optional(),
+    concurrency: z.number().int().min(1).max(1000).optional(),
   })
   .refine((m) => m.adapter !== 'openai-compatible' || m.base_url !== undefined, {
     message: 'base_url is required for an openai-compatible adapter',

@@ -99,7 +99,11 @@ export function createEngines(input: CreateEnginesInput): Engines {
         continue;
       }
       fetch ??= createSafeFetcher();
-      const options = { ...shared, ...perModel[m.id] };
+      const fromCatalogue: LiveEngineOptions = {};
+      if (m.timeout_ms !== undefined) fromCatalogue.timeoutMs = m.timeout_ms;
+      if (m.retries !== undefined) fromCatalogue.retries = m.retries;
+      if (m.concurrency !== undefined) fromCatalogue.concurrency = m.concurrency;
+      const options = { ...shared, ...fromCatalogue, ...perModel[m.id] };
       engines.set(m.id, ADAPTER_FACTORIES[m.adapter]({ model: m, apiKey: key.trim(), fetch, options }));
       statuses.push({ model: m.id, label: m.label, engine: m.adapter, configured: true, api_key_env: m.api_key_env, detail: `live via ${m.adapter} (${m.provider_model})` });
     }

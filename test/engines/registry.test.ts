@@ -72,6 +72,36 @@ describe('createEngines', () => {
     expect(server.hits.at(-1)!.body.model).toBe(openai.provider_model);
   });
 
+  it('given call settings in the catalogue entry, then they override the shared ENGINE_* settings for that model only', async () => {
+    const openai = MODELS.find((m) => m.adapter === 'openai-compatible')!;
+    const strict = { ...openai, retries: 0 };
+    const engines = createEngines({
+      mode: 'live',
+      env: { [openai.api_key_env]: 'k' },
+      fetch: loopbackFetch,
+      models: [strict],
+      options: { retries: 1, backoffBaseMs: 1, backoffMaxMs: 1, perModel: { [openai.id]: { baseUrl: server.url } } },
+    });
+    // given: the provider keeps answering 503
+    server.script({ status: 503, body: { error: { message: 'busy' } } });
+    const before = server.hits.length;
+    // when: the model with retries 0 in its entry is asked
+    await expect(engines.engineFor(openai.id).ask({ model: openai.id, prompt, day })).rejects.toBeInstanceOf(EngineError);
+    // then: one attempt, not the shared two
+    expect(server.hits.length - before).toBe(1);
+
+    const shared = createEngines({
+      mode: 'live',
+      env: { [openai.api_key_env]: 'k' },
+      fetch: loopbackFetch,
+      models: [openai],
+      options: { retries: 1, backoffBaseMs: 1, backoffMaxMs: 1, perModel: { [openai.id]: { baseUrl: server.url } } },
+    });
+    const mid = server.hits.length;
+    await expect(shared.engineFor(openai.id).ask({ model: openai.id, prompt, day })).rejects.toBeInstanceOf(EngineError);
+    expect(server.hits.length - mid).toBe(2);
+  });
+
   it('given live mode and a model id outside the catalogue, then engineFor throws naming it', () => {
     const engines = createEngines({ mode: 'live', env: {}, fetch: loopbackFetch });
     expect(() => engines.engineFor('gpt-2')).toThrow(/unknown model "gpt-2"/);
