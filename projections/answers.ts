@@ -5,6 +5,7 @@ import { dayAndTime, decodeFacts, encodeFacts, type FactChunk, FactChunkBuilder,
 import type { EventOf } from '../src/domain/events';
 import type { TypedEvent } from '../src/eventstore/port';
 import type { Projection } from '../src/eventstore/projection';
+import { preferLz4Sql } from '../src/db';
 
 type Recorded = TypedEvent<EventOf<'ResponseRecorded'>>;
 
@@ -62,6 +63,7 @@ export const answersProjection: Projection = {
         provider_model text,
         latency_ms int
       );
+      ${preferLz4Sql('rm_responses', ['text', 'citations', 'products'])}
       create index if not exists rm_responses_site_time on rm_responses (website_id, run_at, id);
       create index if not exists rm_responses_external on rm_responses (website_id, external_id) where external_id is not null;
       create table if not exists rm_fact_chunks (

@@ -80,3 +80,17 @@ export async function openPglite(dataDir: string): Promise<Database> {
     },
   };
 }
+
+/**
+ * SQL that compresses these columns' large values with lz4 where the server has it (Debian's Postgres does; PGlite
+ * does not and keeps the default pglz): lz4 costs a fraction of pglz's CPU for answer texts on every insert.
+ * Applies to values written from then on.
+ */
+export function preferLz4Sql(table: string, columns: readonly string[]): string {
+  const alters = columns.map((c) => `alter table ${table} alter column ${c} set compression lz4;`).join(' ');
+  const names = columns.map((c) => `'${c}'`).join(', ');
+  // only when a column is not lz4 yet: the alter takes the table's exclusive lock, and this runs at every start
+  return `do $lz4$ begin
+    if exists (select 1 from pg_attribute where attrelid = '${table}'::regclass and attname in (${names}) and attcompression <> 'l') then ${alters} end if;
+  exception when feature_not_supported then null; end $lz4$;`;
+}

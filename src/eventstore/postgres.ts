@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { preferLz4Sql } from '../db';
 import { EventMetadata } from '../domain/events';
 import {
   type AppendResult,
@@ -180,6 +181,7 @@ export async function migrateEventStore(db: Knex): Promise<void> {
   await db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(7163401)');
     await trx.raw(SCHEMA);
+    await trx.raw(preferLz4Sql('aivis_events', ['data', 'metadata']));
   });
 }
 

@@ -63,6 +63,25 @@ export async function answerUnit(
   return outcome.kind === 'answered' ? 'recorded' : 'failed';
 }
 
+/**
+ * The first-answer markers this process has made or seen (a marked prompt stays marked), and the ones it is making:
+ * the units of one prompt arrive together, and only the first needs the catalogue's lock.
+ */
+const markers = new WeakMap<EventStore, Map<string, Promise<boolean>>>();
+function markAnswered(ctx: CommandContext, websiteId: string, promptId: string): Promise<boolean> {
+  let byPrompt = markers.get(ctx.store);
+  if (!byPrompt) markers.set(ctx.store, (byPrompt = new Map()));
+  let marking = byPrompt.get(promptId);
+  if (!marking) {
+    if (byPrompt.size > 100_000) byPrompt.clear();
+    marking = markPromptAnswered(ctx, websiteId, promptId).then((r) => !isDomainError(r));
+    byPrompt.set(promptId, marking);
+    // a refusal (the prompt was hard-deleted) or an error is not remembered: the next unit asks the catalogue again
+    marking.then((ok) => ok || byPrompt.delete(promptId), () => byPrompt.delete(promptId));
+  }
+  return marking;
+}
+
 const failed = (error_kind: string, message: string, attempts: number | null = null): Outcome => ({ kind: 'failed', error_kind, message, attempts });
 
 async function answer(deps: ResponseWorkerDeps, ctx: CommandContext, req: Requested): Promise<Outcome> {
@@ -75,8 +94,9 @@ async function answer(deps: ResponseWorkerDeps, ctx: CommandContext, req: Reques
   if (site.website.status !== 'active') return failed('website_inactive', `the website is ${site.website.status}`);
   const prompt = site.catalog.prompts.get(req.prompt_id);
   if (!prompt || prompt.hard_deleted) return failed('prompt_not_found', 'the prompt was deleted before it was answered');
-  // the first answer's marker (an answered prompt stays answered: only the first needs the catalogue's lock)
-  if (!prompt.has_answers && isDomainError(await markPromptAnswered(ctx, req.website_id, req.prompt_id))) {
+  // the first answer's marker (an answered prompt stays answered: only the first needs the catalogue's lock; the
+  // context read a second ago may predate the marker, so this process also remembers the prompts it saw marked)
+  if (!prompt.has_answers && !(await markAnswered(ctx, req.website_id, req.prompt_id))) {
     return failed('prompt_not_found', 'the prompt was deleted before it was answered');
   }
   const location = req.location_id ? site.catalog.locations.get(req.location_id) : undefined;
