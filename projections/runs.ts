@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { RESPONSE_STREAM_PREFIX } from '../src/domain/events';
 import type { Projection } from '../src/eventstore/projection';
 
 /**
@@ -10,6 +11,8 @@ export const runsProjection: Projection = {
   version: 1,
   tables: ['rm_runs', 'rm_run_units'],
   handles: ['RunStarted', 'ResponseRequested', 'ResponseRecorded', 'ResponseFailed'],
+  // outcomes of units of work only: an imported answer belongs to no run
+  streamPrefixes: { ResponseRecorded: RESPONSE_STREAM_PREFIX, ResponseFailed: RESPONSE_STREAM_PREFIX },
   async migrate(db: Knex) {
     await db.raw(`
       create table if not exists rm_runs (

@@ -1,4 +1,4 @@
-import type { DomainEvent, EventData } from '../../src/domain/events';
+import { type DomainEvent, type EventData, RESPONSE_STREAM_PREFIX } from '../../src/domain/events';
 import { deterministicId } from '../../src/domain/ids';
 import type { AnswerResult } from '../../src/engines/port';
 import { type Position, WrongExpectedRevisionError } from '../../src/eventstore/port';
@@ -12,7 +12,7 @@ export type Outcome =
 
 /** The answer of a unit of work has an id derived from the unit: a redelivered unit records nothing twice. */
 export const responseIdOf = (requestId: string) => deterministicId('response', requestId);
-export const responseStream = (responseId: string) => `response-${responseId}`;
+export const responseStream = (responseId: string) => `${RESPONSE_STREAM_PREFIX}${responseId}`;
 
 /**
  * A unit's outcome: its answer with the credits it used, or its failure. Both share one event id, so a unit gets one

@@ -18,13 +18,19 @@ export const toBusMessage = (e: TypedEvent): BusMessage => ({
  * checkpoint only after publish resolves, so a crash republishes the last batch: at-least-once, made
  * effectively-once by the bus dropping repeated ids.
  */
-export function createRelayProjection(bus: Bus, types: readonly EventType[] | 'all' = 'all', keep: (e: TypedEvent) => boolean = () => true): Projection {
+export function createRelayProjection(
+  bus: Bus,
+  types: readonly EventType[] | 'all' = 'all',
+  keep: (e: TypedEvent) => boolean = () => true,
+  streamPrefixes?: Projection['streamPrefixes'],
+): Projection {
   return {
     name: 'bus-relay',
     version: 1,
     tables: [],
     async migrate(_db: Knex): Promise<void> {},
     handles: types,
+    streamPrefixes,
     async apply(_trx: Knex.Transaction, events: TypedEvent[]): Promise<void> {
       const kept = events.filter(keep);
       if (kept.length > 0) await bus.publish(kept.map(toBusMessage));

@@ -257,6 +257,9 @@ export type DomainEvent = { [T in EventType]: { type: T; data: EventData<T> } }[
 export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 
 export const isKnownType = (t: string): t is EventType => Object.prototype.hasOwnProperty.call(catalogue, t);
+/** The stream of one engine answer (its outcome and credits): `response-<response id>`; imports have their own. */
+export const RESPONSE_STREAM_PREFIX = 'response-';
+
 /** Every event type of the catalogue. */
 export const knownEventTypes = (): EventType[] => Object.keys(catalogue) as EventType[];
 

@@ -85,10 +85,11 @@ export interface EventStore {
   /**
    * Optional catch-up read of the events of some types only: scans up to maxCount events after `after` like readAll,
    * returns those of `types`, and those whose type is not in `known` (so that the reader can report them), with the
-   * position of the last event scanned (where the reader's checkpoint may move even when nothing matched). Lets a
-   * reader skip payloads it would drop anyway.
+   * position of the last event scanned (where the reader's checkpoint may move even when nothing matched). A type in
+   * `streamPrefixes` is returned only from streams whose id starts with its prefix. Lets a reader skip payloads it
+   * would drop anyway.
    */
-  readAllOfTypes?(after: Position, maxCount: number, types: readonly string[], known: readonly string[]): Promise<ScannedBatch>;
+  readAllOfTypes?(after: Position, maxCount: number, types: readonly string[], known: readonly string[], streamPrefixes?: Readonly<Record<string, string>>): Promise<ScannedBatch>;
   /** Position of the last event a catch-up reader can currently see: a safe place for a new reader to start. */
   headPosition(): Promise<Position>;
   /**

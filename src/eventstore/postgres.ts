@@ -461,18 +461,22 @@ export async function openPostgresEventStore(
       return (r.rows as EventRow[]).map(toRecorded);
     },
 
-    async readAllOfTypes(after: Position, maxCount: number, types: readonly string[], known: readonly string[]) {
+    async readAllOfTypes(after: Position, maxCount: number, types: readonly string[], known: readonly string[], streamPrefixes: Readonly<Record<string, string>> = {}) {
+      const prefixed = Object.entries(streamPrefixes).filter(([t]) => types.includes(t));
+      const plain = types.filter((t) => !(t in streamPrefixes));
       // one index scan; the payloads of the other types are neither sent nor parsed (a join back to the table would
       // need a plan the planner cannot cost: it has no row count for the scanned range)
       const r = await db.raw(
         `select position, txid::text as txid, type, stream_id, revision, recorded_at,
                 case when hit then event_id end as event_id, case when hit then data end as data, case when hit then metadata end as metadata
-           from (select *, (type = any(?::text[]) or type <> all(?::text[])) as hit from aivis_events
+           from (select *, (type = any(?::text[]) or type <> all(?::text[])
+                            or exists (select 1 from unnest(?::text[], ?::text[]) as p(t, prefix) where p.t = type and starts_with(stream_id, p.prefix))) as hit
+                   from aivis_events
                   where (txid, position) > (?::text::xid8, ?::bigint)
                     and txid < pg_snapshot_xmin(pg_current_snapshot())
                   order by aivis_events.txid, aivis_events.position limit ?) scanned
           order by scanned.txid, scanned.position`,
-        [types as string[], known as string[], after[0].toString(), after[1].toString(), maxCount],
+        [plain, known as string[], prefixed.map(([t]) => t), prefixed.map(([, p]) => p), after[0].toString(), after[1].toString(), maxCount],
       );
       const rows = r.rows as (EventRow & { event_id: string | null })[];
       const events: RecordedEvent[] = [];

@@ -23,6 +23,12 @@ export interface Projection {
   migrate(db: Knex): Promise<void>;
   /** event types handled; 'all' receives every known event */
   handles: readonly EventType[] | 'all';
+  /**
+   * Handled types read only from streams whose id starts with the prefix given (e.g. engine answers, not imported
+   * ones): the other events of that type are skipped like unhandled ones, their payloads never read where the
+   * store can filter.
+   */
+  streamPrefixes?: Partial<Record<EventType, string>>;
   apply(trx: Knex.Transaction, events: TypedEvent[], ctx: ApplyContext): Promise<void>;
   /**
    * Around a catch-up from position 0 (after reset() or a version change) by runToHead: `before` may drop what only

@@ -212,7 +212,7 @@ export class ProjectionRunner {
    */
   private async read(after: Position): Promise<ScannedBatch> {
     const handles = this.projection.handles;
-    if (handles !== 'all' && this.store.readAllOfTypes) return this.store.readAllOfTypes(after, this.batchSize, handles, KNOWN_TYPES);
+    if (handles !== 'all' && this.store.readAllOfTypes) return this.store.readAllOfTypes(after, this.batchSize, handles, KNOWN_TYPES, this.projection.streamPrefixes);
     const events = await this.store.readAll(after, this.batchSize);
     return { events, scanned: events.length, scannedTo: events.length ? events[events.length - 1].position : after };
   }
@@ -261,6 +261,7 @@ export class ProjectionRunner {
 
   private async decode(batch: RecordedEvent[]): Promise<TypedEvent[]> {
     const handles = this.projection.handles;
+    const prefixes = this.projection.streamPrefixes;
     const out: TypedEvent[] = [];
     for (const e of batch) {
       if (!isKnownType(e.type)) {
@@ -268,6 +269,8 @@ export class ProjectionRunner {
         continue;
       }
       if (handles !== 'all' && !handles.includes(e.type)) continue;
+      const prefix = prefixes?.[e.type];
+      if (prefix !== undefined && !e.streamId.startsWith(prefix)) continue;
       try {
         const d = decodeEvent(e.id, e.type, e.data);
         out.push({ ...e, type: d.type, data: d.data } as TypedEvent);

@@ -1,4 +1,5 @@
-import type { EventType } from '../domain/events';
+import { type EventType, RESPONSE_STREAM_PREFIX } from '../domain/events';
+import type { Projection } from '../eventstore/projection';
 import type { TypedEvent } from '../eventstore/port';
 import { OBSERVATION_WORKER_TYPES } from './observations';
 import { RESPONSE_WORKER_TYPES } from './responses';
@@ -8,3 +9,6 @@ export const WORKER_EVENT_TYPES: readonly EventType[] = [...new Set([...RESPONSE
 
 /** An imported answer is read with its import (ResponsesImported): only engine answers travel one by one. */
 export const onTheBus = (e: TypedEvent): boolean => !(e.type === 'ResponseRecorded' && e.data.source === 'import');
+
+/** The same rule as the relay reads it: engine answers are the ones in answer streams (imports have their own stream). */
+export const BUS_STREAM_PREFIXES: Projection['streamPrefixes'] = { ResponseRecorded: RESPONSE_STREAM_PREFIX };

@@ -55,4 +55,15 @@ describe('Postgres event store: catch-up read of some types', () => {
     const page = await t.store.readAllOfTypes!(head, 10, ['ApiKeyRevoked'], knownEventTypes());
     expect(page.events.map((e) => [e.id, e.type])).toEqual([[id, 'SomethingNobodyKnows']]);
   });
+
+  it('given a type read from some streams only, then its events elsewhere are skipped and the others come as before', async () => {
+    const head = await t.store.headPosition();
+    const [inside, outside, other] = [randomUUID(), randomUUID(), randomUUID()];
+    await t.store.append(`answer-${inside}`, [{ id: inside, type: 'ApiKeyRevoked', data: { api_key_id: inside }, metadata: testMetadata() }], 'no_stream');
+    await t.store.append(`import-${outside}`, [{ id: outside, type: 'ApiKeyRevoked', data: { api_key_id: outside }, metadata: testMetadata() }], 'no_stream');
+    await t.store.append(`key-${other}`, [{ id: other, type: 'WebsiteStatusChanged', data: { api_key_id: other }, metadata: testMetadata() }], 'no_stream');
+    const page = await t.store.readAllOfTypes!(head, 10, ['ApiKeyRevoked', 'WebsiteStatusChanged'], knownEventTypes(), { ApiKeyRevoked: 'answer-' });
+    expect(page.scanned).toBe(3);
+    expect(page.events.map((e) => e.id)).toEqual([inside, other]);
+  });
 });
