@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knownEventTypes } from '../../src/domain/events';
-import { START, type Position } from '../../src/eventstore/port';
+import { comparePositions, type Position, START } from '../../src/eventstore/port';
+import { until } from '../support/until';
 import { freshStore } from '../support/db';
 import { testMetadata } from '../support/events';
 
@@ -13,15 +14,20 @@ describe('Postgres event store: catch-up read of some types', () => {
   });
   afterAll(async () => t?.close());
 
+  // a slow write transaction elsewhere on the server (another test file) holds the xmin horizon back for a moment
+  const visible = (p: Position) => until('the appends to be visible to catch-up readers', async () => comparePositions(await t.store.headPosition(), p) >= 0);
+
   it('given interleaved types, when read by type in pages, then every matching event comes once, in order, and the scan ends at the head', async () => {
     // given: 10 events alternating between a handled and a skipped type, each its own append
     const handled: string[] = [];
+    let last: Position = START;
     for (let i = 0; i < 10; i++) {
       const id = randomUUID();
       const type = i % 2 === 0 ? 'ApiKeyRevoked' : 'WebsiteStatusChanged';
       if (type === 'ApiKeyRevoked') handled.push(id);
-      await t.store.append(`filtered-${i}`, [{ id, type, data: { api_key_id: id }, metadata: testMetadata() }], 'no_stream');
+      last = (await t.store.append(`filtered-${i}`, [{ id, type, data: { api_key_id: id }, metadata: testMetadata() }], 'no_stream')).position;
     }
+    await visible(last);
     const all = await t.store.readAll(START, 100);
     expect(all).toHaveLength(10);
     // when: pages of 3 scanned events
@@ -51,7 +57,7 @@ describe('Postgres event store: catch-up read of some types', () => {
   it('given an event of a type outside the catalogue, when read by type, then it is returned so the reader can report it', async () => {
     const head = await t.store.headPosition();
     const id = randomUUID();
-    await t.store.append('filtered-unknown', [{ id, type: 'SomethingNobodyKnows', data: {}, metadata: testMetadata() }], 'no_stream');
+    await visible((await t.store.append('filtered-unknown', [{ id, type: 'SomethingNobodyKnows', data: {}, metadata: testMetadata() }], 'no_stream')).position);
     const page = await t.store.readAllOfTypes!(head, 10, ['ApiKeyRevoked'], knownEventTypes());
     expect(page.events.map((e) => [e.id, e.type])).toEqual([[id, 'SomethingNobodyKnows']]);
   });
@@ -61,7 +67,7 @@ describe('Postgres event store: catch-up read of some types', () => {
     const [inside, outside, other] = [randomUUID(), randomUUID(), randomUUID()];
     await t.store.append(`answer-${inside}`, [{ id: inside, type: 'ApiKeyRevoked', data: { api_key_id: inside }, metadata: testMetadata() }], 'no_stream');
     await t.store.append(`import-${outside}`, [{ id: outside, type: 'ApiKeyRevoked', data: { api_key_id: outside }, metadata: testMetadata() }], 'no_stream');
-    await t.store.append(`key-${other}`, [{ id: other, type: 'WebsiteStatusChanged', data: { api_key_id: other }, metadata: testMetadata() }], 'no_stream');
+    await visible((await t.store.append(`key-${other}`, [{ id: other, type: 'WebsiteStatusChanged', data: { api_key_id: other }, metadata: testMetadata() }], 'no_stream')).position);
     const page = await t.store.readAllOfTypes!(head, 10, ['ApiKeyRevoked', 'WebsiteStatusChanged'], knownEventTypes(), { ApiKeyRevoked: 'answer-' });
     expect(page.scanned).toBe(3);
     expect(page.events.map((e) => e.id)).toEqual([inside, other]);
