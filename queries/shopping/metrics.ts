@@ -164,6 +164,9 @@ export interface ShoppingMetrics {
   }[];
 }
 
+/** Memory for one shopping statement's sorts and its materialized cards (a year of a large website's cards fits). */
+const SHOPPING_WORK_MEM = '128MB';
+
 /** Positions at or past this one share the last bucket ("10+"). */
 export const LAST_POSITION_BUCKET = 10;
 
@@ -214,7 +217,7 @@ function cardsCte(s: ShoppingSelection, competitors: readonly string[]): { sql: 
   return {
     sql: `cards as materialized (
       select p.response_id,
-             to_char(p.run_at at time zone 'UTC', 'YYYY-MM-DD') as day,
+             (p.run_at at time zone 'UTC')::date as day,
              p.position, p.name, p.brand, p.merchant, p.merchant_key, p.price, p.currency, p.entity_id, p.product_key,
              (p.price is not null and p.currency is not null) as priced,
              case when p.is_own and ${target} then 'own'
@@ -234,8 +237,7 @@ function statement(s: ShoppingSelection, competitors: readonly string[]): { sql:
   const sql = `
     with ${cards.sql},
     answer_days as (
-      select to_char(r.run_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*)::int as answers,
-             count(*) filter (where jsonb_array_length(r.products) > 0)::int as answers_with_products
+      select (r.run_at at time zone 'UTC')::date as day, count(*)::int as answers
         from rm_responses r where ${answers.sql} group by 1),
     per_answer as materialized (
       select response_id, day,
@@ -271,8 +273,10 @@ function statement(s: ShoppingSelection, competitors: readonly string[]): { sql:
       select side, entity_id, product_key, merchant_key,
              coalesce(mode() within group (order by merchant collate "C"), merchant_key) as merchant, count(*)::int as appearances
         from top_cards where merchant_key is not null group by 1, 2, 3, 4),
-    merchant_names as (
-      select merchant_key, merchant, count(*)::int as n from cards where merchant is not null group by 1, 2)
+    merchant_names as materialized (
+      select distinct on (merchant_key) merchant_key, merchant
+        from (select merchant_key, merchant, count(*)::int as n from cards where merchant is not null group by 1, 2) named
+       order by merchant_key, n desc, merchant collate "C")
     select
       ${list('select * from answer_days', 'x.day')} as answer_days,
       ${list(`
@@ -287,7 +291,8 @@ function statement(s: ShoppingSelection, competitors: readonly string[]): { sql:
                min(position) filter (where side = 'own') as best_own_position
           from cards group by day`)} as card_days,
       ${list(`
-        select day, count(*) filter (where has_own)::int as answers_with_own_products,
+        select day, count(*)::int as answers_with_products,
+               count(*) filter (where has_own)::int as answers_with_own_products,
                count(*) filter (where has_competitor)::int as answers_with_competitor_products,
                count(*) filter (where own_first)::int as own_first_position_answers
           from per_answer group by day`)} as answer_flags,
@@ -301,7 +306,7 @@ function statement(s: ShoppingSelection, competitors: readonly string[]): { sql:
       ${list(
         `
         select m.*,
-               coalesce((select n.merchant from merchant_names n where n.merchant_key = m.merchant_key order by n.n desc, n.merchant collate "C" limit 1), m.merchant_key) as merchant,
+               coalesce(mn.merchant, m.merchant_key) as merchant,
                coalesce(ma.answers, 0) as answers
           from (select merchant_key,
                        count(*)::int as appearances,
@@ -309,7 +314,8 @@ function statement(s: ShoppingSelection, competitors: readonly string[]): { sql:
                        count(*) filter (where side = 'competitor')::int as competitor_appearances,
                        sum(position)::float8 as position_sum, count(*) filter (where priced)::int as priced_appearances
                   from cards where merchant_key is not null group by merchant_key) m
-          left join (select k as merchant_key, count(*)::int as answers from per_answer a, unnest(a.merchants) as k group by k) ma using (merchant_key)`,
+          left join (select k as merchant_key, count(*)::int as answers from per_answer a, unnest(a.merchants) as k group by k) ma using (merchant_key)
+          left join merchant_names mn using (merchant_key)`,
         'x.appearances desc, x.merchant_key collate "C"',
       )} as merchants,
       ${list(`
@@ -337,7 +343,6 @@ function statement(s: ShoppingSelection, competitors: readonly string[]): { sql:
 interface DayAnswers {
   day: string;
   answers: number;
-  answers_with_products: number;
 }
 
 interface DayCards {
@@ -355,6 +360,7 @@ interface DayCards {
 
 interface DayFlags {
   day: string;
+  answers_with_products: number;
   answers_with_own_products: number;
   answers_with_competitor_products: number;
   own_first_position_answers: number;
@@ -387,14 +393,16 @@ export async function shoppingMetrics(db: Knex, s: ShoppingSelection): Promise<O
   const row = (await db.transaction(
     async (trx) => {
       await trx.raw('set local jit = off');
+      // the selected cards are read by a dozen aggregates: kept in memory, not re-read from a temporary file each time
+      await trx.raw(`set local work_mem = '${SHOPPING_WORK_MEM}'`);
       return (await trx.raw(q.sql, q.bindings)).rows[0];
     },
     { readOnly: true },
   )) as Record<string, unknown>;
 
-  const days = json<DayAnswers>(row.answer_days).map((r) => ({ day: r.day, answers: num(r.answers), answers_with_products: num(r.answers_with_products) }));
   const cardDays = new Map(json<DayCards>(row.card_days).map((r) => [r.day, r]));
   const flagDays = new Map(json<DayFlags>(row.answer_flags).map((r) => [r.day, r]));
+  const days = json<DayAnswers>(row.answer_days).map((r) => ({ day: r.day, answers: num(r.answers), answers_with_products: num(flagDays.get(r.day)?.answers_with_products) }));
   const sumCards = (f: (r: DayCards) => unknown) => [...cardDays.values()].reduce((acc, r) => acc + num(f(r)), 0);
   const sumFlags = (f: (r: DayFlags) => unknown) => [...flagDays.values()].reduce((acc, r) => acc + num(f(r)), 0);
   const answers = days.reduce((acc, d) => acc + d.answers, 0);
