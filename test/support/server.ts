@@ -2,12 +2,14 @@ import { createOrganization } from '../../commands/organizations/create-organiza
 import { loadConfig } from '../../src/config';
 import { isDomainError } from '../../src/domain/errors';
 import { type AppOptions, buildApp } from '../../src/http/app';
-import { positionToString } from '../../src/eventstore/port';
+import { comparePositions, positionToString } from '../../src/eventstore/port';
 import { createLogger, silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime } from '../../src/runtime';
 import { freshDatabase } from './db';
 import { openPostgres } from '../../src/db';
 import type { Engines } from '../../src/engines/registry';
+import { OBSERVATION_WORKER } from '../../src/workers/observations';
+import { RESPONSE_WORKER } from '../../src/workers/responses';
 
 export interface TestServer {
   url: string;
@@ -79,6 +81,7 @@ export async function startServer(
       return { organization_id: r.result.organization_id, owner_user_id: r.result.owner_user_id, key: r.result.api_key };
     },
     async head() {
+      await settled(rt);
       return positionToString(await rt.store.headPosition());
     },
   };
@@ -103,4 +106,21 @@ export async function call<T = any>(s: { url: string }, method: string, path: st
     /* not JSON */
   }
   return { status: res.status, body: parsed as T, headers: res.headers };
+}
+
+/**
+ * Waits (up to 5 s) until this instance's workers have nothing in hand: the relay has passed every appended event
+ * and no worker message is pending. A run's answers and observations keep arriving after the run's own request
+ * returned; a test comparing the log's head before and after a refused request must not count them.
+ */
+async function settled(rt: Runtime): Promise<void> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const last = await rt.store.lastPosition();
+    await rt.relay.waitFor(last, Math.max(0, deadline - Date.now()));
+    const backlog = (await Promise.all([RESPONSE_WORKER, OBSERVATION_WORKER].map((d) => rt.bus.backlog(d)))).reduce((a, b) => a + b, 0);
+    const now = await rt.store.lastPosition();
+    if ((backlog === 0 && comparePositions(now, last) === 0) || Date.now() > deadline) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
