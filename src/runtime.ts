@@ -16,7 +16,7 @@ import { createEngines, type Engines } from './engines/registry';
 import type { Logger } from './logger';
 import { parseExtractor, startObservationWorkers } from './workers/observations';
 import { startResponseWorkers } from './workers/responses';
-import { BUS_STREAM_PREFIXES, onTheBus, WORKER_EVENT_TYPES } from './workers/types';
+import { BUS_STREAM_PREFIXES, WORKER_EVENT_TYPES } from './workers/types';
 import { startScheduler } from './workers/scheduler';
 import { migrateSweeper, startSweeper } from './workers/sweeper';
 
@@ -90,7 +90,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       runners.set(projection.name, new ProjectionRunner({ projection, store, db: database.db, logger }));
     }
     // the bus carries what workers consume (answers are large: nothing else rides along for nobody)
-    const relay = new ProjectionRunner({ projection: createRelayProjection(bus, WORKER_EVENT_TYPES, onTheBus, BUS_STREAM_PREFIXES), store, db: database.db, logger, batchSize: 500 });
+    const relay = new ProjectionRunner({ projection: createRelayProjection(bus, WORKER_EVENT_TYPES, BUS_STREAM_PREFIXES), store, db: database.db, logger, batchSize: 500 });
 
     const engines =
       options.engines ?? createEngines({ mode: config.engineMode, env: process.env, options: config.engineCalls, logger: options.reportEngines === false ? undefined : logger });

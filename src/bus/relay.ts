@@ -14,16 +14,12 @@ export const toBusMessage = (e: TypedEvent): BusMessage => ({
 });
 
 /**
- * Relays events to the bus: every event, or the types given (the ones some worker consumes) that `keep` keeps. The runner stores the
+ * Relays events to the bus: every event, or the types given (the ones some worker consumes), of the streams
+ * `streamPrefixes` names for a type. The runner stores the
  * checkpoint only after publish resolves, so a crash republishes the last batch: at-least-once, made
  * effectively-once by the bus dropping repeated ids.
  */
-export function createRelayProjection(
-  bus: Bus,
-  types: readonly EventType[] | 'all' = 'all',
-  keep: (e: TypedEvent) => boolean = () => true,
-  streamPrefixes?: Projection['streamPrefixes'],
-): Projection {
+export function createRelayProjection(bus: Bus, types: readonly EventType[] | 'all' = 'all', streamPrefixes?: Projection['streamPrefixes']): Projection {
   return {
     name: 'bus-relay',
     version: 1,
@@ -32,8 +28,7 @@ export function createRelayProjection(
     handles: types,
     streamPrefixes,
     async apply(_trx: Knex.Transaction, events: TypedEvent[]): Promise<void> {
-      const kept = events.filter(keep);
-      if (kept.length > 0) await bus.publish(kept.map(toBusMessage));
+      if (events.length > 0) await bus.publish(events.map(toBusMessage));
     },
   };
 }

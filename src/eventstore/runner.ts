@@ -49,6 +49,12 @@ export async function migrateRunnerTables(db: Knex): Promise<void> {
   });
 }
 
+/** A projection's stored checkpoint (where the instance leading it has got to), or null before its first start. */
+export async function readCheckpoint(db: Knex, name: string): Promise<Position | null> {
+  const row = await db('aivis_checkpoints').where('name', name).first('position');
+  return row ? positionFromString(row.position) : null;
+}
+
 class Fenced extends Error {}
 
 export interface RunnerStatus {
@@ -348,8 +354,8 @@ export class ProjectionRunner {
     const target = await this.store.lastPosition();
     if (!(await this.acquireLease())) {
       while (!(await this.waitFor(target, 1000))) {
-        const row = await this.db('aivis_checkpoints').where('name', this.projection.name).first('position');
-        this.log.info({ position: row?.position }, 'waiting for the leading instance');
+        const at = await readCheckpoint(this.db, this.projection.name);
+        this.log.info({ position: at && positionToString(at) }, 'waiting for the leading instance');
       }
       return null;
     }
@@ -404,8 +410,8 @@ export class ProjectionRunner {
     }
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const row = await this.db('aivis_checkpoints').where('name', this.projection.name).first('position');
-      if (row && comparePositions(positionFromString(row.position), pos) >= 0) return true;
+      const at = await readCheckpoint(this.db, this.projection.name);
+      if (at && comparePositions(at, pos) >= 0) return true;
       await new Promise((r) => setTimeout(r, 10));
     }
     return false;

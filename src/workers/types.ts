@@ -1,14 +1,13 @@
 import { type EventType, RESPONSE_STREAM_PREFIX } from '../domain/events';
 import type { Projection } from '../eventstore/projection';
-import type { TypedEvent } from '../eventstore/port';
 import { OBSERVATION_WORKER_TYPES } from './observations';
 import { RESPONSE_WORKER_TYPES } from './responses';
 
 /** Every event type a worker consumes from the bus: the relay publishes these (a new worker adds its list here). */
 export const WORKER_EVENT_TYPES: readonly EventType[] = [...new Set([...RESPONSE_WORKER_TYPES, ...OBSERVATION_WORKER_TYPES])];
 
-/** An imported answer is read with its import (ResponsesImported): only engine answers travel one by one. */
-export const onTheBus = (e: TypedEvent): boolean => !(e.type === 'ResponseRecorded' && e.data.source === 'import');
-
-/** The same rule as the relay reads it: engine answers are the ones in answer streams (imports have their own stream). */
+/**
+ * An imported answer is read with its import (ResponsesImported): only engine answers travel one by one, and those
+ * are the ones in answer streams (an import has its own stream), so the relay does not even read the others.
+ */
 export const BUS_STREAM_PREFIXES: Projection['streamPrefixes'] = { ResponseRecorded: RESPONSE_STREAM_PREFIX };

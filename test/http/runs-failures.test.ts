@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
-import { type AnswerEngine, EngineError } from '../../src/engines/port';
-import { createEngines, type Engines } from '../../src/engines/registry';
+import { EngineError } from '../../src/engines/port';
 import { buildSite, finishedRun } from '../support/answers';
+import { holdSwitch, simulatedEnginesWith } from '../support/engines';
 import { call, startServer, type TestServer } from '../support/server';
 import { responseIdOf, responseStream } from '../../commands/responses/record-outcome';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
@@ -12,34 +12,13 @@ import { answerUnit } from '../../src/workers/responses';
 
 /** Simulated engines, except: one model always rate-limited, and every ask held while `hold` is set. */
 function testEngines(failing: string) {
-  const sim = createEngines({ mode: 'simulated' });
-  let release: (() => void) | null = null;
-  let held: Promise<void> | null = null;
-  const engines: Engines = {
-    mode: 'simulated',
-    status: () => sim.status(),
-    engineFor(model) {
-      const inner = sim.engineFor(model);
-      const e: AnswerEngine = {
-        async ask(req) {
-          if (held) await held;
-          if (model === failing) throw new EngineError('rate_limited', 'provider said 429 four times', { attempts: 4, model });
-          return inner.ask(req);
-        },
-      };
-      return e;
-    },
-  };
-  return {
-    engines,
-    hold() {
-      held = new Promise((r) => (release = r));
-    },
-    release() {
-      held = null;
-      release?.();
-    },
-  };
+  const gate = holdSwitch();
+  const engines = simulatedEnginesWith(async (model, _req, simulated) => {
+    await gate.wait();
+    if (model === failing) throw new EngineError('rate_limited', 'provider said 429 four times', { attempts: 4, model });
+    return simulated();
+  });
+  return { engines, hold: gate.hold, release: gate.release };
 }
 
 describe('runs whose units fail or are still going', () => {

@@ -5,7 +5,7 @@ import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { MODEL_IDS, MODELS } from '../../src/domain/models';
 import { call, startServer, type TestServer } from '../support/server';
 import { buildWorld, type World } from '../support/tenancy';
-import { apiKey, callTool, connect } from './support';
+import { apiKey, callTool, connect, toolOk } from './support';
 
 let s: TestServer;
 let w: World;
@@ -28,12 +28,6 @@ async function newSite() {
   const r = await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'Site', url: `https://${Math.random().toString(36).slice(2)}.example.com` } });
   expect(r.status).toBe(201);
   return r.body.website.id as string;
-}
-
-async function ok(client: Client, name: string, args: Record<string, unknown>) {
-  const r = await callTool(client, name, args);
-  expect(r.isError, `${name}: ${r.text}`).toBe(false);
-  return r.structured;
 }
 
 /** A tool error with REST's message and status, and nothing written. */
@@ -89,59 +83,59 @@ describe('MCP catalogue tools', () => {
 
   it('given writes through tools, then REST lists them and tools list what REST wrote', async () => {
     const site = await newSite();
-    const c = await ok(a, 'add_competitor', { website_id: site, name: 'Rival', url: 'https://rival-mcp.example.net', identifiers: ['RivalCo'] });
+    const c = await toolOk(a, 'add_competitor', { website_id: site, name: 'Rival', url: 'https://rival-mcp.example.net', identifiers: ['RivalCo'] });
     expect(c.competitor).toMatchObject({ name: 'Rival', normalized_url: 'rival-mcp.example.net/' });
     const rest = await call(s, 'GET', '/api/v1/competitors', { key: w.a.key, query: { website_id: site } });
     expect(rest.body).toEqual({ competitors: [c.competitor] });
-    expect((await ok(a, 'update_competitor', { website_id: site, competitor_id: c.competitor.id, name: 'Rival Inc' })).competitor.name).toBe('Rival Inc');
+    expect((await toolOk(a, 'update_competitor', { website_id: site, competitor_id: c.competitor.id, name: 'Rival Inc' })).competitor.name).toBe('Rival Inc');
 
     await call(s, 'POST', '/api/v1/locations', { key: w.a.key, body: { website_id: site, location: 'Paris, France', country: 'France', city: 'Paris' } });
-    const loc = await ok(a, 'create_location', { website_id: site, location: 'Berlin, Germany', country: 'Germany' });
+    const loc = await toolOk(a, 'create_location', { website_id: site, location: 'Berlin, Germany', country: 'Germany' });
     expect(loc).toMatchObject({ id: expect.any(String), location: 'Berlin, Germany', country: 'Germany' });
-    expect((await ok(a, 'list_locations', { website_id: site })).data.map((l: { location: string }) => l.location)).toEqual(['Paris, France', 'Berlin, Germany']);
+    expect((await toolOk(a, 'list_locations', { website_id: site })).data.map((l: { location: string }) => l.location)).toEqual(['Paris, France', 'Berlin, Germany']);
 
-    await ok(a, 'create_persona', { website_id: site, name: 'CFO' });
-    expect((await ok(a, 'list_personas', { website_id: site })).data).toHaveLength(1);
-    await ok(a, 'create_attribute', { website_id: site, name: 'Price' });
-    expect((await ok(a, 'list_attributes', { website_id: site })).data.map((x: { name: string }) => x.name)).toEqual(['Price']);
+    await toolOk(a, 'create_persona', { website_id: site, name: 'CFO' });
+    expect((await toolOk(a, 'list_personas', { website_id: site })).data).toHaveLength(1);
+    await toolOk(a, 'create_attribute', { website_id: site, name: 'Price' });
+    expect((await toolOk(a, 'list_attributes', { website_id: site })).data.map((x: { name: string }) => x.name)).toEqual(['Price']);
 
-    const view = await ok(a, 'create_saved_view', { website_id: site, name: 'No X', filters: { models_not: [MODEL_IDS[0]] } });
-    await ok(a, 'update_saved_view', { website_id: site, view_id: view.view.id, name: 'Renamed' });
-    expect((await ok(a, 'list_saved_views', { website_id: site })).data).toEqual([{ id: view.view.id, name: 'Renamed', filters: { models_not: [MODEL_IDS[0]] } }]);
+    const view = await toolOk(a, 'create_saved_view', { website_id: site, name: 'No X', filters: { models_not: [MODEL_IDS[0]] } });
+    await toolOk(a, 'update_saved_view', { website_id: site, view_id: view.view.id, name: 'Renamed' });
+    expect((await toolOk(a, 'list_saved_views', { website_id: site })).data).toEqual([{ id: view.view.id, name: 'Renamed', filters: { models_not: [MODEL_IDS[0]] } }]);
 
-    const sch = await ok(a, 'create_prompt_schedule', { website_id: site, name: 'Weekly', models: [MODEL_IDS[0]], starts_on: '2026-01-01', frequency: 'weekly' });
-    await ok(a, 'update_prompt_schedule', { website_id: site, schedule_id: sch.schedule.id, archived: true });
-    const schedules = (await ok(a, 'get_prompt_schedules', { website_id: site })).data;
+    const sch = await toolOk(a, 'create_prompt_schedule', { website_id: site, name: 'Weekly', models: [MODEL_IDS[0]], starts_on: '2026-01-01', frequency: 'weekly' });
+    await toolOk(a, 'update_prompt_schedule', { website_id: site, schedule_id: sch.schedule.id, archived: true });
+    const schedules = (await toolOk(a, 'get_prompt_schedules', { website_id: site })).data;
     expect(schedules.map((x: { id: string; archived: boolean }) => [x.id, x.archived])).toEqual([
       ['default', false],
       [sch.schedule.id, true],
     ]);
     expect(schedules[0]).toMatchObject({ starts_on: null, ends_on: null });
 
-    expect((await ok(a, 'list_models', {})).data).toEqual(MODELS.map((m) => ({ id: m.id, label: m.label, shopping: m.shopping })));
-    expect((await ok(a, 'remove_competitor', { website_id: site, competitor_id: c.competitor.id })).success).toBe(true);
-    expect((await ok(a, 'list_competitors', { website_id: site })).competitors).toEqual([]);
+    expect((await toolOk(a, 'list_models', {})).data).toEqual(MODELS.map((m) => ({ id: m.id, label: m.label, shopping: m.shopping })));
+    expect((await toolOk(a, 'remove_competitor', { website_id: site, competitor_id: c.competitor.id })).success).toBe(true);
+    expect((await toolOk(a, 'list_competitors', { website_id: site })).competitors).toEqual([]);
   });
 
   it('given delete_topic and delete_prompt, then the spec delete semantics hold as over REST', async () => {
     const site = await newSite();
-    const topic = (await ok(a, 'create_topic', { website_id: site, name: 'Pricing' })).topic;
-    const p1 = (await ok(a, 'create_prompt', { website_id: site, text: 'one', topic_id: topic.id })).prompt;
-    const p2 = (await ok(a, 'create_prompt', { website_id: site, text: 'two', topic_id: topic.id, type: 'branded' })).prompt;
-    const lone = (await ok(a, 'create_prompt', { website_id: site, text: 'lone' })).prompt;
+    const topic = (await toolOk(a, 'create_topic', { website_id: site, name: 'Pricing' })).topic;
+    const p1 = (await toolOk(a, 'create_prompt', { website_id: site, text: 'one', topic_id: topic.id })).prompt;
+    const p2 = (await toolOk(a, 'create_prompt', { website_id: site, text: 'two', topic_id: topic.id, type: 'branded' })).prompt;
+    const lone = (await toolOk(a, 'create_prompt', { website_id: site, text: 'lone' })).prompt;
     await markPromptAnswered({ store: s.rt.store, organizationId: w.a.organization_id, actor: SYSTEM_ACTOR }, site, lone.id);
-    expect(await ok(a, 'delete_prompt', { website_id: site, prompt_id: lone.id })).toEqual({ success: true, soft_deleted: true });
+    expect(await toolOk(a, 'delete_prompt', { website_id: site, prompt_id: lone.id })).toEqual({ success: true, soft_deleted: true });
 
-    expect(await ok(a, 'delete_topic', { website_id: site, topic_id: topic.id, delete_prompts: true })).toEqual({ success: true, name: 'Pricing', deleted_prompt_count: 2 });
-    expect((await ok(a, 'list_prompts', { website_id: site })).data).toEqual([]);
-    expect(await ok(a, 'create_topic', { website_id: site, name: 'pricing' })).toEqual({ topic, restored: true });
-    expect((await ok(a, 'list_prompts', { website_id: site })).data.map((p: { id: string }) => p.id)).toEqual([p1.id, p2.id]);
-    expect((await ok(a, 'update_prompt', { website_id: site, prompt_id: p1.id, status: 'paused' })).prompt.status).toBe('paused');
+    expect(await toolOk(a, 'delete_topic', { website_id: site, topic_id: topic.id, delete_prompts: true })).toEqual({ success: true, name: 'Pricing', deleted_prompt_count: 2 });
+    expect((await toolOk(a, 'list_prompts', { website_id: site })).data).toEqual([]);
+    expect(await toolOk(a, 'create_topic', { website_id: site, name: 'pricing' })).toEqual({ topic, restored: true });
+    expect((await toolOk(a, 'list_prompts', { website_id: site })).data.map((p: { id: string }) => p.id)).toEqual([p1.id, p2.id]);
+    expect((await toolOk(a, 'update_prompt', { website_id: site, prompt_id: p1.id, status: 'paused' })).prompt.status).toBe('paused');
 
-    expect(await ok(a, 'delete_topic', { website_id: site, topic_id: topic.id })).toEqual({ success: true, name: 'Pricing', deleted_prompt_count: 0 });
-    expect((await ok(a, 'list_prompts', { website_id: site })).data).toHaveLength(2);
-    expect((await ok(a, 'list_topics', { website_id: site })).data).toEqual([]);
-    expect(await ok(a, 'delete_prompt', { website_id: site, prompt_id: p2.id })).toEqual({ success: true, soft_deleted: false });
+    expect(await toolOk(a, 'delete_topic', { website_id: site, topic_id: topic.id })).toEqual({ success: true, name: 'Pricing', deleted_prompt_count: 0 });
+    expect((await toolOk(a, 'list_prompts', { website_id: site })).data).toHaveLength(2);
+    expect((await toolOk(a, 'list_topics', { website_id: site })).data).toEqual([]);
+    expect(await toolOk(a, 'delete_prompt', { website_id: site, prompt_id: p2.id })).toEqual({ success: true, soft_deleted: false });
   });
 
   it("given unknown ids, bad input, another organization or a scoped key outside the website, then REST's errors and nothing written", async () => {
@@ -160,6 +154,6 @@ describe('MCP catalogue tools', () => {
     await refused(b, 'create_topic', { website_id: site, name: 'T' }, 403, 'Unauthorized access to this website');
     await refused(scoped, 'get_prompt_schedules', { website_id: w.a.a1 }, 403, 'Unauthorized access to this website');
     await refused(scoped, 'delete_prompt', { website_id: w.a.a1, prompt_id: UNKNOWN }, 403, 'Unauthorized access to this website');
-    expect((await ok(scoped, 'list_saved_views', { website_id: w.a.a2 })).data).toEqual([]);
+    expect((await toolOk(scoped, 'list_saved_views', { website_id: w.a.a2 })).data).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSite, type Site } from '../support/answers';
 import { call, startServer, type TestServer } from '../support/server';
 import { buildWorld, type World } from '../support/tenancy';
-import { apiKey, callTool, connect } from './support';
+import { apiKey, callTool, connect, toolOk } from './support';
 
 let s: TestServer;
 let w: World;
@@ -27,12 +27,6 @@ afterAll(async () => {
   await s?.close();
 });
 
-async function ok(client: Client, name: string, args: Record<string, unknown>) {
-  const r = await callTool(client, name, args);
-  expect(r.isError, `${name}: ${r.text}`).toBe(false);
-  return r.structured;
-}
-
 describe('metrics over MCP', () => {
   it('given the same filters, then each family tool answers as REST does, spelled-out dates included', async () => {
     for (const [tool, family] of [
@@ -41,18 +35,18 @@ describe('metrics over MCP', () => {
       ['get_citation_rate', 'citation-rate'],
       ['get_average_position', 'position'],
     ]) {
-      const viaTool = await ok(a, tool, { website_id: site.id, filters: { start_date: 'March 5, 2026', end_date: '2026-03-06' } });
+      const viaTool = await toolOk(a, tool, { website_id: site.id, filters: { start_date: 'March 5, 2026', end_date: '2026-03-06' } });
       const rest = await call(s, 'POST', `/api/v1/metrics/${family}/cumulative`, { key: w.a.key, body: { website_id: site.id, filters: { start_date: '2026-03-05', end_date: '2026-03-06' } } });
       expect(viaTool).toEqual(rest.body);
-      const daily = await ok(a, tool, { website_id: site.id, series: 'daily' });
+      const daily = await toolOk(a, tool, { website_id: site.id, series: 'daily' });
       const restDaily = await call(s, 'POST', `/api/v1/metrics/${family}/time-series`, { key: w.a.key, body: { website_id: site.id } });
       expect(daily).toEqual(restDaily.body);
     }
-    expect((await ok(a, 'get_mention_rate', { website_id: site.id, filters: { start_date: 'March 5, 2026', end_date: 'March 6, 2026' } })).data.Acme.mention_rate).toBe(50);
+    expect((await toolOk(a, 'get_mention_rate', { website_id: site.id, filters: { start_date: 'March 5, 2026', end_date: 'March 6, 2026' } })).data.Acme.mention_rate).toBe(50);
   });
 
   it('given the reporting tool, then the connector rows; refusals carry REST messages', async () => {
-    const rows = await ok(a, 'get_reporting_rows', { website_id: site.id });
+    const rows = await toolOk(a, 'get_reporting_rows', { website_id: site.id });
     expect(rows.rows).toHaveLength(6);
     const relative = await callTool(a, 'get_mention_rate', { website_id: site.id, filters: { start_date: 'last week' } });
     expect(relative).toMatchObject({ isError: true, structured: { status: 400 } });

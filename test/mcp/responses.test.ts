@@ -5,7 +5,7 @@ import { buildSite } from '../support/answers';
 import { call, startServer, type TestServer } from '../support/server';
 import { buildWorld, type World } from '../support/tenancy';
 import { until } from '../support/until';
-import { apiKey, callTool, connect } from './support';
+import { apiKey, callTool, connect, toolOk } from './support';
 
 let s: TestServer;
 let w: World;
@@ -21,35 +21,29 @@ afterAll(async () => {
   await s?.close();
 });
 
-async function ok(client: Client, name: string, args: Record<string, unknown>) {
-  const r = await callTool(client, name, args);
-  expect(r.isError, `${name}: ${r.text}`).toBe(false);
-  return r.structured;
-}
-
 describe('answers over MCP', () => {
   it('given a run started by a tool, then its answers, date range and status read the same as over REST', async () => {
     const site = await buildSite(s, w.a.key, { prompts: [{ text: 'Which CRM?' }] });
-    const started = await ok(a, 'start_response_run', { website_id: site.id });
+    const started = await toolOk(a, 'start_response_run', { website_id: site.id });
     expect(started).toMatchObject({ status: 'running', total: MODEL_IDS.length, schedule: 'default' });
     const run = await until('run finished', async () => {
-      const r = await ok(a, 'get_response_run', { website_id: site.id, run_id: started.run_id });
+      const r = await toolOk(a, 'get_response_run', { website_id: site.id, run_id: started.run_id });
       return r.status !== 'running' && r;
     });
     expect(run).toMatchObject({ status: 'completed', recorded: MODEL_IDS.length });
-    const listed = await ok(a, 'list_responses', { website_id: site.id, filters: { models: [MODEL_IDS[0]], end_date: 'December 31, 2099' }, page_size: 5 });
+    const listed = await toolOk(a, 'list_responses', { website_id: site.id, filters: { models: [MODEL_IDS[0]], end_date: 'December 31, 2099' }, page_size: 5 });
     const rest = await call(s, 'GET', '/api/v1/responses', { key: w.a.key, query: { website_id: site.id, models: MODEL_IDS[0], page_size: 5 } });
     expect(listed).toEqual(rest.body);
     expect(listed.responses).toHaveLength(1);
-    const range = await ok(a, 'get_date_range', { website_id: site.id, schedule_id: 'default' });
+    const range = await toolOk(a, 'get_date_range', { website_id: site.id, schedule_id: 'default' });
     expect(range.start_date).toBe(new Date().toISOString().slice(0, 10));
   });
 
   it('given an import through the tool, then it answers like REST and refuses like REST', async () => {
     const site = await buildSite(s, w.a.key);
     const item = { external_id: 'm1', prompt_id: site.prompts[0].id, model: MODEL_IDS[0], run_at: '2026-03-01T10:00:00Z', text: 'Acme.' };
-    expect(await ok(a, 'import_responses', { website_id: site.id, responses: [item] })).toMatchObject({ imported: 1, skipped: 0 });
-    expect(await ok(a, 'import_responses', { website_id: site.id, responses: [item] })).toMatchObject({ imported: 0, skipped: 1 });
+    expect(await toolOk(a, 'import_responses', { website_id: site.id, responses: [item] })).toMatchObject({ imported: 1, skipped: 0 });
+    expect(await toolOk(a, 'import_responses', { website_id: site.id, responses: [item] })).toMatchObject({ imported: 0, skipped: 1 });
     const bad = await callTool(a, 'import_responses', { website_id: site.id, responses: [{ ...item, external_id: 'm2', model: 'nope' }] });
     expect(bad.isError).toBe(true);
     expect(bad.text).toMatch(/^responses\[0\]\.model: unknown model "nope"/);

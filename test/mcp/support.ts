@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -21,6 +22,13 @@ export async function callTool(client: Client, name: string, args: Record<string
   const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
   const text = r.content[0]?.type === 'text' ? r.content[0].text : '';
   return { isError: r.isError === true, text, structured: r.structuredContent as any };
+}
+
+/** Calls a tool that must succeed (the assertion names the tool and its message) and returns its structured result. */
+export async function toolOk(client: Client, name: string, args: Record<string, unknown>) {
+  const r = await callTool(client, name, args);
+  expect(r.isError, `${name}: ${r.text}`).toBe(false);
+  return r.structured;
 }
 
 /** A raw POST to the tool server (what an SDK client would refuse to send). */

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
-import type { AnswerEngine, AnswerRequest } from '../../src/engines/port';
-import { createEngines, type Engines } from '../../src/engines/registry';
+import type { AnswerRequest } from '../../src/engines/port';
 import { silentLogger } from '../../src/logger';
 import { observeImport, parseExtractor } from '../../src/workers/observations';
 import { buildSite, finishedRun } from '../support/answers';
+import { simulatedEnginesWith } from '../support/engines';
 import { call, startServer, type TestServer } from '../support/server';
 import { until } from '../support/until';
 
@@ -14,22 +14,12 @@ describe('observation extraction', () => {
   let s: TestServer;
   let key: string;
   const asked: AnswerRequest[] = [];
-  const sim = createEngines({ mode: 'simulated' });
-  const engines: Engines = {
-    mode: 'simulated',
-    status: () => sim.status(),
-    engineFor(model) {
-      if (model !== JUDGE) return sim.engineFor(model);
-      const judge: AnswerEngine = {
-        async ask(req) {
-          asked.push(req);
-          const text = '```json\n[{"entity":"acme","attribute":"price","positive":true,"score":0.8,"text_span":"Acme is cheap."},{"entity":"Nobody","attribute":"Price","positive":false,"score":-0.5,"text_span":"x"}]\n```';
-          return { text, citations: [], products: [], usage: { credits: 1, input_tokens: 120, output_tokens: 40 }, provider_model: 'judge-1', latency_ms: 5 };
-        },
-      };
-      return judge;
-    },
-  };
+  const engines = simulatedEnginesWith(async (model, req, simulated) => {
+    if (model !== JUDGE) return simulated();
+    asked.push(req);
+    const text = '```json\n[{"entity":"acme","attribute":"price","positive":true,"score":0.8,"text_span":"Acme is cheap."},{"entity":"Nobody","attribute":"Price","positive":false,"score":-0.5,"text_span":"x"}]\n```';
+    return { text, citations: [], products: [], usage: { credits: 1, input_tokens: 120, output_tokens: 40 }, provider_model: 'judge-1', latency_ms: 5 };
+  });
   beforeAll(async () => {
     s = await startServer({ OBSERVATION_EXTRACTOR: `llm:${JUDGE}` }, {}, undefined, { engines });
     key = (await s.org('Observed')).key;

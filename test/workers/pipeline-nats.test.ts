@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
-import type { AnswerEngine } from '../../src/engines/port';
-import { createEngines, type Engines } from '../../src/engines/registry';
 import { startNatsServer, type NatsServerProcess } from '../bus/nats-server';
 import { buildSite, finishedRun } from '../support/answers';
+import { simulatedEnginesWith } from '../support/engines';
 import { onRealPostgres } from '../support/db';
 import { call, startServer, type TestServer } from '../support/server';
 import { until } from '../support/until';
@@ -14,23 +13,12 @@ if (!onRealPostgres) console.log('answers pipeline over NATS skipped: DATABASE_U
 
 /** Simulated answers that take `ms` each, counting every engine call. */
 function slowEngines(ms: number) {
-  const sim = createEngines({ mode: 'simulated' });
   const calls = { n: 0 };
-  const engines: Engines = {
-    mode: 'simulated',
-    status: () => sim.status(),
-    engineFor(model) {
-      const inner = sim.engineFor(model);
-      const e: AnswerEngine = {
-        async ask(req) {
-          calls.n++;
-          await new Promise((r) => setTimeout(r, ms));
-          return inner.ask(req);
-        },
-      };
-      return e;
-    },
-  };
+  const engines = simulatedEnginesWith(async (_model, _req, simulated) => {
+    calls.n++;
+    await new Promise((r) => setTimeout(r, ms));
+    return simulated();
+  });
   return { engines, calls };
 }
 

@@ -2,47 +2,34 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryBus } from '../../src/bus/memory';
 import type { BusMessage } from '../../src/bus/port';
 import { MODEL_IDS } from '../../src/domain/models';
-import type { AnswerEngine } from '../../src/engines/port';
-import { createEngines, type Engines } from '../../src/engines/registry';
 import { silentLogger } from '../../src/logger';
 import { RESPONSE_WORKER } from '../../src/workers/responses';
 import { sweepLostUnits } from '../../src/workers/sweeper';
 import { buildSite, finishedRun } from '../support/answers';
+import { holdSwitch, simulatedEnginesWith } from '../support/engines';
 import { call, startServer, type TestServer } from '../support/server';
 import { until } from '../support/until';
 
 describe('lost units of work', () => {
   let s: TestServer;
   let key: string;
-  let release: () => void = () => undefined;
-  let held: Promise<void> | null = null;
-  const sim = createEngines({ mode: 'simulated' });
-  const engines: Engines = {
-    mode: 'simulated',
-    status: () => sim.status(),
-    engineFor(model) {
-      const inner = sim.engineFor(model);
-      const e: AnswerEngine = {
-        async ask(req) {
-          if (held) await held;
-          return inner.ask(req);
-        },
-      };
-      return e;
-    },
-  };
+  const gate = holdSwitch();
+  const engines = simulatedEnginesWith(async (_model, _req, simulated) => {
+    await gate.wait();
+    return simulated();
+  });
   beforeAll(async () => {
     s = await startServer({}, {}, undefined, { engines });
     key = (await s.org('Sweeper')).key;
   });
   afterAll(async () => {
-    release();
+    gate.release();
     await s?.close();
   });
 
   it('given units pending while the queue holds work, then nothing is sent; with an empty queue, each is sent again once per period', async () => {
     const site = await buildSite(s, key);
-    held = new Promise((r) => (release = r));
+    gate.hold();
     const start = await call(s, 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: site.id } });
     const db = s.rt.database.db;
     await until('units pending', async () => Number((await db('rm_run_units').where({ run_id: start.body.run_id, status: 'pending' }).count<{ n: string }[]>('* as n'))[0].n) === MODEL_IDS.length);
@@ -70,8 +57,7 @@ describe('lost units of work', () => {
     }
     await fresh.close();
 
-    release();
-    held = null;
+    gate.release();
     const run = await finishedRun(s, key, site.id, start.body.run_id);
     expect(run).toMatchObject({ status: 'completed', recorded: MODEL_IDS.length });
   });

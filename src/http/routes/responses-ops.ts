@@ -1,13 +1,14 @@
 import { importResponses, type ImportResponses } from '../../../commands/responses/import-responses';
-import { startRun } from '../../../commands/responses/start-run';
+import { SCHEDULE_NOT_FOUND, startRun } from '../../../commands/responses/start-run';
 import { requireWebsite } from '../../../queries/access';
+import { getSchedule } from '../../../queries/catalog/schedules';
 import { resolveSelection } from '../../../queries/filters';
 import { dateRange, importedExternalIds, listResponses, type Page } from '../../../queries/responses/list';
 import { getRun, listRuns, runInProgress } from '../../../queries/responses/runs';
 import { utcDay } from '../../domain/dates';
 import { conflict, DomainErrorException, notFound } from '../../domain/errors';
 import { scheduleValue, type SharedFilters } from '../../domain/filters';
-import { positionFromString } from '../../eventstore/port';
+import { readCheckpoint } from '../../eventstore/runner';
 import { orFail } from '../route';
 import { type Caller, commandContextOf, dbOf } from './caller';
 
@@ -37,8 +38,8 @@ export const responseOps = {
   async getRun(c: Caller, websiteId: string, runId: string) {
     const w = await requireWebsite(dbOf(c), c.principal, websiteId);
     // a run read as finished has its answers listed: the answers read model first catches up with the runs one
-    const runs = await dbOf(c)('aivis_checkpoints').where('name', 'runs').first('position');
-    if (runs) await c.deps.rt.waitForReadModels(positionFromString(runs.position), ['answers'], 2000);
+    const runs = await readCheckpoint(dbOf(c), 'runs');
+    if (runs) await c.deps.rt.waitForReadModels(runs, ['answers'], 2000);
     const run = await getRun(dbOf(c), w.id, runId);
     if (!run) throw new DomainErrorException(notFound(RUN_NOT_FOUND));
     return run;
@@ -68,10 +69,7 @@ export const responseOps = {
 
   async dateRange(c: Caller, websiteId: string, scheduleId: string | null) {
     const w = await requireWebsite(dbOf(c), c.principal, websiteId);
-    if (scheduleId !== null) {
-      const known = await dbOf(c)('rm_prompt_schedules').where({ website_id: w.id, id: scheduleId }).first('id');
-      if (!known) throw new DomainErrorException(notFound('Schedule not found'));
-    }
+    if (scheduleId !== null && !(await getSchedule(dbOf(c), w.id, scheduleId))) throw new DomainErrorException(notFound(SCHEDULE_NOT_FOUND));
     return dateRange(dbOf(c), w.id, scheduleId);
   },
 };

@@ -1,0 +1,37 @@
+import type { AnswerEngine, AnswerRequest, AnswerResult } from '../../src/engines/port';
+import { createEngines, type Engines } from '../../src/engines/registry';
+
+/**
+ * The simulated engines with every ask going through `ask` first: it may wait, count, throw or answer itself, and
+ * calls `simulated()` for the simulated engine's own answer.
+ */
+export function simulatedEnginesWith(ask: (model: string, req: AnswerRequest, simulated: () => Promise<AnswerResult>) => Promise<AnswerResult>): Engines {
+  const sim = createEngines({ mode: 'simulated' });
+  return {
+    mode: 'simulated',
+    status: () => sim.status(),
+    engineFor(model) {
+      const inner = sim.engineFor(model);
+      const e: AnswerEngine = { ask: (req) => ask(model, req, () => inner.ask(req)) };
+      return e;
+    },
+  };
+}
+
+/** A switch that holds every ask while it is on (asks wait at `wait()` until `release()`). */
+export function holdSwitch() {
+  let held: Promise<void> | null = null;
+  let release: (() => void) | null = null;
+  return {
+    async wait() {
+      if (held) await held;
+    },
+    hold() {
+      held = new Promise((r) => (release = r));
+    },
+    release() {
+      held = null;
+      release?.();
+    },
+  };
+}
