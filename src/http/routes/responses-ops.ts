@@ -37,11 +37,14 @@ export const responseOps = {
 
   async getRun(c: Caller, websiteId: string, runId: string) {
     const w = await requireWebsite(dbOf(c), c.principal, websiteId);
-    // a run read as finished has its answers listed: the answers read model first catches up with the runs one
-    const runs = await readCheckpoint(dbOf(c), 'runs');
-    if (runs) await c.deps.rt.waitForReadModels(runs, ['answers'], 2000);
     const run = await getRun(dbOf(c), w.id, runId);
     if (!run) throw new DomainErrorException(notFound(RUN_NOT_FOUND));
+    // a run read as finished has its answers listed: the answers read model catches up with the runs checkpoint read
+    // after the run (read before it, the checkpoint could predate the batch that finished the run)
+    if (run.finished_at !== null) {
+      const runs = await readCheckpoint(dbOf(c), 'runs');
+      if (runs) await c.deps.rt.waitForReadModels(runs, ['answers'], 2000);
+    }
     return run;
   },
 
