@@ -332,8 +332,9 @@ export class ProjectionRunner {
           continue;
         }
         if (err instanceof MalformedEventError) {
-          this.failed = err.message;
+          // recorded before it is reported: whoever sees the status failed finds it in the checkpoint table too
           await this.db('aivis_checkpoints').where('name', this.projection.name).update({ status: 'failed', error: err.message }).catch(() => undefined);
+          this.failed = err.message;
           this.log.error({ err: err.message }, 'projection stopped on a malformed event');
           this.running = false;
           return;

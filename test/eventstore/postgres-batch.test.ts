@@ -55,17 +55,22 @@ suite('Postgres event store: concurrent appends committed in one transaction', (
   });
   afterAll(async () => d?.close());
 
-  it('given 50 concurrent appends with conflicts and duplicates, then each has the outcome the same appends one after another would have', async () => {
+  // few streams: most batches name a stream twice and go append by append; many streams: most batches are of distinct
+  // streams and go as one statement, falling back append by append when one of them conflicts or repeats an id
+  it.each([
+    ['few', 4, 3],
+    ['many', 30, 30],
+  ])('given 50 concurrent appends with conflicts and duplicates over %s streams, then each has the outcome the same appends one after another would have', async (name, existing, fresh) => {
     // one batch slot: the first append goes alone, the other 49 wait and go in issue order, in batches
     const store = await openPostgresEventStore(d.db, { batch: { maxInFlight: 1 } });
     const model = new Model();
-    const seed: [string, NewEvent[]][] = Array.from({ length: 4 }, (_, i) => [`seq-s${i}`, [anEvent()]]);
+    const seed: [string, NewEvent[]][] = Array.from({ length: existing }, (_, i) => [`seq-${name}-s${i}`, [anEvent()]]);
     for (const [s, evs] of seed) {
       await store.append(s, evs, 'no_stream');
       model.append(s, evs, 'no_stream');
     }
     const r = seededRandom(4242);
-    const streams = [...seed.map(([s]) => s), 'seq-n0', 'seq-n1', 'seq-n2'];
+    const streams = [...seed.map(([s]) => s), ...Array.from({ length: fresh }, (_, i) => `seq-${name}-n${i}`)];
     const issued: NewEvent[] = seed.flatMap(([, evs]) => evs);
     const plan: [string, NewEvent[], ExpectedRevision][] = [];
     for (let i = 0; i < 50; i++) {
@@ -90,11 +95,73 @@ suite('Postgres event store: concurrent appends committed in one transaction', (
     expect(expected.filter((o) => o.ok && o.noop).length).toBeGreaterThan(0);
     expect(expected.filter((o) => o.ok && !o.noop).length).toBeGreaterThan(5);
     // nothing of a rejected append is stored (unless a later append stored the same id), everything else once
-    expect(await storedIds(d)).toEqual(model.streams);
+    const stored = await storedIds(d);
+    expect(new Map([...stored].filter(([s]) => s.startsWith(`seq-${name}-`)))).toEqual(model.streams);
     // they were batched: appends after the first share a transaction, in issue order
     const positions = settled.flatMap((s, i) => (s.status === 'fulfilled' && !s.value.noop ? [s.value.position] : []));
     expect(new Set(positions.slice(1).map((p) => p[0])).size).toBeLessThan(positions.length - 1);
     for (let i = 1; i < positions.length; i++) expect(positions[i][1]).toBeGreaterThan(positions[i - 1][1]);
+  });
+
+  it('given one batch of appends to distinct streams with every kind of expected revision, then all are stored in issue order in one transaction', async () => {
+    const store = await openPostgresEventStore(d.db, { batch: { maxInFlight: 1 } });
+    for (let i = 0; i < 3; i++) await store.append(`one-x${i}`, [anEvent(), anEvent()], 'no_stream');
+    const blocker = store.append('one-blocker', [anEvent()], 'no_stream');
+    // queued behind the blocker: they go together as the next batch
+    const plan: [string, NewEvent[], ExpectedRevision][] = [
+      ['one-x0', [anEvent()], 1n],
+      ['one-new0', [anEvent(), anEvent(), anEvent()], 'no_stream'],
+      ['one-x1', [anEvent(), anEvent()], 'any'],
+      ['one-new1', [anEvent()], 'any'],
+      ['one-x2', [anEvent(), anEvent()], 1n],
+    ];
+    const results = await Promise.all(plan.map(([s, evs, exp]) => store.append(s, evs, exp)));
+    await blocker;
+
+    expect(results.map((x) => [x.revision, x.noop])).toEqual([
+      [2n, false],
+      [2n, false],
+      [3n, false],
+      [0n, false],
+      [3n, false],
+    ]);
+    expect(new Set(results.map((x) => x.position[0])).size).toBe(1);
+    for (let i = 1; i < results.length; i++) expect(results[i].position[1]).toBeGreaterThan(results[i - 1].position[1]);
+    const stored = await storedIds(d);
+    for (const [s, evs] of plan) expect(stored.get(s)!.slice(-evs.length)).toEqual(evs.map((e) => e.id));
+    // each append's position is its last event's
+    const last = (await d.db('aivis_events').whereIn('event_id', plan.map(([, evs]) => evs[evs.length - 1].id)).select('event_id', 'position')) as { event_id: string; position: string }[];
+    const byId = new Map(last.map((x) => [x.event_id, BigInt(x.position)]));
+    expect(results.map((x) => x.position[1])).toEqual(plan.map(([, evs]) => byId.get(evs[evs.length - 1].id)));
+  });
+
+  it('given a batch of distinct streams where one append conflicts and one repeats a stored event, then only those two are turned away and the rest are stored', async () => {
+    const store = await openPostgresEventStore(d.db, { batch: { maxInFlight: 1 } });
+    const stored0 = anEvent();
+    await store.append('mix-a', [stored0], 'no_stream');
+    await store.append('mix-b', [anEvent()], 'no_stream');
+    const blocker = store.append('mix-blocker', [anEvent()], 'no_stream');
+    const ok1 = anEvent();
+    const ok2 = anEvent();
+    const settled = await Promise.allSettled([
+      store.append('mix-c', [ok1], 'no_stream'),
+      store.append('mix-b', [anEvent()], 5n),
+      store.append('mix-d', [stored0], 'no_stream'),
+      store.append('mix-a', [ok2], 0n),
+    ]);
+    await blocker;
+
+    expect(settled.map(outcome)).toEqual([
+      { ok: true, revision: 0n, noop: false },
+      { ok: false, actual: 0n },
+      { ok: true, revision: 0n, noop: true },
+      { ok: true, revision: 1n, noop: false },
+    ]);
+    const stored = await storedIds(d);
+    expect(stored.get('mix-c')).toEqual([ok1.id]);
+    expect(stored.get('mix-b')).toHaveLength(1);
+    expect(stored.has('mix-d')).toBe(false);
+    expect(stored.get('mix-a')).toEqual([stored0.id, ok2.id]);
   });
 
   it('given concurrent writers racing for the same revisions and event ids, then one wins each race and the others are rejected or no-ops', async () => {
