@@ -117,10 +117,14 @@ export const runsProjection: Projection = {
     }
     if (outcomes.length) {
       // only a pending unit takes an outcome (one outcome per unit: the event ids make a second one impossible)
+      // the key list makes it index probes: joined to the recordset alone (which the planner sizes at 100 rows) the
+      // update hashed it and scanned the whole table per batch
       const settled = await trx.raw(
-        `update rm_run_units u set status = x.status, response_id = x.response_id, error_kind = x.error_kind, error = x.error, attempts = x.attempts, updated_at = x.at
-           from json_to_recordset(?::json) as x(request_id uuid, run_id uuid, status text, response_id uuid, error_kind text, error text, attempts int, at timestamptz)
-          where u.request_id = x.request_id and u.status = 'pending'
+        `with x as materialized (
+           select * from json_to_recordset(?::json) as x(request_id uuid, run_id uuid, status text, response_id uuid, error_kind text, error text, attempts int, at timestamptz))
+         update rm_run_units u set status = x.status, response_id = x.response_id, error_kind = x.error_kind, error = x.error, attempts = x.attempts, updated_at = x.at
+           from x
+          where u.request_id = any (array(select x.request_id from x)) and u.request_id = x.request_id and u.status = 'pending'
           returning u.request_id, u.run_id, u.status`,
         [JSON.stringify(outcomes)],
       );

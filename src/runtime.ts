@@ -16,7 +16,7 @@ import { createEngines, type Engines } from './engines/registry';
 import type { Logger } from './logger';
 import { parseExtractor, startObservationWorkers } from './workers/observations';
 import { startResponseWorkers } from './workers/responses';
-import { BUS_STREAM_PREFIXES, WORKER_EVENT_TYPES } from './workers/types';
+import { BUS_STREAM_PREFIXES, busEventTypes } from './workers/types';
 import { startScheduler } from './workers/scheduler';
 import { migrateSweeper, startSweeper } from './workers/sweeper';
 
@@ -90,11 +90,11 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       runners.set(projection.name, new ProjectionRunner({ projection, store, db: database.db, logger }));
     }
     // the bus carries what workers consume (answers are large: nothing else rides along for nobody)
-    const relay = new ProjectionRunner({ projection: createRelayProjection(bus, WORKER_EVENT_TYPES, BUS_STREAM_PREFIXES), store, db: database.db, logger, batchSize: 500 });
+    const extractor = parseExtractor(config.observationExtractor);
+    const relay = new ProjectionRunner({ projection: createRelayProjection(bus, busEventTypes(extractor), BUS_STREAM_PREFIXES), store, db: database.db, logger, batchSize: 500 });
 
     const engines =
       options.engines ?? createEngines({ mode: config.engineMode, env: process.env, options: config.engineCalls, logger: options.reportEngines === false ? undefined : logger });
-    const extractor = parseExtractor(config.observationExtractor);
     const workers: { stop(): Promise<void> }[] = [];
     let started = false;
     const runtime: Runtime = {
@@ -134,7 +134,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       async startWorkers() {
         await migrateSweeper(database.db);
         const deps = { store, db: database.db, bus, engines, logger, now: options.now };
-        workers.push(await startResponseWorkers({ ...deps, concurrency: config.workerConcurrency }));
+        workers.push(await startResponseWorkers({ ...deps, extractor, concurrency: config.workerConcurrency }));
         workers.push(await startObservationWorkers({ ...deps, extractor }));
         workers.push(startSweeper({ db: database.db, bus, logger }));
         if (config.scheduler) workers.push(startScheduler({ ...deps }));

@@ -3,6 +3,7 @@ import { deterministicId } from '../../src/domain/ids';
 import type { AnswerResult } from '../../src/engines/port';
 import { type Position, WrongExpectedRevisionError } from '../../src/eventstore/port';
 import { type CommandContext, newEventsFor } from '../handle';
+import { decideObservations, type Observed } from './record-observations';
 
 export type Requested = EventData<'ResponseRequested'>;
 
@@ -83,9 +84,23 @@ export function decideOutcome(req: Requested, outcome: Outcome): (DomainEvent & 
   ];
 }
 
-/** Appends the outcome to the answer's own stream; false when the unit already had one. */
-export async function recordOutcome(ctx: CommandContext, req: Requested, outcome: Outcome): Promise<{ recorded: boolean; position: Position | null }> {
-  const events = newEventsFor({ ...ctx, websiteId: req.website_id }, decideOutcome(req, outcome));
+/**
+ * Appends the outcome to the answer's own stream; false when the unit already had one. `observe` finds the answer's
+ * observations there and then: they go in the same append (the answer and what it says are recorded together).
+ */
+export async function recordOutcome(
+  ctx: CommandContext,
+  req: Requested,
+  outcome: Outcome,
+  observe?: (recorded: EventData<'ResponseRecorded'>) => Observed | null,
+): Promise<{ recorded: boolean; position: Position | null }> {
+  const decided = decideOutcome(req, outcome);
+  const first = decided[0];
+  if (observe && first.type === 'ResponseRecorded') {
+    const o = observe(first.data);
+    if (o) decided.push(...decideObservations(o));
+  }
+  const events = newEventsFor({ ...ctx, websiteId: req.website_id }, decided);
   try {
     const r = await ctx.store.append(responseStream(responseIdOf(req.request_id)), events, 'no_stream');
     return { recorded: !r.noop, position: r.position };

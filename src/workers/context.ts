@@ -2,6 +2,8 @@ import { Catalog, type CatalogState, catalogStream } from '../../commands/catalo
 import { load } from '../../commands/handle';
 import { Organization, organizationStream, type WebsiteState } from '../../commands/organizations/organization';
 import type { EntityInput } from '../analysis/answer';
+import type { CommandContext } from '../../commands/handle';
+import { SYSTEM_ACTOR, type EventMetadata } from '../domain/events';
 import type { EventStore } from '../eventstore/port';
 
 /** What a worker knows of a website when it does its work: the website itself and its catalogue, from the streams. */
@@ -48,3 +50,14 @@ export function trackedEntities(website: Pick<WebsiteState, 'id' | 'name' | 'url
   }
   return out;
 }
+
+/** The context of the system's own writes on behalf of a message: correlated with the run that asked for it. */
+export const systemContext = (store: EventStore, m: { id: string; metadata: EventMetadata }, now?: () => Date): CommandContext => ({
+  store,
+  organizationId: m.metadata.organization_id,
+  websiteId: m.metadata.website_id ?? null,
+  actor: SYSTEM_ACTOR,
+  correlationId: m.metadata.correlation_id,
+  causationId: m.id,
+  now,
+});

@@ -16,12 +16,16 @@ import { isModelId } from '../domain/models';
 import type { Engines } from '../engines/registry';
 import type { EventStore } from '../eventstore/port';
 import type { Logger } from '../logger';
-import { type WebsiteContext, websiteContext } from './context';
-import { systemContext } from './responses';
+import { systemContext, type WebsiteContext, websiteContext } from './context';
 import { startWorker } from './worker';
 
 export const OBSERVATION_WORKER = 'observation-workers';
-export const OBSERVATION_WORKER_TYPES: readonly EventType[] = ['ResponseRecorded', 'ResponsesImported'];
+/**
+ * What the observation worker reads from the bus: the answers of each import and, for the LLM judge, each engine answer
+ * (with the rules, the response worker records an engine answer's observations with the answer itself).
+ */
+export const observationWorkerTypes = (extractor: ExtractorChoice): readonly EventType[] =>
+  extractor.kind === 'llm' ? ['ResponseRecorded', 'ResponsesImported'] : ['ResponsesImported'];
 
 /** `rules`: the deterministic extractor; `llm:<model>`: a judge model of the catalogue asked through its engine. */
 export type ExtractorChoice = { kind: 'rules' } | { kind: 'llm'; model: string };
@@ -56,47 +60,52 @@ function attributesOf(attrs: { id: string; name: string; description: string | n
 
 type Recorded = EventData<'ResponseRecorded'>;
 
+const observedOf = (d: Recorded, extractor: ExtractorChoice['kind'], observations: FoundObservation[], credits?: Observed['credits']): Observed => ({
+  response_id: d.response_id,
+  website_id: d.website_id,
+  prompt_id: d.prompt_id,
+  location_id: d.location_id,
+  schedule_id: d.schedule_id,
+  model: d.model,
+  observed_at: d.run_at,
+  extractor,
+  observations,
+  credits,
+});
+
+/** The deterministic extractor's observations of one answer; null when it finds none (or the site has no attributes). */
+export function ruleObservations(site: WebsiteContext, d: Recorded): Observed | null {
+  if (d.observations_supplied || site.catalog.attributes.size === 0) return null;
+  const found = extractObservations(compiledEntities(d.website_id, site.entities), attributesOf([...site.catalog.attributes.values()]), d.text);
+  return found.length ? observedOf(d, 'rules', found) : null;
+}
+
 /**
  * What one answer says about the website's entities for its attributes: the observations found (and a judge's
  * credits), or null when there is nothing to record (no attributes, an import that carried its own observations,
  * nothing found by the rules).
  */
 async function findObservations(deps: ObservationWorkerDeps, site: WebsiteContext, d: Recorded): Promise<Observed | null> {
+  if (deps.extractor.kind === 'rules') return ruleObservations(site, d);
   if (d.observations_supplied) return null;
   const attributes = [...site.catalog.attributes.values()];
   if (!attributes.length) return null;
-  let found: FoundObservation[];
   let credits: Observed['credits'];
-  if (deps.extractor.kind === 'llm') {
-    const model = deps.extractor.model;
-    const judge = createLlmJudge(deps.engines.engineFor(model), model, {
-      onWarning: (message: string) => deps.logger.warn({ response_id: d.response_id, model }, `observation judge: ${message}`),
-      onUsage: (usage) => {
-        credits = { model, credits: usage.credits, input_tokens: usage.input_tokens ?? null, output_tokens: usage.output_tokens ?? null };
-      },
-    });
-    found = await judge.extract({
-      text: d.text,
-      entities: site.entities.map((e) => ({ id: e.id, name: e.name, is_self: e.is_self })),
-      attributes,
-      day: d.run_at.slice(0, 10),
-    });
-  } else {
-    found = extractObservations(compiledEntities(d.website_id, site.entities), attributesOf(attributes), d.text);
-  }
+  const model = deps.extractor.model;
+  const judge = createLlmJudge(deps.engines.engineFor(model), model, {
+    onWarning: (message: string) => deps.logger.warn({ response_id: d.response_id, model }, `observation judge: ${message}`),
+    onUsage: (usage) => {
+      credits = { model, credits: usage.credits, input_tokens: usage.input_tokens ?? null, output_tokens: usage.output_tokens ?? null };
+    },
+  });
+  const found = await judge.extract({
+    text: d.text,
+    entities: site.entities.map((e) => ({ id: e.id, name: e.name, is_self: e.is_self })),
+    attributes,
+    day: d.run_at.slice(0, 10),
+  });
   if (!found.length && !credits) return null;
-  return {
-    response_id: d.response_id,
-    website_id: d.website_id,
-    prompt_id: d.prompt_id,
-    location_id: d.location_id,
-    schedule_id: d.schedule_id,
-    model: d.model,
-    observed_at: d.run_at,
-    extractor: deps.extractor.kind,
-    observations: found,
-    credits,
-  };
+  return observedOf(d, 'llm', found, credits);
 }
 
 /** One answer an engine gave (answers an import brought are read with their import). Returns the count recorded. */
@@ -137,7 +146,7 @@ export function startObservationWorkers(deps: ObservationWorkerDeps): Promise<Co
   return startWorker({
     bus: deps.bus,
     name: OBSERVATION_WORKER,
-    types: OBSERVATION_WORKER_TYPES,
+    types: observationWorkerTypes(deps.extractor),
     concurrency: deps.concurrency ?? 8,
     logger: deps.logger,
     handle: async (msg) => {

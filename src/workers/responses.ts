@@ -5,13 +5,14 @@ import { type Outcome, recordOutcome, type Requested } from '../../commands/resp
 import type { Delivery } from '../bus/memory';
 import type { Bus, BusMessage, Consumer } from '../bus/port';
 import { isDomainError } from '../domain/errors';
-import { SYSTEM_ACTOR, type EventMetadata, type EventType } from '../domain/events';
+import type { EventType } from '../domain/events';
 import { domainOf } from '../domain/urls';
 import type { Engines } from '../engines/registry';
 import { type AnswerRequest, isEngineError } from '../engines/port';
 import type { EventStore } from '../eventstore/port';
 import type { Logger } from '../logger';
-import { websiteContext } from './context';
+import { systemContext, type WebsiteContext, websiteContext } from './context';
+import { type ExtractorChoice, ruleObservations } from './observations';
 import { startWorker } from './worker';
 
 export const RESPONSE_WORKER = 'response-workers';
@@ -25,19 +26,10 @@ export interface ResponseWorkerDeps {
   logger: Logger;
   /** units answered at once by this instance */
   concurrency?: number;
+  /** with the rules (the default), an answer's observations are found here and recorded with it */
+  extractor?: ExtractorChoice;
   now?: () => Date;
 }
-
-/** The context of the system's own writes on behalf of a message: correlated with the run that asked for it. */
-export const systemContext = (store: EventStore, m: { id: string; metadata: EventMetadata }, now?: () => Date): CommandContext => ({
-  store,
-  organizationId: m.metadata.organization_id,
-  websiteId: m.metadata.website_id ?? null,
-  actor: SYSTEM_ACTOR,
-  correlationId: m.metadata.correlation_id,
-  causationId: m.id,
-  now,
-});
 
 /**
  * Answers one unit of work: marks its prompt answered, asks the model's engine (its adapter retries with backoff),
@@ -57,8 +49,9 @@ export async function answerUnit(
     if (unit && unit.status !== 'pending') return 'skipped';
   }
   const ctx = systemContext(deps.store, msg, deps.now);
-  const outcome = await answer(deps, ctx, req);
-  const r = await recordOutcome(ctx, req, outcome);
+  const { outcome, site } = await answer(deps, ctx, req);
+  const observe = site && (deps.extractor?.kind ?? 'rules') === 'rules' ? (d: Parameters<typeof ruleObservations>[1]) => ruleObservations(site, d) : undefined;
+  const r = await recordOutcome(ctx, req, outcome, observe);
   if (!r.recorded) return 'skipped';
   return outcome.kind === 'answered' ? 'recorded' : 'failed';
 }
@@ -84,20 +77,20 @@ function markAnswered(ctx: CommandContext, websiteId: string, promptId: string):
 
 const failed = (error_kind: string, message: string, attempts: number | null = null): Outcome => ({ kind: 'failed', error_kind, message, attempts });
 
-async function answer(deps: ResponseWorkerDeps, ctx: CommandContext, req: Requested): Promise<Outcome> {
+async function answer(deps: ResponseWorkerDeps, ctx: CommandContext, req: Requested): Promise<{ outcome: Outcome; site?: WebsiteContext }> {
   let site = await websiteContext(deps.store, ctx.organizationId, req.website_id);
   // what a second-old read lacks (a prompt created just before its run), or refuses, is read again from the streams
   if (!site || site.website.status !== 'active' || !site.catalog.prompts.has(req.prompt_id)) {
     site = await websiteContext(deps.store, ctx.organizationId, req.website_id, { fresh: true });
   }
-  if (!site) return failed('website_not_found', 'the website does not exist');
-  if (site.website.status !== 'active') return failed('website_inactive', `the website is ${site.website.status}`);
+  if (!site) return { outcome: failed('website_not_found', 'the website does not exist') };
+  if (site.website.status !== 'active') return { outcome: failed('website_inactive', `the website is ${site.website.status}`) };
   const prompt = site.catalog.prompts.get(req.prompt_id);
-  if (!prompt || prompt.hard_deleted) return failed('prompt_not_found', 'the prompt was deleted before it was answered');
+  if (!prompt || prompt.hard_deleted) return { outcome: failed('prompt_not_found', 'the prompt was deleted before it was answered') };
   // the first answer's marker (an answered prompt stays answered: only the first needs the catalogue's lock; the
   // context read a second ago may predate the marker, so this process also remembers the prompts it saw marked)
   if (!prompt.has_answers && !(await markAnswered(ctx, req.website_id, req.prompt_id))) {
-    return failed('prompt_not_found', 'the prompt was deleted before it was answered');
+    return { outcome: failed('prompt_not_found', 'the prompt was deleted before it was answered') };
   }
   const location = req.location_id ? site.catalog.locations.get(req.location_id) : undefined;
   const persona = req.persona_id ? site.catalog.personas.get(req.persona_id) : undefined;
@@ -114,11 +107,11 @@ async function answer(deps: ResponseWorkerDeps, ctx: CommandContext, req: Reques
   };
   try {
     const answer = await deps.engines.engineFor(req.model).ask(request);
-    return { kind: 'answered', answer, run_at: req.run_at ?? (deps.now?.() ?? new Date()).toISOString() };
+    return { outcome: { kind: 'answered', answer, run_at: req.run_at ?? (deps.now?.() ?? new Date()).toISOString() }, site };
   } catch (err) {
-    if (isEngineError(err)) return failed(err.kind, err.message, err.attempts ?? null);
+    if (isEngineError(err)) return { outcome: failed(err.kind, err.message, err.attempts ?? null) };
     deps.logger.error({ err, request_id: req.request_id, model: req.model }, 'engine call failed unexpectedly');
-    return failed('internal', err instanceof Error ? err.message : String(err));
+    return { outcome: failed('internal', err instanceof Error ? err.message : String(err)) };
   }
 }
 

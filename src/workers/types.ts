@@ -1,10 +1,12 @@
 import { type EventType, RESPONSE_STREAM_PREFIX } from '../domain/events';
 import type { Projection } from '../eventstore/projection';
-import { OBSERVATION_WORKER_TYPES } from './observations';
+import { type ExtractorChoice, observationWorkerTypes } from './observations';
 import { RESPONSE_WORKER_TYPES } from './responses';
 
 /** Every event type a worker consumes from the bus: the relay publishes these (a new worker adds its list here). */
-export const WORKER_EVENT_TYPES: readonly EventType[] = [...new Set([...RESPONSE_WORKER_TYPES, ...OBSERVATION_WORKER_TYPES])];
+export const busEventTypes = (extractor: ExtractorChoice): readonly EventType[] => [
+  ...new Set([...RESPONSE_WORKER_TYPES, ...observationWorkerTypes(extractor)]),
+];
 
 /**
  * An imported answer is read with its import (ResponsesImported): only engine answers travel one by one, and those

@@ -3,6 +3,7 @@ import { MODEL_IDS } from '../../src/domain/models';
 import type { AnswerRequest } from '../../src/engines/port';
 import { silentLogger } from '../../src/logger';
 import { observeImport, parseExtractor } from '../../src/workers/observations';
+import { busEventTypes } from '../../src/workers/types';
 import { buildSite, finishedRun } from '../support/answers';
 import { simulatedEnginesWith } from '../support/engines';
 import { call, startServer, type TestServer } from '../support/server';
@@ -75,5 +76,40 @@ describe('observation extraction', () => {
     });
     expect(stream[0].type).toBe('ObservationsRecorded');
     expect(asked.length).toBe(before + 1);
+  });
+});
+
+describe('observation extraction with the rules (the default)', () => {
+  let s: TestServer;
+  let key: string;
+  // every answer says something about the brand's price, so each one has observations to find
+  const engines = simulatedEnginesWith(async (_model, req, simulated) => {
+    const a = await simulated();
+    return { ...a, text: `${req.website?.brand.name} is very affordable. ${a.text}` };
+  });
+  beforeAll(async () => {
+    s = await startServer({}, {}, undefined, { engines });
+    key = (await s.org('Ruled')).key;
+  });
+  afterAll(async () => s?.close());
+
+  it('given engine answers, then each answer is recorded with its observations in one append, and only import batches ride the bus to the observation worker', async () => {
+    expect(busEventTypes(parseExtractor(undefined))).not.toContain('ResponseRecorded');
+    expect(busEventTypes(parseExtractor(`llm:${JUDGE}`))).toContain('ResponseRecorded');
+    const site = await buildSite(s, key, { name: 'Acme', attributes: [{ name: 'Price' }] });
+    const start = await call(s, 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: site.id } });
+    expect(start.status).toBe(202);
+    const run = await finishedRun(s, key, site.id, start.body.run_id);
+    expect(run.recorded).toBeGreaterThan(0);
+    // read as soon as the run reads finished: its answers' observations are there already
+    const answers = (await s.rt.database.db('rm_responses').where({ run_id: start.body.run_id }).select('id')) as { id: string }[];
+    expect(answers).toHaveLength(run.recorded);
+    const observed = await s.rt.database.db('rm_observations').whereIn('response_id', answers.map((a) => a.id)).select('response_id', 'entity_id', 'attribute_id', 'positive', 'extractor');
+    expect(new Set(observed.map((o: { response_id: string }) => o.response_id))).toEqual(new Set(answers.map((a) => a.id)));
+    expect(observed.filter((o: { entity_id: string }) => o.entity_id === site.id).every((o: { attribute_id: string; positive: boolean; extractor: string }) => o.attribute_id === site.attributes[0].id && o.positive && o.extractor === 'rules')).toBe(true);
+    // in the answer's own stream, with its credits: recorded together or not at all
+    const stream = await s.rt.store.readStream(`response-${answers[0].id}`);
+    expect(stream.map((e) => e.type)).toEqual(['ResponseRecorded', 'CreditsUsed', 'ObservationsRecorded']);
+    expect(new Set(stream.map((e) => e.position[0])).size).toBe(1);
   });
 });

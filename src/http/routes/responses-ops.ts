@@ -39,11 +39,12 @@ export const responseOps = {
     const w = await requireWebsite(dbOf(c), c.principal, websiteId);
     const run = await getRun(dbOf(c), w.id, runId);
     if (!run) throw new DomainErrorException(notFound(RUN_NOT_FOUND));
-    // a run read as finished has its answers listed: the answers read model catches up with the runs checkpoint read
-    // after the run (read before it, the checkpoint could predate the batch that finished the run)
+    // a run read as finished has its answers (and, with the rules, their observations: recorded with each answer)
+    // listed: those read models catch up with the runs checkpoint read after the run (read before it, the checkpoint
+    // could predate the batch that finished the run)
     if (run.finished_at !== null) {
       const runs = await readCheckpoint(dbOf(c), 'runs');
-      if (runs) await c.deps.rt.waitForReadModels(runs, ['answers'], 2000);
+      if (runs) await c.deps.rt.waitForReadModels(runs, ['answers', 'observations'], 2000);
     }
     return run;
   },
