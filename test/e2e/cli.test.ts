@@ -29,6 +29,8 @@ describe('operator CLI', () => {
     const rt = await openRuntime(loadConfig({ ...env(), LOG_LEVEL: 'silent', SCHEDULER: 'off' }), silentLogger());
     try {
       await rt.startProjections();
+      // the key was made by the CLI, another process: this instance knows it once its read models have caught up
+      expect(await rt.waitForReadModels(await rt.store.lastPosition(), undefined, 10_000)).toBe(true);
       const { app, close } = await buildApp(rt);
       try {
         const post = async (url: string, payload: unknown) => {
