@@ -395,12 +395,21 @@ export class ProjectionRunner {
   /** Empties the read model and starts it over from zero; a running leader elsewhere is fenced by the generation. */
   async reset(): Promise<void> {
     await this.prepare();
-    await this.db.transaction(async (trx) => {
-      for (const t of this.projection.tables) await trx.raw('truncate table ??', [t]);
-      await trx('aivis_checkpoints')
-        .where('name', this.projection.name)
-        .update({ position: positionToString(START), generation: trx.raw('generation + 1'), status: 'running', error: null });
-    });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.db.transaction(async (trx) => {
+          for (const t of this.projection.tables) await trx.raw('truncate table ??', [t]);
+          await trx('aivis_checkpoints')
+            .where('name', this.projection.name)
+            .update({ position: positionToString(START), generation: trx.raw('generation + 1'), status: 'running', error: null });
+        });
+        break;
+      } catch (err) {
+        // a leader's batch may hold one of the tables and want the next one this truncate holds: whichever Postgres
+        // picks as the deadlock's victim goes again (the leader retries its batch and is then fenced)
+        if ((err as { code?: string }).code !== '40P01' || attempt >= 5) throw err;
+      }
+    }
     this.position = START;
   }
 
