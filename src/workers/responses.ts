@@ -50,8 +50,8 @@ export async function answerUnit(
   }
   const ctx = systemContext(deps.store, msg, deps.now);
   const { outcome, site } = await answer(deps, ctx, req);
-  const observe = site && (deps.extractor?.kind ?? 'rules') === 'rules' ? (d: Parameters<typeof ruleObservations>[1]) => ruleObservations(site, d) : undefined;
-  const r = await recordOutcome(ctx, req, outcome, observe);
+  const rules = (deps.extractor?.kind ?? 'rules') === 'rules';
+  const r = await recordOutcome(ctx, req, outcome, site && rules ? (d) => ruleObservations(site, d) : undefined);
   if (!r.recorded) return 'skipped';
   return outcome.kind === 'answered' ? 'recorded' : 'failed';
 }

@@ -74,14 +74,16 @@ describe('createEngines', () => {
 
   it('given call settings in the catalogue entry, then they override the shared ENGINE_* settings for that model only', async () => {
     const openai = MODELS.find((m) => m.adapter === 'openai-compatible')!;
-    const strict = { ...openai, retries: 0 };
-    const engines = createEngines({
-      mode: 'live',
-      env: { [openai.api_key_env]: 'k' },
-      fetch: loopbackFetch,
-      models: [strict],
-      options: { retries: 1, backoffBaseMs: 1, backoffMaxMs: 1, perModel: { [openai.id]: { baseUrl: server.url } } },
-    });
+    // the shared settings allow one retry; the catalogue entry given decides for its model
+    const withEntry = (entry: typeof openai) =>
+      createEngines({
+        mode: 'live',
+        env: { [openai.api_key_env]: 'k' },
+        fetch: loopbackFetch,
+        models: [entry],
+        options: { retries: 1, backoffBaseMs: 1, backoffMaxMs: 1, perModel: { [openai.id]: { baseUrl: server.url } } },
+      });
+    const engines = withEntry({ ...openai, retries: 0 });
     // given: the provider keeps answering 503
     server.script({ status: 503, body: { error: { message: 'busy' } } });
     const before = server.hits.length;
@@ -90,13 +92,7 @@ describe('createEngines', () => {
     // then: one attempt, not the shared two
     expect(server.hits.length - before).toBe(1);
 
-    const shared = createEngines({
-      mode: 'live',
-      env: { [openai.api_key_env]: 'k' },
-      fetch: loopbackFetch,
-      models: [openai],
-      options: { retries: 1, backoffBaseMs: 1, backoffMaxMs: 1, perModel: { [openai.id]: { baseUrl: server.url } } },
-    });
+    const shared = withEntry(openai);
     const mid = server.hits.length;
     await expect(shared.engineFor(openai.id).ask({ model: openai.id, prompt, day })).rejects.toBeInstanceOf(EngineError);
     expect(server.hits.length - mid).toBe(2);
