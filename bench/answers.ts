@@ -66,6 +66,17 @@ export function importDataset(s: BenchServer, site: AnswerSite, concurrency: num
   });
 }
 
+/** Answers per second over the first or last tenth of an import, from its progress marks ([answers, seconds]). */
+function rateOfTenth(marks: [number, number][], total: number, seconds: number, which: 'first' | 'last'): number {
+  const all: [number, number][] = [...marks, [total, seconds]];
+  if (which === 'first') {
+    const m = all.find(([n]) => n >= total / 10)!;
+    return m[0] / Math.max(m[1], 1e-9);
+  }
+  const m = [...all].reverse().find(([n]) => n <= total * 0.9) ?? all[0];
+  return (total - m[0]) / Math.max(seconds - m[1], 1e-9);
+}
+
 export interface AnswerDataset {
   server: BenchServer;
   site: AnswerSite;
@@ -100,7 +111,10 @@ async function buildDataset(quick: boolean): Promise<AnswerDataset> {
     const cpu = await cpuMeter(s.rt.database.db);
     const t0 = nowNs();
     let shown = 0;
+    // (answers imported, seconds) along the way: the rate at the end, with the history large, shows what scale costs
+    const marks: [number, number][] = [[0, 0]];
     const r = await importDataset(s, site, 3, (n) => {
+      marks.push([n, secondsSince(t0)]);
       if (n - shown >= total / 10) {
         shown = n;
         info(`answers: ${n} imported after ${secondsSince(t0).toFixed(0)} s`);
@@ -116,6 +130,11 @@ async function buildDataset(quick: boolean): Promise<AnswerDataset> {
     report('analysis_answers_per_s', total / seconds, 'answers/s', {
       goal: { op: '>=', value: 5000 },
       note: `${total} answers in ${r.requests} import calls of 1000 (3 at a time), ${httpSeconds.toFixed(1)} s of HTTP, ${seconds.toFixed(1)} s until every read model had them; ${rows} rows, ${obs} observations extracted meanwhile`,
+    });
+    const tenth = rateOfTenth(marks, total, seconds, 'first');
+    const lastTenth = rateOfTenth(marks, total, seconds, 'last');
+    report('analysis_answers_per_s_last_tenth', lastTenth, 'answers/s', {
+      note: `the last tenth of the import, history ${Math.round(0.9 * total)}+ answers (the first tenth: ${Math.round(tenth)}/s); a cost that grows with the history shows here`,
     });
     report('analysis_cpu_us_per_answer', (c.nodeUs + c.pgUs) / total, 'us', { note: `node ${(c.nodeUs / total).toFixed(1)} us (server; the client runs in its own process) + Postgres ${(c.pgUs / total).toFixed(1)} us` });
     // what follows is measured on a quiet system: the workers idle, every read model caught up
