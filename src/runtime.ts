@@ -11,6 +11,7 @@ import { lockDataDir } from './embedded-lock';
 import type { EventStore, Position } from './eventstore/port';
 import { APPENDED_CHANNEL, openPostgresEventStore } from './eventstore/postgres';
 import type { Projection } from './eventstore/projection';
+import { SharedFeed } from './eventstore/feed';
 import { ProjectionRunner } from './eventstore/runner';
 import { createEngines, type Engines } from './engines/registry';
 import type { Logger } from './logger';
@@ -86,12 +87,14 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     closers.push(() => bus.close());
 
     const runners = new Map<string, ProjectionRunner>();
+    // one read of each new stretch of the log for every projection of this instance (and the relay)
+    const feed = new SharedFeed(store);
     for (const projection of [...readModels, ...(options.projections ?? [])]) {
-      runners.set(projection.name, new ProjectionRunner({ projection, store, db: database.db, logger }));
+      runners.set(projection.name, new ProjectionRunner({ projection, store, db: database.db, logger, feed }));
     }
     // the bus carries what workers consume (answers are large: nothing else rides along for nobody)
     const extractor = parseExtractor(config.observationExtractor);
-    const relay = new ProjectionRunner({ projection: createRelayProjection(bus, busEventTypes(extractor), BUS_STREAM_PREFIXES), store, db: database.db, logger, batchSize: 500 });
+    const relay = new ProjectionRunner({ projection: createRelayProjection(bus, busEventTypes(extractor), BUS_STREAM_PREFIXES), store, db: database.db, logger, batchSize: 500, feed });
 
     const engines =
       options.engines ?? createEngines({ mode: config.engineMode, env: process.env, options: config.engineCalls, logger: options.reportEngines === false ? undefined : logger });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { decodeEvent, isKnownType, knownEventTypes, MalformedEventError } from '../domain/events';
 import type { Logger } from '../logger';
+import type { FeedReader, SharedFeed } from './feed';
 import {
   comparePositions,
   type EventStore,
@@ -101,10 +102,14 @@ export class ProjectionRunner {
   private ahead: { after: Position; batch: Promise<ScannedBatch> } | null = null;
   /** runToHead is between the projection's rebuild.before and rebuild.after */
   private rebuilding = false;
+  private readonly feed: SharedFeed | null;
+  /** while running: live batches come through the feed this process's projections share */
+  private reader: FeedReader | null = null;
 
-  constructor(opts: { projection: Projection; store: EventStore; db: Knex; logger: Logger; batchSize?: number; pollMs?: number }) {
+  constructor(opts: { projection: Projection; store: EventStore; db: Knex; logger: Logger; batchSize?: number; pollMs?: number; feed?: SharedFeed }) {
     this.projection = opts.projection;
     this.store = opts.store;
+    this.feed = opts.feed ?? null;
     this.db = opts.db;
     this.log = opts.logger.child({ projection: opts.projection.name });
     this.liveBatchSize = opts.batchSize ?? 1000;
@@ -137,6 +142,7 @@ export class ProjectionRunner {
   async start(): Promise<void> {
     await this.prepare();
     this.running = true;
+    this.reader = this.feed?.reader({ handles: this.projection.handles, streamPrefixes: this.projection.streamPrefixes }) ?? null;
     this.unsubscribe = this.store.onAppend(() => this.poke());
     this.loop = this.run();
   }
@@ -148,6 +154,8 @@ export class ProjectionRunner {
     this.unsubscribe?.();
     await this.loop;
     this.loop = null;
+    this.reader?.close();
+    this.reader = null;
     if (this.leader) {
       await this.db('aivis_checkpoints').where({ name: this.projection.name, lease_owner: this.owner }).update({ lease_owner: null, lease_until: null });
       this.leader = false;
@@ -226,6 +234,7 @@ export class ProjectionRunner {
    * filter): the scan still moves its checkpoint past the events it skips.
    */
   private async read(after: Position): Promise<ScannedBatch> {
+    if (this.reader && !this.catchingUp) return this.reader.read(after, this.batchSize);
     const handles = this.projection.handles;
     if (handles !== 'all' && this.store.readAllOfTypes) return this.store.readAllOfTypes(after, this.batchSize, handles, KNOWN_TYPES, this.projection.streamPrefixes);
     const events = await this.store.readAll(after, this.batchSize);

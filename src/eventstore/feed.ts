@@ -1,0 +1,179 @@
+import { knownEventTypes } from '../domain/events';
+import { comparePositions, type EventStore, type Position, type RecordedEvent, type ScannedBatch } from './port';
+
+/** What a reader wants from the log: the types it handles ('all' or a list), and stream prefixes per type. */
+export interface FeedInterest {
+  handles: readonly string[] | 'all';
+  streamPrefixes?: Readonly<Partial<Record<string, string>>>;
+}
+
+export interface FeedReader {
+  /** Like EventStore.readAll: events after `after` in global order (at most maxCount), never skipping a late commit. */
+  read(after: Position, maxCount: number): Promise<ScannedBatch>;
+  close(): void;
+}
+
+const KNOWN = knownEventTypes();
+/** a reader that has not read for this long no longer holds the window back */
+const IDLE_READER_MS = 10_000;
+
+/**
+ * One catch-up read of the log serves every live projection of this process. The projections of an instance are
+ * woken by the same append and read the same events: each read its batch on its own (and had the same payloads sent
+ * and parsed again) until this. The feed keeps the latest stretch of the log it read, (start, end], with the payloads
+ * any of its readers handles; a reader whose position is inside the stretch is served from it, a reader at its end
+ * extends it (one read in flight, shared by whoever arrives meanwhile), and a reader behind it (it fell more than
+ * `maxEvents` behind, or was away) reads the store itself.
+ *
+ * Serving from memory keeps the store's guarantee: a read returns every event committed below the horizon at the time
+ * it ran, so a stretch read earlier is complete up to its end, and a later read continues from there.
+ */
+export class SharedFeed {
+  private readonly readers = new Set<{ interest: FeedInterest; at: Position | null; lastRead: number }>();
+  private union: { types: string[] | 'all'; prefixes: Record<string, string> } | null = null;
+  /** the stretch held: events with payloads in (start, end], in order */
+  private start: Position | null = null;
+  private end: Position | null = null;
+  private events: RecordedEvent[] = [];
+  private extending: Promise<void> | null = null;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly options: { maxEvents?: number; fetchSize?: number } = {},
+  ) {}
+
+  reader(interest: FeedInterest): FeedReader {
+    const r = { interest, at: null as Position | null, lastRead: 0 };
+    this.readers.add(r);
+    this.reset();
+    return {
+      read: (after, maxCount) => {
+        r.at = after;
+        r.lastRead = Date.now();
+        return this.read(after, maxCount, interest);
+      },
+      close: () => {
+        this.readers.delete(r);
+        this.reset();
+      },
+    };
+  }
+
+  /** Readers came or went: the payloads wanted may differ, so the stretch starts over. */
+  private reset(): void {
+    this.union = null;
+    this.start = this.end = null;
+    this.events = [];
+  }
+
+  /** Every type some reader handles; a type's prefix only when every reader of that type has the same one. */
+  private interests(): { types: string[] | 'all'; prefixes: Record<string, string> } {
+    if (this.union) return this.union;
+    const types = new Set<string>();
+    const prefixes = new Map<string, string | null>();
+    let all = false;
+    for (const { interest } of this.readers) {
+      if (interest.handles === 'all') {
+        all = true;
+        continue;
+      }
+      for (const t of interest.handles) {
+        types.add(t);
+        const p = interest.streamPrefixes?.[t] ?? null;
+        prefixes.set(t, prefixes.has(t) && prefixes.get(t) !== p ? null : p);
+      }
+    }
+    const kept: Record<string, string> = {};
+    if (!all) for (const [t, p] of prefixes) if (p !== null) kept[t] = p;
+    this.union = { types: all ? 'all' : [...types], prefixes: kept };
+    return this.union;
+  }
+
+  /** A read of the store for what every reader wants, or for what one reader wants. */
+  private async fetch(after: Position, maxCount: number, own?: FeedInterest): Promise<ScannedBatch> {
+    const { types, prefixes } = own ? { types: own.handles, prefixes: own.streamPrefixes ?? {} } : this.interests();
+    if (types !== 'all' && this.store.readAllOfTypes) return this.store.readAllOfTypes(after, maxCount, types, KNOWN, prefixes as Record<string, string>);
+    const events = await this.store.readAll(after, maxCount);
+    return { events, scanned: events.length, scannedTo: events.length ? events[events.length - 1].position : after };
+  }
+
+  private async read(after: Position, maxCount: number, own: FeedInterest): Promise<ScannedBatch> {
+    for (;;) {
+      const { start, end } = this;
+      if (start === null || end === null || comparePositions(after, end) > 0) {
+        // nothing held, or this reader is ahead of it: the stretch starts here
+        const b = await this.fetch(after, Math.max(maxCount, this.options.fetchSize ?? 1000));
+        if (b.scanned > 0 && (this.end === null || comparePositions(after, this.end) > 0)) {
+          this.start = after;
+          this.end = b.scannedTo;
+          this.events = b.events.slice();
+        }
+        return cut(b, maxCount);
+      }
+      // behind the stretch: this reader reads on its own until it reaches it
+      if (comparePositions(after, start) < 0) return this.fetch(after, maxCount, own);
+      if (comparePositions(after, end) < 0) return this.serve(after, maxCount);
+      // at the end: extend the stretch (once for everyone waiting here), then serve from it
+      if (!this.extending) {
+        const from = end;
+        this.extending = this.fetch(from, Math.max(maxCount, this.options.fetchSize ?? 1000))
+          .then((b) => {
+            if (b.scanned > 0 && this.end !== null && comparePositions(this.end, from) === 0) {
+              for (const e of b.events) this.events.push(e);
+              this.end = b.scannedTo;
+              this.trim();
+            }
+          })
+          .finally(() => {
+            this.extending = null;
+          });
+      }
+      const before = this.end;
+      await this.extending;
+      // nothing new was committed below the horizon
+      if (this.end !== null && before !== null && comparePositions(this.end, before) === 0) return { events: [], scanned: 0, scannedTo: after };
+    }
+  }
+
+  /** The held events after `after`, at most maxCount; the checkpoint may move to the end when all were taken. */
+  private serve(after: Position, maxCount: number): ScannedBatch {
+    const ev = this.events;
+    let lo = 0;
+    let hi = ev.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (comparePositions(ev[mid].position, after) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const events = ev.slice(lo, lo + maxCount);
+    const all = lo + maxCount >= ev.length;
+    // (after, end] is not empty: at least one event was scanned even when none of them has a payload for anyone
+    return { events, scanned: Math.max(events.length, 1), scannedTo: all ? this.end! : events[events.length - 1].position };
+  }
+
+  /** Drops what every active reader has passed, and the oldest events beyond maxEvents. */
+  private trim(): void {
+    const now = Date.now();
+    let low: Position | null = null;
+    for (const r of this.readers) {
+      if (now - r.lastRead > IDLE_READER_MS || r.at === null) continue;
+      if (low === null || comparePositions(r.at, low) < 0) low = r.at;
+    }
+    let drop = 0;
+    if (low !== null) while (drop < this.events.length && comparePositions(this.events[drop].position, low) <= 0) drop++;
+    const max = this.options.maxEvents ?? 5_000;
+    if (this.events.length - drop > max) drop = this.events.length - max;
+    if (drop === 0) return;
+    const lastDropped = this.events[drop - 1].position;
+    this.events = this.events.slice(drop);
+    if (this.start === null || comparePositions(lastDropped, this.start) > 0) this.start = lastDropped;
+    if (low !== null && comparePositions(low, this.start) > 0 && comparePositions(low, this.end!) <= 0) this.start = low;
+  }
+}
+
+/** A fetched batch cut to maxCount events (the stretch keeps all of them). */
+function cut(b: ScannedBatch, maxCount: number): ScannedBatch {
+  if (b.events.length <= maxCount) return b;
+  const events = b.events.slice(0, maxCount);
+  return { events, scanned: events.length, scannedTo: events[events.length - 1].position };
+}

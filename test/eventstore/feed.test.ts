@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../src/domain/random';
+import { type FeedInterest, SharedFeed } from '../../src/eventstore/feed';
+import { comparePositions, type EventStore, type Position, type RecordedEvent, START } from '../../src/eventstore/port';
+import { freshStore } from '../support/db';
+import { testMetadata } from '../support/events';
+import { until } from '../support/until';
+
+/** What a projection keeps of a batch (the runner's decode): its types, from its streams. */
+const keeps = (i: FeedInterest, e: RecordedEvent) =>
+  (i.handles === 'all' || i.handles.includes(e.type)) && (i.streamPrefixes?.[e.type] === undefined || e.streamId.startsWith(i.streamPrefixes[e.type]!));
+
+/** The store, counting its catch-up reads. */
+function counted(store: EventStore) {
+  const calls = { n: 0 };
+  const wrapped: EventStore = {
+    ...store,
+    readAll: (after, max) => (calls.n++, store.readAll(after, max)),
+    readAllOfTypes: store.readAllOfTypes && ((...args) => (calls.n++, store.readAllOfTypes!(...args))),
+  };
+  return { store: wrapped, calls };
+}
+
+const TYPES = ['ApiKeyRevoked', 'WebsiteStatusChanged', 'UserAdded'] as const;
+
+describe('shared feed: one read of the log for the projections of a process', () => {
+  let t: Awaited<ReturnType<typeof freshStore>>;
+  beforeAll(async () => {
+    t = await freshStore();
+  });
+  afterAll(async () => t?.close());
+
+  const appendOne = async (type: string, stream: string) => {
+    const id = randomUUID();
+    return (await t.store.append(stream, [{ id, type, data: { api_key_id: id }, metadata: testMetadata() }], 'any')).position;
+  };
+  const visible = (p: Position) => until('appends visible to catch-up readers', async () => comparePositions(await t.store.headPosition(), p) >= 0);
+
+  for (const seed of [1, 2, 3]) {
+    it(`given readers of different types and batch sizes reading while events arrive (seed ${seed}), then each gets exactly its events, once, in log order`, async () => {
+      const rnd = seededRandom(seed);
+      const from = await t.store.headPosition();
+      const interests: FeedInterest[] = [
+        { handles: ['ApiKeyRevoked'] },
+        { handles: ['ApiKeyRevoked', 'WebsiteStatusChanged'], streamPrefixes: { ApiKeyRevoked: 'p-' } },
+        { handles: ['UserAdded'] },
+        { handles: ['WebsiteStatusChanged'] },
+      ];
+      // a small stretch: readers fall behind it, read on their own and come back to it
+      const feed = new SharedFeed(t.store, { maxEvents: 6, fetchSize: 4 });
+      const readers = interests.map((interest) => ({ interest, r: feed.reader(interest), at: from, seen: [] as string[] }));
+      const step = async (x: (typeof readers)[number]) => {
+        const b = await x.r.read(x.at, 1 + Math.floor(rnd() * 5));
+        for (const e of b.events) if (keeps(x.interest, e)) x.seen.push(e.id);
+        if (b.scanned > 0) {
+          expect(comparePositions(b.scannedTo, x.at)).toBeGreaterThan(0);
+          x.at = b.scannedTo;
+        }
+        return b.scanned;
+      };
+      let last: Position = START;
+      for (let i = 0; i < 60; i++) {
+        const type = TYPES[Math.floor(rnd() * TYPES.length)];
+        last = await appendOne(type, `${rnd() < 0.5 ? 'p' : 'q'}-${Math.floor(rnd() * 4)}`);
+        // some readers read, some of them at once
+        await Promise.all(readers.filter(() => rnd() < 0.5).map((x) => step(x)));
+      }
+      await visible(last);
+      for (const x of readers) while ((await step(x)) > 0);
+      const all = (await t.store.readAll(from, 10_000)).filter((e) => comparePositions(e.position, from) > 0);
+      for (const x of readers) expect(x.seen).toEqual(all.filter((e) => keeps(x.interest, e)).map((e) => e.id));
+      for (const x of readers) x.r.close();
+    });
+  }
+
+  it('given four readers at the head, when an append arrives and all of them read, then one read of the store serves them all', async () => {
+    const c = counted(t.store);
+    const feed = new SharedFeed(c.store);
+    const readers = [['ApiKeyRevoked'], ['UserAdded'], ['ApiKeyRevoked', 'UserAdded'], ['WebsiteStatusChanged']].map((handles) => feed.reader({ handles }));
+    let at = await t.store.headPosition();
+    await appendOne('UserAdded', 'p-0');
+    // the first read starts the stretch
+    await visible(await appendOne('ApiKeyRevoked', 'p-1'));
+    const first = await Promise.all(readers.map((r) => r.read(at, 100)));
+    at = first[0].scannedTo;
+    expect(first.every((b) => comparePositions(b.scannedTo, at) === 0)).toBe(true);
+    const before = c.calls.n;
+    // when
+    const p = await appendOne('WebsiteStatusChanged', 'q-0');
+    await visible(p);
+    const next = await Promise.all(readers.map((r) => r.read(at, 100)));
+    // then
+    expect(c.calls.n - before).toBe(1);
+    for (const b of next) expect(b.scannedTo).toEqual(p);
+    expect(next[3].events.map((e) => e.type)).toContain('WebsiteStatusChanged');
+    for (const r of readers) r.close();
+  });
+});
