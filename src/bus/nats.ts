@@ -333,7 +333,8 @@ export async function openNatsBus(url: string, logger: Logger, options: NatsBusO
     private async loop(): Promise<void> {
       let failures = 0;
       while (!this.stopping) {
-        if (this.inFlight.size >= this.concurrency) {
+        // pull when half the slots are free: a pull per finished message cost a request (and its reply) each
+        if (this.inFlight.size > 0 && this.inFlight.size > this.concurrency / 2) {
           await new Promise<void>((r) => (this.wake = r));
           this.wake = null;
           continue;

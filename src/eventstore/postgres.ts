@@ -284,7 +284,7 @@ function conflict(p: Prepared, detail: string | null | undefined): WrongExpected
 
 /**
  * The Postgres event store, on a real server or on PGlite (same SQL). With `notify`, appends wake readers in other
- * processes through NOTIFY on APPENDED_CHANNEL, coalesced to at most one in flight so it stays off the hot path.
+ * processes through NOTIFY on APPENDED_CHANNEL, sent by the append's own statement.
  * On a real server (unless `batch: false`), appends that arrive while others are running are committed together.
  */
 export async function openPostgresEventStore(
@@ -302,34 +302,18 @@ export async function openPostgresEventStore(
           // (batches of ~8), ~4.5k with two (batches of ~4 cost twice the CPU per append)
           { maxInFlight: 1, maxAppends: 48, maxEvents: 2000, ...(typeof options.batch === 'object' ? options.batch : {}) };
   const listeners = new Set<() => void>();
-  let notifying = false;
-  let notifyAgain = false;
-  const notify = () => {
-    if (!options.notify) return;
-    if (notifying) {
-      notifyAgain = true;
-      return;
-    }
-    notifying = true;
-    db.raw('select pg_notify(?, ?)', [APPENDED_CHANNEL, ''])
-      .catch(() => undefined)
-      .finally(() => {
-        notifying = false;
-        if (notifyAgain) {
-          notifyAgain = false;
-          notify();
-        }
-      });
-  };
 
   // the hot path skips knex's query builder: one prepared statement on a pooled connection
+  // with `notify`, the append's own statement wakes the other processes' readers (delivered at commit, once per
+  // transaction however many rows ask): no round trip of its own
+  const wake = options.notify ? `, pg_notify('${APPENDED_CHANNEL}', '')` : '';
   const APPEND = {
-    name: 'aivis_append_events',
-    text: 'select o_revision, o_txid, o_position, o_noop from aivis_append_events($1, $2, $3::uuid[], $4::text[], $5::jsonb, $6::jsonb)',
+    name: `aivis_append_events${wake ? '_n' : ''}`,
+    text: `select o_revision, o_txid, o_position, o_noop${wake} from aivis_append_events($1, $2, $3::uuid[], $4::text[], $5::jsonb, $6::jsonb)`,
   };
   const APPEND_BATCH = {
-    name: 'aivis_append_batch',
-    text: 'select b_revision, b_txid, b_position, b_noop, b_code, b_detail, b_message from aivis_append_batch($1::text[], $2::text[], $3::int[], $4::uuid[], $5::text[], $6::jsonb, $7::jsonb)',
+    name: `aivis_append_batch${wake ? '_n' : ''}`,
+    text: `select b_revision, b_txid, b_position, b_noop, b_code, b_detail, b_message${wake} from aivis_append_batch($1::text[], $2::text[], $3::int[], $4::uuid[], $5::text[], $6::jsonb, $7::jsonb)`,
   };
 
   function prepare(streamId: string, events: NewEvent[], expected: ExpectedRevision): Prepared {
@@ -491,10 +475,7 @@ export async function openPostgresEventStore(
       if (events.length === 0) throw new Error('append needs at least one event');
       const p = prepare(streamId, events, expected);
       const result = batching ? await enqueue(p) : await appendAlone(p);
-      if (!result.noop) {
-        for (const l of listeners) l();
-        notify();
-      }
+      if (!result.noop) for (const l of listeners) l();
       return result;
     },
 

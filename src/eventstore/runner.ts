@@ -263,23 +263,32 @@ export class ProjectionRunner {
       next.catch(() => undefined);
       this.ahead = { after: last, batch: next };
     }
-    await this.db.transaction(async (trx) => {
-      if (pending!.length) await this.projection.apply(trx, take(), { rebuilding: this.rebuilding });
-      // A batch need not wait for its WAL flush (set with the checkpoint, no round trip of its own): a crash loses the
-      // last batches with their checkpoint (the transaction stays atomic), and the runner reads them again. The event
-      // store's appends keep waiting for theirs.
-      const r = await trx.raw(
-        `update aivis_checkpoints set position = ?, lease_until = now() + interval '${LEASE_SECONDS} seconds', updated_at = now()
-          where name = ? and lease_owner = ? and generation = ?
-          returning set_config('synchronous_commit', 'off', true)`,
-        [positionToString(last), this.projection.name, this.owner, this.generation.toString()],
-      );
-      if (r.rows.length === 0) throw new Fenced();
-    });
+    // nothing to apply (every event scanned was another projection's): the checkpoint alone, one statement
+    if (pending.length === 0) await this.saveCheckpoint(this.db, last);
+    else
+      await this.db.transaction(async (trx) => {
+        await this.projection.apply(trx, take(), { rebuilding: this.rebuilding });
+        await this.saveCheckpoint(trx, last);
+      });
     this.leaseRenewedAt = Date.now();
     this.position = last;
     this.settleWaiters();
     return count;
+  }
+
+  /**
+   * Moves the checkpoint (and the lease) if this runner still leads this generation. It need not wait for its WAL
+   * flush (set with it, no round trip of its own): a crash loses the last batches with their checkpoint (a batch and
+   * its checkpoint stay one transaction), and the runner reads them again. The event store's appends keep waiting.
+   */
+  private async saveCheckpoint(conn: Knex, last: Position): Promise<void> {
+    const r = await conn.raw(
+      `update aivis_checkpoints set position = ?, lease_until = now() + interval '${LEASE_SECONDS} seconds', updated_at = now()
+        where name = ? and lease_owner = ? and generation = ?
+        returning set_config('synchronous_commit', 'off', true)`,
+      [positionToString(last), this.projection.name, this.owner, this.generation.toString()],
+    );
+    if (r.rows.length === 0) throw new Fenced();
   }
 
   private async decode(batch: RecordedEvent[]): Promise<TypedEvent[]> {

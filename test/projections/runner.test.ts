@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/db';
+import { SharedFeed } from '../../src/eventstore/feed';
+import { comparePositions, positionFromString } from '../../src/eventstore/port';
+import type { Projection } from '../../src/eventstore/projection';
 import { ProjectionRunner } from '../../src/eventstore/runner';
 import { silentLogger } from '../../src/logger';
 import { countingProjection } from '../support/counting-projection';
@@ -124,6 +127,38 @@ describe('projection runner', () => {
     await other.reset();
     await other.runToHead();
     expect(await snapshot(t)).toEqual(fresh);
+  });
+
+  it('given two live projections sharing a feed, when events of either type arrive, then each applies its own once and moves its checkpoint past the others', async () => {
+    // given: the counting projection (ApiKeyRevoked) and one that handles nothing appended here
+    const counting = countingProjection({ name: 'test-feed-counting' });
+    const idle: Projection = { name: 'test-feed-idle', version: 1, tables: [], migrate: async () => {}, handles: ['UserAdded'], apply: async () => { throw new Error('no UserAdded was appended'); } };
+    await t.db.raw('truncate t_counts, t_seen');
+    const feed = new SharedFeed(t.store);
+    const a = new ProjectionRunner({ projection: counting, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20, feed });
+    const b = new ProjectionRunner({ projection: idle, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20, feed });
+    await a.start();
+    await b.start();
+    try {
+      // when
+      let last = null;
+      for (let i = 0; i < 30; i++) last = await t.store.append(`s-feed-${i % 3}`, [anEvent(), anEvent()], 'any');
+      // then
+      expect(await a.waitFor(last!.position, 5000)).toBe(true);
+      expect(await b.waitFor(last!.position, 5000)).toBe(true);
+      const total = Number((await t.db('aivis_events').count<{ count: string }[]>('* as count'))[0].count);
+      expect((await snapshot(t)).seen).toBe(total);
+      const stored = await t.db('aivis_checkpoints').whereIn('name', ['test-feed-counting', 'test-feed-idle']).select('name', 'position');
+      for (const row of stored) expect(comparePositions(positionFromString(row.position), last!.position), row.name).toBeGreaterThanOrEqual(0);
+      // and after a rebuild elsewhere, the projection whose batches were all skipped goes on (fenced, from zero)
+      await new ProjectionRunner({ projection: idle, store: t.store, db: t.db, logger: silentLogger() }).reset();
+      const next = await t.store.append('s-feed-0', [anEvent()], 'any');
+      expect(await b.waitFor(next.position, 5000)).toBe(true);
+      expect(b.status().status).toBe('running');
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
   });
 
   it('given a changed projection version, when prepared, then its tables are dropped and it rebuilds from zero', async () => {
