@@ -35,7 +35,7 @@ export class SharedFeed {
   private start: Position | null = null;
   private end: Position | null = null;
   private events: RecordedEvent[] = [];
-  private extending: Promise<void> | null = null;
+  private extending: { from: Position; done: Promise<void> } | null = null;
 
   constructor(
     private readonly store: EventStore,
@@ -114,9 +114,14 @@ export class SharedFeed {
       if (comparePositions(after, start) < 0) return this.fetch(after, maxCount, own);
       if (comparePositions(after, end) < 0) return this.serve(after, maxCount);
       // at the end: extend the stretch (once for everyone waiting here), then serve from it
+      if (this.extending && comparePositions(this.extending.from, end) !== 0) {
+        // a read from an older end (the stretch started over meanwhile): let it settle, then look again
+        await this.extending.done;
+        continue;
+      }
       if (!this.extending) {
         const from = end;
-        this.extending = this.fetch(from, Math.max(maxCount, this.options.fetchSize ?? 1000))
+        const done = this.fetch(from, Math.max(maxCount, this.options.fetchSize ?? 1000))
           .then((b) => {
             if (b.scanned > 0 && this.end !== null && comparePositions(this.end, from) === 0) {
               for (const e of b.events) this.events.push(e);
@@ -127,11 +132,11 @@ export class SharedFeed {
           .finally(() => {
             this.extending = null;
           });
+        this.extending = { from, done };
       }
-      const before = this.end;
-      await this.extending;
+      await this.extending.done;
       // nothing new was committed below the horizon
-      if (this.end !== null && before !== null && comparePositions(this.end, before) === 0) return { events: [], scanned: 0, scannedTo: after };
+      if (this.end !== null && comparePositions(this.end, end) === 0) return { events: [], scanned: 0, scannedTo: after };
     }
   }
 
