@@ -4,6 +4,8 @@ import { Organization, organizationStream, type WebsiteState } from '../../comma
 import type { EntityInput } from '../analysis/answer';
 import type { CommandContext } from '../../commands/handle';
 import { SYSTEM_ACTOR, type EventMetadata } from '../domain/events';
+import { domainOf } from '../domain/urls';
+import type { EngineWebsite } from '../engines/port';
 import type { EventStore } from '../eventstore/port';
 
 /** What a worker knows of a website when it does its work: the website itself and its catalogue, from the streams. */
@@ -12,6 +14,8 @@ export interface WebsiteContext {
   catalog: CatalogState;
   /** the brand (is_self) and the competitors not removed, in the order analysis tracks them */
   entities: EntityInput[];
+  /** the same as answer engines are told of them (names and domains) */
+  engineWebsite: EngineWebsite;
 }
 
 /** How long a worker reuses what it read of a website: units of a run come in bursts, and a second is fresh enough. */
@@ -40,7 +44,12 @@ async function loadWebsiteContext(store: EventStore, organizationId: string, web
   const [org, catalog] = await Promise.all([load(store, organizationStream(organizationId), Organization), load(store, catalogStream(websiteId), Catalog)]);
   const website = org.state.websites.get(websiteId);
   if (!website) return null;
-  return { website, catalog: catalog.state, entities: trackedEntities(website, catalog.state) };
+  const entities = trackedEntities(website, catalog.state);
+  const engineWebsite: EngineWebsite = {
+    brand: { name: website.name, domain: domainOf(website.url) ?? '' },
+    competitors: entities.filter((e) => !e.is_self).map((e) => ({ name: e.name, domain: domainOf(e.url ?? '') ?? '', identifiers: e.identifiers ?? [] })),
+  };
+  return { website, catalog: catalog.state, entities, engineWebsite };
 }
 
 export function trackedEntities(website: Pick<WebsiteState, 'id' | 'name' | 'url'>, catalog: CatalogState): EntityInput[] {

@@ -6,7 +6,6 @@ import type { Delivery } from '../bus/memory';
 import type { Bus, BusMessage, Consumer } from '../bus/port';
 import { isDomainError } from '../domain/errors';
 import type { EventType } from '../domain/events';
-import { domainOf } from '../domain/urls';
 import type { Engines } from '../engines/registry';
 import { type AnswerRequest, isEngineError } from '../engines/port';
 import type { EventStore } from '../eventstore/port';
@@ -100,10 +99,7 @@ async function answer(deps: ResponseWorkerDeps, ctx: CommandContext, req: Reques
     day: req.day,
     ...(location && { location: { country: location.country, ...(location.region && { region: location.region }), ...(location.city && { city: location.city }) } }),
     ...(persona && { persona: { name: persona.name, ...(persona.description && { description: persona.description }) } }),
-    website: {
-      brand: { name: site.website.name, domain: domainOf(site.website.url) ?? '' },
-      competitors: site.entities.filter((e) => !e.is_self).map((e) => ({ name: e.name, domain: domainOf(e.url ?? '') ?? '', identifiers: e.identifiers ?? [] })),
-    },
+    website: site.engineWebsite,
   };
   try {
     const answer = await deps.engines.engineFor(req.model).ask(request);
