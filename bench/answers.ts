@@ -13,6 +13,7 @@ import { startNatsServer } from '../test/bus/nats-server';
 import { answersIn, type DatasetShape, fullShape, quickShape, type SiteIds, siteSpec } from './answers-data';
 import { type Bench, cpuMeter, info, nowNs, report, secondsSince } from './lib';
 import { type BenchServer, startBenchServer } from './server';
+import { runsAnswered } from './workers';
 
 /** Waits until every read model (or the named ones) has passed `pos`, however long it takes. */
 export async function caughtUp(rt: Runtime, pos: Position, names?: string[]): Promise<void> {
@@ -99,7 +100,7 @@ async function buildDataset(quick: boolean): Promise<AnswerDataset> {
   const shape = quick ? quickShape : fullShape;
   const total = answersIn(shape);
   const nats = await startNatsServer();
-  const s = await startBenchServer(0, undefined, { natsUrl: nats.url, workers: true });
+  const s = await startBenchServer(0, undefined, { natsUrl: nats.url, workers: true, env: { ENGINE_MODE: 'simulated' } });
   const close = async () => {
     shared = null;
     await s.close();
@@ -150,7 +151,7 @@ async function buildDataset(quick: boolean): Promise<AnswerDataset> {
 
 export const answers: Bench = {
   name: 'answers',
-  about: 'imports the answers dataset over HTTP until the projections caught up (unless metrics did), then re-derives it after adding a competitor',
+  about: 'imports the answers dataset over HTTP until the projections caught up (unless metrics did), then re-derives it after adding a competitor and answers two runs on it',
   async run({ quick }) {
     const { server: s, site, total, close } = await answerDataset(quick);
     try {
@@ -171,6 +172,15 @@ export const answers: Bench = {
         note: `${rederive.toFixed(1)} s to re-derive ${total} answers after a competitor was added (scaled to 1 M)`,
       });
       report('rederive_cpu_us_per_answer', (c1.nodeUs + c1.pgUs) / total, 'us', { note: `node ${(c1.nodeUs / total).toFixed(1)} us + Postgres ${(c1.pgUs / total).toFixed(1)} us` });
+      // runs on the large site: what the workers do per answer must not grow with the history
+      const cpu2 = await cpuMeter(s.rt.database.db);
+      const t2 = nowNs();
+      const { units } = await runsAnswered(s, site, 2, '2026-03-01');
+      const seconds2 = secondsSince(t2);
+      const c2 = await cpu2.stop();
+      report('worker_answers_per_s_large_site', units / seconds2, 'answers/s', {
+        note: `${units} units of 2 runs answered on the ${total}-answer site by one instance in ${seconds2.toFixed(1)} s; node ${(c2.nodeUs / units).toFixed(0)} us + Postgres ${(c2.pgUs / units).toFixed(0)} us per answer`,
+      });
     } finally {
       await close();
     }

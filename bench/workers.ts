@@ -3,9 +3,28 @@ import { isDomainError } from '../src/domain/errors';
 import { SYSTEM_ACTOR } from '../src/domain/events';
 import { startNatsServer } from '../test/bus/nats-server';
 import { fullShape, quickShape } from './answers-data';
-import { seedAnswerSite } from './answers';
+import { type AnswerSite, seedAnswerSite } from './answers';
 import { type Bench, cpuMeter, info, nowNs, report, secondsSince } from './lib';
-import { startBenchServer } from './server';
+import { type BenchServer, startBenchServer } from './server';
+
+/** Starts `runs` runs of the site's default schedule for `day` and waits until the read model has each finished. */
+export async function runsAnswered(s: BenchServer, site: AnswerSite, runs: number, day: string): Promise<{ ids: string[]; units: number }> {
+  const ctx = { store: s.rt.store, organizationId: s.organizationId, websiteId: site.websiteId, actor: SYSTEM_ACTOR };
+  const ids: string[] = [];
+  let units = 0;
+  for (let i = 0; i < runs; i++) {
+    const r = await startRun(ctx, { website_id: site.websiteId, schedule_id: null, trigger: 'manual', day });
+    if (isDomainError(r)) throw new Error(r.message);
+    ids.push(r.plan.run_id);
+    units += r.plan.total;
+  }
+  const db = s.rt.database.db;
+  for (;;) {
+    const done = Number((await db('rm_runs').whereIn('id', ids).whereNotNull('finished_at').count<{ n: string }[]>('* as n'))[0].n);
+    if (done === ids.length) return { ids, units };
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
 
 /** Answers of the simulated engine recorded per second by the response workers of two instances sharing NATS. */
 export const workers: Bench = {
@@ -20,7 +39,6 @@ export const workers: Bench = {
     try {
       b = await startBenchServer(0, undefined, { natsUrl: nats.url, workers: true, join: a, env: { ENGINE_MODE: 'simulated' } });
       const site = await seedAnswerSite(a, shape);
-      const ctx = { store: a.rt.store, organizationId: a.organizationId, websiteId: site.websiteId, actor: SYSTEM_ACTOR };
       const stat = async () => (await a.rt.database.db.raw('select xact_commit::int as c, tup_returned::bigint as r, tup_fetched::bigint as f from pg_stat_database where datname = current_database()')).rows[0];
       const tables = async () =>
         new Map<string, number>(
@@ -34,20 +52,8 @@ export const workers: Bench = {
       for (const x of [a, b]) x.rt.database.db.on('query', () => queries.n++);
       const cpu = await cpuMeter(a.rt.database.db);
       const t0 = nowNs();
-      const ids: string[] = [];
-      let units = 0;
-      for (let i = 0; i < runs; i++) {
-        const r = await startRun(ctx, { website_id: site.websiteId, schedule_id: null, trigger: 'manual', day: '2026-03-01' });
-        if (isDomainError(r)) throw new Error(r.message);
-        ids.push(r.plan.run_id);
-        units += r.plan.total;
-      }
+      const { ids, units } = await runsAnswered(a, site, runs, '2026-03-01');
       const db = a.rt.database.db;
-      for (;;) {
-        const done = Number((await db('rm_runs').whereIn('id', ids).whereNotNull('finished_at').count<{ n: string }[]>('* as n'))[0].n);
-        if (done === ids.length) break;
-        await new Promise((res) => setTimeout(res, 100));
-      }
       const seconds = secondsSince(t0);
       const c = await cpu.stop();
       const s1 = await stat();
