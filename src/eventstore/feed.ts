@@ -14,7 +14,7 @@ export interface FeedReader {
 }
 
 const KNOWN = knownEventTypes();
-/** a reader that has not read for this long no longer holds the window back */
+/** a reader that has not read for this long (it lost its lead, say) no longer holds the stretch back */
 const IDLE_READER_MS = 10_000;
 
 /**
@@ -41,6 +41,11 @@ export class SharedFeed {
     private readonly store: EventStore,
     private readonly options: { maxEvents?: number; fetchSize?: number } = {},
   ) {}
+
+  /** events per read of the stretch (a reader may take fewer) */
+  private get fetchSize(): number {
+    return this.options.fetchSize ?? 1000;
+  }
 
   reader(interest: FeedInterest): FeedReader {
     const r = { interest, at: null as Position | null, lastRead: 0 };
@@ -102,7 +107,7 @@ export class SharedFeed {
       const { start, end } = this;
       if (start === null || end === null || comparePositions(after, end) > 0) {
         // nothing held, or this reader is ahead of it: the stretch starts here
-        const b = await this.fetch(after, Math.max(maxCount, this.options.fetchSize ?? 1000));
+        const b = await this.fetch(after, Math.max(maxCount, this.fetchSize));
         if (b.scanned > 0 && (this.end === null || comparePositions(after, this.end) > 0)) {
           this.start = after;
           this.end = b.scannedTo;
@@ -121,7 +126,7 @@ export class SharedFeed {
       }
       if (!this.extending) {
         const from = end;
-        const done = this.fetch(from, Math.max(maxCount, this.options.fetchSize ?? 1000))
+        const done = this.fetch(from, Math.max(maxCount, this.fetchSize))
           .then((b) => {
             if (b.scanned > 0 && this.end !== null && comparePositions(this.end, from) === 0) {
               for (const e of b.events) this.events.push(e);
