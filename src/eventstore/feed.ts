@@ -14,6 +14,18 @@ export interface FeedReader {
 }
 
 const KNOWN = knownEventTypes();
+
+/**
+ * One catch-up read of the store for a reader's interest: by type where the store can filter (payloads of the other
+ * types neither sent nor parsed; the scan still moves past them), every event otherwise.
+ */
+export async function readInterest(store: EventStore, after: Position, maxCount: number, interest: FeedInterest): Promise<ScannedBatch> {
+  if (interest.handles !== 'all' && store.readAllOfTypes) {
+    return store.readAllOfTypes(after, maxCount, interest.handles, KNOWN, (interest.streamPrefixes ?? {}) as Record<string, string>);
+  }
+  const events = await store.readAll(after, maxCount);
+  return { events, scanned: events.length, scannedTo: events.length ? events[events.length - 1].position : after };
+}
 /** a reader that has not read for this long (it lost its lead, say) no longer holds the stretch back */
 const IDLE_READER_MS = 10_000;
 
@@ -30,7 +42,7 @@ const IDLE_READER_MS = 10_000;
  */
 export class SharedFeed {
   private readonly readers = new Set<{ interest: FeedInterest; at: Position | null; lastRead: number }>();
-  private union: { types: string[] | 'all'; prefixes: Record<string, string> } | null = null;
+  private union: FeedInterest | null = null;
   /** the stretch held: events with payloads in (start, end], in order */
   private start: Position | null = null;
   private end: Position | null = null;
@@ -72,7 +84,7 @@ export class SharedFeed {
   }
 
   /** Every type some reader handles; a type's prefix only when every reader of that type has the same one. */
-  private interests(): { types: string[] | 'all'; prefixes: Record<string, string> } {
+  private interests(): FeedInterest {
     if (this.union) return this.union;
     const types = new Set<string>();
     const prefixes = new Map<string, string | null>();
@@ -90,16 +102,13 @@ export class SharedFeed {
     }
     const kept: Record<string, string> = {};
     if (!all) for (const [t, p] of prefixes) if (p !== null) kept[t] = p;
-    this.union = { types: all ? 'all' : [...types], prefixes: kept };
+    this.union = { handles: all ? 'all' : [...types], streamPrefixes: kept };
     return this.union;
   }
 
   /** A read of the store for what every reader wants, or for what one reader wants. */
-  private async fetch(after: Position, maxCount: number, own?: FeedInterest): Promise<ScannedBatch> {
-    const { types, prefixes } = own ? { types: own.handles, prefixes: own.streamPrefixes ?? {} } : this.interests();
-    if (types !== 'all' && this.store.readAllOfTypes) return this.store.readAllOfTypes(after, maxCount, types, KNOWN, prefixes as Record<string, string>);
-    const events = await this.store.readAll(after, maxCount);
-    return { events, scanned: events.length, scannedTo: events.length ? events[events.length - 1].position : after };
+  private fetch(after: Position, maxCount: number, own?: FeedInterest): Promise<ScannedBatch> {
+    return readInterest(this.store, after, maxCount, own ?? this.interests());
   }
 
   private async read(after: Position, maxCount: number, own: FeedInterest): Promise<ScannedBatch> {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { decodeEvent, isKnownType, knownEventTypes, MalformedEventError } from '../domain/events';
+import { decodeEvent, isKnownType, MalformedEventError } from '../domain/events';
 import type { Logger } from '../logger';
-import type { FeedReader, SharedFeed } from './feed';
+import { type FeedReader, readInterest, type SharedFeed } from './feed';
 import {
   comparePositions,
   type EventStore,
@@ -22,7 +22,6 @@ const LEASE_SECONDS = 15;
  * position): under a steady trickle of appends the next read then takes a batch, not one event per transaction.
  */
 const LINGER_MS = 4;
-const KNOWN_TYPES = knownEventTypes();
 
 export async function migrateRunnerTables(db: Knex): Promise<void> {
   await db.transaction(async (trx) => {
@@ -230,15 +229,13 @@ export class ProjectionRunner {
   }
 
   /**
-   * Reads the next batch after `after`. A projection that handles some types only reads those (where the store can
-   * filter): the scan still moves its checkpoint past the events it skips.
+   * Reads the next batch after `after`: live, through the feed this instance's projections share; catching up, from
+   * the store. Either way a projection that handles some types gets those (where the store can filter), and the scan
+   * still moves its checkpoint past the events it skips.
    */
-  private async read(after: Position): Promise<ScannedBatch> {
+  private read(after: Position): Promise<ScannedBatch> {
     if (this.reader && !this.catchingUp) return this.reader.read(after, this.batchSize);
-    const handles = this.projection.handles;
-    if (handles !== 'all' && this.store.readAllOfTypes) return this.store.readAllOfTypes(after, this.batchSize, handles, KNOWN_TYPES, this.projection.streamPrefixes);
-    const events = await this.store.readAll(after, this.batchSize);
-    return { events, scanned: events.length, scannedTo: events.length ? events[events.length - 1].position : after };
+    return readInterest(this.store, after, this.batchSize, { handles: this.projection.handles, streamPrefixes: this.projection.streamPrefixes });
   }
 
   /** Processes one batch; returns how many events were scanned (0 = caught up). */
