@@ -13,6 +13,8 @@ export interface SealingEnv {
   log: EventStore;
   /** the database the subject keys live in */
   db: Knex;
+  /** a second instance's own connections to the same log and key table, where the store allows one */
+  second?: { log: EventStore; db: Knex };
   close(): Promise<void>;
 }
 
@@ -46,7 +48,7 @@ export function sealingContract(name: string, open: () => Promise<SealingEnv>): 
       const c = counted(await openSubjectKeyring(env.db));
       counts = c.n;
       store = sealEventStore(env.log, new Sealer(c.keyring));
-      other = sealEventStore(env.log, new Sealer(await openSubjectKeyring(env.db)));
+      other = sealEventStore(env.second?.log ?? env.log, new Sealer(await openSubjectKeyring(env.second?.db ?? env.db)));
     }, 180_000);
     afterAll(async () => {
       await env?.close();

@@ -1,5 +1,6 @@
 import '../support/erasure-probe';
 import { describe, it } from 'vitest';
+import { openPostgres } from '../../src/db';
 import { openEsdbEventStore } from '../../src/eventstore/esdb';
 import { openSubjectKeyring } from '../../src/eventstore/keyring';
 import { Sealer, sealEventStore } from '../../src/eventstore/sealed';
@@ -13,7 +14,15 @@ if (url) {
   sealingContract('sealing over EventStoreDB', async () => {
     const d = await freshDatabase();
     const log = await openEsdbEventStore(url);
-    return { log, db: d.db, close: async () => (await log.close(), await d.close()) };
+    // the second instance: a client of its own, and a pool of its own where the key table is on a server
+    const log2 = await openEsdbEventStore(url);
+    const db2 = d.url ? await openPostgres(d.url) : null;
+    return {
+      log,
+      db: d.db,
+      second: { log: log2, db: db2?.db ?? d.db },
+      close: async () => (await log.close(), await log2.close(), await db2?.close(), await d.close()),
+    };
   });
   eventStoreContract('sealed EventStoreDB event store', async () => {
     const d = await freshDatabase();

@@ -1,7 +1,9 @@
 import '../support/erasure-probe';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { openPostgres } from '../../src/db';
 import { MasterKeyMismatchError, openSubjectKeyring } from '../../src/eventstore/keyring';
+import { openPostgresEventStore } from '../../src/eventstore/postgres';
 import { Sealer, sealEventStore } from '../../src/eventstore/sealed';
 import { freshDatabase, freshStore, onRealPostgres, type TestDatabase } from '../support/db';
 import { eventStoreContract } from './contract';
@@ -11,7 +13,10 @@ const where = onRealPostgres ? 'real server' : 'PGlite';
 
 sealingContract(`sealing over the Postgres event store (${where})`, async () => {
   const s = await freshStore();
-  return { log: s.store, db: s.db, close: () => s.close() };
+  if (!s.url) return { log: s.store, db: s.db, close: () => s.close() };
+  // on a server, the second instance has a pool of its own
+  const second = await openPostgres(s.url);
+  return { log: s.store, db: s.db, second: { log: await openPostgresEventStore(second.db), db: second.db }, close: async () => (await second.close(), await s.close()) };
 });
 
 // the sealing store is an event store like any other
