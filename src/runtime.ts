@@ -87,7 +87,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     }
     closers.push(() => log.close());
     // erasable fields are sealed with per-subject keys kept beside the read models, outside the log
-    const sealer = new Sealer(await openSubjectKeyring(database.db, { masterKey: config.erasureMasterKey }));
+    const sealer = new Sealer(await openSubjectKeyring(database.db, { masterKey: config.erasureMasterKey, logInSameDatabase: !config.eventstoreUrl }));
     const store = sealEventStore(log, sealer);
 
     const bus: Bus = sealedBus(options.withoutBus || !config.natsUrl ? createMemoryBus({ logger }) : await openNatsBus(config.natsUrl, logger), sealer);

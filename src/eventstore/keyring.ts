@@ -85,8 +85,19 @@ export async function migrateSubjectKeys(db: Knex): Promise<void> {
   });
 }
 
+export interface KeyringOptions {
+  /** null or absent: the embedded default */
+  masterKey?: Buffer | null;
+  /**
+   * The log is kept in this same database: a new key's commit need not wait for its WAL flush, since the append that
+   * uses it commits after it and flushes the WAL past it (a key lost in a crash was used by nothing). Not with
+   * EventStoreDB, whose appends are durable elsewhere.
+   */
+  logInSameDatabase?: boolean;
+}
+
 /** Opens the key table on `db` (the read models' database, also beside EventStoreDB); checks the master key. */
-export async function openSubjectKeyring(db: Knex, options: { masterKey?: Buffer | null } = {}): Promise<SubjectKeyring> {
+export async function openSubjectKeyring(db: Knex, options: KeyringOptions = {}): Promise<SubjectKeyring> {
   await migrateSubjectKeys(db);
   const masterBytes = options.masterKey ?? Buffer.from(DEFAULT_MASTER_KEY, 'hex');
   if (masterBytes.length !== KEY_BYTES) throw new Error('the erasure master key must be 32 bytes');
@@ -104,6 +115,7 @@ export async function openSubjectKeyring(db: Knex, options: { masterKey?: Buffer
     }
   });
 
+  const lazyCommit = options.logInSameDatabase ? ` cross join (select set_config('synchronous_commit', 'off', true)) as lazy` : '';
   const cache = new Map<string, KeyObject>();
   const remember = (subject: string, key: KeyObject) => {
     cache.delete(subject);
@@ -161,7 +173,7 @@ export async function openSubjectKeyring(db: Knex, options: { masterKey?: Buffer
                 ins as (insert into aivis_subject_keys (subject, key) select subject, key from want
                          on conflict (subject) do nothing returning subject, key)
            select w.subject, coalesce(i.key, k.key) as key, (i.subject is not null or k.subject is not null) as seen
-             from want w left join ins i on i.subject = w.subject left join aivis_subject_keys k on k.subject = w.subject`,
+             from want w left join ins i on i.subject = w.subject left join aivis_subject_keys k on k.subject = w.subject${lazyCommit}`,
           [want, wrapped],
         );
         const again: string[] = [];

@@ -29,7 +29,9 @@ function sealValue(key: KeyObject, subject: string, value: unknown): SealedValue
   const iv = randomBytes(IV_BYTES);
   const c = createCipheriv('aes-256-gcm', key, iv);
   c.setAAD(Buffer.from(subject, 'utf8'));
-  const ct = Buffer.concat([c.update(JSON.stringify(value), 'utf8'), c.final()]);
+  // GCM is a stream mode: final() adds nothing
+  const ct = c.update(JSON.stringify(value), 'utf8');
+  c.final();
   return { $sealed: Buffer.concat([Buffer.of(VERSION), iv, c.getAuthTag(), ct]).toString('base64') };
 }
 
@@ -41,8 +43,10 @@ function openValue(key: KeyObject, subject: string, sealed: SealedValue): unknow
     const d = createDecipheriv('aes-256-gcm', key, b.subarray(1, 1 + IV_BYTES));
     d.setAAD(Buffer.from(subject, 'utf8'));
     d.setAuthTag(b.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES));
-    const text = Buffer.concat([d.update(b.subarray(1 + IV_BYTES + TAG_BYTES)), d.final()]).toString('utf8');
-    return JSON.parse(text);
+    const text = d.update(b.subarray(1 + IV_BYTES + TAG_BYTES));
+    // checks the tag: throws when the ciphertext, the IV or the subject is not the one sealed
+    d.final();
+    return JSON.parse(text.toString('utf8'));
   } catch {
     return undefined;
   }
