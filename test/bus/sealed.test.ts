@@ -39,6 +39,8 @@ describe('the bus carries erasable fields sealed (NATS JetStream)', () => {
   let store: EventStore;
   let relay: ProjectionRunner;
   const consumers: Consumer[] = [];
+  /** key lookups made to seal (appends, and publishes of text in clear) */
+  let sealings = 0;
 
   /** What a durable consumer of `b` receives of the probe notes, by event id. */
   async function collect(b: Bus, durable: string): Promise<Map<string, BusMessage>> {
@@ -50,7 +52,9 @@ describe('the bus carries erasable fields sealed (NATS JetStream)', () => {
   beforeAll(async () => {
     env = await freshStore();
     nats = await startNatsServer();
-    const sealer = new Sealer(await openSubjectKeyring(env.db));
+    const keyring = await openSubjectKeyring(env.db);
+    sealings = 0;
+    const sealer = new Sealer({ ...keyring, forSealing: (subjects) => (sealings++, keyring.forSealing(subjects)) });
     store = sealEventStore(env.store, sealer);
     raw = await openNatsBus(nats.url, logger);
     bus = sealedBus(raw, sealer);
@@ -74,10 +78,14 @@ describe('the bus carries erasable fields sealed (NATS JetStream)', () => {
     const worker = await collect(bus, 'probe-workers');
     const rawView = await collect(raw, 'probe-raw');
     await store.append(`note-${noteId}`, [note], 'no_stream');
+    expect(sealings).toBe(1);
 
     await waitUntil('the relayed note', () => worker.has(note.id) && rawView.has(note.id), 10_000);
     expect(worker.get(note.id)!.data).toEqual(note.data);
     expect(rawView.get(note.id)!.data).toMatchObject({ title, text: { $sealed: expect.any(String) }, lines: [{ n: 1, body: { $sealed: expect.any(String) } }] });
+    // the relay sent the log's own ciphertext: nothing was sealed again on the way
+    expect(sealings).toBe(1);
+    expect(rawView.get(note.id)!.data).toEqual((await env.store.readStream(`note-${noteId}`))[0].data);
     // the store's files do hold the message (its plain title), never the erasable text
     const disk = storeBytes(nats.storeDir);
     expect(disk.includes(title)).toBe(true);
