@@ -99,9 +99,10 @@ function opaqueChildren(schema: z.ZodType): z.ZodType[] {
       return def.options as z.ZodType[];
     case 'record':
     case 'map':
-      return [def.valueType as z.ZodType];
     case 'set':
       return [def.valueType as z.ZodType];
+    case 'lazy':
+      return [(def.getter as () => z.ZodType)()];
     case 'tuple':
       return [...(def.items as z.ZodType[]), ...(def.rest ? [def.rest as z.ZodType] : [])];
     case 'intersection':
