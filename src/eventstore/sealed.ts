@@ -75,6 +75,15 @@ interface Item {
   data: unknown;
 }
 
+/** plan.mapSealed over a stored event; what goes wrong (a sealed value without its subject id, say) is a malformed event. */
+function mapEvent(e: Item, plan: SealingPlan, fn: (value: unknown, subject: string) => unknown): unknown {
+  try {
+    return plan.mapSealed(e.data, fn);
+  } catch (err) {
+    throw err instanceof MalformedEventError ? err : new MalformedEventError(e.id, e.type, err instanceof Error ? err.message : String(err));
+  }
+}
+
 /** Seals, opens and erases for one catalogue and one keyring; shared by the event store and the bus. */
 export class Sealer {
   readonly plans: Map<string, SealingPlan>;
@@ -99,7 +108,10 @@ export class Sealer {
     let subjects: Set<string> | null = null;
     for (const e of items) {
       const plan = this.plans.get(e.type);
-      if (plan?.seals) sealedSubjects(plan, e.data, (subjects ??= new Set()), isSealedValue);
+      if (plan?.seals) {
+        const into = (subjects ??= new Set());
+        mapEvent(e, plan, (v, subject) => (isSealedValue(v) && into.add(subject), v));
+      }
     }
     if (!subjects || subjects.size === 0) return items;
     const keys = await this.keyring.forOpening(subjects);
@@ -108,16 +120,16 @@ export class Sealer {
       const e = items[i];
       const plan = this.plans.get(e.type);
       if (!plan?.seals) continue;
-      const data = plan.mapSealed(e.data, (v, subject) => {
-        // a value written before its field was declared sealed is read as it was stored
-        if (!isSealedValue(v)) return v;
-        const key = keys.get(subject);
-        if (key === undefined) throw new MalformedEventError(e.id, e.type, `no key for subject ${subject} (the key table does not match the log)`);
-        if (key === null) return null;
-        const opened = openValue(key, subject, v);
-        if (opened === undefined) throw new MalformedEventError(e.id, e.type, `a sealed field does not open with the key of subject ${subject}`);
-        return opened;
-      });
+      const data = mapEvent(e, plan, (v, subject) => {
+          // a value written before its field was declared sealed is read as it was stored
+          if (!isSealedValue(v)) return v;
+          const key = keys.get(subject);
+          if (key === undefined) throw new MalformedEventError(e.id, e.type, `no key for subject ${subject} (the key table does not match the log)`);
+          if (key === null) return null;
+          const opened = openValue(key, subject, v);
+          if (opened === undefined) throw new MalformedEventError(e.id, e.type, `a sealed field does not open with the key of subject ${subject}`);
+          return opened;
+        });
       if (data !== e.data) out[i] = { ...e, data, [STORED_DATA]: (e as { [STORED_DATA]?: unknown })[STORED_DATA] ?? e.data };
     }
     return out;

@@ -85,6 +85,14 @@ export function sealingContract(name: string, open: () => Promise<SealingEnv>): 
 
     const noteIn = (events: RecordedEvent[], id: string) => events.find((e) => e.id === id)!.data as ProbeNote;
 
+    /** A note appended through the sealing store; returns its id. */
+    async function appendNote(): Promise<string> {
+      const e = noteRecorded({ text: marker('note') });
+      const id = (e.data as ProbeNote).note_id;
+      await store.append(`note-${id}`, [e], 'no_stream');
+      return id;
+    }
+
     it('given a note appended through the sealing store, then the log keeps its erasable fields only as ciphertext and every read path opens them', async () => {
       const head = await env.log.headPosition();
       const m = { text: marker('text'), body: marker('body'), email: marker('email') };
@@ -184,6 +192,14 @@ export function sealingContract(name: string, open: () => Promise<SealingEnv>): 
       const forged = { ...b, id: randomUUID(), data: { ...(b.data as ProbeNote), text: (raw.data as { text: unknown }).text } };
       await env.log.append(`note-${bId}`, [forged], 0n);
       await expect(store.readStream(`note-${bId}`)).rejects.toBeInstanceOf(MalformedEventError);
+    });
+
+    it('given an event in the log with a sealed value but no subject id, then reading it fails as a malformed event', async () => {
+      const stream = `note-broken-${randomUUID()}`;
+      const broken = noteRecorded({ text: 'x' });
+      const [sealed] = await env.log.readStream(`note-${await appendNote()}`);
+      await env.log.append(stream, [{ ...broken, data: { ...(sealed.data as object), note_id: undefined } }], 'no_stream');
+      await expect(store.readStream(stream)).rejects.toBeInstanceOf(MalformedEventError);
     });
 
     it('given appends in order, then positions and revisions are those of the store underneath', async () => {
