@@ -14,11 +14,12 @@ import { workers } from './workers';
 import { append } from './append';
 import { auth } from './auth';
 import { catchup } from './catchup';
+import { erasure } from './erasure';
 import { http } from './http';
 import { type Bench, dropAll, figures, goalMet, info, line, nowNs, report, secondsSince, SERVER_URL } from './lib';
 import { rebuild } from './rebuild';
 
-const all: Bench[] = [append, catchup, rebuild, analysis, auth, http, workers, metrics, observations, answers];
+const all: Bench[] = [append, catchup, rebuild, erasure, analysis, auth, http, workers, metrics, observations, answers];
 
 function usage(): never {
   process.stderr.write(`usage: npm run bench -- [--quick] [${all.map((b) => b.name).join('|')} ...]\n${all.map((b) => `  ${b.name.padEnd(8)} ${b.about}`).join('\n')}\n`);

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { parseMasterKey } from './eventstore/keyring';
 
 const url = (schemes: string[]) =>
   z.string().refine((s) => {
@@ -31,6 +32,7 @@ const Env = z.object({
     .string()
     .regex(/^(rules|llm:[a-z][a-z0-9-]*)$/, "must be 'rules' or 'llm:<model id>'")
     .default('rules'),
+  ERASURE_MASTER_KEY: z.string().refine((s) => parseMasterKey(s) !== null, 'must be 32 bytes as 64 hex digits or base64').optional(),
 });
 
 export interface Config {
@@ -55,6 +57,8 @@ export interface Config {
   observationExtractor: string;
   /** live engine calls, per model unless infra/models.json says otherwise for a model */
   engineCalls: { timeoutMs: number; retries: number; concurrency: number };
+  /** wraps the keys of erasable subjects; null: the embedded default */
+  erasureMasterKey: Buffer | null;
 }
 
 export class ConfigError extends Error {}
@@ -86,5 +90,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: e.WORKER_CONCURRENCY,
     observationExtractor: e.OBSERVATION_EXTRACTOR,
     engineCalls: { timeoutMs: e.ENGINE_TIMEOUT_MS, retries: e.ENGINE_RETRIES, concurrency: e.ENGINE_CONCURRENCY },
+    erasureMasterKey: e.ERASURE_MASTER_KEY ? parseMasterKey(e.ERASURE_MASTER_KEY) : null,
   };
 }

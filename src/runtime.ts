@@ -5,6 +5,7 @@ import { createMemoryBus } from './bus/memory';
 import { openNatsBus } from './bus/nats';
 import type { Bus } from './bus/port';
 import { createRelayProjection } from './bus/relay';
+import { sealedBus } from './bus/sealed';
 import type { Config } from './config';
 import { type Database, openPglite, openPostgres } from './db';
 import { lockDataDir } from './embedded-lock';
@@ -12,6 +13,9 @@ import type { EventStore, Position } from './eventstore/port';
 import { APPENDED_CHANNEL, openPostgresEventStore } from './eventstore/postgres';
 import type { Projection } from './eventstore/projection';
 import { SharedFeed } from './eventstore/feed';
+import { createErasureProjection } from './eventstore/erasure';
+import { openSubjectKeyring } from './eventstore/keyring';
+import { Sealer, sealEventStore } from './eventstore/sealed';
 import { ProjectionRunner } from './eventstore/runner';
 import { createEngines, type Engines } from './engines/registry';
 import type { Logger } from './logger';
@@ -74,22 +78,25 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     }
     closers.push(() => database.close());
 
-    let store: EventStore;
+    let log: EventStore;
     if (config.eventstoreUrl) {
       const { openEsdbEventStore } = await import('./eventstore/esdb');
-      store = await openEsdbEventStore(config.eventstoreUrl);
+      log = await openEsdbEventStore(config.eventstoreUrl);
     } else {
-      store = await openPostgresEventStore(database.db, { notify: database.kind === 'postgres' });
+      log = await openPostgresEventStore(database.db, { notify: database.kind === 'postgres' });
     }
-    closers.push(() => store.close());
+    closers.push(() => log.close());
+    // erasable fields are sealed with per-subject keys kept beside the read models, outside the log
+    const sealer = new Sealer(await openSubjectKeyring(database.db, { masterKey: config.erasureMasterKey, logInSameDatabase: !config.eventstoreUrl }));
+    const store = sealEventStore(log, sealer);
 
-    const bus: Bus = options.withoutBus || !config.natsUrl ? createMemoryBus({ logger }) : await openNatsBus(config.natsUrl, logger);
+    const bus: Bus = sealedBus(options.withoutBus || !config.natsUrl ? createMemoryBus({ logger }) : await openNatsBus(config.natsUrl, logger), sealer);
     closers.push(() => bus.close());
 
     const runners = new Map<string, ProjectionRunner>();
     // one read of each new stretch of the log for every projection of this instance (and the relay)
     const feed = new SharedFeed(store);
-    for (const projection of [...readModels, ...(options.projections ?? [])]) {
+    for (const projection of [...readModels, createErasureProjection(sealer), ...(options.projections ?? [])]) {
       runners.set(projection.name, new ProjectionRunner({ projection, store, db: database.db, logger, feed }));
     }
     // the bus carries what workers consume (answers are large: nothing else rides along for nobody)

@@ -2,12 +2,14 @@ import type { Knex } from 'knex';
 import type { EventType } from '../domain/events';
 import { positionToString, type TypedEvent } from '../eventstore/port';
 import type { Projection } from '../eventstore/projection';
+import { storedData } from '../eventstore/sealed';
 import type { Bus, BusMessage } from './port';
 
 export const toBusMessage = (e: TypedEvent): BusMessage => ({
   id: e.id,
   type: e.type,
-  data: e.data,
+  // as the log keeps it: erasable fields stay sealed on the bus
+  data: storedData(e),
   metadata: e.metadata,
   streamId: e.streamId,
   position: positionToString(e.position),

@@ -39,9 +39,12 @@ export const ProductCardData = z.object({
   url: z.string().nullable().optional(),
 });
 
+/** Erasable fields: `sealed(schema)`, with their owner's id as `subject('<prefix>')` and the delete's id as `erases('<prefix>')`. */
+export { erases, sealed, subject } from './sealing';
+
 /**
  * The event catalogue: every event type with its data schema. Adding an event is one entry here.
- * Facts only: derivations live in projections.
+ * Facts only: derivations live in projections. What a user can erase is marked sealed (see src/domain/sealing.ts).
  */
 export const catalogue = {
   OrganizationCreated: z.object({
