@@ -118,7 +118,8 @@ async function withStreamLock<T>(store: EventStore, streamId: string, fn: () => 
 
 /**
  * Loads the stream, decides, appends with the expected revision; on a concurrency conflict reloads and decides
- * again after a short jittered pause, up to MAX_ATTEMPTS. decide must be pure: it may run several times.
+ * again after a short jittered pause, up to MAX_ATTEMPTS (and at once after an append whose event ids were all
+ * stored already). decide must be pure: it may run several times.
  */
 export function handle<S, R>(
   ctx: CommandContext,
@@ -148,6 +149,9 @@ async function handleUnlocked<S, R>(
         decision.events.map(({ id, ...e }) => ({ id: id ?? newId(), type: e.type, data: e.data, metadata })),
         revision < 0n ? 'no_stream' : revision,
       );
+      // every event id was stored already (another writer decided the same, under the same derived ids): decide
+      // again on the state that holds them, so the result says what this call did
+      if (r.noop && attempt + 1 < MAX_ATTEMPTS) continue;
       return { result: decision.result, position: r.position, events: decision.events };
     } catch (err) {
       if (!(err instanceof WrongExpectedRevisionError) || attempt + 1 >= MAX_ATTEMPTS) throw err;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../commands/catalog/catalog';
 import { type Aggregate, load, newEventsFor } from '../../commands/handle';
 import { Organization } from '../../commands/organizations/organization';
+import { RunSlot } from '../../commands/responses/run-slot';
 import { type DomainEvent, SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { freshStore } from '../support/db';
@@ -61,9 +62,15 @@ const organizationEvent: fc.Arbitrary<DomainEvent> = fc.oneof(
   fc.record({ website_id: id('w'), status: fc.constantFrom('active' as const, 'paused' as const, 'deleted' as const) }).map((data) => ({ type: 'WebsiteStatusChanged' as const, data })),
 );
 
+const runSlotEvent: fc.Arbitrary<DomainEvent> = fc.oneof(
+  fc.record({ run_id: id('r', 4), website_id: fc.constant('w1'), schedule_id: fc.constant(null), expires_at: fc.constant('2026-03-01T12:00:00.000Z') }).map((data) => ({ type: 'RunSlotTaken' as const, data })),
+  fc.record({ run_id: id('r', 4), website_id: fc.constant('w1'), schedule_id: fc.constant(null), reason: fc.constantFrom('finished' as const, 'expired' as const) }).map((data) => ({ type: 'RunEnded' as const, data })),
+);
+
 const aggregates: [string, Aggregate<unknown>, fc.Arbitrary<DomainEvent>][] = [
   ['Catalog', Catalog as Aggregate<unknown>, catalogEvent],
   ['Organization', Organization as Aggregate<unknown>, organizationEvent],
+  ['RunSlot', RunSlot as Aggregate<unknown>, runSlotEvent],
 ];
 
 describe.each(aggregates)('%s.evolve', (_name, agg, event) => {
