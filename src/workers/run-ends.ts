@@ -45,8 +45,8 @@ export async function recordRunEnds(deps: RunEndsDeps): Promise<{ finished: stri
   return ended;
 }
 
-/** Pokes closer together than this make one pass. */
-const COALESCE_MS = 50;
+/** Pokes closer together than this make one pass: a run's outcomes come in bursts, and its end can wait that long. */
+const COALESCE_MS = 250;
 
 /**
  * Records run ends soon after a unit's outcome (poke), and every `everyMs` whatever happens (a poke lost with an
