@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { conflict, type DomainError } from '../../src/domain/errors';
+import type { DomainError } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import { MODEL_COUNT, modelIdSchema } from '../../src/domain/models';
 import { boundedString, Uuid } from '../../src/domain/schemas';
 import type { CommandContext, Decision } from '../handle';
-import { type CatalogState, handleCatalog, nameKey, type SavedViewState } from './catalog';
+import { type CatalogState, handleCatalog, type SavedViewState } from './catalog';
 import { Name, PromptStatus, PromptType, WebsiteId } from './catalog-input';
 import { isUuid } from '../../src/domain/ids';
 
@@ -87,17 +87,7 @@ export type SavedViewFilters = z.infer<typeof SavedViewFilters>;
 export const CreateSavedView = z.strictObject({ website_id: WebsiteId, name: Name, filters: SavedViewFilters.default({}) });
 export type CreateSavedView = z.input<typeof CreateSavedView>;
 
-/** 409 with the view that already has the name (case-insensitive), other than `except`. */
-export function savedViewNameTaken(s: CatalogState, name: string, except?: string): DomainError | null {
-  const key = nameKey(name);
-  for (const v of s.saved_views.values()) if (v.id !== except && nameKey(v.name) === key) return conflict('Saved view already exists', { existing: v });
-  return null;
-}
-
-/** A view's name is unique per website, case-insensitively. */
-export function decideCreateSavedView(s: CatalogState, cmd: CreateSavedView & { view_id: string }): Decision<SavedViewState> | DomainError {
-  const taken = savedViewNameTaken(s, cmd.name);
-  if (taken) return taken;
+export function decideCreateSavedView(_s: CatalogState, cmd: CreateSavedView & { view_id: string }): Decision<SavedViewState> | DomainError {
   const data = { view_id: cmd.view_id, name: cmd.name, filters: (cmd.filters ?? {}) as Record<string, unknown> };
   return { events: [{ type: 'SavedViewCreated', data }], result: { id: data.view_id, name: data.name, filters: data.filters } };
 }

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { conflict, type DomainError, invalid } from '../../src/domain/errors';
+import { type DomainError, invalid } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import { MODEL_COUNT, modelIdSchema } from '../../src/domain/models';
 import type { CommandContext, Decision } from '../handle';
-import { type CatalogState, handleCatalog, nameKey, type ScheduleView, scheduleView } from './catalog';
+import { type CatalogState, handleCatalog, type ScheduleView, scheduleView } from './catalog';
 import { Bool, Day, Name, WebsiteId } from './catalog-input';
 
 export const ScheduleModels = z
@@ -35,17 +35,7 @@ export function windowError(starts_on: string | null, ends_on: string | null): D
   return starts_on !== null && ends_on !== null && ends_on < starts_on ? invalid('ends_on: must not be before starts_on') : null;
 }
 
-/** 409 with the schedule that already has the name (case-insensitive; archived ones too: they stay listed), other than `except`. */
-export function scheduleNameTaken(s: CatalogState, name: string, except?: string): DomainError | null {
-  const key = nameKey(name);
-  for (const x of s.schedules.values()) if (x.id !== except && nameKey(x.name) === key) return conflict('Prompt schedule already exists', { existing: scheduleView(x) });
-  return null;
-}
-
-/** A schedule's name is unique per website, case-insensitively. */
-export function decideCreateSchedule(s: CatalogState, cmd: CreateSchedule & { schedule_id: string }): Decision<ScheduleView> | DomainError {
-  const taken = scheduleNameTaken(s, cmd.name);
-  if (taken) return taken;
+export function decideCreateSchedule(_s: CatalogState, cmd: CreateSchedule & { schedule_id: string }): Decision<ScheduleView> | DomainError {
   const data = {
     schedule_id: cmd.schedule_id,
     name: cmd.name,

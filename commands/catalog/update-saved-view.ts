@@ -3,7 +3,7 @@ import { type DomainError, notFound } from '../../src/domain/errors';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, type SavedViewState } from './catalog';
 import { Name, WebsiteId } from './catalog-input';
-import { SavedViewFilters, savedViewNameTaken } from './create-saved-view';
+import { SavedViewFilters } from './create-saved-view';
 
 export const UpdateSavedView = z
   .strictObject({ website_id: WebsiteId, name: Name.optional(), filters: SavedViewFilters.optional() })
@@ -14,13 +14,11 @@ export const SAVED_VIEW_NOT_FOUND = 'Saved view not found';
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-/** Renames (to a name no other view of the website has) and/or replaces the stored filters as a whole; the id stays. */
+/** Renames and/or replaces the stored filters as a whole; the id stays. */
 export function decideUpdateSavedView(s: CatalogState, viewId: string, cmd: UpdateSavedView): Decision<SavedViewState> | DomainError {
   const v = s.saved_views.get(viewId);
   if (!v) return notFound(SAVED_VIEW_NOT_FOUND);
   const name = cmd.name !== undefined && cmd.name !== v.name ? cmd.name : undefined;
-  const taken = name !== undefined ? savedViewNameTaken(s, name, v.id) : null;
-  if (taken) return taken;
   const filters = cmd.filters !== undefined && !sameJson(cmd.filters, v.filters) ? (cmd.filters as Record<string, unknown>) : undefined;
   if (name === undefined && filters === undefined) return { events: [], result: v };
   return {

@@ -4,7 +4,7 @@ import type { DomainEvent, EventData } from '../../src/domain/events';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, type ScheduleView, scheduleView } from './catalog';
 import { Bool, Day, Name, sameList, WebsiteId } from './catalog-input';
-import { Frequency, ScheduleModels, scheduleNameTaken, windowError } from './create-schedule';
+import { Frequency, ScheduleModels, windowError } from './create-schedule';
 
 export const UpdateSchedule = z
   .strictObject({
@@ -35,11 +35,7 @@ export function decideUpdateSchedule(s: CatalogState, scheduleId: string, cmd: U
     return editsSomething ? conflict('Prompt schedule is archived') : { events: [], result: scheduleView(x) };
   }
   const changes: Omit<EventData<'PromptScheduleUpdated'>, 'schedule_id'> = {};
-  if (edits.name !== undefined && edits.name !== x.name) {
-    const taken = scheduleNameTaken(s, edits.name, x.id);
-    if (taken) return taken;
-    changes.name = edits.name;
-  }
+  if (edits.name !== undefined && edits.name !== x.name) changes.name = edits.name;
   if (edits.models !== undefined && !sameList(edits.models, x.models)) changes.models = edits.models;
   if (edits.starts_on !== undefined && edits.starts_on !== x.starts_on) changes.starts_on = edits.starts_on;
   if (edits.ends_on !== undefined && edits.ends_on !== x.ends_on) changes.ends_on = edits.ends_on;

@@ -68,23 +68,6 @@ describe('prompt schedules', () => {
     given(Catalog, ...history).when((s) => decideUpdateSchedule(s, 's1', { website_id: W, archived: true })).then([]);
   });
 
-  it('given a schedule of that name in another case (archived too), then conflict, on create and on rename; keeping its own name is fine', () => {
-    const q1 = { type: 'PromptScheduleCreated', data: { schedule_id: 's1', name: 'Q1 launch', models, starts_on: null, ends_on: null, frequency: 'daily', is_active: true } } as const;
-    const existing = { id: 's1', name: 'Q1 launch', models, starts_on: null, ends_on: null, frequency: 'daily', is_active: true, archived: false };
-    given(Catalog, q1)
-      .when((s) => decideCreateSchedule(s, { website_id: W, schedule_id: 's2', name: ' q1  LAUNCH', models, frequency: 'weekly' }))
-      .then({ kind: 'conflict', message: 'Prompt schedule already exists', details: { existing } });
-    given(Catalog, q1, { type: 'PromptScheduleArchived', data: { schedule_id: 's1' } })
-      .when((s) => decideCreateSchedule(s, { website_id: W, schedule_id: 's2', name: 'Q1 Launch', models, frequency: 'weekly' }))
-      .then({ kind: 'conflict', message: 'Prompt schedule already exists', details: { existing: { ...existing, is_active: false, archived: true } } });
-    given(Catalog, q1, scheduleCreated('s2'))
-      .when((s) => decideUpdateSchedule(s, 's2', { website_id: W, name: 'Q1 LAUNCH' }))
-      .then({ kind: 'conflict', message: 'Prompt schedule already exists', details: { existing } });
-    given(Catalog, q1)
-      .when((s) => decideUpdateSchedule(s, 's1', { website_id: W, name: 'q1 launch' }))
-      .then([{ type: 'PromptScheduleUpdated', data: { schedule_id: 's1', name: 'q1 launch' } }]);
-  });
-
   it('given an unknown schedule, then not found', () => {
     given(Catalog).when((s) => decideUpdateSchedule(s, 's1', { website_id: W, name: 'X' })).then({ kind: 'not_found', message: 'Prompt schedule not found' });
   });
@@ -122,21 +105,6 @@ describe('saved views', () => {
       .then([{ type: 'SavedViewUpdated', data: { view_id: 'v1', filters: { prompt_status: 'active' } } }]);
     given(Catalog, created).when((s) => decideUpdateSavedView(s, 'v1', { website_id: W, name: 'A', filters: { models: ['x'] } })).then([]);
     given(Catalog).when((s) => decideUpdateSavedView(s, 'v1', { website_id: W, name: 'B' })).then({ kind: 'not_found', message: 'Saved view not found' });
-  });
-
-  it('given a view of that name in another case, then conflict, on create and on rename; keeping its own name is fine', () => {
-    const a = { type: 'SavedViewCreated', data: { view_id: 'v1', name: 'Top models', filters: {} } } as const;
-    const b = { type: 'SavedViewCreated', data: { view_id: 'v2', name: 'Other', filters: {} } } as const;
-    const existing = { id: 'v1', name: 'Top models', filters: {} };
-    given(Catalog, a)
-      .when((s) => decideCreateSavedView(s, { website_id: W, view_id: 'v3', name: 'top  MODELS ' }))
-      .then({ kind: 'conflict', message: 'Saved view already exists', details: { existing } });
-    given(Catalog, a, b)
-      .when((s) => decideUpdateSavedView(s, 'v2', { website_id: W, name: 'TOP MODELS' }))
-      .then({ kind: 'conflict', message: 'Saved view already exists', details: { existing } });
-    given(Catalog, a)
-      .when((s) => decideUpdateSavedView(s, 'v1', { website_id: W, name: 'Top Models' }))
-      .then([{ type: 'SavedViewUpdated', data: { view_id: 'v1', name: 'Top Models' } }]);
   });
 
   it('bounds the stored filters: typed known keys, bounded unknown ones', () => {

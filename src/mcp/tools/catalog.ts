@@ -142,7 +142,7 @@ export const catalogTools = [
   }),
   tool({
     name: 'create_prompt_schedule',
-    description: 'Create a custom schedule: name (unique per website), models (model identifiers), optional starts_on and ends_on (YYYY-MM-DD, UTC), frequency daily or weekly.',
+    description: 'Create a custom schedule: name, models (model identifiers), optional starts_on and ends_on (YYYY-MM-DD, UTC), frequency daily or weekly.',
     input: CreateSchedule,
     handler: (ctx, input) => catalogOps.createSchedule(ctx, input),
   }),
@@ -162,7 +162,7 @@ export const catalogTools = [
   }),
   tool({
     name: 'create_saved_view',
-    description: 'Save a view: name (unique per website) and filters (stored as given).',
+    description: 'Save a view: name and filters (stored as given).',
     input: CreateSavedView,
     handler: (ctx, input) => catalogOps.createSavedView(ctx, input),
   }),
