@@ -81,26 +81,6 @@ describe('check-then-act rules under concurrent requests', () => {
     expect(await eventsOf('CompetitorAdded', (d) => d.normalized_url === won.competitor.normalized_url)).toHaveLength(1);
   });
 
-  it('given one saved view name sent N times at once, then one 201 and N-1 409; a rename onto it too', async () => {
-    const rs = await race('POST', '/api/v1/saved-views', (i) => ({ body: { website_id: site, name: i % 2 ? 'Top models' : 'top models', filters: { models: [MODEL_IDS[i % 3]] } } }));
-    expect(statuses(rs)).toEqual([201, ...Array(N - 1).fill(409)]);
-    const won = winner(rs, 201);
-    for (const r of losers(rs, 201)) expect(r.body).toEqual({ error: 'Saved view already exists', existing: won.view });
-    // N views renamed to one free name at once: one takes it
-    const views = await Promise.all(Array.from({ length: N }, (_, i) => call(a, 'POST', '/api/v1/saved-views', { key, body: { website_id: site, name: `View ${i}` } })));
-    const renames = await Promise.all(views.map((v, i) => call((b && i % 2 ? b : a) as TestServer, 'PATCH', `/api/v1/saved-views/${v.body.view.id}`, { key, body: { website_id: site, name: 'Weekly' } })));
-    expect(statuses(renames)).toEqual([200, ...Array(N - 1).fill(409)]);
-    const list = (await call(a, 'GET', '/api/v1/saved-views', { key, query: { website_id: site } })).body.data;
-    expect(list.filter((v: { name: string }) => v.name === 'Weekly')).toHaveLength(1);
-  });
-
-  it('given one schedule name sent N times at once, then one 201 and N-1 409', async () => {
-    const rs = await race('POST', '/api/v1/prompt-schedules', (i) => ({ body: { website_id: site, name: i % 2 ? 'Nightly' : 'NIGHTLY', models: [MODEL_IDS[0]], frequency: 'daily' } }));
-    expect(statuses(rs)).toEqual([201, ...Array(N - 1).fill(409)]);
-    const won = winner(rs, 201);
-    for (const r of losers(rs, 201)) expect(r.body).toEqual({ error: 'Prompt schedule already exists', existing: won.schedule });
-  });
-
   it('given one external_id sent N times at once on new websites, then one 201 and N-1 409 naming the website that has it', async () => {
     const rs = await race('POST', '/api/v1/websites', (i) => ({ body: { name: `Partner site ${i}`, url: `https://p${i}.example.com`, external_id: 'crm-42' } }));
     expect(statuses(rs)).toEqual([201, ...Array(N - 1).fill(409)]);
