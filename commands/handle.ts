@@ -5,14 +5,16 @@ import { type EventStore, type Position, WrongExpectedRevisionError } from '../s
 
 /** How a stream's state is rebuilt from its events. */
 export interface Aggregate<S> {
-  /** the stream's state before its first event */
+  /** the stream's state before its first event (a new object on every call) */
   initial: () => S;
+  /** Pure: the state after the event; `state` is never changed, so two evolves of one state are independent. */
   evolve: (state: S, event: DomainEvent) => S;
   /**
-   * For an evolve that mutates its state: a copy deep enough that evolving it leaves the original untouched, so a
-   * cached state shared by concurrent requests is never changed under one of them. Not needed when evolve is pure.
+   * Replay for load alone, so a long stream costs one copy, not one per event: `own` copies a state deep enough
+   * that `apply` may change the copy in place; `apply` folds an event into a state load owns and returns it.
+   * Without it load folds with evolve.
    */
-  clone?: (state: S) => S;
+  replay?: { own: (state: S) => S; apply: (owned: S, event: DomainEvent) => S };
 }
 
 /** What decide returns: events to append (with optional deterministic ids) and what the caller gets back. */
@@ -46,7 +48,10 @@ interface Cached<S> {
 const CACHE_LIMIT = 2000;
 const caches = new WeakMap<EventStore, Map<string, Cached<unknown>>>();
 
-/** Loads a stream's state, reading only the events after a cached revision. */
+/**
+ * Loads a stream's state, reading only the events after a cached revision. The cached state is shared by every
+ * caller and never changed: new events are folded into a copy (or into initial(), which nobody else holds).
+ */
 export async function load<S>(store: EventStore, streamId: string, agg: Aggregate<S>): Promise<Cached<S>> {
   let cache = caches.get(store);
   if (!cache) caches.set(store, (cache = new Map()));
@@ -54,10 +59,14 @@ export async function load<S>(store: EventStore, streamId: string, agg: Aggregat
   let state = hit ? hit.state : agg.initial();
   let revision = hit ? hit.revision : -1n;
   const events = await store.readStream(streamId, { fromRevision: revision + 1n });
-  if (hit && events.length && agg.clone) state = agg.clone(state);
-  for (const e of events) {
-    state = agg.evolve(state, decodeEvent(e.id, e.type, e.data));
-    revision = e.revision;
+  if (events.length) {
+    const replay = agg.replay;
+    if (replay && hit) state = replay.own(state);
+    const step = replay ? replay.apply : agg.evolve;
+    for (const e of events) {
+      state = step(state, decodeEvent(e.id, e.type, e.data));
+      revision = e.revision;
+    }
   }
   const fresh = { revision, state };
   if (revision >= 0n) {
@@ -109,7 +118,8 @@ async function withStreamLock<T>(store: EventStore, streamId: string, fn: () => 
 
 /**
  * Loads the stream, decides, appends with the expected revision; on a concurrency conflict reloads and decides
- * again after a short jittered pause, up to MAX_ATTEMPTS. decide must be pure: it may run several times.
+ * again after a short jittered pause, up to MAX_ATTEMPTS (and at once after an append whose event ids were all
+ * stored already). decide must be pure: it may run several times.
  */
 export function handle<S, R>(
   ctx: CommandContext,
@@ -139,6 +149,9 @@ async function handleUnlocked<S, R>(
         decision.events.map(({ id, ...e }) => ({ id: id ?? newId(), type: e.type, data: e.data, metadata })),
         revision < 0n ? 'no_stream' : revision,
       );
+      // every event id was stored already (another writer decided the same, under the same derived ids): decide
+      // again on the state that holds them, so the result says what this call did
+      if (r.noop && attempt + 1 < MAX_ATTEMPTS) continue;
       return { result: decision.result, position: r.position, events: decision.events };
     } catch (err) {
       if (!(err instanceof WrongExpectedRevisionError) || attempt + 1 >= MAX_ATTEMPTS) throw err;

@@ -52,6 +52,7 @@ export const feed: { [T in EventType]?: Mapper<T> } = {
   SavedViewUpdated: (e) => ({ entity_type: 'saved_view', change_type: 'updated', entity_ids: [e.data.view_id] }),
   AttributeCreated: (e) => ({ entity_type: 'attribute', change_type: 'created', entity_ids: [e.data.attribute_id] }),
   RunStarted: (e) => ({ entity_type: 'run', change_type: 'started', entity_ids: [e.data.run_id] }),
+  RunEnded: (e) => ({ entity_type: 'run', change_type: e.data.reason, entity_ids: [e.data.run_id] }),
   ResponsesImported: (e) => ({ entity_type: 'response', change_type: 'imported', entity_ids: e.data.response_ids.length <= 100 ? e.data.response_ids : null }),
 };
 

@@ -4,13 +4,15 @@ import type { Projection } from '../src/eventstore/projection';
 
 /**
  * Runs and their units of work: what was asked, what was answered, what failed and why. A run is finished when
- * every unit has an outcome; its status says how it went.
+ * every unit has an outcome; its status says how it went. rm_run_slots: which run holds its schedule's slot, until
+ * its end is recorded (what the worker recording ends looks for); a run ended as expired is finished, its units
+ * still pending failed as expired.
  */
 export const runsProjection: Projection = {
   name: 'runs',
   version: 1,
-  tables: ['rm_runs', 'rm_run_units'],
-  handles: ['RunStarted', 'ResponseRequested', 'ResponseRecorded', 'ResponseFailed'],
+  tables: ['rm_runs', 'rm_run_units', 'rm_run_slots'],
+  handles: ['RunStarted', 'ResponseRequested', 'ResponseRecorded', 'ResponseFailed', 'RunSlotTaken', 'RunEnded'],
   // outcomes of units of work only: an imported answer belongs to no run
   streamPrefixes: { ResponseRecorded: RESPONSE_STREAM_PREFIX, ResponseFailed: RESPONSE_STREAM_PREFIX },
   async migrate(db: Knex) {
@@ -54,11 +56,70 @@ export const runsProjection: Projection = {
         updated_at timestamptz not null
       );
       create index if not exists rm_run_units_run on rm_run_units (run_id, status);
-      create index if not exists rm_run_units_pending on rm_run_units (dispatched_at) where status = 'pending';`);
+      create index if not exists rm_run_units_pending on rm_run_units (dispatched_at) where status = 'pending';
+      create table if not exists rm_run_slots (
+        run_id uuid primary key,
+        organization_id uuid not null,
+        website_id uuid not null,
+        schedule_id uuid,
+        taken_at timestamptz not null,
+        expires_at timestamptz not null,
+        ended_at timestamptz,
+        end_reason text
+      );
+      create index if not exists rm_run_slots_held on rm_run_slots (expires_at) where ended_at is null;`);
   },
   async apply(trx, events) {
     const units: Record<string, unknown>[] = [];
     const outcomes: Record<string, unknown>[] = [];
+    /** writes the units and outcomes gathered so far */
+    const flush = async () => {
+      // units first: an outcome in the same batch finds its unit
+      if (units.length) {
+        await trx.raw(
+          `insert into rm_run_units (request_id, run_id, organization_id, website_id, prompt_id, model, location_id, persona_id, schedule_id, day, run_at, status, requested_at, dispatched_at, updated_at)
+           select request_id, run_id, organization_id, website_id, prompt_id, model, location_id, persona_id, schedule_id, day, run_at, 'pending', at, at, at
+             from json_to_recordset(?::json) as x(request_id uuid, run_id uuid, organization_id uuid, website_id uuid, prompt_id uuid, model text, location_id uuid,
+               persona_id uuid, schedule_id uuid, day date, run_at timestamptz, at timestamptz)
+           on conflict (request_id) do nothing`,
+          [JSON.stringify(units)],
+        );
+      }
+      if (outcomes.length) {
+        // only a pending unit takes an outcome (one outcome per unit: the event ids make a second one impossible)
+        // the key list makes it index probes: joined to the recordset alone (which the planner sizes at 100 rows) the
+        // update hashed it and scanned the whole table per batch
+        const settled = await trx.raw(
+          `with x as materialized (
+             select * from json_to_recordset(?::json) as x(request_id uuid, run_id uuid, status text, response_id uuid, error_kind text, error text, attempts int, at timestamptz))
+           update rm_run_units u set status = x.status, response_id = x.response_id, error_kind = x.error_kind, error = x.error, attempts = x.attempts, updated_at = x.at
+             from x
+            where u.request_id = any (array(select x.request_id from x)) and u.request_id = x.request_id and u.status = 'pending'
+            returning u.request_id, u.run_id, u.status`,
+          [JSON.stringify(outcomes)],
+        );
+        const timeOf = new Map(outcomes.map((o) => [o.request_id as string, o.at as string]));
+        const byRun = new Map<string, { recorded: number; failed: number; at: string }>();
+        for (const r of settled.rows as { request_id: string; run_id: string; status: string }[]) {
+          const at = timeOf.get(r.request_id)!;
+          const c = byRun.get(r.run_id) ?? { recorded: 0, failed: 0, at };
+          if (r.status === 'recorded') c.recorded++;
+          else c.failed++;
+          if (at > c.at) c.at = at;
+          byRun.set(r.run_id, c);
+        }
+        for (const [runId, c] of byRun) {
+          await trx.raw(
+            `update rm_runs set recorded = recorded + ?, failed = failed + ?,
+               finished_at = case when recorded + ? + failed + ? >= total then ?::timestamptz else finished_at end
+             where id = ?`,
+            [c.recorded, c.failed, c.recorded, c.failed, c.at, runId],
+          );
+        }
+      }
+      units.length = 0;
+      outcomes.length = 0;
+    };
     for (const e of events) {
       const at = e.metadata.time;
       switch (e.type) {
@@ -102,50 +163,40 @@ export const runsProjection: Projection = {
         case 'ResponseFailed':
           outcomes.push({ request_id: e.data.request_id, run_id: e.data.run_id, status: 'failed', response_id: null, error_kind: e.data.error_kind, error: e.data.message, attempts: e.data.attempts, at });
           break;
+        case 'RunSlotTaken':
+          await flush();
+          await trx('rm_run_slots')
+            .insert({
+              run_id: e.data.run_id,
+              organization_id: e.metadata.organization_id,
+              website_id: e.data.website_id,
+              schedule_id: e.data.schedule_id,
+              taken_at: at,
+              expires_at: e.data.expires_at,
+            })
+            .onConflict('run_id')
+            .ignore();
+          break;
+        case 'RunEnded':
+          // what came before it in the log settles first: an outcome recorded before the end counts
+          await flush();
+          await trx('rm_run_slots').where('run_id', e.data.run_id).whereNull('ended_at').update({ ended_at: at, end_reason: e.data.reason });
+          if (e.data.reason === 'expired') await expire(trx, e.data.run_id, at);
+          break;
       }
     }
-    // units first: an outcome in the same batch finds its unit
-    if (units.length) {
-      await trx.raw(
-        `insert into rm_run_units (request_id, run_id, organization_id, website_id, prompt_id, model, location_id, persona_id, schedule_id, day, run_at, status, requested_at, dispatched_at, updated_at)
-         select request_id, run_id, organization_id, website_id, prompt_id, model, location_id, persona_id, schedule_id, day, run_at, 'pending', at, at, at
-           from json_to_recordset(?::json) as x(request_id uuid, run_id uuid, organization_id uuid, website_id uuid, prompt_id uuid, model text, location_id uuid,
-             persona_id uuid, schedule_id uuid, day date, run_at timestamptz, at timestamptz)
-         on conflict (request_id) do nothing`,
-        [JSON.stringify(units)],
-      );
-    }
-    if (outcomes.length) {
-      // only a pending unit takes an outcome (one outcome per unit: the event ids make a second one impossible)
-      // the key list makes it index probes: joined to the recordset alone (which the planner sizes at 100 rows) the
-      // update hashed it and scanned the whole table per batch
-      const settled = await trx.raw(
-        `with x as materialized (
-           select * from json_to_recordset(?::json) as x(request_id uuid, run_id uuid, status text, response_id uuid, error_kind text, error text, attempts int, at timestamptz))
-         update rm_run_units u set status = x.status, response_id = x.response_id, error_kind = x.error_kind, error = x.error, attempts = x.attempts, updated_at = x.at
-           from x
-          where u.request_id = any (array(select x.request_id from x)) and u.request_id = x.request_id and u.status = 'pending'
-          returning u.request_id, u.run_id, u.status`,
-        [JSON.stringify(outcomes)],
-      );
-      const timeOf = new Map(outcomes.map((o) => [o.request_id as string, o.at as string]));
-      const byRun = new Map<string, { recorded: number; failed: number; at: string }>();
-      for (const r of settled.rows as { request_id: string; run_id: string; status: string }[]) {
-        const at = timeOf.get(r.request_id)!;
-        const c = byRun.get(r.run_id) ?? { recorded: 0, failed: 0, at };
-        if (r.status === 'recorded') c.recorded++;
-        else c.failed++;
-        if (at > c.at) c.at = at;
-        byRun.set(r.run_id, c);
-      }
-      for (const [runId, c] of byRun) {
-        await trx.raw(
-          `update rm_runs set recorded = recorded + ?, failed = failed + ?,
-             finished_at = case when recorded + ? + failed + ? >= total then ?::timestamptz else finished_at end
-           where id = ?`,
-          [c.recorded, c.failed, c.recorded, c.failed, c.at, runId],
-        );
-      }
-    }
+    await flush();
   },
 };
+
+/** A run whose slot expired: its pending units fail as expired (a late answer no longer counts) and it is finished. */
+async function expire(trx: Knex.Transaction, runId: string, at: string): Promise<void> {
+  await trx.raw(
+    `with expired as (
+       update rm_run_units set status = 'failed', error_kind = 'expired', error = 'the run expired before this unit had an outcome', updated_at = ?
+        where run_id = ? and status = 'pending'
+        returning 1)
+     update rm_runs set failed = failed + (select count(*) from expired), finished_at = coalesce(finished_at, ?::timestamptz) where id = ?`,
+    [at, runId, at, runId],
+  );
+}

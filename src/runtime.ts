@@ -22,6 +22,7 @@ import type { Logger } from './logger';
 import { parseExtractor, startObservationWorkers } from './workers/observations';
 import { startResponseWorkers } from './workers/responses';
 import { BUS_STREAM_PREFIXES, busEventTypes } from './workers/types';
+import { startRunEnds } from './workers/run-ends';
 import { startScheduler } from './workers/scheduler';
 import { migrateSweeper, startSweeper } from './workers/sweeper';
 
@@ -40,7 +41,7 @@ export interface Runtime {
   /** Read your writes: waits (bounded) until the named read models (default: all) have passed position. */
   waitForReadModels(position: Position | null, names?: readonly string[], timeoutMs?: number): Promise<boolean>;
   startProjections(): Promise<void>;
-  /** response and observation workers, the scheduler and the sweeper of lost units (after startProjections) */
+  /** response and observation workers, run ends, the scheduler and the sweeper of lost units (after startProjections) */
   startWorkers(): Promise<void>;
   close(): Promise<void>;
 }
@@ -144,7 +145,9 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       async startWorkers() {
         await migrateSweeper(database.db);
         const deps = { store, db: database.db, bus, engines, logger, now: options.now };
-        workers.push(await startResponseWorkers({ ...deps, extractor, concurrency: config.workerConcurrency }));
+        const runEnds = startRunEnds({ ...deps, waitForRuns: (p) => runtime.waitForReadModels(p, ['runs']) });
+        workers.push(runEnds);
+        workers.push(await startResponseWorkers({ ...deps, extractor, concurrency: config.workerConcurrency, onOutcome: (p) => runEnds.poke(p) }));
         workers.push(await startObservationWorkers({ ...deps, extractor }));
         workers.push(startSweeper({ db: database.db, bus, logger }));
         if (config.scheduler) workers.push(startScheduler({ ...deps }));

@@ -46,9 +46,8 @@ export function decideCreateApiKey(
 export async function createApiKey(ctx: CommandContext, input: CreateApiKey, callerPartner: boolean) {
   const key = generateApiKey();
   const now = (ctx.now?.() ?? new Date()).toISOString();
-  const r = await handle(ctx, organizationStream(ctx.organizationId), Organization, (s) =>
-    decideCreateApiKey(s, { ...input, api_key_id: newId(), key_hash: hashApiKey(key), key_prefix: key.slice(0, 10), user_id: ctx.actor.user_id, caller_partner: callerPartner, now }),
-  );
+  const cmd = { ...input, api_key_id: newId(), key_hash: hashApiKey(key), key_prefix: key.slice(0, 10), user_id: ctx.actor.user_id, caller_partner: callerPartner, now };
+  const r = await handle(ctx, organizationStream(ctx.organizationId), Organization, (s) => decideCreateApiKey(s, cmd));
   if ('kind' in r) return r;
   return { ...r, result: { ...r.result, key } };
 }

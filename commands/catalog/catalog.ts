@@ -91,52 +91,117 @@ export interface CatalogState {
 
 export const catalogStream = (websiteId: string) => `catalog-${websiteId}`;
 
-const OWNER = Symbol('catalog state owner');
-type Owned = CatalogState & { [OWNER]?: object };
-let run: object | null = null;
-
-/** A token for the code running now, until its synchronous run ends (the next microtask drops it). */
-function currentRun(): object {
-  if (!run) {
-    run = {};
-    queueMicrotask(() => {
-      run = null;
-    });
-  }
-  return run;
-}
+const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 /**
- * The state evolve may change: s itself when this same synchronous replay made it, else a copy of its collections.
- * The handler's cache shares a loaded state between concurrent loads, so a state from an earlier run is never
- * changed in place; within one replay (a synchronous loop) the copy is made once, so replay stays linear.
- * Entities are never changed in place either: a change replaces the entity object.
+ * Folds one event into the catalogue. `owned`: the state is load's own copy and its maps are changed in place;
+ * otherwise the maps the event touches are copied into a new state and `s` is left as it was. Entities are never
+ * changed in place either way: a change replaces the entry.
  */
-function writable(s: CatalogState): Owned {
-  const token = currentRun();
-  if ((s as Owned)[OWNER] === token) return s;
-  return {
-    competitors: new Map(s.competitors),
-    topics: new Map(s.topics),
-    prompts: new Map(s.prompts),
-    personas: new Map(s.personas),
-    locations: new Map(s.locations),
-    schedules: new Map(s.schedules),
-    saved_views: new Map(s.saved_views),
-    attributes: new Map(s.attributes),
-    [OWNER]: token,
+function fold(s: CatalogState, e: DomainEvent, owned: boolean): CatalogState {
+  let next = s;
+  const write = <K extends keyof CatalogState>(k: K): CatalogState[K] => {
+    if (owned) return s[k];
+    if (next === s) next = { ...s };
+    if (next[k] === s[k]) next[k] = new Map(s[k] as Map<string, unknown>) as CatalogState[K];
+    return next[k];
   };
-}
-
-/** Replaces the listed entries with changed copies (unknown ids are skipped). */
-function change<T extends object>(m: Map<string, T>, ids: readonly string[], f: (x: T) => Partial<T>): void {
-  for (const id of ids) {
-    const x = m.get(id);
-    if (x) m.set(id, { ...x, ...f(x) });
+  /** Replaces the listed entries with changed copies (unknown ids are skipped, and copy nothing). */
+  const change = <K extends keyof CatalogState>(k: K, ids: readonly string[], f: (x: EntryOf<K>) => Partial<EntryOf<K>>) => {
+    for (const id of ids) {
+      const x = next[k].get(id) as EntryOf<K> | undefined;
+      if (x) (write(k) as Map<string, EntryOf<K>>).set(id, { ...x, ...f(x) });
+    }
+  };
+  switch (e.type) {
+    case 'CompetitorAdded': {
+      const { competitor_id: id, ...c } = e.data;
+      write('competitors').set(id, { id, ...c, removed: false });
+      break;
+    }
+    case 'CompetitorRenamed':
+      change('competitors', [e.data.competitor_id], () => ({ name: e.data.name }));
+      break;
+    case 'CompetitorIdentifiersChanged':
+      change('competitors', [e.data.competitor_id], () => ({ identifiers: e.data.identifiers }));
+      break;
+    case 'CompetitorRemoved':
+      change('competitors', [e.data.competitor_id], () => ({ removed: true }));
+      break;
+    case 'TopicCreated':
+      write('topics').set(e.data.topic_id, { id: e.data.topic_id, name: e.data.name, deleted: false, deleted_prompt_ids: [] });
+      break;
+    case 'TopicDeleted':
+      change('topics', [e.data.topic_id], () => ({ deleted: true, deleted_prompt_ids: e.data.soft_deleted_prompt_ids }));
+      change('prompts', e.data.soft_deleted_prompt_ids, () => ({ soft_deleted: true }));
+      break;
+    case 'TopicRestored':
+      change('topics', [e.data.topic_id], () => ({ deleted: false, deleted_prompt_ids: [] }));
+      change('prompts', e.data.restored_prompt_ids, () => ({ soft_deleted: false }));
+      break;
+    case 'PromptCreated': {
+      const { prompt_id: id, ...p } = e.data;
+      write('prompts').set(id, { id, ...p, soft_deleted: false, hard_deleted: false, has_answers: false });
+      break;
+    }
+    case 'PromptUpdated': {
+      const { prompt_id, ...changes } = e.data;
+      change('prompts', [prompt_id], () => defined(changes) as Partial<PromptState>);
+      break;
+    }
+    case 'PromptDeleted':
+      change('prompts', [e.data.prompt_id], () => (e.data.soft_deleted ? { soft_deleted: true } : { hard_deleted: true }));
+      break;
+    case 'PromptAnswered':
+      change('prompts', [e.data.prompt_id], () => ({ has_answers: true }));
+      break;
+    case 'PersonaCreated':
+      write('personas').set(e.data.persona_id, { id: e.data.persona_id, name: e.data.name, description: e.data.description });
+      break;
+    case 'LocationCreated': {
+      const { location_id: id, ...l } = e.data;
+      write('locations').set(id, { id, ...l });
+      break;
+    }
+    case 'PromptScheduleCreated': {
+      const { schedule_id: id, ...x } = e.data;
+      write('schedules').set(id, { id, ...x, archived: false });
+      break;
+    }
+    case 'PromptScheduleUpdated': {
+      const { schedule_id, ...changes } = e.data;
+      change('schedules', [schedule_id], () => defined(changes) as Partial<ScheduleState>);
+      break;
+    }
+    case 'PromptScheduleArchived':
+      change('schedules', [e.data.schedule_id], () => ({ archived: true }));
+      break;
+    case 'SavedViewCreated':
+      write('saved_views').set(e.data.view_id, { id: e.data.view_id, name: e.data.name, filters: e.data.filters });
+      break;
+    case 'SavedViewUpdated':
+      change('saved_views', [e.data.view_id], () => defined({ name: e.data.name, filters: e.data.filters }) as Partial<SavedViewState>);
+      break;
+    case 'AttributeCreated':
+      write('attributes').set(e.data.attribute_id, { id: e.data.attribute_id, name: e.data.name, description: e.data.description });
+      break;
   }
+  return next;
 }
 
-const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+type EntryOf<K extends keyof CatalogState> = CatalogState[K] extends Map<string, infer T> ? T : never;
+
+/** A copy whose maps load may change (the entries are shared: they are replaced, never changed). */
+const ownCopy = (s: CatalogState): CatalogState => ({
+  competitors: new Map(s.competitors),
+  topics: new Map(s.topics),
+  prompts: new Map(s.prompts),
+  personas: new Map(s.personas),
+  locations: new Map(s.locations),
+  schedules: new Map(s.schedules),
+  saved_views: new Map(s.saved_views),
+  attributes: new Map(s.attributes),
+});
 
 export const Catalog: Aggregate<CatalogState> = {
   initial: () => ({
@@ -149,86 +214,9 @@ export const Catalog: Aggregate<CatalogState> = {
     saved_views: new Map(),
     attributes: new Map(),
   }),
-  /** Never changes a state another load may hold (see writable); returns the next state. */
-  evolve(previous, e: DomainEvent): CatalogState {
-    const s = writable(previous);
-    switch (e.type) {
-      case 'CompetitorAdded': {
-        const { competitor_id: id, ...c } = e.data;
-        s.competitors.set(id, { id, ...c, removed: false });
-        break;
-      }
-      case 'CompetitorRenamed':
-        change(s.competitors, [e.data.competitor_id], () => ({ name: e.data.name }));
-        break;
-      case 'CompetitorIdentifiersChanged':
-        change(s.competitors, [e.data.competitor_id], () => ({ identifiers: e.data.identifiers }));
-        break;
-      case 'CompetitorRemoved':
-        change(s.competitors, [e.data.competitor_id], () => ({ removed: true }));
-        break;
-      case 'TopicCreated':
-        s.topics.set(e.data.topic_id, { id: e.data.topic_id, name: e.data.name, deleted: false, deleted_prompt_ids: [] });
-        break;
-      case 'TopicDeleted':
-        change(s.topics, [e.data.topic_id], () => ({ deleted: true, deleted_prompt_ids: e.data.soft_deleted_prompt_ids }));
-        change(s.prompts, e.data.soft_deleted_prompt_ids, () => ({ soft_deleted: true }));
-        break;
-      case 'TopicRestored':
-        change(s.topics, [e.data.topic_id], () => ({ deleted: false, deleted_prompt_ids: [] }));
-        change(s.prompts, e.data.restored_prompt_ids, () => ({ soft_deleted: false }));
-        break;
-      case 'PromptCreated': {
-        const { prompt_id: id, ...p } = e.data;
-        s.prompts.set(id, { id, ...p, soft_deleted: false, hard_deleted: false, has_answers: false });
-        break;
-      }
-      case 'PromptUpdated': {
-        const { prompt_id, ...changes } = e.data;
-        change(s.prompts, [prompt_id], () => defined(changes) as Partial<PromptState>);
-        break;
-      }
-      case 'PromptDeleted':
-        change(s.prompts, [e.data.prompt_id], () => (e.data.soft_deleted ? { soft_deleted: true } : { hard_deleted: true }));
-        break;
-      case 'PromptAnswered':
-        change(s.prompts, [e.data.prompt_id], () => ({ has_answers: true }));
-        break;
-      case 'PersonaCreated':
-        s.personas.set(e.data.persona_id, { id: e.data.persona_id, name: e.data.name, description: e.data.description });
-        break;
-      case 'LocationCreated': {
-        const { location_id: id, ...l } = e.data;
-        s.locations.set(id, { id, ...l });
-        break;
-      }
-      case 'PromptScheduleCreated': {
-        const { schedule_id: id, ...x } = e.data;
-        s.schedules.set(id, { id, ...x, archived: false });
-        break;
-      }
-      case 'PromptScheduleUpdated': {
-        const { schedule_id, ...changes } = e.data;
-        change(s.schedules, [schedule_id], () => defined(changes) as Partial<ScheduleState>);
-        break;
-      }
-      case 'PromptScheduleArchived':
-        change(s.schedules, [e.data.schedule_id], () => ({ archived: true }));
-        break;
-      case 'SavedViewCreated':
-        s.saved_views.set(e.data.view_id, { id: e.data.view_id, name: e.data.name, filters: e.data.filters });
-        break;
-      case 'SavedViewUpdated':
-        change(s.saved_views, [e.data.view_id], () => defined({ name: e.data.name, filters: e.data.filters }) as Partial<SavedViewState>);
-        break;
-      case 'AttributeCreated':
-        s.attributes.set(e.data.attribute_id, { id: e.data.attribute_id, name: e.data.name, description: e.data.description });
-        break;
-      default:
-        return previous;
-    }
-    return s;
-  },
+  /** copies only the maps the event touches */
+  evolve: (s, e) => fold(s, e, false),
+  replay: { own: ownCopy, apply: (s, e) => fold(s, e, true) },
 };
 
 /** Case-insensitive, whitespace-insensitive name key (topics, attributes). */

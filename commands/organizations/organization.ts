@@ -33,56 +33,70 @@ export interface OrganizationState {
 
 export const organizationStream = (organizationId: string) => `org-${organizationId}`;
 
-const copyMap = <K, V extends object>(m: Map<K, V>) => new Map([...m].map(([k, v]) => [k, { ...v }] as [K, V]));
+/**
+ * Folds one event into the organization. `owned`: the state is load's own copy and its maps are changed in place;
+ * otherwise the maps the event touches are copied into a new state and `s` is left as it was. Entries are never
+ * changed in place either way: a change replaces the entry.
+ */
+function fold(s: OrganizationState, e: DomainEvent, owned: boolean): OrganizationState {
+  let next = s;
+  const write = <K extends 'users' | 'keys' | 'websites'>(k: K): OrganizationState[K] => {
+    if (owned) return s[k];
+    if (next === s) next = { ...s };
+    if (next[k] === s[k]) next[k] = new Map(s[k] as Map<string, unknown>) as OrganizationState[K];
+    return next[k];
+  };
+  switch (e.type) {
+    case 'OrganizationCreated': {
+      const { organization_id: id, name, plan, features, pitch_allowance } = e.data;
+      if (owned) return Object.assign(s, { id, name, plan, features, pitch_allowance });
+      return { ...s, id, name, plan, features, pitch_allowance };
+    }
+    case 'UserAdded':
+      write('users').set(e.data.user_id, { email: e.data.email, role: e.data.role });
+      break;
+    case 'ApiKeyCreated':
+      write('keys').set(e.data.api_key_id, {
+        id: e.data.api_key_id,
+        name: e.data.name,
+        user_id: e.data.user_id,
+        website_ids: e.data.website_ids,
+        partner: e.data.partner,
+        revoked: false,
+      });
+      break;
+    case 'ApiKeyRevoked': {
+      const k = s.keys.get(e.data.api_key_id);
+      if (k) write('keys').set(k.id, { ...k, revoked: true });
+      break;
+    }
+    case 'WebsiteCreated':
+      write('websites').set(e.data.website_id, {
+        id: e.data.website_id,
+        name: e.data.name,
+        url: e.data.url,
+        normalized_url: e.data.normalized_url,
+        status: 'active',
+        external_id: e.data.external_id,
+      });
+      break;
+    case 'WebsiteExternalIdSet': {
+      const w = s.websites.get(e.data.website_id);
+      if (w) write('websites').set(w.id, { ...w, external_id: e.data.external_id });
+      break;
+    }
+    case 'WebsiteStatusChanged': {
+      const w = s.websites.get(e.data.website_id);
+      if (w) write('websites').set(w.id, { ...w, status: e.data.status });
+      break;
+    }
+  }
+  return next;
+}
 
 export const Organization: Aggregate<OrganizationState> = {
   initial: () => ({ id: null, name: '', plan: 'free', features: [], pitch_allowance: 0, users: new Map(), keys: new Map(), websites: new Map() }),
-  // evolve updates entries in place: work on copies so a cached state shared by concurrent requests stays intact
-  clone: (s) => ({ ...s, users: copyMap(s.users), keys: copyMap(s.keys), websites: copyMap(s.websites) }),
-  evolve(s, e: DomainEvent) {
-    switch (e.type) {
-      case 'OrganizationCreated':
-        return { ...s, id: e.data.organization_id, name: e.data.name, plan: e.data.plan, features: e.data.features, pitch_allowance: e.data.pitch_allowance };
-      case 'UserAdded':
-        s.users.set(e.data.user_id, { email: e.data.email, role: e.data.role });
-        return s;
-      case 'ApiKeyCreated':
-        s.keys.set(e.data.api_key_id, {
-          id: e.data.api_key_id,
-          name: e.data.name,
-          user_id: e.data.user_id,
-          website_ids: e.data.website_ids,
-          partner: e.data.partner,
-          revoked: false,
-        });
-        return s;
-      case 'ApiKeyRevoked': {
-        const k = s.keys.get(e.data.api_key_id);
-        if (k) k.revoked = true;
-        return s;
-      }
-      case 'WebsiteCreated':
-        s.websites.set(e.data.website_id, {
-          id: e.data.website_id,
-          name: e.data.name,
-          url: e.data.url,
-          normalized_url: e.data.normalized_url,
-          status: 'active',
-          external_id: e.data.external_id,
-        });
-        return s;
-      case 'WebsiteExternalIdSet': {
-        const w = s.websites.get(e.data.website_id);
-        if (w) w.external_id = e.data.external_id;
-        return s;
-      }
-      case 'WebsiteStatusChanged': {
-        const w = s.websites.get(e.data.website_id);
-        if (w) w.status = e.data.status;
-        return s;
-      }
-      default:
-        return s;
-    }
-  },
+  /** copies only the maps the event touches */
+  evolve: (s, e) => fold(s, e, false),
+  replay: { own: (s) => ({ ...s, users: new Map(s.users), keys: new Map(s.keys), websites: new Map(s.websites) }), apply: (s, e) => fold(s, e, true) },
 };

@@ -130,14 +130,20 @@ function checkReferences(s: CatalogState, websiteId: string, items: ImportItem[]
 /**
  * Checks the import against the catalogue and marks the prompts answered for the first time (the same marker the
  * workers write, so a later delete keeps their history). Items whose external_id is already imported, or repeated
- * earlier in the call, are skipped.
+ * earlier in the call, are skipped. `responseIds`: one new id per item, for the items without an external_id.
  */
-export function decideImport(s: CatalogState, websiteId: string, input: ImportResponses, alreadyImported: ReadonlySet<string>): Decision<Planned[]> | DomainError {
+export function decideImport(
+  s: CatalogState,
+  websiteId: string,
+  input: ImportResponses,
+  alreadyImported: ReadonlySet<string>,
+  responseIds: readonly string[],
+): Decision<Planned[]> | DomainError {
   const bad = checkReferences(s, websiteId, input.responses);
   if (bad) return bad;
   const seen = new Set<string>();
-  const planned = input.responses.map((item): Planned => {
-    if (item.external_id === undefined) return { item, response_id: newId(), skip: false };
+  const planned = input.responses.map((item, i): Planned => {
+    if (item.external_id === undefined) return { item, response_id: responseIds[i], skip: false };
     const skip = alreadyImported.has(item.external_id) || seen.has(item.external_id);
     seen.add(item.external_id);
     return { item, response_id: importedResponseId(websiteId, item.external_id), skip };
@@ -211,7 +217,8 @@ export async function importResponses(
   input: ImportResponses,
   alreadyImported: ReadonlySet<string>,
 ): Promise<{ result: ImportResult; position: Position | null } | DomainError> {
-  const marked = await handleCatalog(ctx, websiteId, (s) => decideImport(s, websiteId, input, alreadyImported));
+  const responseIds = input.responses.map(() => newId());
+  const marked = await handleCatalog(ctx, websiteId, (s) => decideImport(s, websiteId, input, alreadyImported, responseIds));
   if (isDomainError(marked)) return marked;
   const planned = marked.result;
   const importId = newId();

@@ -8,6 +8,7 @@ import { ScheduleSelection } from '../../src/domain/filters';
 import { WrongExpectedRevisionError, type Position } from '../../src/eventstore/port';
 import { Catalog, type CatalogState, catalogStream, isLivePrompt } from '../catalog/catalog';
 import { type CommandContext, load, newEventsFor } from '../handle';
+import { endRun, type SlotTaken, takeRunSlot } from './run-slot';
 
 export const StartRun = z.strictObject({
   website_id: Uuid,
@@ -95,12 +96,30 @@ export interface Started {
   position: Position | null;
 }
 
-/** Plans the run on the website's catalogue and writes it with its units in one append to its own stream. */
-export async function startRun(ctx: CommandContext, input: Omit<StartRunInput, 'run_id'> & { run_id?: string }): Promise<Started | DomainError> {
+export interface StartOptions {
+  /**
+   * Whether a run has an outcome for every unit (the runs read model says so). When the run holding the slot has,
+   * its end is recorded first and the slot is free: a start never waits for the worker that records ends.
+   */
+  finished?: (runId: string) => Promise<boolean>;
+}
+
+/**
+ * Plans the run on the website's catalogue, takes its schedule's slot (one run in progress per schedule, decided on
+ * the slot's stream: 409 naming the run that holds it), then writes the run with its units in one append to its
+ * own stream. A backfill (history the system writes for past days) takes no slot.
+ */
+export async function startRun(ctx: CommandContext, input: Omit<StartRunInput, 'run_id'> & { run_id?: string }, options: StartOptions = {}): Promise<Started | DomainError> {
   const cmd: StartRunInput = { ...input, run_id: input.run_id ?? newId() };
   const { state } = await load(ctx.store, catalogStream(cmd.website_id), Catalog);
   const d = decideStartRun(state, cmd);
   if (isDomainError(d)) return d;
+  if (cmd.trigger !== 'backfill') {
+    const slot = await claimSlot(ctx, cmd, options.finished);
+    if (isDomainError(slot)) return slot;
+    // this run ran and ended already (a scheduler pass behind the read model): nothing to write
+    if (slot === 'ended') return { plan: d.result, started: false, position: null };
+  }
   try {
     const r = await ctx.store.append(runStream(cmd.run_id), newEventsFor({ ...ctx, websiteId: cmd.website_id }, d.events), 'no_stream');
     return { plan: d.result, started: !r.noop, position: r.position };
@@ -108,4 +127,15 @@ export async function startRun(ctx: CommandContext, input: Omit<StartRunInput, '
     if (err instanceof WrongExpectedRevisionError) return { plan: d.result, started: false, position: null };
     throw err;
   }
+}
+
+async function claimSlot(ctx: CommandContext, cmd: StartRunInput, finished: StartOptions['finished']): Promise<SlotTaken | DomainError> {
+  const ref = { website_id: cmd.website_id, schedule_id: cmd.schedule_id };
+  let r = await takeRunSlot(ctx, ref, cmd.run_id);
+  const holder = isDomainError(r) && r.kind === 'conflict' ? (r.details?.run as { run_id: string } | undefined)?.run_id : undefined;
+  if (holder && finished && (await finished(holder))) {
+    await endRun(ctx, ref, holder, 'finished');
+    r = await takeRunSlot(ctx, ref, cmd.run_id);
+  }
+  return isDomainError(r) ? r : r.result;
 }

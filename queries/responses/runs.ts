@@ -65,13 +65,14 @@ export async function listRuns(db: Knex, websiteId: string, page: { page_num: nu
   return { data: rows.slice(0, page.page_size).map(view), page_num: page.page_num, page_size: page.page_size, has_more: rows.length > page.page_size };
 }
 
-/** An unfinished run of this schedule selection, if one is going. */
-export async function runInProgress(db: Knex, websiteId: string, scheduleId: string | null): Promise<RunView | undefined> {
-  const r: RunRow | undefined = await db('rm_runs')
-    .where('website_id', websiteId)
-    .whereRaw('schedule_id is not distinct from ?', [scheduleId])
-    .whereNull('finished_at')
-    .orderBy('seq', 'desc')
-    .first(COLUMNS);
+/** A run of the website as the listing shows it (without its failures), if the read model has it. */
+export async function runView(db: Knex, websiteId: string, runId: string): Promise<RunView | undefined> {
+  const r: RunRow | undefined = await db('rm_runs').where({ website_id: websiteId, id: runId }).first(COLUMNS);
   return r ? view(r) : undefined;
+}
+
+/** Whether every unit of the run has an outcome (false while the read model does not have the run). */
+export async function runFinished(db: Knex, runId: string): Promise<boolean> {
+  const r = await db('rm_runs').where('id', runId).whereNotNull('finished_at').first('id');
+  return r !== undefined;
 }

@@ -162,6 +162,26 @@ export const catalogue = {
     models: z.array(z.string()),
     total: z.number().int().nonnegative(),
   }),
+  /**
+   * a manual or scheduled run takes its schedule's slot (stream runslot-<website_id>-<schedule_id|default>) before it
+   * starts: one run in progress per schedule; the slot is the run's until its end is recorded or expires_at passes
+   */
+  RunSlotTaken: z.object({
+    run_id: z.string(),
+    website_id: z.string(),
+    schedule_id: z.string().nullable(),
+    expires_at: z.string(),
+  }),
+  /**
+   * the end of a run that held its schedule's slot, which frees it: finished (every unit has an outcome) or expired
+   * (its slot's time ran out first; the units still pending then count as failed)
+   */
+  RunEnded: z.object({
+    run_id: z.string(),
+    website_id: z.string(),
+    schedule_id: z.string().nullable(),
+    reason: z.enum(['finished', 'expired']),
+  }),
   /** one unit of work of a run: one prompt asked to one model at one location (a message the response workers take) */
   ResponseRequested: z.object({
     request_id: z.string(),

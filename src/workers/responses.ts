@@ -8,7 +8,7 @@ import { isDomainError } from '../domain/errors';
 import type { EventType } from '../domain/events';
 import type { Engines } from '../engines/registry';
 import { type AnswerRequest, isEngineError } from '../engines/port';
-import type { EventStore } from '../eventstore/port';
+import type { EventStore, Position } from '../eventstore/port';
 import type { Logger } from '../logger';
 import { systemContext, type WebsiteContext, websiteContext } from './context';
 import { type ExtractorChoice, ruleObservations } from './observations';
@@ -27,6 +27,8 @@ export interface ResponseWorkerDeps {
   concurrency?: number;
   /** with the rules (the default), an answer's observations are found here and recorded with it */
   extractor?: ExtractorChoice;
+  /** told of every outcome this instance records (the last one of a run frees its schedule's slot) */
+  onOutcome?: (position: Position | null) => void;
   now?: () => Date;
 }
 
@@ -52,6 +54,7 @@ export async function answerUnit(
   const rules = (deps.extractor?.kind ?? 'rules') === 'rules';
   const r = await recordOutcome(ctx, req, outcome, site && rules ? (d) => ruleObservations(site, d) : undefined);
   if (!r.recorded) return 'skipped';
+  deps.onOutcome?.(r.position);
   return outcome.kind === 'answered' ? 'recorded' : 'failed';
 }
 

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
+import { RUN_IN_PROGRESS } from '../../commands/responses/run-slot';
 import { startRun } from '../../commands/responses/start-run';
+import { runFinished } from '../../queries/responses/runs';
 import { isDomainError } from '../domain/errors';
 import { SYSTEM_ACTOR } from '../domain/events';
 import { deterministicId } from '../domain/ids';
@@ -55,7 +57,8 @@ interface Due {
 
 /**
  * One pass: every active website with active prompts, its `default` schedule (daily, unbounded) and each of its
- * active, unarchived custom schedules; starts the runs due today that no instance has started. Returns the runs
+ * active, unarchived custom schedules; starts the runs due today that no instance has started, through the same
+ * slot as a manual start (a slot whose schedule has a run in progress waits for a later pass). Returns the runs
  * this pass started.
  */
 export async function schedulePass(deps: SchedulerDeps): Promise<string[]> {
@@ -90,12 +93,15 @@ export async function schedulePass(deps: SchedulerDeps): Promise<string[]> {
     for (const r of await deps.db('rm_runs').whereIn('id', ids).select('id')) known.add(r.id);
   }
   const started: string[] = [];
+  const finished = (runId: string) => runFinished(deps.db, runId);
   for (const d of due) {
     if (known.has(d.run_id)) continue;
     const ctx = { store: deps.store, organizationId: d.organization_id, websiteId: d.website_id, actor: SYSTEM_ACTOR, now: deps.now };
-    const r = await startRun(ctx, { run_id: d.run_id, website_id: d.website_id, schedule_id: d.schedule_id, trigger: 'scheduled', day: today });
+    const r = await startRun(ctx, { run_id: d.run_id, website_id: d.website_id, schedule_id: d.schedule_id, trigger: 'scheduled', day: today }, { finished });
     if (isDomainError(r)) {
-      deps.logger.warn({ website_id: d.website_id, schedule_id: d.schedule_id, slot: d.slot, error: r.message }, 'scheduled run not started');
+      // a run of the schedule still in progress: a later pass starts this slot's run once it has ended
+      const busy = r.message === RUN_IN_PROGRESS;
+      deps.logger[busy ? 'debug' : 'warn']({ website_id: d.website_id, schedule_id: d.schedule_id, slot: d.slot, error: r.message }, 'scheduled run not started');
       continue;
     }
     if (r.started) {

@@ -103,23 +103,3 @@ describe('first-answer marker', () => {
       .then([{ type: 'PromptAnswered', data: { prompt_id: 'p1' } }]);
   });
 });
-
-describe('evolve', () => {
-  it('never changes a state from an earlier run (the handler cache shares it between loads)', async () => {
-    const before = [topicCreated('t1'), promptCreated('p1', 't1')].reduce(Catalog.evolve, Catalog.initial());
-    await Promise.resolve(); // a later load
-    const snapshot = JSON.stringify([...before.prompts.values(), ...before.topics.values()]);
-    const after = [promptAnswered('p1'), topicDeleted('t1', 't1', ['p1']), promptDeleted('p1', true), { type: 'PromptUpdated', data: { prompt_id: 'p1', status: 'paused' } } as const].reduce(
-      Catalog.evolve,
-      before,
-    );
-    expect(JSON.stringify([...before.prompts.values(), ...before.topics.values()])).toBe(snapshot);
-    expect(after.prompts.get('p1')).toMatchObject({ has_answers: true, soft_deleted: true, status: 'paused' });
-    // two loads from the same cached state do not see each other's events
-    await Promise.resolve();
-    const one = Catalog.evolve(before, promptAnswered('p1'));
-    const two = Catalog.evolve(before, promptDeleted('p1', false));
-    expect(one.prompts.get('p1')).toMatchObject({ has_answers: true, hard_deleted: false });
-    expect(two.prompts.get('p1')).toMatchObject({ has_answers: false, hard_deleted: true });
-  });
-});

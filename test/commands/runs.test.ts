@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../commands/catalog/catalog';
-import { decideImport, type ImportResponses } from '../../commands/responses/import-responses';
+import { decideImport, importedResponseId, type ImportResponses } from '../../commands/responses/import-responses';
 import { decideOutcome, responseIdOf } from '../../commands/responses/record-outcome';
 import { decideStartRun } from '../../commands/responses/start-run';
 import type { DomainEvent } from '../../src/domain/events';
@@ -91,10 +91,19 @@ describe('unit outcome', () => {
 describe('import', () => {
   const item = (over: object = {}) => ({ prompt_id: 'p1', model: MODEL_IDS[0], run_at: '2026-03-01T10:00:00.000Z', text: 'x', ...over });
   const input = (responses: object[]) => ({ website_id: W, responses }) as ImportResponses;
+  const ids = ['n1', 'n2', 'n3', 'n4'];
+
+  it('given items without an external_id, then their answers take the ids the caller passed in (decided again, the same ids)', () => {
+    const { result, state } = given(Catalog, promptCreated('p1'))
+      .when((s) => decideImport(s, W, input([item(), item({ external_id: 'e' }), item()]), new Set(), ids))
+      .then([{ type: 'PromptAnswered', data: { prompt_id: 'p1' } }]);
+    expect(result!.map((p) => p.response_id)).toEqual(['n1', importedResponseId(W, 'e'), 'n3']);
+    expect(decideImport(state, W, input([item(), item({ external_id: 'e' }), item()]), new Set(), ids)).toEqual(decideImport(state, W, input([item(), item({ external_id: 'e' }), item()]), new Set(), ids));
+  });
 
   it('given prompts not answered before, then they are marked answered once; known and repeated external ids are skipped', () => {
     const { result } = given(Catalog, promptCreated('p1'), promptCreated('p2'), promptAnswered('p2'))
-      .when((s) => decideImport(s, W, input([item({ external_id: 'a' }), item({ external_id: 'b', prompt_id: 'p2' }), item({ external_id: 'a' }), item({ external_id: 'k' })]), new Set(['k'])))
+      .when((s) => decideImport(s, W, input([item({ external_id: 'a' }), item({ external_id: 'b', prompt_id: 'p2' }), item({ external_id: 'a' }), item({ external_id: 'k' })]), new Set(['k']), ids))
       .then([{ type: 'PromptAnswered', data: { prompt_id: 'p1' } }]);
     expect(result!.map((p) => p.skip)).toEqual([false, false, true, true]);
     expect(result![2].response_id).toBe(result![0].response_id);
@@ -102,17 +111,17 @@ describe('import', () => {
 
   it('given a skipped item only, then its prompt is not marked', () => {
     given(Catalog, promptCreated('p1'))
-      .when((s) => decideImport(s, W, input([item({ external_id: 'k' })]), new Set(['k'])))
+      .when((s) => decideImport(s, W, input([item({ external_id: 'k' })]), new Set(['k']), ids))
       .then([]);
   });
 
   it('given a hard-deleted prompt, or an observation of an unknown entity, then the item is named', () => {
     given(Catalog, promptCreated('p1'), promptCreated('p2'), promptDeleted('p2', false))
-      .when((s) => decideImport(s, W, input([item(), item({ prompt_id: 'p2' })]), new Set()))
+      .when((s) => decideImport(s, W, input([item(), item({ prompt_id: 'p2' })]), new Set(), ids))
       .then({ kind: 'invalid', message: 'responses[1].prompt_id: Prompt not found' });
     given(Catalog, promptCreated('p1'), competitorAdded('c1'), { type: 'AttributeCreated', data: { attribute_id: 'a1', name: 'Price', description: null } })
       .when((s) =>
-        decideImport(s, W, input([item({ observations: [{ entity_id: 'c1', attribute_id: 'a1', positive: true, text_span: 'x' }, { entity_id: 'zz', attribute_id: 'a1', positive: true, text_span: 'x' }] })]), new Set()),
+        decideImport(s, W, input([item({ observations: [{ entity_id: 'c1', attribute_id: 'a1', positive: true, text_span: 'x' }, { entity_id: 'zz', attribute_id: 'a1', positive: true, text_span: 'x' }] })]), new Set(), ids),
       )
       .then({ kind: 'invalid', message: "responses[0].observations[1].entity_id: must be the website_id (the brand) or one of its competitors' ids" });
   });

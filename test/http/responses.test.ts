@@ -86,11 +86,15 @@ describe('runs', () => {
     const credits = await s.rt.database.db('aivis_events').where('type', 'CreditsUsed').whereRaw("data->>'run_id' = ?", [start.body.run_id]).count<{ n: string }[]>('* as n');
     expect(Number(credits[0].n)).toBe(44);
 
-    // runs are listed newest first; the start is in the activity feed
+    // runs are listed newest first; the start is in the activity feed, and the end the system records once it finished
     const runs = await call(s, 'GET', '/api/v1/response-streaming/runs', { key: w.a.key, query: { website_id: site.id } });
     expect(runs.body.data.map((r: { run_id: string }) => r.run_id)).toEqual([start.body.run_id]);
-    const feed = await s.rt.database.db('rm_activity').where({ website_id: site.id, entity_type: 'run' }).select('change_type', 'entity_ids', 'via_api_key');
-    expect(feed).toEqual([{ change_type: 'started', entity_ids: [start.body.run_id], via_api_key: true }]);
+    const feed = () => s.rt.database.db('rm_activity').where({ website_id: site.id, entity_type: 'run' }).orderBy('created_at').select('change_type', 'entity_ids', 'via_api_key', 'actor_kind');
+    await until('the run end in the feed', async () => (await feed()).length === 2);
+    expect(await feed()).toEqual([
+      { change_type: 'started', entity_ids: [start.body.run_id], via_api_key: true, actor_kind: 'api_key' },
+      { change_type: 'finished', entity_ids: [start.body.run_id], via_api_key: false, actor_kind: 'system' },
+    ]);
   });
 
   it('given a custom schedule, when a run starts for it, then only its models run and its answers carry the schedule', async () => {

@@ -109,18 +109,21 @@ export async function call<T = any>(s: { url: string }, method: string, path: st
 }
 
 /**
- * Waits (up to 5 s) until this instance's workers have nothing in hand: the relay has passed every appended event
- * and no worker message is pending. A run's answers and observations keep arriving after the run's own request
- * returned; a test comparing the log's head before and after a refused request must not count them.
+ * Waits (up to 5 s) until this instance's workers have nothing in hand: the relay has passed every appended event,
+ * no worker message is pending and no finished run still waits for its end to be recorded. A run's answers,
+ * observations and end keep arriving after the run's own request returned; a test comparing the log's head before
+ * and after a refused request must not count them.
  */
 async function settled(rt: Runtime): Promise<void> {
   const deadline = Date.now() + 5000;
   for (;;) {
     const last = await rt.store.lastPosition();
     await rt.relay.waitFor(last, Math.max(0, deadline - Date.now()));
+    await rt.runners.get('runs')?.waitFor(last, Math.max(0, deadline - Date.now()));
     const backlog = (await Promise.all([RESPONSE_WORKER, OBSERVATION_WORKER].map((d) => rt.bus.backlog(d)))).reduce((a, b) => a + b, 0);
+    const ends = await rt.database.db('rm_run_slots as s').join('rm_runs as r', 'r.id', 's.run_id').whereNull('s.ended_at').whereNotNull('r.finished_at').first('s.run_id');
     const now = await rt.store.lastPosition();
-    if ((backlog === 0 && comparePositions(now, last) === 0) || Date.now() > deadline) return;
+    if ((backlog === 0 && !ends && comparePositions(now, last) === 0) || Date.now() > deadline) return;
     await new Promise((r) => setTimeout(r, 20));
   }
 }

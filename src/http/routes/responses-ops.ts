@@ -1,12 +1,13 @@
 import { importResponses, type ImportResponses } from '../../../commands/responses/import-responses';
+import { RUN_IN_PROGRESS } from '../../../commands/responses/run-slot';
 import { SCHEDULE_NOT_FOUND, startRun } from '../../../commands/responses/start-run';
 import { requireWebsite } from '../../../queries/access';
 import { getSchedule } from '../../../queries/catalog/schedules';
 import { resolveSelection } from '../../../queries/filters';
 import { dateRange, importedExternalIds, listResponses, type Page } from '../../../queries/responses/list';
-import { getRun, listRuns, runInProgress } from '../../../queries/responses/runs';
+import { getRun, listRuns, runFinished, runView } from '../../../queries/responses/runs';
 import { utcDay } from '../../domain/dates';
-import { conflict, DomainErrorException, notFound } from '../../domain/errors';
+import { conflict, DomainErrorException, isDomainError, notFound } from '../../domain/errors';
 import { scheduleValue, type SharedFilters } from '../../domain/filters';
 import { readCheckpoint } from '../../eventstore/runner';
 import { orFail } from '../route';
@@ -20,9 +21,18 @@ export const responseOps = {
   async startRun(c: Caller, input: { website_id: string; schedule_id?: string | null }) {
     const w = await requireWebsite(dbOf(c), c.principal, input.website_id);
     const scheduleId = input.schedule_id ?? null;
-    const going = await runInProgress(dbOf(c), w.id, scheduleId);
-    if (going) throw new DomainErrorException(conflict('A run of this schedule is already in progress', { run: going }));
-    const r = orFail(await startRun(commandContextOf(c, w.id), { website_id: w.id, schedule_id: scheduleId, trigger: 'manual', day: utcDay(new Date()) }));
+    const started = await startRun(
+      commandContextOf(c, w.id),
+      { website_id: w.id, schedule_id: scheduleId, trigger: 'manual', day: utcDay(new Date()) },
+      { finished: (runId) => runFinished(dbOf(c), runId) },
+    );
+    if (isDomainError(started) && started.kind === 'conflict' && started.message === RUN_IN_PROGRESS) {
+      // the run in progress as the listing shows it, once the read model has it
+      const holder = started.details?.run as { run_id: string };
+      const run = (await runView(dbOf(c), w.id, holder.run_id)) ?? { ...holder, status: 'running' as const };
+      throw new DomainErrorException(conflict(RUN_IN_PROGRESS, { run }));
+    }
+    const r = orFail(started);
     await c.deps.rt.waitForReadModels(r.position);
     return {
       run_id: r.plan.run_id,
