@@ -14,7 +14,11 @@ import type { Projection } from './eventstore/projection';
 import { SharedFeed } from './eventstore/feed';
 import { ProjectionRunner } from './eventstore/runner';
 import { createEngines, type Engines } from './engines/registry';
+import { migrateLimits } from './limits/migrate';
 import type { Logger } from './logger';
+import { startJobSweeper } from './workers/job-sweeper';
+import { jobSpecs } from './workers/job-kinds';
+import { type JobSpec, startJobWorker } from './workers/jobs';
 import { parseExtractor, startObservationWorkers } from './workers/observations';
 import { startResponseWorkers } from './workers/responses';
 import { BUS_STREAM_PREFIXES, busEventTypes } from './workers/types';
@@ -36,7 +40,7 @@ export interface Runtime {
   /** Read your writes: waits (bounded) until the named read models (default: all) have passed position. */
   waitForReadModels(position: Position | null, names?: readonly string[], timeoutMs?: number): Promise<boolean>;
   startProjections(): Promise<void>;
-  /** response and observation workers, the scheduler and the sweeper of lost units (after startProjections) */
+  /** response, observation and job workers, the scheduler and the sweepers of lost units and jobs (after startProjections) */
   startWorkers(): Promise<void>;
   close(): Promise<void>;
 }
@@ -54,6 +58,8 @@ export interface RuntimeOptions {
   engines?: Engines;
   /** the clock of the scheduler and the workers (tests) */
   now?: () => Date;
+  /** the job kinds run (default: every kind of src/workers/job-kinds.ts) and their sweeper's timing (tests) */
+  jobs?: { specs?: JobSpec<any>[]; heartbeatMs?: number; staleMs?: number; sweepEveryMs?: number };
 }
 
 export async function openRuntime(config: Config, logger: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -73,6 +79,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       database = await openPostgres(config.databaseUrl!, config.dbPoolMax);
     }
     closers.push(() => database.close());
+    await migrateLimits(database.db);
 
     let store: EventStore;
     if (config.eventstoreUrl) {
@@ -140,6 +147,9 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         workers.push(await startResponseWorkers({ ...deps, extractor, concurrency: config.workerConcurrency }));
         workers.push(await startObservationWorkers({ ...deps, extractor }));
         workers.push(startSweeper({ db: database.db, bus, logger }));
+        const specs = options.jobs?.specs ?? jobSpecs();
+        for (const spec of specs) workers.push(await startJobWorker(spec, { store, db: database.db, bus, logger, now: options.now }, { heartbeatMs: options.jobs?.heartbeatMs }));
+        workers.push(startJobSweeper({ db: database.db, store, bus, logger, specs, staleMs: options.jobs?.staleMs, everyMs: options.jobs?.sweepEveryMs }));
         if (config.scheduler) workers.push(startScheduler({ ...deps }));
       },
       async close() {
