@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readModels } from '../projections';
 import { createMemoryBus } from './bus/memory';
-import { openNatsBus } from './bus/nats';
+import { type NatsBusOptions, openNatsBus } from './bus/nats';
 import type { Bus } from './bus/port';
 import { createRelayProjection } from './bus/relay';
 import type { Config } from './config';
@@ -58,6 +58,8 @@ export interface RuntimeOptions {
   engines?: Engines;
   /** the clock of the scheduler and the workers (tests) */
   now?: () => Date;
+  /** NATS settings over infra/nats.json's (tests: a short ack wait) */
+  nats?: NatsBusOptions;
   /** the job kinds run (default: every kind of src/workers/job-kinds.ts) and their sweeper's timing (tests) */
   jobs?: { specs?: JobSpec<any>[]; heartbeatMs?: number; staleMs?: number; sweepEveryMs?: number };
 }
@@ -90,7 +92,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     }
     closers.push(() => store.close());
 
-    const bus: Bus = options.withoutBus || !config.natsUrl ? createMemoryBus({ logger }) : await openNatsBus(config.natsUrl, logger);
+    const bus: Bus = options.withoutBus || !config.natsUrl ? createMemoryBus({ logger }) : await openNatsBus(config.natsUrl, logger, options.nats);
     closers.push(() => bus.close());
 
     const runners = new Map<string, ProjectionRunner>();

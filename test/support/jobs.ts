@@ -14,6 +14,8 @@ export interface JobRuntimeOptions {
   /** keep the database open when the runtime closes (a second runtime takes it over) */
   keepDatabase?: boolean;
   workers?: boolean;
+  /** JetStream's ack wait: how soon a message whose worker died is delivered again */
+  ackWaitMs?: number;
 }
 
 /** An instance (event store, read models, relay, bus, the given job workers and the job sweeper) over `database`. */
@@ -24,6 +26,7 @@ export async function openJobRuntime(database: Database, o: JobRuntimeOptions): 
   const rt = await openRuntime({ ...config, embedded: database.kind === 'pglite', natsUrl: o.natsUrl ?? null }, logger, {
     database: db,
     withoutBus: !o.natsUrl,
+    nats: o.ackWaitMs ? { ackWaitMs: o.ackWaitMs } : undefined,
     jobs: { specs: o.specs, heartbeatMs: 100, staleMs: o.staleMs ?? 60_000, sweepEveryMs: o.sweepEveryMs ?? 60_000 },
   });
   await rt.startProjections();
