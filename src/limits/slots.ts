@@ -30,6 +30,7 @@ export interface Admitted {
   promoted: SlotRow[];
 }
 
+/** The job slots and the job sweeper's claims (src/workers/job-sweeper.ts). */
 export async function migrateSlots(db: Knex): Promise<void> {
   await db.raw(`
     create table if not exists aivis_job_slots (
@@ -43,7 +44,9 @@ export async function migrateSlots(db: Knex): Promise<void> {
       heartbeat_at timestamptz
     );
     create index if not exists aivis_job_slots_queue on aivis_job_slots (pool, state, queued_at);
-    create index if not exists aivis_job_slots_running on aivis_job_slots (pool, scope) where state <> 'queued';`);
+    create index if not exists aivis_job_slots_running on aivis_job_slots (pool, scope) where state <> 'queued';
+    -- the job sweeper's claims: a lost job is woken once per period by one instance, and failed after too many wakes
+    create table if not exists aivis_job_wakes (job_id text primary key, at timestamptz not null, count int not null);`);
 }
 
 const lockPool = (trx: Knex.Transaction, pool: string) => trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`aivis-slots:${pool}`]);

@@ -83,11 +83,6 @@ export interface JobWorker extends Consumer {
 }
 
 export const jobWorkerName = (kind: JobKind) => `jobs-${kind}`;
-
-/** The job sweeper's claims (a job is woken once per period by one instance, and failed after too many wakes). */
-export async function migrateJobWorkers(db: Knex): Promise<void> {
-  await db.raw(`create table if not exists aivis_job_wakes (job_id text primary key, at timestamptz not null, count int not null)`);
-}
 export const poolOf = (spec: JobSpec<any>): SlotPool => spec.slots?.pool ?? uncapped(spec.kind);
 
 /** The job's first events up to its request, sent again to its workers as a message (a promotion, a sweep). */
@@ -121,7 +116,6 @@ export async function wakeJobs(deps: Pick<JobDeps, 'store' | 'bus' | 'logger'>, 
  * reservation are settled, and the queued jobs that now fit are woken.
  */
 export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options: JobWorkerOptions = {}): Promise<JobWorker> {
-  await migrateJobWorkers(deps.db);
   const log = deps.logger.child({ job_kind: spec.kind });
   const pool = poolOf(spec);
   const agg: Aggregate<JobState<S>> = {
