@@ -61,7 +61,7 @@ export interface RuntimeOptions {
   /** NATS settings over infra/nats.json's (tests: a short ack wait) */
   nats?: NatsBusOptions;
   /** the job kinds run (default: every kind of src/workers/job-kinds.ts) and their sweeper's timing (tests) */
-  jobs?: { specs?: JobSpec<any>[]; heartbeatMs?: number; staleMs?: number; sweepEveryMs?: number };
+  jobs?: { specs?: JobSpec<any>[]; heartbeatMs?: number; staleMs?: number; sweepEveryMs?: number; maxWakes?: number };
 }
 
 export async function openRuntime(config: Config, logger: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -151,7 +151,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         workers.push(startSweeper({ db: database.db, bus, logger }));
         const specs = options.jobs?.specs ?? jobSpecs();
         for (const spec of specs) workers.push(await startJobWorker(spec, { store, db: database.db, bus, logger, now: options.now }, { heartbeatMs: options.jobs?.heartbeatMs }));
-        workers.push(startJobSweeper({ db: database.db, store, bus, logger, specs, staleMs: options.jobs?.staleMs, everyMs: options.jobs?.sweepEveryMs }));
+        workers.push(startJobSweeper({ db: database.db, store, bus, logger, specs, staleMs: options.jobs?.staleMs, everyMs: options.jobs?.sweepEveryMs, maxWakes: options.jobs?.maxWakes }));
         if (config.scheduler) workers.push(startScheduler({ ...deps }));
       },
       async close() {

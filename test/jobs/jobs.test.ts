@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RequestProbe, requestProbe } from '../../commands/probe/request-probe';
+import { getJob, JobView } from '../../queries/jobs/jobs';
 import type { BusMessage } from '../../src/bus/port';
 import { isDomainError } from '../../src/domain/errors';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
 import { positionToString } from '../../src/eventstore/port';
+import { heldCount } from '../../src/limits/holds';
 import type { Runtime } from '../../src/runtime';
 import { type JobWorker, startJobWorker } from '../../src/workers/jobs';
 import { probeJob } from '../../src/workers/probe';
@@ -58,9 +60,10 @@ describe('jobs: a probe through the job workers', () => {
     const events = await streamEvents(rt, jobStream('probe', id));
     expect(events.map((e) => e.type)).toEqual(['ProbeRequested', 'JobStarted', 'ProbeStepCompleted', 'ProbeStepCompleted', 'ProbeStepCompleted', 'JobSucceeded']);
     expect(events.filter((e) => e.type === 'ProbeStepCompleted').map((e) => e.data.step)).toEqual([1, 2, 3]);
-    const row = await rt.database.db('rm_jobs').where('id', id).first();
-    expect(row).toMatchObject({ kind: 'probe', status: 'succeeded', organization_id: ORG });
-    expect(row.started_at).not.toBeNull();
+    const view = JobView.parse(await getJob(rt.database.db, ORG, 'probe', id));
+    expect(view).toMatchObject({ job_id: id, kind: 'probe', status: 'succeeded', error: null });
+    expect(view.started_at! <= view.finished_at!).toBe(true);
+    expect(await getJob(rt.database.db, newId(), 'probe', id)).toBeNull();
     // its slot is free again
     expect(await rt.database.db('aivis_job_slots').where('job_id', id).first()).toBeUndefined();
   });
@@ -112,5 +115,64 @@ describe('jobs: a probe through the job workers', () => {
     expect(await jobEnded(rt, id)).toBe('failed');
     expect(await rt.database.db('rm_jobs').where('id', id).first('error_kind', 'error')).toEqual({ error_kind: 'probe_failed', error: 'step 2 failed as the probe asked' });
     expect((await streamEvents(rt, jobStream('probe', id))).map((e) => e.type)).toEqual(['ProbeRequested', 'JobStarted', 'ProbeStepCompleted', 'JobFailed']);
+  });
+});
+
+describe('jobs: what the sweeper recovers', () => {
+  it('given a probe requested while its instance had no job worker and then died (its in-process bus with it), then the next instance sweeps it up and runs it', async () => {
+    const database = await freshDatabase();
+    const first = await openJobRuntime(database, { specs: [probeJob()], workers: false, keepDatabase: true });
+    const id = await submit(first, probe());
+    await until('the request in the jobs read model', async () => (await first.database.db('rm_jobs').where('id', id).first('status'))?.status === 'queued');
+    await first.close();
+    const next = await openJobRuntime(database, { specs: [probeJob()], staleMs: 500, sweepEveryMs: 200 });
+    try {
+      expect(await jobEnded(next, id)).toBe('succeeded');
+      expect((await streamEvents(next, jobStream('probe', id))).filter((e) => e.type === 'ProbeStepCompleted')).toHaveLength(3);
+    } finally {
+      await next.close();
+    }
+  });
+
+  it('given a probe whose step never returns and whose heartbeat stopped, then after too many wakes it fails as abandoned, never left running', async () => {
+    const database = await freshDatabase();
+    const stuck = gate();
+    // heartbeats far apart: the held step looks dead to the sweeper, as a dying instance's would
+    const rt = await openJobRuntime(database, { specs: [probeJob({ work: () => stuck.wait() })], heartbeatMs: 600_000, staleMs: 300, sweepEveryMs: 150, maxWakes: 2 });
+    try {
+      const id = await submit(rt, probe({ steps: 1 }));
+      expect(await jobEnded(rt, id)).toBe('failed');
+      expect(await rt.database.db('rm_jobs').where('id', id).first('error_kind')).toEqual({ error_kind: 'abandoned' });
+      const wakes = await rt.database.db('aivis_job_wakes').where('job_id', id).first('count');
+      expect(Number(wakes.count)).toBeGreaterThan(2);
+      // the step finally returns: its outcome is refused (the job ended), and the job's slot is given back
+      stuck.open();
+      await until('the slot given back', async () => !(await rt.database.db('aivis_job_slots').where('job_id', id).first()));
+      expect((await streamEvents(rt, jobStream('probe', id))).map((e) => e.type)).toEqual(['ProbeRequested', 'JobStarted', 'JobFailed']);
+    } finally {
+      stuck.open();
+      await rt.close();
+    }
+  });
+
+  it('given a probe holding a place among its organization\'s probes in progress, then its end gives the place back', async () => {
+    const database = await freshDatabase();
+    const hold = gate();
+    const rt = await openJobRuntime(database, { specs: [probeJob({ work: () => hold.wait() })] });
+    try {
+      const limit = { name: 'probe-processing', limit: 1, retryAfterSeconds: 10 };
+      const org = newId();
+      const ctx = { store: rt.store, organizationId: org, actor: SYSTEM_ACTOR };
+      const r = await requestProbe(ctx, probe({ steps: 1 }), { concurrent: { db: rt.database.db, limit } });
+      if (isDomainError(r)) throw new Error(r.message);
+      expect(await requestProbe(ctx, probe({ steps: 1 }), { concurrent: { db: rt.database.db, limit } })).toEqual({ kind: 'rate_limited', message: 'Rate limit exceeded', retryAfterSeconds: 10 });
+      hold.open();
+      expect(await jobEnded(rt, r.job_id)).toBe('succeeded');
+      await until('the place given back', async () => (await heldCount(rt.database.db, limit.name, org)) === 0);
+      expect(isDomainError(await requestProbe(ctx, probe({ steps: 1 }), { concurrent: { db: rt.database.db, limit } }))).toBe(false);
+    } finally {
+      hold.open();
+      await rt.close();
+    }
   });
 });

@@ -14,6 +14,8 @@ export interface JobRuntimeOptions {
   /** keep the database open when the runtime closes (a second runtime takes it over) */
   keepDatabase?: boolean;
   workers?: boolean;
+  heartbeatMs?: number;
+  maxWakes?: number;
   /** JetStream's ack wait: how soon a message whose worker died is delivered again */
   ackWaitMs?: number;
 }
@@ -27,7 +29,7 @@ export async function openJobRuntime(database: Database, o: JobRuntimeOptions): 
     database: db,
     withoutBus: !o.natsUrl,
     nats: o.ackWaitMs ? { ackWaitMs: o.ackWaitMs } : undefined,
-    jobs: { specs: o.specs, heartbeatMs: 100, staleMs: o.staleMs ?? 60_000, sweepEveryMs: o.sweepEveryMs ?? 60_000 },
+    jobs: { specs: o.specs, heartbeatMs: o.heartbeatMs ?? 100, maxWakes: o.maxWakes, staleMs: o.staleMs ?? 60_000, sweepEveryMs: o.sweepEveryMs ?? 60_000 },
   });
   await rt.startProjections();
   if (o.workers !== false) await rt.startWorkers();
