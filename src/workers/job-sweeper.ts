@@ -113,7 +113,7 @@ export async function sweepJobs(deps: JobSweeperDeps): Promise<SweepReport> {
   // reservations of ended jobs whose own settlement was lost with their process
   const unsettled = await db.raw(
     `select r.organization_id, r.allowance, r.period, r.reservation_id, j.status, j.website_id from rm_allowance_reservations r
-       join rm_jobs j on j.stream_id = r.subject
+       join rm_jobs j on j.id = r.reservation_id and j.stream_id = r.subject
       where r.state = 'reserved' and j.status in ('succeeded', 'failed') and j.finished_at < now() - ?::interval limit ?`,
     ['5 seconds', limit],
   );
