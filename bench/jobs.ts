@@ -67,9 +67,9 @@ export const jobs: Bench = {
       const n = quick ? 200 : 1000;
       const stepMs = 20;
       const site = newId();
+      const before = (await mostAtOnce(a.rt)).ended;
       const t0 = nowNs();
       await Promise.all(Array.from({ length: n }, (_, i) => submit(i % 2 ? b! : a, site, stepMs)));
-      const before = (await mostAtOnce(a.rt)).ended;
       while ((await mostAtOnce(a.rt)).ended < before + n) await sleep(100);
       const s = secondsSince(t0);
       const ideal = (n * stepMs) / 1000 / PROBE_SLOTS.perScope;

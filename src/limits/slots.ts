@@ -93,11 +93,11 @@ export async function admit(db: Knex, pool: SlotPool, job: { job_id: string; str
   });
 }
 
-/** A job ended: its slot frees, and the queued jobs that now fit start (their workers must be woken). */
+/** A job ended: its slot (and the sweeper's count of its wakes) frees, and the queued jobs that now fit start (their workers must be woken). */
 export async function release(db: Knex, pool: SlotPool, jobId: string): Promise<SlotRow[]> {
   return db.transaction(async (trx) => {
     await lockPool(trx, pool.name);
-    await trx('aivis_job_slots').where('job_id', jobId).delete();
+    await trx.raw(`with w as (delete from aivis_job_wakes where job_id = ?) delete from aivis_job_slots where job_id = ?`, [jobId, jobId]);
     return promote(trx, pool);
   });
 }

@@ -135,7 +135,6 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
       const r = await settleAllowance(ctx, { ...reservation, reservation_id: jobId, ended: state.lifecycle.status === 'succeeded' ? 'succeeded' : 'failed' });
       if (isDomainError(r)) log.warn({ job_id: jobId, ...reservation, error: r.message }, 'job ended without its allowance reservation');
     }
-    await deps.db('aivis_job_wakes').where('job_id', jobId).delete();
   }
 
   async function advance(msg: BusMessage, delivery?: Delivery): Promise<void> {
@@ -163,14 +162,21 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
     /** appends with the revision read; false when the stream moved meanwhile (state is read again) */
     const append = async (events: (DomainEvent & { id: string })[]): Promise<boolean> => {
       const metadata = { organization_id: ctx.organizationId, website_id: ctx.websiteId, actor: ctx.actor, correlation_id: ctx.correlationId ?? jobId, causation_id: jobId, time: (deps.now?.() ?? new Date()).toISOString() };
+      let r: Awaited<ReturnType<EventStore['append']>>;
       try {
-        await deps.store.append(stream, events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata })), revision);
+        r = await deps.store.append(stream, events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata })), revision);
       } catch (err) {
         if (!(err instanceof WrongExpectedRevisionError)) throw err;
         await refresh();
         return false;
       }
-      await refresh();
+      if (r.noop) {
+        await refresh();
+      } else {
+        // what was appended is what the stream now ends with: no need to read it back
+        for (const e of events) state = agg.evolve(state, e);
+        revision = r.revision;
+      }
       return true;
     };
 
