@@ -159,16 +159,15 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
         revision = e.revision;
       }
     };
-    /** appends with the revision read; false when the stream moved meanwhile (state is read again) */
-    const append = async (events: (DomainEvent & { id: string })[]): Promise<boolean> => {
+    /** appends with the revision read; when the stream moved meanwhile, the state is read again instead */
+    const append = async (events: (DomainEvent & { id: string })[]): Promise<void> => {
       const metadata = { organization_id: ctx.organizationId, website_id: ctx.websiteId, actor: ctx.actor, correlation_id: ctx.correlationId ?? jobId, causation_id: jobId, time: (deps.now?.() ?? new Date()).toISOString() };
       let r: Awaited<ReturnType<EventStore['append']>>;
       try {
         r = await deps.store.append(stream, events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata })), revision);
       } catch (err) {
         if (!(err instanceof WrongExpectedRevisionError)) throw err;
-        await refresh();
-        return false;
+        return refresh();
       }
       if (r.noop) {
         await refresh();
@@ -177,7 +176,6 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
         for (const e of events) state = agg.evolve(state, e);
         revision = r.revision;
       }
-      return true;
     };
 
     await refresh();

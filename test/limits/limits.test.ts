@@ -4,7 +4,8 @@ import { DomainErrorException } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import { acquireHold, type ConcurrencyLimit, heldCount, holdOrRefuse, releaseHolds } from '../../src/limits/holds';
 import { migrateLimits } from '../../src/limits/migrate';
-import { type Budget, RateLimiter, spendBudgets } from '../../src/limits/rate';
+import { type Budget, hitBudgets, spendBudgets } from '../../src/limits/budgets';
+import { RateLimiter } from '../../src/limits/rate';
 import { admit, release, type SlotPool } from '../../src/limits/slots';
 import { freshDatabase, onRealPostgres, type TestDatabase } from '../support/db';
 
@@ -46,7 +47,7 @@ describe('limits, one instance (PGlite or Postgres)', () => {
     expect(await retryAfterOf(spendBudgets(limiter, both, next))).toBe(3600 - 65);
     // another website of the organization has its own hour
     expect(await retryAfterOf(spendBudgets(limiter, [{ budget: perMinute, scope: org }, { budget: perHour, scope: newId() }], next))).toBeNull();
-    const [d1] = await limiter.hitAll([{ budget: perMinute, scope: newId() }], t);
+    const [d1] = await hitBudgets(limiter, [{ budget: perMinute, scope: newId() }], t);
     expect(d1).toMatchObject({ allowed: true, limit: 3, remaining: 2, resetAt: Date.UTC(2026, 10, 25, 10, 1, 0) / 1000 });
   });
 
