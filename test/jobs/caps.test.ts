@@ -8,7 +8,7 @@ import type { Runtime } from '../../src/runtime';
 import { PROBE_SLOTS, probeJob } from '../../src/workers/probe';
 import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
 import { freshDatabase, onRealPostgres, type TestDatabase } from '../support/db';
-import { openJobRuntime } from '../support/jobs';
+import { gate, openJobRuntime } from '../support/jobs';
 import { until } from '../support/until';
 
 // Two instances over one database and a private nats-server: needs a real Postgres server.
@@ -46,10 +46,13 @@ suite('running caps of a kind of job, two instances over NATS', () => {
   let a: Runtime;
   let b: Runtime;
   const worked = { a: 0, b: 0 };
+  // steps wait until every probe is submitted: the slots are full then, whatever the machine's load
+  const submitted = gate();
   const probeOn = (name: 'a' | 'b') =>
     probeJob({
       async work(_step, r) {
         worked[name]++;
+        await submitted.wait();
         await sleep(r.step_ms);
       },
     });
@@ -61,6 +64,7 @@ suite('running caps of a kind of job, two instances over NATS', () => {
     b = await openJobRuntime(await openPostgres(database.url!), { specs: [probeOn('b')], natsUrl: nats.url });
   }, 60_000);
   afterAll(async () => {
+    submitted.open();
     await b?.close();
     await a?.close();
     await nats?.dispose();
@@ -81,6 +85,8 @@ suite('running caps of a kind of job, two instances over NATS', () => {
         if (isDomainError(r)) throw new Error(r.message);
       }),
     );
+    await until('the slots full', async () => Number((await a.database.db('aivis_job_slots').where('state', 'running').count<{ n: string }[]>('* as n'))[0].n) >= PROBE_SLOTS.overall);
+    submitted.open();
 
     await until('every probe ended', async () => (await mostAtOnce(a)).ended === inputs.length, 120_000, 250);
     const { perSite, overall } = await mostAtOnce(a);
