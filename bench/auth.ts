@@ -1,7 +1,7 @@
 import { Pool, request } from 'undici';
 import { KeyAuthenticator } from '../src/http/auth';
 import { hashApiKey } from '../src/domain/keys';
-import type { RateLimiter } from '../src/http/rate-limit';
+import type { RateLimiter } from '../src/limits/rate';
 import { mount, route } from '../src/http/route';
 import { type Bench, info, median, report, sampleUs } from './lib';
 import { startBenchServer } from './server';

@@ -1,5 +1,5 @@
 import Fastify from 'fastify';
-import type { RateLimiter } from '../src/http/rate-limit';
+import type { RateLimiter } from '../src/limits/rate';
 import { mount } from '../src/http/route';
 import { websiteRoutes } from '../src/http/routes/websites';
 import { type Bench, info, report } from './lib';

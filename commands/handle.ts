@@ -43,6 +43,8 @@ export interface Handled<R> {
 interface Cached<S> {
   revision: bigint;
   state: S;
+  /** the aggregate that folded it: a stream loaded through another aggregate is not served its shape */
+  agg: Aggregate<unknown>;
 }
 
 const CACHE_LIMIT = 2000;
@@ -55,7 +57,8 @@ const caches = new WeakMap<EventStore, Map<string, Cached<unknown>>>();
 export async function load<S>(store: EventStore, streamId: string, agg: Aggregate<S>): Promise<Cached<S>> {
   let cache = caches.get(store);
   if (!cache) caches.set(store, (cache = new Map()));
-  const hit = cache.get(streamId) as Cached<S> | undefined;
+  const cached = cache.get(streamId) as Cached<S> | undefined;
+  const hit = cached && cached.agg === (agg as Aggregate<unknown>) ? cached : undefined;
   let state = hit ? hit.state : agg.initial();
   let revision = hit ? hit.revision : -1n;
   const events = await store.readStream(streamId, { fromRevision: revision + 1n });
@@ -68,7 +71,7 @@ export async function load<S>(store: EventStore, streamId: string, agg: Aggregat
       revision = e.revision;
     }
   }
-  const fresh = { revision, state };
+  const fresh: Cached<S> = { revision, state, agg: agg as Aggregate<unknown> };
   if (revision >= 0n) {
     cache.delete(streamId);
     cache.set(streamId, fresh);

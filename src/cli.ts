@@ -5,6 +5,7 @@ import { importedExternalIds } from '../queries/responses/list';
 import { SYSTEM_ACTOR } from './domain/events';
 import { issueMessage } from './http/errors';
 import { createOrganization, CreateOrganization } from '../commands/organizations/create-organization';
+import { openReservations, settleOpenReservations } from '../commands/allowances/reconcile';
 import { isDomainError } from './domain/errors';
 import { ConfigError, loadConfig } from './config';
 import { DataDirLockedError } from './embedded-lock';
@@ -121,6 +122,23 @@ const commands: Record<string, { usage: string; run: Command }> = {
       await answers.runToHead();
       p.done(`${out.imported} imported, ${out.skipped} skipped`);
       return out;
+    },
+  },
+  'allowances:reconcile': {
+    usage: 'allowances:reconcile [--allowance NAME] [--older-than-minutes N] [--settle]',
+    async run(rt, argv) {
+      const { values } = parseArgs({
+        args: argv,
+        options: { allowance: { type: 'string' }, 'older-than-minutes': { type: 'string' }, settle: { type: 'boolean' } },
+        strict: true,
+      });
+      const minutes = values['older-than-minutes'] === undefined ? 10 : Number(values['older-than-minutes']);
+      if (!Number.isFinite(minutes) || minutes < 0) throw new UsageError('--older-than-minutes must be a number of minutes');
+      // the reservations read model first, as far as the log goes (a running server's leader does it)
+      await rt.runners.get('allowances')!.runToHead();
+      const open = await openReservations(rt.database.db, rt.store, { allowance: values.allowance, olderThanMs: minutes * 60_000 });
+      const settled = values.settle ? await settleOpenReservations(rt.store, open) : [];
+      return { open, settled };
     },
   },
   'projections:rebuild': {

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readModels } from '../projections';
 import { createMemoryBus } from './bus/memory';
-import { openNatsBus } from './bus/nats';
+import { type NatsBusOptions, openNatsBus } from './bus/nats';
 import type { Bus } from './bus/port';
 import { createRelayProjection } from './bus/relay';
 import { sealedBus } from './bus/sealed';
@@ -18,7 +18,11 @@ import { openSubjectKeyring } from './eventstore/keyring';
 import { Sealer, sealEventStore } from './eventstore/sealed';
 import { ProjectionRunner } from './eventstore/runner';
 import { createEngines, type Engines } from './engines/registry';
+import { migrateLimits } from './limits/migrate';
 import type { Logger } from './logger';
+import { startJobSweeper } from './workers/job-sweeper';
+import { jobSpecs } from './workers/job-kinds';
+import { type JobSpec, startJobWorker } from './workers/jobs';
 import { parseExtractor, startObservationWorkers } from './workers/observations';
 import { startResponseWorkers } from './workers/responses';
 import { BUS_STREAM_PREFIXES, busEventTypes } from './workers/types';
@@ -41,7 +45,7 @@ export interface Runtime {
   /** Read your writes: waits (bounded) until the named read models (default: all) have passed position. */
   waitForReadModels(position: Position | null, names?: readonly string[], timeoutMs?: number): Promise<boolean>;
   startProjections(): Promise<void>;
-  /** response and observation workers, run ends, the scheduler and the sweeper of lost units (after startProjections) */
+  /** response, observation and job workers, run ends, the scheduler and the sweepers of lost units and jobs (after startProjections) */
   startWorkers(): Promise<void>;
   close(): Promise<void>;
 }
@@ -59,6 +63,10 @@ export interface RuntimeOptions {
   engines?: Engines;
   /** the clock of the scheduler and the workers (tests) */
   now?: () => Date;
+  /** NATS settings over infra/nats.json's (tests: a short ack wait) */
+  nats?: NatsBusOptions;
+  /** the job kinds run (default: every kind of src/workers/job-kinds.ts) and their sweeper's timing (tests) */
+  jobs?: { specs?: JobSpec<any>[]; heartbeatMs?: number; staleMs?: number; sweepEveryMs?: number; maxWakes?: number };
 }
 
 export async function openRuntime(config: Config, logger: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -78,6 +86,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       database = await openPostgres(config.databaseUrl!, config.dbPoolMax);
     }
     closers.push(() => database.close());
+    await migrateLimits(database.db);
 
     let log: EventStore;
     if (config.eventstoreUrl) {
@@ -91,7 +100,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     const sealer = new Sealer(await openSubjectKeyring(database.db, { masterKey: config.erasureMasterKey, logInSameDatabase: !config.eventstoreUrl }));
     const store = sealEventStore(log, sealer);
 
-    const bus: Bus = sealedBus(options.withoutBus || !config.natsUrl ? createMemoryBus({ logger }) : await openNatsBus(config.natsUrl, logger), sealer);
+    const bus: Bus = sealedBus(options.withoutBus || !config.natsUrl ? createMemoryBus({ logger }) : await openNatsBus(config.natsUrl, logger, options.nats), sealer);
     closers.push(() => bus.close());
 
     const runners = new Map<string, ProjectionRunner>();
@@ -150,6 +159,9 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         workers.push(await startResponseWorkers({ ...deps, extractor, concurrency: config.workerConcurrency, onOutcome: (p) => runEnds.poke(p) }));
         workers.push(await startObservationWorkers({ ...deps, extractor }));
         workers.push(startSweeper({ db: database.db, bus, logger }));
+        const specs = options.jobs?.specs ?? jobSpecs();
+        for (const spec of specs) workers.push(await startJobWorker(spec, { store, db: database.db, bus, logger, now: options.now }, { heartbeatMs: options.jobs?.heartbeatMs }));
+        workers.push(startJobSweeper({ db: database.db, store, bus, logger, specs, staleMs: options.jobs?.staleMs, everyMs: options.jobs?.sweepEveryMs, maxWakes: options.jobs?.maxWakes }));
         if (config.scheduler) workers.push(startScheduler({ ...deps }));
       },
       async close() {

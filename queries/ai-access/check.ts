@@ -1,7 +1,7 @@
 import { checkAiAccess, parseDomainInput, type AiAccessReport } from '../../src/analysis/ai-access';
 import { DomainErrorException } from '../../src/domain/errors';
 import type { Outbound } from '../../src/net/safe-fetch';
-import type { RateLimiter } from '../../src/http/rate-limit';
+import type { RateLimiter } from '../../src/limits/rate';
 
 /** 30 checks per minute per organization, shared by REST and the authenticated MCP tool. */
 export const ORG_CHECKS_PER_MIN = 30;

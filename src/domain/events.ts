@@ -272,6 +272,52 @@ export const catalogue = {
       }),
     ),
   }),
+
+  // jobs: a job is the stream `<kind>-<job_id>` (src/domain/jobs.ts), opened by its kind's request event; the job
+  // workers (src/workers/jobs.ts) append these around the kind's own step events
+  /** the job has its running slot and a worker began it */
+  JobStarted: z.object({ job_id: z.string(), kind: z.string() }),
+  JobSucceeded: z.object({ job_id: z.string(), kind: z.string() }),
+  /** error_kind: the kind's own reasons, `internal` (a step kept throwing), `abandoned` (its workers kept dying) */
+  JobFailed: z.object({ job_id: z.string(), kind: z.string(), error_kind: z.string(), message: z.string() }),
+
+  /** an idempotent request admitted: the first event of the stream it created (commands/idempotency) */
+  RequestAdmitted: z.object({ scope: z.string(), key: z.string(), fingerprint: z.string(), result_id: z.string() }),
+
+  // allowances (stream allowance-<organization>-<allowance>-<period>): reserved at admission, settled when the job ends
+  AllowanceReserved: z.object({
+    allowance: z.string(),
+    /** the allowance's period, e.g. the UTC month `2026-11` */
+    period: z.string(),
+    /** the job's id */
+    reservation_id: z.string(),
+    /** the job's stream */
+    subject: z.string(),
+    amount: z.number().int().positive(),
+    /** the allowance of the period when this was decided */
+    limit: z.number().int().nonnegative(),
+    /** what a failed job does with it: pitches keep it consumed */
+    on_failure: z.enum(['consumed', 'released']),
+  }),
+  AllowanceSettled: z.object({
+    allowance: z.string(),
+    period: z.string(),
+    reservation_id: z.string(),
+    outcome: z.enum(['consumed', 'released']),
+  }),
+
+  // the probe: the reference job (src/workers/probe.ts), which checks the job machinery end to end
+  ProbeRequested: z.object({
+    job_id: z.string(),
+    website_id: z.string().nullable(),
+    steps: z.number().int().positive(),
+    step_ms: z.number().int().nonnegative(),
+    /** the step that fails (the failure path, end to end); null: none */
+    fail_at_step: z.number().int().positive().nullable(),
+    /** the allowance reserved for it at admission, settled when it ends */
+    allowance: z.object({ name: z.string(), period: z.string() }).nullable(),
+  }),
+  ProbeStepCompleted: z.object({ job_id: z.string(), step: z.number().int().positive(), worker: z.string() }),
 } as const;
 
 export type EventType = keyof typeof catalogue;

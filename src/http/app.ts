@@ -4,7 +4,7 @@ import { KeyAuthenticator } from './auth';
 import { HttpError, sendError } from './errors';
 import { registerHealth } from './health';
 import { buildOpenApi } from './openapi';
-import { migrateRateLimits, RateLimiter } from './rate-limit';
+import { migrateRateLimits, RateLimiter } from '../limits/rate';
 import { createSafeFetcher } from '../net/safe-fetch';
 import { type HttpDeps, mount, type Outbound, route, type RouteDef } from './route';
 import { activityRoutes } from './routes/activity';

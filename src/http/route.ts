@@ -8,7 +8,7 @@ export type { Outbound };
 import type { Runtime } from '../runtime';
 import { actorOf, type KeyAuthenticator, keyFromHeaders, type Principal } from './auth';
 import { badRequest, fromDomainError, HttpError, issueMessage, sendError, unauthorized } from './errors';
-import type { RateLimiter } from './rate-limit';
+import type { RateLimiter } from '../limits/rate';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 type Schema = z.ZodType | undefined;

@@ -152,4 +152,14 @@ describe('load', () => {
     expect(second.state.keys.get('k1')?.revoked).toBe(true);
     expect(second.state.websites.get('w1')?.status).toBe('deleted');
   });
+
+  it('given a stream loaded through one aggregate, when another aggregate loads it, then it folds the stream itself, never served the first shape', async () => {
+    const stream = `catalog-${newId()}`;
+    await append(stream, [{ type: 'TopicCreated', data: { topic_id: 't1', name: 'Pricing' } }]);
+    await load(db.store, stream, Catalog);
+    const names: Aggregate<string[]> = { initial: () => [], evolve: (s, e) => (e.type === 'TopicCreated' ? [...s, e.data.name] : s) };
+    const other = await load(db.store, stream, names);
+    expect(other.state).toEqual(['Pricing']);
+    expect((await load(db.store, stream, Catalog)).state.topics.get('t1')?.name).toBe('Pricing');
+  });
 });

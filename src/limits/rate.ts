@@ -16,8 +16,12 @@ export async function migrateRateLimits(db: Knex): Promise<void> {
     key text not null,
     window_start bigint not null,
     count int not null,
+    window_end bigint,
     primary key (key, window_start)
   )`);
+  // window_end (a sweep keeps a long window, a day, as long as it lasts) came after the table: add it where missing
+  const r = await db.raw(`select 1 from information_schema.columns where table_name = 'aivis_rate_limits' and column_name = 'window_end'`);
+  if (!r.rows.length) await db.raw(`alter table aivis_rate_limits add column if not exists window_end bigint`);
 }
 
 /**
@@ -26,15 +30,15 @@ export async function migrateRateLimits(db: Knex): Promise<void> {
  */
 export class RateLimiter {
   private hits = 0;
-  constructor(private readonly db: Knex) {}
+  constructor(readonly db: Knex) {}
 
   async hit(key: string, limit: number, windowSeconds: number, nowMs = Date.now()): Promise<RateDecision> {
     const windowStart = Math.floor(nowMs / 1000 / windowSeconds) * windowSeconds;
     const r = await this.db.raw(
-      `insert into aivis_rate_limits (key, window_start, count) values (?, ?, 1)
+      `insert into aivis_rate_limits (key, window_start, count, window_end) values (?, ?, 1, ?)
        on conflict (key, window_start) do update set count = aivis_rate_limits.count + 1
        returning count`,
-      [key, windowStart],
+      [key, windowStart, windowStart + windowSeconds],
     );
     const count = Number(r.rows[0].count);
     const resetAt = windowStart + windowSeconds;
@@ -48,7 +52,11 @@ export class RateLimiter {
     };
   }
 
+  /** Deletes windows that have ended (rows from before window_end existed: an hour after they began). */
   private async sweep(nowMs: number) {
-    await this.db('aivis_rate_limits').where('window_start', '<', Math.floor(nowMs / 1000) - 3600).delete().catch(() => undefined);
+    await this.db('aivis_rate_limits')
+      .whereRaw('coalesce(window_end, window_start + 3600) < ?', [Math.floor(nowMs / 1000)])
+      .delete()
+      .catch(() => undefined);
   }
 }

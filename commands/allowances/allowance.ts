@@ -1,0 +1,106 @@
+import { type DomainError, notFound } from '../../src/domain/errors';
+import type { DomainEvent, EventData } from '../../src/domain/events';
+import { deterministicId } from '../../src/domain/ids';
+import { type Aggregate, type CommandContext, type Decision, handle } from '../handle';
+
+/** One period of one allowance of an organization: every reservation and settlement of it, decided here. */
+export const allowanceStream = (organizationId: string, allowance: string, period: string) => `allowance-${organizationId}-${allowance}-${period}`;
+
+/** The UTC calendar month of a time, `YYYY-MM`: the period of monthly allowances. */
+export const monthOf = (at: Date) => at.toISOString().slice(0, 7);
+
+export interface Reservation {
+  amount: number;
+  subject: string;
+  on_failure: 'consumed' | 'released';
+  /** reserved: the job is under way; then how it was settled */
+  state: 'reserved' | 'consumed' | 'released';
+}
+
+export interface AllowanceState {
+  reservations: Map<string, Reservation>;
+  /** reserved and consumed: what counts against the allowance */
+  used: number;
+}
+
+export const Allowance: Aggregate<AllowanceState> = {
+  initial: () => ({ reservations: new Map(), used: 0 }),
+  evolve(s, e) {
+    switch (e.type) {
+      case 'AllowanceReserved': {
+        const reservations = new Map(s.reservations);
+        reservations.set(e.data.reservation_id, { amount: e.data.amount, subject: e.data.subject, on_failure: e.data.on_failure, state: 'reserved' });
+        return { reservations, used: s.used + e.data.amount };
+      }
+      case 'AllowanceSettled': {
+        const r = s.reservations.get(e.data.reservation_id);
+        if (!r || r.state !== 'reserved') return s;
+        const reservations = new Map(s.reservations);
+        reservations.set(e.data.reservation_id, { ...r, state: e.data.outcome });
+        return { reservations, used: e.data.outcome === 'released' ? s.used - r.amount : s.used };
+      }
+      default:
+        return s;
+    }
+  },
+};
+
+export interface Reserve {
+  allowance: string;
+  period: string;
+  /** the job's id: a second reservation with it is the first one again */
+  reservation_id: string;
+  subject: string;
+  amount?: number;
+  /** the period's allowance (the organization's plan says) */
+  limit: number;
+  on_failure: 'consumed' | 'released';
+  /** the area's refusal when the allowance is spent (pitches: 403 `Pitch allowance exhausted`) */
+  exhausted: DomainError;
+}
+
+export interface Reserved {
+  /** false: this reservation existed already */
+  reserved: boolean;
+  used: number;
+  limit: number;
+}
+
+export function decideReserve(s: AllowanceState, cmd: Reserve): Decision<Reserved> | DomainError {
+  if (s.reservations.has(cmd.reservation_id)) return { events: [], result: { reserved: false, used: s.used, limit: cmd.limit } };
+  const amount = cmd.amount ?? 1;
+  if (s.used + amount > cmd.limit) return cmd.exhausted;
+  const event: DomainEvent & { id: string } = {
+    id: deterministicId('allowance-reserved', cmd.allowance, cmd.period, cmd.reservation_id),
+    type: 'AllowanceReserved',
+    data: { allowance: cmd.allowance, period: cmd.period, reservation_id: cmd.reservation_id, subject: cmd.subject, amount, limit: cmd.limit, on_failure: cmd.on_failure },
+  };
+  return { events: [event], result: { reserved: true, used: s.used + amount, limit: cmd.limit } };
+}
+
+export interface Settle {
+  allowance: string;
+  period: string;
+  reservation_id: string;
+  /** how the job ended (the reservation's on_failure says what a failure does), or `gone`: it never came to be */
+  ended: 'succeeded' | 'failed' | 'gone';
+}
+
+export type Settled = { outcome: 'consumed' | 'released'; settled: boolean };
+
+export function decideSettle(s: AllowanceState, cmd: Settle): Decision<Settled> | DomainError {
+  const r = s.reservations.get(cmd.reservation_id);
+  if (!r) return notFound('Reservation not found');
+  if (r.state !== 'reserved') return { events: [], result: { outcome: r.state, settled: false } };
+  const outcome = cmd.ended === 'succeeded' ? 'consumed' : cmd.ended === 'gone' ? 'released' : r.on_failure;
+  const data: EventData<'AllowanceSettled'> = { allowance: cmd.allowance, period: cmd.period, reservation_id: cmd.reservation_id, outcome };
+  return { events: [{ id: deterministicId('allowance-settled', cmd.allowance, cmd.period, cmd.reservation_id), type: 'AllowanceSettled', data }], result: { outcome, settled: true } };
+}
+
+/** Reserves at admission, on the period's stream with its expected revision: racing admissions never pass the limit. */
+export const reserveAllowance = (ctx: CommandContext, cmd: Reserve) =>
+  handle(ctx, allowanceStream(ctx.organizationId, cmd.allowance, cmd.period), Allowance, (s) => decideReserve(s, cmd));
+
+/** Settles when the job ends (or an operator finds it gone); a second settlement changes nothing. */
+export const settleAllowance = (ctx: CommandContext, cmd: Settle) =>
+  handle(ctx, allowanceStream(ctx.organizationId, cmd.allowance, cmd.period), Allowance, (s) => decideSettle(s, cmd));

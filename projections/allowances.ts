@@ -1,0 +1,52 @@
+import type { Knex } from 'knex';
+import type { Projection } from '../src/eventstore/projection';
+
+/** Allowance reservations and how each was settled: usage per period, and what an operator reconciles. */
+export const allowancesProjection: Projection = {
+  name: 'allowances',
+  version: 1,
+  tables: ['rm_allowance_reservations'],
+  handles: ['AllowanceReserved', 'AllowanceSettled'],
+  async migrate(db: Knex) {
+    await db.raw(`
+      create table if not exists rm_allowance_reservations (
+        organization_id uuid not null,
+        allowance text not null,
+        period text not null,
+        reservation_id text not null,
+        subject text not null,
+        amount int not null,
+        on_failure text not null,
+        state text not null,
+        reserved_at timestamptz not null,
+        settled_at timestamptz,
+        primary key (organization_id, allowance, period, reservation_id)
+      );
+      create index if not exists rm_allowance_reservations_open on rm_allowance_reservations (reserved_at) where state = 'reserved';`);
+  },
+  async apply(trx, events) {
+    for (const e of events) {
+      const org = e.metadata.organization_id;
+      if (e.type === 'AllowanceReserved') {
+        await trx('rm_allowance_reservations')
+          .insert({
+            organization_id: org,
+            allowance: e.data.allowance,
+            period: e.data.period,
+            reservation_id: e.data.reservation_id,
+            subject: e.data.subject,
+            amount: e.data.amount,
+            on_failure: e.data.on_failure,
+            state: 'reserved',
+            reserved_at: e.metadata.time,
+          })
+          .onConflict(['organization_id', 'allowance', 'period', 'reservation_id'])
+          .ignore();
+      } else if (e.type === 'AllowanceSettled') {
+        await trx('rm_allowance_reservations')
+          .where({ organization_id: org, allowance: e.data.allowance, period: e.data.period, reservation_id: e.data.reservation_id })
+          .update({ state: e.data.outcome, settled_at: e.metadata.time });
+      }
+    }
+  },
+};

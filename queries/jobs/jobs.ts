@@ -1,0 +1,36 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import type { JobKind } from '../../src/domain/jobs';
+
+/** A job as the jobs read model shows it: an area maps `status` to its own words (a pitch's `processing`). */
+export const JobView = z.object({
+  job_id: z.string(),
+  kind: z.string(),
+  website_id: z.string().nullable(),
+  status: z.enum(['queued', 'running', 'succeeded', 'failed']),
+  error_kind: z.string().nullable(),
+  error: z.string().nullable(),
+  requested_at: z.string(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+});
+export type JobView = z.infer<typeof JobView>;
+
+const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
+
+/** One job of an organization (null for another organization's, or none). */
+export async function getJob(db: Knex, organizationId: string, kind: JobKind, jobId: string): Promise<JobView | null> {
+  const r = await db('rm_jobs').where({ id: jobId, kind, organization_id: organizationId }).first();
+  if (!r) return null;
+  return {
+    job_id: r.id,
+    kind: r.kind,
+    website_id: r.website_id,
+    status: r.status,
+    error_kind: r.error_kind,
+    error: r.error,
+    requested_at: iso(r.requested_at)!,
+    started_at: iso(r.started_at),
+    finished_at: iso(r.finished_at),
+  };
+}
