@@ -1,10 +1,8 @@
 import type { Knex } from 'knex';
 import { DomainErrorException, forbidden, notFound } from '../src/domain/errors';
-import type { Principal } from '../src/http/auth';
+import { inScope, type Principal, WEBSITE_FORBIDDEN } from '../src/domain/principal';
 
-export const WEBSITE_FORBIDDEN = 'Unauthorized access to this website';
-export const GLOBAL_KEY_REQUIRED = 'Forbidden: global API key required';
-export const PARTNER_KEY_REQUIRED = 'Forbidden: partner API key required';
+export { GLOBAL_KEY_REQUIRED, inScope, PARTNER_KEY_REQUIRED, requireGlobal, requirePartner, WEBSITE_FORBIDDEN } from '../src/domain/principal';
 
 export interface WebsiteRow {
   id: string;
@@ -16,16 +14,6 @@ export interface WebsiteRow {
   external_id: string | null;
   created_at: Date;
 }
-
-export function requireGlobal(p: Principal): void {
-  if (p.websiteIds !== null) throw new DomainErrorException(forbidden(GLOBAL_KEY_REQUIRED));
-}
-
-export function requirePartner(p: Principal): void {
-  if (!p.partner) throw new DomainErrorException(forbidden(PARTNER_KEY_REQUIRED));
-}
-
-export const inScope = (p: Principal, websiteId: string) => p.websiteIds === null || p.websiteIds.includes(websiteId);
 
 /**
  * The website a request addresses, if the key may use it: 404 when no website has that id, 403 when it is another

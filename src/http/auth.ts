@@ -1,20 +1,9 @@
 import type { Knex } from 'knex';
-import type { Actor, Feature } from '../domain/events';
 import { API_KEY_RE, hashApiKey } from '../domain/keys';
+import type { Principal } from '../domain/principal';
 
-/** Who is calling: an API key of one organization, global (websiteIds null) or scoped to some websites. */
-export interface Principal {
-  organizationId: string;
-  apiKeyId: string;
-  userId: string | null;
-  websiteIds: string[] | null;
-  partner: boolean;
-  plan: 'free' | 'pro' | 'enterprise';
-  features: Feature[];
-}
-
-export const isGlobal = (p: Principal) => p.websiteIds === null;
-export const actorOf = (p: Principal): Actor => ({ kind: 'api_key', user_id: p.userId, api_key_id: p.apiKeyId });
+export { isGlobal, type Principal } from '../domain/principal';
+export { actorOf } from '../app/context';
 
 /** Extracts the key from `x-api-key` (REST) or also `Authorization: Bearer` (MCP). */
 export function keyFromHeaders(headers: Record<string, string | string[] | undefined>, allowBearer: boolean): string | null {

@@ -5,21 +5,17 @@ import { DomainErrorException, type DomainError, isDomainError } from '../domain
 import type { Outbound } from '../net/safe-fetch';
 
 export type { Outbound };
-import type { Runtime } from '../runtime';
-import { actorOf, type KeyAuthenticator, keyFromHeaders, type Principal } from './auth';
+import { type KeyAuthenticator, keyFromHeaders, type Principal } from './auth';
+import { type AppDeps, commandContextOf } from '../app/context';
 import { badRequest, fromDomainError, HttpError, issueMessage, sendError, unauthorized } from './errors';
-import type { RateLimiter } from '../limits/rate';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 type Schema = z.ZodType | undefined;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 
-export interface HttpDeps {
-  rt: Runtime;
+export interface HttpDeps extends AppDeps {
   auth: KeyAuthenticator;
-  limiter: RateLimiter;
-  outbound: Outbound;
 }
 
 export interface RouteContext<B extends Schema, Q extends Schema, P extends Schema> {
@@ -86,11 +82,11 @@ export async function spendOrganizationBudget(deps: HttpDeps, principal: Princip
 
 /** Context for commands a key issues (REST and MCP alike). */
 export function commandContextFor(deps: HttpDeps, principal: Principal, websiteId?: string | null): CommandContext {
-  return { store: deps.rt.store, organizationId: principal.organizationId, websiteId: websiteId ?? null, actor: actorOf(principal) };
+  return commandContextOf({ deps, principal }, websiteId);
 }
 
 /** Runs a command and waits (bounded) until the read models have it, so the caller reads its write next. */
-export async function settled<R>(deps: HttpDeps, run: Promise<Handled<R> | DomainError>): Promise<R> {
+export async function settled<R>(deps: AppDeps, run: Promise<Handled<R> | DomainError>): Promise<R> {
   const h = orFail(await run);
   await deps.rt.waitForReadModels(h.position);
   return h.result;
