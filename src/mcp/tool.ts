@@ -19,8 +19,12 @@ interface ToolBase<S extends InputSchema> {
   /** snake_case, as the spec names tools */
   name: string;
   description: string;
-  /** the same zod schema REST uses wherever one exists */
+  /** the same zod schema REST uses wherever one exists; every property carries a `.describe()` */
   input: S;
+  /** what the tool answers: the read model's view schema (the REST route's response schema) */
+  output?: z.ZodObject<z.ZodRawShape>;
+  /** MCP hints for assistants: reads only, or may destroy what it touches */
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
 }
 
 export interface PublicToolDef<S extends InputSchema> extends ToolBase<S> {
@@ -49,7 +53,13 @@ export function tool(def: PublicToolDef<InputSchema> | PrivateToolDef<InputSchem
 /** The tools/list entry: JSON Schema of what the tool accepts. */
 export function listing(t: ToolDef): ToolListing {
   const { $schema: _ignored, ...schema } = z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  return { name: t.name, description: t.description, inputSchema: { ...schema, type: 'object' } as ToolListing['inputSchema'] };
+  const listed: ToolListing = { name: t.name, description: t.description, inputSchema: { ...schema, type: 'object' } as ToolListing['inputSchema'] };
+  if (t.output) {
+    const { $schema: _o, ...out } = z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+    listed.outputSchema = { ...out, type: 'object' } as ToolListing['outputSchema'];
+  }
+  if (t.annotations) listed.annotations = t.annotations;
+  return listed;
 }
 
 const failure = (message: string, status: number, extra: Record<string, unknown> = {}): CallToolResult => ({
