@@ -116,7 +116,10 @@ describe('saved views', () => {
     expect(issue({ models_not: ['nope'] })).toMatch(/^filters\.models_not\.0: unknown model/);
     expect(issue({ prompt_status: 'gone' })).toBe("filters.prompt_status: must be 'active' or 'paused'");
     expect(issue({ whatever: 'x'.repeat(2001) })).toBe('filters.whatever: must be at most 2000 characters');
-    expect(issue({ deep: { a: { b: { c: { d: 1 } } } } })).toBe('filters.deep: must be nested at most 4 levels deep');
+    expect(issue({ deep: { a: { b: { c: { d: 1 } } } } })).toBe('filters.deep.a.b.c: must be nested at most 4 levels deep');
+    expect(issue({ sentiment: ['negative', 'a\u0000b'] })).toBe('filters.sentiment.1: must not contain NUL (U+0000)');
+    expect(issue({ nested: { 'k\ud800': 1 } })).toBe('filters.nested: keys must not contain a lone surrogate (U+D800 to U+DFFF; not valid Unicode)');
+    expect(issue({ 'x\u0000': 1 })).toBe('filters: keys must not contain NUL (U+0000)');
     expect(issue(Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])))).toBe('filters: must have at most 50 keys');
     expect(issue([1])).toBe('filters: must be an object');
     expect(issue({ fine: [1, 'two', { three: true }] })).toBeNull();
