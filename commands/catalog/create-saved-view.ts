@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DomainError } from '../../src/domain/errors';
+import { type DomainError, invalid } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import { MODEL_COUNT, modelIdSchema } from '../../src/domain/models';
 import { boundedString, label, text, textProblem, Uuid } from '../../src/domain/schemas';
@@ -97,7 +97,33 @@ export type SavedViewFilters = z.infer<typeof SavedViewFilters>;
 export const CreateSavedView = z.strictObject({ website_id: WebsiteId, name: Name, filters: SavedViewFilters.default({}) });
 export type CreateSavedView = z.input<typeof CreateSavedView>;
 
-export function decideCreateSavedView(_s: CatalogState, cmd: CreateSavedView & { view_id: string }): Decision<SavedViewState> | DomainError {
+/**
+ * The first filter id that is not this website's, as a 400 naming it. Ids the catalogue still knows count as the
+ * website's (soft-deleted prompts, removed competitors, archived schedules: the view then selects nothing for them);
+ * another website's or organization's ids never do.
+ */
+export function foreignFilterId(s: CatalogState, filters: Record<string, unknown>): DomainError | null {
+  const known: [field: string, has: (id: string) => boolean, what: string][] = [
+    ['prompt_ids', (id) => s.prompts.get(id)?.hard_deleted === false, 'prompt'],
+    ['location_ids', (id) => s.locations.has(id), 'location'],
+    ['competitor_ids', (id) => s.competitors.has(id), 'competitor'],
+  ];
+  for (const [field, has, what] of known) {
+    const ids = filters[field];
+    if (!Array.isArray(ids)) continue;
+    const i = ids.findIndex((id) => typeof id !== 'string' || !has(id.toLowerCase()));
+    if (i >= 0) return invalid(`filters.${field}[${i}]: no ${what} of this website has this id`);
+  }
+  const schedule = filters.schedule_id;
+  if (typeof schedule === 'string' && schedule !== 'default' && schedule !== 'manual' && !s.schedules.has(schedule.toLowerCase())) {
+    return invalid('filters.schedule_id: no schedule of this website has this id');
+  }
+  return null;
+}
+
+export function decideCreateSavedView(s: CatalogState, cmd: CreateSavedView & { view_id: string }): Decision<SavedViewState> | DomainError {
+  const foreign = foreignFilterId(s, (cmd.filters ?? {}) as Record<string, unknown>);
+  if (foreign) return foreign;
   const data = { view_id: cmd.view_id, name: cmd.name, filters: (cmd.filters ?? {}) as Record<string, unknown> };
   return { events: [{ type: 'SavedViewCreated', data }], result: { id: data.view_id, name: data.name, filters: data.filters } };
 }
