@@ -121,7 +121,8 @@ describe('operator CLI', () => {
     } finally {
       rmSync(file, { force: true });
     }
-  });
+    // six CLI processes, each opening the store: on a loaded machine (embedded PGlite above all) that is minutes
+  }, 180_000);
 
   it('given projections:rebuild, then every read model is rebuilt from the log with progress on stderr', () => {
     cli('org:create', '--name', 'Second');
