@@ -136,10 +136,9 @@ export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<A
       req.log.error({ err }, 'request failed');
       return sendError(reply, new HttpError(500, 'Internal server error'));
     }
+    if (err.code === BAD_BODY) return sendError(reply, badRequest(err.message));
     const message =
-      err.code === BAD_BODY
-        ? err.message
-        : err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || /JSON/.test(err.message)
+      err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || /JSON/.test(err.message)
         ? 'body must be valid JSON'
         : err.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
           ? 'body is too large'
