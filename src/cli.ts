@@ -7,6 +7,8 @@ import { issueMessage } from './http/errors';
 import { createOrganization, CreateOrganization } from '../commands/organizations/create-organization';
 import { openReservations, settleOpenReservations } from '../commands/allowances/reconcile';
 import { isDomainError } from './domain/errors';
+import { decodeUtf8, jsonDeeperThan, NOT_UTF8, TOO_DEEP } from './domain/raw-input';
+import { Uuid } from './domain/schemas';
 import { ConfigError, loadConfig } from './config';
 import { DataDirLockedError } from './embedded-lock';
 import { createLogger } from './logger';
@@ -35,17 +37,26 @@ export function progress(label: string) {
   };
 }
 
-/** Reads a JSONL file of import items: one JSON object per line (blank lines skipped); a bad line names its number. */
+/**
+ * Reads a JSONL file of import items: one JSON object per line (blank lines skipped); a bad line names its number.
+ * The file must be UTF-8 and each line nested at most as deep as a request body may be, as over HTTP.
+ */
 function readJsonl(file: string): unknown[] {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (e) {
     throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+  const text = decodeUtf8(bytes);
+  if (text === null) {
+    const line = bytes.toString('latin1').split('\n').findIndex((l) => decodeUtf8(Buffer.from(l, 'latin1')) === null);
+    throw new UsageError(`${file}:${line + 1}: ${NOT_UTF8}`);
   }
   const items: unknown[] = [];
   text.split('\n').forEach((line, i) => {
     if (line.trim() === '') return;
+    if (jsonDeeperThan(line)) throw new UsageError(`${file}:${i + 1}: ${TOO_DEEP}`);
     try {
       items.push(JSON.parse(line));
     } catch {
@@ -91,8 +102,10 @@ const commands: Record<string, { usage: string; run: Command }> = {
     async run(rt, argv) {
       const { values, positionals } = parseArgs({ args: argv, options: { website: { type: 'string' } }, allowPositionals: true, strict: true });
       if (!values.website || positionals.length !== 1) throw new UsageError('usage: responses:import --website W FILE.jsonl');
+      const websiteId = Uuid.safeParse(values.website);
+      if (!websiteId.success) throw new UsageError(`--website: ${websiteId.error.issues[0].message}`);
       const db = rt.database.db;
-      const website = await db('rm_websites').where('id', values.website).first('id', 'organization_id', 'status');
+      const website = await db('rm_websites').where('id', websiteId.data).first('id', 'organization_id', 'status');
       if (!website) throw new UsageError(`website ${values.website} not found`);
       const items = readJsonl(positionals[0]);
       if (!items.length) throw new UsageError(`${positionals[0]} holds no answers`);

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { type DomainError, forbidden, invalid, notFound } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import { generateApiKey, hashApiKey } from '../../src/domain/keys';
-import { boundedString, Uuid } from '../../src/domain/schemas';
+import { label, Uuid } from '../../src/domain/schemas';
 import { type CommandContext, type Decision, handle } from '../handle';
 import { Organization, type OrganizationState, organizationStream } from '../organizations/organization';
 
 export const CreateApiKey = z.strictObject({
-  name: boundedString(100),
+  name: label(100),
   website_ids: z.array(Uuid).min(1, 'must list at least one website (omit it for a global key)').max(100).nullable().optional(),
   partner: z.boolean({ error: 'must be a boolean' }).optional(),
 });

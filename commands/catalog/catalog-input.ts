@@ -1,20 +1,19 @@
 import { z } from 'zod';
-import { boundedString, Uuid } from '../../src/domain/schemas';
+import { boundedString, label, text, Uuid } from '../../src/domain/schemas';
 
 /** Field schemas shared by the catalogue commands (messages name the field through issueMessage). */
 export const WebsiteId = Uuid;
-export const Name = boundedString(200);
+export const Name = label(200);
 export const Description = boundedString(2000);
 export const PromptText = boundedString(2000);
-export const Identifiers = z.array(boundedString(200), { error: 'must be an array of strings' }).max(50, 'must have at most 50 items');
-export const Tags = z.array(boundedString(100), { error: 'must be an array of strings' }).max(50, 'must have at most 50 items');
+export const Identifiers = z.array(label(200), { error: 'must be an array of strings' }).max(50, 'must have at most 50 items');
+export const Tags = z.array(label(100), { error: 'must be an array of strings' }).max(50, 'must have at most 50 items');
 export const PromptType = z.enum(['branded', 'non_branded'], { error: "must be 'branded' or 'non_branded'" });
 export const PromptStatus = z.enum(['active', 'paused'], { error: "must be 'active' or 'paused'" });
 export const Bool = z.boolean({ error: 'must be a boolean' });
 
 /** A UTC calendar day, `YYYY-MM-DD`, that exists. */
-export const Day = z
-  .string({ error: 'must be a date YYYY-MM-DD' })
+export const Day = text('must be a date YYYY-MM-DD')
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
   .refine((s) => {
     const d = new Date(`${s}T00:00:00Z`);

@@ -4,15 +4,15 @@ import { newId } from '../../src/domain/ids';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, type LocationState } from './catalog';
 import { Name, WebsiteId } from './catalog-input';
-import { boundedString } from '../../src/domain/schemas';
+import { label } from '../../src/domain/schemas';
 
 export const CreateLocation = z.strictObject({
   website_id: WebsiteId,
   /** display name, e.g. "Austin, Texas, United States" */
   location: Name,
-  country: boundedString(100),
-  region: boundedString(200).nullable().optional(),
-  city: boundedString(200).nullable().optional(),
+  country: label(100),
+  region: label(200).nullable().optional(),
+  city: label(200).nullable().optional(),
 });
 export type CreateLocation = z.infer<typeof CreateLocation>;
 

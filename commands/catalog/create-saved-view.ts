@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { DomainError } from '../../src/domain/errors';
+import { type DomainError, invalid } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import { MODEL_COUNT, modelIdSchema } from '../../src/domain/models';
-import { boundedString, Uuid } from '../../src/domain/schemas';
+import { boundedString, label, text, textProblem, Uuid } from '../../src/domain/schemas';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, type SavedViewState } from './catalog';
 import { Name, PromptStatus, PromptType, WebsiteId } from './catalog-input';
@@ -14,36 +14,43 @@ const MAX_ARRAY = 1000;
 const MAX_STRING = 2000;
 export const MAX_FILTERS_BYTES = 32 * 1024;
 
-/** What a stored value may be: JSON, bounded in depth, array length and string length; the message names the path. */
-function boundedJson(v: unknown, depth: number): string | null {
+/** What a stored value may be: JSON of valid text, bounded in depth, array length and string length; names the path. */
+function boundedJson(v: unknown, depth: number, path: PropertyKey[] = []): { path: PropertyKey[]; message: string } | null {
+  const bad = (message: string) => ({ path, message });
   if (v === null || typeof v === 'boolean') return null;
-  if (typeof v === 'number') return Number.isFinite(v) ? null : 'must be a finite number';
-  if (typeof v === 'string') return v.length > MAX_STRING ? `must be at most ${MAX_STRING} characters` : null;
-  if (depth >= MAX_DEPTH) return `must be nested at most ${MAX_DEPTH} levels deep`;
+  if (typeof v === 'number') return Number.isFinite(v) ? null : bad('must be a finite number');
+  if (typeof v === 'string') {
+    const problem = textProblem(v);
+    if (problem) return bad(problem);
+    return v.length > MAX_STRING ? bad(`must be at most ${MAX_STRING} characters`) : null;
+  }
+  if (depth >= MAX_DEPTH) return bad(`must be nested at most ${MAX_DEPTH} levels deep`);
   if (Array.isArray(v)) {
-    if (v.length > MAX_ARRAY) return `must have at most ${MAX_ARRAY} items`;
-    for (const x of v) {
-      const bad = boundedJson(x, depth + 1);
-      if (bad) return bad;
+    if (v.length > MAX_ARRAY) return bad(`must have at most ${MAX_ARRAY} items`);
+    for (const [i, x] of v.entries()) {
+      const inner = boundedJson(x, depth + 1, [...path, i]);
+      if (inner) return inner;
     }
     return null;
   }
   if (typeof v === 'object') {
     const entries = Object.entries(v as object);
-    if (entries.length > MAX_KEYS) return `must have at most ${MAX_KEYS} keys`;
+    if (entries.length > MAX_KEYS) return bad(`must have at most ${MAX_KEYS} keys`);
     for (const [k, x] of entries) {
-      if (k.length > 64) return 'keys must be at most 64 characters';
-      const bad = boundedJson(x, depth + 1);
-      if (bad) return bad;
+      if (k.length > 64) return bad('keys must be at most 64 characters');
+      const keyProblem = textProblem(k);
+      if (keyProblem) return bad(`keys ${keyProblem}`);
+      const inner = boundedJson(x, depth + 1, [...path, k]);
+      if (inner) return inner;
     }
     return null;
   }
-  return 'must be JSON';
+  return bad('must be JSON');
 }
 
 const AnyFilter = z.unknown().superRefine((v, ctx) => {
   const bad = boundedJson(v, 1);
-  if (bad) ctx.addIssue({ code: 'custom', message: bad });
+  if (bad) ctx.addIssue({ code: 'custom', path: bad.path, message: bad.message });
 });
 
 const ModelList = z.array(modelIdSchema, { error: 'must be an array of model identifiers' }).max(MODEL_COUNT, `must have at most ${MODEL_COUNT} items`);
@@ -56,8 +63,7 @@ const Ids = (max: number) => z.array(Uuid, { error: 'must be an array of UUIDs' 
 export const SavedViewFilters = z
   .object(
     {
-      schedule_id: z
-        .string({ error: 'must be a string' })
+      schedule_id: text()
         .refine((s) => s === 'default' || s === 'manual' || isUuid(s), "must be 'default' or a schedule id")
         .optional(),
       start_date: boundedString(40).optional(),
@@ -69,7 +75,7 @@ export const SavedViewFilters = z
       competitor_ids: Ids(100).optional(),
       prompt_status: PromptStatus.optional(),
       prompt_type: PromptType.optional(),
-      prompt_tags: z.array(boundedString(100), { error: 'must be an array of strings' }).max(50, 'must have at most 50 items').optional(),
+      prompt_tags: z.array(label(100), { error: 'must be an array of strings' }).max(50, 'must have at most 50 items').optional(),
       prompt_tags_operator: z.enum(['any', 'all'], { error: "must be 'any' or 'all'" }).optional(),
     },
     { error: 'must be an object' },
@@ -80,6 +86,10 @@ export const SavedViewFilters = z
     if (keys.length > MAX_KEYS) ctx.addIssue({ code: 'custom', message: `must have at most ${MAX_KEYS} keys` });
     const long = keys.find((k) => k.length > 64);
     if (long) ctx.addIssue({ code: 'custom', message: 'keys must be at most 64 characters' });
+    for (const k of keys) {
+      const problem = textProblem(k);
+      if (problem) ctx.addIssue({ code: 'custom', message: `keys ${problem}` });
+    }
     if (JSON.stringify(f).length > MAX_FILTERS_BYTES) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_FILTERS_BYTES} bytes of JSON` });
   });
 export type SavedViewFilters = z.infer<typeof SavedViewFilters>;
@@ -87,7 +97,33 @@ export type SavedViewFilters = z.infer<typeof SavedViewFilters>;
 export const CreateSavedView = z.strictObject({ website_id: WebsiteId, name: Name, filters: SavedViewFilters.default({}) });
 export type CreateSavedView = z.input<typeof CreateSavedView>;
 
-export function decideCreateSavedView(_s: CatalogState, cmd: CreateSavedView & { view_id: string }): Decision<SavedViewState> | DomainError {
+/**
+ * The first filter id that is not this website's, as a 400 naming it. Ids the catalogue still knows count as the
+ * website's (soft-deleted prompts, removed competitors, archived schedules: the view then selects nothing for them);
+ * another website's or organization's ids never do.
+ */
+export function foreignFilterId(s: CatalogState, filters: Record<string, unknown>): DomainError | null {
+  const known: [field: string, has: (id: string) => boolean, what: string][] = [
+    ['prompt_ids', (id) => s.prompts.get(id)?.hard_deleted === false, 'prompt'],
+    ['location_ids', (id) => s.locations.has(id), 'location'],
+    ['competitor_ids', (id) => s.competitors.has(id), 'competitor'],
+  ];
+  for (const [field, has, what] of known) {
+    const ids = filters[field];
+    if (!Array.isArray(ids)) continue;
+    const i = ids.findIndex((id) => typeof id !== 'string' || !has(id.toLowerCase()));
+    if (i >= 0) return invalid(`filters.${field}[${i}]: no ${what} of this website has this id`);
+  }
+  const schedule = filters.schedule_id;
+  if (typeof schedule === 'string' && schedule !== 'default' && schedule !== 'manual' && !s.schedules.has(schedule.toLowerCase())) {
+    return invalid('filters.schedule_id: no schedule of this website has this id');
+  }
+  return null;
+}
+
+export function decideCreateSavedView(s: CatalogState, cmd: CreateSavedView & { view_id: string }): Decision<SavedViewState> | DomainError {
+  const foreign = foreignFilterId(s, (cmd.filters ?? {}) as Record<string, unknown>);
+  if (foreign) return foreign;
   const data = { view_id: cmd.view_id, name: cmd.name, filters: (cmd.filters ?? {}) as Record<string, unknown> };
   return { events: [{ type: 'SavedViewCreated', data }], result: { id: data.view_id, name: data.name, filters: data.filters } };
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type DomainError, invalid } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import { MODEL_COUNT, modelIdSchema } from '../../src/domain/models';
+import { text } from '../../src/domain/schemas';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, type ScheduleView, scheduleView } from './catalog';
 import { Bool, Day, Name, WebsiteId } from './catalog-input';
@@ -13,8 +14,7 @@ export const ScheduleModels = z
   .refine((ms) => new Set(ms).size === ms.length, 'must not repeat a model');
 const FREQUENCY_ERROR = "must be 'daily' or 'weekly'";
 /** a string first, so a missing value reads 'frequency is required' */
-export const Frequency = z
-  .string({ error: FREQUENCY_ERROR })
+export const Frequency = text(FREQUENCY_ERROR)
   .pipe(z.enum(['daily', 'weekly'], { error: FREQUENCY_ERROR }))
   .meta({ enum: ['daily', 'weekly'] });
 

@@ -3,7 +3,7 @@ import { type DomainError, notFound } from '../../src/domain/errors';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, type SavedViewState } from './catalog';
 import { Name, WebsiteId } from './catalog-input';
-import { SavedViewFilters } from './create-saved-view';
+import { foreignFilterId, SavedViewFilters } from './create-saved-view';
 
 export const UpdateSavedView = z
   .strictObject({ website_id: WebsiteId, name: Name.optional(), filters: SavedViewFilters.optional() })
@@ -18,6 +18,8 @@ const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringif
 export function decideUpdateSavedView(s: CatalogState, viewId: string, cmd: UpdateSavedView): Decision<SavedViewState> | DomainError {
   const v = s.saved_views.get(viewId);
   if (!v) return notFound(SAVED_VIEW_NOT_FOUND);
+  const foreign = cmd.filters !== undefined ? foreignFilterId(s, cmd.filters as Record<string, unknown>) : null;
+  if (foreign) return foreign;
   const name = cmd.name !== undefined && cmd.name !== v.name ? cmd.name : undefined;
   const filters = cmd.filters !== undefined && !sameJson(cmd.filters, v.filters) ? (cmd.filters as Record<string, unknown>) : undefined;
   if (name === undefined && filters === undefined) return { events: [], result: v };

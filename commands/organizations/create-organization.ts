@@ -3,16 +3,17 @@ import { ALL_FEATURES, Feature, SYSTEM_ACTOR } from '../../src/domain/events';
 import { conflict, type DomainError } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import { generateApiKey, hashApiKey } from '../../src/domain/keys';
+import { asLabel, text } from '../../src/domain/schemas';
 import type { EventStore } from '../../src/eventstore/port';
 import { type Decision, handle } from '../handle';
 import { Organization, type OrganizationState, organizationStream } from './organization';
 
 export const CreateOrganization = z.object({
-  name: z.string().trim().min(1, 'name is required').max(200, 'name must be at most 200 characters'),
+  name: asLabel(text().trim().min(1, 'name is required').max(200, 'name must be at most 200 characters')),
   plan: z.enum(['free', 'pro', 'enterprise']).default('enterprise'),
   features: z.array(Feature).default([...ALL_FEATURES]),
   pitch_allowance: z.number().int().min(0).default(10),
-  owner_email: z.string().email().optional(),
+  owner_email: text().email('Invalid email address').optional(),
 });
 export type CreateOrganization = z.infer<typeof CreateOrganization>;
 

@@ -4,7 +4,7 @@ import type { DomainEvent, EventData } from '../../src/domain/events';
 import { deterministicId, newId } from '../../src/domain/ids';
 import { parseFilterDate } from '../../src/domain/dates';
 import { modelIdSchema } from '../../src/domain/models';
-import { boundedString, Uuid } from '../../src/domain/schemas';
+import { boundedString, text, Uuid } from '../../src/domain/schemas';
 import type { Position } from '../../src/eventstore/port';
 import { type CatalogState, handleCatalog } from '../catalog/catalog';
 import { Bool } from '../catalog/catalog-input';
@@ -14,8 +14,7 @@ export const MAX_IMPORT = 1000;
 /** an answer's time may run ahead of this server's clock by this much (clock skew), no more */
 const FUTURE_SLACK_MS = 5 * 60_000;
 
-const HttpUrl = z
-  .string({ error: 'must be a string' })
+const HttpUrl = text()
   .max(2048, 'must be at most 2048 characters')
   .refine((s) => {
     try {
@@ -26,7 +25,7 @@ const HttpUrl = z
     }
   }, 'must be an http(s) URL');
 
-const RunAt = z.string({ error: 'must be an ISO 8601 date-time' }).transform((s, ctx) => {
+const RunAt = text('must be an ISO 8601 date-time').transform((s, ctx) => {
   const r = parseFilterDate(s, 'start', { allowDateOnly: false });
   if (!r.ok) {
     ctx.addIssue({ code: 'custom', message: r.error });
@@ -44,7 +43,7 @@ const ImportProduct = z.strictObject({
   brand: boundedString(200).nullable().optional(),
   merchant: boundedString(200).nullable().optional(),
   price: z.number({ error: 'must be a number' }).nonnegative('must not be negative').finite().nullable().optional(),
-  currency: z.string({ error: 'must be a string' }).regex(/^[A-Za-z]{3}$/, 'must be a three-letter ISO 4217 code').nullable().optional(),
+  currency: text().regex(/^[A-Za-z]{3}$/, 'must be a three-letter ISO 4217 code').nullable().optional(),
   position: z.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').max(1000, 'must be at most 1000'),
   url: HttpUrl.nullable().optional(),
 });
@@ -71,7 +70,7 @@ export const ImportItem = z.strictObject({
   prompt_id: Uuid,
   model: modelIdSchema,
   run_at: RunAt,
-  text: z.string({ error: 'must be a string' }).max(100_000, 'must be at most 100000 characters').refine((s) => s.trim() !== '', 'must not be empty'),
+  text: text().max(100_000, 'must be at most 100000 characters').refine((s) => s.trim() !== '', 'must not be empty'),
   citations: z.array(HttpUrl, { error: 'must be an array of URLs' }).max(200, 'must have at most 200 items').optional(),
   location_id: Uuid.nullable().optional(),
   persona_id: Uuid.nullable().optional(),

@@ -3,7 +3,7 @@ import type { DomainEvent } from '../../src/domain/events';
 import { isDomainError } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import { isUrlAtOrBelow, normalizeUrl } from '../../src/domain/urls';
-import { boundedString } from '../../src/domain/schemas';
+import { boundedString, label } from '../../src/domain/schemas';
 import { newEventsFor, type CommandContext } from '../handle';
 import { createWebsite } from './create-website';
 import { CreateWebsite, SiteUrl } from './website-input';
@@ -12,13 +12,13 @@ export const catalogStream = (websiteId: string) => `catalog-${websiteId}`;
 
 export const ProvisionWebsite = CreateWebsite.extend({
   competitors: z
-    .array(z.strictObject({ name: boundedString(200), url: SiteUrl, identifiers: z.array(boundedString(200)).max(50).optional() }))
+    .array(z.strictObject({ name: label(200), url: SiteUrl, identifiers: z.array(label(200)).max(50).optional() }))
     .max(100)
     .default([]),
   topics: z
     .array(
       z.strictObject({
-        name: boundedString(200),
+        name: label(200),
         prompts: z
           .array(z.strictObject({ text: boundedString(2000), type: z.enum(['branded', 'non_branded']).optional() }))
           .max(500)

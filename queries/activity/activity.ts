@@ -1,14 +1,15 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { inScope } from '../access';
+import { text, Uuid } from '../../src/domain/schemas';
 import type { Principal } from '../../src/http/auth';
 
 export const ActivityFilters = z.object({
-  website_id: z.string().uuid({ message: 'must be a UUID' }).optional(),
-  entity_type: z.string().max(50, 'must be at most 50 characters').optional(),
-  change_type: z.string().max(50, 'must be at most 50 characters').optional(),
-  since: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional(),
-  until: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional(),
+  website_id: Uuid.optional(),
+  entity_type: text().max(50, 'must be at most 50 characters').optional(),
+  change_type: text().max(50, 'must be at most 50 characters').optional(),
+  since: text().datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional(),
+  until: text().datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional(),
   order: z.enum(['desc', 'asc'], { error: "must be 'desc' or 'asc'" }).default('desc'),
   page_num: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(0, 'must be at least 0').default(0),
   page_size: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be between 1 and 100').max(100, 'must be between 1 and 100').default(40),

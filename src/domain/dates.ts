@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { text } from './schemas';
 
 /**
  * The one date parser of aivis. MCP tool filters use `parseToolDate` (lenient about spelling,
@@ -297,7 +298,7 @@ export function utcDay(date: Date): string {
 }
 
 function dateSchema(parse: (s: string) => DateResult) {
-  return z.string().transform((s, ctx) => {
+  return text().transform((s, ctx) => {
     const r = parse(s);
     if (r.ok) return r.value;
     ctx.addIssue({ code: 'custom', message: r.error, input: s });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { filterDateSchema, toolDateSchema } from './dates';
 import { isUuid } from './ids';
 import { MODEL_COUNT, modelIdSchema } from './models';
-import { Uuid } from './schemas';
+import { text, Uuid } from './schemas';
 
 /**
  * The shared filters object of metric-style requests (spec, "Shared filters object"), validated field by field with
@@ -11,8 +11,7 @@ import { Uuid } from './schemas';
  */
 
 /** `default` (alias `manual`) or a custom schedule's id; null = default. Never a combination. */
-export const ScheduleSelection = z
-  .string({ error: "must be 'default' or a schedule id (UUID)" })
+export const ScheduleSelection = text("must be 'default' or a schedule id (UUID)")
   .refine((s) => s === 'default' || s === 'manual' || isUuid(s), "must be 'default' or a schedule id (UUID)")
   .transform((s): string | null => (s === 'default' || s === 'manual' ? null : s.toLowerCase()))
   .meta({ type: 'string', description: "'default' (alias 'manual') or a schedule id" });
@@ -47,7 +46,8 @@ function filterFields(date: (side: 'start' | 'end') => z.ZodType<Date, string>) 
 }
 
 const endNotBeforeStart = (f: { start_date?: Date; end_date?: Date }, ctx: z.RefinementCtx) => {
-  if (f.start_date && f.end_date && f.end_date.getTime() < f.start_date.getTime()) {
+  // a date that failed its own check is still its input string here: nothing to compare
+  if (f.start_date instanceof Date && f.end_date instanceof Date && f.end_date.getTime() < f.start_date.getTime()) {
     ctx.addIssue({ code: 'custom', path: ['end_date'], message: `is before start_date (${f.start_date.toISOString()})` });
   }
 };

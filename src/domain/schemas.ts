@@ -1,13 +1,49 @@
 import { z } from 'zod';
 
-/** Shared input schemas, with messages that name what is wrong (the field path is prefixed where they are reported). */
-export const Uuid = z.string({ error: 'must be a string' }).uuid({ message: 'must be a UUID' });
+/**
+ * Shared input schemas, with messages that name what is wrong (the field path is prefixed where they are reported).
+ * Every string any caller sends (REST query, path and body, MCP arguments, CLI arguments) goes through `text`: NUL and
+ * lone surrogates are refused there, once (Postgres text cannot hold NUL; UTF-8 has no surrogates, so a lone one
+ * would be stored as U+FFFD without a word). Names and labels go through `label`, which also refuses control and
+ * bidi override/isolate characters.
+ */
+export const TEXT_NUL = 'must not contain NUL (U+0000)';
+export const TEXT_LONE_SURROGATE = 'must not contain a lone surrogate (U+D800 to U+DFFF; not valid Unicode)';
+export const LABEL_CONTROL = 'must not contain control characters (U+0000 to U+001F, U+007F to U+009F, U+2028, U+2029)';
+export const LABEL_BIDI = 'must not contain bidirectional override or isolate characters (U+202A to U+202E, U+2066 to U+2069)';
+
+const hasNul = (s: string) => s.includes('\u0000');
+/** String.prototype.isWellFormed (Node 20; not yet in the ES2023 lib types). */
+export const isWellFormed = (s: string) => (s as string & { isWellFormed(): boolean }).isWellFormed();
+// C0, DEL, C1, and the line/paragraph separators: a name is one line of visible text
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+// embeddings, overrides (U+202A-U+202E) and isolates (U+2066-U+2069): they reorder what is shown around them
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/;
+
+/** Why a string cannot be taken as text, or null when it can (for values checked outside a schema). */
+export function textProblem(s: string): string | null {
+  if (hasNul(s)) return TEXT_NUL;
+  if (!isWellFormed(s)) return TEXT_LONE_SURROGATE;
+  return null;
+}
+
+/** A string that is valid text. `error` is the message for a value that is not a string at all. */
+export const text = (error = 'must be a string') => z.string({ error }).refine((s) => !hasNul(s), TEXT_NUL).refine(isWellFormed, TEXT_LONE_SURROGATE);
+/** Free text (prompt text, answer text, descriptions): any valid text, control characters included. */
+export const Text = text();
+
+/** Makes a string schema a name or label: no control characters, no bidi overrides or isolates. */
+export const asLabel = <S extends z.ZodString>(s: S): S =>
+  s.refine((v) => !CONTROL.test(v), LABEL_CONTROL).refine((v) => !BIDI.test(v), LABEL_BIDI) as S;
+
+export const Uuid = text().uuid({ message: 'must be a UUID' });
 export const boundedString = (max: number, min = 1) =>
-  z
-    .string({ error: 'must be a string' })
+  text()
     .trim()
     .min(min, min === 1 ? 'must not be empty' : `must be at least ${min} characters`)
     .max(max, `must be at most ${max} characters`);
+/** A name or label (websites, competitors, topics, attributes, personas, views, tags, locations, schedules, keys, and the areas to come: columns, roles, groups). */
+export const label = (max: number, min = 1) => asLabel(boundedString(max, min));
 
 const integer = (coerce: boolean) => (coerce ? z.coerce.number({ error: 'must be an integer' }) : z.number({ error: 'must be an integer' })).int('must be an integer');
 /** page_num counts from 0; `coerce` for query strings. */

@@ -1,7 +1,8 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import { decodeUtf8, jsonDeeperThan, NOT_PERCENT_UTF8, NOT_UTF8, percentDecode, TOO_DEEP } from '../domain/raw-input';
 import type { Runtime } from '../runtime';
 import { KeyAuthenticator } from './auth';
-import { HttpError, sendError } from './errors';
+import { badRequest, HttpError, sendError } from './errors';
 import { registerHealth } from './health';
 import { buildOpenApi } from './openapi';
 import { migrateRateLimits, RateLimiter } from '../limits/rate';
@@ -22,6 +23,47 @@ import { registerMcp } from '../mcp/server';
 /** Every REST route; an area adds its list here. */
 export const restRoutes: RouteDef<any, any, any>[] = [...websiteRoutes, ...apiKeyRoutes, ...activityRoutes, ...aiAccessRoutes, ...catalogRoutes, ...catalogSettingsRoutes, ...responseRoutes, ...metricsRoutes, ...observationsRoutes, ...shoppingRoutes];
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** the JSON body's size in bytes as received (0 without one) */
+    bodyBytes: number;
+  }
+}
+
+/** A body refused before parsing: the message is the answer. */
+const BAD_BODY = 'AIVIS_BAD_BODY';
+const bodyError = (message: string) => Object.assign(new Error(`body ${message}`), { statusCode: 400, code: BAD_BODY });
+
+/** The first query parameter whose percent-encoding is malformed or not UTF-8 (the parser would pass it on undecoded). */
+function undecodableQuery(url: string): string | null {
+  const q = url.indexOf('?');
+  if (q < 0 || !url.includes('%', q)) return null;
+  for (const pair of url.slice(q + 1).split('&')) {
+    const eq = pair.indexOf('=');
+    const key = percentDecode((eq < 0 ? pair : pair.slice(0, eq)).replace(/\+/g, ' '));
+    if (key === null) return 'query';
+    if (eq >= 0 && percentDecode(pair.slice(eq + 1).replace(/\+/g, ' ')) === null) return key;
+  }
+  return null;
+}
+
+/** The route parameter whose raw path segment does not decode (the router refuses such a path before matching it). */
+function undecodableParam(routes: RouteDef<any, any, any>[], method: string, url: string): string {
+  const path = url.split('?')[0];
+  for (const r of routes) {
+    if (r.method !== method) continue;
+    const names: string[] = [];
+    const pattern = r.url
+      .split('/')
+      .map((seg) => (seg.startsWith(':') ? (names.push(seg.slice(1)), '([^/]*)') : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    const m = new RegExp(`^${pattern}$`).exec(path);
+    const bad = m ? names.find((_, i) => percentDecode(m[i + 1]) === null) : undefined;
+    if (bad) return bad;
+  }
+  return 'path';
+}
+
 export interface App {
   app: FastifyInstance;
   deps: HttpDeps;
@@ -39,6 +81,24 @@ export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<A
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 4 * 1024 * 1024,
     return503OnClosing: true,
+    // a path parameter's length is its schema's to refuse (external ids run to 255), with a message naming it
+    routerOptions: { maxParamLength: 1024 },
+    frameworkErrors: (err: FastifyError, req: FastifyRequest, reply: FastifyReply) =>
+      sendError(
+        reply,
+        err.code === 'FST_ERR_BAD_URL' ? badRequest(`${undecodableParam(allRoutes, req.method, req.url)}: ${NOT_PERCENT_UTF8}`) : new HttpError(err.statusCode ?? 400, err.message),
+      ),
+  });
+  // a JSON body must be UTF-8 and nested at most MAX_JSON_DEPTH levels: both checked on the bytes, before JSON.parse
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.decorateRequest('bodyBytes', 0);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
+    const text = decodeUtf8(body);
+    if (text === null) return done(bodyError(NOT_UTF8), undefined);
+    if (jsonDeeperThan(body)) return done(bodyError(TOO_DEEP), undefined);
+    req.bodyBytes = body.length;
+    return parseJson(req, text, done);
   });
   await migrateRateLimits(rt.database.db);
   const auth = new KeyAuthenticator(rt.database.db);
@@ -65,6 +125,10 @@ export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<A
       return sendError(reply, new HttpError(405, 'Method Not Allowed: GET requests must not have a body'));
     }
   });
+  app.addHook('onRequest', async (req, reply) => {
+    const bad = undecodableQuery(req.url);
+    if (bad) return sendError(reply, badRequest(`${bad}: ${NOT_PERCENT_UTF8}`));
+  });
   app.setNotFoundHandler((_req, reply) => sendError(reply, new HttpError(404, 'Not found')));
   app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, req, reply) => {
     const status = err.statusCode ?? 500;
@@ -72,6 +136,7 @@ export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<A
       req.log.error({ err }, 'request failed');
       return sendError(reply, new HttpError(500, 'Internal server error'));
     }
+    if (err.code === BAD_BODY) return sendError(reply, badRequest(err.message));
     const message =
       err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || /JSON/.test(err.message)
         ? 'body must be valid JSON'

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { CommandContext, Handled } from '../../commands/handle';
 import { DomainErrorException, type DomainError, isDomainError } from '../domain/errors';
+import { decodeUtf8, NOT_UTF8 } from '../domain/raw-input';
 import type { Outbound } from '../net/safe-fetch';
 
 export type { Outbound };
@@ -60,6 +61,21 @@ function parse<S extends Schema>(schema: S, input: unknown, where: 'body' | 'que
   const r = schema.safeParse(input);
   if (!r.success) throw badRequest(issueMessage(r.error.issues[0], input));
   return r.data as Out<S>;
+}
+
+/**
+ * A request header used as data (an Idempotency-Key, say), validated like any other input, the header named in the
+ * message. Node refuses NUL and control bytes in headers itself and hands other bytes over one per character
+ * (latin1): they are read back as UTF-8 here (400 if they are not), then `schema` decides (`text()`-based).
+ */
+export function headerInput<S extends z.ZodType>(headers: Record<string, string | string[] | undefined>, name: string, schema: S): z.output<S> {
+  const raw = headers[name.toLowerCase()];
+  if (Array.isArray(raw)) throw badRequest(`${name}: must be sent once`);
+  const value = raw === undefined ? undefined : decodeUtf8(Buffer.from(raw, 'latin1'));
+  if (value === null) throw badRequest(`${name}: ${NOT_UTF8}`);
+  const r = schema.safeParse(value);
+  if (!r.success) throw badRequest(issueMessage(r.error.issues[0], value, name));
+  return r.data;
 }
 
 /** Unwraps a command result: a domain error becomes its HTTP error. */
@@ -138,4 +154,4 @@ export function mount(app: FastifyInstance, deps: HttpDeps, defs: RouteDef<any, 
   }
 }
 
-export { boundedString, Uuid } from '../domain/schemas';
+export { boundedString, label, text, Text, Uuid } from '../domain/schemas';

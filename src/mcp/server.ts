@@ -87,8 +87,8 @@ export async function registerMcp(app: FastifyInstance, deps: HttpDeps, tools: T
     handler: async (req, reply) => {
       const caller = callers.get(req);
       if (!caller) return sendError(reply, unauthorized());
-      // a chunked body has no Content-Length: measure what was parsed
-      if (!caller.principal && req.body !== undefined && Buffer.byteLength(JSON.stringify(req.body)) > ANON_MAX_BODY_BYTES) {
+      // a chunked body has no Content-Length: measure what arrived (its depth and encoding were checked before parsing)
+      if (!caller.principal && req.bodyBytes > ANON_MAX_BODY_BYTES) {
         return sendError(reply, tooLarge());
       }
       if (Array.isArray(req.body)) return reply.code(400).send(jsonRpcError(ErrorCode.InvalidRequest, 'Batch requests are not supported'));

@@ -9,7 +9,7 @@ import { decideUpdateSavedView } from '../../commands/catalog/update-saved-view'
 import { decideUpdateSchedule, UpdateSchedule } from '../../commands/catalog/update-schedule';
 import { MODEL_IDS } from '../../src/domain/models';
 import { given } from '../support/given';
-import { scheduleCreated, W } from './catalog-events';
+import { competitorAdded, promptCreated, promptDeleted, scheduleCreated, W } from './catalog-events';
 
 describe('personas, locations, attributes', () => {
   it('given a persona, then PersonaCreated with a null description when none is given', () => {
@@ -107,6 +107,31 @@ describe('saved views', () => {
     given(Catalog).when((s) => decideUpdateSavedView(s, 'v1', { website_id: W, name: 'B' })).then({ kind: 'not_found', message: 'Saved view not found' });
   });
 
+  it("given filter ids, then each must be this catalogue's (removed and soft-deleted ones still are; another website's never)", () => {
+    const history = [
+      promptCreated('p1'),
+      promptDeleted('p1', true),
+      promptCreated('p2'),
+      promptDeleted('p2', false),
+      competitorAdded('c1'),
+      { type: 'CompetitorRemoved', data: { competitor_id: 'c1' } } as const,
+      scheduleCreated('s1'),
+      { type: 'LocationCreated', data: { location_id: 'l1', location: 'Berlin', country: 'DE', region: null, city: null } } as const,
+    ];
+    const create = (filters: Record<string, unknown>) => (s: Parameters<typeof decideCreateSavedView>[0]) =>
+      decideCreateSavedView(s, { website_id: W, name: 'V', filters, view_id: 'v1' });
+    const own = { prompt_ids: ['p1'], competitor_ids: ['c1'], location_ids: ['l1'], schedule_id: 's1' };
+    given(Catalog, ...history).when(create(own)).then([{ type: 'SavedViewCreated', data: { view_id: 'v1', name: 'V', filters: own } }]);
+    given(Catalog, ...history).when(create({ ...own, schedule_id: 'default' })).then([{ type: 'SavedViewCreated', data: { view_id: 'v1', name: 'V', filters: { ...own, schedule_id: 'default' } } }]);
+    given(Catalog, ...history).when(create({ prompt_ids: ['p1', 'p2'] })).then({ kind: 'invalid', message: 'filters.prompt_ids[1]: no prompt of this website has this id' });
+    given(Catalog, ...history).when(create({ competitor_ids: ['elsewhere'] })).then({ kind: 'invalid', message: 'filters.competitor_ids[0]: no competitor of this website has this id' });
+    given(Catalog, ...history).when(create({ location_ids: ['l1', 'l2'] })).then({ kind: 'invalid', message: 'filters.location_ids[1]: no location of this website has this id' });
+    given(Catalog, ...history).when(create({ schedule_id: 's2' })).then({ kind: 'invalid', message: 'filters.schedule_id: no schedule of this website has this id' });
+    given(Catalog, ...history, { type: 'SavedViewCreated', data: { view_id: 'v1', name: 'V', filters: own } })
+      .when((s) => decideUpdateSavedView(s, 'v1', { website_id: W, filters: { ...own, competitor_ids: ['c1', 'c9'] } }))
+      .then({ kind: 'invalid', message: 'filters.competitor_ids[1]: no competitor of this website has this id' });
+  });
+
   it('bounds the stored filters: typed known keys, bounded unknown ones', () => {
     const issue = (filters: unknown) => {
       const r = CreateSavedView.safeParse({ website_id: W, name: 'V', filters });
@@ -116,7 +141,10 @@ describe('saved views', () => {
     expect(issue({ models_not: ['nope'] })).toMatch(/^filters\.models_not\.0: unknown model/);
     expect(issue({ prompt_status: 'gone' })).toBe("filters.prompt_status: must be 'active' or 'paused'");
     expect(issue({ whatever: 'x'.repeat(2001) })).toBe('filters.whatever: must be at most 2000 characters');
-    expect(issue({ deep: { a: { b: { c: { d: 1 } } } } })).toBe('filters.deep: must be nested at most 4 levels deep');
+    expect(issue({ deep: { a: { b: { c: { d: 1 } } } } })).toBe('filters.deep.a.b.c: must be nested at most 4 levels deep');
+    expect(issue({ sentiment: ['negative', 'a\u0000b'] })).toBe('filters.sentiment.1: must not contain NUL (U+0000)');
+    expect(issue({ nested: { 'k\ud800': 1 } })).toBe('filters.nested: keys must not contain a lone surrogate (U+D800 to U+DFFF; not valid Unicode)');
+    expect(issue({ 'x\u0000': 1 })).toBe('filters: keys must not contain NUL (U+0000)');
     expect(issue(Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])))).toBe('filters: must have at most 50 keys');
     expect(issue([1])).toBe('filters: must be an object');
     expect(issue({ fine: [1, 'two', { three: true }] })).toBeNull();

@@ -8,6 +8,7 @@ import { freshDatabase, type TestDatabase } from '../support/db';
 import { loadConfig } from '../../src/config';
 import { buildApp } from '../../src/http/app';
 import { silentLogger } from '../../src/logger';
+import { LABEL_BIDI, TEXT_NUL } from '../../src/domain/schemas';
 import { openRuntime } from '../../src/runtime';
 
 // The operator CLI as an operator runs it: against the real server when DATABASE_URL is set, else embedded.
@@ -97,6 +98,31 @@ describe('operator CLI', () => {
       rmSync(file, { force: true });
     }
   });
+
+  it('given text or files the HTTP API would refuse, then the CLI refuses them the same way, naming the argument or line', async () => {
+    const lastLine = (r: { stderr: string }) => r.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn')).pop();
+    const named = cli('org:create', '--name', 'Acme\u202eevil');
+    expect(named.status).toBe(1);
+    expect(lastLine(named)).toBe(`error: name: ${LABEL_BIDI}`);
+    const org = JSON.parse(cli('org:create', '--name', 'Careful importer').stdout);
+    const site = await seedSite(org.api_key);
+    expect(lastLine(cli('responses:import', '--website', 'not-a-uuid', 'x.jsonl'))).toBe('error: --website: must be a UUID');
+    const file = join(tmpdir(), `aivis-import-bad-${process.pid}.jsonl`);
+    const item = (text: string) => JSON.stringify({ prompt_id: site.prompt, model: 'chatgpt', run_at: '2026-03-01T10:00:00Z', text });
+    try {
+      writeFileSync(file, Buffer.concat([Buffer.from(`${item('fine')}\n{"text":"caf`), Buffer.from([0xe9]), Buffer.from('"}\n')]));
+      expect(lastLine(cli('responses:import', '--website', site.website, file))).toBe(`error: ${file}:2: must be valid UTF-8`);
+      writeFileSync(file, `${'['.repeat(40)}${']'.repeat(40)}\n`);
+      expect(lastLine(cli('responses:import', '--website', site.website, file))).toBe(`error: ${file}:1: must be nested at most 32 levels deep`);
+      writeFileSync(file, `${item('fine')}\n${item('a\u0000b')}\n`);
+      const nul = cli('responses:import', '--website', site.website, file);
+      expect(nul.status).toBe(1);
+      expect(lastLine(nul)).toBe(`error: line 2: text: ${TEXT_NUL}`);
+    } finally {
+      rmSync(file, { force: true });
+    }
+    // six CLI processes, each opening the store: on a loaded machine (embedded PGlite above all) that is minutes
+  }, 180_000);
 
   it('given projections:rebuild, then every read model is rebuilt from the log with progress on stderr', () => {
     cli('org:create', '--name', 'Second');

@@ -231,7 +231,7 @@ describe('prompt schedules', () => {
 describe('saved views', () => {
   it('given a view with an unreproducible filter, then it is stored as given; edits keep the id', async () => {
     const site = await newSite();
-    const filters = { models_not: [MODEL_IDS[0]], prompt_status: 'active', competitor_ids: [UNKNOWN], sentiment: ['negative'] };
+    const filters = { models_not: [MODEL_IDS[0]], prompt_status: 'active', sentiment: ['negative'] };
     const v = await post('/api/v1/saved-views', { website_id: site, name: 'Without one model', filters });
     expect(v.status).toBe(201);
     expect(v.body).toEqual({ view: { id: expect.any(String), name: 'Without one model', filters } });
@@ -272,6 +272,43 @@ describe('saved views', () => {
       { method: 'PATCH', path: `/api/v1/saved-views/${UNKNOWN}`, body: { website_id: one, name: 'X' }, status: 404, error: 'Saved view not found' },
       { method: 'PATCH', path: `/api/v1/saved-views/${v.id}`, body: { website_id: one }, status: 400, error: 'body: name or filters is required' },
     ]);
+  });
+
+  it("given another website's or another organization's ids in a view's filters, then 400 naming the filter and nothing written", async () => {
+    // one catalogue per website: a prompt, a location, a competitor and a schedule each
+    const catalogue = async (site: string, key: string) => {
+      const ok = async (path: string, body: object) => {
+        const r = await post(path, { website_id: site, ...body }, key);
+        expect(r.status, `${path} ${JSON.stringify(r.body)}`).toBe(201);
+        return r.body;
+      };
+      return {
+        prompt_ids: [(await ok('/api/v1/prompts', { text: 'best widgets?' })).prompt.id],
+        location_ids: [(await ok('/api/v1/locations', { location: 'Berlin, Germany', country: 'DE' })).id],
+        competitor_ids: [(await ok('/api/v1/competitors', { name: 'Rival', url: `https://${Math.random().toString(36).slice(2)}.example.net` })).competitor.id],
+        schedule_id: (await ok('/api/v1/prompt-schedules', { name: 'Daily', models: M, frequency: 'daily' })).schedule.id as string,
+      };
+    };
+    const mine = await newSite();
+    const own = await catalogue(mine, w.a.key);
+    const sibling = await catalogue(await newSite(), w.a.key);
+    const foreign = await catalogue(w.b.b1, w.b.key);
+    const view = (await post('/api/v1/saved-views', { website_id: mine, name: 'Own ids', filters: { ...own, prompt_ids: [own.prompt_ids[0].toUpperCase()] } })).body.view;
+    expect(view.filters.competitor_ids).toEqual(own.competitor_ids);
+    const cases = [sibling, foreign].flatMap((other) =>
+      (['prompt_ids', 'location_ids', 'competitor_ids', 'schedule_id'] as const).flatMap((field) => {
+        const what = { prompt_ids: 'prompt', location_ids: 'location', competitor_ids: 'competitor', schedule_id: 'schedule' }[field];
+        // the foreign id comes second in a list, so the message must point at it
+        const filters = { ...own, [field]: field === 'schedule_id' ? other.schedule_id : [...own[field], ...other[field]] };
+        const error = field === 'schedule_id' ? `filters.schedule_id: no schedule of this website has this id` : `filters.${field}[1]: no ${what} of this website has this id`;
+        return [
+          { method: 'POST', path: '/api/v1/saved-views', body: { website_id: mine, name: 'Borrowed', filters }, status: 400, error },
+          { method: 'PATCH', path: `/api/v1/saved-views/${view.id}`, body: { website_id: mine, filters }, status: 400, error },
+        ];
+      }),
+    );
+    await refusedWithoutWrite(cases);
+    expect((await get('/api/v1/saved-views', mine)).body.data).toEqual([view]);
   });
 
   tenancyChecks('GET /api/v1/saved-views', () => w, { method: 'GET', websiteScoped: true, request: (id) => ({ path: '/api/v1/saved-views', query: { website_id: id } }) });

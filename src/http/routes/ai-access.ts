@@ -3,10 +3,11 @@ import { checkDomain, ORG_CHECKS_PER_MIN, orgLimitKey, spend } from '../../../qu
 import { parseDomainInput } from '../../analysis/ai-access';
 import { ENGINE_IDS } from '../../analysis/ai-crawlers';
 import { badRequest } from '../errors';
+import { text } from '../../domain/schemas';
 import { route } from '../route';
 
 export const AiAccessCheckBody = z
-  .object({ domain: z.string({ error: 'must be a string' }) })
+  .object({ domain: text() })
   .strict();
 
 const Flags = z.object({ conversational: z.boolean(), training: z.boolean() }).strict();

@@ -6,6 +6,7 @@ import { CreateSavedView } from '../../../commands/catalog/create-saved-view';
 import { CreateSchedule } from '../../../commands/catalog/create-schedule';
 import { UpdateSavedView } from '../../../commands/catalog/update-saved-view';
 import { UpdateSchedule } from '../../../commands/catalog/update-schedule';
+import { text } from '../../domain/schemas';
 import { route, Uuid } from '../route';
 import { WebsiteQuery } from './catalog';
 import { catalogOps } from './catalog-ops';
@@ -27,8 +28,7 @@ const SavedView = z.object({ id: z.string(), name: z.string(), filters: z.record
 
 /** `default` is a selection, not a stored schedule: it cannot be edited. */
 const ScheduleParams = z.object({
-  schedule_id: z
-    .string()
+  schedule_id: text()
     .refine((s) => s !== 'default' && s !== 'manual', 'the default schedule cannot be changed')
     .pipe(Uuid)
     .meta({ format: 'uuid' }),

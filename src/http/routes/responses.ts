@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ImportResponses } from '../../../commands/responses/import-responses';
 import { StartRun } from '../../../commands/responses/start-run';
 import { PromptStatusFilter, PromptTypeFilter, ScheduleSelection, SharedFilters } from '../../domain/filters';
-import { PageNum, PageSize } from '../../domain/schemas';
+import { PageNum, PageSize, Text } from '../../domain/schemas';
 import { route, Uuid } from '../route';
 import { WebsiteQuery } from './catalog';
 import { responseOps } from './responses-ops';
@@ -15,12 +15,12 @@ const csv = <T extends z.ZodType>(schema: T) =>
 const ListQuery = z
   .strictObject({
     website_id: Uuid,
-    schedule_id: z.string().optional(),
-    start_date: z.string().optional(),
-    end_date: z.string().optional(),
-    models: csv(z.array(z.string())).optional(),
-    prompt_ids: csv(z.array(z.string())).optional(),
-    competitor_ids: csv(z.array(z.string())).optional(),
+    schedule_id: Text.optional(),
+    start_date: Text.optional(),
+    end_date: Text.optional(),
+    models: csv(z.array(Text)).optional(),
+    prompt_ids: csv(z.array(Text)).optional(),
+    competitor_ids: csv(z.array(Text)).optional(),
     prompt_status: PromptStatusFilter.optional(),
     prompt_type: PromptTypeFilter.optional(),
     location_ids: z.unknown().optional(),

@@ -7,7 +7,7 @@ import { parseFilterDate, toolDateSchema, utcDay } from '../../domain/dates';
 import { DomainErrorException, forbidden } from '../../domain/errors';
 import { MAX_FILTER_COMPETITORS, ScheduleSelection, scheduleValue } from '../../domain/filters';
 import { SHOPPING_MODEL_COUNT, SHOPPING_MODEL_IDS, shoppingModelIdSchema } from '../../domain/models';
-import { boundedString, Uuid } from '../../domain/schemas';
+import { boundedString, text, Uuid } from '../../domain/schemas';
 import type { Principal } from '../auth';
 import { type Caller, dbOf } from './caller';
 
@@ -22,8 +22,7 @@ const PLAIN_DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** REST: a plain UTC day `YYYY-MM-DD` (no time); a start is its first instant, an end its last. */
 const ShoppingDay = (side: 'start' | 'end') =>
-  z
-    .string({ error: 'must be a date YYYY-MM-DD' })
+  text('must be a date YYYY-MM-DD')
     .transform((s, ctx) => {
       const v = s.trim();
       if (!PLAIN_DAY.test(v)) {
@@ -40,7 +39,8 @@ const ShoppingDay = (side: 'start' | 'end') =>
     .meta({ type: 'string', format: 'date', description: `UTC day YYYY-MM-DD, inclusive (${side === 'start' ? 'from its first instant' : 'through 23:59:59.999Z'})` });
 
 const endNotBeforeStart = (f: { start_date?: Date; end_date?: Date }, ctx: z.RefinementCtx) => {
-  if (f.start_date && f.end_date && f.end_date.getTime() < f.start_date.getTime()) {
+  // a date that failed its own check is still its input string here: nothing to compare
+  if (f.start_date instanceof Date && f.end_date instanceof Date && f.end_date.getTime() < f.start_date.getTime()) {
     ctx.addIssue({ code: 'custom', path: ['end_date'], message: `is before start_date (${utcDay(f.start_date)})` });
   }
 };

@@ -3,11 +3,11 @@ import { requirePartner, requireWebsite } from '../../../queries/access';
 import { ActivityFilters, getActivity } from '../../../queries/activity/activity';
 import { parseToolDateRange } from '../../domain/dates';
 import { DomainErrorException, invalid } from '../../domain/errors';
+import { text } from '../../domain/schemas';
 import { tool } from '../tool';
 
 const toolDate = (what: string) =>
-  z
-    .string({ error: 'must be a string' })
+  text()
     .describe(`${what}: YYYY-MM-DD, an ISO 8601 timestamp (no zone = UTC) or a spelled-out date such as "March 5, 2026"`)
     .optional();
 
