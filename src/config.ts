@@ -1,5 +1,7 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { parseMailbox } from './email/address';
 
 const url = (schemes: string[]) =>
   z.string().refine((s) => {
@@ -31,6 +33,11 @@ const Env = z.object({
     .string()
     .regex(/^(rules|llm:[a-z][a-z0-9-]*)$/, "must be 'rules' or 'llm:<model id>'")
     .default('rules'),
+  SMTP_URL: url(['smtp:', 'smtps:']).optional(),
+  MAIL_FROM: z
+    .string()
+    .refine((s) => parseMailbox(s) !== null, "must be one address, e.g. 'aivis <no-reply@example.com>'")
+    .optional(),
 });
 
 export interface Config {
@@ -55,6 +62,10 @@ export interface Config {
   observationExtractor: string;
   /** live engine calls, per model unless infra/models.json says otherwise for a model */
   engineCalls: { timeoutMs: number; retries: number; concurrency: number };
+  /** the email outbox's SMTP server (`smtp://user:pass@host:587`, `smtps://…:465`); null = .eml files in dataDir/outbox */
+  smtpUrl: string | null;
+  /** the From of every email; its domain names the Message-IDs */
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {}
@@ -86,5 +97,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerConcurrency: e.WORKER_CONCURRENCY,
     observationExtractor: e.OBSERVATION_EXTRACTOR,
     engineCalls: { timeoutMs: e.ENGINE_TIMEOUT_MS, retries: e.ENGINE_RETRIES, concurrency: e.ENGINE_CONCURRENCY },
+    smtpUrl: e.SMTP_URL ?? null,
+    mailFrom: e.MAIL_FROM ?? `aivis <no-reply@${mailDomainOf(e.PUBLIC_BASE_URL)}>`,
   };
+}
+
+/** The public host name when there is one (a DNS name, not an address), else localhost. */
+function mailDomainOf(publicBaseUrl: string | undefined): string {
+  const host = publicBaseUrl ? new URL(publicBaseUrl).hostname : '';
+  return host.includes('.') && !isIP(host.replace(/^\[|\]$/g, '')) ? host : 'localhost';
 }

@@ -15,6 +15,8 @@ import { SharedFeed } from './eventstore/feed';
 import { ProjectionRunner } from './eventstore/runner';
 import { createEngines, type Engines } from './engines/registry';
 import type { Logger } from './logger';
+import { createFileTransport, createSmtpTransport, type MailTransport } from './email/transport';
+import { type EmailWorkerDeps, startEmailSweeper, startEmailWorkers } from './workers/email';
 import { parseExtractor, startObservationWorkers } from './workers/observations';
 import { startResponseWorkers } from './workers/responses';
 import { BUS_STREAM_PREFIXES, busEventTypes } from './workers/types';
@@ -36,7 +38,7 @@ export interface Runtime {
   /** Read your writes: waits (bounded) until the named read models (default: all) have passed position. */
   waitForReadModels(position: Position | null, names?: readonly string[], timeoutMs?: number): Promise<boolean>;
   startProjections(): Promise<void>;
-  /** response and observation workers, the scheduler and the sweeper of lost units (after startProjections) */
+  /** response, observation and email workers, the scheduler and the sweepers of lost units and emails (after startProjections) */
   startWorkers(): Promise<void>;
   close(): Promise<void>;
 }
@@ -54,6 +56,8 @@ export interface RuntimeOptions {
   engines?: Engines;
   /** the clock of the scheduler and the workers (tests) */
   now?: () => Date;
+  /** the email outbox's transport and timing (tests); by default SMTP_URL's server or DATA_DIR/outbox */
+  email?: Partial<Pick<EmailWorkerDeps, 'transport' | 'maxAttempts' | 'backoffMs' | 'sendTimeoutMs' | 'leaseMarginMs'>> & { sweepEveryMs?: number; sweepMinAgeMs?: number };
 }
 
 export async function openRuntime(config: Config, logger: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -140,6 +144,11 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         workers.push(await startResponseWorkers({ ...deps, extractor, concurrency: config.workerConcurrency }));
         workers.push(await startObservationWorkers({ ...deps, extractor }));
         workers.push(startSweeper({ db: database.db, bus, logger }));
+        const { sweepEveryMs, sweepMinAgeMs, ...email } = options.email ?? {};
+        const transport: MailTransport = email.transport ?? (config.smtpUrl ? createSmtpTransport(config.smtpUrl) : createFileTransport(join(config.dataDir, 'outbox')));
+        workers.push({ stop: async () => transport.close() });
+        workers.push(await startEmailWorkers({ store, bus, logger, now: options.now, from: config.mailFrom, ...email, transport }));
+        workers.push(startEmailSweeper({ db: database.db, bus, logger, everyMs: sweepEveryMs, minAgeMs: sweepMinAgeMs }));
         if (config.scheduler) workers.push(startScheduler({ ...deps }));
       },
       async close() {

@@ -1,11 +1,12 @@
 import { type EventType, RESPONSE_STREAM_PREFIX } from '../domain/events';
 import type { Projection } from '../eventstore/projection';
+import { EMAIL_WORKER_TYPES } from './email';
 import { type ExtractorChoice, observationWorkerTypes } from './observations';
 import { RESPONSE_WORKER_TYPES } from './responses';
 
 /** Every event type a worker consumes from the bus: the relay publishes these (a new worker adds its list here). */
 export const busEventTypes = (extractor: ExtractorChoice): readonly EventType[] => [
-  ...new Set([...RESPONSE_WORKER_TYPES, ...observationWorkerTypes(extractor)]),
+  ...new Set([...RESPONSE_WORKER_TYPES, ...observationWorkerTypes(extractor), ...EMAIL_WORKER_TYPES]),
 ];
 
 /**

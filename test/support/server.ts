@@ -10,6 +10,7 @@ import { openPostgres } from '../../src/db';
 import type { Engines } from '../../src/engines/registry';
 import { OBSERVATION_WORKER } from '../../src/workers/observations';
 import { RESPONSE_WORKER } from '../../src/workers/responses';
+import { EMAIL_WORKER } from '../../src/workers/email';
 
 export interface TestServer {
   url: string;
@@ -118,7 +119,7 @@ async function settled(rt: Runtime): Promise<void> {
   for (;;) {
     const last = await rt.store.lastPosition();
     await rt.relay.waitFor(last, Math.max(0, deadline - Date.now()));
-    const backlog = (await Promise.all([RESPONSE_WORKER, OBSERVATION_WORKER].map((d) => rt.bus.backlog(d)))).reduce((a, b) => a + b, 0);
+    const backlog = (await Promise.all([RESPONSE_WORKER, OBSERVATION_WORKER, EMAIL_WORKER].map((d) => rt.bus.backlog(d)))).reduce((a, b) => a + b, 0);
     const now = await rt.store.lastPosition();
     if ((backlog === 0 && comparePositions(now, last) === 0) || Date.now() > deadline) return;
     await new Promise((r) => setTimeout(r, 20));
