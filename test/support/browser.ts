@@ -23,14 +23,14 @@ export const DESKTOP: Viewport = { name: 'desktop', width: 1280, height: 800 };
 export const PRINT: Viewport = { name: 'print', width: 794, height: 1123, print: true };
 
 /** Starts Chromium; fails (never skips: CI installs it) with how to install it when it is missing. */
-export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) {
+export async function launchBrowser(executablePath = CHROMIUM_PATH): Promise<Browser> {
+  if (!existsSync(executablePath)) {
     throw new Error(
-      `Chromium not found at ${CHROMIUM_PATH}: page tests drive a real browser. Install Debian's package ` +
+      `Chromium not found at ${executablePath}: page tests drive a real browser. Install Debian's package ` +
         '(`sudo apt-get install -y chromium`; .ci/run does it) or set CHROMIUM_PATH to a Chromium binary.',
     );
   }
-  return chromium.launch({ executablePath: CHROMIUM_PATH });
+  return chromium.launch({ executablePath });
 }
 
 export interface Visit {
