@@ -1,6 +1,8 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseMasterKey } from './eventstore/keyring';
+import { parseMailbox } from './email/address';
 
 const url = (schemes: string[]) =>
   z.string().refine((s) => {
@@ -33,6 +35,11 @@ const Env = z.object({
     .regex(/^(rules|llm:[a-z][a-z0-9-]*)$/, "must be 'rules' or 'llm:<model id>'")
     .default('rules'),
   ERASURE_MASTER_KEY: z.string().refine((s) => parseMasterKey(s) !== null, 'must be 32 bytes as 64 hex digits or base64').optional(),
+  SMTP_URL: url(['smtp:', 'smtps:']).optional(),
+  MAIL_FROM: z
+    .string()
+    .refine((s) => parseMailbox(s) !== null, "must be one address, e.g. 'aivis <no-reply@example.com>'")
+    .optional(),
 });
 
 export interface Config {
@@ -59,6 +66,10 @@ export interface Config {
   engineCalls: { timeoutMs: number; retries: number; concurrency: number };
   /** wraps the keys of erasable subjects; null: the embedded default */
   erasureMasterKey: Buffer | null;
+  /** the email outbox's SMTP server (`smtp://user:pass@host:587`, `smtps://…:465`); null = .eml files in dataDir/outbox */
+  smtpUrl: string | null;
+  /** the From of every email; its domain names the Message-IDs */
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {}
@@ -91,5 +102,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     observationExtractor: e.OBSERVATION_EXTRACTOR,
     engineCalls: { timeoutMs: e.ENGINE_TIMEOUT_MS, retries: e.ENGINE_RETRIES, concurrency: e.ENGINE_CONCURRENCY },
     erasureMasterKey: e.ERASURE_MASTER_KEY ? parseMasterKey(e.ERASURE_MASTER_KEY) : null,
+    smtpUrl: e.SMTP_URL ?? null,
+    mailFrom: e.MAIL_FROM ?? `aivis <no-reply@${mailDomainOf(e.PUBLIC_BASE_URL)}>`,
   };
+}
+
+/** The public host name when there is one (a DNS name, not an address), else localhost. */
+function mailDomainOf(publicBaseUrl: string | undefined): string {
+  const host = publicBaseUrl ? new URL(publicBaseUrl).hostname : '';
+  return host.includes('.') && !isIP(host.replace(/^\[|\]$/g, '')) ? host : 'localhost';
 }

@@ -23,6 +23,8 @@ import type { Logger } from './logger';
 import { startJobSweeper } from './workers/job-sweeper';
 import { jobSpecs } from './workers/job-kinds';
 import { type JobSpec, startJobWorker } from './workers/jobs';
+import { createFileTransport, createSmtpTransport, type MailTransport } from './email/transport';
+import { type EmailWorkerDeps, startEmailSweeper, startEmailWorkers } from './workers/email';
 import { parseExtractor, startObservationWorkers } from './workers/observations';
 import { startResponseWorkers } from './workers/responses';
 import { BUS_STREAM_PREFIXES, busEventTypes } from './workers/types';
@@ -45,7 +47,7 @@ export interface Runtime {
   /** Read your writes: waits (bounded) until the named read models (default: all) have passed position. */
   waitForReadModels(position: Position | null, names?: readonly string[], timeoutMs?: number): Promise<boolean>;
   startProjections(): Promise<void>;
-  /** response, observation and job workers, run ends, the scheduler and the sweepers of lost units and jobs (after startProjections) */
+  /** response, observation, job and email workers, run ends, the scheduler and the sweepers of lost units, jobs and emails (after startProjections) */
   startWorkers(): Promise<void>;
   close(): Promise<void>;
 }
@@ -67,6 +69,8 @@ export interface RuntimeOptions {
   nats?: NatsBusOptions;
   /** the job kinds run (default: every kind of src/workers/job-kinds.ts) and their sweeper's timing (tests) */
   jobs?: { specs?: JobSpec<any>[]; heartbeatMs?: number; staleMs?: number; sweepEveryMs?: number; maxWakes?: number };
+  /** the email outbox's transport and timing (tests); by default SMTP_URL's server or DATA_DIR/outbox */
+  email?: Partial<Pick<EmailWorkerDeps, 'transport' | 'maxAttempts' | 'backoffMs' | 'sendTimeoutMs' | 'leaseMarginMs'>> & { sweepEveryMs?: number; sweepMinAgeMs?: number };
 }
 
 export async function openRuntime(config: Config, logger: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -162,6 +166,11 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         const specs = options.jobs?.specs ?? jobSpecs();
         for (const spec of specs) workers.push(await startJobWorker(spec, { store, db: database.db, bus, logger, now: options.now }, { heartbeatMs: options.jobs?.heartbeatMs }));
         workers.push(startJobSweeper({ db: database.db, store, bus, logger, specs, staleMs: options.jobs?.staleMs, everyMs: options.jobs?.sweepEveryMs, maxWakes: options.jobs?.maxWakes }));
+        const { sweepEveryMs, sweepMinAgeMs, ...email } = options.email ?? {};
+        const transport: MailTransport = email.transport ?? (config.smtpUrl ? createSmtpTransport(config.smtpUrl) : createFileTransport(join(config.dataDir, 'outbox')));
+        workers.push({ stop: async () => transport.close() });
+        workers.push(await startEmailWorkers({ store, bus, logger, now: options.now, from: config.mailFrom, ...email, transport }));
+        workers.push(startEmailSweeper({ db: database.db, bus, logger, everyMs: sweepEveryMs, minAgeMs: sweepMinAgeMs }));
         if (config.scheduler) workers.push(startScheduler({ ...deps }));
       },
       async close() {

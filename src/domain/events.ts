@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sealed, subject } from './sealing';
 
 /** Who made a change. */
 export const Actor = z.object({
@@ -318,6 +319,44 @@ export const catalogue = {
     allowance: z.object({ name: z.string(), period: z.string() }).nullable(),
   }),
   ProbeStepCompleted: z.object({ job_id: z.string(), step: z.number().int().positive(), worker: z.string() }),
+  // email outbox (stream email-<email_id>): the only outbound side effect
+  /**
+   * An email to send. `to` (the recipient) and `params` (what the template shows, e.g. an acceptance link with its
+   * token) are the fields erasure seals; the worker renders the body from the template when it sends.
+   */
+  EmailRequested: z.object({
+    email_id: subject('email'),
+    template: z.string(),
+    to: sealed(z.string()),
+    params: sealed(z.record(z.string(), z.unknown())),
+    /** the message's Date header: the same on every attempt */
+    requested_at: z.string(),
+  }),
+  /** a worker's claim on one attempt: no other worker sends the email until lease_until */
+  EmailSending: z.object({ email_id: z.string(), attempt: z.number().int().positive(), message_id: z.string(), lease_until: z.string() }),
+  /**
+   * The transport took the message. possible_duplicate: an earlier attempt may have been delivered too (it ended
+   * without the server's answer: a crash or a cut connection after the message was sent); it had the same Message-ID.
+   */
+  EmailSent: z.object({
+    email_id: z.string(),
+    attempt: z.number().int().positive(),
+    message_id: z.string(),
+    transport: z.enum(['smtp', 'file']),
+    response: z.string().nullable(),
+    possible_duplicate: z.boolean(),
+  }),
+  /** an attempt failed for a reason that may pass (4xx, network): tried again after retry_at */
+  EmailDeferred: z.object({
+    email_id: z.string(),
+    attempt: z.number().int().positive(),
+    reason: z.string(),
+    retry_at: z.string(),
+    /** the attempt ended without the server's answer to the message: it may have been delivered */
+    ambiguous: z.boolean(),
+  }),
+  /** given up: refused for good (5xx), out of attempts, or nothing to send (erased, unknown template) */
+  EmailFailed: z.object({ email_id: z.string(), attempts: z.number().int().nonnegative(), reason: z.string(), permanent: z.boolean() }),
 } as const;
 
 export type EventType = keyof typeof catalogue;
@@ -326,6 +365,8 @@ export type DomainEvent = { [T in EventType]: { type: T; data: EventData<T> } }[
 export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 
 export const isKnownType = (t: string): t is EventType => Object.prototype.hasOwnProperty.call(catalogue, t);
+/** The stream of one email of the outbox: `email-<email id>`. */
+export const EMAIL_STREAM_PREFIX = 'email-';
 /** The stream of one engine answer (its outcome and credits): `response-<response id>`; imports have their own. */
 export const RESPONSE_STREAM_PREFIX = 'response-';
 

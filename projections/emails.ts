@@ -1,0 +1,78 @@
+import type { Knex } from 'knex';
+import { EMAIL_STREAM_PREFIX } from '../src/domain/events';
+import type { Projection } from '../src/eventstore/projection';
+
+/**
+ * The outbox: one row per email with where it stands, never its recipient or content (those stay in the log, where
+ * erasure can seal them). due_at is when a worker should have moved it on: the sweeper sends an email whose due_at
+ * has long passed to the workers again (a message lost with an in-process bus, a claim whose worker died).
+ */
+export const emailsProjection: Projection = {
+  name: 'emails',
+  version: 1,
+  tables: ['rm_emails'],
+  handles: ['EmailRequested', 'EmailSending', 'EmailDeferred', 'EmailSent', 'EmailFailed'],
+  async migrate(db: Knex) {
+    await db.raw(`
+      create table if not exists rm_emails (
+        email_id uuid primary key,
+        organization_id uuid not null,
+        template text not null,
+        status text not null,
+        attempts int not null default 0,
+        message_id text,
+        possible_duplicate boolean not null default false,
+        last_error text,
+        requested_at timestamptz not null,
+        due_at timestamptz,
+        sent_at timestamptz,
+        updated_at timestamptz not null
+      );
+      create index if not exists rm_emails_due on rm_emails (due_at) where due_at is not null;`);
+  },
+  async apply(trx, events) {
+    for (const e of events) {
+      if (!e.streamId.startsWith(EMAIL_STREAM_PREFIX)) continue;
+      const at = e.metadata.time;
+      switch (e.type) {
+        case 'EmailRequested':
+          await trx('rm_emails')
+            .insert({
+              email_id: e.data.email_id,
+              organization_id: e.metadata.organization_id,
+              template: e.data.template,
+              status: 'requested',
+              requested_at: e.data.requested_at,
+              due_at: e.data.requested_at,
+              updated_at: at,
+            })
+            .onConflict('email_id')
+            .ignore();
+          break;
+        case 'EmailSending':
+          await trx('rm_emails')
+            .where('email_id', e.data.email_id)
+            .update({ status: 'sending', attempts: e.data.attempt, message_id: e.data.message_id, due_at: e.data.lease_until, updated_at: at });
+          break;
+        case 'EmailDeferred':
+          await trx('rm_emails').where('email_id', e.data.email_id).update({ status: 'deferred', last_error: e.data.reason, due_at: e.data.retry_at, updated_at: at });
+          break;
+        case 'EmailSent':
+          await trx('rm_emails').where('email_id', e.data.email_id).update({
+            status: 'sent',
+            // a worker that lost its claim to a takeover may record its own, earlier attempt
+            attempts: trx.raw('greatest(attempts, ?)', [e.data.attempt]),
+            message_id: e.data.message_id,
+            possible_duplicate: e.data.possible_duplicate,
+            due_at: null,
+            sent_at: at,
+            updated_at: at,
+          });
+          break;
+        case 'EmailFailed':
+          await trx('rm_emails').where('email_id', e.data.email_id).update({ status: 'failed', last_error: e.data.reason, due_at: null, updated_at: at });
+          break;
+      }
+    }
+  },
+};

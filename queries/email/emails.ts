@@ -1,0 +1,35 @@
+import type { Knex } from 'knex';
+import { z } from 'zod';
+
+/** Where an email of the outbox stands (never its recipient or content). */
+export const EmailView = z.object({
+  email_id: z.string(),
+  template: z.string(),
+  status: z.enum(['requested', 'sending', 'deferred', 'sent', 'failed']),
+  attempts: z.number().int(),
+  message_id: z.string().nullable(),
+  possible_duplicate: z.boolean(),
+  last_error: z.string().nullable(),
+  requested_at: z.string(),
+  sent_at: z.string().nullable(),
+});
+export type EmailView = z.infer<typeof EmailView>;
+
+const iso = (v: unknown): string | null => (v === null || v === undefined ? null : new Date(v as string).toISOString());
+
+/** An email of the organization, or null (another organization's is null too). */
+export async function getEmail(db: Knex, organizationId: string, emailId: string): Promise<EmailView | null> {
+  const r = await db('rm_emails').where({ email_id: emailId, organization_id: organizationId }).first();
+  if (!r) return null;
+  return {
+    email_id: r.email_id,
+    template: r.template,
+    status: r.status,
+    attempts: r.attempts,
+    message_id: r.message_id,
+    possible_duplicate: r.possible_duplicate,
+    last_error: r.last_error,
+    requested_at: iso(r.requested_at)!,
+    sent_at: iso(r.sent_at),
+  };
+}
