@@ -5,6 +5,7 @@ import { DomainErrorException, type DomainError, isDomainError } from '../domain
 import type { Outbound } from '../net/safe-fetch';
 
 export type { Outbound };
+import type { ReadModelName } from '../../projections';
 import type { Runtime } from '../runtime';
 import { actorOf, type KeyAuthenticator, keyFromHeaders, type Principal } from './auth';
 import { badRequest, fromDomainError, HttpError, issueMessage, sendError, unauthorized } from './errors';
@@ -89,10 +90,16 @@ export function commandContextFor(deps: HttpDeps, principal: Principal, websiteI
   return { store: deps.rt.store, organizationId: principal.organizationId, websiteId: websiteId ?? null, actor: actorOf(principal) };
 }
 
-/** Runs a command and waits (bounded) until the read models have it, so the caller reads its write next. */
-export async function settled<R>(deps: HttpDeps, run: Promise<Handled<R> | DomainError>): Promise<R> {
+/** The read models a write's caller reads next: its answer, and what a client reads after it. */
+export type Reads = readonly ReadModelName[];
+
+/**
+ * Runs a command and waits (bounded) until the read models its caller reads next have it, so the caller reads its
+ * write next; the others (the activity feed, a website's re-derived metrics) catch up on their own.
+ */
+export async function settled<R>(deps: HttpDeps, run: Promise<Handled<R> | DomainError>, reads: Reads): Promise<R> {
   const h = orFail(await run);
-  await deps.rt.waitForReadModels(h.position);
+  await deps.rt.waitForReadModels(h.position, reads);
   return h.result;
 }
 

@@ -30,7 +30,7 @@ describe('operator CLI', () => {
     try {
       await rt.startProjections();
       // the key was made by the CLI, another process: this instance knows it once its read models have caught up
-      expect(await rt.waitForReadModels(await rt.store.lastPosition(), undefined, 10_000)).toBe(true);
+      expect(await rt.waitForReadModels(await rt.store.lastPosition(), 'all', 10_000)).toBe(true);
       const { app, close } = await buildApp(rt);
       try {
         const post = async (url: string, payload: unknown) => {

@@ -3,7 +3,7 @@ import { decodeFacts } from '../../src/analysis/facts';
 import { utcDay } from '../../src/domain/dates';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, finishedRun } from '../support/answers';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, caughtUp, startServer, type TestServer } from '../support/server';
 import { buildWorld, tenancyChecks, type World } from '../support/tenancy';
 import { until } from '../support/until';
 
@@ -89,6 +89,7 @@ describe('runs', () => {
     // runs are listed newest first; the start is in the activity feed
     const runs = await call(s, 'GET', '/api/v1/response-streaming/runs', { key: w.a.key, query: { website_id: site.id } });
     expect(runs.body.data.map((r: { run_id: string }) => r.run_id)).toEqual([start.body.run_id]);
+    await caughtUp(s, ['activity']);
     const feed = await s.rt.database.db('rm_activity').where({ website_id: site.id, entity_type: 'run' }).select('change_type', 'entity_ids', 'via_api_key');
     expect(feed).toEqual([{ change_type: 'started', entity_ids: [start.body.run_id], via_api_key: true }]);
   });
@@ -224,6 +225,7 @@ describe('import', () => {
 
     // a new competitor: positions among all tracked entities change for the whole history
     const added = await post('/api/v1/competitors', { website_id: site.id, name: 'Initech', url: 'https://initech.example.org' });
+    await caughtUp(s, ['answers']);
     const after = (await list(site.id)).body.responses[0];
     expect(after.position).toBe(2);
     expect(after.competitors).toEqual([
@@ -239,6 +241,7 @@ describe('import', () => {
 
     // a competitor removed: it no longer counts, and positions are renumbered among those left
     await call(s, 'DELETE', `/api/v1/competitors/${site.competitors[0].id}`, { key: w.a.key, query: { website_id: site.id } });
+    await caughtUp(s, ['answers']);
     const removed = (await list(site.id)).body.responses[0];
     expect(removed.position).toBe(1);
     expect(removed.competitors).toEqual([{ id: added.body.competitor.id, name: 'Initech', url: 'https://initech.example.org', position: 2 }]);
@@ -259,6 +262,7 @@ describe('import', () => {
     expect(all).toHaveLength(4);
     expect(all.filter((r: { external_id: string }) => r.external_id === 'x1')).toHaveLength(1);
     // the feed records each import call with what it brought in
+    await caughtUp(s, ['activity']);
     const feed = await s.rt.database.db('rm_activity').where({ website_id: site.id, entity_type: 'response' }).orderBy('seq').select('change_type', 'entity_ids', 'via_api_key');
     expect(feed).toEqual([
       { change_type: 'imported', entity_ids: [a.body.response_ids[0], a.body.response_ids[1]], via_api_key: true },
