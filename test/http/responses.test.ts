@@ -282,7 +282,11 @@ describe('import', () => {
       { ...imp([ok, { ...ok, prompt_id: other.prompts[0].id }]), status: 400, error: 'responses[1].prompt_id: Prompt not found' },
       { ...imp([{ ...ok, model: 'gpt-9' }]), status: 400, error: /^responses\[0\]\.model: unknown model "gpt-9"/ },
       { ...imp([{ ...ok, run_at: '2026-03-01' }]), status: 400, error: /^responses\[0\]\.run_at: invalid date/ },
-      { ...imp([{ ...ok, run_at: '2999-01-01T00:00:00Z' }]), status: 400, error: 'responses[0].run_at: must not be in the future' },
+      { ...imp([{ ...ok, run_at: '2999-01-01T00:00:00Z' }]), status: 400, error: "responses[0].run_at: must not be more than one day after the server's time" },
+      { ...imp([ok, ok, ok, { ...ok, run_at: new Date(Date.now() + 25 * 3600_000).toISOString() }]), status: 400, error: "responses[3].run_at: must not be more than one day after the server's time" },
+      // a time a read model cannot hold (year 0 in UTC) is refused at the command, never handed to a projection
+      { ...imp([ok, { ...ok, run_at: '0001-01-01T00:00:00+01:00' }]), status: 400, error: 'responses[1].run_at: must not be before 2000-01-01T00:00:00Z' },
+      { ...imp([{ ...ok, run_at: '1999-12-31T23:59:59.999Z' }]), status: 400, error: 'responses[0].run_at: must not be before 2000-01-01T00:00:00Z' },
       { ...imp([{ ...ok, text: '   ' }]), status: 400, error: 'responses[0].text: must not be empty' },
       { ...imp([{ ...ok, citations: ['ftp://x.example.com'] }]), status: 400, error: 'responses[0].citations[0]: must be an http(s) URL' },
       { ...imp([{ ...ok, location_id: UNKNOWN }]), status: 400, error: 'responses[0].location_id: Location not found' },
@@ -295,6 +299,16 @@ describe('import', () => {
       { ...imp([{ ...ok, surprise: 1 }]), status: 400, error: 'responses[0].surprise is not allowed' },
     ]);
     expect((await list(site.id)).body.responses).toEqual([]);
+  });
+
+  it('given answer times at the edges of the accepted range, then they are imported and listed as given', async () => {
+    const site = await buildSite(s, w.a.key);
+    const soon = new Date(Math.floor((Date.now() + 23 * 3600_000) / 1000) * 1000).toISOString();
+    const item = (run_at: string) => ({ prompt_id: site.prompts[0].id, model: MODEL_IDS[0], run_at, text: 'Acme.' });
+    const r = await post('/api/v1/responses/import', { website_id: site.id, responses: [item('2000-01-01T00:00:00Z'), item('2000-01-01T01:00:00+01:00'), item(soon)] });
+    expect(r.status).toBe(201);
+    const listed = (await list(site.id)).body.responses.map((x: { created_at: string }) => x.created_at).sort();
+    expect(listed).toEqual(['2000-01-01T00:00:00.000Z', '2000-01-01T00:00:00.000Z', soon]);
   });
 
   it('given observations in an import, then they are stored as given and the extractor leaves those answers alone', async () => {
