@@ -90,6 +90,9 @@ export function commandContextFor(deps: HttpDeps, principal: Principal, websiteI
   return { store: deps.rt.store, organizationId: principal.organizationId, websiteId: websiteId ?? null, actor: actorOf(principal) };
 }
 
+/** The response header that says a read's data is behind: set when the answer carries `stale: true`. */
+export const STALE_HEADER = 'x-aivis-stale';
+
 /** The read models a write's caller reads next: its answer, and what a client reads after it. */
 export type Reads = readonly ReadModelName[];
 
@@ -134,6 +137,7 @@ export function mount(app: FastifyInstance, deps: HttpDeps, defs: RouteDef<any, 
             command: (websiteId) => commandContextFor(deps, principal, websiteId),
           };
           const out = await def.handler(ctx);
+          if (out !== null && typeof out === 'object' && (out as { stale?: unknown }).stale === true) reply.header(STALE_HEADER, '1');
           if (!reply.sent) {
             reply.code(def.status ?? 200);
             return out;
