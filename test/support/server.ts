@@ -92,8 +92,8 @@ export async function startServer(
  * Waits until the named read models have passed every event appended so far: for what a write does not wait for, such
  * as the re-derivation of a website's history after a competitor change (its reads are flagged stale meanwhile).
  */
-export async function caughtUp(s: TestServer, names: readonly ReadModelName[]): Promise<void> {
-  if (!(await s.rt.waitForReadModels(await s.rt.store.lastPosition(), names, 10_000))) throw new Error(`${names.join(', ')} did not catch up in 10 s`);
+export async function caughtUp(s: TestServer, names: readonly ReadModelName[], timeoutMs = 10_000): Promise<void> {
+  if (!(await s.rt.waitForReadModels(await s.rt.store.lastPosition(), names, timeoutMs))) throw new Error(`${names.join(', ')} did not catch up in ${timeoutMs} ms`);
 }
 
 export async function call<T = any>(s: { url: string }, method: string, path: string, c: Call = {}): Promise<Answer<T>> {
