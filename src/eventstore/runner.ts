@@ -28,7 +28,7 @@ import {
   type TypedEvent,
 } from './port';
 import type { Projection } from './projection';
-import { dropSchema, inSchema, lockLive, setSearchPath, shadowSchema, shareSequences, swapIn } from './shadow';
+import { dropSchema, inSchema, liveSchema, lockLive, setSearchPath, shadowSchema, shareSequences, swapIn } from './shadow';
 
 const LEASE_SECONDS = 15;
 /** a rebuild's claim on its projection (one rebuild at a time), renewed while it runs */
@@ -83,8 +83,8 @@ interface Lane {
   dead: Set<string>;
   /** the dead-letter table of this lane */
   letters: string;
-  /** the schema whose tables the batch writes (null: the live ones) */
-  schema: string | null;
+  /** the schemas the batch's unqualified names resolve in: a rebuild's, then the live one (null: as the connection has it) */
+  searchPath: string[] | null;
   rebuilding: boolean;
 }
 
@@ -319,7 +319,7 @@ export class ProjectionRunner {
       // nothing to apply (every event scanned was another projection's): the checkpoint alone, one statement
       if (pending.length === 0) await this.saveCheckpoint(this.db, last);
       else {
-        const lane: Lane = { dead: new Set(this.dead), letters: DEAD_LETTERS, schema: null, rebuilding: this.rebuilding };
+        const lane: Lane = { dead: new Set(this.dead), letters: DEAD_LETTERS, searchPath: null, rebuilding: this.rebuilding };
         await this.db.transaction(async (trx) => {
           await this.applyItems(trx, take(), lane, isolating);
           await this.saveCheckpoint(trx, last);
@@ -345,7 +345,7 @@ export class ProjectionRunner {
    * applied in halves, each in a savepoint, down to the event that fails alone, whose website is then set aside.
    */
   private async applyItems(trx: Knex.Transaction, items: Item[], lane: Lane, isolating: boolean): Promise<void> {
-    if (lane.schema) await setSearchPath(trx, [lane.schema, 'public']);
+    if (lane.searchPath) await setSearchPath(trx, lane.searchPath);
     const live: TypedEvent[] = [];
     const letters: Letter[] = [];
     for (const item of items) {
@@ -551,20 +551,21 @@ export class ProjectionRunner {
     await this.prepare();
     const p = this.projection;
     const schema = shadowSchema(p.name);
+    const live = await liveSchema(this.db);
     const claim = await this.claimRebuild();
     try {
       await dropSchema(this.db, schema);
       await this.db.raw('create schema ??', [schema]);
       await this.db.raw(`create table ??.?? (like ${DEAD_LETTERS} including defaults including constraints including indexes)`, [schema, DEAD_LETTERS]);
       await inSchema(this.db, schema, (k) => p.migrate(k));
-      await shareSequences(this.db, schema);
+      await shareSequences(this.db, schema, live);
       if (p.rebuild) await inSchema(this.db, schema, (k) => p.rebuild!.before(k));
-      const shadow = { position: START as Position, total: 0, lane: { dead: new Set<string>(), letters: `${schema}.${DEAD_LETTERS}`, schema, rebuilding: true } as Lane };
+      const shadow = { position: START as Position, total: 0, lane: { dead: new Set<string>(), letters: `${schema}.${DEAD_LETTERS}`, searchPath: [schema, live], rebuilding: true } as Lane };
       await this.catchUpShadow(shadow, await this.store.lastPosition(), onProgress);
       // secondary indexes back before the swap: the tables go live whole
       if (p.rebuild) await inSchema(this.db, schema, (k) => p.rebuild!.after(k));
       shadow.lane.rebuilding = false;
-      await this.swap(schema, shadow, onProgress);
+      await this.swap(schema, live, shadow, onProgress);
       return shadow.total;
     } finally {
       await claim.release();
@@ -652,18 +653,18 @@ export class ProjectionRunner {
    * the live checkpoint if the live leader got ahead meanwhile, the tables and dead letters replaced and the checkpoint
    * set to the shadow's position with a new generation (the live leader is fenced and goes on from there).
    */
-  private async swap(schema: string, shadow: { position: Position; total: number; lane: Lane }, onProgress?: (processed: number) => void): Promise<void> {
+  private async swap(schema: string, live: string, shadow: { position: Position; total: number; lane: Lane }, onProgress?: (processed: number) => void): Promise<void> {
     const p = this.projection;
     for (let attempt = 1; ; attempt++) {
       await this.catchUpShadow(shadow, await this.store.lastPosition(), onProgress);
       try {
         const done = await this.db.transaction(async (trx) => {
           await trx.raw(`set local lock_timeout = '10s'`);
-          await lockLive(trx, p.tables);
+          await lockLive(trx, live, p.tables);
           const row = await trx('aivis_checkpoints').where('name', p.name).forUpdate().first('position');
           // the store is not read inside: on PGlite this transaction holds the one connection
           if (comparePositions(positionFromString(row.position), shadow.position) > 0 && attempt < 5) return false;
-          await swapIn(trx, schema, p.tables);
+          await swapIn(trx, schema, live, p.tables);
           await trx(DEAD_LETTERS).where('projection', p.name).delete();
           await trx.raw(`insert into ${DEAD_LETTERS} select * from ??.??`, [schema, DEAD_LETTERS]);
           await trx('aivis_checkpoints')
@@ -714,7 +715,7 @@ export class ProjectionRunner {
           const now = await letters(trx);
           if (now.map((r) => r.event_id).join() !== rows.map((r) => r.event_id).join()) throw new LettersMoved();
           await trx(DEAD_LETTERS).where('projection', name).whereIn('event_id', rows.map((r) => r.event_id)).delete();
-          const lane: Lane = { dead: new Set(), letters: DEAD_LETTERS, schema: null, rebuilding: false };
+          const lane: Lane = { dead: new Set(), letters: DEAD_LETTERS, searchPath: null, rebuilding: false };
           await this.applyItems(trx, items, lane, true);
           const n = await trx(DEAD_LETTERS).where('projection', name).whereIn('event_id', rows.map((r) => r.event_id)).count<{ n: string }[]>('* as n');
           return Number(n[0].n);

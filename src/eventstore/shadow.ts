@@ -41,15 +41,20 @@ interface SequenceRow {
   twin: boolean;
 }
 
-/** The sequences of a schema: owned by one of its columns (a serial) or not, and whether public has one of that name. */
-async function sequences(db: Knex, schema: string): Promise<SequenceRow[]> {
+/** The schema the live tables are in: the first of the connection's search path (public by default). */
+export async function liveSchema(db: Knex): Promise<string> {
+  return (await db.raw('select current_schema() as s')).rows[0].s;
+}
+
+/** The sequences of a schema: owned by one of its columns (a serial) or not, and whether the live schema has one of that name. */
+async function sequences(db: Knex, schema: string, live: string): Promise<SequenceRow[]> {
   const r = await db.raw(
     `select c.relname as name,
             exists (select 1 from pg_depend d where d.classid = 'pg_class'::regclass and d.objid = c.oid and d.deptype in ('a', 'i')) as owned,
-            to_regclass(format('public.%I', c.relname)) is not null as twin
+            to_regclass(format('%I.%I', ?::text, c.relname)) is not null as twin
        from pg_class c join pg_namespace n on n.oid = c.relnamespace
       where n.nspname = ? and c.relkind = 'S'`,
-    [schema],
+    [live, schema],
   );
   return r.rows;
 }
@@ -59,32 +64,32 @@ async function sequences(db: Knex, schema: string): Promise<SequenceRow[]> {
  * read model's rows) is dropped, so the shadow's writes draw from the live one and numbers keep growing across the
  * swap; a serial goes on from where the live one is.
  */
-export async function shareSequences(db: Knex, schema: string): Promise<void> {
-  for (const s of await sequences(db, schema)) {
+export async function shareSequences(db: Knex, schema: string, live: string): Promise<void> {
+  for (const s of await sequences(db, schema, live)) {
     if (!s.twin) continue;
     if (!s.owned) {
       await db.raw(`drop sequence ${ident(schema)}.${ident(s.name)}`);
       continue;
     }
-    const live = await db.raw(`select last_value, is_called from public.${ident(s.name)}`);
-    const { last_value, is_called } = live.rows[0];
+    const r = await db.raw(`select last_value, is_called from ${ident(live)}.${ident(s.name)}`);
+    const { last_value, is_called } = r.rows[0];
     await db.raw('select setval(?::regclass, ?, ?)', [`${ident(schema)}.${ident(s.name)}`, last_value, is_called]);
   }
 }
 
 /** Takes the live tables (those that exist) for the swap: waits for their readers and for a live batch writing them. */
-export async function lockLive(trx: Knex.Transaction, tables: readonly string[]): Promise<void> {
+export async function lockLive(trx: Knex.Transaction, live: string, tables: readonly string[]): Promise<void> {
   const present: string[] = [];
-  for (const t of tables) if ((await trx.raw('select to_regclass(?) is not null as has', [`public.${ident(t)}`])).rows[0].has) present.push(t);
-  if (present.length) await trx.raw(`lock table ${present.map((t) => `public.${ident(t)}`).join(', ')} in access exclusive mode`);
+  for (const t of tables) if ((await trx.raw('select to_regclass(?) is not null as has', [`${ident(live)}.${ident(t)}`])).rows[0].has) present.push(t);
+  if (present.length) await trx.raw(`lock table ${present.map((t) => `${ident(live)}.${ident(t)}`).join(', ')} in access exclusive mode`);
 }
 
 /** Replaces the live tables by the shadow's (indexes and serials move with them), in the caller's transaction. */
-export async function swapIn(trx: Knex.Transaction, schema: string, tables: readonly string[]): Promise<void> {
-  for (const t of tables) await trx.raw(`drop table if exists public.${ident(t)} cascade`);
-  for (const t of tables) await trx.raw(`alter table if exists ${ident(schema)}.${ident(t)} set schema public`);
-  for (const s of await sequences(trx, schema)) {
-    if (!s.owned && !s.twin) await trx.raw(`alter sequence ${ident(schema)}.${ident(s.name)} set schema public`);
+export async function swapIn(trx: Knex.Transaction, schema: string, live: string, tables: readonly string[]): Promise<void> {
+  for (const t of tables) await trx.raw(`drop table if exists ${ident(live)}.${ident(t)} cascade`);
+  for (const t of tables) await trx.raw(`alter table if exists ${ident(schema)}.${ident(t)} set schema ${ident(live)}`);
+  for (const s of await sequences(trx, schema, live)) {
+    if (!s.owned && !s.twin) await trx.raw(`alter sequence ${ident(schema)}.${ident(s.name)} set schema ${ident(live)}`);
   }
 }
 
