@@ -16,12 +16,12 @@ export const metricsOps = {
     return resolveSelection(dbOf(c), w.id, filters ?? {}, { prefix: 'filters' });
   },
   async cumulative(c: Caller, family: Family, websiteId: string, filters?: SharedFilters) {
-    return flagStale(c, websiteId, READS, await cumulative(dbOf(c), await metricsOps.selection(c, websiteId, filters), family));
+    return flagStale(c, websiteId, READS, metricsOps.selection(c, websiteId, filters).then((sel) => cumulative(dbOf(c), sel, family)));
   },
   async timeSeries(c: Caller, family: Family, websiteId: string, filters?: SharedFilters) {
-    return flagStale(c, websiteId, READS, await timeSeries(dbOf(c), await metricsOps.selection(c, websiteId, filters), family));
+    return flagStale(c, websiteId, READS, metricsOps.selection(c, websiteId, filters).then((sel) => timeSeries(dbOf(c), sel, family)));
   },
   async connector(c: Caller, websiteId: string, filters: SharedFilters | undefined, page: { page_num: number; page_size: number }) {
-    return flagStale(c, websiteId, READS, await connectorRows(dbOf(c), await metricsOps.selection(c, websiteId, filters), page));
+    return flagStale(c, websiteId, READS, metricsOps.selection(c, websiteId, filters).then((sel) => connectorRows(dbOf(c), sel, page)));
   },
 };
