@@ -138,7 +138,8 @@ describe('operator CLI', () => {
     } finally {
       await check.close();
     }
-  });
+    // four CLI processes and three runtimes: minutes on a loaded machine, embedded
+  }, 180_000);
 
   it('given projections:rebuild, then every read model is rebuilt from the log with progress on stderr', () => {
     cli('org:create', '--name', 'Second');
