@@ -512,8 +512,10 @@ export class ProjectionRunner {
     const target = await this.store.lastPosition();
     if (!(await this.acquireLease())) {
       while (!(await this.waitFor(target, 1000))) {
-        const at = await readCheckpoint(this.db, this.projection.name);
-        this.log.info({ position: at && positionToString(at) }, 'waiting for the leading instance');
+        const row = await this.db('aivis_checkpoints').where('name', this.projection.name).first('position', 'status', 'error');
+        // the leader stopped on an organization-level event: it will not get there
+        if (row?.status === 'failed') throw new Error(`projection ${this.projection.name} stopped: ${row.error}`);
+        this.log.info({ position: row?.position }, 'waiting for the leading instance');
       }
       return null;
     }

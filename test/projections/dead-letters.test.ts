@@ -172,6 +172,9 @@ describe('one bad event never stops everyone', () => {
       expect(await runner.waitFor(r.position, 5000)).toBe(false);
       expect(Date.now() - t0).toBeLessThan(1000);
       expect(await letters(P)).toEqual([]);
+      // and a catch-up elsewhere (the CLI's) says so instead of waiting on it
+      const cli = new ProjectionRunner({ projection: timesProjection(P), store: t.store, db: t.db, logger: silentLogger() });
+      await expect(cli.runToHead()).rejects.toThrow(`projection ${P} stopped`);
     } finally {
       await runner.stop();
     }
