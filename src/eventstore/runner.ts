@@ -555,21 +555,23 @@ export class ProjectionRunner {
     const schema = shadowSchema(p.name);
     const live = await liveSchema(this.db);
     const claim = await this.claimRebuild();
+    const session = inSchema(this.db, schema);
     try {
       await dropSchema(this.db, schema);
       await this.db.raw('create schema ??', [schema]);
       await this.db.raw(`create table ??.?? (like ${DEAD_LETTERS} including defaults including constraints including indexes)`, [schema, DEAD_LETTERS]);
-      await inSchema(this.db, schema, (k) => p.migrate(k));
+      await session.run((k) => p.migrate(k));
       await shareSequences(this.db, schema, live);
-      if (p.rebuild) await inSchema(this.db, schema, (k) => p.rebuild!.before(k));
+      if (p.rebuild) await session.run((k) => p.rebuild!.before(k));
       const shadow = { position: START as Position, total: 0, lane: { dead: new Set<string>(), letters: `${schema}.${DEAD_LETTERS}`, searchPath: [schema, live], rebuilding: true } as Lane };
       await this.catchUpShadow(shadow, await this.store.lastPosition(), onProgress);
       // secondary indexes back before the swap: the tables go live whole
-      if (p.rebuild) await inSchema(this.db, schema, (k) => p.rebuild!.after(k));
+      if (p.rebuild) await session.run((k) => p.rebuild!.after(k));
       shadow.lane.rebuilding = false;
       await this.swap(schema, live, shadow, onProgress);
       return shadow.total;
     } finally {
+      await session.close();
       await claim.release();
       await dropSchema(this.db, schema).catch((err) => this.log.warn({ err: errorText(err), schema }, 'could not drop the rebuild schema'));
     }
@@ -608,8 +610,8 @@ export class ProjectionRunner {
       let b: ScannedBatch = ahead && comparePositions(ahead.after, at) === 0 ? await ahead.batch : await read(at);
       ahead = null;
       if (b.scanned === 0) {
-        // an empty read is not the end: the visibility horizon can hide committed events for a moment
         if (comparePositions(at, target) >= 0) return;
+        // an empty read before the target is not the end: the visibility horizon can hide committed events for a moment
         await new Promise((r) => setTimeout(r, 5));
         continue;
       }
@@ -640,6 +642,8 @@ export class ProjectionRunner {
       shadow.position = b.scannedTo;
       shadow.total += b.scanned;
       onProgress?.(shadow.total);
+      // past the target: done, though appends may still be arriving (the swap takes the rest)
+      if (comparePositions(shadow.position, target) >= 0) return;
     }
   }
 

@@ -14,25 +14,29 @@ export async function setSearchPath(trx: Knex.Transaction, schemas: readonly str
   await trx.raw(`select set_config('search_path', ?, true)`, [schemas.map(ident).join(', ')]);
 }
 
+/** Runs work with a Knex whose unqualified names resolve in one schema alone (a projection's migrate and rebuild hooks). */
+export interface SchemaSession {
+  run(fn: (k: Knex) => Promise<void>): Promise<void>;
+  close(): Promise<void>;
+}
+
 /**
- * Runs fn with a Knex whose unqualified names resolve in `schema` alone (a projection's migrate and rebuild hooks).
- * On a server, a small pool of its own, so what fn runs side by side (index builds) still does; on the one in-process
- * connection of PGlite, a transaction.
+ * A session in `schema`: on a server, a small pool of its own, so what fn runs side by side (index builds) still does;
+ * on the one in-process connection of PGlite, a transaction per run.
  */
-export async function inSchema(db: Knex, schema: string, fn: (k: Knex) => Promise<void>): Promise<void> {
+export function inSchema(db: Knex, schema: string): SchemaSession {
   if (typeof db.client.config.connection !== 'function') {
     const scoped = knex({ ...db.client.config, searchPath: [schema], pool: { min: 0, max: 4 } });
-    try {
-      await fn(scoped);
-    } finally {
-      await scoped.destroy();
-    }
-    return;
+    return { run: (fn) => fn(scoped), close: () => scoped.destroy() };
   }
-  await db.transaction(async (trx) => {
-    await setSearchPath(trx, [schema]);
-    await fn(trx);
-  });
+  return {
+    run: (fn) =>
+      db.transaction(async (trx) => {
+        await setSearchPath(trx, [schema]);
+        await fn(trx);
+      }),
+    close: async () => undefined,
+  };
 }
 
 interface SequenceRow {
