@@ -68,7 +68,7 @@ export async function startBenchServer(
       if (isDomainError(w)) throw new Error(w.message);
       last = w.position;
     }
-    await rt.waitForReadModels(last, undefined, 30_000);
+    await rt.waitForReadModels(last, 'all', 30_000);
     const app = await buildApp(rt);
     await beforeListen?.(app);
     await app.app.listen({ host: '127.0.0.1', port: 0 });

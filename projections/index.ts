@@ -10,5 +10,24 @@ import { organizationsProjection } from './organizations';
 import { runsProjection } from './runs';
 import { websitesProjection } from './websites';
 
-/** Every read model, in the order they are started. */
-export const readModels: Projection[] = [organizationsProjection, websitesProjection, catalogProjection, activityProjection, answersProjection, runsProjection, observationsProjection, jobsProjection, allowancesProjection, emailsProjection];
+/** Every read model by its name, in the order they are started. */
+const byName = {
+  organizations: organizationsProjection,
+  websites: websitesProjection,
+  catalog: catalogProjection,
+  activity: activityProjection,
+  answers: answersProjection,
+  runs: runsProjection,
+  observations: observationsProjection,
+  jobs: jobsProjection,
+  allowances: allowancesProjection,
+  emails: emailsProjection,
+} satisfies Record<string, Projection>;
+
+/** A read model's name: what a write names when it waits for the read models its caller reads next. */
+export type ReadModelName = keyof typeof byName;
+
+export const readModels: Projection[] = Object.entries(byName).map(([name, p]) => {
+  if (p.name !== name) throw new Error(`projection ${p.name} is indexed as ${name}`);
+  return p;
+});

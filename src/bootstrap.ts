@@ -52,7 +52,7 @@ export async function bootstrapEmbedded(rt: Runtime, baseUrl: string): Promise<v
     const r = await createOrganization(rt.store, { name: 'Demo Brand', plan: 'enterprise', features: ['pitch', 'knowledge_base', 'ai_search_value', 'seo_recommendations', 'shopping'], pitch_allowance: 10, owner_email: 'owner@demo.aivis.local' });
     if (isDomainError(r)) throw new Error(r.message);
     const demo = await provisionDemoWebsite({ store: rt.store, organizationId: r.result.organization_id, actor: SYSTEM_ACTOR });
-    await rt.waitForReadModels(demo.position ?? r.position);
+    await rt.waitForReadModels(demo.position ?? r.position, 'all');
     await backfillDemoHistory(rt, r.result.organization_id, demo.website_id);
     key = r.result.api_key;
     writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });

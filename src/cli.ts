@@ -160,17 +160,29 @@ const commands: Record<string, { usage: string; run: Command }> = {
       const all = [...rt.runners.keys()];
       const chosen = names.length ? names : all;
       for (const n of chosen) if (!rt.runners.has(n)) throw new UsageError(`unknown projection ${n}; known: ${all.join(', ')}`);
-      const out: Record<string, { events: number | null; seconds: number }> = {};
+      const out: Record<string, { events: number; seconds: number; set_aside: number }> = {};
       for (const n of chosen) {
         const runner = rt.runners.get(n)!;
         const t0 = Date.now();
-        await runner.reset();
         const p = progress(`rebuilding ${n}`);
-        const events = await runner.runToHead((done) => p.update(done));
-        p.done(events === null ? 'rebuilt by the running server' : `${events} events`);
-        out[n] = { events, seconds: (Date.now() - t0) / 1000 };
+        // beside the live read model, which serves (and a running server keeps applying) until the swap
+        const events = await runner.rebuild((done) => p.update(done));
+        const setAside = runner.setAside().size;
+        p.done(`${events} events, swapped in${setAside ? `; ${setAside} website(s) set aside (see /readyz)` : ''}`);
+        out[n] = { events, seconds: (Date.now() - t0) / 1000, set_aside: setAside };
       }
       return { rebuilt: out };
+    },
+  },
+  'projections:retry': {
+    usage: 'projections:retry NAME [--website W]',
+    async run(rt, argv) {
+      const { values, positionals } = parseArgs({ args: argv, options: { website: { type: 'string' } }, allowPositionals: true, strict: true });
+      if (positionals.length !== 1) throw new UsageError('usage: projections:retry NAME [--website W]');
+      const all = [...rt.runners.keys()];
+      const runner = rt.runners.get(positionals[0]);
+      if (!runner) throw new UsageError(`unknown projection ${positionals[0]}; known: ${all.join(', ')}`);
+      return { [positionals[0]]: await runner.retry(values.website) };
     },
   },
 };

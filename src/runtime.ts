@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readModels } from '../projections';
+import { type ReadModelName, readModels } from '../projections';
 import { createMemoryBus } from './bus/memory';
 import { type NatsBusOptions, openNatsBus } from './bus/nats';
 import type { Bus } from './bus/port';
@@ -44,8 +44,11 @@ export interface Runtime {
   relay: ProjectionRunner;
   /** answer engines per model (simulated, or live provider adapters; a model without a key is reported at start) */
   engines: Engines;
-  /** Read your writes: waits (bounded) until the named read models (default: all) have passed position. */
-  waitForReadModels(position: Position | null, names?: readonly string[], timeoutMs?: number): Promise<boolean>;
+  /**
+   * Read your writes: waits (bounded) until the named read models have passed position. A write names the read models
+   * its caller reads next ('all' only where every one is read: start-up, tests).
+   */
+  waitForReadModels(position: Position | null, names: readonly ReadModelName[] | 'all', timeoutMs?: number): Promise<boolean>;
   startProjections(): Promise<void>;
   /** response, observation, job and email workers, run ends, the scheduler and the sweepers of lost units, jobs and emails (after startProjections) */
   startWorkers(): Promise<void>;
@@ -132,7 +135,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       engines,
       async waitForReadModels(position, names, timeoutMs = 5000) {
         if (!position || !started) return true;
-        const targets = names ? names.map((n) => runners.get(n)!) : [...runners.values()];
+        const targets = names === 'all' ? [...runners.values()] : names.map((n) => runners.get(n)!);
         const deadline = Date.now() + timeoutMs;
         for (const r of targets) {
           if (!(await r.waitFor(position, Math.max(0, deadline - Date.now())))) {

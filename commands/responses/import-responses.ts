@@ -11,8 +11,13 @@ import { Bool } from '../catalog/catalog-input';
 import { type CommandContext, type Decision, newEventsFor } from '../handle';
 
 export const MAX_IMPORT = 1000;
-/** an answer's time may run ahead of this server's clock by this much (clock skew), no more */
-const FUTURE_SLACK_MS = 5 * 60_000;
+/**
+ * An answer's time (CONTRACT.md, Answer times): from 2000-01-01T00:00:00Z (no answer engine answered before; and the
+ * read models' timestamps hold it) to one day after this server's clock (time zones and clock skew), no further.
+ */
+export const EARLIEST_RUN_AT = '2000-01-01T00:00:00Z';
+const EARLIEST_RUN_AT_MS = Date.parse(EARLIEST_RUN_AT);
+export const RUN_AT_AHEAD_MS = 86_400_000;
 
 const HttpUrl = text()
   .max(2048, 'must be at most 2048 characters')
@@ -31,8 +36,12 @@ const RunAt = text('must be an ISO 8601 date-time').transform((s, ctx) => {
     ctx.addIssue({ code: 'custom', message: r.error });
     return z.NEVER;
   }
-  if (r.value.getTime() > Date.now() + FUTURE_SLACK_MS) {
-    ctx.addIssue({ code: 'custom', message: 'must not be in the future' });
+  if (r.value.getTime() < EARLIEST_RUN_AT_MS) {
+    ctx.addIssue({ code: 'custom', message: `must not be before ${EARLIEST_RUN_AT}` });
+    return z.NEVER;
+  }
+  if (r.value.getTime() > Date.now() + RUN_AT_AHEAD_MS) {
+    ctx.addIssue({ code: 'custom', message: "must not be more than one day after the server's time" });
     return z.NEVER;
   }
   return r.value.toISOString();

@@ -93,6 +93,8 @@ export interface SiteFacts {
   websiteId: string;
   version: bigint;
   generation: bigint;
+  /** the table the head was read from: a rebuild swaps in new tables, whose versions say nothing about these */
+  table: string;
   /** tracked entities (brand first), the order of the pos/cite columns */
   entities: string[];
   /** parts by `day:part`, and in (day, part) order */
@@ -105,10 +107,11 @@ export interface SiteFacts {
   bytes: number;
 }
 
-export const emptySite = (websiteId: string, version: bigint, generation: bigint, entities: string[]): SiteFacts => ({
+export const emptySite = (websiteId: string, version: bigint, generation: bigint, entities: string[], table = ''): SiteFacts => ({
   websiteId,
   version,
   generation,
+  table,
   entities,
   days: new Map(),
   order: [],
@@ -209,14 +212,14 @@ export class FactsCache {
 
   /** The website's facts as the read model holds them now. */
   async get(db: Knex, websiteId: string): Promise<SiteFacts> {
-    const head: { version: string; generation: string; entities: string[] } | undefined = await db('rm_fact_sites')
+    const head: { version: string; generation: string; entities: string[]; table: string } | undefined = await db('rm_fact_sites')
       .where('website_id', websiteId)
-      .first('version', 'generation', 'entities');
+      .first('version', 'generation', 'entities', db.raw('tableoid::text as "table"'));
     if (!head) return emptySite(websiteId, 0n, 0n, []);
     const version = BigInt(head.version);
     const generation = BigInt(head.generation);
     const held = this.sites.get(websiteId);
-    if (held && held.version >= version && held.generation === generation) {
+    if (held && held.version >= version && held.generation === generation && held.table === head.table) {
       this.touch(websiteId, held);
       return held;
     }
@@ -226,7 +229,7 @@ export class FactsCache {
       await going.catch(() => undefined);
       return this.get(db, websiteId);
     }
-    const p = this.refresh(db, websiteId, version, generation, head.entities, held);
+    const p = this.refresh(db, websiteId, version, generation, head.entities, head.table, held);
     this.loading.set(websiteId, p);
     try {
       return await p;
@@ -235,9 +238,9 @@ export class FactsCache {
     }
   }
 
-  private async refresh(db: Knex, websiteId: string, version: bigint, generation: bigint, entities: string[], held: SiteFacts | undefined): Promise<SiteFacts> {
-    const whole = !held || held.generation !== generation || held.entities.join() !== entities.join();
-    const site = whole ? emptySite(websiteId, version, generation, entities) : held;
+  private async refresh(db: Knex, websiteId: string, version: bigint, generation: bigint, entities: string[], table: string, held: SiteFacts | undefined): Promise<SiteFacts> {
+    const whole = !held || held.generation !== generation || held.table !== table || held.entities.join() !== entities.join();
+    const site = whole ? emptySite(websiteId, version, generation, entities, table) : held;
     const q = db('rm_fact_chunks').where('website_id', websiteId).select(db.raw('day::text as day'), 'part', 'meta', 'data');
     // a chunk written after the head was read is taken too (and read again next time: versions only grow)
     if (!whole) q.andWhere('version', '>', held.version.toString());

@@ -17,7 +17,7 @@ export interface Projection {
   name: string;
   /** bump when the read model's shape or derivation changes: its tables are dropped and rebuilt from zero */
   version: number;
-  /** tables owned by this projection, emptied on rebuild and dropped on a version change */
+  /** tables owned by this projection: a rebuild builds them beside the live ones and swaps them in; dropped on a version change */
   tables: readonly string[];
   /** creates the tables and indexes (idempotent); runs at start and whenever this instance takes the lead */
   migrate(db: Knex): Promise<void>;
@@ -31,8 +31,9 @@ export interface Projection {
   streamPrefixes?: Partial<Record<EventType, string>>;
   apply(trx: Knex.Transaction, events: TypedEvent[], ctx: ApplyContext): Promise<void>;
   /**
-   * Around a catch-up from position 0 (after reset() or a version change) by runToHead: `before` may drop what only
-   * queries need (secondary indexes) and `after` restores it; migrate must restore it too, in case a rebuild fails.
+   * Around a catch-up from position 0 (a rebuild's shadow tables, or the live ones after a version change): `before` may
+   * drop what only queries need (secondary indexes) and `after` restores it; migrate must restore it too, in case a
+   * catch-up fails. Both take a Knex whose unqualified names are the tables being built.
    */
   rebuild?: { before(db: Knex): Promise<void>; after(db: Knex): Promise<void> };
 }

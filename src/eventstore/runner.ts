@@ -2,6 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { decodeEvent, isKnownType, MalformedEventError } from '../domain/events';
 import type { Logger } from '../logger';
+import {
+  DEAD_LETTERS,
+  errorText,
+  isPoison,
+  isUnreadable,
+  type Item,
+  type Letter,
+  migrateDeadLetters,
+  PoisonEventError,
+  recordLetters,
+  setAsideSites,
+  websiteOf,
+} from './dead-letters';
 import { type FeedReader, readInterest, type SharedFeed } from './feed';
 import {
   comparePositions,
@@ -15,8 +28,11 @@ import {
   type TypedEvent,
 } from './port';
 import type { Projection } from './projection';
+import { dropSchema, inSchema, liveSchema, lockLive, setSearchPath, shadowSchema, shareSequences, swapIn } from './shadow';
 
 const LEASE_SECONDS = 15;
+/** a rebuild's claim on its projection (one rebuild at a time), renewed while it runs */
+const REBUILD_LEASE_SECONDS = 60;
 /**
  * After a batch much smaller than the batch size, wait this long before reading again (unless someone waits on a
  * position): under a steady trickle of appends the next read then takes a batch, not one event per transaction.
@@ -45,7 +61,9 @@ export async function migrateRunnerTables(db: Knex): Promise<void> {
         reason text not null,
         seen_at timestamptz not null default now(),
         primary key (event_id, projection)
-      );`);
+      );
+      alter table aivis_checkpoints add column if not exists rebuild_owner text, add column if not exists rebuild_until timestamptz;`);
+    await migrateDeadLetters(trx);
   });
 }
 
@@ -56,6 +74,28 @@ export async function readCheckpoint(db: Knex, name: string): Promise<Position |
 }
 
 class Fenced extends Error {}
+/** the dead letters a retry read changed before it could lock them */
+class LettersMoved extends Error {}
+
+/** Where a batch goes: the live read model, or a rebuild's shadow (its own schema and dead letters). */
+interface Lane {
+  /** websites set aside: their events are recorded, not applied */
+  dead: Set<string>;
+  /** the dead-letter table of this lane */
+  letters: string;
+  /** the schemas the batch's unqualified names resolve in: a rebuild's, then the live one (null: as the connection has it) */
+  searchPath: string[] | null;
+  rebuilding: boolean;
+}
+
+export interface RetryResult {
+  /** set-aside events tried again */
+  retried: number;
+  /** of those, applied */
+  applied: number;
+  /** still set aside (the same event failed again, or one after it did) */
+  set_aside: number;
+}
 
 export interface RunnerStatus {
   name: string;
@@ -104,6 +144,8 @@ export class ProjectionRunner {
   private readonly feed: SharedFeed | null;
   /** while running: live batches come through the feed this process's projections share */
   private reader: FeedReader | null = null;
+  /** websites this projection has set aside (dead letters), as of the lease taken; only the leader adds to them */
+  private dead = new Set<string>();
 
   constructor(opts: { projection: Projection; store: EventStore; db: Knex; logger: Logger; batchSize?: number; pollMs?: number; feed?: SharedFeed }) {
     this.projection = opts.projection;
@@ -126,6 +168,7 @@ export class ProjectionRunner {
       this.log.warn({ from: row.version, to: p.version }, 'projection version changed: rebuilding from zero');
       await this.db.transaction(async (trx) => {
         for (const t of p.tables) await trx.schema.dropTableIfExists(t);
+        await trx(DEAD_LETTERS).where('projection', p.name).delete();
         await trx('aivis_checkpoints')
           .where('name', p.name)
           .update({ version: p.version, position: positionToString(START), generation: trx.raw('generation + 1'), status: 'running', error: null });
@@ -173,6 +216,11 @@ export class ProjectionRunner {
     };
   }
 
+  /** Websites this runner, as the leader, sets aside (the dead-letter table is the record every instance reads). */
+  setAside(): ReadonlySet<string> {
+    return this.dead;
+  }
+
   /** Wakes the runner to read now (an append elsewhere was announced). */
   wake(): void {
     this.poke();
@@ -216,7 +264,11 @@ export class ProjectionRunner {
     this.position = positionFromString(rows[0].position);
     this.generation = BigInt(rows[0].generation);
     this.leaseRenewedAt = Date.now();
-    if (!this.leader) this.log.info({ position: rows[0].position }, 'projection lease acquired');
+    if (!this.leader) {
+      // taking the lead (again: a rebuild's swap or a retry fences the leader): the dead letters as they now are
+      this.dead = await setAsideSites(this.db, this.projection.name);
+      this.log.info({ position: rows[0].position, set_aside: this.dead.size }, 'projection lease acquired');
+    }
     this.leader = true;
     this.settleWaiters();
     return true;
@@ -238,8 +290,11 @@ export class ProjectionRunner {
     return readInterest(this.store, after, this.batchSize, { handles: this.projection.handles, streamPrefixes: this.projection.streamPrefixes });
   }
 
-  /** Processes one batch; returns how many events were scanned (0 = caught up). */
-  async step(readAhead = false): Promise<number> {
+  /**
+   * Processes one batch; returns how many events were scanned (0 = caught up). A batch that fails on an event's content
+   * is applied again piece by piece (`isolating`), and the failing event's website is set aside.
+   */
+  async step(readAhead = false, isolating = false): Promise<number> {
     const ahead = this.ahead;
     this.ahead = null;
     const { events: batch, scanned: count, scannedTo: last } =
@@ -247,7 +302,7 @@ export class ProjectionRunner {
     if (count === 0) return 0;
     // apply takes the events out of `pending`: while the batch is written, this frame holds none of them, so the next
     // batch (read meanwhile) is not parsed into a young heap still full of this one (scavenges copy what is alive)
-    let pending: TypedEvent[] | null = await this.decode(batch);
+    let pending: Item[] | null = await this.decode(batch);
     const take = () => {
       const events = pending!;
       pending = null;
@@ -260,17 +315,85 @@ export class ProjectionRunner {
       next.catch(() => undefined);
       this.ahead = { after: last, batch: next };
     }
-    // nothing to apply (every event scanned was another projection's): the checkpoint alone, one statement
-    if (pending.length === 0) await this.saveCheckpoint(this.db, last);
-    else
-      await this.db.transaction(async (trx) => {
-        await this.projection.apply(trx, take(), { rebuilding: this.rebuilding });
-        await this.saveCheckpoint(trx, last);
-      });
+    try {
+      // nothing to apply (every event scanned was another projection's): the checkpoint alone, one statement
+      if (pending.length === 0) await this.saveCheckpoint(this.db, last);
+      else {
+        const lane: Lane = { dead: new Set(this.dead), letters: DEAD_LETTERS, searchPath: null, rebuilding: this.rebuilding };
+        await this.db.transaction(async (trx) => {
+          await this.applyItems(trx, take(), lane, isolating);
+          await this.saveCheckpoint(trx, last);
+        });
+        this.dead = lane.dead;
+      }
+    } catch (err) {
+      if (isolating || !isPoison(err)) throw err;
+      // read again rather than kept: the batch is found again where the checkpoint still is
+      this.ahead = null;
+      this.log.warn({ err: errorText(err) }, 'a batch failed on its content: applying it piece by piece to set the failing event aside');
+      return this.step(false, true);
+    }
     this.leaseRenewedAt = Date.now();
     this.position = last;
     this.settleWaiters();
     return count;
+  }
+
+  /**
+   * Applies a batch in its lane: events of websites set aside are recorded, not applied; an unreadable event of a
+   * website sets it aside (of none, stops the projection). `isolating`: the batch failed on an event's content, so it is
+   * applied in halves, each in a savepoint, down to the event that fails alone, whose website is then set aside.
+   */
+  private async applyItems(trx: Knex.Transaction, items: Item[], lane: Lane, isolating: boolean): Promise<void> {
+    if (lane.searchPath) await setSearchPath(trx, lane.searchPath);
+    const live: TypedEvent[] = [];
+    const letters: Letter[] = [];
+    for (const item of items) {
+      const e = isUnreadable(item) ? item.unreadable : item;
+      const site = websiteOf(e);
+      if (site !== null && lane.dead.has(site)) letters.push({ event: e, state: 'held', error: null });
+      else if (!isUnreadable(item)) live.push(item);
+      else if (site === null) throw new MalformedEventError(e.id, e.type, item.reason);
+      else {
+        this.log.error({ event_id: e.id, type: e.type, website_id: site, reason: item.reason }, 'unreadable event: its website is set aside');
+        letters.push({ event: e, state: 'failed', error: `unreadable: ${item.reason}` });
+        lane.dead.add(site);
+      }
+    }
+    await recordLetters(trx, lane.letters, this.projection.name, letters);
+    if (live.length === 0) return;
+    if (isolating) await this.isolate(trx, live, lane);
+    else await this.projection.apply(trx, live, { rebuilding: lane.rebuilding });
+  }
+
+  private async isolate(trx: Knex.Transaction, events: TypedEvent[], lane: Lane): Promise<void> {
+    const live: TypedEvent[] = [];
+    const held: Letter[] = [];
+    for (const e of events) {
+      const site = websiteOf(e);
+      if (site !== null && lane.dead.has(site)) held.push({ event: e, state: 'held', error: null });
+      else live.push(e);
+    }
+    await recordLetters(trx, lane.letters, this.projection.name, held);
+    if (live.length === 0) return;
+    try {
+      await trx.transaction((savepoint) => this.projection.apply(savepoint, live, { rebuilding: lane.rebuilding }));
+      return;
+    } catch (err) {
+      if (!isPoison(err)) throw err;
+      if (live.length > 1) {
+        const mid = live.length >>> 1;
+        await this.isolate(trx, live.slice(0, mid), lane);
+        await this.isolate(trx, live.slice(mid), lane);
+        return;
+      }
+      const e = live[0];
+      const site = websiteOf(e);
+      if (site === null) throw new PoisonEventError(e.id, e.type, errorText(err));
+      this.log.error({ event_id: e.id, type: e.type, website_id: site, err: errorText(err) }, 'event cannot be applied: its website is set aside');
+      await recordLetters(trx, lane.letters, this.projection.name, [{ event: e, state: 'failed', error: errorText(err) }]);
+      lane.dead.add(site);
+    }
   }
 
   /**
@@ -288,10 +411,10 @@ export class ProjectionRunner {
     if (r.rows.length === 0) throw new Fenced();
   }
 
-  private async decode(batch: RecordedEvent[]): Promise<TypedEvent[]> {
+  private async decode(batch: RecordedEvent[]): Promise<Item[]> {
     const handles = this.projection.handles;
     const prefixes = this.projection.streamPrefixes;
-    const out: TypedEvent[] = [];
+    const out: Item[] = [];
     for (const e of batch) {
       if (!isKnownType(e.type)) {
         await this.reportAnomaly(e, 'unknown event type');
@@ -304,11 +427,10 @@ export class ProjectionRunner {
         const d = decodeEvent(e.id, e.type, e.data);
         out.push({ ...e, type: d.type, data: d.data } as TypedEvent);
       } catch (err) {
-        if (err instanceof MalformedEventError) {
-          await this.reportAnomaly(e, err.reason);
-          throw err;
-        }
-        throw err;
+        if (!(err instanceof MalformedEventError)) throw err;
+        await this.reportAnomaly(e, err.reason);
+        // in its place in the batch: its website's earlier events are applied, its later ones set aside with it
+        out.push({ unreadable: e, reason: err.reason });
       }
     }
     return out;
@@ -325,6 +447,16 @@ export class ProjectionRunner {
   private async run(): Promise<void> {
     while (this.running) {
       try {
+        if (this.failed) {
+          // stopped on an organization-level event: goes on once a rebuild (new generation) or another instance took over
+          await this.sleep(this.pollMs * 4, false);
+          if (this.running && (await this.fencedElsewhere())) {
+            this.log.info('projection reset elsewhere: going on');
+            this.failed = null;
+            this.leader = false;
+          }
+          continue;
+        }
         if (!this.leader || Date.now() - this.leaseRenewedAt > (LEASE_SECONDS * 1000) / 3) {
           const wasLeader = this.leader;
           if (!(await this.acquireLease())) {
@@ -354,13 +486,15 @@ export class ProjectionRunner {
           this.leader = false;
           continue;
         }
-        if (err instanceof MalformedEventError) {
-          // recorded before it is reported: whoever sees the status failed finds it in the checkpoint table too
+        if (err instanceof MalformedEventError || err instanceof PoisonEventError) {
+          // an organization-level event (no website to set aside) stops the projection, recorded before it is
+          // reported: whoever sees the status failed finds it in the checkpoint table too
           await this.db('aivis_checkpoints').where('name', this.projection.name).update({ status: 'failed', error: err.message }).catch(() => undefined);
           this.failed = err.message;
-          this.log.error({ err: err.message }, 'projection stopped on a malformed event');
-          this.running = false;
-          return;
+          this.log.error({ err: err.message }, 'projection stopped on an event it cannot apply');
+          for (const w of this.waiters) w.resolve(false);
+          this.waiters.clear();
+          continue;
         }
         this.log.error({ err }, 'projection batch failed; retrying');
         await this.idle(1000);
@@ -378,8 +512,10 @@ export class ProjectionRunner {
     const target = await this.store.lastPosition();
     if (!(await this.acquireLease())) {
       while (!(await this.waitFor(target, 1000))) {
-        const at = await readCheckpoint(this.db, this.projection.name);
-        this.log.info({ position: at && positionToString(at) }, 'waiting for the leading instance');
+        const row = await this.db('aivis_checkpoints').where('name', this.projection.name).first('position', 'status', 'error');
+        // the leader stopped on an organization-level event: it will not get there
+        if (row?.status === 'failed') throw new Error(`projection ${this.projection.name} stopped: ${row.error}`);
+        this.log.info({ position: row?.position }, 'waiting for the leading instance');
       }
       return null;
     }
@@ -407,30 +543,203 @@ export class ProjectionRunner {
     return total;
   }
 
-  /** Empties the read model and starts it over from zero; a running leader elsewhere is fenced by the generation. */
-  async reset(): Promise<void> {
+  /**
+   * Rebuilds the read model from zero beside the live one, then swaps it in (one transaction) and returns the events
+   * read. The live tables keep serving (and the live leader keeps applying) until the swap; a rebuild that fails leaves
+   * them as they were. Events set aside are tried again from scratch: the rebuilt read model's dead letters replace
+   * the live ones. One rebuild of a projection at a time, across processes.
+   */
+  async rebuild(onProgress?: (processed: number) => void): Promise<number> {
     await this.prepare();
+    const p = this.projection;
+    const schema = shadowSchema(p.name);
+    const live = await liveSchema(this.db);
+    const claim = await this.claimRebuild();
+    const session = inSchema(this.db, schema);
+    try {
+      await dropSchema(this.db, schema);
+      await this.db.raw('create schema ??', [schema]);
+      await this.db.raw(`create table ??.?? (like ${DEAD_LETTERS} including defaults including constraints including indexes)`, [schema, DEAD_LETTERS]);
+      await session.run((k) => p.migrate(k));
+      await shareSequences(this.db, schema, live);
+      if (p.rebuild) await session.run((k) => p.rebuild!.before(k));
+      const shadow = { position: START as Position, total: 0, lane: { dead: new Set<string>(), letters: `${schema}.${DEAD_LETTERS}`, searchPath: [schema, live], rebuilding: true } as Lane };
+      await this.catchUpShadow(shadow, await this.store.lastPosition(), onProgress);
+      // secondary indexes back before the swap: the tables go live whole
+      if (p.rebuild) await session.run((k) => p.rebuild!.after(k));
+      shadow.lane.rebuilding = false;
+      await this.swap(schema, live, shadow, onProgress);
+      return shadow.total;
+    } finally {
+      await session.close();
+      await claim.release();
+      await dropSchema(this.db, schema).catch((err) => this.log.warn({ err: errorText(err), schema }, 'could not drop the rebuild schema'));
+    }
+  }
+
+  /** One rebuild of this projection at a time: a lease in its checkpoint row, renewed while the rebuild runs. */
+  private async claimRebuild(): Promise<{ release(): Promise<void> }> {
+    const name = this.projection.name;
+    const take = () =>
+      this.db('aivis_checkpoints')
+        .where('name', name)
+        .andWhere((q) => q.whereNull('rebuild_owner').orWhere('rebuild_owner', this.owner).orWhere('rebuild_until', '<', this.db.fn.now()))
+        .update({ rebuild_owner: this.owner, rebuild_until: this.db.raw(`now() + interval '${REBUILD_LEASE_SECONDS} seconds'`) })
+        .returning('name');
+    if ((await take()).length === 0) {
+      const row = await this.db('aivis_checkpoints').where('name', name).first('rebuild_until');
+      throw new Error(`a rebuild of ${name} is already running in another process (its claim lasts until ${new Date(row.rebuild_until).toISOString()} unless renewed)`);
+    }
+    const renew = setInterval(() => void take().catch(() => undefined), (REBUILD_LEASE_SECONDS * 1000) / 3);
+    return {
+      release: async () => {
+        clearInterval(renew);
+        await this.db('aivis_checkpoints').where({ name, rebuild_owner: this.owner }).update({ rebuild_owner: null, rebuild_until: null });
+      },
+    };
+  }
+
+  /** Applies the log to a rebuild's shadow until it has passed `target` (a batch read ahead while one is written). */
+  private async catchUpShadow(shadow: { position: Position; total: number; lane: Lane }, target: Position, onProgress?: (processed: number) => void): Promise<void> {
+    const size = this.catchUpBatchSize;
+    const interest = { handles: this.projection.handles, streamPrefixes: this.projection.streamPrefixes };
+    const read = (after: Position) => readInterest(this.store, after, size, interest);
+    let ahead: { after: Position; batch: Promise<ScannedBatch> } | null = null;
+    for (;;) {
+      const at = shadow.position;
+      let b: ScannedBatch = ahead && comparePositions(ahead.after, at) === 0 ? await ahead.batch : await read(at);
+      ahead = null;
+      if (b.scanned === 0) {
+        if (comparePositions(at, target) >= 0) return;
+        // an empty read before the target is not the end: the visibility horizon can hide committed events for a moment
+        await new Promise((r) => setTimeout(r, 5));
+        continue;
+      }
+      if (b.scanned === size) {
+        const next = read(b.scannedTo);
+        next.catch(() => undefined);
+        ahead = { after: b.scannedTo, batch: next };
+      }
+      let pending: Item[] | null = await this.decode(b.events);
+      b = { ...b, events: [] };
+      if (pending.length > 0) {
+        const take = () => {
+          const items = pending!;
+          pending = null;
+          return items;
+        };
+        try {
+          shadow.lane = await this.applyShadow(take, shadow.lane, false);
+        } catch (err) {
+          if (!isPoison(err)) throw err;
+          // read again rather than kept (as in step): the same stretch, applied piece by piece
+          ahead = null;
+          b = await read(at);
+          const again = await this.decode(b.events);
+          shadow.lane = await this.applyShadow(() => again, shadow.lane, true);
+        }
+      }
+      shadow.position = b.scannedTo;
+      shadow.total += b.scanned;
+      onProgress?.(shadow.total);
+      // past the target: done, though appends may still be arriving (the swap takes the rest)
+      if (comparePositions(shadow.position, target) >= 0) return;
+    }
+  }
+
+  /** One batch into the shadow (no checkpoint: a rebuild that stops starts over); returns the lane as it then is. */
+  private async applyShadow(take: () => Item[], lane: Lane, isolating: boolean): Promise<Lane> {
+    const next: Lane = { ...lane, dead: new Set(lane.dead) };
+    await this.db.transaction((trx) => this.applyItems(trx, take(), next, isolating));
+    return next;
+  }
+
+  /**
+   * Swaps the shadow in: the live tables locked (their readers and a live batch finish first), the shadow brought up to
+   * the live checkpoint if the live leader got ahead meanwhile, the tables and dead letters replaced and the checkpoint
+   * set to the shadow's position with a new generation (the live leader is fenced and goes on from there).
+   */
+  private async swap(schema: string, live: string, shadow: { position: Position; total: number; lane: Lane }, onProgress?: (processed: number) => void): Promise<void> {
+    const p = this.projection;
     for (let attempt = 1; ; attempt++) {
+      await this.catchUpShadow(shadow, await this.store.lastPosition(), onProgress);
       try {
-        await this.db.transaction(async (trx) => {
-          for (const t of this.projection.tables) await trx.raw('truncate table ??', [t]);
+        const done = await this.db.transaction(async (trx) => {
+          await trx.raw(`set local lock_timeout = '10s'`);
+          await lockLive(trx, live, p.tables);
+          const row = await trx('aivis_checkpoints').where('name', p.name).forUpdate().first('position');
+          // the store is not read inside: on PGlite this transaction holds the one connection
+          if (comparePositions(positionFromString(row.position), shadow.position) > 0 && attempt < 5) return false;
+          await swapIn(trx, schema, live, p.tables);
+          await trx(DEAD_LETTERS).where('projection', p.name).delete();
+          await trx.raw(`insert into ${DEAD_LETTERS} select * from ??.??`, [schema, DEAD_LETTERS]);
           await trx('aivis_checkpoints')
-            .where('name', this.projection.name)
-            .update({ position: positionToString(START), generation: trx.raw('generation + 1'), status: 'running', error: null });
+            .where('name', p.name)
+            .update({ position: positionToString(shadow.position), generation: trx.raw('generation + 1'), status: 'running', error: null, updated_at: trx.fn.now() });
+          return true;
         });
-        break;
+        if (done) break;
       } catch (err) {
-        // a leader's batch may hold one of the tables and want the next one this truncate holds: whichever Postgres
-        // picks as the deadlock's victim goes again (the leader retries its batch and is then fenced)
-        if ((err as { code?: string }).code !== '40P01' || attempt >= 5) throw err;
+        // a live batch holding one table and waiting for another this swap holds: the deadlock's victim goes again
+        const code = (err as { code?: string }).code;
+        if ((code !== '40P01' && code !== '55P03') || attempt >= 5) throw err;
       }
     }
-    this.position = START;
+    this.position = shadow.position;
+    this.dead = shadow.lane.dead;
+    this.log.info({ position: positionToString(shadow.position), events: shadow.total, set_aside: shadow.lane.dead.size }, 'projection rebuilt beside the live one and swapped in');
+  }
+
+  /**
+   * Tries the events this projection set aside again (of one website, or of all), in the log's order within each
+   * website: those that now apply are applied, and a website whose event still fails stays set aside from that event
+   * on. The live leader is fenced (new generation) and reloads the dead letters.
+   */
+  async retry(websiteId?: string): Promise<RetryResult> {
+    await this.prepare();
+    const name = this.projection.name;
+    const letters = (db: Knex) => {
+      const q = db(DEAD_LETTERS).where('projection', name);
+      if (websiteId) q.andWhere('website_id', websiteId);
+      return q.orderBy('seq').select('event_id', 'stream_id', 'revision', 'website_id');
+    };
+    for (let attempt = 1; ; attempt++) {
+      const rows: { event_id: string; stream_id: string; revision: string; website_id: string }[] = await letters(this.db);
+      if (rows.length === 0) return { retried: 0, applied: 0, set_aside: 0 };
+      // read before the transaction: on PGlite it holds the one connection the store reads through
+      const events: RecordedEvent[] = [];
+      for (const r of rows) {
+        const [e] = await this.store.readStream(r.stream_id, { fromRevision: BigInt(r.revision), maxCount: 1 });
+        if (!e || e.id !== r.event_id) throw new Error(`set-aside event ${r.event_id} is not at ${r.stream_id}@${r.revision} in the store`);
+        events.push(e);
+      }
+      const items = await this.decode(events);
+      try {
+        const left = await this.db.transaction(async (trx) => {
+          // fences the live leader: its batch in flight is undone, and it reloads the dead letters
+          await trx('aivis_checkpoints').where('name', name).update({ generation: trx.raw('generation + 1') });
+          const now = await letters(trx);
+          if (now.map((r) => r.event_id).join() !== rows.map((r) => r.event_id).join()) throw new LettersMoved();
+          await trx(DEAD_LETTERS).where('projection', name).whereIn('event_id', rows.map((r) => r.event_id)).delete();
+          const lane: Lane = { dead: new Set(), letters: DEAD_LETTERS, searchPath: null, rebuilding: false };
+          await this.applyItems(trx, items, lane, true);
+          const n = await trx(DEAD_LETTERS).where('projection', name).whereIn('event_id', rows.map((r) => r.event_id)).count<{ n: string }[]>('* as n');
+          return Number(n[0].n);
+        });
+        this.log.info({ retried: rows.length, set_aside: left }, 'set-aside events tried again');
+        return { retried: rows.length, applied: rows.length - left, set_aside: left };
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (!(err instanceof LettersMoved || code === '40P01') || attempt >= 5) throw err;
+      }
+    }
   }
 
   /** Resolves true once the projection has passed `pos` (on this instance or, if another leads, in the database). */
   async waitFor(pos: Position, timeoutMs: number): Promise<boolean> {
     if (comparePositions(this.position, pos) >= 0) return true;
+    // stopped on an event it cannot apply: it will not get there, and the caller need not wait to learn so
+    if (this.failed) return false;
     if (this.leader) {
       return new Promise((resolve) => {
         const w = { pos, resolve: (ok: boolean) => (clearTimeout(t), resolve(ok)) };
@@ -445,8 +754,9 @@ export class ProjectionRunner {
     }
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const at = await readCheckpoint(this.db, this.projection.name);
-      if (at && comparePositions(at, pos) >= 0) return true;
+      const row = await this.db('aivis_checkpoints').where('name', this.projection.name).first('position', 'status');
+      if (row && comparePositions(positionFromString(row.position), pos) >= 0) return true;
+      if (row?.status === 'failed') return false;
       await new Promise((r) => setTimeout(r, 10));
     }
     return false;

@@ -6,6 +6,7 @@ import { decodeUtf8, NOT_UTF8 } from '../domain/raw-input';
 import type { Outbound } from '../net/safe-fetch';
 
 export type { Outbound };
+import type { ReadModelName } from '../../projections';
 import { type KeyAuthenticator, keyFromHeaders, type Principal } from './auth';
 import { type AppDeps, commandContextOf } from '../app/context';
 import { badRequest, fromDomainError, HttpError, issueMessage, sendError, unauthorized } from './errors';
@@ -101,10 +102,19 @@ export function commandContextFor(deps: HttpDeps, principal: Principal, websiteI
   return commandContextOf({ deps, principal }, websiteId);
 }
 
-/** Runs a command and waits (bounded) until the read models have it, so the caller reads its write next. */
-export async function settled<R>(deps: AppDeps, run: Promise<Handled<R> | DomainError>): Promise<R> {
+/** The response header that says a read's data is behind: set when the answer carries `stale: true`. */
+export const STALE_HEADER = 'x-aivis-stale';
+
+/** The read models a write's caller reads next: its answer, and what a client reads after it. */
+export type Reads = readonly ReadModelName[];
+
+/**
+ * Runs a command and waits (bounded) until the read models its caller reads next have it, so the caller reads its
+ * write next; the others (the activity feed, a website's re-derived metrics) catch up on their own.
+ */
+export async function settled<R>(deps: AppDeps, run: Promise<Handled<R> | DomainError>, reads: Reads): Promise<R> {
   const h = orFail(await run);
-  await deps.rt.waitForReadModels(h.position);
+  await deps.rt.waitForReadModels(h.position, reads);
   return h.result;
 }
 
@@ -139,6 +149,7 @@ export function mount(app: FastifyInstance, deps: HttpDeps, defs: RouteDef<any, 
             command: (websiteId) => commandContextFor(deps, principal, websiteId),
           };
           const out = await def.handler(ctx);
+          if (out !== null && typeof out === 'object' && (out as { stale?: unknown }).stale === true) reply.header(STALE_HEADER, '1');
           if (!reply.sent) {
             reply.code(def.status ?? 200);
             return out;

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { freshDatabase, type TestDatabase } from '../support/db';
 import { loadConfig } from '../../src/config';
 import { buildApp } from '../../src/http/app';
+import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { silentLogger } from '../../src/logger';
 import { LABEL_BIDI, TEXT_NUL } from '../../src/domain/schemas';
 import { openRuntime } from '../../src/runtime';
@@ -31,7 +33,7 @@ describe('operator CLI', () => {
     try {
       await rt.startProjections();
       // the key was made by the CLI, another process: this instance knows it once its read models have caught up
-      expect(await rt.waitForReadModels(await rt.store.lastPosition(), undefined, 10_000)).toBe(true);
+      expect(await rt.waitForReadModels(await rt.store.lastPosition(), 'all', 10_000)).toBe(true);
       const { app, close } = await buildApp(rt);
       try {
         const post = async (url: string, payload: unknown) => {
@@ -122,6 +124,47 @@ describe('operator CLI', () => {
       rmSync(file, { force: true });
     }
     // six CLI processes, each opening the store: on a loaded machine (embedded PGlite above all) that is minutes
+  }, 180_000);
+
+  it('given an answer the answers read model cannot hold, then projections:rebuild answers swaps in everything else and names it, and projections:retry tries it again', async () => {
+    const org = JSON.parse(cli('org:create', '--name', 'Poisoned').stdout);
+    const site = await seedSite(org.api_key);
+    const file = join(tmpdir(), `aivis-poison-${process.pid}.jsonl`);
+    writeFileSync(file, `${JSON.stringify({ prompt_id: site.prompt, model: 'chatgpt', run_at: '2026-03-01T10:00:00Z', text: 'Acme is fine.' })}\n`);
+    try {
+      expect(cli('responses:import', '--website', site.website, file).status).toBe(0);
+    } finally {
+      rmSync(file, { force: true });
+    }
+    // an answer from year 0 (UTC), appended around the import's check
+    const rt = await openRuntime(loadConfig({ ...env(), LOG_LEVEL: 'silent', SCHEDULER: 'off' }), silentLogger(), { withoutBus: true });
+    let answers = 0;
+    try {
+      const data = {
+        response_id: randomUUID(), website_id: site.website, prompt_id: site.prompt, model: 'chatgpt', location_id: null, persona_id: null, schedule_id: null, run_id: null,
+        request_id: null, external_id: null, run_at: '0000-12-31T23:00:00.000Z', text: 'Old.', citations: [], products: [], source: 'import', observations_supplied: false, provider_model: null, latency_ms: null,
+      };
+      const metadata = { organization_id: org.organization_id, website_id: site.website, actor: SYSTEM_ACTOR, correlation_id: randomUUID(), causation_id: null, time: new Date().toISOString() };
+      await rt.store.append(`import-${randomUUID()}`, [{ id: randomUUID(), type: 'ResponseRecorded', data, metadata }], 'no_stream');
+      answers = Number((await rt.database.db('rm_responses').count<{ n: string }[]>('* as n'))[0].n);
+    } finally {
+      await rt.close();
+    }
+    const r = cli('projections:rebuild', 'answers');
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).rebuilt.answers).toMatchObject({ set_aside: 1 });
+    expect(r.stderr).toContain('1 website(s) set aside');
+    const again = cli('projections:retry', 'answers', '--website', site.website);
+    expect(again.status, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ answers: { retried: 1, applied: 0, set_aside: 1 } });
+    const check = await openRuntime(loadConfig({ ...env(), LOG_LEVEL: 'silent', SCHEDULER: 'off' }), silentLogger(), { withoutBus: true });
+    try {
+      // every answer the read model could hold is there, as before the rebuild
+      expect(Number((await check.database.db('rm_responses').count<{ n: string }[]>('* as n'))[0].n)).toBe(answers);
+    } finally {
+      await check.close();
+    }
+    // four CLI processes and three runtimes: minutes on a loaded machine, embedded
   }, 180_000);
 
   it('given projections:rebuild, then every read model is rebuilt from the log with progress on stderr', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebsite } from '../../commands/websites/create-website';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, caughtUp, startServer, type TestServer } from '../support/server';
 import { buildWorld, tenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
@@ -11,7 +11,11 @@ beforeAll(async () => {
 });
 afterAll(async () => s?.close());
 
-const feed = (key: string, query: Record<string, string | number> = {}) => call(s, 'GET', '/api/v1/activity', { key, query });
+/** The feed once it has every change so far: writes do not wait for the activity read model. */
+const feed = async (key: string, query: Record<string, string | number> = {}) => {
+  await caughtUp(s, ['activity']);
+  return call(s, 'GET', '/api/v1/activity', { key, query });
+};
 
 describe('activity feed', () => {
   it('given changes made with an API key, then entries carry the website, kind of change, ids, via_api_key and a null user', async () => {
@@ -64,7 +68,7 @@ describe('activity feed', () => {
       { name: 'By hand', url: 'https://byhand.example.com' },
     );
     if ('kind' in r) throw new Error(r.message);
-    await s.rt.waitForReadModels(r.position);
+    await s.rt.waitForReadModels(r.position, 'all');
     const entry = (await feed(w.a.key, { entity_type: 'website', change_type: 'created' })).body.data.find((e: { entity_ids: string[] }) => e.entity_ids[0] === r.result.id);
     expect(entry).toMatchObject({ via_api_key: false, actor: { user: { id: w.a.owner_user_id, email: expect.stringContaining('@') } } });
   });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { provisionDemoWebsite } from '../../commands/catalog/demo-catalog';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { MODEL_IDS } from '../../src/domain/models';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, caughtUp, startServer, type TestServer } from '../support/server';
 import { buildWorld, tenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
@@ -40,6 +40,7 @@ async function refusedWithoutWrite(cases: { method: string; path: string; query?
 
 /** The feed rows of a website as stored: kind, ids and which key made them. */
 async function feedRows(websiteId: string, entityType: string) {
+  await caughtUp(s, ['activity']);
   return s.rt.database.db('rm_activity').where({ website_id: websiteId, entity_type: entityType }).orderBy('seq').select('change_type', 'entity_ids', 'actor_kind', 'api_key_id');
 }
 
@@ -347,7 +348,7 @@ describe('embedded demo', () => {
   it('given the demo website, then every catalogue listing has something, written by the system', async () => {
     const org = await s.org('Demo');
     const demo = await provisionDemoWebsite({ store: s.rt.store, organizationId: org.organization_id, actor: SYSTEM_ACTOR }, new Date('2026-03-01T12:00:00Z'));
-    await s.rt.waitForReadModels(demo.position);
+    await s.rt.waitForReadModels(demo.position, 'all');
     const site = demo.website_id;
     const listing = async (path: string) => {
       const r = await get(path, site, org.key);
@@ -364,6 +365,7 @@ describe('embedded demo', () => {
     expect(schedules.map((x: { id: string }) => x.id)[0]).toBe('default');
     expect(schedules[1]).toMatchObject({ name: 'Weekly launch check', starts_on: '2026-03-01', ends_on: null, frequency: 'weekly' });
     expect((await listing('/api/v1/saved-views')).data[0].filters.models_not).toEqual([MODEL_IDS[MODEL_IDS.length - 1]]);
+    await caughtUp(s, ['activity']);
     const kinds = await s.rt.database.db('rm_activity').where('website_id', site).distinct('actor_kind');
     expect(kinds).toEqual([{ actor_kind: 'system' }]);
   });

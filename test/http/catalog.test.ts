@@ -3,7 +3,7 @@ import { markPromptAnswered } from '../../commands/catalog/mark-prompt-answered'
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { isDomainError } from '../../src/domain/errors';
 import { MODELS } from '../../src/domain/models';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, caughtUp, startServer, type TestServer } from '../support/server';
 import { buildWorld, tenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
@@ -38,7 +38,9 @@ async function refusedWithoutWrite(cases: { method: string; path: string; query?
   }
 }
 
+/** The feed of a website once it has every change so far (writes do not wait for the activity read model). */
 async function activityOf(websiteId: string) {
+  await caughtUp(s, ['activity']);
   const r = await call(s, 'GET', '/api/v1/activity', { key: w.a.key, query: { website_id: websiteId, order: 'asc', page_size: 100 } });
   expect(r.status).toBe(200);
   return r.body.data as { entity_type: string; change_type: string; entity_ids: string[] | null; via_api_key: boolean; actor: { user: { id: string } | null } }[];

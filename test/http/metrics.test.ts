@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSite, type Site } from '../support/answers';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, caughtUp, startServer, type TestServer } from '../support/server';
 import { buildWorld, tenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
@@ -248,9 +248,10 @@ describe('freshness', () => {
     await imp('2026-04-01', 'Rival.');
     await imp('2026-04-02', 'Rival again.');
     expect((await m()).body.data).toMatchObject({ Fresh: { mention_rate: 33.3333 }, Rival: { mention_rate: 66.6667 } });
-    // a competitor added: the history is re-derived and the next read has it
+    // a competitor added: the history is re-derived (the add does not wait for it) and the next read has it
     const added = await call(s, 'POST', '/api/v1/competitors', { key: w.a.key, body: { website_id: other.id, name: 'Newco', url: 'https://newco-m.example.org' } });
     expect(added.status).toBe(201);
+    await caughtUp(s, ['answers']);
     expect((await m()).body.data).toMatchObject({ Fresh: { mention_rate: 33.3333 }, Rival: { mention_rate: 66.6667 }, Newco: { mention_rate: 33.3333, relative_mention_rate: 33.3333 } });
     const pos = await call(s, 'POST', '/api/v1/metrics/position/cumulative', { key: w.a.key, body: { website_id: other.id } });
     expect(pos.body.data).toMatchObject({ Fresh: { avg_position: 1 }, Newco: { avg_position: 2 } });

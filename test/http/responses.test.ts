@@ -3,7 +3,7 @@ import { decodeFacts } from '../../src/analysis/facts';
 import { utcDay } from '../../src/domain/dates';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, finishedRun } from '../support/answers';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, caughtUp, startServer, type TestServer } from '../support/server';
 import { buildWorld, tenancyChecks, type World } from '../support/tenancy';
 import { until } from '../support/until';
 
@@ -228,6 +228,7 @@ describe('import', () => {
 
     // a new competitor: positions among all tracked entities change for the whole history
     const added = await post('/api/v1/competitors', { website_id: site.id, name: 'Initech', url: 'https://initech.example.org' });
+    await caughtUp(s, ['answers']);
     const after = (await list(site.id)).body.responses[0];
     expect(after.position).toBe(2);
     expect(after.competitors).toEqual([
@@ -243,6 +244,7 @@ describe('import', () => {
 
     // a competitor removed: it no longer counts, and positions are renumbered among those left
     await call(s, 'DELETE', `/api/v1/competitors/${site.competitors[0].id}`, { key: w.a.key, query: { website_id: site.id } });
+    await caughtUp(s, ['answers']);
     const removed = (await list(site.id)).body.responses[0];
     expect(removed.position).toBe(1);
     expect(removed.competitors).toEqual([{ id: added.body.competitor.id, name: 'Initech', url: 'https://initech.example.org', position: 2 }]);
@@ -263,6 +265,7 @@ describe('import', () => {
     expect(all).toHaveLength(4);
     expect(all.filter((r: { external_id: string }) => r.external_id === 'x1')).toHaveLength(1);
     // the feed records each import call with what it brought in
+    await caughtUp(s, ['activity']);
     const feed = await s.rt.database.db('rm_activity').where({ website_id: site.id, entity_type: 'response' }).orderBy('seq').select('change_type', 'entity_ids', 'via_api_key');
     expect(feed).toEqual([
       { change_type: 'imported', entity_ids: [a.body.response_ids[0], a.body.response_ids[1]], via_api_key: true },
@@ -282,7 +285,11 @@ describe('import', () => {
       { ...imp([ok, { ...ok, prompt_id: other.prompts[0].id }]), status: 400, error: 'responses[1].prompt_id: Prompt not found' },
       { ...imp([{ ...ok, model: 'gpt-9' }]), status: 400, error: /^responses\[0\]\.model: unknown model "gpt-9"/ },
       { ...imp([{ ...ok, run_at: '2026-03-01' }]), status: 400, error: /^responses\[0\]\.run_at: invalid date/ },
-      { ...imp([{ ...ok, run_at: '2999-01-01T00:00:00Z' }]), status: 400, error: 'responses[0].run_at: must not be in the future' },
+      { ...imp([{ ...ok, run_at: '2999-01-01T00:00:00Z' }]), status: 400, error: "responses[0].run_at: must not be more than one day after the server's time" },
+      { ...imp([ok, ok, ok, { ...ok, run_at: new Date(Date.now() + 25 * 3600_000).toISOString() }]), status: 400, error: "responses[3].run_at: must not be more than one day after the server's time" },
+      // a time a read model cannot hold (year 0 in UTC) is refused at the command, never handed to a projection
+      { ...imp([ok, { ...ok, run_at: '0001-01-01T00:00:00+01:00' }]), status: 400, error: 'responses[1].run_at: must not be before 2000-01-01T00:00:00Z' },
+      { ...imp([{ ...ok, run_at: '1999-12-31T23:59:59.999Z' }]), status: 400, error: 'responses[0].run_at: must not be before 2000-01-01T00:00:00Z' },
       { ...imp([{ ...ok, text: '   ' }]), status: 400, error: 'responses[0].text: must not be empty' },
       { ...imp([{ ...ok, citations: ['ftp://x.example.com'] }]), status: 400, error: 'responses[0].citations[0]: must be an http(s) URL' },
       { ...imp([{ ...ok, location_id: UNKNOWN }]), status: 400, error: 'responses[0].location_id: Location not found' },
@@ -295,6 +302,16 @@ describe('import', () => {
       { ...imp([{ ...ok, surprise: 1 }]), status: 400, error: 'responses[0].surprise is not allowed' },
     ]);
     expect((await list(site.id)).body.responses).toEqual([]);
+  });
+
+  it('given answer times at the edges of the accepted range, then they are imported and listed as given', async () => {
+    const site = await buildSite(s, w.a.key);
+    const soon = new Date(Math.floor((Date.now() + 23 * 3600_000) / 1000) * 1000).toISOString();
+    const item = (run_at: string) => ({ prompt_id: site.prompts[0].id, model: MODEL_IDS[0], run_at, text: 'Acme.' });
+    const r = await post('/api/v1/responses/import', { website_id: site.id, responses: [item('2000-01-01T00:00:00Z'), item('2000-01-01T01:00:00+01:00'), item(soon)] });
+    expect(r.status).toBe(201);
+    const listed = (await list(site.id)).body.responses.map((x: { created_at: string }) => x.created_at).sort();
+    expect(listed).toEqual(['2000-01-01T00:00:00.000Z', '2000-01-01T00:00:00.000Z', soon]);
   });
 
   it('given observations in an import, then they are stored as given and the extractor leaves those answers alone', async () => {

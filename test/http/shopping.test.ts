@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_IDS, SHOPPING_MODEL_IDS, isShoppingModelId } from '../../src/domain/models';
 import { SHOPPING_NOT_ENABLED } from '../../src/http/routes/shopping-ops';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, caughtUp, startServer, type TestServer } from '../support/server';
 import { buildWorld, tenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
@@ -504,6 +504,8 @@ describe('POST /api/v1/metrics/shopping: filters', () => {
     });
     expect((await metrics({ website_id: site })).offer_summary).toMatchObject({ own_cards: 1, competitor_cards: 0, other_cards: 1 });
     const umbrella = (await created('/api/v1/competitors', { website_id: site, name: 'Umbrella', url: 'https://umbrella.example.org' })).competitor.id;
+    // the cards' owners are re-derived after the add answered
+    await caughtUp(s, ['answers']);
     const after = await metrics({ website_id: site });
     expect(after.offer_summary).toMatchObject({ own_cards: 1, competitor_cards: 1, other_cards: 0 });
     expect(after.competitor_breakdown.map((c: any) => [c.name, c.appearances, c.first_position_answers])).toEqual([
@@ -511,6 +513,7 @@ describe('POST /api/v1/metrics/shopping: filters', () => {
       ['Umbrella', 1, 1],
     ]);
     expect((await call(s, 'DELETE', `/api/v1/competitors/${umbrella}`, { key: w.a.key, query: { website_id: site } })).status).toBe(200);
+    await caughtUp(s, ['answers']);
     expect((await metrics({ website_id: site })).offer_summary).toMatchObject({ own_cards: 1, competitor_cards: 0, other_cards: 1 });
   });
 

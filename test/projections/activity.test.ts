@@ -79,8 +79,7 @@ describe('activity projection', () => {
     expect(incremental.find((r) => r.entity_type === 'topic' && r.change_type === 'deleted' && r.entity_ids?.length === 4)).toBeDefined();
 
     const rebuild = new ProjectionRunner({ projection: activityProjection, store: t.store, db: t.db, logger: silentLogger(), batchSize: 7 });
-    await rebuild.reset();
-    expect(await rebuild.runToHead()).toBe(total);
+    expect(await rebuild.rebuild()).toBe(total);
     expect(await feedRows(t)).toEqual(incremental);
     expect(await indexes(t)).toEqual(INDEXES);
     // the unique index is back, and the live path's ON CONFLICT finds it: a replayed event is skipped
@@ -88,7 +87,9 @@ describe('activity projection', () => {
     await expect(t.db('rm_activity').insert({ ...row, seq: undefined })).rejects.toMatchObject({ code: '23505' });
   });
 
-  it('given a rebuild that fails midway, then the read model keeps its indexes and a later run completes it without duplicates', async () => {
+  it('given a rebuild that fails midway, then the live read model is left as it was and serving, and a later rebuild swaps in', async () => {
+    const live = await feedRows(t);
+    const checkpoint = await t.db('aivis_checkpoints').where('name', 'activity').first('position', 'generation');
     let calls = 0;
     const failing: Projection = {
       ...activityProjection,
@@ -98,15 +99,27 @@ describe('activity projection', () => {
       },
     };
     const runner = new ProjectionRunner({ projection: failing, store: t.store, db: t.db, logger: silentLogger(), batchSize: 10 });
-    await runner.reset();
-    await expect(runner.runToHead()).rejects.toThrow('boom');
+    await expect(runner.rebuild()).rejects.toThrow('boom');
+    // then: every live row, index and the checkpoint as before; the shadow is gone
+    expect(await feedRows(t)).toEqual(live);
     expect(await indexes(t)).toEqual(INDEXES);
-    expect(await feedRows(t)).toHaveLength(20);
-    await t.db('aivis_checkpoints').where('name', 'activity').update({ lease_owner: null });
-    expect(await runner.runToHead()).toBe(total - 20);
+    expect(await t.db('aivis_checkpoints').where('name', 'activity').first('position', 'generation')).toEqual(checkpoint);
+    expect((await t.db.raw(`select count(*)::int as n from pg_namespace where nspname like 'aivis_rebuild_%'`)).rows[0].n).toBe(0);
+    // and a live runner goes on from where it was
+    const more = history();
+    const r = await t.store.append(`catalog-${randomUUID()}`, more, 'no_stream');
+    total += more.length;
+    const serving = new ProjectionRunner({ projection: activityProjection, store: t.store, db: t.db, logger: silentLogger(), pollMs: 10 });
+    await serving.start();
+    expect(await serving.waitFor(r.position, 10_000)).toBe(true);
+    await serving.stop();
+    expect(await feedRows(t)).toHaveLength(total);
+    // when rebuilt again, then it swaps in: every event once
+    expect(await new ProjectionRunner({ projection: activityProjection, store: t.store, db: t.db, logger: silentLogger(), batchSize: 10 }).rebuild()).toBe(total);
     const rows = await feedRows(t);
     expect(rows).toHaveLength(total);
     expect(new Set(rows.map((r) => r.id)).size).toBe(total);
+    expect(await indexes(t)).toEqual(INDEXES);
   });
 
   it('given a table from before the rebuild hook dropped the unique constraint, when rebuilt, then it ends with the same indexes', async () => {
@@ -117,8 +130,7 @@ describe('activity projection', () => {
       actor_kind text not null, created_at timestamptz not null)`);
     await t.db('aivis_checkpoints').where('name', 'activity').update({ lease_owner: null });
     const runner = new ProjectionRunner({ projection: activityProjection, store: t.store, db: t.db, logger: silentLogger() });
-    await runner.reset();
-    expect(await runner.runToHead()).toBe(total);
+    expect(await runner.rebuild()).toBe(total);
     expect(await indexes(t)).toEqual(INDEXES);
     expect(await feedRows(t)).toHaveLength(total);
   });

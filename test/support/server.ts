@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/config';
 import { isDomainError } from '../../src/domain/errors';
 import { type AppOptions, buildApp } from '../../src/http/app';
 import { comparePositions, positionToString } from '../../src/eventstore/port';
+import type { ReadModelName } from '../../projections';
 import { createLogger, silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime } from '../../src/runtime';
 import { freshDatabase } from './db';
@@ -78,7 +79,7 @@ export async function startServer(
     async org(name = 'Org', opts = {}) {
       const r = await createOrganization(rt.store, { name, plan: 'enterprise', features: ['pitch', 'knowledge_base', 'ai_search_value', 'seo_recommendations', 'shopping'], pitch_allowance: 10, ...opts });
       if (isDomainError(r)) throw new Error(r.message);
-      await rt.waitForReadModels(r.position);
+      await rt.waitForReadModels(r.position, 'all');
       return { organization_id: r.result.organization_id, owner_user_id: r.result.owner_user_id, key: r.result.api_key };
     },
     async head() {
@@ -86,6 +87,14 @@ export async function startServer(
       return positionToString(await rt.store.headPosition());
     },
   };
+}
+
+/**
+ * Waits until the named read models have passed every event appended so far: for what a write does not wait for, such
+ * as the re-derivation of a website's history after a competitor change (its reads are flagged stale meanwhile).
+ */
+export async function caughtUp(s: TestServer, names: readonly ReadModelName[], timeoutMs = 10_000): Promise<void> {
+  if (!(await s.rt.waitForReadModels(await s.rt.store.lastPosition(), names, timeoutMs))) throw new Error(`${names.join(', ')} did not catch up in ${timeoutMs} ms`);
 }
 
 export async function call<T = any>(s: { url: string }, method: string, path: string, c: Call = {}): Promise<Answer<T>> {

@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { createApiKey, CreateApiKey, revokeApiKey } from '../../../commands/api-keys/api-keys';
 import { requireGlobal } from '../../../queries/access';
 import { listApiKeys } from '../../../queries/websites/api-keys';
-import { route, settled, Uuid } from '../route';
+import { type Reads, route, settled, Uuid } from '../route';
+
+/** A new key authenticates, and a revoked one is refused, from the next request on: the keys' read model. */
+const READS: Reads = ['organizations'];
 
 export const apiKeyRoutes = [
   route({
@@ -15,7 +18,7 @@ export const apiKeyRoutes = [
     status: 201,
     async handler(ctx) {
       requireGlobal(ctx.principal);
-      return settled(ctx.deps, createApiKey(ctx.command(), ctx.body, ctx.principal.partner));
+      return settled(ctx.deps, createApiKey(ctx.command(), ctx.body, ctx.principal.partner), READS);
     },
   }),
   route({
@@ -38,7 +41,7 @@ export const apiKeyRoutes = [
     params: z.object({ api_key_id: Uuid }),
     async handler(ctx) {
       requireGlobal(ctx.principal);
-      const result = await settled(ctx.deps, revokeApiKey(ctx.command(), ctx.params.api_key_id));
+      const result = await settled(ctx.deps, revokeApiKey(ctx.command(), ctx.params.api_key_id), READS);
       ctx.deps.auth.evictKeyId(ctx.params.api_key_id);
       return result;
     },

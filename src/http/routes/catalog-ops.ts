@@ -23,7 +23,7 @@ import { getAttribute, getLocation, getPersona, listAttributes, listLocations, l
 import { listTopics } from '../../../queries/catalog/topics';
 import type { DomainError } from '../../domain/errors';
 import { MODELS } from '../../domain/models';
-import { settled as settleWrite } from '../route';
+import { type Reads, settled as settleWrite } from '../route';
 import { type Caller, commandContextOf, dbOf } from './caller';
 
 /**
@@ -37,7 +37,13 @@ const commandContext = commandContextOf;
 /** The website, if the key may use it (403/404 otherwise). */
 const site = (c: Caller, websiteId: string) => requireWebsite(dbOf(c), c.principal, websiteId);
 
-const settled = <R>(c: Caller, run: Promise<Handled<R> | DomainError>) => settleWrite(c.deps, run);
+/**
+ * Every catalogue write is read back from the catalogue read model (and so is what a client lists next). Not the
+ * answers read model: a competitor's change re-derives the website's history there, which the answer does not read.
+ */
+const READS: Reads = ['catalog'];
+
+const settled = <R>(c: Caller, run: Promise<Handled<R> | DomainError>) => settleWrite(c.deps, run, READS);
 
 /** A write answered with the read model's row (the listing's shape), or the decision's own view if it lags. */
 async function write<R, T>(c: Caller, run: Promise<Handled<R> | DomainError>, read: (r: R) => Promise<T | undefined>): Promise<T | R> {

@@ -33,7 +33,8 @@ export const responseOps = {
       throw new DomainErrorException(conflict(RUN_IN_PROGRESS, { run }));
     }
     const r = orFail(started);
-    await c.deps.rt.waitForReadModels(r.position);
+    // the caller follows the run at status_url: the runs read model
+    await c.deps.rt.waitForReadModels(r.position, ['runs']);
     return {
       run_id: r.plan.run_id,
       status: 'running' as const,
@@ -77,7 +78,9 @@ export const responseOps = {
     const external = input.responses.flatMap((r) => (r.external_id === undefined ? [] : [r.external_id]));
     const known = await importedExternalIds(dbOf(c), w.id, external);
     const r = orFail(await importResponses(commandContextOf(c, w.id), w.id, input, known));
-    await c.deps.rt.waitForReadModels(r.position);
+    // the caller reads the answers next (listing, metrics, a re-import's skips), and the observations it supplied
+    const supplied = input.responses.some((x) => x.observations?.length);
+    await c.deps.rt.waitForReadModels(r.position, supplied ? ['answers', 'observations'] : ['answers']);
     return r.result;
   },
 

@@ -5,7 +5,14 @@ import { deleteWebsite, updateWebsite, UpdateWebsite } from '../../../commands/w
 import { CreateWebsite } from '../../../commands/websites/website-input';
 import { requireGlobal, requirePartner, requireWebsite } from '../../../queries/access';
 import { listWebsites, websiteByExternalId, websitesOfUser, websiteViewById } from '../../../queries/websites/websites';
-import { boundedString, route, settled, Uuid } from '../route';
+import { boundedString, type Reads, route, settled, Uuid } from '../route';
+
+/** A website is read back from the websites read model, which also admits every later call on it. */
+const READS: Reads = ['websites'];
+/** A new website's brand is also the first entity of its answers read model (metrics, shopping and listing read it). */
+const CREATE_READS: Reads = ['websites', 'answers'];
+/** Provisioning also answers with, and is followed by reads of, the competitors, topics and prompts it created. */
+const PROVISION_READS: Reads = ['websites', 'catalog', 'answers'];
 
 const WebsiteParams = z.object({ website_id: Uuid });
 const Website = z.object({
@@ -40,7 +47,7 @@ export const websiteRoutes = [
     async handler(ctx) {
       requireGlobal(ctx.principal);
       if (ctx.body.external_id !== undefined) requirePartner(ctx.principal);
-      const result = await settled(ctx.deps, createWebsite(ctx.command(), ctx.body));
+      const result = await settled(ctx.deps, createWebsite(ctx.command(), ctx.body), CREATE_READS);
       return { website: await websiteViewById(ctx.deps.rt.database.db, ctx.principal, result.id) };
     },
   }),
@@ -54,7 +61,7 @@ export const websiteRoutes = [
     async handler(ctx) {
       requireGlobal(ctx.principal);
       if (ctx.body.external_id !== undefined) requirePartner(ctx.principal);
-      const result = await settled(ctx.deps, provisionWebsite(ctx.command(), ctx.body));
+      const result = await settled(ctx.deps, provisionWebsite(ctx.command(), ctx.body), PROVISION_READS);
       return { ...result, website: await websiteViewById(ctx.deps.rt.database.db, ctx.principal, result.website.id) };
     },
   }),
@@ -84,7 +91,7 @@ export const websiteRoutes = [
       }
       // a paused website can be resumed; a deleted one only re-mapped
       await requireWebsite(ctx.deps.rt.database.db, principal, params.website_id, { paused: true, deleted: body.status === undefined });
-      await settled(ctx.deps, updateWebsite(ctx.command(params.website_id), params.website_id, body));
+      await settled(ctx.deps, updateWebsite(ctx.command(params.website_id), params.website_id, body), READS);
       return { website: await websiteViewById(ctx.deps.rt.database.db, principal, params.website_id) };
     },
   }),
@@ -97,7 +104,7 @@ export const websiteRoutes = [
     params: WebsiteParams,
     async handler(ctx) {
       await requireWebsite(ctx.deps.rt.database.db, ctx.principal, ctx.params.website_id, { paused: true });
-      return settled(ctx.deps, deleteWebsite(ctx.command(ctx.params.website_id), ctx.params.website_id));
+      return settled(ctx.deps, deleteWebsite(ctx.command(ctx.params.website_id), ctx.params.website_id), READS);
     },
   }),
   route({

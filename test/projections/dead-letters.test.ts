@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DEAD_LETTERS } from '../../src/eventstore/dead-letters';
+import type { Projection } from '../../src/eventstore/projection';
+import { ProjectionRunner } from '../../src/eventstore/runner';
+import { silentLogger } from '../../src/logger';
+import { deadLetteredSites, isDeadLettered } from '../../queries/health/dead-letters';
+import { freshStore } from '../support/db';
+import { anEvent, sleep, testMetadata } from '../support/events';
+
+type T = Awaited<ReturnType<typeof freshStore>>;
+
+/** A year Postgres cannot hold (what the import once let through): the read model's timestamptz column refuses it. */
+const POISON_TIME = '0000-12-31T23:00:00.000Z';
+
+/**
+ * A read model of event times per website: an event whose time its column cannot hold fails to apply, as the answers
+ * projection failed on such an answer. `fixed` stands for a fix deployed later (the time is clamped).
+ */
+const timesProjection = (name: string, state = { fixed: false }): Projection => ({
+  name,
+  version: 1,
+  tables: ['t_times'],
+  handles: ['ApiKeyRevoked'],
+  // each test's own events (the log is shared by the file's tests)
+  streamPrefixes: { ApiKeyRevoked: `${name}-` },
+  async migrate(db) {
+    await db.raw('create table if not exists t_times (event_id uuid primary key, website_id text, at timestamptz not null)');
+  },
+  async apply(trx, events) {
+    const rows = events.map((e) => ({ event_id: e.id, website_id: e.metadata.website_id ?? null, at: state.fixed && e.metadata.time === POISON_TIME ? '2000-01-01T00:00:00Z' : e.metadata.time }));
+    await trx('t_times').insert(rows);
+  },
+});
+
+const eventOf = (website: string | null, time = new Date().toISOString()) => anEvent({ metadata: testMetadata({ website_id: website, time }) });
+
+describe('one bad event never stops everyone', () => {
+  let t: T;
+  beforeAll(async () => {
+    t = await freshStore();
+  });
+  afterAll(async () => t?.close());
+  beforeEach(async () => {
+    await t.db.raw('drop table if exists t_times');
+  });
+
+  const applied = async (website: string) => (await t.db('t_times').where('website_id', website).orderBy('at').select('event_id')).map((r) => r.event_id);
+  const letters = async (projection: string) =>
+    (await t.db(DEAD_LETTERS).where('projection', projection).orderBy('seq').select('website_id', 'event_id', 'state', 'error')).map((r) => ({ ...r, error: r.error && r.error.slice(0, 60) }));
+
+  it('given a poison event of one website amid others in one batch, then the others are applied, that website is set aside from that event on, and its later events are recorded for a retry', async () => {
+    const P = 'test-poison';
+    // given
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    const a1 = eventOf(a);
+    const b1 = eventOf(b);
+    const poison = eventOf(b, POISON_TIME);
+    const c1 = eventOf(c);
+    const b2 = eventOf(b);
+    const a2 = eventOf(a);
+    await t.store.append(`${P}-${randomUUID()}`, [a1, b1, poison, c1, b2, a2], 'no_stream');
+    const b3 = eventOf(b);
+    const c2 = eventOf(c);
+    const last = await t.store.append(`${P}-${randomUUID()}`, [b3, c2], 'no_stream');
+    // when: a live runner, every event in one or two batches
+    const runner = new ProjectionRunner({ projection: timesProjection(P), store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
+    await runner.start();
+    try {
+      // then: it passes the head (waiting writers are not held up) and keeps running
+      expect(await runner.waitFor(last.position, 5000)).toBe(true);
+      expect(runner.status().status).toBe('running');
+      expect(await applied(a)).toEqual([a1.id, a2.id]);
+      expect(await applied(c)).toEqual([c1.id, c2.id]);
+      expect(await applied(b)).toEqual([b1.id]);
+      expect(await letters(P)).toEqual([
+        { website_id: b, event_id: poison.id, state: 'failed', error: expect.stringContaining('out of range') },
+        { website_id: b, event_id: b2.id, state: 'held', error: null },
+        { website_id: b, event_id: b3.id, state: 'held', error: null },
+      ]);
+      // and the website's later events keep being set aside, the others applied
+      const b4 = eventOf(b);
+      const a3 = eventOf(a);
+      const next = await t.store.append(`${P}-${randomUUID()}`, [b4, a3], 'no_stream');
+      expect(await runner.waitFor(next.position, 5000)).toBe(true);
+      expect(await applied(a)).toEqual([a1.id, a2.id, a3.id]);
+      expect((await letters(P)).map((l) => l.event_id)).toEqual([poison.id, b2.id, b3.id, b4.id]);
+      expect(await isDeadLettered(t.db, b)).toBe(true);
+      expect(await isDeadLettered(t.db, b, ['answers'])).toBe(false);
+      expect(await isDeadLettered(t.db, a)).toBe(false);
+      expect(await deadLetteredSites(t.db)).toEqual([
+        { projection: P, website_id: b, event_id: poison.id, type: 'ApiKeyRevoked', error: expect.stringContaining('date/time field value out of range'), since: expect.any(String), held: 3 },
+      ]);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('given a website set aside, when retried after a fix, then its events are applied in order and the live runner goes on applying it', async () => {
+    const P = 'test-retry';
+    const state = { fixed: false };
+    const w = randomUUID();
+    const first = eventOf(w);
+    const poison = eventOf(w, POISON_TIME);
+    const after = eventOf(w);
+    const r = await t.store.append(`${P}-${randomUUID()}`, [first, poison, after], 'no_stream');
+    const live = new ProjectionRunner({ projection: timesProjection(P, state), store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
+    await live.start();
+    try {
+      expect(await live.waitFor(r.position, 5000)).toBe(true);
+      expect(live.setAside().has(w)).toBe(true);
+      // a retry before the fix: the same event fails again, nothing moves
+      const operator = new ProjectionRunner({ projection: timesProjection(P, state), store: t.store, db: t.db, logger: silentLogger() });
+      expect(await operator.retry(w)).toEqual({ retried: 2, applied: 0, set_aside: 2 });
+      expect((await letters(P)).map((l) => [l.event_id, l.state])).toEqual([
+        [poison.id, 'failed'],
+        [after.id, 'held'],
+      ]);
+      // when: fixed, then retried (while the live runner leads)
+      state.fixed = true;
+      expect(await operator.retry(w)).toEqual({ retried: 2, applied: 2, set_aside: 0 });
+      expect(await applied(w)).toEqual([poison.id, first.id, after.id]);
+      expect(await letters(P)).toEqual([]);
+      // then: the live runner, fenced by the retry, reloads and applies the website's next event
+      const later = eventOf(w);
+      const n = await t.store.append(`${P}-${randomUUID()}`, [later], 'no_stream');
+      expect(await live.waitFor(n.position, 5000)).toBe(true);
+      for (let i = 0; i < 100 && !(await applied(w)).includes(later.id); i++) await sleep(20);
+      expect(await applied(w)).toContain(later.id);
+      expect(live.setAside().has(w)).toBe(false);
+    } finally {
+      await live.stop();
+    }
+  });
+
+  it('given a website set aside, when the projection is rebuilt, then the event is tried again: set aside again while it still fails, gone once fixed', async () => {
+    const P = 'test-rebuild-retry';
+    const state = { fixed: false };
+    const w = randomUUID();
+    const other = randomUUID();
+    const poison = eventOf(w, POISON_TIME);
+    const fine = eventOf(other);
+    await t.store.append(`${P}-${randomUUID()}`, [poison, fine], 'no_stream');
+    const runner = new ProjectionRunner({ projection: timesProjection(P, state), store: t.store, db: t.db, logger: silentLogger() });
+    await runner.runToHead();
+    expect((await letters(P)).map((l) => l.event_id)).toEqual([poison.id]);
+    // a rebuild with the event still poisonous: it succeeds, the read model is whole but for that website
+    await runner.rebuild();
+    expect(await applied(other)).toEqual([fine.id]);
+    expect((await letters(P)).map((l) => l.event_id)).toEqual([poison.id]);
+    const rows = Number((await t.db('t_times').count<{ n: string }[]>('* as n'))[0].n);
+    // fixed: a rebuild applies it and clears the dead letter
+    state.fixed = true;
+    await runner.rebuild();
+    expect(await letters(P)).toEqual([]);
+    expect(Number((await t.db('t_times').count<{ n: string }[]>('* as n'))[0].n)).toBe(rows + 1);
+  });
+
+  it('given a poison event without a website (organization-level), then the projection stops on it as failed, and waiting for it answers at once', async () => {
+    const P = 'test-org-poison';
+    const w = randomUUID();
+    await t.store.append(`${P}-${randomUUID()}`, [eventOf(w)], 'no_stream');
+    const orgLevel = eventOf(null, POISON_TIME);
+    const r = await t.store.append(`${P}-${randomUUID()}`, [orgLevel, eventOf(w)], 'no_stream');
+    const runner = new ProjectionRunner({ projection: timesProjection(P), store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
+    await runner.start();
+    try {
+      for (let i = 0; i < 200 && runner.status().status !== 'failed'; i++) await sleep(20);
+      expect(runner.status()).toMatchObject({ status: 'failed', error: expect.stringContaining(orgLevel.id) });
+      expect((await t.db('aivis_checkpoints').where('name', P).first()).status).toBe('failed');
+      const t0 = Date.now();
+      expect(await runner.waitFor(r.position, 5000)).toBe(false);
+      expect(Date.now() - t0).toBeLessThan(1000);
+      expect(await letters(P)).toEqual([]);
+      // and a catch-up elsewhere (the CLI's) says so instead of waiting on it
+      const cli = new ProjectionRunner({ projection: timesProjection(P), store: t.store, db: t.db, logger: silentLogger() });
+      await expect(cli.runToHead()).rejects.toThrow(`projection ${P} stopped`);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('given an unreadable event of a website, then it is reported, its website set aside, and the others go on', async () => {
+    const P = 'test-unreadable';
+    const [w, other] = [randomUUID(), randomUUID()];
+    const unreadable = anEvent({ data: { wrong: true }, metadata: testMetadata({ website_id: w }) });
+    const fine = eventOf(other);
+    const behind = eventOf(w);
+    const r = await t.store.append(`${P}-${randomUUID()}`, [unreadable, fine, behind], 'no_stream');
+    const runner = new ProjectionRunner({ projection: timesProjection(P), store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
+    await runner.start();
+    try {
+      expect(await runner.waitFor(r.position, 5000)).toBe(true);
+      expect(runner.status().status).toBe('running');
+      expect(await applied(other)).toEqual([fine.id]);
+      expect(await letters(P)).toEqual([
+        { website_id: w, event_id: unreadable.id, state: 'failed', error: expect.stringMatching(/^unreadable: /) },
+        { website_id: w, event_id: behind.id, state: 'held', error: null },
+      ]);
+      expect(await t.db('aivis_event_anomalies').where({ projection: P, event_id: unreadable.id })).toHaveLength(1);
+    } finally {
+      await runner.stop();
+    }
+  });
+});
