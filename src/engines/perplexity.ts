@@ -10,7 +10,7 @@
  */
 import { type AttemptResult, createJsonEngine, joinUrl, type LiveEngine, type LiveEngineDeps } from './http';
 import { chatCompletionUsage, messageText } from './openai-compatible';
-import { asArray, asNumber, asString, contextInstruction, countryCode, get, isRecord, type Json, UrlList } from './parse';
+import { asArray, contextInstruction, countryCode, get, isRecord, type Json, UrlList } from './parse';
 import { type AnswerRequest, EngineError } from './port';
 import type { Model } from '../domain/models';
 
