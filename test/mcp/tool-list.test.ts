@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../support/server';
+import { call, startServer, type TestServer } from '../support/server';
 import { apiKey, post } from './support';
 
 /**
@@ -10,10 +10,11 @@ import { apiKey, post } from './support';
  */
 
 let s: TestServer;
+let key: string;
 let tools: Tool[];
 beforeAll(async () => {
   s = await startServer();
-  const { key } = await s.org('Tool list');
+  ({ key } = await s.org('Tool list'));
   const r = await post(s, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, apiKey(key));
   expect(r.status).toBe(200);
   tools = r.body.result.tools;
@@ -94,6 +95,24 @@ describe('MCP tool list: what an assistant reads', () => {
     }
     // the two checks fetch the domain they are given and a run asks the answer engines; the rest stays in aivis's own data
     expect(tools.filter((t) => t.annotations?.openWorldHint).map((t) => t.name).sort()).toEqual(['check_ai_access', 'check_public_ai_access', 'start_response_run']);
+  });
+
+  it('given the OpenAPI document, then a field a REST route and a tool share carries the same description in both', async () => {
+    const doc = (await call(s, 'GET', '/api/v1/openapi.json', { key })).body;
+    const input = (name: string) => (tools.find((t) => t.name === name)!.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+    const body = (path: string) => doc.paths[path].post.requestBody.content['application/json'].schema.properties as Record<string, JsonSchema>;
+
+    const observations = body('/api/v1/attributes/observations');
+    expect(observations.entity_ids.description).toMatch(/website_id for the brand/);
+    expect(observations.entity_ids.description).toBe(input('get_attribute_observations').entity_ids.description);
+    expect(body('/api/v1/competitors').url.description).toBe(input('add_competitor').url.description);
+    // REST's own date form is described as REST takes it, not as the tools do
+    expect(body('/api/v1/metrics/mention-rate/cumulative').filters.properties).toMatchObject({
+      start_date: { description: expect.stringMatching(/^Start of the range: YYYY-MM-DD .* or an ISO 8601 date-time/) },
+    });
+    // a query parameter carries its field's description where documentation tools read it
+    const pageNum = doc.paths['/api/v1/responses'].get.parameters.find((p: { name: string }) => p.name === 'page_num');
+    expect(pageNum).toMatchObject({ in: 'query', description: input('list_responses').page_num.description });
   });
 
   it('given a key, then the tool list (names, titles, descriptions, input and output schemas, hints) is the reviewed one', async () => {
