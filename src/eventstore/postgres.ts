@@ -384,13 +384,20 @@ export async function openPostgresEventStore(
   }
 
   async function appendAlone(p: Prepared, fresh = false): Promise<AppendResult> {
-    try {
-      return await callAppend(p, fresh);
-    } catch (err) {
-      // a concurrent append of the same event id lost the unique race: the retry sees it stored and is a no-op
-      // (fresh: refused, naming it)
-      if ((err as { code?: string }).code !== '23505') throw err;
-      return await callAppend(p, fresh);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await callAppend(p, fresh);
+      } catch (err) {
+        // a concurrent append of the same event id lost the unique race: the retry sees it stored and is a no-op
+        // (fresh: refused, naming every id stored by then; several writers racing for overlapping ids may take a few)
+        const e = err as { code?: string; detail?: string };
+        if (e.code !== '23505' || attempt >= (fresh ? 5 : 2)) {
+          const id = fresh && e.code === '23505' ? /\(event_id\)=\(([0-9a-f-]{36})\)/.exec(e.detail ?? '')?.[1] : undefined;
+          // the id the insert collided with was committed by the other writer (had it rolled back, the insert would go on)
+          if (id) throw new StoredEventsError(p.streamId, [id]);
+          throw err;
+        }
+      }
     }
   }
 
