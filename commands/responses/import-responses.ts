@@ -5,7 +5,7 @@ import { deterministicId, newId } from '../../src/domain/ids';
 import { parseFilterDate } from '../../src/domain/dates';
 import { modelIdSchema } from '../../src/domain/models';
 import { boundedString, text, Uuid, WebsiteId } from '../../src/domain/schemas';
-import type { Position } from '../../src/eventstore/port';
+import { type Position, StoredEventsError } from '../../src/eventstore/port';
 import { type CatalogState, handleCatalog } from '../catalog/catalog';
 import { Bool } from '../catalog/catalog-input';
 import { type CommandContext, type Decision, newEventsFor } from '../handle';
@@ -233,9 +233,15 @@ function importEvents(websiteId: string, importId: string, planned: Planned[]): 
 
 export const importStream = (importId: string) => `import-${importId}`;
 
+/** Decisions of one import before its append gives up: each refusal adds at least one known id, so this is ample. */
+const IMPORT_ATTEMPTS = 20;
+
 /**
  * Imports up to 1000 answers in one append: all of them or none. They go through exactly the analysis of a streamed
- * answer. `alreadyImported`: the external ids the website already has (the store also drops a repeated event id).
+ * answer. `alreadyImported`: the external ids the website's answers read model has. The counts are what this call
+ * stored: the append refuses answer ids another import stored meanwhile (a concurrent import of the same file, or one
+ * the read model has not applied yet), and the import is decided again with those as skips, so of N imports racing
+ * for an answer exactly one reports it imported and the others skipped, in the result and in ResponsesImported.
  */
 export async function importResponses(
   ctx: CommandContext,
@@ -244,18 +250,35 @@ export async function importResponses(
   alreadyImported: ReadonlySet<string>,
 ): Promise<{ result: ImportResult; position: Position | null } | DomainError> {
   const responseIds = input.responses.map(() => newId());
-  const marked = await handleCatalog(ctx, websiteId, (s) => decideImport(s, websiteId, input, alreadyImported, responseIds));
-  if (isDomainError(marked)) return marked;
-  const planned = marked.result;
   const importId = newId();
-  const imported = planned.filter((p) => !p.skip).length;
-  const result: ImportResult = { imported, skipped: planned.length - imported, response_ids: planned.map((p) => p.response_id) };
-  const events = importEvents(websiteId, importId, planned);
-  events.push({
-    id: importId,
-    type: 'ResponsesImported',
-    data: { import_id: importId, website_id: websiteId, response_ids: planned.filter((p) => !p.skip).map((p) => p.response_id), imported, skipped: result.skipped },
-  });
-  const r = await ctx.store.append(importStream(importId), newEventsFor({ ...ctx, websiteId }, events), 'no_stream');
-  return { result, position: r.position };
+  const known = new Set(alreadyImported);
+  for (let attempt = 1; ; attempt++) {
+    const marked = await handleCatalog(ctx, websiteId, (s) => decideImport(s, websiteId, input, known, responseIds));
+    if (isDomainError(marked)) return marked;
+    const planned = marked.result;
+    const imported = planned.filter((p) => !p.skip).length;
+    const result: ImportResult = { imported, skipped: planned.length - imported, response_ids: planned.map((p) => p.response_id) };
+    const events = importEvents(websiteId, importId, planned);
+    events.push({
+      id: importId,
+      type: 'ResponsesImported',
+      data: { import_id: importId, website_id: websiteId, response_ids: planned.filter((p) => !p.skip).map((p) => p.response_id), imported, skipped: result.skipped },
+    });
+    try {
+      const r = await ctx.store.append(importStream(importId), newEventsFor({ ...ctx, websiteId }, events), 'no_stream', { storedIds: 'refuse' });
+      return { result, position: r.position };
+    } catch (err) {
+      if (!(err instanceof StoredEventsError) || attempt >= IMPORT_ATTEMPTS) throw err;
+      // the answers another import stored are this one's skips; anything else refused is not an import's answer
+      const externalOf = new Map<string, string>();
+      for (const p of planned) {
+        if (p.item.external_id === undefined) continue;
+        externalOf.set(deterministicId('recorded', p.response_id), p.item.external_id);
+        externalOf.set(deterministicId('observations', p.response_id), p.item.external_id);
+      }
+      const taken = err.ids.map((id) => externalOf.get(id.toLowerCase()));
+      if (taken.some((x) => x === undefined)) throw err;
+      for (const x of taken) known.add(x!);
+    }
+  }
 }
