@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factsCache } from '../../queries/metrics/metrics';
 import { OUT_OF_LINE_MESSAGE } from '../../queries/metrics/facts-cache';
 import { outOfLine } from '../../projections/site-entities';
+import { provisionWebsite } from '../../commands/websites/provision-website';
+import { SYSTEM_ACTOR } from '../../src/domain/events';
+import { isDomainError } from '../../src/domain/errors';
+import { stepwise } from '../support/stepwise';
 import { call, caughtUp, startServer, type TestServer } from '../support/server';
 
 /**
@@ -16,10 +20,11 @@ const EXPECTED = { mention_rate: { Zentro: 50, Acme: 100 }, share_of_voice: { Ze
 
 let s: TestServer;
 let key: string;
+let organization: string;
 
 beforeAll(async () => {
   s = await startServer();
-  key = (await s.org('Columns')).key;
+  ({ key, organization_id: organization } = await s.org('Columns'));
 });
 afterAll(async () => s?.close());
 
@@ -86,6 +91,17 @@ describe('the entity columns of a website made either way', () => {
     const { site, prompt } = await provisioned();
     await imported(site, prompt, TWO_ANSWERS);
     expect(await rates(site)).toEqual(EXPECTED);
+  });
+
+  it('given a website provisioned while the read model applies each append on its own (the catalogue before the website), when the answers are imported, then the same numbers', async () => {
+    const r = await provisionWebsite(
+      { store: stepwise(s.rt).store, organizationId: organization, actor: SYSTEM_ACTOR },
+      { name: 'Zentro', url: host('zentro'), competitors: [{ name: 'Acme', url: host('acme') }], topics: [{ name: 'T', prompts: [{ text: 'best tool?' }] }] },
+    );
+    if (isDomainError(r)) throw new Error(r.message);
+    await caughtUp(s, ['answers', 'catalog', 'websites']);
+    await imported(r.result.website.id, r.result.topics[0].prompts[0].id, TWO_ANSWERS);
+    expect(await rates(r.result.website.id)).toEqual(EXPECTED);
   });
 
   it('given a website created and then given its competitor, when the same answers are imported, then the same numbers', async () => {
