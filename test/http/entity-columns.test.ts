@@ -163,7 +163,8 @@ describe('facts out of line with their website', () => {
     const { site, prompt, competitors } = await provisioned();
     await imported(site, prompt, TWO_ANSWERS);
     expect(await rates(site)).toEqual(EXPECTED);
-    await db()('rm_fact_sites').where('website_id', site).update({ entities: JSON.stringify([competitors[0].id]) });
+    // written as any writer writes: with a new version
+    await db().raw(`update rm_fact_sites set entities = ?::jsonb, version = nextval('rm_fact_version') where website_id = ?`, [JSON.stringify([competitors[0].id]), site]);
 
     const before = await readyz();
     expect(before.status).toBe('degraded');
