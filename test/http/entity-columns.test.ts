@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factsCache } from '../../queries/metrics/metrics';
 import { OUT_OF_LINE_MESSAGE } from '../../queries/metrics/facts-cache';
@@ -191,10 +193,12 @@ describe('facts out of line with their website', () => {
     await imported(site, prompt, TWO_ANSWERS);
     expect(await rates(site)).toEqual(EXPECTED);
     const cache = factsCache(db());
-    const realign = cache.realign;
+    const { realign, log } = cache;
     cache.realign = async () => {
       throw new Error('the database refused the re-derivation');
     };
+    const lines: { level: number; msg: string; website_id?: string; detail?: string }[] = [];
+    cache.log = pino({ level: 'warn' }, new Writable({ write: (chunk, _enc, cb) => (lines.push(...chunk.toString().trim().split('\n').map((l: string) => JSON.parse(l))), cb()) }));
     try {
       await shiftChunks(site, [competitors[0].id, site]);
       for (const family of ['mention-rate', 'share-of-voice', 'citation-rate', 'position']) {
@@ -210,8 +214,11 @@ describe('facts out of line with their website', () => {
       const health = await readyz();
       expect(health.status).toBe('degraded');
       expect(health.sites_out_of_line).toEqual([{ website_id: site, detail: `facts laid out for [${competitors[0].id}, ${site}], the website has [${site}, ${competitors[0].id}]` }]);
+      // and the log says which website, what differs, and that it was refused
+      expect(lines).toContainEqual(expect.objectContaining({ level: 50, website_id: site, detail: expect.stringContaining(`laid out for [${competitors[0].id}, ${site}]`), msg: expect.stringContaining('refusing to serve them') }));
     } finally {
       cache.realign = realign;
+      cache.log = log;
     }
     expect(await rates(site, s, false)).toEqual(EXPECTED);
     expect((await readyz()).sites_out_of_line).toEqual([]);
