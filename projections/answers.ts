@@ -6,7 +6,7 @@ import type { EventOf } from '../src/domain/events';
 import type { TypedEvent } from '../src/eventstore/port';
 import type { Projection } from '../src/eventstore/projection';
 import { preferLz4Sql } from '../src/db';
-import { outOfLine, sameEntities, type SiteEntity, siteEntities } from './site-entities';
+import { outOfLine, sameEntities, type SiteEntity, siteEntities, siteEntityIdsSql } from './site-entities';
 
 type Recorded = TypedEvent<EventOf<'ResponseRecorded'>>;
 
@@ -126,9 +126,17 @@ export const answersProjection: Projection = {
             `insert into rm_analysis_entities (website_id, entity_id, slot, is_self, name, identifiers, url) values (?, ?, 0, true, ?, '{}', ?) on conflict do nothing`,
             [e.data.website_id, e.data.website_id, e.data.name, e.data.url],
           );
-          // the site row and any facts are laid out again for the list with the brand: a provisioned website's
-          // competitors (its catalogue stream) may have been applied before it
-          dirty.add(e.data.website_id);
+          {
+            // the site row, for the website's list as it stands; a provisioned website's competitors (its catalogue
+            // stream) may have been applied before it, leaving a row (and facts) laid out without the brand: those are
+            // derived again for the list with the brand
+            const r = await trx.raw(
+              `insert into rm_fact_sites (website_id, version, generation, entities) select ?, 0, 0, ${siteEntityIdsSql('?::uuid')}
+               on conflict (website_id) do nothing returning website_id`,
+              [e.data.website_id, e.data.website_id],
+            );
+            if (!r.rows.length) dirty.add(e.data.website_id);
+          }
           break;
         case 'CompetitorAdded': {
           const w = websiteOf(e);

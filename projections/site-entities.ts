@@ -42,7 +42,10 @@ export async function siteEntitiesOf(db: Knex, websiteId: string): Promise<SiteE
  * compare it with what was stored in the same statement (one snapshot).
  */
 export const siteEntityIdsSql = (site: string) =>
-  `(select coalesce(jsonb_agg(a.entity_id order by ${orderOf('a')}), '[]'::jsonb) from rm_analysis_entities a where a.website_id = ${site} and not a.removed)`;
+  `(select coalesce(${entityIdsAgg('a')}, '[]'::jsonb) from rm_analysis_entities a where a.website_id = ${site} and not a.removed)`;
+
+/** The list's ids as a jsonb aggregate over rows of rm_analysis_entities (as `t`), for a query grouped by website. */
+export const entityIdsAgg = (t: string) => `jsonb_agg(${t}.entity_id order by ${orderOf(t)})`;
 
 /** How a website's facts stand against its entity list (siteEntities): null when in line, else what differs. */
 export async function outOfLine(db: Knex, websiteId: string): Promise<string | null> {

@@ -212,7 +212,7 @@ class OutOfLine extends Error {
 }
 
 /** A website found out of line and not re-derived yet (realign unavailable or failed). */
-export interface SiteOutOfLine {
+export interface FoundOutOfLine {
   website_id: string;
   detail: string;
   since: string;
@@ -240,7 +240,7 @@ export class FactsCache {
   private readonly sites = new Map<string, SiteFacts>();
   private readonly loading = new Map<string, Promise<SiteFacts | null>>();
   private readonly realigning = new Map<string, Promise<unknown>>();
-  private readonly unresolved = new Map<string, SiteOutOfLine>();
+  private readonly unresolved = new Map<string, FoundOutOfLine>();
   private bytes = 0;
   /** re-derives a website found out of line (set by the runtime: a write, which queries do not do themselves) */
   realign: ((websiteId: string) => Promise<unknown>) | null = null;
@@ -259,7 +259,7 @@ export class FactsCache {
   }
 
   /** Websites this process found out of line and could not re-derive (yet). */
-  outOfLine(): SiteOutOfLine[] {
+  outOfLine(): FoundOutOfLine[] {
     return [...this.unresolved.values()];
   }
 

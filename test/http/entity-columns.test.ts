@@ -1,7 +1,13 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factsCache } from '../../queries/metrics/metrics';
 import { OUT_OF_LINE_MESSAGE } from '../../queries/metrics/facts-cache';
 import { outOfLine } from '../../projections/site-entities';
+import { provisionWebsite } from '../../commands/websites/provision-website';
+import { SYSTEM_ACTOR } from '../../src/domain/events';
+import { isDomainError } from '../../src/domain/errors';
+import { stepwise } from '../support/stepwise';
 import { call, caughtUp, startServer, type TestServer } from '../support/server';
 
 /**
@@ -16,10 +22,11 @@ const EXPECTED = { mention_rate: { Zentro: 50, Acme: 100 }, share_of_voice: { Ze
 
 let s: TestServer;
 let key: string;
+let organization: string;
 
 beforeAll(async () => {
   s = await startServer();
-  key = (await s.org('Columns')).key;
+  ({ key, organization_id: organization } = await s.org('Columns'));
 });
 afterAll(async () => s?.close());
 
@@ -88,6 +95,17 @@ describe('the entity columns of a website made either way', () => {
     expect(await rates(site)).toEqual(EXPECTED);
   });
 
+  it('given a website provisioned while the read model applies each append on its own (the catalogue before the website), when the answers are imported, then the same numbers', async () => {
+    const r = await provisionWebsite(
+      { store: stepwise(s.rt).store, organizationId: organization, actor: SYSTEM_ACTOR },
+      { name: 'Zentro', url: host('zentro'), competitors: [{ name: 'Acme', url: host('acme') }], topics: [{ name: 'T', prompts: [{ text: 'best tool?' }] }] },
+    );
+    if (isDomainError(r)) throw new Error(r.message);
+    await caughtUp(s, ['answers', 'catalog', 'websites']);
+    await imported(r.result.website.id, r.result.topics[0].prompts[0].id, TWO_ANSWERS);
+    expect(await rates(r.result.website.id)).toEqual(EXPECTED);
+  });
+
   it('given a website created and then given its competitor, when the same answers are imported, then the same numbers', async () => {
     const { site, prompt } = await created();
     await imported(site, prompt, TWO_ANSWERS);
@@ -147,7 +165,8 @@ describe('facts out of line with their website', () => {
     const { site, prompt, competitors } = await provisioned();
     await imported(site, prompt, TWO_ANSWERS);
     expect(await rates(site)).toEqual(EXPECTED);
-    await db()('rm_fact_sites').where('website_id', site).update({ entities: JSON.stringify([competitors[0].id]) });
+    // written as any writer writes: with a new version
+    await db().raw(`update rm_fact_sites set entities = ?::jsonb, version = nextval('rm_fact_version') where website_id = ?`, [JSON.stringify([competitors[0].id]), site]);
 
     const before = await readyz();
     expect(before.status).toBe('degraded');
@@ -174,10 +193,12 @@ describe('facts out of line with their website', () => {
     await imported(site, prompt, TWO_ANSWERS);
     expect(await rates(site)).toEqual(EXPECTED);
     const cache = factsCache(db());
-    const realign = cache.realign;
+    const { realign, log } = cache;
     cache.realign = async () => {
       throw new Error('the database refused the re-derivation');
     };
+    const lines: { level: number; msg: string; website_id?: string; detail?: string }[] = [];
+    cache.log = pino({ level: 'warn' }, new Writable({ write: (chunk, _enc, cb) => (lines.push(...chunk.toString().trim().split('\n').map((l: string) => JSON.parse(l))), cb()) }));
     try {
       await shiftChunks(site, [competitors[0].id, site]);
       for (const family of ['mention-rate', 'share-of-voice', 'citation-rate', 'position']) {
@@ -193,8 +214,11 @@ describe('facts out of line with their website', () => {
       const health = await readyz();
       expect(health.status).toBe('degraded');
       expect(health.sites_out_of_line).toEqual([{ website_id: site, detail: `facts laid out for [${competitors[0].id}, ${site}], the website has [${site}, ${competitors[0].id}]` }]);
+      // and the log says which website, what differs, and that it was refused
+      expect(lines).toContainEqual(expect.objectContaining({ level: 50, website_id: site, detail: expect.stringContaining(`laid out for [${competitors[0].id}, ${site}]`), msg: expect.stringContaining('refusing to serve them') }));
     } finally {
       cache.realign = realign;
+      cache.log = log;
     }
     expect(await rates(site, s, false)).toEqual(EXPECTED);
     expect((await readyz()).sites_out_of_line).toEqual([]);
