@@ -13,7 +13,7 @@ import {
   K_INT,
   K_NEG,
   LEXICON,
-  newNode,
+  type Node,
   nodeFor,
   PRONOUNS,
   STOPWORDS,
@@ -78,7 +78,7 @@ describe('observations lexicon: the words the rules read', () => {
   });
 
   it('given phrases put into a trie, then each path of words ends at one node, shared by a common prefix', () => {
-    const root = new Map<string, ReturnType<typeof newNode>>();
+    const root = new Map<string, Node>();
     const a = nodeFor(root, ['worth', 'a', 'look']);
     const b = nodeFor(root, ['worth', 'it']);
     expect(nodeFor(root, ['worth', 'a', 'look'])).toBe(a);
