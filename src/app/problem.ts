@@ -112,7 +112,8 @@ export function toProblem(err: unknown): Problem {
   if (err instanceof ProblemError) return problemOfError(err);
   if (err instanceof DomainErrorException) return problemOfError(problemError(err.error));
   if (err instanceof z.ZodError) return problemOfError(badRequest(issueMessage(err.issues[0])));
-  if (isDomainError(err) && err.kind in STATUS) return problemOfError(problemError(err));
+  // a DomainError is a plain value: an Error with a `kind` of its own (an engine's, say) is not one
+  if (!(err instanceof Error) && isDomainError(err) && err.kind in STATUS) return problemOfError(problemError(err));
   if (err instanceof Error) {
     const status = (err as { statusCode?: unknown }).statusCode;
     if (typeof status === 'number' && status >= 400 && status < 500) return problemOfError(new ProblemError(status, inputMessage(err as Error & { code?: unknown })));

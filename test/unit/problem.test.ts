@@ -49,8 +49,9 @@ describe('toProblem: one mapping from any failure to its answer', () => {
     expect(toProblem(inputError(400, BAD_BODY, 'body must be valid UTF-8'))).toMatchObject({ status: 400, body: { error: 'body must be valid UTF-8' } });
   });
 
-  it('given anything else (a bug, a lost database, a thrown string, a 5xx of the framework), then an unexpected 500 that says nothing more', () => {
-    for (const err of [new Error('connection terminated: password=secret'), 'boom', null, inputError(503, 'FST_X', 'closing'), { kind: 'nonsense', message: 'x' }]) {
+  it('given anything else (a bug, a lost database, a thrown string, a 5xx of the framework, an engine error with a kind of its own), then an unexpected 500 that says nothing more', () => {
+    const engineError = Object.assign(new Error('provider said 429'), { kind: 'rate_limited' });
+    for (const err of [new Error('connection terminated: password=secret'), 'boom', null, inputError(503, 'FST_X', 'closing'), { kind: 'nonsense', message: 'x' }, engineError]) {
       expect(toProblem(err)).toEqual({ status: 500, body: { error: 'Internal server error' }, kind: 'internal', unexpected: true });
     }
   });
