@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { type Problem, ProblemError, toProblem } from '../app/problem';
+import { type Problem, type ProblemError, toProblem } from '../app/problem';
 
 /** The HTTP name of the error that is its own answer (src/app/problem.ts); every catch site maps with toProblem. */
 export { ProblemError as HttpError, badRequest, issueMessage, problemError as fromDomainError, unauthorized } from '../app/problem';
