@@ -13,6 +13,7 @@ import type { Logger } from '../logger';
 import { systemContext, type WebsiteContext, websiteContext } from './context';
 import { type ExtractorChoice, ruleObservations } from './observations';
 import { startWorker } from './worker';
+import { problemLog } from '../app/problem';
 
 export const RESPONSE_WORKER = 'response-workers';
 export const RESPONSE_WORKER_TYPES: readonly EventType[] = ['ResponseRequested'];
@@ -109,7 +110,7 @@ async function answer(deps: ResponseWorkerDeps, ctx: CommandContext, req: Reques
     return { outcome: { kind: 'answered', answer, run_at: req.run_at ?? (deps.now?.() ?? new Date()).toISOString() }, site };
   } catch (err) {
     if (isEngineError(err)) return { outcome: failed(err.kind, err.message, err.attempts ?? null) };
-    deps.logger.error({ err, request_id: req.request_id, model: req.model }, 'engine call failed unexpectedly');
+    deps.logger.error({ ...problemLog(err), request_id: req.request_id, model: req.model }, 'engine call failed unexpectedly');
     return { outcome: failed('internal', err instanceof Error ? err.message : String(err)) };
   }
 }
