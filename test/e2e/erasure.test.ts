@@ -8,7 +8,6 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import { type Database, openPglite, openPostgres } from '../../src/db';
-import { ERASURE_PROJECTION } from '../../src/eventstore/erasure';
 import { openPostgresEventStore } from '../../src/eventstore/postgres';
 import { silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime } from '../../src/runtime';
