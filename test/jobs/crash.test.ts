@@ -26,7 +26,12 @@ function instanceStuckInStep2(env: Record<string, string | undefined>): Promise<
   children.add(child);
   return new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`the child never reached step 2:\n${out}`)), 60_000);
+    // the three tests start theirs at once, each loading tsx and an event store (PGlite's in WebAssembly): on a loaded
+    // machine that is a minute or more
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the child never reached step 2:\n${out}`));
+    }, 120_000);
     child.stdout!.on('data', (b: Buffer) => {
       out += b.toString();
       const m = /in-step 2 (\S+)/.exec(out);
@@ -83,17 +88,17 @@ describe.concurrent('take-overs', () => {
       const database = await freshDatabase();
       // the sweeper waits a minute here: JetStream's redelivery (ack wait 2 s) is what resumes the job
       await killedMidStepThenResumed(database, { DATABASE_URL: database.url!, NATS_URL: nats.url, ACK_WAIT_MS: '2000' }, { natsUrl: nats.url, ackWaitMs: 2000 });
-    }, 120_000);
+    }, 180_000);
 
     it('given the in-process bus, when the instance dies in step 2 (its messages die with it), then the sweeper of the next instance finds the job and it resumes at step 2', async () => {
       const database = await freshDatabase();
       await killedMidStepThenResumed(database, { DATABASE_URL: database.url! }, { staleMs: 1000, sweepEveryMs: 300 });
-    }, 120_000);
+    }, 180_000);
   });
 
   describe('a job whose embedded instance is killed mid-step (PGlite)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'aivis-jobs-crash-'));
-    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10 }));
 
     it('given the in-process bus, when the embedded server dies in step 2, then after a restart on its data directory the job resumes at step 2', async () => {
       const run = async () => {
@@ -114,6 +119,6 @@ describe.concurrent('take-overs', () => {
       } finally {
         await rt?.close();
       }
-    }, 120_000);
+    }, 180_000);
   });
 });
