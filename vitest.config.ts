@@ -23,7 +23,10 @@ class SlowFirst extends BaseSequencer {
       const i = SLOW_FIRST.findIndex((p) => f.moduleId.endsWith(p));
       return i === -1 ? SLOW_FIRST.length : i;
     };
-    return sorted.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
+    return sorted
+      .map((f, i) => ({ f, i }))
+      .sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i)
+      .map(({ f }) => f);
   }
 }
 
