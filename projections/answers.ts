@@ -370,8 +370,6 @@ async function appendFacts(trx: Knex.Transaction, fresh: Recorded[], tracked: Ma
   return mismatched;
 }
 
-const isoDay = (d: Date | string) => (typeof d === 'string' ? d.slice(0, 10) : dayAndTime(d).day);
-
 function productRows(compiled: CompiledEntities, e: Pick<Recorded['data'], 'response_id' | 'website_id' | 'run_at' | 'prompt_id' | 'model' | 'location_id' | 'schedule_id' | 'products'>) {
   return analyzeProducts(compiled, e.products).map((p, idx) => ({
     response_id: e.response_id,

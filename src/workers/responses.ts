@@ -83,7 +83,7 @@ const failed = (error_kind: string, message: string, attempts: number | null = n
 async function answer(deps: ResponseWorkerDeps, ctx: CommandContext, req: Requested): Promise<{ outcome: Outcome; site?: WebsiteContext }> {
   let site = await websiteContext(deps.store, ctx.organizationId, req.website_id);
   // what a second-old read lacks (a prompt created just before its run), or refuses, is read again from the streams
-  if (!site || site.website.status !== 'active' || !site.catalog.prompts.has(req.prompt_id)) {
+  if (site?.website.status !== 'active' || !site.catalog.prompts.has(req.prompt_id)) {
     site = await websiteContext(deps.store, ctx.organizationId, req.website_id, { fresh: true });
   }
   if (!site) return { outcome: failed('website_not_found', 'the website does not exist') };

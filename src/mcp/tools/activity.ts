@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { requirePartner, requireWebsite } from '../../../queries/access';
 import { ActivityFilters, getActivity } from '../../../queries/activity/activity';
 import { parseToolDateRange } from '../../domain/dates';
