@@ -43,8 +43,8 @@ export function decideCreateApiKey(
   };
 }
 
-export async function createApiKey(ctx: CommandContext, input: CreateApiKey, callerPartner: boolean) {
-  const key = generateApiKey();
+/** Creates a key; the secret is made at the edge (here, unless the caller hands one in) and never enters decide. */
+export async function createApiKey(ctx: CommandContext, input: CreateApiKey, callerPartner: boolean, key = generateApiKey()) {
   const now = (ctx.now?.() ?? new Date()).toISOString();
   const cmd = { ...input, api_key_id: newId(), key_hash: hashApiKey(key), key_prefix: key.slice(0, 10), user_id: ctx.actor.user_id, caller_partner: callerPartner, now };
   const r = await handle(ctx, organizationStream(ctx.organizationId), Organization, (s) => decideCreateApiKey(s, cmd));
