@@ -30,15 +30,15 @@ const required = (ctx: z.core.$RefinementCtx, path: string) => ctx.addIssue({ co
 
 export const CreateInvite = z
   .strictObject({
-    type: oneOf(['organization', 'website', 'group'], "must be 'organization', 'website' or 'group'"),
-    invite_method: InviteMethod,
-    email: InviteEmail,
-    role: InviteRole.optional(),
-    role_id: RoleId.optional(),
-    website_id: Uuid.optional(),
-    group_id: Uuid.optional(),
-    first_name: Name.optional(),
-    last_name: Name.optional(),
+    type: oneOf(['organization', 'website', 'group'], "must be 'organization', 'website' or 'group'").describe('What the person joins'),
+    invite_method: InviteMethod.describe('direct: added at once (answers user_id); email: an invitation is sent (answers invite_id)'),
+    email: InviteEmail.describe("The person's email address"),
+    role: InviteRole.optional().describe('admin or viewer (default viewer); not with role_id'),
+    role_id: RoleId.optional().describe("A role's id (GET /api/v1/roles); not with role"),
+    website_id: Uuid.optional().describe('Required for type website'),
+    group_id: Uuid.optional().describe('Required for type group'),
+    first_name: Name.optional().describe('First name, for a new user'),
+    last_name: Name.optional().describe('Last name, for a new user'),
   })
   .superRefine((b, ctx) => {
     if (b.role !== undefined && b.role_id !== undefined) ctx.addIssue({ code: 'custom', path: ['role_id'], message: 'role and role_id are mutually exclusive' });
