@@ -96,6 +96,7 @@ export interface InviteCommand {
   new_user_id: string;
   invite_ids: string[];
   batch_id: string;
+  token: string;
   token_hash: string;
 }
 
@@ -185,6 +186,7 @@ export function decideInvite(s: OrganizationState, cmd: InviteCommand): Decision
           ...(cmd.first_name !== null ? { first_name: cmd.first_name } : {}),
           ...(cmd.last_name !== null ? { last_name: cmd.last_name } : {}),
           token_hash: cmd.token_hash,
+          token: cmd.token,
           expires_at,
         },
       });

@@ -45,6 +45,8 @@ export interface InviteState {
   first_name: string | null;
   last_name: string | null;
   token_hash: string;
+  /** null once erased */
+  token: string | null;
   expires_at: string;
   status: 'pending' | 'accepted';
 }
@@ -214,6 +216,7 @@ export function foldTeam(t: TeamState, e: DomainEvent, owned: boolean): TeamStat
         first_name: d.first_name ?? null,
         last_name: d.last_name ?? null,
         token_hash: d.token_hash,
+        token: d.token,
         expires_at: d.expires_at,
         status: 'pending',
       });

@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { requestEmail } from '../../commands/email/request-email';
 import { type Decision, type Handled, handle } from '../../commands/handle';
 import { Organization, type OrganizationState, organizationStream } from '../../commands/organizations/organization';
 import { type CreateGroup, decideCreateGroup, decideRemoveGroupMember, decideUpdateGroup, type GroupMemberRemoval, type UpdateGroup } from '../../commands/team/groups';
@@ -91,8 +90,6 @@ async function foreignWebsites(c: Caller, ids: readonly string[]): Promise<Set<s
   return new Set(rows.map((r) => r.id));
 }
 
-/** Who invites, as the invitation email names them: a signed-in user's email; nobody for a key. */
-const inviterOf = (c: Caller) => (isUser(c.principal) ? (c.principal.email ?? null) : null);
 
 async function invite(c: Caller, input: { invite_method: 'direct' | 'email'; email: string; role?: 'admin' | 'viewer'; role_id?: string; first_name?: string; last_name?: string }, targets: InviteTarget[]) {
   const websiteTargets = targets.filter((t) => t.type === 'website').map((t) => t.target_id!);
@@ -112,6 +109,7 @@ async function invite(c: Caller, input: { invite_method: 'direct' | 'email'; ema
     new_user_id: newId(),
     invite_ids: targets.map(() => newId()),
     batch_id: newId(),
+    token,
     token_hash: tokenHash(token),
   };
   const decided = await settle(
@@ -121,28 +119,10 @@ async function invite(c: Caller, input: { invite_method: 'direct' | 'email'; ema
       if (isDomainError(d)) return d;
       // another organization's website: 403, as every website-scoped endpoint answers
       const outcomes = d.result.outcomes.map((o, i): TargetOutcome => (foreign.has(targets[i].target_id ?? '') ? { ok: false, error: forbidden(WEBSITE_FORBIDDEN) } : o));
-      return { ...d, result: { ...d.result, outcomes, organization: s.name } };
+      return { ...d, result: { ...d.result, outcomes } };
     }),
   );
-  const sent = decided.outcomes.filter((o) => o.ok && o.invite_id);
-  if (cmd.method === 'email' && sent.length) {
-    // the outbox records the email (idempotent by the batch), its worker sends it; nothing waits for SMTP
-    const expires_at = new Date(Date.parse(now) + INVITE_TTL_MS).toISOString();
-    const r = await requestEmail(commandContextOf(c), {
-      template: 'invitation',
-      to: cmd.email,
-      key: `invite-${cmd.batch_id}`,
-      params: {
-        inviter: inviterOf(c),
-        organization: decided.organization,
-        accept_url: `${c.deps.rt.config.publicBaseUrl}/invites/accept?token=${token}`,
-        expires_at,
-        role: decided.role_name,
-        ...(targets.some((t) => t.type !== 'organization') ? { targets: decided.target_names.filter(Boolean).slice(0, 50) } : {}),
-      },
-    });
-    if (isDomainError(r)) throw new DomainErrorException(r);
-  }
+  // the invitation email follows from the invites recorded (src/workers/invitations.ts, then the outbox)
   return decided.outcomes;
 }
 

@@ -142,6 +142,8 @@ export const catalogue = {
     first_name: sealed(z.string()).optional(),
     last_name: sealed(z.string()).optional(),
     token_hash: z.string(),
+    /** the acceptance link's token, for the invitation email (the invitation worker reads it; lookups use the hash) */
+    token: sealed(z.string()),
     expires_at: z.string(),
   }),
   InviteAccepted: z.object({ invite_id: z.string(), user_id: z.string() }),

@@ -25,7 +25,7 @@ const history: DomainEvent[] = [
 ];
 const invited = (expires_at: string): DomainEvent => ({
   type: 'InviteCreated',
-  data: { invite_id: INVITE, batch_id: INVITE, type: 'website', target_id: S1, role_id: SYSTEM_ROLE_IDS.viewer, email: 'Ann@Example.com', token_hash: 'h', expires_at },
+  data: { invite_id: INVITE, batch_id: INVITE, type: 'website', target_id: S1, role_id: SYSTEM_ROLE_IDS.viewer, email: 'Ann@Example.com', token_hash: 'h', token: 't', expires_at },
 });
 const accept = { token_hash: 'h', now: '2026-06-01T00:00:00.000Z', new_user_id: USER, first_name: null, last_name: null };
 
@@ -58,6 +58,7 @@ describe('invites', () => {
       new_user_id: USER,
       invite_ids: [INVITE],
       batch_id: INVITE,
+      token: 't',
       token_hash: 'h',
     };
     given(Organization, ...history)

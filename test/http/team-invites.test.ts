@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GroupsView } from '../../queries/team/groups';
 import { MembersView } from '../../queries/team/members';
+import { requestInvitation } from '../../src/workers/invitations';
 import { call, startServer, type TestServer } from '../support/server';
 import { startSmtp, type TestSmtp } from '../support/smtp';
 import { buildWorld, type World } from '../support/tenancy';
@@ -161,6 +162,10 @@ describe('invites: email, the outbox and acceptance', () => {
     expect(await call(s, 'POST', '/api/v1/invites/accept', { body: { token } })).toMatchObject({ status: 400, body: { error: 'Invite has already been used' } });
     expect(await call(s, 'POST', '/api/v1/invites/accept', { body: { token: 'nope' } })).toMatchObject({ status: 400, body: { error: 'Invalid invite token' } });
     expect(await call(s, 'POST', '/api/v1/invites/accept', { body: {} })).toMatchObject({ status: 400, body: { error: 'token is required' } });
+    // the invite's message delivered again (a worker that died after requesting the email): the outbox has it already
+    const recorded = (await s.rt.store.readStream(`org-${w.a.organization_id}`)).find((e) => e.type === 'InviteCreated' && (e.data as { invite_id: string }).invite_id === r.body.invite_id)!;
+    const deps = { store: s.rt.store, bus: s.rt.bus, logger: s.rt.logger, publicBaseUrl: 'https://app.aivis.test' };
+    expect(await requestInvitation(deps, recorded)).toBe('already');
     // one email for the invite, however long we look
     await new Promise((r) => setTimeout(r, 300));
     expect(smtp.to(email)).toHaveLength(1);
