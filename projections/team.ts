@@ -111,9 +111,23 @@ export const teamProjection: Projection = {
       create index if not exists rm_team_invites_org on rm_team_invites (organization_id, created_at);`);
   },
   async apply(trx, events) {
+    // a bulk invite is 50 memberships in a row: written as one multi-row insert, not 50 round trips
+    let members: Record<string, unknown>[] = [];
+    const flush = async () => {
+      if (!members.length) return;
+      // one row per (website, user), the last one winning, as the events would one by one
+      const rows = [...new Map(members.map((m) => [`${m.website_id} ${m.user_id}`, m])).values()];
+      members = [];
+      await trx('rm_team_website_members').insert(rows).onConflict(['website_id', 'user_id']).merge(['role_id']);
+    };
     for (const e of events) {
       const at = e.metadata.time;
       const org = e.metadata.organization_id;
+      if (e.type === 'WebsiteMemberAdded') {
+        members.push({ organization_id: org, website_id: e.data.website_id, user_id: e.data.user_id, role_id: e.data.role_id, created_at: at });
+        continue;
+      }
+      await flush();
       switch (e.type) {
         case 'UserAdded':
           await trx('rm_team_users').insert({ id: e.data.user_id, organization_id: org, email: e.data.email, email_verified: true, created_at: at }).onConflict('id').ignore();
@@ -140,7 +154,6 @@ export const teamProjection: Projection = {
           await trx('rm_team_website_members').where({ organization_id: org, user_id: e.data.user_id }).delete();
           await trx('rm_team_group_members').where('user_id', e.data.user_id).whereIn('group_id', trx('rm_team_groups').select('id').where('organization_id', org)).delete();
           break;
-        case 'WebsiteMemberAdded':
         case 'WebsiteMemberRoleChanged':
           await trx('rm_team_website_members')
             .insert({ organization_id: org, website_id: e.data.website_id, user_id: e.data.user_id, role_id: e.data.role_id, created_at: at })
@@ -207,5 +220,6 @@ export const teamProjection: Projection = {
           break;
       }
     }
+    await flush();
   },
 };
