@@ -14,6 +14,7 @@ export const teamProjection: Projection = {
   handles: [
     'UserAdded',
     'UserCreated',
+    'UserPasswordSet',
     'RoleCreated',
     'RoleDeleted',
     'OrganizationMemberAdded',
@@ -47,6 +48,7 @@ export const teamProjection: Projection = {
         first_name text,
         last_name text,
         email_verified boolean not null,
+        password_hash text,
         created_at timestamptz not null
       );
       create index if not exists rm_team_users_org on rm_team_users (organization_id, lower(email));
@@ -77,6 +79,7 @@ export const teamProjection: Projection = {
       );
       create index if not exists rm_team_groups_org on rm_team_groups (organization_id, created_at);
       create table if not exists rm_team_group_websites (
+        seq bigserial,
         group_id uuid not null,
         website_id uuid not null,
         added_at timestamptz not null,
@@ -138,6 +141,9 @@ export const teamProjection: Projection = {
             .insert({ id: e.data.user_id, organization_id: org, email: e.data.email, first_name: e.data.first_name, last_name: e.data.last_name, email_verified: e.data.email_verified, created_at: at })
             .onConflict('id')
             .ignore();
+          break;
+        case 'UserPasswordSet':
+          await trx('rm_team_users').where('id', e.data.user_id).update({ password_hash: e.data.password_hash });
           break;
         case 'RoleCreated':
           await trx('rm_team_roles').insert({ id: e.data.role_id, organization_id: org, name: e.data.name, slug: e.data.slug, permissions: JSON.stringify(e.data.permissions), created_at: at }).onConflict('id').ignore();

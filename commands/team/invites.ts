@@ -233,7 +233,7 @@ export interface AcceptResult {
 /** A pending invite's token becomes membership: its user (created, email verified by the link) joins every target. */
 export function decideAccept(
   s: OrganizationState,
-  cmd: { token_hash: string; now: string; new_user_id: string; first_name: string | null; last_name: string | null },
+  cmd: { token_hash: string; now: string; new_user_id: string; first_name: string | null; last_name: string | null; password_hash?: string | null },
 ): Decision<AcceptResult> | DomainError {
   const invites = [...s.team.invites.values()].filter((i) => i.token_hash === cmd.token_hash);
   if (!invites.length) return invalid(ACCEPT_MESSAGES.invalid);
@@ -250,6 +250,8 @@ export function decideAccept(
       type: 'UserCreated',
       data: { user_id, email, first_name: cmd.first_name ?? pending[0].first_name, last_name: cmd.last_name ?? pending[0].last_name, email_verified: true },
     });
+    // only an account this acceptance creates takes the password: an existing one keeps its own
+    if (cmd.password_hash) events.push({ type: 'UserPasswordSet', data: { user_id, password_hash: cmd.password_hash } });
   }
   const memberships: AcceptResult['memberships'] = [];
   for (const i of pending) {

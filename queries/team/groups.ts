@@ -35,7 +35,7 @@ async function views(db: Knex, p: Principal, rows: GroupRow[]): Promise<GroupVie
       rows.map((r) => r.id),
     )
     .whereNot('w.status', 'deleted')
-    .orderBy([{ column: 'gw.added_at' }, { column: 'w.id' }])
+    .orderBy('gw.seq')
     .select('gw.group_id', 'w.id', 'w.url', 'w.name')) as { group_id: string; id: string; url: string; name: string }[];
   const byGroup = new Map<string, GroupView['websites']>();
   for (const s of sites) {

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { hash as hashPassword } from '@node-rs/argon2';
 import { type Decision, type Handled, handle } from '../../commands/handle';
 import { Organization, type OrganizationState, organizationStream } from '../../commands/organizations/organization';
 import { type CreateGroup, decideCreateGroup, decideRemoveGroupMember, decideUpdateGroup, type GroupMemberRemoval, type UpdateGroup } from '../../commands/team/groups';
@@ -164,7 +165,8 @@ export async function acceptInviteOp(deps: AppDeps, input: AcceptInvite): Promis
   const row = (await deps.rt.database.db('rm_team_invites').where('token_hash', hash).first('organization_id')) as { organization_id: string } | undefined;
   if (!row) throw new DomainErrorException(invalid(ACCEPT_MESSAGES.invalid));
   const ctx = { store: deps.rt.store, organizationId: row.organization_id, actor: SYSTEM_ACTOR };
-  const cmd = { token_hash: hash, now: new Date().toISOString(), new_user_id: newId(), first_name: input.first_name ?? null, last_name: input.last_name ?? null };
+  const password_hash = input.password ? await hashPassword(input.password) : null;
+  const cmd = { token_hash: hash, now: new Date().toISOString(), new_user_id: newId(), first_name: input.first_name ?? null, last_name: input.last_name ?? null, password_hash };
   const h = await handle(ctx, organizationStream(row.organization_id), Organization, (s) => decideAccept(s, cmd));
   if (isDomainError(h)) throw new DomainErrorException(h);
   await deps.rt.waitForReadModels(h.position, READS);

@@ -98,6 +98,8 @@ export const catalogue = {
     last_name: z.string().nullable(),
     email_verified: z.boolean(),
   }),
+  /** the password a user chose (argon2id hash) when their acceptance of an invite created their account */
+  UserPasswordSet: z.object({ user_id: z.string(), password_hash: z.string() }),
   OrganizationMemberAdded: z.object({ user_id: z.string(), role_id: z.string() }),
   OrganizationMemberRoleChanged: z.object({ user_id: z.string(), role_id: z.string() }),
   /** the user leaves the organization: with their organization role go their groups and website memberships */

@@ -154,9 +154,13 @@ describe('invites: email, the outbox and acceptance', () => {
       status: 409,
       body: { error: 'An invite is already pending for this email' },
     });
-    const accepted = await call(s, 'POST', '/api/v1/invites/accept', { body: { token } });
+    expect(await call(s, 'POST', '/api/v1/invites/accept', { body: { token, password: 'short' } })).toMatchObject({ status: 400, body: { error: 'password: must be at least 8 characters' } });
+    const accepted = await call(s, 'POST', '/api/v1/invites/accept', { body: { token, password: 'correct horse battery' } });
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
     expect(accepted.body).toMatchObject({ success: true, organization_id: w.a.organization_id, memberships: [{ type: 'website', target_id: w.a.a2 }] });
+    const stored = await s.rt.database.db('rm_team_users').where('id', accepted.body.user_id).first('password_hash', 'email_verified', 'first_name');
+    expect(stored).toMatchObject({ email_verified: true, first_name: 'Grace' });
+    expect(stored.password_hash).toMatch(/^\$argon2id\$/);
     const sites = await call(s, 'GET', `/api/v1/users/${accepted.body.user_id}/websites`, { key: w.a.key });
     expect(sites.body.websites).toMatchObject([{ website_id: w.a.a2, access_type: 'website', role: 'viewer' }]);
     expect(await call(s, 'POST', '/api/v1/invites/accept', { body: { token } })).toMatchObject({ status: 400, body: { error: 'Invite has already been used' } });
