@@ -3,6 +3,10 @@ import { MembersView, UserWebsitesView } from '../../queries/team/members';
 import { call, startServer, type TestServer } from '../support/server';
 import { buildWorld, type World } from '../support/tenancy';
 import { until } from '../support/until';
+import type { AppDeps } from '../../src/app/context';
+import { createInviteOp } from '../../src/app/team';
+import { userPrincipal } from '../../src/domain/principal';
+import { userAccess } from '../../queries/team/members';
 
 let s: TestServer;
 let w: World;
@@ -151,5 +155,26 @@ describe('website members', () => {
     });
     expect(entries.map((e: { change_type: string }) => e.change_type).sort()).toEqual(['created', 'deleted']);
     for (const e of entries) expect(e).toMatchObject({ website_id: w.a.a2, via_api_key: true, actor: { user: null } });
+  });
+
+  it('given a signed-in user who is admin of one website, then they invite to it but not elsewhere, and the feed names them as the actor', async () => {
+    const email = person();
+    const u = await add({ type: 'website', website_id: w.a.a2, role: 'admin', email }, w.a.scoped);
+    const access = await userAccess(s.rt.database.db, w.a.organization_id, u);
+    const caller = { deps: { rt: s.rt } as unknown as AppDeps, principal: userPrincipal(access!) };
+    expect(caller.principal.websiteIds).toEqual([w.a.a2]);
+    const invited = await createInviteOp(caller, { type: 'website', invite_method: 'direct', email: person(), website_id: w.a.a2 });
+    expect(invited).toMatchObject({ success: true, message: 'User added to website' });
+    await expect(createInviteOp(caller, { type: 'website', invite_method: 'direct', email: person(), website_id: w.a.a1 })).rejects.toThrow('Unauthorized access to this website');
+    await expect(createInviteOp(caller, { type: 'organization', invite_method: 'direct', email: person() })).rejects.toThrow('Forbidden: insufficient permissions');
+    // the feed needs a partner key: the global one, and one scoped to a2 (the person reaches a2: shown to it too)
+    const scopedPartner = (await call(s, 'POST', '/api/v1/api-keys', { key: w.a.key, body: { name: 'a2 partner', website_ids: [w.a.a2], partner: true } })).body.key;
+    for (const key of [w.a.key, scopedPartner]) {
+      const entry = await until('the signed-in user\'s entry', async () => {
+        const f = await call(s, 'GET', '/api/v1/activity', { key, query: { entity_type: 'website_member', website_id: w.a.a2 } });
+        return f.body.data.find((e: { entity_ids: string[] }) => e.entity_ids?.includes(invited.user_id!));
+      });
+      expect(entry, key).toMatchObject({ via_api_key: false, actor: { user: { id: u, email } } });
+    }
   });
 });
