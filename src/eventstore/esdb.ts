@@ -184,6 +184,8 @@ export async function openEsdbEventStore(connectionString: string): Promise<Even
   const store: EventStore = {
     name: 'eventstoredb',
 
+    // AppendOptions.storedIds 'refuse' is honoured within the stream only: EventStoreDB keeps no index of event ids
+    // across streams (an id stored in another stream is written again, as with 'skip')
     async append(streamId, events, expected) {
       if (events.length === 0) throw new Error('append needs at least one event');
       for (const e of events) EventMetadata.parse(e.metadata);
@@ -193,7 +195,7 @@ export async function openEsdbEventStore(connectionString: string): Promise<Even
       // as in the Postgres store: already-stored ids are skipped, the rest is checked against `expected`
       const fresh = events.filter((e) => !stored.has(e.id.toLowerCase()));
 
-      let written;
+      let written: Awaited<ReturnType<typeof client.appendToStream>>;
       try {
         written = await client.appendToStream(streamId, fresh.map(toEventData), {
           expectedRevision: toEsdbExpected(expected),

@@ -1,8 +1,10 @@
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { decodeUtf8, jsonDeeperThan, NOT_PERCENT_UTF8, NOT_UTF8, percentDecode, TOO_DEEP } from '../domain/raw-input';
 import type { Runtime } from '../runtime';
+import type { TrustProxy } from '../config';
 import { KeyAuthenticator } from './auth';
-import { badRequest, HttpError, sendError } from './errors';
+import { BAD_BODY, toProblem } from '../app/problem';
+import { badRequest, HttpError, sendError, sendProblem } from './errors';
 import { registerHealth } from './health';
 import { buildOpenApi } from './openapi';
 import { migrateRateLimits, RateLimiter } from '../limits/rate';
@@ -32,7 +34,6 @@ declare module 'fastify' {
 }
 
 /** A body refused before parsing: the message is the answer. */
-const BAD_BODY = 'AIVIS_BAD_BODY';
 const bodyError = (message: string) => Object.assign(new Error(`body ${message}`), { statusCode: 400, code: BAD_BODY });
 
 /** The first query parameter whose percent-encoding is malformed or not UTF-8 (the parser would pass it on undecoded). */
@@ -76,12 +77,22 @@ export interface AppOptions {
   outbound?: Outbound;
 }
 
+/**
+ * fastify's trustProxy from TRUST_PROXY. A hop count is given as the function express and proxy-addr use for one (the
+ * peer and the next n-1 addresses of X-Forwarded-For are proxies): fastify 5 takes a bare number as "trust nobody".
+ */
+export function trustProxyOption(t: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof t === 'number' ? (_address, hop) => hop < t : t;
+}
+
 export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<App> {
   const app = Fastify({
     loggerInstance: rt.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 4 * 1024 * 1024,
     return503OnClosing: true,
+    // TRUST_PROXY: req.ip, which per-client limits key on, is the client's address as the trusted proxies forwarded it
+    trustProxy: trustProxyOption(rt.config.trustProxy),
     // a path parameter's length is its schema's to refuse (external ids run to 255), with a message naming it
     routerOptions: { maxParamLength: 1024 },
     frameworkErrors: (err: FastifyError, req: FastifyRequest, reply: FastifyReply) =>
@@ -131,22 +142,11 @@ export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<A
     if (bad) return sendError(reply, badRequest(`${bad}: ${NOT_PERCENT_UTF8}`));
   });
   app.setNotFoundHandler((_req, reply) => sendError(reply, new HttpError(404, 'Not found')));
-  app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, req, reply) => {
-    const status = err.statusCode ?? 500;
-    if (status >= 500) {
-      req.log.error({ err }, 'request failed');
-      return sendError(reply, new HttpError(500, 'Internal server error'));
-    }
-    if (err.code === BAD_BODY) return sendError(reply, badRequest(err.message));
-    const message =
-      err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || /JSON/.test(err.message)
-        ? 'body must be valid JSON'
-        : err.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-          ? 'body is too large'
-          : err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-            ? 'body must be application/json'
-            : err.message;
-    return sendError(reply, new HttpError(status, message));
+  // what the routes did not answer themselves: the framework's input errors (the body's bytes, JSON, size, media type), else a 500
+  app.setErrorHandler((err, req, reply) => {
+    const p = toProblem(err);
+    if (p.unexpected) req.log.error({ err }, 'request failed');
+    return sendProblem(reply, p);
   });
 
   registerHealth(app, rt);

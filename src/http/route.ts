@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { CommandContext, Handled } from '../../commands/handle';
-import { DomainErrorException, type DomainError, isDomainError } from '../domain/errors';
+import { type DomainError, isDomainError } from '../domain/errors';
 import { decodeUtf8, NOT_UTF8 } from '../domain/raw-input';
 import type { Outbound } from '../net/safe-fetch';
 
@@ -9,7 +9,8 @@ export type { Outbound };
 import type { ReadModelName } from '../../projections';
 import { type KeyAuthenticator, keyFromHeaders, type Principal } from './auth';
 import { type AppDeps, commandContextOf } from '../app/context';
-import { badRequest, fromDomainError, HttpError, issueMessage, sendError, unauthorized } from './errors';
+import { toProblem, tooManyRequests } from '../app/problem';
+import { badRequest, fromDomainError, issueMessage, sendProblem, unauthorized } from './errors';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 type Schema = z.ZodType | undefined;
@@ -96,7 +97,7 @@ export async function spendOrganizationBudget(deps: HttpDeps, principal: Princip
   setHeader('x-rate-limit-limit', String(rate.limit));
   setHeader('x-rate-limit-remaining', String(rate.remaining));
   setHeader('x-rate-limit-reset', String(rate.resetAt));
-  if (!rate.allowed) throw new HttpError(429, 'Too many requests', undefined, { 'retry-after': String(rate.retryAfterSeconds) });
+  if (!rate.allowed) throw tooManyRequests(rate.retryAfterSeconds);
 }
 
 /** Context for commands a key issues (REST and MCP alike). */
@@ -118,12 +119,6 @@ export async function settled<R>(deps: AppDeps, run: Promise<Handled<R> | Domain
   const h = orFail(await run);
   await deps.rt.waitForReadModels(h.position, reads);
   return h.result;
-}
-
-export function toHttpError(err: unknown): HttpError | null {
-  if (err instanceof HttpError) return err;
-  if (err instanceof DomainErrorException) return fromDomainError(err.error);
-  return null;
 }
 
 /** Authenticates, applies the organization's general budget (with its headers), validates, runs the handler. */
@@ -159,10 +154,9 @@ export function mount(app: FastifyInstance, deps: HttpDeps, defs: RouteDef<any, 
             return out;
           }
         } catch (err) {
-          const h = toHttpError(err);
-          if (h) return sendError(reply, h);
-          req.log.error({ err }, 'request failed');
-          return sendError(reply, new HttpError(500, 'Internal server error'));
+          const p = toProblem(err);
+          if (p.unexpected) req.log.error({ err }, 'request failed');
+          return sendProblem(reply, p);
         }
       },
     });

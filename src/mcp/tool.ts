@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { CallToolResult, Tool as ToolListing } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../http/auth';
-import { issueMessage, unauthorized } from '../http/errors';
-import { type HttpDeps, toHttpError } from '../http/route';
+import { issueMessage, toProblem, unauthorized } from '../app/problem';
+import type { HttpDeps } from '../http/route';
 
 type InputSchema = z.ZodObject<z.ZodRawShape>;
 
@@ -23,9 +23,20 @@ interface ToolBase<S extends InputSchema> {
   input: S;
   /** what the tool answers: the read model's view schema (the REST route's response schema) */
   output?: z.ZodObject<z.ZodRawShape>;
-  /** MCP hints for assistants: reads only, or may destroy what it touches */
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  /** a short human-readable name, shown by clients instead of `name` */
+  title: string;
+  /** MCP hints for assistants, stated on every tool (the protocol's defaults assume the worst) */
+  annotations: ToolHints;
 }
+
+/**
+ * A read changes nothing. A write says whether it may destroy or overwrite what is there (deletes, replacements)
+ * and whether repeating the same call changes nothing more. openWorldHint: whether it reaches outside aivis's own
+ * data (crawls a domain, asks the answer engines); listed as false when not stated.
+ */
+export type ToolHints =
+  | { readOnlyHint: true; openWorldHint?: boolean }
+  | { readOnlyHint: false; destructiveHint: boolean; idempotentHint: boolean; openWorldHint?: boolean };
 
 export interface PublicToolDef<S extends InputSchema> extends ToolBase<S> {
   /** callable and listed without an account */
@@ -53,12 +64,12 @@ export function tool(def: PublicToolDef<InputSchema> | PrivateToolDef<InputSchem
 /** The tools/list entry: JSON Schema of what the tool accepts. */
 export function listing(t: ToolDef): ToolListing {
   const { $schema: _ignored, ...schema } = z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  const listed: ToolListing = { name: t.name, description: t.description, inputSchema: { ...schema, type: 'object' } as ToolListing['inputSchema'] };
+  const listed: ToolListing = { name: t.name, title: t.title, description: t.description, inputSchema: { ...schema, type: 'object' } as ToolListing['inputSchema'] };
   if (t.output) {
     const { $schema: _o, ...out } = z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
     listed.outputSchema = { ...out, type: 'object' } as ToolListing['outputSchema'];
   }
-  if (t.annotations) listed.annotations = t.annotations;
+  listed.annotations = { title: t.title, ...t.annotations, openWorldHint: t.annotations.openWorldHint ?? false };
   return listed;
 }
 
@@ -69,8 +80,9 @@ const failure = (message: string, status: number, extra: Record<string, unknown>
 });
 
 /**
- * Runs a tool: authorization, validation (REST's messages), handler. Domain and HTTP errors become a tool error
- * whose text is the message REST gives; anything else is logged and reported as an internal error.
+ * Runs a tool: authorization, validation (REST's messages), handler. A failure becomes a tool error through the same
+ * toProblem as REST (src/app/problem.ts): its text is the message REST gives, with the status; anything unexpected is
+ * logged and reported as an internal error.
  */
 export async function runTool(t: ToolDef, ctx: ToolContext, args: unknown, log: HttpDeps['rt']['logger']): Promise<CallToolResult> {
   try {
@@ -81,13 +93,10 @@ export async function runTool(t: ToolDef, ctx: ToolContext, args: unknown, log: 
     const out = await t.handler(ctx, r.data);
     return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out as Record<string, unknown> };
   } catch (err) {
-    const h = toHttpError(err);
-    if (h) {
-      const retry = h.headers?.['retry-after'];
-      return failure(h.message, h.status, { ...h.extra, ...(retry ? { retry_after: Number(retry) } : {}) });
-    }
-    if (err instanceof z.ZodError) return failure(issueMessage(err.issues[0]), 400);
-    log.error({ err, tool: t.name }, 'tool failed');
-    return failure('Internal server error', 500);
+    const p = toProblem(err);
+    if (p.unexpected) log.error({ err, tool: t.name }, 'tool failed');
+    const { error, ...extra } = p.body;
+    const retry = p.headers?.['retry-after'];
+    return failure(error, p.status, { ...extra, ...(retry ? { retry_after: Number(retry) } : {}) });
   }
 }
