@@ -168,9 +168,12 @@ export function decideInvite(s: OrganizationState, cmd: InviteCommand): Decision
   const outcomes: TargetOutcome[] = [];
   const names: string[] = [];
   const expires_at = new Date(Date.parse(cmd.now) + INVITE_TTL_MS).toISOString();
-  cmd.targets.forEach((t, i) => {
+  for (const [i, t] of cmd.targets.entries()) {
     const refused = checkTarget(s, cmd, t, userId);
-    if (refused) return void outcomes.push({ ok: false, error: refused });
+    if (refused) {
+      outcomes.push({ ok: false, error: refused });
+      continue;
+    }
     names.push(targetName(s, t));
     if (cmd.method === 'email') {
       const invite_id = cmd.invite_ids[i];
@@ -190,12 +193,13 @@ export function decideInvite(s: OrganizationState, cmd: InviteCommand): Decision
           expires_at,
         },
       });
-      return void outcomes.push({ ok: true, message: INVITATION_SENT, invite_id });
+      outcomes.push({ ok: true, message: INVITATION_SENT, invite_id });
+      continue;
     }
     const user_id = userId ?? cmd.new_user_id;
     events.push(membershipEvent(t, user_id, role.role_id));
     outcomes.push({ ok: true, message: ADDED[t.type], user_id });
-  });
+  }
   if (cmd.method === 'direct' && !existing && events.length) {
     events.unshift({ type: 'UserCreated', data: { user_id: cmd.new_user_id, email: cmd.email, first_name: cmd.first_name, last_name: cmd.last_name, email_verified: false } });
   }

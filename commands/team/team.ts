@@ -196,7 +196,7 @@ export function foldTeam(t: TeamState, e: DomainEvent, owned: boolean): TeamStat
     case 'GroupMemberRemoved': {
       const d = e.data;
       const g = t.groups.get(d.group_id);
-      if (g && g.members.has(d.user_id)) {
+      if (g?.members.has(d.user_id)) {
         const members = new Map(g.members);
         members.delete(d.user_id);
         write('groups').set(g.id, { ...g, members });

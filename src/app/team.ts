@@ -11,7 +11,6 @@ import {
   type CreateInvite,
   decideAccept,
   decideInvite,
-  INVITE_TTL_MS,
   type InviteCommand,
   type InviteTarget,
   type TargetOutcome,

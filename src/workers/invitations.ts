@@ -33,7 +33,7 @@ export async function requestInvitation(deps: InvitationWorkerDeps, msg: Pick<Bu
   const { state } = await load(deps.store, organizationStream(msg.metadata.organization_id), Organization);
   const batch = [...state.team.invites.values()].filter((i) => i.batch_id === batchId);
   const first = batch[0];
-  if (!first || !first.email || !first.token) return 'nothing';
+  if (!first?.email || !first.token) return 'nothing';
   const actor = msg.metadata.actor;
   const inviter = actor.kind === 'user' && actor.user_id ? (state.team.users.get(actor.user_id)?.email ?? null) : null;
   const targets = batch

@@ -20,7 +20,6 @@ afterAll(async () => {
 });
 
 const ADMIN = '00000000-0000-0000-0000-000000000002';
-const VIEWER = '00000000-0000-0000-0000-000000000003';
 let people = 0;
 const person = () => `person-${++people}-${Date.now()}@example.com`;
 const invite = (key: string, body: unknown) => call(s, 'POST', '/api/v1/invites', { key, body });

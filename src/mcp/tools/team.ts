@@ -13,6 +13,7 @@ const READ = { readOnlyHint: true, openWorldHint: false } as const;
 export const teamTools = [
   tool({
     name: 'list_members',
+    title: 'List members',
     description:
       "People with access and their role. No argument: the organization's members (a scoped key sees those who reach its websites). website_id: everyone who reaches that website, with access_type organization, group or website. group_id: the group's members (global key).",
     input: z
@@ -32,6 +33,7 @@ export const teamTools = [
   }),
   tool({
     name: 'list_roles',
+    title: 'List roles',
     description: 'The system roles (owner, admin, viewer; sentinel ids) and the organization\'s custom roles with their permission matrix over ten categories. Global key.',
     input: z.strictObject({}),
     output: RolesView,
@@ -40,6 +42,7 @@ export const teamTools = [
   }),
   tool({
     name: 'list_groups',
+    title: 'List groups',
     description: "The organization's groups of websites (camelCase: id, name, orgId, billingEnabled, createdAt, websites, websiteIds; externalId for partner keys). Global key.",
     input: z.strictObject({ external_id: boundedString(255).optional().describe("Only the group with this partner id (partner key)") }),
     output: GroupsView,
@@ -48,6 +51,7 @@ export const teamTools = [
   }),
   tool({
     name: 'get_user_websites',
+    title: "Get a user's websites",
     description: 'The websites a user reaches, each with how (organization role, group, explicit membership) and the role; within the key\'s websites. Unknown user: not found.',
     input: z.strictObject({ user_id: Uuid.describe('The user') }),
     output: UserWebsitesView,
@@ -56,6 +60,7 @@ export const teamTools = [
   }),
   tool({
     name: 'invite_user',
+    title: 'Invite a user',
     description:
       "Invite a person (email) to the organization, a website or a group. invite_method direct adds them at once (creating the user if needed) and answers user_id; email sends an invitation and answers invite_id. role admin/viewer or a role_id (not both; default viewer). Organization and group invites need a global key; a website invite, a key that reaches the website.",
     input: CreateInvite,
