@@ -136,6 +136,31 @@ describe('invites: direct', () => {
   });
 });
 
+describe('invites: paused websites and the interface description', () => {
+  it('given a paused website, then inviting to it is 403 as for a deleted one, directly or in a bulk call', async () => {
+    const paused = await site('Paused Shop');
+    expect((await call(s, 'PATCH', `/api/v1/websites/${paused}`, { key: w.a.key, body: { status: 'paused' } })).status).toBe(200);
+    const before = await s.head();
+    expect(await invite(w.a.key, { type: 'website', invite_method: 'direct', email: person(), website_id: paused })).toMatchObject({
+      status: 403,
+      body: { error: 'Unauthorized access to this website' },
+    });
+    expect(await s.head()).toBe(before);
+    const r = await bulk(w.a.key, { invite_method: 'email', email: person(), website_ids: [paused] });
+    expect(r.body.results).toEqual([{ website_id: paused, success: false, error: 'Unauthorized access to this website' }]);
+  });
+
+  it('given the OpenAPI document, then it describes the administration endpoints, and acceptance needs no key', async () => {
+    const doc = (await call(s, 'GET', '/api/v1/openapi.json', { key: w.a.key })).body;
+    for (const path of ['/api/v1/roles', '/api/v1/invites', '/api/v1/invites/bulk', '/api/v1/groups', '/api/v1/groups/{group_id}/members/{user_id}', '/api/v1/organizations/members', '/api/v1/users/{user_id}/websites']) {
+      expect(doc.paths[path], path).toBeDefined();
+    }
+    expect(doc.paths['/api/v1/invites/accept'].post.security).toEqual([]);
+    expect(doc.paths['/api/v1/invites/accept'].post.tags).toContain('extension');
+    expect(doc.paths['/api/v1/invites'].post.tags).not.toContain('extension');
+  });
+});
+
 describe('invites: email, the outbox and acceptance', () => {
   it('given an email invite, then a pending invite (invite_id, never user_id), one email with the link, and acceptance makes the membership once', async () => {
     const email = person();
