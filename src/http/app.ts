@@ -19,11 +19,12 @@ import { metricsRoutes } from './routes/metrics';
 import { observationsRoutes } from './routes/observations';
 import { responseRoutes } from './routes/responses';
 import { shoppingRoutes } from './routes/shopping';
+import { teamRoutes } from './routes/team';
 import { websiteRoutes } from './routes/websites';
 import { registerMcp } from '../mcp/server';
 
 /** Every REST route; an area adds its list here. */
-export const restRoutes: RouteDef<any, any, any>[] = [...websiteRoutes, ...apiKeyRoutes, ...activityRoutes, ...aiAccessRoutes, ...catalogRoutes, ...catalogSettingsRoutes, ...responseRoutes, ...metricsRoutes, ...observationsRoutes, ...shoppingRoutes];
+export const restRoutes: RouteDef<any, any, any>[] = [...websiteRoutes, ...apiKeyRoutes, ...activityRoutes, ...aiAccessRoutes, ...catalogRoutes, ...catalogSettingsRoutes, ...responseRoutes, ...metricsRoutes, ...observationsRoutes, ...shoppingRoutes, ...teamRoutes];
 
 declare module 'fastify' {
   interface FastifyRequest {

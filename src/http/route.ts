@@ -41,6 +41,8 @@ export interface RouteDef<B extends Schema = undefined, Q extends Schema = undef
   tag: string;
   /** not in the spec: tagged `extension` in the OpenAPI document */
   extension?: boolean;
+  /** answers without a key (an invite's acceptance): no principal, no organization budget */
+  public?: boolean;
   body?: B;
   query?: Q;
   params?: P;
@@ -127,9 +129,11 @@ export function mount(app: FastifyInstance, deps: HttpDeps, defs: RouteDef<any, 
       url: def.url,
       handler: async (req, reply) => {
         try {
-          const principal = await deps.auth.authenticate(keyFromHeaders(req.headers, false));
-          if (!principal) throw unauthorized();
-          await spendOrganizationBudget(deps, principal, (k, v) => reply.header(k, v));
+          // a public route's handler has no principal and never reads it
+          const found = def.public ? null : await deps.auth.authenticate(keyFromHeaders(req.headers, false));
+          if (!found && !def.public) throw unauthorized();
+          if (found) await spendOrganizationBudget(deps, found, (k, v) => reply.header(k, v));
+          const principal = found as Principal;
           const params = parse(def.params, req.params, 'params');
           const query = parse(def.query, req.query, 'query');
           const body = parse(def.body, req.body, 'body');

@@ -67,6 +67,10 @@ describe('operator CLI', () => {
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toEqual({ organization_id: expect.any(String), owner_user_id: expect.any(String), api_key: expect.stringMatching(/^aivis_[0-9A-Za-z]{40}$/) });
+    const users = cli('users:list', '--org', out.organization_id);
+    expect(users.status, users.stderr).toBe(0);
+    expect(JSON.parse(users.stdout).members).toMatchObject([{ user_id: out.owner_user_id, role: 'owner', access_type: 'organization' }]);
+    expect(cli('users:list', '--org', '6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f').status).toBe(1);
   });
 
   it('given bad arguments, then exit 1 with one line on stderr', () => {

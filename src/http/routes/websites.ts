@@ -4,7 +4,7 @@ import { createWebsite } from '../../../commands/websites/create-website';
 import { deleteWebsite, updateWebsite, UpdateWebsite } from '../../../commands/websites/update-website';
 import { CreateWebsite } from '../../../commands/websites/website-input';
 import { requireGlobal, requirePartner, requireWebsite } from '../../../queries/access';
-import { listWebsites, websiteByExternalId, websitesOfUser, websiteViewById } from '../../../queries/websites/websites';
+import { listWebsites, websiteByExternalId, websiteViewById } from '../../../queries/websites/websites';
 import { boundedString, type Reads, route, settled, Uuid } from '../route';
 
 /** A website is read back from the websites read model, which also admits every later call on it. */
@@ -105,16 +105,6 @@ export const websiteRoutes = [
     async handler(ctx) {
       await requireWebsite(ctx.deps.rt.database.db, ctx.principal, ctx.params.website_id, { paused: true });
       return settled(ctx.deps, deleteWebsite(ctx.command(ctx.params.website_id), ctx.params.website_id), READS);
-    },
-  }),
-  route({
-    method: 'GET',
-    url: '/api/v1/users/:user_id/websites',
-    summary: 'Websites a user can reach',
-    tag: 'websites',
-    params: z.object({ user_id: Uuid }),
-    async handler({ deps, principal, params }) {
-      return { websites: await websitesOfUser(deps.rt.database.db, principal, params.user_id) };
     },
   }),
 ];
