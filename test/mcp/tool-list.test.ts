@@ -93,8 +93,14 @@ describe('MCP tool list: what an assistant reads', () => {
     for (const t of tools.filter((x) => /^(create|add|import|start)_/.test(x.name))) {
       expect(t.annotations?.destructiveHint, t.name).toBe(false);
     }
-    // the two checks fetch the domain they are given and a run asks the answer engines; the rest stays in aivis's own data
-    expect(tools.filter((t) => t.annotations?.openWorldHint).map((t) => t.name).sort()).toEqual(['check_ai_access', 'check_public_ai_access', 'start_response_run']);
+    // the two checks fetch the domain they are given, a run asks the answer engines and an invite emails a person; the rest
+    // stays in aivis's own data
+    expect(tools.filter((t) => t.annotations?.openWorldHint).map((t) => t.name).sort()).toEqual([
+      'check_ai_access',
+      'check_public_ai_access',
+      'invite_user',
+      'start_response_run',
+    ]);
   });
 
   it('given the OpenAPI document, then a field a REST route and a tool share carries the same description in both', async () => {
