@@ -1,18 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { markPromptAnswered } from '../../commands/catalog/mark-prompt-answered';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { isDomainError } from '../../src/domain/errors';
 import { MODELS } from '../../src/domain/models';
-import { call, caughtUp, startServer, type TestServer } from '../support/server';
-import { buildWorld, tenancyChecks, type World } from '../support/tenancy';
+import { call, caughtUp, type TestServer } from '../support/server';
+import { tenancyChecks, useWorld, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
-});
-afterAll(async () => s?.close());
+useWorld((ctx) => ({ s, w } = ctx));
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 

@@ -1,19 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeFacts } from '../../src/analysis/facts';
 import { utcDay } from '../../src/domain/dates';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, finishedRun } from '../support/answers';
-import { call, caughtUp, startServer, type TestServer } from '../support/server';
-import { buildWorld, tenancyChecks, type World } from '../support/tenancy';
+import { call, caughtUp, type TestServer } from '../support/server';
+import { tenancyChecks, useWorld, type World } from '../support/tenancy';
 import { until } from '../support/until';
 
 let s: TestServer;
 let w: World;
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
-});
-afterAll(async () => s?.close());
+useWorld((ctx) => ({ s, w } = ctx));
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const post = (path: string, body: unknown, key = w.a.key) => call(s, 'POST', path, { key, body });

@@ -1,26 +1,22 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { markPromptAnswered } from '../../commands/catalog/mark-prompt-answered';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { MODEL_IDS, MODELS } from '../../src/domain/models';
-import { call, startServer, type TestServer } from '../support/server';
-import { buildWorld, type World } from '../support/tenancy';
-import { apiKey, callTool, connect, toolOk } from './support';
+import { call, type TestServer } from '../support/server';
+import { useWorld, type World } from '../support/tenancy';
+import { apiKey, callTool, closeAll, connectAll, toolOk } from './support';
 
 let s: TestServer;
 let w: World;
 let a: Client;
 let scoped: Client;
 let b: Client;
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
-  [a, scoped, b] = await Promise.all([connect(s, apiKey(w.a.key)), connect(s, apiKey(w.a.scoped)), connect(s, apiKey(w.b.key))]);
+useWorld(async (ctx) => {
+  ({ s, w } = ctx);
+  [a, scoped, b] = await connectAll(s, apiKey(w.a.key), apiKey(w.a.scoped), apiKey(w.b.key));
 });
-afterAll(async () => {
-  await Promise.all([a, scoped, b].map((c) => c?.close()));
-  await s?.close();
-});
+afterAll(() => closeAll(a, scoped, b));
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 

@@ -1,19 +1,18 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildSite, type Site } from '../support/answers';
-import { call, startServer, type TestServer } from '../support/server';
-import { buildWorld, type World } from '../support/tenancy';
-import { apiKey, callTool, connect, toolOk } from './support';
+import { call, type TestServer } from '../support/server';
+import { useWorld, type World } from '../support/tenancy';
+import { apiKey, callTool, closeAll, connectAll, toolOk } from './support';
 
 let s: TestServer;
 let w: World;
 let a: Client;
 let b: Client;
 let site: Site;
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
-  [a, b] = await Promise.all([connect(s, apiKey(w.a.key)), connect(s, apiKey(w.b.key))]);
+useWorld(async (ctx) => {
+  ({ s, w } = ctx);
+  [a, b] = await connectAll(s, apiKey(w.a.key), apiKey(w.b.key));
   site = await buildSite(s, w.a.key, { name: 'Acme', url: 'https://acme-mcp.example.com', competitors: [{ name: 'Globex', url: 'https://globex-mcp.example.net' }] });
   const item = (run_at: string, text: string) => ({ prompt_id: site.prompts[0].id, model: 'chatgpt', run_at, text });
   const r = await call(s, 'POST', '/api/v1/responses/import', {
@@ -22,10 +21,7 @@ beforeAll(async () => {
   });
   expect(r.status).toBe(201);
 });
-afterAll(async () => {
-  await Promise.all([a, b].map((c) => c?.close()));
-  await s?.close();
-});
+afterAll(() => closeAll(a, b));
 
 describe('metrics over MCP', () => {
   it('given the same filters, then each family tool answers as REST does, spelled-out dates included', async () => {

@@ -15,6 +15,12 @@ export async function connect(s: { url: string }, headers: Record<string, string
   return client;
 }
 
+/** One client per set of headers, connected at once; `closeAll` closes them. */
+export const connectAll = (s: { url: string }, ...headers: Record<string, string>[]) => Promise.all(headers.map((h) => connect(s, h)));
+export const closeAll = async (...clients: (Client | undefined)[]) => {
+  await Promise.all(clients.map((c) => c?.close()));
+};
+
 export const apiKey = (key: string) => ({ 'x-api-key': key });
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
