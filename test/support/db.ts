@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import knex from 'knex';
 import { type Database, openPglite, openPostgres } from '../../src/db';
@@ -41,4 +42,25 @@ export async function freshStore(poolMax = 10): Promise<TestDatabase & { store: 
   const d = await freshDatabase(poolMax);
   const store = await openPostgresEventStore(d.db);
   return { ...d, store };
+}
+
+/**
+ * Two event stores over one fresh database, each through its own connection pool, as two instances of the server
+ * would have (for races across instances; real Postgres only). Registers the hooks: call it inside a describe; the
+ * array is filled before its tests.
+ */
+export function twoInstanceStores(): EventStore[] {
+  const stores: EventStore[] = [];
+  let d: TestDatabase | undefined;
+  let other: Database | undefined;
+  beforeAll(async () => {
+    d = await freshDatabase();
+    other = await openPostgres(d.url!);
+    stores.push(await openPostgresEventStore(d.db), await openPostgresEventStore(other.db));
+  });
+  afterAll(async () => {
+    await other?.close();
+    await d?.close();
+  });
+  return stores;
 }
