@@ -9,8 +9,8 @@ import {
   normalizeScore,
 } from '../../src/analysis/observations';
 import { MODEL_IDS } from '../../src/domain/models';
-import type { EngineWebsite } from '../../src/engines/port';
 import { createSimulatedEngine } from '../../src/engines/simulated';
+import { SIM_WEBSITE as website } from '../support/engines';
 
 // Given: a website (Acme) with competitors and the traits it watches, compiled once for every case below.
 const ENTITIES: EntityInput[] = [
@@ -251,15 +251,6 @@ describe('compileAttributes', () => {
 
 // ---- over many simulated answers ----
 
-const website: EngineWebsite = {
-  brand: { name: 'Acme Tasks', domain: 'acmetasks.com' },
-  competitors: [
-    { name: 'Trello', domain: 'trello.com', identifiers: ['Trello Boards'] },
-    { name: 'Asana', domain: 'asana.com', identifiers: ['Asana Inc'] },
-    { name: 'Monday', domain: 'monday.com', identifiers: ['monday.com Work OS', 'MondayWorkOS'] },
-    { name: 'ClickUp', domain: 'clickup.com', identifiers: [] },
-  ],
-};
 const simEntities = compileEntities(
   [website.brand, ...website.competitors].map((e, i) => ({
     id: `e${i}`,

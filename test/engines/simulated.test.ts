@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { MODEL_IDS, SHOPPING_MODEL_IDS } from '../../src/domain/models';
-import { type AnswerRequest, type AnswerResult, EngineError, type EngineWebsite } from '../../src/engines/port';
+import { type AnswerRequest, type AnswerResult, EngineError } from '../../src/engines/port';
 import { createSimulatedEngine, simulateAnswer } from '../../src/engines/simulated';
+import { SIM_WEBSITE as website } from '../support/engines';
 
-const website: EngineWebsite = {
-  brand: { name: 'Acme Tasks', domain: 'acmetasks.com' },
-  competitors: [
-    { name: 'Trello', domain: 'trello.com', identifiers: ['Trello Boards'] },
-    { name: 'Asana', domain: 'asana.com', identifiers: ['Asana Inc'] },
-    { name: 'Monday', domain: 'monday.com', identifiers: ['monday.com Work OS', 'MondayWorkOS'] },
-    { name: 'ClickUp', domain: 'clickup.com', identifiers: [] },
-  ],
-};
 const entities = [website.brand, ...website.competitors];
 
 const PROMPTS = [

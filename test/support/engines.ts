@@ -1,5 +1,16 @@
-import type { AnswerEngine, AnswerRequest, AnswerResult } from '../../src/engines/port';
+import type { AnswerEngine, AnswerRequest, AnswerResult, EngineWebsite } from '../../src/engines/port';
 import { createEngines, type Engines } from '../../src/engines/registry';
+
+/** A brand with four competitors (some with other names they go by): the website simulated answers are written for. */
+export const SIM_WEBSITE: EngineWebsite = {
+  brand: { name: 'Acme Tasks', domain: 'acmetasks.com' },
+  competitors: [
+    { name: 'Trello', domain: 'trello.com', identifiers: ['Trello Boards'] },
+    { name: 'Asana', domain: 'asana.com', identifiers: ['Asana Inc'] },
+    { name: 'Monday', domain: 'monday.com', identifiers: ['monday.com Work OS', 'MondayWorkOS'] },
+    { name: 'ClickUp', domain: 'clickup.com', identifiers: [] },
+  ],
+};
 
 /**
  * The simulated engines with every ask going through `ask` first: it may wait, count, throw or answer itself, and
