@@ -10,7 +10,7 @@ import {
 } from '../../src/analysis/observations';
 import { MODEL_IDS } from '../../src/domain/models';
 import { createSimulatedEngine } from '../../src/engines/simulated';
-import { SIM_WEBSITE as website } from '../support/engines';
+import { SIM_PROMPTS as PROMPTS, SIM_WEBSITE as website, simDays as days } from '../support/engines';
 
 // Given: a website (Acme) with competitors and the traits it watches, compiled once for every case below.
 const ENTITIES: EntityInput[] = [
@@ -261,13 +261,6 @@ const simEntities = compileEntities(
   })),
 );
 const simAttributes = compileAttributes(ATTRIBUTES.slice(0, 2));
-const PROMPTS = [
-  'What is the best project management tool for a small team?',
-  'Which task tracker integrates with Slack?',
-  'Cheapest kanban software for freelancers',
-  'How do I pick a work management platform?',
-];
-const days = (n: number) => Array.from({ length: n }, (_, i) => new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10));
 
 async function simulatedTexts(): Promise<string[]> {
   const engine = createSimulatedEngine({ seed: 7 });

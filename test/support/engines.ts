@@ -12,6 +12,17 @@ export const SIM_WEBSITE: EngineWebsite = {
   ],
 };
 
+/** Questions of the kind that website's buyers ask. */
+export const SIM_PROMPTS = [
+  'What is the best project management tool for a small team?',
+  'Which task tracker integrates with Slack?',
+  'Cheapest kanban software for freelancers',
+  'How do I pick a work management platform?',
+];
+
+/** `n` consecutive UTC days from 2025-01-01, YYYY-MM-DD. */
+export const simDays = (n: number) => Array.from({ length: n }, (_, i) => new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10));
+
 /**
  * The simulated engines with every ask going through `ask` first: it may wait, count, throw or answer itself, and
  * calls `simulated()` for the simulated engine's own answer.
