@@ -53,6 +53,16 @@ export async function freshDatabase(poolMax = 10): Promise<BenchDatabase> {
   return bd;
 }
 
+/** Runs `fn` on a fresh database (pool of `poolMax` connections, 10 by default), dropped afterwards whatever happens. */
+export async function withFreshDatabase<T>(options: { poolMax?: number }, fn: (d: BenchDatabase) => Promise<T>): Promise<T> {
+  const d = await freshDatabase(options.poolMax);
+  try {
+    return await fn(d);
+  } finally {
+    await d.close();
+  }
+}
+
 /** Drops every database a benchmark left open (a failure or ^C mid-run). */
 export async function dropAll(): Promise<void> {
   for (const d of [...open]) await d.close().catch(() => undefined);
