@@ -38,6 +38,21 @@ export async function freshDatabase(poolMax = 10): Promise<TestDatabase> {
   };
 }
 
+export type TestStore = Awaited<ReturnType<typeof freshStore>>;
+
+/**
+ * A fresh store for the enclosing describe (or file): registers the hooks that open it before its tests (`ready`
+ * receives it) and close it after.
+ */
+export function useFreshStore(ready: (t: TestStore) => unknown): void {
+  let t: TestStore | undefined;
+  beforeAll(async () => {
+    t = await freshStore();
+    await ready(t);
+  });
+  afterAll(async () => t?.close());
+}
+
 export async function freshStore(poolMax = 10): Promise<TestDatabase & { store: EventStore }> {
   const d = await freshDatabase(poolMax);
   const store = await openPostgresEventStore(d.db);
