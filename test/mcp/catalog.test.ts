@@ -1,23 +1,19 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { markPromptAnswered } from '../../commands/catalog/mark-prompt-answered';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { MODEL_IDS, MODELS } from '../../src/domain/models';
 import { newSite } from '../support/http';
 import { call, type TestServer } from '../support/server';
-import { useWorld, type World } from '../support/tenancy';
-import { apiKey, callTool, closeAll, connectAll, toolOk } from './support';
+import type { World } from '../support/tenancy';
+import { apiKey, callTool, toolOk, useMcpWorld } from './support';
 
 let s: TestServer;
 let w: World;
 let a: Client;
 let scoped: Client;
 let b: Client;
-useWorld(async (ctx) => {
-  ({ s, w } = ctx);
-  [a, scoped, b] = await connectAll(s, apiKey(w.a.key), apiKey(w.a.scoped), apiKey(w.b.key));
-});
-afterAll(() => closeAll(a, scoped, b));
+useMcpWorld((ctx) => ({ s, w, clients: [a, scoped, b] } = ctx), (w) => [apiKey(w.a.key), apiKey(w.a.scoped), apiKey(w.b.key)]);
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 

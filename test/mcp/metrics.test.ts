@@ -1,18 +1,17 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildSite, type Site } from '../support/answers';
 import { call, type TestServer } from '../support/server';
-import { useWorld, type World } from '../support/tenancy';
-import { apiKey, callTool, closeAll, connectAll, toolOk } from './support';
+import type { World } from '../support/tenancy';
+import { callTool, toolOk, useMcpWorld } from './support';
 
 let s: TestServer;
 let w: World;
 let a: Client;
 let b: Client;
 let site: Site;
-useWorld(async (ctx) => {
-  ({ s, w } = ctx);
-  [a, b] = await connectAll(s, apiKey(w.a.key), apiKey(w.b.key));
+useMcpWorld(async (ctx) => {
+  ({ s, w, clients: [a, b] } = ctx);
   site = await buildSite(s, w.a.key, { name: 'Acme', url: 'https://acme-mcp.example.com', competitors: [{ name: 'Globex', url: 'https://globex-mcp.example.net' }] });
   const item = (run_at: string, text: string) => ({ prompt_id: site.prompts[0].id, model: 'chatgpt', run_at, text });
   const r = await call(s, 'POST', '/api/v1/responses/import', {
@@ -21,7 +20,6 @@ useWorld(async (ctx) => {
   });
   expect(r.status).toBe(201);
 });
-afterAll(() => closeAll(a, b));
 
 describe('metrics over MCP', () => {
   it('given the same filters, then each family tool answers as REST does, spelled-out dates included', async () => {

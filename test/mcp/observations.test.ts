@@ -1,10 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, type Site } from '../support/answers';
 import { call, type TestServer } from '../support/server';
-import { useWorld, type World } from '../support/tenancy';
-import { apiKey, callTool, closeAll, connectAll } from './support';
+import type { World } from '../support/tenancy';
+import { callTool, useMcpWorld } from './support';
 
 let s: TestServer;
 let w: World;
@@ -15,9 +15,8 @@ let site: Site;
 const PATH = '/api/v1/attributes/observations';
 const TOOL = 'get_attribute_observations';
 
-useWorld(async (ctx) => {
-  ({ s, w } = ctx);
-  [a, b] = await connectAll(s, apiKey(w.a.key), apiKey(w.b.key));
+useMcpWorld(async (ctx) => {
+  ({ s, w, clients: [a, b] } = ctx);
   site = await buildSite(s, w.a.key, {
     name: 'Acme',
     competitors: [{ name: 'Globex', url: 'https://globex.example.net' }],
@@ -44,7 +43,6 @@ useWorld(async (ctx) => {
   const r = await call(s, 'POST', '/api/v1/responses/import', { key: w.a.key, body: { website_id: site.id, responses } });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
 });
-afterAll(() => closeAll(a, b));
 
 async function ok(client: Client, args: Record<string, unknown>) {
   const r = await callTool(client, TOOL, args);

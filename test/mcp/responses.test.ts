@@ -1,21 +1,17 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite } from '../support/answers';
 import { call, type TestServer } from '../support/server';
-import { useWorld, type World } from '../support/tenancy';
+import type { World } from '../support/tenancy';
 import { until } from '../support/until';
-import { apiKey, callTool, closeAll, connectAll, toolOk } from './support';
+import { callTool, toolOk, useMcpWorld } from './support';
 
 let s: TestServer;
 let w: World;
 let a: Client;
 let b: Client;
-useWorld(async (ctx) => {
-  ({ s, w } = ctx);
-  [a, b] = await connectAll(s, apiKey(w.a.key), apiKey(w.b.key));
-});
-afterAll(() => closeAll(a, b));
+useMcpWorld((ctx) => ({ s, w, clients: [a, b] } = ctx));
 
 describe('answers over MCP', () => {
   it('given a run started by a tool, then its answers, date range and status read the same as over REST', async () => {

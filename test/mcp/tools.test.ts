@@ -1,19 +1,15 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { utcDay } from '../../src/domain/dates';
 import type { TestServer } from '../support/server';
-import { useWorld, type World } from '../support/tenancy';
+import type { World } from '../support/tenancy';
 import { ANON_REQUESTS_PER_MIN } from '../../src/mcp/server';
-import { apiKey, awayFromMinuteEdge, bearer, callTool, closeAll, connect, MCP, ping, post } from './support';
+import { apiKey, awayFromMinuteEdge, bearer, callTool, connect, MCP, ping, post, useMcpWorld } from './support';
 
 let s: TestServer;
 let w: World;
 let global: Client;
-useWorld(async (ctx) => {
-  ({ s, w } = ctx);
-  global = await connect(s, apiKey(w.a.key));
-});
-afterAll(() => closeAll(global));
+useMcpWorld((ctx) => ({ s, w, clients: [global] } = ctx), (w) => [apiKey(w.a.key)]);
 
 const ids = (r: { structured: { websites: { id: string }[] } }) => r.structured.websites.map((x) => x.id).sort();
 
