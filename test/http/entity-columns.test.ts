@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { factsCache } from '../../queries/metrics/metrics';
 import { OUT_OF_LINE_MESSAGE } from '../../queries/metrics/facts-cache';
 import { outOfLine } from '../../projections/site-entities';
-import { call, caughtUp, startServer, type TestServer } from '../support/server';
+import { call, caughtUp, startServer, type TestServer, useServer } from '../support/server';
 
 /**
  * The metric facts are stored column by column, one column per tracked entity, in the order of the website's entity
@@ -17,11 +17,10 @@ const EXPECTED = { mention_rate: { Zentro: 50, Acme: 100 }, share_of_voice: { Ze
 let s: TestServer;
 let key: string;
 
-beforeAll(async () => {
-  s = await startServer();
+useServer(async (server) => {
+  s = server;
   key = (await s.org('Columns')).key;
 });
-afterAll(async () => s?.close());
 
 let n = 0;
 const host = (name: string) => `https://${name.toLowerCase()}-${++n}.example.com`;

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { call, startServer, type TestServer } from './server';
+import { expect, it } from 'vitest';
+import { call, startServer, type TestServer, useServer } from './server';
 
 /**
  * Two organizations and the keys every endpoint is checked with:
@@ -46,12 +46,7 @@ export async function buildWorld(s: TestServer): Promise<World> {
  * `afterAll` hooks in reverse order, so one registered after this call (closing clients) runs before the server closes.
  */
 export function useWorld(ready: (ctx: { s: TestServer; w: World }) => unknown, start: () => Promise<TestServer> = () => startServer()): void {
-  let s: TestServer | undefined;
-  beforeAll(async () => {
-    s = await start();
-    await ready({ s, w: await buildWorld(s) });
-  });
-  afterAll(async () => s?.close());
+  useServer(async (s) => ready({ s, w: await buildWorld(s) }), start);
 }
 
 export interface EndpointUnderTest {
