@@ -151,3 +151,18 @@ export function useServer(ready: (s: TestServer) => unknown, start: () => Promis
   });
   afterAll(async () => s?.close());
 }
+
+/** Two instances over one database (`b` joins `a`'s; needs a real Postgres server): started before the tests, `b` closed before `a` after them. */
+export function useTwoInstances(ready: (ctx: { a: TestServer; b: TestServer }) => unknown): void {
+  let a: TestServer | undefined;
+  let b: TestServer | undefined;
+  beforeAll(async () => {
+    a = await startServer();
+    b = await startServer({}, {}, a);
+    await ready({ a, b });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+}
