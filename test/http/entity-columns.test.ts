@@ -1,8 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factsCache } from '../../queries/metrics/metrics';
 import { OUT_OF_LINE_MESSAGE } from '../../queries/metrics/facts-cache';
 import { outOfLine } from '../../projections/site-entities';
-import { call, caughtUp, startServer, type TestServer, useServer } from '../support/server';
+import { call, caughtUp, startServer, type TestServer } from '../support/server';
 
 /**
  * The metric facts are stored column by column, one column per tracked entity, in the order of the website's entity
@@ -17,10 +17,11 @@ const EXPECTED = { mention_rate: { Zentro: 50, Acme: 100 }, share_of_voice: { Ze
 let s: TestServer;
 let key: string;
 
-useServer(async (server) => {
-  s = server;
+beforeAll(async () => {
+  s = await startServer();
   key = (await s.org('Columns')).key;
 });
+afterAll(async () => s?.close());
 
 let n = 0;
 const host = (name: string) => `https://${name.toLowerCase()}-${++n}.example.com`;
