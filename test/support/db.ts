@@ -1,9 +1,8 @@
 import { afterAll, beforeAll } from 'vitest';
-import { randomBytes } from 'node:crypto';
-import knex from 'knex';
 import { type Database, openPglite, openPostgres } from '../../src/db';
 import type { EventStore } from '../../src/eventstore/port';
 import { openPostgresEventStore } from '../../src/eventstore/postgres';
+import { createDatabase } from './pg-server';
 
 /** The real Postgres server the suite runs against (CI sets DATABASE_URL), or null for embedded PGlite. */
 export const serverUrl = process.env.DATABASE_URL ?? null;
@@ -19,21 +18,14 @@ export async function freshDatabase(poolMax = 10): Promise<TestDatabase> {
     const d = await openPglite('memory://');
     return { ...d, url: null };
   }
-  const name = `aivis_t_${randomBytes(6).toString('hex')}`;
-  const admin = knex({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
-  await admin.raw(`create database ${name}`);
-  await admin.destroy();
-  const u = new URL(serverUrl);
-  u.pathname = `/${name}`;
-  const d = await openPostgres(u.toString(), poolMax);
+  const created = await createDatabase(serverUrl, 'aivis_t');
+  const d = await openPostgres(created.url, poolMax);
   return {
     ...d,
-    url: u.toString(),
+    url: created.url,
     close: async () => {
       await d.close();
-      const a = knex({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
-      await a.raw(`drop database if exists ${name} with (force)`);
-      await a.destroy();
+      await created.drop();
     },
   };
 }
