@@ -5,10 +5,10 @@ import type { Projection } from '../../src/eventstore/projection';
 import { ProjectionRunner } from '../../src/eventstore/runner';
 import { silentLogger } from '../../src/logger';
 import { deadLetteredSites, isDeadLettered } from '../../queries/health/dead-letters';
-import { freshStore, useFreshStore } from '../support/db';
+import { type TestStore, useFreshStore } from '../support/db';
 import { anEvent, sleep, testMetadata } from '../support/events';
 
-type T = Awaited<ReturnType<typeof freshStore>>;
+type T = TestStore;
 
 /** A year Postgres cannot hold (what the import once let through): the read model's timestamptz column refuses it. */
 const POISON_TIME = '0000-12-31T23:00:00.000Z';

@@ -7,10 +7,10 @@ import type { Projection } from '../../src/eventstore/projection';
 import { ProjectionRunner } from '../../src/eventstore/runner';
 import { silentLogger } from '../../src/logger';
 import { countingProjection } from '../support/counting-projection';
-import { freshStore, onRealPostgres, useFreshStore } from '../support/db';
+import { onRealPostgres, type TestStore, useFreshStore } from '../support/db';
 import { anEvent, sleep } from '../support/events';
 
-type T = Awaited<ReturnType<typeof freshStore>>;
+type T = TestStore;
 
 const snapshot = async (t: T) => ({
   counts: await t.db('t_counts').select('stream_id', 'n').orderBy('stream_id'),
