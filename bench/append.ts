@@ -3,7 +3,7 @@ import { openPostgresEventStore } from '../src/eventstore/postgres';
 import { Sealer, sealEventStore } from '../src/eventstore/sealed';
 import type { EventStore } from '../src/eventstore/port';
 import { catalogEvent, generateCatalog, makeSites, rng, type Site } from './generate';
-import { type Bench, cpuMeter, freshDatabase, info, nowNs, quantile, report, secondsSince } from './lib';
+import { type Bench, cpuMeter, info, nowNs, quantile, report, secondsSince, withFreshDatabase } from './lib';
 
 const WRITERS = 8;
 
@@ -46,8 +46,7 @@ export const append: Bench = {
   async run({ quick }) {
     const seconds = quick ? 3 : 10;
     // one connection per writer and a spare, as the runtime's pool would have
-    const d = await freshDatabase(WRITERS + 2);
-    try {
+    await withFreshDatabase({ poolMax: WRITERS + 2 }, async (d) => {
       // through the sealing layer, as the runtime appends (these events have no erasable field)
       const store = sealEventStore(await openPostgresEventStore(d.db), new Sealer(await openSubjectKeyring(d.db)));
       // a store that already holds events (and has been analyzed), as a running one does
@@ -64,8 +63,6 @@ export const append: Bench = {
         goal: { op: '>=', value: 5000 },
         note: `10-event appends; ${batch.appends} appends, p50 ${batch.p50.toFixed(2)} ms p95 ${batch.p95.toFixed(2)} ms; ${batch.cpu}`,
       });
-    } finally {
-      await d.close();
-    }
+    });
   },
 };

@@ -1,16 +1,10 @@
 import { Pool, request } from 'undici';
 import { KeyAuthenticator } from '../src/http/auth';
 import { generateApiKey, hashApiKey } from '../src/domain/keys';
-import type { RateLimiter } from '../src/limits/rate';
 import { mount, route } from '../src/http/route';
 import { type Bench, info, median, report, sampleUs } from './lib';
-import { startBenchServer } from './server';
+import { NO_RATE_LIMIT, startBenchServer } from './server';
 
-const noLimit = {
-  async hit(_key: string, limit: number) {
-    return { allowed: true, limit, remaining: limit, resetAt: 0, retryAfterSeconds: 0 };
-  },
-} as unknown as RateLimiter;
 
 export const auth: Bench = {
   name: 'auth',
@@ -20,7 +14,7 @@ export const auth: Bench = {
     const s = await startBenchServer(3, ({ app, deps }) => {
       const noop = route({ method: 'GET', url: '/bench/auth-only', summary: 'bench', tag: 'bench', handler: async () => ({ ok: true }) });
       // the same mount() as every REST route (auth, validation, error mapping) with the rate limiter stubbed out
-      mount(app, { ...deps, limiter: noLimit }, [noop]);
+      mount(app, { ...deps, limiter: NO_RATE_LIMIT }, [noop]);
       mount(app, deps, [{ ...noop, url: '/bench/auth-and-limit' }]);
       app.get('/bench/bare', async () => ({ ok: true }));
     });

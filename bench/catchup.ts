@@ -1,7 +1,7 @@
 import { openPostgresEventStore } from '../src/eventstore/postgres';
 import { type EventStore, type Position, START } from '../src/eventstore/port';
 import { generateCatalog, waitUntilVisible } from './generate';
-import { type Bench, cpuMeter, freshDatabase, info, nowNs, report, secondsSince } from './lib';
+import { type Bench, cpuMeter, info, nowNs, report, secondsSince, withFreshDatabase } from './lib';
 
 /** Reads the whole log with readAll in batches of `batch`, as a catching-up projection does. */
 export async function readEverything(store: EventStore, batch: number): Promise<{ events: number; seconds: number }> {
@@ -22,8 +22,7 @@ export const catchup: Bench = {
   about: 'readAll in batches over the whole log',
   async run({ quick }) {
     const total = quick ? 20_000 : 200_000;
-    const d = await freshDatabase();
-    try {
+    await withFreshDatabase({}, async (d) => {
       const store = await openPostgresEventStore(d.db);
       const g = await generateCatalog(store, total, { seed: 11 });
       info(`catchup: ${g.events} catalogue events generated in ${g.seconds.toFixed(1)} s (${g.method})`);
@@ -37,8 +36,6 @@ export const catchup: Bench = {
       report('catchup_events_per_s', r.events / r.seconds, 'events/s', { goal: { op: '>=', value: 50_000 }, note: `readAll batches of 1000 (the runner's default) over ${r.events} events; CPU per event: node ${(c.nodeUs / r.events).toFixed(1)} us, Postgres ${(c.pgUs / r.events).toFixed(1)} us` });
       const big = await readEverything(store, 5000);
       report('catchup_events_per_s_batch5000', big.events / big.seconds, 'events/s', { note: 'readAll batches of 5000' });
-    } finally {
-      await d.close();
-    }
+    });
   },
 };

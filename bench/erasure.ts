@@ -7,7 +7,7 @@ import type { EventStore, NewEvent, Position } from '../src/eventstore/port';
 import { START } from '../src/eventstore/port';
 import { openPostgresEventStore } from '../src/eventstore/postgres';
 import { Sealer, sealEventStore } from '../src/eventstore/sealed';
-import { type Bench, freshDatabase, info, nowNs, quantile, report, secondsSince } from './lib';
+import { type Bench, info, nowNs, quantile, report, secondsSince, withFreshDatabase } from './lib';
 import { waitUntilVisible } from './generate';
 
 const WRITERS = 8;
@@ -65,8 +65,7 @@ export const erasure: Bench = {
   about: 'sealed appends (a new subject key each) and catch-up reads of sealed events, against the same events unsealed',
   async run({ quick }) {
     const seconds = quick ? 2 : 6;
-    const d = await freshDatabase(WRITERS + 2);
-    try {
+    await withFreshDatabase({ poolMax: WRITERS + 2 }, async (d) => {
       const log = await openPostgresEventStore(d.db);
       const store = sealEventStore(log, new Sealer(await openSubjectKeyring(d.db, { logInSameDatabase: true }), benchCatalogue));
       info(`erasure: ${WRITERS} writers × ${seconds} s per kind, one ${TEXT.length}-character note per append, each its own subject; fresh database ${d.name}`);
@@ -89,8 +88,6 @@ export const erasure: Bench = {
         ref: { name: 'the same events read without opening', value: raw.perSecond },
         note: `readAll of the whole log (${opened.n} sealed notes among unsealed ones, 4,000 a read): one key lookup per read, keys unwrapped once; with the keys cached ${Math.round(warm.perSecond)}/s`,
       });
-    } finally {
-      await d.close();
-    }
+    });
   },
 };

@@ -1,17 +1,11 @@
 import Fastify from 'fastify';
-import type { RateLimiter } from '../src/limits/rate';
 import { mount } from '../src/http/route';
 import { websiteRoutes } from '../src/http/routes/websites';
 import { type Bench, info, report } from './lib';
-import { load, startBenchServer } from './server';
+import { load, NO_RATE_LIMIT, startBenchServer } from './server';
 
 const PATH = '/api/v1/websites';
 const NO_LIMIT = `/bench/no-rate-limit${PATH}`;
-const noLimit = {
-  async hit(_key: string, limit: number) {
-    return { allowed: true, limit, remaining: limit, resetAt: 0, retryAfterSeconds: 0 };
-  },
-} as unknown as RateLimiter;
 
 export const http: Bench = {
   name: 'http',
@@ -22,7 +16,7 @@ export const http: Bench = {
     // diagnostic: the same route through mount() with the per-organization rate limiter stubbed out
     const s = await startBenchServer(5, ({ app, deps }) => {
       const list = websiteRoutes.find((r) => r.method === 'GET' && r.url === PATH)!;
-      mount(app, { ...deps, limiter: noLimit }, [{ ...list, url: NO_LIMIT }]);
+      mount(app, { ...deps, limiter: NO_RATE_LIMIT }, [{ ...list, url: NO_LIMIT }]);
     });
     const bare = Fastify();
     try {

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import knex from 'knex';
 import { type Database, openPostgres } from '../src/db';
+import { createDatabase } from '../test/support/pg-server';
 
 /** The server every benchmark talks to; only 127.0.0.1. */
 export const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -27,30 +26,33 @@ const open = new Set<BenchDatabase>();
 export async function freshDatabase(poolMax = 10): Promise<BenchDatabase> {
   const host = new URL(SERVER_URL).hostname;
   if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`benchmarks only talk to 127.0.0.1 (DATABASE_URL host is ${host})`);
-  const name = `aivis_b_${randomBytes(6).toString('hex')}`;
-  const admin = knex({ client: 'pg', connection: SERVER_URL, pool: { min: 0, max: 1 } });
-  await admin.raw(`create database ${name}`);
-  await admin.destroy();
-  const u = new URL(SERVER_URL);
-  u.pathname = `/${name}`;
-  const d = await openPostgres(u.toString(), poolMax);
+  const created = await createDatabase(SERVER_URL, 'aivis_b');
+  const d = await openPostgres(created.url, poolMax);
   let closed = false;
   const bd: BenchDatabase = {
     ...d,
-    url: u.toString(),
-    name,
+    url: created.url,
+    name: created.name,
     close: async () => {
       if (closed) return;
       closed = true;
       open.delete(bd);
       await d.close().catch(() => undefined);
-      const a = knex({ client: 'pg', connection: SERVER_URL, pool: { min: 0, max: 1 } });
-      await a.raw(`drop database if exists ${name} with (force)`);
-      await a.destroy();
+      await created.drop();
     },
   };
   open.add(bd);
   return bd;
+}
+
+/** Runs `fn` on a fresh database (pool of `poolMax` connections, 10 by default), dropped afterwards whatever happens. */
+export async function withFreshDatabase<T>(options: { poolMax?: number }, fn: (d: BenchDatabase) => Promise<T>): Promise<T> {
+  const d = await freshDatabase(options.poolMax);
+  try {
+    return await fn(d);
+  } finally {
+    await d.close();
+  }
 }
 
 /** Drops every database a benchmark left open (a failure or ^C mid-run). */

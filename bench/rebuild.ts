@@ -8,7 +8,7 @@ import type { Projection } from '../src/eventstore/projection';
 import { ProjectionRunner } from '../src/eventstore/runner';
 import { silentLogger } from '../src/logger';
 import { generateCatalog, waitUntilVisible } from './generate';
-import { type Bench, cpuMeter, freshDatabase, info, nowNs, report, secondsSince } from './lib';
+import { type Bench, cpuMeter, info, nowNs, report, secondsSince, withFreshDatabase } from './lib';
 
 const us = (ns: bigint, n: number) => Number(ns) / 1e3 / n;
 
@@ -31,8 +31,7 @@ export const rebuild: Bench = {
   about: 'activity projection rebuilt from zero beside the live one, then swapped in',
   async run({ quick }) {
     const total = quick ? 50_000 : 1_000_000;
-    const d = await freshDatabase();
-    try {
+    await withFreshDatabase({}, async (d) => {
       // through the sealing layer, as the runtime reads (these events have no erasable field)
       const store = sealEventStore(await openPostgresEventStore(d.db), new Sealer(await openSubjectKeyring(d.db)));
       const g = await generateCatalog(store, total, { seed: 23 });
@@ -87,8 +86,6 @@ export const rebuild: Bench = {
       report('rebuild_read_us_per_event', us(t.read, g.events), 'us', { note: "the store's catch-up reads (SQL + pg JSON decode + mapping; by type where the store can), wall time: each overlaps the write of the batch before it" });
       report('rebuild_apply_us_per_event', us(t.apply, g.events), 'us', { note: 'activity apply: map + one INSERT … SELECT unnest per batch' });
       report('decode_zod_us_per_event', dc.zodUs, 'us', { note: `decodeEvent (zod parse) in isolation over ${sample.length} events; a plain copy costs ${dc.copyUs.toFixed(2)} us` });
-    } finally {
-      await d.close();
-    }
+    });
   },
 };

@@ -6,6 +6,7 @@ import { loadConfig } from '../src/config';
 import { SYSTEM_ACTOR } from '../src/domain/events';
 import { isDomainError } from '../src/domain/errors';
 import { type App, buildApp } from '../src/http/app';
+import type { RateLimiter } from '../src/limits/rate';
 import { silentLogger } from '../src/logger';
 import { openRuntime, type Runtime } from '../src/runtime';
 import { openPostgres } from '../src/db';
@@ -13,6 +14,13 @@ import { freshDatabase, info } from './lib';
 
 /** Far above what the load reaches: the per-organization limit would otherwise answer 429 after 600 requests. */
 export const BENCH_RATE_LIMIT_PER_MIN = 1_000_000_000;
+
+/** A rate limiter that admits every request: mounted beside the real one, it shows what the limiter costs. */
+export const NO_RATE_LIMIT = {
+  async hit(_key: string, limit: number) {
+    return { allowed: true, limit, remaining: limit, resetAt: 0, retryAfterSeconds: 0 };
+  },
+} as unknown as RateLimiter;
 
 export interface BenchServer {
   url: string;
@@ -22,6 +30,21 @@ export interface BenchServer {
   organizationId: string;
   databaseUrl: string;
   close(): Promise<void>;
+}
+
+/** The app listening on 127.0.0.1 (a free port); close() closes it, then its runtime. */
+async function listen(app: App, runtime: Runtime): Promise<Pick<BenchServer, 'url' | 'rt' | 'app' | 'close'>> {
+  await app.app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = app.app.server.address();
+  return {
+    url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`,
+    rt: runtime,
+    app,
+    async close() {
+      await app.close();
+      await runtime.close();
+    },
+  };
 }
 
 /**
@@ -43,21 +66,7 @@ export async function startBenchServer(
     if (options.workers) await rt.startWorkers();
     if (options.join) {
       const app = await buildApp(rt);
-      await app.app.listen({ host: '127.0.0.1', port: 0 });
-      const addr = app.app.server.address();
-      const runtime = rt;
-      return {
-        url: `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`,
-        rt: runtime,
-        app,
-        key: options.join.key,
-        organizationId: options.join.organizationId,
-        databaseUrl,
-        async close() {
-          await app.close();
-          await runtime.close();
-        },
-      };
+      return { ...(await listen(app, rt)), key: options.join.key, organizationId: options.join.organizationId, databaseUrl };
     }
     const org = await createOrganization(rt.store, { name: 'Bench Org', plan: 'enterprise', features: ['pitch', 'knowledge_base', 'shopping'], pitch_allowance: 10 });
     if (isDomainError(org)) throw new Error(org.message);
@@ -71,23 +80,9 @@ export async function startBenchServer(
     await rt.waitForReadModels(last, 'all', 30_000);
     const app = await buildApp(rt);
     await beforeListen?.(app);
-    await app.app.listen({ host: '127.0.0.1', port: 0 });
-    const addr = app.app.server.address();
-    const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+    const listening = await listen(app, rt);
     info(`server: buildApp on ${(database as { name?: string }).name}, 1 organization with ${websites} websites, DB_POOL_MAX ${config.dbPoolMax}, RATE_LIMIT_PER_MIN ${BENCH_RATE_LIMIT_PER_MIN} (raised so the load is not answered 429)`);
-    const runtime = rt;
-    return {
-      url,
-      rt: runtime,
-      app,
-      key: org.result.api_key,
-      organizationId: org.result.organization_id,
-      databaseUrl,
-      async close() {
-        await app.close();
-        await runtime.close();
-      },
-    };
+    return { ...listening, key: org.result.api_key, organizationId: org.result.organization_id, databaseUrl };
   } catch (err) {
     if (rt) await rt.close().catch(() => undefined);
     else await database.close().catch(() => undefined);

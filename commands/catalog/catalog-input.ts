@@ -4,6 +4,8 @@ import { boundedString, label, text } from '../../src/domain/schemas';
 /** Field schemas shared by the catalogue commands (messages name the field through issueMessage). */
 export { WebsiteId } from '../../src/domain/schemas';
 export const Name = label(200);
+/** A rename in an update: optional, the same limits as Name. */
+export const NewName = Name.optional().describe('New name (up to 200 characters); omitted = unchanged');
 export const Description = boundedString(2000);
 export const PromptText = boundedString(2000);
 export const Identifiers = z.array(label(200), { error: 'must be an array of strings' }).max(50, 'must have at most 50 items');

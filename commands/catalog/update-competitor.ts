@@ -3,12 +3,12 @@ import { type DomainError, notFound } from '../../src/domain/errors';
 import type { DomainEvent } from '../../src/domain/events';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, type CompetitorView, competitorView, handleCatalog } from './catalog';
-import { Identifiers, Name, sameList, unique, WebsiteId } from './catalog-input';
+import { Identifiers, NewName, sameList, unique, WebsiteId } from './catalog-input';
 
 export const UpdateCompetitor = z
   .strictObject({
     website_id: WebsiteId,
-    name: Name.optional().describe('New name (up to 200 characters); omitted = unchanged'),
+    name: NewName,
     identifiers: Identifiers.optional().describe('Replaces the other names the competitor goes by (at most 50); omitted = unchanged'),
   })
   .refine((b) => b.name !== undefined || b.identifiers !== undefined, { message: 'name or identifiers is required', path: [] });

@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { type DomainError, notFound } from '../../src/domain/errors';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, type SavedViewState } from './catalog';
-import { Name, WebsiteId } from './catalog-input';
+import { NewName, WebsiteId } from './catalog-input';
 import { foreignFilterId, SavedViewFilters } from './create-saved-view';
 
 export const UpdateSavedView = z
   .strictObject({
     website_id: WebsiteId,
-    name: Name.optional().describe('New name (up to 200 characters); omitted = unchanged'),
+    name: NewName,
     filters: SavedViewFilters.optional().describe('Replaces the stored filters as a whole; omitted = unchanged'),
   })
   .refine((b) => b.name !== undefined || b.filters !== undefined, { message: 'name or filters is required', path: [] });

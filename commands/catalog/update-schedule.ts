@@ -4,13 +4,13 @@ import type { DomainEvent, EventData } from '../../src/domain/events';
 import { MODEL_COUNT } from '../../src/domain/models';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, type ScheduleView, scheduleView } from './catalog';
-import { Bool, Day, Name, sameList, WebsiteId } from './catalog-input';
+import { Bool, Day, NewName, sameList, WebsiteId } from './catalog-input';
 import { Frequency, ScheduleModels, windowError } from './create-schedule';
 
 export const UpdateSchedule = z
   .strictObject({
     website_id: WebsiteId,
-    name: Name.optional().describe('New name (up to 200 characters); omitted = unchanged'),
+    name: NewName,
     models: ScheduleModels.optional().describe(`Replaces the model identifiers (1 to ${MODEL_COUNT}, no repeats); omitted = unchanged`),
     starts_on: Day.nullable().optional().describe('First UTC day it fires, YYYY-MM-DD; null = unbounded; omitted = unchanged'),
     ends_on: Day.nullable().optional().describe('Last UTC day it fires, YYYY-MM-DD; null = unbounded; omitted = unchanged'),

@@ -15,6 +15,20 @@ import {
   WrongExpectedRevisionError,
 } from './port';
 
+/**
+ * The append function's insert (both the 'any' retry loop and the expected-revision path): the kept events from
+ * revision v_start on, in order; v_count is how many went in (fewer when a concurrent writer took a revision),
+ * v_position the last one's position.
+ */
+const INSERT_KEPT = `with ins as (
+          insert into aivis_events (stream_id, revision, event_id, type, data, metadata)
+          select p_stream, v_start + t.k - 1, p_ids[t.o], p_types[t.o], p_data->(t.o - 1), p_metadata->(t.o - 1)
+            from unnest(v_keep) with ordinality as t(o, k)
+            order by t.k
+          on conflict (stream_id, revision) do nothing
+          returning aivis_events.position
+        ) select count(*), max(ins.position) into v_count, v_position from ins;`;
+
 const SCHEMA = `
 create table if not exists aivis_events (
   position bigserial primary key,
@@ -61,14 +75,7 @@ begin
     if p_expected = 'any' then
       select coalesce(max(x.revision), -1) + 1 into v_start from aivis_events x where x.stream_id = p_stream;
       begin
-        with ins as (
-          insert into aivis_events (stream_id, revision, event_id, type, data, metadata)
-          select p_stream, v_start + t.k - 1, p_ids[t.o], p_types[t.o], p_data->(t.o - 1), p_metadata->(t.o - 1)
-            from unnest(v_keep) with ordinality as t(o, k)
-            order by t.k
-          on conflict (stream_id, revision) do nothing
-          returning aivis_events.position
-        ) select count(*), max(ins.position) into v_count, v_position from ins;
+        ${INSERT_KEPT}
         exit when v_count = v_n;
         -- a concurrent writer took one of the revisions: undo this attempt and go again
         raise exception using errcode = 'AV410';
@@ -87,14 +94,7 @@ begin
         end if;
       end if;
       if v_count is null then
-        with ins as (
-          insert into aivis_events (stream_id, revision, event_id, type, data, metadata)
-          select p_stream, v_start + t.k - 1, p_ids[t.o], p_types[t.o], p_data->(t.o - 1), p_metadata->(t.o - 1)
-            from unnest(v_keep) with ordinality as t(o, k)
-            order by t.k
-          on conflict (stream_id, revision) do nothing
-          returning aivis_events.position
-        ) select count(*), max(ins.position) into v_count, v_position from ins;
+        ${INSERT_KEPT}
       end if;
       if v_count <> v_n then
         -- raising rolls back whatever this call inserted: the actual revision leaves those rows (the kept ids) out

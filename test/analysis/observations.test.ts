@@ -9,8 +9,8 @@ import {
   normalizeScore,
 } from '../../src/analysis/observations';
 import { MODEL_IDS } from '../../src/domain/models';
-import type { EngineWebsite } from '../../src/engines/port';
 import { createSimulatedEngine } from '../../src/engines/simulated';
+import { SIM_PROMPTS as PROMPTS, SIM_WEBSITE as website, simDays as days } from '../support/engines';
 
 // Given: a website (Acme) with competitors and the traits it watches, compiled once for every case below.
 const ENTITIES: EntityInput[] = [
@@ -251,15 +251,6 @@ describe('compileAttributes', () => {
 
 // ---- over many simulated answers ----
 
-const website: EngineWebsite = {
-  brand: { name: 'Acme Tasks', domain: 'acmetasks.com' },
-  competitors: [
-    { name: 'Trello', domain: 'trello.com', identifiers: ['Trello Boards'] },
-    { name: 'Asana', domain: 'asana.com', identifiers: ['Asana Inc'] },
-    { name: 'Monday', domain: 'monday.com', identifiers: ['monday.com Work OS', 'MondayWorkOS'] },
-    { name: 'ClickUp', domain: 'clickup.com', identifiers: [] },
-  ],
-};
 const simEntities = compileEntities(
   [website.brand, ...website.competitors].map((e, i) => ({
     id: `e${i}`,
@@ -270,13 +261,6 @@ const simEntities = compileEntities(
   })),
 );
 const simAttributes = compileAttributes(ATTRIBUTES.slice(0, 2));
-const PROMPTS = [
-  'What is the best project management tool for a small team?',
-  'Which task tracker integrates with Slack?',
-  'Cheapest kanban software for freelancers',
-  'How do I pick a work management platform?',
-];
-const days = (n: number) => Array.from({ length: n }, (_, i) => new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10));
 
 async function simulatedTexts(): Promise<string[]> {
   const engine = createSimulatedEngine({ seed: 7 });

@@ -2,16 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Allowance, allowanceStream, decideReserve, decideSettle, monthOf, reserveAllowance, type Reserve } from '../../commands/allowances/allowance';
 import { openReservations, settleOpenReservations } from '../../commands/allowances/reconcile';
 import { PROBE_ALLOWANCE_EXHAUSTED, type RequestProbe, requestProbe } from '../../commands/probe/request-probe';
-import { openPostgres } from '../../src/db';
 import { type DomainError, forbidden, isDomainError, notFound } from '../../src/domain/errors';
 import { type DomainEvent, SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
-import type { EventStore } from '../../src/eventstore/port';
-import { openPostgresEventStore } from '../../src/eventstore/postgres';
 import type { Runtime } from '../../src/runtime';
 import { probeJob } from '../../src/workers/probe';
-import { freshDatabase, onRealPostgres, type TestDatabase } from '../support/db';
+import { freshDatabase, onRealPostgres, type TestDatabase, twoInstanceStores } from '../support/db';
 import { given } from '../support/given';
 import { jobEnded, openJobRuntime } from '../support/jobs';
 import { until } from '../support/until';
@@ -133,19 +130,7 @@ const racing = onRealPostgres ? describe : describe.skip;
 if (!onRealPostgres) console.log('allowance races skipped: DATABASE_URL unset (two instances need a shared server)');
 
 racing('allowance: admissions racing at its edge through two instances (real Postgres)', () => {
-  let d: TestDatabase;
-  const stores: EventStore[] = [];
-  let closeOther: () => Promise<void>;
-  beforeAll(async () => {
-    d = await freshDatabase();
-    const other = await openPostgres(d.url!);
-    closeOther = () => other.close();
-    stores.push(await openPostgresEventStore(d.db), await openPostgresEventStore(other.db));
-  });
-  afterAll(async () => {
-    await closeOther?.();
-    await d?.close();
-  });
+  const stores = twoInstanceStores();
 
   it('given an allowance of 5 with 2 used, when 12 admissions race, then exactly 3 are admitted and 9 refused', async () => {
     const org = newId();

@@ -2,16 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allowanceStream, monthOf } from '../../commands/allowances/allowance';
 import { decideReplay, fingerprintOf, idempotentResultId } from '../../commands/idempotency/idempotency';
 import { PROBE_KEY_CONFLICT, type RequestProbe, requestProbe } from '../../commands/probe/request-probe';
-import { openPostgres } from '../../src/db';
 import { conflict, type DomainError, isDomainError } from '../../src/domain/errors';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
-import type { EventStore } from '../../src/eventstore/port';
-import { openPostgresEventStore } from '../../src/eventstore/postgres';
 import type { Runtime } from '../../src/runtime';
 import { probeJob } from '../../src/workers/probe';
-import { freshDatabase, onRealPostgres, type TestDatabase } from '../support/db';
+import { freshDatabase, onRealPostgres, type TestDatabase, twoInstanceStores } from '../support/db';
 import { jobEnded, openJobRuntime } from '../support/jobs';
 
 const probe = (over: Partial<RequestProbe> = {}): RequestProbe => ({ website_id: null, steps: 1, step_ms: 0, fail_at_step: null, ...over });
@@ -96,19 +93,7 @@ const racing = onRealPostgres ? describe : describe.skip;
 if (!onRealPostgres) console.log('idempotency races skipped: DATABASE_URL unset (two instances need a shared server)');
 
 racing('idempotency: concurrent requests with one key through two instances (real Postgres)', () => {
-  let d: TestDatabase;
-  const stores: EventStore[] = [];
-  let closeOther: () => Promise<void>;
-  beforeAll(async () => {
-    d = await freshDatabase();
-    const other = await openPostgres(d.url!);
-    closeOther = () => other.close();
-    stores.push(await openPostgresEventStore(d.db), await openPostgresEventStore(other.db));
-  });
-  afterAll(async () => {
-    await closeOther?.();
-    await d?.close();
-  });
+  const stores = twoInstanceStores();
 
   it('given 10 requests with one key and one input at once, then one probe is created, charged once, and every request answers its id', async () => {
     const org = newId();

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, type Site } from '../support/answers';
 import { onRealPostgres } from '../support/db';
-import { call, caughtUp, startServer, type TestServer } from '../support/server';
+import { call, caughtUp, startServer, type TestServer, useTwoInstances } from '../support/server';
 import { until } from '../support/until';
 
 // Honest counts and no hangs (issue 14, item 9): imports of one file at once each report what they stored, over HTTP,
@@ -53,15 +53,12 @@ describe.skipIf(!onRealPostgres)('imports of one file at once', () => {
   let b: TestServer;
   let key: string;
   let dir: string;
-  beforeAll(async () => {
-    a = await startServer();
-    b = await startServer({}, {}, a);
+  useTwoInstances(async (ctx) => {
+    ({ a, b } = ctx);
     key = (await a.org('Import races')).key;
     dir = mkdtempSync(join(tmpdir(), 'aivis-import-race-'));
   });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
+  afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

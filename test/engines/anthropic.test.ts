@@ -45,20 +45,15 @@ adapterContract({
   model,
   create: createAnthropicEngine,
   good,
-  expectGood(r) {
-    expect(r.text).toBe("I'll search for current reviews. For a small team, Asana is a strong choice, and PCMag rates Trello highly.");
+  reads: {
+    text: "I'll search for current reviews. For a small team, Asana is a strong choice, and PCMag rates Trello highly.",
     // cited first, in reading order; then the other sources the search returned
-    expect(r.citations).toEqual([
-      'https://asana.com/',
-      'https://www.pcmag.com/picks/the-best-project-management-software',
-      'https://www.reddit.com/r/projectmanagement/comments/abc/',
-    ]);
-    expect(r.usage).toMatchObject({ credits: 1, input_tokens: 2100, output_tokens: 180 });
-    expect(r.provider_model).toBe('claude-sonnet-4-5-20250929');
+    citations: ['https://asana.com/', 'https://www.pcmag.com/picks/the-best-project-management-software', 'https://www.reddit.com/r/projectmanagement/comments/abc/'],
+    tokens: { input_tokens: 2100, output_tokens: 180 },
+    provider_model: 'claude-sonnet-4-5-20250929',
   },
+  sent: { method: 'POST', path: '/v1/messages' },
   expectRequest(hit) {
-    expect(hit.method).toBe('POST');
-    expect(hit.path).toBe('/v1/messages');
     expect(hit.headers['x-api-key']).toBe(KEY);
     expect(hit.headers['anthropic-version']).toBe(ANTHROPIC_VERSION);
     expect(hit.headers.authorization).toBeUndefined();

@@ -17,8 +17,12 @@ export interface AdapterCase {
   create(deps: LiveEngineDeps): LiveEngine;
   /** A 200 body of a good answer. */
   good: unknown;
-  /** What the good answer must read as. */
-  expectGood(result: AnswerResult): void;
+  /** What the good answer must read as: its text (or a pattern of it), its citations in order, the provider's model name, and the tokens where the provider counts them. */
+  reads: { text: string | RegExp; citations: string[]; provider_model: string; tokens?: { input_tokens: number; output_tokens: number } };
+  /** Anything else the good answer must read as (products, the exact usage). */
+  expectGood?(result: AnswerResult): void;
+  /** The request's method and path. */
+  sent: { method: 'GET' | 'POST'; path: string };
   /** The request carries the key where the provider wants it, and the provider's model name. */
   expectRequest(hit: Hit): void;
   /** A 200 body that is JSON but not this provider's answer. */
@@ -45,6 +49,19 @@ async function failure(p: Promise<unknown>): Promise<EngineError> {
 }
 
 export function adapterContract(c: AdapterCase): void {
+  const readsGood = (r: AnswerResult) => {
+    if (typeof c.reads.text === 'string') expect(r.text).toBe(c.reads.text);
+    else expect(r.text).toMatch(c.reads.text);
+    expect(r.citations).toEqual(c.reads.citations);
+    if (c.reads.tokens) expect(r.usage).toMatchObject({ credits: 1, ...c.reads.tokens });
+    expect(r.provider_model).toBe(c.reads.provider_model);
+    c.expectGood?.(r);
+  };
+  const sentWell = (hit: Hit) => {
+    expect(hit.method).toBe(c.sent.method);
+    expect(hit.path).toBe(c.sent.path);
+    c.expectRequest(hit);
+  };
   describe(`${c.name} adapter contract`, () => {
     let server: FakeProvider;
     const engine = (options: LiveEngineOptions = {}) =>
@@ -61,18 +78,18 @@ export function adapterContract(c: AdapterCase): void {
     it('given a good answer, then text, citations and usage, from one request with the key and model name', async () => {
       server.script({ body: c.good });
       const result = await engine().ask(request(c.model));
-      c.expectGood(result);
+      readsGood(result);
       expect(result.usage.credits).toBe(1);
       expect(result.latency_ms).toBeGreaterThanOrEqual(0);
       expect(result.provider_model.length).toBeGreaterThan(0);
       expect(server.hits).toHaveLength(1);
-      c.expectRequest(server.hits[0]);
+      sentWell(server.hits[0]);
     });
 
     it('given a 429 with Retry-After, then it waits that long and retries', async () => {
       server.script({ status: 429, headers: { 'retry-after': '1' }, body: c.errorBody('slow down') }, { body: c.good });
       const result = await engine().ask(request(c.model));
-      c.expectGood(result);
+      readsGood(result);
       expect(server.hits).toHaveLength(2);
       const gap = server.hits[1].at - server.hits[0].at;
       expect(gap).toBeGreaterThanOrEqual(950);
@@ -81,7 +98,7 @@ export function adapterContract(c: AdapterCase): void {
 
     it('given a 5xx then a good answer, then the answer', async () => {
       server.script({ status: 503, body: c.errorBody('overloaded') }, { body: c.good });
-      c.expectGood(await engine().ask(request(c.model)));
+      readsGood(await engine().ask(request(c.model)));
       expect(server.hits).toHaveLength(2);
     });
 
@@ -149,7 +166,7 @@ export function adapterContract(c: AdapterCase): void {
       const e = engine({ concurrency: 2 });
       const results = await Promise.all(Array.from({ length: 8 }, () => e.ask(request(c.model))));
       expect(results).toHaveLength(8);
-      for (const r of results) c.expectGood(r);
+      for (const r of results) readsGood(r);
       expect(server.hits).toHaveLength(8);
       expect(server.maxInFlight).toBe(2);
     });

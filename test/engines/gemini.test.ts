@@ -41,18 +41,14 @@ adapterContract({
   model,
   create: createGeminiEngine,
   good,
-  expectGood(r) {
-    expect(r.text).toBe('For small teams, **Trello** and **ClickUp** are common recommendations.');
-    expect(r.citations).toEqual([
-      'https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbC123',
-      'https://www.techradar.com/best/best-project-management-software',
-    ]);
-    expect(r.usage).toMatchObject({ credits: 1, input_tokens: 12, output_tokens: 140 });
-    expect(r.provider_model).toBe('gemini-2.5-flash');
+  reads: {
+    text: 'For small teams, **Trello** and **ClickUp** are common recommendations.',
+    citations: ['https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbC123', 'https://www.techradar.com/best/best-project-management-software'],
+    tokens: { input_tokens: 12, output_tokens: 140 },
+    provider_model: 'gemini-2.5-flash',
   },
+  sent: { method: 'POST', path: `/v1beta/models/${model.provider_model}:generateContent` },
   expectRequest(hit) {
-    expect(hit.method).toBe('POST');
-    expect(hit.path).toBe(`/v1beta/models/${model.provider_model}:generateContent`);
     expect(hit.headers['x-goog-api-key']).toBe(KEY);
     // the key travels in the header only, never in the URL
     expect(hit.query.get('key')).toBeNull();

@@ -42,29 +42,28 @@ adapterContract({
   model: aiMode,
   create: createSerpApiEngine,
   good,
+  reads: {
+    text: [
+      'Good options for small teams include:',
+      '- Asana: clear task views and timelines.',
+      '- Trello: simple boards.',
+      '- Free plan for up to 10 boards.',
+      'Tool | Price',
+      'Asana | $10.99',
+      'Bottom line',
+    ].join('\n'),
+    citations: ['https://www.zapier.com/blog/best-project-management-software/', 'https://asana.com/pricing?utm_source=google'],
+    provider_model: aiMode.provider_model,
+  },
   expectGood(r) {
-    expect(r.text).toBe(
-      [
-        'Good options for small teams include:',
-        '- Asana: clear task views and timelines.',
-        '- Trello: simple boards.',
-        '- Free plan for up to 10 boards.',
-        'Tool | Price',
-        'Asana | $10.99',
-        'Bottom line',
-      ].join('\n'),
-    );
-    expect(r.citations).toEqual(['https://www.zapier.com/blog/best-project-management-software/', 'https://asana.com/pricing?utm_source=google']);
     expect(r.products).toEqual([
       { name: 'Asana Premium (1 year)', merchant: 'Asana', price: 131.88, currency: 'USD', position: 1, url: 'https://asana.com/premium' },
       { name: 'Planner Notebook', merchant: 'Amazon.de', price: 12.99, currency: 'EUR', position: 2, url: 'https://www.google.com/shopping/product/1' },
     ]);
     expect(r.usage).toEqual({ credits: 1 });
-    expect(r.provider_model).toBe(aiMode.provider_model);
   },
+  sent: { method: 'GET', path: '/search.json' },
   expectRequest(hit) {
-    expect(hit.method).toBe('GET');
-    expect(hit.path).toBe('/search.json');
     expect(hit.query.get('engine')).toBe(aiMode.provider_model);
     expect(hit.query.get('q')).toBe(request(aiMode).prompt);
     expect(hit.query.get('api_key')).toBe(KEY);

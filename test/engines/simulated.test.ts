@@ -1,27 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { MODEL_IDS, SHOPPING_MODEL_IDS } from '../../src/domain/models';
-import { type AnswerRequest, type AnswerResult, EngineError, type EngineWebsite } from '../../src/engines/port';
+import { type AnswerRequest, type AnswerResult, EngineError } from '../../src/engines/port';
 import { createSimulatedEngine, simulateAnswer } from '../../src/engines/simulated';
+import { SIM_PROMPTS as PROMPTS, SIM_WEBSITE as website, simDays as days } from '../support/engines';
 
-const website: EngineWebsite = {
-  brand: { name: 'Acme Tasks', domain: 'acmetasks.com' },
-  competitors: [
-    { name: 'Trello', domain: 'trello.com', identifiers: ['Trello Boards'] },
-    { name: 'Asana', domain: 'asana.com', identifiers: ['Asana Inc'] },
-    { name: 'Monday', domain: 'monday.com', identifiers: ['monday.com Work OS', 'MondayWorkOS'] },
-    { name: 'ClickUp', domain: 'clickup.com', identifiers: [] },
-  ],
-};
 const entities = [website.brand, ...website.competitors];
-
-const PROMPTS = [
-  'What is the best project management tool for a small team?',
-  'Which task tracker integrates with Slack?',
-  'Cheapest kanban software for freelancers',
-  'How do I pick a work management platform?',
-];
-
-const days = (n: number) => Array.from({ length: n }, (_, i) => new Date(Date.UTC(2025, 0, 1 + i)).toISOString().slice(0, 10));
 
 const req = (extra: Partial<AnswerRequest> = {}): AnswerRequest => ({
   model: MODEL_IDS[0],

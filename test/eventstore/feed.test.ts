@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/domain/random';
 import { type FeedInterest, SharedFeed } from '../../src/eventstore/feed';
 import { comparePositions, type EventStore, type Position, type RecordedEvent, START } from '../../src/eventstore/port';
-import { freshStore } from '../support/db';
+import { useFreshStore, type TestStore } from '../support/db';
 import { testMetadata } from '../support/events';
 import { until } from '../support/until';
 
@@ -25,11 +25,8 @@ function counted(store: EventStore) {
 const TYPES = ['ApiKeyRevoked', 'WebsiteStatusChanged', 'UserAdded'] as const;
 
 describe('shared feed: one read of the log for the projections of a process', () => {
-  let t: Awaited<ReturnType<typeof freshStore>>;
-  beforeAll(async () => {
-    t = await freshStore();
-  });
-  afterAll(async () => t?.close());
+  let t: TestStore;
+  useFreshStore((x) => (t = x));
 
   const appendOne = async (type: string, stream: string) => {
     const id = randomUUID();

@@ -1,18 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { knownEventTypes } from '../../src/domain/events';
 import { comparePositions, type Position, START } from '../../src/eventstore/port';
 import { until } from '../support/until';
-import { freshStore } from '../support/db';
+import { useFreshStore, type TestStore } from '../support/db';
 import { testMetadata } from '../support/events';
 
 // A projection that handles a few types reads only those, but its checkpoint still moves past what it skipped.
 describe('Postgres event store: catch-up read of some types', () => {
-  let t: Awaited<ReturnType<typeof freshStore>>;
-  beforeAll(async () => {
-    t = await freshStore();
-  });
-  afterAll(async () => t?.close());
+  let t: TestStore;
+  useFreshStore((x) => (t = x));
 
   // a slow write transaction elsewhere on the server (another test file) holds the xmin horizon back for a moment
   const visible = (p: Position) => until('the appends to be visible to catch-up readers', async () => comparePositions(await t.store.headPosition(), p) >= 0);

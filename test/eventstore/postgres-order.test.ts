@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { START } from '../../src/eventstore/port';
-import { freshStore } from '../support/db';
+import { useFreshStore, type TestStore } from '../support/db';
 import { testMetadata } from '../support/events';
 
 // Transaction ids must order as numbers: as text, '10' sorts before '9' and a catch-up reader would re-read or skip.
 describe('Postgres event store ordering', () => {
-  let t: Awaited<ReturnType<typeof freshStore>>;
-  beforeAll(async () => {
-    t = await freshStore();
-  });
-  afterAll(async () => t?.close());
+  let t: TestStore;
+  useFreshStore((x) => (t = x));
 
   it('given events whose transaction ids straddle a power of ten, then catch-up reads them in numeric order, once each', async () => {
     const ids = [randomUUID(), randomUUID(), randomUUID()];

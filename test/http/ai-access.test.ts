@@ -5,7 +5,7 @@ import { AiAccessReport } from '../../src/http/routes/ai-access';
 import { EXPECTED_KEYS, flags, withFlags } from '../support/ai-access';
 import { guardConnections } from '../support/net';
 import { call, startServer, type TestServer } from '../support/server';
-import { buildWorld, tenancyChecks, type World } from '../support/tenancy';
+import { tenancyChecks, useWorld, type World } from '../support/tenancy';
 import { D, ENGINES_WITH_TRAINING_AGENTS, inOneRateWindow, SHORT_TIMEOUT_MS, startFixture, type Fixture } from './ai-access-fixture';
 
 const { attempts } = guardConnections();
@@ -13,15 +13,12 @@ const { attempts } = guardConnections();
 let fx: Fixture;
 let s: TestServer;
 let w: World;
+// hooks run in order before and in reverse order after: the fixture starts before the server and closes after it
 beforeAll(async () => {
   fx = await startFixture();
-  s = await startServer({}, { outbound: fx.outbound });
-  w = await buildWorld(s);
 });
-afterAll(async () => {
-  await s?.close();
-  await fx?.close();
-});
+afterAll(async () => fx?.close());
+useWorld((ctx) => ({ s, w } = ctx), () => startServer({}, { outbound: fx.outbound }));
 
 const PATH = '/api/v1/ai-access/check';
 const check = (domain: unknown, key = w.a.key) => call(s, 'POST', PATH, { key, body: { domain } });

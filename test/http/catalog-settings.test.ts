@@ -1,42 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { provisionDemoWebsite } from '../../commands/catalog/demo-catalog';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { MODEL_IDS } from '../../src/domain/models';
-import { call, caughtUp, startServer, type TestServer } from '../support/server';
-import { buildWorld, tenancyChecks, type World } from '../support/tenancy';
+import { newSite, refusedWithoutWrite } from '../support/http';
+import { call, caughtUp, type TestServer } from '../support/server';
+import { tenancyChecks, useWorld, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
-});
-afterAll(async () => s?.close());
+useWorld((ctx) => ({ s, w } = ctx));
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const M = [MODEL_IDS[0], MODEL_IDS[1]];
 
-async function newSite() {
-  const r = await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'Site', url: `https://${Math.random().toString(36).slice(2)}.example.com` } });
-  expect(r.status).toBe(201);
-  return r.body.website.id as string;
-}
-
 const post = (path: string, body: unknown, key = w.a.key) => call(s, 'POST', path, { key, body });
 const patch = (path: string, body: unknown, key = w.a.key) => call(s, 'PATCH', path, { key, body });
 const get = (path: string, website_id: string, key = w.a.key) => call(s, 'GET', path, { key, query: { website_id } });
-
-async function refusedWithoutWrite(cases: { method: string; path: string; query?: Record<string, string>; body?: unknown; status: number; error?: string | RegExp }[]) {
-  for (const c of cases) {
-    const before = await s.head();
-    const r = await call(s, c.method, c.path, { key: w.a.key, query: c.query, body: c.body });
-    expect(r.status, `${c.method} ${c.path} ${JSON.stringify(c.body ?? c.query)} -> ${JSON.stringify(r.body)}`).toBe(c.status);
-    expect(typeof r.body?.error).toBe('string');
-    if (typeof c.error === 'string') expect(r.body.error, JSON.stringify(c.body ?? c.query)).toBe(c.error);
-    else if (c.error) expect(r.body.error).toMatch(c.error);
-    expect(await s.head()).toBe(before);
-  }
-}
 
 /** The feed rows of a website as stored: kind, ids and which key made them. */
 async function feedRows(websiteId: string, entityType: string) {
@@ -49,7 +28,7 @@ const keyIdOf = async (userId: string | null, name: string) =>
 
 describe('personas', () => {
   it('given personas created, then they are listed in order and fed to the activity', async () => {
-    const site = await newSite();
+    const site = await newSite(s, w.a.key);
     const a = await post('/api/v1/personas', { website_id: site, name: 'CFO', description: 'Cares about cost' });
     expect(a.status).toBe(201);
     expect(a.body).toEqual({ persona: { id: expect.any(String), name: 'CFO', description: 'Cares about cost' } });
@@ -63,8 +42,8 @@ describe('personas', () => {
   });
 
   it('given bad input, then 400 naming the field and nothing written', async () => {
-    const site = await newSite();
-    await refusedWithoutWrite([
+    const site = await newSite(s, w.a.key);
+    await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/personas', status: 400, error: 'website_id is required' },
       { method: 'POST', path: '/api/v1/personas', body: { name: 'X' }, status: 400, error: 'website_id is required' },
       { method: 'POST', path: '/api/v1/personas', body: { website_id: site }, status: 400, error: 'name is required' },
@@ -92,8 +71,8 @@ describe('locations', () => {
   });
 
   it('given bad input, then 400 naming the field and nothing written', async () => {
-    const site = await newSite();
-    await refusedWithoutWrite([
+    const site = await newSite(s, w.a.key);
+    await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/locations', status: 400, error: 'website_id is required' },
       { method: 'POST', path: '/api/v1/locations', body: { website_id: site, country: 'US' }, status: 400, error: 'location is required' },
       { method: 'POST', path: '/api/v1/locations', body: { website_id: site, location: 'X' }, status: 400, error: 'country is required' },
@@ -112,7 +91,7 @@ describe('locations', () => {
 
 describe('attributes', () => {
   it('given attributes created, then listed; a duplicate name is 409', async () => {
-    const site = await newSite();
+    const site = await newSite(s, w.a.key);
     const a = await post('/api/v1/attributes', { website_id: site, name: 'Price', description: 'How it is priced' });
     expect(a.status).toBe(201);
     expect(a.body).toEqual({ attribute: { id: expect.any(String), name: 'Price', description: 'How it is priced' } });
@@ -126,8 +105,8 @@ describe('attributes', () => {
   });
 
   it('given bad input, then 400 naming the field and nothing written', async () => {
-    const site = await newSite();
-    await refusedWithoutWrite([
+    const site = await newSite(s, w.a.key);
+    await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/attributes', status: 400, error: 'website_id is required' },
       { method: 'POST', path: '/api/v1/attributes', body: { website_id: site, name: '' }, status: 400, error: 'name: must not be empty' },
       { method: 'POST', path: '/api/v1/attributes', body: { website_id: site, name: 'n'.repeat(201) }, status: 400, error: 'name: must be at most 200 characters' },
@@ -141,7 +120,7 @@ describe('attributes', () => {
 
 describe('prompt schedules', () => {
   it('given a new website, then the listing holds only default, with null days', async () => {
-    const site = await newSite();
+    const site = await newSite(s, w.a.key);
     const r = await get('/api/v1/prompt-schedules', site);
     expect(r.status).toBe(200);
     expect(r.body.data).toHaveLength(1);
@@ -149,7 +128,7 @@ describe('prompt schedules', () => {
   });
 
   it('given custom schedules created, edited and archived, then default stays first and archived ones stay listed', async () => {
-    const site = await newSite();
+    const site = await newSite(s, w.a.key);
     const a = await post('/api/v1/prompt-schedules', { website_id: site, name: 'Q1 launch', models: M, starts_on: '2026-01-01', ends_on: '2026-03-31', frequency: 'weekly' });
     expect(a.status).toBe(201);
     expect(a.body.schedule).toEqual({ id: expect.any(String), name: 'Q1 launch', models: M, starts_on: '2026-01-01', ends_on: '2026-03-31', frequency: 'weekly', is_active: true, archived: false });
@@ -182,10 +161,10 @@ describe('prompt schedules', () => {
   });
 
   it('given bad input, then 400 naming the field and nothing written', async () => {
-    const site = await newSite();
+    const site = await newSite(s, w.a.key);
     const x = (await post('/api/v1/prompt-schedules', { website_id: site, name: 'X', models: M, starts_on: '2026-05-01', frequency: 'daily' })).body.schedule;
     const base = { website_id: site, name: 'S', models: M, frequency: 'daily' };
-    await refusedWithoutWrite([
+    await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/prompt-schedules', status: 400, error: 'website_id is required' },
       { method: 'POST', path: '/api/v1/prompt-schedules', body: { ...base, starts_on: '2026-02-01', ends_on: '2026-01-31' }, status: 400, error: 'ends_on: must not be before starts_on' },
       { method: 'POST', path: '/api/v1/prompt-schedules', body: { ...base, starts_on: '2026-13-01' }, status: 400, error: 'starts_on: must be a real calendar day' },
@@ -206,10 +185,10 @@ describe('prompt schedules', () => {
   });
 
   it("given another website's schedule id, then 404", async () => {
-    const one = await newSite();
-    const two = await newSite();
+    const one = await newSite(s, w.a.key);
+    const two = await newSite(s, w.a.key);
     const x = (await post('/api/v1/prompt-schedules', { website_id: one, name: 'X', models: M, frequency: 'daily' })).body.schedule;
-    await refusedWithoutWrite([{ method: 'PATCH', path: `/api/v1/prompt-schedules/${x.id}`, body: { website_id: two, name: 'N' }, status: 404, error: 'Prompt schedule not found' }]);
+    await refusedWithoutWrite(s, w.a.key, [{ method: 'PATCH', path: `/api/v1/prompt-schedules/${x.id}`, body: { website_id: two, name: 'N' }, status: 404, error: 'Prompt schedule not found' }]);
   });
 
   tenancyChecks('GET /api/v1/prompt-schedules', () => w, {
@@ -231,7 +210,7 @@ describe('prompt schedules', () => {
 
 describe('saved views', () => {
   it('given a view with an unreproducible filter, then it is stored as given; edits keep the id', async () => {
-    const site = await newSite();
+    const site = await newSite(s, w.a.key);
     const filters = { models_not: [MODEL_IDS[0]], prompt_status: 'active', sentiment: ['negative'] };
     const v = await post('/api/v1/saved-views', { website_id: site, name: 'Without one model', filters });
     expect(v.status).toBe(201);
@@ -253,10 +232,10 @@ describe('saved views', () => {
   });
 
   it('given bad input, unknown or foreign ids, then 4xx and nothing written', async () => {
-    const one = await newSite();
-    const two = await newSite();
+    const one = await newSite(s, w.a.key);
+    const two = await newSite(s, w.a.key);
     const v = (await post('/api/v1/saved-views', { website_id: one, name: 'Mine' })).body.view;
-    await refusedWithoutWrite([
+    await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/saved-views', status: 400, error: 'website_id is required' },
       { method: 'POST', path: '/api/v1/saved-views', body: { website_id: one }, status: 400, error: 'name is required' },
       { method: 'POST', path: '/api/v1/saved-views', body: { website_id: one, name: 'V', filters: 'x' }, status: 400, error: 'filters: must be an object' },
@@ -290,9 +269,9 @@ describe('saved views', () => {
         schedule_id: (await ok('/api/v1/prompt-schedules', { name: 'Daily', models: M, frequency: 'daily' })).schedule.id as string,
       };
     };
-    const mine = await newSite();
+    const mine = await newSite(s, w.a.key);
     const own = await catalogue(mine, w.a.key);
-    const sibling = await catalogue(await newSite(), w.a.key);
+    const sibling = await catalogue(await newSite(s, w.a.key), w.a.key);
     const foreign = await catalogue(w.b.b1, w.b.key);
     const view = (await post('/api/v1/saved-views', { website_id: mine, name: 'Own ids', filters: { ...own, prompt_ids: [own.prompt_ids[0].toUpperCase()] } })).body.view;
     expect(view.filters.competitor_ids).toEqual(own.competitor_ids);
@@ -308,7 +287,7 @@ describe('saved views', () => {
         ];
       }),
     );
-    await refusedWithoutWrite(cases);
+    await refusedWithoutWrite(s, w.a.key, cases);
     expect((await get('/api/v1/saved-views', mine)).body.data).toEqual([view]);
   });
 

@@ -1,42 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { markPromptAnswered } from '../../commands/catalog/mark-prompt-answered';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { isDomainError } from '../../src/domain/errors';
 import { MODELS } from '../../src/domain/models';
-import { call, caughtUp, startServer, type TestServer } from '../support/server';
-import { buildWorld, tenancyChecks, type World } from '../support/tenancy';
+import { newSite, refusedWithoutWrite } from '../support/http';
+import { call, caughtUp, type TestServer } from '../support/server';
+import { tenancyChecks, useWorld, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
-});
-afterAll(async () => s?.close());
+useWorld((ctx) => ({ s, w } = ctx));
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
-/** A fresh website of org A, so tests don't see each other's catalogue. */
-async function newSite(name = 'Site', url = `https://${Math.random().toString(36).slice(2)}.example.com`) {
-  const r = await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name, url } });
-  expect(r.status).toBe(201);
-  return r.body.website.id as string;
-}
-
 const post = (path: string, body: unknown, key = w.a.key) => call(s, 'POST', path, { key, body });
 const get = (path: string, website_id: string, key = w.a.key) => call(s, 'GET', path, { key, query: { website_id } });
-
-/** Each case: a 4xx with an {error} (exactly `error` when given) and nothing written. */
-async function refusedWithoutWrite(cases: { method: string; path: string; query?: Record<string, string>; body?: unknown; status: number; error?: string }[]) {
-  for (const c of cases) {
-    const before = await s.head();
-    const r = await call(s, c.method, c.path, { key: w.a.key, query: c.query, body: c.body });
-    expect(r.status, `${c.method} ${c.path} ${JSON.stringify(c.body ?? c.query)} -> ${JSON.stringify(r.body)}`).toBe(c.status);
-    expect(typeof r.body?.error).toBe('string');
-    if (c.error) expect(r.body.error, JSON.stringify(c.body ?? c.query)).toBe(c.error);
-    expect(await s.head()).toBe(before);
-  }
-}
 
 /** The feed of a website once it has every change so far (writes do not wait for the activity read model). */
 async function activityOf(websiteId: string) {
@@ -48,7 +26,7 @@ async function activityOf(websiteId: string) {
 
 describe('competitors', () => {
   it('given competitors added, renamed, re-identified and removed, then the listing follows with the spec fields', async () => {
-    const site = await newSite('Acme', 'https://acme-shop.example.com/store');
+    const site = await newSite(s, w.a.key, 'Acme', 'https://acme-shop.example.com/store');
     const a = await post('/api/v1/competitors', { website_id: site, name: 'Rival', url: 'https://www.Rival.example.net/?utm_source=x', identifiers: ['RivalCo', 'RivalCo'] });
     expect(a.status).toBe(201);
     expect(a.body.competitor).toEqual({ id: expect.any(String), name: 'Rival', url: 'https://www.Rival.example.net/?utm_source=x', normalized_url: 'rival.example.net/', identifiers: ['RivalCo'] });
@@ -78,8 +56,8 @@ describe('competitors', () => {
   });
 
   it("given a competitor URL at or below the website's own URL, then 400 and nothing written", async () => {
-    const site = await newSite('Below', 'https://below.example.com/shop');
-    await refusedWithoutWrite([
+    const site = await newSite(s, w.a.key, 'Below', 'https://below.example.com/shop');
+    await refusedWithoutWrite(s, w.a.key, [
       { method: 'POST', path: '/api/v1/competitors', body: { website_id: site, name: 'Self', url: 'https://www.below.example.com/shop' }, status: 400, error: "url: a competitor must not be the website's own URL or a page below it" },
       { method: 'POST', path: '/api/v1/competitors', body: { website_id: site, name: 'Deeper', url: 'below.example.com/shop/deals?x=1' }, status: 400 },
     ]);
@@ -87,7 +65,7 @@ describe('competitors', () => {
   });
 
   it('given a competitor with the same normalized URL, then 409 with the existing one', async () => {
-    const site = await newSite();
+    const site = await newSite(s, w.a.key);
     const a = await post('/api/v1/competitors', { website_id: site, name: 'Dup', url: 'https://dup.example.net' });
     const before = await s.head();
     const r = await post('/api/v1/competitors', { website_id: site, name: 'Dup again', url: 'http://www.dup.example.net/' });
@@ -97,8 +75,8 @@ describe('competitors', () => {
   });
 
   it('given bad input, then 4xx naming the field and nothing written', async () => {
-    const site = await newSite();
-    await refusedWithoutWrite([
+    const site = await newSite(s, w.a.key);
+    await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/competitors', status: 400, error: 'website_id is required' },
       { method: 'GET', path: '/api/v1/competitors', query: { website_id: 'nope' }, status: 400, error: 'website_id: must be a UUID' },
       { method: 'GET', path: '/api/v1/competitors', query: { website_id: UNKNOWN }, status: 404, error: 'Website not found' },
@@ -120,10 +98,10 @@ describe('competitors', () => {
   });
 
   it("given another website's competitor id, then 404 on that website", async () => {
-    const one = await newSite();
-    const two = await newSite();
+    const one = await newSite(s, w.a.key);
+    const two = await newSite(s, w.a.key);
     const c = (await post('/api/v1/competitors', { website_id: one, name: 'Mine', url: 'mine.example.net' })).body.competitor;
-    await refusedWithoutWrite([
+    await refusedWithoutWrite(s, w.a.key, [
       { method: 'PATCH', path: `/api/v1/competitors/${c.id}`, body: { website_id: two, name: 'Stolen' }, status: 404, error: 'Competitor not found' },
       { method: 'DELETE', path: `/api/v1/competitors/${c.id}`, query: { website_id: two }, status: 404, error: 'Competitor not found' },
     ]);
@@ -149,7 +127,7 @@ describe('competitors', () => {
 
 describe('topics', () => {
   it('given a topic deleted with default delete_prompts, then its prompts stay listed; re-creating it restores the topic', async () => {
-    const site = await newSite();
+    const site = await newSite(s, w.a.key);
     const t = await post('/api/v1/topics', { website_id: site, name: 'Pricing' });
     expect(t.status).toBe(201);
     expect(t.body).toEqual({ topic: { id: expect.any(String), name: 'Pricing' }, restored: false });
@@ -172,7 +150,7 @@ describe('topics', () => {
   });
 
   it('given delete_prompts=true, then every prompt in it is soft-deleted and re-creating the topic brings them back', async () => {
-    const site = await newSite();
+    const site = await newSite(s, w.a.key);
     const topicId = (await post('/api/v1/topics', { website_id: site, name: 'Support' })).body.topic.id;
     const other = (await post('/api/v1/topics', { website_id: site, name: 'Other' })).body.topic.id;
     const p1 = (await post('/api/v1/prompts', { website_id: site, text: 'one', topic_id: topicId })).body.prompt;
@@ -204,7 +182,7 @@ describe('topics', () => {
   });
 
   it('given a live topic of that name, then 409 with the existing topic', async () => {
-    const site = await newSite();
+    const site = await newSite(s, w.a.key);
     const t = (await post('/api/v1/topics', { website_id: site, name: 'Dup' })).body.topic;
     const before = await s.head();
     const r = await post('/api/v1/topics', { website_id: site, name: 'dup' });
@@ -214,10 +192,10 @@ describe('topics', () => {
   });
 
   it("given another website's topic, an unknown one, a bad delete_prompts or a body, then 4xx and nothing written", async () => {
-    const one = await newSite();
-    const two = await newSite();
+    const one = await newSite(s, w.a.key);
+    const two = await newSite(s, w.a.key);
     const t = (await post('/api/v1/topics', { website_id: one, name: 'Mine' })).body.topic;
-    await refusedWithoutWrite([
+    await refusedWithoutWrite(s, w.a.key, [
       { method: 'DELETE', path: `/api/v1/topics/${t.id}`, query: { website_id: two }, status: 404, error: 'Topic not found' },
       { method: 'DELETE', path: `/api/v1/topics/${UNKNOWN}`, query: { website_id: one }, status: 404, error: 'Topic not found' },
       { method: 'DELETE', path: `/api/v1/topics/${t.id}`, query: { website_id: one, delete_prompts: 'yes' }, status: 400, error: "delete_prompts: must be 'true' or 'false'" },
@@ -244,7 +222,7 @@ describe('topics', () => {
 
 describe('prompts', () => {
   it('given prompts created and edited, then the listing has the fields and follows each write at once', async () => {
-    const site = await newSite();
+    const site = await newSite(s, w.a.key);
     const topic = (await post('/api/v1/topics', { website_id: site, name: 'T' })).body.topic.id;
     const c = await post('/api/v1/prompts', { website_id: site, text: 'best widgets 2026', topic_id: topic, tags: ['a', 'b', 'a'] });
     expect(c.status).toBe(201);
@@ -270,7 +248,7 @@ describe('prompts', () => {
   });
 
   it('given a prompt without answers, then DELETE hard-deletes it; with answers, it soft-deletes it', async () => {
-    const site = await newSite();
+    const site = await newSite(s, w.a.key);
     const a = (await post('/api/v1/prompts', { website_id: site, text: 'no answers' })).body.prompt;
     const b = (await post('/api/v1/prompts', { website_id: site, text: 'answered' })).body.prompt;
     const ctx = { store: s.rt.store, organizationId: w.a.organization_id, actor: SYSTEM_ACTOR };
@@ -289,12 +267,12 @@ describe('prompts', () => {
   });
 
   it('given bad input, unknown ids or another website, then 4xx naming the field and nothing written', async () => {
-    const one = await newSite();
-    const two = await newSite();
+    const one = await newSite(s, w.a.key);
+    const two = await newSite(s, w.a.key);
     const p = (await post('/api/v1/prompts', { website_id: one, text: 'mine' })).body.prompt;
     const gone = (await post('/api/v1/topics', { website_id: one, name: 'Gone' })).body.topic.id;
     await call(s, 'DELETE', `/api/v1/topics/${gone}`, { key: w.a.key, query: { website_id: one } });
-    await refusedWithoutWrite([
+    await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/prompts', status: 400, error: 'website_id is required' },
       { method: 'DELETE', path: `/api/v1/prompts/${p.id}`, query: { website_id: two }, status: 404, error: 'Prompt not found' },
       { method: 'DELETE', path: `/api/v1/prompts/${UNKNOWN}`, query: { website_id: one }, status: 404, error: 'Prompt not found' },
@@ -316,7 +294,7 @@ describe('prompts', () => {
   });
 
   it('given delete and the first-answer marker racing on the same prompt, then the end state is always consistent', async () => {
-    const site = await newSite();
+    const site = await newSite(s, w.a.key);
     const ctx = { store: s.rt.store, organizationId: w.a.organization_id, actor: SYSTEM_ACTOR };
     for (let round = 0; round < 10; round++) {
       const p = (await post('/api/v1/prompts', { website_id: site, text: `race ${round}` })).body.prompt;
@@ -363,9 +341,9 @@ describe('models', () => {
 
 describe('paused websites', () => {
   it('given a paused website, then its catalogue endpoints answer 403 and write nothing', async () => {
-    const site = await newSite();
+    const site = await newSite(s, w.a.key);
     await call(s, 'PATCH', `/api/v1/websites/${site}`, { key: w.a.key, body: { status: 'paused' } });
-    await refusedWithoutWrite([
+    await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/prompts', query: { website_id: site }, status: 403, error: 'Unauthorized access to this website' },
       { method: 'POST', path: '/api/v1/topics', body: { website_id: site, name: 'T' }, status: 403, error: 'Unauthorized access to this website' },
     ]);

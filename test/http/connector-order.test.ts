@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildSite, type Site } from '../support/answers';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, startServer, type TestServer, useServer } from '../support/server';
 
 /**
  * The reporting connector pages its rows in a total order that does not depend on where or when they are computed:
@@ -73,8 +73,8 @@ async function pages(server: { url: string }, size: number): Promise<Row[][]> {
   return out;
 }
 
-beforeAll(async () => {
-  s = await startServer();
+useServer(async (server) => {
+  s = server;
   key = (await s.org('Connector')).key;
   site = await buildSite(s, key, {
     name: 'Zentro',
@@ -99,7 +99,6 @@ beforeAll(async () => {
   // the second day's stored part is written again (it moves behind the others in the table)
   await imported(dayOf('2026-03-02', [prompts[0]], [MODELS[2]], [locations[1]], 1));
 });
-afterAll(async () => s?.close());
 
 describe('reporting connector paging', () => {
   it('given answers over three days, then the pages cover every (day, model, prompt, location, entity) exactly once, in the documented order, with counts of answers', async () => {

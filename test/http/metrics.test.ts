@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildSite, type Site } from '../support/answers';
-import { call, caughtUp, startServer, type TestServer } from '../support/server';
-import { buildWorld, tenancyChecks, type World } from '../support/tenancy';
+import { call, caughtUp, type TestServer } from '../support/server';
+import { tenancyChecks, useWorld, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
@@ -22,9 +22,8 @@ const UNKNOWN = '00000000-0000-4000-8000-000000000000';
  *   6 d3 p2 claude  --  Globex 1, Initech 2, Acme 3; cites Initech
  *   7 d3 p1 chatgpt L1  S1: Acme 1
  */
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
+useWorld(async (ctx) => {
+  ({ s, w } = ctx);
   site = await buildSite(s, w.a.key, {
     name: 'Acme',
     url: 'https://acme-m.example.com',
@@ -68,7 +67,6 @@ beforeAll(async () => {
   });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
 });
-afterAll(async () => s?.close());
 
 const metric = (family: string, filters?: object, kind = 'cumulative', key = w.a.key) =>
   call(s, 'POST', `/api/v1/metrics/${family}/${kind}`, { key, body: { website_id: site.id, ...(filters && { filters }) } });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { onRealPostgres } from '../support/db';
 import { sleep } from '../support/events';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, type TestServer, useTwoInstances } from '../support/server';
 
 // Two instances over one database: needs a real server.
 const suite = onRealPostgres ? describe : describe.skip;
@@ -11,14 +11,9 @@ suite('two instances over one database', () => {
   let a: TestServer;
   let b: TestServer;
   let key: string;
-  beforeAll(async () => {
-    a = await startServer();
-    b = await startServer({}, {}, a);
+  useTwoInstances(async (ctx) => {
+    ({ a, b } = ctx);
     key = (await a.org('Shared')).key;
-  });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
   });
 
   it('given a write on either instance, then a read on either sees it at once (50 times)', async () => {

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveSelection } from '../../queries/filters';
 import { listObservations, type ObservationRequest, observationTargets } from '../../queries/observations/list';
 import { deterministicId } from '../../src/domain/ids';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, type Site } from '../support/answers';
-import { call, startServer, type TestServer } from '../support/server';
-import { buildWorld, tenancyChecks, type World } from '../support/tenancy';
+import { call, type TestServer } from '../support/server';
+import { tenancyChecks, useWorld, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
@@ -147,12 +147,10 @@ async function buildFixture() {
   visible = all.filter((o) => o.schedule_id === null && o.prompt_id !== deletedPrompt);
 }
 
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
+useWorld(async (ctx) => {
+  ({ s, w } = ctx);
   await buildFixture();
 });
-afterAll(async () => s?.close());
 
 const START = '2025-01-01T00:00:00Z';
 

@@ -1,35 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeFacts } from '../../src/analysis/facts';
 import { utcDay } from '../../src/domain/dates';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, finishedRun } from '../support/answers';
-import { call, caughtUp, startServer, type TestServer } from '../support/server';
-import { buildWorld, tenancyChecks, type World } from '../support/tenancy';
+import { refusedWithoutWrite } from '../support/http';
+import { call, caughtUp, type TestServer } from '../support/server';
+import { tenancyChecks, useWorld, type World } from '../support/tenancy';
 import { until } from '../support/until';
 
 let s: TestServer;
 let w: World;
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
-});
-afterAll(async () => s?.close());
+useWorld((ctx) => ({ s, w } = ctx));
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const post = (path: string, body: unknown, key = w.a.key) => call(s, 'POST', path, { key, body });
 const list = (website_id: string, query: Record<string, string | number> = {}) => call(s, 'GET', '/api/v1/responses', { key: w.a.key, query: { website_id, ...query } });
-
-async function refusedWithoutWrite(cases: { method: string; path: string; query?: Record<string, string>; body?: unknown; status: number; error?: string | RegExp }[]) {
-  for (const c of cases) {
-    const before = await s.head();
-    const r = await call(s, c.method, c.path, { key: w.a.key, query: c.query, body: c.body });
-    expect(r.status, `${c.method} ${c.path} ${String(JSON.stringify(c.body ?? c.query)).slice(0, 300)} -> ${JSON.stringify(r.body)}`).toBe(c.status);
-    expect(typeof r.body?.error).toBe('string');
-    if (typeof c.error === 'string') expect(r.body.error).toBe(c.error);
-    else if (c.error) expect(r.body.error).toMatch(c.error);
-    expect(await s.head()).toBe(before);
-  }
-}
 
 const wholeWord = (text: string, term: string) => new RegExp(`(^|[^\\p{L}\\p{N}_])${term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\p{L}\\p{N}_])`, 'iu').test(text);
 
@@ -118,7 +103,7 @@ describe('runs', () => {
     const empty = await buildSite(s, w.a.key, { prompts: [{ text: 'only paused', status: 'paused' }] });
     const sched = await post('/api/v1/prompt-schedules', { website_id: site.id, name: 'Old', models: [MODEL_IDS[0]], frequency: 'daily' });
     await call(s, 'PATCH', `/api/v1/prompt-schedules/${sched.body.schedule.id}`, { key: w.a.key, body: { website_id: site.id, archived: true } });
-    await refusedWithoutWrite([
+    await refusedWithoutWrite(s, w.a.key, [
       { method: 'POST', path: '/api/v1/response-streaming/start', body: {}, status: 400, error: 'website_id is required' },
       { method: 'POST', path: '/api/v1/response-streaming/start', body: { website_id: site.id, schedule_id: 'nope' }, status: 400, error: "schedule_id: must be 'default' or a schedule id (UUID)" },
       { method: 'POST', path: '/api/v1/response-streaming/start', body: { website_id: site.id, schedule_id: UNKNOWN }, status: 404, error: 'Schedule not found' },
@@ -133,7 +118,7 @@ describe('runs', () => {
   it("given a paused website, then its runs and answers are refused with 403", async () => {
     const site = await buildSite(s, w.a.key);
     expect((await call(s, 'PATCH', `/api/v1/websites/${site.id}`, { key: w.a.key, body: { status: 'paused' } })).status).toBe(200);
-    await refusedWithoutWrite([
+    await refusedWithoutWrite(s, w.a.key, [
       { method: 'POST', path: '/api/v1/response-streaming/start', body: { website_id: site.id }, status: 403, error: 'Unauthorized access to this website' },
       { method: 'GET', path: '/api/v1/responses', query: { website_id: site.id }, status: 403 },
       { method: 'GET', path: '/api/v1/date-range', query: { website_id: site.id }, status: 403 },
@@ -279,7 +264,7 @@ describe('import', () => {
     const ok = { prompt_id: site.prompts[0].id, model: MODEL_IDS[0], run_at: T0, text: 'Fine.' };
     const obs = { entity_id: site.id, attribute_id: site.attributes[0].id, positive: true, score: 0.5, text_span: 'Fine.' };
     const imp = (responses: unknown[]) => ({ method: 'POST', path: '/api/v1/responses/import', body: { website_id: site.id, responses } });
-    await refusedWithoutWrite([
+    await refusedWithoutWrite(s, w.a.key, [
       { ...imp([]), status: 400, error: 'responses: must have at least 1 item' },
       { ...imp(Array.from({ length: 1001 }, () => ok)), status: 400, error: 'responses: must have at most 1000 items' },
       { ...imp([ok, { ...ok, prompt_id: other.prompts[0].id }]), status: 400, error: 'responses[1].prompt_id: Prompt not found' },
@@ -397,7 +382,7 @@ describe('listing', () => {
     await call(s, 'DELETE', `/api/v1/prompts/${p3.id}`, { key: w.a.key, query: { website_id: site.id } });
     expect(await got({})).toEqual(expectIds(0, 1, 2));
 
-    await refusedWithoutWrite([
+    await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/responses', status: 400, error: 'website_id is required' },
       { method: 'GET', path: '/api/v1/responses', query: { website_id: site.id, models: 'gpt-9' }, status: 400, error: /^models\[0\]: unknown model "gpt-9"/ },
       { method: 'GET', path: '/api/v1/responses', query: { website_id: site.id, start_date: 'yesterday' }, status: 400, error: /^start_date: invalid date/ },

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_IDS, SHOPPING_MODEL_IDS, isShoppingModelId } from '../../src/domain/models';
 import { SHOPPING_NOT_ENABLED } from '../../src/http/routes/shopping-ops';
-import { call, caughtUp, startServer, type TestServer } from '../support/server';
-import { buildWorld, tenancyChecks, type World } from '../support/tenancy';
+import { call, caughtUp, type TestServer } from '../support/server';
+import { tenancyChecks, useWorld, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
@@ -119,12 +119,10 @@ async function buildData(): Promise<Data> {
   return { site, globex, initech, schedule, p };
 }
 
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
+useWorld(async (ctx) => {
+  ({ s, w } = ctx);
   d = await buildData();
 });
-afterAll(async () => s?.close());
 
 const zeroBuckets = (from: number, to: number) =>
   Array.from({ length: to - from + 1 }, (_, i) => ({ position: String(from + i), cards: 0, own_cards: 0, competitor_cards: 0, other_cards: 0, own_rate: 0, competitor_rate: 0, own_share: 0 }));

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config';
 import { ANON_REQUESTS_PER_MIN } from '../../src/mcp/server';
 import { awayFromMinuteEdge, ping, post } from '../mcp/support';
-import { startServer, type TestServer } from '../support/server';
+import { startServer, type TestServer, useServer } from '../support/server';
 
 // Per-client limits (MCP without a key: requests and public scans per client address) behind a reverse proxy. The test
 // process is the proxy: every request comes from 127.0.0.1, each client named by X-Forwarded-For.
@@ -38,10 +38,7 @@ describe('TRUST_PROXY', () => {
 
   describe('off (the default)', () => {
     let s: TestServer;
-    beforeAll(async () => {
-      s = await startServer();
-    });
-    afterAll(async () => s?.close());
+    useServer((server) => (s = server));
 
     it('given two clients behind one proxy, then they share one anonymous limit, keyed by the proxy address', async () => {
       expect(await afterABudget(s)).toEqual({ a: 429, b: 429 });
@@ -51,10 +48,7 @@ describe('TRUST_PROXY', () => {
   for (const setting of ['loopback', '1']) {
     describe(`TRUST_PROXY=${setting} (the proxy at 127.0.0.1)`, () => {
       let s: TestServer;
-      beforeAll(async () => {
-        s = await startServer({ TRUST_PROXY: setting });
-      });
-      afterAll(async () => s?.close());
+      useServer((server) => (s = server), () => startServer({ TRUST_PROXY: setting }));
 
       it('given two clients behind the proxy, then each has its own anonymous limit, keyed by its forwarded address', async () => {
         expect(await afterABudget(s)).toEqual({ a: 429, b: 200 });

@@ -1,34 +1,21 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { markPromptAnswered } from '../../commands/catalog/mark-prompt-answered';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { MODEL_IDS, MODELS } from '../../src/domain/models';
-import { call, startServer, type TestServer } from '../support/server';
-import { buildWorld, type World } from '../support/tenancy';
-import { apiKey, callTool, connect, toolOk } from './support';
+import { newSite } from '../support/http';
+import { call, type TestServer } from '../support/server';
+import type { World } from '../support/tenancy';
+import { apiKey, callTool, toolOk, useMcpWorld } from './support';
 
 let s: TestServer;
 let w: World;
 let a: Client;
 let scoped: Client;
 let b: Client;
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
-  [a, scoped, b] = await Promise.all([connect(s, apiKey(w.a.key)), connect(s, apiKey(w.a.scoped)), connect(s, apiKey(w.b.key))]);
-});
-afterAll(async () => {
-  await Promise.all([a, scoped, b].map((c) => c?.close()));
-  await s?.close();
-});
+useMcpWorld((ctx) => ({ s, w, clients: [a, scoped, b] } = ctx), (w) => [apiKey(w.a.key), apiKey(w.a.scoped), apiKey(w.b.key)]);
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
-
-async function newSite() {
-  const r = await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'Site', url: `https://${Math.random().toString(36).slice(2)}.example.com` } });
-  expect(r.status).toBe(201);
-  return r.body.website.id as string;
-}
 
 /** A tool error with REST's message and status, and nothing written. */
 async function refused(client: Client, name: string, args: Record<string, unknown>, status: number, error?: string | RegExp) {
@@ -82,7 +69,7 @@ describe('MCP catalogue tools', () => {
   });
 
   it('given writes through tools, then REST lists them and tools list what REST wrote', async () => {
-    const site = await newSite();
+    const site = await newSite(s, w.a.key);
     const c = await toolOk(a, 'add_competitor', { website_id: site, name: 'Rival', url: 'https://rival-mcp.example.net', identifiers: ['RivalCo'] });
     expect(c.competitor).toMatchObject({ name: 'Rival', normalized_url: 'rival-mcp.example.net/' });
     const rest = await call(s, 'GET', '/api/v1/competitors', { key: w.a.key, query: { website_id: site } });
@@ -118,7 +105,7 @@ describe('MCP catalogue tools', () => {
   });
 
   it('given delete_topic and delete_prompt, then the spec delete semantics hold as over REST', async () => {
-    const site = await newSite();
+    const site = await newSite(s, w.a.key);
     const topic = (await toolOk(a, 'create_topic', { website_id: site, name: 'Pricing' })).topic;
     const p1 = (await toolOk(a, 'create_prompt', { website_id: site, text: 'one', topic_id: topic.id })).prompt;
     const p2 = (await toolOk(a, 'create_prompt', { website_id: site, text: 'two', topic_id: topic.id, type: 'branded' })).prompt;
@@ -139,7 +126,7 @@ describe('MCP catalogue tools', () => {
   });
 
   it("given unknown ids, bad input, another organization or a scoped key outside the website, then REST's errors and nothing written", async () => {
-    const site = await newSite();
+    const site = await newSite(s, w.a.key);
     await refused(a, 'delete_prompt', { website_id: site, prompt_id: UNKNOWN }, 404, 'Prompt not found');
     await refused(a, 'delete_topic', { website_id: site, topic_id: UNKNOWN }, 404, 'Topic not found');
     await refused(a, 'update_saved_view', { website_id: site, view_id: UNKNOWN, name: 'X' }, 404, 'Saved view not found');

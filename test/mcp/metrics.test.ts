@@ -1,19 +1,17 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildSite, type Site } from '../support/answers';
-import { call, startServer, type TestServer } from '../support/server';
-import { buildWorld, type World } from '../support/tenancy';
-import { apiKey, callTool, connect, toolOk } from './support';
+import { call, type TestServer } from '../support/server';
+import type { World } from '../support/tenancy';
+import { callTool, toolOk, useMcpWorld } from './support';
 
 let s: TestServer;
 let w: World;
 let a: Client;
 let b: Client;
 let site: Site;
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
-  [a, b] = await Promise.all([connect(s, apiKey(w.a.key)), connect(s, apiKey(w.b.key))]);
+useMcpWorld(async (ctx) => {
+  ({ s, w, clients: [a, b] } = ctx);
   site = await buildSite(s, w.a.key, { name: 'Acme', url: 'https://acme-mcp.example.com', competitors: [{ name: 'Globex', url: 'https://globex-mcp.example.net' }] });
   const item = (run_at: string, text: string) => ({ prompt_id: site.prompts[0].id, model: 'chatgpt', run_at, text });
   const r = await call(s, 'POST', '/api/v1/responses/import', {
@@ -21,10 +19,6 @@ beforeAll(async () => {
     body: { website_id: site.id, responses: [item('2026-03-05T10:00:00Z', 'Acme and Globex.'), item('2026-03-06T10:00:00Z', 'Globex.'), item('2026-03-07T10:00:00Z', 'None.')] },
   });
   expect(r.status).toBe(201);
-});
-afterAll(async () => {
-  await Promise.all([a, b].map((c) => c?.close()));
-  await s?.close();
 });
 
 describe('metrics over MCP', () => {

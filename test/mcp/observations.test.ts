@@ -1,10 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, type Site } from '../support/answers';
-import { call, startServer, type TestServer } from '../support/server';
-import { buildWorld, type World } from '../support/tenancy';
-import { apiKey, callTool, connect } from './support';
+import { call, type TestServer } from '../support/server';
+import type { World } from '../support/tenancy';
+import { callTool, useMcpWorld } from './support';
 
 let s: TestServer;
 let w: World;
@@ -15,10 +15,8 @@ let site: Site;
 const PATH = '/api/v1/attributes/observations';
 const TOOL = 'get_attribute_observations';
 
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
-  [a, b] = await Promise.all([connect(s, apiKey(w.a.key)), connect(s, apiKey(w.b.key))]);
+useMcpWorld(async (ctx) => {
+  ({ s, w, clients: [a, b] } = ctx);
   site = await buildSite(s, w.a.key, {
     name: 'Acme',
     competitors: [{ name: 'Globex', url: 'https://globex.example.net' }],
@@ -44,10 +42,6 @@ beforeAll(async () => {
   }
   const r = await call(s, 'POST', '/api/v1/responses/import', { key: w.a.key, body: { website_id: site.id, responses } });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
-});
-afterAll(async () => {
-  await Promise.all([a, b].map((c) => c?.close()));
-  await s?.close();
 });
 
 async function ok(client: Client, args: Record<string, unknown>) {

@@ -1,25 +1,17 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite } from '../support/answers';
-import { call, startServer, type TestServer } from '../support/server';
-import { buildWorld, type World } from '../support/tenancy';
+import { call, type TestServer } from '../support/server';
+import type { World } from '../support/tenancy';
 import { until } from '../support/until';
-import { apiKey, callTool, connect, toolOk } from './support';
+import { callTool, toolOk, useMcpWorld } from './support';
 
 let s: TestServer;
 let w: World;
 let a: Client;
 let b: Client;
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
-  [a, b] = await Promise.all([connect(s, apiKey(w.a.key)), connect(s, apiKey(w.b.key))]);
-});
-afterAll(async () => {
-  await Promise.all([a, b].map((c) => c?.close()));
-  await s?.close();
-});
+useMcpWorld((ctx) => ({ s, w, clients: [a, b] } = ctx));
 
 describe('answers over MCP', () => {
   it('given a run started by a tool, then its answers, date range and status read the same as over REST', async () => {

@@ -1,10 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MODEL_IDS, SHOPPING_MODEL_IDS, isShoppingModelId } from '../../src/domain/models';
 import { SHOPPING_NOT_ENABLED } from '../../src/http/routes/shopping-ops';
-import { call, startServer, type TestServer } from '../support/server';
-import { buildWorld, type World } from '../support/tenancy';
-import { apiKey, bearer, callTool, connect } from './support';
+import { call, type TestServer } from '../support/server';
+import type { World } from '../support/tenancy';
+import { apiKey, bearer, callTool, connect, useMcpWorld } from './support';
 
 let s: TestServer;
 let w: World;
@@ -18,10 +18,8 @@ const OTHER_MODEL = MODEL_IDS.find((m) => !isShoppingModelId(m))!;
 
 const rest = (body: Record<string, unknown>, key = w.a.key) => call(s, 'POST', '/api/v1/metrics/shopping', { key, body });
 
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
-  [a, b] = await Promise.all([connect(s, apiKey(w.a.key)), connect(s, bearer(w.b.key))]);
+useMcpWorld(async (ctx) => {
+  ({ s, w, clients: [a, b] } = ctx);
   const post = async (path: string, body: unknown) => {
     const r = await call(s, 'POST', path, { key: w.a.key, body });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
@@ -39,11 +37,7 @@ beforeAll(async () => {
       { prompt_id: prompt, model: SM1, run_at: '2026-03-03T10:00:00Z', text: 'Nothing to buy.' },
     ],
   });
-});
-afterAll(async () => {
-  await Promise.all([a, b].map((c) => c?.close()));
-  await s?.close();
-});
+}, (w) => [apiKey(w.a.key), bearer(w.b.key)]);
 
 describe('get_shopping_metrics', () => {
   it('given the same input, when called as a tool and over REST, then both answer the same body', async () => {

@@ -1,9 +1,11 @@
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Outbound } from '../../src/http/route';
 import { createSafeFetcher } from '../../src/net/safe-fetch';
+import type { TestServer } from '../support/server';
+import { useWorld, type World } from '../support/tenancy';
 import { allowLoopback, fakeResolver, startFixtureServer, watchConnections } from '../support/net';
 
 export const MCP = '/api/mcp';
@@ -13,6 +15,28 @@ export async function connect(s: { url: string }, headers: Record<string, string
   const client = new Client({ name: 'aivis-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(MCP, s.url), { requestInit: { headers } }));
   return client;
+}
+
+/** One client per set of headers, connected at once; `closeAll` closes them. */
+export const connectAll = (s: { url: string }, ...headers: Record<string, string>[]) => Promise.all(headers.map((h) => connect(s, h)));
+export const closeAll = async (...clients: (Client | undefined)[]) => {
+  await Promise.all(clients.map((c) => c?.close()));
+};
+
+/**
+ * useWorld with MCP clients: one per entry of `headers` (org A's key and org B's by default), connected once the
+ * World is built and closed after the tests, before the server. `ready` receives them with the server and World.
+ */
+export function useMcpWorld(
+  ready: (ctx: { s: TestServer; w: World; clients: Client[] }) => unknown,
+  headers: (w: World) => Record<string, string>[] = (w) => [apiKey(w.a.key), apiKey(w.b.key)],
+): void {
+  let clients: Client[] = [];
+  useWorld(async ({ s, w }) => {
+    clients = await connectAll(s, ...headers(w));
+    await ready({ s, w, clients });
+  });
+  afterAll(() => closeAll(...clients));
 }
 
 export const apiKey = (key: string) => ({ 'x-api-key': key });

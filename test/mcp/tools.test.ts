@@ -1,23 +1,15 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { utcDay } from '../../src/domain/dates';
-import { startServer, type TestServer } from '../support/server';
-import { buildWorld, type World } from '../support/tenancy';
+import type { TestServer } from '../support/server';
+import type { World } from '../support/tenancy';
 import { ANON_REQUESTS_PER_MIN } from '../../src/mcp/server';
-import { apiKey, awayFromMinuteEdge, bearer, callTool, connect, MCP, ping, post } from './support';
+import { apiKey, awayFromMinuteEdge, bearer, callTool, connect, MCP, ping, post, useMcpWorld } from './support';
 
 let s: TestServer;
 let w: World;
 let global: Client;
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
-  global = await connect(s, apiKey(w.a.key));
-});
-afterAll(async () => {
-  await global?.close();
-  await s?.close();
-});
+useMcpWorld((ctx) => ({ s, w, clients: [global] } = ctx), (w) => [apiKey(w.a.key)]);
 
 const ids = (r: { structured: { websites: { id: string }[] } }) => r.structured.websites.map((x) => x.id).sort();
 

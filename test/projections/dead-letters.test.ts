@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { DEAD_LETTERS } from '../../src/eventstore/dead-letters';
 import type { Projection } from '../../src/eventstore/projection';
 import { ProjectionRunner } from '../../src/eventstore/runner';
 import { silentLogger } from '../../src/logger';
 import { deadLetteredSites, isDeadLettered } from '../../queries/health/dead-letters';
-import { freshStore } from '../support/db';
+import { type TestStore, useFreshStore } from '../support/db';
 import { anEvent, sleep, testMetadata } from '../support/events';
 
-type T = Awaited<ReturnType<typeof freshStore>>;
+type T = TestStore;
 
 /** A year Postgres cannot hold (what the import once let through): the read model's timestamptz column refuses it. */
 const POISON_TIME = '0000-12-31T23:00:00.000Z';
@@ -37,10 +37,7 @@ const eventOf = (website: string | null, time = new Date().toISOString()) => anE
 
 describe('one bad event never stops everyone', () => {
   let t: T;
-  beforeAll(async () => {
-    t = await freshStore();
-  });
-  afterAll(async () => t?.close());
+  useFreshStore((x) => (t = x));
   beforeEach(async () => {
     await t.db.raw('drop table if exists t_times');
   });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/db';
 import { SharedFeed } from '../../src/eventstore/feed';
 import { comparePositions, positionFromString } from '../../src/eventstore/port';
@@ -7,10 +7,10 @@ import type { Projection } from '../../src/eventstore/projection';
 import { ProjectionRunner } from '../../src/eventstore/runner';
 import { silentLogger } from '../../src/logger';
 import { countingProjection } from '../support/counting-projection';
-import { freshStore, onRealPostgres } from '../support/db';
+import { onRealPostgres, type TestStore, useFreshStore } from '../support/db';
 import { anEvent, sleep } from '../support/events';
 
-type T = Awaited<ReturnType<typeof freshStore>>;
+type T = TestStore;
 
 const snapshot = async (t: T) => ({
   counts: await t.db('t_counts').select('stream_id', 'n').orderBy('stream_id'),
@@ -26,10 +26,7 @@ async function appendMany(t: T, streams: number, perStream: number) {
 
 describe('projection runner', () => {
   let t: T;
-  beforeAll(async () => {
-    t = await freshStore();
-  });
-  afterAll(async () => t?.close());
+  useFreshStore((x) => (t = x));
 
   it('given events, when run to the head, then each is applied once and the checkpoint is the last position', async () => {
     const total = await appendMany(t, 3, 10);
@@ -213,10 +210,7 @@ if (!onRealPostgres) console.log('projection crash test skipped: DATABASE_URL un
 
 crash('projection runner crash recovery', () => {
   let t: T;
-  beforeAll(async () => {
-    t = await freshStore();
-  });
-  afterAll(async () => t?.close());
+  useFreshStore((x) => (t = x));
 
   const child = () => {
     const p = spawn(process.execPath, ['--import', 'tsx', 'test/support/runner-child.ts'], {

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { createOrganization } from '../../commands/organizations/create-organization';
 import { loadConfig } from '../../src/config';
 import { isDomainError } from '../../src/domain/errors';
@@ -137,4 +138,32 @@ async function settled(rt: Runtime): Promise<void> {
     if ((backlog === 0 && !ends && comparePositions(now, last) === 0) || Date.now() > deadline) return;
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * This file's (or describe's) server: registers the hooks that start it before the tests (`ready` receives it and
+ * may prepare more) and close it after them. `start` replaces the plain `startServer()` (env, outbound fetch, ...).
+ */
+export function useServer(ready: (s: TestServer) => unknown, start: () => Promise<TestServer> = () => startServer()): void {
+  let s: TestServer | undefined;
+  beforeAll(async () => {
+    s = await start();
+    await ready(s);
+  });
+  afterAll(async () => s?.close());
+}
+
+/** Two instances over one database (`b` joins `a`'s; needs a real Postgres server): started before the tests, `b` closed before `a` after them. */
+export function useTwoInstances(ready: (ctx: { a: TestServer; b: TestServer }) => unknown): void {
+  let a: TestServer | undefined;
+  let b: TestServer | undefined;
+  beforeAll(async () => {
+    a = await startServer();
+    b = await startServer({}, {}, a);
+    await ready({ a, b });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
 }

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { call, type TestServer } from './server';
+import { call, startServer, type TestServer, useServer } from './server';
 
 /**
  * Two organizations and the keys every endpoint is checked with:
@@ -37,6 +37,16 @@ export async function buildWorld(s: TestServer): Promise<World> {
     a: { key: a.key, organization_id: a.organization_id, owner_user_id: a.owner_user_id, a1, a2, scoped: scoped.key, plainGlobal: plainGlobal.key, revoked: revoked.key },
     b: { key: b.key, organization_id: b.organization_id, b1 },
   };
+}
+
+/**
+ * This file's server and World: registers the hooks that start a server and build the World before all tests
+ * and close the server after them. `ready` receives both (`({ s, w } = ctx)` assigns them) and may prepare more
+ * (clients, fixtures); `start` replaces the plain `startServer()` (e.g. to pass an outbound fetch). Vitest runs
+ * `afterAll` hooks in reverse order, so one registered after this call (closing clients) runs before the server closes.
+ */
+export function useWorld(ready: (ctx: { s: TestServer; w: World }) => unknown, start: () => Promise<TestServer> = () => startServer()): void {
+  useServer(async (s) => ready({ s, w: await buildWorld(s) }), start);
 }
 
 export interface EndpointUnderTest {

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger';
 import { dueSlot, schedulePass, scheduledRunId } from '../../src/workers/scheduler';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, finishedRun } from '../support/answers';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, type TestServer, useServer } from '../support/server';
 
 describe('when a schedule fires', () => {
   const daily = { frequency: 'daily' as const, starts_on: null, ends_on: null, anchor: '2026-01-01' };
@@ -33,11 +33,10 @@ describe('when a schedule fires', () => {
 describe('scheduler passes', () => {
   let s: TestServer;
   let key: string;
-  beforeAll(async () => {
-    s = await startServer();
+  useServer(async (server) => {
+    s = server;
     key = (await s.org('Scheduled')).key;
   });
-  afterAll(async () => s?.close());
 
   const deps = (day: string) => ({ store: s.rt.store, db: s.rt.database.db, logger: silentLogger(), now: () => new Date(`${day}T06:00:00Z`) });
 

@@ -1,0 +1,33 @@
+import { expect } from 'vitest';
+import { call, type TestServer } from './server';
+
+/** A fresh website of the key's organization (a random url), so tests don't see each other's catalogue. */
+export async function newSite(s: TestServer, key: string, name = 'Site', url = `https://${Math.random().toString(36).slice(2)}.example.com`) {
+  const r = await call(s, 'POST', '/api/v1/websites', { key, body: { name, url } });
+  expect(r.status).toBe(201);
+  return r.body.website.id as string;
+}
+
+export interface Refusal {
+  method: string;
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  status: number;
+  /** the exact message, or a pattern of it */
+  error?: string | RegExp;
+}
+
+/** Each case, sent with `key`: that status with an {error} (exactly `error`, or matching it, when given) and nothing written. */
+export async function refusedWithoutWrite(s: TestServer, key: string, cases: Refusal[]) {
+  for (const c of cases) {
+    const before = await s.head();
+    const r = await call(s, c.method, c.path, { key, query: c.query, body: c.body });
+    const sent = String(JSON.stringify(c.body ?? c.query)).slice(0, 300);
+    expect(r.status, `${c.method} ${c.path} ${sent} -> ${JSON.stringify(r.body)}`).toBe(c.status);
+    expect(typeof r.body?.error).toBe('string');
+    if (typeof c.error === 'string') expect(r.body.error, sent).toBe(c.error);
+    else if (c.error) expect(r.body.error, sent).toMatch(c.error);
+    expect(await s.head()).toBe(before);
+  }
+}

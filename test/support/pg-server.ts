@@ -1,0 +1,24 @@
+import { randomBytes } from 'node:crypto';
+import knex from 'knex';
+
+/** Runs one statement on the server's maintenance connection (create/drop database cannot run in a pool's transaction). */
+async function onServer(serverUrl: string, sql: string): Promise<void> {
+  const admin = knex({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw(sql);
+  } finally {
+    await admin.destroy();
+  }
+}
+
+/**
+ * A new, empty database on a Postgres server, named `<prefix>_<random hex>`: its name, its url, and drop() (forced:
+ * connections still open are cut). Shared by the test suite (test/support/db) and the benchmarks (bench/lib).
+ */
+export async function createDatabase(serverUrl: string, prefix: string): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await onServer(serverUrl, `create database ${name}`);
+  const u = new URL(serverUrl);
+  u.pathname = `/${name}`;
+  return { name, url: u.toString(), drop: () => onServer(serverUrl, `drop database if exists ${name} with (force)`) };
+}
