@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 import { inScope } from '../access';
 import { text, Uuid } from '../../src/domain/schemas';
-import type { Principal } from '../../src/http/auth';
+import type { Principal } from '../../src/domain/principal';
 
 export const ActivityFilters = z.object({
   website_id: Uuid.optional(),

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Principal } from '../../src/http/auth';
+import type { Principal } from '../../src/domain/principal';
 
 export async function listApiKeys(db: Knex, p: Principal) {
   const rows = await db('rm_api_keys').where('organization_id', p.organizationId).orderBy([{ column: 'created_at' }, { column: 'id' }]);

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { DomainErrorException, notFound } from '../../src/domain/errors';
-import type { Principal } from '../../src/http/auth';
+import type { Principal } from '../../src/domain/principal';
 import type { WebsiteRow } from '../access';
 
 export interface WebsiteView {

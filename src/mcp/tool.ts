@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { CallToolResult, Tool as ToolListing } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from '../http/auth';
-import { issueMessage, unauthorized } from '../http/errors';
-import { type HttpDeps, toHttpError } from '../http/route';
+import type { AppDeps } from '../app/context';
+import { issueMessage, toHttpError, unauthorized } from '../app/errors';
+import type { Principal } from '../domain/principal';
 
 type InputSchema = z.ZodObject<z.ZodRawShape>;
 
@@ -10,7 +10,7 @@ type InputSchema = z.ZodObject<z.ZodRawShape>;
 export interface ToolContext<P extends Principal | null = Principal | null> {
   /** null for an anonymous caller (public tools only) */
   principal: P;
-  deps: HttpDeps;
+  deps: AppDeps;
   /** HMAC of the client address: the key of per-address budgets */
   clientHash: string;
 }
@@ -72,7 +72,7 @@ const failure = (message: string, status: number, extra: Record<string, unknown>
  * Runs a tool: authorization, validation (REST's messages), handler. Domain and HTTP errors become a tool error
  * whose text is the message REST gives; anything else is logged and reported as an internal error.
  */
-export async function runTool(t: ToolDef, ctx: ToolContext, args: unknown, log: HttpDeps['rt']['logger']): Promise<CallToolResult> {
+export async function runTool(t: ToolDef, ctx: ToolContext, args: unknown, log: AppDeps['rt']['logger']): Promise<CallToolResult> {
   try {
     if (!t.public && !ctx.principal) throw unauthorized();
     const input = args ?? {};

@@ -12,7 +12,7 @@ import { UpdateCompetitor } from '../../../commands/catalog/update-competitor';
 import { UpdatePrompt } from '../../../commands/catalog/update-prompt';
 import { UpdateSavedView } from '../../../commands/catalog/update-saved-view';
 import { UpdateSchedule } from '../../../commands/catalog/update-schedule';
-import { Uuid } from '../../http/route';
+import { Uuid } from '../../domain/schemas';
 import { catalogOps } from '../../http/routes/catalog-ops';
 import { tool } from '../tool';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { requireWebsite } from '../../../queries/access';
 import { listWebsites, websiteView } from '../../../queries/websites/websites';
-import { Uuid } from '../../http/route';
+import { Uuid } from '../../domain/schemas';
 import { tool } from '../tool';
 
 export const websiteTools = [
