@@ -1,10 +1,8 @@
 import type { Knex } from 'knex';
 
-export interface Topic {
-  id: string;
-  name: string;
-  prompt_count: number;
-}
+import type { ListedTopic as Topic } from './views';
+
+export type { ListedTopic as Topic } from './views';
 
 /** A website's topics (soft-deleted ones left out) with how many live prompts each holds. */
 export async function listTopics(db: Knex, websiteId: string): Promise<Topic[]> {

@@ -2,16 +2,9 @@ import type { Knex } from 'knex';
 import { DomainErrorException, notFound } from '../../src/domain/errors';
 import type { Principal } from '../../src/domain/principal';
 import type { WebsiteRow } from '../access';
+import type { WebsiteView } from './views';
 
-export interface WebsiteView {
-  id: string;
-  name: string;
-  url: string;
-  normalized_url: string;
-  status: 'active' | 'paused' | 'deleted';
-  external_id?: string | null;
-  created_at: string;
-}
+export { WebsiteView } from './views';
 
 /** external_id appears only in answers to partner keys. */
 export function websiteView(w: Pick<WebsiteRow, 'id' | 'name' | 'url' | 'normalized_url' | 'status' | 'external_id' | 'created_at'>, p: Principal): WebsiteView {

@@ -50,13 +50,17 @@ export function tool(def: PublicToolDef<InputSchema> | PrivateToolDef<InputSchem
   return { ...def, public: def.public === true } as ToolDef;
 }
 
+/** What a failed call's structured content holds: REST's message and status, and REST's extra fields. */
+const ToolError = z.looseObject({ error: z.string(), status: z.number().int() });
+
 /** The tools/list entry: JSON Schema of what the tool accepts. */
 export function listing(t: ToolDef): ToolListing {
   const { $schema: _ignored, ...schema } = z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   const listed: ToolListing = { name: t.name, description: t.description, inputSchema: { ...schema, type: 'object' } as ToolListing['inputSchema'] };
   if (t.output) {
-    const { $schema: _o, ...out } = z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
-    listed.outputSchema = { ...out, type: 'object' } as ToolListing['outputSchema'];
+    // a tool error carries structured content too ({error, status, ...}): clients validate it against this schema
+    const { $schema: _o, ...out } = z.toJSONSchema(z.union([t.output, ToolError]), { io: 'output', unrepresentable: 'throw' }) as Record<string, unknown>;
+    listed.outputSchema = { type: 'object', ...out } as ToolListing['outputSchema'];
   }
   if (t.annotations) listed.annotations = t.annotations;
   return listed;

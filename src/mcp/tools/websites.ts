@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { requireWebsite } from '../../../queries/access';
-import { listWebsites, websiteView } from '../../../queries/websites/websites';
+import { WebsiteView } from '../../../queries/websites/views';
+import * as websites from '../../app/websites';
 import { Uuid } from '../../domain/schemas';
 import { tool } from '../tool';
 
@@ -9,17 +9,14 @@ export const websiteTools = [
     name: 'list_websites',
     description: 'The websites (brands) this API key can reach: id, name, url, normalized_url, status, created_at.',
     input: z.object({}).strict(),
-    async handler({ deps, principal }) {
-      return { websites: await listWebsites(deps.rt.database.db, principal) };
-    },
+    output: z.object({ websites: z.array(WebsiteView) }),
+    handler: (ctx) => websites.listWebsites(ctx),
   }),
   tool({
     name: 'get_website',
     description: 'One website by id (must be active and within the key\'s scope).',
     input: z.object({ website_id: Uuid }).strict(),
-    async handler({ deps, principal }, input) {
-      const w = await requireWebsite(deps.rt.database.db, principal, input.website_id);
-      return { website: websiteView(w, principal) };
-    },
+    output: z.object({ website: WebsiteView }),
+    handler: (ctx, input) => websites.getWebsite(ctx, input.website_id),
   }),
 ];
