@@ -16,22 +16,27 @@ export const ActivityFilters = z.object({
 });
 export type ActivityFilters = z.infer<typeof ActivityFilters>;
 
-export interface ActivityEntry {
-  id: string;
-  website_id: string | null;
-  entity_type: string;
-  change_type: string;
-  entity_ids: string[] | null;
-  via_api_key: boolean;
-  actor: { user: { id: string; email: string } | null };
-  created_at: string;
-}
+/** One entry of the activity feed (rm_activity) as the API answers it. */
+export const ActivityEntry = z.object({
+  id: z.string(),
+  website_id: z.string().nullable(),
+  entity_type: z.string(),
+  change_type: z.string(),
+  entity_ids: z.array(z.string()).nullable(),
+  via_api_key: z.boolean(),
+  actor: z.object({ user: z.object({ id: z.string(), email: z.string() }).nullable() }),
+  created_at: z.string(),
+});
+export type ActivityEntry = z.infer<typeof ActivityEntry>;
+
+export const ActivityPage = z.object({ data: z.array(ActivityEntry), page_num: z.number(), page_size: z.number(), has_more: z.boolean() });
+export type ActivityPage = z.infer<typeof ActivityPage>;
 
 /**
  * The organization's changes, newest first by default. A scoped key sees its websites' entries only; a person
  * outside the key's websites is shown as null.
  */
-export async function getActivity(db: Knex, p: Principal, f: ActivityFilters) {
+export async function getActivity(db: Knex, p: Principal, f: ActivityFilters): Promise<ActivityPage> {
   const q = db('rm_activity as a')
     .leftJoin('rm_users as u', 'u.id', 'a.actor_user_id')
     .where('a.organization_id', p.organizationId)
