@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-import type { ListedTopic as Topic } from './views';
+import type { ListedTopic as Topic, Topic as TopicView } from './views';
 
 export type { ListedTopic as Topic } from './views';
 
@@ -15,4 +15,9 @@ export async function listTopics(db: Knex, websiteId: string): Promise<Topic[]> 
     )
     .orderBy('t.seq');
   return rows.map((r: Topic) => ({ id: r.id, name: r.name, prompt_count: Number(r.prompt_count) }));
+}
+
+/** A live topic of the website (soft-deleted ones are undefined). */
+export async function getTopic(db: Knex, websiteId: string, id: string): Promise<TopicView | undefined> {
+  return db('rm_topics').where({ website_id: websiteId, id }).whereNull('deleted_at').first('id', 'name');
 }

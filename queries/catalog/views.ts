@@ -48,3 +48,28 @@ export type SavedView = z.infer<typeof SavedView>;
 
 /** An entry of the model catalogue (not a read model: infra/models.json). */
 export const ModelEntry = z.object({ id: z.string(), label: z.string(), shopping: z.boolean() });
+
+/** The answers that carry them (REST responses and MCP outputSchemas alike). */
+const list = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
+export const Answers = {
+  competitors: z.object({ competitors: z.array(Competitor) }),
+  competitor: z.object({ competitor: Competitor }),
+  topics: list(ListedTopic),
+  topicCreated: z.object({ topic: Topic, restored: z.boolean() }),
+  topicDeleted: z.object({ success: z.literal(true), name: z.string(), deleted_prompt_count: z.number().int() }),
+  prompts: list(Prompt),
+  prompt: z.object({ prompt: Prompt }),
+  promptDeleted: z.object({ success: z.literal(true), soft_deleted: z.boolean() }),
+  personas: list(Persona),
+  persona: z.object({ persona: Persona }),
+  locations: list(Location),
+  location: Location,
+  attributes: list(Attribute),
+  attribute: z.object({ attribute: Attribute }),
+  schedules: list(PromptSchedule),
+  schedule: z.object({ schedule: PromptSchedule }),
+  savedViews: list(SavedView),
+  savedView: z.object({ view: SavedView }),
+  models: list(ModelEntry),
+  success: z.object({ success: z.literal(true) }),
+};

@@ -7,7 +7,7 @@ import { type DomainError, isDomainError } from '../domain/errors';
 import { authorize, type Need, type Principal } from '../domain/principal';
 import type { Actor } from '../domain/events';
 import type { KeyAuthenticator } from './auth';
-import { fromDomainError } from './errors';
+import { fromDomainError, HttpError } from './errors';
 import type { RateLimiter } from '../limits/rate';
 import type { Outbound } from '../net/safe-fetch';
 import type { Runtime } from '../runtime';
@@ -68,6 +68,30 @@ export async function settled<R>(deps: AppDeps, run: Promise<Handled<R> | Domain
   const h = orFail(await run);
   await deps.rt.waitForReadModels(h.position, reads);
   return h.result;
+}
+
+/** How much longer a write's answer waits for a read model that lags past the usual bound, before giving up. */
+const READ_BACK_MS = 20_000;
+
+/**
+ * A write answered with its row as the read model has it (commands return ids, never views): runs the command, waits
+ * for `reads` (bounded), then reads the row. A read model lagging past the bound is waited for once more; still
+ * without the row, the answer is 503 (the write is recorded: read it again shortly).
+ */
+export async function writeThenRead<R, T>(
+  c: Caller,
+  run: Promise<Handled<R> | DomainError>,
+  reads: Reads,
+  read: (result: R) => Promise<T | undefined>,
+): Promise<T> {
+  const h = orFail(await run);
+  await c.deps.rt.waitForReadModels(h.position, reads);
+  const row = await read(h.result);
+  if (row !== undefined) return row;
+  await c.deps.rt.waitForReadModels(h.position, reads, READ_BACK_MS);
+  const again = await read(h.result);
+  if (again !== undefined) return again;
+  throw new HttpError(503, 'The change is recorded but cannot be read yet: read it again shortly');
 }
 
 /**
