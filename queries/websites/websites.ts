@@ -27,11 +27,10 @@ export async function listWebsites(db: Knex, p: Principal): Promise<WebsiteView[
   return ((await q) as WebsiteRow[]).map((w) => websiteView(w, p));
 }
 
-/** One website as the key sees it (after a write that just created or changed it). */
-export async function websiteViewById(db: Knex, p: Principal, websiteId: string): Promise<WebsiteView> {
+/** One website of the organization as the key sees it (after a write that just created or changed it). */
+export async function findWebsiteView(db: Knex, p: Principal, websiteId: string): Promise<WebsiteView | undefined> {
   const w = (await db('rm_websites').where({ id: websiteId, organization_id: p.organizationId }).first()) as WebsiteRow | undefined;
-  if (!w) throw new DomainErrorException(notFound('Website not found'));
-  return websiteView(w, p);
+  return w && websiteView(w, p);
 }
 
 export async function websiteByExternalId(db: Knex, p: Principal, externalId: string): Promise<WebsiteView> {

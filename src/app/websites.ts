@@ -2,9 +2,9 @@ import { provisionWebsite as provision, type ProvisionWebsite } from '../../comm
 import { createWebsite as create } from '../../commands/websites/create-website';
 import { deleteWebsite as remove, updateWebsite as update, type UpdateWebsite } from '../../commands/websites/update-website';
 import type { CreateWebsite } from '../../commands/websites/website-input';
-import { listWebsites as list, websiteByExternalId as byExternalId, websitesOfUser as ofUser, websiteView, websiteViewById } from '../../queries/websites/websites';
+import { listWebsites as list, websiteByExternalId as byExternalId, websitesOfUser as ofUser, websiteView, findWebsiteView } from '../../queries/websites/websites';
 import { authorize, type Need, requireGlobal, requirePartner } from '../domain/principal';
-import { type Caller, commandContextOf, dbOf, type Reads, settled, websiteFor } from './context';
+import { type Caller, commandContextOf, dbOf, type Reads, settled, websiteFor, writeThenRead } from './context';
 
 /** A website is read back from the websites read model, which also admits every later call on it. */
 const READS: Reads = ['websites'];
@@ -33,8 +33,8 @@ export async function createWebsite(c: Caller, input: CreateWebsite) {
   requireGlobal(c.principal);
   if (input.external_id !== undefined) requirePartner(c.principal);
   authorize(c.principal, MANAGE);
-  const { id } = await settled(c.deps, create(commandContextOf(c), input), CREATE_READS);
-  return { website: await websiteViewById(dbOf(c), c.principal, id) };
+  const website = await writeThenRead(c, create(commandContextOf(c), input), CREATE_READS, (r) => findWebsiteView(dbOf(c), c.principal, r.id));
+  return { website };
 }
 
 /** A new website with its competitors, topics and prompts in one call. */
@@ -42,8 +42,10 @@ export async function provisionWebsite(c: Caller, input: ProvisionWebsite) {
   requireGlobal(c.principal);
   if (input.external_id !== undefined) requirePartner(c.principal);
   authorize(c.principal, MANAGE);
-  const result = await settled(c.deps, provision(commandContextOf(c), input), PROVISION_READS);
-  return { ...result, website: await websiteViewById(dbOf(c), c.principal, result.website.id) };
+  return writeThenRead(c, provision(commandContextOf(c), input), PROVISION_READS, async (r) => {
+    const website = await findWebsiteView(dbOf(c), c.principal, r.website.id);
+    return website && { ...r, website };
+  });
 }
 
 /** A website by the partner's own id (partner keys). */
@@ -60,8 +62,8 @@ export async function updateWebsite(c: Caller, websiteId: string, input: UpdateW
   }
   // a paused website can be resumed; a deleted one only re-mapped
   await websiteFor(c, websiteId, MANAGE, { paused: true, deleted: input.status === undefined });
-  await settled(c.deps, update(commandContextOf(c, websiteId), websiteId, input), READS);
-  return { website: await websiteViewById(dbOf(c), c.principal, websiteId) };
+  const website = await writeThenRead(c, update(commandContextOf(c, websiteId), websiteId, input), READS, (r) => findWebsiteView(dbOf(c), c.principal, r.id));
+  return { website };
 }
 
 /** Soft-deletes a website. */
