@@ -22,7 +22,7 @@ interface ToolBase<S extends InputSchema> {
   /** the same zod schema REST uses wherever one exists; every property carries a `.describe()` */
   input: S;
   /** what the tool answers: the read model's view schema (the REST route's response schema) */
-  output?: z.ZodObject<z.ZodRawShape>;
+  output?: z.ZodType<object>;
   /** MCP hints for assistants: reads only, or may destroy what it touches */
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
 }

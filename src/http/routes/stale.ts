@@ -1,1 +1,0 @@
-export { flagStale } from '../../app/context';
