@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_IDS, SHOPPING_MODEL_IDS, isShoppingModelId } from '../../src/domain/models';
-import { SHOPPING_NOT_ENABLED } from '../../src/http/routes/shopping-ops';
+import { SHOPPING_NOT_ENABLED } from '../../src/app/shopping';
 import { call, startServer, type TestServer } from '../support/server';
 import { buildWorld, type World } from '../support/tenancy';
 import { apiKey, bearer, callTool, connect } from './support';
