@@ -1,6 +1,6 @@
 import { Pool, request } from 'undici';
 import { KeyAuthenticator } from '../src/http/auth';
-import { hashApiKey } from '../src/domain/keys';
+import { generateApiKey, hashApiKey } from '../src/domain/keys';
 import type { RateLimiter } from '../src/limits/rate';
 import { mount, route } from '../src/http/route';
 import { type Bench, info, median, report, sampleUs } from './lib';
@@ -39,26 +39,30 @@ export const auth: Bench = {
 
       // over HTTP: one keep-alive connection, requests interleaved so drift hits all three routes alike
       const pool = new Pool(s.url, { connections: 1 });
-      const get = async (path: string, key: boolean) => {
-        const r = await request(`${s.url}${path}`, { dispatcher: pool, headers: key ? { 'x-api-key': s.key } : {} });
+      // a well-formed key nobody has: refused from the negative cache after its first lookup (5 s, renewed on expiry)
+      const unknownKey = generateApiKey();
+      const get = async (path: string, key: boolean | string) => {
+        const r = await request(`${s.url}${path}`, { dispatcher: pool, headers: key ? { 'x-api-key': key === true ? s.key : key } : {} });
         await r.body.text();
-        if (r.statusCode !== 200) throw new Error(`${path}: ${r.statusCode}`);
+        const want = typeof key === 'string' ? 401 : 200;
+        if (r.statusCode !== want) throw new Error(`${path}: ${r.statusCode}`);
       };
-      for (let i = 0; i < 300; i++) await Promise.all([get('/bench/bare', false), get('/bench/auth-only', true), get('/bench/auth-and-limit', true)]);
+      for (let i = 0; i < 300; i++) await Promise.all([get('/bench/bare', false), get('/bench/auth-only', true), get('/bench/auth-and-limit', true), get('/bench/auth-only', unknownKey)]);
       // paired: each round times the three routes back to back (order rotated), and the figure is the median of the
       // per-round differences, which cancels most of the drift a busy machine adds to both sides
       const routes = [
-        { path: '/bench/bare', key: false, us: [] as number[] },
-        { path: '/bench/auth-only', key: true, us: [] as number[] },
-        { path: '/bench/auth-and-limit', key: true, us: [] as number[] },
+        { path: '/bench/bare', key: false as boolean | string, us: [] as number[] },
+        { path: '/bench/auth-only', key: true as boolean | string, us: [] as number[] },
+        { path: '/bench/auth-and-limit', key: true as boolean | string, us: [] as number[] },
+        { path: '/bench/auth-only', key: unknownKey as boolean | string, us: [] as number[] },
       ];
       for (let i = 0; i < n; i++) {
-        for (let j = 0; j < 3; j++) {
-          const r = routes[(i + j) % 3];
+        for (let j = 0; j < routes.length; j++) {
+          const r = routes[(i + j) % routes.length];
           r.us.push((await sampleUs(1, () => get(r.path, r.key)))[0]);
         }
       }
-      const [bare, authOnly, authLimit] = routes.map((r) => r.us);
+      const [bare, authOnly, authLimit, unknownOnly] = routes.map((r) => r.us);
       const diff = (a: number[], b: number[]) => median(a.map((x, i) => x - b[i]));
       await pool.close();
 
@@ -67,6 +71,9 @@ export const auth: Bench = {
       report('http_auth_overhead_us', httpAuth, 'us', {
         goal: { op: '<=', value: 200 },
         note: `over HTTP: median per-round difference, GET through mount() with the key (rate limiter stubbed; median ${median(authOnly).toFixed(0)} us) vs a bare route on the same server (median ${median(bare).toFixed(0)} us)`,
+      });
+      report('http_unknown_key_us', diff(unknownOnly, bare), 'us', {
+        note: `over HTTP: a well-formed unknown key, refused with 401 (median ${median(unknownOnly).toFixed(0)} us) vs the bare route; cached negatively for 5 s, so one lookup per 5 s`,
       });
       report('http_auth_cached_us', median(cached), 'us', { note: 'in process: regex + sha256 + cache lookup (the path of every request after the first per key per minute)' });
       report('http_auth_uncached_us', median(uncached) - median(evictOnly), 'us', { note: 'in process: cache miss, one indexed join rm_api_keys x rm_organizations' });

@@ -71,6 +71,8 @@ export const organizationsProjection: Projection = {
             created_at: at,
           });
           await trx('rm_organizations').where('id', org).increment('key_count', 1);
+          // every instance forgets having refused this key (its negative cache) when this transaction commits
+          await trx.raw(`select pg_notify('aivis_keys', ?)`, [e.data.key_hash]);
           break;
         case 'ApiKeyRevoked':
           await trx('rm_api_keys').where('id', e.data.api_key_id).whereNull('revoked_at').update({ revoked_at: at });

@@ -13,6 +13,44 @@ const url = (schemes: string[]) =>
     }
   }, `must be a URL starting with ${schemes.map((s) => `${s}//`).join(' or ')}`);
 
+/** TRUST_PROXY's named ranges, as fastify's trustProxy (proxy-addr) names them. */
+const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An address, an address/prefix (CIDR) or an IPv4 address/netmask, as fastify's trustProxy takes them. */
+function isProxyAddress(s: string): boolean {
+  if (PROXY_RANGES.includes(s)) return true;
+  const [addr, bits, ...rest] = s.split('/');
+  const v = isIP(addr);
+  if (!v || rest.length) return false;
+  if (bits === undefined) return true;
+  if (/^\d{1,3}$/.test(bits)) return Number(bits) <= (v === 4 ? 32 : 128);
+  return v === 4 && isIP(bits) === 4;
+}
+
+/**
+ * TRUST_PROXY: unset or `false` (the default: the peer's address is the client's), `true` (the leftmost
+ * X-Forwarded-For address, whoever set it), a hop count (trust that many proxies in front, counted from the server),
+ * or a comma list of the proxies' addresses, CIDR ranges and the names loopback, linklocal, uniquelocal.
+ */
+export type TrustProxy = boolean | number | string[];
+const TrustProxyEnv = z.string().transform((raw, ctx): TrustProxy => {
+  const s = raw.trim();
+  if (s === 'false') return false;
+  if (s === 'true') return true;
+  if (/^\d+$/.test(s)) {
+    const n = Number(s);
+    if (n <= 100) return n === 0 ? false : n;
+  }
+  const list = s.split(',').map((x) => x.trim());
+  const bad = list.find((x) => !isProxyAddress(x));
+  if (bad === undefined) return list;
+  ctx.addIssue({
+    code: 'custom',
+    message: `must be false, true, a hop count (0 to 100) or a comma list of proxy addresses, CIDR ranges or loopback, linklocal, uniquelocal (not ${JSON.stringify(bad)})`,
+  });
+  return z.NEVER;
+});
+
 const Env = z.object({
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   EVENTSTORE_URL: url(['esdb:', 'esdb+discover:']).optional(),
@@ -40,6 +78,7 @@ const Env = z.object({
     .string()
     .refine((s) => parseMailbox(s) !== null, "must be one address, e.g. 'aivis <no-reply@example.com>'")
     .optional(),
+  TRUST_PROXY: TrustProxyEnv.optional(),
 });
 
 export interface Config {
@@ -70,6 +109,8 @@ export interface Config {
   smtpUrl: string | null;
   /** the From of every email; its domain names the Message-IDs */
   mailFrom: string;
+  /** which peers' X-Forwarded-For is believed for the client's address (fastify's trustProxy); false = none */
+  trustProxy: TrustProxy;
 }
 
 export class ConfigError extends Error {}
@@ -104,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     erasureMasterKey: e.ERASURE_MASTER_KEY ? parseMasterKey(e.ERASURE_MASTER_KEY) : null,
     smtpUrl: e.SMTP_URL ?? null,
     mailFrom: e.MAIL_FROM ?? `aivis <no-reply@${mailDomainOf(e.PUBLIC_BASE_URL)}>`,
+    trustProxy: e.TRUST_PROXY ?? false,
   };
 }
 

@@ -4,8 +4,8 @@ import type { DomainEvent, EventData } from '../../src/domain/events';
 import { deterministicId, newId } from '../../src/domain/ids';
 import { parseFilterDate } from '../../src/domain/dates';
 import { modelIdSchema } from '../../src/domain/models';
-import { boundedString, text, Uuid } from '../../src/domain/schemas';
-import type { Position } from '../../src/eventstore/port';
+import { boundedString, text, Uuid, WebsiteId } from '../../src/domain/schemas';
+import { type Position, StoredEventsError } from '../../src/eventstore/port';
 import { type CatalogState, handleCatalog } from '../catalog/catalog';
 import { Bool } from '../catalog/catalog-input';
 import { type CommandContext, type Decision, newEventsFor } from '../handle';
@@ -48,22 +48,32 @@ const RunAt = text('must be an ISO 8601 date-time').transform((s, ctx) => {
 });
 
 const ImportProduct = z.strictObject({
-  name: boundedString(500),
-  brand: boundedString(200).nullable().optional(),
-  merchant: boundedString(200).nullable().optional(),
-  price: z.number({ error: 'must be a number' }).nonnegative('must not be negative').finite().nullable().optional(),
-  currency: text().regex(/^[A-Za-z]{3}$/, 'must be a three-letter ISO 4217 code').nullable().optional(),
-  position: z.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').max(1000, 'must be at most 1000'),
-  url: HttpUrl.nullable().optional(),
+  name: boundedString(500).describe("The product's name on the card (up to 500 characters)"),
+  brand: boundedString(200).nullable().optional().describe("The product's brand (up to 200 characters)"),
+  merchant: boundedString(200).nullable().optional().describe('The merchant offering it (up to 200 characters)'),
+  price: z.number({ error: 'must be a number' }).nonnegative('must not be negative').finite().nullable().optional().describe('The price shown, not negative'),
+  currency: text().regex(/^[A-Za-z]{3}$/, 'must be a three-letter ISO 4217 code').nullable().optional().describe('The price\'s currency, a three-letter ISO 4217 code'),
+  position: z
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(1000, 'must be at most 1000')
+    .describe("The card's 1-based position in the answer (1 to 1000)"),
+  url: HttpUrl.nullable().optional().describe("The product page's http(s) URL"),
 });
 
 export const ImportObservation = z
   .strictObject({
-    entity_id: Uuid,
-    attribute_id: Uuid,
-    positive: Bool,
-    score: z.number({ error: 'must be a number' }).finite().nullable().optional(),
-    text_span: boundedString(2000),
+    entity_id: Uuid.describe('The website_id for the brand itself, otherwise a competitor id of the website'),
+    attribute_id: Uuid.describe('An attribute of the website'),
+    positive: Bool.describe('true = praises, false = criticizes'),
+    score: z
+      .number({ error: 'must be a number' })
+      .finite()
+      .nullable()
+      .optional()
+      .describe('-1 to 1, its sign that of positive, magnitude 0.1 to 1.0 = strength of wording; null or omitted = not scored'),
+    text_span: boundedString(2000).describe('The supporting excerpt of the answer (up to 2000 characters)'),
   })
   .superRefine((o, ctx) => {
     if (o.score === null || o.score === undefined) return;
@@ -75,26 +85,34 @@ export const ImportObservation = z
   });
 
 export const ImportItem = z.strictObject({
-  external_id: boundedString(200).optional(),
-  prompt_id: Uuid,
-  model: modelIdSchema,
-  run_at: RunAt,
-  text: text().max(100_000, 'must be at most 100000 characters').refine((s) => s.trim() !== '', 'must not be empty'),
-  citations: z.array(HttpUrl, { error: 'must be an array of URLs' }).max(200, 'must have at most 200 items').optional(),
-  location_id: Uuid.nullable().optional(),
-  persona_id: Uuid.nullable().optional(),
-  schedule_id: Uuid.nullable().optional(),
-  products: z.array(ImportProduct, { error: 'must be an array' }).max(50, 'must have at most 50 items').optional(),
-  observations: z.array(ImportObservation, { error: 'must be an array' }).max(200, 'must have at most 200 items').optional(),
+  external_id: boundedString(200).optional().describe('Your id for the answer (up to 200 characters): an external_id already imported is skipped'),
+  prompt_id: Uuid.describe('The prompt of the website this answers'),
+  model: modelIdSchema.describe('The model identifier that answered'),
+  run_at: RunAt.describe(`When it answered: an ISO 8601 date-time (no zone = UTC), from ${EARLIEST_RUN_AT} to one day after the server's time`),
+  text: text()
+    .max(100_000, 'must be at most 100000 characters')
+    .refine((s) => s.trim() !== '', 'must not be empty')
+    .describe('The answer text (up to 100000 characters)'),
+  citations: z.array(HttpUrl, { error: 'must be an array of URLs' }).max(200, 'must have at most 200 items').optional().describe('The http(s) URLs the answer cites (at most 200)'),
+  location_id: Uuid.nullable().optional().describe('The location of the website it was asked from; null or omitted = none'),
+  persona_id: Uuid.nullable().optional().describe('The persona of the website it was asked as; null or omitted = none'),
+  schedule_id: Uuid.nullable().optional().describe('The custom schedule it belongs to; null or omitted = default'),
+  products: z.array(ImportProduct, { error: 'must be an array' }).max(50, 'must have at most 50 items').optional().describe('The product cards shown with the answer (at most 50)'),
+  observations: z
+    .array(ImportObservation, { error: 'must be an array' })
+    .max(200, 'must have at most 200 items')
+    .optional()
+    .describe("The answer's attribute observations (at most 200); when sent, even empty, they are used instead of finding them in the text"),
 });
 export type ImportItem = z.output<typeof ImportItem>;
 
 export const ImportResponses = z.strictObject({
-  website_id: Uuid,
+  website_id: WebsiteId,
   responses: z
     .array(ImportItem, { error: 'must be an array of responses' })
     .min(1, 'must have at least 1 item')
-    .max(MAX_IMPORT, `must have at most ${MAX_IMPORT} items`),
+    .max(MAX_IMPORT, `must have at most ${MAX_IMPORT} items`)
+    .describe(`1 to ${MAX_IMPORT} answers, imported all or none`),
 });
 export type ImportResponses = z.output<typeof ImportResponses>;
 
@@ -215,9 +233,15 @@ function importEvents(websiteId: string, importId: string, planned: Planned[]): 
 
 export const importStream = (importId: string) => `import-${importId}`;
 
+/** Decisions of one import before its append gives up: each refusal adds at least one known id, so this is ample. */
+const IMPORT_ATTEMPTS = 20;
+
 /**
  * Imports up to 1000 answers in one append: all of them or none. They go through exactly the analysis of a streamed
- * answer. `alreadyImported`: the external ids the website already has (the store also drops a repeated event id).
+ * answer. `alreadyImported`: the external ids the website's answers read model has. The counts are what this call
+ * stored: the append refuses answer ids another import stored meanwhile (a concurrent import of the same file, or one
+ * the read model has not applied yet), and the import is decided again with those as skips, so of N imports racing
+ * for an answer exactly one reports it imported and the others skipped, in the result and in ResponsesImported.
  */
 export async function importResponses(
   ctx: CommandContext,
@@ -226,18 +250,35 @@ export async function importResponses(
   alreadyImported: ReadonlySet<string>,
 ): Promise<{ result: ImportResult; position: Position | null } | DomainError> {
   const responseIds = input.responses.map(() => newId());
-  const marked = await handleCatalog(ctx, websiteId, (s) => decideImport(s, websiteId, input, alreadyImported, responseIds));
-  if (isDomainError(marked)) return marked;
-  const planned = marked.result;
   const importId = newId();
-  const imported = planned.filter((p) => !p.skip).length;
-  const result: ImportResult = { imported, skipped: planned.length - imported, response_ids: planned.map((p) => p.response_id) };
-  const events = importEvents(websiteId, importId, planned);
-  events.push({
-    id: importId,
-    type: 'ResponsesImported',
-    data: { import_id: importId, website_id: websiteId, response_ids: planned.filter((p) => !p.skip).map((p) => p.response_id), imported, skipped: result.skipped },
-  });
-  const r = await ctx.store.append(importStream(importId), newEventsFor({ ...ctx, websiteId }, events), 'no_stream');
-  return { result, position: r.position };
+  const known = new Set(alreadyImported);
+  for (let attempt = 1; ; attempt++) {
+    const marked = await handleCatalog(ctx, websiteId, (s) => decideImport(s, websiteId, input, known, responseIds));
+    if (isDomainError(marked)) return marked;
+    const planned = marked.result;
+    const imported = planned.filter((p) => !p.skip).length;
+    const result: ImportResult = { imported, skipped: planned.length - imported, response_ids: planned.map((p) => p.response_id) };
+    const events = importEvents(websiteId, importId, planned);
+    events.push({
+      id: importId,
+      type: 'ResponsesImported',
+      data: { import_id: importId, website_id: websiteId, response_ids: planned.filter((p) => !p.skip).map((p) => p.response_id), imported, skipped: result.skipped },
+    });
+    try {
+      const r = await ctx.store.append(importStream(importId), newEventsFor({ ...ctx, websiteId }, events), 'no_stream', { storedIds: 'refuse' });
+      return { result, position: r.position };
+    } catch (err) {
+      if (!(err instanceof StoredEventsError) || attempt >= IMPORT_ATTEMPTS) throw err;
+      // the answers another import stored are this one's skips; anything else refused is not an import's answer
+      const externalOf = new Map<string, string>();
+      for (const p of planned) {
+        if (p.item.external_id === undefined) continue;
+        externalOf.set(deterministicId('recorded', p.response_id), p.item.external_id);
+        externalOf.set(deterministicId('observations', p.response_id), p.item.external_id);
+      }
+      const taken = err.ids.map((id) => externalOf.get(id.toLowerCase()));
+      if (taken.some((x) => x === undefined)) throw err;
+      for (const x of taken) known.add(x!);
+    }
+  }
 }

@@ -19,7 +19,9 @@ export const PUBLIC_SCANS_PER_MIN = 5;
 export const orgLimitKey = (organizationId: string) => `ai-access:org:${organizationId}`;
 export const publicLimitKey = (hashedAddress: string) => `ai-access:public:${hashedAddress}`;
 
-export const AiAccessCheckBody = z.object({ domain: text() }).strict();
+export const AiAccessCheckBody = z
+  .object({ domain: text().describe('A public domain such as example.com (an http:// or https:// prefix is dropped); no path, credentials, port or IP address') })
+  .strict();
 export type AiAccessCheckBody = z.output<typeof AiAccessCheckBody>;
 
 const Flags = z.object({ conversational: z.boolean(), training: z.boolean() }).strict();

@@ -19,27 +19,60 @@ export function keyFromHeaders(headers: Record<string, string | string[] | undef
 }
 
 const TTL_MS = 60_000;
+/** how long an unknown (or revoked) key is refused without asking the database again */
+export const UNKNOWN_KEY_TTL_MS = 5_000;
+/** unknown keys remembered at most (the oldest go first): a stream of random keys can't grow the cache */
+export const UNKNOWN_KEY_MAX = 10_000;
 
 /**
  * Key lookup with a positive cache keyed by the key's hash. Revocation evicts at once: the organizations
  * projection NOTIFYs `aivis_keys` in the transaction that records it, and every instance listens.
+ * Unknown and revoked keys are cached too (negatively, UNKNOWN_KEY_TTL_MS, at most UNKNOWN_KEY_MAX): a client retrying
+ * with a bad key costs a map lookup, not a query. A key's creation NOTIFYs its hash the same way, so a key refused a
+ * moment before it was created (on any instance) works as soon as its creation commits; a lookup that was running
+ * when that notice came caches nothing. The TTL only bounds a notice lost with the listening connection.
  */
 export class KeyAuthenticator {
   private cache = new Map<string, { p: Principal; until: number }>();
+  private unknown = new Map<string, number>();
+  /** counts evictions: a lookup that saw one while it ran does not cache its miss */
+  private evictions = 0;
 
-  constructor(private readonly db: Knex) {}
+  private readonly now: () => number;
+  private readonly unknownTtlMs: number;
+  private readonly unknownMax: number;
+
+  constructor(
+    private readonly db: Knex,
+    options: { now?: () => number; unknownTtlMs?: number; unknownMax?: number } = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.unknownTtlMs = options.unknownTtlMs ?? UNKNOWN_KEY_TTL_MS;
+    this.unknownMax = options.unknownMax ?? UNKNOWN_KEY_MAX;
+  }
 
   async authenticate(key: string | null): Promise<Principal | null> {
     if (!key || !API_KEY_RE.test(key)) return null;
     const hash = hashApiKey(key);
+    const now = this.now();
     const hit = this.cache.get(hash);
-    if (hit && hit.until > Date.now()) return hit.p;
+    if (hit && hit.until > now) return hit.p;
+    const miss = this.unknown.get(hash);
+    if (miss !== undefined) {
+      if (miss > now) return null;
+      this.unknown.delete(hash);
+    }
+    const seen = this.evictions;
     const row = await this.db('rm_api_keys as k')
       .join('rm_organizations as o', 'o.id', 'k.organization_id')
       .where('k.key_hash', hash)
       .first('k.id', 'k.organization_id', 'k.user_id', 'k.website_ids', 'k.partner', 'k.revoked_at', 'o.plan', 'o.features');
     if (!row || row.revoked_at) {
       this.cache.delete(hash);
+      if (seen === this.evictions) {
+        if (this.unknown.size >= this.unknownMax) this.unknown.delete(this.unknown.keys().next().value!);
+        this.unknown.set(hash, this.now() + this.unknownTtlMs);
+      }
       return null;
     }
     const p: Principal = {
@@ -57,11 +90,14 @@ export class KeyAuthenticator {
 
   /** Drops a key by id at once (the instance that revoked it; the others hear the NOTIFY). */
   evictKeyId(apiKeyId: string): void {
+    this.evictions++;
     for (const [h, v] of this.cache) if (v.p.apiKeyId === apiKeyId) this.cache.delete(h);
   }
 
-  /** payload: a key hash, or `org:<id>` to drop every key of an organization */
+  /** payload: a key hash (revoked or created), or `org:<id>` to drop every key of an organization */
   evict(payload: string): void {
+    this.evictions++;
+    this.unknown.delete(payload);
     if (payload.startsWith('org:')) {
       const org = payload.slice(4);
       for (const [h, v] of this.cache) if (v.p.organizationId === org) this.cache.delete(h);

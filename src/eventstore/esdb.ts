@@ -184,6 +184,8 @@ export async function openEsdbEventStore(connectionString: string): Promise<Even
   const store: EventStore = {
     name: 'eventstoredb',
 
+    // AppendOptions.storedIds 'refuse' is honoured within the stream only: EventStoreDB keeps no index of event ids
+    // across streams (an id stored in another stream is written again, as with 'skip')
     async append(streamId, events, expected) {
       if (events.length === 0) throw new Error('append needs at least one event');
       for (const e of events) EventMetadata.parse(e.metadata);

@@ -50,6 +50,27 @@ export interface AppendResult {
   noop: boolean;
 }
 
+/**
+ * `storedIds: 'skip'` (the default): an event whose id is already stored anywhere is left out and the rest is written
+ * (a retried append is a no-op). `'refuse'`: if any event's id is already stored in another stream, nothing is written
+ * and StoredEventsError names those ids, so a caller that counts what it wrote can decide again without them (on
+ * Postgres the check and the write are one statement: of two appends racing for an id, exactly one writes it).
+ */
+export interface AppendOptions {
+  storedIds?: 'skip' | 'refuse';
+}
+
+/** An append with `storedIds: 'refuse'` found these event ids already stored (in other streams): nothing was written. */
+export class StoredEventsError extends Error {
+  readonly kind = 'stored_events';
+  constructor(
+    readonly streamId: string,
+    readonly ids: readonly string[],
+  ) {
+    super(`stream ${streamId}: ${ids.length} event id(s) already stored elsewhere`);
+  }
+}
+
 export class WrongExpectedRevisionError extends Error {
   readonly kind = 'wrong_expected_revision';
   constructor(
@@ -77,7 +98,7 @@ export interface ScannedBatch {
 
 export interface EventStore {
   readonly name: string;
-  append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  append(streamId: string, events: NewEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
   /** Events of one stream; an empty array when the stream does not exist. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Catch-up read: up to maxCount events strictly after `after`, in global order, never skipping a late commit. */

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { preferLz4Sql } from '../db';
 import { EventMetadata } from '../domain/events';
 import {
+  type AppendOptions,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -10,6 +11,7 @@ import {
   type ReadStreamOptions,
   type RecordedEvent,
   START,
+  StoredEventsError,
   WrongExpectedRevisionError,
 } from './port';
 
@@ -191,6 +193,28 @@ begin
 end
 $fn$;
 
+-- An append that refuses event ids stored in other streams (AppendOptions storedIds 'refuse'): the append above, then
+-- every id must be in this stream; if not, raising undoes the write and names those ids. One statement: an id committed
+-- by a concurrent transaction in between is seen here (the check is a later statement) or fails the insert (23505).
+create or replace function aivis_append_fresh(p_stream text, p_expected text, p_ids uuid[], p_types text[],
+  p_data jsonb, p_metadata jsonb)
+returns table (o_revision bigint, o_txid text, o_position bigint, o_noop boolean)
+language plpgsql as $fn$
+declare
+  r record;
+  v_elsewhere text;
+begin
+  select * into strict r from aivis_append_events(p_stream, p_expected, p_ids, p_types, p_data, p_metadata);
+  select string_agg(t.id::text, ',') into v_elsewhere
+    from unnest(p_ids) as t(id)
+    where (select x.stream_id from aivis_events x where x.event_id = t.id) is distinct from p_stream;
+  if v_elsewhere is not null then
+    raise exception using errcode = 'AV412', message = 'stored_event_ids', detail = v_elsewhere;
+  end if;
+  return query select r.o_revision, r.o_txid, r.o_position, r.o_noop;
+end
+$fn$;
+
 -- The same with the events as one jsonb array of {id, type, data, metadata}.
 create or replace function aivis_append(p_stream text, p_expected text, p_events jsonb)
 returns table (o_revision bigint, o_txid text, o_position bigint, o_noop boolean)
@@ -316,6 +340,11 @@ export async function openPostgresEventStore(
     text: `select b_revision, b_txid, b_position, b_noop, b_code, b_detail, b_message${wake} from aivis_append_batch($1::text[], $2::text[], $3::int[], $4::uuid[], $5::text[], $6::jsonb, $7::jsonb)`,
   };
 
+  const APPEND_FRESH = {
+    name: `aivis_append_fresh${wake ? '_n' : ''}`,
+    text: `select o_revision, o_txid, o_position, o_noop${wake} from aivis_append_fresh($1, $2, $3::uuid[], $4::text[], $5::jsonb, $6::jsonb)`,
+  };
+
   function prepare(streamId: string, events: NewEvent[], expected: ExpectedRevision): Prepared {
     const ids = new Array<string>(events.length);
     const types = new Array<string>(events.length);
@@ -339,27 +368,36 @@ export async function openPostgresEventStore(
     }
   }
 
-  async function callAppend(p: Prepared): Promise<AppendResult> {
+  async function callAppend(p: Prepared, fresh = false): Promise<AppendResult> {
     return withConnection(async (conn) => {
       try {
-        const r = await conn.query({ ...APPEND, values: [p.streamId, String(p.expected), p.ids, p.types, p.data, p.metadata] });
+        const r = await conn.query({ ...(fresh ? APPEND_FRESH : APPEND), values: [p.streamId, String(p.expected), p.ids, p.types, p.data, p.metadata] });
         const row = r.rows[0] as { o_revision: string; o_txid: string; o_position: string; o_noop: boolean };
         return { revision: BigInt(row.o_revision), position: [BigInt(row.o_txid), BigInt(row.o_position)], noop: row.o_noop };
       } catch (err) {
         const e = err as { code?: string; detail?: string };
         if (e.code === 'AV409') throw conflict(p, e.detail);
+        if (e.code === 'AV412') throw new StoredEventsError(p.streamId, (e.detail ?? '').split(',').filter(Boolean));
         throw err;
       }
     });
   }
 
-  async function appendAlone(p: Prepared): Promise<AppendResult> {
-    try {
-      return await callAppend(p);
-    } catch (err) {
-      // a concurrent append of the same event id lost the unique race: the retry sees it stored and is a no-op
-      if ((err as { code?: string }).code !== '23505') throw err;
-      return await callAppend(p);
+  async function appendAlone(p: Prepared, fresh = false): Promise<AppendResult> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await callAppend(p, fresh);
+      } catch (err) {
+        // a concurrent append of the same event id lost the unique race: the retry sees it stored and is a no-op
+        // (fresh: refused, naming every id stored by then; several writers racing for overlapping ids may take a few)
+        const e = err as { code?: string; detail?: string };
+        if (e.code !== '23505' || attempt >= (fresh ? 5 : 2)) {
+          const id = fresh && e.code === '23505' ? /\(event_id\)=\(([0-9a-f-]{36})\)/.exec(e.detail ?? '')?.[1] : undefined;
+          // the id the insert collided with was committed by the other writer (had it rolled back, the insert would go on)
+          if (id) throw new StoredEventsError(p.streamId, [id]);
+          throw err;
+        }
+      }
     }
   }
 
@@ -471,10 +509,12 @@ export async function openPostgresEventStore(
 
   return {
     name: 'postgres',
-    async append(streamId, events, expected) {
+    async append(streamId, events, expected, options?: AppendOptions) {
       if (events.length === 0) throw new Error('append needs at least one event');
       const p = prepare(streamId, events, expected);
-      const result = batching ? await enqueue(p) : await appendAlone(p);
+      // a refusing append goes alone: the batch statement would undo and redo it anyway
+      const fresh = options?.storedIds === 'refuse';
+      const result = fresh ? await appendAlone(p, true) : batching ? await enqueue(p) : await appendAlone(p);
       if (!result.noop) for (const l of listeners) l();
       return result;
     },

@@ -505,19 +505,19 @@ export class ProjectionRunner {
   /**
    * Processes until it has passed every event committed before the call (for the CLI, tests and benchmarks). An
    * empty read is not the end: the visibility horizon can hide committed events for a moment. If another instance
-   * leads this projection, follows its checkpoint instead.
+   * leads this projection, follows its checkpoint instead, and takes over if that leader stops renewing its lease.
    */
   async runToHead(onProgress?: (processed: number) => void): Promise<number | null> {
     await this.prepare();
     const target = await this.store.lastPosition();
-    if (!(await this.acquireLease())) {
-      while (!(await this.waitFor(target, 1000))) {
-        const row = await this.db('aivis_checkpoints').where('name', this.projection.name).first('position', 'status', 'error');
-        // the leader stopped on an organization-level event: it will not get there
-        if (row?.status === 'failed') throw new Error(`projection ${this.projection.name} stopped: ${row.error}`);
-        this.log.info({ position: row?.position }, 'waiting for the leading instance');
-      }
-      return null;
+    // another instance leads: follow its checkpoint, and take the lease over once it lapses (a leader that died stops
+    // renewing it: within LEASE_SECONDS, plus a second of this loop, the work goes on here)
+    while (!(await this.acquireLease())) {
+      if (await this.waitFor(target, 1000)) return null;
+      const row = await this.db('aivis_checkpoints').where('name', this.projection.name).first('position', 'status', 'error', 'lease_until');
+      // the leader stopped on an organization-level event: it will not get there
+      if (row?.status === 'failed') throw new Error(`projection ${this.projection.name} stopped: ${row.error}`);
+      this.log.info({ position: row?.position, lease_until: row?.lease_until }, 'waiting for the leading instance (or its lease to lapse)');
     }
     let total = 0;
     const hook = comparePositions(this.position, START) === 0 && comparePositions(target, START) > 0 ? this.projection.rebuild : undefined;

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { catalogue as eventCatalogue, MalformedEventError } from '../domain/events';
 import { compileSealing, type SealingPlan, sealedSubjects } from '../domain/sealing';
 import type { SubjectKeyring } from './keyring';
-import type { EventStore, ExpectedRevision, NewEvent, RecordedEvent } from './port';
+import type { AppendOptions, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from './port';
 
 /**
  * Crypto-shredding at the event-store boundary. The catalogue marks erasable fields (src/domain/sealing.ts); this
@@ -184,20 +184,20 @@ const sealers = new WeakMap<EventStore, Sealer>();
  */
 export function sealEventStore(inner: EventStore, sealer: Sealer): EventStore {
   const openEvents = (events: RecordedEvent[]) => sealer.open(events);
-  const appendSealed = async (streamId: string, events: NewEvent[], expected: ExpectedRevision) => {
-    const result = await inner.append(streamId, await sealer.seal(events, 'refuse'), expected);
+  const appendSealed = async (streamId: string, events: NewEvent[], expected: ExpectedRevision, options?: AppendOptions) => {
+    const result = await inner.append(streamId, await sealer.seal(events, 'refuse'), expected, options);
     const erased = sealer.erasedBy(events);
     if (erased.length) await sealer.keyring.shred(erased);
     return result;
   };
   const store: EventStore = {
     name: inner.name,
-    append(streamId: string, events: NewEvent[], expected) {
+    append(streamId: string, events: NewEvent[], expected, options) {
       let touches = false;
       for (const e of events) if (sealer.plans.has(e.type)) touches = true;
       // the usual append (no sealed field, nothing erased) goes straight through
-      if (!touches) return inner.append(streamId, events, expected);
-      return appendSealed(streamId, events, expected);
+      if (!touches) return inner.append(streamId, events, expected, options);
+      return appendSealed(streamId, events, expected, options);
     },
     readStream: async (streamId, options) => openEvents(await inner.readStream(streamId, options)),
     readAll: async (after, maxCount) => openEvents(await inner.readAll(after, maxCount)),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { decodeUtf8, jsonDeeperThan, NOT_PERCENT_UTF8, NOT_UTF8, percentDecode, TOO_DEEP } from '../domain/raw-input';
 import type { Runtime } from '../runtime';
+import type { TrustProxy } from '../config';
 import { KeyAuthenticator } from './auth';
 import { badRequest, HttpError, sendError } from './errors';
 import { registerHealth } from './health';
@@ -94,12 +95,22 @@ export interface AppOptions {
   outbound?: Outbound;
 }
 
+/**
+ * fastify's trustProxy from TRUST_PROXY. A hop count is given as the function express and proxy-addr use for one (the
+ * peer and the next n-1 addresses of X-Forwarded-For are proxies): fastify 5 takes a bare number as "trust nobody".
+ */
+export function trustProxyOption(t: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof t === 'number' ? (_address, hop) => hop < t : t;
+}
+
 export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<App> {
   const app = Fastify({
     loggerInstance: rt.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 4 * 1024 * 1024,
     return503OnClosing: true,
+    // TRUST_PROXY: req.ip, which per-client limits key on, is the client's address as the trusted proxies forwarded it
+    trustProxy: trustProxyOption(rt.config.trustProxy),
     // a path parameter's length is its schema's to refuse (external ids run to 255), with a message naming it
     routerOptions: { maxParamLength: 1024 },
     frameworkErrors: (err: FastifyError, req: FastifyRequest, reply: FastifyReply) =>

@@ -74,6 +74,12 @@ describe('embedded mode (npm start with no configuration)', () => {
     const answers = await call(first, 'GET', '/api/v1/responses', { key: first.key, query: { website_id: demo, page_size: 100 } });
     expect(answers.body.responses).toHaveLength(100);
     expect(answers.body.responses.some((r: { mentioned: boolean }) => r.mentioned)).toBe(true);
+    // the newcomer's first screen: the demo brand's share of voice, counted in its own column
+    const sov = await call(first, 'POST', '/api/v1/metrics/share-of-voice/cumulative', { key: first.key, body: { website_id: demo } });
+    expect(sov.status).toBe(200);
+    expect(sov.body.data['Demo Brand']).toMatchObject({ is_self: true, share_of_voice: expect.any(Number) });
+    expect(sov.body.data['Demo Brand'].share_of_voice).toBeGreaterThan(0);
+    expect((await call(first, 'GET', '/readyz')).body).toMatchObject({ status: 'ready', sites_out_of_line: [] });
 
     const created = await call(first, 'POST', '/api/v1/websites', { key: first.key, body: { name: 'Persisted', url: 'https://persisted.example.com' } });
     expect(created.status).toBe(201);

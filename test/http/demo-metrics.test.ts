@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrapEmbedded } from '../../src/bootstrap';
+import { call, caughtUp, startServer, type TestServer } from '../support/server';
+import { stepwise } from '../support/stepwise';
+import { until } from '../support/until';
+
+/**
+ * The demo website a newcomer sees first is provisioned (its competitors before the website) and given 30 days of
+ * simulated answers (here with each append applied on its own, as on a busy server: the catalogue before the website).
+ * Its metrics must count each entity in its own column: they are compared with the answers
+ * listing, which analyzes each answer's text when it is read and shares nothing with the metric facts.
+ */
+let s: TestServer;
+const dataDir = mkdtempSync(join(tmpdir(), 'aivis-demo-metrics-'));
+let key: string;
+let demo: string;
+
+beforeAll(async () => {
+  s = await startServer({ DATA_DIR: dataDir, ENGINE_MODE: 'simulated' });
+  const out = process.stdout.write;
+  let printed = '';
+  process.stdout.write = ((chunk: string) => {
+    printed += chunk;
+    return true;
+  }) as typeof process.stdout.write;
+  try {
+    await bootstrapEmbedded(stepwise(s.rt), s.url);
+  } finally {
+    process.stdout.write = out;
+  }
+  key = /demo key \(global, partner\): (aivis_[0-9A-Za-z]{40})/.exec(printed)![1];
+  demo = (await call(s, 'GET', '/api/v1/websites', { key })).body.websites[0].id;
+  await until(
+    'the demo history',
+    async () => {
+      const r = await call(s, 'GET', '/api/v1/response-streaming/runs', { key, query: { website_id: demo, page_size: 40 } });
+      return r.body.data.filter((x: { status: string }) => x.status !== 'running').length >= 30;
+    },
+    120_000,
+    250,
+  );
+  await caughtUp(s, ['answers']);
+}, 180_000);
+afterAll(async () => {
+  await s?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('the embedded demo website', () => {
+  it('given its 30 days of answers, then the brand has a share of voice above zero, and every entity the rates its answers give when read one by one', async () => {
+    // every answer as the listing analyzes it
+    const mentioned = new Map<string, number>();
+    let total = 0;
+    for (let page_num = 0; ; page_num++) {
+      const r = await call(s, 'GET', '/api/v1/responses', { key, query: { website_id: demo, page_num, page_size: 100 } });
+      expect(r.status).toBe(200);
+      for (const a of r.body.responses as { mentioned: boolean; competitors: { id: string }[] }[]) {
+        total++;
+        if (a.mentioned) mentioned.set(demo, (mentioned.get(demo) ?? 0) + 1);
+        for (const c of a.competitors) mentioned.set(c.id, (mentioned.get(c.id) ?? 0) + 1);
+      }
+      if (!r.body.has_more) break;
+    }
+    expect(total).toBeGreaterThan(0);
+    const competitors = (await call(s, 'GET', '/api/v1/competitors', { key, query: { website_id: demo } })).body.competitors as { id: string; name: string }[];
+    const idOf = new Map([['Demo Brand', demo], ...competitors.map((c) => [c.name, c.id] as [string, string])]);
+    const all = [...mentioned.values()].reduce((a, b) => a + b, 0);
+    const pct = (x: number, n: number) => (n === 0 ? 0 : Math.round(((100 * x) / n) * 10_000) / 10_000);
+
+    // the stored facts are in line as written (not set right by the read)
+    expect((await call(s, 'GET', '/readyz')).body.sites_out_of_line).toEqual([]);
+    const sov = await call(s, 'POST', '/api/v1/metrics/share-of-voice/cumulative', { key, body: { website_id: demo } });
+    const rate = await call(s, 'POST', '/api/v1/metrics/mention-rate/cumulative', { key, body: { website_id: demo } });
+    expect(sov.status).toBe(200);
+    expect(rate.body.responses).toBe(total);
+    expect(sov.body.data['Demo Brand'].share_of_voice).toBeGreaterThan(0);
+    expect(Object.keys(sov.body.data).sort()).toEqual([...idOf.keys()].sort());
+    for (const [name, id] of idOf) {
+      expect(rate.body.data[name].mention_rate, name).toBe(pct(mentioned.get(id) ?? 0, total));
+      expect(sov.body.data[name].share_of_voice, name).toBe(pct(mentioned.get(id) ?? 0, all));
+    }
+  });
+});
