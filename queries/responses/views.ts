@@ -61,7 +61,7 @@ export const RunPage = z.object({ data: z.array(Run), page_num: z.number(), page
 export type RunPage = z.infer<typeof RunPage>;
 
 /** A run just started: what it asks, and where to follow it. */
-export const RunStarted = z.object({
+export const StartedRun = z.object({
   run_id: z.string(),
   status: z.literal('running'),
   schedule: z.string(),

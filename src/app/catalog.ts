@@ -50,17 +50,17 @@ export async function listCompetitors(c: Caller, websiteId: string) {
 }
 export async function addCompetitor(c: Caller, input: AddCompetitor) {
   const w = await websiteFor(c, input.website_id, need.competitors('edit'));
-  const competitor = await writeThenRead(c, add(commandContextOf(c, w.id), w, input), READS, (r) => getCompetitor(dbOf(c), w.id, r.id));
+  const competitor = await writeThenRead(c, add(commandContextOf(c, w.id), { ...input, website_id: w.id, website_url: w.url }), READS, (r) => getCompetitor(dbOf(c), w.id, r.id));
   return { competitor };
 }
 export async function updateCompetitor(c: Caller, competitorId: string, input: UpdateCompetitor) {
   const w = await websiteFor(c, input.website_id, need.competitors('edit'));
-  const competitor = await writeThenRead(c, changeCompetitor(commandContextOf(c, w.id), w.id, competitorId, input), READS, (r) => getCompetitor(dbOf(c), w.id, r.id));
+  const competitor = await writeThenRead(c, changeCompetitor(commandContextOf(c, w.id), { ...input, website_id: w.id, competitor_id: competitorId }), READS, (r) => getCompetitor(dbOf(c), w.id, r.id));
   return { competitor };
 }
 export async function removeCompetitor(c: Caller, websiteId: string, competitorId: string) {
   const w = await websiteFor(c, websiteId, need.competitors('edit'));
-  return settled(c.deps, remove(commandContextOf(c, w.id), w.id, competitorId), READS);
+  return settled(c.deps, remove(commandContextOf(c, w.id), { website_id: w.id, competitor_id: competitorId }), READS);
 }
 
 // topics
@@ -70,7 +70,7 @@ export async function listTopics(c: Caller, websiteId: string) {
 }
 export async function createTopic(c: Caller, input: CreateTopic) {
   const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  return writeThenRead(c, newTopic(commandContextOf(c, w.id), w.id, input), READS, async (r) => {
+  return writeThenRead(c, newTopic(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, async (r) => {
     const topic = await getTopic(dbOf(c), w.id, r.topic.id);
     return topic && { topic, restored: r.restored };
   });
@@ -87,17 +87,17 @@ export async function listPrompts(c: Caller, websiteId: string) {
 }
 export async function createPrompt(c: Caller, input: CreatePrompt) {
   const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  const prompt = await writeThenRead(c, newPrompt(commandContextOf(c, w.id), w.id, input), READS, (r) => getPrompt(dbOf(c), w.id, r.id));
+  const prompt = await writeThenRead(c, newPrompt(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) => getPrompt(dbOf(c), w.id, r.id));
   return { prompt };
 }
 export async function updatePrompt(c: Caller, promptId: string, input: UpdatePrompt) {
   const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  const prompt = await writeThenRead(c, changePrompt(commandContextOf(c, w.id), w.id, promptId, input), READS, (r) => getPrompt(dbOf(c), w.id, r.id));
+  const prompt = await writeThenRead(c, changePrompt(commandContextOf(c, w.id), { ...input, website_id: w.id, prompt_id: promptId }), READS, (r) => getPrompt(dbOf(c), w.id, r.id));
   return { prompt };
 }
 export async function deletePrompt(c: Caller, websiteId: string, promptId: string) {
   const w = await websiteFor(c, websiteId, need.prompts('edit'));
-  return settled(c.deps, removePrompt(commandContextOf(c, w.id), w.id, promptId), READS);
+  return settled(c.deps, removePrompt(commandContextOf(c, w.id), { website_id: w.id, prompt_id: promptId }), READS);
 }
 
 // personas, locations, attributes
@@ -107,7 +107,7 @@ export async function listPersonas(c: Caller, websiteId: string) {
 }
 export async function createPersona(c: Caller, input: CreatePersona) {
   const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  const persona = await writeThenRead(c, newPersona(commandContextOf(c, w.id), w.id, input), READS, (r) => getPersona(dbOf(c), w.id, r.id));
+  const persona = await writeThenRead(c, newPersona(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) => getPersona(dbOf(c), w.id, r.id));
   return { persona };
 }
 export async function listLocations(c: Caller, websiteId: string) {
@@ -117,7 +117,7 @@ export async function listLocations(c: Caller, websiteId: string) {
 /** answered flat: {id, location, country, region, city} */
 export async function createLocation(c: Caller, input: CreateLocation) {
   const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  return writeThenRead(c, newLocation(commandContextOf(c, w.id), w.id, input), READS, (r) => getLocation(dbOf(c), w.id, r.id));
+  return writeThenRead(c, newLocation(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) => getLocation(dbOf(c), w.id, r.id));
 }
 export async function listAttributes(c: Caller, websiteId: string) {
   const w = await websiteFor(c, websiteId, need.knowledge('view'));
@@ -125,7 +125,7 @@ export async function listAttributes(c: Caller, websiteId: string) {
 }
 export async function createAttribute(c: Caller, input: CreateAttribute) {
   const w = await websiteFor(c, input.website_id, need.knowledge('edit'));
-  const attribute = await writeThenRead(c, newAttribute(commandContextOf(c, w.id), w.id, input), READS, (r) => getAttribute(dbOf(c), w.id, r.id));
+  const attribute = await writeThenRead(c, newAttribute(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) => getAttribute(dbOf(c), w.id, r.id));
   return { attribute };
 }
 
@@ -136,12 +136,12 @@ export async function listSchedules(c: Caller, websiteId: string) {
 }
 export async function createSchedule(c: Caller, input: CreateSchedule) {
   const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  const schedule = await writeThenRead(c, newSchedule(commandContextOf(c, w.id), w.id, input), READS, (r) => getSchedule(dbOf(c), w.id, r.id));
+  const schedule = await writeThenRead(c, newSchedule(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) => getSchedule(dbOf(c), w.id, r.id));
   return { schedule };
 }
 export async function updateSchedule(c: Caller, scheduleId: string, input: UpdateSchedule) {
   const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  const schedule = await writeThenRead(c, changeSchedule(commandContextOf(c, w.id), w.id, scheduleId, input), READS, (r) => getSchedule(dbOf(c), w.id, r.id));
+  const schedule = await writeThenRead(c, changeSchedule(commandContextOf(c, w.id), { ...input, website_id: w.id, schedule_id: scheduleId }), READS, (r) => getSchedule(dbOf(c), w.id, r.id));
   return { schedule };
 }
 
@@ -152,12 +152,12 @@ export async function listSavedViews(c: Caller, websiteId: string) {
 }
 export async function createSavedView(c: Caller, input: CreateSavedView) {
   const w = await websiteFor(c, input.website_id, need.analytics('edit'));
-  const view = await writeThenRead(c, newSavedView(commandContextOf(c, w.id), w.id, input), READS, (r) => getSavedView(dbOf(c), w.id, r.id));
+  const view = await writeThenRead(c, newSavedView(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) => getSavedView(dbOf(c), w.id, r.id));
   return { view };
 }
 export async function updateSavedView(c: Caller, viewId: string, input: UpdateSavedView) {
   const w = await websiteFor(c, input.website_id, need.analytics('edit'));
-  const view = await writeThenRead(c, changeSavedView(commandContextOf(c, w.id), w.id, viewId, input), READS, (r) => getSavedView(dbOf(c), w.id, r.id));
+  const view = await writeThenRead(c, changeSavedView(commandContextOf(c, w.id), { ...input, website_id: w.id, view_id: viewId }), READS, (r) => getSavedView(dbOf(c), w.id, r.id));
   return { view };
 }
 

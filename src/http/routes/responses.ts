@@ -5,7 +5,7 @@ import { PromptStatusFilter, PromptTypeFilter, ScheduleSelection, SharedFilters 
 import { PageNum, PageSize, Text } from '../../domain/schemas';
 import { route, Uuid } from '../route';
 import { WebsiteQuery } from './catalog';
-import { AnswerPage, DateRange, ImportAnswer, RunDetail, RunPage, RunStarted } from '../../../queries/responses/views';
+import { AnswerPage, DateRange, ImportAnswer, RunDetail, RunPage, StartedRun } from '../../../queries/responses/views';
 import * as responses from '../../app/responses';
 
 /** A list in a query string: repeated (`models=a&models=b`) or comma-separated (`models=a,b`). */
@@ -56,7 +56,7 @@ export const responseRoutes = [
     tag: 'responses',
     body: StartRun,
     status: 202,
-    responses: { 202: RunStarted },
+    responses: { 202: StartedRun },
     handler: (ctx) => responses.startRun(ctx, ctx.body),
   }),
   route({

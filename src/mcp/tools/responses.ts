@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ImportResponses } from '../../../commands/responses/import-responses';
 import { StartRun } from '../../../commands/responses/start-run';
 import { ScheduleSelection, ToolSharedFilters } from '../../domain/filters';
-import { AnswerPage, DateRange, ImportAnswer, RunDetail, RunStarted } from '../../../queries/responses/views';
+import { AnswerPage, DateRange, ImportAnswer, RunDetail, StartedRun } from '../../../queries/responses/views';
 import * as responses from '../../app/responses';
 import { idOf, PageNum, PageSize, WebsiteId } from '../../domain/schemas';
 import { tool } from '../tool';
@@ -16,7 +16,7 @@ export const responseTools = [
     description:
       "Start a run now: the website's active prompts are asked to every model of the schedule (schedule_id: 'default' or a schedule id; default when omitted) at each of its locations. Answers arrive over the next minutes; poll get_response_run with the run_id.",
     input: StartRun,
-    output: RunStarted,
+    output: StartedRun,
     handler: (ctx, input) => responses.startRun(ctx, input),
   }),
   tool({
