@@ -11,7 +11,7 @@ const MANAGE: Need = { category: 'api', level: 'manage' };
 export async function createApiKey(c: Caller, input: CreateApiKey) {
   requireGlobal(c.principal);
   authorize(c.principal, MANAGE);
-  return settled(c.deps, create(commandContextOf(c), input, c.principal.partner), READS);
+  return settled(c.deps, create(commandContextOf(c), { ...input, caller_partner: c.principal.partner }), READS);
 }
 
 /** The organization's keys, never their secrets (global key only). */
@@ -25,7 +25,7 @@ export async function listApiKeys(c: Caller) {
 export async function revokeApiKey(c: Caller, apiKeyId: string) {
   requireGlobal(c.principal);
   authorize(c.principal, MANAGE);
-  const result = await settled(c.deps, revoke(commandContextOf(c), apiKeyId), READS);
+  const result = await settled(c.deps, revoke(commandContextOf(c), { api_key_id: apiKeyId }), READS);
   c.deps.auth.evictKeyId(apiKeyId);
   return result;
 }

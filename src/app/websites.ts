@@ -62,14 +62,14 @@ export async function updateWebsite(c: Caller, websiteId: string, input: UpdateW
   }
   // a paused website can be resumed; a deleted one only re-mapped
   await websiteFor(c, websiteId, MANAGE, { paused: true, deleted: input.status === undefined });
-  const website = await writeThenRead(c, update(commandContextOf(c, websiteId), websiteId, input), READS, (r) => findWebsiteView(dbOf(c), c.principal, r.id));
+  const website = await writeThenRead(c, update(commandContextOf(c, websiteId), { ...input, website_id: websiteId }), READS, (r) => findWebsiteView(dbOf(c), c.principal, r.id));
   return { website };
 }
 
 /** Soft-deletes a website. */
 export async function deleteWebsite(c: Caller, websiteId: string) {
   await websiteFor(c, websiteId, MANAGE, { paused: true });
-  return settled(c.deps, remove(commandContextOf(c, websiteId), websiteId), READS);
+  return settled(c.deps, remove(commandContextOf(c, websiteId), { website_id: websiteId }), READS);
 }
 
 /** The websites a user of the organization reaches, within the caller's. */
