@@ -100,7 +100,7 @@ export function catalogEvent(r: () => number, site: Site, seq: number, fraction:
     type: 'PromptCreated',
     data: {
       prompt_id: seededUuid(r),
-      text: pick(r, FRAMES).replace('{}', pick(r, SUBJECTS)) + ` (${seq})`,
+      text: `${pick(r, FRAMES).replace('{}', pick(r, SUBJECTS))} (${seq})`,
       topic_id: r() < 0.85 ? pick(r, site.topicIds) : null,
       type: r() < 0.3 ? 'branded' : 'non_branded',
       status: r() < 0.9 ? 'active' : 'paused',

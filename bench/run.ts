@@ -19,8 +19,9 @@ import { http } from './http';
 import { jobs } from './jobs';
 import { type Bench, dropAll, figures, goalMet, info, line, nowNs, report, secondsSince, SERVER_URL } from './lib';
 import { rebuild } from './rebuild';
+import { team } from './team';
 
-const all: Bench[] = [append, catchup, rebuild, erasure, analysis, auth, http, workers, jobs, metrics, observations, answers];
+const all: Bench[] = [append, catchup, rebuild, erasure, analysis, auth, http, workers, jobs, metrics, observations, answers, team];
 
 function usage(): never {
   process.stderr.write(`usage: npm run bench -- [--quick] [${all.map((b) => b.name).join('|')} ...]\n${all.map((b) => `  ${b.name.padEnd(8)} ${b.about}`).join('\n')}\n`);

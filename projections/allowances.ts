@@ -1,12 +1,36 @@
 import type { Knex } from 'knex';
-import type { Projection } from '../src/eventstore/projection';
+import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
+
+const handlers: EventHandlers<Knex.Transaction> = {
+  async AllowanceReserved(e, trx) {
+    await trx('rm_allowance_reservations')
+      .insert({
+        organization_id: e.metadata.organization_id,
+        allowance: e.data.allowance,
+        period: e.data.period,
+        reservation_id: e.data.reservation_id,
+        subject: e.data.subject,
+        amount: e.data.amount,
+        on_failure: e.data.on_failure,
+        state: 'reserved',
+        reserved_at: e.metadata.time,
+      })
+      .onConflict(['organization_id', 'allowance', 'period', 'reservation_id'])
+      .ignore();
+  },
+  async AllowanceSettled(e, trx) {
+    await trx('rm_allowance_reservations')
+      .where({ organization_id: e.metadata.organization_id, allowance: e.data.allowance, period: e.data.period, reservation_id: e.data.reservation_id })
+      .update({ state: e.data.outcome, settled_at: e.metadata.time });
+  },
+};
 
 /** Allowance reservations and how each was settled: usage per period, and what an operator reconciles. */
 export const allowancesProjection: Projection = {
   name: 'allowances',
   version: 1,
   tables: ['rm_allowance_reservations'],
-  handles: ['AllowanceReserved', 'AllowanceSettled'],
+  handles: handledTypes(handlers),
   async migrate(db: Knex) {
     await db.raw(`
       create table if not exists rm_allowance_reservations (
@@ -25,28 +49,6 @@ export const allowancesProjection: Projection = {
       create index if not exists rm_allowance_reservations_open on rm_allowance_reservations (reserved_at) where state = 'reserved';`);
   },
   async apply(trx, events) {
-    for (const e of events) {
-      const org = e.metadata.organization_id;
-      if (e.type === 'AllowanceReserved') {
-        await trx('rm_allowance_reservations')
-          .insert({
-            organization_id: org,
-            allowance: e.data.allowance,
-            period: e.data.period,
-            reservation_id: e.data.reservation_id,
-            subject: e.data.subject,
-            amount: e.data.amount,
-            on_failure: e.data.on_failure,
-            state: 'reserved',
-            reserved_at: e.metadata.time,
-          })
-          .onConflict(['organization_id', 'allowance', 'period', 'reservation_id'])
-          .ignore();
-      } else if (e.type === 'AllowanceSettled') {
-        await trx('rm_allowance_reservations')
-          .where({ organization_id: org, allowance: e.data.allowance, period: e.data.period, reservation_id: e.data.reservation_id })
-          .update({ state: e.data.outcome, settled_at: e.metadata.time });
-      }
-    }
+    for (const e of events) await dispatch(handlers, e, trx);
   },
 };

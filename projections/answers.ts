@@ -4,7 +4,7 @@ import { compiledEntities } from '../src/analysis/entity-cache';
 import { dayAndTime, decodeFacts, encodeFacts, type FactChunk, FactChunkBuilder, type FactDictionaries } from '../src/analysis/facts';
 import type { EventOf } from '../src/domain/events';
 import type { TypedEvent } from '../src/eventstore/port';
-import type { Projection } from '../src/eventstore/projection';
+import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
 import { preferLz4Sql } from '../src/db';
 import { outOfLine, sameEntities, type SiteEntity, siteEntities, siteEntityIdsSql } from './site-entities';
 
@@ -16,6 +16,56 @@ const REDERIVE_PAGE = 5000;
 const REDERIVE_SLICE = 250;
 /** Answers per stored part of a day's facts. */
 export const PART_ROWS = 1024;
+
+/** What the handlers of one batch share: the websites to re-derive, and the answers recorded (written together). */
+interface AnswersBatch {
+  trx: Knex.Transaction;
+  dirty: Set<string>;
+  recorded: Recorded[];
+}
+
+const handlers: EventHandlers<AnswersBatch> = {
+  async WebsiteCreated(e, { trx, dirty }) {
+    await trx.raw(
+      `insert into rm_analysis_entities (website_id, entity_id, slot, is_self, name, identifiers, url) values (?, ?, 0, true, ?, '{}', ?) on conflict do nothing`,
+      [e.data.website_id, e.data.website_id, e.data.name, e.data.url],
+    );
+    // the site row, for the website's list as it stands; a provisioned website's competitors (its catalogue stream)
+    // may have been applied before it, leaving a row (and facts) laid out without the brand: those are derived again
+    // for the list with the brand
+    const r = await trx.raw(
+      `insert into rm_fact_sites (website_id, version, generation, entities) select ?, 0, 0, ${siteEntityIdsSql('?::uuid')}
+       on conflict (website_id) do nothing returning website_id`,
+      [e.data.website_id, e.data.website_id],
+    );
+    if (!r.rows.length) dirty.add(e.data.website_id);
+  },
+  async CompetitorAdded(e, { trx, dirty }) {
+    const w = websiteOf(e);
+    await trx.raw(
+      `insert into rm_analysis_entities (website_id, entity_id, slot, is_self, name, identifiers, url)
+       select ?, ?, coalesce(max(slot), 0) + 1, false, ?, ?, ? from rm_analysis_entities where website_id = ?
+       on conflict do nothing`,
+      [w, e.data.competitor_id, e.data.name, e.data.identifiers, e.data.url, w],
+    );
+    dirty.add(w);
+  },
+  async CompetitorRenamed(e, { trx, dirty }) {
+    await trx('rm_analysis_entities').where({ website_id: websiteOf(e), entity_id: e.data.competitor_id }).update({ name: e.data.name });
+    dirty.add(websiteOf(e));
+  },
+  async CompetitorIdentifiersChanged(e, { trx, dirty }) {
+    await trx('rm_analysis_entities').where({ website_id: websiteOf(e), entity_id: e.data.competitor_id }).update({ identifiers: e.data.identifiers });
+    dirty.add(websiteOf(e));
+  },
+  async CompetitorRemoved(e, { trx, dirty }) {
+    await trx('rm_analysis_entities').where({ website_id: websiteOf(e), entity_id: e.data.competitor_id }).update({ removed: true });
+    dirty.add(websiteOf(e));
+  },
+  ResponseRecorded(e, { recorded }) {
+    recorded.push(e);
+  },
+};
 
 /**
  * The answers and what analysis derives from them (CONTRACT.md, Analysis):
@@ -34,7 +84,7 @@ export const answersProjection: Projection = {
   name: 'answers',
   version: 2,
   tables: ['rm_responses', 'rm_fact_chunks', 'rm_fact_sites', 'rm_response_products', 'rm_analysis_entities'],
-  handles: ['WebsiteCreated', 'CompetitorAdded', 'CompetitorRenamed', 'CompetitorIdentifiersChanged', 'CompetitorRemoved', 'ResponseRecorded'],
+  handles: handledTypes(handlers),
   async migrate(db: Knex) {
     await db.raw(`
       create table if not exists rm_analysis_entities (
@@ -119,52 +169,10 @@ export const answersProjection: Projection = {
   async apply(trx, events) {
     const dirty = new Set<string>();
     const recorded: Recorded[] = [];
+    const batch: AnswersBatch = { trx, dirty, recorded };
     for (const e of events) {
-      switch (e.type) {
-        case 'WebsiteCreated':
-          await trx.raw(
-            `insert into rm_analysis_entities (website_id, entity_id, slot, is_self, name, identifiers, url) values (?, ?, 0, true, ?, '{}', ?) on conflict do nothing`,
-            [e.data.website_id, e.data.website_id, e.data.name, e.data.url],
-          );
-          {
-            // the site row, for the website's list as it stands; a provisioned website's competitors (its catalogue
-            // stream) may have been applied before it, leaving a row (and facts) laid out without the brand: those are
-            // derived again for the list with the brand
-            const r = await trx.raw(
-              `insert into rm_fact_sites (website_id, version, generation, entities) select ?, 0, 0, ${siteEntityIdsSql('?::uuid')}
-               on conflict (website_id) do nothing returning website_id`,
-              [e.data.website_id, e.data.website_id],
-            );
-            if (!r.rows.length) dirty.add(e.data.website_id);
-          }
-          break;
-        case 'CompetitorAdded': {
-          const w = websiteOf(e);
-          await trx.raw(
-            `insert into rm_analysis_entities (website_id, entity_id, slot, is_self, name, identifiers, url)
-             select ?, ?, coalesce(max(slot), 0) + 1, false, ?, ?, ? from rm_analysis_entities where website_id = ?
-             on conflict do nothing`,
-            [w, e.data.competitor_id, e.data.name, e.data.identifiers, e.data.url, w],
-          );
-          dirty.add(w);
-          break;
-        }
-        case 'CompetitorRenamed':
-          await trx('rm_analysis_entities').where({ website_id: websiteOf(e), entity_id: e.data.competitor_id }).update({ name: e.data.name });
-          dirty.add(websiteOf(e));
-          break;
-        case 'CompetitorIdentifiersChanged':
-          await trx('rm_analysis_entities').where({ website_id: websiteOf(e), entity_id: e.data.competitor_id }).update({ identifiers: e.data.identifiers });
-          dirty.add(websiteOf(e));
-          break;
-        case 'CompetitorRemoved':
-          await trx('rm_analysis_entities').where({ website_id: websiteOf(e), entity_id: e.data.competitor_id }).update({ removed: true });
-          dirty.add(websiteOf(e));
-          break;
-        case 'ResponseRecorded':
-          recorded.push(e as Recorded);
-          break;
-      }
+      const pending = dispatch(handlers, e, batch);
+      if (pending) await pending;
     }
     const fresh = await insertResponses(trx, recorded);
     const version = await nextVersion(trx);
@@ -361,8 +369,6 @@ async function appendFacts(trx: Knex.Transaction, fresh: Recorded[], tracked: Ma
   }
   return mismatched;
 }
-
-const isoDay = (d: Date | string) => (typeof d === 'string' ? d.slice(0, 10) : dayAndTime(d).day);
 
 function productRows(compiled: CompiledEntities, e: Pick<Recorded['data'], 'response_id' | 'website_id' | 'run_at' | 'prompt_id' | 'model' | 'location_id' | 'schedule_id' | 'products'>) {
   return analyzeProducts(compiled, e.products).map((p, idx) => ({

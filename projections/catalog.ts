@@ -1,9 +1,132 @@
 import type { Knex } from 'knex';
 import type { TypedEvent } from '../src/eventstore/port';
-import type { Projection } from '../src/eventstore/projection';
+import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
 
 /** The website a catalogue event belongs to: its stream is `catalog-<website_id>`. */
 const websiteOf = (e: TypedEvent): string => (e.streamId.startsWith('catalog-') ? e.streamId.slice('catalog-'.length) : (e.metadata.website_id ?? ''));
+
+const handlers: EventHandlers<Knex.Transaction> = {
+  async CompetitorAdded(e, trx) {
+    const at = e.metadata.time;
+    await trx('rm_competitors').insert({
+      id: e.data.competitor_id,
+      website_id: websiteOf(e),
+      name: e.data.name,
+      url: e.data.url,
+      normalized_url: e.data.normalized_url,
+      identifiers: e.data.identifiers,
+      created_at: at,
+      updated_at: at,
+    });
+  },
+  async CompetitorRenamed(e, trx) {
+    await trx('rm_competitors').where('id', e.data.competitor_id).update({ name: e.data.name, updated_at: e.metadata.time });
+  },
+  async CompetitorIdentifiersChanged(e, trx) {
+    await trx('rm_competitors').where('id', e.data.competitor_id).update({ identifiers: e.data.identifiers, updated_at: e.metadata.time });
+  },
+  async CompetitorRemoved(e, trx) {
+    const at = e.metadata.time;
+    await trx('rm_competitors').where('id', e.data.competitor_id).update({ removed_at: at, updated_at: at });
+  },
+  async TopicCreated(e, trx) {
+    const at = e.metadata.time;
+    await trx('rm_topics').insert({ id: e.data.topic_id, website_id: websiteOf(e), name: e.data.name, created_at: at, updated_at: at });
+  },
+  async TopicDeleted(e, trx) {
+    const at = e.metadata.time;
+    await trx('rm_topics').where('id', e.data.topic_id).update({ deleted_at: at, updated_at: at });
+    if (e.data.soft_deleted_prompt_ids.length) {
+      await trx('rm_prompts').whereIn('id', e.data.soft_deleted_prompt_ids).update({ soft_deleted_at: at, updated_at: at });
+    }
+  },
+  async TopicRestored(e, trx) {
+    const at = e.metadata.time;
+    await trx('rm_topics').where('id', e.data.topic_id).update({ deleted_at: null, updated_at: at });
+    if (e.data.restored_prompt_ids.length) {
+      await trx('rm_prompts').whereIn('id', e.data.restored_prompt_ids).update({ soft_deleted_at: null, updated_at: at });
+    }
+  },
+  async PromptCreated(e, trx) {
+    const at = e.metadata.time;
+    await trx('rm_prompts').insert({
+      id: e.data.prompt_id,
+      website_id: websiteOf(e),
+      text: e.data.text,
+      topic_id: e.data.topic_id,
+      type: e.data.type,
+      status: e.data.status,
+      tags: e.data.tags,
+      created_at: at,
+      updated_at: at,
+    });
+  },
+  async PromptUpdated(e, trx) {
+    const { prompt_id, ...changes } = e.data;
+    await trx('rm_prompts').where('id', prompt_id).update({ ...changes, updated_at: e.metadata.time });
+  },
+  async PromptDeleted(e, trx) {
+    const at = e.metadata.time;
+    if (e.data.soft_deleted) await trx('rm_prompts').where('id', e.data.prompt_id).update({ soft_deleted_at: at, updated_at: at });
+    else await trx('rm_prompts').where('id', e.data.prompt_id).delete();
+  },
+  async PromptAnswered(e, trx) {
+    await trx('rm_prompts').where('id', e.data.prompt_id).update({ has_answers: true });
+  },
+  async PersonaCreated(e, trx) {
+    await trx('rm_personas').insert({ id: e.data.persona_id, website_id: websiteOf(e), name: e.data.name, description: e.data.description, created_at: e.metadata.time });
+  },
+  async LocationCreated(e, trx) {
+    await trx('rm_locations').insert({
+      id: e.data.location_id,
+      website_id: websiteOf(e),
+      location: e.data.location,
+      country: e.data.country,
+      region: e.data.region,
+      city: e.data.city,
+      created_at: e.metadata.time,
+    });
+  },
+  async PromptScheduleCreated(e, trx) {
+    const at = e.metadata.time;
+    await trx('rm_prompt_schedules').insert({
+      id: e.data.schedule_id,
+      website_id: websiteOf(e),
+      name: e.data.name,
+      models: e.data.models,
+      starts_on: e.data.starts_on,
+      ends_on: e.data.ends_on,
+      frequency: e.data.frequency,
+      is_active: e.data.is_active,
+      created_at: at,
+      updated_at: at,
+    });
+  },
+  async PromptScheduleUpdated(e, trx) {
+    const { schedule_id, ...changes } = e.data;
+    await trx('rm_prompt_schedules').where('id', schedule_id).update({ ...changes, updated_at: e.metadata.time });
+  },
+  async PromptScheduleArchived(e, trx) {
+    const at = e.metadata.time;
+    await trx('rm_prompt_schedules').where('id', e.data.schedule_id).update({ archived_at: at, updated_at: at });
+  },
+  async SavedViewCreated(e, trx) {
+    const at = e.metadata.time;
+    await trx('rm_saved_views').insert({ id: e.data.view_id, website_id: websiteOf(e), name: e.data.name, filters: JSON.stringify(e.data.filters), created_at: at, updated_at: at });
+  },
+  async SavedViewUpdated(e, trx) {
+    await trx('rm_saved_views')
+      .where('id', e.data.view_id)
+      .update({
+        ...(e.data.name !== undefined && { name: e.data.name }),
+        ...(e.data.filters !== undefined && { filters: JSON.stringify(e.data.filters) }),
+        updated_at: e.metadata.time,
+      });
+  },
+  async AttributeCreated(e, trx) {
+    await trx('rm_attributes').insert({ id: e.data.attribute_id, website_id: websiteOf(e), name: e.data.name, description: e.data.description, created_at: e.metadata.time });
+  },
+};
 
 /**
  * The catalogue of every website: competitors, topics, prompts, personas, locations, prompt schedules, saved views
@@ -14,27 +137,7 @@ export const catalogProjection: Projection = {
   name: 'catalog',
   version: 1,
   tables: ['rm_competitors', 'rm_topics', 'rm_prompts', 'rm_personas', 'rm_locations', 'rm_prompt_schedules', 'rm_saved_views', 'rm_attributes'],
-  handles: [
-    'CompetitorAdded',
-    'CompetitorRenamed',
-    'CompetitorIdentifiersChanged',
-    'CompetitorRemoved',
-    'TopicCreated',
-    'TopicDeleted',
-    'TopicRestored',
-    'PromptCreated',
-    'PromptUpdated',
-    'PromptDeleted',
-    'PromptAnswered',
-    'PersonaCreated',
-    'LocationCreated',
-    'PromptScheduleCreated',
-    'PromptScheduleUpdated',
-    'PromptScheduleArchived',
-    'SavedViewCreated',
-    'SavedViewUpdated',
-    'AttributeCreated',
-  ],
+  handles: handledTypes(handlers),
   async migrate(db: Knex) {
     await db.raw(`
       create table if not exists rm_competitors (
@@ -131,123 +234,6 @@ export const catalogProjection: Projection = {
       create index if not exists rm_attributes_site on rm_attributes (website_id, seq);`);
   },
   async apply(trx, events) {
-    for (const e of events) {
-      const at = e.metadata.time;
-      const website_id = websiteOf(e);
-      switch (e.type) {
-        case 'CompetitorAdded':
-          await trx('rm_competitors').insert({
-            id: e.data.competitor_id,
-            website_id,
-            name: e.data.name,
-            url: e.data.url,
-            normalized_url: e.data.normalized_url,
-            identifiers: e.data.identifiers,
-            created_at: at,
-            updated_at: at,
-          });
-          break;
-        case 'CompetitorRenamed':
-          await trx('rm_competitors').where('id', e.data.competitor_id).update({ name: e.data.name, updated_at: at });
-          break;
-        case 'CompetitorIdentifiersChanged':
-          await trx('rm_competitors').where('id', e.data.competitor_id).update({ identifiers: e.data.identifiers, updated_at: at });
-          break;
-        case 'CompetitorRemoved':
-          await trx('rm_competitors').where('id', e.data.competitor_id).update({ removed_at: at, updated_at: at });
-          break;
-        case 'TopicCreated':
-          await trx('rm_topics').insert({ id: e.data.topic_id, website_id, name: e.data.name, created_at: at, updated_at: at });
-          break;
-        case 'TopicDeleted':
-          await trx('rm_topics').where('id', e.data.topic_id).update({ deleted_at: at, updated_at: at });
-          if (e.data.soft_deleted_prompt_ids.length) {
-            await trx('rm_prompts').whereIn('id', e.data.soft_deleted_prompt_ids).update({ soft_deleted_at: at, updated_at: at });
-          }
-          break;
-        case 'TopicRestored':
-          await trx('rm_topics').where('id', e.data.topic_id).update({ deleted_at: null, updated_at: at });
-          if (e.data.restored_prompt_ids.length) {
-            await trx('rm_prompts').whereIn('id', e.data.restored_prompt_ids).update({ soft_deleted_at: null, updated_at: at });
-          }
-          break;
-        case 'PromptCreated':
-          await trx('rm_prompts').insert({
-            id: e.data.prompt_id,
-            website_id,
-            text: e.data.text,
-            topic_id: e.data.topic_id,
-            type: e.data.type,
-            status: e.data.status,
-            tags: e.data.tags,
-            created_at: at,
-            updated_at: at,
-          });
-          break;
-        case 'PromptUpdated': {
-          const { prompt_id, ...changes } = e.data;
-          await trx('rm_prompts').where('id', prompt_id).update({ ...changes, updated_at: at });
-          break;
-        }
-        case 'PromptDeleted':
-          if (e.data.soft_deleted) await trx('rm_prompts').where('id', e.data.prompt_id).update({ soft_deleted_at: at, updated_at: at });
-          else await trx('rm_prompts').where('id', e.data.prompt_id).delete();
-          break;
-        case 'PromptAnswered':
-          await trx('rm_prompts').where('id', e.data.prompt_id).update({ has_answers: true });
-          break;
-        case 'PersonaCreated':
-          await trx('rm_personas').insert({ id: e.data.persona_id, website_id, name: e.data.name, description: e.data.description, created_at: at });
-          break;
-        case 'LocationCreated':
-          await trx('rm_locations').insert({
-            id: e.data.location_id,
-            website_id,
-            location: e.data.location,
-            country: e.data.country,
-            region: e.data.region,
-            city: e.data.city,
-            created_at: at,
-          });
-          break;
-        case 'PromptScheduleCreated':
-          await trx('rm_prompt_schedules').insert({
-            id: e.data.schedule_id,
-            website_id,
-            name: e.data.name,
-            models: e.data.models,
-            starts_on: e.data.starts_on,
-            ends_on: e.data.ends_on,
-            frequency: e.data.frequency,
-            is_active: e.data.is_active,
-            created_at: at,
-            updated_at: at,
-          });
-          break;
-        case 'PromptScheduleUpdated': {
-          const { schedule_id, ...changes } = e.data;
-          await trx('rm_prompt_schedules').where('id', schedule_id).update({ ...changes, updated_at: at });
-          break;
-        }
-        case 'PromptScheduleArchived':
-          await trx('rm_prompt_schedules').where('id', e.data.schedule_id).update({ archived_at: at, updated_at: at });
-          break;
-        case 'SavedViewCreated':
-          await trx('rm_saved_views').insert({ id: e.data.view_id, website_id, name: e.data.name, filters: JSON.stringify(e.data.filters), created_at: at, updated_at: at });
-          break;
-        case 'SavedViewUpdated':
-          await trx('rm_saved_views')
-            .where('id', e.data.view_id)
-            .update({
-              ...(e.data.name !== undefined && { name: e.data.name }),
-              ...(e.data.filters !== undefined && { filters: JSON.stringify(e.data.filters) }),
-              updated_at: at,
-            });
-          break;
-        case 'AttributeCreated':
-          await trx('rm_attributes').insert({ id: e.data.attribute_id, website_id, name: e.data.name, description: e.data.description, created_at: at });
-          break;
-      }
-    }
+    for (const e of events) await dispatch(handlers, e, trx);
   },
 };

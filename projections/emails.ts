@@ -1,6 +1,47 @@
 import type { Knex } from 'knex';
 import { EMAIL_STREAM_PREFIX } from '../src/domain/events';
-import type { Projection } from '../src/eventstore/projection';
+import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
+
+const handlers: EventHandlers<Knex.Transaction> = {
+  async EmailRequested(e, trx) {
+    await trx('rm_emails')
+      .insert({
+        email_id: e.data.email_id,
+        organization_id: e.metadata.organization_id,
+        template: e.data.template,
+        status: 'requested',
+        requested_at: e.data.requested_at,
+        due_at: e.data.requested_at,
+        updated_at: e.metadata.time,
+      })
+      .onConflict('email_id')
+      .ignore();
+  },
+  async EmailSending(e, trx) {
+    await trx('rm_emails')
+      .where('email_id', e.data.email_id)
+      .update({ status: 'sending', attempts: e.data.attempt, message_id: e.data.message_id, due_at: e.data.lease_until, updated_at: e.metadata.time });
+  },
+  async EmailDeferred(e, trx) {
+    await trx('rm_emails').where('email_id', e.data.email_id).update({ status: 'deferred', last_error: e.data.reason, due_at: e.data.retry_at, updated_at: e.metadata.time });
+  },
+  async EmailSent(e, trx) {
+    const at = e.metadata.time;
+    await trx('rm_emails').where('email_id', e.data.email_id).update({
+      status: 'sent',
+      // a worker that lost its claim to a takeover may record its own, earlier attempt
+      attempts: trx.raw('greatest(attempts, ?)', [e.data.attempt]),
+      message_id: e.data.message_id,
+      possible_duplicate: e.data.possible_duplicate,
+      due_at: null,
+      sent_at: at,
+      updated_at: at,
+    });
+  },
+  async EmailFailed(e, trx) {
+    await trx('rm_emails').where('email_id', e.data.email_id).update({ status: 'failed', last_error: e.data.reason, due_at: null, updated_at: e.metadata.time });
+  },
+};
 
 /**
  * The outbox: one row per email with where it stands, never its recipient or content (those stay in the log, where
@@ -11,7 +52,7 @@ export const emailsProjection: Projection = {
   name: 'emails',
   version: 1,
   tables: ['rm_emails'],
-  handles: ['EmailRequested', 'EmailSending', 'EmailDeferred', 'EmailSent', 'EmailFailed'],
+  handles: handledTypes(handlers),
   async migrate(db: Knex) {
     await db.raw(`
       create table if not exists rm_emails (
@@ -33,46 +74,7 @@ export const emailsProjection: Projection = {
   async apply(trx, events) {
     for (const e of events) {
       if (!e.streamId.startsWith(EMAIL_STREAM_PREFIX)) continue;
-      const at = e.metadata.time;
-      switch (e.type) {
-        case 'EmailRequested':
-          await trx('rm_emails')
-            .insert({
-              email_id: e.data.email_id,
-              organization_id: e.metadata.organization_id,
-              template: e.data.template,
-              status: 'requested',
-              requested_at: e.data.requested_at,
-              due_at: e.data.requested_at,
-              updated_at: at,
-            })
-            .onConflict('email_id')
-            .ignore();
-          break;
-        case 'EmailSending':
-          await trx('rm_emails')
-            .where('email_id', e.data.email_id)
-            .update({ status: 'sending', attempts: e.data.attempt, message_id: e.data.message_id, due_at: e.data.lease_until, updated_at: at });
-          break;
-        case 'EmailDeferred':
-          await trx('rm_emails').where('email_id', e.data.email_id).update({ status: 'deferred', last_error: e.data.reason, due_at: e.data.retry_at, updated_at: at });
-          break;
-        case 'EmailSent':
-          await trx('rm_emails').where('email_id', e.data.email_id).update({
-            status: 'sent',
-            // a worker that lost its claim to a takeover may record its own, earlier attempt
-            attempts: trx.raw('greatest(attempts, ?)', [e.data.attempt]),
-            message_id: e.data.message_id,
-            possible_duplicate: e.data.possible_duplicate,
-            due_at: null,
-            sent_at: at,
-            updated_at: at,
-          });
-          break;
-        case 'EmailFailed':
-          await trx('rm_emails').where('email_id', e.data.email_id).update({ status: 'failed', last_error: e.data.reason, due_at: null, updated_at: at });
-          break;
-      }
+      await dispatch(handlers, e, trx);
     }
   },
 };

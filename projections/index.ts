@@ -8,6 +8,7 @@ import { emailsProjection } from './emails';
 import { observationsProjection } from './observations';
 import { organizationsProjection } from './organizations';
 import { runsProjection } from './runs';
+import { teamProjection } from './team';
 import { websitesProjection } from './websites';
 
 /** Every read model by its name, in the order they are started. */
@@ -22,6 +23,7 @@ const byName = {
   jobs: jobsProjection,
   allowances: allowancesProjection,
   emails: emailsProjection,
+  team: teamProjection,
 } satisfies Record<string, Projection>;
 
 /** A read model's name: what a write names when it waits for the read models its caller reads next. */

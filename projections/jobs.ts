@@ -1,6 +1,46 @@
 import type { Knex } from 'knex';
-import { jobOfStream, jobRequestTypes, JOB_LIFECYCLE_TYPES } from '../src/domain/jobs';
-import type { Projection } from '../src/eventstore/projection';
+import { jobOfStream, jobRequestTypes } from '../src/domain/jobs';
+import type { TypedEvent } from '../src/eventstore/port';
+import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
+
+interface JobContext {
+  trx: Knex.Transaction;
+  job: { jobId: string; kind: string };
+}
+
+/** A job's request (of any kind): the job is queued. */
+async function requested(e: TypedEvent, { trx, job }: JobContext): Promise<void> {
+  const at = e.metadata.time;
+  await trx('rm_jobs')
+    .insert({
+      id: job.jobId,
+      kind: job.kind,
+      stream_id: e.streamId,
+      organization_id: e.metadata.organization_id,
+      website_id: e.metadata.website_id ?? null,
+      status: 'queued',
+      requested_at: at,
+      updated_at: at,
+    })
+    .onConflict('id')
+    .ignore();
+}
+
+const handlers: EventHandlers<JobContext> = {
+  ...Object.fromEntries(jobRequestTypes().map((t) => [t, requested])),
+  async JobStarted(e, { trx, job }) {
+    const at = e.metadata.time;
+    await trx('rm_jobs').where('id', job.jobId).where('status', 'queued').update({ status: 'running', started_at: at, updated_at: at });
+  },
+  async JobSucceeded(e, { trx, job }) {
+    const at = e.metadata.time;
+    await trx('rm_jobs').where('id', job.jobId).update({ status: 'succeeded', finished_at: at, updated_at: at });
+  },
+  async JobFailed(e, { trx, job }) {
+    const at = e.metadata.time;
+    await trx('rm_jobs').where('id', job.jobId).update({ status: 'failed', error_kind: e.data.error_kind, error: e.data.message, finished_at: at, updated_at: at });
+  },
+};
 
 /**
  * Every job of every kind and where it stands (queued, running, succeeded, failed): what the job sweeper reads to find
@@ -10,7 +50,7 @@ export const jobsProjection: Projection = {
   name: 'jobs',
   version: 1,
   tables: ['rm_jobs'],
-  handles: [...jobRequestTypes(), ...JOB_LIFECYCLE_TYPES],
+  handles: handledTypes(handlers),
   async migrate(db: Knex) {
     await db.raw(`
       create table if not exists rm_jobs (
@@ -33,35 +73,7 @@ export const jobsProjection: Projection = {
   async apply(trx, events) {
     for (const e of events) {
       const job = jobOfStream(e.streamId);
-      if (!job) continue;
-      const at = e.metadata.time;
-      switch (e.type) {
-        case 'JobStarted':
-          await trx('rm_jobs').where('id', job.jobId).where('status', 'queued').update({ status: 'running', started_at: at, updated_at: at });
-          break;
-        case 'JobSucceeded':
-          await trx('rm_jobs').where('id', job.jobId).update({ status: 'succeeded', finished_at: at, updated_at: at });
-          break;
-        case 'JobFailed':
-          await trx('rm_jobs')
-            .where('id', job.jobId)
-            .update({ status: 'failed', error_kind: e.data.error_kind, error: e.data.message, finished_at: at, updated_at: at });
-          break;
-        default:
-          await trx('rm_jobs')
-            .insert({
-              id: job.jobId,
-              kind: job.kind,
-              stream_id: e.streamId,
-              organization_id: e.metadata.organization_id,
-              website_id: e.metadata.website_id ?? null,
-              status: 'queued',
-              requested_at: at,
-              updated_at: at,
-            })
-            .onConflict('id')
-            .ignore();
-      }
+      if (job) await dispatch(handlers, e, { trx, job });
     }
   },
 };

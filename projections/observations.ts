@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Projection } from '../src/eventstore/projection';
+import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
 
 /**
  * The listing's indexes (queries/observations/list.ts). Each holds every column a filter reads (INCLUDE), so the page's
@@ -29,6 +29,32 @@ async function dropIndexes(db: Knex) {
 /** |score| to 3 decimals (what the extractors write; an import may send more), or 1 for an unscored observation. */
 export const intensityOf = (score: number | null) => (score === null ? 1 : Math.round(Math.abs(score) * 1000) / 1000);
 
+/** Each handler adds the rows of one event to the batch's rows (inserted together). */
+const handlers: EventHandlers<Record<string, unknown>[]> = {
+  ObservationsRecorded(e, rows) {
+    const at = new Date(Math.floor(Date.parse(e.data.observed_at) / 1000) * 1000).toISOString();
+    for (const o of e.data.observations) {
+      rows.push({
+        id: o.observation_id,
+        website_id: e.data.website_id,
+        response_id: e.data.response_id,
+        prompt_id: e.data.prompt_id,
+        location_id: e.data.location_id,
+        schedule_id: e.data.schedule_id,
+        entity_id: o.entity_id,
+        attribute_id: o.attribute_id,
+        positive: o.positive,
+        score: o.score,
+        intensity: intensityOf(o.score),
+        text_span: o.text_span,
+        model: e.data.model,
+        extractor: e.data.extractor,
+        created_at: at,
+      });
+    }
+  },
+};
+
 /**
  * Attribute observations: one statement an answer made about one entity for one attribute. `intensity` is the
  * strength of wording the `intensity` sort orders by: |score| to 3 decimals, or 1 for an unscored one (the direction
@@ -38,7 +64,7 @@ export const observationsProjection: Projection = {
   name: 'observations',
   version: 2,
   tables: ['rm_observations'],
-  handles: ['ObservationsRecorded'],
+  handles: handledTypes(handlers),
   async migrate(db: Knex) {
     await db.raw(`
       create table if not exists rm_observations (
@@ -66,29 +92,7 @@ export const observationsProjection: Projection = {
   },
   async apply(trx, events) {
     const rows: Record<string, unknown>[] = [];
-    for (const e of events) {
-      if (e.type !== 'ObservationsRecorded') continue;
-      const at = new Date(Math.floor(Date.parse(e.data.observed_at) / 1000) * 1000).toISOString();
-      for (const o of e.data.observations) {
-        rows.push({
-          id: o.observation_id,
-          website_id: e.data.website_id,
-          response_id: e.data.response_id,
-          prompt_id: e.data.prompt_id,
-          location_id: e.data.location_id,
-          schedule_id: e.data.schedule_id,
-          entity_id: o.entity_id,
-          attribute_id: o.attribute_id,
-          positive: o.positive,
-          score: o.score,
-          intensity: intensityOf(o.score),
-          text_span: o.text_span,
-          model: e.data.model,
-          extractor: e.data.extractor,
-          created_at: at,
-        });
-      }
-    }
+    for (const e of events) dispatch(handlers, e, rows);
     for (let i = 0; i < rows.length; i += 5000) {
       await trx.raw(
         `insert into rm_observations select * from json_to_recordset(?::json) as x(id uuid, website_id uuid, response_id uuid, prompt_id uuid, location_id uuid, schedule_id uuid, entity_id uuid, attribute_id uuid,

@@ -1,12 +1,50 @@
 import type { Knex } from 'knex';
-import type { Projection } from '../src/eventstore/projection';
+import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
+
+const handlers: EventHandlers<Knex.Transaction> = {
+  async OrganizationCreated(e, trx) {
+    await trx('rm_organizations').insert({
+      id: e.data.organization_id,
+      name: e.data.name,
+      plan: e.data.plan,
+      features: e.data.features,
+      pitch_allowance: e.data.pitch_allowance,
+      created_at: e.metadata.time,
+    });
+  },
+  async UserAdded(e, trx) {
+    await trx('rm_users').insert({ id: e.data.user_id, organization_id: e.metadata.organization_id, email: e.data.email, role: e.data.role, created_at: e.metadata.time });
+  },
+  async ApiKeyCreated(e, trx) {
+    const org = e.metadata.organization_id;
+    await trx('rm_api_keys').insert({
+      id: e.data.api_key_id,
+      organization_id: org,
+      key_hash: e.data.key_hash,
+      key_prefix: e.data.key_prefix,
+      name: e.data.name,
+      user_id: e.data.user_id,
+      website_ids: e.data.website_ids,
+      partner: e.data.partner,
+      created_at: e.metadata.time,
+    });
+    await trx('rm_organizations').where('id', org).increment('key_count', 1);
+    // every instance forgets having refused this key (its negative cache) when this transaction commits
+    await trx.raw(`select pg_notify('aivis_keys', ?)`, [e.data.key_hash]);
+  },
+  async ApiKeyRevoked(e, trx) {
+    await trx('rm_api_keys').where('id', e.data.api_key_id).whereNull('revoked_at').update({ revoked_at: e.metadata.time });
+    // every instance evicts the key from its lookup cache when this transaction commits
+    await trx.raw(`select pg_notify('aivis_keys', key_hash) from rm_api_keys where id = ?`, [e.data.api_key_id]);
+  },
+};
 
 /** Organizations, their people and their API keys (hash only): what authentication and administration read. */
 export const organizationsProjection: Projection = {
   name: 'organizations',
   version: 1,
   tables: ['rm_api_keys', 'rm_users', 'rm_organizations'],
-  handles: ['OrganizationCreated', 'UserAdded', 'ApiKeyCreated', 'ApiKeyRevoked'],
+  handles: handledTypes(handlers),
   async migrate(db: Knex) {
     await db.raw(`
       create table if not exists rm_organizations (
@@ -41,45 +79,6 @@ export const organizationsProjection: Projection = {
       create index if not exists rm_api_keys_org on rm_api_keys (organization_id);`);
   },
   async apply(trx, events) {
-    for (const e of events) {
-      const at = e.metadata.time;
-      const org = e.metadata.organization_id;
-      switch (e.type) {
-        case 'OrganizationCreated':
-          await trx('rm_organizations').insert({
-            id: e.data.organization_id,
-            name: e.data.name,
-            plan: e.data.plan,
-            features: e.data.features,
-            pitch_allowance: e.data.pitch_allowance,
-            created_at: at,
-          });
-          break;
-        case 'UserAdded':
-          await trx('rm_users').insert({ id: e.data.user_id, organization_id: org, email: e.data.email, role: e.data.role, created_at: at });
-          break;
-        case 'ApiKeyCreated':
-          await trx('rm_api_keys').insert({
-            id: e.data.api_key_id,
-            organization_id: org,
-            key_hash: e.data.key_hash,
-            key_prefix: e.data.key_prefix,
-            name: e.data.name,
-            user_id: e.data.user_id,
-            website_ids: e.data.website_ids,
-            partner: e.data.partner,
-            created_at: at,
-          });
-          await trx('rm_organizations').where('id', org).increment('key_count', 1);
-          // every instance forgets having refused this key (its negative cache) when this transaction commits
-          await trx.raw(`select pg_notify('aivis_keys', ?)`, [e.data.key_hash]);
-          break;
-        case 'ApiKeyRevoked':
-          await trx('rm_api_keys').where('id', e.data.api_key_id).whereNull('revoked_at').update({ revoked_at: at });
-          // every instance evicts the key from its lookup cache when this transaction commits
-          await trx.raw(`select pg_notify('aivis_keys', key_hash) from rm_api_keys where id = ?`, [e.data.api_key_id]);
-          break;
-      }
-    }
+    for (const e of events) await dispatch(handlers, e, trx);
   },
 };

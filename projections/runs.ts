@@ -1,6 +1,80 @@
 import type { Knex } from 'knex';
 import { RESPONSE_STREAM_PREFIX } from '../src/domain/events';
-import type { Projection } from '../src/eventstore/projection';
+import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
+
+/** What the handlers of one batch share: units and outcomes are gathered and written together (flush). */
+interface RunsBatch {
+  trx: Knex.Transaction;
+  units: Record<string, unknown>[];
+  outcomes: Record<string, unknown>[];
+  /** writes the units and outcomes gathered so far */
+  flush(): Promise<void>;
+}
+
+const handlers: EventHandlers<RunsBatch> = {
+  async RunStarted(e, { trx }) {
+    const at = e.metadata.time;
+    await trx('rm_runs')
+      .insert({
+        id: e.data.run_id,
+        organization_id: e.metadata.organization_id,
+        website_id: e.data.website_id,
+        schedule_id: e.data.schedule_id,
+        trigger: e.data.trigger,
+        day: e.data.day,
+        models: e.data.models,
+        total: e.data.total,
+        started_at: at,
+        finished_at: e.data.total === 0 ? at : null,
+      })
+      .onConflict('id')
+      .ignore();
+  },
+  ResponseRequested(e, { units }) {
+    units.push({
+      request_id: e.data.request_id,
+      run_id: e.data.run_id,
+      organization_id: e.metadata.organization_id,
+      website_id: e.data.website_id,
+      prompt_id: e.data.prompt_id,
+      model: e.data.model,
+      location_id: e.data.location_id,
+      persona_id: e.data.persona_id,
+      schedule_id: e.data.schedule_id,
+      day: e.data.day,
+      run_at: e.data.run_at,
+      at: e.metadata.time,
+    });
+  },
+  ResponseRecorded(e, { outcomes }) {
+    if (e.data.request_id && e.data.run_id)
+      outcomes.push({ request_id: e.data.request_id, run_id: e.data.run_id, status: 'recorded', response_id: e.data.response_id, error_kind: null, error: null, attempts: null, at: e.metadata.time });
+  },
+  ResponseFailed(e, { outcomes }) {
+    outcomes.push({ request_id: e.data.request_id, run_id: e.data.run_id, status: 'failed', response_id: null, error_kind: e.data.error_kind, error: e.data.message, attempts: e.data.attempts, at: e.metadata.time });
+  },
+  async RunSlotTaken(e, { trx, flush }) {
+    await flush();
+    await trx('rm_run_slots')
+      .insert({
+        run_id: e.data.run_id,
+        organization_id: e.metadata.organization_id,
+        website_id: e.data.website_id,
+        schedule_id: e.data.schedule_id,
+        taken_at: e.metadata.time,
+        expires_at: e.data.expires_at,
+      })
+      .onConflict('run_id')
+      .ignore();
+  },
+  async RunEnded(e, { trx, flush }) {
+    const at = e.metadata.time;
+    // what came before it in the log settles first: an outcome recorded before the end counts
+    await flush();
+    await trx('rm_run_slots').where('run_id', e.data.run_id).whereNull('ended_at').update({ ended_at: at, end_reason: e.data.reason });
+    if (e.data.reason === 'expired') await expire(trx, e.data.run_id, at);
+  },
+};
 
 /**
  * Runs and their units of work: what was asked, what was answered, what failed and why. A run is finished when
@@ -12,7 +86,7 @@ export const runsProjection: Projection = {
   name: 'runs',
   version: 1,
   tables: ['rm_runs', 'rm_run_units', 'rm_run_slots'],
-  handles: ['RunStarted', 'ResponseRequested', 'ResponseRecorded', 'ResponseFailed', 'RunSlotTaken', 'RunEnded'],
+  handles: handledTypes(handlers),
   // outcomes of units of work only: an imported answer belongs to no run
   streamPrefixes: { ResponseRecorded: RESPONSE_STREAM_PREFIX, ResponseFailed: RESPONSE_STREAM_PREFIX },
   async migrate(db: Knex) {
@@ -120,70 +194,10 @@ export const runsProjection: Projection = {
       units.length = 0;
       outcomes.length = 0;
     };
+    const batch: RunsBatch = { trx, units, outcomes, flush };
     for (const e of events) {
-      const at = e.metadata.time;
-      switch (e.type) {
-        case 'RunStarted':
-          await trx('rm_runs')
-            .insert({
-              id: e.data.run_id,
-              organization_id: e.metadata.organization_id,
-              website_id: e.data.website_id,
-              schedule_id: e.data.schedule_id,
-              trigger: e.data.trigger,
-              day: e.data.day,
-              models: e.data.models,
-              total: e.data.total,
-              started_at: at,
-              finished_at: e.data.total === 0 ? at : null,
-            })
-            .onConflict('id')
-            .ignore();
-          break;
-        case 'ResponseRequested':
-          units.push({
-            request_id: e.data.request_id,
-            run_id: e.data.run_id,
-            organization_id: e.metadata.organization_id,
-            website_id: e.data.website_id,
-            prompt_id: e.data.prompt_id,
-            model: e.data.model,
-            location_id: e.data.location_id,
-            persona_id: e.data.persona_id,
-            schedule_id: e.data.schedule_id,
-            day: e.data.day,
-            run_at: e.data.run_at,
-            at,
-          });
-          break;
-        case 'ResponseRecorded':
-          if (e.data.request_id && e.data.run_id)
-            outcomes.push({ request_id: e.data.request_id, run_id: e.data.run_id, status: 'recorded', response_id: e.data.response_id, error_kind: null, error: null, attempts: null, at });
-          break;
-        case 'ResponseFailed':
-          outcomes.push({ request_id: e.data.request_id, run_id: e.data.run_id, status: 'failed', response_id: null, error_kind: e.data.error_kind, error: e.data.message, attempts: e.data.attempts, at });
-          break;
-        case 'RunSlotTaken':
-          await flush();
-          await trx('rm_run_slots')
-            .insert({
-              run_id: e.data.run_id,
-              organization_id: e.metadata.organization_id,
-              website_id: e.data.website_id,
-              schedule_id: e.data.schedule_id,
-              taken_at: at,
-              expires_at: e.data.expires_at,
-            })
-            .onConflict('run_id')
-            .ignore();
-          break;
-        case 'RunEnded':
-          // what came before it in the log settles first: an outcome recorded before the end counts
-          await flush();
-          await trx('rm_run_slots').where('run_id', e.data.run_id).whereNull('ended_at').update({ ended_at: at, end_reason: e.data.reason });
-          if (e.data.reason === 'expired') await expire(trx, e.data.run_id, at);
-          break;
-      }
+      const pending = dispatch(handlers, e, batch);
+      if (pending) await pending;
     }
     await flush();
   },

@@ -1,11 +1,34 @@
 import type { Knex } from 'knex';
-import type { Projection } from '../src/eventstore/projection';
+import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
+
+const handlers: EventHandlers<Knex.Transaction> = {
+  async WebsiteCreated(e, trx) {
+    const at = e.metadata.time;
+    await trx('rm_websites').insert({
+      id: e.data.website_id,
+      organization_id: e.metadata.organization_id,
+      name: e.data.name,
+      url: e.data.url,
+      normalized_url: e.data.normalized_url,
+      status: 'active',
+      external_id: e.data.external_id,
+      created_at: at,
+      updated_at: at,
+    });
+  },
+  async WebsiteExternalIdSet(e, trx) {
+    await trx('rm_websites').where('id', e.data.website_id).update({ external_id: e.data.external_id, updated_at: e.metadata.time });
+  },
+  async WebsiteStatusChanged(e, trx) {
+    await trx('rm_websites').where('id', e.data.website_id).update({ status: e.data.status, updated_at: e.metadata.time });
+  },
+};
 
 export const websitesProjection: Projection = {
   name: 'websites',
   version: 1,
   tables: ['rm_websites'],
-  handles: ['WebsiteCreated', 'WebsiteExternalIdSet', 'WebsiteStatusChanged'],
+  handles: handledTypes(handlers),
   async migrate(db: Knex) {
     await db.raw(`
       create table if not exists rm_websites (
@@ -23,29 +46,6 @@ export const websitesProjection: Projection = {
       create index if not exists rm_websites_external on rm_websites (organization_id, external_id) where external_id is not null;`);
   },
   async apply(trx, events) {
-    for (const e of events) {
-      const at = e.metadata.time;
-      switch (e.type) {
-        case 'WebsiteCreated':
-          await trx('rm_websites').insert({
-            id: e.data.website_id,
-            organization_id: e.metadata.organization_id,
-            name: e.data.name,
-            url: e.data.url,
-            normalized_url: e.data.normalized_url,
-            status: 'active',
-            external_id: e.data.external_id,
-            created_at: at,
-            updated_at: at,
-          });
-          break;
-        case 'WebsiteExternalIdSet':
-          await trx('rm_websites').where('id', e.data.website_id).update({ external_id: e.data.external_id, updated_at: at });
-          break;
-        case 'WebsiteStatusChanged':
-          await trx('rm_websites').where('id', e.data.website_id).update({ status: e.data.status, updated_at: at });
-          break;
-      }
-    }
+    for (const e of events) await dispatch(handlers, e, trx);
   },
 };

@@ -72,6 +72,7 @@ export async function bootstrapEmbedded(rt: Runtime, baseUrl: string): Promise<v
         .map((l) => `    ${l}`)
         .join('\n'),
       '',
-    ].join('\n') + '\n',
+      '',
+    ].join('\n'),
   );
 }

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { listOrganizationMembers } from '../queries/team/members';
+import type { Principal } from './domain/principal';
 import { parseArgs } from 'node:util';
 import { ImportResponses, importResponses, MAX_IMPORT } from '../commands/responses/import-responses';
 import { importedExternalIds } from '../queries/responses/list';
@@ -95,6 +97,22 @@ const commands: Record<string, { usage: string; run: Command }> = {
       const r = await createOrganization(rt.store, input.data);
       if (isDomainError(r)) throw new Error(r.message);
       return r.result;
+    },
+  },
+  'users:list': {
+    usage: 'users:list --org O',
+    async run(rt, argv) {
+      const { values } = parseArgs({ args: argv, options: { org: { type: 'string' } }, strict: true });
+      if (!values.org) throw new UsageError('usage: users:list --org O');
+      const org = Uuid.safeParse(values.org);
+      if (!org.success) throw new UsageError(`--org: ${org.error.issues[0].message}`);
+      // the members are read from the team read model: bring it up to date first (a running server's leader does it)
+      await rt.runners.get('organizations')!.runToHead();
+      await rt.runners.get('team')!.runToHead();
+      const row = await rt.database.db('rm_organizations').where('id', org.data).first('id', 'plan', 'features');
+      if (!row) throw new UsageError(`organization ${values.org} not found`);
+      const operator: Principal = { organizationId: row.id, apiKeyId: null, userId: null, websiteIds: null, partner: true, plan: row.plan, features: row.features };
+      return { members: await listOrganizationMembers(rt.database.db, operator) };
     },
   },
   'responses:import': {

@@ -59,7 +59,10 @@ export async function openPglite(dataDir: string): Promise<Database> {
   const lite = new PGlite(dataDir);
   await lite.waitReady;
   const callbacks = new Map<string, Set<(payload: string) => void>>(PGLITE_CHANNELS.map((c) => [c, new Set()]));
-  for (const channel of PGLITE_CHANNELS) await lite.listen(channel, (payload) => callbacks.get(channel)!.forEach((cb) => cb(payload)));
+  for (const channel of PGLITE_CHANNELS)
+    await lite.listen(channel, (payload) => {
+      for (const cb of callbacks.get(channel)!) cb(payload);
+    });
   // knex deep-clones a plain connection object, which would break PGlite's connection: give it a factory
   const db = knex({ client: 'pg', connection: () => createPgConfig(lite) as never, pool: { min: 1, max: 1 } });
   await db.raw('select 1');

@@ -5,7 +5,7 @@ import { createLogger } from './logger';
 import { openRuntime } from './runtime';
 
 async function main() {
-  let config;
+  let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
   } catch (e) {
@@ -16,7 +16,7 @@ async function main() {
     throw e;
   }
   const logger = createLogger(config.logLevel);
-  let rt;
+  let rt: Awaited<ReturnType<typeof openRuntime>>;
   try {
     rt = await openRuntime(config, logger);
   } catch (e) {

@@ -27,6 +27,7 @@ import { jobSpecs } from './workers/job-kinds';
 import { type JobSpec, startJobWorker } from './workers/jobs';
 import { createFileTransport, createSmtpTransport, type MailTransport } from './email/transport';
 import { type EmailWorkerDeps, startEmailSweeper, startEmailWorkers } from './workers/email';
+import { startInvitationWorkers } from './workers/invitations';
 import { parseExtractor, startObservationWorkers } from './workers/observations';
 import { startResponseWorkers } from './workers/responses';
 import { BUS_STREAM_PREFIXES, busEventTypes } from './workers/types';
@@ -181,6 +182,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         workers.push({ stop: async () => transport.close() });
         workers.push(await startEmailWorkers({ store, bus, logger, now: options.now, from: config.mailFrom, ...email, transport }));
         workers.push(startEmailSweeper({ db: database.db, bus, logger, everyMs: sweepEveryMs, minAgeMs: sweepMinAgeMs }));
+        workers.push(await startInvitationWorkers({ store, bus, logger, publicBaseUrl: config.publicBaseUrl, now: options.now }));
         if (config.scheduler) workers.push(startScheduler({ ...deps }));
       },
       async close() {

@@ -34,7 +34,7 @@ export const Allowance: Aggregate<AllowanceState> = {
       }
       case 'AllowanceSettled': {
         const r = s.reservations.get(e.data.reservation_id);
-        if (!r || r.state !== 'reserved') return s;
+        if (r?.state !== 'reserved') return s;
         const reservations = new Map(s.reservations);
         reservations.set(e.data.reservation_id, { ...r, state: e.data.outcome });
         return { reservations, used: e.data.outcome === 'released' ? s.used - r.amount : s.used };

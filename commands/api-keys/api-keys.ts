@@ -43,10 +43,12 @@ export function decideCreateApiKey(
   };
 }
 
-/** `caller_partner`: whether the key asking is a partner key (only a partner key may create one). */
-export async function createApiKey(ctx: CommandContext, input: CreateApiKey & { caller_partner: boolean }) {
+/**
+ * Creates a key; the secret is made at the edge (here, unless the caller hands one in) and never enters decide.
+ * `caller_partner`: whether the key asking is a partner key (only a partner key may create one).
+ */
+export async function createApiKey(ctx: CommandContext, input: CreateApiKey & { caller_partner: boolean }, key = generateApiKey()) {
   const { caller_partner: callerPartner, ...request } = input;
-  const key = generateApiKey();
   const now = (ctx.now?.() ?? new Date()).toISOString();
   const cmd = { ...request, api_key_id: newId(), key_hash: hashApiKey(key), key_prefix: key.slice(0, 10), user_id: ctx.actor.user_id, caller_partner: callerPartner, now };
   const r = await handle(ctx, organizationStream(ctx.organizationId), Organization, (s) => decideCreateApiKey(s, cmd));

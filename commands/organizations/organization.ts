@@ -1,5 +1,6 @@
 import type { Aggregate } from '../handle';
 import type { DomainEvent, Feature } from '../../src/domain/events';
+import { emptyTeam, foldTeam, ownTeam, TEAM_EVENTS, type TeamState } from '../team/team';
 
 export interface WebsiteState {
   id: string;
@@ -29,6 +30,8 @@ export interface OrganizationState {
   users: Map<string, { email: string; role: 'owner' | 'admin' | 'viewer' }>;
   keys: Map<string, ApiKeyState>;
   websites: Map<string, WebsiteState>;
+  /** roles, members, groups and invites (commands/team) */
+  team: TeamState;
 }
 
 export const organizationStream = (organizationId: string) => `org-${organizationId}`;
@@ -40,6 +43,10 @@ export const organizationStream = (organizationId: string) => `org-${organizatio
  */
 function fold(s: OrganizationState, e: DomainEvent, owned: boolean): OrganizationState {
   let next = s;
+  if (TEAM_EVENTS.has(e.type)) {
+    const team = foldTeam(s.team, e, owned);
+    if (team !== s.team) next = owned ? Object.assign(s, { team }) : { ...s, team };
+  }
   const write = <K extends 'users' | 'keys' | 'websites'>(k: K): OrganizationState[K] => {
     if (owned) return s[k];
     if (next === s) next = { ...s };
@@ -95,8 +102,8 @@ function fold(s: OrganizationState, e: DomainEvent, owned: boolean): Organizatio
 }
 
 export const Organization: Aggregate<OrganizationState> = {
-  initial: () => ({ id: null, name: '', plan: 'free', features: [], pitch_allowance: 0, users: new Map(), keys: new Map(), websites: new Map() }),
+  initial: () => ({ id: null, name: '', plan: 'free', features: [], pitch_allowance: 0, users: new Map(), keys: new Map(), websites: new Map(), team: emptyTeam() }),
   /** copies only the maps the event touches */
   evolve: (s, e) => fold(s, e, false),
-  replay: { own: (s) => ({ ...s, users: new Map(s.users), keys: new Map(s.keys), websites: new Map(s.websites) }), apply: (s, e) => fold(s, e, true) },
+  replay: { own: (s) => ({ ...s, users: new Map(s.users), keys: new Map(s.keys), websites: new Map(s.websites), team: ownTeam(s.team) }), apply: (s, e) => fold(s, e, true) },
 };

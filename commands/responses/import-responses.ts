@@ -178,7 +178,7 @@ export function decideImport(
   return { events: first.map((prompt_id) => ({ type: 'PromptAnswered', data: { prompt_id } })), result: planned };
 }
 
-function importEvents(websiteId: string, importId: string, planned: Planned[]): (DomainEvent & { id: string })[] {
+function importEvents(websiteId: string, planned: Planned[]): (DomainEvent & { id: string })[] {
   const events: (DomainEvent & { id: string })[] = [];
   for (const { item, response_id, skip } of planned) {
     if (skip) continue;
@@ -258,7 +258,7 @@ export async function importResponses(
     const planned = marked.result;
     const imported = planned.filter((p) => !p.skip).length;
     const result: ImportResult = { imported, skipped: planned.length - imported, response_ids: planned.map((p) => p.response_id) };
-    const events = importEvents(websiteId, importId, planned);
+    const events = importEvents(websiteId, planned);
     events.push({
       id: importId,
       type: 'ResponsesImported',

@@ -3,7 +3,7 @@ import { type DomainError, conflict, invalid, isDomainError, notFound } from '..
 import type { DomainEvent, RunTrigger } from '../../src/domain/events';
 import { deterministicId, newId } from '../../src/domain/ids';
 import { MODEL_IDS } from '../../src/domain/models';
-import { Uuid, WebsiteId } from '../../src/domain/schemas';
+import { WebsiteId } from '../../src/domain/schemas';
 import { ScheduleSelection } from '../../src/domain/filters';
 import { WrongExpectedRevisionError, type Position } from '../../src/eventstore/port';
 import { Catalog, type CatalogState, catalogStream, isLivePrompt } from '../catalog/catalog';

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 import { inScope } from '../access';
 import { text, Uuid } from '../../src/domain/schemas';
-import type { Principal } from '../../src/domain/principal';
+import { SYSTEM_ROLE_IDS, type Principal } from '../../src/domain/principal';
 
 export const ActivityFilters = z.object({
   website_id: Uuid.optional().describe("Only this website's changes; omitted = every change the key may see"),
@@ -43,10 +43,22 @@ export type ActivityPage = z.infer<typeof ActivityPage>;
  * outside the key's websites is shown as null.
  */
 export async function getActivity(db: Knex, p: Principal, f: ActivityFilters): Promise<ActivityPage> {
+  // the person: an organization's owner (rm_users) or anyone its team has (rm_team_users), with what they reach
   const q = db('rm_activity as a')
     .leftJoin('rm_users as u', 'u.id', 'a.actor_user_id')
+    .leftJoin('rm_team_users as tu', 'tu.id', 'a.actor_user_id')
+    .leftJoin('rm_team_members as tm', (j) => j.on('tm.user_id', 'a.actor_user_id').andOn('tm.organization_id', 'a.organization_id'))
     .where('a.organization_id', p.organizationId)
-    .select('a.*', 'u.email', 'u.role');
+    .select(
+      'a.*',
+      db.raw('coalesce(tu.email, u.email) as email'),
+      db.raw(`case when tm.role_id in (?, ?) then 'admin' else u.role end as role`, [SYSTEM_ROLE_IDS.owner, SYSTEM_ROLE_IDS.admin]),
+      db.raw(
+        `(exists (select 1 from rm_team_website_members wm where wm.user_id = a.actor_user_id and wm.website_id = a.website_id)
+          or exists (select 1 from rm_team_group_members gm join rm_team_group_websites gw on gw.group_id = gm.group_id
+                      where gm.user_id = a.actor_user_id and gw.website_id = a.website_id)) as reaches_website`,
+      ),
+    );
   if (p.websiteIds !== null) q.whereIn('a.website_id', p.websiteIds);
   if (f.website_id) q.where('a.website_id', f.website_id);
   if (f.entity_type) q.where('a.entity_type', f.entity_type);
@@ -60,7 +72,8 @@ export async function getActivity(db: Knex, p: Principal, f: ActivityFilters): P
   const has_more = rows.length > f.page_size;
   const data: ActivityEntry[] = rows.slice(0, f.page_size).map((r) => {
     // owners and admins reach every website; a person is only shown to a scoped key if they reach its websites
-    const personVisible = r.actor_kind === 'user' && r.email && (p.websiteIds === null || (r.website_id && inScope(p, r.website_id) && ['owner', 'admin'].includes(r.role)));
+    const personVisible =
+      r.actor_kind === 'user' && r.email && (p.websiteIds === null || (r.website_id && inScope(p, r.website_id) && (['owner', 'admin'].includes(r.role) || r.reaches_website)));
     return {
       id: r.id,
       website_id: r.website_id,

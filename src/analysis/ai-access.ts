@@ -509,5 +509,5 @@ function renderLog(
   lines.push('Fetches:');
   lines.push(fingerprintLine('robots.txt', diagnostics.robotsCheck));
   for (const [key, fp] of Object.entries(diagnostics.userAgentChecks)) lines.push(fingerprintLine(key, fp));
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

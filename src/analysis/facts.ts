@@ -52,7 +52,7 @@ class Dict<T> {
   private readonly index = new Map<T, number>();
   constructor(values: readonly T[] = []) {
     this.values = [...values];
-    this.values.forEach((v, i) => this.index.set(v, i));
+    for (let i = 0; i < this.values.length; i++) this.index.set(this.values[i], i);
   }
   of(v: T, limit = MAX_DICT): number {
     let i = this.index.get(v);

@@ -1,77 +1,19 @@
-import type { z } from 'zod';
-import { DomainErrorException, type DomainError } from '../domain/errors';
+import { type Problem, type ProblemError, toProblem } from './problem';
 
-/**
- * An error as REST and MCP both answer it: a status, the message (`{error}`), extra fields and headers. Operations
- * throw it (or a DomainErrorException); a route sends it, a tool turns it into a tool error with the same message.
- */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly extra?: Record<string, unknown>,
-    readonly headers?: Record<string, string>,
-  ) {
-    super(message);
-  }
-}
+/** REST's and MCP's names for the problems of src/app/problem.ts (one mapping, toProblem, for every catch site). */
+export { ProblemError as HttpError, badRequest, issueMessage, problemError as fromDomainError, unauthorized } from './problem';
 
-const STATUS: Record<DomainError['kind'], number> = {
-  invalid: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  rate_limited: 429,
-  unavailable: 503,
-};
-
-export function fromDomainError(e: DomainError): HttpError {
-  if (e.kind === 'rate_limited') return new HttpError(429, e.message, undefined, { 'retry-after': String(e.retryAfterSeconds) });
-  if (e.kind === 'unavailable') return new HttpError(503, e.message, undefined, { 'retry-after': String(e.retryAfterSeconds) });
-  if (e.kind === 'conflict') return new HttpError(409, e.message, e.details);
-  return new HttpError(STATUS[e.kind], e.message);
-}
-
-export const badRequest = (message: string) => new HttpError(400, message);
-export const unauthorized = () => new HttpError(401, 'Unauthorized');
-
-/** The HttpError an operation's failure answers with; null for anything else (a bug: logged, answered 500). */
-export function toHttpError(err: unknown): HttpError | null {
-  if (err instanceof HttpError) return err;
-  if (err instanceof DomainErrorException) return fromDomainError(err.error);
-  return null;
-}
-
-function valueAt(input: unknown, path: PropertyKey[]): unknown {
-  let v = input;
-  for (const k of path) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<PropertyKey, unknown>)[k];
-  }
-  return v;
-}
-
-/** One zod issue as a sentence that names the field (`input` is what was validated, to tell missing from wrong). */
-export function issueMessage(issue: z.core.$ZodIssue, input?: unknown, prefix = ''): string {
-  const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.').replace(/\.(\d+)/g, '[$1]');
-  const field = path || 'body';
-  if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) return `${field} is required`;
-  if (issue.code === 'unrecognized_keys') {
-    const keys = (issue as unknown as { keys: string[] }).keys;
-    return `${path ? `${path}.` : ''}${keys[0]} is not allowed`;
-  }
-  return `${field}: ${issue.message}`;
-}
-
-/** What sendError needs of a reply (fastify's). */
+/** What sending needs of a reply (fastify's). */
 interface Reply {
   header(name: string, value: string): unknown;
   code(status: number): { send(body: unknown): unknown };
 }
 
-/** Sends the error as `{error, ...extra}` with its status and headers. */
-export function sendError<R extends Reply>(reply: R, err: HttpError) {
-  if (err.headers) for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
-  return reply.code(err.status).send({ error: err.message, ...err.extra });
+/** Sends a problem: its status, its headers, its `{error}` body. */
+export function sendProblem<R extends Reply>(reply: R, p: Problem) {
+  if (p.headers) for (const [k, v] of Object.entries(p.headers)) reply.header(k, v);
+  return reply.code(p.status).send(p.body);
 }
+
+/** Sends the answer of an error that is its own answer (toProblem of a ProblemError). */
+export const sendError = <R extends Reply>(reply: R, err: ProblemError) => sendProblem(reply, toProblem(err));

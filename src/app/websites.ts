@@ -2,7 +2,7 @@ import { provisionWebsite as provision, type ProvisionWebsite } from '../../comm
 import { createWebsite as create } from '../../commands/websites/create-website';
 import { deleteWebsite as remove, updateWebsite as update, type UpdateWebsite } from '../../commands/websites/update-website';
 import type { CreateWebsite } from '../../commands/websites/website-input';
-import { listWebsites as list, websiteByExternalId as byExternalId, websitesOfUser as ofUser, websiteView, findWebsiteView } from '../../queries/websites/websites';
+import { listWebsites as list, websiteByExternalId as byExternalId, websiteView, findWebsiteView } from '../../queries/websites/websites';
 import { authorize, type Need, requireGlobal, requirePartner } from '../domain/principal';
 import { type Caller, commandContextOf, dbOf, type Reads, settled, websiteFor, writeThenRead } from './context';
 
@@ -70,10 +70,4 @@ export async function updateWebsite(c: Caller, websiteId: string, input: UpdateW
 export async function deleteWebsite(c: Caller, websiteId: string) {
   await websiteFor(c, websiteId, MANAGE, { paused: true });
   return settled(c.deps, remove(commandContextOf(c, websiteId), { website_id: websiteId }), READS);
-}
-
-/** The websites a user of the organization reaches, within the caller's. */
-export async function websitesOfUser(c: Caller, userId: string) {
-  authorize(c.principal, VIEW);
-  return { websites: await ofUser(dbOf(c), c.principal, userId) };
 }

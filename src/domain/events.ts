@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACCESS_LEVELS, PERMISSION_CATEGORIES } from './principal';
 import { sealed, subject } from './sealing';
 
 /** Who made a change. */
@@ -24,6 +25,12 @@ const Plan = z.enum(['free', 'pro', 'enterprise']);
 export const Feature = z.enum(['pitch', 'knowledge_base', 'ai_search_value', 'seo_recommendations', 'shopping']);
 export type Feature = z.infer<typeof Feature>;
 export const ALL_FEATURES = Feature.options;
+
+/** A role's permission matrix: one access level per category. */
+export const PermissionsData = z.object(
+  Object.fromEntries(PERMISSION_CATEGORIES.map((c) => [c, z.enum(ACCESS_LEVELS)])) as Record<(typeof PERMISSION_CATEGORIES)[number], z.ZodEnum<{ [L in (typeof ACCESS_LEVELS)[number]]: L }>>,
+);
+const InviteType = z.enum(['organization', 'website', 'group']);
 
 /** manual: POST response-streaming/start; scheduled: the scheduler; backfill: history written by the system (demo) */
 export const RunTrigger = z.enum(['manual', 'scheduled', 'backfill']);
@@ -79,6 +86,69 @@ export const catalogue = {
   }),
   WebsiteExternalIdSet: z.object({ website_id: z.string(), external_id: z.string().nullable() }),
   WebsiteStatusChanged: z.object({ website_id: z.string(), status: z.enum(['active', 'paused', 'deleted']) }),
+
+  // organization administration (stream org-<organization_id>): roles, users, memberships, groups, invites
+  RoleCreated: z.object({ role_id: z.string(), name: z.string(), slug: z.string(), permissions: PermissionsData }),
+  RoleDeleted: z.object({ role_id: z.string(), name: z.string() }),
+  /** a user account created by an invite (direct: email unverified; accepted: verified by the link) */
+  UserCreated: z.object({
+    user_id: z.string(),
+    email: z.string(),
+    first_name: z.string().nullable(),
+    last_name: z.string().nullable(),
+    email_verified: z.boolean(),
+  }),
+  /** the password a user chose (argon2id hash) when their acceptance of an invite created their account */
+  UserPasswordSet: z.object({ user_id: z.string(), password_hash: z.string() }),
+  OrganizationMemberAdded: z.object({ user_id: z.string(), role_id: z.string() }),
+  OrganizationMemberRoleChanged: z.object({ user_id: z.string(), role_id: z.string() }),
+  /** the user leaves the organization: with their organization role go their groups and website memberships */
+  OrganizationMemberRemoved: z.object({ user_id: z.string() }),
+  WebsiteMemberAdded: z.object({ user_id: z.string(), website_id: z.string(), role_id: z.string() }),
+  WebsiteMemberRoleChanged: z.object({ user_id: z.string(), website_id: z.string(), role_id: z.string() }),
+  WebsiteMemberRemoved: z.object({ user_id: z.string(), website_id: z.string() }),
+  GroupCreated: z.object({
+    group_id: z.string(),
+    name: z.string(),
+    website_ids: z.array(z.string()),
+    external_id: z.string().nullable(),
+    billing_enabled: z.boolean(),
+  }),
+  /** only the fields that changed; websites added and removed */
+  GroupUpdated: z.object({
+    group_id: z.string(),
+    name: z.string().optional(),
+    external_id: z.string().nullable().optional(),
+    billing_enabled: z.boolean().optional(),
+    added_website_ids: z.array(z.string()),
+    removed_website_ids: z.array(z.string()),
+  }),
+  GroupMemberAdded: z.object({ group_id: z.string(), user_id: z.string(), role_id: z.string() }),
+  /**
+   * One removal, atomically: the direct group membership (when there was one) and the user's explicit memberships of
+   * the websites then in the group (`website_ids`).
+   */
+  GroupMemberRemoved: z.object({ group_id: z.string(), user_id: z.string(), group_membership_removed: z.boolean(), website_ids: z.array(z.string()) }),
+  /**
+   * A pending invite (invite_method email) to one target; the invites of one bulk call share their token (one email).
+   * The invitee's email and names are erasable: sealed under `invite-<id>`.
+   */
+  InviteCreated: z.object({
+    invite_id: subject('invite'),
+    batch_id: z.string(),
+    type: InviteType,
+    /** the website or group; null for an organization invite */
+    target_id: z.string().nullable(),
+    role_id: z.string(),
+    email: sealed(z.string()),
+    first_name: sealed(z.string()).optional(),
+    last_name: sealed(z.string()).optional(),
+    token_hash: z.string(),
+    /** the acceptance link's token, for the invitation email (the invitation worker reads it; lookups use the hash) */
+    token: sealed(z.string()),
+    expires_at: z.string(),
+  }),
+  InviteAccepted: z.object({ invite_id: z.string(), user_id: z.string() }),
 
   // catalogue of one website (stream catalog-<website_id>)
   CompetitorAdded: z.object({
@@ -364,7 +434,7 @@ export type EventData<T extends EventType> = z.infer<(typeof catalogue)[T]>;
 export type DomainEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
 export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 
-export const isKnownType = (t: string): t is EventType => Object.prototype.hasOwnProperty.call(catalogue, t);
+export const isKnownType = (t: string): t is EventType => Object.hasOwn(catalogue, t);
 /** The stream of one email of the outbox: `email-<email id>`. */
 export const EMAIL_STREAM_PREFIX = 'email-';
 /** The stream of one engine answer (its outcome and credits): `response-<response id>`; imports have their own. */

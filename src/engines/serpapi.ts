@@ -45,7 +45,7 @@ function blockLines(block: unknown, out: string[], depth = 0): void {
   switch (block.type) {
     case 'list':
       for (const item of asArray(block.list)) {
-        const line = [asString(get(item, 'title')), asString(get(item, 'snippet'))].filter((s) => s && s.trim()).join(': ');
+        const line = [asString(get(item, 'title')), asString(get(item, 'snippet'))].filter((s) => s?.trim()).join(': ');
         if (line) out.push(`- ${line}`);
         for (const nested of asArray(get(item, 'list'))) blockLines({ type: 'list', list: [nested] }, out, depth + 1);
         for (const nested of asArray(get(item, 'text_blocks'))) blockLines(nested, out, depth + 1);

@@ -195,7 +195,7 @@ export async function openEsdbEventStore(connectionString: string): Promise<Even
       // as in the Postgres store: already-stored ids are skipped, the rest is checked against `expected`
       const fresh = events.filter((e) => !stored.has(e.id.toLowerCase()));
 
-      let written;
+      let written: Awaited<ReturnType<typeof client.appendToStream>>;
       try {
         written = await client.appendToStream(streamId, fresh.map(toEventData), {
           expectedRevision: toEsdbExpected(expected),

@@ -468,6 +468,7 @@ export async function openPostgresEventStore(
 
   const queue: Pending[] = [];
   const inFlight = new Set<{ since: number }>();
+  // biome-ignore lint/correctness/noUnusedVariables: read by `??=` below, so at most one stall timer is pending
   let stallTimer: ReturnType<typeof setTimeout> | null = null;
 
   function pump(): void {

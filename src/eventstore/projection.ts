@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { Knex } from 'knex';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { EventType } from '../domain/events';
+import type { EventOf, EventType } from '../domain/events';
 import type { TypedEvent } from './port';
 
 export interface ApplyContext {
@@ -36,6 +36,22 @@ export interface Projection {
    * catch-up fails. Both take a Knex whose unqualified names are the tables being built.
    */
   rebuild?: { before(db: Knex): Promise<void>; after(db: Knex): Promise<void> };
+}
+
+/**
+ * A projection's handlers, one per event type it reads (`C`: what the handlers share, such as the transaction and the
+ * batch's pending rows). Its `handles` list is `handledTypes(handlers)`, so the list can never drift from what apply
+ * does with an event.
+ */
+export type EventHandlers<C> = { [T in EventType]?: (e: TypedEvent<EventOf<T>>, c: C) => Promise<void> | void };
+
+/** The event types a map of handlers reads: a projection's `handles`. */
+export const handledTypes = (handlers: EventHandlers<never>): EventType[] => Object.keys(handlers) as EventType[];
+
+/** Runs the handler of the event's type, if any. */
+export function dispatch<C>(handlers: EventHandlers<C>, e: TypedEvent, c: C): Promise<void> | void {
+  const h = handlers[e.type] as ((e: TypedEvent, c: C) => Promise<void> | void) | undefined;
+  return h?.(e, c);
 }
 
 type CopyValue = string | boolean | null;

@@ -4,7 +4,8 @@ import { decodeUtf8, jsonDeeperThan, NOT_PERCENT_UTF8, NOT_UTF8, percentDecode, 
 import type { Runtime } from '../runtime';
 import type { TrustProxy } from '../config';
 import { KeyAuthenticator } from './auth';
-import { badRequest, HttpError, sendError } from './errors';
+import { BAD_BODY, toProblem } from '../app/problem';
+import { badRequest, HttpError, sendError, sendProblem } from './errors';
 import { registerHealth } from './health';
 import { buildOpenApi } from './openapi';
 import { migrateRateLimits, RateLimiter } from '../limits/rate';
@@ -19,11 +20,12 @@ import { metricsRoutes } from './routes/metrics';
 import { observationsRoutes } from './routes/observations';
 import { responseRoutes } from './routes/responses';
 import { shoppingRoutes } from './routes/shopping';
+import { teamRoutes } from './routes/team';
 import { websiteRoutes } from './routes/websites';
 import { registerMcp } from '../mcp/server';
 
 /** Every REST route; an area adds its list here. */
-export const restRoutes: RouteDef<any, any, any>[] = [...websiteRoutes, ...apiKeyRoutes, ...activityRoutes, ...aiAccessRoutes, ...catalogRoutes, ...catalogSettingsRoutes, ...responseRoutes, ...metricsRoutes, ...observationsRoutes, ...shoppingRoutes];
+export const restRoutes: RouteDef<any, any, any>[] = [...websiteRoutes, ...apiKeyRoutes, ...activityRoutes, ...aiAccessRoutes, ...catalogRoutes, ...catalogSettingsRoutes, ...responseRoutes, ...metricsRoutes, ...observationsRoutes, ...shoppingRoutes, ...teamRoutes];
 
 const openapiRoute = route({
   method: 'GET',
@@ -51,7 +53,6 @@ declare module 'fastify' {
 }
 
 /** A body refused before parsing: the message is the answer. */
-const BAD_BODY = 'AIVIS_BAD_BODY';
 const bodyError = (message: string) => Object.assign(new Error(`body ${message}`), { statusCode: 400, code: BAD_BODY });
 
 /** The first query parameter whose percent-encoding is malformed or not UTF-8 (the parser would pass it on undecoded). */
@@ -160,22 +161,11 @@ export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<A
     if (bad) return sendError(reply, badRequest(`${bad}: ${NOT_PERCENT_UTF8}`));
   });
   app.setNotFoundHandler((_req, reply) => sendError(reply, new HttpError(404, 'Not found')));
-  app.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, req, reply) => {
-    const status = err.statusCode ?? 500;
-    if (status >= 500) {
-      req.log.error({ err }, 'request failed');
-      return sendError(reply, new HttpError(500, 'Internal server error'));
-    }
-    if (err.code === BAD_BODY) return sendError(reply, badRequest(err.message));
-    const message =
-      err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || /JSON/.test(err.message)
-        ? 'body must be valid JSON'
-        : err.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-          ? 'body is too large'
-          : err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-            ? 'body must be application/json'
-            : err.message;
-    return sendError(reply, new HttpError(status, message));
+  // what the routes did not answer themselves: the framework's input errors (the body's bytes, JSON, size, media type), else a 500
+  app.setErrorHandler((err, req, reply) => {
+    const p = toProblem(err);
+    if (p.unexpected) req.log.error({ err }, 'request failed');
+    return sendProblem(reply, p);
   });
 
   registerHealth(app, rt);

@@ -46,6 +46,7 @@ export function buildOpenApi(defs: readonly RouteDef<any, any, any>[], extra: { 
     (paths[path] ??= {})[d.method.toLowerCase()] = {
       summary: d.summary,
       tags: d.extension ? [d.tag, 'extension'] : [d.tag],
+      ...(d.public ? { security: [] } : {}),
       parameters,
       ...(d.body ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(d.body, 'input', `${d.method} ${d.url} body`) } } } } : {}),
       responses,

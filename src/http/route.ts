@@ -6,15 +6,17 @@ import type { Principal } from '../domain/principal';
 import type { Outbound } from '../net/safe-fetch';
 import { keyFromHeaders, spendOrganizationBudget } from '../app/auth';
 import { type AppDeps, commandContextOf } from '../app/context';
-import { badRequest, HttpError, issueMessage, sendError, toHttpError, unauthorized } from '../app/errors';
+import { badRequest, issueMessage, sendProblem, unauthorized } from '../app/errors';
+import { toProblem } from '../app/problem';
 
 export type { Outbound };
 export { orFail, type Reads, settled } from '../app/context';
-export { spendOrganizationBudget, toHttpError };
+export { spendOrganizationBudget };
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 type Schema = z.ZodType | undefined;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
 
 /** What the HTTP layer runs with: the application's dependencies. */
 export type HttpDeps = AppDeps;
@@ -39,6 +41,8 @@ export interface RouteDef<B extends Schema = undefined, Q extends Schema = undef
   tag: string;
   /** not in the spec: tagged `extension` in the OpenAPI document */
   extension?: boolean;
+  /** answers without a key (an invite's acceptance): no principal, no organization budget */
+  public?: boolean;
   body?: B;
   query?: Q;
   params?: P;
@@ -89,9 +93,11 @@ export function mount(app: FastifyInstance, deps: HttpDeps, defs: RouteDef<any, 
       url: def.url,
       handler: async (req, reply) => {
         try {
-          const principal = await deps.auth.authenticate(keyFromHeaders(req.headers, false));
-          if (!principal) throw unauthorized();
-          await spendOrganizationBudget(deps, principal, (k, v) => reply.header(k, v));
+          // a public route's handler has no principal and never reads it
+          const found = def.public ? null : await deps.auth.authenticate(keyFromHeaders(req.headers, false));
+          if (!found && !def.public) throw unauthorized();
+          if (found) await spendOrganizationBudget(deps, found, (k, v) => reply.header(k, v));
+          const principal = found as Principal;
           const params = parse(def.params, req.params, 'params');
           const query = parse(def.query, req.query, 'query');
           const body = parse(def.body, req.body, 'body');
@@ -112,10 +118,9 @@ export function mount(app: FastifyInstance, deps: HttpDeps, defs: RouteDef<any, 
             return out;
           }
         } catch (err) {
-          const h = toHttpError(err);
-          if (h) return sendError(reply, h);
-          req.log.error({ err }, 'request failed');
-          return sendError(reply, new HttpError(500, 'Internal server error'));
+          const p = toProblem(err);
+          if (p.unexpected) req.log.error({ err }, 'request failed');
+          return sendProblem(reply, p);
         }
       },
     });

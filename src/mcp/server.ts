@@ -6,7 +6,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { keyFromHeaders, spendOrganizationBudget } from '../app/auth';
 import type { AppDeps } from '../app/context';
-import { HttpError, sendError, unauthorized } from '../app/errors';
+import { sendError, sendProblem } from '../app/errors';
+import { ProblemError, toProblem, tooManyRequests, unauthorized } from '../app/problem';
 import type { Principal } from '../domain/principal';
 import { listing, runTool, type ToolContext, type ToolDef } from './tool';
 import { allTools } from './tools';
@@ -65,19 +66,21 @@ export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: To
       if (presented) {
         // a key that is there but does not authenticate is refused, never downgraded to anonymous
         principal = await deps.auth.authenticate(keyFromHeaders(req.headers, true));
-        if (!principal) throw new HttpError(401, 'Unauthorized', undefined, { 'www-authenticate': 'Bearer realm="aivis"' });
+        if (!principal) throw new ProblemError(401, 'Unauthorized', undefined, { 'www-authenticate': 'Bearer realm="aivis"' });
         // raw headers: the transport writes the answer itself
         await spendOrganizationBudget(deps, principal, (k, v) => reply.raw.setHeader(k, v));
       } else {
         const rate = await deps.limiter.hit(`mcp-anon:${clientHash}`, ANON_REQUESTS_PER_MIN, 60);
-        if (!rate.allowed) throw new HttpError(429, 'Too many requests', undefined, { 'retry-after': String(rate.retryAfterSeconds) });
+        if (!rate.allowed) throw tooManyRequests(rate.retryAfterSeconds);
         const length = Number(req.headers['content-length'] ?? 0);
         if (length > ANON_MAX_BODY_BYTES) throw tooLarge();
       }
       callers.set(req, { principal, clientHash });
     } catch (err) {
-      if (err instanceof HttpError) return sendError(reply, err);
-      throw err;
+      const p = toProblem(err);
+      // the error handler logs it and answers 500
+      if (p.unexpected) throw err;
+      return sendProblem(reply, p);
     }
   }
 
@@ -120,7 +123,7 @@ export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: To
   app.route({ method: 'DELETE', url: MCP_PATH, handler: notAllowed });
 }
 
-const tooLarge = () => new HttpError(413, 'body is too large');
+const tooLarge = () => new ProblemError(413, 'body is too large');
 
 /** One MCP server for one request: the caller sees only the tools it may call. */
 function toolServer(tools: ToolDef[], ctx: ToolContext): Server {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CallToolResult, Tool as ToolListing } from '@modelcontextprotocol/sdk/types.js';
 import type { AppDeps } from '../app/context';
-import { issueMessage, toHttpError, unauthorized } from '../app/errors';
+import { issueMessage, toProblem, unauthorized } from '../app/problem';
 import type { Principal } from '../domain/principal';
 
 type InputSchema = z.ZodObject<z.ZodRawShape>;
@@ -84,8 +84,9 @@ const failure = (message: string, status: number, extra: Record<string, unknown>
 });
 
 /**
- * Runs a tool: authorization, validation (REST's messages), handler. Domain and HTTP errors become a tool error
- * whose text is the message REST gives; anything else is logged and reported as an internal error.
+ * Runs a tool: authorization, validation (REST's messages), handler. A failure becomes a tool error through the same
+ * toProblem as REST (src/app/problem.ts): its text is the message REST gives, with the status; anything unexpected is
+ * logged and reported as an internal error.
  */
 export async function runTool(t: ToolDef, ctx: ToolContext, args: unknown, log: AppDeps['rt']['logger']): Promise<CallToolResult> {
   try {
@@ -96,13 +97,10 @@ export async function runTool(t: ToolDef, ctx: ToolContext, args: unknown, log: 
     const out = await t.handler(ctx, r.data);
     return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out as Record<string, unknown> };
   } catch (err) {
-    const h = toHttpError(err);
-    if (h) {
-      const retry = h.headers?.['retry-after'];
-      return failure(h.message, h.status, { ...h.extra, ...(retry ? { retry_after: Number(retry) } : {}) });
-    }
-    if (err instanceof z.ZodError) return failure(issueMessage(err.issues[0]), 400);
-    log.error({ err, tool: t.name }, 'tool failed');
-    return failure('Internal server error', 500);
+    const p = toProblem(err);
+    if (p.unexpected) log.error({ err, tool: t.name }, 'tool failed');
+    const { error, ...extra } = p.body;
+    const retry = p.headers?.['retry-after'];
+    return failure(error, p.status, { ...extra, ...(retry ? { retry_after: Number(retry) } : {}) });
   }
 }

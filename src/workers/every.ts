@@ -1,4 +1,5 @@
 import type { Logger } from '../logger';
+import { problemLog } from '../app/problem';
 
 /** A periodic task: `pass` runs after `firstMs`, then `everyMs` after each pass ends; stop() waits for a pass in flight. */
 export function every(
@@ -11,7 +12,7 @@ export function every(
   const tick = () => {
     if (stopped) return;
     running = pass()
-      .catch((err) => opts.logger.error({ err }, opts.failure))
+      .catch((err) => opts.logger.error(problemLog(err), opts.failure))
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, opts.everyMs);
       });

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Knex } from 'knex';
 import { settleAllowance } from '../../commands/allowances/allowance';
-import { type Aggregate, type CommandContext } from '../../commands/handle';
+import type { Aggregate, CommandContext } from '../../commands/handle';
 import type { Delivery } from '../bus/memory';
 import type { Bus, BusMessage, Consumer } from '../bus/port';
 import { isDomainError } from '../domain/errors';
@@ -13,6 +13,7 @@ import { releaseHolds } from '../limits/holds';
 import { admit, heartbeat, release, setState, type SlotPool, type SlotRow, uncapped } from '../limits/slots';
 import type { Logger } from '../logger';
 import { startWorker } from './worker';
+import { problemLog } from '../app/problem';
 
 export interface JobDeps {
   store: EventStore;
@@ -207,7 +208,7 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
         out = await step.run({ jobId, state: state.area, command: ctx, attempt: delivery?.count ?? 1 });
       } catch (err) {
         if (!delivery || delivery.count < delivery.maxDeliver) throw err;
-        log.error({ err, job_id: jobId, step: step.name }, 'job step failed on its last delivery: the job fails');
+        log.error({ ...problemLog(err), job_id: jobId, step: step.name }, 'job step failed on its last delivery: the job fails');
         out = { failed: { error_kind: 'internal', message: err instanceof Error ? err.message : String(err) } };
       } finally {
         live.delete(jobId);
@@ -242,7 +243,7 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
     handle: advanceInTurn,
   });
   const beat = setInterval(() => {
-    if (live.size) void heartbeat(deps.db, [...live]).catch((err) => log.warn({ err }, 'job heartbeat failed'));
+    if (live.size) void heartbeat(deps.db, [...live]).catch((err) => log.warn(problemLog(err), 'job heartbeat failed'));
   }, options.heartbeatMs ?? 10_000);
   beat.unref();
   return {

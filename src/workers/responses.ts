@@ -13,6 +13,7 @@ import type { Logger } from '../logger';
 import { systemContext, type WebsiteContext, websiteContext } from './context';
 import { type ExtractorChoice, ruleObservations } from './observations';
 import { startWorker } from './worker';
+import { problemLog } from '../app/problem';
 
 export const RESPONSE_WORKER = 'response-workers';
 export const RESPONSE_WORKER_TYPES: readonly EventType[] = ['ResponseRequested'];
@@ -82,7 +83,7 @@ const failed = (error_kind: string, message: string, attempts: number | null = n
 async function answer(deps: ResponseWorkerDeps, ctx: CommandContext, req: Requested): Promise<{ outcome: Outcome; site?: WebsiteContext }> {
   let site = await websiteContext(deps.store, ctx.organizationId, req.website_id);
   // what a second-old read lacks (a prompt created just before its run), or refuses, is read again from the streams
-  if (!site || site.website.status !== 'active' || !site.catalog.prompts.has(req.prompt_id)) {
+  if (site?.website.status !== 'active' || !site.catalog.prompts.has(req.prompt_id)) {
     site = await websiteContext(deps.store, ctx.organizationId, req.website_id, { fresh: true });
   }
   if (!site) return { outcome: failed('website_not_found', 'the website does not exist') };
@@ -109,7 +110,7 @@ async function answer(deps: ResponseWorkerDeps, ctx: CommandContext, req: Reques
     return { outcome: { kind: 'answered', answer, run_at: req.run_at ?? (deps.now?.() ?? new Date()).toISOString() }, site };
   } catch (err) {
     if (isEngineError(err)) return { outcome: failed(err.kind, err.message, err.attempts ?? null) };
-    deps.logger.error({ err, request_id: req.request_id, model: req.model }, 'engine call failed unexpectedly');
+    deps.logger.error({ ...problemLog(err), request_id: req.request_id, model: req.model }, 'engine call failed unexpectedly');
     return { outcome: failed('internal', err instanceof Error ? err.message : String(err)) };
   }
 }

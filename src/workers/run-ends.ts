@@ -4,6 +4,7 @@ import { isDomainError } from '../domain/errors';
 import { SYSTEM_ACTOR } from '../domain/events';
 import { comparePositions, type EventStore, type Position } from '../eventstore/port';
 import type { Logger } from '../logger';
+import { problemLog } from '../app/problem';
 
 export interface RunEndsDeps {
   store: EventStore;
@@ -70,7 +71,7 @@ export function startRunEnds(deps: RunEndsDeps & { everyMs?: number }): { poke(p
     soon = null;
     if (stopped || running) return;
     running = pass()
-      .catch((err) => deps.logger.error({ err }, 'recording run ends failed'))
+      .catch((err) => deps.logger.error(problemLog(err), 'recording run ends failed'))
       .finally(() => {
         running = null;
         if (poked && !stopped) soon = setTimeout(run, COALESCE_MS);

@@ -2,12 +2,13 @@ import { type EventType, RESPONSE_STREAM_PREFIX } from '../domain/events';
 import { jobTriggerTypes } from '../domain/jobs';
 import type { Projection } from '../eventstore/projection';
 import { EMAIL_WORKER_TYPES } from './email';
+import { INVITATION_WORKER_TYPES } from './invitations';
 import { type ExtractorChoice, observationWorkerTypes } from './observations';
 import { RESPONSE_WORKER_TYPES } from './responses';
 
 /** Every event type a worker consumes from the bus: the relay publishes these (a new worker adds its list here). */
 export const busEventTypes = (extractor: ExtractorChoice): readonly EventType[] => [
-  ...new Set([...RESPONSE_WORKER_TYPES, ...observationWorkerTypes(extractor), ...jobTriggerTypes(), ...EMAIL_WORKER_TYPES]),
+  ...new Set([...RESPONSE_WORKER_TYPES, ...observationWorkerTypes(extractor), ...jobTriggerTypes(), ...EMAIL_WORKER_TYPES, ...INVITATION_WORKER_TYPES]),
 ];
 
 /**

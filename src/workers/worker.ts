@@ -1,6 +1,7 @@
 import type { Logger } from '../logger';
 import type { Delivery } from '../bus/memory';
 import type { Bus, BusMessage, Consumer } from '../bus/port';
+import { problemLog } from '../app/problem';
 
 export interface WorkerOptions {
   bus: Bus;
@@ -30,7 +31,7 @@ export async function startWorker(options: WorkerOptions): Promise<Consumer> {
       } catch (err) {
         log.warn(
           {
-            err,
+            ...problemLog(err),
             event_id: msg.id,
             type: msg.type,
             delivery: delivery?.count,

@@ -129,7 +129,7 @@ describe('load', () => {
     expect(first.state.topics.size).toBe(10_000);
     // a fresh load folds into initial(), which nobody else holds: no copy at all
     expect(calls).toEqual({ own: 0, apply: 10_000, evolve: 0 });
-    await append(stream, events.slice(0, 3).map((e, i) => ({ type: 'TopicCreated', data: { topic_id: `more${i}`, name: `More ${i}` } })));
+    await append(stream, events.slice(0, 3).map((_e, i) => ({ type: 'TopicCreated', data: { topic_id: `more${i}`, name: `More ${i}` } })));
     const second = await load(db.store, stream, counted);
     expect(calls).toEqual({ own: 1, apply: 10_003, evolve: 0 });
     expect(second.state.topics.size).toBe(10_003);

@@ -67,6 +67,10 @@ describe('operator CLI', () => {
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toEqual({ organization_id: expect.any(String), owner_user_id: expect.any(String), api_key: expect.stringMatching(/^aivis_[0-9A-Za-z]{40}$/) });
+    const users = cli('users:list', '--org', out.organization_id);
+    expect(users.status, users.stderr).toBe(0);
+    expect(JSON.parse(users.stdout).members).toMatchObject([{ user_id: out.owner_user_id, role: 'owner', access_type: 'organization' }]);
+    expect(cli('users:list', '--org', '6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f').status).toBe(1);
   });
 
   it('given bad arguments, then exit 1 with one line on stderr', () => {
@@ -76,7 +80,8 @@ describe('operator CLI', () => {
       expect(r.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'))).toHaveLength(1);
     }
     expect(cli('no-such-command').status).toBe(2);
-  });
+    // five CLI processes, four of them opening the store: 48 s in a full run on the shared machine (load ~20)
+  }, 120_000);
 
   it('given responses:import with a JSONL file, then the answers are imported with progress on stderr, and a re-run skips them', async () => {
     const org = JSON.parse(cli('org:create', '--name', 'Importer').stdout);
@@ -99,7 +104,8 @@ describe('operator CLI', () => {
     } finally {
       rmSync(file, { force: true });
     }
-  });
+    // four CLI processes and a runtime, 1,500 answers imported then skipped: 86 s in a full run on the shared machine (load ~20)
+  }, 180_000);
 
   it('given text or files the HTTP API would refuse, then the CLI refuses them the same way, naming the argument or line', async () => {
     const lastLine = (r: { stderr: string }) => r.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn')).pop();
@@ -177,5 +183,6 @@ describe('operator CLI', () => {
     expect(r.stderr).toContain('rebuilding organizations');
     const one = cli('projections:rebuild', 'websites');
     expect(Object.keys(JSON.parse(one.stdout).rebuilt)).toEqual(['websites']);
-  });
+    // three CLI processes, two rebuilding from the log
+  }, 120_000);
 });

@@ -114,10 +114,11 @@ describe('embedded mode (npm start with no configuration)', () => {
   }, 180_000);
 
   it('given a bad configuration value, then start fails with one line naming it', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: env('/tmp/aivis-never', { PORT: 'eighty' }), encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: env('/tmp/aivis-never', { PORT: 'eighty' }), encoding: 'utf8', timeout: 60_000 });
     expect(r.status).toBe(1);
     const lines = r.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^invalid configuration: PORT/);
-  });
+    // one server process loading its modules before it reads the configuration: 19 s in a full run under load
+  }, 60_000);
 });

@@ -98,7 +98,7 @@ suite('Postgres event store: concurrent appends committed in one transaction', (
     const stored = await storedIds(d);
     expect(new Map([...stored].filter(([s]) => s.startsWith(`seq-${name}-`)))).toEqual(model.streams);
     // they were batched: appends after the first share a transaction, in issue order
-    const positions = settled.flatMap((s, i) => (s.status === 'fulfilled' && !s.value.noop ? [s.value.position] : []));
+    const positions = settled.flatMap((s) => (s.status === 'fulfilled' && !s.value.noop ? [s.value.position] : []));
     expect(new Set(positions.slice(1).map((p) => p[0])).size).toBeLessThan(positions.length - 1);
     for (let i = 1; i < positions.length; i++) expect(positions[i][1]).toBeGreaterThan(positions[i - 1][1]);
   });

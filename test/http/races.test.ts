@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MODEL_IDS } from '../../src/domain/models';
 import { onRealPostgres } from '../support/db';
 import { type Answer, type Call, call, startServer, type TestServer } from '../support/server';
 

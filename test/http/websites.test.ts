@@ -252,7 +252,8 @@ describe('users', () => {
   it('given the owner, then their websites are the organization’s; an unknown user is 404', async () => {
     const r = await call(s, 'GET', `/api/v1/users/${w.a.owner_user_id}/websites`, { key: w.a.key });
     expect(r.status).toBe(200);
-    expect(r.body.websites.map((x: { id: string }) => x.id)).toEqual(expect.arrayContaining([w.a.a1, w.a.a2]));
+    expect(r.body.websites.map((x: { website_id: string }) => x.website_id)).toEqual(expect.arrayContaining([w.a.a1, w.a.a2]));
+    expect(r.body.websites[0]).toMatchObject({ access_type: 'organization', role: 'owner' });
     const other = await call(s, 'GET', `/api/v1/users/${w.a.owner_user_id}/websites`, { key: w.b.key });
     expect(other.status).toBe(404);
   });

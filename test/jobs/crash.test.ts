@@ -26,7 +26,12 @@ function instanceStuckInStep2(env: Record<string, string | undefined>): Promise<
   children.add(child);
   return new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`the child never reached step 2:\n${out}`)), 60_000);
+    // the three tests start theirs at once, each loading tsx and an event store (PGlite's in WebAssembly): on a loaded
+    // machine that is a minute or more
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the child never reached step 2:\n${out}`));
+    }, 120_000);
     child.stdout!.on('data', (b: Buffer) => {
       out += b.toString();
       const m = /in-step 2 (\S+)/.exec(out);
@@ -69,48 +74,51 @@ async function killedMidStepThenResumed(database: Database, childEnv: Record<str
 const serverOnly = onRealPostgres ? describe : describe.skip;
 if (!onRealPostgres) console.log('job crash tests over a shared Postgres skipped: DATABASE_URL unset');
 
-serverOnly('a job whose instance is killed mid-step (Postgres)', () => {
-  let nats: NatsServerProcess | null = null;
-  afterAll(async () => {
-    await nats?.dispose();
+// the three take-overs share nothing (each its own database or data directory, child and bus): they run side by side,
+// as each spends most of its time starting a process and waiting for it
+describe.concurrent('take-overs', () => {
+  serverOnly('a job whose instance is killed mid-step (Postgres)', () => {
+    let nats: NatsServerProcess | null = null;
+    afterAll(async () => {
+      await nats?.dispose();
+    });
+
+    it('given NATS, when the instance dies in step 2, then JetStream delivers the job to another instance, which resumes at step 2', async () => {
+      nats = await startNatsServer();
+      const database = await freshDatabase();
+      // the sweeper waits a minute here: JetStream's redelivery (ack wait 2 s) is what resumes the job
+      await killedMidStepThenResumed(database, { DATABASE_URL: database.url!, NATS_URL: nats.url, ACK_WAIT_MS: '2000' }, { natsUrl: nats.url, ackWaitMs: 2000 });
+    }, 180_000);
+
+    it('given the in-process bus, when the instance dies in step 2 (its messages die with it), then the sweeper of the next instance finds the job and it resumes at step 2', async () => {
+      const database = await freshDatabase();
+      await killedMidStepThenResumed(database, { DATABASE_URL: database.url! }, { staleMs: 1000, sweepEveryMs: 300 });
+    }, 180_000);
   });
 
-  it('given NATS, when the instance dies in step 2, then JetStream delivers the job to another instance, which resumes at step 2', async () => {
-    nats = await startNatsServer();
-    const database = await freshDatabase();
-    // the sweeper waits a minute here: JetStream's redelivery (ack wait 2 s) is what resumes the job
-    await killedMidStepThenResumed(database, { DATABASE_URL: database.url!, NATS_URL: nats.url, ACK_WAIT_MS: '2000' }, { natsUrl: nats.url, ackWaitMs: 2000 });
-  }, 120_000);
+  describe('a job whose embedded instance is killed mid-step (PGlite)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aivis-jobs-crash-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10 }));
 
-  it('given the in-process bus, when the instance dies in step 2 (its messages die with it), then the sweeper of the next instance finds the job and it resumes at step 2', async () => {
-    const database = await freshDatabase();
-    await killedMidStepThenResumed(database, { DATABASE_URL: database.url! }, { staleMs: 1000, sweepEveryMs: 300 });
-  }, 120_000);
+    it('given the in-process bus, when the embedded server dies in step 2, then after a restart on its data directory the job resumes at step 2', async () => {
+      const run = async () => {
+        const { child, jobId } = await instanceStuckInStep2({ DATA_DIR: dir });
+        await kill(child);
+        return jobId;
+      };
+      const jobId = await run();
+      const database = await openPglite(join(dir, 'pg'));
+      let rt: Runtime | null = null;
+      try {
+        rt = await openJobRuntime(database, { specs: [probeJob({ work: async () => {} })], staleMs: 1000, sweepEveryMs: 300 });
+        expect(await jobEnded(rt, jobId, 60_000)).toBe('succeeded');
+        const steps = (await streamEvents(rt, jobStream('probe', jobId))).filter((e) => e.type === 'ProbeStepCompleted');
+        expect(steps.map((e) => e.data.step)).toEqual([1, 2, 3]);
+        expect(steps[0].data.worker).not.toBe(WORKER_NAME);
+        expect(steps[1].data.worker).toBe(WORKER_NAME);
+      } finally {
+        await rt?.close();
+      }
+    }, 180_000);
+  });
 });
-
-describe('a job whose embedded instance is killed mid-step (PGlite)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'aivis-jobs-crash-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-  it('given the in-process bus, when the embedded server dies in step 2, then after a restart on its data directory the job resumes at step 2', async () => {
-    const run = async () => {
-      const { child, jobId } = await instanceStuckInStep2({ DATA_DIR: dir });
-      await kill(child);
-      return jobId;
-    };
-    const jobId = await run();
-    const database = await openPglite(join(dir, 'pg'));
-    let rt: Runtime | null = null;
-    try {
-      rt = await openJobRuntime(database, { specs: [probeJob({ work: async () => {} })], staleMs: 1000, sweepEveryMs: 300 });
-      expect(await jobEnded(rt, jobId, 60_000)).toBe('succeeded');
-      const steps = (await streamEvents(rt, jobStream('probe', jobId))).filter((e) => e.type === 'ProbeStepCompleted');
-      expect(steps.map((e) => e.data.step)).toEqual([1, 2, 3]);
-      expect(steps[0].data.worker).not.toBe(WORKER_NAME);
-      expect(steps[1].data.worker).toBe(WORKER_NAME);
-    } finally {
-      await rt?.close();
-    }
-  }, 120_000);
-});
-

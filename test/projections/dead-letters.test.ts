@@ -47,7 +47,7 @@ describe('one bad event never stops everyone', () => {
 
   const applied = async (website: string) => (await t.db('t_times').where('website_id', website).orderBy('at').select('event_id')).map((r) => r.event_id);
   const letters = async (projection: string) =>
-    (await t.db(DEAD_LETTERS).where('projection', projection).orderBy('seq').select('website_id', 'event_id', 'state', 'error')).map((r) => ({ ...r, error: r.error && r.error.slice(0, 60) }));
+    (await t.db(DEAD_LETTERS).where('projection', projection).orderBy('seq').select('website_id', 'event_id', 'state', 'error')).map((r) => ({ ...r, error: r.error?.slice(0, 60) ?? null }));
 
   it('given a poison event of one website amid others in one batch, then the others are applied, that website is set aside from that event on, and its later events are recorded for a retry', async () => {
     const P = 'test-poison';

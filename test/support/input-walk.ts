@@ -57,7 +57,10 @@ const HINTS: Record<string, unknown[]> = {
   schedule_id: ['default'],
   citations: ['https://example.com/a'],
   frequency: ['daily'],
+  email: ['person@example.com'],
 };
+/** Fields an "exactly one of" rule ties to another (role or role_id, website_ids or group_ids): left out of `all`. */
+const NOT_WITH_ALL = new Set(['role_id', 'group_ids']);
 const VARIANTS = Math.max(...Object.values(HINTS).map((h) => h.length));
 
 const UUID = '00000000-0000-4000-8000-000000000001';
@@ -69,7 +72,7 @@ function sample(s0: Js, name: string, all: boolean, variant = 0): unknown {
   if (s.enum?.length) return s.enum[0];
   if (isType(s, 'object') || s.properties) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(s.properties ?? {})) if (all || s.required?.includes(k)) out[k] = sample(v, k, all, variant);
+    for (const [k, v] of Object.entries(s.properties ?? {})) if ((all && !NOT_WITH_ALL.has(k)) || s.required?.includes(k)) out[k] = sample(v, k, all, variant);
     return out;
   }
   if (isType(s, 'array')) return Array.from({ length: Math.max(s.minItems ?? 0, all ? 1 : 0) }, () => sample(s.items ?? {}, name, all, variant));

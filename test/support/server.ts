@@ -13,6 +13,7 @@ import type { Engines } from '../../src/engines/registry';
 import { OBSERVATION_WORKER } from '../../src/workers/observations';
 import { RESPONSE_WORKER } from '../../src/workers/responses';
 import { EMAIL_WORKER } from '../../src/workers/email';
+import { INVITATION_WORKER } from '../../src/workers/invitations';
 
 export interface TestServer {
   url: string;
@@ -133,7 +134,7 @@ async function settled(rt: Runtime): Promise<void> {
     const last = await rt.store.lastPosition();
     await rt.relay.waitFor(last, Math.max(0, deadline - Date.now()));
     await rt.runners.get('runs')?.waitFor(last, Math.max(0, deadline - Date.now()));
-    const backlog = (await Promise.all([RESPONSE_WORKER, OBSERVATION_WORKER, EMAIL_WORKER].map((d) => rt.bus.backlog(d)))).reduce((a, b) => a + b, 0);
+    const backlog = (await Promise.all([RESPONSE_WORKER, OBSERVATION_WORKER, EMAIL_WORKER, INVITATION_WORKER].map((d) => rt.bus.backlog(d)))).reduce((a, b) => a + b, 0);
     const ends = await rt.database.db('rm_run_slots as s').join('rm_runs as r', 'r.id', 's.run_id').whereNull('s.ended_at').whereNotNull('r.finished_at').first('s.run_id');
     const now = await rt.store.lastPosition();
     if ((backlog === 0 && !ends && comparePositions(now, last) === 0) || Date.now() > deadline) return;

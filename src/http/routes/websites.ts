@@ -76,13 +76,4 @@ export const websiteRoutes = [
     responses: { 200: z.object({ success: z.literal(true) }) },
     handler: (ctx) => websites.deleteWebsite(ctx, ctx.params.website_id),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/users/:user_id/websites',
-    summary: 'Websites a user can reach',
-    tag: 'websites',
-    params: z.object({ user_id: Uuid }),
-    responses: { 200: Websites },
-    handler: (ctx) => websites.websitesOfUser(ctx, ctx.params.user_id),
-  }),
 ];

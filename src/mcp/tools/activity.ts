@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { ActivityFilters, ActivityPage } from '../../../queries/activity/activity';
 import * as activity from '../../app/activity';
 import { parseToolDateRange } from '../../domain/dates';

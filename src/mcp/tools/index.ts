@@ -16,6 +16,7 @@ import { metricsTools } from './metrics';
 import { observationsTools } from './observations';
 import { responseTools } from './responses';
 import { shoppingTools } from './shopping';
+import { teamTools } from './team';
 import { websiteTools } from './websites';
 
-export const allTools: ToolDef[] = [...websiteTools, ...activityTools, ...aiAccessTools, ...catalogTools, ...responseTools, ...metricsTools, ...observationsTools, ...shoppingTools];
+export const allTools: ToolDef[] = [...websiteTools, ...activityTools, ...aiAccessTools, ...catalogTools, ...responseTools, ...metricsTools, ...observationsTools, ...shoppingTools, ...teamTools];

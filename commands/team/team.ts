@@ -1,0 +1,290 @@
+import type { DomainEvent } from '../../src/domain/events';
+import {
+  type Permissions,
+  reachesEveryWebsite,
+  type RoleDefinition,
+  SYSTEM_ROLE_IDS,
+  SYSTEM_ROLES,
+  strongest,
+  systemRole,
+} from '../../src/domain/principal';
+
+/**
+ * The organization's people and what they reach, folded from its stream `org-<id>` (a part of OrganizationState):
+ * roles, users, organization members, explicit website memberships, groups with their websites and members, invites.
+ * Every rule that two requests can race for (unique role names, the last admin, one membership per target) is decided
+ * on this state with the stream's expected revision.
+ */
+export type CustomRole = RoleDefinition;
+
+export interface TeamUser {
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+}
+
+export interface GroupState {
+  id: string;
+  name: string;
+  external_id: string | null;
+  billing_enabled: boolean;
+  website_ids: readonly string[];
+  /** user id -> role id */
+  members: ReadonlyMap<string, string>;
+}
+
+export interface InviteState {
+  id: string;
+  batch_id: string;
+  type: 'organization' | 'website' | 'group';
+  target_id: string | null;
+  role_id: string;
+  /** null once erased */
+  email: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  token_hash: string;
+  /** null once erased */
+  token: string | null;
+  expires_at: string;
+  status: 'pending' | 'accepted';
+}
+
+export interface TeamState {
+  roles: Map<string, CustomRole>;
+  users: Map<string, TeamUser>;
+  /** lower-cased email -> user id */
+  emails: Map<string, string>;
+  /** organization members: user id -> role id */
+  members: Map<string, string>;
+  /** explicit website memberships: `<website_id> <user_id>` -> role id */
+  websiteMembers: Map<string, string>;
+  groups: Map<string, GroupState>;
+  invites: Map<string, InviteState>;
+}
+
+export const TEAM_EVENTS = new Set<DomainEvent['type']>([
+  'UserAdded',
+  'RoleCreated',
+  'RoleDeleted',
+  'UserCreated',
+  'OrganizationMemberAdded',
+  'OrganizationMemberRoleChanged',
+  'OrganizationMemberRemoved',
+  'WebsiteMemberAdded',
+  'WebsiteMemberRoleChanged',
+  'WebsiteMemberRemoved',
+  'GroupCreated',
+  'GroupUpdated',
+  'GroupMemberAdded',
+  'GroupMemberRemoved',
+  'InviteCreated',
+  'InviteAccepted',
+]);
+
+export const emptyTeam = (): TeamState => ({
+  roles: new Map(),
+  users: new Map(),
+  emails: new Map(),
+  members: new Map(),
+  websiteMembers: new Map(),
+  groups: new Map(),
+  invites: new Map(),
+});
+
+/** A copy whose maps load's replay may change in place (entries are replaced, never changed). */
+export const ownTeam = (t: TeamState): TeamState => ({
+  roles: new Map(t.roles),
+  users: new Map(t.users),
+  emails: new Map(t.emails),
+  members: new Map(t.members),
+  websiteMembers: new Map(t.websiteMembers),
+  groups: new Map(t.groups),
+  invites: new Map(t.invites),
+});
+
+export const membershipKey = (websiteId: string, userId: string) => `${websiteId} ${userId}`;
+
+/**
+ * Folds one event. `owned`: the maps are the caller's own (load's replay) and are changed in place; otherwise only
+ * the maps the event touches are copied and `t` is left as it was.
+ */
+export function foldTeam(t: TeamState, e: DomainEvent, owned: boolean): TeamState {
+  let next = t;
+  const write = <K extends keyof TeamState>(k: K): TeamState[K] => {
+    if (owned) return t[k];
+    if (next === t) next = { ...t };
+    if (next[k] === t[k]) next[k] = new Map(t[k] as Map<string, unknown>) as TeamState[K];
+    return next[k];
+  };
+  const removeUserEverywhere = (userId: string) => {
+    if (t.members.has(userId)) write('members').delete(userId);
+    const wm = [...t.websiteMembers.keys()].filter((k) => k.endsWith(` ${userId}`));
+    if (wm.length) {
+      const m = write('websiteMembers');
+      for (const k of wm) m.delete(k);
+    }
+    for (const g of t.groups.values()) {
+      if (!g.members.has(userId)) continue;
+      const members = new Map(g.members);
+      members.delete(userId);
+      write('groups').set(g.id, { ...g, members });
+    }
+  };
+  switch (e.type) {
+    case 'UserAdded': {
+      const d = e.data;
+      write('users').set(d.user_id, { id: d.user_id, email: d.email, first_name: null, last_name: null });
+      write('emails').set(d.email.toLowerCase(), d.user_id);
+      write('members').set(d.user_id, SYSTEM_ROLE_IDS[d.role]);
+      break;
+    }
+    case 'UserCreated': {
+      const d = e.data;
+      write('users').set(d.user_id, { id: d.user_id, email: d.email, first_name: d.first_name, last_name: d.last_name });
+      write('emails').set(d.email.toLowerCase(), d.user_id);
+      break;
+    }
+    case 'RoleCreated': {
+      const d = e.data;
+      write('roles').set(d.role_id, { role_id: d.role_id, name: d.name, slug: d.slug, is_system: false, permissions: d.permissions });
+      break;
+    }
+    case 'RoleDeleted':
+      if (t.roles.has(e.data.role_id)) write('roles').delete(e.data.role_id);
+      break;
+    case 'OrganizationMemberAdded':
+    case 'OrganizationMemberRoleChanged':
+      write('members').set(e.data.user_id, e.data.role_id);
+      break;
+    case 'OrganizationMemberRemoved':
+      removeUserEverywhere(e.data.user_id);
+      break;
+    case 'WebsiteMemberAdded':
+    case 'WebsiteMemberRoleChanged':
+      write('websiteMembers').set(membershipKey(e.data.website_id, e.data.user_id), e.data.role_id);
+      break;
+    case 'WebsiteMemberRemoved':
+      if (t.websiteMembers.has(membershipKey(e.data.website_id, e.data.user_id))) write('websiteMembers').delete(membershipKey(e.data.website_id, e.data.user_id));
+      break;
+    case 'GroupCreated': {
+      const d = e.data;
+      write('groups').set(d.group_id, { id: d.group_id, name: d.name, external_id: d.external_id, billing_enabled: d.billing_enabled, website_ids: d.website_ids, members: new Map() });
+      break;
+    }
+    case 'GroupUpdated': {
+      const d = e.data;
+      const g = t.groups.get(d.group_id);
+      if (!g) break;
+      const removed = new Set(d.removed_website_ids);
+      const website_ids = [...g.website_ids.filter((id) => !removed.has(id)), ...d.added_website_ids.filter((id) => !g.website_ids.includes(id))];
+      write('groups').set(g.id, {
+        ...g,
+        name: d.name ?? g.name,
+        external_id: d.external_id !== undefined ? d.external_id : g.external_id,
+        billing_enabled: d.billing_enabled ?? g.billing_enabled,
+        website_ids,
+      });
+      break;
+    }
+    case 'GroupMemberAdded': {
+      const g = t.groups.get(e.data.group_id);
+      if (g) write('groups').set(g.id, { ...g, members: new Map(g.members).set(e.data.user_id, e.data.role_id) });
+      break;
+    }
+    case 'GroupMemberRemoved': {
+      const d = e.data;
+      const g = t.groups.get(d.group_id);
+      if (g?.members.has(d.user_id)) {
+        const members = new Map(g.members);
+        members.delete(d.user_id);
+        write('groups').set(g.id, { ...g, members });
+      }
+      for (const w of d.website_ids) if (t.websiteMembers.has(membershipKey(w, d.user_id))) write('websiteMembers').delete(membershipKey(w, d.user_id));
+      break;
+    }
+    case 'InviteCreated': {
+      const d = e.data;
+      write('invites').set(d.invite_id, {
+        id: d.invite_id,
+        batch_id: d.batch_id,
+        type: d.type,
+        target_id: d.target_id,
+        role_id: d.role_id,
+        email: d.email,
+        first_name: d.first_name ?? null,
+        last_name: d.last_name ?? null,
+        token_hash: d.token_hash,
+        token: d.token,
+        expires_at: d.expires_at,
+        status: 'pending',
+      });
+      break;
+    }
+    case 'InviteAccepted': {
+      const i = t.invites.get(e.data.invite_id);
+      if (i) write('invites').set(i.id, { ...i, status: 'accepted' });
+      break;
+    }
+  }
+  return next;
+}
+
+// ---- reading the state -------------------------------------------------------------------------------------------
+
+/** A role by id: a system role, or one of the organization's custom roles. */
+export const roleOf = (t: TeamState, roleId: string): RoleDefinition | undefined => systemRole(roleId) ?? t.roles.get(roleId);
+
+export const userByEmail = (t: TeamState, email: string): TeamUser | undefined => {
+  const id = t.emails.get(email.toLowerCase());
+  return id ? t.users.get(id) : undefined;
+};
+
+/** Every role in use: by members, website members, group members and pending invites. */
+export function roleInUse(t: TeamState, roleId: string): boolean {
+  for (const r of t.members.values()) if (r === roleId) return true;
+  for (const r of t.websiteMembers.values()) if (r === roleId) return true;
+  for (const g of t.groups.values()) for (const r of g.members.values()) if (r === roleId) return true;
+  for (const i of t.invites.values()) if (i.status === 'pending' && i.role_id === roleId) return true;
+  return false;
+}
+
+/**
+ * What a user reaches: website id -> permissions (organization owners and admins: every website of `websites`).
+ * `websites`: the organization's websites that count (not deleted).
+ */
+export function effectiveAccess(t: TeamState, userId: string, websites: Iterable<string>): Map<string, Permissions> {
+  const out = new Map<string, Permissions>();
+  const perms = (roleId: string) => roleOf(t, roleId)?.permissions;
+  const add = (websiteId: string, p: Readonly<Permissions> | undefined) => {
+    if (!p) return;
+    const had = out.get(websiteId);
+    out.set(websiteId, had ? strongest(had, p) : { ...p });
+  };
+  const org = t.members.get(userId);
+  const all = new Set(websites);
+  if (org && reachesEveryWebsite(org)) for (const w of all) add(w, perms(org));
+  for (const g of t.groups.values()) {
+    const r = g.members.get(userId);
+    if (r) for (const w of g.website_ids) if (all.has(w)) add(w, perms(r));
+  }
+  for (const [k, r] of t.websiteMembers) {
+    const sp = k.indexOf(' ');
+    if (k.slice(sp + 1) === userId && all.has(k.slice(0, sp))) add(k.slice(0, sp), perms(r));
+  }
+  return out;
+}
+
+/** Websites whose access differs between two effective-access maps. */
+export function websitesAffected(before: Map<string, Permissions>, after: Map<string, Permissions>): number {
+  let n = 0;
+  for (const [w, p] of before) {
+    const q = after.get(w);
+    if (!q || JSON.stringify(p) !== JSON.stringify(q)) n++;
+  }
+  for (const w of after.keys()) if (!before.has(w)) n++;
+  return n;
+}
+
+export { SYSTEM_ROLES, SYSTEM_ROLE_IDS };

@@ -1,0 +1,231 @@
+import type { Knex } from 'knex';
+import { SYSTEM_ROLE_IDS } from '../src/domain/principal';
+import type { Projection } from '../src/eventstore/projection';
+
+/**
+ * The organization's people and their access (commands/team): custom roles, users, organization members, explicit
+ * website memberships, groups with their websites and members, invites. What the team queries and a signed-in user's
+ * principal read.
+ */
+export const teamProjection: Projection = {
+  name: 'team',
+  version: 1,
+  tables: ['rm_team_roles', 'rm_team_users', 'rm_team_members', 'rm_team_website_members', 'rm_team_groups', 'rm_team_group_websites', 'rm_team_group_members', 'rm_team_invites'],
+  handles: [
+    'UserAdded',
+    'UserCreated',
+    'UserPasswordSet',
+    'RoleCreated',
+    'RoleDeleted',
+    'OrganizationMemberAdded',
+    'OrganizationMemberRoleChanged',
+    'OrganizationMemberRemoved',
+    'WebsiteMemberAdded',
+    'WebsiteMemberRoleChanged',
+    'WebsiteMemberRemoved',
+    'GroupCreated',
+    'GroupUpdated',
+    'GroupMemberAdded',
+    'GroupMemberRemoved',
+    'InviteCreated',
+    'InviteAccepted',
+  ],
+  async migrate(db: Knex) {
+    await db.raw(`
+      create table if not exists rm_team_roles (
+        id uuid primary key,
+        organization_id uuid not null,
+        name text not null,
+        slug text not null,
+        permissions jsonb not null,
+        created_at timestamptz not null
+      );
+      create index if not exists rm_team_roles_org on rm_team_roles (organization_id, created_at);
+      create table if not exists rm_team_users (
+        id uuid primary key,
+        organization_id uuid not null,
+        email text not null,
+        first_name text,
+        last_name text,
+        email_verified boolean not null,
+        password_hash text,
+        created_at timestamptz not null
+      );
+      create index if not exists rm_team_users_org on rm_team_users (organization_id, lower(email));
+      create table if not exists rm_team_members (
+        organization_id uuid not null,
+        user_id uuid not null,
+        role_id uuid not null,
+        created_at timestamptz not null,
+        primary key (organization_id, user_id)
+      );
+      create table if not exists rm_team_website_members (
+        organization_id uuid not null,
+        website_id uuid not null,
+        user_id uuid not null,
+        role_id uuid not null,
+        created_at timestamptz not null,
+        primary key (website_id, user_id)
+      );
+      create index if not exists rm_team_website_members_user on rm_team_website_members (user_id);
+      create table if not exists rm_team_groups (
+        id uuid primary key,
+        organization_id uuid not null,
+        name text not null,
+        external_id text,
+        billing_enabled boolean not null,
+        created_at timestamptz not null,
+        updated_at timestamptz not null
+      );
+      create index if not exists rm_team_groups_org on rm_team_groups (organization_id, created_at);
+      create table if not exists rm_team_group_websites (
+        seq bigserial,
+        group_id uuid not null,
+        website_id uuid not null,
+        added_at timestamptz not null,
+        primary key (group_id, website_id)
+      );
+      create table if not exists rm_team_group_members (
+        group_id uuid not null,
+        user_id uuid not null,
+        role_id uuid not null,
+        created_at timestamptz not null,
+        primary key (group_id, user_id)
+      );
+      create index if not exists rm_team_group_members_user on rm_team_group_members (user_id);
+      create table if not exists rm_team_invites (
+        id uuid primary key,
+        organization_id uuid not null,
+        batch_id uuid not null,
+        type text not null,
+        target_id uuid,
+        role_id uuid not null,
+        email text,
+        first_name text,
+        last_name text,
+        token_hash text not null,
+        expires_at timestamptz not null,
+        status text not null,
+        accepted_user_id uuid,
+        created_at timestamptz not null,
+        accepted_at timestamptz
+      );
+      create index if not exists rm_team_invites_token on rm_team_invites (token_hash);
+      create index if not exists rm_team_invites_org on rm_team_invites (organization_id, created_at);`);
+  },
+  async apply(trx, events) {
+    // a bulk invite is 50 memberships in a row: written as one multi-row insert, not 50 round trips
+    let members: Record<string, unknown>[] = [];
+    const flush = async () => {
+      if (!members.length) return;
+      // one row per (website, user), the last one winning, as the events would one by one
+      const rows = [...new Map(members.map((m) => [`${m.website_id} ${m.user_id}`, m])).values()];
+      members = [];
+      await trx('rm_team_website_members').insert(rows).onConflict(['website_id', 'user_id']).merge(['role_id']);
+    };
+    for (const e of events) {
+      const at = e.metadata.time;
+      const org = e.metadata.organization_id;
+      if (e.type === 'WebsiteMemberAdded') {
+        members.push({ organization_id: org, website_id: e.data.website_id, user_id: e.data.user_id, role_id: e.data.role_id, created_at: at });
+        continue;
+      }
+      await flush();
+      switch (e.type) {
+        case 'UserAdded':
+          await trx('rm_team_users').insert({ id: e.data.user_id, organization_id: org, email: e.data.email, email_verified: true, created_at: at }).onConflict('id').ignore();
+          await trx('rm_team_members').insert({ organization_id: org, user_id: e.data.user_id, role_id: SYSTEM_ROLE_IDS[e.data.role], created_at: at }).onConflict(['organization_id', 'user_id']).merge(['role_id']);
+          break;
+        case 'UserCreated':
+          await trx('rm_team_users')
+            .insert({ id: e.data.user_id, organization_id: org, email: e.data.email, first_name: e.data.first_name, last_name: e.data.last_name, email_verified: e.data.email_verified, created_at: at })
+            .onConflict('id')
+            .ignore();
+          break;
+        case 'UserPasswordSet':
+          await trx('rm_team_users').where('id', e.data.user_id).update({ password_hash: e.data.password_hash });
+          break;
+        case 'RoleCreated':
+          await trx('rm_team_roles').insert({ id: e.data.role_id, organization_id: org, name: e.data.name, slug: e.data.slug, permissions: JSON.stringify(e.data.permissions), created_at: at }).onConflict('id').ignore();
+          break;
+        case 'RoleDeleted':
+          await trx('rm_team_roles').where('id', e.data.role_id).delete();
+          break;
+        case 'OrganizationMemberAdded':
+        case 'OrganizationMemberRoleChanged':
+          await trx('rm_team_members').insert({ organization_id: org, user_id: e.data.user_id, role_id: e.data.role_id, created_at: at }).onConflict(['organization_id', 'user_id']).merge(['role_id']);
+          break;
+        case 'OrganizationMemberRemoved':
+          await trx('rm_team_members').where({ organization_id: org, user_id: e.data.user_id }).delete();
+          await trx('rm_team_website_members').where({ organization_id: org, user_id: e.data.user_id }).delete();
+          await trx('rm_team_group_members').where('user_id', e.data.user_id).whereIn('group_id', trx('rm_team_groups').select('id').where('organization_id', org)).delete();
+          break;
+        case 'WebsiteMemberRoleChanged':
+          await trx('rm_team_website_members')
+            .insert({ organization_id: org, website_id: e.data.website_id, user_id: e.data.user_id, role_id: e.data.role_id, created_at: at })
+            .onConflict(['website_id', 'user_id'])
+            .merge(['role_id']);
+          break;
+        case 'WebsiteMemberRemoved':
+          await trx('rm_team_website_members').where({ website_id: e.data.website_id, user_id: e.data.user_id }).delete();
+          break;
+        case 'GroupCreated':
+          await trx('rm_team_groups')
+            .insert({ id: e.data.group_id, organization_id: org, name: e.data.name, external_id: e.data.external_id, billing_enabled: e.data.billing_enabled, created_at: at, updated_at: at })
+            .onConflict('id')
+            .ignore();
+          if (e.data.website_ids.length) {
+            await trx('rm_team_group_websites').insert(e.data.website_ids.map((w) => ({ group_id: e.data.group_id, website_id: w, added_at: at }))).onConflict(['group_id', 'website_id']).ignore();
+          }
+          break;
+        case 'GroupUpdated': {
+          const d = e.data;
+          const patch: Record<string, unknown> = { updated_at: at };
+          if (d.name !== undefined) patch.name = d.name;
+          if (d.external_id !== undefined) patch.external_id = d.external_id;
+          if (d.billing_enabled !== undefined) patch.billing_enabled = d.billing_enabled;
+          await trx('rm_team_groups').where('id', d.group_id).update(patch);
+          if (d.removed_website_ids.length) await trx('rm_team_group_websites').where('group_id', d.group_id).whereIn('website_id', d.removed_website_ids).delete();
+          if (d.added_website_ids.length) {
+            await trx('rm_team_group_websites').insert(d.added_website_ids.map((w) => ({ group_id: d.group_id, website_id: w, added_at: at }))).onConflict(['group_id', 'website_id']).ignore();
+          }
+          break;
+        }
+        case 'GroupMemberAdded':
+          await trx('rm_team_group_members')
+            .insert({ group_id: e.data.group_id, user_id: e.data.user_id, role_id: e.data.role_id, created_at: at })
+            .onConflict(['group_id', 'user_id'])
+            .merge(['role_id']);
+          break;
+        case 'GroupMemberRemoved':
+          await trx('rm_team_group_members').where({ group_id: e.data.group_id, user_id: e.data.user_id }).delete();
+          if (e.data.website_ids.length) await trx('rm_team_website_members').where('user_id', e.data.user_id).whereIn('website_id', e.data.website_ids).delete();
+          break;
+        case 'InviteCreated':
+          await trx('rm_team_invites')
+            .insert({
+              id: e.data.invite_id,
+              organization_id: org,
+              batch_id: e.data.batch_id,
+              type: e.data.type,
+              target_id: e.data.target_id,
+              role_id: e.data.role_id,
+              email: e.data.email,
+              first_name: e.data.first_name ?? null,
+              last_name: e.data.last_name ?? null,
+              token_hash: e.data.token_hash,
+              expires_at: e.data.expires_at,
+              status: 'pending',
+              created_at: at,
+            })
+            .onConflict('id')
+            .ignore();
+          break;
+        case 'InviteAccepted':
+          await trx('rm_team_invites').where('id', e.data.invite_id).update({ status: 'accepted', accepted_user_id: e.data.user_id, accepted_at: at });
+          break;
+      }
+    }
+    await flush();
+  },
+};

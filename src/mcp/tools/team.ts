@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { CreateInvite } from '../../../commands/team/invites';
+import { GroupsView } from '../../../queries/team/groups';
+import { AccessType, MembersView, UserWebsitesView } from '../../../queries/team/members';
+import { RolesView } from '../../../queries/team/roles';
+import { createInviteOp, listGroupMembersOp, listGroupsOp, listOrganizationMembersOp, listRolesOp, listWebsiteMembersOp, userWebsitesOp } from '../../app/team';
+import { boundedString, Uuid } from '../../domain/schemas';
+import { tool } from '../tool';
+
+const READ = { readOnlyHint: true, openWorldHint: false } as const;
+
+/** Organization administration for assistants: the read side and invites, with REST's rules (src/app/team.ts). */
+export const teamTools = [
+  tool({
+    name: 'list_members',
+    title: 'List members',
+    description:
+      "People with access and their role. No argument: the organization's members (a scoped key sees those who reach its websites). website_id: everyone who reaches that website, with access_type organization, group or website. group_id: the group's members (global key).",
+    input: z
+      .strictObject({
+        website_id: Uuid.optional().describe('List who reaches this website instead'),
+        group_id: Uuid.optional().describe("List this group's members instead (global key)"),
+        access_type: AccessType.optional().describe('With group_id: only group members (group) or only owners and admins (organization)'),
+      })
+      .refine((i) => !(i.website_id && i.group_id), { message: 'give website_id or group_id, not both', path: ['group_id'] }),
+    output: MembersView,
+    annotations: READ,
+    handler(ctx, input) {
+      if (input.website_id) return listWebsiteMembersOp(ctx, input.website_id);
+      if (input.group_id) return listGroupMembersOp(ctx, input.group_id, input.access_type);
+      return listOrganizationMembersOp(ctx);
+    },
+  }),
+  tool({
+    name: 'list_roles',
+    title: 'List roles',
+    description: 'The system roles (owner, admin, viewer; sentinel ids) and the organization\'s custom roles with their permission matrix over ten categories. Global key.',
+    input: z.strictObject({}),
+    output: RolesView,
+    annotations: READ,
+    handler: (ctx) => listRolesOp(ctx),
+  }),
+  tool({
+    name: 'list_groups',
+    title: 'List groups',
+    description: "The organization's groups of websites (camelCase: id, name, orgId, billingEnabled, createdAt, websites, websiteIds; externalId for partner keys). Global key.",
+    input: z.strictObject({ external_id: boundedString(255).optional().describe("Only the group with this partner id (partner key)") }),
+    output: GroupsView,
+    annotations: READ,
+    handler: (ctx, input) => listGroupsOp(ctx, input.external_id),
+  }),
+  tool({
+    name: 'get_user_websites',
+    title: "Get a user's websites",
+    description: 'The websites a user reaches, each with how (organization role, group, explicit membership) and the role; within the key\'s websites. Unknown user: not found.',
+    input: z.strictObject({ user_id: Uuid.describe('The user') }),
+    output: UserWebsitesView,
+    annotations: READ,
+    handler: (ctx, input) => userWebsitesOp(ctx, input.user_id),
+  }),
+  tool({
+    name: 'invite_user',
+    title: 'Invite a user',
+    description:
+      "Invite a person (email) to the organization, a website or a group. invite_method direct adds them at once (creating the user if needed) and answers user_id; email sends an invitation and answers invite_id. role admin/viewer or a role_id (not both; default viewer). Organization and group invites need a global key; a website invite, a key that reaches the website.",
+    input: CreateInvite,
+    output: z.object({ success: z.boolean(), message: z.string(), invite_id: z.string().optional(), user_id: z.string().optional() }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    handler: (ctx, input) => createInviteOp(ctx, input),
+  }),
+];

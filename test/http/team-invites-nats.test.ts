@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNatsServer, type NatsServerProcess } from '../bus/nats-server';
+import { onRealPostgres } from '../support/db';
+import { call, startServer, type TestServer } from '../support/server';
+import { startSmtp, type TestSmtp } from '../support/smtp';
+
+// Two instances over one database and a private nats-server: needs a real Postgres server.
+const suite = onRealPostgres ? describe : describe.skip;
+if (!onRealPostgres) console.log('invitation emails over NATS skipped: DATABASE_URL unset (two instances need a shared server)');
+
+suite('invitation emails over NATS JetStream, two instances', () => {
+  let nats: NatsServerProcess;
+  let smtp: TestSmtp;
+  let a: TestServer;
+  let b: TestServer;
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    smtp = await startSmtp();
+    const env = { SMTP_URL: smtp.url, MAIL_FROM: 'aivis <no-reply@aivis.test>', PUBLIC_BASE_URL: 'https://app.aivis.test' };
+    a = await startServer(env, {}, undefined, { natsUrl: nats.url });
+    b = await startServer(env, {}, a, { natsUrl: nats.url });
+  }, 60_000);
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    await smtp?.close();
+    await nats?.dispose();
+  });
+
+  it('given email invites made on both instances, then each person gets exactly one email, and its token is accepted on the other instance', async () => {
+    const org = await a.org('Nats Org');
+    const sites: string[] = [];
+    for (const name of ['N1', 'N2', 'N3']) sites.push((await call(a, 'POST', '/api/v1/websites', { key: org.key, body: { name, url: `https://${name}.example.com` } })).body.website.id);
+    const emails = Array.from({ length: 6 }, (_, i) => `nats-${i}-${Date.now()}@example.com`);
+    const answers = await Promise.all(
+      emails.map((email, i) => call(i % 2 ? a : b, 'POST', '/api/v1/invites/bulk', { key: org.key, body: { invite_method: 'email', email, website_ids: sites } })),
+    );
+    for (const r of answers) expect(r.status, JSON.stringify(r.body)).toBe(200);
+    for (const email of emails) await smtp.waitFor(email, 1, 20_000);
+    await new Promise((r) => setTimeout(r, 500));
+    for (const email of emails) expect(smtp.to(email), email).toHaveLength(1);
+    const token = /token=([A-Za-z0-9_-]+)/.exec(smtp.to(emails[0])[0].mail.text ?? '')![1];
+    const accepted = await call(b, 'POST', '/api/v1/invites/accept', { body: { token } });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    expect(accepted.body.memberships).toHaveLength(3);
+  });
+});

@@ -1,0 +1,68 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GroupsView } from '../../queries/team/groups';
+import { MembersView, UserWebsitesView } from '../../queries/team/members';
+import { RolesView } from '../../queries/team/roles';
+import { call, startServer, type TestServer } from '../support/server';
+import { buildWorld, type World } from '../support/tenancy';
+import { apiKey, callTool, connect, toolOk } from './support';
+
+let s: TestServer;
+let w: World;
+let a: Client;
+let scoped: Client;
+let b: Client;
+beforeAll(async () => {
+  s = await startServer();
+  w = await buildWorld(s);
+  [a, scoped, b] = await Promise.all([connect(s, apiKey(w.a.key)), connect(s, apiKey(w.a.scoped)), connect(s, apiKey(w.b.key))]);
+});
+afterAll(async () => {
+  await Promise.all([a, scoped, b].map((c) => c?.close()));
+  await s?.close();
+});
+
+async function refused(client: Client, name: string, args: Record<string, unknown>, status: number, error: string) {
+  const before = await s.head();
+  const r = await callTool(client, name, args);
+  expect(r.isError, `${name}: ${r.text}`).toBe(true);
+  expect(r.structured.status).toBe(status);
+  expect(r.text).toBe(error);
+  expect(await s.head()).toBe(before);
+}
+
+describe('organization administration tools', () => {
+  it('given invite_user, then it follows REST: direct answers user_id, the user is listed by list_members and reaches the website by get_user_websites', async () => {
+    const email = `mcp-${Date.now()}@example.com`;
+    const r = await toolOk(scoped, 'invite_user', { type: 'website', invite_method: 'direct', email, website_id: w.a.a2, role: 'admin' });
+    expect(r).toMatchObject({ success: true, message: 'User added to website' });
+    expect(r).not.toHaveProperty('invite_id');
+    const sites = UserWebsitesView.parse(await toolOk(a, 'get_user_websites', { user_id: r.user_id }));
+    expect(sites.websites).toMatchObject([{ website_id: w.a.a2, access_type: 'website', role: 'admin' }]);
+    const members = MembersView.parse(await toolOk(scoped, 'list_members', { website_id: w.a.a2 }));
+    expect(members.members.find((m) => m.user_id === r.user_id)).toMatchObject({ access_type: 'website', email });
+    const org = MembersView.parse(await toolOk(a, 'list_members', {}));
+    expect(org.members.find((m) => m.user_id === w.a.owner_user_id)).toMatchObject({ role: 'owner' });
+  });
+
+  it("given a scoped key, then organization invites, roles and groups are refused as REST refuses them; another organization's website 403", async () => {
+    const global = 'Forbidden: global API key required';
+    await refused(scoped, 'invite_user', { type: 'organization', invite_method: 'direct', email: 'x@example.com' }, 403, global);
+    await refused(scoped, 'list_roles', {}, 403, global);
+    await refused(scoped, 'list_groups', {}, 403, global);
+    await refused(scoped, 'list_members', { website_id: w.a.a1 }, 403, 'Unauthorized access to this website');
+    await refused(b, 'invite_user', { type: 'website', invite_method: 'direct', email: 'x@example.com', website_id: w.a.a1 }, 403, 'Unauthorized access to this website');
+    await refused(a, 'invite_user', { type: 'organization', invite_method: 'direct', email: 'x@example.com', role: 'admin', role_id: '00000000-0000-0000-0000-000000000002' }, 400, 'role_id: role and role_id are mutually exclusive');
+    await refused(b, 'get_user_websites', { user_id: w.a.owner_user_id }, 404, 'User not found');
+  });
+
+  it('given list_roles and list_groups, then their answers are the read models\' views', async () => {
+    const roles = RolesView.parse(await toolOk(a, 'list_roles', {}));
+    expect(roles.roles.slice(0, 3).map((r) => r.slug)).toEqual(['owner', 'admin', 'viewer']);
+    const made = await call(s, 'POST', '/api/v1/groups', { key: w.a.key, body: { name: 'MCP group', website_ids: [w.a.a1], external_id: 'mcp-1' } });
+    expect(made.status).toBe(201);
+    const groups = GroupsView.parse(await toolOk(a, 'list_groups', { external_id: 'mcp-1' }));
+    expect(groups.groups).toMatchObject([{ id: made.body.group.id, name: 'MCP group', websiteIds: [w.a.a1], externalId: 'mcp-1' }]);
+    expect(GroupsView.parse(await toolOk(b, 'list_groups', {})).groups.map((g) => g.id)).not.toContain(made.body.group.id);
+  });
+});
