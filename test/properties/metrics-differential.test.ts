@@ -4,6 +4,7 @@ import {
   differences,
   expectedConnectorRows,
   expectedCumulative,
+  expectedListing,
   expectedTimeSeries,
   FAMILIES,
   type RefAnswer,
@@ -70,6 +71,9 @@ const step = fc.oneof(
   { weight: 1, arbitrary: fc.record({ t: fc.constant('prompt' as const), branded: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('status' as const), which: fc.nat(9), paused: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('delete-prompt' as const), which: fc.nat(9) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('topic' as const), branded: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('delete-topic' as const), which: fc.nat(9), prompts: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('restore-topic' as const), which: fc.nat(9) }) },
 );
 type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
 
@@ -87,6 +91,9 @@ const filterSpec = fc.record(
   { requiredKeys: [] },
 );
 type FilterSpec = typeof filterSpec extends fc.Arbitrary<infer T> ? T : never;
+/** A request's filters, and optionally a saved view (its own filters) the request names */
+const query = fc.record({ request: filterSpec, view: fc.option(filterSpec, { nil: null, freq: 3 }) });
+type Query = typeof query extends fc.Arbitrary<infer T> ? T : never;
 
 const history = fc.record({
   provision: process.env.DIFF_CREATE_ONLY ? fc.constant(false) : fc.boolean(),
@@ -96,7 +103,7 @@ const history = fc.record({
   locations: fc.nat(2),
   schedule: fc.boolean(),
   steps: fc.array(step, { minLength: 1, maxLength: 6 }),
-  filters: fc.array(filterSpec, { maxLength: 1 }),
+  filters: fc.array(query, { maxLength: 1 }),
 });
 type History = typeof history extends fc.Arbitrary<infer T> ? T : never;
 
@@ -109,8 +116,9 @@ interface Competitor extends RefEntity {
 class Model {
   brand!: RefEntity;
   competitors: Competitor[] = [];
-  prompts: (RefPrompt & { answered: boolean; hard: boolean })[] = [];
+  prompts: (RefPrompt & { answered: boolean; hard: boolean; topic: string | null })[] = [];
   locations: { id: string; name: string }[] = [];
+  topics: { id: string; name: string; deleted: boolean; took: string[] }[] = [];
   schedule: string | null = null;
   answers: RefAnswer[] = [];
   nextSlot = 1;
@@ -172,7 +180,7 @@ function textOf(m: Model, tokens: [Token, number][]): string {
   return s;
 }
 
-function filtersOf(m: Model, f: FilterSpec): { body: Record<string, unknown>; ref: RefFilters } | null {
+function filtersOf(m: Model, f: FilterSpec): { body: Record<string, unknown>; ref: RefFilters } {
   const body: Record<string, unknown> = {};
   const ref: RefFilters = {};
   if (f.models) {
@@ -210,8 +218,26 @@ function filtersOf(m: Model, f: FilterSpec): { body: Record<string, unknown>; re
     if (ids.length) ref.competitor_ids = body.competitor_ids = ids;
   }
   if (f.schedule === 'custom' && m.schedule) ref.schedule_id = body.schedule_id = m.schedule;
-  if (f.schedule === 'default' || f.schedule === 'manual') body.schedule_id = f.schedule;
+  if (f.schedule === 'default' || f.schedule === 'manual') {
+    body.schedule_id = f.schedule;
+    ref.schedule_id = null;
+  }
   return { body, ref };
+}
+
+/**
+ * A query's filters; with a saved view: the view is saved with its own filters, the request names it, and what the
+ * request sends replaces the view's value field by field (dates included); a view counts active prompts unless it
+ * or the request says otherwise (spec, Saved views).
+ */
+async function queryOf(key: string, websiteId: string, m: Model, q: Query) {
+  const request = filtersOf(m, q.request);
+  if (!q.view) return request;
+  const view = filtersOf(m, q.view);
+  const r = await ok('POST', '/api/v1/saved-views', key, { website_id: websiteId, name: `View ${Math.random().toString(36).slice(2)}`, filters: view.body });
+  const ref: RefFilters = { ...view.ref, ...request.ref };
+  ref.prompt_status ??= 'active';
+  return { body: { ...request.body, saved_view_id: r.body.view.id }, ref };
 }
 
 // ---- running a history against the server ----
@@ -264,8 +290,9 @@ async function build(h: History, key: string, m: Model): Promise<string> {
     }
     expect(created.length).toBe(m.competitors.length);
     for (const [i, p] of (r.body.topics[0].prompts as { id: string }[]).entries()) {
-      m.prompts.push({ id: p.id, text: `prompt ${i}`, status: 'active', type: h.prompts[i] ? 'branded' : 'non_branded', deleted: false, answered: false, hard: false });
+      m.prompts.push({ id: p.id, text: `prompt ${i}`, status: 'active', type: h.prompts[i] ? 'branded' : 'non_branded', deleted: false, answered: false, hard: false, topic: r.body.topics[0].id });
     }
+    m.topics.push({ id: r.body.topics[0].id, name: 'Topic', deleted: false, took: [] });
   } else {
     const r = await ok('POST', '/api/v1/websites', key, { name: brandName, url });
     websiteId = r.body.website.id;
@@ -292,10 +319,10 @@ async function addCompetitor(key: string, websiteId: string, m: Model, c: Compet
   if (c.below !== 0) m.competitors.push({ id: r.body.competitor.id, name, identifiers: body.identifiers ?? [], domain: m.domain(slot), is_self: false, slot });
 }
 
-async function createPrompt(key: string, websiteId: string, m: Model, branded: boolean, i: number) {
+async function createPrompt(key: string, websiteId: string, m: Model, branded: boolean, i: number, topic: string | null = null) {
   const text = `prompt ${i}`;
-  const r = await ok('POST', '/api/v1/prompts', key, { website_id: websiteId, text, type: branded ? 'branded' : 'non_branded' });
-  m.prompts.push({ id: r.body.prompt.id, text, status: 'active', type: branded ? 'branded' : 'non_branded', deleted: false, answered: false, hard: false });
+  const r = await ok('POST', '/api/v1/prompts', key, { website_id: websiteId, text, type: branded ? 'branded' : 'non_branded', ...(topic && { topic_id: topic }) });
+  m.prompts.push({ id: r.body.prompt.id, text, status: 'active', type: branded ? 'branded' : 'non_branded', deleted: false, answered: false, hard: false, topic });
 }
 
 async function run(st: Step, key: string, websiteId: string, m: Model) {
@@ -320,6 +347,9 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
       if (!items.length) return;
       const r = await ok('POST', '/api/v1/responses/import', key, { website_id: websiteId, responses: items });
       expect(r.body.imported).toBe(items.length);
+      items.forEach((a, i) => {
+        a.id = r.body.response_ids[i];
+      });
       m.answers.push(...items);
       return;
     }
@@ -350,6 +380,34 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
       if (!p) return;
       p.status = st.paused ? 'paused' : 'active';
       await ok('PATCH', `/api/v1/prompts/${p.id}`, key, { website_id: websiteId, status: p.status });
+      return;
+    }
+    case 'topic': {
+      const name = `Topic ${m.topics.length + 1}`;
+      const r = await ok('POST', '/api/v1/topics', key, { website_id: websiteId, name });
+      expect(r.body.restored).toBe(false);
+      m.topics.push({ id: r.body.topic.id, name, deleted: false, took: [] });
+      return createPrompt(key, websiteId, m, st.branded, m.prompts.length, r.body.topic.id);
+    }
+    case 'delete-topic': {
+      const t = pick(m.topics.filter((x) => !x.deleted), st.which);
+      if (!t) return;
+      const r = await ok('DELETE', `/api/v1/topics/${t.id}`, key, undefined, [200], { website_id: websiteId, delete_prompts: String(st.prompts) });
+      t.deleted = true;
+      // with delete_prompts, every live prompt of the topic is soft-deleted (answered or not)
+      t.took = st.prompts ? m.prompts.filter((p) => p.topic === t.id && !p.deleted).map((p) => p.id) : [];
+      for (const p of m.prompts) if (t.took.includes(p.id)) p.deleted = true;
+      expect(r.body.deleted_prompt_count).toBe(t.took.length);
+      return;
+    }
+    case 'restore-topic': {
+      const t = pick(m.topics.filter((x) => x.deleted), st.which);
+      if (!t) return;
+      const r = await ok('POST', '/api/v1/topics', key, { website_id: websiteId, name: t.name.toUpperCase() });
+      expect(r.body).toMatchObject({ restored: true, topic: { id: t.id } });
+      t.deleted = false;
+      for (const p of m.prompts) if (t.took.includes(p.id)) p.deleted = false;
+      t.took = [];
       return;
     }
     case 'delete-prompt': {
@@ -394,6 +452,19 @@ async function compare(via: TestServer, key: string, websiteId: string, m: Model
   const sortRows = (rows: Record<string, unknown>[]) => [...rows].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
   out.push(...differences(sortRows(conn.body.rows), sortRows(expRows), `looker-studio/data ${label}`, 1e-4, ignore).slice(0, 6));
   if (conn.body.has_more) out.push(`looker-studio/data ${label}: has_more with ${conn.body.rows.length} rows`);
+  // the answers listing: every page
+  const listed: Record<string, unknown>[] = [];
+  for (let page = 0; ; page++) {
+    const r = await ok('POST', '/api/v1/responses', key, { website_id: websiteId, filters: filters.body, page_num: page, page_size: 100 }, [200], undefined, via);
+    listed.push(...r.body.responses);
+    if (!r.body.has_more || page > 50) break;
+  }
+  const fields = ['id', 'prompt_id', 'model', 'response', 'mentioned', 'cited', 'position', 'created_at', 'competitors'] as const;
+  const shown = listed.map((x) => ({
+    ...Object.fromEntries(fields.map((f) => [f, x[f]])),
+    competitors: (x.competitors as { id: string; name: string; position: number }[]).map(({ id, name, position }) => ({ id, name, position })),
+  }));
+  out.push(...differences(shown, expectedListing(entities, m.answers, m.prompts, filters.ref), `responses ${label}`, 0).slice(0, 6));
   return out;
 }
 
@@ -462,7 +533,7 @@ describe('metrics differential', () => {
         const t3 = performance.now();
         const problems: string[] = [];
         for (const { h, m, websiteId } of played) {
-          const sets = [{ body: {}, ref: {} }, ...h.filters.map((f) => filtersOf(m, f)).filter((f) => f !== null)];
+          const sets = [{ body: {}, ref: {} }, ...(await Promise.all(h.filters.map((q) => queryOf(key, websiteId, m, q))))];
           for (const f of sets) problems.push(...(await compare(via, key, websiteId, m, f)).map((p) => `${h.provision ? 'provisioned' : 'created'} site, ${w}: ${p}`));
         }
         if (process.env.DIFF_TRACE) console.log(`batch of ${hs.length}, ${w}: play ${(t1 - t0).toFixed(0)} caught up ${(t2 - t1).toFixed(0)} world ${(t3 - t2).toFixed(0)} compare ${(performance.now() - t3).toFixed(0)} ms`);

@@ -21,6 +21,8 @@ export interface RefEntity {
 }
 
 export interface RefAnswer {
+  /** the id the import answered with */
+  id?: string;
   prompt_id: string;
   model: string;
   /** ISO 8601, UTC */
@@ -296,6 +298,36 @@ export function expectedConnectorRows(
     });
   }
   return rows;
+}
+
+/**
+ * The answers listing: newest first (then id, descending), each with the brand's mention, citation and position and
+ * the competitors it mentions (in order of first occurrence, catalogue order among ties).
+ */
+export function expectedListing(entities: RefEntity[], answers: RefAnswer[], prompts: RefPrompt[], f: RefFilters) {
+  const inc = new Set(included(entities, f).map((e) => e.id));
+  const brand = entities.find((e) => e.is_self)!;
+  return select(answers, prompts, f)
+    .sort((a, b) => Date.parse(b.run_at) - Date.parse(a.run_at) || (b.id! < a.id! ? -1 : b.id! > a.id! ? 1 : 0))
+    .map((a) => {
+      const r = analyze(entities, a);
+      const competitors = entities
+        .map((e, slot) => ({ e, slot, position: r.position.get(e.id) }))
+        .filter((x) => !x.e.is_self && x.position !== undefined && inc.has(x.e.id))
+        .sort((x, y) => x.position! - y.position! || x.slot - y.slot)
+        .map((x) => ({ id: x.e.id, name: x.e.name, position: x.position! }));
+      return {
+        id: a.id,
+        prompt_id: a.prompt_id,
+        model: a.model,
+        response: a.text,
+        mentioned: r.position.has(brand.id),
+        cited: r.cited.has(brand.id),
+        position: r.position.get(brand.id) ?? null,
+        created_at: new Date(a.run_at).toISOString(),
+        competitors,
+      };
+    });
 }
 
 /**
