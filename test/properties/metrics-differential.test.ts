@@ -1,3 +1,4 @@
+import { appendFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,6 +14,7 @@ import {
   type RefPrompt,
 } from '../support/metrics-reference';
 import { onRealPostgres } from '../support/db';
+import { finishedRun } from '../support/answers';
 import { call, caughtUp, startServer, type TestServer } from '../support/server';
 
 /**
@@ -74,6 +76,7 @@ const step = fc.oneof(
   { weight: 1, arbitrary: fc.record({ t: fc.constant('topic' as const), branded: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('delete-topic' as const), which: fc.nat(9), prompts: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('restore-topic' as const), which: fc.nat(9) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('run' as const), custom: fc.boolean() }) },
 );
 type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
 
@@ -410,6 +413,23 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
       t.took = [];
       return;
     }
+    case 'run': {
+      // a run of the simulated engines: its answers are today's; the reference reads their raw text and citations
+      const schedule = st.custom ? m.schedule : null;
+      const active = m.prompts.filter((p) => !p.deleted && p.status === 'active');
+      const r = await ok('POST', '/api/v1/response-streaming/start', key, { website_id: websiteId, ...(schedule && { schedule_id: schedule }) }, active.length ? [202] : [400]);
+      if (!active.length) return;
+      const done = await finishedRun(s, key, websiteId, r.body.run_id, 120_000);
+      expect(done).toMatchObject({ status: 'completed', failed: 0 });
+      await caughtUp(s, ['answers']);
+      const rows: { id: string; prompt_id: string; model: string; run_at: Date; text: string; citations: string[]; location_id: string | null; schedule_id: string | null }[] =
+        await s.rt.database.db('rm_responses').where({ website_id: websiteId, run_id: r.body.run_id }).select('id', 'prompt_id', 'model', 'run_at', 'text', 'citations', 'location_id', 'schedule_id');
+      expect(rows.length).toBe(done.recorded);
+      expect(new Set(rows.map((x) => x.prompt_id))).toEqual(new Set(active.map((p) => p.id)));
+      for (const p of active) p.answered = true;
+      m.answers.push(...rows.map((x) => ({ ...x, run_at: x.run_at.toISOString() })));
+      return;
+    }
     case 'delete-prompt': {
       const p = pick(m.prompts.filter((x) => !x.deleted), st.which);
       if (!p) return;
@@ -537,6 +557,8 @@ describe('metrics differential', () => {
           for (const f of sets) problems.push(...(await compare(via, key, websiteId, m, f)).map((p) => `${h.provision ? 'provisioned' : 'created'} site, ${w}: ${p}`));
         }
         if (process.env.DIFF_TRACE) console.log(`batch of ${hs.length}, ${w}: play ${(t1 - t0).toFixed(0)} caught up ${(t2 - t1).toFixed(0)} world ${(t3 - t2).toFixed(0)} compare ${(performance.now() - t3).toFixed(0)} ms`);
+        // DIFF_FAIL_LOG=file: every failing batch as it happens (shrinking can take long)
+        if (problems.length && process.env.DIFF_FAIL_LOG) appendFileSync(process.env.DIFF_FAIL_LOG, `${JSON.stringify({ hs, w })}\n${problems.slice(0, 20).join('\n')}\n\n`);
         if (problems.length) throw new Error(`${problems.length} differences:\n${problems.slice(0, 20).join('\n')}`);
       }),
       { numRuns: Math.ceil(RUNS / ((1 + BATCH) / 2)), seed: SEED },

@@ -100,10 +100,13 @@ export function hostOfUrl(raw: string): string | null {
   return h || null;
 }
 
-/** Hosts an answer cites: its citations, then the http(s) and www. URLs written in its text (space-separated). */
+/** Hosts an answer cites: its citations, then the http(s) and www. URLs written in its text (up to a space, a bracket or a quote; trailing punctuation dropped). */
 export function citedHosts(a: { text: string; citations: string[] }): string[] {
   const urls = [...a.citations];
-  for (const m of a.text.matchAll(/(?:^|\s)(https?:\/\/\S+|www\.\S+)/gi)) urls.push(m[1].toLowerCase().startsWith('www.') ? `http://${m[1]}` : m[1]);
+  for (const m of a.text.matchAll(/(?:^|[^\w.@/-])(https?:\/\/[^\s()<>"'\[\]]+|www\.[^\s()<>"'\[\]]+)/gi)) {
+    const u = m[1].replace(/[.,;:!?*_~]+$/, '');
+    urls.push(u.toLowerCase().startsWith('www.') ? `http://${u}` : u);
+  }
   return urls.map(hostOfUrl).filter((h): h is string => h !== null);
 }
 
