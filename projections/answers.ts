@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
-import { analyzeAnswer, analyzeProducts, type CompiledEntities, type EntityInput } from '../src/analysis/answer';
+import { analyzeAnswer, analyzeProducts, type CompiledEntities } from '../src/analysis/answer';
 import { compiledEntities } from '../src/analysis/entity-cache';
 import { dayAndTime, decodeFacts, encodeFacts, type FactChunk, FactChunkBuilder, type FactDictionaries } from '../src/analysis/facts';
 import type { EventOf } from '../src/domain/events';
 import type { TypedEvent } from '../src/eventstore/port';
 import type { Projection } from '../src/eventstore/projection';
 import { preferLz4Sql } from '../src/db';
+import { outOfLine, sameEntities, type SiteEntity, siteEntities } from './site-entities';
 
 type Recorded = TypedEvent<EventOf<'ResponseRecorded'>>;
 
@@ -125,10 +126,9 @@ export const answersProjection: Projection = {
             `insert into rm_analysis_entities (website_id, entity_id, slot, is_self, name, identifiers, url) values (?, ?, 0, true, ?, '{}', ?) on conflict do nothing`,
             [e.data.website_id, e.data.website_id, e.data.name, e.data.url],
           );
-          await trx.raw(`insert into rm_fact_sites (website_id, version, generation, entities) values (?, 0, 0, ?) on conflict do nothing`, [
-            e.data.website_id,
-            JSON.stringify([e.data.website_id]),
-          ]);
+          // the site row and any facts are laid out again for the list with the brand: a provisioned website's
+          // competitors (its catalogue stream) may have been applied before it
+          dirty.add(e.data.website_id);
           break;
         case 'CompetitorAdded': {
           const w = websiteOf(e);
@@ -162,7 +162,7 @@ export const answersProjection: Projection = {
     const version = await nextVersion(trx);
     if (fresh.length) {
       const sites = [...new Set(fresh.map((e) => e.data.website_id))];
-      const tracked = await trackedEntities(trx, sites);
+      const tracked = await siteEntities(trx, sites);
       const appendable = fresh.filter((e) => !dirty.has(e.data.website_id));
       const mismatched = await appendFacts(trx, appendable, tracked, version);
       for (const w of mismatched) dirty.add(w);
@@ -183,21 +183,11 @@ async function nextVersion(trx: Knex.Transaction): Promise<string> {
   return r.rows[0].v as string;
 }
 
-interface TrackedEntity extends EntityInput {
-  slot: number;
-}
+type TrackedEntity = SiteEntity;
 
-/** The brand and the competitors not removed, in slot order, of each website. */
-async function trackedEntities(trx: Knex.Transaction, websiteIds: string[]): Promise<Map<string, TrackedEntity[]>> {
-  const out = new Map<string, TrackedEntity[]>(websiteIds.map((w) => [w, []]));
-  if (!websiteIds.length) return out;
-  const rows = await trx('rm_analysis_entities')
-    .whereIn('website_id', websiteIds)
-    .andWhere('removed', false)
-    .orderBy(['website_id', 'slot'])
-    .select('website_id', 'entity_id', 'slot', 'is_self', 'name', 'identifiers', 'url');
-  for (const r of rows) out.get(r.website_id)!.push({ id: r.entity_id, slot: r.slot, is_self: r.is_self, name: r.name, identifiers: r.identifiers, url: r.url });
-  return out;
+/** The website's site row, locked until the transaction ends: every writer of a website's facts takes it first. */
+async function lockSite(trx: Knex.Transaction, websiteId: string): Promise<{ entities: string[] } | undefined> {
+  return trx('rm_fact_sites').where('website_id', websiteId).forUpdate().first('entities');
 }
 
 const compile = (websiteId: string, entities: TrackedEntity[]): CompiledEntities => compiledEntities(websiteId, entities);
@@ -326,6 +316,12 @@ async function appendFacts(trx: Knex.Transaction, fresh: Recorded[], tracked: Ma
   for (const [websiteId, byDay] of groups) {
     const entities = tracked.get(websiteId) ?? [];
     const ids = entities.map((e) => e.id);
+    // a site row laid out for other entities (or none): the whole history is derived again instead
+    const site = await lockSite(trx, websiteId);
+    if (!site || !sameEntities(site.entities, ids)) {
+      mismatched.push(websiteId);
+      continue;
+    }
     const compiled = compile(websiteId, entities);
     const slots = slotsOf(entities);
     // each day's last part: the one new answers continue
@@ -340,7 +336,7 @@ async function appendFacts(trx: Knex.Transaction, fresh: Recorded[], tracked: Ma
     for (const [day, list] of byDay) {
       const stored = lastOf.get(day);
       const chunk = stored ? decodeFacts(stored.meta, stored.data) : undefined;
-      if (chunk && chunk.entities.join() !== ids.join()) {
+      if (chunk && !sameEntities(chunk.entities, ids)) {
         ok = false;
         break;
       }
@@ -353,10 +349,7 @@ async function appendFacts(trx: Knex.Transaction, fresh: Recorded[], tracked: Ma
       continue;
     }
     await writeParts(trx, websiteId, out, version);
-    await trx('rm_fact_sites')
-      .insert({ website_id: websiteId, version, generation: 0, entities: JSON.stringify(ids) })
-      .onConflict('website_id')
-      .merge({ version });
+    await trx('rm_fact_sites').where('website_id', websiteId).update({ version });
   }
   return mismatched;
 }
@@ -407,7 +400,8 @@ async function insertProducts(trx: Knex.Transaction, withProducts: Recorded[], t
 
 /** Re-analyzes a website's whole history with its current entities: every chunk and every product card. */
 export async function rederive(trx: Knex.Transaction, websiteId: string, version: string): Promise<void> {
-  const entities = (await trackedEntities(trx, [websiteId])).get(websiteId)!;
+  await lockSite(trx, websiteId);
+  const entities = (await siteEntities(trx, [websiteId])).get(websiteId)!;
   const ids = entities.map((e) => e.id);
   const compiled = compile(websiteId, entities);
   const slots = slotsOf(entities);
@@ -470,4 +464,20 @@ export async function rederive(trx: Knex.Transaction, websiteId: string, version
     .insert({ website_id: websiteId, version, generation: 1, entities: JSON.stringify(ids) })
     .onConflict('website_id')
     .merge({ version, generation: trx.raw('rm_fact_sites.generation + 1'), entities: JSON.stringify(ids) });
+}
+
+/**
+ * Re-derives a website whose facts are out of line with its entity list (outOfLine), outside the projection's
+ * batches: it locks the site row as every writer of the website's facts does, checks again under the lock, and
+ * derives the whole history from the stored answers with the current list (what the projection itself would write).
+ * Returns what was out of line, or null when nothing was (any more).
+ */
+export async function realignSite(db: Knex, websiteId: string): Promise<string | null> {
+  return db.transaction(async (trx) => {
+    await lockSite(trx, websiteId);
+    const why = await outOfLine(trx, websiteId);
+    if (why === null) return null;
+    await rederive(trx, websiteId, await nextVersion(trx));
+    return why;
+  });
 }

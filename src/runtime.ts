@@ -20,6 +20,8 @@ import { ProjectionRunner } from './eventstore/runner';
 import { createEngines, type Engines } from './engines/registry';
 import { migrateLimits } from './limits/migrate';
 import type { Logger } from './logger';
+import { factsCache } from '../queries/metrics/metrics';
+import { realignSite } from '../projections/answers';
 import { startJobSweeper } from './workers/job-sweeper';
 import { jobSpecs } from './workers/job-kinds';
 import { type JobSpec, startJobWorker } from './workers/jobs';
@@ -119,6 +121,11 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     // the bus carries what workers consume (answers are large: nothing else rides along for nobody)
     const extractor = parseExtractor(config.observationExtractor);
     const relay = new ProjectionRunner({ projection: createRelayProjection(bus, busEventTypes(extractor), BUS_STREAM_PREFIXES), store, db: database.db, logger, batchSize: 500, feed });
+
+    // metric reads that find a website's facts out of line with its entities have it derived again (see FactsCache)
+    const facts = factsCache(database.db);
+    facts.realign = (websiteId) => realignSite(database.db, websiteId);
+    facts.log = logger;
 
     const engines =
       options.engines ?? createEngines({ mode: config.engineMode, env: process.env, options: config.engineCalls, logger: options.reportEngines === false ? undefined : logger });

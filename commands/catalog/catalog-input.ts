@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { boundedString, label, text, Uuid } from '../../src/domain/schemas';
+import { boundedString, label, text } from '../../src/domain/schemas';
 
 /** Field schemas shared by the catalogue commands (messages name the field through issueMessage). */
-export const WebsiteId = Uuid;
+export { WebsiteId } from '../../src/domain/schemas';
 export const Name = label(200);
 export const Description = boundedString(2000);
 export const PromptText = boundedString(2000);

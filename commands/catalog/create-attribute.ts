@@ -5,7 +5,11 @@ import type { CommandContext, Decision } from '../handle';
 import { type AttributeState, type CatalogState, handleCatalog, nameKey } from './catalog';
 import { Description, Name, WebsiteId } from './catalog-input';
 
-export const CreateAttribute = z.strictObject({ website_id: WebsiteId, name: Name, description: Description.nullable().optional() });
+export const CreateAttribute = z.strictObject({
+  website_id: WebsiteId,
+  name: Name.describe('The trait answers are watched for, e.g. price or support (up to 200 characters; unique per website)'),
+  description: Description.nullable().optional().describe('What the trait covers (up to 2000 characters); optional'),
+});
 export type CreateAttribute = z.infer<typeof CreateAttribute>;
 
 /** A trait to watch (price, support, ...); names are unique per website, case-insensitively. */

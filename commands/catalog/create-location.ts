@@ -9,10 +9,10 @@ import { label } from '../../src/domain/schemas';
 export const CreateLocation = z.strictObject({
   website_id: WebsiteId,
   /** display name, e.g. "Austin, Texas, United States" */
-  location: Name,
-  country: label(100),
-  region: label(200).nullable().optional(),
-  city: label(200).nullable().optional(),
+  location: Name.describe('Display name, e.g. "Austin, Texas, United States" (up to 200 characters)'),
+  country: label(100).describe('Country (up to 100 characters)'),
+  region: label(200).nullable().optional().describe('Region or state (up to 200 characters); optional'),
+  city: label(200).nullable().optional().describe('City (up to 200 characters); optional'),
 });
 export type CreateLocation = z.infer<typeof CreateLocation>;
 

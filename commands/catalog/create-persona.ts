@@ -5,7 +5,11 @@ import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, type PersonaState } from './catalog';
 import { Description, Name, WebsiteId } from './catalog-input';
 
-export const CreatePersona = z.strictObject({ website_id: WebsiteId, name: Name, description: Description.nullable().optional() });
+export const CreatePersona = z.strictObject({
+  website_id: WebsiteId,
+  name: Name.describe("The persona's name (up to 200 characters)"),
+  description: Description.nullable().optional().describe('Who the persona is (up to 2000 characters); optional'),
+});
 export type CreatePersona = z.infer<typeof CreatePersona>;
 
 export function decideCreatePersona(_s: CatalogState, cmd: CreatePersona & { persona_id: string }): Decision<PersonaState> | DomainError {

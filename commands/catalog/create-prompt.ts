@@ -8,11 +8,11 @@ import { PromptStatus, PromptText, PromptType, Tags, unique, WebsiteId } from '.
 
 export const CreatePrompt = z.strictObject({
   website_id: WebsiteId,
-  text: PromptText,
-  topic_id: Uuid.nullable().optional(),
-  type: PromptType.default('non_branded'),
-  status: PromptStatus.default('active'),
-  tags: Tags.default([]),
+  text: PromptText.describe('What is asked of the answer engines (up to 2000 characters)'),
+  topic_id: Uuid.nullable().optional().describe('A live topic of the website to file it under; null or omitted = no topic'),
+  type: PromptType.default('non_branded').describe("'branded' or 'non_branded' (default)"),
+  status: PromptStatus.default('active').describe("'active' (default: asked on every run) or 'paused'"),
+  tags: Tags.default([]).describe('Tags (at most 50, each up to 100 characters); repeats are dropped'),
 });
 export type CreatePrompt = z.input<typeof CreatePrompt>;
 

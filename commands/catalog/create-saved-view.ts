@@ -65,18 +65,26 @@ export const SavedViewFilters = z
     {
       schedule_id: text()
         .refine((s) => s === 'default' || s === 'manual' || isUuid(s), "must be 'default' or a schedule id")
-        .optional(),
-      start_date: boundedString(40).optional(),
-      end_date: boundedString(40).optional(),
-      models: ModelList.optional(),
-      models_not: ModelList.optional(),
-      prompt_ids: Ids(1000).optional(),
-      location_ids: Ids(100).optional(),
-      competitor_ids: Ids(100).optional(),
-      prompt_status: PromptStatus.optional(),
-      prompt_type: PromptType.optional(),
-      prompt_tags: z.array(label(100), { error: 'must be an array of strings' }).max(50, 'must have at most 50 items').optional(),
-      prompt_tags_operator: z.enum(['any', 'all'], { error: "must be 'any' or 'all'" }).optional(),
+        .optional()
+        .describe("'default' (alias 'manual') or a schedule id of the website"),
+      start_date: boundedString(40).optional().describe("Start of the view's range, as the app stores it; a request's start_date always wins"),
+      end_date: boundedString(40).optional().describe("End of the view's range, as the app stores it; a request's end_date always wins"),
+      models: ModelList.optional().describe('Only these model identifiers; omitted = every model'),
+      models_not: ModelList.optional().describe('Every model except these: stored, but metrics cannot reproduce it and refuse the view unless the request sends models'),
+      prompt_ids: Ids(1000).optional().describe('Only these prompts (at most 1000)'),
+      location_ids: Ids(100).optional().describe('Only these locations (at most 100)'),
+      competitor_ids: Ids(100).optional().describe("The competitors the view includes (at most 100); they decide the brand's relative_mention_rate"),
+      prompt_status: PromptStatus.optional().describe("'active' or 'paused'; omitted = active prompts only when the view is applied"),
+      prompt_type: PromptType.optional().describe("'branded' or 'non_branded'"),
+      prompt_tags: z
+        .array(label(100), { error: 'must be an array of strings' })
+        .max(50, 'must have at most 50 items')
+        .optional()
+        .describe('Only prompts with these tags (at most 50; see prompt_tags_operator)'),
+      prompt_tags_operator: z
+        .enum(['any', 'all'], { error: "must be 'any' or 'all'" })
+        .optional()
+        .describe("'any': a prompt with at least one of prompt_tags; 'all': every tag"),
     },
     { error: 'must be an object' },
   )
@@ -94,7 +102,13 @@ export const SavedViewFilters = z
   });
 export type SavedViewFilters = z.infer<typeof SavedViewFilters>;
 
-export const CreateSavedView = z.strictObject({ website_id: WebsiteId, name: Name, filters: SavedViewFilters.default({}) });
+export const CreateSavedView = z.strictObject({
+  website_id: WebsiteId,
+  name: Name.describe("The view's name (up to 200 characters)"),
+  filters: SavedViewFilters.default({}).describe(
+    `The view's filters, stored as given: the typed keys below and any other key the app's pages use (JSON, at most ${MAX_FILTERS_BYTES / 1024} KiB); default {}`,
+  ),
+});
 export type CreateSavedView = z.input<typeof CreateSavedView>;
 
 /**

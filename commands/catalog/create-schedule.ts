@@ -20,13 +20,13 @@ export const Frequency = text(FREQUENCY_ERROR)
 
 export const CreateSchedule = z.strictObject({
   website_id: WebsiteId,
-  name: Name,
-  models: ScheduleModels,
+  name: Name.describe("The schedule's name (up to 200 characters)"),
+  models: ScheduleModels.describe(`Model identifiers asked on each run (1 to ${MODEL_COUNT}, no repeats)`),
   /** first and last UTC day it fires; null or omitted = unbounded on that side */
-  starts_on: Day.nullable().optional(),
-  ends_on: Day.nullable().optional(),
-  frequency: Frequency,
-  is_active: Bool.optional(),
+  starts_on: Day.nullable().optional().describe('First UTC day it fires, YYYY-MM-DD; null or omitted = unbounded'),
+  ends_on: Day.nullable().optional().describe('Last UTC day it fires, YYYY-MM-DD (not before starts_on); null or omitted = unbounded'),
+  frequency: Frequency.describe("'daily' or 'weekly'"),
+  is_active: Bool.optional().describe('Whether it fires (default true); an active schedule does not fire outside starts_on..ends_on'),
 });
 export type CreateSchedule = z.infer<typeof CreateSchedule>;
 

@@ -5,7 +5,10 @@ import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, nameKey, type TopicState, type TopicView, topicView } from './catalog';
 import { Name, WebsiteId } from './catalog-input';
 
-export const CreateTopic = z.strictObject({ website_id: WebsiteId, name: Name });
+export const CreateTopic = z.strictObject({
+  website_id: WebsiteId,
+  name: Name.describe("The topic's name (up to 200 characters); the name of a soft-deleted topic (case-insensitive) restores that topic"),
+});
 export type CreateTopic = z.infer<typeof CreateTopic>;
 
 export interface TopicCreated {

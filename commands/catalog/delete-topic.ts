@@ -5,7 +5,11 @@ import { type CatalogState, handleCatalog, isLivePrompt } from './catalog';
 import { Uuid } from '../../src/domain/schemas';
 import { Bool, WebsiteId } from './catalog-input';
 
-export const DeleteTopic = z.strictObject({ website_id: WebsiteId, topic_id: Uuid, delete_prompts: Bool.default(false) });
+export const DeleteTopic = z.strictObject({
+  website_id: WebsiteId,
+  topic_id: Uuid.describe('The topic id'),
+  delete_prompts: Bool.default(false).describe('false (default): its prompts stay active and keep their history; true: every active prompt in it is soft-deleted too'),
+});
 export type DeleteTopic = z.input<typeof DeleteTopic>;
 
 export const TOPIC_NOT_FOUND = 'Topic not found';

@@ -6,7 +6,11 @@ import { type CatalogState, type CompetitorView, competitorView, handleCatalog }
 import { Identifiers, Name, sameList, unique, WebsiteId } from './catalog-input';
 
 export const UpdateCompetitor = z
-  .strictObject({ website_id: WebsiteId, name: Name.optional(), identifiers: Identifiers.optional() })
+  .strictObject({
+    website_id: WebsiteId,
+    name: Name.optional().describe('New name (up to 200 characters); omitted = unchanged'),
+    identifiers: Identifiers.optional().describe('Replaces the other names the competitor goes by (at most 50); omitted = unchanged'),
+  })
   .refine((b) => b.name !== undefined || b.identifiers !== undefined, { message: 'name or identifiers is required', path: [] });
 export type UpdateCompetitor = z.infer<typeof UpdateCompetitor>;
 

@@ -10,11 +10,11 @@ import { topicRefError } from './create-prompt';
 export const UpdatePrompt = z
   .strictObject({
     website_id: WebsiteId,
-    text: PromptText.optional(),
-    topic_id: Uuid.nullable().optional(),
-    type: PromptType.optional(),
-    status: PromptStatus.optional(),
-    tags: Tags.optional(),
+    text: PromptText.optional().describe('New text (up to 2000 characters); omitted = unchanged'),
+    topic_id: Uuid.nullable().optional().describe('A live topic of the website; null = no topic; omitted = unchanged'),
+    type: PromptType.optional().describe("'branded' or 'non_branded'; omitted = unchanged"),
+    status: PromptStatus.optional().describe("'active' or 'paused'; omitted = unchanged"),
+    tags: Tags.optional().describe('Replaces the tags (at most 50, each up to 100 characters); omitted = unchanged'),
   })
   .refine((b) => [b.text, b.topic_id, b.type, b.status, b.tags].some((v) => v !== undefined), {
     message: 'nothing to change: send text, topic_id, type, status or tags',

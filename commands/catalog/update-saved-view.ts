@@ -6,7 +6,11 @@ import { Name, WebsiteId } from './catalog-input';
 import { foreignFilterId, SavedViewFilters } from './create-saved-view';
 
 export const UpdateSavedView = z
-  .strictObject({ website_id: WebsiteId, name: Name.optional(), filters: SavedViewFilters.optional() })
+  .strictObject({
+    website_id: WebsiteId,
+    name: Name.optional().describe('New name (up to 200 characters); omitted = unchanged'),
+    filters: SavedViewFilters.optional().describe('Replaces the stored filters as a whole; omitted = unchanged'),
+  })
   .refine((b) => b.name !== undefined || b.filters !== undefined, { message: 'name or filters is required', path: [] });
 export type UpdateSavedView = z.infer<typeof UpdateSavedView>;
 

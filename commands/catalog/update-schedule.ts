@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { conflict, type DomainError, notFound } from '../../src/domain/errors';
 import type { DomainEvent, EventData } from '../../src/domain/events';
+import { MODEL_COUNT } from '../../src/domain/models';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, type ScheduleView, scheduleView } from './catalog';
 import { Bool, Day, Name, sameList, WebsiteId } from './catalog-input';
@@ -9,14 +10,17 @@ import { Frequency, ScheduleModels, windowError } from './create-schedule';
 export const UpdateSchedule = z
   .strictObject({
     website_id: WebsiteId,
-    name: Name.optional(),
-    models: ScheduleModels.optional(),
-    starts_on: Day.nullable().optional(),
-    ends_on: Day.nullable().optional(),
-    frequency: Frequency.optional(),
-    is_active: Bool.optional(),
+    name: Name.optional().describe('New name (up to 200 characters); omitted = unchanged'),
+    models: ScheduleModels.optional().describe(`Replaces the model identifiers (1 to ${MODEL_COUNT}, no repeats); omitted = unchanged`),
+    starts_on: Day.nullable().optional().describe('First UTC day it fires, YYYY-MM-DD; null = unbounded; omitted = unchanged'),
+    ends_on: Day.nullable().optional().describe('Last UTC day it fires, YYYY-MM-DD; null = unbounded; omitted = unchanged'),
+    frequency: Frequency.optional().describe("'daily' or 'weekly'; omitted = unchanged"),
+    is_active: Bool.optional().describe('Whether it fires; omitted = unchanged'),
     /** archiving is final: the schedule stays listed and queryable, and no longer changes */
-    archived: z.literal(true, { error: 'must be true (archiving cannot be undone)' }).optional(),
+    archived: z
+      .literal(true, { error: 'must be true (archiving cannot be undone)' })
+      .optional()
+      .describe('true archives it, for good: it stays listed and queryable and can no longer change'),
   })
   .refine((b) => [b.name, b.models, b.starts_on, b.ends_on, b.frequency, b.is_active, b.archived].some((v) => v !== undefined), {
     message: 'nothing to change: send name, models, starts_on, ends_on, frequency, is_active or archived',

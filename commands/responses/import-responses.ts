@@ -4,7 +4,7 @@ import type { DomainEvent, EventData } from '../../src/domain/events';
 import { deterministicId, newId } from '../../src/domain/ids';
 import { parseFilterDate } from '../../src/domain/dates';
 import { modelIdSchema } from '../../src/domain/models';
-import { boundedString, text, Uuid } from '../../src/domain/schemas';
+import { boundedString, text, Uuid, WebsiteId } from '../../src/domain/schemas';
 import type { Position } from '../../src/eventstore/port';
 import { type CatalogState, handleCatalog } from '../catalog/catalog';
 import { Bool } from '../catalog/catalog-input';
@@ -48,22 +48,32 @@ const RunAt = text('must be an ISO 8601 date-time').transform((s, ctx) => {
 });
 
 const ImportProduct = z.strictObject({
-  name: boundedString(500),
-  brand: boundedString(200).nullable().optional(),
-  merchant: boundedString(200).nullable().optional(),
-  price: z.number({ error: 'must be a number' }).nonnegative('must not be negative').finite().nullable().optional(),
-  currency: text().regex(/^[A-Za-z]{3}$/, 'must be a three-letter ISO 4217 code').nullable().optional(),
-  position: z.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be at least 1').max(1000, 'must be at most 1000'),
-  url: HttpUrl.nullable().optional(),
+  name: boundedString(500).describe("The product's name on the card (up to 500 characters)"),
+  brand: boundedString(200).nullable().optional().describe("The product's brand (up to 200 characters)"),
+  merchant: boundedString(200).nullable().optional().describe('The merchant offering it (up to 200 characters)'),
+  price: z.number({ error: 'must be a number' }).nonnegative('must not be negative').finite().nullable().optional().describe('The price shown, not negative'),
+  currency: text().regex(/^[A-Za-z]{3}$/, 'must be a three-letter ISO 4217 code').nullable().optional().describe('The price\'s currency, a three-letter ISO 4217 code'),
+  position: z
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(1000, 'must be at most 1000')
+    .describe("The card's 1-based position in the answer (1 to 1000)"),
+  url: HttpUrl.nullable().optional().describe("The product page's http(s) URL"),
 });
 
 export const ImportObservation = z
   .strictObject({
-    entity_id: Uuid,
-    attribute_id: Uuid,
-    positive: Bool,
-    score: z.number({ error: 'must be a number' }).finite().nullable().optional(),
-    text_span: boundedString(2000),
+    entity_id: Uuid.describe('The website_id for the brand itself, otherwise a competitor id of the website'),
+    attribute_id: Uuid.describe('An attribute of the website'),
+    positive: Bool.describe('true = praises, false = criticizes'),
+    score: z
+      .number({ error: 'must be a number' })
+      .finite()
+      .nullable()
+      .optional()
+      .describe('-1 to 1, its sign that of positive, magnitude 0.1 to 1.0 = strength of wording; null or omitted = not scored'),
+    text_span: boundedString(2000).describe('The supporting excerpt of the answer (up to 2000 characters)'),
   })
   .superRefine((o, ctx) => {
     if (o.score === null || o.score === undefined) return;
@@ -75,26 +85,34 @@ export const ImportObservation = z
   });
 
 export const ImportItem = z.strictObject({
-  external_id: boundedString(200).optional(),
-  prompt_id: Uuid,
-  model: modelIdSchema,
-  run_at: RunAt,
-  text: text().max(100_000, 'must be at most 100000 characters').refine((s) => s.trim() !== '', 'must not be empty'),
-  citations: z.array(HttpUrl, { error: 'must be an array of URLs' }).max(200, 'must have at most 200 items').optional(),
-  location_id: Uuid.nullable().optional(),
-  persona_id: Uuid.nullable().optional(),
-  schedule_id: Uuid.nullable().optional(),
-  products: z.array(ImportProduct, { error: 'must be an array' }).max(50, 'must have at most 50 items').optional(),
-  observations: z.array(ImportObservation, { error: 'must be an array' }).max(200, 'must have at most 200 items').optional(),
+  external_id: boundedString(200).optional().describe('Your id for the answer (up to 200 characters): an external_id already imported is skipped'),
+  prompt_id: Uuid.describe('The prompt of the website this answers'),
+  model: modelIdSchema.describe('The model identifier that answered'),
+  run_at: RunAt.describe(`When it answered: an ISO 8601 date-time (no zone = UTC), from ${EARLIEST_RUN_AT} to one day after the server's time`),
+  text: text()
+    .max(100_000, 'must be at most 100000 characters')
+    .refine((s) => s.trim() !== '', 'must not be empty')
+    .describe('The answer text (up to 100000 characters)'),
+  citations: z.array(HttpUrl, { error: 'must be an array of URLs' }).max(200, 'must have at most 200 items').optional().describe('The http(s) URLs the answer cites (at most 200)'),
+  location_id: Uuid.nullable().optional().describe('The location of the website it was asked from; null or omitted = none'),
+  persona_id: Uuid.nullable().optional().describe('The persona of the website it was asked as; null or omitted = none'),
+  schedule_id: Uuid.nullable().optional().describe('The custom schedule it belongs to; null or omitted = default'),
+  products: z.array(ImportProduct, { error: 'must be an array' }).max(50, 'must have at most 50 items').optional().describe('The product cards shown with the answer (at most 50)'),
+  observations: z
+    .array(ImportObservation, { error: 'must be an array' })
+    .max(200, 'must have at most 200 items')
+    .optional()
+    .describe("The answer's attribute observations (at most 200); when sent, even empty, they are used instead of finding them in the text"),
 });
 export type ImportItem = z.output<typeof ImportItem>;
 
 export const ImportResponses = z.strictObject({
-  website_id: Uuid,
+  website_id: WebsiteId,
   responses: z
     .array(ImportItem, { error: 'must be an array of responses' })
     .min(1, 'must have at least 1 item')
-    .max(MAX_IMPORT, `must have at most ${MAX_IMPORT} items`),
+    .max(MAX_IMPORT, `must have at most ${MAX_IMPORT} items`)
+    .describe(`1 to ${MAX_IMPORT} answers, imported all or none`),
 });
 export type ImportResponses = z.output<typeof ImportResponses>;
 

@@ -3,7 +3,7 @@ import { type DomainError, conflict, invalid, isDomainError, notFound } from '..
 import type { DomainEvent, RunTrigger } from '../../src/domain/events';
 import { deterministicId, newId } from '../../src/domain/ids';
 import { MODEL_IDS } from '../../src/domain/models';
-import { Uuid } from '../../src/domain/schemas';
+import { Uuid, WebsiteId } from '../../src/domain/schemas';
 import { ScheduleSelection } from '../../src/domain/filters';
 import { WrongExpectedRevisionError, type Position } from '../../src/eventstore/port';
 import { Catalog, type CatalogState, catalogStream, isLivePrompt } from '../catalog/catalog';
@@ -11,9 +11,9 @@ import { type CommandContext, load, newEventsFor } from '../handle';
 import { endRun, type SlotTaken, takeRunSlot } from './run-slot';
 
 export const StartRun = z.strictObject({
-  website_id: Uuid,
+  website_id: WebsiteId,
   /** optional: the default schedule when omitted */
-  schedule_id: ScheduleSelection.optional(),
+  schedule_id: ScheduleSelection.optional().describe("The schedule whose models are asked: 'default' (when omitted; alias 'manual') or a schedule id"),
 });
 export type StartRun = z.input<typeof StartRun>;
 

@@ -5,14 +5,20 @@ import { text, Uuid } from '../../src/domain/schemas';
 import type { Principal } from '../../src/http/auth';
 
 export const ActivityFilters = z.object({
-  website_id: Uuid.optional(),
-  entity_type: text().max(50, 'must be at most 50 characters').optional(),
-  change_type: text().max(50, 'must be at most 50 characters').optional(),
-  since: text().datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional(),
-  until: text().datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional(),
-  order: z.enum(['desc', 'asc'], { error: "must be 'desc' or 'asc'" }).default('desc'),
-  page_num: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(0, 'must be at least 0').default(0),
-  page_size: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(1, 'must be between 1 and 100').max(100, 'must be between 1 and 100').default(40),
+  website_id: Uuid.optional().describe("Only this website's changes; omitted = every change the key may see"),
+  entity_type: text().max(50, 'must be at most 50 characters').optional().describe('Only changes to this kind of record, e.g. website, competitor, topic, prompt, prompt_schedule, saved_view, run, response'),
+  change_type: text().max(50, 'must be at most 50 characters').optional().describe('Only this kind of change, e.g. created, updated, deleted, restored, archived, started, imported'),
+  since: text().datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional().describe('Earliest change, an ISO 8601 date-time with Z or an offset'),
+  until: text().datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional().describe('Latest change, an ISO 8601 date-time with Z or an offset'),
+  order: z.enum(['desc', 'asc'], { error: "must be 'desc' or 'asc'" }).default('desc').describe("'desc' (default): newest first; 'asc': oldest first"),
+  page_num: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(0, 'must be at least 0').default(0).describe('Page number, from 0 (default 0)'),
+  page_size: z.coerce
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .min(1, 'must be between 1 and 100')
+    .max(100, 'must be between 1 and 100')
+    .default(40)
+    .describe('Entries per page, 1 to 100 (default 40)'),
 });
 export type ActivityFilters = z.infer<typeof ActivityFilters>;
 

@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
-import { decodeFacts, type FactDictionaries } from '../../src/analysis/facts';
+import { decodeFacts, type FactDictionaries, sameEntities } from '../../src/analysis/facts';
+import { DomainErrorException, unavailable } from '../../src/domain/errors';
+import type { Logger } from '../../src/logger';
+import { siteEntityIdsSql } from '../../projections/site-entities';
 
 /**
  * The metric facts of a website (rm_fact_chunks, written by the answers projection) held column by column in this
@@ -7,6 +10,11 @@ import { decodeFacts, type FactDictionaries } from '../../src/analysis/facts';
  * request first reads the website's version (one indexed row) and loads the days written since, so it always
  * computes over exactly what the read model holds, on every instance. A re-derivation (new generation) or other
  * entities reload the website whole. Websites are evicted least-recently used past a byte budget.
+ *
+ * It never serves shifted columns: the site row's entity list must be the website's (siteEntities, read in the same
+ * statement) and every chunk it loads must be laid out for that list. A website out of line is re-derived (the
+ * `realign` the runtime gives, logged) and loaded again; if that is not possible the read is refused with 503, and
+ * the website is listed by `outOfLine` (/readyz) until it is in line.
  */
 
 const DAY_MS = 86_400_000;
@@ -196,6 +204,31 @@ export function sortParts(site: SiteFacts): void {
   site.order = [...site.days.values()].sort((a, b) => a.day - b.day || a.part - b.part);
 }
 
+/** What a read found out of line: the read is not served from it. */
+class OutOfLine extends Error {
+  constructor(readonly detail: string) {
+    super(detail);
+  }
+}
+
+/** A website found out of line and not re-derived yet (realign unavailable or failed). */
+export interface SiteOutOfLine {
+  website_id: string;
+  detail: string;
+  since: string;
+}
+
+export const OUT_OF_LINE_MESSAGE =
+  "this website's metrics are being derived again (its stored facts did not match its brand and competitors); try again shortly";
+
+interface Head {
+  version: string | null;
+  generation: string | null;
+  entities: string[] | null;
+  table: string | null;
+  derived: string[];
+}
+
 interface ChunkRow {
   day: string;
   part: number;
@@ -205,17 +238,86 @@ interface ChunkRow {
 
 export class FactsCache {
   private readonly sites = new Map<string, SiteFacts>();
-  private readonly loading = new Map<string, Promise<SiteFacts>>();
+  private readonly loading = new Map<string, Promise<SiteFacts | null>>();
+  private readonly realigning = new Map<string, Promise<unknown>>();
+  private readonly unresolved = new Map<string, SiteOutOfLine>();
   private bytes = 0;
+  /** re-derives a website found out of line (set by the runtime: a write, which queries do not do themselves) */
+  realign: ((websiteId: string) => Promise<unknown>) | null = null;
+  log: Logger | null = null;
 
   constructor(private readonly maxBytes = 512 * 1024 * 1024) {}
 
-  /** The website's facts as the read model holds them now. */
+  /** The website's facts as the read model holds them now; 503 (DomainErrorException) when they are out of line and cannot be re-derived. */
   async get(db: Knex, websiteId: string): Promise<SiteFacts> {
-    const head: { version: string; generation: string; entities: string[]; table: string } | undefined = await db('rm_fact_sites')
-      .where('website_id', websiteId)
-      .first('version', 'generation', 'entities', db.raw('tableoid::text as "table"'));
-    if (!head) return emptySite(websiteId, 0n, 0n, []);
+    try {
+      return await this.load(db, websiteId);
+    } catch (e) {
+      if (!(e instanceof OutOfLine)) throw e;
+      return this.realigned(db, websiteId, e.detail);
+    }
+  }
+
+  /** Websites this process found out of line and could not re-derive (yet). */
+  outOfLine(): SiteOutOfLine[] {
+    return [...this.unresolved.values()];
+  }
+
+  /** A website found out of line is in line again (derived again elsewhere, or rebuilt). */
+  inLine(websiteId: string): void {
+    this.unresolved.delete(websiteId);
+  }
+
+  private async realigned(db: Knex, websiteId: string, detail: string): Promise<SiteFacts> {
+    const refused = () => new DomainErrorException(unavailable(OUT_OF_LINE_MESSAGE, 5));
+    if (!this.unresolved.has(websiteId)) this.unresolved.set(websiteId, { website_id: websiteId, detail, since: new Date().toISOString() });
+    this.drop(websiteId);
+    if (!this.realign) {
+      this.log?.error({ website_id: websiteId, detail }, 'metric facts out of line with the website entities; refusing to serve them');
+      throw refused();
+    }
+    this.log?.warn({ website_id: websiteId, detail }, 'metric facts out of line with the website entities; deriving them again');
+    let going = this.realigning.get(websiteId);
+    if (!going) {
+      going = this.realign(websiteId).finally(() => this.realigning.delete(websiteId));
+      this.realigning.set(websiteId, going);
+    }
+    try {
+      await going;
+      const site = await this.load(db, websiteId);
+      this.unresolved.delete(websiteId);
+      return site;
+    } catch (e) {
+      this.log?.error({ website_id: websiteId, detail, err: e }, 'metric facts out of line with the website entities and not derived again; refusing to serve them');
+      throw refused();
+    }
+  }
+
+  private drop(websiteId: string) {
+    const held = this.sites.get(websiteId);
+    if (!held) return;
+    this.sites.delete(websiteId);
+    this.bytes -= held.bytes;
+  }
+
+  private readHead(db: Knex, websiteId: string): Promise<Head> {
+    return db
+      .raw(
+        `select s.version::text as version, s.generation::text as generation, s.entities, s.tableoid::text as "table", ${siteEntityIdsSql('w.id')} as derived
+           from (select ?::uuid as id) w left join rm_fact_sites s on s.website_id = w.id`,
+        [websiteId],
+      )
+      .then((r: { rows: Head[] }) => r.rows[0]);
+  }
+
+  private async load(db: Knex, websiteId: string, attempt = 0): Promise<SiteFacts> {
+    const head = await this.readHead(db, websiteId);
+    if (head.version === null || head.generation === null || head.entities === null || head.table === null) {
+      // a website the answers read model does not know (yet): nothing to serve, nothing to shift
+      if (head.derived.length) throw new OutOfLine(`no site row for entities [${head.derived.join(', ')}]`);
+      return emptySite(websiteId, 0n, 0n, []);
+    }
+    if (!sameEntities(head.entities, head.derived)) throw new OutOfLine(`the site row lists [${head.entities.join(', ')}], the website has [${head.derived.join(', ')}]`);
     const version = BigInt(head.version);
     const generation = BigInt(head.generation);
     const held = this.sites.get(websiteId);
@@ -227,15 +329,24 @@ export class FactsCache {
     const going = this.loading.get(websiteId);
     if (going) {
       await going.catch(() => undefined);
-      return this.get(db, websiteId);
+      return this.load(db, websiteId, attempt);
     }
-    const p = this.refresh(db, websiteId, version, generation, head.entities, head.table, held);
+    const p: Promise<SiteFacts | null> = this.refresh(db, websiteId, version, generation, head.entities, head.table, held).catch(async (e) => {
+      if (!(e instanceof OutOfLine) || attempt >= 3) throw e;
+      // a chunk of another layout may have been written after the head was read (a re-derivation, a rebuild's swap):
+      // only a head that has not moved makes it a website out of line
+      const now = await this.readHead(db, websiteId);
+      if (now.version === head.version && now.generation === head.generation && now.table === head.table) throw e;
+      return null;
+    });
     this.loading.set(websiteId, p);
+    let site: SiteFacts | null;
     try {
-      return await p;
+      site = await p;
     } finally {
       this.loading.delete(websiteId);
     }
+    return site ?? this.load(db, websiteId, attempt + 1);
   }
 
   private async refresh(db: Knex, websiteId: string, version: bigint, generation: bigint, entities: string[], table: string, held: SiteFacts | undefined): Promise<SiteFacts> {
@@ -245,6 +356,8 @@ export class FactsCache {
     // a chunk written after the head was read is taken too (and read again next time: versions only grow)
     if (!whole) q.andWhere('version', '>', held.version.toString());
     const rows: ChunkRow[] = await q;
+    const other = rows.find((r) => !sameEntities(r.meta.entities, entities));
+    if (other) throw new OutOfLine(`facts of ${other.day} (part ${other.part}) are laid out for [${other.meta.entities.join(', ')}], the site row lists [${entities.join(', ')}]`);
     for (const r of rows) putDay(site, r.day, r.part, r.meta, r.data);
     sortParts(site);
     site.version = version;

@@ -136,6 +136,8 @@ export interface ConnectorRow {
 /**
  * Flat rows for BI tools: per UTC day, model, prompt, location and entity, the answers selected (`responses`), how
  * many mention the entity (`mentions`) and cite it (`citations`) — answers, like the rates — and its mean position.
+ * Paged in a total order that every instance and every rebuild gives alike: date, model, prompt id, location id (none
+ * first), then the entities as listed (brand first, then competitors in the order they were added).
  */
 export async function connectorRows(db: Knex, s: Selection, page: { page_num: number; page_size: number }) {
   const { site, entities, q } = await prepared(db, s);

@@ -246,7 +246,13 @@ export function scanDaily(site: SiteFacts, q: CompiledSelection): Array<{ day: n
   return out;
 }
 
-/** Per (day, model, prompt, location) group, the counts of each requested entity: the reporting connector's rows. */
+/** Ids compared by their code units (no locale), null (no location) first. */
+const byId = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : a < b ? -1 : 1);
+
+/**
+ * Per (day, model, prompt, location) group, the counts of each requested entity: the reporting connector's rows, by day,
+ * then model, prompt id and location id (null first) - a total order of the groups, the same wherever it is computed.
+ */
 export function scanGroups(site: SiteFacts, q: CompiledSelection, visit: (day: number, model: number, prompt: number, location: number, c: Counts) => void): void {
   if (q.schedule < 0) return;
   const E = site.entities.length;
@@ -275,8 +281,15 @@ export function scanGroups(site: SiteFacts, q: CompiledSelection, visit: (day: n
         }
       });
     }
-    for (const key of [...groups.keys()].sort((a, b) => a - b)) {
-      visit(parts[0].day, Math.floor(key / 65536 / 65536), Math.floor(key / 65536) % 65536, key % 65536, groups.get(key)!);
-    }
+    // in the order of the ids, not of the dictionary indices: those follow the order the parts were loaded in, which
+    // differs between processes and rebuilds, and pages must be the same on every instance and after a rebuild
+    const keyed = [...groups.keys()].map((key) => ({ key, model: Math.floor(key / 65536 / 65536), prompt: Math.floor(key / 65536) % 65536, location: key % 65536 }));
+    keyed.sort(
+      (a, b) =>
+        byId(site.models.keys[a.model], site.models.keys[b.model]) ||
+        byId(site.prompts.keys[a.prompt], site.prompts.keys[b.prompt]) ||
+        byId(site.locations.keys[a.location], site.locations.keys[b.location]),
+    );
+    for (const g of keyed) visit(parts[0].day, g.model, g.prompt, g.location, groups.get(g.key)!);
   }
 }

@@ -3,6 +3,7 @@ import { analyzeAnswer, type EntityInput } from '../../src/analysis/answer';
 import { compiledEntities } from '../../src/analysis/entity-cache';
 import { scheduleValue } from '../../src/domain/filters';
 import type { Selection } from '../filters';
+import { siteEntitiesOf } from '../../projections/site-entities';
 
 export interface TrackedEntity extends EntityInput {
   url: string | null;
@@ -10,17 +11,7 @@ export interface TrackedEntity extends EntityInput {
 
 /** The brand and competitors the answers are analyzed against (the analysis projection's own copy), brand first. */
 export async function trackedEntities(db: Knex, websiteId: string): Promise<TrackedEntity[]> {
-  const rows = await db('rm_analysis_entities')
-    .where({ website_id: websiteId, removed: false })
-    .orderBy('slot')
-    .select('entity_id', 'is_self', 'name', 'identifiers', 'url');
-  return rows.map((r: { entity_id: string; is_self: boolean; name: string; identifiers: string[]; url: string | null }) => ({
-    id: r.entity_id,
-    is_self: r.is_self,
-    name: r.name,
-    identifiers: r.identifiers,
-    url: r.url,
-  }));
+  return (await siteEntitiesOf(db, websiteId)).map((e) => ({ id: e.id, is_self: e.is_self, name: e.name, identifiers: e.identifiers, url: e.url }));
 }
 
 /** The answers a selection holds, in a query builder (the caller picks columns, order and paging). */

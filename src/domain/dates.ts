@@ -307,8 +307,16 @@ function dateSchema(parse: (s: string) => DateResult) {
 }
 
 /** Zod schema of one tool-filter date side: a string in, a Date out, the parser's message on error. */
-export const toolDateSchema = (side: DateSide) => dateSchema((s) => parseToolDate(s, side));
+export const toolDateSchema = (side: DateSide) =>
+  dateSchema((s) => parseToolDate(s, side)).describe(
+    `${side === 'start' ? 'Start of the range' : 'End of the range'}: YYYY-MM-DD (${side === 'start' ? 'from 00:00:00Z' : 'through 23:59:59.999Z'}), an ISO 8601 timestamp (no zone = UTC) or a spelled-out date such as "March 5, 2026"; relative words and ambiguous numeric dates are refused`,
+  );
 
 /** Zod schema of one REST filter date side. */
 export const filterDateSchema = (side: DateSide, options: FilterDateOptions = {}) =>
-  dateSchema((s) => parseFilterDate(s, side, options));
+  dateSchema((s) => parseFilterDate(s, side, options)).describe(
+    `${side === 'start' ? 'Start of the range' : 'End of the range'}: ` +
+      (options.allowDateOnly === false
+        ? 'an ISO 8601 date-time (no zone = UTC)'
+        : `YYYY-MM-DD (${side === 'start' ? 'from 00:00:00Z' : 'inclusive, through 23:59:59.999Z'}) or an ISO 8601 date-time (no zone = UTC)`),
+  );

@@ -5,11 +5,14 @@ export type DomainError =
   | { kind: 'forbidden'; message: string }
   | { kind: 'not_found'; message: string }
   | { kind: 'conflict'; message: string; details?: Record<string, unknown> }
-  | { kind: 'rate_limited'; message: string; retryAfterSeconds: number };
+  | { kind: 'rate_limited'; message: string; retryAfterSeconds: number }
+  /** the service cannot answer this right now, and says when to try again (503 with retry-after) */
+  | { kind: 'unavailable'; message: string; retryAfterSeconds: number };
 
 export const invalid = (message: string): DomainError => ({ kind: 'invalid', message });
 export const forbidden = (message: string): DomainError => ({ kind: 'forbidden', message });
 export const notFound = (message: string): DomainError => ({ kind: 'not_found', message });
+export const unavailable = (message: string, retryAfterSeconds: number): DomainError => ({ kind: 'unavailable', message, retryAfterSeconds });
 export const conflict = (message: string, details?: Record<string, unknown>): DomainError => ({ kind: 'conflict', message, details });
 
 export const isDomainError = (x: unknown): x is DomainError =>

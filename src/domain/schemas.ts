@@ -37,6 +37,10 @@ export const asLabel = <S extends z.ZodString>(s: S): S =>
   s.refine((v) => !CONTROL.test(v), LABEL_CONTROL).refine((v) => !BIDI.test(v), LABEL_BIDI) as S;
 
 export const Uuid = text().uuid({ message: 'must be a UUID' });
+/** The website (brand) an operation is about: one of the key's websites. */
+export const WebsiteId = Uuid.describe('The website (brand) id');
+/** The id of one record of a website ("competitor", "topic", ...): `Uuid` with its description. */
+export const idOf = (what: string) => Uuid.describe(`The ${what} id`);
 export const boundedString = (max: number, min = 1) =>
   text()
     .trim()
@@ -47,6 +51,10 @@ export const label = (max: number, min = 1) => asLabel(boundedString(max, min));
 
 const integer = (coerce: boolean) => (coerce ? z.coerce.number({ error: 'must be an integer' }) : z.number({ error: 'must be an integer' })).int('must be an integer');
 /** page_num counts from 0; `coerce` for query strings. */
-export const PageNum = (coerce = false) => integer(coerce).min(0, 'must be at least 0').default(0);
+export const PageNum = (coerce = false) => integer(coerce).min(0, 'must be at least 0').default(0).describe('Page number, from 0 (default 0)');
 export const PageSize = (coerce = false, max = 100, byDefault = 40) =>
-  integer(coerce).min(1, `must be between 1 and ${max}`).max(max, `must be between 1 and ${max}`).default(byDefault);
+  integer(coerce)
+    .min(1, `must be between 1 and ${max}`)
+    .max(max, `must be between 1 and ${max}`)
+    .default(byDefault)
+    .describe(`Items per page, 1 to ${max} (default ${byDefault})`);

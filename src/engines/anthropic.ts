@@ -10,7 +10,7 @@
  * text blocks' `citations` (web_search_result_location) in reading order, then the remaining
  * `web_search_tool_result` result URLs (sources the engine read). Tokens: usage.input_tokens / output_tokens.
  */
-import { type Attempt, type AttemptResult, createLiveEngine, DEFAULT_MAX_OUTPUT_TOKENS, joinUrl, type LiveEngine, type LiveEngineDeps } from './http';
+import { type AttemptResult, createJsonEngine, DEFAULT_MAX_OUTPUT_TOKENS, joinUrl, type LiveEngine, type LiveEngineDeps } from './http';
 import { asArray, asNumber, asString, contextInstruction, countryCode, get, isRecord, type Json, UrlList } from './parse';
 import { type AnswerRequest, EngineError } from './port';
 import type { Model } from '../domain/models';
@@ -73,16 +73,15 @@ export function parseAnthropic(body: unknown): AttemptResult {
 }
 
 export function createAnthropicEngine(deps: LiveEngineDeps): LiveEngine {
-  const { model, apiKey } = deps;
-  const base = deps.options?.baseUrl ?? model.base_url ?? ANTHROPIC_BASE_URL;
   const maxTokens = deps.options?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
-  const attempt: Attempt = async (req, io) =>
-    parseAnthropic(
-      await io.request({
-        url: joinUrl(base, 'v1/messages'),
-        headers: { 'x-api-key': apiKey, 'anthropic-version': ANTHROPIC_VERSION },
-        body: anthropicBody(model, req, maxTokens),
-      }),
-    );
-  return createLiveEngine(deps, attempt);
+  return createJsonEngine(deps, {
+    adapter: 'anthropic',
+    defaultBase: ANTHROPIC_BASE_URL,
+    call: (base, req) => ({
+      url: joinUrl(base, 'v1/messages'),
+      headers: { 'x-api-key': deps.apiKey, 'anthropic-version': ANTHROPIC_VERSION },
+      body: anthropicBody(deps.model, req, maxTokens),
+    }),
+    parse: parseAnthropic,
+  });
 }

@@ -12,7 +12,7 @@
  * (promptFeedback.blockReason, no candidates) is `rejected`. Tokens: usageMetadata.promptTokenCount /
  * candidatesTokenCount + thoughtsTokenCount (thinking is billed as output).
  */
-import { type Attempt, type AttemptResult, createLiveEngine, joinUrl, type LiveEngine, type LiveEngineDeps } from './http';
+import { type AttemptResult, createJsonEngine, joinUrl, type LiveEngine, type LiveEngineDeps } from './http';
 import { asArray, asNumber, asString, contextInstruction, get, isRecord, type Json, UrlList } from './parse';
 import { type AnswerRequest, EngineError } from './port';
 import type { Model } from '../domain/models';
@@ -59,15 +59,10 @@ export function parseGemini(body: unknown): AttemptResult {
 }
 
 export function createGeminiEngine(deps: LiveEngineDeps): LiveEngine {
-  const { model, apiKey } = deps;
-  const base = deps.options?.baseUrl ?? model.base_url ?? GEMINI_BASE_URL;
-  const attempt: Attempt = async (req, io) =>
-    parseGemini(
-      await io.request({
-        url: joinUrl(base, geminiPath(model)),
-        headers: { 'x-goog-api-key': apiKey },
-        body: geminiBody(model, req),
-      }),
-    );
-  return createLiveEngine(deps, attempt);
+  return createJsonEngine(deps, {
+    adapter: 'gemini',
+    defaultBase: GEMINI_BASE_URL,
+    call: (base, req) => ({ url: joinUrl(base, geminiPath(deps.model)), headers: { 'x-goog-api-key': deps.apiKey }, body: geminiBody(deps.model, req) }),
+    parse: parseGemini,
+  });
 }

@@ -145,6 +145,19 @@ function scrub(err: EngineError, secret: string): EngineError {
  * An engine around one adapter attempt. Credits: one per provider request the successful attempt
  * made; failed attempts cost nothing.
  */
+/**
+ * An engine that posts one JSON request per attempt and parses the JSON answer: the base URL is the caller's option,
+ * then the model's `base_url`, then the provider's default.
+ */
+export function createJsonEngine(
+  deps: LiveEngineDeps,
+  provider: { adapter: string; defaultBase?: string; call: (base: string, req: AnswerRequest) => ProviderCall; parse: (body: unknown) => AttemptResult },
+): LiveEngine {
+  const base = deps.options?.baseUrl ?? deps.model.base_url ?? provider.defaultBase;
+  if (!base) throw new Error(`model ${deps.model.id}: an ${provider.adapter} adapter needs a base_url`);
+  return createLiveEngine(deps, async (req, io) => provider.parse(await io.request(provider.call(base, req))));
+}
+
 export function createLiveEngine(deps: LiveEngineDeps, attempt: Attempt): LiveEngine {
   const { model, apiKey, fetch } = deps;
   const opts = deps.options ?? {};

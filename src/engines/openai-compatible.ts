@@ -8,7 +8,7 @@
  * there is no content. Citations: message.annotations[].url_citation.url in order, then a top-level
  * `citations` URL array where a provider adds one (xAI). Tokens: usage.prompt_tokens / completion_tokens.
  */
-import { type Attempt, type AttemptResult, createLiveEngine, joinUrl, type LiveEngine, type LiveEngineDeps } from './http';
+import { type AttemptResult, createJsonEngine, joinUrl, type LiveEngine, type LiveEngineDeps } from './http';
 import { asArray, asNumber, asString, contextInstruction, countryCode, get, isRecord, type Json, UrlList } from './parse';
 import { type AnswerRequest, EngineError } from './port';
 import type { Model } from '../domain/models';
@@ -54,6 +54,13 @@ export function parseOpenAiChat(body: unknown): AttemptResult {
     text,
     citations: citations.urls,
     products: [],
+    ...chatCompletionUsage(body),
+  };
+}
+
+/** Tokens and the model that answered, as a chat-completions answer reports them. */
+export function chatCompletionUsage(body: unknown): Pick<AttemptResult, 'input_tokens' | 'output_tokens' | 'provider_model'> {
+  return {
     input_tokens: asNumber(get(body, 'usage', 'prompt_tokens')),
     output_tokens: asNumber(get(body, 'usage', 'completion_tokens')),
     provider_model: asString(get(body, 'model')),
@@ -61,16 +68,9 @@ export function parseOpenAiChat(body: unknown): AttemptResult {
 }
 
 export function createOpenAiCompatibleEngine(deps: LiveEngineDeps): LiveEngine {
-  const { model, apiKey } = deps;
-  const base = deps.options?.baseUrl ?? model.base_url;
-  if (!base) throw new Error(`model ${model.id}: an openai-compatible adapter needs a base_url`);
-  const attempt: Attempt = async (req, io) => {
-    const body = await io.request({
-      url: joinUrl(base, 'chat/completions'),
-      headers: { authorization: `Bearer ${apiKey}` },
-      body: openAiChatBody(model, req),
-    });
-    return parseOpenAiChat(body);
-  };
-  return createLiveEngine(deps, attempt);
+  return createJsonEngine(deps, {
+    adapter: 'openai-compatible',
+    call: (base, req) => ({ url: joinUrl(base, 'chat/completions'), headers: { authorization: `Bearer ${deps.apiKey}` }, body: openAiChatBody(deps.model, req) }),
+    parse: parseOpenAiChat,
+  });
 }

@@ -8,9 +8,9 @@
  * models). Citations: the top-level `citations` URL array, then `search_results[].url` (the newer
  * field; same sources), once each. Tokens: usage.prompt_tokens / completion_tokens.
  */
-import { type Attempt, type AttemptResult, createLiveEngine, joinUrl, type LiveEngine, type LiveEngineDeps } from './http';
-import { messageText } from './openai-compatible';
-import { asArray, asNumber, asString, contextInstruction, countryCode, get, isRecord, type Json, UrlList } from './parse';
+import { type AttemptResult, createJsonEngine, joinUrl, type LiveEngine, type LiveEngineDeps } from './http';
+import { chatCompletionUsage, messageText } from './openai-compatible';
+import { asArray, contextInstruction, countryCode, get, isRecord, type Json, UrlList } from './parse';
 import { type AnswerRequest, EngineError } from './port';
 import type { Model } from '../domain/models';
 
@@ -47,22 +47,15 @@ export function parsePerplexity(body: unknown): AttemptResult {
     text,
     citations: citations.urls,
     products: [],
-    input_tokens: asNumber(get(body, 'usage', 'prompt_tokens')),
-    output_tokens: asNumber(get(body, 'usage', 'completion_tokens')),
-    provider_model: asString(get(body, 'model')),
+    ...chatCompletionUsage(body),
   };
 }
 
 export function createPerplexityEngine(deps: LiveEngineDeps): LiveEngine {
-  const { model, apiKey } = deps;
-  const base = deps.options?.baseUrl ?? model.base_url ?? PERPLEXITY_BASE_URL;
-  const attempt: Attempt = async (req, io) =>
-    parsePerplexity(
-      await io.request({
-        url: joinUrl(base, 'chat/completions'),
-        headers: { authorization: `Bearer ${apiKey}` },
-        body: perplexityBody(model, req),
-      }),
-    );
-  return createLiveEngine(deps, attempt);
+  return createJsonEngine(deps, {
+    adapter: 'perplexity',
+    defaultBase: PERPLEXITY_BASE_URL,
+    call: (base, req) => ({ url: joinUrl(base, 'chat/completions'), headers: { authorization: `Bearer ${deps.apiKey}` }, body: perplexityBody(deps.model, req) }),
+    parse: parsePerplexity,
+  });
 }

@@ -20,10 +20,12 @@ const STATUS: Record<DomainError['kind'], number> = {
   not_found: 404,
   conflict: 409,
   rate_limited: 429,
+  unavailable: 503,
 };
 
 export function fromDomainError(e: DomainError): HttpError {
   if (e.kind === 'rate_limited') return new HttpError(429, e.message, undefined, { 'retry-after': String(e.retryAfterSeconds) });
+  if (e.kind === 'unavailable') return new HttpError(503, e.message, undefined, { 'retry-after': String(e.retryAfterSeconds) });
   if (e.kind === 'conflict') return new HttpError(409, e.message, e.details);
   return new HttpError(STATUS[e.kind], e.message);
 }

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { deadLetteredSites } from '../../queries/health/dead-letters';
+import { sitesOutOfLine } from '../../queries/health/out-of-line';
+import { factsCache } from '../../queries/metrics/metrics';
 import type { Runtime } from '../runtime';
 
 async function check(fn: () => Promise<unknown>): Promise<{ ok: boolean; error?: string }> {
@@ -13,8 +15,9 @@ async function check(fn: () => Promise<unknown>): Promise<{ ok: boolean; error?:
 
 /**
  * /healthz: the process is up. /readyz: event store, read models and bus answer, and no projection has failed (503
- * otherwise). A projection that set websites aside (dead letters) is `degraded` with 200: everyone else is served, and
- * every instance shares the same dead letters (taking instances out of rotation would take the service down).
+ * otherwise). A projection that set websites aside (dead letters), or websites whose metric facts are out of line with
+ * their entities, make it `degraded` with 200: everyone else is served, and every instance shares the same read models
+ * (taking instances out of rotation would take the service down).
  */
 export function registerHealth(app: FastifyInstance, rt: Runtime) {
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -26,16 +29,21 @@ export function registerHealth(app: FastifyInstance, rt: Runtime) {
     ]);
     const projections = [...rt.runners.values(), rt.relay].map((r) => r.status());
     const ready = eventStore.ok && readModels.ok && bus.ok && projections.every((p) => p.status !== 'failed');
-    const setAside = readModels.ok ? await deadLetteredSites(rt.database.db).catch(() => []) : [];
+    const [setAside, outOfLine] = readModels.ok
+      ? await Promise.all([deadLetteredSites(rt.database.db).catch(() => []), sitesOutOfLine(rt.database.db, factsCache(rt.database.db)).catch(() => [])])
+      : [[], []];
     reply.code(ready ? 200 : 503);
     return {
-      status: !ready ? 'not_ready' : setAside.length ? 'degraded' : 'ready',
+      status: !ready ? 'not_ready' : setAside.length || outOfLine.length ? 'degraded' : 'ready',
       event_store: { adapter: rt.store.name, ...eventStore },
       read_models: { adapter: rt.database.kind, ...readModels },
       bus: { adapter: rt.bus.name, ...bus },
       projections,
       // websites a projection set aside on an event it cannot apply: their reads are flagged stale until a retry or a rebuild
       set_aside: setAside,
+      // websites whose stored metric facts are not laid out for their brand and competitors: their metric reads derive
+      // them again first (or answer 503), never serve shifted columns
+      sites_out_of_line: outOfLine,
       // not part of readiness: a model without a key fails its own work visibly, the rest keep running
       engines: { mode: rt.engines.mode, not_configured: rt.engines.status().filter((e) => !e.configured).map((e) => ({ model: e.model, detail: e.detail })) },
     };

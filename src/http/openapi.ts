@@ -18,8 +18,10 @@ export function buildOpenApi(defs: readonly RouteDef<any, any, any>[], extra: { 
     for (const [where, schema] of [['path', d.params], ['query', d.query]] as const) {
       if (!schema) continue;
       const js = toSchema(schema) as { properties?: Record<string, unknown>; required?: string[] };
-      for (const [name, s] of Object.entries(js.properties ?? {})) {
-        parameters.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: s });
+      for (const [name, s] of Object.entries(js.properties ?? {}) as [string, { description?: string }][]) {
+        // the field's .describe() is the parameter's description, where documentation tools look for it
+        const described = s.description ? { description: s.description } : {};
+        parameters.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), ...described, schema: s });
       }
     }
     const responses: Record<string, unknown> = {};

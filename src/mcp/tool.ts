@@ -23,9 +23,20 @@ interface ToolBase<S extends InputSchema> {
   input: S;
   /** what the tool answers: the read model's view schema (the REST route's response schema) */
   output?: z.ZodObject<z.ZodRawShape>;
-  /** MCP hints for assistants: reads only, or may destroy what it touches */
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+  /** a short human-readable name, shown by clients instead of `name` */
+  title: string;
+  /** MCP hints for assistants, stated on every tool (the protocol's defaults assume the worst) */
+  annotations: ToolHints;
 }
+
+/**
+ * A read changes nothing. A write says whether it may destroy or overwrite what is there (deletes, replacements)
+ * and whether repeating the same call changes nothing more. openWorldHint: whether it reaches outside aivis's own
+ * data (crawls a domain, asks the answer engines); listed as false when not stated.
+ */
+export type ToolHints =
+  | { readOnlyHint: true; openWorldHint?: boolean }
+  | { readOnlyHint: false; destructiveHint: boolean; idempotentHint: boolean; openWorldHint?: boolean };
 
 export interface PublicToolDef<S extends InputSchema> extends ToolBase<S> {
   /** callable and listed without an account */
@@ -53,12 +64,12 @@ export function tool(def: PublicToolDef<InputSchema> | PrivateToolDef<InputSchem
 /** The tools/list entry: JSON Schema of what the tool accepts. */
 export function listing(t: ToolDef): ToolListing {
   const { $schema: _ignored, ...schema } = z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  const listed: ToolListing = { name: t.name, description: t.description, inputSchema: { ...schema, type: 'object' } as ToolListing['inputSchema'] };
+  const listed: ToolListing = { name: t.name, title: t.title, description: t.description, inputSchema: { ...schema, type: 'object' } as ToolListing['inputSchema'] };
   if (t.output) {
     const { $schema: _o, ...out } = z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
     listed.outputSchema = { ...out, type: 'object' } as ToolListing['outputSchema'];
   }
-  if (t.annotations) listed.annotations = t.annotations;
+  listed.annotations = { title: t.title, ...t.annotations, openWorldHint: t.annotations.openWorldHint ?? false };
   return listed;
 }
 

@@ -23,6 +23,7 @@ import type { EventStore } from '../eventstore/port';
 import type { Logger } from '../logger';
 import { systemContext } from './context';
 import { startWorker } from './worker';
+import { every } from './every';
 
 export const EMAIL_WORKER = 'email-workers';
 export const EMAIL_WORKER_TYPES: readonly EventType[] = ['EmailRequested'];
@@ -206,23 +207,5 @@ export async function sweepEmails(deps: EmailSweeperDeps): Promise<number> {
 
 export function startEmailSweeper(deps: EmailSweeperDeps & { everyMs?: number }): { stop(): Promise<void> } {
   const everyMs = deps.everyMs ?? 30_000;
-  let stopped = false;
-  let running: Promise<unknown> = Promise.resolve();
-  let timer: NodeJS.Timeout | null = null;
-  const tick = () => {
-    if (stopped) return;
-    running = sweepEmails(deps)
-      .catch((err) => deps.logger.error({ err }, 'sweep of overdue emails failed'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, everyMs);
-      });
-  };
-  timer = setTimeout(tick, Math.min(everyMs, 5_000));
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  return every({ everyMs: everyMs, firstMs: Math.min(everyMs, 5_000), logger: deps.logger, failure: 'sweep of overdue emails failed' }, () => sweepEmails(deps));
 }

@@ -9,6 +9,7 @@ import { releaseHolds } from '../limits/holds';
 import { promoteQueued } from '../limits/slots';
 import type { Logger } from '../logger';
 import { jobWorkerName, type JobSpec, poolOf, wakeJobs } from './jobs';
+import { every } from './every';
 
 export interface JobSweeperDeps {
   db: Knex;
@@ -155,23 +156,5 @@ async function abandon(deps: JobSweeperDeps, c: { job_id: string; kind: string; 
 
 export function startJobSweeper(deps: JobSweeperDeps & { everyMs?: number }): { stop(): Promise<void> } {
   const everyMs = deps.everyMs ?? 15_000;
-  let stopped = false;
-  let running: Promise<unknown> = Promise.resolve();
-  let timer: NodeJS.Timeout | null = null;
-  const tick = () => {
-    if (stopped) return;
-    running = sweepJobs(deps)
-      .catch((err) => deps.logger.error({ err }, 'sweep of jobs failed'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, everyMs);
-      });
-  };
-  timer = setTimeout(tick, Math.min(everyMs, 5_000));
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  return every({ everyMs: everyMs, firstMs: Math.min(everyMs, 5_000), logger: deps.logger, failure: 'sweep of jobs failed' }, () => sweepJobs(deps));
 }

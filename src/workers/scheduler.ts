@@ -8,6 +8,7 @@ import { deterministicId } from '../domain/ids';
 import { utcDay } from '../domain/dates';
 import type { EventStore } from '../eventstore/port';
 import type { Logger } from '../logger';
+import { every } from './every';
 
 const DAY_MS = 86_400_000;
 const dayNumber = (day: string) => Math.floor(Date.parse(`${day}T00:00:00Z`) / DAY_MS);
@@ -115,23 +116,5 @@ export async function schedulePass(deps: SchedulerDeps): Promise<string[]> {
 /** Runs schedulePass now and every tickMs until stopped. */
 export function startScheduler(deps: SchedulerDeps & { tickMs?: number }): { stop(): Promise<void> } {
   const tickMs = deps.tickMs ?? 60_000;
-  let stopped = false;
-  let running: Promise<unknown> = Promise.resolve();
-  let timer: NodeJS.Timeout | null = null;
-  const tick = () => {
-    if (stopped) return;
-    running = schedulePass(deps)
-      .catch((err) => deps.logger.error({ err }, 'scheduler pass failed'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, tickMs);
-      });
-  };
-  tick();
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  return every({ everyMs: tickMs, firstMs: 0, logger: deps.logger, failure: 'scheduler pass failed' }, () => schedulePass(deps));
 }

@@ -4,6 +4,7 @@ import type { Bus, BusMessage } from '../bus/port';
 import { SYSTEM_ACTOR } from '../domain/events';
 import type { Logger } from '../logger';
 import { RESPONSE_WORKER } from './responses';
+import { every } from './every';
 
 export interface SweeperDeps {
   db: Knex;
@@ -77,23 +78,5 @@ export async function sweepLostUnits(deps: SweeperDeps): Promise<number> {
 
 export function startSweeper(deps: SweeperDeps & { everyMs?: number }): { stop(): Promise<void> } {
   const everyMs = deps.everyMs ?? 30_000;
-  let stopped = false;
-  let running: Promise<unknown> = Promise.resolve();
-  let timer: NodeJS.Timeout | null = null;
-  const tick = () => {
-    if (stopped) return;
-    running = sweepLostUnits(deps)
-      .catch((err) => deps.logger.error({ err }, 'sweep of lost units failed'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, everyMs);
-      });
-  };
-  timer = setTimeout(tick, Math.min(everyMs, 5_000));
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  return every({ everyMs: everyMs, firstMs: Math.min(everyMs, 5_000), logger: deps.logger, failure: 'sweep of lost units failed' }, () => sweepLostUnits(deps));
 }

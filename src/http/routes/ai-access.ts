@@ -7,7 +7,7 @@ import { text } from '../../domain/schemas';
 import { route } from '../route';
 
 export const AiAccessCheckBody = z
-  .object({ domain: text() })
+  .object({ domain: text().describe('A public domain such as example.com (an http:// or https:// prefix is dropped); no path, credentials, port or IP address') })
   .strict();
 
 const Flags = z.object({ conversational: z.boolean(), training: z.boolean() }).strict();

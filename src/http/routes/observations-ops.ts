@@ -3,7 +3,7 @@ import { requireWebsite } from '../../../queries/access';
 import { resolveSelection } from '../../../queries/filters';
 import { checkTargets, listObservations, type ObservationRequest, observationTargets } from '../../../queries/observations/list';
 import { Ids, ObservationFilters, ToolObservationFilters } from '../../domain/filters';
-import { PageNum, PageSize, Uuid } from '../../domain/schemas';
+import { PageNum, PageSize, WebsiteId } from '../../domain/schemas';
 import { type Caller, dbOf } from './caller';
 
 export const MAX_OBSERVATION_IDS = 100;
@@ -11,12 +11,17 @@ export const MAX_OBSERVATION_IDS = 100;
 /** The request body of POST /api/v1/attributes/observations, with the REST or the tool form of its filters. */
 const observationsRequest = <F extends typeof ObservationFilters | typeof ToolObservationFilters>(filters: F) =>
   z.strictObject({
-    website_id: Uuid,
+    website_id: WebsiteId,
     filters,
-    entity_ids: Ids(MAX_OBSERVATION_IDS).optional(),
-    attribute_ids: Ids(MAX_OBSERVATION_IDS).optional(),
-    positive: z.boolean({ error: 'must be a boolean' }).optional(),
-    sort: z.enum(['intensity', 'recent'], { error: "must be 'intensity' or 'recent'" }).default('intensity'),
+    entity_ids: Ids(MAX_OBSERVATION_IDS)
+      .optional()
+      .describe(`Entities to report (at most ${MAX_OBSERVATION_IDS}): website_id for the brand, otherwise competitor ids; omitted = every entity`),
+    attribute_ids: Ids(MAX_OBSERVATION_IDS).optional().describe(`Attributes to report (at most ${MAX_OBSERVATION_IDS}); omitted = every active attribute`),
+    positive: z.boolean({ error: 'must be a boolean' }).optional().describe('true: praise only; false: criticism only; omitted = both'),
+    sort: z
+      .enum(['intensity', 'recent'], { error: "must be 'intensity' or 'recent'" })
+      .default('intensity')
+      .describe("'intensity' (default): strongest wording first (a null score counts as 1); 'recent': newest first"),
     page_num: PageNum(),
     page_size: PageSize(),
   });

@@ -7,7 +7,7 @@ import { parseFilterDate, toolDateSchema, utcDay } from '../../domain/dates';
 import { DomainErrorException, forbidden } from '../../domain/errors';
 import { MAX_FILTER_COMPETITORS, ScheduleSelection, scheduleValue } from '../../domain/filters';
 import { SHOPPING_MODEL_COUNT, SHOPPING_MODEL_IDS, shoppingModelIdSchema } from '../../domain/models';
-import { boundedString, text, Uuid } from '../../domain/schemas';
+import { boundedString, text, Uuid, WebsiteId } from '../../domain/schemas';
 import type { Principal } from '../auth';
 import { type Caller, dbOf } from './caller';
 
@@ -84,19 +84,25 @@ const TopProductsLimit = z
   .default(TOP_PRODUCTS_LIMIT_DEFAULT)
   .meta({ description: `Products per top list, 1 to ${TOP_PRODUCTS_LIMIT_MAX} (default ${TOP_PRODUCTS_LIMIT_DEFAULT})` });
 
+const SHOPPING_FILTERS =
+  'Which answers count: only schedule_id, models, competitor_ids, prompt_tags, prompt_tags_operator, target_identifiers, start_date and end_date (any other key is refused); omitted = all history of the default schedule';
+
 /** REST filters: exactly the eight keys; any other key is refused naming it. */
-export const ShoppingFilters = z.strictObject(shoppingFilterFields(ShoppingDay)).superRefine(endNotBeforeStart);
+export const ShoppingFilters = z.strictObject(shoppingFilterFields(ShoppingDay)).superRefine(endNotBeforeStart).describe(SHOPPING_FILTERS);
 /** MCP filters: the same keys; dates as the tool server takes them (a plain or spelled-out day, or an ISO timestamp). */
-export const ToolShoppingFilters = z.strictObject(shoppingFilterFields((side) => toolDateSchema(side))).superRefine(endNotBeforeStart);
+export const ToolShoppingFilters = z
+  .strictObject(shoppingFilterFields((side) => toolDateSchema(side)))
+  .superRefine(endNotBeforeStart)
+  .describe(SHOPPING_FILTERS);
 export type ShoppingFilters = z.output<typeof ShoppingFilters>;
 
 export const ShoppingMetricsBody = z.strictObject({
-  website_id: Uuid,
+  website_id: WebsiteId,
   filters: ShoppingFilters.optional(),
   top_products_limit: TopProductsLimit,
 });
 export const ToolShoppingMetricsInput = z.strictObject({
-  website_id: Uuid,
+  website_id: WebsiteId,
   filters: ToolShoppingFilters.optional(),
   top_products_limit: TopProductsLimit,
 });

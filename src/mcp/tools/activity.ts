@@ -20,6 +20,8 @@ const ActivityToolInput = ActivityFilters.extend({
 export const activityTools = [
   tool({
     name: 'get_activity',
+    title: 'Get the activity feed',
+    annotations: { readOnlyHint: true },
     description:
       "The organization's changes (activity feed), newest first by default; filters website_id, entity_type, change_type, since, until, order, page_num (from 0), page_size (1 to 100). Partner keys only.",
     input: ActivityToolInput,

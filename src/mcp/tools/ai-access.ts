@@ -24,6 +24,8 @@ const WHAT =
 export const aiAccessTools = [
   tool({
     name: 'check_public_ai_access',
+    title: 'Check AI crawler access (public)',
+    annotations: { readOnlyHint: true, openWorldHint: true },
     description: `${WHAT} Needs no account; ${PUBLIC_SCANS_PER_MIN} scans per minute per client address.`,
     public: true,
     input: AiAccessCheckBody,
@@ -35,6 +37,8 @@ export const aiAccessTools = [
   }),
   tool({
     name: 'check_ai_access',
+    title: 'Check AI crawler access',
+    annotations: { readOnlyHint: true, openWorldHint: true },
     description: `${WHAT} Shares the organization's budget of ${ORG_CHECKS_PER_MIN} checks per minute with POST /api/v1/ai-access/check.`,
     input: AiAccessCheckBody,
     async handler({ deps, principal }, input) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Family } from '../../../queries/metrics/metrics';
 import { ToolSharedFilters } from '../../domain/filters';
-import { PageNum, PageSize, Uuid } from '../../domain/schemas';
+import { PageNum, PageSize, WebsiteId } from '../../domain/schemas';
 import { metricsOps } from '../../http/routes/metrics-ops';
 import { tool, type ToolDef } from '../tool';
 
@@ -9,15 +9,19 @@ const FILTERS =
   "filters: schedule_id ('default' or a schedule id), saved_view_id, start_date/end_date (YYYY-MM-DD, ISO timestamps or spelled-out dates such as 'March 5, 2026'; a date end covers the whole day), models, prompt_ids, location_ids, prompt_status, prompt_type, competitor_ids.";
 
 const Input = z.strictObject({
-  website_id: Uuid,
+  website_id: WebsiteId,
   filters: ToolSharedFilters.optional(),
-  /** cumulative: one value per brand over the range; daily: one row per UTC day */
-  series: z.enum(['cumulative', 'daily'], { error: "must be 'cumulative' or 'daily'" }).default('cumulative'),
+  series: z
+    .enum(['cumulative', 'daily'], { error: "must be 'cumulative' or 'daily'" })
+    .default('cumulative')
+    .describe("'cumulative' (default): one value per brand over the range; 'daily': one row per UTC day"),
 });
 
-const family = (name: string, f: Family, what: string): ToolDef =>
+const family = (name: string, title: string, f: Family, what: string): ToolDef =>
   tool({
     name,
+    title,
+    annotations: { readOnlyHint: true },
     description: `${what}, keyed by brand name (is_self marks the website's own), with the sample behind each value (numerator, denominator, 95% interval). series 'cumulative' (default) or 'daily'. ${FILTERS}`,
     input: Input,
     handler: (ctx, input) =>
@@ -26,14 +30,16 @@ const family = (name: string, f: Family, what: string): ToolDef =>
 
 /** The metric families over MCP: the same operations as the REST routes (metrics-ops). */
 export const metricsTools: ToolDef[] = [
-  family('get_mention_rate', 'mention-rate', 'Mention rate (% of answers mentioning each brand) and relative mention rate (% of answers that mention any included brand)'),
-  family('get_share_of_voice', 'share-of-voice', "Share of voice (each brand's share of all mentions of the included brands)"),
-  family('get_citation_rate', 'citation-rate', "Citation rate (% of answers citing each brand's domain)"),
-  family('get_average_position', 'position', 'Average 1-based position of each brand among the brands an answer mentions'),
+  family('get_mention_rate', 'Get mention rates', 'mention-rate', 'Mention rate (% of answers mentioning each brand) and relative mention rate (% of answers that mention any included brand)'),
+  family('get_share_of_voice', 'Get share of voice', 'share-of-voice', "Share of voice (each brand's share of all mentions of the included brands)"),
+  family('get_citation_rate', 'Get citation rates', 'citation-rate', "Citation rate (% of answers citing each brand's domain)"),
+  family('get_average_position', 'Get average positions', 'position', 'Average 1-based position of each brand among the brands an answer mentions'),
   tool({
     name: 'get_reporting_rows',
+    title: 'Get reporting rows',
+    annotations: { readOnlyHint: true },
     description: `Flat rows for reporting: per day, model, prompt, location and brand, the answers selected and how many mention and cite the brand, with its mean position. page_num from 0, page_size 1 to 10000 (default 5000). ${FILTERS}`,
-    input: z.strictObject({ website_id: Uuid, filters: ToolSharedFilters.optional(), page_num: PageNum(), page_size: PageSize(false, 10_000, 5_000) }),
+    input: z.strictObject({ website_id: WebsiteId, filters: ToolSharedFilters.optional(), page_num: PageNum(), page_size: PageSize(false, 10_000, 5_000) }),
     handler: (ctx, input) => metricsOps.connector(ctx, input.website_id, input.filters, input),
   }),
 ];
