@@ -6,6 +6,7 @@ import {
   expectedConnectorRows,
   expectedCumulative,
   expectedListing,
+  expectedObservations,
   expectedTimeSeries,
   FAMILIES,
   type RefAnswer,
@@ -59,6 +60,7 @@ const item = fc.record({
   minute: fc.nat(24 * 60 - 1),
   location: fc.nat(3), // 0: none
   scheduled: fc.nat(4), // 0: the custom schedule (when there is one)
+  observations: fc.array(fc.record({ entity: fc.nat(9), attribute: fc.nat(1), positive: fc.boolean(), score: fc.option(fc.integer({ min: 1, max: 10 }), { nil: null }) }), { maxLength: 2 }),
 });
 type Item = typeof item extends fc.Arbitrary<infer T> ? T : never;
 
@@ -122,6 +124,7 @@ class Model {
   prompts: (RefPrompt & { answered: boolean; hard: boolean; topic: string | null })[] = [];
   locations: { id: string; name: string }[] = [];
   topics: { id: string; name: string; deleted: boolean; took: string[] }[] = [];
+  attributes: { id: string; name: string }[] = [];
   schedule: string | null = null;
   answers: RefAnswer[] = [];
   nextSlot = 1;
@@ -307,6 +310,10 @@ async function build(h: History, key: string, m: Model): Promise<string> {
     const r = await ok('POST', '/api/v1/locations', key, { website_id: websiteId, location: `Place ${i}`, country: 'France' });
     m.locations.push({ id: r.body.id, name: `Place ${i}` });
   }
+  for (const name of ['Price', 'Support']) {
+    const r = await ok('POST', '/api/v1/attributes', key, { website_id: websiteId, name });
+    m.attributes.push({ id: r.body.attribute.id, name });
+  }
   if (h.schedule) {
     const r = await ok('POST', '/api/v1/prompt-schedules', key, { website_id: websiteId, name: 'Weekly', models: ['chatgpt'], frequency: 'weekly' });
     m.schedule = r.body.schedule.id;
@@ -328,7 +335,14 @@ async function createPrompt(key: string, websiteId: string, m: Model, branded: b
   m.prompts.push({ id: r.body.prompt.id, text, status: 'active', type: branded ? 'branded' : 'non_branded', deleted: false, answered: false, hard: false, topic });
 }
 
+/** what the histories did, for the summary line */
+const tally: Record<string, number> = {};
+const count = (what: string) => {
+  tally[what] = (tally[what] ?? 0) + 1;
+};
+
 async function run(st: Step, key: string, websiteId: string, m: Model) {
+  count(st.t);
   switch (st.t) {
     case 'import': {
       const items = st.items.flatMap((it: Item) => {
@@ -343,6 +357,14 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
           citations: it.citations.map((c) => citation(m, c)),
           location_id: loc?.id ?? null,
           schedule_id: it.scheduled === 0 ? m.schedule : null,
+          // always sent (even empty): the import's own observations replace finding them in the text
+          observations: it.observations.map((o, j) => ({
+            entity_id: o.entity === 0 ? m.brand.id : (pick(m.competitors, o.entity - 1) ?? m.brand).id,
+            attribute_id: m.attributes[o.attribute].id,
+            positive: o.positive,
+            score: o.score === null ? null : ((o.positive ? 1 : -1) * o.score) / 10,
+            text_span: `span ${j} of ${it.minute}`,
+          })),
         };
         p.answered = true;
         return [a];
@@ -485,6 +507,22 @@ async function compare(via: TestServer, key: string, websiteId: string, m: Model
     competitors: (x.competitors as { id: string; name: string; position: number }[]).map(({ id, name, position }) => ({ id, name, position })),
   }));
   out.push(...differences(shown, expectedListing(entities, m.answers, m.prompts, filters.ref), `responses ${label}`, 0).slice(0, 6));
+  // attribute observations of the imported answers (those of runs come from the text: not compared), newest first
+  const { competitor_ids: _, ...obsFilters } = filters.body;
+  obsFilters.start_date ??= '2026-01-01';
+  const observed: Record<string, unknown>[] = [];
+  for (let page = 0; ; page++) {
+    const r = await ok('POST', '/api/v1/attributes/observations', key, { website_id: websiteId, filters: obsFilters, sort: 'recent', page_num: page, page_size: 100 }, [200], undefined, via);
+    observed.push(...r.body.data);
+    if (!r.body.has_more || page > 50) break;
+  }
+  const times = observed.map((o) => String(o.created_at));
+  if (times.some((t, i) => i > 0 && t > times[i - 1])) out.push(`observations ${label}: sort recent is not newest first`);
+  const imported = new Set(m.answers.filter((a) => a.observations).map((a) => a.id));
+  const obsFields = ['response_id', 'entity_id', 'entity_name', 'is_website', 'attribute_id', 'attribute_name', 'positive', 'score', 'text_span', 'model', 'created_at'];
+  const canon = (xs: Record<string, unknown>[]) => xs.map((o) => JSON.stringify(obsFields.map((f) => o[f]))).sort();
+  const expObs = expectedObservations(entities, new Map(m.attributes.map((a) => [a.id, a.name])), m.answers, m.prompts, filters.ref);
+  out.push(...differences(canon(observed.filter((o) => imported.has(o.response_id as string))), canon(expObs), `observations ${label}`, 0).slice(0, 6));
   return out;
 }
 
@@ -534,6 +572,7 @@ async function play(h: History) {
   cases++;
   const m = new Model(Math.random().toString(36).slice(2, 7).replace(/\d/g, 'q'));
   const websiteId = await build(h, key, m);
+  count(h.provision ? 'provisioned' : 'created');
   for (const st of h.steps) await run(st, key, websiteId, m);
   return { h, m, websiteId };
 }
@@ -550,6 +589,7 @@ describe('metrics differential', () => {
         await caughtUp(s, ['answers']);
         const t2 = performance.now();
         const via = await apply(w);
+        count(`world:${w}`);
         const t3 = performance.now();
         const problems: string[] = [];
         for (const { h, m, websiteId } of played) {
@@ -564,6 +604,7 @@ describe('metrics differential', () => {
       { numRuns: Math.ceil(RUNS / ((1 + BATCH) / 2)), seed: SEED },
     );
     const seconds = (performance.now() - started) / 1000;
-    if (process.env.DIFF_RUNS) console.log(`metrics_differential_cases_per_s ${(cases / seconds).toFixed(2)} cases/s (${cases} histories incl. shrinking, ${seconds.toFixed(1)} s, seed ${SEED})`);
+    console.log(`metrics_differential_cases_per_s ${(cases / seconds).toFixed(2)} cases/s (${cases} histories incl. shrinking, ${seconds.toFixed(1)} s, seed ${SEED})`);
+    console.log(`what they did: ${JSON.stringify(tally)}`);
   }, 3_600_000);
 });

@@ -31,6 +31,8 @@ export interface RefAnswer {
   citations: string[];
   location_id: string | null;
   schedule_id: string | null;
+  /** the observations the import carried (undefined: found by the product in the text, not compared) */
+  observations?: { entity_id: string; attribute_id: string; positive: boolean; score: number | null; text_span: string }[];
 }
 
 export interface RefPrompt {
@@ -331,6 +333,37 @@ export function expectedListing(entities: RefEntity[], answers: RefAnswer[], pro
         competitors,
       };
     });
+}
+
+/**
+ * Attribute observations of the selected imported answers: about the brand or a current competitor (the names they
+ * have now), with the attribute's name, the answer's model and its time to the second. In no particular order.
+ */
+export function expectedObservations(
+  entities: RefEntity[],
+  attributes: Map<string, string>,
+  answers: RefAnswer[],
+  prompts: RefPrompt[],
+  f: RefFilters,
+) {
+  const byId = new Map(entities.map((e) => [e.id, e]));
+  return select(answers, prompts, { ...f, competitor_ids: undefined }).flatMap((a) =>
+    (a.observations ?? [])
+      .filter((o) => byId.has(o.entity_id))
+      .map((o) => ({
+        response_id: a.id,
+        entity_id: o.entity_id,
+        entity_name: byId.get(o.entity_id)!.name,
+        is_website: byId.get(o.entity_id)!.is_self,
+        attribute_id: o.attribute_id,
+        attribute_name: attributes.get(o.attribute_id),
+        positive: o.positive,
+        score: o.score,
+        text_span: o.text_span,
+        model: a.model,
+        created_at: `${new Date(a.run_at).toISOString().slice(0, 19)}Z`,
+      })),
+  );
 }
 
 /**
