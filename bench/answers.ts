@@ -6,7 +6,7 @@ import { createPrompt } from '../commands/catalog/create-prompt';
 import { createWebsite } from '../commands/websites/create-website';
 import { isDomainError } from '../src/domain/errors';
 import { SYSTEM_ACTOR } from '../src/domain/events';
-import { type Position } from '../src/eventstore/port';
+import type { Position } from '../src/eventstore/port';
 import type { Runtime } from '../src/runtime';
 import { OBSERVATION_WORKER } from '../src/workers/observations';
 import { startNatsServer } from '../test/bus/nats-server';

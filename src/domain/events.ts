@@ -364,7 +364,7 @@ export type EventData<T extends EventType> = z.infer<(typeof catalogue)[T]>;
 export type DomainEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
 export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 
-export const isKnownType = (t: string): t is EventType => Object.prototype.hasOwnProperty.call(catalogue, t);
+export const isKnownType = (t: string): t is EventType => Object.hasOwn(catalogue, t);
 /** The stream of one email of the outbox: `email-<email id>`. */
 export const EMAIL_STREAM_PREFIX = 'email-';
 /** The stream of one engine answer (its outcome and credits): `response-<response id>`; imports have their own. */

@@ -17,7 +17,7 @@ export interface JobKindDefinition {
 export type JobKind = keyof typeof JOB_KINDS;
 export const jobKind = (k: JobKind): JobKindDefinition => JOB_KINDS[k];
 export const jobKinds = (): JobKind[] => Object.keys(JOB_KINDS) as JobKind[];
-export const isJobKind = (k: string): k is JobKind => Object.prototype.hasOwnProperty.call(JOB_KINDS, k);
+export const isJobKind = (k: string): k is JobKind => Object.hasOwn(JOB_KINDS, k);
 
 export const jobStream = (kind: JobKind, jobId: string) => `${kind}-${jobId}`;
 

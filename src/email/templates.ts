@@ -92,7 +92,7 @@ export type TemplateName = keyof typeof emailTemplates;
 export type TemplateParams<T extends TemplateName> = z.input<(typeof emailTemplates)[T]['params']>;
 export const TEMPLATE_NAMES = Object.keys(emailTemplates) as [TemplateName, ...TemplateName[]];
 
-export const isTemplateName = (name: string): name is TemplateName => Object.prototype.hasOwnProperty.call(emailTemplates, name);
+export const isTemplateName = (name: string): name is TemplateName => Object.hasOwn(emailTemplates, name);
 
 /** The parameters checked against the template's schema: the first problem names its field. */
 export function checkParams(template: TemplateName, params: unknown): { ok: true; params: Record<string, unknown> } | { ok: false; message: string } {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { CommandContext, Handled } from '../../commands/handle';
 import { DomainErrorException, type DomainError, isDomainError } from '../domain/errors';
 import { decodeUtf8, NOT_UTF8 } from '../domain/raw-input';

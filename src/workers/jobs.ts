@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Knex } from 'knex';
 import { settleAllowance } from '../../commands/allowances/allowance';
-import { type Aggregate, type CommandContext } from '../../commands/handle';
+import type { Aggregate, CommandContext } from '../../commands/handle';
 import type { Delivery } from '../bus/memory';
 import type { Bus, BusMessage, Consumer } from '../bus/port';
 import { isDomainError } from '../domain/errors';

@@ -508,8 +508,12 @@ async function compare(via: TestServer, key: string, websiteId: string, m: Model
   }));
   out.push(...differences(shown, expectedListing(entities, m.answers, m.prompts, filters.ref), `responses ${label}`, 0).slice(0, 6));
   // attribute observations of the imported answers (those of runs come from the text: not compared), newest first
+  // competitor_ids is refused there, and dates must be date-times (start_date required): the selection's range, sent
+  // explicitly (it replaces a view's)
   const { competitor_ids: _, ...obsFilters } = filters.body;
-  obsFilters.start_date ??= '2026-01-01';
+  const obsRef: RefFilters = { ...filters.ref, start: filters.ref.start ?? Date.parse('2026-01-01T00:00:00Z'), end: filters.ref.end ?? Date.parse('2030-01-01T00:00:00Z') };
+  obsFilters.start_date = new Date(obsRef.start!).toISOString();
+  obsFilters.end_date = new Date(obsRef.end!).toISOString();
   const observed: Record<string, unknown>[] = [];
   for (let page = 0; ; page++) {
     const r = await ok('POST', '/api/v1/attributes/observations', key, { website_id: websiteId, filters: obsFilters, sort: 'recent', page_num: page, page_size: 100 }, [200], undefined, via);
@@ -521,7 +525,7 @@ async function compare(via: TestServer, key: string, websiteId: string, m: Model
   const imported = new Set(m.answers.filter((a) => a.observations).map((a) => a.id));
   const obsFields = ['response_id', 'entity_id', 'entity_name', 'is_website', 'attribute_id', 'attribute_name', 'positive', 'score', 'text_span', 'model', 'created_at'];
   const canon = (xs: Record<string, unknown>[]) => xs.map((o) => JSON.stringify(obsFields.map((f) => o[f]))).sort();
-  const expObs = expectedObservations(entities, new Map(m.attributes.map((a) => [a.id, a.name])), m.answers, m.prompts, filters.ref);
+  const expObs = expectedObservations(entities, new Map(m.attributes.map((a) => [a.id, a.name])), m.answers, m.prompts, obsRef);
   out.push(...differences(canon(observed.filter((o) => imported.has(o.response_id as string))), canon(expObs), `observations ${label}`, 0).slice(0, 6));
   return out;
 }

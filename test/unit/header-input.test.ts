@@ -2,7 +2,7 @@ import net from 'node:net';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { label } from '../../src/domain/schemas';
-import { HttpError, sendError } from '../../src/http/errors';
+import { type HttpError, sendError } from '../../src/http/errors';
 import { headerInput } from '../../src/http/route';
 
 /**
