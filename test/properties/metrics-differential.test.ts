@@ -79,6 +79,8 @@ const step = fc.oneof(
   { weight: 1, arbitrary: fc.record({ t: fc.constant('delete-topic' as const), which: fc.nat(9), prompts: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('restore-topic' as const), which: fc.nat(9) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('run' as const), custom: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('identifiers' as const), which: fc.nat(9), alias: fc.option(fc.nat(ALIASES.length - 1), { nil: null }) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('pause' as const) }) },
 );
 type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
 
@@ -389,6 +391,21 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
       if (!c || m.nameTaken(name)) return;
       await ok('PATCH', `/api/v1/competitors/${c.id}`, key, { website_id: websiteId, name });
       c.name = name;
+      return;
+    }
+    case 'identifiers': {
+      const c = pick(m.competitors, st.which);
+      if (!c) return;
+      const identifiers = st.alias === null ? [] : [ALIASES[st.alias]];
+      await ok('PATCH', `/api/v1/competitors/${c.id}`, key, { website_id: websiteId, identifiers });
+      c.identifiers = identifiers;
+      return;
+    }
+    case 'pause': {
+      // a paused website answers 403 everywhere; resumed, its numbers are what they were
+      await ok('PATCH', `/api/v1/websites/${websiteId}`, key, { status: 'paused' });
+      await ok('POST', '/api/v1/metrics/mention-rate/cumulative', key, { website_id: websiteId }, [403]);
+      await ok('PATCH', `/api/v1/websites/${websiteId}`, key, { status: 'active' });
       return;
     }
     case 'remove': {
