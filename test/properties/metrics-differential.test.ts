@@ -605,29 +605,38 @@ async function play(h: History) {
   return { h, m, websiteId };
 }
 
+/** Up to BATCH histories side by side, then the world, then every comparison. */
+async function batch(hs: History[], w: World) {
+  const t0 = performance.now();
+  const played = await Promise.all(hs.map(play));
+  const t1 = performance.now();
+  // a catalogue change re-derives the history after the write answered: compare once it is done
+  await caughtUp(s, ['answers']);
+  const t2 = performance.now();
+  const via = await apply(w);
+  count(`world:${w}`);
+  const t3 = performance.now();
+  const problems: string[] = [];
+  for (const { h, m, websiteId } of played) {
+    const sets = [{ body: {}, ref: {} }, ...(await Promise.all(h.filters.map((q) => queryOf(key, websiteId, m, q))))];
+    for (const f of sets) problems.push(...(await compare(via, key, websiteId, m, f)).map((p) => `${h.provision ? 'provisioned' : 'created'} site, ${w}: ${p}`));
+  }
+  if (process.env.DIFF_TRACE) console.log(`batch of ${hs.length}, ${w}: play ${(t1 - t0).toFixed(0)} caught up ${(t2 - t1).toFixed(0)} world ${(t3 - t2).toFixed(0)} compare ${(performance.now() - t3).toFixed(0)} ms`);
+  if (problems.length) throw new Error(`${problems.length} differences:\n${problems.slice(0, 20).join('\n')}`);
+}
+
 describe('metrics differential', () => {
   it(`given random histories (${RUNS} cases, seed ${SEED}), then every metric endpoint agrees with the reference`, async () => {
     const started = performance.now();
     await fc.assert(
       fc.asyncProperty(fc.array(history, { minLength: 1, maxLength: BATCH }), world, async (hs, w) => {
-        const t0 = performance.now();
-        const played = await Promise.all(hs.map(play));
-        const t1 = performance.now();
-        // a catalogue change re-derives the history after the write answered: compare once it is done
-        await caughtUp(s, ['answers']);
-        const t2 = performance.now();
-        const via = await apply(w);
-        count(`world:${w}`);
-        const t3 = performance.now();
-        const problems: string[] = [];
-        for (const { h, m, websiteId } of played) {
-          const sets = [{ body: {}, ref: {} }, ...(await Promise.all(h.filters.map((q) => queryOf(key, websiteId, m, q))))];
-          for (const f of sets) problems.push(...(await compare(via, key, websiteId, m, f)).map((p) => `${h.provision ? 'provisioned' : 'created'} site, ${w}: ${p}`));
+        try {
+          await batch(hs, w);
+        } catch (err) {
+          // DIFF_FAIL_LOG=file: every failing batch as it happens (shrinking can take long)
+          if (process.env.DIFF_FAIL_LOG) appendFileSync(process.env.DIFF_FAIL_LOG, `${JSON.stringify({ hs, w })}\n${err instanceof Error ? err.message : String(err)}\n\n`);
+          throw err;
         }
-        if (process.env.DIFF_TRACE) console.log(`batch of ${hs.length}, ${w}: play ${(t1 - t0).toFixed(0)} caught up ${(t2 - t1).toFixed(0)} world ${(t3 - t2).toFixed(0)} compare ${(performance.now() - t3).toFixed(0)} ms`);
-        // DIFF_FAIL_LOG=file: every failing batch as it happens (shrinking can take long)
-        if (problems.length && process.env.DIFF_FAIL_LOG) appendFileSync(process.env.DIFF_FAIL_LOG, `${JSON.stringify({ hs, w })}\n${problems.slice(0, 20).join('\n')}\n\n`);
-        if (problems.length) throw new Error(`${problems.length} differences:\n${problems.slice(0, 20).join('\n')}`);
       }),
       { numRuns: Math.ceil(RUNS / ((1 + BATCH) / 2)), seed: SEED },
     );
