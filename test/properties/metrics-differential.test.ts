@@ -460,7 +460,7 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
       if (!active.length) return;
       const done = await finishedRun(s, key, websiteId, r.body.run_id, 120_000);
       expect(done).toMatchObject({ status: 'completed', failed: 0 });
-      await caughtUp(s, ['answers']);
+      await caughtUp(s, ['answers'], 60_000);
       const rows: { id: string; prompt_id: string; model: string; run_at: Date; text: string; citations: string[]; location_id: string | null; schedule_id: string | null }[] =
         await s.rt.database.db('rm_responses').where({ website_id: websiteId, run_id: r.body.run_id }).select('id', 'prompt_id', 'model', 'run_at', 'text', 'citations', 'location_id', 'schedule_id');
       expect(rows.length).toBe(done.recorded);
@@ -589,7 +589,7 @@ async function apply(w: World): Promise<TestServer> {
     second = await startServer({ RATE_LIMIT_PER_MIN: '1000000' }, {}, s);
   }
   if (w !== 'none') {
-    await caughtUp(second, ['answers']);
+    await caughtUp(second, ['answers'], 60_000);
     return second;
   }
   return s;
@@ -611,7 +611,7 @@ async function batch(hs: History[], w: World) {
   const played = await Promise.all(hs.map(play));
   const t1 = performance.now();
   // a catalogue change re-derives the history after the write answered: compare once it is done
-  await caughtUp(s, ['answers']);
+  await caughtUp(s, ['answers'], 60_000);
   const t2 = performance.now();
   const via = await apply(w);
   count(`world:${w}`);
