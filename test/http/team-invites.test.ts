@@ -301,9 +301,15 @@ describe('groups and their members', () => {
     const before = await s.head();
     const taken = await call(s, 'PATCH', `/api/v1/groups/${id}`, { key: w.a.key, body: { external_id: 'held-id' } });
     expect(taken).toMatchObject({ status: 409, body: { error: 'external_id is already mapped to another group', existing: { id: other, name: 'Holder' } } });
+    // another organization's website: 403 as everywhere (CONTRACT, another organization's resource); an unknown id: 400
     expect(await call(s, 'PATCH', `/api/v1/groups/${id}`, { key: w.a.key, body: { add_website_ids: [w.b.b1] } })).toMatchObject({
+      status: 403,
+      body: { error: 'Unauthorized access to this website' },
+    });
+    const ghost = '6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f';
+    expect(await call(s, 'PATCH', `/api/v1/groups/${id}`, { key: w.a.key, body: { add_website_ids: [ghost] } })).toMatchObject({
       status: 400,
-      body: { error: `add_website_ids: ${w.b.b1} is not a website of this organization` },
+      body: { error: `add_website_ids: ${ghost} is not a website of this organization` },
     });
     expect(await s.head()).toBe(before);
   });
