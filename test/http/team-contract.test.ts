@@ -155,7 +155,7 @@ describe('malformed ids and bodies on every team endpoint', () => {
       ['POST', '/api/v1/groups', { name: 'Typed', website_ids: w.a.a1 }, 'website_ids: Invalid input: expected array, received string'],
       ['POST', '/api/v1/groups', { name: 'Typed', billing_enabled: 'yes' }, 'billing_enabled: must be a boolean'],
       ['PATCH', `/api/v1/groups/${g}`, { add_website_ids: [w.a.a1], remove_website_ids: [w.a.a1] }, `remove_website_ids: ${w.a.a1} is also in add_website_ids`],
-      ['PATCH', '/api/v1/organizations/members/' + UNKNOWN, { role: 'admin', role_id: '00000000-0000-0000-0000-000000000002' }, 'body: exactly one of role or role_id is required'],
+      ['PATCH', `/api/v1/organizations/members/${UNKNOWN}`, { role: 'admin', role_id: '00000000-0000-0000-0000-000000000002' }, 'body: exactly one of role or role_id is required'],
     ];
     for (const [method, path, body, error] of cases) {
       const before = await s.head();
@@ -201,5 +201,22 @@ describe('invite acceptance over HTTP', () => {
     expect(members.body.members.map((x: { email: string }) => x.email)).not.toContain(email);
     // back within its 14 days, the same token still works: the late call changed nothing
     expect((await call(s, 'POST', '/api/v1/invites/accept', { body: { token } })).status).toBe(200);
+  });
+});
+
+describe('roles in use', () => {
+  it('given a custom role held only by a pending email invite or by a website member, then deleting it is 409 Role is in use until nothing holds it', async () => {
+    const pendingRole = await call(s, 'POST', '/api/v1/roles', { key: w.a.key, body: { name: 'Pending holder', permissions: { integrations: 'manage', api: 'edit' } } });
+    expect(pendingRole.status, JSON.stringify(pendingRole.body)).toBe(201);
+    const email = person();
+    expect((await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'organization', invite_method: 'email', email, role_id: pendingRole.body.role.role_id } })).status).toBe(200);
+    await refused('DELETE', `/api/v1/roles/${pendingRole.body.role.role_id}`, w.a.key, { status: 409, body: { error: 'Role is in use' } });
+
+    const siteRole = await call(s, 'POST', '/api/v1/roles', { key: w.a.key, body: { name: 'Site holder', permissions: { billing: 'manage', api: 'edit' } } });
+    const held = await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'website', invite_method: 'direct', email: person(), website_id: w.a.a1, role_id: siteRole.body.role.role_id } });
+    expect(held.status).toBe(200);
+    await refused('DELETE', `/api/v1/roles/${siteRole.body.role.role_id}`, w.a.key, { status: 409, body: { error: 'Role is in use' } });
+    expect((await call(s, 'DELETE', `/api/v1/websites/${w.a.a1}/members/${held.body.user_id}`, { key: w.a.key })).status).toBe(200);
+    expect(await call(s, 'DELETE', `/api/v1/roles/${siteRole.body.role.role_id}`, { key: w.a.key })).toMatchObject({ status: 200, body: { success: true } });
   });
 });
