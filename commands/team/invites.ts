@@ -216,7 +216,11 @@ export const AcceptInvite = z.strictObject({
   token: text().min(1, 'is required').max(200, 'must be at most 200 characters'),
   first_name: Name.optional(),
   last_name: Name.optional(),
-  password: text().min(8, 'must be at least 8 characters').max(200, 'must be at most 200 characters').optional(),
+  password: text()
+    .min(8, 'must be at least 8 characters')
+    .max(200, 'must be at most 200 characters')
+    .optional()
+    .describe('The new account\'s password: required when the acceptance creates the account; an existing account keeps its own'),
 });
 export type AcceptInvite = z.infer<typeof AcceptInvite>;
 
@@ -225,6 +229,8 @@ export const ACCEPT_MESSAGES = {
   used: 'Invite has already been used',
   expired: 'Invite has expired',
   erased: 'Invite is no longer available',
+  /** CONTRACT: acceptance takes the new account's password; an existing account keeps its own */
+  password: 'password is required',
 };
 
 export interface AcceptResult {
@@ -247,6 +253,7 @@ export function decideAccept(
   const email = pending[0].email;
   if (!email) return invalid(ACCEPT_MESSAGES.erased);
   const existing = userByEmail(s.team, email);
+  if (!existing && !cmd.password_hash) return invalid(ACCEPT_MESSAGES.password);
   const user_id = existing?.id ?? cmd.new_user_id;
   const events: DomainEvent[] = [];
   if (!existing) {
@@ -255,7 +262,7 @@ export function decideAccept(
       data: { user_id, email, first_name: cmd.first_name ?? pending[0].first_name, last_name: cmd.last_name ?? pending[0].last_name, email_verified: true },
     });
     // only an account this acceptance creates takes the password: an existing one keeps its own
-    if (cmd.password_hash) events.push({ type: 'UserPasswordSet', data: { user_id, password_hash: cmd.password_hash } });
+    events.push({ type: 'UserPasswordSet', data: { user_id, password_hash: cmd.password_hash! } });
   }
   const memberships: AcceptResult['memberships'] = [];
   for (const i of pending) {

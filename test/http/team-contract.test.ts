@@ -200,7 +200,7 @@ describe('invite acceptance over HTTP', () => {
     const members = await call(s, 'GET', `/api/v1/websites/${w.a.a1}/members`, { key: w.a.key });
     expect(members.body.members.map((x: { email: string }) => x.email)).not.toContain(email);
     // back within its 14 days, the same token still works: the late call changed nothing
-    expect((await call(s, 'POST', '/api/v1/invites/accept', { body: { token } })).status).toBe(200);
+    expect((await call(s, 'POST', '/api/v1/invites/accept', { body: { token, password: 'correct horse battery' } })).status).toBe(200);
   });
 });
 
@@ -218,5 +218,20 @@ describe('roles in use', () => {
     await refused('DELETE', `/api/v1/roles/${siteRole.body.role.role_id}`, w.a.key, { status: 409, body: { error: 'Role is in use' } });
     expect((await call(s, 'DELETE', `/api/v1/websites/${w.a.a1}/members/${held.body.user_id}`, { key: w.a.key })).status).toBe(200);
     expect(await call(s, 'DELETE', `/api/v1/roles/${siteRole.body.role.role_id}`, { key: w.a.key })).toMatchObject({ status: 200, body: { success: true } });
+  });
+});
+
+describe('acceptance and existing accounts', () => {
+  it('given a person who already has an account here, when they accept an email invite without a password, then they join with their own account', async () => {
+    const email = person();
+    const direct = await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'website', invite_method: 'direct', email, website_id: w.a.a1 } });
+    expect(direct.status).toBe(200);
+    expect((await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'website', invite_method: 'email', email, website_id: w.a.a2 } })).status).toBe(200);
+    const [m] = await smtp.waitFor(email, 1, 15_000);
+    const token = /token=([A-Za-z0-9_-]+)/.exec(m.mail.text ?? '')![1];
+    const accepted = await call(s, 'POST', '/api/v1/invites/accept', { body: { token } });
+    expect(accepted).toMatchObject({ status: 200, body: { success: true, user_id: direct.body.user_id, memberships: [{ type: 'website', target_id: w.a.a2 }] } });
+    const sites = await call(s, 'GET', `/api/v1/users/${direct.body.user_id}/websites`, { key: w.a.key });
+    expect(sites.body.websites.map((x: { website_id: string }) => x.website_id).sort()).toEqual([w.a.a1, w.a.a2].sort());
   });
 });

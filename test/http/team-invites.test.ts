@@ -203,7 +203,7 @@ describe('invites: email, the outbox and acceptance', () => {
     const email = person();
     expect((await invite(w.a.key, { type: 'organization', invite_method: 'email', email, role: 'admin' })).status).toBe(200);
     const { token } = await tokenIn(email);
-    const answers = await Promise.all([1, 2, 3].map(() => call(s, 'POST', '/api/v1/invites/accept', { body: { token } })));
+    const answers = await Promise.all([1, 2, 3].map(() => call(s, 'POST', '/api/v1/invites/accept', { body: { token, password: 'correct horse battery' } })));
     expect(answers.map((a) => a.status).sort()).toEqual([200, 400, 400]);
     const members = await call(s, 'GET', '/api/v1/organizations/members', { key: w.a.key });
     expect(members.body.members.filter((m: { email: string }) => m.email === email)).toMatchObject([{ role: 'admin', role_id: ADMIN }]);
@@ -238,7 +238,9 @@ describe('invites: bulk', () => {
     const { token, mail } = await tokenIn(email);
     expect(mail.mail.text).toContain('Consolidated One');
     expect(mail.mail.text).toContain('Consolidated Two');
-    const accepted = await call(s, 'POST', '/api/v1/invites/accept', { body: { token } });
+    // a new account needs its password (CONTRACT): refused without one, the token still good
+    expect(await call(s, 'POST', '/api/v1/invites/accept', { body: { token } })).toMatchObject({ status: 400, body: { error: 'password is required' } });
+    const accepted = await call(s, 'POST', '/api/v1/invites/accept', { body: { token, password: 'correct horse battery' } });
     expect(accepted.body.memberships).toHaveLength(2);
     await new Promise((r) => setTimeout(r, 300));
     expect(smtp.to(email)).toHaveLength(1);
