@@ -140,6 +140,14 @@ describe('malformed ids and bodies on every team endpoint', () => {
     for (const [method, path, error, body] of cases) await refused(method, path, w.a.key, { status: 400, body: { error } }, body);
   });
 
+  it('given a query parameter a team listing does not take, then 400 naming it rather than silently ignoring it', async () => {
+    const g = await groupOf(w.a.key, { name: 'Query checks' });
+    const owner = w.a.owner_user_id;
+    for (const path of ['/api/v1/roles', `/api/v1/groups/${g}`, '/api/v1/organizations/members', `/api/v1/websites/${w.a.a1}/members`, `/api/v1/users/${owner}/websites`, '/api/v1/groups', `/api/v1/groups/${g}/members`]) {
+      expect(await call(s, 'GET', path, { key: w.a.key, query: { page_num: 1 } }), path).toMatchObject({ status: 400, body: { error: 'page_num is not allowed' } });
+    }
+  });
+
   it('given ill-typed bodies, then 400 naming the field, never a 500, nothing written', async () => {
     const g = await groupOf(w.a.key, { name: 'Body checks' });
     const cases: [string, string, unknown, string][] = [
