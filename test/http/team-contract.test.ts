@@ -3,6 +3,7 @@ import { INVITE_TTL_MS } from '../../commands/team/invites';
 import { call, startServer, type TestServer } from '../support/server';
 import { startSmtp, type TestSmtp } from '../support/smtp';
 import { buildWorld, type World } from '../support/tenancy';
+import { until } from '../support/until';
 
 /**
  * The organization administration contract, rule by rule, where the other team files leave a rule untested: the
@@ -241,5 +242,35 @@ describe('acceptance and existing accounts', () => {
     expect(accepted).toMatchObject({ status: 200, body: { success: true, user_id: direct.body.user_id, memberships: [{ type: 'website', target_id: w.a.a2 }] } });
     const sites = await call(s, 'GET', `/api/v1/users/${direct.body.user_id}/websites`, { key: w.a.key });
     expect(sites.body.websites.map((x: { website_id: string }) => x.website_id).sort()).toEqual([w.a.a1, w.a.a2].sort());
+  });
+});
+
+describe('the activity feed of group and invite changes', () => {
+  it('given a group created, a person invited by email and directly to it and removed from it, then each change is in the feed, by a key (actor.user null)', async () => {
+    const g = await groupOf(w.a.key, { name: 'Audited group', website_ids: [w.a.a1] });
+    const invitedByEmail = await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'website', invite_method: 'email', email: person(), website_id: w.a.a1 } });
+    const joined = await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'group', invite_method: 'direct', email: person(), group_id: g } });
+    expect(joined.status).toBe(200);
+    // a direct invite creates the account at once, its email not yet verified
+    expect(await s.rt.database.db('rm_team_users').where('id', joined.body.user_id).first('email_verified')).toEqual({ email_verified: false });
+    expect((await call(s, 'DELETE', `/api/v1/groups/${g}/members/${joined.body.user_id}`, { key: w.a.key })).status).toBe(200);
+    const wanted: [string, string, string, string | null][] = [
+      ['group', 'created', g, null],
+      ['invite', 'created', invitedByEmail.body.invite_id, w.a.a1],
+      ['user', 'created', joined.body.user_id, null],
+      ['group_member', 'created', joined.body.user_id, null],
+      ['group_member', 'deleted', joined.body.user_id, null],
+    ];
+    const feed = await until('the group and invite entries', async () => {
+      const f = await call(s, 'GET', '/api/v1/activity', { key: w.a.key, query: { page_size: 100 } });
+      const found = wanted.map(([type, change, id]) =>
+        f.body.data.find((e: { entity_type: string; change_type: string; entity_ids: string[] | null }) => e.entity_type === type && e.change_type === change && e.entity_ids?.includes(id)),
+      );
+      return found.every(Boolean) ? found : undefined;
+    });
+    for (const [i, e] of feed.entries()) expect(e, wanted[i].join(' ')).toMatchObject({ website_id: wanted[i][3], via_api_key: true, actor: { user: null } });
+    // the other organization's feed has none of them
+    const other = await call(s, 'GET', '/api/v1/activity', { key: w.b.key, query: { page_size: 100 } });
+    expect(other.body.data.filter((e: { entity_ids: string[] | null }) => e.entity_ids?.includes(g))).toEqual([]);
   });
 });
