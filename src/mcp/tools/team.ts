@@ -22,7 +22,8 @@ export const teamTools = [
         group_id: Uuid.optional().describe("List this group's members instead (global key)"),
         access_type: AccessType.optional().describe('With group_id: only group members (group) or only owners and admins (organization)'),
       })
-      .refine((i) => !(i.website_id && i.group_id), { message: 'give website_id or group_id, not both', path: ['group_id'] }),
+      .refine((i) => !(i.website_id && i.group_id), { message: 'give website_id or group_id, not both', path: ['group_id'] })
+      .refine((i) => i.access_type === undefined || i.group_id !== undefined, { message: 'only with group_id', path: ['access_type'] }),
     output: MembersView,
     annotations: READ,
     handler(ctx, input) {
