@@ -149,6 +149,15 @@ describe('malformed ids and bodies on every team endpoint', () => {
     }
   });
 
+  it("given a group's members filtered by an access type a group member cannot have, then 400 naming it", async () => {
+    const g = await groupOf(w.a.key, { name: 'Access types' });
+    expect(await call(s, 'GET', `/api/v1/groups/${g}/members`, { key: w.a.key, query: { access_type: 'website' } })).toMatchObject({
+      status: 400,
+      body: { error: "access_type: must be 'organization' or 'group'" },
+    });
+    expect((await call(s, 'GET', `/api/v1/groups/${g}/members`, { key: w.a.key, query: { access_type: 'organization' } })).body.members).toMatchObject([{ user_id: w.a.owner_user_id }]);
+  });
+
   it('given ill-typed bodies, then 400 naming the field, never a 500, nothing written', async () => {
     const g = await groupOf(w.a.key, { name: 'Body checks' });
     const cases: [string, string, unknown, string][] = [

@@ -3,7 +3,7 @@ import { CreateGroup, UpdateGroup } from '../../../commands/team/groups';
 import { AcceptInvite, BulkInvite, CreateInvite } from '../../../commands/team/invites';
 import { CreateRole, RoleId } from '../../../commands/team/roles';
 import { GroupsView, GroupView } from '../../../queries/team/groups';
-import { AccessType, MembersView, UserWebsitesView } from '../../../queries/team/members';
+import { GroupAccessType, MembersView, UserWebsitesView } from '../../../queries/team/members';
 import { ChangeRole } from '../../../commands/team/members';
 import { RolesView, RoleView } from '../../../queries/team/roles';
 import {
@@ -164,7 +164,7 @@ export const teamRoutes = [
     summary: "A group's members (access_type group) and the organization's owners and admins (organization)",
     tag: TAG,
     params: GroupParams,
-    query: z.strictObject({ access_type: AccessType.optional() }),
+    query: z.strictObject({ access_type: GroupAccessType.optional() }),
     responses: { 200: MembersView },
     handler: (ctx) => listGroupMembersOp(ctx, ctx.params.group_id, ctx.query.access_type),
   }),
