@@ -121,6 +121,36 @@ describe('members and user websites: the other organization and a scoped key', (
   });
 });
 
+describe('keys on every team endpoint', () => {
+  it('given no key, a malformed key or a revoked key, then every team endpoint but acceptance is 401 Unauthorized and nothing is written', async () => {
+    const g = await groupOf(w.a.key, { name: 'Key checks' });
+    const u = w.a.owner_user_id;
+    const endpoints: [string, string, unknown?][] = [
+      ['GET', '/api/v1/roles'],
+      ['POST', '/api/v1/roles', { name: 'No key', permissions: { content: 'edit' } }],
+      ['DELETE', `/api/v1/roles/${UNKNOWN}`],
+      ['POST', '/api/v1/invites', { type: 'organization', invite_method: 'direct', email: person() }],
+      ['POST', '/api/v1/invites/bulk', { invite_method: 'direct', email: person(), website_ids: [w.a.a1] }],
+      ['GET', '/api/v1/groups'],
+      ['POST', '/api/v1/groups', { name: 'No key' }],
+      ['GET', `/api/v1/groups/${g}`],
+      ['PATCH', `/api/v1/groups/${g}`, { name: 'No key' }],
+      ['GET', `/api/v1/groups/${g}/members`],
+      ['DELETE', `/api/v1/groups/${g}/members/${UNKNOWN}`],
+      ['GET', '/api/v1/organizations/members'],
+      ['PATCH', `/api/v1/organizations/members/${UNKNOWN}`, { role: 'viewer' }],
+      ['DELETE', `/api/v1/organizations/members/${UNKNOWN}`],
+      ['GET', `/api/v1/websites/${w.a.a1}/members`],
+      ['PATCH', `/api/v1/websites/${w.a.a1}/members/${UNKNOWN}`, { role: 'viewer' }],
+      ['DELETE', `/api/v1/websites/${w.a.a1}/members/${UNKNOWN}`],
+      ['GET', `/api/v1/users/${u}/websites`],
+    ];
+    for (const [method, path, body] of endpoints) {
+      for (const key of [null, 'aivis_not-a-key', w.a.revoked]) await refused(method, path, key, { status: 401, body: { error: 'Unauthorized' } }, body);
+    }
+  });
+});
+
 describe('malformed ids and bodies on every team endpoint', () => {
   it('given an id that is not a UUID in any path, then 400 naming the parameter and nothing written', async () => {
     const g = await groupOf(w.a.key, { name: 'Path checks' });
