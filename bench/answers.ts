@@ -38,13 +38,13 @@ export async function seedAnswerSite(s: BenchServer, shape: DatasetShape): Promi
   const w = must(await createWebsite(ctx, { name: spec.brand.name, url: spec.brand.url }));
   const websiteId = w.result.id;
   const site = { ...ctx, websiteId };
-  for (const c of spec.competitors) must(await addCompetitor(site, { id: websiteId, url: spec.brand.url }, { website_id: websiteId, ...c }));
+  for (const c of spec.competitors) must(await addCompetitor(site, { website_id: websiteId, website_url: spec.brand.url, ...c }));
   const promptIds: string[] = [];
-  for (const p of spec.prompts) promptIds.push(must(await createPrompt(site, websiteId, { website_id: websiteId, ...p })).result.id);
+  for (const p of spec.prompts) promptIds.push(must(await createPrompt(site, { website_id: websiteId, ...p })).result.id);
   const locationIds: string[] = [];
   let last: Position | null = null;
   for (const l of spec.locations) {
-    const r = must(await createLocation(site, websiteId, { website_id: websiteId, ...l }));
+    const r = must(await createLocation(site, { website_id: websiteId, ...l }));
     locationIds.push(r.result.id);
     last = r.position;
   }

@@ -48,8 +48,8 @@ export async function seedObservations(s: BenchServer, total: number, seed = 11)
   const websiteId = answerSite.websiteId;
   const ctx = { store: s.rt.store, organizationId: s.organizationId, actor: SYSTEM_ACTOR, websiteId };
   const attributeIds: string[] = [];
-  for (const name of ATTRIBUTES) attributeIds.push(must(await createAttribute(ctx, websiteId, { website_id: websiteId, name })).result.id);
-  const sched = must(await createSchedule(ctx, websiteId, { website_id: websiteId, name: 'Weekly deep dive', models: [MODEL_IDS[0], MODEL_IDS[1]], frequency: 'weekly' }));
+  for (const name of ATTRIBUTES) attributeIds.push(must(await createAttribute(ctx, { website_id: websiteId, name })).result.id);
+  const sched = must(await createSchedule(ctx, { website_id: websiteId, name: 'Weekly deep dive', models: [MODEL_IDS[0], MODEL_IDS[1]], frequency: 'weekly' }));
   await caughtUp(s.rt, sched.position!);
   const competitorIds = (await s.rt.database.db('rm_competitors').where('website_id', websiteId).orderBy('seq').pluck('id')) as string[];
   const site: ObservationSite = { websiteId, competitorIds, attributeIds, promptIds: answerSite.ids.promptIds, locationIds: answerSite.ids.locationIds, scheduleId: sched.result.id, observations: 0 };

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
+import { type EventHandlers, type Projection, handlerProjection } from '../src/eventstore/projection';
 
 const handlers: EventHandlers<Knex.Transaction> = {
   async AllowanceReserved(e, trx) {
@@ -26,29 +26,28 @@ const handlers: EventHandlers<Knex.Transaction> = {
 };
 
 /** Allowance reservations and how each was settled: usage per period, and what an operator reconciles. */
-export const allowancesProjection: Projection = {
-  name: 'allowances',
-  version: 1,
-  tables: ['rm_allowance_reservations'],
-  handles: handledTypes(handlers),
-  async migrate(db: Knex) {
-    await db.raw(`
-      create table if not exists rm_allowance_reservations (
-        organization_id uuid not null,
-        allowance text not null,
-        period text not null,
-        reservation_id text not null,
-        subject text not null,
-        amount int not null,
-        on_failure text not null,
-        state text not null,
-        reserved_at timestamptz not null,
-        settled_at timestamptz,
-        primary key (organization_id, allowance, period, reservation_id)
-      );
-      create index if not exists rm_allowance_reservations_open on rm_allowance_reservations (reserved_at) where state = 'reserved';`);
+export const allowancesProjection: Projection = handlerProjection(
+  {
+    name: 'allowances',
+    version: 1,
+    tables: ['rm_allowance_reservations'],
+    async migrate(db: Knex) {
+      await db.raw(`
+        create table if not exists rm_allowance_reservations (
+          organization_id uuid not null,
+          allowance text not null,
+          period text not null,
+          reservation_id text not null,
+          subject text not null,
+          amount int not null,
+          on_failure text not null,
+          state text not null,
+          reserved_at timestamptz not null,
+          settled_at timestamptz,
+          primary key (organization_id, allowance, period, reservation_id)
+        );
+        create index if not exists rm_allowance_reservations_open on rm_allowance_reservations (reserved_at) where state = 'reserved';`);
+    },
   },
-  async apply(trx, events) {
-    for (const e of events) await dispatch(handlers, e, trx);
-  },
-};
+  handlers,
+);

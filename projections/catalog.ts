@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { TypedEvent } from '../src/eventstore/port';
-import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
+import { type EventHandlers, type Projection, handlerProjection } from '../src/eventstore/projection';
 
 /** The website a catalogue event belongs to: its stream is `catalog-<website_id>`. */
 const websiteOf = (e: TypedEvent): string => (e.streamId.startsWith('catalog-') ? e.streamId.slice('catalog-'.length) : (e.metadata.website_id ?? ''));
@@ -133,107 +133,106 @@ const handlers: EventHandlers<Knex.Transaction> = {
  * and attributes. Soft-deleted topics and prompts keep their rows (metrics and history still join them); a
  * hard-deleted prompt's row is removed. `seq` keeps listings in the order things were created.
  */
-export const catalogProjection: Projection = {
-  name: 'catalog',
-  version: 1,
-  tables: ['rm_competitors', 'rm_topics', 'rm_prompts', 'rm_personas', 'rm_locations', 'rm_prompt_schedules', 'rm_saved_views', 'rm_attributes'],
-  handles: handledTypes(handlers),
-  async migrate(db: Knex) {
-    await db.raw(`
-      create table if not exists rm_competitors (
-        seq bigserial,
-        id uuid primary key,
-        website_id uuid not null,
-        name text not null,
-        url text not null,
-        normalized_url text not null,
-        identifiers text[] not null,
-        removed_at timestamptz,
-        created_at timestamptz not null,
-        updated_at timestamptz not null
-      );
-      create index if not exists rm_competitors_site on rm_competitors (website_id, seq);
-      create table if not exists rm_topics (
-        seq bigserial,
-        id uuid primary key,
-        website_id uuid not null,
-        name text not null,
-        deleted_at timestamptz,
-        created_at timestamptz not null,
-        updated_at timestamptz not null
-      );
-      create index if not exists rm_topics_site on rm_topics (website_id, seq);
-      create table if not exists rm_prompts (
-        seq bigserial,
-        id uuid primary key,
-        website_id uuid not null,
-        text text not null,
-        topic_id uuid,
-        type text not null,
-        status text not null,
-        tags text[] not null,
-        has_answers boolean not null default false,
-        soft_deleted_at timestamptz,
-        created_at timestamptz not null,
-        updated_at timestamptz not null
-      );
-      create index if not exists rm_prompts_site on rm_prompts (website_id, seq);
-      create table if not exists rm_personas (
-        seq bigserial,
-        id uuid primary key,
-        website_id uuid not null,
-        name text not null,
-        description text,
-        created_at timestamptz not null
-      );
-      create index if not exists rm_personas_site on rm_personas (website_id, seq);
-      create table if not exists rm_locations (
-        seq bigserial,
-        id uuid primary key,
-        website_id uuid not null,
-        location text not null,
-        country text not null,
-        region text,
-        city text,
-        created_at timestamptz not null
-      );
-      create index if not exists rm_locations_site on rm_locations (website_id, seq);
-      create table if not exists rm_prompt_schedules (
-        seq bigserial,
-        id uuid primary key,
-        website_id uuid not null,
-        name text not null,
-        models text[] not null,
-        starts_on text,
-        ends_on text,
-        frequency text not null,
-        is_active boolean not null,
-        archived_at timestamptz,
-        created_at timestamptz not null,
-        updated_at timestamptz not null
-      );
-      create index if not exists rm_prompt_schedules_site on rm_prompt_schedules (website_id, seq);
-      create table if not exists rm_saved_views (
-        seq bigserial,
-        id uuid primary key,
-        website_id uuid not null,
-        name text not null,
-        filters jsonb not null,
-        created_at timestamptz not null,
-        updated_at timestamptz not null
-      );
-      create index if not exists rm_saved_views_site on rm_saved_views (website_id, seq);
-      create table if not exists rm_attributes (
-        seq bigserial,
-        id uuid primary key,
-        website_id uuid not null,
-        name text not null,
-        description text,
-        created_at timestamptz not null
-      );
-      create index if not exists rm_attributes_site on rm_attributes (website_id, seq);`);
+export const catalogProjection: Projection = handlerProjection(
+  {
+    name: 'catalog',
+    version: 1,
+    tables: ['rm_competitors', 'rm_topics', 'rm_prompts', 'rm_personas', 'rm_locations', 'rm_prompt_schedules', 'rm_saved_views', 'rm_attributes'],
+    async migrate(db: Knex) {
+      await db.raw(`
+        create table if not exists rm_competitors (
+          seq bigserial,
+          id uuid primary key,
+          website_id uuid not null,
+          name text not null,
+          url text not null,
+          normalized_url text not null,
+          identifiers text[] not null,
+          removed_at timestamptz,
+          created_at timestamptz not null,
+          updated_at timestamptz not null
+        );
+        create index if not exists rm_competitors_site on rm_competitors (website_id, seq);
+        create table if not exists rm_topics (
+          seq bigserial,
+          id uuid primary key,
+          website_id uuid not null,
+          name text not null,
+          deleted_at timestamptz,
+          created_at timestamptz not null,
+          updated_at timestamptz not null
+        );
+        create index if not exists rm_topics_site on rm_topics (website_id, seq);
+        create table if not exists rm_prompts (
+          seq bigserial,
+          id uuid primary key,
+          website_id uuid not null,
+          text text not null,
+          topic_id uuid,
+          type text not null,
+          status text not null,
+          tags text[] not null,
+          has_answers boolean not null default false,
+          soft_deleted_at timestamptz,
+          created_at timestamptz not null,
+          updated_at timestamptz not null
+        );
+        create index if not exists rm_prompts_site on rm_prompts (website_id, seq);
+        create table if not exists rm_personas (
+          seq bigserial,
+          id uuid primary key,
+          website_id uuid not null,
+          name text not null,
+          description text,
+          created_at timestamptz not null
+        );
+        create index if not exists rm_personas_site on rm_personas (website_id, seq);
+        create table if not exists rm_locations (
+          seq bigserial,
+          id uuid primary key,
+          website_id uuid not null,
+          location text not null,
+          country text not null,
+          region text,
+          city text,
+          created_at timestamptz not null
+        );
+        create index if not exists rm_locations_site on rm_locations (website_id, seq);
+        create table if not exists rm_prompt_schedules (
+          seq bigserial,
+          id uuid primary key,
+          website_id uuid not null,
+          name text not null,
+          models text[] not null,
+          starts_on text,
+          ends_on text,
+          frequency text not null,
+          is_active boolean not null,
+          archived_at timestamptz,
+          created_at timestamptz not null,
+          updated_at timestamptz not null
+        );
+        create index if not exists rm_prompt_schedules_site on rm_prompt_schedules (website_id, seq);
+        create table if not exists rm_saved_views (
+          seq bigserial,
+          id uuid primary key,
+          website_id uuid not null,
+          name text not null,
+          filters jsonb not null,
+          created_at timestamptz not null,
+          updated_at timestamptz not null
+        );
+        create index if not exists rm_saved_views_site on rm_saved_views (website_id, seq);
+        create table if not exists rm_attributes (
+          seq bigserial,
+          id uuid primary key,
+          website_id uuid not null,
+          name text not null,
+          description text,
+          created_at timestamptz not null
+        );
+        create index if not exists rm_attributes_site on rm_attributes (website_id, seq);`);
+    },
   },
-  async apply(trx, events) {
-    for (const e of events) await dispatch(handlers, e, trx);
-  },
-};
+  handlers,
+);

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { EMAIL_STREAM_PREFIX } from '../src/domain/events';
-import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
+import { type EventHandlers, type Projection, handlerProjection } from '../src/eventstore/projection';
 
 const handlers: EventHandlers<Knex.Transaction> = {
   async EmailRequested(e, trx) {
@@ -48,33 +48,29 @@ const handlers: EventHandlers<Knex.Transaction> = {
  * erasure can seal them). due_at is when a worker should have moved it on: the sweeper sends an email whose due_at
  * has long passed to the workers again (a message lost with an in-process bus, a claim whose worker died).
  */
-export const emailsProjection: Projection = {
-  name: 'emails',
-  version: 1,
-  tables: ['rm_emails'],
-  handles: handledTypes(handlers),
-  async migrate(db: Knex) {
-    await db.raw(`
-      create table if not exists rm_emails (
-        email_id uuid primary key,
-        organization_id uuid not null,
-        template text not null,
-        status text not null,
-        attempts int not null default 0,
-        message_id text,
-        possible_duplicate boolean not null default false,
-        last_error text,
-        requested_at timestamptz not null,
-        due_at timestamptz,
-        sent_at timestamptz,
-        updated_at timestamptz not null
-      );
-      create index if not exists rm_emails_due on rm_emails (due_at) where due_at is not null;`);
+export const emailsProjection: Projection = handlerProjection(
+  {
+    name: 'emails',
+    version: 1,
+    tables: ['rm_emails'],
+    async migrate(db: Knex) {
+      await db.raw(`
+        create table if not exists rm_emails (
+          email_id uuid primary key,
+          organization_id uuid not null,
+          template text not null,
+          status text not null,
+          attempts int not null default 0,
+          message_id text,
+          possible_duplicate boolean not null default false,
+          last_error text,
+          requested_at timestamptz not null,
+          due_at timestamptz,
+          sent_at timestamptz,
+          updated_at timestamptz not null
+        );
+        create index if not exists rm_emails_due on rm_emails (due_at) where due_at is not null;`);
+    },
   },
-  async apply(trx, events) {
-    for (const e of events) {
-      if (!e.streamId.startsWith(EMAIL_STREAM_PREFIX)) continue;
-      await dispatch(handlers, e, trx);
-    }
-  },
-};
+  handlers, (e) => e.streamId.startsWith(EMAIL_STREAM_PREFIX),
+);

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
+import { type EventHandlers, type Projection, handlerProjection } from '../src/eventstore/projection';
 
 const handlers: EventHandlers<Knex.Transaction> = {
   async OrganizationCreated(e, trx) {
@@ -40,45 +40,44 @@ const handlers: EventHandlers<Knex.Transaction> = {
 };
 
 /** Organizations, their people and their API keys (hash only): what authentication and administration read. */
-export const organizationsProjection: Projection = {
-  name: 'organizations',
-  version: 1,
-  tables: ['rm_api_keys', 'rm_users', 'rm_organizations'],
-  handles: handledTypes(handlers),
-  async migrate(db: Knex) {
-    await db.raw(`
-      create table if not exists rm_organizations (
-        id uuid primary key,
-        name text not null,
-        plan text not null,
-        features text[] not null,
-        pitch_allowance int not null,
-        key_count int not null default 0,
-        created_at timestamptz not null
-      );
-      create table if not exists rm_users (
-        id uuid primary key,
-        organization_id uuid not null,
-        email text not null,
-        role text not null,
-        created_at timestamptz not null
-      );
-      create index if not exists rm_users_org on rm_users (organization_id);
-      create table if not exists rm_api_keys (
-        id uuid primary key,
-        organization_id uuid not null,
-        key_hash text not null unique,
-        key_prefix text not null,
-        name text not null,
-        user_id uuid,
-        website_ids uuid[],
-        partner boolean not null,
-        revoked_at timestamptz,
-        created_at timestamptz not null
-      );
-      create index if not exists rm_api_keys_org on rm_api_keys (organization_id);`);
+export const organizationsProjection: Projection = handlerProjection(
+  {
+    name: 'organizations',
+    version: 1,
+    tables: ['rm_api_keys', 'rm_users', 'rm_organizations'],
+    async migrate(db: Knex) {
+      await db.raw(`
+        create table if not exists rm_organizations (
+          id uuid primary key,
+          name text not null,
+          plan text not null,
+          features text[] not null,
+          pitch_allowance int not null,
+          key_count int not null default 0,
+          created_at timestamptz not null
+        );
+        create table if not exists rm_users (
+          id uuid primary key,
+          organization_id uuid not null,
+          email text not null,
+          role text not null,
+          created_at timestamptz not null
+        );
+        create index if not exists rm_users_org on rm_users (organization_id);
+        create table if not exists rm_api_keys (
+          id uuid primary key,
+          organization_id uuid not null,
+          key_hash text not null unique,
+          key_prefix text not null,
+          name text not null,
+          user_id uuid,
+          website_ids uuid[],
+          partner boolean not null,
+          revoked_at timestamptz,
+          created_at timestamptz not null
+        );
+        create index if not exists rm_api_keys_org on rm_api_keys (organization_id);`);
+    },
   },
-  async apply(trx, events) {
-    for (const e of events) await dispatch(handlers, e, trx);
-  },
-};
+  handlers,
+);

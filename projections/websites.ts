@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
+import { type EventHandlers, type Projection, handlerProjection } from '../src/eventstore/projection';
 
 const handlers: EventHandlers<Knex.Transaction> = {
   async WebsiteCreated(e, trx) {
@@ -24,28 +24,27 @@ const handlers: EventHandlers<Knex.Transaction> = {
   },
 };
 
-export const websitesProjection: Projection = {
-  name: 'websites',
-  version: 1,
-  tables: ['rm_websites'],
-  handles: handledTypes(handlers),
-  async migrate(db: Knex) {
-    await db.raw(`
-      create table if not exists rm_websites (
-        id uuid primary key,
-        organization_id uuid not null,
-        name text not null,
-        url text not null,
-        normalized_url text not null,
-        status text not null,
-        external_id text,
-        created_at timestamptz not null,
-        updated_at timestamptz not null
-      );
-      create index if not exists rm_websites_org on rm_websites (organization_id, created_at);
-      create index if not exists rm_websites_external on rm_websites (organization_id, external_id) where external_id is not null;`);
+export const websitesProjection: Projection = handlerProjection(
+  {
+    name: 'websites',
+    version: 1,
+    tables: ['rm_websites'],
+    async migrate(db: Knex) {
+      await db.raw(`
+        create table if not exists rm_websites (
+          id uuid primary key,
+          organization_id uuid not null,
+          name text not null,
+          url text not null,
+          normalized_url text not null,
+          status text not null,
+          external_id text,
+          created_at timestamptz not null,
+          updated_at timestamptz not null
+        );
+        create index if not exists rm_websites_org on rm_websites (organization_id, created_at);
+        create index if not exists rm_websites_external on rm_websites (organization_id, external_id) where external_id is not null;`);
+    },
   },
-  async apply(trx, events) {
-    for (const e of events) await dispatch(handlers, e, trx);
-  },
-};
+  handlers,
+);

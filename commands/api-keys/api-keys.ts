@@ -43,10 +43,14 @@ export function decideCreateApiKey(
   };
 }
 
-/** Creates a key; the secret is made at the edge (here, unless the caller hands one in) and never enters decide. */
-export async function createApiKey(ctx: CommandContext, input: CreateApiKey, callerPartner: boolean, key = generateApiKey()) {
+/**
+ * Creates a key; the secret is made at the edge (here, unless the caller hands one in) and never enters decide.
+ * `caller_partner`: whether the key asking is a partner key (only a partner key may create one).
+ */
+export async function createApiKey(ctx: CommandContext, input: CreateApiKey & { caller_partner: boolean }, key = generateApiKey()) {
+  const { caller_partner: callerPartner, ...request } = input;
   const now = (ctx.now?.() ?? new Date()).toISOString();
-  const cmd = { ...input, api_key_id: newId(), key_hash: hashApiKey(key), key_prefix: key.slice(0, 10), user_id: ctx.actor.user_id, caller_partner: callerPartner, now };
+  const cmd = { ...request, api_key_id: newId(), key_hash: hashApiKey(key), key_prefix: key.slice(0, 10), user_id: ctx.actor.user_id, caller_partner: callerPartner, now };
   const r = await handle(ctx, organizationStream(ctx.organizationId), Organization, (s) => decideCreateApiKey(s, cmd));
   if ('kind' in r) return r;
   return { ...r, result: { ...r.result, key } };
@@ -58,6 +62,6 @@ export function decideRevokeApiKey(s: OrganizationState, apiKeyId: string): Deci
   return { events: [{ type: 'ApiKeyRevoked', data: { api_key_id: apiKeyId } }], result: { success: true } };
 }
 
-export function revokeApiKey(ctx: CommandContext, apiKeyId: string) {
-  return handle(ctx, organizationStream(ctx.organizationId), Organization, (s) => decideRevokeApiKey(s, apiKeyId));
+export function revokeApiKey(ctx: CommandContext, input: { api_key_id: string }) {
+  return handle(ctx, organizationStream(ctx.organizationId), Organization, (s) => decideRevokeApiKey(s, input.api_key_id));
 }

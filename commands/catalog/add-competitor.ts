@@ -37,7 +37,7 @@ export function decideAddCompetitor(
   };
 }
 
-export function addCompetitor(ctx: CommandContext, site: SiteRef, input: AddCompetitor) {
+export function addCompetitor(ctx: CommandContext, input: AddCompetitor & { website_url: string }) {
   const competitor_id = newId();
-  return handleCatalog(ctx, site.id, (s) => decideAddCompetitor(s, { ...input, competitor_id, website_url: site.url }));
+  return handleCatalog(ctx, input.website_id, (s) => decideAddCompetitor(s, { ...input, competitor_id }));
 }

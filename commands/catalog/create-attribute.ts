@@ -20,7 +20,7 @@ export function decideCreateAttribute(s: CatalogState, cmd: CreateAttribute & { 
   return { events: [{ type: 'AttributeCreated', data }], result: { id: data.attribute_id, name: data.name, description: data.description } };
 }
 
-export function createAttribute(ctx: CommandContext, websiteId: string, input: CreateAttribute) {
+export function createAttribute(ctx: CommandContext, input: CreateAttribute) {
   const attribute_id = newId();
-  return handleCatalog(ctx, websiteId, (s) => decideCreateAttribute(s, { ...input, attribute_id }));
+  return handleCatalog(ctx, input.website_id, (s) => decideCreateAttribute(s, { ...input, attribute_id }));
 }

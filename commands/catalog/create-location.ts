@@ -23,7 +23,7 @@ export function decideCreateLocation(_s: CatalogState, cmd: CreateLocation & { l
   return { events: [{ type: 'LocationCreated', data }], result: { id, ...rest } };
 }
 
-export function createLocation(ctx: CommandContext, websiteId: string, input: CreateLocation) {
+export function createLocation(ctx: CommandContext, input: CreateLocation) {
   const location_id = newId();
-  return handleCatalog(ctx, websiteId, (s) => decideCreateLocation(s, { ...input, location_id }));
+  return handleCatalog(ctx, input.website_id, (s) => decideCreateLocation(s, { ...input, location_id }));
 }

@@ -17,7 +17,7 @@ export function decideCreatePersona(_s: CatalogState, cmd: CreatePersona & { per
   return { events: [{ type: 'PersonaCreated', data }], result: { id: data.persona_id, name: data.name, description: data.description } };
 }
 
-export function createPersona(ctx: CommandContext, websiteId: string, input: CreatePersona) {
+export function createPersona(ctx: CommandContext, input: CreatePersona) {
   const persona_id = newId();
-  return handleCatalog(ctx, websiteId, (s) => decideCreatePersona(s, { ...input, persona_id }));
+  return handleCatalog(ctx, input.website_id, (s) => decideCreatePersona(s, { ...input, persona_id }));
 }

@@ -38,7 +38,7 @@ export function decideCreatePrompt(s: CatalogState, cmd: CreatePrompt & { prompt
   return { events: [{ type: 'PromptCreated', data }], result: promptView({ id, ...rest, soft_deleted: false, hard_deleted: false, has_answers: false }) };
 }
 
-export function createPrompt(ctx: CommandContext, websiteId: string, input: CreatePrompt) {
+export function createPrompt(ctx: CommandContext, input: CreatePrompt) {
   const prompt_id = newId();
-  return handleCatalog(ctx, websiteId, (s) => decideCreatePrompt(s, { ...input, prompt_id }));
+  return handleCatalog(ctx, input.website_id, (s) => decideCreatePrompt(s, { ...input, prompt_id }));
 }

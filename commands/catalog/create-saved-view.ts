@@ -142,7 +142,7 @@ export function decideCreateSavedView(s: CatalogState, cmd: CreateSavedView & { 
   return { events: [{ type: 'SavedViewCreated', data }], result: { id: data.view_id, name: data.name, filters: data.filters } };
 }
 
-export function createSavedView(ctx: CommandContext, websiteId: string, input: CreateSavedView) {
+export function createSavedView(ctx: CommandContext, input: CreateSavedView) {
   const view_id = newId();
-  return handleCatalog(ctx, websiteId, (s) => decideCreateSavedView(s, { ...input, view_id }));
+  return handleCatalog(ctx, input.website_id, (s) => decideCreateSavedView(s, { ...input, view_id }));
 }

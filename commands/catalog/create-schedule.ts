@@ -51,7 +51,7 @@ export function decideCreateSchedule(_s: CatalogState, cmd: CreateSchedule & { s
   return { events: [{ type: 'PromptScheduleCreated', data }], result: scheduleView({ id, ...rest, archived: false }) };
 }
 
-export function createSchedule(ctx: CommandContext, websiteId: string, input: CreateSchedule) {
+export function createSchedule(ctx: CommandContext, input: CreateSchedule) {
   const schedule_id = newId();
-  return handleCatalog(ctx, websiteId, (s) => decideCreateSchedule(s, { ...input, schedule_id }));
+  return handleCatalog(ctx, input.website_id, (s) => decideCreateSchedule(s, { ...input, schedule_id }));
 }

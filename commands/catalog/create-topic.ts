@@ -11,7 +11,7 @@ export const CreateTopic = z.strictObject({
 });
 export type CreateTopic = z.infer<typeof CreateTopic>;
 
-export interface TopicCreated {
+export interface CreateTopicResult {
   topic: TopicView;
   /** true when a soft-deleted topic of that name came back (with the prompts deleted together with it) */
   restored: boolean;
@@ -21,7 +21,7 @@ export interface TopicCreated {
  * A new topic, or, when a soft-deleted topic has the name (case-insensitive), that topic back under its own id and
  * name together with the prompts that were soft-deleted with it. A live topic of that name is a 409.
  */
-export function decideCreateTopic(s: CatalogState, cmd: CreateTopic & { topic_id: string }): Decision<TopicCreated> | DomainError {
+export function decideCreateTopic(s: CatalogState, cmd: CreateTopic & { topic_id: string }): Decision<CreateTopicResult> | DomainError {
   const key = nameKey(cmd.name);
   let deleted: TopicState | undefined;
   for (const t of s.topics.values()) {
@@ -46,7 +46,7 @@ export function decideCreateTopic(s: CatalogState, cmd: CreateTopic & { topic_id
   };
 }
 
-export function createTopic(ctx: CommandContext, websiteId: string, input: CreateTopic) {
+export function createTopic(ctx: CommandContext, input: CreateTopic) {
   const topic_id = newId();
-  return handleCatalog(ctx, websiteId, (s) => decideCreateTopic(s, { ...input, topic_id }));
+  return handleCatalog(ctx, input.website_id, (s) => decideCreateTopic(s, { ...input, topic_id }));
 }

@@ -14,7 +14,7 @@ export type DeleteTopic = z.input<typeof DeleteTopic>;
 
 export const TOPIC_NOT_FOUND = 'Topic not found';
 
-export interface TopicDeleted {
+export interface DeleteTopicResult {
   success: true;
   name: string;
   deleted_prompt_count: number;
@@ -28,7 +28,7 @@ export const livePromptsOf = (s: CatalogState, topicId: string) =>
  * Soft-deletes the topic. By default its prompts stay live and keep their history; with delete_prompts every live
  * prompt in it is soft-deleted too (whether or not it has answers: re-creating the topic brings them back).
  */
-export function decideDeleteTopic(s: CatalogState, cmd: DeleteTopic): Decision<TopicDeleted> | DomainError {
+export function decideDeleteTopic(s: CatalogState, cmd: DeleteTopic): Decision<DeleteTopicResult> | DomainError {
   const t = s.topics.get(cmd.topic_id);
   if (!t || t.deleted) return notFound(TOPIC_NOT_FOUND);
   const soft_deleted_prompt_ids = cmd.delete_prompts ? livePromptsOf(s, t.id) : [];

@@ -48,15 +48,15 @@ export async function provisionDemoWebsite(ctx: CommandContext, today = new Date
     position = r.position ?? position;
     return r.result;
   };
-  step(await createLocation(c, websiteId, { website_id: websiteId, location: 'New York, New York, United States', country: 'United States', region: 'New York', city: 'New York' }));
-  step(await createPersona(c, websiteId, { website_id: websiteId, name: 'Operations lead', description: 'Runs a 20-person team and compares tools on price and support' }));
-  step(await createAttribute(c, websiteId, { website_id: websiteId, name: 'Price', description: 'How affordable the product is said to be' }));
-  step(await createAttribute(c, websiteId, { website_id: websiteId, name: 'Support', description: 'How helpful its support is said to be' }));
+  step(await createLocation(c, { website_id: websiteId, location: 'New York, New York, United States', country: 'United States', region: 'New York', city: 'New York' }));
+  step(await createPersona(c, { website_id: websiteId, name: 'Operations lead', description: 'Runs a 20-person team and compares tools on price and support' }));
+  step(await createAttribute(c, { website_id: websiteId, name: 'Price', description: 'How affordable the product is said to be' }));
+  step(await createAttribute(c, { website_id: websiteId, name: 'Support', description: 'How helpful its support is said to be' }));
   step(
-    await createSchedule(c, websiteId, { website_id: websiteId, name: 'Weekly launch check', models: MODEL_IDS.slice(0, 3), starts_on: utcDay(today), frequency: 'weekly' }),
+    await createSchedule(c, { website_id: websiteId, name: 'Weekly launch check', models: MODEL_IDS.slice(0, 3), starts_on: utcDay(today), frequency: 'weekly' }),
   );
   step(
-    await createSavedView(c, websiteId, {
+    await createSavedView(c, {
       website_id: websiteId,
       name: `Active prompts, without ${MODEL_IDS[MODEL_IDS.length - 1]}`,
       filters: { prompt_status: 'active', models_not: [MODEL_IDS[MODEL_IDS.length - 1]] },

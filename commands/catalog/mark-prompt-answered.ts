@@ -15,6 +15,6 @@ export function decideMarkPromptAnswered(s: CatalogState, promptId: string): Dec
   return { events: [{ type: 'PromptAnswered', data: { prompt_id: p.id } }], result: { prompt_id: p.id, first: true } };
 }
 
-export function markPromptAnswered(ctx: CommandContext, websiteId: string, promptId: string) {
-  return handleCatalog(ctx, websiteId, (s) => decideMarkPromptAnswered(s, promptId));
+export function markPromptAnswered(ctx: CommandContext, input: { website_id: string; prompt_id: string }) {
+  return handleCatalog(ctx, input.website_id, (s) => decideMarkPromptAnswered(s, input.prompt_id));
 }

@@ -10,6 +10,6 @@ export function decideRemoveCompetitor(s: CatalogState, competitorId: string): D
   return { events: [{ type: 'CompetitorRemoved', data: { competitor_id: c.id } }], result: { success: true } };
 }
 
-export function removeCompetitor(ctx: CommandContext, websiteId: string, competitorId: string) {
-  return handleCatalog(ctx, websiteId, (s) => decideRemoveCompetitor(s, competitorId));
+export function removeCompetitor(ctx: CommandContext, input: { website_id: string; competitor_id: string }) {
+  return handleCatalog(ctx, input.website_id, (s) => decideRemoveCompetitor(s, input.competitor_id));
 }

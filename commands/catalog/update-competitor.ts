@@ -36,6 +36,7 @@ export function decideUpdateCompetitor(s: CatalogState, competitorId: string, cm
   return { events, result: competitorView(next) };
 }
 
-export function updateCompetitor(ctx: CommandContext, websiteId: string, competitorId: string, input: UpdateCompetitor) {
-  return handleCatalog(ctx, websiteId, (s) => decideUpdateCompetitor(s, competitorId, input));
+export function updateCompetitor(ctx: CommandContext, input: UpdateCompetitor & { competitor_id: string }) {
+  const { competitor_id, ...change } = input;
+  return handleCatalog(ctx, input.website_id, (s) => decideUpdateCompetitor(s, competitor_id, change));
 }

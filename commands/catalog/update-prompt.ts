@@ -42,6 +42,7 @@ export function decideUpdatePrompt(s: CatalogState, promptId: string, cmd: Updat
   return { events: [{ type: 'PromptUpdated', data: { prompt_id: p.id, ...changes } }], result: promptView({ ...p, ...changes }) };
 }
 
-export function updatePrompt(ctx: CommandContext, websiteId: string, promptId: string, input: UpdatePrompt) {
-  return handleCatalog(ctx, websiteId, (s) => decideUpdatePrompt(s, promptId, input));
+export function updatePrompt(ctx: CommandContext, input: UpdatePrompt & { prompt_id: string }) {
+  const { prompt_id, ...change } = input;
+  return handleCatalog(ctx, input.website_id, (s) => decideUpdatePrompt(s, prompt_id, change));
 }

@@ -33,6 +33,7 @@ export function decideUpdateSavedView(s: CatalogState, viewId: string, cmd: Upda
   };
 }
 
-export function updateSavedView(ctx: CommandContext, websiteId: string, viewId: string, input: UpdateSavedView) {
-  return handleCatalog(ctx, websiteId, (s) => decideUpdateSavedView(s, viewId, input));
+export function updateSavedView(ctx: CommandContext, input: UpdateSavedView & { view_id: string }) {
+  const { view_id, ...change } = input;
+  return handleCatalog(ctx, input.website_id, (s) => decideUpdateSavedView(s, view_id, change));
 }

@@ -54,6 +54,7 @@ export function decideUpdateSchedule(s: CatalogState, scheduleId: string, cmd: U
   return { events, result: scheduleView(next) };
 }
 
-export function updateSchedule(ctx: CommandContext, websiteId: string, scheduleId: string, input: UpdateSchedule) {
-  return handleCatalog(ctx, websiteId, (s) => decideUpdateSchedule(s, scheduleId, input));
+export function updateSchedule(ctx: CommandContext, input: UpdateSchedule & { schedule_id: string }) {
+  const { schedule_id, ...change } = input;
+  return handleCatalog(ctx, input.website_id, (s) => decideUpdateSchedule(s, schedule_id, change));
 }

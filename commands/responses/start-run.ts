@@ -15,7 +15,7 @@ export const StartRun = z.strictObject({
   /** optional: the default schedule when omitted */
   schedule_id: ScheduleSelection.optional().describe("The schedule whose models are asked: 'default' (when omitted; alias 'manual') or a schedule id"),
 });
-export type StartRun = z.input<typeof StartRun>;
+export type StartRun = z.output<typeof StartRun>;
 
 export const SCHEDULE_NOT_FOUND = 'Schedule not found';
 /** units one run may hold (prompts x models x locations) */

@@ -34,8 +34,9 @@ export function decideUpdateWebsite(s: OrganizationState, websiteId: string, cmd
   return { events, result: next };
 }
 
-export function updateWebsite(ctx: CommandContext, websiteId: string, input: UpdateWebsite) {
-  return handle({ ...ctx, websiteId }, organizationStream(ctx.organizationId), Organization, (s) => decideUpdateWebsite(s, websiteId, input));
+export function updateWebsite(ctx: CommandContext, input: UpdateWebsite & { website_id: string }) {
+  const { website_id: websiteId, ...change } = input;
+  return handle({ ...ctx, websiteId }, organizationStream(ctx.organizationId), Organization, (s) => decideUpdateWebsite(s, websiteId, change));
 }
 
 export function decideDeleteWebsite(s: OrganizationState, websiteId: string): Decision<{ success: true }> | DomainError {
@@ -44,6 +45,7 @@ export function decideDeleteWebsite(s: OrganizationState, websiteId: string): De
   return { events: [{ type: 'WebsiteStatusChanged', data: { website_id: websiteId, status: 'deleted' } }], result: { success: true } };
 }
 
-export function deleteWebsite(ctx: CommandContext, websiteId: string) {
+export function deleteWebsite(ctx: CommandContext, input: { website_id: string }) {
+  const websiteId = input.website_id;
   return handle({ ...ctx, websiteId }, organizationStream(ctx.organizationId), Organization, (s) => decideDeleteWebsite(s, websiteId));
 }

@@ -2,8 +2,7 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 import { inScope } from '../access';
 import { text, Uuid } from '../../src/domain/schemas';
-import type { Principal } from '../../src/http/auth';
-import { SYSTEM_ROLE_IDS } from '../../src/domain/principal';
+import { SYSTEM_ROLE_IDS, type Principal } from '../../src/domain/principal';
 
 export const ActivityFilters = z.object({
   website_id: Uuid.optional().describe("Only this website's changes; omitted = every change the key may see"),
@@ -23,22 +22,27 @@ export const ActivityFilters = z.object({
 });
 export type ActivityFilters = z.infer<typeof ActivityFilters>;
 
-export interface ActivityEntry {
-  id: string;
-  website_id: string | null;
-  entity_type: string;
-  change_type: string;
-  entity_ids: string[] | null;
-  via_api_key: boolean;
-  actor: { user: { id: string; email: string } | null };
-  created_at: string;
-}
+/** One entry of the activity feed (rm_activity) as the API answers it. */
+export const ActivityEntry = z.object({
+  id: z.string(),
+  website_id: z.string().nullable(),
+  entity_type: z.string(),
+  change_type: z.string(),
+  entity_ids: z.array(z.string()).nullable(),
+  via_api_key: z.boolean(),
+  actor: z.object({ user: z.object({ id: z.string(), email: z.string() }).nullable() }),
+  created_at: z.string(),
+});
+export type ActivityEntry = z.infer<typeof ActivityEntry>;
+
+export const ActivityPage = z.object({ data: z.array(ActivityEntry), page_num: z.number(), page_size: z.number(), has_more: z.boolean() });
+export type ActivityPage = z.infer<typeof ActivityPage>;
 
 /**
  * The organization's changes, newest first by default. A scoped key sees its websites' entries only; a person
  * outside the key's websites is shown as null.
  */
-export async function getActivity(db: Knex, p: Principal, f: ActivityFilters) {
+export async function getActivity(db: Knex, p: Principal, f: ActivityFilters): Promise<ActivityPage> {
   // the person: an organization's owner (rm_users) or anyone its team has (rm_team_users), with what they reach
   const q = db('rm_activity as a')
     .leftJoin('rm_users as u', 'u.id', 'a.actor_user_id')

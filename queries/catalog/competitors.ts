@@ -1,12 +1,8 @@
 import type { Knex } from 'knex';
 
-export interface Competitor {
-  id: string;
-  name: string;
-  url: string;
-  normalized_url: string;
-  identifiers: string[];
-}
+import type { Competitor } from './views';
+
+export type { Competitor } from './views';
 
 const columns = ['id', 'name', 'url', 'normalized_url', 'identifiers'] as const;
 

@@ -1,14 +1,8 @@
 import type { Knex } from 'knex';
 
-export interface Prompt {
-  id: string;
-  text: string;
-  topic_id: string | null;
-  type: 'branded' | 'non_branded';
-  status: 'active' | 'paused';
-  tags: string[];
-  created_at: string;
-}
+import type { Prompt } from './views';
+
+export type { Prompt } from './views';
 
 const view = (r: Prompt & { created_at: Date | string }): Prompt => ({
   id: r.id,

@@ -1,10 +1,8 @@
 import type { Knex } from 'knex';
 
-export interface SavedView {
-  id: string;
-  name: string;
-  filters: Record<string, unknown>;
-}
+import type { SavedView } from './views';
+
+export type { SavedView } from './views';
 
 const columns = ['id', 'name', 'filters'] as const;
 

@@ -1,16 +1,9 @@
 import type { Knex } from 'knex';
 import { MODEL_IDS } from '../../src/domain/models';
 
-export interface PromptSchedule {
-  id: string;
-  name: string;
-  models: string[];
-  starts_on: string | null;
-  ends_on: string | null;
-  frequency: 'daily' | 'weekly';
-  is_active: boolean;
-  archived: boolean;
-}
+import type { PromptSchedule } from './views';
+
+export type { PromptSchedule } from './views';
 
 /** The `default` selection: every run without a custom schedule, all history before schedules existed. */
 export const DEFAULT_SCHEDULE: PromptSchedule = Object.freeze({

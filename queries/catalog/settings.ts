@@ -2,25 +2,9 @@ import type { Knex } from 'knex';
 
 /** Personas, locations and attributes of a website: small lists, in creation order. */
 
-export interface Persona {
-  id: string;
-  name: string;
-  description: string | null;
-}
+import type { Attribute, Location, Persona } from './views';
 
-export interface Location {
-  id: string;
-  location: string;
-  country: string;
-  region: string | null;
-  city: string | null;
-}
-
-export interface Attribute {
-  id: string;
-  name: string;
-  description: string | null;
-}
+export type { Attribute, Location, Persona } from './views';
 
 export const listPersonas = (db: Knex, websiteId: string): Promise<Persona[]> =>
   db('rm_personas').where('website_id', websiteId).orderBy('seq').select('id', 'name', 'description');

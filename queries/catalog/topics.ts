@@ -1,10 +1,8 @@
 import type { Knex } from 'knex';
 
-export interface Topic {
-  id: string;
-  name: string;
-  prompt_count: number;
-}
+import type { ListedTopic as Topic, Topic as TopicView } from './views';
+
+export type { ListedTopic as Topic } from './views';
 
 /** A website's topics (soft-deleted ones left out) with how many live prompts each holds. */
 export async function listTopics(db: Knex, websiteId: string): Promise<Topic[]> {
@@ -17,4 +15,9 @@ export async function listTopics(db: Knex, websiteId: string): Promise<Topic[]> 
     )
     .orderBy('t.seq');
   return rows.map((r: Topic) => ({ id: r.id, name: r.name, prompt_count: Number(r.prompt_count) }));
+}
+
+/** A live topic of the website (soft-deleted ones are undefined). */
+export async function getTopic(db: Knex, websiteId: string, id: string): Promise<TopicView | undefined> {
+  return db('rm_topics').where({ website_id: websiteId, id }).whereNull('deleted_at').first('id', 'name');
 }

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { DomainErrorException, invalid } from '../../src/domain/errors';
 import { MODEL_COUNT } from '../../src/domain/models';
 import type { Selection } from '../filters';
+import type { ObservationPage } from './views';
 
 export type ObservationSort = 'intensity' | 'recent';
 
@@ -18,29 +19,7 @@ export interface ObservationRequest {
   page_size: number;
 }
 
-/** The spec's attribute observation object. */
-export interface Observation {
-  observation_id: string;
-  response_id: string;
-  entity_id: string;
-  entity_name: string;
-  is_website: boolean;
-  attribute_id: string;
-  attribute_name: string;
-  positive: boolean;
-  score: number | null;
-  text_span: string;
-  model: string;
-  /** the answer's time, UTC, whole seconds: 2026-03-02T08:30:15Z */
-  created_at: string;
-}
-
-export interface ObservationPage {
-  data: Observation[];
-  page_num: number;
-  page_size: number;
-  has_more: boolean;
-}
+export type { Observation, ObservationPage } from './views';
 
 /** The entities and attributes observations of a website can be about, with the names answers show. */
 export interface ObservationTargets {

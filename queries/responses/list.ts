@@ -3,6 +3,7 @@ import { analyzeAnswer, type EntityInput } from '../../src/analysis/answer';
 import { compiledEntities } from '../../src/analysis/entity-cache';
 import { scheduleValue } from '../../src/domain/filters';
 import type { Selection } from '../filters';
+import type { AnswerPage, DateRange } from './views';
 import { siteEntitiesOf } from '../../projections/site-entities';
 
 export interface TrackedEntity extends EntityInput {
@@ -44,14 +45,14 @@ interface Row {
   run_at: Date;
   text: string;
   citations: string[];
-  products: unknown[];
+  products: Record<string, unknown>[];
 }
 
 /**
  * A page of answers, newest first, each with what analysis finds in it with the website's current entities: whether
  * it mentions and cites the brand and at which position, the competitors it mentions, and its sources.
  */
-export async function listResponses(db: Knex, s: Selection, page: Page) {
+export async function listResponses(db: Knex, s: Selection, page: Page): Promise<AnswerPage> {
   const rows: Row[] = await selectAnswers(db, s)
     .leftJoin('rm_prompts as p', 'p.id', 'r.prompt_id')
     .orderBy([
@@ -130,7 +131,7 @@ export async function importedExternalIds(db: Knex, websiteId: string, ids: stri
 }
 
 /** The first and last UTC day with answers for a schedule selection; nulls when there are none. */
-export async function dateRange(db: Knex, websiteId: string, scheduleId: string | null) {
+export async function dateRange(db: Knex, websiteId: string, scheduleId: string | null): Promise<DateRange> {
   const r = await db('rm_fact_chunks')
     .where('website_id', websiteId)
     .whereRaw('? = any(schedule_keys)', [scheduleValue(scheduleId)])

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import { scheduleValue } from '../../src/domain/filters';
+import type { Run, RunDetail, RunPage, RunStatus } from './views';
 
-export type RunStatus = 'running' | 'completed' | 'completed_with_failures' | 'failed';
+export type { RunStatus } from './views';
 
 interface RunRow {
   id: string;
@@ -23,7 +24,7 @@ export function runStatus(r: Pick<RunRow, 'total' | 'recorded' | 'failed'>): Run
   return r.recorded === 0 ? 'failed' : 'completed_with_failures';
 }
 
-const view = (r: RunRow) => ({
+const view = (r: RunRow): Run => ({
   run_id: r.id,
   website_id: r.website_id,
   schedule: scheduleValue(r.schedule_id),
@@ -38,12 +39,12 @@ const view = (r: RunRow) => ({
   started_at: new Date(r.started_at).toISOString(),
   finished_at: r.finished_at ? new Date(r.finished_at).toISOString() : null,
 });
-export type RunView = ReturnType<typeof view>;
+export type RunView = Run;
 
 const COLUMNS = ['id', 'website_id', 'schedule_id', 'trigger', 'day', 'models', 'total', 'recorded', 'failed', 'started_at', 'finished_at'];
 
 /** A run of the website with its failed units (why each failed); undefined when the website has no such run. */
-export async function getRun(db: Knex, websiteId: string, runId: string) {
+export async function getRun(db: Knex, websiteId: string, runId: string): Promise<RunDetail | undefined> {
   const r: RunRow | undefined = await db('rm_runs').where({ website_id: websiteId, id: runId }).first(COLUMNS);
   if (!r) return undefined;
   const failures = await db('rm_run_units')
@@ -55,7 +56,7 @@ export async function getRun(db: Knex, websiteId: string, runId: string) {
 }
 
 /** The website's runs, newest first. */
-export async function listRuns(db: Knex, websiteId: string, page: { page_num: number; page_size: number }) {
+export async function listRuns(db: Knex, websiteId: string, page: { page_num: number; page_size: number }): Promise<RunPage> {
   const rows: RunRow[] = await db('rm_runs')
     .where('website_id', websiteId)
     .orderBy('seq', 'desc')

@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
-import type { Principal } from '../../src/http/auth';
+import type { Principal } from '../../src/domain/principal';
+import type { ApiKeyView } from './views';
 
-export async function listApiKeys(db: Knex, p: Principal) {
+/** The organization's keys, oldest first. */
+export async function listApiKeys(db: Knex, p: Principal): Promise<ApiKeyView[]> {
   const rows = await db('rm_api_keys').where('organization_id', p.organizationId).orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return rows.map((k) => ({
     id: k.id,

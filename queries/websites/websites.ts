@@ -1,17 +1,10 @@
 import type { Knex } from 'knex';
 import { DomainErrorException, notFound } from '../../src/domain/errors';
-import type { Principal } from '../../src/http/auth';
+import type { Principal } from '../../src/domain/principal';
 import type { WebsiteRow } from '../access';
+import type { WebsiteView } from './views';
 
-export interface WebsiteView {
-  id: string;
-  name: string;
-  url: string;
-  normalized_url: string;
-  status: 'active' | 'paused' | 'deleted';
-  external_id?: string | null;
-  created_at: string;
-}
+export { WebsiteView } from './views';
 
 /** external_id appears only in answers to partner keys. */
 export function websiteView(w: Pick<WebsiteRow, 'id' | 'name' | 'url' | 'normalized_url' | 'status' | 'external_id' | 'created_at'>, p: Principal): WebsiteView {
@@ -34,11 +27,10 @@ export async function listWebsites(db: Knex, p: Principal): Promise<WebsiteView[
   return ((await q) as WebsiteRow[]).map((w) => websiteView(w, p));
 }
 
-/** One website as the key sees it (after a write that just created or changed it). */
-export async function websiteViewById(db: Knex, p: Principal, websiteId: string): Promise<WebsiteView> {
+/** One website of the organization as the key sees it (after a write that just created or changed it). */
+export async function findWebsiteView(db: Knex, p: Principal, websiteId: string): Promise<WebsiteView | undefined> {
   const w = (await db('rm_websites').where({ id: websiteId, organization_id: p.organizationId }).first()) as WebsiteRow | undefined;
-  if (!w) throw new DomainErrorException(notFound('Website not found'));
-  return websiteView(w, p);
+  return w && websiteView(w, p);
 }
 
 export async function websiteByExternalId(db: Knex, p: Principal, externalId: string): Promise<WebsiteView> {

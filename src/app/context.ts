@@ -1,8 +1,13 @@
 import type { Knex } from 'knex';
-import type { CommandContext } from '../../commands/handle';
+import type { CommandContext, Handled } from '../../commands/handle';
+import type { ReadModelName } from '../../projections';
 import { requireWebsite, type WebsiteRow } from '../../queries/access';
+import { isDeadLettered } from '../../queries/health/dead-letters';
+import { type DomainError, isDomainError } from '../domain/errors';
 import { authorize, type Need, type Principal } from '../domain/principal';
 import type { Actor } from '../domain/events';
+import type { KeyAuthenticator } from './auth';
+import { fromDomainError, HttpError } from './errors';
 import type { RateLimiter } from '../limits/rate';
 import type { Outbound } from '../net/safe-fetch';
 import type { Runtime } from '../runtime';
@@ -15,6 +20,8 @@ export interface AppDeps {
   rt: Runtime;
   limiter: RateLimiter;
   outbound: Outbound;
+  /** the API keys' authenticator: revoking a key evicts it here at once */
+  auth: KeyAuthenticator;
 }
 
 /** Who calls an operation, and with what. A route's context and a tool's context are both Callers. */
@@ -42,4 +49,57 @@ export async function websiteFor(c: Caller, websiteId: string, need: Need, allow
   const w = await requireWebsite(dbOf(c), c.principal, websiteId, allow);
   authorize(c.principal, need, w.id);
   return w;
+}
+
+/** Unwraps a command result: a domain error becomes its HTTP error. */
+export function orFail<T>(r: T | DomainError): T {
+  if (isDomainError(r)) throw fromDomainError(r);
+  return r;
+}
+
+/** The read models a write's caller reads next: its answer, and what a client reads after it. */
+export type Reads = readonly ReadModelName[];
+
+/**
+ * Runs a command and waits (bounded) until the read models its caller reads next have it, so the caller reads its
+ * write next; the others (the activity feed, a website's re-derived metrics) catch up on their own.
+ */
+export async function settled<R>(deps: AppDeps, run: Promise<Handled<R> | DomainError>, reads: Reads): Promise<R> {
+  const h = orFail(await run);
+  await deps.rt.waitForReadModels(h.position, reads);
+  return h.result;
+}
+
+/** How much longer a write's answer waits for a read model that lags past the usual bound, before giving up. */
+const READ_BACK_MS = 20_000;
+
+/**
+ * A write answered with its row as the read model has it (commands return ids, never views): runs the command, waits
+ * for `reads` (bounded), then reads the row. A read model lagging past the bound is waited for once more; still
+ * without the row, the answer is 503 (the write is recorded: read it again shortly).
+ */
+export async function writeThenRead<R, T>(
+  c: Caller,
+  run: Promise<Handled<R> | DomainError>,
+  reads: Reads,
+  read: (result: R) => Promise<T | undefined>,
+): Promise<T> {
+  const h = orFail(await run);
+  await c.deps.rt.waitForReadModels(h.position, reads);
+  const row = await read(h.result);
+  if (row !== undefined) return row;
+  await c.deps.rt.waitForReadModels(h.position, reads, READ_BACK_MS);
+  const again = await read(h.result);
+  if (again !== undefined) return again;
+  throw new HttpError(503, 'The change is recorded but cannot be read yet: read it again shortly');
+}
+
+/**
+ * A read's answer, flagged `stale: true` when a read model it reads has set the website aside (an event it could not
+ * apply: the website's later data waits behind it, see /readyz). REST adds the `x-aivis-stale: 1` header (mount). The
+ * check runs beside the read.
+ */
+export async function flagStale<T extends object>(c: Caller, websiteId: string, reads: Reads, read: Promise<T>): Promise<T | (T & { stale: true })> {
+  const [body, stale] = await Promise.all([read, isDeadLettered(dbOf(c), websiteId, reads)]);
+  return stale ? { ...body, stale: true as const } : body;
 }

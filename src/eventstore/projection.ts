@@ -54,6 +54,24 @@ export function dispatch<C>(handlers: EventHandlers<C>, e: TypedEvent, c: C): Pr
   return h?.(e, c);
 }
 
+/**
+ * A projection that hands each event of a batch to its type's handler, in order, in the batch's transaction (events
+ * `accept` refuses are skipped); its `handles` list is the map's types.
+ */
+export function handlerProjection(
+  def: Omit<Projection, 'handles' | 'apply'>,
+  handlers: EventHandlers<Knex.Transaction>,
+  accept: (e: TypedEvent) => boolean = () => true,
+): Projection {
+  return {
+    ...def,
+    handles: handledTypes(handlers),
+    async apply(trx, events) {
+      for (const e of events) if (accept(e)) await dispatch(handlers, e, trx);
+    },
+  };
+}
+
 type CopyValue = string | boolean | null;
 const COPY_SPECIAL = /[\\\t\n\r]/;
 const COPY_SPECIAL_ALL = /[\\\t\n\r]/g;

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { decodeUtf8, jsonDeeperThan, NOT_PERCENT_UTF8, NOT_UTF8, percentDecode, TOO_DEEP } from '../domain/raw-input';
 import type { Runtime } from '../runtime';
@@ -25,6 +26,24 @@ import { registerMcp } from '../mcp/server';
 
 /** Every REST route; an area adds its list here. */
 export const restRoutes: RouteDef<any, any, any>[] = [...websiteRoutes, ...apiKeyRoutes, ...activityRoutes, ...aiAccessRoutes, ...catalogRoutes, ...catalogSettingsRoutes, ...responseRoutes, ...metricsRoutes, ...observationsRoutes, ...shoppingRoutes, ...teamRoutes];
+
+const openapiRoute = route({
+  method: 'GET',
+  url: '/api/v1/openapi.json',
+  summary: 'This document',
+  tag: 'meta',
+  responses: { 200: z.looseObject({ openapi: z.literal('3.1.0'), paths: z.record(z.string(), z.unknown()) }) },
+  async handler(): Promise<unknown> {
+    return openApiDocument();
+  },
+});
+
+let document: ReturnType<typeof buildOpenApi> | undefined;
+/** Built once; buildApp builds it first, so a schema the generator cannot describe stops the start. */
+const openApiDocument = () => (document ??= buildOpenApi(allRoutes));
+
+/** Every route mounted through mount(): the REST routes and the OpenAPI document. */
+export const allRoutes: RouteDef<any, any, any>[] = [...restRoutes, openapiRoute];
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -150,16 +169,7 @@ export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<A
   });
 
   registerHealth(app, rt);
-  const openapiRoute = route({
-    method: 'GET',
-    url: '/api/v1/openapi.json',
-    summary: 'This document',
-    tag: 'meta',
-    async handler(): Promise<unknown> {
-      return buildOpenApi(allRoutes);
-    },
-  });
-  const allRoutes: RouteDef<any, any, any>[] = [...restRoutes, openapiRoute];
+  openApiDocument();
   mount(app, deps, allRoutes);
   await registerMcp(app, deps);
   return {

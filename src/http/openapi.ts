@@ -1,13 +1,18 @@
 import { z } from 'zod';
 import type { RouteDef } from './route';
 
-const toSchema = (s: z.ZodType) => {
+/**
+ * A zod schema as JSON Schema: what a request takes (`input`: before defaults and transforms) or what an answer holds
+ * (`output`). A schema that cannot be converted stops the document with the route and the place named, rather than
+ * being described as anything.
+ */
+function toSchema(s: z.ZodType, io: 'input' | 'output', where: string) {
   try {
-    return z.toJSONSchema(s, { io: 'input', unrepresentable: 'any' });
-  } catch {
-    return {};
+    return z.toJSONSchema(s, { io, unrepresentable: 'throw' });
+  } catch (err) {
+    throw new Error(`OpenAPI: ${where} cannot be described as JSON Schema: ${(err as Error).message}`);
   }
-};
+}
 
 /** The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with. */
 export function buildOpenApi(defs: readonly RouteDef<any, any, any>[], extra: { paths?: Record<string, unknown> } = {}) {
@@ -17,7 +22,7 @@ export function buildOpenApi(defs: readonly RouteDef<any, any, any>[], extra: { 
     const parameters: unknown[] = [];
     for (const [where, schema] of [['path', d.params], ['query', d.query]] as const) {
       if (!schema) continue;
-      const js = toSchema(schema) as { properties?: Record<string, unknown>; required?: string[] };
+      const js = toSchema(schema, 'input', `${d.method} ${d.url} ${where}`) as { properties?: Record<string, unknown>; required?: string[] };
       for (const [name, s] of Object.entries(js.properties ?? {}) as [string, { description?: string }][]) {
         // the field's .describe() is the parameter's description, where documentation tools look for it
         const described = s.description ? { description: s.description } : {};
@@ -26,7 +31,7 @@ export function buildOpenApi(defs: readonly RouteDef<any, any, any>[], extra: { 
     }
     const responses: Record<string, unknown> = {};
     for (const [status, schema] of Object.entries(d.responses ?? {})) {
-      responses[status] = { description: 'OK', content: { 'application/json': { schema: toSchema(schema) } } };
+      responses[status] = { description: 'OK', content: { 'application/json': { schema: toSchema(schema, 'output', `${d.method} ${d.url} response ${status}`) } } };
     }
     if (!responses[String(d.status ?? 200)]) responses[String(d.status ?? 200)] = { description: 'OK' };
     for (const [status, description] of [
@@ -43,7 +48,7 @@ export function buildOpenApi(defs: readonly RouteDef<any, any, any>[], extra: { 
       tags: d.extension ? [d.tag, 'extension'] : [d.tag],
       ...(d.public ? { security: [] } : {}),
       parameters,
-      ...(d.body ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(d.body) } } } } : {}),
+      ...(d.body ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(d.body, 'input', `${d.method} ${d.url} body`) } } } } : {}),
       responses,
     };
   }

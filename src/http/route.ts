@@ -1,25 +1,25 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { CommandContext, Handled } from '../../commands/handle';
-import { type DomainError, isDomainError } from '../domain/errors';
+import type { CommandContext } from '../../commands/handle';
 import { decodeUtf8, NOT_UTF8 } from '../domain/raw-input';
+import type { Principal } from '../domain/principal';
 import type { Outbound } from '../net/safe-fetch';
+import { keyFromHeaders, spendOrganizationBudget } from '../app/auth';
+import { type AppDeps, commandContextOf } from '../app/context';
+import { badRequest, issueMessage, sendProblem, unauthorized } from '../app/errors';
+import { toProblem } from '../app/problem';
 
 export type { Outbound };
-import type { ReadModelName } from '../../projections';
-import { type KeyAuthenticator, keyFromHeaders, type Principal } from './auth';
-import { type AppDeps, commandContextOf } from '../app/context';
-import { toProblem, tooManyRequests } from '../app/problem';
-import { badRequest, fromDomainError, issueMessage, sendProblem, unauthorized } from './errors';
+export { orFail, type Reads, settled } from '../app/context';
+export { spendOrganizationBudget };
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 type Schema = z.ZodType | undefined;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 
-export interface HttpDeps extends AppDeps {
-  auth: KeyAuthenticator;
-}
+/** What the HTTP layer runs with: the application's dependencies. */
+export type HttpDeps = AppDeps;
 
 export interface RouteContext<B extends Schema, Q extends Schema, P extends Schema> {
   req: FastifyRequest;
@@ -82,44 +82,8 @@ export function headerInput<S extends z.ZodType>(headers: Record<string, string 
   return r.data;
 }
 
-/** Unwraps a command result: a domain error becomes its HTTP error. */
-export function orFail<T>(r: T | DomainError): T {
-  if (isDomainError(r)) throw fromDomainError(r);
-  return r;
-}
-
-/**
- * Spends one request of the organization's general budget (REST and MCP share it). Sets the x-rate-limit-* headers
- * through `setHeader` (also on a 429) and throws 429 with Retry-After when the budget is gone.
- */
-export async function spendOrganizationBudget(deps: HttpDeps, principal: Principal, setHeader: (name: string, value: string) => void) {
-  const rate = await deps.limiter.hit(`org:${principal.organizationId}`, deps.rt.config.rateLimitPerMin, 60);
-  setHeader('x-rate-limit-limit', String(rate.limit));
-  setHeader('x-rate-limit-remaining', String(rate.remaining));
-  setHeader('x-rate-limit-reset', String(rate.resetAt));
-  if (!rate.allowed) throw tooManyRequests(rate.retryAfterSeconds);
-}
-
-/** Context for commands a key issues (REST and MCP alike). */
-export function commandContextFor(deps: HttpDeps, principal: Principal, websiteId?: string | null): CommandContext {
-  return commandContextOf({ deps, principal }, websiteId);
-}
-
 /** The response header that says a read's data is behind: set when the answer carries `stale: true`. */
 export const STALE_HEADER = 'x-aivis-stale';
-
-/** The read models a write's caller reads next: its answer, and what a client reads after it. */
-export type Reads = readonly ReadModelName[];
-
-/**
- * Runs a command and waits (bounded) until the read models its caller reads next have it, so the caller reads its
- * write next; the others (the activity feed, a website's re-derived metrics) catch up on their own.
- */
-export async function settled<R>(deps: AppDeps, run: Promise<Handled<R> | DomainError>, reads: Reads): Promise<R> {
-  const h = orFail(await run);
-  await deps.rt.waitForReadModels(h.position, reads);
-  return h.result;
-}
 
 /** Authenticates, applies the organization's general budget (with its headers), validates, runs the handler. */
 export function mount(app: FastifyInstance, deps: HttpDeps, defs: RouteDef<any, any, any>[]) {
@@ -145,7 +109,7 @@ export function mount(app: FastifyInstance, deps: HttpDeps, defs: RouteDef<any, 
             params,
             principal,
             deps,
-            command: (websiteId) => commandContextFor(deps, principal, websiteId),
+            command: (websiteId) => commandContextOf({ deps, principal }, websiteId),
           };
           const out = await def.handler(ctx);
           if (out !== null && typeof out === 'object' && (out as { stale?: unknown }).stale === true) reply.header(STALE_HEADER, '1');

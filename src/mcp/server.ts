@@ -4,10 +4,11 @@ import type { Knex } from 'knex';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { keyFromHeaders, type Principal } from '../http/auth';
+import { keyFromHeaders, spendOrganizationBudget } from '../app/auth';
+import type { AppDeps } from '../app/context';
+import { sendError, sendProblem } from '../app/errors';
 import { ProblemError, toProblem, tooManyRequests, unauthorized } from '../app/problem';
-import { sendError, sendProblem } from '../http/errors';
-import { type HttpDeps, spendOrganizationBudget } from '../http/route';
+import type { Principal } from '../domain/principal';
 import { listing, runTool, type ToolContext, type ToolDef } from './tool';
 import { allTools } from './tools';
 
@@ -46,7 +47,7 @@ async function clientSalt(db: Knex): Promise<string> {
  * The MCP tool server on the app: Streamable HTTP, stateless (a fresh server and transport per POST, JSON answers),
  * API keys as x-api-key or Bearer; without a key only public tools, under the anonymous limits.
  */
-export async function registerMcp(app: FastifyInstance, deps: HttpDeps, tools: ToolDef[] = allTools): Promise<void> {
+export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: ToolDef[] = allTools): Promise<void> {
   const names = new Set<string>();
   for (const t of tools) {
     if (names.has(t.name)) throw new Error(`MCP tool ${t.name} is defined twice`);

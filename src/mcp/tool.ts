@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { CallToolResult, Tool as ToolListing } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from '../http/auth';
+import type { AppDeps } from '../app/context';
 import { issueMessage, toProblem, unauthorized } from '../app/problem';
-import type { HttpDeps } from '../http/route';
+import type { Principal } from '../domain/principal';
 
 type InputSchema = z.ZodObject<z.ZodRawShape>;
 
@@ -10,7 +10,7 @@ type InputSchema = z.ZodObject<z.ZodRawShape>;
 export interface ToolContext<P extends Principal | null = Principal | null> {
   /** null for an anonymous caller (public tools only) */
   principal: P;
-  deps: HttpDeps;
+  deps: AppDeps;
   /** HMAC of the client address: the key of per-address budgets */
   clientHash: string;
 }
@@ -22,7 +22,7 @@ interface ToolBase<S extends InputSchema> {
   /** the same zod schema REST uses wherever one exists; every property carries a `.describe()` */
   input: S;
   /** what the tool answers: the read model's view schema (the REST route's response schema) */
-  output?: z.ZodObject<z.ZodRawShape>;
+  output?: z.ZodType<object>;
   /** a short human-readable name, shown by clients instead of `name` */
   title: string;
   /** MCP hints for assistants, stated on every tool (the protocol's defaults assume the worst) */
@@ -61,13 +61,17 @@ export function tool(def: PublicToolDef<InputSchema> | PrivateToolDef<InputSchem
   return { ...def, public: def.public === true } as ToolDef;
 }
 
+/** What a failed call's structured content holds: REST's message and status, and REST's extra fields. */
+const ToolError = z.looseObject({ error: z.string(), status: z.number().int() });
+
 /** The tools/list entry: JSON Schema of what the tool accepts. */
 export function listing(t: ToolDef): ToolListing {
   const { $schema: _ignored, ...schema } = z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   const listed: ToolListing = { name: t.name, title: t.title, description: t.description, inputSchema: { ...schema, type: 'object' } as ToolListing['inputSchema'] };
   if (t.output) {
-    const { $schema: _o, ...out } = z.toJSONSchema(t.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
-    listed.outputSchema = { ...out, type: 'object' } as ToolListing['outputSchema'];
+    // a tool error carries structured content too ({error, status, ...}): clients validate it against this schema
+    const { $schema: _o, ...out } = z.toJSONSchema(z.union([t.output, ToolError]), { io: 'output', unrepresentable: 'throw' }) as Record<string, unknown>;
+    listed.outputSchema = { type: 'object', ...out } as ToolListing['outputSchema'];
   }
   listed.annotations = { title: t.title, ...t.annotations, openWorldHint: t.annotations.openWorldHint ?? false };
   return listed;
@@ -84,7 +88,7 @@ const failure = (message: string, status: number, extra: Record<string, unknown>
  * toProblem as REST (src/app/problem.ts): its text is the message REST gives, with the status; anything unexpected is
  * logged and reported as an internal error.
  */
-export async function runTool(t: ToolDef, ctx: ToolContext, args: unknown, log: HttpDeps['rt']['logger']): Promise<CallToolResult> {
+export async function runTool(t: ToolDef, ctx: ToolContext, args: unknown, log: AppDeps['rt']['logger']): Promise<CallToolResult> {
   try {
     if (!t.public && !ctx.principal) throw unauthorized();
     const input = args ?? {};

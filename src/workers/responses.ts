@@ -70,7 +70,7 @@ function markAnswered(ctx: CommandContext, websiteId: string, promptId: string):
   let marking = byPrompt.get(promptId);
   if (!marking) {
     if (byPrompt.size > 100_000) byPrompt.clear();
-    marking = markPromptAnswered(ctx, websiteId, promptId).then((r) => !isDomainError(r));
+    marking = markPromptAnswered(ctx, { website_id: websiteId, prompt_id: promptId }).then((r) => !isDomainError(r));
     byPrompt.set(promptId, marking);
     // a refusal (the prompt was hard-deleted) or an error is not remembered: the next unit asks the catalogue again
     marking.then((ok) => ok || byPrompt.delete(promptId), () => byPrompt.delete(promptId));

@@ -31,14 +31,14 @@ describe('delete and the first-answer marker race', () => {
     let hard = 0;
     let soft = 0;
     for (let round = 0; round < 60; round++) {
-      const p = await createPrompt(c, website, { website_id: website, text: `race ${round}` });
+      const p = await createPrompt(c, { website_id: website, text: `race ${round}` });
       if (isDomainError(p)) throw new Error(p.message);
       const id = p.result.id;
       // alternate who starts first so both interleavings are exercised
       const [del, mark] =
         round % 2 === 0
-          ? await Promise.all([deletePrompt(c, website, id), markPromptAnswered(c, website, id)])
-          : await Promise.all([markPromptAnswered(c, website, id), deletePrompt(c, website, id)]).then(([m, d]) => [d, m] as const);
+          ? await Promise.all([deletePrompt(c, { website_id: website, prompt_id: id }), markPromptAnswered(c, { website_id: website, prompt_id: id })])
+          : await Promise.all([markPromptAnswered(c, { website_id: website, prompt_id: id }), deletePrompt(c, { website_id: website, prompt_id: id })]).then(([m, d]) => [d, m] as const);
       if (isDomainError(del)) throw new Error(del.message);
       const state = (await fromLog(website)).prompts.get(id)!;
       if (isDomainError(mark)) {
@@ -61,7 +61,7 @@ describe('delete and the first-answer marker race', () => {
     const website = newId();
     for (const first of ['delete', 'mark'] as const) {
       const setup = ctx();
-      const p = await createPrompt(setup, website, { website_id: website, text: `forced ${first}` });
+      const p = await createPrompt(setup, { website_id: website, text: `forced ${first}` });
       if (isDomainError(p)) throw new Error(p.message);
       // both appends are held until both were decided, then released in a chosen order
       const held: { who: string; go: () => void }[] = [];
@@ -83,8 +83,8 @@ describe('delete and the first-answer marker race', () => {
           },
         },
       });
-      const del = deletePrompt(gated('delete'), website, p.result.id);
-      const mark = markPromptAnswered(gated('mark'), website, p.result.id);
+      const del = deletePrompt(gated('delete'), { website_id: website, prompt_id: p.result.id });
+      const mark = markPromptAnswered(gated('mark'), { website_id: website, prompt_id: p.result.id });
       await decided;
       const order = first === 'delete' ? ['delete', 'mark'] : ['mark', 'delete'];
       held.find((h) => h.who === order[0])!.go();
@@ -108,9 +108,9 @@ describe('delete and the first-answer marker race', () => {
   it('given a second marker after the first, then it appends nothing', async () => {
     const website = newId();
     const c = ctx();
-    const p = await createPrompt(c, website, { website_id: website, text: 'twice' });
+    const p = await createPrompt(c, { website_id: website, text: 'twice' });
     if (isDomainError(p)) throw new Error(p.message);
-    const results = await Promise.all(Array.from({ length: 5 }, () => markPromptAnswered(c, website, p.result.id)));
+    const results = await Promise.all(Array.from({ length: 5 }, () => markPromptAnswered(c, { website_id: website, prompt_id: p.result.id })));
     const firsts = results.filter((r) => !isDomainError(r) && r.result.first);
     expect(firsts).toHaveLength(1);
     const events = await db.store.readStream(catalogStream(website));
@@ -122,7 +122,7 @@ describe('many writers of one catalogue', () => {
   it('given 12 concurrent writes to one website, then all of them land, none is lost or doubled', async () => {
     const website = newId();
     const c = ctx();
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => createTopic(c, website, { website_id: website, name: `Topic ${i}` })));
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => createTopic(c, { website_id: website, name: `Topic ${i}` })));
     expect(results.every((r) => !isDomainError(r))).toBe(true);
     const state = await fromLog(website);
     expect([...state.topics.values()].map((t) => t.name).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `Topic ${i}`).sort());

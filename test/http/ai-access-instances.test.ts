@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../commands/organizations/create-organization';
-import { ORG_CHECKS_PER_MIN } from '../../queries/ai-access/check';
+import { ORG_CHECKS_PER_MIN } from '../../src/app/ai-access';
 import { loadConfig } from '../../src/config';
 import { openPostgres } from '../../src/db';
 import { isDomainError } from '../../src/domain/errors';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ORG_CHECKS_PER_MIN, orgLimitKey } from '../../queries/ai-access/check';
+import { ORG_CHECKS_PER_MIN, orgLimitKey } from '../../src/app/ai-access';
 import { ENGINE_IDS } from '../../src/analysis/ai-crawlers';
-import { AiAccessReport } from '../../src/http/routes/ai-access';
+import { AiAccessReport } from '../../src/app/ai-access';
 import { EXPECTED_KEYS, flags, withFlags } from '../support/ai-access';
 import { guardConnections } from '../support/net';
 import { call, startServer, type TestServer } from '../support/server';

@@ -252,7 +252,7 @@ describe('prompts', () => {
     const a = (await post('/api/v1/prompts', { website_id: site, text: 'no answers' })).body.prompt;
     const b = (await post('/api/v1/prompts', { website_id: site, text: 'answered' })).body.prompt;
     const ctx = { store: s.rt.store, organizationId: w.a.organization_id, actor: SYSTEM_ACTOR };
-    const m = await markPromptAnswered(ctx, site, b.id);
+    const m = await markPromptAnswered(ctx, { website_id: site, prompt_id: b.id });
     expect(isDomainError(m)).toBe(false);
 
     expect((await call(s, 'DELETE', `/api/v1/prompts/${a.id}`, { key: w.a.key, query: { website_id: site } })).body).toEqual({ success: true, soft_deleted: false });
@@ -300,7 +300,7 @@ describe('prompts', () => {
       const p = (await post('/api/v1/prompts', { website_id: site, text: `race ${round}` })).body.prompt;
       const [del, mark] = await Promise.all([
         call(s, 'DELETE', `/api/v1/prompts/${p.id}`, { key: w.a.key, query: { website_id: site } }),
-        markPromptAnswered(ctx, site, p.id),
+        markPromptAnswered(ctx, { website_id: site, prompt_id: p.id }),
       ]);
       expect(del.status).toBe(200);
       if (isDomainError(mark)) {

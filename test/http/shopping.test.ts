@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_IDS, SHOPPING_MODEL_IDS, isShoppingModelId } from '../../src/domain/models';
-import { SHOPPING_NOT_ENABLED } from '../../src/http/routes/shopping-ops';
+import { SHOPPING_NOT_ENABLED } from '../../src/app/shopping';
 import { call, caughtUp, type TestServer } from '../support/server';
 import { tenancyChecks, useWorld, type World } from '../support/tenancy';
 

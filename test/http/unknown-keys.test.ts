@@ -51,7 +51,7 @@ describe('unknown API keys', () => {
     for (const s of instances) expect((await call(s, 'GET', '/api/v1/websites', { key: k })).status).toBe(401);
     // the key's creation as POST /api/v1/api-keys makes it, with a secret chosen here so it could be sent before it existed
     const ctx = { store: a.rt.store, organizationId: org.organization_id, actor: { kind: 'api_key' as const, user_id: org.owner_user_id, api_key_id: null } };
-    const created = await createApiKey(ctx, { name: 'made after a refusal' }, false, k);
+    const created = await createApiKey(ctx, { name: 'made after a refusal', caller_partner: false }, k);
     expect('kind' in created).toBe(false);
     // each instance hears the creation's NOTIFY at its commit: allow the round trip, far less than the cache's time
     const t0 = Date.now();

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE_IDS } from '../../src/analysis/ai-crawlers';
 import { RateLimiter } from '../../src/limits/rate';
-import { ORG_CHECKS_PER_MIN, orgLimitKey, PUBLIC_SCANS_PER_MIN } from '../../queries/ai-access/check';
+import { ORG_CHECKS_PER_MIN, orgLimitKey, PUBLIC_SCANS_PER_MIN } from '../../src/app/ai-access';
 import { call, startServer, type TestServer } from '../support/server';
 import { apiKey, awayFromMinuteEdge, callTool, connect, FIXTURE_DOMAIN, fixtureSite, type FixtureSite } from './support';
 

@@ -110,7 +110,7 @@ describe('MCP catalogue tools', () => {
     const p1 = (await toolOk(a, 'create_prompt', { website_id: site, text: 'one', topic_id: topic.id })).prompt;
     const p2 = (await toolOk(a, 'create_prompt', { website_id: site, text: 'two', topic_id: topic.id, type: 'branded' })).prompt;
     const lone = (await toolOk(a, 'create_prompt', { website_id: site, text: 'lone' })).prompt;
-    await markPromptAnswered({ store: s.rt.store, organizationId: w.a.organization_id, actor: SYSTEM_ACTOR }, site, lone.id);
+    await markPromptAnswered({ store: s.rt.store, organizationId: w.a.organization_id, actor: SYSTEM_ACTOR }, { website_id: site, prompt_id: lone.id });
     expect(await toolOk(a, 'delete_prompt', { website_id: site, prompt_id: lone.id })).toEqual({ success: true, soft_deleted: true });
 
     expect(await toolOk(a, 'delete_topic', { website_id: site, topic_id: topic.id, delete_prompts: true })).toEqual({ success: true, name: 'Pricing', deleted_prompt_count: 2 });

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
 import { MODEL_IDS, SHOPPING_MODEL_IDS, isShoppingModelId } from '../../src/domain/models';
-import { SHOPPING_NOT_ENABLED } from '../../src/http/routes/shopping-ops';
+import { SHOPPING_NOT_ENABLED } from '../../src/app/shopping';
 import { call, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { apiKey, bearer, callTool, connect, useMcpWorld } from './support';

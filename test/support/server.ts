@@ -8,6 +8,7 @@ import type { ReadModelName } from '../../projections';
 import { createLogger, silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime } from '../../src/runtime';
 import { freshDatabase } from './db';
+import { checkDocumentedShape } from './documented';
 import { openPostgres } from '../../src/db';
 import type { Engines } from '../../src/engines/registry';
 import { OBSERVATION_WORKER } from '../../src/workers/observations';
@@ -117,6 +118,8 @@ export async function call<T = any>(s: { url: string }, method: string, path: st
   } catch {
     /* not JSON */
   }
+  // a documented shape cannot drift from what is sent: every 2xx body is checked against its route's response schema
+  checkDocumentedShape(method, u.pathname, res.status, parsed);
   return { status: res.status, body: parsed as T, headers: res.headers };
 }
 

@@ -1,5 +1,5 @@
-import { ActivityFilters, getActivity } from '../../../queries/activity/activity';
-import { requirePartner, requireWebsite } from '../../../queries/access';
+import { ActivityFilters, ActivityPage } from '../../../queries/activity/activity';
+import * as activity from '../../app/activity';
 import { route } from '../route';
 
 export const activityRoutes = [
@@ -9,10 +9,7 @@ export const activityRoutes = [
     summary: "The organization's changes, newest first by default (partner keys)",
     tag: 'activity',
     query: ActivityFilters.strict(),
-    async handler({ deps, principal, query }) {
-      if (query.website_id) await requireWebsite(deps.rt.database.db, principal, query.website_id, { paused: true, deleted: true });
-      requirePartner(principal);
-      return getActivity(deps.rt.database.db, principal, query);
-    },
+    responses: { 200: ActivityPage },
+    handler: (ctx) => activity.getActivity(ctx, ctx.query),
   }),
 ];

@@ -1,52 +1,8 @@
-import { z } from 'zod';
-import { checkDomain, ORG_CHECKS_PER_MIN, orgLimitKey, spend } from '../../../queries/ai-access/check';
-import { parseDomainInput } from '../../analysis/ai-access';
 import { ENGINE_IDS } from '../../analysis/ai-crawlers';
-import { badRequest } from '../errors';
-import { text } from '../../domain/schemas';
+import { AiAccessCheckBody, AiAccessReport, checkAiAccessFor, ORG_CHECKS_PER_MIN } from '../../app/ai-access';
 import { route } from '../route';
 
-export const AiAccessCheckBody = z
-  .object({ domain: text().describe('A public domain such as example.com (an http:// or https:// prefix is dropped); no path, credentials, port or IP address') })
-  .strict();
-
-const Flags = z.object({ conversational: z.boolean(), training: z.boolean() }).strict();
-const EngineFlags = z.object(Object.fromEntries(ENGINE_IDS.map((id) => [id, Flags])) as Record<(typeof ENGINE_IDS)[number], typeof Flags>).strict();
-
-/** One fetch: HTTP status (null when no answer), the CDN-related headers present, error code, duration, UTC time. */
-export const Fingerprint = z
-  .object({
-    url: z.string(),
-    status: z.number().int().nullable(),
-    headers: z.record(z.string(), z.string()),
-    error: z.string().nullable(),
-    duration_ms: z.number().int().nonnegative(),
-    checked_at: z.string(),
-  })
-  .strict();
-
-export const AiAccessReport = z
-  .object({
-    result: z
-      .object({
-        domain: z.string(),
-        status: z.enum(['accessible', 'partial', 'blocked']),
-        checkedAt: z.string(),
-        http: EngineFlags,
-        robots: EngineFlags,
-        hasSitemap: z.boolean(),
-      })
-      .strict(),
-    diagnostics: z
-      .object({
-        robotsCheck: Fingerprint,
-        /** `<engine>.<agent token>`, `<engine>.default` for a kind with no documented agent */
-        userAgentChecks: z.record(z.string(), Fingerprint),
-      })
-      .strict(),
-    log: z.string(),
-  })
-  .strict();
+export { AiAccessReport };
 
 export const aiAccessRoutes = [
   route({
@@ -65,12 +21,6 @@ export const aiAccessRoutes = [
     tag: 'ai-access',
     body: AiAccessCheckBody,
     responses: { 200: AiAccessReport },
-    async handler({ deps, principal, body }) {
-      // Validate before spending: a refused domain costs no budget and sends nothing.
-      const parsed = parseDomainInput(body.domain);
-      if ('error' in parsed) throw badRequest(parsed.error);
-      await spend(deps.limiter, orgLimitKey(principal.organizationId), ORG_CHECKS_PER_MIN);
-      return checkDomain(deps.outbound, parsed.domain);
-    },
+    handler: (ctx) => checkAiAccessFor(ctx, ctx.body),
   }),
 ];

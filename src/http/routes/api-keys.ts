@@ -1,11 +1,8 @@
 import { z } from 'zod';
-import { createApiKey, CreateApiKey, revokeApiKey } from '../../../commands/api-keys/api-keys';
-import { requireGlobal } from '../../../queries/access';
-import { listApiKeys } from '../../../queries/websites/api-keys';
-import { type Reads, route, settled, Uuid } from '../route';
-
-/** A new key authenticates, and a revoked one is refused, from the next request on: the keys' read model. */
-const READS: Reads = ['organizations'];
+import { CreateApiKey } from '../../../commands/api-keys/api-keys';
+import { ApiKeyView } from '../../../queries/websites/views';
+import * as keys from '../../app/keys';
+import { route, Uuid } from '../route';
 
 export const apiKeyRoutes = [
   route({
@@ -16,10 +13,8 @@ export const apiKeyRoutes = [
     extension: true,
     body: CreateApiKey,
     status: 201,
-    async handler(ctx) {
-      requireGlobal(ctx.principal);
-      return settled(ctx.deps, createApiKey(ctx.command(), ctx.body, ctx.principal.partner), READS);
-    },
+    responses: { 201: ApiKeyView.omit({ key_prefix: true, revoked: true }).extend({ key: z.string() }) },
+    handler: (ctx) => keys.createApiKey(ctx, ctx.body),
   }),
   route({
     method: 'GET',
@@ -27,10 +22,8 @@ export const apiKeyRoutes = [
     summary: "The organization's keys (never their secrets)",
     tag: 'api-keys',
     extension: true,
-    async handler({ deps, principal }) {
-      requireGlobal(principal);
-      return { data: await listApiKeys(deps.rt.database.db, principal) };
-    },
+    responses: { 200: z.object({ data: z.array(ApiKeyView) }) },
+    handler: (ctx) => keys.listApiKeys(ctx),
   }),
   route({
     method: 'DELETE',
@@ -39,11 +32,7 @@ export const apiKeyRoutes = [
     tag: 'api-keys',
     extension: true,
     params: z.object({ api_key_id: Uuid }),
-    async handler(ctx) {
-      requireGlobal(ctx.principal);
-      const result = await settled(ctx.deps, revokeApiKey(ctx.command(), ctx.params.api_key_id), READS);
-      ctx.deps.auth.evictKeyId(ctx.params.api_key_id);
-      return result;
-    },
+    responses: { 200: z.object({ success: z.literal(true) }) },
+    handler: (ctx) => keys.revokeApiKey(ctx, ctx.params.api_key_id),
   }),
 ];

@@ -9,22 +9,8 @@ import { UpdateSchedule } from '../../../commands/catalog/update-schedule';
 import { text } from '../../domain/schemas';
 import { route, Uuid } from '../route';
 import { WebsiteQuery } from './catalog';
-import { catalogOps } from './catalog-ops';
-
-const Persona = z.object({ id: z.string(), name: z.string(), description: z.string().nullable() });
-const Location = z.object({ id: z.string(), location: z.string(), country: z.string(), region: z.string().nullable(), city: z.string().nullable() });
-const Attribute = z.object({ id: z.string(), name: z.string(), description: z.string().nullable() });
-const Schedule = z.object({
-  id: z.string(),
-  name: z.string(),
-  models: z.array(z.string()),
-  starts_on: z.string().nullable(),
-  ends_on: z.string().nullable(),
-  frequency: z.enum(['daily', 'weekly']),
-  is_active: z.boolean(),
-  archived: z.boolean(),
-});
-const SavedView = z.object({ id: z.string(), name: z.string(), filters: z.record(z.string(), z.unknown()) });
+import { Answers } from '../../../queries/catalog/views';
+import * as catalog from '../../app/catalog';
 
 /** `default` is a selection, not a stored schedule: it cannot be edited. */
 const ScheduleParams = z.object({
@@ -43,8 +29,8 @@ export const catalogSettingsRoutes = [
     tag: 'personas',
     extension: true,
     query: WebsiteQuery,
-    responses: { 200: z.object({ data: z.array(Persona) }) },
-    handler: (ctx) => catalogOps.listPersonas(ctx, ctx.query.website_id),
+    responses: { 200: Answers.personas },
+    handler: (ctx) => catalog.listPersonas(ctx, ctx.query.website_id),
   }),
   route({
     method: 'POST',
@@ -54,8 +40,8 @@ export const catalogSettingsRoutes = [
     extension: true,
     body: CreatePersona,
     status: 201,
-    responses: { 201: z.object({ persona: Persona }) },
-    handler: (ctx) => catalogOps.createPersona(ctx, ctx.body),
+    responses: { 201: Answers.persona },
+    handler: (ctx) => catalog.createPersona(ctx, ctx.body),
   }),
 
   // locations
@@ -65,8 +51,8 @@ export const catalogSettingsRoutes = [
     summary: "The website's locations; their ids go in filters.location_ids",
     tag: 'locations',
     query: WebsiteQuery,
-    responses: { 200: z.object({ data: z.array(Location) }) },
-    handler: (ctx) => catalogOps.listLocations(ctx, ctx.query.website_id),
+    responses: { 200: Answers.locations },
+    handler: (ctx) => catalog.listLocations(ctx, ctx.query.website_id),
   }),
   route({
     method: 'POST',
@@ -76,8 +62,8 @@ export const catalogSettingsRoutes = [
     extension: true,
     body: CreateLocation,
     status: 201,
-    responses: { 201: Location },
-    handler: (ctx) => catalogOps.createLocation(ctx, ctx.body),
+    responses: { 201: Answers.location },
+    handler: (ctx) => catalog.createLocation(ctx, ctx.body),
   }),
 
   // attributes
@@ -87,8 +73,8 @@ export const catalogSettingsRoutes = [
     summary: "The website's attributes (traits to watch)",
     tag: 'attributes',
     query: WebsiteQuery,
-    responses: { 200: z.object({ data: z.array(Attribute) }) },
-    handler: (ctx) => catalogOps.listAttributes(ctx, ctx.query.website_id),
+    responses: { 200: Answers.attributes },
+    handler: (ctx) => catalog.listAttributes(ctx, ctx.query.website_id),
   }),
   route({
     method: 'POST',
@@ -98,8 +84,8 @@ export const catalogSettingsRoutes = [
     extension: true,
     body: CreateAttribute,
     status: 201,
-    responses: { 201: z.object({ attribute: Attribute }) },
-    handler: (ctx) => catalogOps.createAttribute(ctx, ctx.body),
+    responses: { 201: Answers.attribute },
+    handler: (ctx) => catalog.createAttribute(ctx, ctx.body),
   }),
 
   // prompt schedules
@@ -109,8 +95,8 @@ export const catalogSettingsRoutes = [
     summary: '`default` first, then the custom schedules (archived ones included)',
     tag: 'prompt-schedules',
     query: WebsiteQuery,
-    responses: { 200: z.object({ data: z.array(Schedule) }) },
-    handler: (ctx) => catalogOps.listSchedules(ctx, ctx.query.website_id),
+    responses: { 200: Answers.schedules },
+    handler: (ctx) => catalog.listSchedules(ctx, ctx.query.website_id),
   }),
   route({
     method: 'POST',
@@ -120,8 +106,8 @@ export const catalogSettingsRoutes = [
     extension: true,
     body: CreateSchedule,
     status: 201,
-    responses: { 201: z.object({ schedule: Schedule }) },
-    handler: (ctx) => catalogOps.createSchedule(ctx, ctx.body),
+    responses: { 201: Answers.schedule },
+    handler: (ctx) => catalog.createSchedule(ctx, ctx.body),
   }),
   route({
     method: 'PATCH',
@@ -131,8 +117,8 @@ export const catalogSettingsRoutes = [
     extension: true,
     params: ScheduleParams,
     body: UpdateSchedule,
-    responses: { 200: z.object({ schedule: Schedule }) },
-    handler: (ctx) => catalogOps.updateSchedule(ctx, ctx.params.schedule_id, ctx.body),
+    responses: { 200: Answers.schedule },
+    handler: (ctx) => catalog.updateSchedule(ctx, ctx.params.schedule_id, ctx.body),
   }),
 
   // saved views
@@ -142,8 +128,8 @@ export const catalogSettingsRoutes = [
     summary: "The website's saved views with their stored filters",
     tag: 'saved-views',
     query: WebsiteQuery,
-    responses: { 200: z.object({ data: z.array(SavedView) }) },
-    handler: (ctx) => catalogOps.listSavedViews(ctx, ctx.query.website_id),
+    responses: { 200: Answers.savedViews },
+    handler: (ctx) => catalog.listSavedViews(ctx, ctx.query.website_id),
   }),
   route({
     method: 'POST',
@@ -153,8 +139,8 @@ export const catalogSettingsRoutes = [
     extension: true,
     body: CreateSavedView,
     status: 201,
-    responses: { 201: z.object({ view: SavedView }) },
-    handler: (ctx) => catalogOps.createSavedView(ctx, ctx.body),
+    responses: { 201: Answers.savedView },
+    handler: (ctx) => catalog.createSavedView(ctx, ctx.body),
   }),
   route({
     method: 'PATCH',
@@ -164,7 +150,7 @@ export const catalogSettingsRoutes = [
     extension: true,
     params: z.object({ view_id: Uuid }),
     body: UpdateSavedView,
-    responses: { 200: z.object({ view: SavedView }) },
-    handler: (ctx) => catalogOps.updateSavedView(ctx, ctx.params.view_id, ctx.body),
+    responses: { 200: Answers.savedView },
+    handler: (ctx) => catalog.updateSavedView(ctx, ctx.params.view_id, ctx.body),
   }),
 ];

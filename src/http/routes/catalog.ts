@@ -7,7 +7,8 @@ import { UpdateCompetitor } from '../../../commands/catalog/update-competitor';
 import { UpdatePrompt } from '../../../commands/catalog/update-prompt';
 import { badRequest } from '../errors';
 import { route, Uuid } from '../route';
-import { catalogOps } from './catalog-ops';
+import { Answers } from '../../../queries/catalog/views';
+import * as catalog from '../../app/catalog';
 
 /** `?website_id=` of the website-scoped endpoints; missing gives 400 'website_id is required'. */
 export const WebsiteQuery = z.strictObject({ website_id: Uuid });
@@ -20,18 +21,6 @@ export function requireNoBody(req: FastifyRequest) {
   }
 }
 
-const Competitor = z.object({ id: z.string(), name: z.string(), url: z.string(), normalized_url: z.string(), identifiers: z.array(z.string()) });
-const Topic = z.object({ id: z.string(), name: z.string() });
-const Prompt = z.object({
-  id: z.string(),
-  text: z.string(),
-  topic_id: z.string().nullable(),
-  type: z.enum(['branded', 'non_branded']),
-  status: z.enum(['active', 'paused']),
-  tags: z.array(z.string()),
-  created_at: z.string(),
-});
-
 export const catalogRoutes = [
   // competitors
   route({
@@ -40,8 +29,8 @@ export const catalogRoutes = [
     summary: "The website's competitors",
     tag: 'competitors',
     query: WebsiteQuery,
-    responses: { 200: z.object({ competitors: z.array(Competitor) }) },
-    handler: (ctx) => catalogOps.listCompetitors(ctx, ctx.query.website_id),
+    responses: { 200: Answers.competitors },
+    handler: (ctx) => catalog.listCompetitors(ctx, ctx.query.website_id),
   }),
   route({
     method: 'POST',
@@ -51,8 +40,8 @@ export const catalogRoutes = [
     extension: true,
     body: AddCompetitor,
     status: 201,
-    responses: { 201: z.object({ competitor: Competitor }) },
-    handler: (ctx) => catalogOps.addCompetitor(ctx, ctx.body),
+    responses: { 201: Answers.competitor },
+    handler: (ctx) => catalog.addCompetitor(ctx, ctx.body),
   }),
   route({
     method: 'PATCH',
@@ -62,8 +51,8 @@ export const catalogRoutes = [
     extension: true,
     params: z.object({ competitor_id: Uuid }),
     body: UpdateCompetitor,
-    responses: { 200: z.object({ competitor: Competitor }) },
-    handler: (ctx) => catalogOps.updateCompetitor(ctx, ctx.params.competitor_id, ctx.body),
+    responses: { 200: Answers.competitor },
+    handler: (ctx) => catalog.updateCompetitor(ctx, ctx.params.competitor_id, ctx.body),
   }),
   route({
     method: 'DELETE',
@@ -73,10 +62,10 @@ export const catalogRoutes = [
     extension: true,
     params: z.object({ competitor_id: Uuid }),
     query: WebsiteQuery,
-    responses: { 200: z.object({ success: z.literal(true) }) },
+    responses: { 200: Answers.success },
     handler: (ctx) => {
       requireNoBody(ctx.req);
-      return catalogOps.removeCompetitor(ctx, ctx.query.website_id, ctx.params.competitor_id);
+      return catalog.removeCompetitor(ctx, ctx.query.website_id, ctx.params.competitor_id);
     },
   }),
 
@@ -88,8 +77,8 @@ export const catalogRoutes = [
     tag: 'topics',
     extension: true,
     query: WebsiteQuery,
-    responses: { 200: z.object({ data: z.array(Topic.extend({ prompt_count: z.number() })) }) },
-    handler: (ctx) => catalogOps.listTopics(ctx, ctx.query.website_id),
+    responses: { 200: Answers.topics },
+    handler: (ctx) => catalog.listTopics(ctx, ctx.query.website_id),
   }),
   route({
     method: 'POST',
@@ -99,8 +88,8 @@ export const catalogRoutes = [
     extension: true,
     body: CreateTopic,
     status: 201,
-    responses: { 201: z.object({ topic: Topic, restored: z.boolean() }) },
-    handler: (ctx) => catalogOps.createTopic(ctx, ctx.body),
+    responses: { 201: Answers.topicCreated },
+    handler: (ctx) => catalog.createTopic(ctx, ctx.body),
   }),
   route({
     method: 'DELETE',
@@ -112,10 +101,10 @@ export const catalogRoutes = [
       website_id: Uuid,
       delete_prompts: z.enum(['true', 'false'], { error: "must be 'true' or 'false'" }).default('false'),
     }),
-    responses: { 200: z.object({ success: z.literal(true), name: z.string(), deleted_prompt_count: z.number().int() }) },
+    responses: { 200: Answers.topicDeleted },
     handler: (ctx) => {
       requireNoBody(ctx.req);
-      return catalogOps.deleteTopic(ctx, ctx.query.website_id, ctx.params.topic_id, ctx.query.delete_prompts === 'true');
+      return catalog.deleteTopic(ctx, { website_id: ctx.query.website_id, topic_id: ctx.params.topic_id, delete_prompts: ctx.query.delete_prompts === 'true' });
     },
   }),
 
@@ -126,8 +115,8 @@ export const catalogRoutes = [
     summary: "The website's prompts, active and paused (soft-deleted ones left out)",
     tag: 'prompts',
     query: WebsiteQuery,
-    responses: { 200: z.object({ data: z.array(Prompt) }) },
-    handler: (ctx) => catalogOps.listPrompts(ctx, ctx.query.website_id),
+    responses: { 200: Answers.prompts },
+    handler: (ctx) => catalog.listPrompts(ctx, ctx.query.website_id),
   }),
   route({
     method: 'POST',
@@ -137,8 +126,8 @@ export const catalogRoutes = [
     extension: true,
     body: CreatePrompt,
     status: 201,
-    responses: { 201: z.object({ prompt: Prompt }) },
-    handler: (ctx) => catalogOps.createPrompt(ctx, ctx.body),
+    responses: { 201: Answers.prompt },
+    handler: (ctx) => catalog.createPrompt(ctx, ctx.body),
   }),
   route({
     method: 'PATCH',
@@ -148,8 +137,8 @@ export const catalogRoutes = [
     extension: true,
     params: z.object({ prompt_id: Uuid }),
     body: UpdatePrompt,
-    responses: { 200: z.object({ prompt: Prompt }) },
-    handler: (ctx) => catalogOps.updatePrompt(ctx, ctx.params.prompt_id, ctx.body),
+    responses: { 200: Answers.prompt },
+    handler: (ctx) => catalog.updatePrompt(ctx, ctx.params.prompt_id, ctx.body),
   }),
   route({
     method: 'DELETE',
@@ -158,10 +147,10 @@ export const catalogRoutes = [
     tag: 'prompts',
     params: z.object({ prompt_id: Uuid }),
     query: WebsiteQuery,
-    responses: { 200: z.object({ success: z.literal(true), soft_deleted: z.boolean() }) },
+    responses: { 200: Answers.promptDeleted },
     handler: (ctx) => {
       requireNoBody(ctx.req);
-      return catalogOps.deletePrompt(ctx, ctx.query.website_id, ctx.params.prompt_id);
+      return catalog.deletePrompt(ctx, ctx.query.website_id, ctx.params.prompt_id);
     },
   }),
 
@@ -172,7 +161,7 @@ export const catalogRoutes = [
     summary: 'The model catalogue: the identifiers every models filter accepts',
     tag: 'models',
     extension: true,
-    responses: { 200: z.object({ data: z.array(z.object({ id: z.string(), label: z.string(), shopping: z.boolean() })) }) },
-    handler: async () => catalogOps.listModels(),
+    responses: { 200: Answers.models },
+    handler: async () => catalog.listModels(),
   }),
 ];

@@ -1,22 +1,7 @@
-import { z } from 'zod';
 import type { RouteDef } from '../route';
 import { route } from '../route';
-import { ObservationsBody, observationOps } from './observations-ops';
-
-const Observation = z.object({
-  observation_id: z.string(),
-  response_id: z.string(),
-  entity_id: z.string(),
-  entity_name: z.string(),
-  is_website: z.boolean(),
-  attribute_id: z.string(),
-  attribute_name: z.string(),
-  positive: z.boolean(),
-  score: z.number().nullable(),
-  text_span: z.string(),
-  model: z.string(),
-  created_at: z.string(),
-});
+import { ObservationPage } from '../../../queries/observations/views';
+import { listObservations, ObservationsBody } from '../../app/observations';
 
 /** The observations area's REST routes. */
 export const observationsRoutes: RouteDef<any, any, any>[] = [
@@ -27,7 +12,7 @@ export const observationsRoutes: RouteDef<any, any, any>[] = [
       'Attribute observations (statements answers made about the brand or a competitor for one attribute), strongest wording first (sort intensity) or newest first (sort recent)',
     tag: 'observations',
     body: ObservationsBody,
-    responses: { 200: z.object({ data: z.array(Observation), page_num: z.number(), page_size: z.number(), has_more: z.boolean() }) },
-    handler: (ctx) => observationOps.listObservations(ctx, ctx.body),
+    responses: { 200: ObservationPage },
+    handler: (ctx) => listObservations(ctx, ctx.body),
   }),
 ];

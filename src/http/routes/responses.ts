@@ -5,7 +5,8 @@ import { PromptStatusFilter, PromptTypeFilter, ScheduleSelection, SharedFilters 
 import { PageNum, PageSize, Text } from '../../domain/schemas';
 import { route, Uuid } from '../route';
 import { WebsiteQuery } from './catalog';
-import { responseOps } from './responses-ops';
+import { AnswerPage, DateRange, ImportAnswer, RunDetail, RunPage, StartedRun } from '../../../queries/responses/views';
+import * as responses from '../../app/responses';
 
 /** A list in a query string: repeated (`models=a&models=b`) or comma-separated (`models=a,b`). */
 const csv = <T extends z.ZodType>(schema: T) =>
@@ -47,46 +48,6 @@ const ListBody = z.strictObject({
   page_size: PageSize(),
 });
 
-const Source = z.object({ url: z.string(), root_domain: z.string(), normalized_url: z.string(), suffix: z.string() });
-const Answer = z.object({
-  id: z.string(),
-  website_id: z.string(),
-  prompt_id: z.string(),
-  prompt: z.string().nullable(),
-  model: z.string(),
-  response: z.string(),
-  mentioned: z.boolean(),
-  cited: z.boolean(),
-  position: z.number().int().nullable(),
-  created_at: z.string(),
-  sources: z.array(Source),
-  competitors: z.array(z.object({ id: z.string(), name: z.string(), url: z.string().nullable(), position: z.number().int() })),
-  schedule: z.string(),
-  location_id: z.string().nullable(),
-  persona_id: z.string().nullable(),
-  run_id: z.string().nullable(),
-  external_id: z.string().nullable(),
-  citations: z.array(z.string()),
-  products: z.array(z.record(z.string(), z.unknown())),
-});
-const AnswerPage = z.object({ responses: z.array(Answer), page_num: z.number(), page_size: z.number(), has_more: z.boolean() });
-
-const Run = z.object({
-  run_id: z.string(),
-  website_id: z.string(),
-  schedule: z.string(),
-  trigger: z.string(),
-  day: z.string(),
-  models: z.array(z.string()),
-  status: z.enum(['running', 'completed', 'completed_with_failures', 'failed']),
-  total: z.number(),
-  recorded: z.number(),
-  failed: z.number(),
-  pending: z.number(),
-  started_at: z.string(),
-  finished_at: z.string().nullable(),
-});
-
 export const responseRoutes = [
   route({
     method: 'POST',
@@ -95,18 +56,8 @@ export const responseRoutes = [
     tag: 'responses',
     body: StartRun,
     status: 202,
-    responses: {
-      202: z.object({
-        run_id: z.string(),
-        status: z.literal('running'),
-        schedule: z.string(),
-        day: z.string(),
-        models: z.array(z.string()),
-        total: z.number(),
-        status_url: z.string(),
-      }),
-    },
-    handler: (ctx) => responseOps.startRun(ctx, ctx.body),
+    responses: { 202: StartedRun },
+    handler: (ctx) => responses.startRun(ctx, ctx.body),
   }),
   route({
     method: 'GET',
@@ -116,14 +67,8 @@ export const responseRoutes = [
     extension: true,
     params: z.object({ run_id: Uuid }),
     query: WebsiteQuery,
-    responses: {
-      200: Run.extend({
-        failures: z.array(
-          z.object({ request_id: z.string(), prompt_id: z.string(), model: z.string(), location_id: z.string().nullable(), error_kind: z.string(), error: z.string(), attempts: z.number().nullable() }),
-        ),
-      }),
-    },
-    handler: (ctx) => responseOps.getRun(ctx, ctx.query.website_id, ctx.params.run_id),
+    responses: { 200: RunDetail },
+    handler: (ctx) => responses.getRun(ctx, ctx.query.website_id, ctx.params.run_id),
   }),
   route({
     method: 'GET',
@@ -132,8 +77,8 @@ export const responseRoutes = [
     tag: 'responses',
     extension: true,
     query: WebsiteQuery.extend({ page_num: PageNum(true), page_size: PageSize(true) }),
-    responses: { 200: z.object({ data: z.array(Run), page_num: z.number(), page_size: z.number(), has_more: z.boolean() }) },
-    handler: (ctx) => responseOps.listRuns(ctx, ctx.query.website_id, ctx.query),
+    responses: { 200: RunPage },
+    handler: (ctx) => responses.listRuns(ctx, ctx.query.website_id, ctx.query),
   }),
   route({
     method: 'GET',
@@ -142,7 +87,7 @@ export const responseRoutes = [
     tag: 'responses',
     query: ListQuery,
     responses: { 200: AnswerPage },
-    handler: (ctx) => responseOps.listResponses(ctx, ctx.query.website_id, ctx.query.filters, ctx.query),
+    handler: (ctx) => responses.listResponses(ctx, ctx.query.website_id, ctx.query.filters, ctx.query),
   }),
   route({
     method: 'POST',
@@ -152,7 +97,7 @@ export const responseRoutes = [
     extension: true,
     body: ListBody,
     responses: { 200: AnswerPage },
-    handler: (ctx) => responseOps.listResponses(ctx, ctx.body.website_id, ctx.body.filters ?? {}, ctx.body, 'filters'),
+    handler: (ctx) => responses.listResponses(ctx, ctx.body.website_id, ctx.body.filters ?? {}, ctx.body, 'filters'),
   }),
   route({
     method: 'POST',
@@ -162,8 +107,8 @@ export const responseRoutes = [
     extension: true,
     body: ImportResponses,
     status: 201,
-    responses: { 201: z.object({ imported: z.number(), skipped: z.number(), response_ids: z.array(z.string()) }) },
-    handler: (ctx) => responseOps.importResponses(ctx, ctx.body),
+    responses: { 201: ImportAnswer },
+    handler: (ctx) => responses.importResponses(ctx, ctx.body),
   }),
   route({
     method: 'GET',
@@ -171,7 +116,7 @@ export const responseRoutes = [
     summary: 'The first and last UTC day with answers for a schedule selection (default when omitted)',
     tag: 'responses',
     query: WebsiteQuery.extend({ schedule_id: ScheduleSelection.optional() }),
-    responses: { 200: z.object({ start_date: z.string().nullable(), end_date: z.string().nullable(), schedule: z.string() }) },
-    handler: (ctx) => responseOps.dateRange(ctx, ctx.query.website_id, ctx.query.schedule_id ?? null),
+    responses: { 200: DateRange },
+    handler: (ctx) => responses.dateRange(ctx, ctx.query.website_id, ctx.query.schedule_id ?? null),
   }),
 ];

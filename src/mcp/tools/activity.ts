@@ -1,5 +1,5 @@
-import { requirePartner, requireWebsite } from '../../../queries/access';
-import { ActivityFilters, getActivity } from '../../../queries/activity/activity';
+import { ActivityFilters, ActivityPage } from '../../../queries/activity/activity';
+import * as activity from '../../app/activity';
 import { parseToolDateRange } from '../../domain/dates';
 import { DomainErrorException, invalid } from '../../domain/errors';
 import { text } from '../../domain/schemas';
@@ -24,13 +24,11 @@ export const activityTools = [
     description:
       "The organization's changes (activity feed), newest first by default; filters website_id, entity_type, change_type, since, until, order, page_num (from 0), page_size (1 to 100). Partner keys only.",
     input: ActivityToolInput,
-    async handler({ deps, principal }, input) {
+    output: ActivityPage,
+    async handler(ctx, input) {
       const range = parseToolDateRange(input.since, input.until, { start: 'since', end: 'until' });
       if (!range.ok) throw new DomainErrorException(invalid(range.error));
-      const db = deps.rt.database.db;
-      if (input.website_id) await requireWebsite(db, principal, input.website_id, { paused: true, deleted: true });
-      requirePartner(principal);
-      return getActivity(db, principal, { ...input, since: range.value.start?.toISOString(), until: range.value.end?.toISOString() });
+      return activity.getActivity(ctx, { ...input, since: range.value.start?.toISOString(), until: range.value.end?.toISOString() });
     },
   }),
 ];

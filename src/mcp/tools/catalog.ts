@@ -12,8 +12,9 @@ import { UpdateCompetitor } from '../../../commands/catalog/update-competitor';
 import { UpdatePrompt } from '../../../commands/catalog/update-prompt';
 import { UpdateSavedView } from '../../../commands/catalog/update-saved-view';
 import { UpdateSchedule } from '../../../commands/catalog/update-schedule';
+import { Answers } from '../../../queries/catalog/views';
+import * as catalog from '../../app/catalog';
 import { idOf, WebsiteId } from '../../domain/schemas';
-import { catalogOps } from '../../http/routes/catalog-ops';
 import { tool } from '../tool';
 
 /** The catalogue tools: the same operations (access, command or query, read-your-writes) as the REST routes. */
@@ -28,7 +29,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: true },
     description: "The website's competitors: id, name, url, normalized_url, identifiers.",
     input: OfWebsite,
-    handler: (ctx, input) => catalogOps.listCompetitors(ctx, input.website_id),
+    output: Answers.competitors,
+    handler: (ctx, input) => catalog.listCompetitors(ctx, input.website_id),
   }),
   tool({
     name: 'add_competitor',
@@ -36,7 +38,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     description: "Add a competitor (name, url, optional identifiers: other names it goes by). Not the website's own URL or a page below it.",
     input: AddCompetitor,
-    handler: (ctx, input) => catalogOps.addCompetitor(ctx, input),
+    output: Answers.competitor,
+    handler: (ctx, input) => catalog.addCompetitor(ctx, input),
   }),
   tool({
     name: 'update_competitor',
@@ -44,7 +47,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     description: 'Rename a competitor and/or replace its identifiers.',
     input: UpdateCompetitor.safeExtend({ competitor_id: idOf('competitor') }),
-    handler: (ctx, { competitor_id, ...input }) => catalogOps.updateCompetitor(ctx, competitor_id, input),
+    output: Answers.competitor,
+    handler: (ctx, { competitor_id, ...input }) => catalog.updateCompetitor(ctx, competitor_id, input),
   }),
   tool({
     name: 'remove_competitor',
@@ -52,7 +56,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     description: 'Remove a competitor from the website.',
     input: withId('competitor_id', 'competitor'),
-    handler: (ctx, input) => catalogOps.removeCompetitor(ctx, input.website_id, input.competitor_id as string),
+    output: Answers.success,
+    handler: (ctx, input) => catalog.removeCompetitor(ctx, input.website_id, input.competitor_id as string),
   }),
 
   // topics
@@ -62,7 +67,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: true },
     description: "The website's topics (soft-deleted ones left out) with how many live prompts each holds.",
     input: OfWebsite,
-    handler: (ctx, input) => catalogOps.listTopics(ctx, input.website_id),
+    output: Answers.topics,
+    handler: (ctx, input) => catalog.listTopics(ctx, input.website_id),
   }),
   tool({
     name: 'create_topic',
@@ -70,7 +76,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     description: 'Create a topic. Re-creating the name of a soft-deleted topic (case-insensitive) restores it with the prompts deleted together with it; restored tells which happened.',
     input: CreateTopic,
-    handler: (ctx, input) => catalogOps.createTopic(ctx, input),
+    output: Answers.topicCreated,
+    handler: (ctx, input) => catalog.createTopic(ctx, input),
   }),
   tool({
     name: 'delete_topic',
@@ -79,7 +86,8 @@ export const catalogTools = [
     description:
       'Soft-delete a topic. delete_prompts false (default): its prompts stay active and keep their history. delete_prompts true: every active prompt in it is soft-deleted too. Answers success, name, deleted_prompt_count.',
     input: DeleteTopic,
-    handler: (ctx, input) => catalogOps.deleteTopic(ctx, input.website_id, input.topic_id, input.delete_prompts),
+    output: Answers.topicDeleted,
+    handler: (ctx, input) => catalog.deleteTopic(ctx, input),
   }),
 
   // prompts
@@ -89,7 +97,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: true },
     description: "The website's prompts, active and paused (soft-deleted ones left out): id, text, topic_id, type, status, tags, created_at.",
     input: OfWebsite,
-    handler: (ctx, input) => catalogOps.listPrompts(ctx, input.website_id),
+    output: Answers.prompts,
+    handler: (ctx, input) => catalog.listPrompts(ctx, input.website_id),
   }),
   tool({
     name: 'create_prompt',
@@ -97,7 +106,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     description: 'Create a prompt: text, optional topic_id, type (branded or non_branded, default non_branded), status (active or paused, default active), tags.',
     input: CreatePrompt,
-    handler: (ctx, input) => catalogOps.createPrompt(ctx, input),
+    output: Answers.prompt,
+    handler: (ctx, input) => catalog.createPrompt(ctx, input),
   }),
   tool({
     name: 'update_prompt',
@@ -105,7 +115,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     description: "Change a prompt's text, topic_id (null = no topic), type, status or tags.",
     input: UpdatePrompt.safeExtend({ prompt_id: idOf('prompt') }),
-    handler: (ctx, { prompt_id, ...input }) => catalogOps.updatePrompt(ctx, prompt_id, input),
+    output: Answers.prompt,
+    handler: (ctx, { prompt_id, ...input }) => catalog.updatePrompt(ctx, prompt_id, input),
   }),
   tool({
     name: 'delete_prompt',
@@ -113,7 +124,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     description: 'Delete a prompt: soft-deleted (soft_deleted true) when it already has answers, which keep counting in history; hard-deleted otherwise.',
     input: withId('prompt_id', 'prompt'),
-    handler: (ctx, input) => catalogOps.deletePrompt(ctx, input.website_id, input.prompt_id as string),
+    output: Answers.promptDeleted,
+    handler: (ctx, input) => catalog.deletePrompt(ctx, input.website_id, input.prompt_id as string),
   }),
 
   // personas, locations, attributes
@@ -123,7 +135,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: true },
     description: "The website's personas.",
     input: OfWebsite,
-    handler: (ctx, input) => catalogOps.listPersonas(ctx, input.website_id),
+    output: Answers.personas,
+    handler: (ctx, input) => catalog.listPersonas(ctx, input.website_id),
   }),
   tool({
     name: 'create_persona',
@@ -131,7 +144,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     description: 'Create a persona (name, optional description).',
     input: CreatePersona,
-    handler: (ctx, input) => catalogOps.createPersona(ctx, input),
+    output: Answers.persona,
+    handler: (ctx, input) => catalog.createPersona(ctx, input),
   }),
   tool({
     name: 'list_locations',
@@ -139,7 +153,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: true },
     description: "The website's locations: id, location, country, region, city. Their ids go in filters.location_ids.",
     input: OfWebsite,
-    handler: (ctx, input) => catalogOps.listLocations(ctx, input.website_id),
+    output: Answers.locations,
+    handler: (ctx, input) => catalog.listLocations(ctx, input.website_id),
   }),
   tool({
     name: 'create_location',
@@ -147,7 +162,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     description: 'Create a location: location (display name), country, optional region and city.',
     input: CreateLocation,
-    handler: (ctx, input) => catalogOps.createLocation(ctx, input),
+    output: Answers.location,
+    handler: (ctx, input) => catalog.createLocation(ctx, input),
   }),
   tool({
     name: 'list_attributes',
@@ -155,7 +171,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: true },
     description: "The website's attributes: the traits AI answers are watched for (price, support, ...).",
     input: OfWebsite,
-    handler: (ctx, input) => catalogOps.listAttributes(ctx, input.website_id),
+    output: Answers.attributes,
+    handler: (ctx, input) => catalog.listAttributes(ctx, input.website_id),
   }),
   tool({
     name: 'create_attribute',
@@ -163,7 +180,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     description: 'Create an attribute (a trait to watch) with an optional description; names are unique per website.',
     input: CreateAttribute,
-    handler: (ctx, input) => catalogOps.createAttribute(ctx, input),
+    output: Answers.attribute,
+    handler: (ctx, input) => catalog.createAttribute(ctx, input),
   }),
 
   // prompt schedules
@@ -174,7 +192,8 @@ export const catalogTools = [
     description:
       "The website's prompt schedules: `default` first (starts_on and ends_on null), then custom ones with starts_on/ends_on (UTC days, null = unbounded), is_active, archived, models, frequency. Archived schedules stay listed and queryable.",
     input: OfWebsite,
-    handler: (ctx, input) => catalogOps.listSchedules(ctx, input.website_id),
+    output: Answers.schedules,
+    handler: (ctx, input) => catalog.listSchedules(ctx, input.website_id),
   }),
   tool({
     name: 'create_prompt_schedule',
@@ -182,7 +201,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     description: 'Create a custom schedule: name, models (model identifiers), optional starts_on and ends_on (YYYY-MM-DD, UTC), frequency daily or weekly.',
     input: CreateSchedule,
-    handler: (ctx, input) => catalogOps.createSchedule(ctx, input),
+    output: Answers.schedule,
+    handler: (ctx, input) => catalog.createSchedule(ctx, input),
   }),
   tool({
     name: 'update_prompt_schedule',
@@ -190,7 +210,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     description: 'Edit a custom schedule (name, models, starts_on, ends_on, frequency, is_active), or archive it with archived: true (final).',
     input: UpdateSchedule.safeExtend({ schedule_id: idOf('prompt schedule') }),
-    handler: (ctx, { schedule_id, ...input }) => catalogOps.updateSchedule(ctx, schedule_id, input),
+    output: Answers.schedule,
+    handler: (ctx, { schedule_id, ...input }) => catalog.updateSchedule(ctx, schedule_id, input),
   }),
 
   // saved views
@@ -200,7 +221,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: true },
     description: "The website's saved views: id, name and the filters as stored (some, such as models_not, metrics cannot reproduce and refuse unless overridden).",
     input: OfWebsite,
-    handler: (ctx, input) => catalogOps.listSavedViews(ctx, input.website_id),
+    output: Answers.savedViews,
+    handler: (ctx, input) => catalog.listSavedViews(ctx, input.website_id),
   }),
   tool({
     name: 'create_saved_view',
@@ -208,7 +230,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     description: 'Save a view: name and filters (stored as given).',
     input: CreateSavedView,
-    handler: (ctx, input) => catalogOps.createSavedView(ctx, input),
+    output: Answers.savedView,
+    handler: (ctx, input) => catalog.createSavedView(ctx, input),
   }),
   tool({
     name: 'update_saved_view',
@@ -216,7 +239,8 @@ export const catalogTools = [
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     description: 'Rename a saved view and/or replace its filters; the id stays.',
     input: UpdateSavedView.safeExtend({ view_id: idOf('saved view') }),
-    handler: (ctx, { view_id, ...input }) => catalogOps.updateSavedView(ctx, view_id, input),
+    output: Answers.savedView,
+    handler: (ctx, { view_id, ...input }) => catalog.updateSavedView(ctx, view_id, input),
   }),
 
   // models
@@ -226,6 +250,7 @@ export const catalogTools = [
     annotations: { readOnlyHint: true },
     description: 'The model identifiers every models filter accepts, with their label and whether the shopping metrics accept them.',
     input: z.object({}).strict(),
-    handler: async () => catalogOps.listModels(),
+    output: Answers.models,
+    handler: async () => catalog.listModels(),
   }),
 ];

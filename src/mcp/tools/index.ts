@@ -1,11 +1,12 @@
 /**
  * Every MCP tool, one list per area. To add an area: write src/mcp/tools/<area>.ts exporting an array of
- * `tool({name, description, input, public?, handler})` (see ../tool.ts; the handler calls the same queries/ and
- * commands/ functions as the area's REST routes, reusing their zod schemas), then spread it into `allTools` below.
- * Throw DomainErrorException / HttpError (requireWebsite, requireGlobal, orFail, ...) as routes do: the caller
- * gets a tool error with REST's message. Tools are private unless `public: true`. Every tool has a `title` and
- * `annotations` (ToolHints), every input field a `.describe()` in the spec's words; test/mcp/tool-list.test.ts
- * checks both and pins the list (`npx vitest run -u test/mcp/tool-list.test.ts` after an intended change).
+ * `tool({name, title, annotations, description, input, output, public?, handler})` (see ../tool.ts). A tool is an
+ * adapter: its handler calls the area's operation in src/app/<area>.ts (the one the REST route calls), with the same
+ * input schema; `output` is the read model's view schema from queries/<area>/. Access checks, waits and errors are
+ * the operation's: a thrown DomainErrorException / HttpError reaches the caller as a tool error with REST's message.
+ * Tools are private unless `public: true`. Every tool has a `title` and `annotations` (ToolHints), every input field
+ * a `.describe()` in the spec's words; test/mcp/tool-list.test.ts checks both and pins the list
+ * (`npx vitest run -u test/mcp/tool-list.test.ts` after an intended change). Then spread the list into `allTools`.
  */
 import type { ToolDef } from '../tool';
 import { activityTools } from './activity';

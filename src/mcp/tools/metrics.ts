@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { Family } from '../../../queries/metrics/metrics';
 import { ToolSharedFilters } from '../../domain/filters';
+import { ConnectorPage, FamilySeries } from '../../../queries/metrics/views';
+import * as metrics from '../../app/metrics';
 import { PageNum, PageSize, WebsiteId } from '../../domain/schemas';
-import { metricsOps } from '../../http/routes/metrics-ops';
 import { tool, type ToolDef } from '../tool';
 
 const FILTERS =
@@ -24,11 +25,12 @@ const family = (name: string, title: string, f: Family, what: string): ToolDef =
     annotations: { readOnlyHint: true },
     description: `${what}, keyed by brand name (is_self marks the website's own), with the sample behind each value (numerator, denominator, 95% interval). series 'cumulative' (default) or 'daily'. ${FILTERS}`,
     input: Input,
+    output: FamilySeries(f),
     handler: (ctx, input) =>
-      input.series === 'daily' ? metricsOps.timeSeries(ctx, f, input.website_id, input.filters) : metricsOps.cumulative(ctx, f, input.website_id, input.filters),
+      input.series === 'daily' ? metrics.timeSeries(ctx, f, input.website_id, input.filters) : metrics.cumulative(ctx, f, input.website_id, input.filters),
   });
 
-/** The metric families over MCP: the same operations as the REST routes (metrics-ops). */
+/** The metric families over MCP: the same operations as the REST routes (src/app/metrics.ts). */
 export const metricsTools: ToolDef[] = [
   family('get_mention_rate', 'Get mention rates', 'mention-rate', 'Mention rate (% of answers mentioning each brand) and relative mention rate (% of answers that mention any included brand)'),
   family('get_share_of_voice', 'Get share of voice', 'share-of-voice', "Share of voice (each brand's share of all mentions of the included brands)"),
@@ -40,6 +42,7 @@ export const metricsTools: ToolDef[] = [
     annotations: { readOnlyHint: true },
     description: `Flat rows for reporting: per day, model, prompt, location and brand, the answers selected and how many mention and cite the brand, with its mean position. page_num from 0, page_size 1 to 10000 (default 5000). ${FILTERS}`,
     input: z.strictObject({ website_id: WebsiteId, filters: ToolSharedFilters.optional(), page_num: PageNum(), page_size: PageSize(false, 10_000, 5_000) }),
-    handler: (ctx, input) => metricsOps.connector(ctx, input.website_id, input.filters, input),
+    output: ConnectorPage,
+    handler: (ctx, input) => metrics.connector(ctx, input.website_id, input.filters, input),
   }),
 ];

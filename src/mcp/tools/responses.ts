@@ -2,11 +2,12 @@ import { z } from 'zod';
 import { ImportResponses } from '../../../commands/responses/import-responses';
 import { StartRun } from '../../../commands/responses/start-run';
 import { ScheduleSelection, ToolSharedFilters } from '../../domain/filters';
+import { AnswerPage, DateRange, ImportAnswer, RunDetail, StartedRun } from '../../../queries/responses/views';
+import * as responses from '../../app/responses';
 import { idOf, PageNum, PageSize, WebsiteId } from '../../domain/schemas';
-import { responseOps } from '../../http/routes/responses-ops';
 import { tool } from '../tool';
 
-/** The answers tools: the same operations as the REST routes (responses-ops). */
+/** The answers tools: the same operations as the REST routes (src/app/responses.ts). */
 export const responseTools = [
   tool({
     name: 'start_response_run',
@@ -15,7 +16,8 @@ export const responseTools = [
     description:
       "Start a run now: the website's active prompts are asked to every model of the schedule (schedule_id: 'default' or a schedule id; default when omitted) at each of its locations. Answers arrive over the next minutes; poll get_response_run with the run_id.",
     input: StartRun,
-    handler: (ctx, input) => responseOps.startRun(ctx, input),
+    output: StartedRun,
+    handler: (ctx, input) => responses.startRun(ctx, input),
   }),
   tool({
     name: 'get_response_run',
@@ -23,7 +25,8 @@ export const responseTools = [
     annotations: { readOnlyHint: true },
     description: 'A run: status (running, completed, completed_with_failures, failed), total, recorded, failed and pending units, and why units failed.',
     input: z.strictObject({ website_id: WebsiteId, run_id: idOf('run') }),
-    handler: (ctx, input) => responseOps.getRun(ctx, input.website_id, input.run_id),
+    output: RunDetail,
+    handler: (ctx, input) => responses.getRun(ctx, input.website_id, input.run_id),
   }),
   tool({
     name: 'list_responses',
@@ -32,7 +35,8 @@ export const responseTools = [
     description:
       "AI answers of a website, newest first: the answer text, whether it mentions and cites the brand and at which position, the competitors it mentions with theirs, and its sources. filters: schedule_id, start_date/end_date (YYYY-MM-DD, ISO timestamps or spelled-out dates; a date end covers the whole day), models, prompt_ids, location_ids, prompt_status, prompt_type, competitor_ids. page_num from 0, page_size 1 to 100 (default 40).",
     input: z.strictObject({ website_id: WebsiteId, filters: ToolSharedFilters.optional(), page_num: PageNum(), page_size: PageSize() }),
-    handler: (ctx, input) => responseOps.listResponses(ctx, input.website_id, input.filters ?? {}, input, 'filters'),
+    output: AnswerPage,
+    handler: (ctx, input) => responses.listResponses(ctx, input.website_id, input.filters ?? {}, input, 'filters'),
   }),
   tool({
     name: 'get_date_range',
@@ -40,7 +44,8 @@ export const responseTools = [
     annotations: { readOnlyHint: true },
     description: "The first and last UTC day with answers for a schedule selection ('default' when omitted, or a schedule id).",
     input: z.strictObject({ website_id: WebsiteId, schedule_id: ScheduleSelection.optional() }),
-    handler: (ctx, input) => responseOps.dateRange(ctx, input.website_id, input.schedule_id ?? null),
+    output: DateRange,
+    handler: (ctx, input) => responses.dateRange(ctx, input.website_id, input.schedule_id ?? null),
   }),
   tool({
     name: 'import_responses',
@@ -49,6 +54,7 @@ export const responseTools = [
     description:
       'Import 1 to 1000 answers (all or none): each {external_id?, prompt_id, model, run_at, text, citations?, location_id?, persona_id?, schedule_id?, products?, observations?}. An external_id already imported is skipped. Imported answers are analyzed like streamed ones.',
     input: ImportResponses,
-    handler: (ctx, input) => responseOps.importResponses(ctx, input),
+    output: ImportAnswer,
+    handler: (ctx, input) => responses.importResponses(ctx, input),
   }),
 ];

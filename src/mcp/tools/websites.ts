@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { requireWebsite } from '../../../queries/access';
-import { listWebsites, websiteView } from '../../../queries/websites/websites';
+import { WebsiteView } from '../../../queries/websites/views';
+import * as websites from '../../app/websites';
 import { WebsiteId } from '../../domain/schemas';
 import { tool } from '../tool';
 
@@ -11,9 +11,8 @@ export const websiteTools = [
     annotations: { readOnlyHint: true },
     description: 'The websites (brands) this API key can reach: id, name, url, normalized_url, status, created_at.',
     input: z.object({}).strict(),
-    async handler({ deps, principal }) {
-      return { websites: await listWebsites(deps.rt.database.db, principal) };
-    },
+    output: z.object({ websites: z.array(WebsiteView) }),
+    handler: (ctx) => websites.listWebsites(ctx),
   }),
   tool({
     name: 'get_website',
@@ -21,9 +20,7 @@ export const websiteTools = [
     annotations: { readOnlyHint: true },
     description: 'One website by id (must be active and within the key\'s scope).',
     input: z.object({ website_id: WebsiteId }).strict(),
-    async handler({ deps, principal }, input) {
-      const w = await requireWebsite(deps.rt.database.db, principal, input.website_id);
-      return { website: websiteView(w, principal) };
-    },
+    output: z.object({ website: WebsiteView }),
+    handler: (ctx, input) => websites.getWebsite(ctx, input.website_id),
   }),
 ];

@@ -1,15 +1,14 @@
 import { z } from 'zod';
-import { Tags } from '../../../commands/catalog/catalog-input';
-import { requireWebsite } from '../../../queries/access';
-import { resolveSelection } from '../../../queries/filters';
-import { promptsTagged, type ShoppingMetrics, shoppingMetrics } from '../../../queries/shopping/metrics';
-import { parseFilterDate, toolDateSchema, utcDay } from '../../domain/dates';
-import { DomainErrorException, forbidden } from '../../domain/errors';
-import { MAX_FILTER_COMPETITORS, ScheduleSelection, scheduleValue } from '../../domain/filters';
-import { SHOPPING_MODEL_COUNT, SHOPPING_MODEL_IDS, shoppingModelIdSchema } from '../../domain/models';
-import { boundedString, text, Uuid, WebsiteId } from '../../domain/schemas';
-import type { Principal } from '../auth';
-import { type Caller, dbOf } from './caller';
+import { Tags } from '../../commands/catalog/catalog-input';
+import { resolveSelection } from '../../queries/filters';
+import { promptsTagged, type ShoppingMetrics, shoppingMetrics } from '../../queries/shopping/metrics';
+import { parseFilterDate, toolDateSchema, utcDay } from '../domain/dates';
+import { DomainErrorException, forbidden } from '../domain/errors';
+import { MAX_FILTER_COMPETITORS, ScheduleSelection, scheduleValue } from '../domain/filters';
+import { SHOPPING_MODEL_COUNT, SHOPPING_MODEL_IDS, shoppingModelIdSchema } from '../domain/models';
+import type { Need, Principal } from '../domain/principal';
+import { boundedString, text, Uuid, WebsiteId } from '../domain/schemas';
+import { type Caller, dbOf, websiteFor } from './context';
 
 /** 403 for an organization whose plan does not include shopping visibility. */
 export const SHOPPING_NOT_ENABLED = 'Shopping visibility is not enabled for this organization';
@@ -112,38 +111,37 @@ export function requireShopping(p: Principal): void {
   if (!p.features.includes('shopping')) throw new DomainErrorException(forbidden(SHOPPING_NOT_ENABLED));
 }
 
-/** The shopping area as REST routes and MCP tools both run it. */
-export const shoppingOps = {
-  /** Shopping visibility of one website over the answers of the shopping models the filters select. */
-  async metrics(c: Caller, input: ShoppingMetricsInput): Promise<ShoppingMetrics> {
-    requireShopping(c.principal);
-    const db = dbOf(c);
-    const w = await requireWebsite(db, c.principal, input.website_id);
-    const f = input.filters ?? {};
-    // schedule and competitors are checked against the website (400 naming the field); soft-deleted prompts drop out
-    const selection = await resolveSelection(
-      db,
-      w.id,
-      {
-        ...(f.schedule_id !== undefined ? { schedule_id: f.schedule_id } : {}),
-        ...(f.competitor_ids !== undefined ? { competitor_ids: f.competitor_ids } : {}),
-      },
-      { prefix: 'filters' },
-    );
-    const tags = f.prompt_tags ?? [];
-    const promptIds = tags.length ? await promptsTagged(db, w.id, selection.promptIds, tags, f.prompt_tags_operator ?? 'any') : selection.promptIds;
-    const models = f.models ? [...new Set(f.models)] : [...SHOPPING_MODEL_IDS];
-    const blocks = await shoppingMetrics(db, {
-      websiteId: w.id,
-      scheduleId: selection.scheduleId,
-      start: f.start_date,
-      end: f.end_date,
-      models,
-      promptIds,
-      competitorIds: selection.competitorIds,
-      targetIdentifiers: f.target_identifiers,
-      topProductsLimit: input.top_products_limit,
-    });
-    return { schedule: scheduleValue(selection.scheduleId), models, ...blocks };
-  },
-};
+const VIEW: Need = { category: 'analytics', level: 'view' };
+
+/** Shopping visibility of one website over the answers of the shopping models the filters select. */
+export async function shoppingVisibility(c: Caller, input: ShoppingMetricsInput): Promise<ShoppingMetrics> {
+  requireShopping(c.principal);
+  const db = dbOf(c);
+  const w = await websiteFor(c, input.website_id, VIEW);
+  const f = input.filters ?? {};
+  // schedule and competitors are checked against the website (400 naming the field); soft-deleted prompts drop out
+  const selection = await resolveSelection(
+    db,
+    w.id,
+    {
+      ...(f.schedule_id !== undefined ? { schedule_id: f.schedule_id } : {}),
+      ...(f.competitor_ids !== undefined ? { competitor_ids: f.competitor_ids } : {}),
+    },
+    { prefix: 'filters' },
+  );
+  const tags = f.prompt_tags ?? [];
+  const promptIds = tags.length ? await promptsTagged(db, w.id, selection.promptIds, tags, f.prompt_tags_operator ?? 'any') : selection.promptIds;
+  const models = f.models ? [...new Set(f.models)] : [...SHOPPING_MODEL_IDS];
+  const blocks = await shoppingMetrics(db, {
+    websiteId: w.id,
+    scheduleId: selection.scheduleId,
+    start: f.start_date,
+    end: f.end_date,
+    models,
+    promptIds,
+    competitorIds: selection.competitorIds,
+    targetIdentifiers: f.target_identifiers,
+    topProductsLimit: input.top_products_limit,
+  });
+  return { schedule: scheduleValue(selection.scheduleId), models, ...blocks };
+}

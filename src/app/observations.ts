@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { requireWebsite } from '../../../queries/access';
-import { resolveSelection } from '../../../queries/filters';
-import { checkTargets, listObservations, type ObservationRequest, observationTargets } from '../../../queries/observations/list';
-import { Ids, ObservationFilters, ToolObservationFilters } from '../../domain/filters';
-import { PageNum, PageSize, WebsiteId } from '../../domain/schemas';
-import { type Caller, dbOf } from './caller';
+import { resolveSelection } from '../../queries/filters';
+import { checkTargets, listObservations as observationsOf, type ObservationRequest, observationTargets } from '../../queries/observations/list';
+import { Ids, ObservationFilters, ToolObservationFilters } from '../domain/filters';
+import type { Need } from '../domain/principal';
+import { PageNum, PageSize, WebsiteId } from '../domain/schemas';
+import { type Caller, dbOf, websiteFor } from './context';
 
 export const MAX_OBSERVATION_IDS = 100;
 
@@ -30,22 +30,23 @@ export const ObservationsBody = observationsRequest(ObservationFilters);
 export const ToolObservationsInput = observationsRequest(ToolObservationFilters);
 export type ObservationsBody = z.output<typeof ObservationsBody>;
 
+const VIEW: Need = { category: 'analytics', level: 'view' };
+
 /** The observations area as REST routes and MCP tools both run it. */
-export const observationOps = {
-  /** A page of attribute observations: access, the shared filters (saved view included), entity/attribute/direction. */
-  async listObservations(c: Caller, input: ObservationsBody) {
-    const db = dbOf(c);
-    const w = await requireWebsite(db, c.principal, input.website_id);
-    const [selection, targets] = await Promise.all([resolveSelection(db, w.id, input.filters, { prefix: 'filters' }), observationTargets(db, w)]);
-    const request: ObservationRequest = {
-      entity_ids: input.entity_ids,
-      attribute_ids: input.attribute_ids,
-      positive: input.positive,
-      sort: input.sort,
-      page_num: input.page_num,
-      page_size: input.page_size,
-    };
-    checkTargets(targets, request);
-    return listObservations(db, selection, targets, request);
-  },
-};
+
+/** A page of attribute observations: access, the shared filters (saved view included), entity/attribute/direction. */
+export async function listObservations(c: Caller, input: ObservationsBody) {
+  const db = dbOf(c);
+  const w = await websiteFor(c, input.website_id, VIEW);
+  const [selection, targets] = await Promise.all([resolveSelection(db, w.id, input.filters, { prefix: 'filters' }), observationTargets(db, w)]);
+  const request: ObservationRequest = {
+    entity_ids: input.entity_ids,
+    attribute_ids: input.attribute_ids,
+    positive: input.positive,
+    sort: input.sort,
+    page_num: input.page_num,
+    page_size: input.page_size,
+  };
+  checkTargets(targets, request);
+  return observationsOf(db, selection, targets, request);
+}

@@ -1,0 +1,124 @@
+import type { Knex } from 'knex';
+import { API_KEY_RE, hashApiKey } from '../domain/keys';
+import type { Principal } from '../domain/principal';
+import type { RateLimiter } from '../limits/rate';
+import { HttpError } from './errors';
+
+/** Extracts the key from `x-api-key` (REST) or also `Authorization: Bearer` (MCP). */
+export function keyFromHeaders(headers: Record<string, string | string[] | undefined>, allowBearer: boolean): string | null {
+  const x = headers['x-api-key'];
+  if (typeof x === 'string' && x.length) return x.trim();
+  if (allowBearer) {
+    const a = headers.authorization;
+    if (typeof a === 'string') {
+      const m = /^Bearer\s+(.+)$/i.exec(a.trim());
+      if (m) return m[1].trim();
+    }
+  }
+  return null;
+}
+
+const TTL_MS = 60_000;
+/** how long an unknown (or revoked) key is refused without asking the database again */
+export const UNKNOWN_KEY_TTL_MS = 5_000;
+/** unknown keys remembered at most (the oldest go first): a stream of random keys can't grow the cache */
+export const UNKNOWN_KEY_MAX = 10_000;
+
+/**
+ * Key lookup with a positive cache keyed by the key's hash. Revocation evicts at once: the organizations
+ * projection NOTIFYs `aivis_keys` in the transaction that records it, and every instance listens.
+ * Unknown and revoked keys are cached too (negatively, UNKNOWN_KEY_TTL_MS, at most UNKNOWN_KEY_MAX): a client retrying
+ * with a bad key costs a map lookup, not a query. A key's creation NOTIFYs its hash the same way, so a key refused a
+ * moment before it was created (on any instance) works as soon as its creation commits; a lookup that was running
+ * when that notice came caches nothing. The TTL only bounds a notice lost with the listening connection.
+ */
+export class KeyAuthenticator {
+  private cache = new Map<string, { p: Principal; until: number }>();
+  private unknown = new Map<string, number>();
+  /** counts evictions: a lookup that saw one while it ran does not cache its miss */
+  private evictions = 0;
+
+  private readonly now: () => number;
+  private readonly unknownTtlMs: number;
+  private readonly unknownMax: number;
+
+  constructor(
+    private readonly db: Knex,
+    options: { now?: () => number; unknownTtlMs?: number; unknownMax?: number } = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.unknownTtlMs = options.unknownTtlMs ?? UNKNOWN_KEY_TTL_MS;
+    this.unknownMax = options.unknownMax ?? UNKNOWN_KEY_MAX;
+  }
+
+  async authenticate(key: string | null): Promise<Principal | null> {
+    if (!key || !API_KEY_RE.test(key)) return null;
+    const hash = hashApiKey(key);
+    const now = this.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.until > now) return hit.p;
+    const miss = this.unknown.get(hash);
+    if (miss !== undefined) {
+      if (miss > now) return null;
+      this.unknown.delete(hash);
+    }
+    const seen = this.evictions;
+    const row = await this.db('rm_api_keys as k')
+      .join('rm_organizations as o', 'o.id', 'k.organization_id')
+      .where('k.key_hash', hash)
+      .first('k.id', 'k.organization_id', 'k.user_id', 'k.website_ids', 'k.partner', 'k.revoked_at', 'o.plan', 'o.features');
+    if (!row || row.revoked_at) {
+      this.cache.delete(hash);
+      if (seen === this.evictions) {
+        if (this.unknown.size >= this.unknownMax) this.unknown.delete(this.unknown.keys().next().value!);
+        this.unknown.set(hash, this.now() + this.unknownTtlMs);
+      }
+      return null;
+    }
+    const p: Principal = {
+      organizationId: row.organization_id,
+      apiKeyId: row.id,
+      userId: row.user_id,
+      websiteIds: row.website_ids,
+      partner: row.partner,
+      plan: row.plan,
+      features: row.features,
+    };
+    this.cache.set(hash, { p, until: Date.now() + TTL_MS });
+    return p;
+  }
+
+  /** Drops a key by id at once (the instance that revoked it; the others hear the NOTIFY). */
+  evictKeyId(apiKeyId: string): void {
+    this.evictions++;
+    for (const [h, v] of this.cache) if (v.p.apiKeyId === apiKeyId) this.cache.delete(h);
+  }
+
+  /** payload: a key hash (revoked or created), or `org:<id>` to drop every key of an organization */
+  evict(payload: string): void {
+    this.evictions++;
+    this.unknown.delete(payload);
+    if (payload.startsWith('org:')) {
+      const org = payload.slice(4);
+      for (const [h, v] of this.cache) if (v.p.organizationId === org) this.cache.delete(h);
+    } else {
+      this.cache.delete(payload);
+    }
+  }
+}
+
+/**
+ * Spends one request of the organization's general budget (REST and MCP share it). Sets the x-rate-limit-* headers
+ * through `setHeader` (also on a 429) and throws 429 with Retry-After when the budget is gone.
+ */
+export async function spendOrganizationBudget(
+  deps: { limiter: RateLimiter; rt: { config: { rateLimitPerMin: number } } },
+  principal: Principal,
+  setHeader: (name: string, value: string) => void,
+) {
+  const rate = await deps.limiter.hit(`org:${principal.organizationId}`, deps.rt.config.rateLimitPerMin, 60);
+  setHeader('x-rate-limit-limit', String(rate.limit));
+  setHeader('x-rate-limit-remaining', String(rate.remaining));
+  setHeader('x-rate-limit-reset', String(rate.resetAt));
+  if (!rate.allowed) throw new HttpError(429, 'Too many requests', undefined, { 'retry-after': String(rate.retryAfterSeconds) });
+}

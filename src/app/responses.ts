@@ -1,0 +1,95 @@
+import { importResponses as record, type ImportResponses } from '../../commands/responses/import-responses';
+import { RUN_IN_PROGRESS } from '../../commands/responses/run-slot';
+import { SCHEDULE_NOT_FOUND, startRun as start, type StartRun } from '../../commands/responses/start-run';
+import { getSchedule } from '../../queries/catalog/schedules';
+import { resolveSelection } from '../../queries/filters';
+import { dateRange as range, importedExternalIds, listResponses as answersOf, type Page } from '../../queries/responses/list';
+import { getRun as run, listRuns as runsOf, runFinished, runView } from '../../queries/responses/runs';
+import { utcDay } from '../domain/dates';
+import { conflict, DomainErrorException, isDomainError, notFound } from '../domain/errors';
+import { scheduleValue, type SharedFilters } from '../domain/filters';
+import type { Need } from '../domain/principal';
+import { readCheckpoint } from '../eventstore/runner';
+import { type Caller, commandContextOf, dbOf, orFail, websiteFor } from './context';
+
+export const RUN_NOT_FOUND = 'Run not found';
+
+/** Reading answers and runs; starting runs and importing answers changes what is measured. */
+const VIEW: Need = { category: 'analytics', level: 'view' };
+const RUN: Need = { category: 'prompts', level: 'edit' };
+const IMPORT: Need = { category: 'analytics', level: 'edit' };
+
+/** The answers area (REST routes and MCP tools both call it): access, command or query, read-your-writes, shape. */
+
+/** Starts a run now: the active prompts x the schedule's models x the website's locations. */
+export async function startRun(c: Caller, input: StartRun) {
+  const w = await websiteFor(c, input.website_id, RUN);
+  const scheduleId = input.schedule_id ?? null;
+  const started = await start(
+    commandContextOf(c, w.id),
+    { website_id: w.id, schedule_id: scheduleId, trigger: 'manual', day: utcDay(new Date()) },
+    { finished: (runId) => runFinished(dbOf(c), runId) },
+  );
+  if (isDomainError(started) && started.kind === 'conflict' && started.message === RUN_IN_PROGRESS) {
+    // the run in progress as the listing shows it, once the read model has it
+    const holder = started.details?.run as { run_id: string };
+    const inProgress = (await runView(dbOf(c), w.id, holder.run_id)) ?? { ...holder, status: 'running' as const };
+    throw new DomainErrorException(conflict(RUN_IN_PROGRESS, { run: inProgress }));
+  }
+  const r = orFail(started);
+  // the caller follows the run at status_url: the runs read model
+  await c.deps.rt.waitForReadModels(r.position, ['runs']);
+  return {
+    run_id: r.plan.run_id,
+    status: 'running' as const,
+    schedule: scheduleValue(r.plan.schedule_id),
+    day: r.plan.day,
+    models: r.plan.models,
+    total: r.plan.total,
+    status_url: `${c.deps.rt.config.publicBaseUrl}/api/v1/response-streaming/runs/${r.plan.run_id}?website_id=${w.id}`,
+  };
+}
+
+export async function getRun(c: Caller, websiteId: string, runId: string) {
+  const w = await websiteFor(c, websiteId, VIEW);
+  const found = await run(dbOf(c), w.id, runId);
+  if (!found) throw new DomainErrorException(notFound(RUN_NOT_FOUND));
+  // a run read as finished has its answers (and, with the rules, their observations: recorded with each answer)
+  // listed: those read models catch up with the runs checkpoint read after the run (read before it, the checkpoint
+  // could predate the batch that finished the run)
+  if (found.finished_at !== null) {
+    const runs = await readCheckpoint(dbOf(c), 'runs');
+    if (runs) await c.deps.rt.waitForReadModels(runs, ['answers', 'observations'], 2000);
+  }
+  return found;
+}
+
+export async function listRuns(c: Caller, websiteId: string, page: Page) {
+  const w = await websiteFor(c, websiteId, VIEW);
+  return runsOf(dbOf(c), w.id, page);
+}
+
+/** Answers newest first with what analysis derives from each; `prefix` names the filters object in messages. */
+export async function listResponses(c: Caller, websiteId: string, filters: SharedFilters, page: Page, prefix?: string) {
+  const w = await websiteFor(c, websiteId, VIEW);
+  const selection = await resolveSelection(dbOf(c), w.id, filters, { prefix });
+  return answersOf(dbOf(c), selection, page);
+}
+
+/** Imports answers (all or none); a known external_id is a skip. */
+export async function importResponses(c: Caller, input: ImportResponses) {
+  const w = await websiteFor(c, input.website_id, IMPORT);
+  const external = input.responses.flatMap((r) => (r.external_id === undefined ? [] : [r.external_id]));
+  const known = await importedExternalIds(dbOf(c), w.id, external);
+  const r = orFail(await record(commandContextOf(c, w.id), w.id, input, known));
+  // the caller reads the answers next (listing, metrics, a re-import's skips), and the observations it supplied
+  const supplied = input.responses.some((x) => x.observations?.length);
+  await c.deps.rt.waitForReadModels(r.position, supplied ? ['answers', 'observations'] : ['answers']);
+  return r.result;
+}
+
+export async function dateRange(c: Caller, websiteId: string, scheduleId: string | null) {
+  const w = await websiteFor(c, websiteId, VIEW);
+  if (scheduleId !== null && !(await getSchedule(dbOf(c), w.id, scheduleId))) throw new DomainErrorException(notFound(SCHEDULE_NOT_FOUND));
+  return range(dbOf(c), w.id, scheduleId);
+}

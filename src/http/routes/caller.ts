@@ -1,1 +1,0 @@
-export { type Caller, commandContextOf, dbOf } from '../../app/context';

@@ -1,0 +1,647 @@
+import { appendFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  differences,
+  expectedConnectorRows,
+  expectedCumulative,
+  expectedListing,
+  expectedObservations,
+  expectedTimeSeries,
+  FAMILIES,
+  type RefAnswer,
+  type RefEntity,
+  type RefFilters,
+  type RefPrompt,
+} from '../support/metrics-reference';
+import { onRealPostgres } from '../support/db';
+import { finishedRun } from '../support/answers';
+import { call, caughtUp, startServer, type TestServer } from '../support/server';
+
+/**
+ * Differential test of the metric endpoints: random histories of a website (created or provisioned, competitors
+ * added, renamed and removed, prompts created, paused and deleted, answers imported over several days, models,
+ * locations and schedules), then every metric endpoint's answer against an independent reference
+ * (test/support/metrics-reference.ts) computed from the imported items and the catalogue as this test built it.
+ *
+ * `npm test` runs DIFF_RUNS cases (default 150) from a fixed seed; `npm run test:long` runs 2,000 from a random seed
+ * (DIFF_SEED replays one) and prints metrics_differential_cases_per_s.
+ */
+
+const RUNS = Number(process.env.DIFF_RUNS ?? 150);
+const SEED = process.env.DIFF_SEED !== undefined ? Number(process.env.DIFF_SEED) : process.env.DIFF_RUNS ? Date.now() % 2 ** 31 : 20261125;
+
+/** Single words, none a word of another or of a domain. */
+const NAMES = ['Zentro', 'Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli', 'Vandelay', 'Stark', 'Wonka', 'Tyrell', 'Soylent', 'Gringotts'];
+const ALIASES = ['ZenCo', 'AcmeCorp', 'GBX', 'Inty', 'UmbrellaHQ', 'HooliX'];
+const FILLER = ['best', 'tools', 'for', 'small', 'teams', 'is', 'a', 'solid', 'choice', 'pricing', 'compared', 'with', 'support', 'the', 'ville'];
+const MODELS = ['chatgpt', 'claude', 'gemini', 'perplexity'];
+const DAY0 = Date.parse('2026-03-01T00:00:00Z');
+const DAYS = 6;
+const SEPARATORS = [' ', ', ', '. ', ' and ', '\n', ' - ', '; ', ': '];
+
+// ---- what fast-check draws: plain numbers, resolved against the site's state when the history runs ----
+
+const token = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ k: fc.constant('name' as const), i: fc.nat(NAMES.length - 1), v: fc.nat(4) }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('near' as const), i: fc.nat(NAMES.length - 1), v: fc.nat(4) }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('alias' as const), i: fc.nat(ALIASES.length - 1), v: fc.nat(1) }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('domain' as const), i: fc.nat(7), v: fc.nat(6) }) },
+  { weight: 4, arbitrary: fc.record({ k: fc.constant('filler' as const), i: fc.nat(FILLER.length - 1), v: fc.constant(0) }) },
+);
+type Token = { k: 'name' | 'near' | 'alias' | 'domain' | 'filler'; i: number; v: number };
+
+const item = fc.record({
+  tokens: fc.array(fc.tuple(token, fc.nat(SEPARATORS.length - 1)), { minLength: 1, maxLength: 8 }),
+  citations: fc.array(fc.record({ i: fc.nat(7), v: fc.nat(5) }), { maxLength: 3 }),
+  prompt: fc.nat(9),
+  model: fc.nat(MODELS.length - 1),
+  day: fc.nat(DAYS - 1),
+  minute: fc.nat(24 * 60 - 1),
+  location: fc.nat(3), // 0: none
+  scheduled: fc.nat(4), // 0: the custom schedule (when there is one)
+  observations: fc.array(fc.record({ entity: fc.nat(9), attribute: fc.nat(1), positive: fc.boolean(), score: fc.option(fc.integer({ min: 1, max: 10 }), { nil: null }) }), { maxLength: 2 }),
+});
+type Item = typeof item extends fc.Arbitrary<infer T> ? T : never;
+
+const competitorSpec = fc.record({ name: fc.nat(NAMES.length - 1), alias: fc.option(fc.nat(ALIASES.length - 1), { nil: null }), below: fc.nat(9) });
+type CompetitorSpec = typeof competitorSpec extends fc.Arbitrary<infer T> ? T : never;
+
+const step = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ t: fc.constant('import' as const), items: fc.array(item, { minLength: 1, maxLength: 6 }) }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('add' as const), c: competitorSpec }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('rename' as const), which: fc.nat(9), name: fc.nat(NAMES.length - 1) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('remove' as const), which: fc.nat(9) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('prompt' as const), branded: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('status' as const), which: fc.nat(9), paused: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('delete-prompt' as const), which: fc.nat(9) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('topic' as const), branded: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('delete-topic' as const), which: fc.nat(9), prompts: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('restore-topic' as const), which: fc.nat(9) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('run' as const), custom: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('identifiers' as const), which: fc.nat(9), alias: fc.option(fc.nat(ALIASES.length - 1), { nil: null }) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('pause' as const) }) },
+);
+type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
+
+const filterSpec = fc.record(
+  {
+    models: fc.subarray([0, 1, 2, 3], { minLength: 1 }),
+    prompt: fc.nat(9),
+    prompt_status: fc.constantFrom('active' as const, 'paused' as const),
+    prompt_type: fc.constantFrom('branded' as const, 'non_branded' as const),
+    location: fc.nat(2),
+    days: fc.tuple(fc.nat(DAYS - 1), fc.nat(DAYS - 1), fc.boolean()),
+    competitors: fc.array(fc.nat(9), { minLength: 1, maxLength: 3 }),
+    schedule: fc.constantFrom('custom', 'default', 'manual'),
+  },
+  { requiredKeys: [] },
+);
+type FilterSpec = typeof filterSpec extends fc.Arbitrary<infer T> ? T : never;
+/** A request's filters, and optionally a saved view (its own filters) the request names */
+const query = fc.record({ request: filterSpec, view: fc.option(filterSpec, { nil: null, freq: 3 }) });
+type Query = typeof query extends fc.Arbitrary<infer T> ? T : never;
+
+const history = fc.record({
+  provision: process.env.DIFF_CREATE_ONLY ? fc.constant(false) : fc.boolean(),
+  brand: fc.nat(NAMES.length - 1),
+  competitors: fc.array(competitorSpec, { maxLength: 3 }),
+  prompts: fc.array(fc.boolean(), { minLength: 1, maxLength: 3 }),
+  locations: fc.nat(2),
+  schedule: fc.boolean(),
+  steps: fc.array(step, { minLength: 1, maxLength: 6 }),
+  filters: fc.array(query, { maxLength: 1 }),
+});
+type History = typeof history extends fc.Arbitrary<infer T> ? T : never;
+
+// ---- the site as this test built it: the reference's input ----
+
+interface Competitor extends RefEntity {
+  slot: number;
+}
+
+class Model {
+  brand!: RefEntity;
+  competitors: Competitor[] = [];
+  prompts: (RefPrompt & { answered: boolean; hard: boolean; topic: string | null })[] = [];
+  locations: { id: string; name: string }[] = [];
+  topics: { id: string; name: string; deleted: boolean; took: string[] }[] = [];
+  attributes: { id: string; name: string }[] = [];
+  schedule: string | null = null;
+  answers: RefAnswer[] = [];
+  nextSlot = 1;
+  constructor(readonly tag: string) {}
+
+  domain(slot: number) {
+    return `d${slot}${this.tag}.example.org`;
+  }
+  entities(): RefEntity[] {
+    return [this.brand, ...this.competitors];
+  }
+  nameTaken(name: string) {
+    return this.entities().some((e) => e.name.toLowerCase() === name.toLowerCase());
+  }
+  /** prompts an import may name (hard-deleted ones are gone) */
+  importable() {
+    return this.prompts.filter((p) => !p.hard);
+  }
+}
+
+const pick = <T>(xs: T[], i: number): T | undefined => (xs.length ? xs[i % xs.length] : undefined);
+
+function word(m: Model, t: Token): string {
+  switch (t.k) {
+    case 'name': {
+      const n = NAMES[t.i];
+      return [n, n.toLowerCase(), n.toUpperCase(), `${n}'s`, `${n}-powered`][t.v];
+    }
+    case 'near': {
+      const n = NAMES[t.i];
+      return [`${n}ville`, `pre${n}`, `${n}_x`, `é${n}`, `${n}2`][t.v];
+    }
+    case 'alias':
+      return t.v ? ALIASES[t.i].toLowerCase() : ALIASES[t.i];
+    case 'domain': {
+      const d = m.domain(t.i);
+      return [d, `www.${d}`, `blog.${d}`, `https://${d}/page`, `${d}.evil.net`, `x${d}`, `${d}.`][t.v];
+    }
+    case 'filler':
+      return FILLER[t.i];
+  }
+}
+
+function citation(m: Model, c: { i: number; v: number }): string {
+  const d = m.domain(c.i);
+  return [`https://${d}/p`, `https://blog.${d}/post?utm_source=x`, `http://www.${d}`, `https://${d}.evil.net/`, 'https://news.example.net/review', `https://WWW.${d.toUpperCase()}/Caps`][c.v];
+}
+
+function textOf(m: Model, tokens: [Token, number][]): string {
+  let s = '';
+  tokens.forEach(([t, sep], k) => {
+    const w = word(m, t);
+    // URLs stand between spaces (the reference's URL finder is that simple)
+    const isUrl = w.startsWith('http') || w.startsWith('www.');
+    if (k > 0) s += isUrl ? ' ' : SEPARATORS[sep];
+    s += w;
+    if (isUrl && k < tokens.length - 1) s += ' ';
+  });
+  return s;
+}
+
+function filtersOf(m: Model, f: FilterSpec): { body: Record<string, unknown>; ref: RefFilters } {
+  const body: Record<string, unknown> = {};
+  const ref: RefFilters = {};
+  if (f.models) {
+    body.models = f.models.map((i) => MODELS[i]);
+    ref.models = body.models as string[];
+  }
+  if (f.prompt !== undefined) {
+    const p = pick(m.importable(), f.prompt);
+    if (p) ref.prompt_ids = body.prompt_ids = [p.id];
+  }
+  if (f.prompt_status) ref.prompt_status = body.prompt_status = f.prompt_status;
+  if (f.prompt_type) ref.prompt_type = body.prompt_type = f.prompt_type;
+  if (f.location !== undefined) {
+    const l = pick(m.locations, f.location);
+    if (l) ref.location_ids = body.location_ids = [l.id];
+  }
+  if (f.days) {
+    const [a, b, plain] = f.days;
+    const [from, to] = [Math.min(a, b), Math.max(a, b)];
+    const day = (d: number) => new Date(DAY0 + d * 86_400_000).toISOString().slice(0, 10);
+    if (plain) {
+      body.start_date = day(from);
+      body.end_date = day(to);
+      ref.start = DAY0 + from * 86_400_000;
+      ref.end = DAY0 + (to + 1) * 86_400_000 - 1;
+    } else {
+      ref.start = DAY0 + from * 86_400_000 + 6 * 3_600_000;
+      ref.end = DAY0 + to * 86_400_000 + 18 * 3_600_000;
+      body.start_date = new Date(ref.start).toISOString();
+      body.end_date = new Date(ref.end).toISOString();
+    }
+  }
+  if (f.competitors) {
+    const ids = [...new Set(f.competitors.map((i) => pick(m.competitors, i)?.id).filter((x): x is string => !!x))];
+    if (ids.length) ref.competitor_ids = body.competitor_ids = ids;
+  }
+  if (f.schedule === 'custom' && m.schedule) ref.schedule_id = body.schedule_id = m.schedule;
+  if (f.schedule === 'default' || f.schedule === 'manual') {
+    body.schedule_id = f.schedule;
+    ref.schedule_id = null;
+  }
+  return { body, ref };
+}
+
+/**
+ * A query's filters; with a saved view: the view is saved with its own filters, the request names it, and what the
+ * request sends replaces the view's value field by field (dates included); a view counts active prompts unless it
+ * or the request says otherwise (spec, Saved views).
+ */
+async function queryOf(key: string, websiteId: string, m: Model, q: Query) {
+  const request = filtersOf(m, q.request);
+  if (!q.view) return request;
+  const view = filtersOf(m, q.view);
+  const r = await ok('POST', '/api/v1/saved-views', key, { website_id: websiteId, name: `View ${Math.random().toString(36).slice(2)}`, filters: view.body });
+  const ref: RefFilters = { ...view.ref, ...request.ref };
+  ref.prompt_status ??= 'active';
+  return { body: { ...request.body, saved_view_id: r.body.view.id }, ref };
+}
+
+// ---- running a history against the server ----
+
+let s: TestServer;
+let key: string;
+let cases = 0;
+
+async function ok(method: string, path: string, key: string, body?: unknown, status = [200, 201], query?: Record<string, string>, via: TestServer = s) {
+  const t0 = performance.now();
+  const r = await call(via, method, path, { key, body, query });
+  if (process.env.DIFF_TRACE) console.log(`${(performance.now() - t0).toFixed(1)} ms ${method} ${path} ${r.status}`);
+  if (!status.includes(r.status)) throw new Error(`${method} ${path} ${JSON.stringify(body ?? query)} -> ${r.status} ${JSON.stringify(r.body)}`);
+  return r;
+}
+
+async function build(h: History, key: string, m: Model): Promise<string> {
+  const brandName = NAMES[h.brand];
+  const url = `https://${m.domain(0)}`;
+  const competitors = h.competitors
+    .map((c) => ({ c, name: NAMES[c.name] }))
+    .filter(({ name }, i, all) => name !== brandName && all.findIndex((x) => x.name === name) === i);
+  const compBody = (c: CompetitorSpec, name: string, slot: number) => ({
+    name,
+    // one in ten: a page of the website itself (provision ignores it; an add is refused)
+    url: c.below === 0 ? `${url}/compare/${slot}` : `https://${c.below === 1 ? 'www.' : ''}${m.domain(slot)}${c.below === 2 ? '/home' : ''}`,
+    ...(c.alias !== null && { identifiers: [ALIASES[c.alias]] }),
+  });
+  let websiteId: string;
+  if (h.provision) {
+    const bodies = competitors.map(({ c, name }) => {
+      const slot = m.nextSlot++;
+      return { c, slot, body: compBody(c, name, slot) };
+    });
+    const prompts = h.prompts.map((branded, i) => ({ text: `prompt ${i}`, type: branded ? 'branded' : 'non_branded' }));
+    const r = await ok('POST', '/api/v1/websites/provision', key, {
+      name: brandName,
+      url,
+      competitors: bodies.map((b) => b.body),
+      topics: [{ name: 'Topic', prompts }],
+    });
+    websiteId = r.body.website.id;
+    m.brand = { id: websiteId, name: brandName, identifiers: [], domain: m.domain(0), is_self: true };
+    const created = r.body.competitors as { id: string; name: string }[];
+    for (const b of bodies) {
+      if (b.c.below === 0) continue;
+      const got = created.find((x) => x.name === b.body.name);
+      if (!got) throw new Error(`provision did not create ${b.body.name}: ${JSON.stringify(r.body)}`);
+      m.competitors.push({ id: got.id, name: b.body.name, identifiers: b.body.identifiers ?? [], domain: m.domain(b.slot), is_self: false, slot: b.slot });
+    }
+    expect(created.length).toBe(m.competitors.length);
+    for (const [i, p] of (r.body.topics[0].prompts as { id: string }[]).entries()) {
+      m.prompts.push({ id: p.id, text: `prompt ${i}`, status: 'active', type: h.prompts[i] ? 'branded' : 'non_branded', deleted: false, answered: false, hard: false, topic: r.body.topics[0].id });
+    }
+    m.topics.push({ id: r.body.topics[0].id, name: 'Topic', deleted: false, took: [] });
+  } else {
+    const r = await ok('POST', '/api/v1/websites', key, { name: brandName, url });
+    websiteId = r.body.website.id;
+    m.brand = { id: websiteId, name: brandName, identifiers: [], domain: m.domain(0), is_self: true };
+    for (const { c, name } of competitors) await addCompetitor(key, websiteId, m, c, name);
+    for (const [i, branded] of h.prompts.entries()) await createPrompt(key, websiteId, m, branded, i);
+  }
+  for (let i = 0; i < h.locations; i++) {
+    const r = await ok('POST', '/api/v1/locations', key, { website_id: websiteId, location: `Place ${i}`, country: 'France' });
+    m.locations.push({ id: r.body.id, name: `Place ${i}` });
+  }
+  for (const name of ['Price', 'Support']) {
+    const r = await ok('POST', '/api/v1/attributes', key, { website_id: websiteId, name });
+    m.attributes.push({ id: r.body.attribute.id, name });
+  }
+  if (h.schedule) {
+    const r = await ok('POST', '/api/v1/prompt-schedules', key, { website_id: websiteId, name: 'Weekly', models: ['chatgpt'], frequency: 'weekly' });
+    m.schedule = r.body.schedule.id;
+  }
+  return websiteId;
+}
+
+async function addCompetitor(key: string, websiteId: string, m: Model, c: CompetitorSpec, name: string) {
+  const slot = m.nextSlot++;
+  const url = c.below === 0 ? `https://${m.domain(0)}/compare/${slot}` : `https://${c.below === 1 ? 'www.' : ''}${m.domain(slot)}`;
+  const body = { website_id: websiteId, name, url, ...(c.alias !== null && { identifiers: [ALIASES[c.alias]] }) };
+  const r = await ok('POST', '/api/v1/competitors', key, body, c.below === 0 ? [400] : [201]);
+  if (c.below !== 0) m.competitors.push({ id: r.body.competitor.id, name, identifiers: body.identifiers ?? [], domain: m.domain(slot), is_self: false, slot });
+}
+
+async function createPrompt(key: string, websiteId: string, m: Model, branded: boolean, i: number, topic: string | null = null) {
+  const text = `prompt ${i}`;
+  const r = await ok('POST', '/api/v1/prompts', key, { website_id: websiteId, text, type: branded ? 'branded' : 'non_branded', ...(topic && { topic_id: topic }) });
+  m.prompts.push({ id: r.body.prompt.id, text, status: 'active', type: branded ? 'branded' : 'non_branded', deleted: false, answered: false, hard: false, topic });
+}
+
+/** what the histories did, for the summary line */
+const tally: Record<string, number> = {};
+const count = (what: string) => {
+  tally[what] = (tally[what] ?? 0) + 1;
+};
+
+async function run(st: Step, key: string, websiteId: string, m: Model) {
+  count(st.t);
+  switch (st.t) {
+    case 'import': {
+      const items = st.items.flatMap((it: Item) => {
+        const p = pick(m.importable(), it.prompt);
+        if (!p) return [];
+        const loc = it.location === 0 ? null : (pick(m.locations, it.location - 1) ?? null);
+        const a: RefAnswer = {
+          prompt_id: p.id,
+          model: MODELS[it.model],
+          run_at: new Date(DAY0 + it.day * 86_400_000 + it.minute * 60_000).toISOString(),
+          text: textOf(m, it.tokens),
+          citations: it.citations.map((c) => citation(m, c)),
+          location_id: loc?.id ?? null,
+          schedule_id: it.scheduled === 0 ? m.schedule : null,
+          // always sent (even empty): the import's own observations replace finding them in the text
+          observations: it.observations.map((o, j) => ({
+            entity_id: o.entity === 0 ? m.brand.id : (pick(m.competitors, o.entity - 1) ?? m.brand).id,
+            attribute_id: m.attributes[o.attribute].id,
+            positive: o.positive,
+            score: o.score === null ? null : ((o.positive ? 1 : -1) * o.score) / 10,
+            text_span: `span ${j} of ${it.minute}`,
+          })),
+        };
+        p.answered = true;
+        return [a];
+      });
+      if (!items.length) return;
+      const r = await ok('POST', '/api/v1/responses/import', key, { website_id: websiteId, responses: items });
+      expect(r.body.imported).toBe(items.length);
+      items.forEach((a, i) => {
+        a.id = r.body.response_ids[i];
+      });
+      m.answers.push(...items);
+      return;
+    }
+    case 'add': {
+      const name = NAMES[st.c.name];
+      if (!m.nameTaken(name)) await addCompetitor(key, websiteId, m, st.c, name);
+      return;
+    }
+    case 'rename': {
+      const c = pick(m.competitors, st.which);
+      const name = NAMES[st.name];
+      if (!c || m.nameTaken(name)) return;
+      await ok('PATCH', `/api/v1/competitors/${c.id}`, key, { website_id: websiteId, name });
+      c.name = name;
+      return;
+    }
+    case 'identifiers': {
+      const c = pick(m.competitors, st.which);
+      if (!c) return;
+      const identifiers = st.alias === null ? [] : [ALIASES[st.alias]];
+      await ok('PATCH', `/api/v1/competitors/${c.id}`, key, { website_id: websiteId, identifiers });
+      c.identifiers = identifiers;
+      return;
+    }
+    case 'pause': {
+      // a paused website answers 403 everywhere; resumed, its numbers are what they were
+      await ok('PATCH', `/api/v1/websites/${websiteId}`, key, { status: 'paused' });
+      await ok('POST', '/api/v1/metrics/mention-rate/cumulative', key, { website_id: websiteId }, [403]);
+      await ok('PATCH', `/api/v1/websites/${websiteId}`, key, { status: 'active' });
+      return;
+    }
+    case 'remove': {
+      const c = pick(m.competitors, st.which);
+      if (!c) return;
+      await ok('DELETE', `/api/v1/competitors/${c.id}`, key, undefined, [200], { website_id: websiteId });
+      m.competitors = m.competitors.filter((x) => x !== c);
+      return;
+    }
+    case 'prompt':
+      return createPrompt(key, websiteId, m, st.branded, m.prompts.length);
+    case 'status': {
+      const p = pick(m.prompts.filter((x) => !x.deleted), st.which);
+      if (!p) return;
+      p.status = st.paused ? 'paused' : 'active';
+      await ok('PATCH', `/api/v1/prompts/${p.id}`, key, { website_id: websiteId, status: p.status });
+      return;
+    }
+    case 'topic': {
+      const name = `Topic ${m.topics.length + 1}`;
+      const r = await ok('POST', '/api/v1/topics', key, { website_id: websiteId, name });
+      expect(r.body.restored).toBe(false);
+      m.topics.push({ id: r.body.topic.id, name, deleted: false, took: [] });
+      return createPrompt(key, websiteId, m, st.branded, m.prompts.length, r.body.topic.id);
+    }
+    case 'delete-topic': {
+      const t = pick(m.topics.filter((x) => !x.deleted), st.which);
+      if (!t) return;
+      const r = await ok('DELETE', `/api/v1/topics/${t.id}`, key, undefined, [200], { website_id: websiteId, delete_prompts: String(st.prompts) });
+      t.deleted = true;
+      // with delete_prompts, every live prompt of the topic is soft-deleted (answered or not)
+      t.took = st.prompts ? m.prompts.filter((p) => p.topic === t.id && !p.deleted).map((p) => p.id) : [];
+      for (const p of m.prompts) if (t.took.includes(p.id)) p.deleted = true;
+      expect(r.body.deleted_prompt_count).toBe(t.took.length);
+      return;
+    }
+    case 'restore-topic': {
+      const t = pick(m.topics.filter((x) => x.deleted), st.which);
+      if (!t) return;
+      const r = await ok('POST', '/api/v1/topics', key, { website_id: websiteId, name: t.name.toUpperCase() });
+      expect(r.body).toMatchObject({ restored: true, topic: { id: t.id } });
+      t.deleted = false;
+      for (const p of m.prompts) if (t.took.includes(p.id)) p.deleted = false;
+      t.took = [];
+      return;
+    }
+    case 'run': {
+      // a run of the simulated engines: its answers are today's; the reference reads their raw text and citations
+      const schedule = st.custom ? m.schedule : null;
+      const active = m.prompts.filter((p) => !p.deleted && p.status === 'active');
+      const r = await ok('POST', '/api/v1/response-streaming/start', key, { website_id: websiteId, ...(schedule && { schedule_id: schedule }) }, active.length ? [202] : [400]);
+      if (!active.length) return;
+      const done = await finishedRun(s, key, websiteId, r.body.run_id, 120_000);
+      expect(done).toMatchObject({ status: 'completed', failed: 0 });
+      await caughtUp(s, ['answers'], 60_000);
+      const rows: { id: string; prompt_id: string; model: string; run_at: Date; text: string; citations: string[]; location_id: string | null; schedule_id: string | null }[] =
+        await s.rt.database.db('rm_responses').where({ website_id: websiteId, run_id: r.body.run_id }).select('id', 'prompt_id', 'model', 'run_at', 'text', 'citations', 'location_id', 'schedule_id');
+      expect(rows.length).toBe(done.recorded);
+      expect(new Set(rows.map((x) => x.prompt_id))).toEqual(new Set(active.map((p) => p.id)));
+      for (const p of active) p.answered = true;
+      m.answers.push(...rows.map((x) => ({ ...x, run_at: x.run_at.toISOString() })));
+      return;
+    }
+    case 'delete-prompt': {
+      const p = pick(m.prompts.filter((x) => !x.deleted), st.which);
+      if (!p) return;
+      const r = await ok('DELETE', `/api/v1/prompts/${p.id}`, key, undefined, [200], { website_id: websiteId });
+      expect(r.body.soft_deleted).toBe(p.answered);
+      p.deleted = true;
+      p.hard = !p.answered;
+      return;
+    }
+  }
+}
+
+/** Every metric endpoint under one filter set, against the reference; returns the differences found. */
+async function compare(via: TestServer, key: string, websiteId: string, m: Model, filters: { body: Record<string, unknown>; ref: RefFilters }): Promise<string[]> {
+  const out: string[] = [];
+  const entities = m.entities();
+  const label = JSON.stringify(filters.body);
+  const ignore = new Set(['schedule']);
+  const schedule = filters.ref.schedule_id ?? 'default';
+  // the nine reads at once: the server answers them side by side
+  const reads = await Promise.all(
+    FAMILIES.flatMap((family) => [
+      ok('POST', `/api/v1/metrics/${family}/cumulative`, key, { website_id: websiteId, filters: filters.body }, [200], undefined, via),
+      ok('POST', `/api/v1/metrics/${family}/time-series`, key, { website_id: websiteId, filters: filters.body }, [200], undefined, via),
+    ]),
+  );
+  FAMILIES.forEach((family, i) => {
+    const [cum, ts] = [reads[2 * i], reads[2 * i + 1]];
+    const exp = expectedCumulative(family, entities, m.answers, m.prompts, filters.ref);
+    out.push(...differences(cum.body, exp, `${family}/cumulative ${label}`, 1e-4, ignore).slice(0, 6));
+    if (cum.body.schedule !== schedule) out.push(`${family}/cumulative ${label}: schedule ${cum.body.schedule} != ${schedule}`);
+    const keys = Object.keys(cum.body.data ?? {});
+    if (keys[0] !== m.brand.name) out.push(`${family}/cumulative ${label}: the brand is not first (${keys.join(', ')})`);
+    const expTs = expectedTimeSeries(family, entities, m.answers, m.prompts, filters.ref);
+    out.push(...differences(ts.body.data, expTs, `${family}/time-series ${label}`, 1e-4, ignore).slice(0, 6));
+  });
+  const conn = await ok('POST', '/api/v1/looker-studio/data', key, { website_id: websiteId, filters: filters.body, page_size: 10_000 }, [200], undefined, via);
+  const expRows = expectedConnectorRows(entities, m.answers, m.prompts, new Map(m.locations.map((l) => [l.id, l.name])), filters.ref);
+  const order = (r: Record<string, unknown>) => JSON.stringify([r.date, r.model, r.prompt_id, r.location_id, r.entity_id]);
+  const sortRows = (rows: Record<string, unknown>[]) => [...rows].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+  out.push(...differences(sortRows(conn.body.rows), sortRows(expRows), `looker-studio/data ${label}`, 1e-4, ignore).slice(0, 6));
+  if (conn.body.has_more) out.push(`looker-studio/data ${label}: has_more with ${conn.body.rows.length} rows`);
+  // the answers listing: every page
+  const listed: Record<string, unknown>[] = [];
+  for (let page = 0; ; page++) {
+    const r = await ok('POST', '/api/v1/responses', key, { website_id: websiteId, filters: filters.body, page_num: page, page_size: 100 }, [200], undefined, via);
+    listed.push(...r.body.responses);
+    if (!r.body.has_more || page > 50) break;
+  }
+  const fields = ['id', 'prompt_id', 'model', 'response', 'mentioned', 'cited', 'position', 'created_at', 'competitors'] as const;
+  const shown = listed.map((x) => ({
+    ...Object.fromEntries(fields.map((f) => [f, x[f]])),
+    competitors: (x.competitors as { id: string; name: string; position: number }[]).map(({ id, name, position }) => ({ id, name, position })),
+  }));
+  out.push(...differences(shown, expectedListing(entities, m.answers, m.prompts, filters.ref), `responses ${label}`, 0).slice(0, 6));
+  // attribute observations of the imported answers (those of runs come from the text: not compared), newest first
+  // competitor_ids is refused there, and dates must be date-times (start_date required): the selection's range, sent
+  // explicitly (it replaces a view's)
+  const { competitor_ids: _, ...obsFilters } = filters.body;
+  const obsRef: RefFilters = { ...filters.ref, start: filters.ref.start ?? Date.parse('2026-01-01T00:00:00Z'), end: filters.ref.end ?? Date.parse('2030-01-01T00:00:00Z') };
+  obsFilters.start_date = new Date(obsRef.start!).toISOString();
+  obsFilters.end_date = new Date(obsRef.end!).toISOString();
+  const observed: Record<string, unknown>[] = [];
+  for (let page = 0; ; page++) {
+    const r = await ok('POST', '/api/v1/attributes/observations', key, { website_id: websiteId, filters: obsFilters, sort: 'recent', page_num: page, page_size: 100 }, [200], undefined, via);
+    observed.push(...r.body.data);
+    if (!r.body.has_more || page > 50) break;
+  }
+  const times = observed.map((o) => String(o.created_at));
+  if (times.some((t, i) => i > 0 && t > times[i - 1])) out.push(`observations ${label}: sort recent is not newest first`);
+  const imported = new Set(m.answers.filter((a) => a.observations).map((a) => a.id));
+  const obsFields = ['response_id', 'entity_id', 'entity_name', 'is_website', 'attribute_id', 'attribute_name', 'positive', 'score', 'text_span', 'model', 'created_at'];
+  const canon = (xs: Record<string, unknown>[]) => xs.map((o) => JSON.stringify(obsFields.map((f) => o[f]))).sort();
+  const expObs = expectedObservations(entities, new Map(m.attributes.map((a) => [a.id, a.name])), m.answers, m.prompts, obsRef);
+  out.push(...differences(canon(observed.filter((o) => imported.has(o.response_id as string))), canon(expObs), `observations ${label}`, 0).slice(0, 6));
+  return out;
+}
+
+/**
+ * What happens to the whole server between the histories and the reads: nothing; a rebuild of the answers read model
+ * (beside the live one, then swapped); reads through a second instance over the same database; or that second
+ * instance restarted first (a cold cache). The last two need a real Postgres server.
+ */
+const world = fc.constantFrom('none', 'none', 'none', 'rebuild', 'second', 'restart');
+type World = typeof world extends fc.Arbitrary<infer T> ? T : never;
+
+/** Histories run side by side (their writes wait on the read models: together they share the wait). */
+const BATCH = 4;
+
+let second: TestServer | null = null;
+
+beforeAll(async () => {
+  s = await startServer({ RATE_LIMIT_PER_MIN: '1000000' });
+  if (onRealPostgres) second = await startServer({ RATE_LIMIT_PER_MIN: '1000000' }, {}, s);
+  // one organization, a new website per history
+  key = (await s.org('Differential')).key;
+});
+afterAll(async () => {
+  await second?.close();
+  await s?.close();
+});
+
+/** A rebuild reads the whole log (every history so far): at most one per REBUILD_GAP histories, so the long run stays linear-ish. */
+const REBUILD_GAP = 30;
+let rebuiltAt = -REBUILD_GAP;
+
+async function apply(w: World): Promise<TestServer> {
+  if (w === 'rebuild') {
+    if (cases - rebuiltAt < REBUILD_GAP) return s;
+    rebuiltAt = cases;
+    count('rebuilds');
+    await s.rt.runners.get('answers')!.rebuild();
+    return s;
+  }
+  if (!second) return s;
+  if (w === 'restart') {
+    await second.close();
+    second = await startServer({ RATE_LIMIT_PER_MIN: '1000000' }, {}, s);
+  }
+  if (w !== 'none') {
+    await caughtUp(second, ['answers'], 60_000);
+    return second;
+  }
+  return s;
+}
+
+/** One history: build it, return what to compare once the read models caught up. */
+async function play(h: History) {
+  cases++;
+  const m = new Model(Math.random().toString(36).slice(2, 7).replace(/\d/g, 'q'));
+  const websiteId = await build(h, key, m);
+  count(h.provision ? 'provisioned' : 'created');
+  for (const st of h.steps) await run(st, key, websiteId, m);
+  return { h, m, websiteId };
+}
+
+/** Up to BATCH histories side by side, then the world, then every comparison. */
+async function batch(hs: History[], w: World) {
+  const t0 = performance.now();
+  const played = await Promise.all(hs.map(play));
+  const t1 = performance.now();
+  // a catalogue change re-derives the history after the write answered: compare once it is done
+  await caughtUp(s, ['answers'], 60_000);
+  const t2 = performance.now();
+  const via = await apply(w);
+  count(`world:${w}`);
+  const t3 = performance.now();
+  const problems: string[] = [];
+  for (const { h, m, websiteId } of played) {
+    const sets = [{ body: {}, ref: {} }, ...(await Promise.all(h.filters.map((q) => queryOf(key, websiteId, m, q))))];
+    for (const f of sets) problems.push(...(await compare(via, key, websiteId, m, f)).map((p) => `${h.provision ? 'provisioned' : 'created'} site, ${w}: ${p}`));
+  }
+  if (process.env.DIFF_TRACE) console.log(`batch of ${hs.length}, ${w}: play ${(t1 - t0).toFixed(0)} caught up ${(t2 - t1).toFixed(0)} world ${(t3 - t2).toFixed(0)} compare ${(performance.now() - t3).toFixed(0)} ms`);
+  if (problems.length) throw new Error(`${problems.length} differences:\n${problems.slice(0, 20).join('\n')}`);
+}
+
+describe('metrics differential', () => {
+  it(`given random histories (${RUNS} cases, seed ${SEED}), then every metric endpoint agrees with the reference`, async () => {
+    const started = performance.now();
+    await fc.assert(
+      fc.asyncProperty(fc.array(history, { minLength: 1, maxLength: BATCH }), world, async (hs, w) => {
+        try {
+          await batch(hs, w);
+        } catch (err) {
+          // DIFF_FAIL_LOG=file: every failing batch as it happens (shrinking can take long)
+          if (process.env.DIFF_FAIL_LOG) appendFileSync(process.env.DIFF_FAIL_LOG, `${JSON.stringify({ hs, w })}\n${err instanceof Error ? err.message : String(err)}\n\n`);
+          throw err;
+        }
+      }),
+      { numRuns: Math.ceil(RUNS / ((1 + BATCH) / 2)), seed: SEED },
+    );
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`metrics_differential_cases_per_s ${(cases / seconds).toFixed(2)} cases/s (${cases} histories incl. shrinking, ${seconds.toFixed(1)} s, seed ${SEED})`);
+    console.log(`what they did: ${JSON.stringify(tally)}`);
+  }, 3_600_000);
+});

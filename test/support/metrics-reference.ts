@@ -1,0 +1,395 @@
+/**
+ * An independent reference for the metric endpoints (CONTRACT.md, "Analysis" and "Metrics"), written from the
+ * definitions and sharing no code with the fast path (src/analysis, queries/metrics, src/domain/urls): plain
+ * TypeScript over the answers a test imported and the catalogue it built.
+ *
+ * It is deliberately naive: a mention is a case-insensitive whole-word occurrence of a name or identifier, or an
+ * occurrence of the entity's domain with host boundaries; position = 1 + the mentioned entities whose first
+ * occurrence is earlier; a citation is a cited URL (engine citations or http(s)/www URLs in the text) on the entity's
+ * domain or under it. It agrees with the product on texts made of whole words, punctuation and space-separated URLs
+ * (what the differential test writes); it does not try to reproduce the matcher's Unicode folding, scripts without
+ * spaces, or leftmost-longest overlaps between different entities' terms (the test's vocabulary has none).
+ */
+
+export interface RefEntity {
+  id: string;
+  name: string;
+  identifiers: string[];
+  /** host of the entity's URL, lower-case, without `www.` */
+  domain: string | null;
+  is_self: boolean;
+}
+
+export interface RefAnswer {
+  /** the id the import answered with */
+  id?: string;
+  prompt_id: string;
+  model: string;
+  /** ISO 8601, UTC */
+  run_at: string;
+  text: string;
+  citations: string[];
+  location_id: string | null;
+  schedule_id: string | null;
+  /** the observations the import carried (undefined: found by the product in the text, not compared) */
+  observations?: { entity_id: string; attribute_id: string; positive: boolean; score: number | null; text_span: string }[];
+}
+
+export interface RefPrompt {
+  id: string;
+  text: string;
+  status: 'active' | 'paused';
+  type: 'branded' | 'non_branded';
+  deleted: boolean;
+}
+
+export interface RefFilters {
+  /** null = default */
+  schedule_id?: string | null;
+  /** epoch ms, inclusive */
+  start?: number;
+  end?: number;
+  models?: string[];
+  prompt_ids?: string[];
+  location_ids?: string[];
+  prompt_status?: 'active' | 'paused';
+  prompt_type?: 'branded' | 'non_branded';
+  competitor_ids?: string[];
+}
+
+const WORD = /[\p{L}\p{M}\p{N}\p{Pc}]/u;
+const isWord = (ch: string | undefined) => ch !== undefined && ch !== '' && WORD.test(ch);
+
+/** Index of the first whole-word, case-insensitive occurrence of term in text, or -1. */
+export function firstWord(text: string, term: string): number {
+  const t = text.toLowerCase();
+  const w = term.toLowerCase().trim();
+  if (w === '') return -1;
+  for (let i = t.indexOf(w); i !== -1; i = t.indexOf(w, i + 1)) {
+    const before = i === 0 ? undefined : text[i - 1];
+    const after = text[i + w.length];
+    if ((!isWord(w[0]) || !isWord(before)) && (!isWord(w[w.length - 1]) || !isWord(after))) return i;
+  }
+  return -1;
+}
+
+/** Index of the first occurrence of a domain as a host (itself or under a subdomain), or -1. */
+export function firstDomain(text: string, domain: string): number {
+  const t = text.toLowerCase();
+  for (let i = t.indexOf(domain); i !== -1; i = t.indexOf(domain, i + 1)) {
+    const before = i === 0 ? undefined : t[i - 1];
+    const j = i + domain.length;
+    const after = t[j];
+    const leftOk = before === undefined || (!isWord(before) && before !== '-');
+    const rightOk = after === undefined || (!isWord(after) && after !== '-' && !(after === '.' && isWord(t[j + 1])));
+    if (leftOk && rightOk) return i;
+  }
+  return -1;
+}
+
+/** The host of an http(s) URL, lower-case, without a trailing dot and `www.`; null for anything else. */
+export function hostOfUrl(raw: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    return null;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+  let h = u.hostname.toLowerCase();
+  if (h.endsWith('.')) h = h.slice(0, -1);
+  if (h.startsWith('www.')) h = h.slice(4);
+  return h || null;
+}
+
+/** Hosts an answer cites: its citations, then the http(s) and www. URLs written in its text (up to a space, a bracket or a quote; trailing punctuation dropped). */
+export function citedHosts(a: { text: string; citations: string[] }): string[] {
+  const urls = [...a.citations];
+  for (const m of a.text.matchAll(/(?:^|[^\w.@/-])(https?:\/\/[^\s()<>"'\[\]]+|www\.[^\s()<>"'\[\]]+)/gi)) {
+    const u = m[1].replace(/[.,;:!?*_~]+$/, '');
+    urls.push(u.toLowerCase().startsWith('www.') ? `http://${u}` : u);
+  }
+  return urls.map(hostOfUrl).filter((h): h is string => h !== null);
+}
+
+export interface Analysis {
+  /** entity id -> position (1-based), for the mentioned ones */
+  position: Map<string, number>;
+  cited: Set<string>;
+}
+
+/** Mentions, positions (among all the entities given) and citations of one answer. */
+export function analyze(entities: RefEntity[], a: RefAnswer): Analysis {
+  const first = new Map<string, number>();
+  for (const e of entities) {
+    const hits = [e.name, ...e.identifiers].map((term) => firstWord(a.text, term));
+    if (e.domain) hits.push(firstDomain(a.text, e.domain));
+    const found = hits.filter((i) => i >= 0);
+    if (found.length) first.set(e.id, Math.min(...found));
+  }
+  const position = new Map<string, number>();
+  for (const [id, i] of first) position.set(id, 1 + [...first.values()].filter((j) => j < i).length);
+  const hosts = citedHosts(a);
+  const cited = new Set(entities.filter((e) => e.domain && hosts.some((h) => h === e.domain || h.endsWith(`.${e.domain}`))).map((e) => e.id));
+  return { position, cited };
+}
+
+/** The answers a selection holds (CONTRACT.md: soft-deleted prompts never count; default schedule = none). */
+export function select(answers: RefAnswer[], prompts: RefPrompt[], f: RefFilters): RefAnswer[] {
+  const byId = new Map(prompts.map((p) => [p.id, p]));
+  return answers.filter((a) => {
+    const p = byId.get(a.prompt_id);
+    if (!p || p.deleted) return false;
+    if ((a.schedule_id ?? null) !== (f.schedule_id ?? null)) return false;
+    const t = Date.parse(a.run_at);
+    if (f.start !== undefined && t < f.start) return false;
+    if (f.end !== undefined && t > f.end) return false;
+    if (f.models && !f.models.includes(a.model)) return false;
+    if (f.prompt_ids && !f.prompt_ids.includes(p.id)) return false;
+    if (f.location_ids && (a.location_id === null || !f.location_ids.includes(a.location_id))) return false;
+    if (f.prompt_status && p.status !== f.prompt_status) return false;
+    if (f.prompt_type && p.type !== f.prompt_type) return false;
+    return true;
+  });
+}
+
+interface Tally {
+  responses: number;
+  any: number;
+  mentioned: number[];
+  cited: number[];
+  positions: number[][];
+}
+
+function tally(entities: RefEntity[], included: RefEntity[], answers: RefAnswer[]): Tally {
+  const t: Tally = { responses: 0, any: 0, mentioned: included.map(() => 0), cited: included.map(() => 0), positions: included.map(() => []) };
+  for (const a of answers) {
+    const r = analyze(entities, a);
+    t.responses++;
+    if (included.some((e) => r.position.has(e.id))) t.any++;
+    included.forEach((e, j) => {
+      const p = r.position.get(e.id);
+      if (p !== undefined) {
+        t.mentioned[j]++;
+        t.positions[j].push(p);
+      }
+      if (r.cited.has(e.id)) t.cited[j]++;
+    });
+  }
+  return t;
+}
+
+const Z = 1.959964;
+const pct = (x: number, n: number) => (n === 0 ? 0 : (100 * x) / n);
+
+/** 95% Wilson score interval in percent (textbook formula); null for n = 0. */
+export function wilsonRef(x: number, n: number): [number, number] | null {
+  if (n === 0) return null;
+  const p = x / n;
+  const z2 = Z * Z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = ((Z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n)));
+  return [100 * Math.max(0, centre - half), 100 * Math.min(1, centre + half)];
+}
+
+function meanInterval(xs: number[]): [number, number] | null {
+  if (xs.length < 2) return null;
+  const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const sd = Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
+  const half = (Z * sd) / Math.sqrt(xs.length);
+  return [m - half, m + half];
+}
+
+export type Family = 'mention-rate' | 'share-of-voice' | 'citation-rate' | 'position';
+export const FAMILIES: Family[] = ['mention-rate', 'share-of-voice', 'citation-rate', 'position'];
+
+const sample = (x: number, n: number) => ({ numerator: x, denominator: n, ci95: wilsonRef(x, n) });
+
+function familyValues(family: Family, t: Tally, included: RefEntity[]): Record<string, unknown> {
+  const total = t.mentioned.reduce((a, b) => a + b, 0);
+  const out: Record<string, unknown> = {};
+  included.forEach((e, j) => {
+    const m = t.mentioned[j];
+    let v: Record<string, unknown>;
+    switch (family) {
+      case 'mention-rate':
+        v = {
+          mention_rate: pct(m, t.responses),
+          relative_mention_rate: pct(m, t.any),
+          is_self: e.is_self,
+          sample: { mention_rate: sample(m, t.responses), relative_mention_rate: sample(m, t.any) },
+        };
+        break;
+      case 'share-of-voice':
+        v = { share_of_voice: pct(m, total), is_self: e.is_self, sample: { share_of_voice: sample(m, total) } };
+        break;
+      case 'citation-rate':
+        v = { citation_rate: pct(t.cited[j], t.responses), is_self: e.is_self, sample: { citation_rate: sample(t.cited[j], t.responses) } };
+        break;
+      case 'position': {
+        const xs = t.positions[j];
+        v = {
+          avg_position: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null,
+          is_self: e.is_self,
+          sample: { avg_position: { mentions: xs.length, ci95: meanInterval(xs) } },
+        };
+      }
+    }
+    out[e.name] = v;
+  });
+  return out;
+}
+
+/** The entities a request includes: the brand plus the competitors asked for (all by default), brand first. */
+export function included(entities: RefEntity[], f: RefFilters): RefEntity[] {
+  return entities.filter((e) => e.is_self || !f.competitor_ids || f.competitor_ids.includes(e.id));
+}
+
+const utcDay = (iso: string) => new Date(iso).toISOString().slice(0, 10);
+
+export function expectedCumulative(family: Family, entities: RefEntity[], answers: RefAnswer[], prompts: RefPrompt[], f: RefFilters) {
+  const inc = included(entities, f);
+  const sel = select(answers, prompts, f);
+  const t = tally(entities, inc, sel);
+  return { data: familyValues(family, t, inc), responses: t.responses };
+}
+
+export function expectedTimeSeries(family: Family, entities: RefEntity[], answers: RefAnswer[], prompts: RefPrompt[], f: RefFilters) {
+  const inc = included(entities, f);
+  const byDay = new Map<string, RefAnswer[]>();
+  for (const a of select(answers, prompts, f)) byDay.set(utcDay(a.run_at), [...(byDay.get(utcDay(a.run_at)) ?? []), a]);
+  return [...byDay.keys()].sort().map((date) => {
+    const t = tally(entities, inc, byDay.get(date)!);
+    return { date, responses: t.responses, metrics: familyValues(family, t, inc) };
+  });
+}
+
+/** Reporting rows: per UTC day, model, prompt, location and included entity, answers counted. */
+export function expectedConnectorRows(
+  entities: RefEntity[],
+  answers: RefAnswer[],
+  prompts: RefPrompt[],
+  locations: Map<string, string>,
+  f: RefFilters,
+) {
+  const inc = included(entities, f);
+  const groups = new Map<string, RefAnswer[]>();
+  for (const a of select(answers, prompts, f)) {
+    const k = JSON.stringify([utcDay(a.run_at), a.model, a.prompt_id, a.location_id]);
+    groups.set(k, [...(groups.get(k) ?? []), a]);
+  }
+  const promptText = new Map(prompts.map((p) => [p.id, p.text]));
+  const rows: Record<string, unknown>[] = [];
+  for (const [k, as] of groups) {
+    const [date, model, prompt_id, location_id] = JSON.parse(k) as [string, string, string, string | null];
+    const t = tally(entities, inc, as);
+    inc.forEach((e, j) => {
+      const xs = t.positions[j];
+      rows.push({
+        date,
+        model,
+        prompt_id,
+        prompt: promptText.get(prompt_id) ?? null,
+        location_id,
+        location: location_id === null ? null : (locations.get(location_id) ?? null),
+        entity_id: e.id,
+        entity: e.name,
+        is_self: e.is_self,
+        responses: t.responses,
+        mentions: t.mentioned[j],
+        citations: t.cited[j],
+        position: xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null,
+      });
+    });
+  }
+  return rows;
+}
+
+/**
+ * The answers listing: newest first (then id, descending), each with the brand's mention, citation and position and
+ * the competitors it mentions (in order of first occurrence, catalogue order among ties).
+ */
+export function expectedListing(entities: RefEntity[], answers: RefAnswer[], prompts: RefPrompt[], f: RefFilters) {
+  const inc = new Set(included(entities, f).map((e) => e.id));
+  const brand = entities.find((e) => e.is_self)!;
+  return select(answers, prompts, f)
+    .sort((a, b) => Date.parse(b.run_at) - Date.parse(a.run_at) || (b.id! < a.id! ? -1 : b.id! > a.id! ? 1 : 0))
+    .map((a) => {
+      const r = analyze(entities, a);
+      const competitors = entities
+        .map((e, slot) => ({ e, slot, position: r.position.get(e.id) }))
+        .filter((x) => !x.e.is_self && x.position !== undefined && inc.has(x.e.id))
+        .sort((x, y) => x.position! - y.position! || x.slot - y.slot)
+        .map((x) => ({ id: x.e.id, name: x.e.name, position: x.position! }));
+      return {
+        id: a.id,
+        prompt_id: a.prompt_id,
+        model: a.model,
+        response: a.text,
+        mentioned: r.position.has(brand.id),
+        cited: r.cited.has(brand.id),
+        position: r.position.get(brand.id) ?? null,
+        created_at: new Date(a.run_at).toISOString(),
+        competitors,
+      };
+    });
+}
+
+/**
+ * Attribute observations of the selected imported answers: about the brand or a current competitor (the names they
+ * have now), with the attribute's name, the answer's model and its time to the second. In no particular order.
+ */
+export function expectedObservations(
+  entities: RefEntity[],
+  attributes: Map<string, string>,
+  answers: RefAnswer[],
+  prompts: RefPrompt[],
+  f: RefFilters,
+) {
+  const byId = new Map(entities.map((e) => [e.id, e]));
+  return select(answers, prompts, { ...f, competitor_ids: undefined }).flatMap((a) =>
+    (a.observations ?? [])
+      .filter((o) => byId.has(o.entity_id))
+      .map((o) => ({
+        response_id: a.id,
+        entity_id: o.entity_id,
+        entity_name: byId.get(o.entity_id)!.name,
+        is_website: byId.get(o.entity_id)!.is_self,
+        attribute_id: o.attribute_id,
+        attribute_name: attributes.get(o.attribute_id),
+        positive: o.positive,
+        score: o.score,
+        text_span: o.text_span,
+        model: a.model,
+        created_at: `${new Date(a.run_at).toISOString().slice(0, 19)}Z`,
+      })),
+  );
+}
+
+/**
+ * Differences between an actual answer body and the expected one: numbers within `tolerance` (the API rounds to four
+ * decimals), everything else equal, the same keys on both sides (extra actual keys listed in `ignore` are allowed).
+ */
+export function differences(actual: unknown, expected: unknown, path = '', tolerance = 1e-4, ignore: ReadonlySet<string> = new Set()): string[] {
+  if (typeof expected === 'number' && typeof actual === 'number') {
+    return Math.abs(actual - expected) <= tolerance ? [] : [`${path}: ${actual} != expected ${expected}`];
+  }
+  if (expected === null || typeof expected !== 'object' || actual === null || typeof actual !== 'object') {
+    return Object.is(actual, expected) ? [] : [`${path}: ${JSON.stringify(actual)} != expected ${JSON.stringify(expected)}`];
+  }
+  if (Array.isArray(expected) !== Array.isArray(actual)) return [`${path}: ${JSON.stringify(actual)} != expected ${JSON.stringify(expected)}`];
+  if (Array.isArray(expected)) {
+    const a = actual as unknown[];
+    if (a.length !== expected.length) return [`${path}: length ${a.length} != expected ${expected.length}`];
+    return expected.flatMap((e, i) => differences(a[i], e, `${path}[${i}]`, tolerance, ignore));
+  }
+  const a = actual as Record<string, unknown>;
+  const e = expected as Record<string, unknown>;
+  const out: string[] = [];
+  for (const k of Object.keys(e)) {
+    if (!(k in a)) out.push(`${path}.${k}: missing (expected ${JSON.stringify(e[k])})`);
+    else out.push(...differences(a[k], e[k], `${path}.${k}`, tolerance, ignore));
+  }
+  for (const k of Object.keys(a)) if (!(k in e) && !ignore.has(k)) out.push(`${path}.${k}: unexpected ${JSON.stringify(a[k])}`);
+  return out;
+}
