@@ -105,7 +105,7 @@ export function hostOfUrl(raw: string): string | null {
 /** Hosts an answer cites: its citations, then the http(s) and www. URLs written in its text (up to a space, a bracket or a quote; trailing punctuation dropped). */
 export function citedHosts(a: { text: string; citations: string[] }): string[] {
   const urls = [...a.citations];
-  for (const m of a.text.matchAll(/(?:^|[^\w.@/-])(https?:\/\/[^\s()<>"'\[\]]+|www\.[^\s()<>"'\[\]]+)/gi)) {
+  for (const m of a.text.matchAll(/(?:^|[^\w.@/-])(https?:\/\/[^\s()<>"'[\]]+|www\.[^\s()<>"'[\]]+)/gi)) {
     const u = m[1].replace(/[.,;:!?*_~]+$/, '');
     urls.push(u.toLowerCase().startsWith('www.') ? `http://${u}` : u);
   }
@@ -188,7 +188,7 @@ export function wilsonRef(x: number, n: number): [number, number] | null {
   const p = x / n;
   const z2 = Z * Z;
   const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
-  const half = ((Z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n)));
+  const half = (Z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
   return [100 * Math.max(0, centre - half), 100 * Math.min(1, centre + half)];
 }
 

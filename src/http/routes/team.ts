@@ -58,7 +58,7 @@ export const teamRoutes = [
   route({
     method: 'GET',
     url: '/api/v1/roles',
-    summary: 'The system roles and the organization\'s custom roles (global key)',
+    summary: "The system roles and the organization's custom roles (global key)",
     tag: TAG,
     query: NoQuery,
     responses: { 200: RolesView },
@@ -174,7 +174,9 @@ export const teamRoutes = [
     summary: "Remove a user from a group and from the group's websites' explicit memberships, atomically; idempotent",
     tag: TAG,
     params: z.object({ group_id: Uuid, user_id: Uuid }),
-    responses: { 200: z.object({ success: z.boolean(), group_membership_removed: z.boolean(), website_memberships_removed: z.number().int().nonnegative() }) },
+    responses: {
+      200: z.object({ success: z.boolean(), group_membership_removed: z.boolean(), website_memberships_removed: z.number().int().nonnegative() }),
+    },
     handler: (ctx) => removeGroupMemberOp(ctx, ctx.params.group_id, ctx.params.user_id),
   }),
   route({
@@ -237,7 +239,7 @@ export const teamRoutes = [
   route({
     method: 'GET',
     url: '/api/v1/users/:user_id/websites',
-    summary: 'The websites a user reaches, with how (organization, group, website) and the role (within the key\'s websites)',
+    summary: "The websites a user reaches, with how (organization, group, website) and the role (within the key's websites)",
     tag: TAG,
     query: NoQuery,
     params: UserParams,
