@@ -227,7 +227,11 @@ export const AcceptInvite = z.strictObject({
   token: text().min(1, 'is required').max(200, 'must be at most 200 characters'),
   first_name: Name.optional(),
   last_name: Name.optional(),
-  password: text().min(8, 'must be at least 8 characters').max(200, 'must be at most 200 characters').optional(),
+  password: text()
+    .min(8, 'must be at least 8 characters')
+    .max(200, 'must be at most 200 characters')
+    .optional()
+    .describe("The new account's password: required when the acceptance creates the account; an existing account keeps its own"),
 });
 export type AcceptInvite = z.infer<typeof AcceptInvite>;
 
@@ -236,6 +240,8 @@ export const ACCEPT_MESSAGES = {
   used: 'Invite has already been used',
   expired: 'Invite has expired',
   erased: 'Invite is no longer available',
+  /** CONTRACT: acceptance takes the new account's password; an existing account keeps its own */
+  password: 'password is required',
 };
 
 export interface AcceptResult {
@@ -258,6 +264,7 @@ export function decideAccept(
   const email = pending[0].email;
   if (!email) return invalid(ACCEPT_MESSAGES.erased);
   const existing = userByEmail(s.team, email);
+  if (!existing && !cmd.password_hash) return invalid(ACCEPT_MESSAGES.password);
   const user_id = existing?.id ?? cmd.new_user_id;
   const events: DomainEvent[] = [];
   if (!existing) {
@@ -272,7 +279,7 @@ export function decideAccept(
       },
     });
     // only an account this acceptance creates takes the password: an existing one keeps its own
-    if (cmd.password_hash) events.push({ type: 'UserPasswordSet', data: { user_id, password_hash: cmd.password_hash } });
+    events.push({ type: 'UserPasswordSet', data: { user_id, password_hash: cmd.password_hash! } });
   }
   const memberships: AcceptResult['memberships'] = [];
   for (const i of pending) {

@@ -6,6 +6,8 @@ import { roleNames } from './roles';
 
 export const AccessType = z.enum(['organization', 'group', 'website']);
 export type AccessType = z.infer<typeof AccessType>;
+/** How a group's members reach it: the group itself, or the organization role (owners and admins). */
+export const GroupAccessType = z.enum(['organization', 'group'], { error: "must be 'organization' or 'group'" });
 
 /** A person of the organization with the role that gives them access. */
 export const MemberView = z.object({

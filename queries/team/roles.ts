@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 import { DomainErrorException, notFound } from '../../src/domain/errors';
 import { PermissionsData } from '../../src/domain/events';
-import { type Permissions, SYSTEM_ROLES, systemRole } from '../../src/domain/principal';
+import { PERMISSION_CATEGORIES, type Permissions, SYSTEM_ROLES, systemRole } from '../../src/domain/principal';
 
 /** A role as the API shows it (spec, Role). */
 export const RoleView = z.object({
@@ -36,12 +36,18 @@ interface RoleRow {
   created_at: Date | string;
 }
 
+/** The ten categories in the spec's order, whatever order the jsonb column keeps its keys in. */
+const inOrder = (p: Permissions | string): Permissions => {
+  const stored = (typeof p === 'string' ? JSON.parse(p) : p) as Permissions;
+  return Object.fromEntries(PERMISSION_CATEGORIES.map((c) => [c, stored[c]])) as Permissions;
+};
+
 const customView = (r: RoleRow): RoleView => ({
   role_id: r.id,
   name: r.name,
   slug: r.slug,
   is_system: false,
-  permissions: typeof r.permissions === 'string' ? JSON.parse(r.permissions) : r.permissions,
+  permissions: inOrder(r.permissions),
   created_at: new Date(r.created_at).toISOString(),
 });
 

@@ -238,8 +238,14 @@ export async function getGroupOp(c: Caller, groupId: string): Promise<{ group: G
   return { group: await getGroup(dbOf(c), c.principal, groupId) };
 }
 
+/** Another organization's website in a group's websites: 403, as every endpoint answers for its website ids. */
+async function refuseForeignWebsites(c: Caller, ids: readonly string[] | undefined): Promise<void> {
+  if (ids?.length && (await foreignWebsites(c, ids)).size) throw new DomainErrorException(forbidden(WEBSITE_FORBIDDEN));
+}
+
 export async function createGroupOp(c: Caller, input: CreateGroup): Promise<{ group: GroupView }> {
   globalOnly(c, 'manage');
+  await refuseForeignWebsites(c, input.website_ids);
   const group_id = newId();
   await settle(
     c,
@@ -250,6 +256,7 @@ export async function createGroupOp(c: Caller, input: CreateGroup): Promise<{ gr
 
 export async function updateGroupOp(c: Caller, groupId: string, input: UpdateGroup): Promise<{ group: GroupView }> {
   globalOnly(c, 'manage');
+  await refuseForeignWebsites(c, [...(input.add_website_ids ?? []), ...(input.remove_website_ids ?? [])]);
   await settle(
     c,
     decideOnOrganization(c, (s) => decideUpdateGroup(s, groupId, { ...input, partner: c.principal.partner })),

@@ -46,11 +46,18 @@ describe('invites', () => {
       .then(invalid('Invite has expired'));
   });
 
-  it('given a pending invite, when accepted, then the user (email verified) joins its website and the invite is used', () => {
+  it('given a pending invite for a new account, when accepted without a password, then 400 password is required and nothing recorded', () => {
     given(Organization, ...history, invited('2026-06-14T00:00:00.000Z'))
       .when((s) => decideAccept(s, accept))
+      .then(invalid('password is required'));
+  });
+
+  it('given a pending invite, when accepted, then the user (email verified, the password kept) joins its website and the invite is used', () => {
+    given(Organization, ...history, invited('2026-06-14T00:00:00.000Z'))
+      .when((s) => decideAccept(s, { ...accept, password_hash: '$argon2id$x' }))
       .then([
         { type: 'UserCreated', data: { user_id: USER, email: 'Ann@Example.com', first_name: null, last_name: null, email_verified: true } },
+        { type: 'UserPasswordSet', data: { user_id: USER, password_hash: '$argon2id$x' } },
         { type: 'WebsiteMemberAdded', data: { user_id: USER, website_id: S1, role_id: SYSTEM_ROLE_IDS.viewer } },
         { type: 'InviteAccepted', data: { invite_id: INVITE, user_id: USER } },
       ]);

@@ -43,7 +43,7 @@ suite('invitation emails over NATS JetStream, two instances', () => {
     await new Promise((r) => setTimeout(r, 500));
     for (const email of emails) expect(smtp.to(email), email).toHaveLength(1);
     const token = /token=([A-Za-z0-9_-]+)/.exec(smtp.to(emails[0])[0].mail.text ?? '')![1];
-    const accepted = await call(b, 'POST', '/api/v1/invites/accept', { body: { token } });
+    const accepted = await call(b, 'POST', '/api/v1/invites/accept', { body: { token, password: 'correct horse battery' } });
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
     expect(accepted.body.memberships).toHaveLength(3);
   });

@@ -251,7 +251,9 @@ describe('invites: email, the outbox and acceptance', () => {
     const email = person();
     expect((await invite(w.a.key, { type: 'organization', invite_method: 'email', email, role: 'admin' })).status).toBe(200);
     const { token } = await tokenIn(email);
-    const answers = await Promise.all([1, 2, 3].map(() => call(s, 'POST', '/api/v1/invites/accept', { body: { token } })));
+    const answers = await Promise.all(
+      [1, 2, 3].map(() => call(s, 'POST', '/api/v1/invites/accept', { body: { token, password: 'correct horse battery' } })),
+    );
     expect(answers.map((a) => a.status).sort()).toEqual([200, 400, 400]);
     const members = await call(s, 'GET', '/api/v1/organizations/members', { key: w.a.key });
     expect(members.body.members.filter((m: { email: string }) => m.email === email)).toMatchObject([{ role: 'admin', role_id: ADMIN }]);
@@ -288,7 +290,12 @@ describe('invites: bulk', () => {
     const { token, mail } = await tokenIn(email);
     expect(mail.mail.text).toContain('Consolidated One');
     expect(mail.mail.text).toContain('Consolidated Two');
-    const accepted = await call(s, 'POST', '/api/v1/invites/accept', { body: { token } });
+    // a new account needs its password (CONTRACT): refused without one, the token still good
+    expect(await call(s, 'POST', '/api/v1/invites/accept', { body: { token } })).toMatchObject({
+      status: 400,
+      body: { error: 'password is required' },
+    });
+    const accepted = await call(s, 'POST', '/api/v1/invites/accept', { body: { token, password: 'correct horse battery' } });
     expect(accepted.body.memberships).toHaveLength(2);
     await new Promise((r) => setTimeout(r, 300));
     expect(smtp.to(email)).toHaveLength(1);
@@ -372,9 +379,15 @@ describe('groups and their members', () => {
       status: 409,
       body: { error: 'external_id is already mapped to another group', existing: { id: other, name: 'Holder' } },
     });
+    // another organization's website: 403 as everywhere (CONTRACT, another organization's resource); an unknown id: 400
     expect(await call(s, 'PATCH', `/api/v1/groups/${id}`, { key: w.a.key, body: { add_website_ids: [w.b.b1] } })).toMatchObject({
+      status: 403,
+      body: { error: 'Unauthorized access to this website' },
+    });
+    const ghost = '6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f';
+    expect(await call(s, 'PATCH', `/api/v1/groups/${id}`, { key: w.a.key, body: { add_website_ids: [ghost] } })).toMatchObject({
       status: 400,
-      body: { error: `add_website_ids: ${w.b.b1} is not a website of this organization` },
+      body: { error: `add_website_ids: ${ghost} is not a website of this organization` },
     });
     expect(await s.head()).toBe(before);
   });

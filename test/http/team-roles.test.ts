@@ -46,6 +46,8 @@ describe('roles', () => {
     expect(r.body.success).toBe(true);
     const role = RoleView.parse(r.body.role);
     expect(role).toMatchObject({ name: 'Content Editor', slug: 'content-editor', is_system: false });
+    // in the spec's order of the ten categories, as the system roles show them
+    expect(Object.keys(role.permissions)).toEqual(CATEGORIES);
     expect(role.permissions).toEqual({
       content: 'edit',
       prompts: 'manage',

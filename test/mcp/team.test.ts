@@ -66,6 +66,10 @@ describe('organization administration tools', () => {
       'role_id: role and role_id are mutually exclusive',
     );
     await refused(b, 'get_user_websites', { user_id: w.a.owner_user_id }, 404, 'User not found');
+    // a filter that would be ignored is refused, naming it
+    const ignored = await callTool(a, 'list_members', { access_type: 'group' });
+    expect(ignored.isError, ignored.text).toBe(true);
+    expect(ignored.text).toContain('access_type');
   });
 
   it("given list_roles and list_groups, then their answers are the read models' views", async () => {

@@ -3,7 +3,7 @@ import { CreateGroup, UpdateGroup } from '../../../commands/team/groups';
 import { AcceptInvite, BulkInvite, CreateInvite } from '../../../commands/team/invites';
 import { CreateRole, RoleId } from '../../../commands/team/roles';
 import { GroupsView, GroupView } from '../../../queries/team/groups';
-import { AccessType, MembersView, UserWebsitesView } from '../../../queries/team/members';
+import { GroupAccessType, MembersView, UserWebsitesView } from '../../../queries/team/members';
 import { ChangeRole } from '../../../commands/team/members';
 import { RolesView, RoleView } from '../../../queries/team/roles';
 import {
@@ -49,6 +49,8 @@ const GroupParams = z.object({ group_id: Uuid });
 const UserParams = z.object({ user_id: Uuid });
 const WebsiteParams = z.object({ website_id: Uuid });
 const WebsiteUserParams = z.object({ website_id: Uuid, user_id: Uuid });
+/** GET routes that take no query parameter refuse one (400 naming it) rather than ignore it. */
+const NoQuery = z.strictObject({});
 const MemberChangeAnswer = z.object({ success: z.boolean(), message: z.string(), websites_affected: z.number().int().nonnegative() });
 
 /** Organization administration: thin adapters over src/app/team.ts. */
@@ -58,6 +60,7 @@ export const teamRoutes = [
     url: '/api/v1/roles',
     summary: "The system roles and the organization's custom roles (global key)",
     tag: TAG,
+    query: NoQuery,
     responses: { 200: RolesView },
     handler: (ctx) => listRolesOp(ctx),
   }),
@@ -140,6 +143,7 @@ export const teamRoutes = [
     url: '/api/v1/groups/:group_id',
     summary: 'One group with its websites (global key)',
     tag: TAG,
+    query: NoQuery,
     params: GroupParams,
     responses: { 200: z.object({ group: GroupView }) },
     handler: (ctx) => getGroupOp(ctx, ctx.params.group_id),
@@ -160,7 +164,7 @@ export const teamRoutes = [
     summary: "A group's members (access_type group) and the organization's owners and admins (organization)",
     tag: TAG,
     params: GroupParams,
-    query: z.strictObject({ access_type: AccessType.optional() }),
+    query: z.strictObject({ access_type: GroupAccessType.optional() }),
     responses: { 200: MembersView },
     handler: (ctx) => listGroupMembersOp(ctx, ctx.params.group_id, ctx.query.access_type),
   }),
@@ -180,6 +184,7 @@ export const teamRoutes = [
     url: '/api/v1/organizations/members',
     summary: "The organization's members with their role (a scoped key: those who reach its websites)",
     tag: TAG,
+    query: NoQuery,
     responses: { 200: MembersView },
     handler: (ctx) => listOrganizationMembersOp(ctx),
   }),
@@ -207,6 +212,7 @@ export const teamRoutes = [
     url: '/api/v1/websites/:website_id/members',
     summary: 'Everyone who reaches a website: owners and admins (organization), its groups (group), its members (website)',
     tag: TAG,
+    query: NoQuery,
     params: WebsiteParams,
     responses: { 200: MembersView },
     handler: (ctx) => listWebsiteMembersOp(ctx, ctx.params.website_id),
@@ -235,6 +241,7 @@ export const teamRoutes = [
     url: '/api/v1/users/:user_id/websites',
     summary: "The websites a user reaches, with how (organization, group, website) and the role (within the key's websites)",
     tag: TAG,
+    query: NoQuery,
     params: UserParams,
     responses: { 200: UserWebsitesView },
     handler: (ctx) => userWebsitesOp(ctx, ctx.params.user_id),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CreateInvite } from '../../../commands/team/invites';
 import { GroupsView } from '../../../queries/team/groups';
-import { AccessType, MembersView, UserWebsitesView } from '../../../queries/team/members';
+import { GroupAccessType, MembersView, UserWebsitesView } from '../../../queries/team/members';
 import { RolesView } from '../../../queries/team/roles';
 import {
   createInviteOp,
@@ -28,9 +28,10 @@ export const teamTools = [
       .strictObject({
         website_id: Uuid.optional().describe('List who reaches this website instead'),
         group_id: Uuid.optional().describe("List this group's members instead (global key)"),
-        access_type: AccessType.optional().describe('With group_id: only group members (group) or only owners and admins (organization)'),
+        access_type: GroupAccessType.optional().describe('With group_id: only group members (group) or only owners and admins (organization)'),
       })
-      .refine((i) => !(i.website_id && i.group_id), { message: 'give website_id or group_id, not both', path: ['group_id'] }),
+      .refine((i) => !(i.website_id && i.group_id), { message: 'give website_id or group_id, not both', path: ['group_id'] })
+      .refine((i) => i.access_type === undefined || i.group_id !== undefined, { message: 'only with group_id', path: ['access_type'] }),
     output: MembersView,
     annotations: READ,
     handler(ctx, input) {
