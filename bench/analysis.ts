@@ -27,19 +27,64 @@ export const ENTITIES: EntityInput[] = [
 ];
 
 const THIRD_PARTY = [
-  'www.g2.com', 'www.capterra.com', 'www.reddit.com', 'www.gartner.com', 'www.forbes.com', 'en.wikipedia.org',
-  'medium.com', 'www.techradar.com', 'www.trustradius.com', 'www.youtube.com', 'news.ycombinator.com',
-  'www.getapp.com', 'www.softwareadvice.com', 'towardsdatascience.com', 'www.pcmag.com', 'blog.hubspot.com',
-  'www.zdnet.com', 'www.bbc.co.uk', 'www.computerweekly.com', 'dev.to',
+  'www.g2.com',
+  'www.capterra.com',
+  'www.reddit.com',
+  'www.gartner.com',
+  'www.forbes.com',
+  'en.wikipedia.org',
+  'medium.com',
+  'www.techradar.com',
+  'www.trustradius.com',
+  'www.youtube.com',
+  'news.ycombinator.com',
+  'www.getapp.com',
+  'www.softwareadvice.com',
+  'towardsdatascience.com',
+  'www.pcmag.com',
+  'blog.hubspot.com',
+  'www.zdnet.com',
+  'www.bbc.co.uk',
+  'www.computerweekly.com',
+  'dev.to',
 ];
-const ENTITY_HOSTS = ['www.brightmetrics.io', 'docs.brightmetrics.io', 'www.tableau.com', 'help.tableau.com', 'cloud.google.com', 'powerbi.microsoft.com',
-  'learn.microsoft.com', 'www.qlik.com', 'www.domo.com', 'www.sisense.com', 'www.thoughtspot.com', 'c3.ai', 'monday.com', 'www.zoho.com'];
-const WORDS = ('the a for with and of to in on best top tool tools teams small business enterprise pricing price plan plans free trial '
-  + 'dashboards dashboard reporting reports data analytics visualization self-service governance integration integrations connectors '
-  + 'warehouse cloud on-premise security scalable easy powerful flexible modern AI-powered insights embedded users seats licence '
-  + 'support community documentation learning curve strong weak option choice alternative alternatives compared features feature '
-  + 'sharing collaboration mobile real-time natural language queries SQL spreadsheets Excel budget mid-market startups').split(' ');
-const SLUGS = ['pricing', 'features', 'reviews', 'compare', 'blog', 'docs', 'alternatives', 'best-bi-tools', 'guide', 'news', 'case-study', 'integrations'];
+const ENTITY_HOSTS = [
+  'www.brightmetrics.io',
+  'docs.brightmetrics.io',
+  'www.tableau.com',
+  'help.tableau.com',
+  'cloud.google.com',
+  'powerbi.microsoft.com',
+  'learn.microsoft.com',
+  'www.qlik.com',
+  'www.domo.com',
+  'www.sisense.com',
+  'www.thoughtspot.com',
+  'c3.ai',
+  'monday.com',
+  'www.zoho.com',
+];
+const WORDS = (
+  'the a for with and of to in on best top tool tools teams small business enterprise pricing price plan plans free trial ' +
+  'dashboards dashboard reporting reports data analytics visualization self-service governance integration integrations connectors ' +
+  'warehouse cloud on-premise security scalable easy powerful flexible modern AI-powered insights embedded users seats licence ' +
+  'support community documentation learning curve strong weak option choice alternative alternatives compared features feature ' +
+  'sharing collaboration mobile real-time natural language queries SQL spreadsheets Excel budget mid-market startups'
+).split(' ');
+const SLUGS = [
+  'pricing',
+  'features',
+  'reviews',
+  'compare',
+  'blog',
+  'docs',
+  'alternatives',
+  'best-bi-tools',
+  'guide',
+  'news',
+  'case-study',
+  'integrations',
+];
 
 interface Corpus {
   answers: AnswerInput[];
@@ -51,7 +96,7 @@ interface Corpus {
 /** Deterministic answers shaped like engine output: intro, a Markdown list of vendors, a closing paragraph. */
 export function generateAnswers(count: number, seed = 42): Corpus {
   const rnd = mulberry32(seed);
-  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
   // a pool of cited URLs, drawn with a skewed distribution: a few pages get most citations, as in real answers
   const pool: string[] = [];
   for (let i = 0; i < 4000; i++) {
@@ -132,7 +177,9 @@ export const analysis: Bench = {
     const seconds = quick ? 1 : 4;
     const t0 = nowNs();
     const corpus = generateAnswers(5000);
-    info(`analysis: ${corpus.answers.length} answers, ${corpus.avgChars.toFixed(0)} chars and ${corpus.avgCitations.toFixed(1)} citations on average, ${(100 * corpus.withUrlsInText).toFixed(0)}% with URLs in the text, ${ENTITIES.length} entities (generated in ${secondsSince(t0).toFixed(2)} s)`);
+    info(
+      `analysis: ${corpus.answers.length} answers, ${corpus.avgChars.toFixed(0)} chars and ${corpus.avgCitations.toFixed(1)} citations on average, ${(100 * corpus.withUrlsInText).toFixed(0)}% with URLs in the text, ${ENTITIES.length} entities (generated in ${secondsSince(t0).toFixed(2)} s)`,
+    );
 
     const compileRuns = quick ? 500 : 2000;
     const tc = nowNs();

@@ -42,7 +42,11 @@ export interface SiteSpec {
 export function siteSpec(s: DatasetShape): SiteSpec {
   return {
     brand: { name: 'Acme', url: 'https://www.acme.example.com' },
-    competitors: BRANDS.slice(0, s.competitors).map((b) => ({ name: b, url: `https://www.${b.toLowerCase()}.example.net`, identifiers: [`${b} Inc`] })),
+    competitors: BRANDS.slice(0, s.competitors).map((b) => ({
+      name: b,
+      url: `https://www.${b.toLowerCase()}.example.net`,
+      identifiers: [`${b} Inc`],
+    })),
     prompts: Array.from({ length: s.prompts }, (_, i) => ({
       text: `${FRAMES[i % FRAMES.length].replace('{}', SUBJECTS[Math.floor(i / FRAMES.length) % SUBJECTS.length])} (${i + 1})`,
       type: i % 10 === 0 ? ('branded' as const) : ('non_branded' as const),
@@ -86,7 +90,13 @@ export async function* answerBatches(s: DatasetShape, ids: SiteIds, size = 1000)
       for (let l = 0; l < s.locations; l++) {
         for (let m = 0; m < MODEL_IDS.length; m++) {
           const model = MODEL_IDS[m];
-          const a = await engine.ask({ model, prompt: spec.prompts[p].text, day, website, location: { country: spec.locations[l].country, city: spec.locations[l].city } });
+          const a = await engine.ask({
+            model,
+            prompt: spec.prompts[p].text,
+            day,
+            website,
+            location: { country: spec.locations[l].country, city: spec.locations[l].city },
+          });
           const minute = (p * 37 + l * 11 + m * 5) % 1440;
           batch.push({
             external_id: `${day}/${p}/${l}/${model}`,

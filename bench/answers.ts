@@ -55,7 +55,10 @@ export async function seedAnswerSite(s: BenchServer, shape: DatasetShape): Promi
 /** Imports the dataset over HTTP from a child process; resolves when the last import call has answered. */
 export function importDataset(s: BenchServer, site: AnswerSite, concurrency: number, onProgress?: (n: number) => void) {
   return new Promise<{ imported: number; skipped: number; requests: number }>((resolve, reject) => {
-    const child = fork(fileURLToPath(new URL('./import-client.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(fileURLToPath(new URL('./import-client.ts', import.meta.url)), [], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     child.on('message', (m: { progress?: number; done?: { imported: number; skipped: number; requests: number }; error?: string }) => {
       if (m.progress !== undefined) onProgress?.(m.progress);
       if (m.done) resolve(m.done);
@@ -108,7 +111,9 @@ async function buildDataset(quick: boolean): Promise<AnswerDataset> {
   };
   try {
     const site = await seedAnswerSite(s, shape);
-    info(`answers: ${shape.prompts} prompts x ${shape.days} days x ${shape.locations} locations x 11 models = ${total} simulated answers, ${shape.competitors} competitors; server with a private NATS JetStream, response and observation workers running`);
+    info(
+      `answers: ${shape.prompts} prompts x ${shape.days} days x ${shape.locations} locations x 11 models = ${total} simulated answers, ${shape.competitors} competitors; server with a private NATS JetStream, response and observation workers running`,
+    );
     const cpu = await cpuMeter(s.rt.database.db);
     const t0 = nowNs();
     let shown = 0;
@@ -137,7 +142,9 @@ async function buildDataset(quick: boolean): Promise<AnswerDataset> {
     report('analysis_answers_per_s_last_tenth', lastTenth, 'answers/s', {
       note: `the last tenth of the import, history ${Math.round(0.9 * total)}+ answers (the first tenth: ${Math.round(tenth)}/s); a cost that grows with the history shows here`,
     });
-    report('analysis_cpu_us_per_answer', (c.nodeUs + c.pgUs) / total, 'us', { note: `node ${(c.nodeUs / total).toFixed(1)} us (server; the client runs in its own process) + Postgres ${(c.pgUs / total).toFixed(1)} us` });
+    report('analysis_cpu_us_per_answer', (c.nodeUs + c.pgUs) / total, 'us', {
+      note: `node ${(c.nodeUs / total).toFixed(1)} us (server; the client runs in its own process) + Postgres ${(c.pgUs / total).toFixed(1)} us`,
+    });
     // what follows is measured on a quiet system: the workers idle, every read model caught up
     while ((await s.rt.bus.backlog(OBSERVATION_WORKER)) > 0) await new Promise((res) => setTimeout(res, 200));
     await caughtUp(s.rt, await s.rt.store.lastPosition());
@@ -151,7 +158,8 @@ async function buildDataset(quick: boolean): Promise<AnswerDataset> {
 
 export const answers: Bench = {
   name: 'answers',
-  about: 'imports the answers dataset over HTTP until the projections caught up (unless metrics did), then re-derives it after adding a competitor and answers two runs on it',
+  about:
+    'imports the answers dataset over HTTP until the projections caught up (unless metrics did), then re-derives it after adding a competitor and answers two runs on it',
   async run({ quick }) {
     const { server: s, site, total, close } = await answerDataset(quick);
     try {
@@ -161,7 +169,12 @@ export const answers: Bench = {
       const added = await fetch(`${s.url}/api/v1/competitors`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': s.key },
-        body: JSON.stringify({ website_id: site.websiteId, name: 'Newcomer', url: 'https://www.newcomer.example.org', identifiers: ['Newcomer Labs'] }),
+        body: JSON.stringify({
+          website_id: site.websiteId,
+          name: 'Newcomer',
+          url: 'https://www.newcomer.example.org',
+          identifiers: ['Newcomer Labs'],
+        }),
       });
       if (added.status !== 201) throw new Error(`add competitor: ${added.status}`);
       const answered = secondsSince(t1) * 1000;
@@ -182,7 +195,9 @@ export const answers: Bench = {
         goal: { op: '<=', value: 60 },
         note: `${rederive.toFixed(1)} s to re-derive ${total} answers after a competitor was added (scaled to 1 M)`,
       });
-      report('rederive_cpu_us_per_answer', (c1.nodeUs + c1.pgUs) / total, 'us', { note: `node ${(c1.nodeUs / total).toFixed(1)} us + Postgres ${(c1.pgUs / total).toFixed(1)} us` });
+      report('rederive_cpu_us_per_answer', (c1.nodeUs + c1.pgUs) / total, 'us', {
+        note: `node ${(c1.nodeUs / total).toFixed(1)} us + Postgres ${(c1.pgUs / total).toFixed(1)} us`,
+      });
       // runs on the large site: what the workers do per answer must not grow with the history
       const cpu2 = await cpuMeter(s.rt.database.db);
       const t2 = nowNs();

@@ -37,7 +37,14 @@ async function drive(store: EventStore, db: import('knex').Knex, sites: Site[], 
   const { nodeUs, pgUs } = await cpu.stop();
   lat.sort((a, b) => a - b);
   return {
-    cpu: `CPU per append: node ${(nodeUs / lat.length).toFixed(0)} us (event generation included), Postgres backends ${(pgUs / lat.length).toFixed(0)} us`, perSecond: events / s, events, seconds: s, appends: lat.length, p50: quantile(lat, 0.5), p95: quantile(lat, 0.95) };
+    cpu: `CPU per append: node ${(nodeUs / lat.length).toFixed(0)} us (event generation included), Postgres backends ${(pgUs / lat.length).toFixed(0)} us`,
+    perSecond: events / s,
+    events,
+    seconds: s,
+    appends: lat.length,
+    p50: quantile(lat, 0.5),
+    p95: quantile(lat, 0.95),
+  };
 }
 
 export const append: Bench = {
@@ -52,11 +59,16 @@ export const append: Bench = {
       // a store that already holds events (and has been analyzed), as a running one does
       const prefill = await generateCatalog(store, quick ? 20_000 : 100_000, { seed: 99 });
       await d.db.raw('analyze');
-      info(`append: ${WRITERS} writers × ${seconds} s per mode, 400 catalogue streams (50 per writer, exact expected revision), pool ${WRITERS + 2}, fresh database ${d.name} pre-filled with ${prefill.events} events`);
+      info(
+        `append: ${WRITERS} writers × ${seconds} s per mode, 400 catalogue streams (50 per writer, exact expected revision), pool ${WRITERS + 2}, fresh database ${d.name} pre-filled with ${prefill.events} events`,
+      );
       // warm the pool and the plan cache
       await drive(store, d.db, makeSites(7, 4, 10), 1, 0.5, 7);
       const single = await drive(store, d.db, makeSites(1, 20, 20), 1, seconds, 1);
-      report('append_events_per_s', single.perSecond, 'events/s', { goal: { op: '>=', value: 5000 }, note: `single-event appends; ${single.appends} appends, p50 ${single.p50.toFixed(2)} ms p95 ${single.p95.toFixed(2)} ms; ${single.cpu}` });
+      report('append_events_per_s', single.perSecond, 'events/s', {
+        goal: { op: '>=', value: 5000 },
+        note: `single-event appends; ${single.appends} appends, p50 ${single.p50.toFixed(2)} ms p95 ${single.p95.toFixed(2)} ms; ${single.cpu}`,
+      });
       const batch = await drive(store, d.db, makeSites(2, 20, 20), 10, seconds, 2);
       report('append_events_per_s_batch10', batch.perSecond, 'events/s', {
         ref: { name: 'append_events_per_s', value: single.perSecond },

@@ -5,7 +5,6 @@ import { mount, route } from '../src/http/route';
 import { type Bench, info, median, report, sampleUs } from './lib';
 import { NO_RATE_LIMIT, startBenchServer } from './server';
 
-
 export const auth: Bench = {
   name: 'auth',
   about: 'API-key authentication cost per request',
@@ -41,7 +40,13 @@ export const auth: Bench = {
         const want = typeof key === 'string' ? 401 : 200;
         if (r.statusCode !== want) throw new Error(`${path}: ${r.statusCode}`);
       };
-      for (let i = 0; i < 300; i++) await Promise.all([get('/bench/bare', false), get('/bench/auth-only', true), get('/bench/auth-and-limit', true), get('/bench/auth-only', unknownKey)]);
+      for (let i = 0; i < 300; i++)
+        await Promise.all([
+          get('/bench/bare', false),
+          get('/bench/auth-only', true),
+          get('/bench/auth-and-limit', true),
+          get('/bench/auth-only', unknownKey),
+        ]);
       // paired: each round times the three routes back to back (order rotated), and the figure is the median of the
       // per-round differences, which cancels most of the drift a busy machine adds to both sides
       const routes = [
@@ -61,7 +66,9 @@ export const auth: Bench = {
       await pool.close();
 
       const httpAuth = diff(authOnly, bare);
-      info(`auth: in-process KeyAuthenticator.authenticate ${cached.length} cached calls and ${uncached.length} misses (cache evicted before each); over HTTP ${n} sequential requests per route on one keep-alive connection`);
+      info(
+        `auth: in-process KeyAuthenticator.authenticate ${cached.length} cached calls and ${uncached.length} misses (cache evicted before each); over HTTP ${n} sequential requests per route on one keep-alive connection`,
+      );
       report('http_auth_overhead_us', httpAuth, 'us', {
         goal: { op: '<=', value: 200 },
         note: `over HTTP: median per-round difference, GET through mount() with the key (rate limiter stubbed; median ${median(authOnly).toFixed(0)} us) vs a bare route on the same server (median ${median(bare).toFixed(0)} us)`,
@@ -69,8 +76,12 @@ export const auth: Bench = {
       report('http_unknown_key_us', diff(unknownOnly, bare), 'us', {
         note: `over HTTP: a well-formed unknown key, refused with 401 (median ${median(unknownOnly).toFixed(0)} us) vs the bare route; cached negatively for 5 s, so one lookup per 5 s`,
       });
-      report('http_auth_cached_us', median(cached), 'us', { note: 'in process: regex + sha256 + cache lookup (the path of every request after the first per key per minute)' });
-      report('http_auth_uncached_us', median(uncached) - median(evictOnly), 'us', { note: 'in process: cache miss, one indexed join rm_api_keys x rm_organizations' });
+      report('http_auth_cached_us', median(cached), 'us', {
+        note: 'in process: regex + sha256 + cache lookup (the path of every request after the first per key per minute)',
+      });
+      report('http_auth_uncached_us', median(uncached) - median(evictOnly), 'us', {
+        note: 'in process: cache miss, one indexed join rm_api_keys x rm_organizations',
+      });
       report('http_rate_limit_overhead_us', diff(authLimit, authOnly), 'us', {
         note: 'not auth: the per-organization limiter, one upsert + commit in Postgres per request (median over HTTP, with vs without it)',
       });

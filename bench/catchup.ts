@@ -33,7 +33,10 @@ export const catchup: Bench = {
       const r = await readEverything(store, 1000);
       const c = await cpu.stop();
       if (r.events !== g.events) throw new Error(`read ${r.events} events, wrote ${g.events}`);
-      report('catchup_events_per_s', r.events / r.seconds, 'events/s', { goal: { op: '>=', value: 50_000 }, note: `readAll batches of 1000 (the runner's default) over ${r.events} events; CPU per event: node ${(c.nodeUs / r.events).toFixed(1)} us, Postgres ${(c.pgUs / r.events).toFixed(1)} us` });
+      report('catchup_events_per_s', r.events / r.seconds, 'events/s', {
+        goal: { op: '>=', value: 50_000 },
+        note: `readAll batches of 1000 (the runner's default) over ${r.events} events; CPU per event: node ${(c.nodeUs / r.events).toFixed(1)} us, Postgres ${(c.pgUs / r.events).toFixed(1)} us`,
+      });
       const big = await readEverything(store, 5000);
       report('catchup_events_per_s_batch5000', big.events / big.seconds, 'events/s', { note: 'readAll batches of 5000' });
     });

@@ -23,7 +23,14 @@ const note = (type: string): NewEvent => ({
   id: randomUUID(),
   type,
   data: { note_id: randomUUID(), title: 'A bench note', text: TEXT },
-  metadata: { organization_id: 'bench', website_id: null, actor: { kind: 'system', user_id: null, api_key_id: null }, correlation_id: randomUUID(), causation_id: null, time: new Date().toISOString() },
+  metadata: {
+    organization_id: 'bench',
+    website_id: null,
+    actor: { kind: 'system', user_id: null, api_key_id: null },
+    correlation_id: randomUUID(),
+    causation_id: null,
+    time: new Date().toISOString(),
+  },
 });
 
 /** 8 writers, one event per append, each a new note (so each sealed append makes a new subject key). */
@@ -68,7 +75,9 @@ export const erasure: Bench = {
     await withFreshDatabase({ poolMax: WRITERS + 2 }, async (d) => {
       const log = await openPostgresEventStore(d.db);
       const store = sealEventStore(log, new Sealer(await openSubjectKeyring(d.db, { logInSameDatabase: true }), benchCatalogue));
-      info(`erasure: ${WRITERS} writers × ${seconds} s per kind, one ${TEXT.length}-character note per append, each its own subject; fresh database ${d.name}`);
+      info(
+        `erasure: ${WRITERS} writers × ${seconds} s per kind, one ${TEXT.length}-character note per append, each its own subject; fresh database ${d.name}`,
+      );
       await drive(store, 'BenchNotePlain', 0.5);
       const plain = await drive(store, 'BenchNotePlain', seconds);
       const sealedRun = await drive(store, 'BenchNoteRecorded', seconds);

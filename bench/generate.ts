@@ -23,8 +23,25 @@ export function seededUuid(r: () => number): string {
 
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
 
-const SUBJECTS = ['project management software', 'CRM for startups', 'running shoes', 'password manager', 'email marketing tool', 'standing desk', 'accounting software', 'VPN'];
-const FRAMES = ['best {} for small teams', 'is {} worth it in 2025', 'cheapest {} with good support', '{} alternatives', 'which {} do experts recommend', 'compare the top {}', 'how to choose a {}'];
+const SUBJECTS = [
+  'project management software',
+  'CRM for startups',
+  'running shoes',
+  'password manager',
+  'email marketing tool',
+  'standing desk',
+  'accounting software',
+  'VPN',
+];
+const FRAMES = [
+  'best {} for small teams',
+  'is {} worth it in 2025',
+  'cheapest {} with good support',
+  '{} alternatives',
+  'which {} do experts recommend',
+  'compare the top {}',
+  'how to choose a {}',
+];
 const TOPICS = ['Pricing', 'Integrations', 'Support', 'Security', 'Alternatives', 'Reviews', 'Onboarding', 'Performance'];
 const BRANDS = ['Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli', 'Stark', 'Wayne', 'Wonka', 'Tyrell', 'Cyberdyne'];
 const TAGS = ['funnel:top', 'funnel:mid', 'funnel:bottom', 'region:eu', 'region:us', 'q3-campaign', 'brand'];
@@ -179,6 +196,6 @@ export async function waitUntilVisible(store: EventStore, pos: Position, timeout
     if (Date.now() - t0 > timeoutMs) throw new Error('the xmin horizon did not pass the generated events: a transaction is held open on the server');
     await sleep(50);
   }
-  if (Date.now() - t0 > 200) info(`waited ${((Date.now() - t0) / 1000).toFixed(1)} s for an open transaction elsewhere on the server (xmin horizon) before reading`);
+  if (Date.now() - t0 > 200)
+    info(`waited ${((Date.now() - t0) / 1000).toFixed(1)} s for an open transaction elsewhere on the server (xmin horizon) before reading`);
 }
-

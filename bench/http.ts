@@ -36,10 +36,16 @@ export const http: Bench = {
       await load({ url: `${s.url}${path}`, connections, duration: 1, headers });
       const r = await load({ url: `${s.url}${path}`, connections, duration, headers });
       const nl = await load({ url: `${s.url}${NO_LIMIT}`, connections, duration, headers });
-      info(`http: autocannon in a child process, ${connections} connections, ${duration} s per target after a 1 s warm-up; ${(body as { websites: unknown[] }).websites.length} websites per answer (${JSON.stringify(body).length} bytes)`);
-      if (r.non2xx || r.errors || r.timeouts) info(`http: WARNING app answered non-2xx ${r.non2xx} (${JSON.stringify(r.statuses)}), errors ${r.errors}, timeouts ${r.timeouts}`);
+      info(
+        `http: autocannon in a child process, ${connections} connections, ${duration} s per target after a 1 s warm-up; ${(body as { websites: unknown[] }).websites.length} websites per answer (${JSON.stringify(body).length} bytes)`,
+      );
+      if (r.non2xx || r.errors || r.timeouts)
+        info(`http: WARNING app answered non-2xx ${r.non2xx} (${JSON.stringify(r.statuses)}), errors ${r.errors}, timeouts ${r.timeouts}`);
       report('bare_fastify_rps', ref.rps, 'req/s', { note: `p50 ${ref.p50.toFixed(2)} ms p95 ${ref.p95.toFixed(2)} ms` });
-      report('http_list_websites_rps', r.rps, 'req/s', { ref: { name: 'bare_fastify_rps', value: ref.rps }, note: `${r.total} requests, all 2xx: ${r.non2xx === 0 && r.errors === 0}` });
+      report('http_list_websites_rps', r.rps, 'req/s', {
+        ref: { name: 'bare_fastify_rps', value: ref.rps },
+        note: `${r.total} requests, all 2xx: ${r.non2xx === 0 && r.errors === 0}`,
+      });
       report('http_list_websites_p50_ms', r.p50, 'ms');
       report('http_list_websites_p95_ms', r.p95, 'ms');
       report('http_list_websites_rps_no_rate_limit', nl.rps, 'req/s', {

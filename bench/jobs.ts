@@ -61,7 +61,9 @@ export const jobs: Bench = {
         }
         latencies.push(secondsSince(t0) * 1000);
       }
-      report('job_overhead_ms', median(latencies), 'ms', { note: 'p50, one-step probe of 0 ms from its request to JobSucceeded committed (polled every 2 ms)' });
+      report('job_overhead_ms', median(latencies), 'ms', {
+        note: 'p50, one-step probe of 0 ms from its request to JobSucceeded committed (polled every 2 ms)',
+      });
 
       // a queue: n probes of 20 ms for one website, submitted through both instances at once
       const n = quick ? 200 : 1000;
@@ -73,9 +75,14 @@ export const jobs: Bench = {
       while ((await mostAtOnce(a.rt)).ended < before + n) await sleep(100);
       const s = secondsSince(t0);
       const ideal = (n * stepMs) / 1000 / PROBE_SLOTS.perScope;
-      report('jobs_one_website_drain_s', s, 's', { note: `${n} probes of ${stepMs} ms for one website at ${PROBE_SLOTS.perScope} running: ${ideal.toFixed(1)} s if the machinery cost nothing` });
+      report('jobs_one_website_drain_s', s, 's', {
+        note: `${n} probes of ${stepMs} ms for one website at ${PROBE_SLOTS.perScope} running: ${ideal.toFixed(1)} s if the machinery cost nothing`,
+      });
       const most = await mostAtOnce(a.rt);
-      report('jobs_running_at_once_per_website', most.perSite, 'jobs', { goal: { op: '<=', value: PROBE_SLOTS.perScope }, note: 'the most running at once for one website, replayed from JobStarted/JobSucceeded in the log order' });
+      report('jobs_running_at_once_per_website', most.perSite, 'jobs', {
+        goal: { op: '<=', value: PROBE_SLOTS.perScope },
+        note: 'the most running at once for one website, replayed from JobStarted/JobSucceeded in the log order',
+      });
       info(`most running at once in all: ${most.overall} (cap ${PROBE_SLOTS.overall})`);
     } finally {
       await b?.close();

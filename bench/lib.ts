@@ -71,7 +71,11 @@ export function quantile(sorted: number[], q: number): number {
   const i = Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))));
   return sorted[i];
 }
-export const median = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5);
+export const median = (xs: number[]) =>
+  quantile(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
 
 /** Runs fn n times in sequence and returns each call's duration in microseconds. */
 export async function sampleUs(n: number, fn: (i: number) => Promise<unknown> | unknown): Promise<number[]> {
@@ -112,8 +116,7 @@ const fmt = (v: number): string => {
   return v.toPrecision(3);
 };
 
-export const goalMet = (f: Figure): boolean | null =>
-  f.goal ? (f.goal.op === '>=' ? f.value >= f.goal.value : f.value <= f.goal.value) : null;
+export const goalMet = (f: Figure): boolean | null => (f.goal ? (f.goal.op === '>=' ? f.value >= f.goal.value : f.value <= f.goal.value) : null);
 
 export function line(f: Figure): string {
   let s = `${f.name} ${fmt(f.value)} ${f.unit}`;

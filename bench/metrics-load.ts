@@ -40,5 +40,16 @@ process.once('message', async (job: Job) => {
   await agent.close();
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
-  process.send!({ total: latencies.length, rps: latencies.length / job.seconds, p50: q(0.5), p95: q(0.95), p99: q(0.99), statuses, distinct: Math.min(next, bodies.length) }, () => process.exit(0));
+  process.send!(
+    {
+      total: latencies.length,
+      rps: latencies.length / job.seconds,
+      p50: q(0.5),
+      p95: q(0.95),
+      p99: q(0.99),
+      statuses,
+      distinct: Math.min(next, bodies.length),
+    },
+    () => process.exit(0),
+  );
 });

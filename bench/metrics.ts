@@ -25,7 +25,11 @@ async function latency(ds: AnswerDataset, path: string, body: unknown, n: number
   let last: any;
   for (let i = 0; i < n + 3; i++) {
     const t0 = nowNs();
-    const res = await fetch(`${ds.server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': ds.server.key }, body: JSON.stringify(body) });
+    const res = await fetch(`${ds.server.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ds.server.key },
+      body: JSON.stringify(body),
+    });
     last = await res.json();
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(last)}`);
     if (i >= 3) times.push(Number(nowNs() - t0) / 1e6);
@@ -175,13 +179,18 @@ function requestMix(ds: AnswerDataset, firstDay: number, lastDay: number, count:
 }
 
 function loadTest(ds: AnswerDataset, clients: number, seconds: number, requests: { path: string; body: unknown }[]) {
-  return new Promise<{ total: number; rps: number; p50: number; p95: number; p99: number; statuses: Record<string, number>; distinct: number }>((resolve, reject) => {
-    const child = fork(fileURLToPath(new URL('./metrics-load.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    child.once('message', resolve as never);
-    child.once('error', reject);
-    child.once('exit', (code) => code !== 0 && reject(new Error(`load generator exited with ${code}`)));
-    child.send({ url: ds.server.url, key: ds.server.key, clients, seconds, requests });
-  });
+  return new Promise<{ total: number; rps: number; p50: number; p95: number; p99: number; statuses: Record<string, number>; distinct: number }>(
+    (resolve, reject) => {
+      const child = fork(fileURLToPath(new URL('./metrics-load.ts', import.meta.url)), [], {
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
+      child.once('message', resolve as never);
+      child.once('error', reject);
+      child.once('exit', (code) => code !== 0 && reject(new Error(`load generator exited with ${code}`)));
+      child.send({ url: ds.server.url, key: ds.server.key, clients, seconds, requests });
+    },
+  );
 }
 
 export const metrics: Bench = {
@@ -190,7 +199,9 @@ export const metrics: Bench = {
   async run({ quick }) {
     const ds = await answerDataset(quick);
     const db = ds.server.rt.database.db;
-    const days: { first: string; last: string } = await db('rm_fact_chunks').where('website_id', ds.site.websiteId).first(db.raw('min(day)::text as first'), db.raw('max(day)::text as last'));
+    const days: { first: string; last: string } = await db('rm_fact_chunks')
+      .where('website_id', ds.site.websiteId)
+      .first(db.raw('min(day)::text as first'), db.raw('max(day)::text as last'));
     const firstDay = Math.floor(Date.parse(`${days.first}T00:00:00Z`) / DAY_MS);
     const lastDay = Math.floor(Date.parse(`${days.last}T00:00:00Z`) / DAY_MS);
     const from = Math.max(firstDay, lastDay - 89);
@@ -226,7 +237,8 @@ export const metrics: Bench = {
         const cum = await latency(ds, '/api/v1/metrics/mention-rate/cumulative', body, n);
         const used = await cpu.stop();
         aivis['mention-rate'] = cum.body;
-        for (const f of ['share-of-voice', 'citation-rate', 'position']) aivis[f] = (await latency(ds, `/api/v1/metrics/${f}/cumulative`, body, 0)).body;
+        for (const f of ['share-of-voice', 'citation-rate', 'position'])
+          aivis[f] = (await latency(ds, `/api/v1/metrics/${f}/cumulative`, body, 0)).body;
         const series = await latency(ds, '/api/v1/metrics/share-of-voice/time-series', body, n);
 
         const sql = duckSql(c.duck);
@@ -239,12 +251,17 @@ export const metrics: Bench = {
         }
         compare(c.name, readDuck(rows), names, aivis);
         const duckP50 = median(times);
-        report(`metrics_cumulative_ms_${c.name}_p50`, cum.p50, 'ms', { note: `${cum.body.responses} answers selected; CPU ${((used.nodeUs + used.pgUs) / (n + 3) / 1000).toFixed(2)} ms per request (node + Postgres)` });
+        report(`metrics_cumulative_ms_${c.name}_p50`, cum.p50, 'ms', {
+          note: `${cum.body.responses} answers selected; CPU ${((used.nodeUs + used.pgUs) / (n + 3) / 1000).toFixed(2)} ms per request (node + Postgres)`,
+        });
         report(`metrics_cumulative_ms_${c.name}_p95`, cum.p95, 'ms', { goal: { op: '<=', value: c.name === 'unfiltered' ? 25 : 60 } });
         report(`metrics_timeseries_ms_${c.name}_p50`, series.p50, 'ms');
         report(`metrics_timeseries_ms_${c.name}_p95`, series.p95, 'ms', { goal: { op: '<=', value: c.name === 'unfiltered' ? 40 : 80 } });
         report(`duckdb_cumulative_ms_${c.name}`, duckP50, 'ms', { note: `p50 of ${n}; the same numbers as aivis for all four families (checked)` });
-        report(`metrics_vs_duckdb_ratio_${c.name}`, cum.p50 / duckP50, 'x', { goal: { op: '<=', value: 1 }, note: 'aivis p50 over HTTP / DuckDB p50 in process' });
+        report(`metrics_vs_duckdb_ratio_${c.name}`, cum.p50 / duckP50, 'x', {
+          goal: { op: '<=', value: 1 },
+          note: 'aivis p50 over HTTP / DuckDB p50 in process',
+        });
       }
     } finally {
       duck.con.closeSync();
@@ -262,6 +279,9 @@ export const metrics: Bench = {
       goal: { op: '>=', value: 150 },
       note: `${load.total} requests in ${seconds} s (${ok} answered 200), ${load.distinct} distinct filter combinations (${((100 * repeats) / Math.max(1, load.total)).toFixed(1)}% repeats)`,
     });
-    report('metrics_rps_50_clients_p95_ms', load.p95, 'ms', { goal: { op: '<=', value: 600 }, note: `p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(1)} ms` });
+    report('metrics_rps_50_clients_p95_ms', load.p95, 'ms', {
+      goal: { op: '<=', value: 600 },
+      note: `p50 ${load.p50.toFixed(1)} ms, p99 ${load.p99.toFixed(1)} ms`,
+    });
   },
 };

@@ -49,13 +49,30 @@ export async function seedObservations(s: BenchServer, total: number, seed = 11)
   const ctx = { store: s.rt.store, organizationId: s.organizationId, actor: SYSTEM_ACTOR, websiteId };
   const attributeIds: string[] = [];
   for (const name of ATTRIBUTES) attributeIds.push(must(await createAttribute(ctx, { website_id: websiteId, name })).result.id);
-  const sched = must(await createSchedule(ctx, { website_id: websiteId, name: 'Weekly deep dive', models: [MODEL_IDS[0], MODEL_IDS[1]], frequency: 'weekly' }));
+  const sched = must(
+    await createSchedule(ctx, { website_id: websiteId, name: 'Weekly deep dive', models: [MODEL_IDS[0], MODEL_IDS[1]], frequency: 'weekly' }),
+  );
   await caughtUp(s.rt, sched.position!);
   const competitorIds = (await s.rt.database.db('rm_competitors').where('website_id', websiteId).orderBy('seq').pluck('id')) as string[];
-  const site: ObservationSite = { websiteId, competitorIds, attributeIds, promptIds: answerSite.ids.promptIds, locationIds: answerSite.ids.locationIds, scheduleId: sched.result.id, observations: 0 };
+  const site: ObservationSite = {
+    websiteId,
+    competitorIds,
+    attributeIds,
+    promptIds: answerSite.ids.promptIds,
+    locationIds: answerSite.ids.locationIds,
+    scheduleId: sched.result.id,
+    observations: 0,
+  };
 
   const r = rng(seed);
-  const metadata: EventMetadata = { organization_id: s.organizationId, website_id: websiteId, actor: SYSTEM_ACTOR, correlation_id: seededUuid(r), causation_id: null, time: new Date().toISOString() };
+  const metadata: EventMetadata = {
+    organization_id: s.organizationId,
+    website_id: websiteId,
+    actor: SYSTEM_ACTOR,
+    correlation_id: seededUuid(r),
+    causation_id: null,
+    time: new Date().toISOString(),
+  };
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
   let made = 0;
   let batchNo = 0;
@@ -113,12 +130,18 @@ export async function seedObservations(s: BenchServer, total: number, seed = 11)
   await caughtUp(s.rt, last, ['observations']);
   const projected = secondsSince(t0);
   site.observations = Number((await s.rt.database.db('rm_observations').where('website_id', websiteId).count<{ n: string }[]>('* as n'))[0].n);
-  info(`observations: ${site.observations} observations in ${batchNo} appends of up to 1000 answers: appended in ${appended.toFixed(1)} s, projected ${projected.toFixed(1)} s after the first append (${Math.round(site.observations / projected)} observations/s)`);
+  info(
+    `observations: ${site.observations} observations in ${batchNo} appends of up to 1000 answers: appended in ${appended.toFixed(1)} s, projected ${projected.toFixed(1)} s after the first append (${Math.round(site.observations / projected)} observations/s)`,
+  );
   // autovacuum (off on the bench server) would analyze the new table and set its visibility map; do what it would
   const tv = nowNs();
   await s.rt.database.db.raw('vacuum (analyze) rm_observations');
-  const size = (await s.rt.database.db.raw(`select pg_size_pretty(pg_table_size('rm_observations')) t, pg_size_pretty(pg_indexes_size('rm_observations')) i`)).rows[0];
-  info(`observations: vacuum (analyze) took ${secondsSince(tv).toFixed(1)} s (what autovacuum does after a bulk insert); table ${size.t}, indexes ${size.i}`);
+  const size = (
+    await s.rt.database.db.raw(`select pg_size_pretty(pg_table_size('rm_observations')) t, pg_size_pretty(pg_indexes_size('rm_observations')) i`)
+  ).rows[0];
+  info(
+    `observations: vacuum (analyze) took ${secondsSince(tv).toFixed(1)} s (what autovacuum does after a bulk insert); table ${size.t}, indexes ${size.i}`,
+  );
   return site;
 }
 
@@ -144,7 +167,15 @@ export const CASES: FilterCase[] = [
   { name: 'criticism', body: () => ({ positive: false }) },
   { name: 'two_models', body: (_s, r) => ({ filters: { models: some(r, MODEL_IDS, 2) } }) },
   { name: 'brand_attribute_criticism', body: (s, r) => ({ entity_ids: [s.websiteId], attribute_ids: some(r, s.attributeIds, 1), positive: false }) },
-  { name: 'competitor_attribute_praise_model', body: (s, r) => ({ entity_ids: some(r, s.competitorIds, 1), attribute_ids: some(r, s.attributeIds, 1), positive: true, filters: { models: some(r, MODEL_IDS, 1) } }) },
+  {
+    name: 'competitor_attribute_praise_model',
+    body: (s, r) => ({
+      entity_ids: some(r, s.competitorIds, 1),
+      attribute_ids: some(r, s.attributeIds, 1),
+      positive: true,
+      filters: { models: some(r, MODEL_IDS, 1) },
+    }),
+  },
   { name: 'branded_prompts_one_location', body: (s, r) => ({ filters: { prompt_type: 'branded', location_ids: some(r, s.locationIds, 1) } }) },
   { name: 'custom_schedule_brand', body: (s) => ({ entity_ids: [s.websiteId], filters: { schedule_id: s.scheduleId } }) },
 ];
@@ -164,7 +195,11 @@ export async function measure(s: BenchServer, site: ObservationSite, rounds: num
   const byCase = new Map<string, number[]>(CASES.map((c) => [c.name, []]));
   const post = async (body: unknown) => {
     const t0 = nowNs();
-    const res = await fetch(`${s.url}/api/v1/attributes/observations`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': s.key }, body: JSON.stringify(body) });
+    const res = await fetch(`${s.url}/api/v1/attributes/observations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': s.key },
+      body: JSON.stringify(body),
+    });
     const json = (await res.json()) as { data?: unknown[]; error?: string };
     const ms = Number(nowNs() - t0) / 1e6;
     if (res.status !== 200) throw new Error(`observations: ${res.status} ${JSON.stringify(json)} for ${JSON.stringify(body)}`);
@@ -206,17 +241,23 @@ export const observations: Bench = {
       for (const [name, xs] of byCase) {
         all.push(...xs);
         const q = summary(xs);
-        info(`observations ${name}: p50 ${q.p50.toFixed(1)} ms, p95 ${q.p95.toFixed(1)} ms, max ${q.max.toFixed(1)} ms${short.get(name) ? ` (${short.get(name)} of ${xs.length} pages had fewer than 40 rows)` : ''}`);
+        info(
+          `observations ${name}: p50 ${q.p50.toFixed(1)} ms, p95 ${q.p95.toFixed(1)} ms, max ${q.max.toFixed(1)} ms${short.get(name) ? ` (${short.get(name)} of ${xs.length} pages had fewer than 40 rows)` : ''}`,
+        );
       }
       const q = summary(all);
       const note = `${all.length} requests (${CASES.length} filter cases x ${rounds}, one at a time, over HTTP) on ${site.observations} observations; 90-day windows, sort intensity, page_size 40`;
       report('observations_p95_ms', q.p95, 'ms', { goal: { op: '<=', value: 50 }, note });
       report('observations_p50_ms', q.p50, 'ms');
-      report('observations_cpu_us_per_request', (c.nodeUs + c.pgUs) / all.length, 'us', { note: `node ${(c.nodeUs / all.length).toFixed(0)} us + Postgres ${(c.pgUs / all.length).toFixed(0)} us; ${(all.length / seconds).toFixed(0)} requests/s one at a time` });
+      report('observations_cpu_us_per_request', (c.nodeUs + c.pgUs) / all.length, 'us', {
+        note: `node ${(c.nodeUs / all.length).toFixed(0)} us + Postgres ${(c.pgUs / all.length).toFixed(0)} us; ${(all.length / seconds).toFixed(0)} requests/s one at a time`,
+      });
       const recent = await measure(s, site, Math.ceil(rounds / 3), 'recent', 6);
       const recentAll = [...recent.byCase.values()].flat();
       const qr = summary(recentAll);
-      report('observations_recent_p95_ms', qr.p95, 'ms', { note: `the same mix sorted recent (${recentAll.length} requests); p50 ${qr.p50.toFixed(1)} ms` });
+      report('observations_recent_p95_ms', qr.p95, 'ms', {
+        note: `the same mix sorted recent (${recentAll.length} requests); p50 ${qr.p50.toFixed(1)} ms`,
+      });
     } finally {
       await s.close();
     }

@@ -20,7 +20,7 @@ function decodeCost(events: RecordedEvent[]): { zodUs: number; copyUs: number } 
   for (let k = 0; k < rounds; k++) for (const e of events) sink += decodeEvent(e.id, e.type, e.data).type.length;
   const zod = nowNs() - t0;
   t0 = nowNs();
-  for (let k = 0; k < rounds; k++) for (const e of events) sink += ({ ...e, data: { ...(e.data as object) } }).type.length;
+  for (let k = 0; k < rounds; k++) for (const e of events) sink += { ...e, data: { ...(e.data as object) } }.type.length;
   const copy = nowNs() - t0;
   if (sink < 0) throw new Error('unreachable');
   return { zodUs: us(zod, events.length * rounds), copyUs: us(copy, events.length * rounds) };
@@ -35,7 +35,9 @@ export const rebuild: Bench = {
       // through the sealing layer, as the runtime reads (these events have no erasable field)
       const store = sealEventStore(await openPostgresEventStore(d.db), new Sealer(await openSubjectKeyring(d.db)));
       const g = await generateCatalog(store, total, { seed: 23 });
-      info(`rebuild: ${g.events} catalogue events (TopicCreated/CompetitorAdded/PromptCreated, ${g.sites.length} websites of 50 organizations) generated in ${g.seconds.toFixed(1)} s = ${Math.round(g.events / g.seconds)} events/s via ${g.method}`);
+      info(
+        `rebuild: ${g.events} catalogue events (TopicCreated/CompetitorAdded/PromptCreated, ${g.sites.length} websites of 50 organizations) generated in ${g.seconds.toFixed(1)} s = ${Math.round(g.events / g.seconds)} events/s via ${g.method}`,
+      );
       await d.db.raw('vacuum analyze aivis_events');
       await waitUntilVisible(store, g.last);
 
@@ -82,10 +84,16 @@ export const rebuild: Bench = {
         goal: { op: '>=', value: 50_000 },
         note: `ProjectionRunner(activity).rebuild() (shadow tables, indexes built at the end, swap), ${g.events} events -> ${rows} feed rows in ${seconds.toFixed(1)} s, ${t.batches} catch-up reads`,
       });
-      report('rebuild_cpu_us_per_event', (c.nodeUs + c.pgUs) / g.events, 'us', { note: `CPU time: node ${(c.nodeUs / g.events).toFixed(1)} us + Postgres backends ${(c.pgUs / g.events).toFixed(1)} us per event (2 cores: the wall-clock floor is about half the sum if both sides overlap, the sum if they don't)` });
-      report('rebuild_read_us_per_event', us(t.read, g.events), 'us', { note: "the store's catch-up reads (SQL + pg JSON decode + mapping; by type where the store can), wall time: each overlaps the write of the batch before it" });
+      report('rebuild_cpu_us_per_event', (c.nodeUs + c.pgUs) / g.events, 'us', {
+        note: `CPU time: node ${(c.nodeUs / g.events).toFixed(1)} us + Postgres backends ${(c.pgUs / g.events).toFixed(1)} us per event (2 cores: the wall-clock floor is about half the sum if both sides overlap, the sum if they don't)`,
+      });
+      report('rebuild_read_us_per_event', us(t.read, g.events), 'us', {
+        note: "the store's catch-up reads (SQL + pg JSON decode + mapping; by type where the store can), wall time: each overlaps the write of the batch before it",
+      });
       report('rebuild_apply_us_per_event', us(t.apply, g.events), 'us', { note: 'activity apply: map + one INSERT … SELECT unnest per batch' });
-      report('decode_zod_us_per_event', dc.zodUs, 'us', { note: `decodeEvent (zod parse) in isolation over ${sample.length} events; a plain copy costs ${dc.copyUs.toFixed(2)} us` });
+      report('decode_zod_us_per_event', dc.zodUs, 'us', {
+        note: `decodeEvent (zod parse) in isolation over ${sample.length} events; a plain copy costs ${dc.copyUs.toFixed(2)} us`,
+      });
     });
   },
 };

@@ -24,7 +24,9 @@ import { team } from './team';
 const all: Bench[] = [append, catchup, rebuild, erasure, analysis, auth, http, workers, jobs, metrics, observations, answers, team];
 
 function usage(): never {
-  process.stderr.write(`usage: npm run bench -- [--quick] [${all.map((b) => b.name).join('|')} ...]\n${all.map((b) => `  ${b.name.padEnd(8)} ${b.about}`).join('\n')}\n`);
+  process.stderr.write(
+    `usage: npm run bench -- [--quick] [${all.map((b) => b.name).join('|')} ...]\n${all.map((b) => `  ${b.name.padEnd(8)} ${b.about}`).join('\n')}\n`,
+  );
   process.exit(2);
 }
 
@@ -40,12 +42,20 @@ async function main(): Promise<number> {
   const u = new URL(SERVER_URL);
   let commit = '?';
   try {
-    commit = execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    commit = execSync('git rev-parse --short HEAD', { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     /* not a checkout */
   }
-  info(`aivis bench ${quick ? '--quick ' : ''}${chosen.map((b) => b.name).join(' ')} | ${new Date().toISOString()} | commit ${commit} (+ working tree)`);
-  info(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} | Postgres ${u.host}`);
+  info(
+    `aivis bench ${quick ? '--quick ' : ''}${chosen.map((b) => b.name).join(' ')} | ${new Date().toISOString()} | commit ${commit} (+ working tree)`,
+  );
+  info(
+    `node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')} | Postgres ${u.host}`,
+  );
 
   const t0 = nowNs();
   let failed = 0;
@@ -59,10 +69,14 @@ async function main(): Promise<number> {
     }
     info(`${b.name} took ${secondsSince(tb).toFixed(1)} s; load average now ${loadavg()[0].toFixed(2)}`);
   }
-  report('peak_rss_mb', process.resourceUsage().maxRSS / 1024, 'MB', { note: 'the bench process: data generators, runners and the in-process HTTP server (autocannon runs in a child process)' });
+  report('peak_rss_mb', process.resourceUsage().maxRSS / 1024, 'MB', {
+    note: 'the bench process: data generators, runners and the in-process HTTP server (autocannon runs in a child process)',
+  });
 
   const goals = figures.filter((f) => f.goal);
-  process.stdout.write(`\n# summary (${secondsSince(t0).toFixed(0)} s${quick ? ', quick' : ''}): ${goals.filter((f) => goalMet(f)).length}/${goals.length} goals met${failed ? `, ${failed} benchmark(s) FAILED` : ''}\n`);
+  process.stdout.write(
+    `\n# summary (${secondsSince(t0).toFixed(0)} s${quick ? ', quick' : ''}): ${goals.filter((f) => goalMet(f)).length}/${goals.length} goals met${failed ? `, ${failed} benchmark(s) FAILED` : ''}\n`,
+  );
   for (const f of figures) process.stdout.write(`${line(f).split('  # ')[0]}\n`);
   return failed ? 1 : 0;
 }

@@ -61,14 +61,22 @@ export async function startBenchServer(
   const databaseUrl = options.join ? options.join.databaseUrl : (database as unknown as { url: string }).url;
   let rt: Runtime | null = null;
   try {
-    rt = await openRuntime({ ...config, embedded: false, databaseUrl, natsUrl: options.natsUrl ?? null }, silentLogger(), { database, withoutBus: !options.natsUrl });
+    rt = await openRuntime({ ...config, embedded: false, databaseUrl, natsUrl: options.natsUrl ?? null }, silentLogger(), {
+      database,
+      withoutBus: !options.natsUrl,
+    });
     await rt.startProjections();
     if (options.workers) await rt.startWorkers();
     if (options.join) {
       const app = await buildApp(rt);
       return { ...(await listen(app, rt)), key: options.join.key, organizationId: options.join.organizationId, databaseUrl };
     }
-    const org = await createOrganization(rt.store, { name: 'Bench Org', plan: 'enterprise', features: ['pitch', 'knowledge_base', 'shopping'], pitch_allowance: 10 });
+    const org = await createOrganization(rt.store, {
+      name: 'Bench Org',
+      plan: 'enterprise',
+      features: ['pitch', 'knowledge_base', 'shopping'],
+      pitch_allowance: 10,
+    });
     if (isDomainError(org)) throw new Error(org.message);
     const ctx = { store: rt.store, organizationId: org.result.organization_id, actor: SYSTEM_ACTOR };
     let last = org.position;
@@ -81,7 +89,9 @@ export async function startBenchServer(
     const app = await buildApp(rt);
     await beforeListen?.(app);
     const listening = await listen(app, rt);
-    info(`server: buildApp on ${(database as { name?: string }).name}, 1 organization with ${websites} websites, DB_POOL_MAX ${config.dbPoolMax}, RATE_LIMIT_PER_MIN ${BENCH_RATE_LIMIT_PER_MIN} (raised so the load is not answered 429)`);
+    info(
+      `server: buildApp on ${(database as { name?: string }).name}, 1 organization with ${websites} websites, DB_POOL_MAX ${config.dbPoolMax}, RATE_LIMIT_PER_MIN ${BENCH_RATE_LIMIT_PER_MIN} (raised so the load is not answered 429)`,
+    );
     return { ...listening, key: org.result.api_key, organizationId: org.result.organization_id, databaseUrl };
   } catch (err) {
     if (rt) await rt.close().catch(() => undefined);

@@ -42,12 +42,17 @@ export const workers: Bench = {
     try {
       b = await startBenchServer(0, undefined, { natsUrl: nats.url, workers: true, join: a, env: { ENGINE_MODE: 'simulated' } });
       const site = await seedAnswerSite(a, shape);
-      const stat = async () => (await a.rt.database.db.raw('select xact_commit::int as c, tup_returned::bigint as r, tup_fetched::bigint as f from pg_stat_database where datname = current_database()')).rows[0];
+      const stat = async () =>
+        (
+          await a.rt.database.db.raw(
+            'select xact_commit::int as c, tup_returned::bigint as r, tup_fetched::bigint as f from pg_stat_database where datname = current_database()',
+          )
+        ).rows[0];
       const tables = async () =>
         new Map<string, number>(
-          (await a.rt.database.db.raw('select relname, coalesce(seq_tup_read,0) + coalesce(idx_tup_fetch,0) as n, seq_scan from pg_stat_user_tables')).rows.map(
-            (r: { relname: string; n: string }) => [r.relname, Number(r.n)],
-          ),
+          (
+            await a.rt.database.db.raw('select relname, coalesce(seq_tup_read,0) + coalesce(idx_tup_fetch,0) as n, seq_scan from pg_stat_user_tables')
+          ).rows.map((r: { relname: string; n: string }) => [r.relname, Number(r.n)]),
         );
       const t0Tables = await tables();
       const s0 = await stat();
@@ -61,21 +66,34 @@ export const workers: Bench = {
       const c = await cpu.stop();
       const s1 = await stat();
       const t1Tables = await tables();
-      const reads = [...t1Tables].map(([k, v]) => [k, v - (t0Tables.get(k) ?? 0)] as const).filter(([, v]) => v > 0).sort((x, y) => y[1] - x[1]).slice(0, 6);
+      const reads = [...t1Tables]
+        .map(([k, v]) => [k, v - (t0Tables.get(k) ?? 0)] as const)
+        .filter(([, v]) => v > 0)
+        .sort((x, y) => y[1] - x[1])
+        .slice(0, 6);
       info(`workers: rows read by table ${reads.map(([k, v]) => `${k} ${v}`).join(', ')}`);
-      info(`workers: ${s1.c - s0.c} Postgres transactions, ${queries.n} knex queries, ${Number(s1.r) - Number(s0.r)} tuples returned, ${Number(s1.f) - Number(s0.f)} fetched`);
+      info(
+        `workers: ${s1.c - s0.c} Postgres transactions, ${queries.n} knex queries, ${Number(s1.r) - Number(s0.r)} tuples returned, ${Number(s1.f) - Number(s0.f)} fetched`,
+      );
       const recorded = Number((await db('rm_run_units').whereIn('run_id', ids).where('status', 'recorded').count<{ n: string }[]>('* as n'))[0].n);
       if (recorded !== units) {
         const why = await db('rm_run_units').whereIn('run_id', ids).whereNot('status', 'recorded').first('error_kind', 'error');
         throw new Error(`${recorded} of ${units} units answered (${why?.error_kind}: ${why?.error})`);
       }
-      const byInstance = await db('aivis_events').whereIn('type', ['ResponseRecorded']).whereRaw("data->>'run_id' = any(?)", [ids]).count<{ n: string }[]>('* as n');
-      info(`workers: ${runs} runs of ${units / runs} units (${shape.prompts} prompts x 11 models x ${shape.locations} locations), WORKER_CONCURRENCY 16 per instance, 2 instances; ${byInstance[0].n} answers recorded`);
+      const byInstance = await db('aivis_events')
+        .whereIn('type', ['ResponseRecorded'])
+        .whereRaw("data->>'run_id' = any(?)", [ids])
+        .count<{ n: string }[]>('* as n');
+      info(
+        `workers: ${runs} runs of ${units / runs} units (${shape.prompts} prompts x 11 models x ${shape.locations} locations), WORKER_CONCURRENCY 16 per instance, 2 instances; ${byInstance[0].n} answers recorded`,
+      );
       report('worker_answers_per_s', units / seconds, 'answers/s', {
         goal: { op: '>=', value: 2000 },
         note: `${units} units answered and recorded in ${seconds.toFixed(1)} s (from the first start until every run was finished in the read model)`,
       });
-      report('worker_cpu_us_per_answer', c.nodeUs / units, 'us', { note: `node CPU of the bench process (both instances) per answer; Postgres ${(c.pgUs / units).toFixed(1)} us` });
+      report('worker_cpu_us_per_answer', c.nodeUs / units, 'us', {
+        note: `node CPU of the bench process (both instances) per answer; Postgres ${(c.pgUs / units).toFixed(1)} us`,
+      });
     } finally {
       await b?.close();
       await a.close();

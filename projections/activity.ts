@@ -37,16 +37,41 @@ export const feed: { [T in EventType]?: Mapper<T> } = {
   RoleDeleted: (e) => ({ entity_type: 'role', change_type: 'deleted', entity_ids: [e.data.role_id], website_id: null }),
   UserCreated: (e) => ({ entity_type: 'user', change_type: 'created', entity_ids: [e.data.user_id], website_id: null }),
   OrganizationMemberAdded: (e) => ({ entity_type: 'organization_member', change_type: 'created', entity_ids: [e.data.user_id], website_id: null }),
-  OrganizationMemberRoleChanged: (e) => ({ entity_type: 'organization_member', change_type: 'updated', entity_ids: [e.data.user_id], website_id: null }),
+  OrganizationMemberRoleChanged: (e) => ({
+    entity_type: 'organization_member',
+    change_type: 'updated',
+    entity_ids: [e.data.user_id],
+    website_id: null,
+  }),
   OrganizationMemberRemoved: (e) => ({ entity_type: 'organization_member', change_type: 'deleted', entity_ids: [e.data.user_id], website_id: null }),
   WebsiteMemberAdded: (e) => ({ entity_type: 'website_member', change_type: 'created', entity_ids: [e.data.user_id], website_id: e.data.website_id }),
-  WebsiteMemberRoleChanged: (e) => ({ entity_type: 'website_member', change_type: 'updated', entity_ids: [e.data.user_id], website_id: e.data.website_id }),
-  WebsiteMemberRemoved: (e) => ({ entity_type: 'website_member', change_type: 'deleted', entity_ids: [e.data.user_id], website_id: e.data.website_id }),
+  WebsiteMemberRoleChanged: (e) => ({
+    entity_type: 'website_member',
+    change_type: 'updated',
+    entity_ids: [e.data.user_id],
+    website_id: e.data.website_id,
+  }),
+  WebsiteMemberRemoved: (e) => ({
+    entity_type: 'website_member',
+    change_type: 'deleted',
+    entity_ids: [e.data.user_id],
+    website_id: e.data.website_id,
+  }),
   GroupCreated: (e) => ({ entity_type: 'group', change_type: 'created', entity_ids: [e.data.group_id], website_id: null }),
   GroupUpdated: (e) => ({ entity_type: 'group', change_type: 'updated', entity_ids: [e.data.group_id], website_id: null }),
   GroupMemberAdded: (e) => ({ entity_type: 'group_member', change_type: 'created', entity_ids: [e.data.user_id, e.data.group_id], website_id: null }),
-  GroupMemberRemoved: (e) => ({ entity_type: 'group_member', change_type: 'deleted', entity_ids: [e.data.user_id, e.data.group_id], website_id: null }),
-  InviteCreated: (e) => ({ entity_type: 'invite', change_type: 'created', entity_ids: [e.data.invite_id], website_id: e.data.type === 'website' ? e.data.target_id : null }),
+  GroupMemberRemoved: (e) => ({
+    entity_type: 'group_member',
+    change_type: 'deleted',
+    entity_ids: [e.data.user_id, e.data.group_id],
+    website_id: null,
+  }),
+  InviteCreated: (e) => ({
+    entity_type: 'invite',
+    change_type: 'created',
+    entity_ids: [e.data.invite_id],
+    website_id: e.data.type === 'website' ? e.data.target_id : null,
+  }),
   InviteAccepted: (e) => ({ entity_type: 'invite', change_type: 'accepted', entity_ids: [e.data.invite_id, e.data.user_id], website_id: null }),
   CompetitorAdded: (e) => ({ entity_type: 'competitor', change_type: 'created', entity_ids: [e.data.competitor_id] }),
   TopicCreated: (e) => ({ entity_type: 'topic', change_type: 'created', entity_ids: [e.data.topic_id] }),
@@ -68,10 +93,26 @@ export const feed: { [T in EventType]?: Mapper<T> } = {
   AttributeCreated: (e) => ({ entity_type: 'attribute', change_type: 'created', entity_ids: [e.data.attribute_id] }),
   RunStarted: (e) => ({ entity_type: 'run', change_type: 'started', entity_ids: [e.data.run_id] }),
   RunEnded: (e) => ({ entity_type: 'run', change_type: e.data.reason, entity_ids: [e.data.run_id] }),
-  ResponsesImported: (e) => ({ entity_type: 'response', change_type: 'imported', entity_ids: e.data.response_ids.length <= 100 ? e.data.response_ids : null }),
+  ResponsesImported: (e) => ({
+    entity_type: 'response',
+    change_type: 'imported',
+    entity_ids: e.data.response_ids.length <= 100 ? e.data.response_ids : null,
+  }),
 };
 
-const COLUMNS = ['id', 'organization_id', 'website_id', 'entity_type', 'change_type', 'entity_ids', 'via_api_key', 'api_key_id', 'actor_user_id', 'actor_kind', 'created_at'];
+const COLUMNS = [
+  'id',
+  'organization_id',
+  'website_id',
+  'entity_type',
+  'change_type',
+  'entity_ids',
+  'via_api_key',
+  'api_key_id',
+  'actor_user_id',
+  'actor_kind',
+  'created_at',
+];
 type FeedRow = (string | boolean | null)[];
 
 /** An event's row of rm_activity (COLUMNS, entity_ids as an array literal), or null when the feed has no entry for it. */

@@ -20,7 +20,12 @@ const handlers: EventHandlers<Knex.Transaction> = {
   },
   async AllowanceSettled(e, trx) {
     await trx('rm_allowance_reservations')
-      .where({ organization_id: e.metadata.organization_id, allowance: e.data.allowance, period: e.data.period, reservation_id: e.data.reservation_id })
+      .where({
+        organization_id: e.metadata.organization_id,
+        allowance: e.data.allowance,
+        period: e.data.period,
+        reservation_id: e.data.reservation_id,
+      })
       .update({ state: e.data.outcome, settled_at: e.metadata.time });
   },
 };

@@ -51,15 +51,21 @@ const handlers: EventHandlers<AnswersBatch> = {
     dirty.add(w);
   },
   async CompetitorRenamed(e, { trx, dirty }) {
-    await trx('rm_analysis_entities').where({ website_id: websiteOf(e), entity_id: e.data.competitor_id }).update({ name: e.data.name });
+    await trx('rm_analysis_entities')
+      .where({ website_id: websiteOf(e), entity_id: e.data.competitor_id })
+      .update({ name: e.data.name });
     dirty.add(websiteOf(e));
   },
   async CompetitorIdentifiersChanged(e, { trx, dirty }) {
-    await trx('rm_analysis_entities').where({ website_id: websiteOf(e), entity_id: e.data.competitor_id }).update({ identifiers: e.data.identifiers });
+    await trx('rm_analysis_entities')
+      .where({ website_id: websiteOf(e), entity_id: e.data.competitor_id })
+      .update({ identifiers: e.data.identifiers });
     dirty.add(websiteOf(e));
   },
   async CompetitorRemoved(e, { trx, dirty }) {
-    await trx('rm_analysis_entities').where({ website_id: websiteOf(e), entity_id: e.data.competitor_id }).update({ removed: true });
+    await trx('rm_analysis_entities')
+      .where({ website_id: websiteOf(e), entity_id: e.data.competitor_id })
+      .update({ removed: true });
     dirty.add(websiteOf(e));
   },
   ResponseRecorded(e, { recorded }) {
@@ -192,7 +198,8 @@ export const answersProjection: Projection = {
   },
 };
 
-const websiteOf = (e: TypedEvent): string => (e.streamId.startsWith('catalog-') ? e.streamId.slice('catalog-'.length) : (e.metadata.website_id ?? ''));
+const websiteOf = (e: TypedEvent): string =>
+  e.streamId.startsWith('catalog-') ? e.streamId.slice('catalog-'.length) : (e.metadata.website_id ?? '');
 
 async function nextVersion(trx: Knex.Transaction): Promise<string> {
   const r = await trx.raw(`select nextval('rm_fact_version')::text as v`);
@@ -341,11 +348,13 @@ async function appendFacts(trx: Knex.Transaction, fresh: Recorded[], tracked: Ma
     const compiled = compile(websiteId, entities);
     const slots = slotsOf(entities);
     // each day's last part: the one new answers continue
-    const last: { day: string; part: number; meta: FactDictionaries & { n: number }; data: Buffer }[] = await trx.raw(
-      `select distinct on (day) day::text as day, part, meta, data from rm_fact_chunks
+    const last: { day: string; part: number; meta: FactDictionaries & { n: number }; data: Buffer }[] = await trx
+      .raw(
+        `select distinct on (day) day::text as day, part, meta, data from rm_fact_chunks
         where website_id = ? and day = any(?::date[]) order by day, part desc`,
-      [websiteId, [...byDay.keys()]],
-    ).then((r: { rows: never[] }) => r.rows);
+        [websiteId, [...byDay.keys()]],
+      )
+      .then((r: { rows: never[] }) => r.rows);
     const lastOf = new Map(last.map((r) => [r.day, r]));
     const out: PartOut[] = [];
     let ok = true;
@@ -370,7 +379,10 @@ async function appendFacts(trx: Knex.Transaction, fresh: Recorded[], tracked: Ma
   return mismatched;
 }
 
-function productRows(compiled: CompiledEntities, e: Pick<Recorded['data'], 'response_id' | 'website_id' | 'run_at' | 'prompt_id' | 'model' | 'location_id' | 'schedule_id' | 'products'>) {
+function productRows(
+  compiled: CompiledEntities,
+  e: Pick<Recorded['data'], 'response_id' | 'website_id' | 'run_at' | 'prompt_id' | 'model' | 'location_id' | 'schedule_id' | 'products'>,
+) {
   return analyzeProducts(compiled, e.products).map((p, idx) => ({
     response_id: e.response_id,
     idx,
@@ -432,7 +444,12 @@ export async function rederive(trx: Knex.Transaction, websiteId: string, version
     return q;
   };
   const flush = async (days: [string, ReturnType<typeof factRow>[]][]) =>
-    writeParts(trx, websiteId, days.flatMap(([day, list]) => intoParts(ids, day, 0, undefined, list)), version);
+    writeParts(
+      trx,
+      websiteId,
+      days.flatMap(([day, list]) => intoParts(ids, day, 0, undefined, list)),
+      version,
+    );
   // the next page is asked for before this one is analyzed: Postgres reads while node analyzes
   let pending: Promise<Page> | null = fetchPage(null);
   while (pending) {
@@ -463,15 +480,29 @@ export async function rederive(trx: Knex.Transaction, websiteId: string, version
     .where('website_id', websiteId)
     .whereIn('id', trx('rm_response_products').where('website_id', websiteId).distinct('response_id'))
     .select('id as response_id', 'products', 'run_at', 'prompt_id', 'model', 'location_id', 'schedule_id');
-  const rows = products.flatMap((p: { response_id: string; products: Recorded['data']['products']; run_at: Date; prompt_id: string; model: string; location_id: string | null; schedule_id: string | null }) =>
-    productRows(compiled, { ...p, website_id: websiteId, run_at: p.run_at.toISOString() }),
+  const rows = products.flatMap(
+    (p: {
+      response_id: string;
+      products: Recorded['data']['products'];
+      run_at: Date;
+      prompt_id: string;
+      model: string;
+      location_id: string | null;
+      schedule_id: string | null;
+    }) => productRows(compiled, { ...p, website_id: websiteId, run_at: p.run_at.toISOString() }),
   );
   for (let i = 0; i < rows.length; i += 2000) {
     await trx.raw(
       `update rm_response_products p set entity_id = x.entity_id, matched_by = x.matched_by, is_own = x.is_own
          from json_to_recordset(?::json) as x(response_id uuid, idx int, entity_id uuid, matched_by text, is_own boolean)
         where p.response_id = x.response_id and p.idx = x.idx`,
-      [JSON.stringify(rows.slice(i, i + 2000).map((r) => ({ response_id: r.response_id, idx: r.idx, entity_id: r.entity_id, matched_by: r.matched_by, is_own: r.is_own })))],
+      [
+        JSON.stringify(
+          rows
+            .slice(i, i + 2000)
+            .map((r) => ({ response_id: r.response_id, idx: r.idx, entity_id: r.entity_id, matched_by: r.matched_by, is_own: r.is_own })),
+        ),
+      ],
     );
   }
   await trx('rm_fact_sites')

@@ -3,7 +3,8 @@ import type { TypedEvent } from '../src/eventstore/port';
 import { type EventHandlers, type Projection, handlerProjection } from '../src/eventstore/projection';
 
 /** The website a catalogue event belongs to: its stream is `catalog-<website_id>`. */
-const websiteOf = (e: TypedEvent): string => (e.streamId.startsWith('catalog-') ? e.streamId.slice('catalog-'.length) : (e.metadata.website_id ?? ''));
+const websiteOf = (e: TypedEvent): string =>
+  e.streamId.startsWith('catalog-') ? e.streamId.slice('catalog-'.length) : (e.metadata.website_id ?? '');
 
 const handlers: EventHandlers<Knex.Transaction> = {
   async CompetitorAdded(e, trx) {
@@ -63,7 +64,9 @@ const handlers: EventHandlers<Knex.Transaction> = {
   },
   async PromptUpdated(e, trx) {
     const { prompt_id, ...changes } = e.data;
-    await trx('rm_prompts').where('id', prompt_id).update({ ...changes, updated_at: e.metadata.time });
+    await trx('rm_prompts')
+      .where('id', prompt_id)
+      .update({ ...changes, updated_at: e.metadata.time });
   },
   async PromptDeleted(e, trx) {
     const at = e.metadata.time;
@@ -74,7 +77,13 @@ const handlers: EventHandlers<Knex.Transaction> = {
     await trx('rm_prompts').where('id', e.data.prompt_id).update({ has_answers: true });
   },
   async PersonaCreated(e, trx) {
-    await trx('rm_personas').insert({ id: e.data.persona_id, website_id: websiteOf(e), name: e.data.name, description: e.data.description, created_at: e.metadata.time });
+    await trx('rm_personas').insert({
+      id: e.data.persona_id,
+      website_id: websiteOf(e),
+      name: e.data.name,
+      description: e.data.description,
+      created_at: e.metadata.time,
+    });
   },
   async LocationCreated(e, trx) {
     await trx('rm_locations').insert({
@@ -104,7 +113,9 @@ const handlers: EventHandlers<Knex.Transaction> = {
   },
   async PromptScheduleUpdated(e, trx) {
     const { schedule_id, ...changes } = e.data;
-    await trx('rm_prompt_schedules').where('id', schedule_id).update({ ...changes, updated_at: e.metadata.time });
+    await trx('rm_prompt_schedules')
+      .where('id', schedule_id)
+      .update({ ...changes, updated_at: e.metadata.time });
   },
   async PromptScheduleArchived(e, trx) {
     const at = e.metadata.time;
@@ -112,7 +123,14 @@ const handlers: EventHandlers<Knex.Transaction> = {
   },
   async SavedViewCreated(e, trx) {
     const at = e.metadata.time;
-    await trx('rm_saved_views').insert({ id: e.data.view_id, website_id: websiteOf(e), name: e.data.name, filters: JSON.stringify(e.data.filters), created_at: at, updated_at: at });
+    await trx('rm_saved_views').insert({
+      id: e.data.view_id,
+      website_id: websiteOf(e),
+      name: e.data.name,
+      filters: JSON.stringify(e.data.filters),
+      created_at: at,
+      updated_at: at,
+    });
   },
   async SavedViewUpdated(e, trx) {
     await trx('rm_saved_views')
@@ -124,7 +142,13 @@ const handlers: EventHandlers<Knex.Transaction> = {
       });
   },
   async AttributeCreated(e, trx) {
-    await trx('rm_attributes').insert({ id: e.data.attribute_id, website_id: websiteOf(e), name: e.data.name, description: e.data.description, created_at: e.metadata.time });
+    await trx('rm_attributes').insert({
+      id: e.data.attribute_id,
+      website_id: websiteOf(e),
+      name: e.data.name,
+      description: e.data.description,
+      created_at: e.metadata.time,
+    });
   },
 };
 

@@ -18,28 +18,38 @@ const handlers: EventHandlers<Knex.Transaction> = {
       .ignore();
   },
   async EmailSending(e, trx) {
-    await trx('rm_emails')
-      .where('email_id', e.data.email_id)
-      .update({ status: 'sending', attempts: e.data.attempt, message_id: e.data.message_id, due_at: e.data.lease_until, updated_at: e.metadata.time });
+    await trx('rm_emails').where('email_id', e.data.email_id).update({
+      status: 'sending',
+      attempts: e.data.attempt,
+      message_id: e.data.message_id,
+      due_at: e.data.lease_until,
+      updated_at: e.metadata.time,
+    });
   },
   async EmailDeferred(e, trx) {
-    await trx('rm_emails').where('email_id', e.data.email_id).update({ status: 'deferred', last_error: e.data.reason, due_at: e.data.retry_at, updated_at: e.metadata.time });
+    await trx('rm_emails')
+      .where('email_id', e.data.email_id)
+      .update({ status: 'deferred', last_error: e.data.reason, due_at: e.data.retry_at, updated_at: e.metadata.time });
   },
   async EmailSent(e, trx) {
     const at = e.metadata.time;
-    await trx('rm_emails').where('email_id', e.data.email_id).update({
-      status: 'sent',
-      // a worker that lost its claim to a takeover may record its own, earlier attempt
-      attempts: trx.raw('greatest(attempts, ?)', [e.data.attempt]),
-      message_id: e.data.message_id,
-      possible_duplicate: e.data.possible_duplicate,
-      due_at: null,
-      sent_at: at,
-      updated_at: at,
-    });
+    await trx('rm_emails')
+      .where('email_id', e.data.email_id)
+      .update({
+        status: 'sent',
+        // a worker that lost its claim to a takeover may record its own, earlier attempt
+        attempts: trx.raw('greatest(attempts, ?)', [e.data.attempt]),
+        message_id: e.data.message_id,
+        possible_duplicate: e.data.possible_duplicate,
+        due_at: null,
+        sent_at: at,
+        updated_at: at,
+      });
   },
   async EmailFailed(e, trx) {
-    await trx('rm_emails').where('email_id', e.data.email_id).update({ status: 'failed', last_error: e.data.reason, due_at: null, updated_at: e.metadata.time });
+    await trx('rm_emails')
+      .where('email_id', e.data.email_id)
+      .update({ status: 'failed', last_error: e.data.reason, due_at: null, updated_at: e.metadata.time });
   },
 };
 
@@ -72,5 +82,6 @@ export const emailsProjection: Projection = handlerProjection(
         create index if not exists rm_emails_due on rm_emails (due_at) where due_at is not null;`);
     },
   },
-  handlers, (e) => e.streamId.startsWith(EMAIL_STREAM_PREFIX),
+  handlers,
+  (e) => e.streamId.startsWith(EMAIL_STREAM_PREFIX),
 );

@@ -38,7 +38,9 @@ const handlers: EventHandlers<JobContext> = {
   },
   async JobFailed(e, { trx, job }) {
     const at = e.metadata.time;
-    await trx('rm_jobs').where('id', job.jobId).update({ status: 'failed', error_kind: e.data.error_kind, error: e.data.message, finished_at: at, updated_at: at });
+    await trx('rm_jobs')
+      .where('id', job.jobId)
+      .update({ status: 'failed', error_kind: e.data.error_kind, error: e.data.message, finished_at: at, updated_at: at });
   },
 };
 

@@ -13,7 +13,13 @@ const handlers: EventHandlers<Knex.Transaction> = {
     });
   },
   async UserAdded(e, trx) {
-    await trx('rm_users').insert({ id: e.data.user_id, organization_id: e.metadata.organization_id, email: e.data.email, role: e.data.role, created_at: e.metadata.time });
+    await trx('rm_users').insert({
+      id: e.data.user_id,
+      organization_id: e.metadata.organization_id,
+      email: e.data.email,
+      role: e.data.role,
+      created_at: e.metadata.time,
+    });
   },
   async ApiKeyCreated(e, trx) {
     const org = e.metadata.organization_id;

@@ -48,10 +48,28 @@ const handlers: EventHandlers<RunsBatch> = {
   },
   ResponseRecorded(e, { outcomes }) {
     if (e.data.request_id && e.data.run_id)
-      outcomes.push({ request_id: e.data.request_id, run_id: e.data.run_id, status: 'recorded', response_id: e.data.response_id, error_kind: null, error: null, attempts: null, at: e.metadata.time });
+      outcomes.push({
+        request_id: e.data.request_id,
+        run_id: e.data.run_id,
+        status: 'recorded',
+        response_id: e.data.response_id,
+        error_kind: null,
+        error: null,
+        attempts: null,
+        at: e.metadata.time,
+      });
   },
   ResponseFailed(e, { outcomes }) {
-    outcomes.push({ request_id: e.data.request_id, run_id: e.data.run_id, status: 'failed', response_id: null, error_kind: e.data.error_kind, error: e.data.message, attempts: e.data.attempts, at: e.metadata.time });
+    outcomes.push({
+      request_id: e.data.request_id,
+      run_id: e.data.run_id,
+      status: 'failed',
+      response_id: null,
+      error_kind: e.data.error_kind,
+      error: e.data.message,
+      attempts: e.data.attempts,
+      at: e.metadata.time,
+    });
   },
   async RunSlotTaken(e, { trx, flush }) {
     await flush();

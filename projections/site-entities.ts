@@ -28,7 +28,8 @@ export async function siteEntities(db: Knex, websiteIds: readonly string[]): Pro
     .andWhere('removed', false)
     .orderByRaw(`e.website_id, ${orderOf('e')}`)
     .select('website_id', 'entity_id', 'slot', 'is_self', 'name', 'identifiers', 'url');
-  for (const r of rows) out.get(r.website_id)!.push({ id: r.entity_id, slot: r.slot, is_self: r.is_self, name: r.name, identifiers: r.identifiers, url: r.url });
+  for (const r of rows)
+    out.get(r.website_id)!.push({ id: r.entity_id, slot: r.slot, is_self: r.is_self, name: r.name, identifiers: r.identifiers, url: r.url });
   return out;
 }
 
@@ -59,4 +60,3 @@ export async function outOfLine(db: Knex, websiteId: string): Promise<string | n
   if (other) return `facts laid out for [${other.entities.join(', ')}], the website has [${ids.join(', ')}]`;
   return null;
 }
-

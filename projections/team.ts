@@ -10,7 +10,16 @@ import type { Projection } from '../src/eventstore/projection';
 export const teamProjection: Projection = {
   name: 'team',
   version: 1,
-  tables: ['rm_team_roles', 'rm_team_users', 'rm_team_members', 'rm_team_website_members', 'rm_team_groups', 'rm_team_group_websites', 'rm_team_group_members', 'rm_team_invites'],
+  tables: [
+    'rm_team_roles',
+    'rm_team_users',
+    'rm_team_members',
+    'rm_team_website_members',
+    'rm_team_groups',
+    'rm_team_group_websites',
+    'rm_team_group_members',
+    'rm_team_invites',
+  ],
   handles: [
     'UserAdded',
     'UserCreated',
@@ -133,12 +142,26 @@ export const teamProjection: Projection = {
       await flush();
       switch (e.type) {
         case 'UserAdded':
-          await trx('rm_team_users').insert({ id: e.data.user_id, organization_id: org, email: e.data.email, email_verified: true, created_at: at }).onConflict('id').ignore();
-          await trx('rm_team_members').insert({ organization_id: org, user_id: e.data.user_id, role_id: SYSTEM_ROLE_IDS[e.data.role], created_at: at }).onConflict(['organization_id', 'user_id']).merge(['role_id']);
+          await trx('rm_team_users')
+            .insert({ id: e.data.user_id, organization_id: org, email: e.data.email, email_verified: true, created_at: at })
+            .onConflict('id')
+            .ignore();
+          await trx('rm_team_members')
+            .insert({ organization_id: org, user_id: e.data.user_id, role_id: SYSTEM_ROLE_IDS[e.data.role], created_at: at })
+            .onConflict(['organization_id', 'user_id'])
+            .merge(['role_id']);
           break;
         case 'UserCreated':
           await trx('rm_team_users')
-            .insert({ id: e.data.user_id, organization_id: org, email: e.data.email, first_name: e.data.first_name, last_name: e.data.last_name, email_verified: e.data.email_verified, created_at: at })
+            .insert({
+              id: e.data.user_id,
+              organization_id: org,
+              email: e.data.email,
+              first_name: e.data.first_name,
+              last_name: e.data.last_name,
+              email_verified: e.data.email_verified,
+              created_at: at,
+            })
             .onConflict('id')
             .ignore();
           break;
@@ -146,19 +169,35 @@ export const teamProjection: Projection = {
           await trx('rm_team_users').where('id', e.data.user_id).update({ password_hash: e.data.password_hash });
           break;
         case 'RoleCreated':
-          await trx('rm_team_roles').insert({ id: e.data.role_id, organization_id: org, name: e.data.name, slug: e.data.slug, permissions: JSON.stringify(e.data.permissions), created_at: at }).onConflict('id').ignore();
+          await trx('rm_team_roles')
+            .insert({
+              id: e.data.role_id,
+              organization_id: org,
+              name: e.data.name,
+              slug: e.data.slug,
+              permissions: JSON.stringify(e.data.permissions),
+              created_at: at,
+            })
+            .onConflict('id')
+            .ignore();
           break;
         case 'RoleDeleted':
           await trx('rm_team_roles').where('id', e.data.role_id).delete();
           break;
         case 'OrganizationMemberAdded':
         case 'OrganizationMemberRoleChanged':
-          await trx('rm_team_members').insert({ organization_id: org, user_id: e.data.user_id, role_id: e.data.role_id, created_at: at }).onConflict(['organization_id', 'user_id']).merge(['role_id']);
+          await trx('rm_team_members')
+            .insert({ organization_id: org, user_id: e.data.user_id, role_id: e.data.role_id, created_at: at })
+            .onConflict(['organization_id', 'user_id'])
+            .merge(['role_id']);
           break;
         case 'OrganizationMemberRemoved':
           await trx('rm_team_members').where({ organization_id: org, user_id: e.data.user_id }).delete();
           await trx('rm_team_website_members').where({ organization_id: org, user_id: e.data.user_id }).delete();
-          await trx('rm_team_group_members').where('user_id', e.data.user_id).whereIn('group_id', trx('rm_team_groups').select('id').where('organization_id', org)).delete();
+          await trx('rm_team_group_members')
+            .where('user_id', e.data.user_id)
+            .whereIn('group_id', trx('rm_team_groups').select('id').where('organization_id', org))
+            .delete();
           break;
         case 'WebsiteMemberRoleChanged':
           await trx('rm_team_website_members')
@@ -171,11 +210,22 @@ export const teamProjection: Projection = {
           break;
         case 'GroupCreated':
           await trx('rm_team_groups')
-            .insert({ id: e.data.group_id, organization_id: org, name: e.data.name, external_id: e.data.external_id, billing_enabled: e.data.billing_enabled, created_at: at, updated_at: at })
+            .insert({
+              id: e.data.group_id,
+              organization_id: org,
+              name: e.data.name,
+              external_id: e.data.external_id,
+              billing_enabled: e.data.billing_enabled,
+              created_at: at,
+              updated_at: at,
+            })
             .onConflict('id')
             .ignore();
           if (e.data.website_ids.length) {
-            await trx('rm_team_group_websites').insert(e.data.website_ids.map((w) => ({ group_id: e.data.group_id, website_id: w, added_at: at }))).onConflict(['group_id', 'website_id']).ignore();
+            await trx('rm_team_group_websites')
+              .insert(e.data.website_ids.map((w) => ({ group_id: e.data.group_id, website_id: w, added_at: at })))
+              .onConflict(['group_id', 'website_id'])
+              .ignore();
           }
           break;
         case 'GroupUpdated': {
@@ -185,9 +235,13 @@ export const teamProjection: Projection = {
           if (d.external_id !== undefined) patch.external_id = d.external_id;
           if (d.billing_enabled !== undefined) patch.billing_enabled = d.billing_enabled;
           await trx('rm_team_groups').where('id', d.group_id).update(patch);
-          if (d.removed_website_ids.length) await trx('rm_team_group_websites').where('group_id', d.group_id).whereIn('website_id', d.removed_website_ids).delete();
+          if (d.removed_website_ids.length)
+            await trx('rm_team_group_websites').where('group_id', d.group_id).whereIn('website_id', d.removed_website_ids).delete();
           if (d.added_website_ids.length) {
-            await trx('rm_team_group_websites').insert(d.added_website_ids.map((w) => ({ group_id: d.group_id, website_id: w, added_at: at }))).onConflict(['group_id', 'website_id']).ignore();
+            await trx('rm_team_group_websites')
+              .insert(d.added_website_ids.map((w) => ({ group_id: d.group_id, website_id: w, added_at: at })))
+              .onConflict(['group_id', 'website_id'])
+              .ignore();
           }
           break;
         }
@@ -199,7 +253,8 @@ export const teamProjection: Projection = {
           break;
         case 'GroupMemberRemoved':
           await trx('rm_team_group_members').where({ group_id: e.data.group_id, user_id: e.data.user_id }).delete();
-          if (e.data.website_ids.length) await trx('rm_team_website_members').where('user_id', e.data.user_id).whereIn('website_id', e.data.website_ids).delete();
+          if (e.data.website_ids.length)
+            await trx('rm_team_website_members').where('user_id', e.data.user_id).whereIn('website_id', e.data.website_ids).delete();
           break;
         case 'InviteCreated':
           await trx('rm_team_invites')
@@ -222,7 +277,9 @@ export const teamProjection: Projection = {
             .ignore();
           break;
         case 'InviteAccepted':
-          await trx('rm_team_invites').where('id', e.data.invite_id).update({ status: 'accepted', accepted_user_id: e.data.user_id, accepted_at: at });
+          await trx('rm_team_invites')
+            .where('id', e.data.invite_id)
+            .update({ status: 'accepted', accepted_user_id: e.data.user_id, accepted_at: at });
           break;
       }
     }

@@ -66,7 +66,8 @@ function viewFilters(stored: Record<string, unknown>, request: SharedFilters, at
       `${at('saved_view_id')}: the saved view filters on models_not ("models is not any of"), which the API cannot reproduce; send ${at('models')} to replace it`,
     );
   }
-  if (typeof stored.schedule_id === 'string') v.schedule_id = stored.schedule_id === 'default' || stored.schedule_id === 'manual' ? null : stored.schedule_id.toLowerCase();
+  if (typeof stored.schedule_id === 'string')
+    v.schedule_id = stored.schedule_id === 'default' || stored.schedule_id === 'manual' ? null : stored.schedule_id.toLowerCase();
   for (const side of ['start', 'end'] as const) {
     const raw = stored[`${side}_date`];
     if (typeof raw !== 'string') continue;
@@ -131,7 +132,9 @@ export async function resolveSelection(db: Knex, websiteId: string, request: Sha
   const wanted = f.prompt_ids ? new Set(f.prompt_ids.map((p) => p.toLowerCase())) : null;
   const tags = view.prompt_tags?.length ? view.prompt_tags : null;
   const promptIds = (prompts as { id: string; status: string; type: string; tags: string[] }[])
-    .filter((p) => (!wanted || wanted.has(p.id)) && (!f.prompt_status || p.status === f.prompt_status) && (!f.prompt_type || p.type === f.prompt_type))
+    .filter(
+      (p) => (!wanted || wanted.has(p.id)) && (!f.prompt_status || p.status === f.prompt_status) && (!f.prompt_type || p.type === f.prompt_type),
+    )
     .filter((p) => !tags || (view.prompt_tags_operator === 'all' ? tags.every((t) => p.tags.includes(t)) : tags.some((t) => p.tags.includes(t))))
     .map((p) => p.id);
   // a view's competitors that were removed since select nothing
@@ -144,7 +147,9 @@ export async function resolveSelection(db: Knex, websiteId: string, request: Sha
     models: f.models ? [...new Set(f.models)] : undefined,
     promptIds,
     locationIds: f.location_ids ? [...new Set(f.location_ids.map((l) => l.toLowerCase()))] : undefined,
-    competitorIds: f.competitor_ids ? [...new Set(f.competitor_ids.map((c) => c.toLowerCase()))].filter((c) => !liveCompetitors || liveCompetitors.has(c)) : undefined,
+    competitorIds: f.competitor_ids
+      ? [...new Set(f.competitor_ids.map((c) => c.toLowerCase()))].filter((c) => !liveCompetitors || liveCompetitors.has(c))
+      : undefined,
     savedViewId: request.saved_view_id,
   };
 }

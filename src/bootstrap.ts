@@ -49,7 +49,13 @@ export async function bootstrapEmbedded(rt: Runtime, baseUrl: string): Promise<v
   } else {
     const existing = await rt.database.db('rm_organizations').count<{ count: string }[]>('* as count');
     if (Number(existing[0].count) > 0) return;
-    const r = await createOrganization(rt.store, { name: 'Demo Brand', plan: 'enterprise', features: ['pitch', 'knowledge_base', 'ai_search_value', 'seo_recommendations', 'shopping'], pitch_allowance: 10, owner_email: 'owner@demo.aivis.local' });
+    const r = await createOrganization(rt.store, {
+      name: 'Demo Brand',
+      plan: 'enterprise',
+      features: ['pitch', 'knowledge_base', 'ai_search_value', 'seo_recommendations', 'shopping'],
+      pitch_allowance: 10,
+      owner_email: 'owner@demo.aivis.local',
+    });
     if (isDomainError(r)) throw new Error(r.message);
     const demo = await provisionDemoWebsite({ store: rt.store, organizationId: r.result.organization_id, actor: SYSTEM_ACTOR });
     await rt.waitForReadModels(demo.position ?? r.position, 'all');
@@ -65,7 +71,7 @@ export async function bootstrapEmbedded(rt: Runtime, baseUrl: string): Promise<v
       'aivis demo organization is ready.',
       `  demo key (global, partner): ${key}`,
       `  try:  curl -s -H 'x-api-key: ${key}' ${baseUrl}/api/v1/websites`,
-      ...(fresh ? ['  the demo website\'s last 30 days of answers are being written by the simulated engine (about a minute)'] : []),
+      ...(fresh ? ["  the demo website's last 30 days of answers are being written by the simulated engine (about a minute)"] : []),
       '  MCP client config:',
       JSON.stringify(mcp, null, 2)
         .split('\n')

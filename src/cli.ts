@@ -52,7 +52,10 @@ function readJsonl(file: string): unknown[] {
   }
   const text = decodeUtf8(bytes);
   if (text === null) {
-    const line = bytes.toString('latin1').split('\n').findIndex((l) => decodeUtf8(Buffer.from(l, 'latin1')) === null);
+    const line = bytes
+      .toString('latin1')
+      .split('\n')
+      .findIndex((l) => decodeUtf8(Buffer.from(l, 'latin1')) === null);
     throw new UsageError(`${file}:${line + 1}: ${NOT_UTF8}`);
   }
   const items: unknown[] = [];
@@ -86,7 +89,13 @@ const commands: Record<string, { usage: string; run: Command }> = {
       const input = CreateOrganization.safeParse({
         name: values.name,
         plan: values.plan,
-        features: values.features === undefined ? undefined : values.features.split(',').map((f) => f.trim()).filter(Boolean),
+        features:
+          values.features === undefined
+            ? undefined
+            : values.features
+                .split(',')
+                .map((f) => f.trim())
+                .filter(Boolean),
         pitch_allowance: values['pitch-allowance'] === undefined ? undefined : Number(values['pitch-allowance']),
         owner_email: values['owner-email'],
       });
@@ -111,7 +120,15 @@ const commands: Record<string, { usage: string; run: Command }> = {
       await rt.runners.get('team')!.runToHead();
       const row = await rt.database.db('rm_organizations').where('id', org.data).first('id', 'plan', 'features');
       if (!row) throw new UsageError(`organization ${values.org} not found`);
-      const operator: Principal = { organizationId: row.id, apiKeyId: null, userId: null, websiteIds: null, partner: true, plan: row.plan, features: row.features };
+      const operator: Principal = {
+        organizationId: row.id,
+        apiKeyId: null,
+        userId: null,
+        websiteIds: null,
+        partner: true,
+        plan: row.plan,
+        features: row.features,
+      };
       return { members: await listOrganizationMembers(rt.database.db, operator) };
     },
   },
@@ -142,7 +159,11 @@ const commands: Record<string, { usage: string; run: Command }> = {
         }
         // skips are decided on the answers read model: bring it up to date first (a running server's leader does it)
         await answers.runToHead();
-        const known = await importedExternalIds(db, website.id, input.data.responses.flatMap((r) => (r.external_id ? [r.external_id] : [])));
+        const known = await importedExternalIds(
+          db,
+          website.id,
+          input.data.responses.flatMap((r) => (r.external_id ? [r.external_id] : [])),
+        );
         const r = await importResponses(ctx, website.id, input.data, known);
         if (isDomainError(r)) throw new UsageError(`batch starting at line ${i + 1}: ${r.message}`);
         out.imported += r.result.imported;
@@ -209,7 +230,11 @@ async function main(): Promise<number> {
   const [name, ...rest] = process.argv.slice(2);
   const cmd = name ? commands[name] : undefined;
   if (!cmd) {
-    process.stderr.write(`usage: npm run cli -- <command>\n${Object.values(commands).map((c) => `  ${c.usage}`).join('\n')}\n`);
+    process.stderr.write(
+      `usage: npm run cli -- <command>\n${Object.values(commands)
+        .map((c) => `  ${c.usage}`)
+        .join('\n')}\n`,
+    );
     return 2;
   }
   let rt: Runtime | null = null;

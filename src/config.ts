@@ -5,13 +5,16 @@ import { parseMasterKey } from './eventstore/keyring';
 import { parseMailbox } from './email/address';
 
 const url = (schemes: string[]) =>
-  z.string().refine((s) => {
-    try {
-      return schemes.includes(new URL(s).protocol);
-    } catch {
-      return false;
-    }
-  }, `must be a URL starting with ${schemes.map((s) => `${s}//`).join(' or ')}`);
+  z.string().refine(
+    (s) => {
+      try {
+        return schemes.includes(new URL(s).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a URL starting with ${schemes.map((s) => `${s}//`).join(' or ')}`,
+  );
 
 /** TRUST_PROXY's named ranges, as fastify's trustProxy (proxy-addr) names them. */
 const PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
@@ -72,7 +75,10 @@ const Env = z.object({
     .string()
     .regex(/^(rules|llm:[a-z][a-z0-9-]*)$/, "must be 'rules' or 'llm:<model id>'")
     .default('rules'),
-  ERASURE_MASTER_KEY: z.string().refine((s) => parseMasterKey(s) !== null, 'must be 32 bytes as 64 hex digits or base64').optional(),
+  ERASURE_MASTER_KEY: z
+    .string()
+    .refine((s) => parseMasterKey(s) !== null, 'must be 32 bytes as 64 hex digits or base64')
+    .optional(),
   SMTP_URL: url(['smtp:', 'smtps:']).optional(),
   MAIL_FROM: z
     .string()

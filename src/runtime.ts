@@ -76,7 +76,10 @@ export interface RuntimeOptions {
   /** the job kinds run (default: every kind of src/workers/job-kinds.ts) and their sweeper's timing (tests) */
   jobs?: { specs?: JobSpec<any>[]; heartbeatMs?: number; staleMs?: number; sweepEveryMs?: number; maxWakes?: number };
   /** the email outbox's transport and timing (tests); by default SMTP_URL's server or DATA_DIR/outbox */
-  email?: Partial<Pick<EmailWorkerDeps, 'transport' | 'maxAttempts' | 'backoffMs' | 'sendTimeoutMs' | 'leaseMarginMs'>> & { sweepEveryMs?: number; sweepMinAgeMs?: number };
+  email?: Partial<Pick<EmailWorkerDeps, 'transport' | 'maxAttempts' | 'backoffMs' | 'sendTimeoutMs' | 'leaseMarginMs'>> & {
+    sweepEveryMs?: number;
+    sweepMinAgeMs?: number;
+  };
 }
 
 export async function openRuntime(config: Config, logger: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -107,10 +110,15 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     }
     closers.push(() => log.close());
     // erasable fields are sealed with per-subject keys kept beside the read models, outside the log
-    const sealer = new Sealer(await openSubjectKeyring(database.db, { masterKey: config.erasureMasterKey, logInSameDatabase: !config.eventstoreUrl }));
+    const sealer = new Sealer(
+      await openSubjectKeyring(database.db, { masterKey: config.erasureMasterKey, logInSameDatabase: !config.eventstoreUrl }),
+    );
     const store = sealEventStore(log, sealer);
 
-    const bus: Bus = sealedBus(options.withoutBus || !config.natsUrl ? createMemoryBus({ logger }) : await openNatsBus(config.natsUrl, logger, options.nats), sealer);
+    const bus: Bus = sealedBus(
+      options.withoutBus || !config.natsUrl ? createMemoryBus({ logger }) : await openNatsBus(config.natsUrl, logger, options.nats),
+      sealer,
+    );
     closers.push(() => bus.close());
 
     const runners = new Map<string, ProjectionRunner>();
@@ -121,7 +129,14 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     }
     // the bus carries what workers consume (answers are large: nothing else rides along for nobody)
     const extractor = parseExtractor(config.observationExtractor);
-    const relay = new ProjectionRunner({ projection: createRelayProjection(bus, busEventTypes(extractor), BUS_STREAM_PREFIXES), store, db: database.db, logger, batchSize: 500, feed });
+    const relay = new ProjectionRunner({
+      projection: createRelayProjection(bus, busEventTypes(extractor), BUS_STREAM_PREFIXES),
+      store,
+      db: database.db,
+      logger,
+      batchSize: 500,
+      feed,
+    });
 
     // metric reads that find a website's facts out of line with its entities have it derived again (see FactsCache)
     const facts = factsCache(database.db);
@@ -129,7 +144,13 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     facts.log = logger;
 
     const engines =
-      options.engines ?? createEngines({ mode: config.engineMode, env: process.env, options: config.engineCalls, logger: options.reportEngines === false ? undefined : logger });
+      options.engines ??
+      createEngines({
+        mode: config.engineMode,
+        env: process.env,
+        options: config.engineCalls,
+        logger: options.reportEngines === false ? undefined : logger,
+      });
     const workers: { stop(): Promise<void> }[] = [];
     let started = false;
     const runtime: Runtime = {
@@ -175,10 +196,25 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         workers.push(await startObservationWorkers({ ...deps, extractor }));
         workers.push(startSweeper({ db: database.db, bus, logger }));
         const specs = options.jobs?.specs ?? jobSpecs();
-        for (const spec of specs) workers.push(await startJobWorker(spec, { store, db: database.db, bus, logger, now: options.now }, { heartbeatMs: options.jobs?.heartbeatMs }));
-        workers.push(startJobSweeper({ db: database.db, store, bus, logger, specs, staleMs: options.jobs?.staleMs, everyMs: options.jobs?.sweepEveryMs, maxWakes: options.jobs?.maxWakes }));
+        for (const spec of specs)
+          workers.push(
+            await startJobWorker(spec, { store, db: database.db, bus, logger, now: options.now }, { heartbeatMs: options.jobs?.heartbeatMs }),
+          );
+        workers.push(
+          startJobSweeper({
+            db: database.db,
+            store,
+            bus,
+            logger,
+            specs,
+            staleMs: options.jobs?.staleMs,
+            everyMs: options.jobs?.sweepEveryMs,
+            maxWakes: options.jobs?.maxWakes,
+          }),
+        );
         const { sweepEveryMs, sweepMinAgeMs, ...email } = options.email ?? {};
-        const transport: MailTransport = email.transport ?? (config.smtpUrl ? createSmtpTransport(config.smtpUrl) : createFileTransport(join(config.dataDir, 'outbox')));
+        const transport: MailTransport =
+          email.transport ?? (config.smtpUrl ? createSmtpTransport(config.smtpUrl) : createFileTransport(join(config.dataDir, 'outbox')));
         workers.push({ stop: async () => transport.close() });
         workers.push(await startEmailWorkers({ store, bus, logger, now: options.now, from: config.mailFrom, ...email, transport }));
         workers.push(startEmailSweeper({ db: database.db, bus, logger, everyMs: sweepEveryMs, minAgeMs: sweepMinAgeMs }));

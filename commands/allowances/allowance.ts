@@ -73,7 +73,15 @@ export function decideReserve(s: AllowanceState, cmd: Reserve): Decision<Reserve
   const event: DomainEvent & { id: string } = {
     id: deterministicId('allowance-reserved', cmd.allowance, cmd.period, cmd.reservation_id),
     type: 'AllowanceReserved',
-    data: { allowance: cmd.allowance, period: cmd.period, reservation_id: cmd.reservation_id, subject: cmd.subject, amount, limit: cmd.limit, on_failure: cmd.on_failure },
+    data: {
+      allowance: cmd.allowance,
+      period: cmd.period,
+      reservation_id: cmd.reservation_id,
+      subject: cmd.subject,
+      amount,
+      limit: cmd.limit,
+      on_failure: cmd.on_failure,
+    },
   };
   return { events: [event], result: { reserved: true, used: s.used + amount, limit: cmd.limit } };
 }
@@ -94,7 +102,10 @@ export function decideSettle(s: AllowanceState, cmd: Settle): Decision<Settled> 
   if (r.state !== 'reserved') return { events: [], result: { outcome: r.state, settled: false } };
   const outcome = cmd.ended === 'succeeded' ? 'consumed' : cmd.ended === 'gone' ? 'released' : r.on_failure;
   const data: EventData<'AllowanceSettled'> = { allowance: cmd.allowance, period: cmd.period, reservation_id: cmd.reservation_id, outcome };
-  return { events: [{ id: deterministicId('allowance-settled', cmd.allowance, cmd.period, cmd.reservation_id), type: 'AllowanceSettled', data }], result: { outcome, settled: true } };
+  return {
+    events: [{ id: deterministicId('allowance-settled', cmd.allowance, cmd.period, cmd.reservation_id), type: 'AllowanceSettled', data }],
+    result: { outcome, settled: true },
+  };
 }
 
 /** Reserves at admission, on the period's stream with its expected revision: racing admissions never pass the limit. */

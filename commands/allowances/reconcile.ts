@@ -22,7 +22,11 @@ export interface OpenReservation {
  * Reservations still open after `olderThanMs` (default 10 minutes), each with what its job's stream says: an operator's
  * list of billing operations to reconcile (`npm run cli -- allowances:reconcile`).
  */
-export async function openReservations(db: Knex, store: EventStore, options: { allowance?: string; olderThanMs?: number } = {}): Promise<OpenReservation[]> {
+export async function openReservations(
+  db: Knex,
+  store: EventStore,
+  options: { allowance?: string; olderThanMs?: number } = {},
+): Promise<OpenReservation[]> {
   const q = db('rm_allowance_reservations')
     .where('state', 'reserved')
     .where('reserved_at', '<', new Date(Date.now() - (options.olderThanMs ?? 10 * 60_000)))
@@ -39,7 +43,10 @@ export async function openReservations(db: Knex, store: EventStore, options: { a
 }
 
 /** Settles what can be: an ended job's reservation as the job's end says, a gone job's released; running ones stay. */
-export async function settleOpenReservations(store: EventStore, open: readonly OpenReservation[]): Promise<{ reservation_id: string; outcome: string }[]> {
+export async function settleOpenReservations(
+  store: EventStore,
+  open: readonly OpenReservation[],
+): Promise<{ reservation_id: string; outcome: string }[]> {
   const settled: { reservation_id: string; outcome: string }[] = [];
   for (const r of open) {
     if (r.job === 'queued' || r.job === 'running') continue;

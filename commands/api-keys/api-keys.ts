@@ -36,7 +36,15 @@ export function decideCreateApiKey(
     events: [
       {
         type: 'ApiKeyCreated',
-        data: { api_key_id: cmd.api_key_id, name: cmd.name, key_hash: cmd.key_hash, key_prefix: cmd.key_prefix, user_id: cmd.user_id, website_ids: scope, partner },
+        data: {
+          api_key_id: cmd.api_key_id,
+          name: cmd.name,
+          key_hash: cmd.key_hash,
+          key_prefix: cmd.key_prefix,
+          user_id: cmd.user_id,
+          website_ids: scope,
+          partner,
+        },
       },
     ],
     result: { id: cmd.api_key_id, name: cmd.name, website_ids: scope, partner, created_at: cmd.now },
@@ -50,7 +58,15 @@ export function decideCreateApiKey(
 export async function createApiKey(ctx: CommandContext, input: CreateApiKey & { caller_partner: boolean }, key = generateApiKey()) {
   const { caller_partner: callerPartner, ...request } = input;
   const now = (ctx.now?.() ?? new Date()).toISOString();
-  const cmd = { ...request, api_key_id: newId(), key_hash: hashApiKey(key), key_prefix: key.slice(0, 10), user_id: ctx.actor.user_id, caller_partner: callerPartner, now };
+  const cmd = {
+    ...request,
+    api_key_id: newId(),
+    key_hash: hashApiKey(key),
+    key_prefix: key.slice(0, 10),
+    user_id: ctx.actor.user_id,
+    caller_partner: callerPartner,
+    now,
+  };
   const r = await handle(ctx, organizationStream(ctx.organizationId), Organization, (s) => decideCreateApiKey(s, cmd));
   if ('kind' in r) return r;
   return { ...r, result: { ...r.result, key } };

@@ -9,9 +9,11 @@ import { Identifiers, Name, unique, WebsiteId } from './catalog-input';
 
 export const AddCompetitor = z.strictObject({
   website_id: WebsiteId,
-  name: Name.describe('The competitor\'s name (up to 200 characters); answers mention it by this name as a whole word'),
+  name: Name.describe("The competitor's name (up to 200 characters); answers mention it by this name as a whole word"),
   url: SiteUrl.describe("The competitor's site, an http(s) URL or a domain; not the website's own URL or a page below it"),
-  identifiers: Identifiers.optional().describe('Other names the competitor goes by (at most 50, each up to 200 characters); an answer naming one mentions it'),
+  identifiers: Identifiers.optional().describe(
+    'Other names the competitor goes by (at most 50, each up to 200 characters); an answer naming one mentions it',
+  ),
 });
 export type AddCompetitor = z.infer<typeof AddCompetitor>;
 

@@ -231,7 +231,13 @@ export function handleCatalog<R>(ctx: CommandContext, websiteId: string, decide:
 }
 
 /** The answers of writes, in the listings' shapes (without the read models' timestamps). */
-export const competitorView = (c: CompetitorState) => ({ id: c.id, name: c.name, url: c.url, normalized_url: c.normalized_url, identifiers: c.identifiers });
+export const competitorView = (c: CompetitorState) => ({
+  id: c.id,
+  name: c.name,
+  url: c.url,
+  normalized_url: c.normalized_url,
+  identifiers: c.identifiers,
+});
 export const topicView = (t: TopicState) => ({ id: t.id, name: t.name });
 export const promptView = (p: PromptState) => ({ id: p.id, text: p.text, topic_id: p.topic_id, type: p.type, status: p.status, tags: p.tags });
 export const scheduleView = (x: ScheduleState) => ({

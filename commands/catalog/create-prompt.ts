@@ -35,7 +35,10 @@ export function decideCreatePrompt(s: CatalogState, cmd: CreatePrompt & { prompt
     tags: unique(cmd.tags ?? []),
   };
   const { prompt_id: id, ...rest } = data;
-  return { events: [{ type: 'PromptCreated', data }], result: promptView({ id, ...rest, soft_deleted: false, hard_deleted: false, has_answers: false }) };
+  return {
+    events: [{ type: 'PromptCreated', data }],
+    result: promptView({ id, ...rest, soft_deleted: false, hard_deleted: false, has_answers: false }),
+  };
 }
 
 export function createPrompt(ctx: CommandContext, input: CreatePrompt) {

@@ -53,7 +53,9 @@ const AnyFilter = z.unknown().superRefine((v, ctx) => {
   if (bad) ctx.addIssue({ code: 'custom', path: bad.path, message: bad.message });
 });
 
-const ModelList = z.array(modelIdSchema, { error: 'must be an array of model identifiers' }).max(MODEL_COUNT, `must have at most ${MODEL_COUNT} items`);
+const ModelList = z
+  .array(modelIdSchema, { error: 'must be an array of model identifiers' })
+  .max(MODEL_COUNT, `must have at most ${MODEL_COUNT} items`);
 const Ids = (max: number) => z.array(Uuid, { error: 'must be an array of UUIDs' }).max(max, `must have at most ${max} items`);
 
 /**
@@ -70,7 +72,9 @@ export const SavedViewFilters = z
       start_date: boundedString(40).optional().describe("Start of the view's range, as the app stores it; a request's start_date always wins"),
       end_date: boundedString(40).optional().describe("End of the view's range, as the app stores it; a request's end_date always wins"),
       models: ModelList.optional().describe('Only these model identifiers; omitted = every model'),
-      models_not: ModelList.optional().describe('Every model except these: stored, but metrics cannot reproduce it and refuse the view unless the request sends models'),
+      models_not: ModelList.optional().describe(
+        'Every model except these: stored, but metrics cannot reproduce it and refuse the view unless the request sends models',
+      ),
       prompt_ids: Ids(1000).optional().describe('Only these prompts (at most 1000)'),
       location_ids: Ids(100).optional().describe('Only these locations (at most 100)'),
       competitor_ids: Ids(100).optional().describe("The competitors the view includes (at most 100); they decide the brand's relative_mention_rate"),

@@ -8,7 +8,9 @@ import { Bool, WebsiteId } from './catalog-input';
 export const DeleteTopic = z.strictObject({
   website_id: WebsiteId,
   topic_id: Uuid.describe('The topic id'),
-  delete_prompts: Bool.default(false).describe('false (default): its prompts stay active and keep their history; true: every active prompt in it is soft-deleted too'),
+  delete_prompts: Bool.default(false).describe(
+    'false (default): its prompts stay active and keep their history; true: every active prompt in it is soft-deleted too',
+  ),
 });
 export type DeleteTopic = z.input<typeof DeleteTopic>;
 

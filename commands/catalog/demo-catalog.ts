@@ -34,7 +34,10 @@ export async function provisionDemoWebsite(ctx: CommandContext, today = new Date
       },
       {
         name: 'Integrations',
-        prompts: [{ text: 'Which project management tools integrate best with Slack and GitHub?' }, { text: 'Best tools to sync tasks with a calendar' }],
+        prompts: [
+          { text: 'Which project management tools integrate best with Slack and GitHub?' },
+          { text: 'Best tools to sync tasks with a calendar' },
+        ],
       },
       { name: 'Support', prompts: [{ text: 'Which project management software has the best customer support?' }] },
     ],
@@ -48,12 +51,32 @@ export async function provisionDemoWebsite(ctx: CommandContext, today = new Date
     position = r.position ?? position;
     return r.result;
   };
-  step(await createLocation(c, { website_id: websiteId, location: 'New York, New York, United States', country: 'United States', region: 'New York', city: 'New York' }));
-  step(await createPersona(c, { website_id: websiteId, name: 'Operations lead', description: 'Runs a 20-person team and compares tools on price and support' }));
+  step(
+    await createLocation(c, {
+      website_id: websiteId,
+      location: 'New York, New York, United States',
+      country: 'United States',
+      region: 'New York',
+      city: 'New York',
+    }),
+  );
+  step(
+    await createPersona(c, {
+      website_id: websiteId,
+      name: 'Operations lead',
+      description: 'Runs a 20-person team and compares tools on price and support',
+    }),
+  );
   step(await createAttribute(c, { website_id: websiteId, name: 'Price', description: 'How affordable the product is said to be' }));
   step(await createAttribute(c, { website_id: websiteId, name: 'Support', description: 'How helpful its support is said to be' }));
   step(
-    await createSchedule(c, { website_id: websiteId, name: 'Weekly launch check', models: MODEL_IDS.slice(0, 3), starts_on: utcDay(today), frequency: 'weekly' }),
+    await createSchedule(c, {
+      website_id: websiteId,
+      name: 'Weekly launch check',
+      models: MODEL_IDS.slice(0, 3),
+      starts_on: utcDay(today),
+      frequency: 'weekly',
+    }),
   );
   step(
     await createSavedView(c, {

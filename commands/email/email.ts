@@ -25,14 +25,38 @@ export interface EmailState {
 export const emailStream = (emailId: string) => `${EMAIL_STREAM_PREFIX}${emailId}`;
 
 export const Email: Aggregate<EmailState> = {
-  initial: () => ({ status: 'none', email_id: null, template: null, to: null, params: null, requested_at: null, attempts: 0, lease_until: null, uncertain: false }),
+  initial: () => ({
+    status: 'none',
+    email_id: null,
+    template: null,
+    to: null,
+    params: null,
+    requested_at: null,
+    attempts: 0,
+    lease_until: null,
+    uncertain: false,
+  }),
   evolve(s, e: DomainEvent): EmailState {
     switch (e.type) {
       case 'EmailRequested':
-        return { ...s, status: 'requested', email_id: e.data.email_id, template: e.data.template, to: e.data.to, params: e.data.params, requested_at: e.data.requested_at };
+        return {
+          ...s,
+          status: 'requested',
+          email_id: e.data.email_id,
+          template: e.data.template,
+          to: e.data.to,
+          params: e.data.params,
+          requested_at: e.data.requested_at,
+        };
       case 'EmailSending':
         // a claim over a claim: the earlier attempt died while sending
-        return { ...s, status: 'sending', attempts: e.data.attempt, lease_until: e.data.lease_until, uncertain: s.uncertain || s.status === 'sending' };
+        return {
+          ...s,
+          status: 'sending',
+          attempts: e.data.attempt,
+          lease_until: e.data.lease_until,
+          uncertain: s.uncertain || s.status === 'sending',
+        };
       case 'EmailDeferred':
         return { ...s, status: 'deferred', lease_until: null, uncertain: s.uncertain || e.data.ambiguous };
       case 'EmailSent':
@@ -84,19 +108,33 @@ export function decideOutcome(s: EmailState, attempt: number, o: Outcome, uncert
   const email_id = s.email_id!;
   if (o.kind === 'sent') {
     return {
-      events: [{ type: 'EmailSent', data: { email_id, attempt, message_id: o.message_id, transport: o.transport, response: o.response, possible_duplicate: uncertain } }],
+      events: [
+        {
+          type: 'EmailSent',
+          data: { email_id, attempt, message_id: o.message_id, transport: o.transport, response: o.response, possible_duplicate: uncertain },
+        },
+      ],
       result: { recorded: true },
     };
   }
   if (s.status !== 'sending' || s.attempts !== attempt) return none;
   if (o.kind === 'deferred') {
-    return { events: [{ type: 'EmailDeferred', data: { email_id, attempt, reason: o.reason, retry_at: o.retry_at, ambiguous: o.ambiguous } }], result: { recorded: true } };
+    return {
+      events: [{ type: 'EmailDeferred', data: { email_id, attempt, reason: o.reason, retry_at: o.retry_at, ambiguous: o.ambiguous } }],
+      result: { recorded: true },
+    };
   }
-  return { events: [{ type: 'EmailFailed', data: { email_id, attempts: attempt, reason: o.reason, permanent: o.permanent } }], result: { recorded: true } };
+  return {
+    events: [{ type: 'EmailFailed', data: { email_id, attempts: attempt, reason: o.reason, permanent: o.permanent } }],
+    result: { recorded: true },
+  };
 }
 
 /** Gives up on an email that has nothing to send (erased, or its template no longer renders it) before any attempt. */
 export function decideGiveUp(s: EmailState, reason: string, now: Date): Decision<{ recorded: boolean }> {
   if (s.status === 'none' || isSettled(s) || isHeld(s, now)) return { events: [], result: { recorded: false } };
-  return { events: [{ type: 'EmailFailed', data: { email_id: s.email_id!, attempts: s.attempts, reason, permanent: true } }], result: { recorded: true } };
+  return {
+    events: [{ type: 'EmailFailed', data: { email_id: s.email_id!, attempts: s.attempts, reason, permanent: true } }],
+    result: { recorded: true },
+  };
 }

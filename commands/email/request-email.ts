@@ -32,7 +32,10 @@ export const emailIdForKey = (organizationId: string, key: string) => determinis
  * appends EmailRequested on the email's own stream. The email worker sends it; the caller never waits for SMTP.
  * Another request with the same key answers the first one's id and appends nothing.
  */
-export async function requestEmail(ctx: CommandContext, request: EmailRequest): Promise<Handled<{ email_id: string; requested: boolean }> | DomainError> {
+export async function requestEmail(
+  ctx: CommandContext,
+  request: EmailRequest,
+): Promise<Handled<{ email_id: string; requested: boolean }> | DomainError> {
   const parsed = RequestEmail.safeParse(request);
   if (!parsed.success) {
     const i = parsed.error.issues[0];
@@ -47,7 +50,13 @@ export async function requestEmail(ctx: CommandContext, request: EmailRequest): 
     s.status !== 'none'
       ? { events: [], result: { email_id, requested: false } }
       : {
-          events: [{ id: deterministicId('email-requested', email_id), type: 'EmailRequested', data: { email_id, template: input.template, to: input.to, params: params.params, requested_at } }],
+          events: [
+            {
+              id: deterministicId('email-requested', email_id),
+              type: 'EmailRequested',
+              data: { email_id, template: input.template, to: input.to, params: params.params, requested_at },
+            },
+          ],
           result: { email_id, requested: true },
         },
   );

@@ -19,7 +19,9 @@ export function fingerprintOf(input: unknown): string {
     }
     return v;
   };
-  return createHash('sha256').update(JSON.stringify(canonical(input))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(input)))
+    .digest('hex');
 }
 
 /**

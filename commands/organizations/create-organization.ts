@@ -58,8 +58,20 @@ export function decide(
 
 export async function createOrganization(store: EventStore, input: CreateOrganization) {
   const api_key = generateApiKey();
-  const cmd = { ...input, organization_id: newId(), owner_user_id: newId(), api_key_id: newId(), key_hash: hashApiKey(api_key), key_prefix: api_key.slice(0, 10) };
-  const r = await handle({ store, organizationId: cmd.organization_id, actor: SYSTEM_ACTOR }, organizationStream(cmd.organization_id), Organization, (s) => decide(s, cmd));
+  const cmd = {
+    ...input,
+    organization_id: newId(),
+    owner_user_id: newId(),
+    api_key_id: newId(),
+    key_hash: hashApiKey(api_key),
+    key_prefix: api_key.slice(0, 10),
+  };
+  const r = await handle(
+    { store, organizationId: cmd.organization_id, actor: SYSTEM_ACTOR },
+    organizationStream(cmd.organization_id),
+    Organization,
+    (s) => decide(s, cmd),
+  );
   if ('kind' in r) return r;
   return { ...r, result: { ...r.result, api_key } satisfies OrganizationCreatedResult };
 }

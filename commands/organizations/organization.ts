@@ -102,8 +102,21 @@ function fold(s: OrganizationState, e: DomainEvent, owned: boolean): Organizatio
 }
 
 export const Organization: Aggregate<OrganizationState> = {
-  initial: () => ({ id: null, name: '', plan: 'free', features: [], pitch_allowance: 0, users: new Map(), keys: new Map(), websites: new Map(), team: emptyTeam() }),
+  initial: () => ({
+    id: null,
+    name: '',
+    plan: 'free',
+    features: [],
+    pitch_allowance: 0,
+    users: new Map(),
+    keys: new Map(),
+    websites: new Map(),
+    team: emptyTeam(),
+  }),
   /** copies only the maps the event touches */
   evolve: (s, e) => fold(s, e, false),
-  replay: { own: (s) => ({ ...s, users: new Map(s.users), keys: new Map(s.keys), websites: new Map(s.websites), team: ownTeam(s.team) }), apply: (s, e) => fold(s, e, true) },
+  replay: {
+    own: (s) => ({ ...s, users: new Map(s.users), keys: new Map(s.keys), websites: new Map(s.websites), team: ownTeam(s.team) }),
+    apply: (s, e) => fold(s, e, true),
+  },
 };

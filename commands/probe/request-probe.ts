@@ -75,7 +75,14 @@ export async function requestProbe(ctx: CommandContext, input: RequestProbe, adm
   };
 
   if (admission.idempotency_key !== undefined) {
-    const r = await admitOnce(job, { scope: 'probe', key: admission.idempotency_key, input, conflictMessage: PROBE_KEY_CONFLICT, streamOf: (id) => jobStream('probe', id), admit });
+    const r = await admitOnce(job, {
+      scope: 'probe',
+      key: admission.idempotency_key,
+      input,
+      conflictMessage: PROBE_KEY_CONFLICT,
+      streamOf: (id) => jobStream('probe', id),
+      admit,
+    });
     return isDomainError(r) ? r : { job_id: r.resultId, replayed: r.replayed, position: r.position };
   }
   const jobId = newId();

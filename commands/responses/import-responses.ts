@@ -51,8 +51,18 @@ const ImportProduct = z.strictObject({
   name: boundedString(500).describe("The product's name on the card (up to 500 characters)"),
   brand: boundedString(200).nullable().optional().describe("The product's brand (up to 200 characters)"),
   merchant: boundedString(200).nullable().optional().describe('The merchant offering it (up to 200 characters)'),
-  price: z.number({ error: 'must be a number' }).nonnegative('must not be negative').finite().nullable().optional().describe('The price shown, not negative'),
-  currency: text().regex(/^[A-Za-z]{3}$/, 'must be a three-letter ISO 4217 code').nullable().optional().describe('The price\'s currency, a three-letter ISO 4217 code'),
+  price: z
+    .number({ error: 'must be a number' })
+    .nonnegative('must not be negative')
+    .finite()
+    .nullable()
+    .optional()
+    .describe('The price shown, not negative'),
+  currency: text()
+    .regex(/^[A-Za-z]{3}$/, 'must be a three-letter ISO 4217 code')
+    .nullable()
+    .optional()
+    .describe("The price's currency, a three-letter ISO 4217 code"),
   position: z
     .number({ error: 'must be an integer' })
     .int('must be an integer')
@@ -80,7 +90,11 @@ export const ImportObservation = z
     if (Math.abs(o.score) < 0.1 || Math.abs(o.score) > 1) {
       ctx.addIssue({ code: 'custom', path: ['score'], message: 'must be from -1 to -0.1 or from 0.1 to 1 (magnitude 0.1 to 1.0)' });
     } else if (o.score > 0 !== o.positive) {
-      ctx.addIssue({ code: 'custom', path: ['score'], message: `its sign must match positive (${o.positive}): ${o.positive ? 'above' : 'below'} zero` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['score'],
+        message: `its sign must match positive (${o.positive}): ${o.positive ? 'above' : 'below'} zero`,
+      });
     }
   });
 
@@ -93,11 +107,19 @@ export const ImportItem = z.strictObject({
     .max(100_000, 'must be at most 100000 characters')
     .refine((s) => s.trim() !== '', 'must not be empty')
     .describe('The answer text (up to 100000 characters)'),
-  citations: z.array(HttpUrl, { error: 'must be an array of URLs' }).max(200, 'must have at most 200 items').optional().describe('The http(s) URLs the answer cites (at most 200)'),
+  citations: z
+    .array(HttpUrl, { error: 'must be an array of URLs' })
+    .max(200, 'must have at most 200 items')
+    .optional()
+    .describe('The http(s) URLs the answer cites (at most 200)'),
   location_id: Uuid.nullable().optional().describe('The location of the website it was asked from; null or omitted = none'),
   persona_id: Uuid.nullable().optional().describe('The persona of the website it was asked as; null or omitted = none'),
   schedule_id: Uuid.nullable().optional().describe('The custom schedule it belongs to; null or omitted = default'),
-  products: z.array(ImportProduct, { error: 'must be an array' }).max(50, 'must have at most 50 items').optional().describe('The product cards shown with the answer (at most 50)'),
+  products: z
+    .array(ImportProduct, { error: 'must be an array' })
+    .max(50, 'must have at most 50 items')
+    .optional()
+    .describe('The product cards shown with the answer (at most 50)'),
   observations: z
     .array(ImportObservation, { error: 'must be an array' })
     .max(200, 'must have at most 200 items')
@@ -262,7 +284,13 @@ export async function importResponses(
     events.push({
       id: importId,
       type: 'ResponsesImported',
-      data: { import_id: importId, website_id: websiteId, response_ids: planned.filter((p) => !p.skip).map((p) => p.response_id), imported, skipped: result.skipped },
+      data: {
+        import_id: importId,
+        website_id: websiteId,
+        response_ids: planned.filter((p) => !p.skip).map((p) => p.response_id),
+        imported,
+        skipped: result.skipped,
+      },
     });
     try {
       const r = await ctx.store.append(importStream(importId), newEventsFor({ ...ctx, websiteId }, events), 'no_stream', { storedIds: 'refuse' });

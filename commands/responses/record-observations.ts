@@ -60,7 +60,11 @@ export const observationsStream = (responseId: string) => `observations-${respon
 /** Appends to the answer's observations stream; false when they were already recorded. */
 export async function recordObservations(ctx: CommandContext, o: Observed): Promise<boolean> {
   try {
-    const r = await ctx.store.append(observationsStream(o.response_id), newEventsFor({ ...ctx, websiteId: o.website_id }, decideObservations(o)), 'no_stream');
+    const r = await ctx.store.append(
+      observationsStream(o.response_id),
+      newEventsFor({ ...ctx, websiteId: o.website_id }, decideObservations(o)),
+      'no_stream',
+    );
     return !r.noop;
   } catch (err) {
     if (err instanceof WrongExpectedRevisionError) return false;

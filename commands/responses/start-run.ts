@@ -13,7 +13,9 @@ import { endRun, type SlotTaken, takeRunSlot } from './run-slot';
 export const StartRun = z.strictObject({
   website_id: WebsiteId,
   /** optional: the default schedule when omitted */
-  schedule_id: ScheduleSelection.optional().describe("The schedule whose models are asked: 'default' (when omitted; alias 'manual') or a schedule id"),
+  schedule_id: ScheduleSelection.optional().describe(
+    "The schedule whose models are asked: 'default' (when omitted; alias 'manual') or a schedule id",
+  ),
 });
 export type StartRun = z.output<typeof StartRun>;
 
@@ -58,8 +60,17 @@ export function decideStartRun(s: CatalogState, cmd: StartRunInput): { events: (
   if (prompts.length === 0) return invalid('website_id: the website has no active prompts to run');
   const locations: (string | null)[] = s.locations.size ? [...s.locations.keys()] : [null];
   const total = prompts.length * models.length * locations.length;
-  if (total > MAX_RUN_UNITS) return invalid(`website_id: a run may hold at most ${MAX_RUN_UNITS} units (active prompts x models x locations); this one would hold ${total}`);
-  const result: RunPlan = { run_id: cmd.run_id, website_id: cmd.website_id, schedule_id: cmd.schedule_id, trigger: cmd.trigger, day: cmd.day, models, total };
+  if (total > MAX_RUN_UNITS)
+    return invalid(`website_id: a run may hold at most ${MAX_RUN_UNITS} units (active prompts x models x locations); this one would hold ${total}`);
+  const result: RunPlan = {
+    run_id: cmd.run_id,
+    website_id: cmd.website_id,
+    schedule_id: cmd.schedule_id,
+    trigger: cmd.trigger,
+    day: cmd.day,
+    models,
+    total,
+  };
   const events: (DomainEvent & { id: string })[] = [{ id: deterministicId('run-started', cmd.run_id), type: 'RunStarted', data: { ...result } }];
   for (const p of prompts) {
     for (const location_id of locations) {
@@ -109,7 +120,11 @@ export interface StartOptions {
  * the slot's stream: 409 naming the run that holds it), then writes the run with its units in one append to its
  * own stream. A backfill (history the system writes for past days) takes no slot.
  */
-export async function startRun(ctx: CommandContext, input: Omit<StartRunInput, 'run_id'> & { run_id?: string }, options: StartOptions = {}): Promise<Started | DomainError> {
+export async function startRun(
+  ctx: CommandContext,
+  input: Omit<StartRunInput, 'run_id'> & { run_id?: string },
+  options: StartOptions = {},
+): Promise<Started | DomainError> {
   const cmd: StartRunInput = { ...input, run_id: input.run_id ?? newId() };
   const { state } = await load(ctx.store, catalogStream(cmd.website_id), Catalog);
   const d = decideStartRun(state, cmd);

@@ -54,7 +54,10 @@ function unknownWebsite(s: OrganizationState, field: string, ids: readonly strin
   return null;
 }
 
-export function decideCreateGroup(s: OrganizationState, cmd: CreateGroup & { group_id: string; partner: boolean }): Decision<{ group_id: string }> | DomainError {
+export function decideCreateGroup(
+  s: OrganizationState,
+  cmd: CreateGroup & { group_id: string; partner: boolean },
+): Decision<{ group_id: string }> | DomainError {
   if (cmd.external_id != null && !cmd.partner) return forbidden(PARTNER_KEY_REQUIRED);
   const website_ids = cmd.website_ids ?? [];
   const bad = unknownWebsite(s, 'website_ids', website_ids);
@@ -67,14 +70,24 @@ export function decideCreateGroup(s: OrganizationState, cmd: CreateGroup & { gro
     events: [
       {
         type: 'GroupCreated',
-        data: { group_id: cmd.group_id, name: cmd.name, website_ids, external_id: cmd.external_id ?? null, billing_enabled: cmd.billing_enabled ?? false },
+        data: {
+          group_id: cmd.group_id,
+          name: cmd.name,
+          website_ids,
+          external_id: cmd.external_id ?? null,
+          billing_enabled: cmd.billing_enabled ?? false,
+        },
       },
     ],
     result: { group_id: cmd.group_id },
   };
 }
 
-export function decideUpdateGroup(s: OrganizationState, groupId: string, cmd: UpdateGroup & { partner: boolean }): Decision<{ group_id: string }> | DomainError {
+export function decideUpdateGroup(
+  s: OrganizationState,
+  groupId: string,
+  cmd: UpdateGroup & { partner: boolean },
+): Decision<{ group_id: string }> | DomainError {
   const g = s.team.groups.get(groupId);
   if (!g) return notFound(GROUP_NOT_FOUND);
   if (cmd.external_id !== undefined && !cmd.partner) return forbidden(PARTNER_KEY_REQUIRED);
@@ -111,7 +124,12 @@ export interface GroupMemberRemoval {
  * in one event. Idempotent: nothing to remove answers false and 0. Organization members are refused (409), and so is
  * the calling key's own user.
  */
-export function decideRemoveGroupMember(s: OrganizationState, groupId: string, userId: string, callerUserId: string | null): Decision<GroupMemberRemoval> | DomainError {
+export function decideRemoveGroupMember(
+  s: OrganizationState,
+  groupId: string,
+  userId: string,
+  callerUserId: string | null,
+): Decision<GroupMemberRemoval> | DomainError {
   const g = s.team.groups.get(groupId);
   if (!g) return notFound(GROUP_NOT_FOUND);
   if (callerUserId !== null && userId === callerUserId) return forbidden(GROUP_MEMBER_MESSAGES.self);
@@ -120,5 +138,8 @@ export function decideRemoveGroupMember(s: OrganizationState, groupId: string, u
   const websites = g.website_ids.filter((w) => s.team.websiteMembers.has(membershipKey(w, userId)));
   const result: GroupMemberRemoval = { success: true, group_membership_removed: direct, website_memberships_removed: websites.length };
   if (!direct && !websites.length) return { events: [], result };
-  return { events: [{ type: 'GroupMemberRemoved', data: { group_id: g.id, user_id: userId, group_membership_removed: direct, website_ids: websites } }], result };
+  return {
+    events: [{ type: 'GroupMemberRemoved', data: { group_id: g.id, user_id: userId, group_membership_removed: direct, website_ids: websites } }],
+    result,
+  };
 }

@@ -26,7 +26,8 @@ const oneOf = <const T extends readonly [string, ...string[]]>(values: T, error:
 const InviteMethod = oneOf(['direct', 'email'], "must be 'direct' or 'email'");
 const Name = label(100);
 
-const required = (ctx: z.core.$RefinementCtx, path: string) => ctx.addIssue({ code: 'invalid_type', expected: 'string', path: [path], message: 'is required', input: undefined });
+const required = (ctx: z.core.$RefinementCtx, path: string) =>
+  ctx.addIssue({ code: 'invalid_type', expected: 'string', path: [path], message: 'is required', input: undefined });
 
 export const CreateInvite = z
   .strictObject({
@@ -41,7 +42,8 @@ export const CreateInvite = z
     last_name: Name.optional().describe('Last name, for a new user'),
   })
   .superRefine((b, ctx) => {
-    if (b.role !== undefined && b.role_id !== undefined) ctx.addIssue({ code: 'custom', path: ['role_id'], message: 'role and role_id are mutually exclusive' });
+    if (b.role !== undefined && b.role_id !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['role_id'], message: 'role and role_id are mutually exclusive' });
     if (b.type === 'website' && b.website_id === undefined) required(ctx, 'website_id');
     if (b.type === 'group' && b.group_id === undefined) required(ctx, 'group_id');
     if (b.type !== 'website' && b.website_id !== undefined) ctx.addIssue({ code: 'custom', path: ['website_id'], message: 'only with type website' });
@@ -68,8 +70,10 @@ export const BulkInvite = z
     last_name: Name.optional(),
   })
   .superRefine((b, ctx) => {
-    if (b.role !== undefined && b.role_id !== undefined) ctx.addIssue({ code: 'custom', path: ['role_id'], message: 'role and role_id are mutually exclusive' });
-    if ((b.website_ids === undefined) === (b.group_ids === undefined)) ctx.addIssue({ code: 'custom', path: [], message: 'exactly one of website_ids or group_ids is required' });
+    if (b.role !== undefined && b.role_id !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['role_id'], message: 'role and role_id are mutually exclusive' });
+    if ((b.website_ids === undefined) === (b.group_ids === undefined))
+      ctx.addIssue({ code: 'custom', path: [], message: 'exactly one of website_ids or group_ids is required' });
   });
 export type BulkInvite = z.infer<typeof BulkInvite>;
 
@@ -118,7 +122,10 @@ export const INVITE_PENDING = 'An invite is already pending for this email';
 export const INVITATION_SENT = 'Invitation sent';
 
 /** The role an invite gives: role (admin/viewer), role_id (the organization's or a system role), default viewer. */
-export function resolveInviteRole(s: OrganizationState, cmd: { role?: 'admin' | 'viewer'; role_id?: string }): { role_id: string; name: string } | DomainError {
+export function resolveInviteRole(
+  s: OrganizationState,
+  cmd: { role?: 'admin' | 'viewer'; role_id?: string },
+): { role_id: string; name: string } | DomainError {
   if (cmd.role) return { role_id: SYSTEM_ROLE_IDS[cmd.role], name: cmd.role === 'admin' ? 'Admin' : 'Viewer' };
   if (cmd.role_id === undefined) return { role_id: SYSTEM_ROLE_IDS.viewer, name: 'Viewer' };
   const role = roleOf(s.team, cmd.role_id);
@@ -145,7 +152,8 @@ function checkTarget(s: OrganizationState, cmd: InviteCommand, t: InviteTarget, 
   if (cmd.method === 'email') {
     const email = cmd.email.toLowerCase();
     for (const i of team.invites.values()) {
-      if (i.status === 'pending' && i.type === t.type && i.target_id === t.target_id && i.email?.toLowerCase() === email && i.expires_at > cmd.now) return conflict(INVITE_PENDING);
+      if (i.status === 'pending' && i.type === t.type && i.target_id === t.target_id && i.email?.toLowerCase() === email && i.expires_at > cmd.now)
+        return conflict(INVITE_PENDING);
     }
   }
   return null;
@@ -201,7 +209,10 @@ export function decideInvite(s: OrganizationState, cmd: InviteCommand): Decision
     outcomes.push({ ok: true, message: ADDED[t.type], user_id });
   }
   if (cmd.method === 'direct' && !existing && events.length) {
-    events.unshift({ type: 'UserCreated', data: { user_id: cmd.new_user_id, email: cmd.email, first_name: cmd.first_name, last_name: cmd.last_name, email_verified: false } });
+    events.unshift({
+      type: 'UserCreated',
+      data: { user_id: cmd.new_user_id, email: cmd.email, first_name: cmd.first_name, last_name: cmd.last_name, email_verified: false },
+    });
   }
   return { events, result: { outcomes, role_name: role.name, target_names: names } };
 }
@@ -252,7 +263,13 @@ export function decideAccept(
   if (!existing) {
     events.push({
       type: 'UserCreated',
-      data: { user_id, email, first_name: cmd.first_name ?? pending[0].first_name, last_name: cmd.last_name ?? pending[0].last_name, email_verified: true },
+      data: {
+        user_id,
+        email,
+        first_name: cmd.first_name ?? pending[0].first_name,
+        last_name: cmd.last_name ?? pending[0].last_name,
+        email_verified: true,
+      },
     });
     // only an account this acceptance creates takes the password: an existing one keeps its own
     if (cmd.password_hash) events.push({ type: 'UserPasswordSet', data: { user_id, password_hash: cmd.password_hash } });

@@ -13,7 +13,8 @@ export const ChangeRole = z
     role_id: RoleId.optional(),
   })
   .superRefine((b, ctx) => {
-    if ((b.role === undefined) === (b.role_id === undefined)) ctx.addIssue({ code: 'custom', path: [], message: 'exactly one of role or role_id is required' });
+    if ((b.role === undefined) === (b.role_id === undefined))
+      ctx.addIssue({ code: 'custom', path: [], message: 'exactly one of role or role_id is required' });
   });
 export type ChangeRole = z.infer<typeof ChangeRole>;
 
@@ -42,7 +43,12 @@ function guard(s: OrganizationState, userId: string, callerUserId: string | null
 }
 
 /** Changes an organization member's role: not the owner, not the caller's own user, never leaving no admin. */
-export function decideChangeMemberRole(s: OrganizationState, userId: string, input: ChangeRole, callerUserId: string | null): Decision<MemberChange> | DomainError {
+export function decideChangeMemberRole(
+  s: OrganizationState,
+  userId: string,
+  input: ChangeRole,
+  callerUserId: string | null,
+): Decision<MemberChange> | DomainError {
   const current = guard(s, userId, callerUserId);
   if (typeof current !== 'string') return current;
   const role = resolveInviteRole(s, input);
@@ -82,7 +88,10 @@ export function decideChangeWebsiteMember(
   if (!current) return notFound(MEMBER_MESSAGES.notFound);
   if (callerUserId !== null && callerUserId === userId) return forbidden(MEMBER_MESSAGES.self);
   if (input === null) {
-    return { events: [{ type: 'WebsiteMemberRemoved', data: { user_id: userId, website_id: websiteId } }], result: { success: true, message: 'Member removed from website' } };
+    return {
+      events: [{ type: 'WebsiteMemberRemoved', data: { user_id: userId, website_id: websiteId } }],
+      result: { success: true, message: 'Member removed from website' },
+    };
   }
   const role = resolveInviteRole(s, input);
   if ('kind' in role) return role;

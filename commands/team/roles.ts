@@ -14,7 +14,12 @@ export const RoleId = text()
 const Level = z.enum(ACCESS_LEVELS, { error: `must be one of ${ACCESS_LEVELS.join(', ')}` }).refine((l) => l !== 'none', 'must be at least view');
 
 /** Omitted categories are `view`; every category is at least `view`. */
-export const RolePermissions = z.strictObject(Object.fromEntries(PERMISSION_CATEGORIES.map((c) => [c, Level.optional()])) as Record<(typeof PERMISSION_CATEGORIES)[number], z.ZodOptional<typeof Level>>);
+export const RolePermissions = z.strictObject(
+  Object.fromEntries(PERMISSION_CATEGORIES.map((c) => [c, Level.optional()])) as Record<
+    (typeof PERMISSION_CATEGORIES)[number],
+    z.ZodOptional<typeof Level>
+  >,
+);
 
 export const CreateRole = z.strictObject({
   name: label(100),

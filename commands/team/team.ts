@@ -166,11 +166,19 @@ export function foldTeam(t: TeamState, e: DomainEvent, owned: boolean): TeamStat
       write('websiteMembers').set(membershipKey(e.data.website_id, e.data.user_id), e.data.role_id);
       break;
     case 'WebsiteMemberRemoved':
-      if (t.websiteMembers.has(membershipKey(e.data.website_id, e.data.user_id))) write('websiteMembers').delete(membershipKey(e.data.website_id, e.data.user_id));
+      if (t.websiteMembers.has(membershipKey(e.data.website_id, e.data.user_id)))
+        write('websiteMembers').delete(membershipKey(e.data.website_id, e.data.user_id));
       break;
     case 'GroupCreated': {
       const d = e.data;
-      write('groups').set(d.group_id, { id: d.group_id, name: d.name, external_id: d.external_id, billing_enabled: d.billing_enabled, website_ids: d.website_ids, members: new Map() });
+      write('groups').set(d.group_id, {
+        id: d.group_id,
+        name: d.name,
+        external_id: d.external_id,
+        billing_enabled: d.billing_enabled,
+        website_ids: d.website_ids,
+        members: new Map(),
+      });
       break;
     }
     case 'GroupUpdated': {
@@ -201,7 +209,8 @@ export function foldTeam(t: TeamState, e: DomainEvent, owned: boolean): TeamStat
         members.delete(d.user_id);
         write('groups').set(g.id, { ...g, members });
       }
-      for (const w of d.website_ids) if (t.websiteMembers.has(membershipKey(w, d.user_id))) write('websiteMembers').delete(membershipKey(w, d.user_id));
+      for (const w of d.website_ids)
+        if (t.websiteMembers.has(membershipKey(w, d.user_id))) write('websiteMembers').delete(membershipKey(w, d.user_id));
       break;
     }
     case 'InviteCreated': {

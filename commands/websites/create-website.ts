@@ -31,7 +31,17 @@ export function decideCreateWebsite(s: OrganizationState, cmd: CreateWebsite & {
     external_id: cmd.external_id ?? null,
   };
   const event: DomainEvent = { type: 'WebsiteCreated', data };
-  return { events: [event], result: { id: data.website_id, name: data.name, url: data.url, normalized_url: data.normalized_url, status: 'active', external_id: data.external_id } };
+  return {
+    events: [event],
+    result: {
+      id: data.website_id,
+      name: data.name,
+      url: data.url,
+      normalized_url: data.normalized_url,
+      status: 'active',
+      external_id: data.external_id,
+    },
+  };
 }
 
 export function createWebsite(ctx: CommandContext, input: CreateWebsite, websiteId = newId()) {

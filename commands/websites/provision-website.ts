@@ -70,5 +70,8 @@ export async function provisionWebsite(ctx: CommandContext, input: ProvisionWebs
   }
   const r = await createWebsite(ctx, { name: input.name, url: input.url, external_id: input.external_id }, websiteId);
   if (isDomainError(r)) return r;
-  return { ...r, result: { website: r.result, competitors: catalog.competitors, topics: catalog.topics, ignored_competitors: catalog.ignored_competitors } };
+  return {
+    ...r,
+    result: { website: r.result, competitors: catalog.competitors, topics: catalog.topics, ignored_competitors: catalog.ignored_competitors },
+  };
 }

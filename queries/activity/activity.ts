@@ -6,12 +6,32 @@ import { SYSTEM_ROLE_IDS, type Principal } from '../../src/domain/principal';
 
 export const ActivityFilters = z.object({
   website_id: Uuid.optional().describe("Only this website's changes; omitted = every change the key may see"),
-  entity_type: text().max(50, 'must be at most 50 characters').optional().describe('Only changes to this kind of record, e.g. website, competitor, topic, prompt, prompt_schedule, saved_view, run, response'),
-  change_type: text().max(50, 'must be at most 50 characters').optional().describe('Only this kind of change, e.g. created, updated, deleted, restored, archived, started, imported'),
-  since: text().datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional().describe('Earliest change, an ISO 8601 date-time with Z or an offset'),
-  until: text().datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional().describe('Latest change, an ISO 8601 date-time with Z or an offset'),
-  order: z.enum(['desc', 'asc'], { error: "must be 'desc' or 'asc'" }).default('desc').describe("'desc' (default): newest first; 'asc': oldest first"),
-  page_num: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(0, 'must be at least 0').default(0).describe('Page number, from 0 (default 0)'),
+  entity_type: text()
+    .max(50, 'must be at most 50 characters')
+    .optional()
+    .describe('Only changes to this kind of record, e.g. website, competitor, topic, prompt, prompt_schedule, saved_view, run, response'),
+  change_type: text()
+    .max(50, 'must be at most 50 characters')
+    .optional()
+    .describe('Only this kind of change, e.g. created, updated, deleted, restored, archived, started, imported'),
+  since: text()
+    .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
+    .optional()
+    .describe('Earliest change, an ISO 8601 date-time with Z or an offset'),
+  until: text()
+    .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
+    .optional()
+    .describe('Latest change, an ISO 8601 date-time with Z or an offset'),
+  order: z
+    .enum(['desc', 'asc'], { error: "must be 'desc' or 'asc'" })
+    .default('desc')
+    .describe("'desc' (default): newest first; 'asc': oldest first"),
+  page_num: z.coerce
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .min(0, 'must be at least 0')
+    .default(0)
+    .describe('Page number, from 0 (default 0)'),
   page_size: z.coerce
     .number({ error: 'must be an integer' })
     .int('must be an integer')
@@ -65,7 +85,10 @@ export async function getActivity(db: Knex, p: Principal, f: ActivityFilters): P
   if (f.change_type) q.where('a.change_type', f.change_type);
   if (f.since) q.where('a.created_at', '>=', f.since);
   if (f.until) q.where('a.created_at', '<=', f.until);
-  q.orderBy([{ column: 'a.created_at', order: f.order }, { column: 'a.seq', order: f.order }])
+  q.orderBy([
+    { column: 'a.created_at', order: f.order },
+    { column: 'a.seq', order: f.order },
+  ])
     .offset(f.page_num * f.page_size)
     .limit(f.page_size + 1);
   const rows = await q;
@@ -73,7 +96,9 @@ export async function getActivity(db: Knex, p: Principal, f: ActivityFilters): P
   const data: ActivityEntry[] = rows.slice(0, f.page_size).map((r) => {
     // owners and admins reach every website; a person is only shown to a scoped key if they reach its websites
     const personVisible =
-      r.actor_kind === 'user' && r.email && (p.websiteIds === null || (r.website_id && inScope(p, r.website_id) && (['owner', 'admin'].includes(r.role) || r.reaches_website)));
+      r.actor_kind === 'user' &&
+      r.email &&
+      (p.websiteIds === null || (r.website_id && inScope(p, r.website_id) && (['owner', 'admin'].includes(r.role) || r.reaches_website)));
     return {
       id: r.id,
       website_id: r.website_id,

@@ -1,7 +1,12 @@
 import type { Knex } from 'knex';
 
 /** One period of an organization's allowance: reserved (jobs under way) and consumed count as used. */
-export async function allowanceUsage(db: Knex, organizationId: string, allowance: string, period: string): Promise<{ used: number; reserved: number; consumed: number }> {
+export async function allowanceUsage(
+  db: Knex,
+  organizationId: string,
+  allowance: string,
+  period: string,
+): Promise<{ used: number; reserved: number; consumed: number }> {
   const rows = await db('rm_allowance_reservations')
     .where({ organization_id: organizationId, allowance, period })
     .groupBy('state')

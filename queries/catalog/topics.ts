@@ -11,7 +11,9 @@ export async function listTopics(db: Knex, websiteId: string): Promise<Topic[]> 
     .whereNull('t.deleted_at')
     .select('t.id', 't.name')
     .select(
-      db.raw('(select count(*) from rm_prompts p where p.website_id = t.website_id and p.topic_id = t.id and p.soft_deleted_at is null)::int as prompt_count'),
+      db.raw(
+        '(select count(*) from rm_prompts p where p.website_id = t.website_id and p.topic_id = t.id and p.soft_deleted_at is null)::int as prompt_count',
+      ),
     )
     .orderBy('t.seq');
   return rows.map((r: Topic) => ({ id: r.id, name: r.name, prompt_count: Number(r.prompt_count) }));

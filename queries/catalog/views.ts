@@ -2,7 +2,13 @@ import { z } from 'zod';
 
 /** The catalogue read model's rows as the API answers them: the one description each (query, route, tool, tests). */
 
-export const Competitor = z.object({ id: z.string(), name: z.string(), url: z.string(), normalized_url: z.string(), identifiers: z.array(z.string()) });
+export const Competitor = z.object({
+  id: z.string(),
+  name: z.string(),
+  url: z.string(),
+  normalized_url: z.string(),
+  identifiers: z.array(z.string()),
+});
 export type Competitor = z.infer<typeof Competitor>;
 
 export const Topic = z.object({ id: z.string(), name: z.string() });
@@ -25,7 +31,13 @@ export type Prompt = z.infer<typeof Prompt>;
 export const Persona = z.object({ id: z.string(), name: z.string(), description: z.string().nullable() });
 export type Persona = z.infer<typeof Persona>;
 
-export const Location = z.object({ id: z.string(), location: z.string(), country: z.string(), region: z.string().nullable(), city: z.string().nullable() });
+export const Location = z.object({
+  id: z.string(),
+  location: z.string(),
+  country: z.string(),
+  region: z.string().nullable(),
+  city: z.string().nullable(),
+});
 export type Location = z.infer<typeof Location>;
 
 export const Attribute = z.object({ id: z.string(), name: z.string(), description: z.string().nullable() });

@@ -26,7 +26,9 @@ const watches = new WeakMap<Knex, Watch>();
 
 type SiteRow = { website_id: string; entities: string[] | null; ids: string[]; version: string | null };
 const detailOf = (x: SiteRow) =>
-  x.entities === null ? `no site row for entities [${x.ids.join(', ')}]` : `the site row lists [${x.entities.join(', ')}], the website has [${x.ids.join(', ')}]`;
+  x.entities === null
+    ? `no site row for entities [${x.ids.join(', ')}]`
+    : `the site row lists [${x.entities.join(', ')}], the website has [${x.ids.join(', ')}]`;
 const differ = (x: SiteRow) => x.entities === null || x.entities.length !== x.ids.length || x.entities.some((e, i) => e !== x.ids[i]);
 
 /**
@@ -56,7 +58,8 @@ export async function sitesOutOfLine(db: Knex, cache: FactsCache): Promise<SiteO
 }
 
 async function check(db: Knex, w: Watch): Promise<void> {
-  const head = (await db.raw(`select coalesce(max(version), 0)::text as version, 'rm_fact_sites'::regclass::oid::text as "table" from rm_fact_sites`)).rows[0] as {
+  const head = (await db.raw(`select coalesce(max(version), 0)::text as version, 'rm_fact_sites'::regclass::oid::text as "table" from rm_fact_sites`))
+    .rows[0] as {
     version: string;
     table: string;
   };

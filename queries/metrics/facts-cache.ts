@@ -36,7 +36,14 @@ export interface Segment {
 }
 
 function summed(d: { pos: Uint8Array; cite: Uint8Array }, E: number, start: number, end: number): Segment['sum'] {
-  const sum = { responses: end - start, any: 0, mentioned: new Float64Array(E), cited: new Float64Array(E), posSum: new Float64Array(E), posSq: new Float64Array(E) };
+  const sum = {
+    responses: end - start,
+    any: 0,
+    mentioned: new Float64Array(E),
+    cited: new Float64Array(E),
+    posSum: new Float64Array(E),
+    posSq: new Float64Array(E),
+  };
   for (let i = start; i < end; i++) {
     let any = false;
     for (let e = 0; e < E; e++) {
@@ -288,7 +295,10 @@ export class FactsCache {
       this.unresolved.delete(websiteId);
       return site;
     } catch (e) {
-      this.log?.error({ website_id: websiteId, detail, err: e }, 'metric facts out of line with the website entities and not derived again; refusing to serve them');
+      this.log?.error(
+        { website_id: websiteId, detail, err: e },
+        'metric facts out of line with the website entities and not derived again; refusing to serve them',
+      );
       throw refused();
     }
   }
@@ -317,7 +327,8 @@ export class FactsCache {
       if (head.derived.length) throw new OutOfLine(`no site row for entities [${head.derived.join(', ')}]`);
       return emptySite(websiteId, 0n, 0n, []);
     }
-    if (!sameEntities(head.entities, head.derived)) throw new OutOfLine(`the site row lists [${head.entities.join(', ')}], the website has [${head.derived.join(', ')}]`);
+    if (!sameEntities(head.entities, head.derived))
+      throw new OutOfLine(`the site row lists [${head.entities.join(', ')}], the website has [${head.derived.join(', ')}]`);
     const version = BigInt(head.version);
     const generation = BigInt(head.generation);
     const held = this.sites.get(websiteId);
@@ -349,7 +360,15 @@ export class FactsCache {
     return site ?? this.load(db, websiteId, attempt + 1);
   }
 
-  private async refresh(db: Knex, websiteId: string, version: bigint, generation: bigint, entities: string[], table: string, held: SiteFacts | undefined): Promise<SiteFacts> {
+  private async refresh(
+    db: Knex,
+    websiteId: string,
+    version: bigint,
+    generation: bigint,
+    entities: string[],
+    table: string,
+    held: SiteFacts | undefined,
+  ): Promise<SiteFacts> {
     const whole = !held || held.generation !== generation || held.table !== table || held.entities.join() !== entities.join();
     const site = whole ? emptySite(websiteId, version, generation, entities, table) : held;
     const q = db('rm_fact_chunks').where('website_id', websiteId).select(db.raw('day::text as day'), 'part', 'meta', 'data');
@@ -357,7 +376,10 @@ export class FactsCache {
     if (!whole) q.andWhere('version', '>', held.version.toString());
     const rows: ChunkRow[] = await q;
     const other = rows.find((r) => !sameEntities(r.meta.entities, entities));
-    if (other) throw new OutOfLine(`facts of ${other.day} (part ${other.part}) are laid out for [${other.meta.entities.join(', ')}], the site row lists [${entities.join(', ')}]`);
+    if (other)
+      throw new OutOfLine(
+        `facts of ${other.day} (part ${other.part}) are laid out for [${other.meta.entities.join(', ')}], the site row lists [${entities.join(', ')}]`,
+      );
     for (const r of rows) putDay(site, r.day, r.part, r.meta, r.data);
     sortParts(site);
     site.version = version;

@@ -97,7 +97,11 @@ function byEntity(family: Family, entities: MetricEntity[], names: string[], c: 
 
 async function prepared(db: Knex, s: Selection) {
   const [site, entities] = await Promise.all([factsCache(db).get(db, s.websiteId), metricEntities(db, s)]);
-  const q = compileSelection(site, s, entities.map((e) => e.id));
+  const q = compileSelection(
+    site,
+    s,
+    entities.map((e) => e.id),
+  );
   return { site, entities, names: keyed(entities), q };
 }
 
@@ -112,7 +116,12 @@ export async function cumulative(db: Knex, s: Selection, family: Family) {
 export async function timeSeries(db: Knex, s: Selection, family: Family) {
   const { site, entities, names, q } = await prepared(db, s);
   const schedule = scheduleValue(s.scheduleId);
-  const data = scanDaily(site, q).map(({ day, counts }) => ({ date: dayName(day), schedule, responses: counts.responses, metrics: byEntity(family, entities, names, counts) }));
+  const data = scanDaily(site, q).map(({ day, counts }) => ({
+    date: dayName(day),
+    schedule,
+    responses: counts.responses,
+    metrics: byEntity(family, entities, names, counts),
+  }));
   return { data, schedule };
 }
 

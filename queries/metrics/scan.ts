@@ -64,7 +64,8 @@ export function compileSelection(site: SiteFacts, s: Selection, entities: readon
     location: s.locationIds ? mask(site.locations.size, s.locationIds, (l) => site.locations.get(l)) : null,
     slots,
     columns,
-    whole: !s.locationIds && prompt.every((x, i) => x === 1 || i >= site.prompts.size) && site.entities.length <= 32 && (columns | 0) === (allColumns | 0),
+    whole:
+      !s.locationIds && prompt.every((x, i) => x === 1 || i >= site.prompts.size) && site.entities.length <= 32 && (columns | 0) === (allColumns | 0),
     firstDay: start === undefined ? first : Math.max(first, Math.floor(start / DAY_MS)),
     lastDay: end === undefined ? last : Math.min(last, Math.floor(end / DAY_MS)),
     startDay: start === undefined ? -Infinity : Math.floor(start / DAY_MS),
@@ -253,7 +254,11 @@ const byId = (a: string | null, b: string | null) => (a === b ? 0 : a === null ?
  * Per (day, model, prompt, location) group, the counts of each requested entity: the reporting connector's rows, by day,
  * then model, prompt id and location id (null first) - a total order of the groups, the same wherever it is computed.
  */
-export function scanGroups(site: SiteFacts, q: CompiledSelection, visit: (day: number, model: number, prompt: number, location: number, c: Counts) => void): void {
+export function scanGroups(
+  site: SiteFacts,
+  q: CompiledSelection,
+  visit: (day: number, model: number, prompt: number, location: number, c: Counts) => void,
+): void {
   if (q.schedule < 0) return;
   const E = site.entities.length;
   const k = q.slots.length;
@@ -264,7 +269,14 @@ export function scanGroups(site: SiteFacts, q: CompiledSelection, visit: (day: n
         const key = (model * 65536 + d.prompt[i]) * 65536 + d.location[i];
         let c = groups.get(key);
         if (!c) {
-          c = { responses: 0, anyMentioned: 0, mentioned: new Float64Array(k), cited: new Float64Array(k), posSum: new Float64Array(k), posSq: new Float64Array(k) };
+          c = {
+            responses: 0,
+            anyMentioned: 0,
+            mentioned: new Float64Array(k),
+            cited: new Float64Array(k),
+            posSum: new Float64Array(k),
+            posSq: new Float64Array(k),
+          };
           groups.set(key, c);
         }
         c.responses++;
@@ -283,7 +295,12 @@ export function scanGroups(site: SiteFacts, q: CompiledSelection, visit: (day: n
     }
     // in the order of the ids, not of the dictionary indices: those follow the order the parts were loaded in, which
     // differs between processes and rebuilds, and pages must be the same on every instance and after a rebuild
-    const keyed = [...groups.keys()].map((key) => ({ key, model: Math.floor(key / 65536 / 65536), prompt: Math.floor(key / 65536) % 65536, location: key % 65536 }));
+    const keyed = [...groups.keys()].map((key) => ({
+      key,
+      model: Math.floor(key / 65536 / 65536),
+      prompt: Math.floor(key / 65536) % 65536,
+      location: key % 65536,
+    }));
     keyed.sort(
       (a, b) =>
         byId(site.models.keys[a.model], site.models.keys[b.model]) ||

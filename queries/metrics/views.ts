@@ -27,7 +27,8 @@ export const FamilyValue = {
 /** A read of a website whose data waits behind an event set aside (see /readyz) says so. */
 const stale = { stale: z.literal(true).optional() };
 
-export const Cumulative = <V extends z.ZodType>(value: V) => z.object({ data: z.record(z.string(), value), schedule: z.string(), responses: z.number(), ...stale });
+export const Cumulative = <V extends z.ZodType>(value: V) =>
+  z.object({ data: z.record(z.string(), value), schedule: z.string(), responses: z.number(), ...stale });
 export const TimeSeries = <V extends z.ZodType>(value: V) =>
   z.object({
     data: z.array(z.object({ date: z.string(), schedule: z.string(), responses: z.number(), metrics: z.record(z.string(), value) })),
@@ -53,7 +54,14 @@ export const ConnectorRow = z.object({
   position: z.number().nullable(),
   schedule: z.string(),
 });
-export const ConnectorPage = z.object({ rows: z.array(ConnectorRow), page_num: z.number(), page_size: z.number(), has_more: z.boolean(), schedule: z.string(), ...stale });
+export const ConnectorPage = z.object({
+  rows: z.array(ConnectorRow),
+  page_num: z.number(),
+  page_size: z.number(),
+  has_more: z.boolean(),
+  schedule: z.string(),
+  ...stale,
+});
 
 // the queries answer exactly what these describe
 type Returned<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;

@@ -136,5 +136,9 @@ export async function dateRange(db: Knex, websiteId: string, scheduleId: string 
     .where('website_id', websiteId)
     .whereRaw('? = any(schedule_keys)', [scheduleValue(scheduleId)])
     .first(db.raw('min(day)::text as start_date'), db.raw('max(day)::text as end_date'));
-  return { start_date: (r?.start_date as string | null) ?? null, end_date: (r?.end_date as string | null) ?? null, schedule: scheduleValue(scheduleId) };
+  return {
+    start_date: (r?.start_date as string | null) ?? null,
+    end_date: (r?.end_date as string | null) ?? null,
+    schedule: scheduleValue(scheduleId),
+  };
 }

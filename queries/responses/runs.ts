@@ -63,7 +63,12 @@ export async function listRuns(db: Knex, websiteId: string, page: { page_num: nu
     .offset(page.page_num * page.page_size)
     .limit(page.page_size + 1)
     .select(COLUMNS);
-  return { data: rows.slice(0, page.page_size).map(view), page_num: page.page_num, page_size: page.page_size, has_more: rows.length > page.page_size };
+  return {
+    data: rows.slice(0, page.page_size).map(view),
+    page_num: page.page_num,
+    page_size: page.page_size,
+    has_more: rows.length > page.page_size,
+  };
 }
 
 /** A run of the website as the listing shows it (without its failures), if the read model has it. */

@@ -53,7 +53,15 @@ export type RunStatus = z.infer<typeof RunStatus>;
 /** One run with why its failed units failed (rm_run_units). */
 export const RunDetail = Run.extend({
   failures: z.array(
-    z.object({ request_id: z.string(), prompt_id: z.string(), model: z.string(), location_id: z.string().nullable(), error_kind: z.string(), error: z.string(), attempts: z.number().nullable() }),
+    z.object({
+      request_id: z.string(),
+      prompt_id: z.string(),
+      model: z.string(),
+      location_id: z.string().nullable(),
+      error_kind: z.string(),
+      error: z.string(),
+      attempts: z.number().nullable(),
+    }),
   ),
 });
 export type RunDetail = z.infer<typeof RunDetail>;

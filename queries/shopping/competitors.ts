@@ -29,5 +29,8 @@ export function competitorBreakdown(
       products: entityProductCount.get(e.id) ?? 0,
     };
   });
-  return [...breakdown.filter((x) => x.is_self), ...breakdown.filter((x) => !x.is_self).sort((x, y) => y.appearances - x.appearances || byName(x, y))];
+  return [
+    ...breakdown.filter((x) => x.is_self),
+    ...breakdown.filter((x) => !x.is_self).sort((x, y) => y.appearances - x.appearances || byName(x, y)),
+  ];
 }

@@ -70,7 +70,13 @@ export async function shoppingMetrics(db: Knex, s: ShoppingSelection): Promise<O
 }
 
 /** Of `promptIds`, those tagged with any (or all) of `tags`; tags compare exactly, as a saved view's do. */
-export async function promptsTagged(db: Knex, websiteId: string, promptIds: readonly string[], tags: readonly string[], operator: 'any' | 'all'): Promise<string[]> {
+export async function promptsTagged(
+  db: Knex,
+  websiteId: string,
+  promptIds: readonly string[],
+  tags: readonly string[],
+  operator: 'any' | 'all',
+): Promise<string[]> {
   return db('rm_prompts')
     .where('website_id', websiteId)
     .whereRaw('id = any(?::uuid[])', [[...promptIds] as unknown as Knex.RawBinding])

@@ -3,7 +3,11 @@ import type { Totals } from './totals';
 import type { ShoppingMetrics } from './types';
 
 /** The offers: cards by side, priced cards, merchants, currencies and their price ranges. */
-export function offers(t: Totals, merchants: number, priceRanges: ShoppingMetrics['offer_summary']['price_ranges']): ShoppingMetrics['offer_summary'] {
+export function offers(
+  t: Totals,
+  merchants: number,
+  priceRanges: ShoppingMetrics['offer_summary']['price_ranges'],
+): ShoppingMetrics['offer_summary'] {
   const c = t.cards;
   return {
     cards: c.cards,

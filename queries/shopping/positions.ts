@@ -3,7 +3,11 @@ import { LAST_POSITION_BUCKET } from './sql';
 import type { BucketSql, ShoppingMetrics } from './types';
 
 /** Cards per position 1 to LAST_POSITION_BUCKET ("10+" holds the rest), every bucket listed, by side. */
-export function positionDistribution(rows: readonly BucketSql[], ownCards: number, competitorCards: number): ShoppingMetrics['position_distribution'] {
+export function positionDistribution(
+  rows: readonly BucketSql[],
+  ownCards: number,
+  competitorCards: number,
+): ShoppingMetrics['position_distribution'] {
   const buckets = new Map(rows.map((b) => [num(b.bucket), b]));
   return Array.from({ length: LAST_POSITION_BUCKET }, (_, i) => {
     const b = buckets.get(i + 1);

@@ -41,10 +41,18 @@ export function priceComparison(rows: readonly PriceRow[], nameOf: ReadonlyMap<s
         competitor_median_price: cMed,
         competitor_max_price: c ? price(c.max_price) : null,
         own_vs_competitor_median_pct: oMed !== null && cMed !== null && cMed !== 0 ? round2((100 * (oMed - cMed)) / cMed) : null,
-        price_position: oMed === null || cMed === null ? null : oMed < cMed ? ('below' as const) : oMed > cMed ? ('above' as const) : ('equal' as const),
+        price_position:
+          oMed === null || cMed === null ? null : oMed < cMed ? ('below' as const) : oMed > cMed ? ('above' as const) : ('equal' as const),
         competitors: rows
           .filter((r) => r.currency === currency && r.side === 'competitor' && num(r.all_entities) === 0)
-          .map((r) => ({ entity_id: r.entity_id!, name: nameOf.get(r.entity_id!) ?? '', cards: num(r.cards), min_price: price(r.min_price), median_price: price(r.median_price), max_price: price(r.max_price) }))
+          .map((r) => ({
+            entity_id: r.entity_id!,
+            name: nameOf.get(r.entity_id!) ?? '',
+            cards: num(r.cards),
+            min_price: price(r.min_price),
+            median_price: price(r.median_price),
+            max_price: price(r.max_price),
+          }))
           .sort((a, b) => b.cards - a.cards || byName(a, b)),
       };
     })

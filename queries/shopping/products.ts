@@ -3,7 +3,13 @@ import type { PriceStats, ProductRow, ProductSql, Side } from './types';
 
 /** One top product: its counts, its prices per currency (the first, with most cards, also flat) and its merchants. */
 export function productRow(r: ProductSql, nameOf: ReadonlyMap<string, string>): ProductRow {
-  const prices = json<PriceStats>(r.prices).map((p) => ({ currency: p.currency, cards: num(p.cards), min_price: price(p.min_price), median_price: price(p.median_price), max_price: price(p.max_price) }));
+  const prices = json<PriceStats>(r.prices).map((p) => ({
+    currency: p.currency,
+    cards: num(p.cards),
+    min_price: price(p.min_price),
+    median_price: price(p.median_price),
+    max_price: price(p.max_price),
+  }));
   const main = prices[0];
   return {
     name: r.name,
@@ -19,7 +25,11 @@ export function productRow(r: ProductSql, nameOf: ReadonlyMap<string, string>): 
     median_price: main?.median_price ?? null,
     max_price: main?.max_price ?? null,
     prices,
-    merchants: json<ProductRow['merchants'][number]>(r.merchants).map((m) => ({ merchant: m.merchant, merchant_key: m.merchant_key, appearances: num(m.appearances) })),
+    merchants: json<ProductRow['merchants'][number]>(r.merchants).map((m) => ({
+      merchant: m.merchant,
+      merchant_key: m.merchant_key,
+      appearances: num(m.appearances),
+    })),
   };
 }
 

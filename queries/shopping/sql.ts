@@ -22,15 +22,28 @@ const reEscape = (s: string) => s.replace(/[\\^$.|?*+()[\]{}]/g, '\\$&');
  * `_`), any run of spaces in an identifier matching any run of whitespace. Matched case-insensitively (~*).
  */
 export function wholeWordPattern(identifiers: readonly string[]): string {
-  const alts = identifiers.map((i) => i.trim()).filter(Boolean).map((i) => i.split(/\s+/).map(reEscape).join('\\s+'));
+  const alts = identifiers
+    .map((i) => i.trim())
+    .filter(Boolean)
+    .map((i) => i.split(/\s+/).map(reEscape).join('\\s+'));
   return `(^|[^[:alnum:]_])(${alts.join('|')})($|[^[:alnum:]_])`;
 }
 
 /** The conditions every row of one table (alias `a`) must meet: website, schedule, prompts, models, range. */
 export function scope(a: string, s: ShoppingSelection): { sql: string; bindings: Knex.RawBinding[] } {
   // "is null" rather than "is not distinct from": the planner estimates it (and the default schedule is the usual one)
-  const parts = [`${a}.website_id = ?`, s.scheduleId === null ? `${a}.schedule_id is null` : `${a}.schedule_id = ?::uuid`, `${a}.prompt_id = any(?::uuid[])`, `${a}.model = any(?::text[])`];
-  const bindings: Knex.RawBinding[] = [s.websiteId, ...(s.scheduleId === null ? [] : [s.scheduleId]), [...s.promptIds] as unknown as Knex.RawBinding, [...s.models] as unknown as Knex.RawBinding];
+  const parts = [
+    `${a}.website_id = ?`,
+    s.scheduleId === null ? `${a}.schedule_id is null` : `${a}.schedule_id = ?::uuid`,
+    `${a}.prompt_id = any(?::uuid[])`,
+    `${a}.model = any(?::text[])`,
+  ];
+  const bindings: Knex.RawBinding[] = [
+    s.websiteId,
+    ...(s.scheduleId === null ? [] : [s.scheduleId]),
+    [...s.promptIds] as unknown as Knex.RawBinding,
+    [...s.models] as unknown as Knex.RawBinding,
+  ];
   if (s.start) {
     parts.push(`${a}.run_at >= ?`);
     bindings.push(s.start);
@@ -177,7 +190,18 @@ export function statement(s: ShoppingSelection, competitors: readonly string[]):
   return { sql, bindings: [...cards.bindings, ...answers.bindings, s.topProductsLimit] };
 }
 
-const BLOCKS: readonly (keyof ShoppingBlocks)[] = ['answer_days', 'card_days', 'answer_flags', 'entities', 'entity_answers', 'entity_products', 'merchants', 'positions', 'prices', 'top'];
+const BLOCKS: readonly (keyof ShoppingBlocks)[] = [
+  'answer_days',
+  'card_days',
+  'answer_flags',
+  'entities',
+  'entity_answers',
+  'entity_products',
+  'merchants',
+  'positions',
+  'prices',
+  'top',
+];
 
 /** The statement's row with each block parsed (an absent block is empty). */
 export function blocksOf(row: Record<string, unknown>): ShoppingBlocks {

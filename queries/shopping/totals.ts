@@ -17,7 +17,16 @@ export interface Totals {
   flags: Omit<DayFlags, 'day'>;
 }
 
-const CARD_COUNTS = ['cards', 'own_cards', 'competitor_cards', 'priced_cards', 'own_priced_cards', 'competitor_priced_cards', 'cards_without_merchant', 'own_position_sum'] as const;
+const CARD_COUNTS = [
+  'cards',
+  'own_cards',
+  'competitor_cards',
+  'priced_cards',
+  'own_priced_cards',
+  'competitor_priced_cards',
+  'cards_without_merchant',
+  'own_position_sum',
+] as const;
 const FLAG_COUNTS = ['answers_with_products', 'answers_with_own_products', 'answers_with_competitor_products', 'own_first_position_answers'] as const;
 
 /** Sums field `f` over rows, in their order (so a sum of positions comes out as it always did). */
@@ -30,8 +39,15 @@ const sum = <T>(rows: Iterable<T>, f: (r: T) => unknown) => {
 export function totals(b: Pick<ShoppingBlocks, 'answer_days' | 'card_days' | 'answer_flags'>): Totals {
   const cardDays = new Map(b.card_days.map((r) => [r.day, r]));
   const flagDays = new Map(b.answer_flags.map((r) => [r.day, r]));
-  const days = b.answer_days.map((r) => ({ day: r.day, answers: num(r.answers), answers_with_products: num(flagDays.get(r.day)?.answers_with_products) }));
-  const bests = [...cardDays.values()].map((r) => r.best_own_position).filter((p): p is number => p !== null).map(Number);
+  const days = b.answer_days.map((r) => ({
+    day: r.day,
+    answers: num(r.answers),
+    answers_with_products: num(flagDays.get(r.day)?.answers_with_products),
+  }));
+  const bests = [...cardDays.values()]
+    .map((r) => r.best_own_position)
+    .filter((p): p is number => p !== null)
+    .map(Number);
   return {
     days,
     cardDays,

@@ -179,11 +179,42 @@ export interface DayFlags {
   own_first_position_answers: number;
 }
 
-export type PriceRow = { currency: string; side: Side | 'other' | null; entity_id: string | null; all_sides: number; all_entities: number; cards: number; min_price: number; max_price: number; median_price: number; avg_price: number };
-export type ProductSql = { side: Side; entity_id: string; name: string; brand: string | null; appearances: number; answers: number; avg_position: number; best_position: number; prices: PriceStats[]; merchants: ProductRow['merchants'] };
+export type PriceRow = {
+  currency: string;
+  side: Side | 'other' | null;
+  entity_id: string | null;
+  all_sides: number;
+  all_entities: number;
+  cards: number;
+  min_price: number;
+  max_price: number;
+  median_price: number;
+  avg_price: number;
+};
+export type ProductSql = {
+  side: Side;
+  entity_id: string;
+  name: string;
+  brand: string | null;
+  appearances: number;
+  answers: number;
+  avg_position: number;
+  best_position: number;
+  prices: PriceStats[];
+  merchants: ProductRow['merchants'];
+};
 export type EntitySql = { entity_id: string; appearances: number; position_sum: number; best_position: number };
 export type EntityAnswersSql = { entity_id: string; answers: number; first_position_answers: number };
-export type MerchantSql = { merchant_key: string; merchant: string; appearances: number; answers: number; own_appearances: number; competitor_appearances: number; position_sum: number; priced_appearances: number };
+export type MerchantSql = {
+  merchant_key: string;
+  merchant: string;
+  appearances: number;
+  answers: number;
+  own_appearances: number;
+  competitor_appearances: number;
+  position_sum: number;
+  priced_appearances: number;
+};
 export type BucketSql = { bucket: number; cards: number; own_cards: number; competitor_cards: number };
 
 export type EntityProductsSql = { side: Side; entity_id: string; products: number };

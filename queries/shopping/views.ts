@@ -160,9 +160,18 @@ export const ShoppingMetricsResponse = z.object({
           .number()
           .nullable()
           .describe('100 x (own median - competitor median) / competitor median: negative = the brand is cheaper; null without both'),
-        price_position: z.enum(['below', 'equal', 'above']).nullable().describe("the own median against the competitor median; null without both"),
+        price_position: z.enum(['below', 'equal', 'above']).nullable().describe('the own median against the competitor median; null without both'),
         competitors: z
-          .array(z.object({ entity_id: z.string(), name: z.string(), cards: count('its priced cards'), min_price: amount('its lowest price'), median_price: amount('its median price'), max_price: amount('its highest price') }))
+          .array(
+            z.object({
+              entity_id: z.string(),
+              name: z.string(),
+              cards: count('its priced cards'),
+              min_price: amount('its lowest price'),
+              median_price: amount('its median price'),
+              max_price: amount('its highest price'),
+            }),
+          )
           .describe('per selected competitor priced in this currency, most cards first'),
       }),
     )

@@ -61,7 +61,9 @@ async function views(db: Knex, p: Principal, rows: GroupRow[]): Promise<GroupVie
 
 /** The organization's groups, oldest first; `externalId` filters by the partner's own id. */
 export async function listGroups(db: Knex, p: Principal, externalId?: string): Promise<GroupView[]> {
-  const q = db('rm_team_groups').where('organization_id', p.organizationId).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const q = db('rm_team_groups')
+    .where('organization_id', p.organizationId)
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   if (externalId !== undefined) q.where('external_id', externalId);
   return views(db, p, (await q) as GroupRow[]);
 }

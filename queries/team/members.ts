@@ -77,12 +77,19 @@ export async function listOrganizationMembers(db: Knex, p: Principal): Promise<M
         .whereIn('m.role_id', ADMINS)
         .orWhereExists(db('rm_team_website_members as wm').whereRaw('wm.user_id = m.user_id').whereIn('wm.website_id', scope))
         .orWhereExists(
-          db('rm_team_group_members as gm').join('rm_team_group_websites as gw', 'gw.group_id', 'gm.group_id').whereRaw('gm.user_id = m.user_id').whereIn('gw.website_id', scope),
+          db('rm_team_group_members as gm')
+            .join('rm_team_group_websites as gw', 'gw.group_id', 'gm.group_id')
+            .whereRaw('gm.user_id = m.user_id')
+            .whereIn('gw.website_id', scope),
         ),
     );
   }
   const rows = (await q) as Row[];
-  return shape(db, p.organizationId, rows.map((r) => ({ ...r, access_type: 'organization' as const })));
+  return shape(
+    db,
+    p.organizationId,
+    rows.map((r) => ({ ...r, access_type: 'organization' as const })),
+  );
 }
 
 /** Everyone who reaches a website: the organization's owners and admins, its groups' members, its explicit members. */
@@ -93,7 +100,10 @@ export async function listWebsiteMembers(db: Knex, organizationId: string, websi
       .where('m.organization_id', organizationId)
       .whereIn('m.role_id', ADMINS)
       .select(...USER_COLUMNS, 'm.role_id', 'm.created_at'),
-    db('rm_team_website_members as m').join('rm_team_users as u', 'u.id', 'm.user_id').where('m.website_id', websiteId).select(...USER_COLUMNS, 'm.role_id', 'm.created_at'),
+    db('rm_team_website_members as m')
+      .join('rm_team_users as u', 'u.id', 'm.user_id')
+      .where('m.website_id', websiteId)
+      .select(...USER_COLUMNS, 'm.role_id', 'm.created_at'),
     db('rm_team_group_members as m')
       .join('rm_team_group_websites as gw', 'gw.group_id', 'm.group_id')
       .join('rm_team_users as u', 'u.id', 'm.user_id')
@@ -141,7 +151,9 @@ export async function userWebsites(db: Knex, p: Principal, userId: string): Prom
   const user = await db('rm_team_users').where({ id: userId, organization_id: p.organizationId }).first('id');
   if (!user) throw new DomainErrorException(notFound('User not found'));
   const names = await roleNames(db, p.organizationId);
-  const member = (await db('rm_team_members').where({ organization_id: p.organizationId, user_id: userId }).first('role_id')) as { role_id: string } | undefined;
+  const member = (await db('rm_team_members').where({ organization_id: p.organizationId, user_id: userId }).first('role_id')) as
+    | { role_id: string }
+    | undefined;
   const sites = db('rm_websites').where('organization_id', p.organizationId).whereNot('status', 'deleted');
   if (p.websiteIds !== null) sites.whereIn('id', p.websiteIds);
   const reached = new Map<string, { access_type: AccessType; role_id: string }>();
@@ -154,12 +166,18 @@ export async function userWebsites(db: Knex, p: Principal, userId: string): Prom
   }
   const [direct, grouped] = await Promise.all([
     db('rm_team_website_members').where({ organization_id: p.organizationId, user_id: userId }).select('website_id', 'role_id'),
-    db('rm_team_group_members as m').join('rm_team_group_websites as gw', 'gw.group_id', 'm.group_id').where('m.user_id', userId).select('gw.website_id', 'm.role_id'),
+    db('rm_team_group_members as m')
+      .join('rm_team_group_websites as gw', 'gw.group_id', 'm.group_id')
+      .where('m.user_id', userId)
+      .select('gw.website_id', 'm.role_id'),
   ]);
   for (const r of direct as { website_id: string; role_id: string }[]) reach(r.website_id, 'website', r.role_id);
   for (const r of grouped as { website_id: string; role_id: string }[]) reach(r.website_id, 'group', r.role_id);
   if (!reached.size) return { websites: [] };
-  const rows = (await sites.whereIn('id', [...reached.keys()]).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id', 'name', 'url')) as { id: string; name: string; url: string }[];
+  const rows = (await sites
+    .whereIn('id', [...reached.keys()])
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select('id', 'name', 'url')) as { id: string; name: string; url: string }[];
   return {
     websites: rows.map((w) => {
       const r = reached.get(w.id)!;
@@ -170,12 +188,16 @@ export async function userWebsites(db: Knex, p: Principal, userId: string): Prom
 
 /** What a user reaches, for their principal (userPrincipal): one read per kind of membership. */
 export async function userAccess(db: Knex, organizationId: string, userId: string): Promise<UserAccess | null> {
-  const user = (await db('rm_team_users as u').join('rm_organizations as o', 'o.id', 'u.organization_id').where({ 'u.id': userId, 'u.organization_id': organizationId }).first('u.email', 'o.plan', 'o.features')) as
-    | { email: string; plan: Principal['plan']; features: Principal['features'] }
-    | undefined;
+  const user = (await db('rm_team_users as u')
+    .join('rm_organizations as o', 'o.id', 'u.organization_id')
+    .where({ 'u.id': userId, 'u.organization_id': organizationId })
+    .first('u.email', 'o.plan', 'o.features')) as { email: string; plan: Principal['plan']; features: Principal['features'] } | undefined;
   if (!user) return null;
   const custom = new Map<string, Permissions>();
-  for (const r of (await db('rm_team_roles').where('organization_id', organizationId).select('id', 'permissions')) as { id: string; permissions: Permissions | string }[]) {
+  for (const r of (await db('rm_team_roles').where('organization_id', organizationId).select('id', 'permissions')) as {
+    id: string;
+    permissions: Permissions | string;
+  }[]) {
     custom.set(r.id, typeof r.permissions === 'string' ? JSON.parse(r.permissions) : r.permissions);
   }
   const perms = (roleId: string): Permissions | undefined => SYSTEM_ROLES.find((r) => r.role_id === roleId)?.permissions ?? custom.get(roleId);

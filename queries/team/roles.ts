@@ -47,7 +47,9 @@ const customView = (r: RoleRow): RoleView => ({
 
 /** The system roles, then the organization's custom roles, oldest first. */
 export async function listRoles(db: Knex, organizationId: string): Promise<RoleView[]> {
-  const rows = (await db('rm_team_roles').where('organization_id', organizationId).orderBy([{ column: 'created_at' }, { column: 'id' }])) as RoleRow[];
+  const rows = (await db('rm_team_roles')
+    .where('organization_id', organizationId)
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])) as RoleRow[];
   return [...SYSTEM_ROLES.map((r) => systemView(r)), ...rows.map(customView)];
 }
 
@@ -62,7 +64,11 @@ export async function getRole(db: Knex, organizationId: string, roleId: string):
 /** Role names by id, for member listings: system roles and the organization's own. */
 export async function roleNames(db: Knex, organizationId: string): Promise<Map<string, { slug: string; name: string }>> {
   const out = new Map<string, { slug: string; name: string }>(SYSTEM_ROLES.map((r) => [r.role_id, { slug: r.slug, name: r.name }]));
-  for (const r of (await db('rm_team_roles').where('organization_id', organizationId).select('id', 'slug', 'name')) as { id: string; slug: string; name: string }[]) {
+  for (const r of (await db('rm_team_roles').where('organization_id', organizationId).select('id', 'slug', 'name')) as {
+    id: string;
+    slug: string;
+    name: string;
+  }[]) {
     out.set(r.id, { slug: r.slug, name: r.name });
   }
   return out;

@@ -4,7 +4,9 @@ import type { ApiKeyView } from './views';
 
 /** The organization's keys, oldest first. */
 export async function listApiKeys(db: Knex, p: Principal): Promise<ApiKeyView[]> {
-  const rows = await db('rm_api_keys').where('organization_id', p.organizationId).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const rows = await db('rm_api_keys')
+    .where('organization_id', p.organizationId)
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return rows.map((k) => ({
     id: k.id,
     name: k.name,

@@ -7,7 +7,10 @@ import type { WebsiteView } from './views';
 export { WebsiteView } from './views';
 
 /** external_id appears only in answers to partner keys. */
-export function websiteView(w: Pick<WebsiteRow, 'id' | 'name' | 'url' | 'normalized_url' | 'status' | 'external_id' | 'created_at'>, p: Principal): WebsiteView {
+export function websiteView(
+  w: Pick<WebsiteRow, 'id' | 'name' | 'url' | 'normalized_url' | 'status' | 'external_id' | 'created_at'>,
+  p: Principal,
+): WebsiteView {
   const v: WebsiteView = {
     id: w.id,
     name: w.name,
@@ -22,7 +25,10 @@ export function websiteView(w: Pick<WebsiteRow, 'id' | 'name' | 'url' | 'normali
 
 /** The websites the key can reach (its organization's, within its scope), deleted ones left out. */
 export async function listWebsites(db: Knex, p: Principal): Promise<WebsiteView[]> {
-  const q = db('rm_websites').where('organization_id', p.organizationId).whereNot('status', 'deleted').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const q = db('rm_websites')
+    .where('organization_id', p.organizationId)
+    .whereNot('status', 'deleted')
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   if (p.websiteIds !== null) q.whereIn('id', p.websiteIds);
   return ((await q) as WebsiteRow[]).map((w) => websiteView(w, p));
 }

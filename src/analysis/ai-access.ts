@@ -353,7 +353,14 @@ function hostFailureReport(
   return { result, diagnostics, log: renderLog(result, diagnostics, crawlers, { source: 'none', status: null }) };
 }
 
-async function runCheck(domain: string, base: string, deps: AiAccessDeps, crawlers: AiCrawlers, now: () => Date, checkedAt: string): Promise<AiAccessReport> {
+async function runCheck(
+  domain: string,
+  base: string,
+  deps: AiAccessDeps,
+  crawlers: AiCrawlers,
+  now: () => Date,
+  checkedAt: string,
+): Promise<AiAccessReport> {
   const timeoutMs = deps.timeoutMs ?? 6_000;
   const concurrency = deps.concurrency ?? 4;
   const budgetEnds = performance.now() + (deps.budgetMs ?? 20_000);
@@ -389,11 +396,12 @@ async function runCheck(domain: string, base: string, deps: AiAccessDeps, crawle
   // One fetch per distinct User-Agent; the sitemap probe joins the same pool.
   const userAgents = [...new Set(probes.map((p) => p.userAgent))];
   type Job = { kind: 'ua'; userAgent: string } | { kind: 'sitemap' };
-  const jobs: Job[] = [...(sitemapsInRobots ? [] : [{ kind: 'sitemap' } as Job]), ...userAgents.map((userAgent) => ({ kind: 'ua', userAgent }) as Job)];
+  const jobs: Job[] = [
+    ...(sitemapsInRobots ? [] : [{ kind: 'sitemap' } as Job]),
+    ...userAgents.map((userAgent) => ({ kind: 'ua', userAgent }) as Job),
+  ];
   const outcomes = await mapLimit(jobs, concurrency, (job) =>
-    job.kind === 'sitemap'
-      ? budgeted(`${base}/sitemap.xml`, checkerUA, PAGE_MAX_BYTES)
-      : budgeted(homeUrl, job.userAgent, PAGE_MAX_BYTES),
+    job.kind === 'sitemap' ? budgeted(`${base}/sitemap.xml`, checkerUA, PAGE_MAX_BYTES) : budgeted(homeUrl, job.userAgent, PAGE_MAX_BYTES),
   );
   const byUserAgent = new Map<string, Outcome>();
   let sitemapOutcome: Outcome | null = null;
@@ -489,7 +497,9 @@ function renderLog(
   for (const id of ENGINE_IDS) {
     const r = result.robots[id];
     const h = result.http[id];
-    lines.push(`${id.padEnd(12)}${`${yn(r.conversational).padEnd(8)}${yn(h.conversational)}`.padEnd(20)}${yn(r.training).padEnd(8)}${yn(h.training)}`);
+    lines.push(
+      `${id.padEnd(12)}${`${yn(r.conversational).padEnd(8)}${yn(h.conversational)}`.padEnd(20)}${yn(r.training).padEnd(8)}${yn(h.training)}`,
+    );
   }
   if (crawlers) {
     const notes: string[] = [];

@@ -194,7 +194,8 @@ export function decodeFacts(meta: FactDictionaries & { n: number }, data: Uint8A
     off += pad4(bytes);
     return v;
   };
-  if (data.byteLength < pad4(4 * n) + 3 * pad4(2 * n) + pad4(n) + 2 * pad4(n * E)) throw new Error('fact chunk: data is shorter than its dictionary says');
+  if (data.byteLength < pad4(4 * n) + 3 * pad4(2 * n) + pad4(n) + 2 * pad4(n * E))
+    throw new Error('fact chunk: data is shorter than its dictionary says');
   return {
     entities: meta.entities,
     prompts: meta.prompts,

@@ -94,7 +94,8 @@ export function parseJudgeReply(reply: string): unknown[] | undefined {
       continue;
     }
     if (Array.isArray(v)) return v;
-    if (v !== null && typeof v === 'object' && Array.isArray((v as { observations?: unknown }).observations)) return (v as { observations: unknown[] }).observations;
+    if (v !== null && typeof v === 'object' && Array.isArray((v as { observations?: unknown }).observations))
+      return (v as { observations: unknown[] }).observations;
   }
   return undefined;
 }
@@ -202,7 +203,8 @@ export function createLlmJudge(engine: AnswerEngine, model: string, options: Llm
           continue;
         }
         let text_span = text.slice(where[0], where[1]).trim();
-        if (text_span.length > SPAN_MAX) text_span = text_span.slice(0, /[\ud800-\udbff]/.test(text_span[SPAN_MAX - 1]) ? SPAN_MAX - 1 : SPAN_MAX).trimEnd();
+        if (text_span.length > SPAN_MAX)
+          text_span = text_span.slice(0, /[\ud800-\udbff]/.test(text_span[SPAN_MAX - 1]) ? SPAN_MAX - 1 : SPAN_MAX).trimEnd();
         const id = `${entity_id}\u0000${attribute_id}\u0000${text_span}`;
         if (seen.has(id)) continue;
         seen.add(id);

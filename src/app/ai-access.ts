@@ -20,7 +20,11 @@ export const orgLimitKey = (organizationId: string) => `ai-access:org:${organiza
 export const publicLimitKey = (hashedAddress: string) => `ai-access:public:${hashedAddress}`;
 
 export const AiAccessCheckBody = z
-  .object({ domain: text().describe('A public domain such as example.com (an http:// or https:// prefix is dropped); no path, credentials, port or IP address') })
+  .object({
+    domain: text().describe(
+      'A public domain such as example.com (an http:// or https:// prefix is dropped); no path, credentials, port or IP address',
+    ),
+  })
   .strict();
 export type AiAccessCheckBody = z.output<typeof AiAccessCheckBody>;
 

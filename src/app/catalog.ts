@@ -17,7 +17,14 @@ import { getCompetitor, listCompetitors as competitorsOf } from '../../queries/c
 import { getPrompt, listPrompts as promptsOf } from '../../queries/catalog/prompts';
 import { getSavedView, listSavedViews as savedViewsOf } from '../../queries/catalog/saved-views';
 import { getSchedule, listSchedules as schedulesOf } from '../../queries/catalog/schedules';
-import { getAttribute, getLocation, getPersona, listAttributes as attributesOf, listLocations as locationsOf, listPersonas as personasOf } from '../../queries/catalog/settings';
+import {
+  getAttribute,
+  getLocation,
+  getPersona,
+  listAttributes as attributesOf,
+  listLocations as locationsOf,
+  listPersonas as personasOf,
+} from '../../queries/catalog/settings';
 import { getTopic, listTopics as topicsOf } from '../../queries/catalog/topics';
 import { MODELS } from '../domain/models';
 import type { Need } from '../domain/principal';
@@ -50,12 +57,19 @@ export async function listCompetitors(c: Caller, websiteId: string) {
 }
 export async function addCompetitor(c: Caller, input: AddCompetitor) {
   const w = await websiteFor(c, input.website_id, need.competitors('edit'));
-  const competitor = await writeThenRead(c, add(commandContextOf(c, w.id), { ...input, website_id: w.id, website_url: w.url }), READS, (r) => getCompetitor(dbOf(c), w.id, r.id));
+  const competitor = await writeThenRead(c, add(commandContextOf(c, w.id), { ...input, website_id: w.id, website_url: w.url }), READS, (r) =>
+    getCompetitor(dbOf(c), w.id, r.id),
+  );
   return { competitor };
 }
 export async function updateCompetitor(c: Caller, competitorId: string, input: UpdateCompetitor) {
   const w = await websiteFor(c, input.website_id, need.competitors('edit'));
-  const competitor = await writeThenRead(c, changeCompetitor(commandContextOf(c, w.id), { ...input, website_id: w.id, competitor_id: competitorId }), READS, (r) => getCompetitor(dbOf(c), w.id, r.id));
+  const competitor = await writeThenRead(
+    c,
+    changeCompetitor(commandContextOf(c, w.id), { ...input, website_id: w.id, competitor_id: competitorId }),
+    READS,
+    (r) => getCompetitor(dbOf(c), w.id, r.id),
+  );
   return { competitor };
 }
 export async function removeCompetitor(c: Caller, websiteId: string, competitorId: string) {
@@ -87,12 +101,16 @@ export async function listPrompts(c: Caller, websiteId: string) {
 }
 export async function createPrompt(c: Caller, input: CreatePrompt) {
   const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  const prompt = await writeThenRead(c, newPrompt(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) => getPrompt(dbOf(c), w.id, r.id));
+  const prompt = await writeThenRead(c, newPrompt(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) =>
+    getPrompt(dbOf(c), w.id, r.id),
+  );
   return { prompt };
 }
 export async function updatePrompt(c: Caller, promptId: string, input: UpdatePrompt) {
   const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  const prompt = await writeThenRead(c, changePrompt(commandContextOf(c, w.id), { ...input, website_id: w.id, prompt_id: promptId }), READS, (r) => getPrompt(dbOf(c), w.id, r.id));
+  const prompt = await writeThenRead(c, changePrompt(commandContextOf(c, w.id), { ...input, website_id: w.id, prompt_id: promptId }), READS, (r) =>
+    getPrompt(dbOf(c), w.id, r.id),
+  );
   return { prompt };
 }
 export async function deletePrompt(c: Caller, websiteId: string, promptId: string) {
@@ -107,7 +125,9 @@ export async function listPersonas(c: Caller, websiteId: string) {
 }
 export async function createPersona(c: Caller, input: CreatePersona) {
   const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  const persona = await writeThenRead(c, newPersona(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) => getPersona(dbOf(c), w.id, r.id));
+  const persona = await writeThenRead(c, newPersona(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) =>
+    getPersona(dbOf(c), w.id, r.id),
+  );
   return { persona };
 }
 export async function listLocations(c: Caller, websiteId: string) {
@@ -125,7 +145,9 @@ export async function listAttributes(c: Caller, websiteId: string) {
 }
 export async function createAttribute(c: Caller, input: CreateAttribute) {
   const w = await websiteFor(c, input.website_id, need.knowledge('edit'));
-  const attribute = await writeThenRead(c, newAttribute(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) => getAttribute(dbOf(c), w.id, r.id));
+  const attribute = await writeThenRead(c, newAttribute(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) =>
+    getAttribute(dbOf(c), w.id, r.id),
+  );
   return { attribute };
 }
 
@@ -136,12 +158,19 @@ export async function listSchedules(c: Caller, websiteId: string) {
 }
 export async function createSchedule(c: Caller, input: CreateSchedule) {
   const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  const schedule = await writeThenRead(c, newSchedule(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) => getSchedule(dbOf(c), w.id, r.id));
+  const schedule = await writeThenRead(c, newSchedule(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) =>
+    getSchedule(dbOf(c), w.id, r.id),
+  );
   return { schedule };
 }
 export async function updateSchedule(c: Caller, scheduleId: string, input: UpdateSchedule) {
   const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  const schedule = await writeThenRead(c, changeSchedule(commandContextOf(c, w.id), { ...input, website_id: w.id, schedule_id: scheduleId }), READS, (r) => getSchedule(dbOf(c), w.id, r.id));
+  const schedule = await writeThenRead(
+    c,
+    changeSchedule(commandContextOf(c, w.id), { ...input, website_id: w.id, schedule_id: scheduleId }),
+    READS,
+    (r) => getSchedule(dbOf(c), w.id, r.id),
+  );
   return { schedule };
 }
 
@@ -152,12 +181,16 @@ export async function listSavedViews(c: Caller, websiteId: string) {
 }
 export async function createSavedView(c: Caller, input: CreateSavedView) {
   const w = await websiteFor(c, input.website_id, need.analytics('edit'));
-  const view = await writeThenRead(c, newSavedView(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) => getSavedView(dbOf(c), w.id, r.id));
+  const view = await writeThenRead(c, newSavedView(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) =>
+    getSavedView(dbOf(c), w.id, r.id),
+  );
   return { view };
 }
 export async function updateSavedView(c: Caller, viewId: string, input: UpdateSavedView) {
   const w = await websiteFor(c, input.website_id, need.analytics('edit'));
-  const view = await writeThenRead(c, changeSavedView(commandContextOf(c, w.id), { ...input, website_id: w.id, view_id: viewId }), READS, (r) => getSavedView(dbOf(c), w.id, r.id));
+  const view = await writeThenRead(c, changeSavedView(commandContextOf(c, w.id), { ...input, website_id: w.id, view_id: viewId }), READS, (r) =>
+    getSavedView(dbOf(c), w.id, r.id),
+  );
   return { view };
 }
 

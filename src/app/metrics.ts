@@ -16,15 +16,30 @@ async function selection(c: Caller, websiteId: string, filters: SharedFilters | 
 
 /** One value per brand over the selection; flagged stale when the website's facts wait behind a set-aside event. */
 export async function cumulative(c: Caller, family: Family, websiteId: string, filters?: SharedFilters) {
-  return flagStale(c, websiteId, READS, selection(c, websiteId, filters).then((sel) => total(dbOf(c), sel, family)));
+  return flagStale(
+    c,
+    websiteId,
+    READS,
+    selection(c, websiteId, filters).then((sel) => total(dbOf(c), sel, family)),
+  );
 }
 
 /** One row per UTC day with answers, oldest first. */
 export async function timeSeries(c: Caller, family: Family, websiteId: string, filters?: SharedFilters) {
-  return flagStale(c, websiteId, READS, selection(c, websiteId, filters).then((sel) => daily(dbOf(c), sel, family)));
+  return flagStale(
+    c,
+    websiteId,
+    READS,
+    selection(c, websiteId, filters).then((sel) => daily(dbOf(c), sel, family)),
+  );
 }
 
 /** The reporting connector's flat rows. */
 export async function connector(c: Caller, websiteId: string, filters: SharedFilters | undefined, page: { page_num: number; page_size: number }) {
-  return flagStale(c, websiteId, READS, selection(c, websiteId, filters).then((sel) => connectorRows(dbOf(c), sel, page)));
+  return flagStale(
+    c,
+    websiteId,
+    READS,
+    selection(c, websiteId, filters).then((sel) => connectorRows(dbOf(c), sel, page)),
+  );
 }

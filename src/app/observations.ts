@@ -16,7 +16,9 @@ const observationsRequest = <F extends typeof ObservationFilters | typeof ToolOb
     entity_ids: Ids(MAX_OBSERVATION_IDS)
       .optional()
       .describe(`Entities to report (at most ${MAX_OBSERVATION_IDS}): website_id for the brand, otherwise competitor ids; omitted = every entity`),
-    attribute_ids: Ids(MAX_OBSERVATION_IDS).optional().describe(`Attributes to report (at most ${MAX_OBSERVATION_IDS}); omitted = every active attribute`),
+    attribute_ids: Ids(MAX_OBSERVATION_IDS)
+      .optional()
+      .describe(`Attributes to report (at most ${MAX_OBSERVATION_IDS}); omitted = every active attribute`),
     positive: z.boolean({ error: 'must be a boolean' }).optional().describe('true: praise only; false: criticism only; omitted = both'),
     sort: z
       .enum(['intensity', 'recent'], { error: "must be 'intensity' or 'recent'" })

@@ -33,7 +33,8 @@ export class ProblemError extends Error {
 
 export const badRequest = (message: string) => new ProblemError(400, message);
 export const unauthorized = () => new ProblemError(401, 'Unauthorized');
-export const tooManyRequests = (retryAfterSeconds: number) => new ProblemError(429, 'Too many requests', undefined, { 'retry-after': String(retryAfterSeconds) });
+export const tooManyRequests = (retryAfterSeconds: number) =>
+  new ProblemError(429, 'Too many requests', undefined, { 'retry-after': String(retryAfterSeconds) });
 
 export const INTERNAL_ERROR = 'Internal server error';
 
@@ -47,7 +48,15 @@ const STATUS: Record<DomainError['kind'], number> = {
   unavailable: 503,
 };
 
-const KIND_OF_STATUS: Record<number, ProblemKind> = { 400: 'invalid', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 409: 'conflict', 429: 'rate_limited', 503: 'unavailable' };
+const KIND_OF_STATUS: Record<number, ProblemKind> = {
+  400: 'invalid',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  429: 'rate_limited',
+  503: 'unavailable',
+};
 const kindOf = (status: number): ProblemKind => KIND_OF_STATUS[status] ?? (status >= 500 ? 'internal' : 'invalid');
 
 /** A domain error as the error that answers it (429 with Retry-After, 409 with its details, else its status). */
@@ -69,7 +78,10 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
 
 /** One zod issue as a sentence that names the field (`input` is what was validated, to tell missing from wrong). */
 export function issueMessage(issue: z.core.$ZodIssue, input?: unknown, prefix = ''): string {
-  const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.').replace(/\.(\d+)/g, '[$1]');
+  const path = [prefix, ...issue.path.map(String)]
+    .filter(Boolean)
+    .join('.')
+    .replace(/\.(\d+)/g, '[$1]');
   const field = path || 'body';
   if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) return `${field} is required`;
   if (issue.code === 'unrecognized_keys') {
@@ -88,7 +100,8 @@ export const BAD_BODY = 'AIVIS_BAD_BODY';
  */
 function inputMessage(err: { code?: unknown; message: string }): string {
   if (err.code === BAD_BODY) return err.message;
-  if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || /JSON/.test(err.message)) return 'body must be valid JSON';
+  if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || /JSON/.test(err.message))
+    return 'body must be valid JSON';
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return 'body is too large';
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return 'body must be application/json';
   return err.message;
@@ -118,7 +131,8 @@ export function toProblem(err: unknown): Problem {
   if (!(err instanceof Error) && isDomainError(err) && err.kind in STATUS) return problemOfError(problemError(err));
   if (err instanceof Error) {
     const status = (err as { statusCode?: unknown }).statusCode;
-    if (typeof status === 'number' && status >= 400 && status < 500) return problemOfError(new ProblemError(status, inputMessage(err as Error & { code?: unknown })));
+    if (typeof status === 'number' && status >= 400 && status < 500)
+      return problemOfError(new ProblemError(status, inputMessage(err as Error & { code?: unknown })));
   }
   return internal();
 }

@@ -35,7 +35,11 @@ const ShoppingDay = (side: 'start' | 'end') =>
       }
       return r.value;
     })
-    .meta({ type: 'string', format: 'date', description: `UTC day YYYY-MM-DD, inclusive (${side === 'start' ? 'from its first instant' : 'through 23:59:59.999Z'})` });
+    .meta({
+      type: 'string',
+      format: 'date',
+      description: `UTC day YYYY-MM-DD, inclusive (${side === 'start' ? 'from its first instant' : 'through 23:59:59.999Z'})`,
+    });
 
 const endNotBeforeStart = (f: { start_date?: Date; end_date?: Date }, ctx: z.RefinementCtx) => {
   // a date that failed its own check is still its input string here: nothing to compare
@@ -60,7 +64,9 @@ function shoppingFilterFields(date: (side: 'start' | 'end') => z.ZodType<Date, s
       .max(MAX_FILTER_COMPETITORS, `must have at most ${MAX_FILTER_COMPETITORS} items`)
       .optional()
       .meta({ description: "This website's competitors to report on (competitor blocks and competitor cards); omitted: all" }),
-    prompt_tags: Tags.optional().meta({ description: 'Only answers of prompts tagged with these tags (exact match; see prompt_tags_operator); empty or omitted: every prompt' }),
+    prompt_tags: Tags.optional().meta({
+      description: 'Only answers of prompts tagged with these tags (exact match; see prompt_tags_operator); empty or omitted: every prompt',
+    }),
     prompt_tags_operator: z
       .enum(['any', 'all'], { error: "must be 'any' or 'all'" })
       .optional()

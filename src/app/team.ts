@@ -2,7 +2,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { hash as hashPassword } from '@node-rs/argon2';
 import { type Decision, type Handled, handle } from '../../commands/handle';
 import { Organization, type OrganizationState, organizationStream } from '../../commands/organizations/organization';
-import { type CreateGroup, decideCreateGroup, decideRemoveGroupMember, decideUpdateGroup, type GroupMemberRemoval, type UpdateGroup } from '../../commands/team/groups';
+import {
+  type CreateGroup,
+  decideCreateGroup,
+  decideRemoveGroupMember,
+  decideUpdateGroup,
+  type GroupMemberRemoval,
+  type UpdateGroup,
+} from '../../commands/team/groups';
 import {
   ACCEPT_MESSAGES,
   type AcceptInvite,
@@ -15,11 +22,24 @@ import {
   type InviteTarget,
   type TargetOutcome,
 } from '../../commands/team/invites';
-import { type ChangeRole, decideChangeMemberRole, decideChangeWebsiteMember, decideRemoveMember, type MemberChange } from '../../commands/team/members';
+import {
+  type ChangeRole,
+  decideChangeMemberRole,
+  decideChangeWebsiteMember,
+  decideRemoveMember,
+  type MemberChange,
+} from '../../commands/team/members';
 import { type CreateRole, decideCreateRole, decideDeleteRole } from '../../commands/team/roles';
 import type { ReadModelName } from '../../projections';
 import { getGroup, type GroupView, listGroups } from '../../queries/team/groups';
-import { type AccessType, listGroupMembers, listOrganizationMembers, listWebsiteMembers, type MemberView, userWebsites } from '../../queries/team/members';
+import {
+  type AccessType,
+  listGroupMembers,
+  listOrganizationMembers,
+  listWebsiteMembers,
+  type MemberView,
+  userWebsites,
+} from '../../queries/team/members';
 import { getRole, listRoles, type RoleView } from '../../queries/team/roles';
 import { type DomainError, DomainErrorException, forbidden, invalid, isDomainError } from '../domain/errors';
 import { SYSTEM_ACTOR } from '../domain/events';
@@ -66,13 +86,19 @@ export async function listRolesOp(c: Caller): Promise<{ roles: RoleView[] }> {
 export async function createRoleOp(c: Caller, input: CreateRole): Promise<{ success: true; role: RoleView }> {
   globalOnly(c, 'manage');
   const role_id = newId();
-  await settle(c, decideOnOrganization(c, (s) => decideCreateRole(s, { ...input, role_id })));
+  await settle(
+    c,
+    decideOnOrganization(c, (s) => decideCreateRole(s, { ...input, role_id })),
+  );
   return { success: true, role: await getRole(dbOf(c), c.principal.organizationId, role_id) };
 }
 
 export async function deleteRoleOp(c: Caller, roleId: string): Promise<{ success: true; message: string }> {
   globalOnly(c, 'manage');
-  return settle(c, decideOnOrganization(c, (s) => decideDeleteRole(s, roleId)));
+  return settle(
+    c,
+    decideOnOrganization(c, (s) => decideDeleteRole(s, roleId)),
+  );
 }
 
 // ---- invites -------------------------------------------------------------------------------------------------------
@@ -86,12 +112,18 @@ export const tokenHash = (token: string) => createHash('sha256').update(token).d
 /** Website ids that are another organization's: the spec answers 403 for them, not 404. */
 async function foreignWebsites(c: Caller, ids: readonly string[]): Promise<Set<string>> {
   if (!ids.length) return new Set();
-  const rows = (await dbOf(c)('rm_websites').whereIn('id', [...ids]).whereNot('organization_id', c.principal.organizationId).select('id')) as { id: string }[];
+  const rows = (await dbOf(c)('rm_websites')
+    .whereIn('id', [...ids])
+    .whereNot('organization_id', c.principal.organizationId)
+    .select('id')) as { id: string }[];
   return new Set(rows.map((r) => r.id));
 }
 
-
-async function invite(c: Caller, input: { invite_method: 'direct' | 'email'; email: string; role?: 'admin' | 'viewer'; role_id?: string; first_name?: string; last_name?: string }, targets: InviteTarget[]) {
+async function invite(
+  c: Caller,
+  input: { invite_method: 'direct' | 'email'; email: string; role?: 'admin' | 'viewer'; role_id?: string; first_name?: string; last_name?: string },
+  targets: InviteTarget[],
+) {
   const websiteTargets = targets.filter((t) => t.type === 'website').map((t) => t.target_id!);
   const foreign = await foreignWebsites(c, websiteTargets);
   const token = newToken();
@@ -118,7 +150,9 @@ async function invite(c: Caller, input: { invite_method: 'direct' | 'email'; ema
       const d = decideInvite(s, cmd);
       if (isDomainError(d)) return d;
       // another organization's website: 403, as every website-scoped endpoint answers
-      const outcomes = d.result.outcomes.map((o, i): TargetOutcome => (foreign.has(targets[i].target_id ?? '') ? { ok: false, error: forbidden(WEBSITE_FORBIDDEN) } : o));
+      const outcomes = d.result.outcomes.map(
+        (o, i): TargetOutcome => (foreign.has(targets[i].target_id ?? '') ? { ok: false, error: forbidden(WEBSITE_FORBIDDEN) } : o),
+      );
       return { ...d, result: { ...d.result, outcomes } };
     }),
   );
@@ -127,7 +161,9 @@ async function invite(c: Caller, input: { invite_method: 'direct' | 'email'; ema
 }
 
 const outcomeView = (o: TargetOutcome): InviteOutcomeView =>
-  o.ok ? { success: true, message: o.message, ...(o.user_id ? { user_id: o.user_id } : {}), ...(o.invite_id ? { invite_id: o.invite_id } : {}) } : { success: false, error: o.error.message };
+  o.ok
+    ? { success: true, message: o.message, ...(o.user_id ? { user_id: o.user_id } : {}), ...(o.invite_id ? { invite_id: o.invite_id } : {}) }
+    : { success: false, error: o.error.message };
 
 /**
  * POST /api/v1/invites: organization and group invites need a global key; a website invite works with a key whose
@@ -137,7 +173,10 @@ export async function createInviteOp(c: Caller, input: CreateInvite) {
   if (input.type === 'website') {
     if (isUser(c.principal)) authorize(c.principal, { category: 'team', level: 'manage' }, input.website_id);
   } else globalOnly(c, 'manage');
-  const target: InviteTarget = { type: input.type, target_id: input.type === 'website' ? input.website_id! : input.type === 'group' ? input.group_id! : null };
+  const target: InviteTarget = {
+    type: input.type,
+    target_id: input.type === 'website' ? input.website_id! : input.type === 'group' ? input.group_id! : null,
+  };
   const [o] = await invite(c, input, [target]);
   if (!o.ok) throw new DomainErrorException(o.error);
   return outcomeView(o) as { success: true; message: string; user_id?: string; invite_id?: string };
@@ -147,11 +186,16 @@ export async function createInviteOp(c: Caller, input: CreateInvite) {
 export async function bulkInviteOp(c: Caller, input: BulkInvite) {
   if (input.group_ids) globalOnly(c, 'manage');
   else if (isUser(c.principal)) authorize(c.principal, { category: 'team', level: 'manage' });
-  const targets: InviteTarget[] = input.website_ids ? input.website_ids.map((id) => ({ type: 'website', target_id: id })) : input.group_ids!.map((id) => ({ type: 'group', target_id: id }));
+  const targets: InviteTarget[] = input.website_ids
+    ? input.website_ids.map((id) => ({ type: 'website', target_id: id }))
+    : input.group_ids!.map((id) => ({ type: 'group', target_id: id }));
   const outcomes = await invite(c, input, targets);
   return {
     success: true,
-    results: outcomes.map((o, i) => ({ ...(input.website_ids ? { website_id: targets[i].target_id! } : { group_id: targets[i].target_id! }), ...outcomeView(o) })),
+    results: outcomes.map((o, i) => ({
+      ...(input.website_ids ? { website_id: targets[i].target_id! } : { group_id: targets[i].target_id! }),
+      ...outcomeView(o),
+    })),
   };
 }
 
@@ -161,11 +205,20 @@ export async function bulkInviteOp(c: Caller, input: BulkInvite) {
  */
 export async function acceptInviteOp(deps: AppDeps, input: AcceptInvite): Promise<AcceptResult> {
   const hash = tokenHash(input.token);
-  const row = (await deps.rt.database.db('rm_team_invites').where('token_hash', hash).first('organization_id')) as { organization_id: string } | undefined;
+  const row = (await deps.rt.database.db('rm_team_invites').where('token_hash', hash).first('organization_id')) as
+    | { organization_id: string }
+    | undefined;
   if (!row) throw new DomainErrorException(invalid(ACCEPT_MESSAGES.invalid));
   const ctx = { store: deps.rt.store, organizationId: row.organization_id, actor: SYSTEM_ACTOR };
   const password_hash = input.password ? await hashPassword(input.password) : null;
-  const cmd = { token_hash: hash, now: new Date().toISOString(), new_user_id: newId(), first_name: input.first_name ?? null, last_name: input.last_name ?? null, password_hash };
+  const cmd = {
+    token_hash: hash,
+    now: new Date().toISOString(),
+    new_user_id: newId(),
+    first_name: input.first_name ?? null,
+    last_name: input.last_name ?? null,
+    password_hash,
+  };
   const h = await handle(ctx, organizationStream(row.organization_id), Organization, (s) => decideAccept(s, cmd));
   if (isDomainError(h)) throw new DomainErrorException(h);
   await deps.rt.waitForReadModels(h.position, READS);
@@ -188,13 +241,19 @@ export async function getGroupOp(c: Caller, groupId: string): Promise<{ group: G
 export async function createGroupOp(c: Caller, input: CreateGroup): Promise<{ group: GroupView }> {
   globalOnly(c, 'manage');
   const group_id = newId();
-  await settle(c, decideOnOrganization(c, (s) => decideCreateGroup(s, { ...input, group_id, partner: c.principal.partner })));
+  await settle(
+    c,
+    decideOnOrganization(c, (s) => decideCreateGroup(s, { ...input, group_id, partner: c.principal.partner })),
+  );
   return { group: await getGroup(dbOf(c), c.principal, group_id) };
 }
 
 export async function updateGroupOp(c: Caller, groupId: string, input: UpdateGroup): Promise<{ group: GroupView }> {
   globalOnly(c, 'manage');
-  await settle(c, decideOnOrganization(c, (s) => decideUpdateGroup(s, groupId, { ...input, partner: c.principal.partner })));
+  await settle(
+    c,
+    decideOnOrganization(c, (s) => decideUpdateGroup(s, groupId, { ...input, partner: c.principal.partner })),
+  );
   return { group: await getGroup(dbOf(c), c.principal, groupId) };
 }
 
@@ -205,7 +264,10 @@ export async function listGroupMembersOp(c: Caller, groupId: string, accessType?
 
 export async function removeGroupMemberOp(c: Caller, groupId: string, userId: string): Promise<GroupMemberRemoval> {
   globalOnly(c, 'manage');
-  return settle(c, decideOnOrganization(c, (s) => decideRemoveGroupMember(s, groupId, userId, c.principal.userId)));
+  return settle(
+    c,
+    decideOnOrganization(c, (s) => decideRemoveGroupMember(s, groupId, userId, c.principal.userId)),
+  );
 }
 
 // ---- members ------------------------------------------------------------------------------------------------------
@@ -218,12 +280,18 @@ export async function listOrganizationMembersOp(c: Caller): Promise<{ members: M
 
 export async function changeMemberRoleOp(c: Caller, userId: string, input: ChangeRole): Promise<MemberChange> {
   globalOnly(c, 'manage');
-  return settle(c, decideOnOrganization(c, (s) => decideChangeMemberRole(s, userId, input, c.principal.userId)));
+  return settle(
+    c,
+    decideOnOrganization(c, (s) => decideChangeMemberRole(s, userId, input, c.principal.userId)),
+  );
 }
 
 export async function removeMemberOp(c: Caller, userId: string): Promise<MemberChange> {
   globalOnly(c, 'manage');
-  return settle(c, decideOnOrganization(c, (s) => decideRemoveMember(s, userId, c.principal.userId)));
+  return settle(
+    c,
+    decideOnOrganization(c, (s) => decideRemoveMember(s, userId, c.principal.userId)),
+  );
 }
 
 export async function listWebsiteMembersOp(c: Caller, websiteId: string): Promise<{ members: MemberView[] }> {
@@ -232,9 +300,17 @@ export async function listWebsiteMembersOp(c: Caller, websiteId: string): Promis
 }
 
 /** PATCH (input) or DELETE (null) /api/v1/websites/{id}/members/{user_id}: a key whose scope includes the website. */
-export async function changeWebsiteMemberOp(c: Caller, websiteId: string, userId: string, input: ChangeRole | null): Promise<{ success: true; message: string }> {
+export async function changeWebsiteMemberOp(
+  c: Caller,
+  websiteId: string,
+  userId: string,
+  input: ChangeRole | null,
+): Promise<{ success: true; message: string }> {
   await websiteFor(c, websiteId, { category: 'team', level: 'manage' });
-  return settle(c, decideOnOrganization(c, (s) => decideChangeWebsiteMember(s, websiteId, userId, input, c.principal.userId)));
+  return settle(
+    c,
+    decideOnOrganization(c, (s) => decideChangeWebsiteMember(s, websiteId, userId, input, c.principal.userId)),
+  );
 }
 
 /** GET /api/v1/users/{id}/websites: 404 for a user the organization does not have, within the caller's websites. */

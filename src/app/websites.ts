@@ -62,7 +62,9 @@ export async function updateWebsite(c: Caller, websiteId: string, input: UpdateW
   }
   // a paused website can be resumed; a deleted one only re-mapped
   await websiteFor(c, websiteId, MANAGE, { paused: true, deleted: input.status === undefined });
-  const website = await writeThenRead(c, update(commandContextOf(c, websiteId), { ...input, website_id: websiteId }), READS, (r) => findWebsiteView(dbOf(c), c.principal, r.id));
+  const website = await writeThenRead(c, update(commandContextOf(c, websiteId), { ...input, website_id: websiteId }), READS, (r) =>
+    findWebsiteView(dbOf(c), c.principal, r.id),
+  );
   return { website };
 }
 

@@ -140,11 +140,14 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
           );
           return;
         }
-        const timer = setTimeout(() => {
-          d.timers.delete(timer);
-          d.ready.push(s);
-          pump(d);
-        }, backoffFor(inst.backoffMs, count));
+        const timer = setTimeout(
+          () => {
+            d.timers.delete(timer);
+            d.ready.push(s);
+            pump(d);
+          },
+          backoffFor(inst.backoffMs, count),
+        );
         d.timers.add(timer);
       }
     })().finally(() => {

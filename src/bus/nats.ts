@@ -20,13 +20,7 @@ import {
 } from 'nats';
 import type { Logger } from '../logger';
 import { z } from 'zod';
-import {
-  backoffFor,
-  DEFAULT_BACKOFF_MS,
-  DEFAULT_CONCURRENCY,
-  DEFAULT_MAX_DELIVER,
-  type DeliveryHandler,
-} from './memory';
+import { backoffFor, DEFAULT_BACKOFF_MS, DEFAULT_CONCURRENCY, DEFAULT_MAX_DELIVER, type DeliveryHandler } from './memory';
 import type { Bus, BusMessage, ConsumeOptions, Consumer } from './port';
 
 const NatsConfig = z.object({
@@ -82,8 +76,7 @@ const PUBLISH_WINDOW = 256;
 const codec = JSONCodec<BusMessage>();
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-const apiErrCode = (err: unknown): number | undefined =>
-  (err as { api_error?: { err_code?: number } })?.api_error?.err_code;
+const apiErrCode = (err: unknown): number | undefined => (err as { api_error?: { err_code?: number } })?.api_error?.err_code;
 const STREAM_NOT_FOUND = 10059;
 const CONSUMER_NOT_FOUND = 10014;
 
@@ -380,9 +373,9 @@ export async function openNatsBus(url: string, logger: Logger, options: NatsBusO
       const p = this.handle(m)
         .catch((err) => this.clog.error({ err, seq: m.seq }, 'bus: could not settle message (it will be redelivered)'))
         .finally(() => {
-        this.inFlight.delete(p);
-        this.wake?.();
-      });
+          this.inFlight.delete(p);
+          this.wake?.();
+        });
       this.inFlight.add(p);
     }
 
@@ -406,10 +399,7 @@ export async function openNatsBus(url: string, logger: Logger, options: NatsBusO
         m.ack();
       } catch (err) {
         if (count >= this.maxDeliver) {
-          this.clog.error(
-            { err, event_id: msg.id, type: msg.type, delivery: count },
-            'bus: message given up after max deliveries',
-          );
+          this.clog.error({ err, event_id: msg.id, type: msg.type, delivery: count }, 'bus: message given up after max deliveries');
           m.term();
         } else {
           m.nak(backoffFor(this.backoffMs, count));

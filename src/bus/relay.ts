@@ -21,7 +21,11 @@ export const toBusMessage = (e: TypedEvent): BusMessage => ({
  * checkpoint only after publish resolves, so a crash republishes the last batch: at-least-once, made
  * effectively-once by the bus dropping repeated ids.
  */
-export function createRelayProjection(bus: Bus, types: readonly EventType[] | 'all' = 'all', streamPrefixes?: Projection['streamPrefixes']): Projection {
+export function createRelayProjection(
+  bus: Bus,
+  types: readonly EventType[] | 'all' = 'all',
+  streamPrefixes?: Projection['streamPrefixes'],
+): Projection {
   return {
     name: 'bus-relay',
     version: 1,

@@ -19,15 +19,10 @@ import { text } from './schemas';
 
 export type DateSide = 'start' | 'end';
 export type DateResult = { ok: true; value: Date } | { ok: false; error: string };
-export type DateRangeResult =
-  | { ok: true; value: { start: Date | undefined; end: Date | undefined } }
-  | { ok: false; error: string };
+export type DateRangeResult = { ok: true; value: { start: Date | undefined; end: Date | undefined } } | { ok: false; error: string };
 
 const MS_PER_DAY = 86_400_000;
-const MONTH_NAMES = [
-  'January', 'February', 'March', 'April', 'May', 'June',
-  'July', 'August', 'September', 'October', 'November', 'December',
-];
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const WEEKDAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 const MONTH_TOKENS: Record<string, number> = {};
@@ -49,8 +44,7 @@ Object.assign(WEEKDAY_TOKENS, { tues: 2, wednes: 3, thur: 4, thurs: 4 });
 const EXAMPLES = 'use YYYY-MM-DD (e.g. 2026-03-05), an ISO 8601 timestamp (e.g. 2026-03-05T14:30:00Z) or a spelled-out date (e.g. March 5, 2026)';
 
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const ISO_DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
 
 const RELATIVE_WORDS =
   /\b(now|today|tonight|yesterday|tomorrow|ago|last|next|this|past|previous|prior|recent|recently|earlier|later|since|until|current|week|weeks|weekend|fortnight|days?|hours?|minutes?|seconds?|months?|years?|quarters?|ytd|mtd|qtd|eod|eow|eom|eoy)\b/i;
@@ -163,8 +157,7 @@ function parseSpelled(input: string, side: DateSide): DateResult | null {
   // Accepted orders: month day year, day month year, year month day.
   const yearAt = tokens.indexOf(years[0]);
   const dayAt = tokens.indexOf(small[0]);
-  const ok =
-    (monthAt < dayAt && dayAt < yearAt) || (dayAt < monthAt && monthAt < yearAt) || (yearAt < monthAt && monthAt < dayAt);
+  const ok = (monthAt < dayAt && dayAt < yearAt) || (dayAt < monthAt && monthAt < yearAt) || (yearAt < monthAt && monthAt < dayAt);
   if (!ok) return fail(`unrecognised date ${quote(input)}: write month day year, day month year or year month day; ${EXAMPLES}`);
 
   const year = Number(years[0]);
@@ -173,7 +166,9 @@ function parseSpelled(input: string, side: DateSide): DateResult | null {
   if (result.ok && weekday !== undefined) {
     const actual = new Date(utcMs(year, month, day)).getUTCDay();
     if (actual !== weekday) {
-      return fail(`invalid date ${quote(input)}: ${MONTH_NAMES[month - 1]} ${day}, ${year} is a ${WEEKDAY_NAMES[actual]}, not a ${WEEKDAY_NAMES[weekday]}`);
+      return fail(
+        `invalid date ${quote(input)}: ${MONTH_NAMES[month - 1]} ${day}, ${year} is a ${WEEKDAY_NAMES[actual]}, not a ${WEEKDAY_NAMES[weekday]}`,
+      );
     }
   }
   return result;
@@ -187,7 +182,8 @@ function explainRejected(input: string): string {
   }
   if (RELATIVE_WORDS.test(input)) return `relative date ${q} is not accepted; ${EXAMPLES}`;
   if (/^\d{4}$/.test(input)) return `incomplete date ${q}: a year alone has no month and day; write e.g. ${input}-01-01`;
-  if (/^\d{4}[-/.]\d{1,2}$/.test(input)) return `incomplete date ${q}: no day of the month; write e.g. ${input.slice(0, 4)}-${input.slice(5).padStart(2, '0')}-01`;
+  if (/^\d{4}[-/.]\d{1,2}$/.test(input))
+    return `incomplete date ${q}: no day of the month; write e.g. ${input.slice(0, 4)}-${input.slice(5).padStart(2, '0')}-01`;
   if (/^\d{1,2}[-/.]\d{1,2}$/.test(input)) return `incomplete date ${q}: no year, and day and month order is ambiguous; use YYYY-MM-DD`;
   if (/^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$/.test(input)) {
     return `ambiguous date ${q}: numeric day and month order is unknown; use YYYY-MM-DD or spell out the month`;

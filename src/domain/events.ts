@@ -28,7 +28,10 @@ export const ALL_FEATURES = Feature.options;
 
 /** A role's permission matrix: one access level per category. */
 export const PermissionsData = z.object(
-  Object.fromEntries(PERMISSION_CATEGORIES.map((c) => [c, z.enum(ACCESS_LEVELS)])) as Record<(typeof PERMISSION_CATEGORIES)[number], z.ZodEnum<{ [L in (typeof ACCESS_LEVELS)[number]]: L }>>,
+  Object.fromEntries(PERMISSION_CATEGORIES.map((c) => [c, z.enum(ACCESS_LEVELS)])) as Record<
+    (typeof PERMISSION_CATEGORIES)[number],
+    z.ZodEnum<{ [L in (typeof ACCESS_LEVELS)[number]]: L }>
+  >,
 );
 const InviteType = z.enum(['organization', 'website', 'group']);
 
@@ -128,7 +131,12 @@ export const catalogue = {
    * One removal, atomically: the direct group membership (when there was one) and the user's explicit memberships of
    * the websites then in the group (`website_ids`).
    */
-  GroupMemberRemoved: z.object({ group_id: z.string(), user_id: z.string(), group_membership_removed: z.boolean(), website_ids: z.array(z.string()) }),
+  GroupMemberRemoved: z.object({
+    group_id: z.string(),
+    user_id: z.string(),
+    group_membership_removed: z.boolean(),
+    website_ids: z.array(z.string()),
+  }),
   /**
    * A pending invite (invite_method email) to one target; the invites of one bulk call share their token (one email).
    * The invitee's email and names are erasable: sealed under `invite-<id>`.

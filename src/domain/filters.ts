@@ -33,15 +33,23 @@ export const MAX_FILTER_COMPETITORS = 100;
 function filterFields(date: (side: 'start' | 'end') => z.ZodType<Date, string>) {
   return {
     schedule_id: ScheduleSelection.optional(),
-    saved_view_id: Uuid.optional().describe("Applies this saved view of the website; a filter sent beside it replaces the view's value for that field"),
+    saved_view_id: Uuid.optional().describe(
+      "Applies this saved view of the website; a filter sent beside it replaces the view's value for that field",
+    ),
     start_date: date('start').optional(),
     end_date: date('end').optional(),
     models: ModelList.optional().describe(`Only answers of these model identifiers (at most ${MODEL_COUNT}); omitted = every model`),
     prompt_ids: Ids(MAX_FILTER_PROMPTS).optional().describe(`Only answers to these prompts (at most ${MAX_FILTER_PROMPTS}); omitted = every prompt`),
-    location_ids: Ids(MAX_FILTER_LOCATIONS).optional().describe(`Only answers asked from these locations (ids from the locations listing; at most ${MAX_FILTER_LOCATIONS}, an array even for one)`),
-    prompt_status: PromptStatusFilter.optional().describe("Only prompts with this status, 'active' or 'paused'; omitted = both (a saved view counts active prompts only)"),
+    location_ids: Ids(MAX_FILTER_LOCATIONS)
+      .optional()
+      .describe(`Only answers asked from these locations (ids from the locations listing; at most ${MAX_FILTER_LOCATIONS}, an array even for one)`),
+    prompt_status: PromptStatusFilter.optional().describe(
+      "Only prompts with this status, 'active' or 'paused'; omitted = both (a saved view counts active prompts only)",
+    ),
     prompt_type: PromptTypeFilter.optional().describe("Only prompts of this type, 'branded' or 'non_branded'; omitted = both"),
-    competitor_ids: Ids(MAX_FILTER_COMPETITORS).optional().describe(`The competitors to report beside the brand (at most ${MAX_FILTER_COMPETITORS}); omitted = every competitor`),
+    competitor_ids: Ids(MAX_FILTER_COMPETITORS)
+      .optional()
+      .describe(`The competitors to report beside the brand (at most ${MAX_FILTER_COMPETITORS}); omitted = every competitor`),
   };
 }
 
@@ -53,12 +61,19 @@ const endNotBeforeStart = (f: { start_date?: Date; end_date?: Date }, ctx: z.Ref
 };
 
 const SHARED_FILTERS = 'Which answers count (the shared filters object); unknown keys are refused. Omitted: every answer of the default schedule';
-const OBSERVATION_FILTERS = 'Which answers count: the shared filters without competitor_ids (use entity_ids), start_date required; unknown keys are refused';
+const OBSERVATION_FILTERS =
+  'Which answers count: the shared filters without competitor_ids (use entity_ids), start_date required; unknown keys are refused';
 
 /** REST: the shared filters; unknown keys are refused. */
-export const SharedFilters = z.strictObject(filterFields((side) => filterDateSchema(side))).superRefine(endNotBeforeStart).describe(SHARED_FILTERS);
+export const SharedFilters = z
+  .strictObject(filterFields((side) => filterDateSchema(side)))
+  .superRefine(endNotBeforeStart)
+  .describe(SHARED_FILTERS);
 /** MCP tools: the same fields; dates also spelled out ("March 5, 2026"). */
-export const ToolSharedFilters = z.strictObject(filterFields((side) => toolDateSchema(side))).superRefine(endNotBeforeStart).describe(SHARED_FILTERS);
+export const ToolSharedFilters = z
+  .strictObject(filterFields((side) => toolDateSchema(side)))
+  .superRefine(endNotBeforeStart)
+  .describe(SHARED_FILTERS);
 export type SharedFilters = z.output<typeof SharedFilters>;
 
 /**

@@ -104,8 +104,7 @@ export const SHOPPING_MODEL_IDS: readonly ModelId[] = Object.freeze(MODELS.filte
 const byId = new Map(MODELS.map((m) => [m.id, m]));
 
 export const isModelId = (value: unknown): value is ModelId => typeof value === 'string' && byId.has(value);
-export const isShoppingModelId = (value: unknown): value is ModelId =>
-  typeof value === 'string' && byId.get(value)?.shopping === true;
+export const isShoppingModelId = (value: unknown): value is ModelId => typeof value === 'string' && byId.get(value)?.shopping === true;
 
 /** The catalogue entry of an id, or undefined. */
 export const getModel = (id: string): Model | undefined => byId.get(id);

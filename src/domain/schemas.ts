@@ -28,7 +28,11 @@ export function textProblem(s: string): string | null {
 }
 
 /** A string that is valid text. `error` is the message for a value that is not a string at all. */
-export const text = (error = 'must be a string') => z.string({ error }).refine((s) => !hasNul(s), TEXT_NUL).refine(isWellFormed, TEXT_LONE_SURROGATE);
+export const text = (error = 'must be a string') =>
+  z
+    .string({ error })
+    .refine((s) => !hasNul(s), TEXT_NUL)
+    .refine(isWellFormed, TEXT_LONE_SURROGATE);
 /** Free text (prompt text, answer text, descriptions): any valid text, control characters included. */
 export const Text = text();
 
@@ -49,7 +53,8 @@ export const boundedString = (max: number, min = 1) =>
 /** A name or label (websites, competitors, topics, attributes, personas, views, tags, locations, schedules, keys, and the areas to come: columns, roles, groups). */
 export const label = (max: number, min = 1) => asLabel(boundedString(max, min));
 
-const integer = (coerce: boolean) => (coerce ? z.coerce.number({ error: 'must be an integer' }) : z.number({ error: 'must be an integer' })).int('must be an integer');
+const integer = (coerce: boolean) =>
+  (coerce ? z.coerce.number({ error: 'must be an integer' }) : z.number({ error: 'must be an integer' })).int('must be an integer');
 /** page_num counts from 0; `coerce` for query strings. */
 export const PageNum = (coerce = false) => integer(coerce).min(0, 'must be at least 0').default(0).describe('Page number, from 0 (default 0)');
 export const PageSize = (coerce = false, max = 100, byDefault = 40) =>

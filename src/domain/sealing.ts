@@ -131,11 +131,14 @@ function compileNode(type: string, schema: z.ZodType, path: string, scopes: [str
   const marker = markers.get(inner);
   const where = `${type}.${path}`;
   if (marker?.kind === 'sealed') {
-    if (containsMarker((inner as z.ZodNullable<z.ZodType>).unwrap())) throw new SealingDeclarationError(`${where}: a sealed field cannot hold other markers`);
+    if (containsMarker((inner as z.ZodNullable<z.ZodType>).unwrap()))
+      throw new SealingDeclarationError(`${where}: a sealed field cannot hold other markers`);
     for (const level of scopes) {
       const found = marker.subjectField === null ? level : level.filter(([f]) => f === marker.subjectField);
       if (found.length > 1) {
-        throw new SealingDeclarationError(`${where}: several subject fields (${found.map(([f]) => f).join(', ')}); name one with sealed(schema, { subject })`);
+        throw new SealingDeclarationError(
+          `${where}: several subject fields (${found.map(([f]) => f).join(', ')}); name one with sealed(schema, { subject })`,
+        );
       }
       if (found.length === 1) return { kind: 'sealed', subjectField: found[0][0] };
     }

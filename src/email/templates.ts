@@ -60,7 +60,9 @@ const invitation = define({
     const inviter = p.inviter ? line(p.inviter) : null;
     const organization = line(p.organization);
     const as = p.role ? ` as ${line(p.role)}` : '';
-    const lead = inviter ? `${inviter} invited you to join ${organization} on aivis${as}.` : `You have been invited to join ${organization} on aivis${as}.`;
+    const lead = inviter
+      ? `${inviter} invited you to join ${organization} on aivis${as}.`
+      : `You have been invited to join ${organization} on aivis${as}.`;
     const subject = inviter ? `${inviter} invited you to ${organization} on aivis` : `You are invited to ${organization} on aivis`;
     const targets = (p.targets ?? []).map(line);
     const closing = `The link works once, until ${formatExpiry(p.expires_at)}. If you did not expect this invitation, you can ignore this email.`;

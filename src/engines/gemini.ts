@@ -62,7 +62,11 @@ export function createGeminiEngine(deps: LiveEngineDeps): LiveEngine {
   return createJsonEngine(deps, {
     adapter: 'gemini',
     defaultBase: GEMINI_BASE_URL,
-    call: (base, req) => ({ url: joinUrl(base, geminiPath(deps.model)), headers: { 'x-goog-api-key': deps.apiKey }, body: geminiBody(deps.model, req) }),
+    call: (base, req) => ({
+      url: joinUrl(base, geminiPath(deps.model)),
+      headers: { 'x-goog-api-key': deps.apiKey },
+      body: geminiBody(deps.model, req),
+    }),
     parse: parseGemini,
   });
 }

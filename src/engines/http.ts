@@ -103,7 +103,8 @@ export function errorForStatus(res: Pick<SafeFetchResponse, 'status' | 'headers'
   if (status === 429) {
     const code = String(get(body, 'error', 'code') ?? get(body, 'error', 'type') ?? '');
     // a spent quota (OpenAI's insufficient_quota, SerpApi's "run out of searches") does not come back by waiting
-    if (code === 'insufficient_quota' || /run out of searches|exceeded your current quota/i.test(msg)) return new EngineError('rate_limited', `quota exhausted: ${msg}`, { status, retryable: false });
+    if (code === 'insufficient_quota' || /run out of searches|exceeded your current quota/i.test(msg))
+      return new EngineError('rate_limited', `quota exhausted: ${msg}`, { status, retryable: false });
     return new EngineError('rate_limited', `rate limited: ${msg}`, { status, retryAfterMs });
   }
   if (status === 401 || status === 403) return new EngineError('auth', `key refused: ${msg}`, { status });
@@ -151,7 +152,12 @@ function scrub(err: EngineError, secret: string): EngineError {
  */
 export function createJsonEngine(
   deps: LiveEngineDeps,
-  provider: { adapter: string; defaultBase?: string; call: (base: string, req: AnswerRequest) => ProviderCall; parse: (body: unknown) => AttemptResult },
+  provider: {
+    adapter: string;
+    defaultBase?: string;
+    call: (base: string, req: AnswerRequest) => ProviderCall;
+    parse: (body: unknown) => AttemptResult;
+  },
 ): LiveEngine {
   const base = deps.options?.baseUrl ?? deps.model.base_url ?? provider.defaultBase;
   if (!base) throw new Error(`model ${deps.model.id}: an ${provider.adapter} adapter needs a base_url`);
@@ -195,7 +201,8 @@ export function createLiveEngine(deps: LiveEngineDeps, attempt: Attempt): LiveEn
         }
         if (r.status < 200 || r.status >= 300) throw errorForStatus(r);
         const parsed = parseJson(r.body);
-        if (parsed === undefined) throw new EngineError('bad_response', `answer is not JSON: ${excerpt(r.body, 120) || '(empty body)'}`, { status: r.status });
+        if (parsed === undefined)
+          throw new EngineError('bad_response', `answer is not JSON: ${excerpt(r.body, 120) || '(empty body)'}`, { status: r.status });
         credits++;
         return parsed;
       },

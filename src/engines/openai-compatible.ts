@@ -70,7 +70,11 @@ export function chatCompletionUsage(body: unknown): Pick<AttemptResult, 'input_t
 export function createOpenAiCompatibleEngine(deps: LiveEngineDeps): LiveEngine {
   return createJsonEngine(deps, {
     adapter: 'openai-compatible',
-    call: (base, req) => ({ url: joinUrl(base, 'chat/completions'), headers: { authorization: `Bearer ${deps.apiKey}` }, body: openAiChatBody(deps.model, req) }),
+    call: (base, req) => ({
+      url: joinUrl(base, 'chat/completions'),
+      headers: { authorization: `Bearer ${deps.apiKey}` },
+      body: openAiChatBody(deps.model, req),
+    }),
     parse: parseOpenAiChat,
   });
 }

@@ -58,7 +58,13 @@ export function countryCode(country: string | undefined): string | undefined {
         if (name && name !== code) regionCodes.set(name.toLowerCase(), code);
       }
     }
-    for (const [alias, code] of [['usa', 'US'], ['united states of america', 'US'], ['uk', 'GB'], ['great britain', 'GB'], ['england', 'GB']] as const) {
+    for (const [alias, code] of [
+      ['usa', 'US'],
+      ['united states of america', 'US'],
+      ['uk', 'GB'],
+      ['great britain', 'GB'],
+      ['england', 'GB'],
+    ] as const) {
       regionCodes.set(alias, code);
     }
   }

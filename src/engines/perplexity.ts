@@ -55,7 +55,11 @@ export function createPerplexityEngine(deps: LiveEngineDeps): LiveEngine {
   return createJsonEngine(deps, {
     adapter: 'perplexity',
     defaultBase: PERPLEXITY_BASE_URL,
-    call: (base, req) => ({ url: joinUrl(base, 'chat/completions'), headers: { authorization: `Bearer ${deps.apiKey}` }, body: perplexityBody(deps.model, req) }),
+    call: (base, req) => ({
+      url: joinUrl(base, 'chat/completions'),
+      headers: { authorization: `Bearer ${deps.apiKey}` },
+      body: perplexityBody(deps.model, req),
+    }),
     parse: parsePerplexity,
   });
 }

@@ -95,7 +95,14 @@ export function createEngines(input: CreateEnginesInput): Engines {
       const key = env[m.api_key_env];
       if (typeof key !== 'string' || key.trim() === '') {
         engines.set(m.id, notConfigured(m));
-        statuses.push({ model: m.id, label: m.label, engine: m.adapter, configured: false, api_key_env: m.api_key_env, detail: `not configured: set ${m.api_key_env}` });
+        statuses.push({
+          model: m.id,
+          label: m.label,
+          engine: m.adapter,
+          configured: false,
+          api_key_env: m.api_key_env,
+          detail: `not configured: set ${m.api_key_env}`,
+        });
         continue;
       }
       fetch ??= createSafeFetcher();
@@ -105,7 +112,14 @@ export function createEngines(input: CreateEnginesInput): Engines {
       if (m.concurrency !== undefined) fromCatalogue.concurrency = m.concurrency;
       const options = { ...shared, ...fromCatalogue, ...perModel[m.id] };
       engines.set(m.id, ADAPTER_FACTORIES[m.adapter]({ model: m, apiKey: key.trim(), fetch, options }));
-      statuses.push({ model: m.id, label: m.label, engine: m.adapter, configured: true, api_key_env: m.api_key_env, detail: `live via ${m.adapter} (${m.provider_model})` });
+      statuses.push({
+        model: m.id,
+        label: m.label,
+        engine: m.adapter,
+        configured: true,
+        api_key_env: m.api_key_env,
+        detail: `live via ${m.adapter} (${m.provider_model})`,
+      });
     }
     const missing = statuses.filter((s) => !s.configured);
     if (missing.length) {

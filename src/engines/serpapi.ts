@@ -71,8 +71,23 @@ function blockLines(block: unknown, out: string[], depth = 0): void {
 }
 
 const CURRENCY_SYMBOLS: Array<[string, string]> = [
-  ['US$', 'USD'], ['CA$', 'CAD'], ['C$', 'CAD'], ['A$', 'AUD'], ['AU$', 'AUD'], ['NZ$', 'NZD'], ['HK$', 'HKD'], ['R$', 'BRL'],
-  ['$', 'USD'], ['€', 'EUR'], ['£', 'GBP'], ['¥', 'JPY'], ['₹', 'INR'], ['₩', 'KRW'], ['CHF', 'CHF'], ['zł', 'PLN'], ['kr', 'SEK'],
+  ['US$', 'USD'],
+  ['CA$', 'CAD'],
+  ['C$', 'CAD'],
+  ['A$', 'AUD'],
+  ['AU$', 'AUD'],
+  ['NZ$', 'NZD'],
+  ['HK$', 'HKD'],
+  ['R$', 'BRL'],
+  ['$', 'USD'],
+  ['€', 'EUR'],
+  ['£', 'GBP'],
+  ['¥', 'JPY'],
+  ['₹', 'INR'],
+  ['₩', 'KRW'],
+  ['CHF', 'CHF'],
+  ['zł', 'PLN'],
+  ['kr', 'SEK'],
 ];
 
 /** Amount and ISO currency of a displayed price such as "$1,299.00" or "12,99 €". */
@@ -153,7 +168,8 @@ async function aiOverview(io: ProviderIo, base: string, apiKey: string, req: Ans
   const overview = search.ai_overview;
   if (!isRecord(overview)) return { text: '', citations: [], products: [] };
   // an ai_overview that only carries an error is one Google did not show
-  if (typeof overview.error === 'string' && overview.text_blocks === undefined && !overview.page_token) return { text: '', citations: [], products: [] };
+  if (typeof overview.error === 'string' && overview.text_blocks === undefined && !overview.page_token)
+    return { text: '', citations: [], products: [] };
   const token = asString(overview.page_token);
   if (overview.text_blocks === undefined && token) {
     return parseSerpApi(await io.request({ url: serpApiUrl(base, { engine: AI_OVERVIEW_ENGINE, page_token: token, api_key: apiKey }) }));

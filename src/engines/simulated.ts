@@ -71,8 +71,18 @@ export class Sfc32 {
 // --- fixed pools ----------------------------------------------------------------------------------
 
 const QUALITIES = [
-  'ease of use', 'value for money', 'customer support', 'reliability', 'build quality', 'range of features',
-  'delivery times', 'transparent pricing', 'integrations', 'durability', 'security', 'performance',
+  'ease of use',
+  'value for money',
+  'customer support',
+  'reliability',
+  'build quality',
+  'range of features',
+  'delivery times',
+  'transparent pricing',
+  'integrations',
+  'durability',
+  'security',
+  'performance',
 ];
 
 const INTROS = [
@@ -109,7 +119,10 @@ const ENTITY_PATHS = ['/', '/pricing', '/products', '/features', '/compare', '/r
 
 type ThirdParty = (slug: string, r: Sfc32, day: string) => string;
 const n6 = (r: Sfc32) => String(100000 + Math.floor(r.next() * 900000));
-const id36 = (r: Sfc32, len: number) => Math.floor(r.next() * 36 ** len).toString(36).padStart(len, '0');
+const id36 = (r: Sfc32, len: number) =>
+  Math.floor(r.next() * 36 ** len)
+    .toString(36)
+    .padStart(len, '0');
 const SUBREDDITS = ['BuyItForLife', 'smallbusiness', 'productivity', 'personalfinance', 'software', 'HomeImprovement'];
 
 const THIRD_PARTY: ThirdParty[] = [
@@ -201,7 +214,10 @@ function entitiesOf(req: AnswerRequest): SimEntity[] {
 }
 
 function slugify(s: string, max = 60): string {
-  const slug = s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const slug = s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return (slug.length > max ? slug.slice(0, max).replace(/-+$/, '') : slug) || 'overview';
 }
 
@@ -262,7 +278,8 @@ export function simulateAnswer(req: AnswerRequest, defaultSeed: string | number 
   const refs: string[] = [];
   for (const { e } of named) {
     const x = r.next();
-    const ref = x < 0.72 || (!e.identifiers.length && !e.domain) ? e.name : x < 0.87 && e.identifiers.length ? pick(r, e.identifiers) : e.domain || e.name;
+    const ref =
+      x < 0.72 || (!e.identifiers.length && !e.domain) ? e.name : x < 0.87 && e.identifiers.length ? pick(r, e.identifiers) : e.domain || e.name;
     refs.push(ref);
     sentences.push(pick(r, MENTIONS)(ref, pick(r, QUALITIES)));
   }
@@ -302,7 +319,11 @@ export function simulateAnswer(req: AnswerRequest, defaultSeed: string | number 
     const scale = currency === 'JPY' ? 150 : currency === 'INR' ? 80 : 1;
     for (let i = 0; i < n; i++) {
       const fromEntity = entities.length > 0 && r.next() < 0.55;
-      const e = fromEntity ? (named.length && r.next() < 0.7 ? named[Math.floor(r.next() * named.length)].e : entities[Math.floor(r.next() * entities.length)]) : undefined;
+      const e = fromEntity
+        ? named.length && r.next() < 0.7
+          ? named[Math.floor(r.next() * named.length)].e
+          : entities[Math.floor(r.next() * entities.length)]
+        : undefined;
       const brand = e ? e.name : pick(r, OTHER_BRANDS);
       const line = pick(r, PRODUCT_LINES);
       const number = 1 + Math.floor(r.next() * 9);

@@ -51,8 +51,7 @@ function isWrongExpectedVersion(err: unknown): err is WrongExpectedVersionError 
 
 function isStreamNotFound(err: unknown): boolean {
   return (
-    err instanceof StreamNotFoundError ||
-    (typeof err === 'object' && err !== null && (err as { type?: unknown }).type === ErrorType.STREAM_NOT_FOUND)
+    err instanceof StreamNotFoundError || (typeof err === 'object' && err !== null && (err as { type?: unknown }).type === ErrorType.STREAM_NOT_FOUND)
   );
 }
 
@@ -209,9 +208,7 @@ export async function openEsdbEventStore(connectionString: string): Promise<Even
         throw new WrongExpectedRevisionError(streamId, expected, typeof actual === 'bigint' ? actual : 'no_stream');
       }
       const revision = written.nextExpectedRevision;
-      const fallback: Position | undefined = written.position
-        ? [written.position.commit, written.position.prepare]
-        : undefined;
+      const fallback: Position | undefined = written.position ? [written.position.commit, written.position.prepare] : undefined;
       // the append response's position is the commit's; read the last event back for its own position
       const position = await positionAt(streamId, revision, fallback);
       for (const l of listeners) {
@@ -226,8 +223,7 @@ export async function openEsdbEventStore(connectionString: string): Promise<Even
 
     async readStream(streamId, options: ReadStreamOptions = {}) {
       const direction = options.direction === 'backwards' ? BACKWARDS : FORWARDS;
-      const fromRevision: ReadRevision =
-        options.fromRevision ?? (direction === BACKWARDS ? END : ESDB_START);
+      const fromRevision: ReadRevision = options.fromRevision ?? (direction === BACKWARDS ? END : ESDB_START);
       if (options.maxCount !== undefined && options.maxCount <= 0) return [];
       return readStreamRaw(streamId, { direction, fromRevision, maxCount: options.maxCount });
     },
@@ -239,8 +235,7 @@ export async function openEsdbEventStore(connectionString: string): Promise<Even
       const pageSize = Math.min(Math.max(maxCount + 1, ALL_PAGE_MIN), ALL_PAGE_MAX);
       let cursor: Position = after;
       for (;;) {
-        const from: ReadPosition =
-          comparePositions(cursor, START) <= 0 ? ESDB_START : { commit: cursor[0], prepare: cursor[1] };
+        const from: ReadPosition = comparePositions(cursor, START) <= 0 ? ESDB_START : { commit: cursor[0], prepare: cursor[1] };
         const page = await readAllRaw(from, FORWARDS, pageSize);
         for (const e of page) {
           // reading from a position includes the event at it: strictly after

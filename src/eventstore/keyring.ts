@@ -71,7 +71,8 @@ function wrap(master: KeyObject, subject: string, key: Buffer): Buffer {
 }
 
 function unwrap(master: KeyObject, subject: string, wrapped: Buffer): KeyObject {
-  if (wrapped.length !== 1 + IV_BYTES + TAG_BYTES + KEY_BYTES || wrapped[0] !== WRAP_VERSION) throw new Error(`the key of subject ${subject} is not a wrapped key`);
+  if (wrapped.length !== 1 + IV_BYTES + TAG_BYTES + KEY_BYTES || wrapped[0] !== WRAP_VERSION)
+    throw new Error(`the key of subject ${subject} is not a wrapped key`);
   const d = createDecipheriv('aes-256-gcm', master, wrapped.subarray(1, 1 + IV_BYTES));
   d.setAAD(Buffer.from(subject, 'utf8'));
   d.setAuthTag(wrapped.subarray(1 + IV_BYTES, 1 + IV_BYTES + TAG_BYTES));
@@ -110,7 +111,10 @@ export async function openSubjectKeyring(db: Knex, options: KeyringOptions = {})
     else if (!Buffer.from(row.check_value).equals(check)) {
       // no live key was wrapped with the old master key: nothing to lose by adopting the new one
       const live = await trx('aivis_subject_keys').whereNotNull('key').first(trx.raw('1 as one'));
-      if (live) throw new MasterKeyMismatchError('ERASURE_MASTER_KEY is not the master key that wrapped the stored subject keys (set it back to the one in use)');
+      if (live)
+        throw new MasterKeyMismatchError(
+          'ERASURE_MASTER_KEY is not the master key that wrapped the stored subject keys (set it back to the one in use)',
+        );
       await trx('aivis_subject_key_master').update({ check_value: check });
     }
   });

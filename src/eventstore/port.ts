@@ -7,8 +7,7 @@ import type { DomainEvent, EventMetadata } from '../domain/events';
 export type Position = readonly [bigint, bigint];
 export const START: Position = [0n, 0n];
 
-export const comparePositions = (a: Position, b: Position): number =>
-  a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
+export const comparePositions = (a: Position, b: Position): number => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
 export const positionToString = (p: Position): string => `${p[0]}:${p[1]}`;
 export function positionFromString(s: string): Position {
   const m = /^(\d+):(\d+)$/.exec(s);
@@ -110,7 +109,13 @@ export interface EventStore {
    * `streamPrefixes` is returned only from streams whose id starts with its prefix. Lets a reader skip payloads it
    * would drop anyway.
    */
-  readAllOfTypes?(after: Position, maxCount: number, types: readonly string[], known: readonly string[], streamPrefixes?: Readonly<Record<string, string>>): Promise<ScannedBatch>;
+  readAllOfTypes?(
+    after: Position,
+    maxCount: number,
+    types: readonly string[],
+    known: readonly string[],
+    streamPrefixes?: Readonly<Record<string, string>>,
+  ): Promise<ScannedBatch>;
   /** Position of the last event a catch-up reader can currently see: a safe place for a new reader to start. */
   headPosition(): Promise<Position>;
   /**

@@ -311,10 +311,7 @@ function conflict(p: Prepared, detail: string | null | undefined): WrongExpected
  * processes through NOTIFY on APPENDED_CHANNEL, sent by the append's own statement.
  * On a real server (unless `batch: false`), appends that arrive while others are running are committed together.
  */
-export async function openPostgresEventStore(
-  db: Knex,
-  options: { notify?: boolean; batch?: boolean | AppendBatching } = {},
-): Promise<EventStore> {
+export async function openPostgresEventStore(db: Knex, options: { notify?: boolean; batch?: boolean | AppendBatching } = {}): Promise<EventStore> {
   await migrateEventStore(db);
   // PGlite has one connection and no WAL flush worth sharing: it keeps one transaction per append
   const batching =
@@ -371,7 +368,10 @@ export async function openPostgresEventStore(
   async function callAppend(p: Prepared, fresh = false): Promise<AppendResult> {
     return withConnection(async (conn) => {
       try {
-        const r = await conn.query({ ...(fresh ? APPEND_FRESH : APPEND), values: [p.streamId, String(p.expected), p.ids, p.types, p.data, p.metadata] });
+        const r = await conn.query({
+          ...(fresh ? APPEND_FRESH : APPEND),
+          values: [p.streamId, String(p.expected), p.ids, p.types, p.data, p.metadata],
+        });
         const row = r.rows[0] as { o_revision: string; o_txid: string; o_position: string; o_noop: boolean };
         return { revision: BigInt(row.o_revision), position: [BigInt(row.o_txid), BigInt(row.o_position)], noop: row.o_noop };
       } catch (err) {
@@ -542,7 +542,13 @@ export async function openPostgresEventStore(
       return (r.rows as EventRow[]).map(toRecorded);
     },
 
-    async readAllOfTypes(after: Position, maxCount: number, types: readonly string[], known: readonly string[], streamPrefixes: Readonly<Record<string, string>> = {}) {
+    async readAllOfTypes(
+      after: Position,
+      maxCount: number,
+      types: readonly string[],
+      known: readonly string[],
+      streamPrefixes: Readonly<Record<string, string>> = {},
+    ) {
       const prefixed = Object.entries(streamPrefixes).filter(([t]) => types.includes(t));
       const plain = types.filter((t) => !(t in streamPrefixes));
       // one index scan; the payloads of the other types are neither sent nor parsed (a join back to the table would

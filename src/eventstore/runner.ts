@@ -199,7 +199,9 @@ export class ProjectionRunner {
     this.reader?.close();
     this.reader = null;
     if (this.leader) {
-      await this.db('aivis_checkpoints').where({ name: this.projection.name, lease_owner: this.owner }).update({ lease_owner: null, lease_until: null });
+      await this.db('aivis_checkpoints')
+        .where({ name: this.projection.name, lease_owner: this.owner })
+        .update({ lease_owner: null, lease_until: null });
       this.leader = false;
     }
     for (const w of this.waiters) w.resolve(false);
@@ -297,8 +299,11 @@ export class ProjectionRunner {
   async step(readAhead = false, isolating = false): Promise<number> {
     const ahead = this.ahead;
     this.ahead = null;
-    const { events: batch, scanned: count, scannedTo: last } =
-      ahead && comparePositions(ahead.after, this.position) === 0 ? await ahead.batch : await this.read(this.position);
+    const {
+      events: batch,
+      scanned: count,
+      scannedTo: last,
+    } = ahead && comparePositions(ahead.after, this.position) === 0 ? await ahead.batch : await this.read(this.position);
     if (count === 0) return 0;
     // apply takes the events out of `pending`: while the batch is written, this frame holds none of them, so the next
     // batch (read meanwhile) is not parsed into a young heap still full of this one (scavenges copy what is alive)
@@ -489,7 +494,10 @@ export class ProjectionRunner {
         if (err instanceof MalformedEventError || err instanceof PoisonEventError) {
           // an organization-level event (no website to set aside) stops the projection, recorded before it is
           // reported: whoever sees the status failed finds it in the checkpoint table too
-          await this.db('aivis_checkpoints').where('name', this.projection.name).update({ status: 'failed', error: err.message }).catch(() => undefined);
+          await this.db('aivis_checkpoints')
+            .where('name', this.projection.name)
+            .update({ status: 'failed', error: err.message })
+            .catch(() => undefined);
           this.failed = err.message;
           this.log.error({ err: err.message }, 'projection stopped on an event it cannot apply');
           for (const w of this.waiters) w.resolve(false);
@@ -538,7 +546,9 @@ export class ProjectionRunner {
       // on a failure too (migrate at the next start would also restore what before() dropped)
       await hook?.after(this.db);
     }
-    await this.db('aivis_checkpoints').where({ name: this.projection.name, lease_owner: this.owner }).update({ lease_owner: null, lease_until: null });
+    await this.db('aivis_checkpoints')
+      .where({ name: this.projection.name, lease_owner: this.owner })
+      .update({ lease_owner: null, lease_until: null });
     this.leader = false;
     return total;
   }
@@ -559,11 +569,18 @@ export class ProjectionRunner {
     try {
       await dropSchema(this.db, schema);
       await this.db.raw('create schema ??', [schema]);
-      await this.db.raw(`create table ??.?? (like ${DEAD_LETTERS} including defaults including constraints including indexes)`, [schema, DEAD_LETTERS]);
+      await this.db.raw(`create table ??.?? (like ${DEAD_LETTERS} including defaults including constraints including indexes)`, [
+        schema,
+        DEAD_LETTERS,
+      ]);
       await session.run((k) => p.migrate(k));
       await shareSequences(this.db, schema, live);
       if (p.rebuild) await session.run((k) => p.rebuild!.before(k));
-      const shadow = { position: START as Position, total: 0, lane: { dead: new Set<string>(), letters: `${schema}.${DEAD_LETTERS}`, searchPath: [schema, live], rebuilding: true } as Lane };
+      const shadow = {
+        position: START as Position,
+        total: 0,
+        lane: { dead: new Set<string>(), letters: `${schema}.${DEAD_LETTERS}`, searchPath: [schema, live], rebuilding: true } as Lane,
+      };
       await this.catchUpShadow(shadow, await this.store.lastPosition(), onProgress);
       // secondary indexes back before the swap: the tables go live whole
       if (p.rebuild) await session.run((k) => p.rebuild!.after(k));
@@ -588,7 +605,9 @@ export class ProjectionRunner {
         .returning('name');
     if ((await take()).length === 0) {
       const row = await this.db('aivis_checkpoints').where('name', name).first('rebuild_until');
-      throw new Error(`a rebuild of ${name} is already running in another process (its claim lasts until ${new Date(row.rebuild_until).toISOString()} unless renewed)`);
+      throw new Error(
+        `a rebuild of ${name} is already running in another process (its claim lasts until ${new Date(row.rebuild_until).toISOString()} unless renewed)`,
+      );
     }
     const renew = setInterval(() => void take().catch(() => undefined), (REBUILD_LEASE_SECONDS * 1000) / 3);
     return {
@@ -600,7 +619,11 @@ export class ProjectionRunner {
   }
 
   /** Applies the log to a rebuild's shadow until it has passed `target` (a batch read ahead while one is written). */
-  private async catchUpShadow(shadow: { position: Position; total: number; lane: Lane }, target: Position, onProgress?: (processed: number) => void): Promise<void> {
+  private async catchUpShadow(
+    shadow: { position: Position; total: number; lane: Lane },
+    target: Position,
+    onProgress?: (processed: number) => void,
+  ): Promise<void> {
     const size = this.catchUpBatchSize;
     const interest = { handles: this.projection.handles, streamPrefixes: this.projection.streamPrefixes };
     const read = (after: Position) => readInterest(this.store, after, size, interest);
@@ -659,7 +682,12 @@ export class ProjectionRunner {
    * the live checkpoint if the live leader got ahead meanwhile, the tables and dead letters replaced and the checkpoint
    * set to the shadow's position with a new generation (the live leader is fenced and goes on from there).
    */
-  private async swap(schema: string, live: string, shadow: { position: Position; total: number; lane: Lane }, onProgress?: (processed: number) => void): Promise<void> {
+  private async swap(
+    schema: string,
+    live: string,
+    shadow: { position: Position; total: number; lane: Lane },
+    onProgress?: (processed: number) => void,
+  ): Promise<void> {
     const p = this.projection;
     for (let attempt = 1; ; attempt++) {
       await this.catchUpShadow(shadow, await this.store.lastPosition(), onProgress);
@@ -675,7 +703,13 @@ export class ProjectionRunner {
           await trx.raw(`insert into ${DEAD_LETTERS} select * from ??.??`, [schema, DEAD_LETTERS]);
           await trx('aivis_checkpoints')
             .where('name', p.name)
-            .update({ position: positionToString(shadow.position), generation: trx.raw('generation + 1'), status: 'running', error: null, updated_at: trx.fn.now() });
+            .update({
+              position: positionToString(shadow.position),
+              generation: trx.raw('generation + 1'),
+              status: 'running',
+              error: null,
+              updated_at: trx.fn.now(),
+            });
           return true;
         });
         if (done) break;
@@ -687,7 +721,10 @@ export class ProjectionRunner {
     }
     this.position = shadow.position;
     this.dead = shadow.lane.dead;
-    this.log.info({ position: positionToString(shadow.position), events: shadow.total, set_aside: shadow.lane.dead.size }, 'projection rebuilt beside the live one and swapped in');
+    this.log.info(
+      { position: positionToString(shadow.position), events: shadow.total, set_aside: shadow.lane.dead.size },
+      'projection rebuilt beside the live one and swapped in',
+    );
   }
 
   /**
@@ -717,13 +754,27 @@ export class ProjectionRunner {
       try {
         const left = await this.db.transaction(async (trx) => {
           // fences the live leader: its batch in flight is undone, and it reloads the dead letters
-          await trx('aivis_checkpoints').where('name', name).update({ generation: trx.raw('generation + 1') });
+          await trx('aivis_checkpoints')
+            .where('name', name)
+            .update({ generation: trx.raw('generation + 1') });
           const now = await letters(trx);
           if (now.map((r) => r.event_id).join() !== rows.map((r) => r.event_id).join()) throw new LettersMoved();
-          await trx(DEAD_LETTERS).where('projection', name).whereIn('event_id', rows.map((r) => r.event_id)).delete();
+          await trx(DEAD_LETTERS)
+            .where('projection', name)
+            .whereIn(
+              'event_id',
+              rows.map((r) => r.event_id),
+            )
+            .delete();
           const lane: Lane = { dead: new Set(), letters: DEAD_LETTERS, searchPath: null, rebuilding: false };
           await this.applyItems(trx, items, lane, true);
-          const n = await trx(DEAD_LETTERS).where('projection', name).whereIn('event_id', rows.map((r) => r.event_id)).count<{ n: string }[]>('* as n');
+          const n = await trx(DEAD_LETTERS)
+            .where('projection', name)
+            .whereIn(
+              'event_id',
+              rows.map((r) => r.event_id),
+            )
+            .count<{ n: string }[]>('* as n');
           return Number(n[0].n);
         });
         this.log.info({ retried: rows.length, set_aside: left }, 'set-aside events tried again');

@@ -121,15 +121,15 @@ export class Sealer {
       const plan = this.plans.get(e.type);
       if (!plan?.seals) continue;
       const data = mapEvent(e, plan, (v, subject) => {
-          // a value written before its field was declared sealed is read as it was stored
-          if (!isSealedValue(v)) return v;
-          const key = keys.get(subject);
-          if (key === undefined) throw new MalformedEventError(e.id, e.type, `no key for subject ${subject} (the key table does not match the log)`);
-          if (key === null) return null;
-          const opened = openValue(key, subject, v);
-          if (opened === undefined) throw new MalformedEventError(e.id, e.type, `a sealed field does not open with the key of subject ${subject}`);
-          return opened;
-        });
+        // a value written before its field was declared sealed is read as it was stored
+        if (!isSealedValue(v)) return v;
+        const key = keys.get(subject);
+        if (key === undefined) throw new MalformedEventError(e.id, e.type, `no key for subject ${subject} (the key table does not match the log)`);
+        if (key === null) return null;
+        const opened = openValue(key, subject, v);
+        if (opened === undefined) throw new MalformedEventError(e.id, e.type, `a sealed field does not open with the key of subject ${subject}`);
+        return opened;
+      });
       if (data !== e.data) out[i] = { ...e, data, [STORED_DATA]: (e as { [STORED_DATA]?: unknown })[STORED_DATA] ?? e.data };
     }
     return out;

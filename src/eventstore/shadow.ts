@@ -84,7 +84,8 @@ export async function shareSequences(db: Knex, schema: string, live: string): Pr
 /** Takes the live tables (those that exist) for the swap: waits for their readers and for a live batch writing them. */
 export async function lockLive(trx: Knex.Transaction, live: string, tables: readonly string[]): Promise<void> {
   const present: string[] = [];
-  for (const t of tables) if ((await trx.raw('select to_regclass(?) is not null as has', [`${ident(live)}.${ident(t)}`])).rows[0].has) present.push(t);
+  for (const t of tables)
+    if ((await trx.raw('select to_regclass(?) is not null as has', [`${ident(live)}.${ident(t)}`])).rows[0].has) present.push(t);
   if (present.length) await trx.raw(`lock table ${present.map((t) => `${ident(live)}.${ident(t)}`).join(', ')} in access exclusive mode`);
 }
 

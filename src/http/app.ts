@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import { decodeUtf8, jsonDeeperThan, NOT_PERCENT_UTF8, NOT_UTF8, percentDecode, TOO_DEEP } from '../domain/raw-input';
 import type { Runtime } from '../runtime';
 import type { TrustProxy } from '../config';
@@ -25,7 +32,19 @@ import { websiteRoutes } from './routes/websites';
 import { registerMcp } from '../mcp/server';
 
 /** Every REST route; an area adds its list here. */
-export const restRoutes: RouteDef<any, any, any>[] = [...websiteRoutes, ...apiKeyRoutes, ...activityRoutes, ...aiAccessRoutes, ...catalogRoutes, ...catalogSettingsRoutes, ...responseRoutes, ...metricsRoutes, ...observationsRoutes, ...shoppingRoutes, ...teamRoutes];
+export const restRoutes: RouteDef<any, any, any>[] = [
+  ...websiteRoutes,
+  ...apiKeyRoutes,
+  ...activityRoutes,
+  ...aiAccessRoutes,
+  ...catalogRoutes,
+  ...catalogSettingsRoutes,
+  ...responseRoutes,
+  ...metricsRoutes,
+  ...observationsRoutes,
+  ...shoppingRoutes,
+  ...teamRoutes,
+];
 
 const openapiRoute = route({
   method: 'GET',
@@ -117,7 +136,9 @@ export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<A
     frameworkErrors: (err: FastifyError, req: FastifyRequest, reply: FastifyReply) =>
       sendError(
         reply,
-        err.code === 'FST_ERR_BAD_URL' ? badRequest(`${undecodableParam(allRoutes, req.method, req.url)}: ${NOT_PERCENT_UTF8}`) : new HttpError(err.statusCode ?? 400, err.message),
+        err.code === 'FST_ERR_BAD_URL'
+          ? badRequest(`${undecodableParam(allRoutes, req.method, req.url)}: ${NOT_PERCENT_UTF8}`)
+          : new HttpError(err.statusCode ?? 400, err.message),
       ),
   });
   // a JSON body must be UTF-8 and nested at most MAX_JSON_DEPTH levels: both checked on the bytes, before JSON.parse

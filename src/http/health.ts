@@ -30,7 +30,10 @@ export function registerHealth(app: FastifyInstance, rt: Runtime) {
     const projections = [...rt.runners.values(), rt.relay].map((r) => r.status());
     const ready = eventStore.ok && readModels.ok && bus.ok && projections.every((p) => p.status !== 'failed');
     const [setAside, outOfLine] = readModels.ok
-      ? await Promise.all([deadLetteredSites(rt.database.db).catch(() => []), sitesOutOfLine(rt.database.db, factsCache(rt.database.db)).catch(() => [])])
+      ? await Promise.all([
+          deadLetteredSites(rt.database.db).catch(() => []),
+          sitesOutOfLine(rt.database.db, factsCache(rt.database.db)).catch(() => []),
+        ])
       : [[], []];
     reply.code(ready ? 200 : 503);
     return {
@@ -45,7 +48,13 @@ export function registerHealth(app: FastifyInstance, rt: Runtime) {
       // them again first (or answer 503), never serve shifted columns
       sites_out_of_line: outOfLine,
       // not part of readiness: a model without a key fails its own work visibly, the rest keep running
-      engines: { mode: rt.engines.mode, not_configured: rt.engines.status().filter((e) => !e.configured).map((e) => ({ model: e.model, detail: e.detail })) },
+      engines: {
+        mode: rt.engines.mode,
+        not_configured: rt.engines
+          .status()
+          .filter((e) => !e.configured)
+          .map((e) => ({ model: e.model, detail: e.detail })),
+      },
     };
   });
 }

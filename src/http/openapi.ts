@@ -20,7 +20,10 @@ export function buildOpenApi(defs: readonly RouteDef<any, any, any>[], extra: { 
   for (const d of defs) {
     const path = d.url.replace(/:([a-z_]+)/g, '{$1}');
     const parameters: unknown[] = [];
-    for (const [where, schema] of [['path', d.params], ['query', d.query]] as const) {
+    for (const [where, schema] of [
+      ['path', d.params],
+      ['query', d.query],
+    ] as const) {
       if (!schema) continue;
       const js = toSchema(schema, 'input', `${d.method} ${d.url} ${where}`) as { properties?: Record<string, unknown>; required?: string[] };
       for (const [name, s] of Object.entries(js.properties ?? {}) as [string, { description?: string }][]) {
@@ -31,7 +34,10 @@ export function buildOpenApi(defs: readonly RouteDef<any, any, any>[], extra: { 
     }
     const responses: Record<string, unknown> = {};
     for (const [status, schema] of Object.entries(d.responses ?? {})) {
-      responses[status] = { description: 'OK', content: { 'application/json': { schema: toSchema(schema, 'output', `${d.method} ${d.url} response ${status}`) } } };
+      responses[status] = {
+        description: 'OK',
+        content: { 'application/json': { schema: toSchema(schema, 'output', `${d.method} ${d.url} response ${status}`) } },
+      };
     }
     if (!responses[String(d.status ?? 200)]) responses[String(d.status ?? 200)] = { description: 'OK' };
     for (const [status, description] of [
@@ -48,7 +54,9 @@ export function buildOpenApi(defs: readonly RouteDef<any, any, any>[], extra: { 
       tags: d.extension ? [d.tag, 'extension'] : [d.tag],
       ...(d.public ? { security: [] } : {}),
       parameters,
-      ...(d.body ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(d.body, 'input', `${d.method} ${d.url} body`) } } } } : {}),
+      ...(d.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(d.body, 'input', `${d.method} ${d.url} body`) } } } }
+        : {}),
       responses,
     };
   }

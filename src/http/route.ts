@@ -17,7 +17,6 @@ type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 type Schema = z.ZodType | undefined;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-
 /** What the HTTP layer runs with: the application's dependencies. */
 export type HttpDeps = AppDeps;
 

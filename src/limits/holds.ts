@@ -40,7 +40,13 @@ export async function migrateHolds(db: Knex): Promise<void> {
  * Idempotent per holder: a holder that has its place is allowed again and takes nothing more. Counting and taking run
  * under a transaction-scoped advisory lock of (limit, scope), so two instances never both take the last place.
  */
-export async function acquireHold(db: Knex, limit: ConcurrencyLimit, scope: string, holderId: string, subject: string | null = null): Promise<HoldDecision> {
+export async function acquireHold(
+  db: Knex,
+  limit: ConcurrencyLimit,
+  scope: string,
+  holderId: string,
+  subject: string | null = null,
+): Promise<HoldDecision> {
   return db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`aivis-hold:${limit.name}:${scope}`]);
     const counted = await trx.raw(
@@ -61,7 +67,13 @@ export async function acquireHold(db: Knex, limit: ConcurrencyLimit, scope: stri
 }
 
 /** acquireHold, or a `rate_limited` domain error (429 with the limit's Retry-After) when the scope is full. */
-export async function holdOrRefuse(db: Knex, limit: ConcurrencyLimit, scope: string, holderId: string, subject: string | null = null): Promise<HoldDecision> {
+export async function holdOrRefuse(
+  db: Knex,
+  limit: ConcurrencyLimit,
+  scope: string,
+  holderId: string,
+  subject: string | null = null,
+): Promise<HoldDecision> {
   const d = await acquireHold(db, limit, scope, holderId, subject);
   if (!d.allowed) throw new DomainErrorException({ kind: 'rate_limited', message: 'Rate limit exceeded', retryAfterSeconds: d.retryAfterSeconds });
   return d;

@@ -86,7 +86,8 @@ export async function admit(db: Knex, pool: SlotPool, job: { job_id: string; str
     await lockPool(trx, pool.name);
     const mine = await trx('aivis_job_slots').where('job_id', job.job_id).first('state');
     if (mine && mine.state !== 'queued') return { state: mine.state as SlotState, promoted: [] };
-    if (!mine) await trx('aivis_job_slots').insert({ job_id: job.job_id, pool: pool.name, stream_id: job.stream_id, scope: job.scope, state: 'queued' });
+    if (!mine)
+      await trx('aivis_job_slots').insert({ job_id: job.job_id, pool: pool.name, stream_id: job.stream_id, scope: job.scope, state: 'queued' });
     const started = await promote(trx, pool);
     const self = started.find((s) => s.job_id === job.job_id);
     return { state: self ? 'running' : 'queued', promoted: started.filter((s) => s.job_id !== job.job_id) };
@@ -112,11 +113,17 @@ export async function promoteQueued(db: Knex, pool: SlotPool): Promise<SlotRow[]
 
 /** A job with its slot has nothing to do until outside input arrives: the sweeper leaves it alone meanwhile. */
 export async function setState(db: Knex, jobId: string, state: 'running' | 'waiting'): Promise<void> {
-  await db('aivis_job_slots').where('job_id', jobId).whereNot('state', 'queued').update({ state, heartbeat_at: db.raw('clock_timestamp()') });
+  await db('aivis_job_slots')
+    .where('job_id', jobId)
+    .whereNot('state', 'queued')
+    .update({ state, heartbeat_at: db.raw('clock_timestamp()') });
 }
 
 /** The workers of one instance say their jobs are alive. */
 export async function heartbeat(db: Knex, jobIds: readonly string[]): Promise<void> {
   if (!jobIds.length) return;
-  await db('aivis_job_slots').whereIn('job_id', jobIds).where('state', 'running').update({ heartbeat_at: db.raw('clock_timestamp()') });
+  await db('aivis_job_slots')
+    .whereIn('job_id', jobIds)
+    .where('state', 'running')
+    .update({ heartbeat_at: db.raw('clock_timestamp()') });
 }

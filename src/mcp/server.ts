@@ -36,7 +36,10 @@ const jsonRpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error
 async function clientSalt(db: Knex): Promise<string> {
   const read = async () => {
     await db.raw('create table if not exists aivis_secrets (name text primary key, value text not null)');
-    await db.raw('insert into aivis_secrets (name, value) values (?, ?) on conflict (name) do nothing', ['mcp_client_salt', randomBytes(32).toString('hex')]);
+    await db.raw('insert into aivis_secrets (name, value) values (?, ?) on conflict (name) do nothing', [
+      'mcp_client_salt',
+      randomBytes(32).toString('hex'),
+    ]);
     return ((await db('aivis_secrets').where('name', 'mcp_client_salt').first('value')) as { value: string }).value;
   };
   // two instances creating the table at once: one of them loses the race and retries
@@ -110,7 +113,9 @@ export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: To
       } catch (err) {
         req.log.error({ err }, 'mcp request failed');
         if (!reply.raw.headersSent) {
-          reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify(jsonRpcError(ErrorCode.InternalError, 'Internal server error')));
+          reply.raw
+            .writeHead(500, { 'content-type': 'application/json' })
+            .end(JSON.stringify(jsonRpcError(ErrorCode.InternalError, 'Internal server error')));
         }
       }
     },

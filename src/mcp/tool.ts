@@ -67,10 +67,18 @@ const ToolError = z.looseObject({ error: z.string(), status: z.number().int() })
 /** The tools/list entry: JSON Schema of what the tool accepts. */
 export function listing(t: ToolDef): ToolListing {
   const { $schema: _ignored, ...schema } = z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  const listed: ToolListing = { name: t.name, title: t.title, description: t.description, inputSchema: { ...schema, type: 'object' } as ToolListing['inputSchema'] };
+  const listed: ToolListing = {
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: { ...schema, type: 'object' } as ToolListing['inputSchema'],
+  };
   if (t.output) {
     // a tool error carries structured content too ({error, status, ...}): clients validate it against this schema
-    const { $schema: _o, ...out } = z.toJSONSchema(z.union([t.output, ToolError]), { io: 'output', unrepresentable: 'throw' }) as Record<string, unknown>;
+    const { $schema: _o, ...out } = z.toJSONSchema(z.union([t.output, ToolError]), { io: 'output', unrepresentable: 'throw' }) as Record<
+      string,
+      unknown
+    >;
     listed.outputSchema = { type: 'object', ...out } as ToolListing['outputSchema'];
   }
   listed.annotations = { title: t.title, ...t.annotations, openWorldHint: t.annotations.openWorldHint ?? false };

@@ -218,25 +218,36 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetch {
   };
 
   // net.connect's lookup hook: resolve, validate every address, hand back only validated ones.
-  const makeLookup = (currentUrl: () => string) =>
+  const makeLookup =
+    (currentUrl: () => string) =>
     (hostname: string, opts: LookupOptions, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void): void => {
-      resolver(hostname).then(
-        (addresses) => {
-          const url = currentUrl();
-          if (addresses.length === 0) throw new SafeFetchError('DNS_FAILURE', `host ${hostname} has no addresses`, url);
-          for (const ip of addresses) checkAddress(ip, url);
-          const wanted = addresses
-            .map((address) => ({ address, family: isIP(address) }))
-            .filter((a) => a.family !== 0 && (!opts.family || opts.family === a.family));
-          if (wanted.length === 0) throw new SafeFetchError('DNS_FAILURE', `host ${hostname} has no usable addresses`, url);
-          if (opts.all) callback(null, wanted);
-          else callback(null, wanted[0].address, wanted[0].family);
-        },
-        (err: unknown) => {
-          throw findSafeFetchError(err) ??
-            new SafeFetchError('DNS_FAILURE', `host ${hostname} did not resolve (${String((err as { code?: unknown })?.code ?? err)})`, currentUrl(), null, { cause: err });
-        },
-      ).catch((err: Error) => callback(err, []));
+      resolver(hostname)
+        .then(
+          (addresses) => {
+            const url = currentUrl();
+            if (addresses.length === 0) throw new SafeFetchError('DNS_FAILURE', `host ${hostname} has no addresses`, url);
+            for (const ip of addresses) checkAddress(ip, url);
+            const wanted = addresses
+              .map((address) => ({ address, family: isIP(address) }))
+              .filter((a) => a.family !== 0 && (!opts.family || opts.family === a.family));
+            if (wanted.length === 0) throw new SafeFetchError('DNS_FAILURE', `host ${hostname} has no usable addresses`, url);
+            if (opts.all) callback(null, wanted);
+            else callback(null, wanted[0].address, wanted[0].family);
+          },
+          (err: unknown) => {
+            throw (
+              findSafeFetchError(err) ??
+              new SafeFetchError(
+                'DNS_FAILURE',
+                `host ${hostname} did not resolve (${String((err as { code?: unknown })?.code ?? err)})`,
+                currentUrl(),
+                null,
+                { cause: err },
+              )
+            );
+          },
+        )
+        .catch((err: Error) => callback(err, []));
     };
 
   return async function safeFetch(rawUrl: string, init: SafeFetchInit = {}): Promise<SafeFetchResponse> {

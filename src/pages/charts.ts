@@ -11,7 +11,11 @@ export const formatNumber = (n: number): string => number.format(n);
 export const formatPercent = (n: number, digits = 0): string => `${n.toFixed(digits)}%`;
 
 /** An id usable in an SVG's aria-labelledby: the caller's name reduced to a-z, 0-9 and dashes. */
-const idOf = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'chart';
+const idOf = (s: string): string =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '') || 'chart';
 
 /** Long labels are cut to fit beside their value (shorter on a phone); the whole label stays in the row's tooltip. */
 const NARROW_LABEL = 34;
@@ -132,7 +136,8 @@ export function table(o: TableOptions): Html {
   const cls = (c: Column | undefined) => (c?.numeric ? 'num' : '');
   const body = o.rows.length
     ? o.rows.map(
-        (r) => html`<tr>${r.map((cell, i) => html`<td class="${cls(o.columns[i])}">${typeof cell === 'number' ? formatNumber(cell) : cell}</td>`)}</tr>`,
+        (r) =>
+          html`<tr>${r.map((cell, i) => html`<td class="${cls(o.columns[i])}">${typeof cell === 'number' ? formatNumber(cell) : cell}</td>`)}</tr>`,
       )
     : html`<tr><td colspan="${o.columns.length}" class="muted">${o.empty ?? 'Nothing yet'}</td></tr>`;
   return html`<div class="table-wrap" role="region" aria-label="${o.caption}" tabindex="0">
@@ -152,6 +157,7 @@ export interface Figure {
 /** Headline numbers in a row of boxes that wraps on a phone. */
 export function figures(items: readonly Figure[]): Html {
   return html`<div class="figures">${items.map(
-    (f) => html`<div class="figure"><span class="value">${typeof f.value === 'number' ? formatNumber(f.value) : f.value}</span><span class="label">${f.label}</span></div>`,
+    (f) =>
+      html`<div class="figure"><span class="value">${typeof f.value === 'number' ? formatNumber(f.value) : f.value}</span><span class="label">${f.label}</span></div>`,
   )}</div>`;
 }

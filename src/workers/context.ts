@@ -26,7 +26,12 @@ const recent = new WeakMap<EventStore, Map<string, { at: number; value: Promise<
  * The website and its catalogue as the streams have them, read at most once a second per website (a unit of work
  * depends on it only for what it asks; the first-answer marker still decides on the stream itself).
  */
-export function websiteContext(store: EventStore, organizationId: string, websiteId: string, options: { fresh?: boolean } = {}): Promise<WebsiteContext | null> {
+export function websiteContext(
+  store: EventStore,
+  organizationId: string,
+  websiteId: string,
+  options: { fresh?: boolean } = {},
+): Promise<WebsiteContext | null> {
   let byStore = recent.get(store);
   if (!byStore) recent.set(store, (byStore = new Map()));
   const now = Date.now();
@@ -41,13 +46,18 @@ export function websiteContext(store: EventStore, organizationId: string, websit
 
 /** Loads (cached by revision) the organization's and the catalogue's streams; null when the website is unknown. */
 async function loadWebsiteContext(store: EventStore, organizationId: string, websiteId: string): Promise<WebsiteContext | null> {
-  const [org, catalog] = await Promise.all([load(store, organizationStream(organizationId), Organization), load(store, catalogStream(websiteId), Catalog)]);
+  const [org, catalog] = await Promise.all([
+    load(store, organizationStream(organizationId), Organization),
+    load(store, catalogStream(websiteId), Catalog),
+  ]);
   const website = org.state.websites.get(websiteId);
   if (!website) return null;
   const entities = trackedEntities(website, catalog.state);
   const engineWebsite: EngineWebsite = {
     brand: { name: website.name, domain: domainOf(website.url) ?? '' },
-    competitors: entities.filter((e) => !e.is_self).map((e) => ({ name: e.name, domain: domainOf(e.url ?? '') ?? '', identifiers: e.identifiers ?? [] })),
+    competitors: entities
+      .filter((e) => !e.is_self)
+      .map((e) => ({ name: e.name, domain: domainOf(e.url ?? '') ?? '', identifiers: e.identifiers ?? [] })),
   };
   return { website, catalog: catalog.state, entities, engineWebsite };
 }

@@ -91,7 +91,10 @@ export async function deliverEmail(deps: EmailWorkerDeps, msg: Pick<BusMessage, 
   if (isSettled(state)) return 'settled';
   if (isHeld(state, now())) return 'held';
 
-  const rendered = state.to && state.params && state.template ? renderEmail(state.template, state.params) : { error: 'the recipient or the content was erased before it was sent' };
+  const rendered =
+    state.to && state.params && state.template
+      ? renderEmail(state.template, state.params)
+      : { error: 'the recipient or the content was erased before it was sent' };
   if ('error' in rendered) {
     const recorded = await record(ctx, emailId, (s) => decideGiveUp(s, rendered.error, now()));
     if (recorded) log.error({ template: state.template, reason: rendered.error }, 'email failed: nothing to send');
@@ -113,7 +116,8 @@ export async function deliverEmail(deps: EmailWorkerDeps, msg: Pick<BusMessage, 
   let outcome: Outcome | null = null;
   if (uncertain && deps.transport.delivered) {
     // a transport that can look tells whether the interrupted attempt finished: either way nothing is sent twice
-    if (await deps.transport.delivered(emailId)) outcome = { kind: 'sent', message_id, transport: deps.transport.kind, response: 'delivered by an earlier attempt' };
+    if (await deps.transport.delivered(emailId))
+      outcome = { kind: 'sent', message_id, transport: deps.transport.kind, response: 'delivered by an earlier attempt' };
     uncertain = false;
   }
   if (!outcome) {
@@ -182,7 +186,8 @@ export interface EmailSweeperDeps {
  */
 export async function sweepEmails(deps: EmailSweeperDeps): Promise<number> {
   const age = `${Math.max(0, Math.round(deps.minAgeMs ?? 60_000))} milliseconds`;
-  const rows = (await deps.db('rm_emails')
+  const rows = (await deps
+    .db('rm_emails')
     .whereIn('status', ['requested', 'deferred', 'sending'])
     .andWhere('due_at', '<', deps.db.raw('now() - ?::interval', [age]))
     .orderBy('due_at')
@@ -207,5 +212,7 @@ export async function sweepEmails(deps: EmailSweeperDeps): Promise<number> {
 
 export function startEmailSweeper(deps: EmailSweeperDeps & { everyMs?: number }): { stop(): Promise<void> } {
   const everyMs = deps.everyMs ?? 30_000;
-  return every({ everyMs: everyMs, firstMs: Math.min(everyMs, 5_000), logger: deps.logger, failure: 'sweep of overdue emails failed' }, () => sweepEmails(deps));
+  return every({ everyMs: everyMs, firstMs: Math.min(everyMs, 5_000), logger: deps.logger, failure: 'sweep of overdue emails failed' }, () =>
+    sweepEmails(deps),
+  );
 }

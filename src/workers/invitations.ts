@@ -27,7 +27,10 @@ export interface InvitationWorkerDeps {
  * then mark): the invite is the record, the outbox's key (`invite-<batch id>`) makes every delivery of every invite of
  * one bulk call the same single email, and the email worker sends it. Nothing to send once the invitee was erased.
  */
-export async function requestInvitation(deps: InvitationWorkerDeps, msg: Pick<BusMessage, 'id' | 'data' | 'metadata'>): Promise<'requested' | 'already' | 'nothing'> {
+export async function requestInvitation(
+  deps: InvitationWorkerDeps,
+  msg: Pick<BusMessage, 'id' | 'data' | 'metadata'>,
+): Promise<'requested' | 'already' | 'nothing'> {
   const batchId = (msg.data as { batch_id?: unknown }).batch_id;
   if (typeof batchId !== 'string') return 'nothing';
   const { state } = await load(deps.store, organizationStream(msg.metadata.organization_id), Organization);
@@ -61,5 +64,12 @@ export async function requestInvitation(deps: InvitationWorkerDeps, msg: Pick<Bu
 }
 
 export function startInvitationWorkers(deps: InvitationWorkerDeps): Promise<Consumer> {
-  return startWorker({ bus: deps.bus, name: INVITATION_WORKER, types: INVITATION_WORKER_TYPES, concurrency: 2, logger: deps.logger, handle: async (msg) => void (await requestInvitation(deps, msg)) });
+  return startWorker({
+    bus: deps.bus,
+    name: INVITATION_WORKER,
+    types: INVITATION_WORKER_TYPES,
+    concurrency: 2,
+    logger: deps.logger,
+    handle: async (msg) => void (await requestInvitation(deps, msg)),
+  });
 }

@@ -118,7 +118,14 @@ export async function sweepJobs(deps: JobSweeperDeps): Promise<SweepReport> {
       where r.state = 'reserved' and j.status in ('succeeded', 'failed') and j.finished_at < now() - ?::interval limit ?`,
     ['5 seconds', limit],
   );
-  for (const r of unsettled.rows as { organization_id: string; allowance: string; period: string; reservation_id: string; status: 'succeeded' | 'failed'; website_id: string | null }[]) {
+  for (const r of unsettled.rows as {
+    organization_id: string;
+    allowance: string;
+    period: string;
+    reservation_id: string;
+    status: 'succeeded' | 'failed';
+    website_id: string | null;
+  }[]) {
     const ctx = { store: deps.store, organizationId: r.organization_id, websiteId: r.website_id, actor: SYSTEM_ACTOR };
     await settleAllowance(ctx, { allowance: r.allowance, period: r.period, reservation_id: r.reservation_id, ended: r.status });
     report.settled++;
@@ -128,7 +135,10 @@ export async function sweepJobs(deps: JobSweeperDeps): Promise<SweepReport> {
 }
 
 /** Fails a job its workers kept losing (appended on its stream like any end; its next wake settles it). */
-async function abandon(deps: JobSweeperDeps, c: { job_id: string; kind: string; stream_id: string; organization_id: string; website_id: string | null }): Promise<boolean> {
+async function abandon(
+  deps: JobSweeperDeps,
+  c: { job_id: string; kind: string; stream_id: string; organization_id: string; website_id: string | null },
+): Promise<boolean> {
   const job = jobOfStream(c.stream_id);
   if (!job) return false;
   const events = await deps.store.readStream(c.stream_id);
@@ -141,8 +151,20 @@ async function abandon(deps: JobSweeperDeps, c: { job_id: string; kind: string; 
         {
           id: deterministicId('job-ended', job.jobId),
           type: 'JobFailed',
-          data: { job_id: job.jobId, kind: job.kind, error_kind: 'abandoned', message: 'the job stopped making progress: its workers were lost too many times' },
-          metadata: { organization_id: c.organization_id, website_id: c.website_id, actor: SYSTEM_ACTOR, correlation_id: job.jobId, causation_id: job.jobId, time: new Date().toISOString() },
+          data: {
+            job_id: job.jobId,
+            kind: job.kind,
+            error_kind: 'abandoned',
+            message: 'the job stopped making progress: its workers were lost too many times',
+          },
+          metadata: {
+            organization_id: c.organization_id,
+            website_id: c.website_id,
+            actor: SYSTEM_ACTOR,
+            correlation_id: job.jobId,
+            causation_id: job.jobId,
+            time: new Date().toISOString(),
+          },
         },
       ],
       last.revision,

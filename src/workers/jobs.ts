@@ -40,9 +40,7 @@ export type StepEvent = DomainEvent & { id?: string };
 
 export type StepOutcome =
   /** progress: the job goes on with its next step */
-  | { events: StepEvent[] }
-  | { events?: StepEvent[]; succeeded: true }
-  | { events?: StepEvent[]; failed: { error_kind: string; message: string } };
+  { events: StepEvent[] } | { events?: StepEvent[]; succeeded: true } | { events?: StepEvent[]; failed: { error_kind: string; message: string } };
 
 export interface JobStep<S> {
   /** unique within the job: its events' ids derive from it, so a step run twice appends once */
@@ -87,7 +85,11 @@ export const jobWorkerName = (kind: JobKind) => `jobs-${kind}`;
 export const poolOf = (spec: JobSpec<any>): SlotPool => spec.slots?.pool ?? uncapped(spec.kind);
 
 /** The job's first events up to its request, sent again to its workers as a message (a promotion, a sweep). */
-export async function wakeJobs(deps: Pick<JobDeps, 'store' | 'bus' | 'logger'>, rows: readonly Pick<SlotRow, 'job_id' | 'stream_id'>[], reason: string): Promise<number> {
+export async function wakeJobs(
+  deps: Pick<JobDeps, 'store' | 'bus' | 'logger'>,
+  rows: readonly Pick<SlotRow, 'job_id' | 'stream_id'>[],
+  reason: string,
+): Promise<number> {
   const messages: BusMessage[] = [];
   for (const row of rows) {
     const job = jobOfStream(row.stream_id);
@@ -133,7 +135,11 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
     await releaseHolds(deps.db, jobId);
     const reservation = spec.reservation?.(state.area);
     if (reservation) {
-      const r = await settleAllowance(ctx, { ...reservation, reservation_id: jobId, ended: state.lifecycle.status === 'succeeded' ? 'succeeded' : 'failed' });
+      const r = await settleAllowance(ctx, {
+        ...reservation,
+        reservation_id: jobId,
+        ended: state.lifecycle.status === 'succeeded' ? 'succeeded' : 'failed',
+      });
       if (isDomainError(r)) log.warn({ job_id: jobId, ...reservation, error: r.message }, 'job ended without its allowance reservation');
     }
   }
@@ -162,10 +168,21 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
     };
     /** appends with the revision read; when the stream moved meanwhile, the state is read again instead */
     const append = async (events: (DomainEvent & { id: string })[]): Promise<void> => {
-      const metadata = { organization_id: ctx.organizationId, website_id: ctx.websiteId, actor: ctx.actor, correlation_id: ctx.correlationId ?? jobId, causation_id: jobId, time: (deps.now?.() ?? new Date()).toISOString() };
+      const metadata = {
+        organization_id: ctx.organizationId,
+        website_id: ctx.websiteId,
+        actor: ctx.actor,
+        correlation_id: ctx.correlationId ?? jobId,
+        causation_id: jobId,
+        time: (deps.now?.() ?? new Date()).toISOString(),
+      };
       let r: Awaited<ReturnType<EventStore['append']>>;
       try {
-        r = await deps.store.append(stream, events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata })), revision);
+        r = await deps.store.append(
+          stream,
+          events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata })),
+          revision,
+        );
       } catch (err) {
         if (!(err instanceof WrongExpectedRevisionError)) throw err;
         return refresh();
@@ -214,9 +231,14 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
         live.delete(jobId);
       }
       const events = (out.events ?? []).map((e, i) => ({ ...e, id: e.id ?? deterministicId('job-step', jobId, step.name, String(i)) }));
-      if ('succeeded' in out) events.push({ id: deterministicId('job-ended', jobId), type: 'JobSucceeded', data: { job_id: jobId, kind: spec.kind } });
+      if ('succeeded' in out)
+        events.push({ id: deterministicId('job-ended', jobId), type: 'JobSucceeded', data: { job_id: jobId, kind: spec.kind } });
       if ('failed' in out) {
-        events.push({ id: deterministicId('job-ended', jobId), type: 'JobFailed', data: { job_id: jobId, kind: spec.kind, ...out.failed, message: out.failed.message.slice(0, 2000) } });
+        events.push({
+          id: deterministicId('job-ended', jobId),
+          type: 'JobFailed',
+          data: { job_id: jobId, kind: spec.kind, ...out.failed, message: out.failed.message.slice(0, 2000) },
+        });
       }
       if (!events.length) throw new Error(`job ${spec.kind} step ${step.name} made no events: it would run forever`);
       await append(events);

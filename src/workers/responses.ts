@@ -73,7 +73,10 @@ function markAnswered(ctx: CommandContext, websiteId: string, promptId: string):
     marking = markPromptAnswered(ctx, { website_id: websiteId, prompt_id: promptId }).then((r) => !isDomainError(r));
     byPrompt.set(promptId, marking);
     // a refusal (the prompt was hard-deleted) or an error is not remembered: the next unit asks the catalogue again
-    marking.then((ok) => ok || byPrompt.delete(promptId), () => byPrompt.delete(promptId));
+    marking.then(
+      (ok) => ok || byPrompt.delete(promptId),
+      () => byPrompt.delete(promptId),
+    );
   }
   return marking;
 }
@@ -101,7 +104,9 @@ async function answer(deps: ResponseWorkerDeps, ctx: CommandContext, req: Reques
     model: req.model,
     prompt: prompt.text,
     day: req.day,
-    ...(location && { location: { country: location.country, ...(location.region && { region: location.region }), ...(location.city && { city: location.city }) } }),
+    ...(location && {
+      location: { country: location.country, ...(location.region && { region: location.region }), ...(location.city && { city: location.city }) },
+    }),
     ...(persona && { persona: { name: persona.name, ...(persona.description && { description: persona.description }) } }),
     website: site.engineWebsite,
   };

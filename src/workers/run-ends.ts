@@ -31,13 +31,30 @@ const HELD = ['s.run_id', 's.organization_id', 's.website_id', 's.schedule_id'];
  */
 export async function recordRunEnds(deps: RunEndsDeps): Promise<{ finished: string[]; expired: string[] }> {
   const now = deps.now?.() ?? new Date();
-  const done: Held[] = await deps.db('rm_run_slots as s').join('rm_runs as r', 'r.id', 's.run_id').whereNull('s.ended_at').whereNotNull('r.finished_at').select(HELD);
+  const done: Held[] = await deps
+    .db('rm_run_slots as s')
+    .join('rm_runs as r', 'r.id', 's.run_id')
+    .whereNull('s.ended_at')
+    .whereNotNull('r.finished_at')
+    .select(HELD);
   const doneIds = new Set(done.map((h) => h.run_id));
-  const late = ((await deps.db('rm_run_slots as s').whereNull('s.ended_at').where('s.expires_at', '<=', now).select(HELD)) as Held[]).filter((h) => !doneIds.has(h.run_id));
+  const late = ((await deps.db('rm_run_slots as s').whereNull('s.ended_at').where('s.expires_at', '<=', now).select(HELD)) as Held[]).filter(
+    (h) => !doneIds.has(h.run_id),
+  );
   const ended = { finished: [] as string[], expired: [] as string[] };
-  for (const [reason, held] of [['finished', done], ['expired', late]] as const) {
+  for (const [reason, held] of [
+    ['finished', done],
+    ['expired', late],
+  ] as const) {
     for (const h of held) {
-      const ctx = { store: deps.store, organizationId: h.organization_id, websiteId: h.website_id, actor: SYSTEM_ACTOR, correlationId: h.run_id, now: deps.now };
+      const ctx = {
+        store: deps.store,
+        organizationId: h.organization_id,
+        websiteId: h.website_id,
+        actor: SYSTEM_ACTOR,
+        correlationId: h.run_id,
+        now: deps.now,
+      };
       const r = await endRun(ctx, { website_id: h.website_id, schedule_id: h.schedule_id }, h.run_id, reason);
       if (!isDomainError(r) && r.result) ended[reason].push(h.run_id);
     }

@@ -39,7 +39,8 @@ export function dueSlot(s: ScheduleWindow, today: string): string | null {
 }
 
 /** The run of one schedule's slot: the same id on every instance, so the event store lets exactly one start it. */
-export const scheduledRunId = (websiteId: string, scheduleKey: string, slot: string) => deterministicId('scheduled-run', websiteId, scheduleKey, slot);
+export const scheduledRunId = (websiteId: string, scheduleKey: string, slot: string) =>
+  deterministicId('scheduled-run', websiteId, scheduleKey, slot);
 
 export interface SchedulerDeps {
   store: EventStore;
@@ -65,12 +66,20 @@ interface Due {
 export async function schedulePass(deps: SchedulerDeps): Promise<string[]> {
   const now = deps.now?.() ?? new Date();
   const today = utcDay(now);
-  const sites: { id: string; organization_id: string }[] = await deps.db('rm_websites as w')
+  const sites: { id: string; organization_id: string }[] = await deps
+    .db('rm_websites as w')
     .where('w.status', 'active')
     .whereExists(deps.db('rm_prompts as p').whereRaw('p.website_id = w.id').andWhere('p.status', 'active').whereNull('p.soft_deleted_at'))
     .select('w.id', 'w.organization_id');
   if (!sites.length) return [];
-  const schedules: { id: string; website_id: string; frequency: 'daily' | 'weekly'; starts_on: string | null; ends_on: string | null; created_at: Date }[] = await deps
+  const schedules: {
+    id: string;
+    website_id: string;
+    frequency: 'daily' | 'weekly';
+    starts_on: string | null;
+    ends_on: string | null;
+    created_at: Date;
+  }[] = await deps
     .db('rm_prompt_schedules')
     .whereIn(
       'website_id',
@@ -82,11 +91,24 @@ export async function schedulePass(deps: SchedulerDeps): Promise<string[]> {
   const due: Due[] = [];
   const orgOf = new Map(sites.map((s) => [s.id, s.organization_id]));
   for (const s of sites) {
-    due.push({ organization_id: s.organization_id, website_id: s.id, schedule_id: null, slot: today, run_id: scheduledRunId(s.id, 'default', today) });
+    due.push({
+      organization_id: s.organization_id,
+      website_id: s.id,
+      schedule_id: null,
+      slot: today,
+      run_id: scheduledRunId(s.id, 'default', today),
+    });
   }
   for (const x of schedules) {
     const slot = dueSlot({ frequency: x.frequency, starts_on: x.starts_on, ends_on: x.ends_on, anchor: utcDay(new Date(x.created_at)) }, today);
-    if (slot) due.push({ organization_id: orgOf.get(x.website_id)!, website_id: x.website_id, schedule_id: x.id, slot, run_id: scheduledRunId(x.website_id, x.id, slot) });
+    if (slot)
+      due.push({
+        organization_id: orgOf.get(x.website_id)!,
+        website_id: x.website_id,
+        schedule_id: x.id,
+        slot,
+        run_id: scheduledRunId(x.website_id, x.id, slot),
+      });
   }
   const known = new Set<string>();
   for (let i = 0; i < due.length; i += 1000) {
@@ -98,16 +120,26 @@ export async function schedulePass(deps: SchedulerDeps): Promise<string[]> {
   for (const d of due) {
     if (known.has(d.run_id)) continue;
     const ctx = { store: deps.store, organizationId: d.organization_id, websiteId: d.website_id, actor: SYSTEM_ACTOR, now: deps.now };
-    const r = await startRun(ctx, { run_id: d.run_id, website_id: d.website_id, schedule_id: d.schedule_id, trigger: 'scheduled', day: today }, { finished });
+    const r = await startRun(
+      ctx,
+      { run_id: d.run_id, website_id: d.website_id, schedule_id: d.schedule_id, trigger: 'scheduled', day: today },
+      { finished },
+    );
     if (isDomainError(r)) {
       // a run of the schedule still in progress: a later pass starts this slot's run once it has ended
       const busy = r.message === RUN_IN_PROGRESS;
-      deps.logger[busy ? 'debug' : 'warn']({ website_id: d.website_id, schedule_id: d.schedule_id, slot: d.slot, error: r.message }, 'scheduled run not started');
+      deps.logger[busy ? 'debug' : 'warn'](
+        { website_id: d.website_id, schedule_id: d.schedule_id, slot: d.slot, error: r.message },
+        'scheduled run not started',
+      );
       continue;
     }
     if (r.started) {
       started.push(d.run_id);
-      deps.logger.info({ website_id: d.website_id, schedule_id: d.schedule_id ?? 'default', slot: d.slot, run_id: d.run_id, units: r.plan.total }, 'scheduled run started');
+      deps.logger.info(
+        { website_id: d.website_id, schedule_id: d.schedule_id ?? 'default', slot: d.slot, run_id: d.run_id, units: r.plan.total },
+        'scheduled run started',
+      );
     }
   }
   return started;

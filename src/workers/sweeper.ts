@@ -78,5 +78,7 @@ export async function sweepLostUnits(deps: SweeperDeps): Promise<number> {
 
 export function startSweeper(deps: SweeperDeps & { everyMs?: number }): { stop(): Promise<void> } {
   const everyMs = deps.everyMs ?? 30_000;
-  return every({ everyMs: everyMs, firstMs: Math.min(everyMs, 5_000), logger: deps.logger, failure: 'sweep of lost units failed' }, () => sweepLostUnits(deps));
+  return every({ everyMs: everyMs, firstMs: Math.min(everyMs, 5_000), logger: deps.logger, failure: 'sweep of lost units failed' }, () =>
+    sweepLostUnits(deps),
+  );
 }

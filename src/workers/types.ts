@@ -8,7 +8,13 @@ import { RESPONSE_WORKER_TYPES } from './responses';
 
 /** Every event type a worker consumes from the bus: the relay publishes these (a new worker adds its list here). */
 export const busEventTypes = (extractor: ExtractorChoice): readonly EventType[] => [
-  ...new Set([...RESPONSE_WORKER_TYPES, ...observationWorkerTypes(extractor), ...jobTriggerTypes(), ...EMAIL_WORKER_TYPES, ...INVITATION_WORKER_TYPES]),
+  ...new Set([
+    ...RESPONSE_WORKER_TYPES,
+    ...observationWorkerTypes(extractor),
+    ...jobTriggerTypes(),
+    ...EMAIL_WORKER_TYPES,
+    ...INVITATION_WORKER_TYPES,
+  ]),
 ];
 
 /**

@@ -61,7 +61,11 @@ function route(host: string, req: http.IncomingMessage, res: http.ServerResponse
       return void res.writeHead(200, cdn).end('<h1>home</h1>');
     }
     if (host === 'redirect.test') {
-      const target = ua.includes('GPTBot') ? 'http://10.0.0.1/' : ua.includes('Claude') ? 'http://169.254.169.254/latest/meta-data/' : 'http://intranet.test/';
+      const target = ua.includes('GPTBot')
+        ? 'http://10.0.0.1/'
+        : ua.includes('Claude')
+          ? 'http://169.254.169.254/latest/meta-data/'
+          : 'http://intranet.test/';
       return void res.writeHead(302, { location: target }).end();
     }
     return void res.writeHead(200, { 'content-type': 'text/html', server: 'nginx', 'x-cache': 'MISS', via: '1.1 varnish' }).end('<h1>home</h1>');

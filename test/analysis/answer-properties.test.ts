@@ -16,7 +16,7 @@ function word(rnd: () => number): string {
 }
 
 const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
-const pick = <T,>(rnd: () => number, xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
+const pick = <T>(rnd: () => number, xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
 
 /** A catalogue whose terms are distinct words (one or two words), none a word-prefix of another. */
 function catalogue(rnd: () => number, size: number, sharedTerm: boolean): { entities: EntityInput[]; terms: string[][] } {
@@ -68,7 +68,12 @@ function answer(rnd: () => number, terms: string[][]): string {
  * place). Its word class covers that alphabet only: `\p{L}` classes cost milliseconds each to compile.
  */
 function naiveMatcher(terms: string[]): (lowerText: string) => number {
-  const alternatives = terms.map((t) => t.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+'));
+  const alternatives = terms.map((t) =>
+    t
+      .toLowerCase()
+      .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      .replace(/ /g, '\\s+'),
+  );
   const re = new RegExp(`(?<![a-z0-9_\u00c0-\u024f])(?:${alternatives.join('|')})(?![a-z0-9_\u00c0-\u024f])`);
   return (lowerText) => re.exec(lowerText)?.index ?? -1;
 }
@@ -90,7 +95,9 @@ describe('positions (property)', () => {
         for (let i = 1; i < k; i++) expect(mentions[i].first_index).toBeGreaterThan(mentions[i - 1].first_index);
         // the one-pass matcher agrees with a per-term regex about who is mentioned and where first
         const expected = entities.map((e, i) => ({ id: e.id, first: naive[i](lower) })).filter((x) => x.first !== -1);
-        expect(Object.fromEntries(mentions.map((m) => [m.entity_id, m.first_index]))).toEqual(Object.fromEntries(expected.map((x) => [x.id, x.first])));
+        expect(Object.fromEntries(mentions.map((m) => [m.entity_id, m.first_index]))).toEqual(
+          Object.fromEntries(expected.map((x) => [x.id, x.first])),
+        );
       }
     }
   });

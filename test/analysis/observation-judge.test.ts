@@ -94,7 +94,9 @@ describe('the LLM observation judge', () => {
         { entity: 42, attribute: 'Price', positive: true, score: 0.6, text_span: 'value for money' },
       ]),
     );
-    expect(await judge.extract(INPUT)).toEqual([{ entity_id: 'e-acme', attribute_id: 'a-price', positive: true, score: 0.6, text_span: 'value for money' }]);
+    expect(await judge.extract(INPUT)).toEqual([
+      { entity_id: 'e-acme', attribute_id: 'a-price', positive: true, score: 0.6, text_span: 'value for money' },
+    ]);
     expect(warnings).toHaveLength(1);
     expect(warnings[0].detail).toMatchObject({ unknown_entity: 2, unknown_attribute: 1 });
   });
@@ -110,7 +112,9 @@ describe('the LLM observation judge', () => {
     { score: 0.66666, positive: true, then: 0.667 },
   ])('given score $score with positive $positive, when extracted, then the item is kept with score $then', async ({ score, positive, then }) => {
     const { judge } = judgeWith(JSON.stringify([{ entity: 'Acme', attribute: 'Price', positive, score, text_span: 'value for money' }]));
-    expect(await judge.extract(INPUT)).toEqual([{ entity_id: 'e-acme', attribute_id: 'a-price', positive, score: then, text_span: 'value for money' }]);
+    expect(await judge.extract(INPUT)).toEqual([
+      { entity_id: 'e-acme', attribute_id: 'a-price', positive, score: then, text_span: 'value for money' },
+    ]);
   });
 
   it('given a span that is not in the answer, when extracted, then the item is dropped; a span differing only in spaces or quotes is kept as the answer writes it', async () => {
@@ -134,21 +138,20 @@ describe('the LLM observation judge', () => {
         { entity: 'Globex', attribute: 'Support', text_span: 'customer support' },
       ]),
     );
-    expect(await judge.extract(INPUT)).toEqual([{ entity_id: 'e-globex', attribute_id: 'a-price', positive: false, score: -0.3, text_span: 'pricing can be a concern' }]);
+    expect(await judge.extract(INPUT)).toEqual([
+      { entity_id: 'e-globex', attribute_id: 'a-price', positive: false, score: -0.3, text_span: 'pricing can be a concern' },
+    ]);
   });
 
-  it.each([
-    'I could not find any observations.',
-    '{"entity": "Acme"}',
-    '[{"entity": "Acme", "attribute": ',
-    '',
-    '```json\nnot json\n```',
-  ])('given a malformed reply %j, when extracted, then [] and a warning, no throw', async (reply) => {
-    const { judge, warnings } = judgeWith(reply);
-    expect(await judge.extract(INPUT)).toEqual([]);
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0].message).toMatch(/no JSON array/);
-  });
+  it.each(['I could not find any observations.', '{"entity": "Acme"}', '[{"entity": "Acme", "attribute": ', '', '```json\nnot json\n```'])(
+    'given a malformed reply %j, when extracted, then [] and a warning, no throw',
+    async (reply) => {
+      const { judge, warnings } = judgeWith(reply);
+      expect(await judge.extract(INPUT)).toEqual([]);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0].message).toMatch(/no JSON array/);
+    },
+  );
 
   it('given an empty array, when extracted, then [] without a warning', async () => {
     const { judge, warnings } = judgeWith('[]');

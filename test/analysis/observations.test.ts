@@ -223,7 +223,9 @@ describe('observations: spans and text', () => {
 describe('compileAttributes', () => {
   it('given names and descriptions, when compiled, then terms hold the name, meaningful description words and built-in synonyms', () => {
     const [price, support, integrations] = attributes.attributes;
-    expect(price.terms).toEqual(expect.arrayContaining(['price', 'prices', 'pricing', 'affordable', 'cost', 'cheap', 'expensive', 'value for money']));
+    expect(price.terms).toEqual(
+      expect.arrayContaining(['price', 'prices', 'pricing', 'affordable', 'cost', 'cheap', 'expensive', 'value for money']),
+    );
     expect(support.terms).toEqual(expect.arrayContaining(['support', 'customer support', 'customer service', 'help desk']));
     expect(support.terms).not.toContain('supports'); // the verb
     expect(support.terms).not.toContain('helpful'); // an evaluative word of the description: a cue, not a term
@@ -265,7 +267,8 @@ const simAttributes = compileAttributes(ATTRIBUTES.slice(0, 2));
 async function simulatedTexts(): Promise<string[]> {
   const engine = createSimulatedEngine({ seed: 7 });
   const out: string[] = [];
-  for (const model of MODEL_IDS) for (const prompt of PROMPTS) for (const day of days(6)) out.push((await engine.ask({ model, prompt, day, website })).text);
+  for (const model of MODEL_IDS)
+    for (const prompt of PROMPTS) for (const day of days(6)) out.push((await engine.ask({ model, prompt, day, website })).text);
   return out;
 }
 

@@ -58,7 +58,13 @@ describe('the bus carries erasable fields sealed (NATS JetStream)', () => {
     store = sealEventStore(env.store, sealer);
     raw = await openNatsBus(nats.url, logger);
     bus = sealedBus(raw, sealer);
-    relay = new ProjectionRunner({ projection: createRelayProjection(bus, ['ProbeNoteRecorded' as EventType]), store, db: env.db, logger, pollMs: 50 });
+    relay = new ProjectionRunner({
+      projection: createRelayProjection(bus, ['ProbeNoteRecorded' as EventType]),
+      store,
+      db: env.db,
+      logger,
+      pollMs: 50,
+    });
     await relay.start();
   });
   afterAll(async () => {
@@ -82,7 +88,11 @@ describe('the bus carries erasable fields sealed (NATS JetStream)', () => {
 
     await waitUntil('the relayed note', () => worker.has(note.id) && rawView.has(note.id), 10_000);
     expect(worker.get(note.id)!.data).toEqual(note.data);
-    expect(rawView.get(note.id)!.data).toMatchObject({ title, text: { $sealed: expect.any(String) }, lines: [{ n: 1, body: { $sealed: expect.any(String) } }] });
+    expect(rawView.get(note.id)!.data).toMatchObject({
+      title,
+      text: { $sealed: expect.any(String) },
+      lines: [{ n: 1, body: { $sealed: expect.any(String) } }],
+    });
     // the relay sent the log's own ciphertext: nothing was sealed again on the way
     expect(sealings).toBe(1);
     expect(rawView.get(note.id)!.data).toEqual((await env.store.readStream(`note-${noteId}`))[0].data);
@@ -105,7 +115,14 @@ describe('the bus carries erasable fields sealed (NATS JetStream)', () => {
     const direct = `erasure-marker-direct-${randomUUID()}`;
     const live = noteRecorded({ text: direct });
     const gone = noteRecorded({ note_id: noteId, text: direct });
-    const message = (e: typeof live): BusMessage => ({ id: e.id, type: e.type, data: e.data, metadata: testMetadata(), streamId: 'direct', position: '0:0' });
+    const message = (e: typeof live): BusMessage => ({
+      id: e.id,
+      type: e.type,
+      data: e.data,
+      metadata: testMetadata(),
+      streamId: 'direct',
+      position: '0:0',
+    });
     await bus.publish([message(live), message(gone)]);
 
     await waitUntil('the direct messages', () => rawView.has(live.id) && rawView.has(gone.id) && worker.has(live.id) && worker.has(gone.id), 10_000);

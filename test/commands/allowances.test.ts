@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Allowance, allowanceStream, decideReserve, decideSettle, monthOf, reserveAllowance, type Reserve } from '../../commands/allowances/allowance';
+import {
+  Allowance,
+  allowanceStream,
+  decideReserve,
+  decideSettle,
+  monthOf,
+  reserveAllowance,
+  type Reserve,
+} from '../../commands/allowances/allowance';
 import { openReservations, settleOpenReservations } from '../../commands/allowances/reconcile';
 import { PROBE_ALLOWANCE_EXHAUSTED, type RequestProbe, requestProbe } from '../../commands/probe/request-probe';
 import { type DomainError, forbidden, isDomainError, notFound } from '../../src/domain/errors';
@@ -28,29 +36,49 @@ const reserved = (id: string, on_failure: 'consumed' | 'released' = 'consumed'):
   type: 'AllowanceReserved',
   data: { allowance: 'pitch', period: '2026-11', reservation_id: id, subject: `pitch-${id}`, amount: 1, limit: 2, on_failure },
 });
-const settled = (id: string, outcome: 'consumed' | 'released'): DomainEvent => ({ type: 'AllowanceSettled', data: { allowance: 'pitch', period: '2026-11', reservation_id: id, outcome } });
-const settle = (id: string, ended: 'succeeded' | 'failed' | 'gone') => (s: Parameters<typeof decideSettle>[0]) => decideSettle(s, { allowance: 'pitch', period: '2026-11', reservation_id: id, ended });
+const settled = (id: string, outcome: 'consumed' | 'released'): DomainEvent => ({
+  type: 'AllowanceSettled',
+  data: { allowance: 'pitch', period: '2026-11', reservation_id: id, outcome },
+});
+const settle = (id: string, ended: 'succeeded' | 'failed' | 'gone') => (s: Parameters<typeof decideSettle>[0]) =>
+  decideSettle(s, { allowance: 'pitch', period: '2026-11', reservation_id: id, ended });
 
 describe('allowance: the decisions', () => {
   it('given one of two used, when a job is admitted, then it is reserved', () => {
-    given(Allowance, reserved('a')).when((s) => decideReserve(s, reserve('b'))).then([reserved('b')]);
+    given(Allowance, reserved('a'))
+      .when((s) => decideReserve(s, reserve('b')))
+      .then([reserved('b')]);
   });
   it('given two of two used (one reserved, one consumed), when a job is admitted, then the area refusal', () => {
-    given(Allowance, reserved('a'), reserved('b'), settled('b', 'consumed')).when((s) => decideReserve(s, reserve('c'))).then(EXHAUSTED);
+    given(Allowance, reserved('a'), reserved('b'), settled('b', 'consumed'))
+      .when((s) => decideReserve(s, reserve('c')))
+      .then(EXHAUSTED);
   });
   it('given a reservation, when the same job is admitted again, then nothing more is reserved', () => {
-    given(Allowance, reserved('a'), reserved('b')).when((s) => decideReserve(s, reserve('a'))).then([]);
+    given(Allowance, reserved('a'), reserved('b'))
+      .when((s) => decideReserve(s, reserve('a')))
+      .then([]);
   });
   it('given a released reservation, then its place counts no more', () => {
-    given(Allowance, reserved('a'), reserved('b'), settled('a', 'released')).when((s) => decideReserve(s, reserve('c'))).then([reserved('c')]);
+    given(Allowance, reserved('a'), reserved('b'), settled('a', 'released'))
+      .when((s) => decideReserve(s, reserve('c')))
+      .then([reserved('c')]);
   });
   it('given a reservation kept on failure, when its job fails, then it is consumed; one released on failure is released', () => {
-    given(Allowance, reserved('a')).when(settle('a', 'failed')).then([settled('a', 'consumed')]);
-    given(Allowance, reserved('a', 'released')).when(settle('a', 'failed')).then([settled('a', 'released')]);
-    given(Allowance, reserved('a', 'released')).when(settle('a', 'succeeded')).then([settled('a', 'consumed')]);
+    given(Allowance, reserved('a'))
+      .when(settle('a', 'failed'))
+      .then([settled('a', 'consumed')]);
+    given(Allowance, reserved('a', 'released'))
+      .when(settle('a', 'failed'))
+      .then([settled('a', 'released')]);
+    given(Allowance, reserved('a', 'released'))
+      .when(settle('a', 'succeeded'))
+      .then([settled('a', 'consumed')]);
   });
   it('given a job that never came to be, then its reservation is released; a settled one is not settled again', () => {
-    given(Allowance, reserved('a')).when(settle('a', 'gone')).then([settled('a', 'released')]);
+    given(Allowance, reserved('a'))
+      .when(settle('a', 'gone'))
+      .then([settled('a', 'released')]);
     given(Allowance, reserved('a'), settled('a', 'consumed')).when(settle('a', 'gone')).then([]);
     given(Allowance).when(settle('a', 'failed')).then(notFound('Reservation not found'));
   });
@@ -101,13 +129,18 @@ describe('allowance: reserved at admission, settled when the job ends', () => {
 
   it('given a reservation whose job never came to be, then the operator list shows it gone and settling releases it; an ended job is settled as it ended', async () => {
     const orphan = newId();
-    const r = await reserveAllowance(ctx(), reserve(orphan, { allowance: 'probe-orphans', period: monthOf(new Date()), subject: jobStream('probe', orphan), limit: 5 }));
+    const r = await reserveAllowance(
+      ctx(),
+      reserve(orphan, { allowance: 'probe-orphans', period: monthOf(new Date()), subject: jobStream('probe', orphan), limit: 5 }),
+    );
     if (isDomainError(r)) throw new Error(r.message);
     await rt.waitForReadModels(r.position, ['allowances']);
     // not yet old enough to be listed
     expect(await openReservations(rt.database.db, rt.store, { allowance: 'probe-orphans' })).toEqual([]);
     const open = await openReservations(rt.database.db, rt.store, { allowance: 'probe-orphans', olderThanMs: 0 });
-    expect(open).toEqual([expect.objectContaining({ organization_id: org, reservation_id: orphan, subject: jobStream('probe', orphan), amount: 1, job: 'gone' })]);
+    expect(open).toEqual([
+      expect.objectContaining({ organization_id: org, reservation_id: orphan, subject: jobStream('probe', orphan), amount: 1, job: 'gone' }),
+    ]);
     expect(await settleOpenReservations(rt.store, open)).toEqual([{ reservation_id: orphan, outcome: 'released' }]);
     const stream = await rt.store.readStream(allowanceStream(org, 'probe-orphans', monthOf(new Date())));
     expect(stream.map((e) => e.type)).toEqual(['AllowanceReserved', 'AllowanceSettled']);
@@ -115,10 +148,24 @@ describe('allowance: reserved at admission, settled when the job ends', () => {
 
     // a job that failed while its own settlement was lost: consumed, as the job would have settled it
     const ended = newId();
-    const r2 = await reserveAllowance(ctx(), reserve(ended, { allowance: 'probe-orphans', period: monthOf(new Date()), subject: jobStream('probe', ended), limit: 5 }));
+    const r2 = await reserveAllowance(
+      ctx(),
+      reserve(ended, { allowance: 'probe-orphans', period: monthOf(new Date()), subject: jobStream('probe', ended), limit: 5 }),
+    );
     if (isDomainError(r2)) throw new Error(r2.message);
-    const metadata = { organization_id: org, website_id: null, actor: SYSTEM_ACTOR, correlation_id: ended, causation_id: null, time: new Date().toISOString() };
-    await rt.store.append(jobStream('probe', ended), [{ id: newId(), type: 'JobFailed', data: { job_id: ended, kind: 'probe', error_kind: 'x', message: 'x' }, metadata }], 'no_stream');
+    const metadata = {
+      organization_id: org,
+      website_id: null,
+      actor: SYSTEM_ACTOR,
+      correlation_id: ended,
+      causation_id: null,
+      time: new Date().toISOString(),
+    };
+    await rt.store.append(
+      jobStream('probe', ended),
+      [{ id: newId(), type: 'JobFailed', data: { job_id: ended, kind: 'probe', error_kind: 'x', message: 'x' }, metadata }],
+      'no_stream',
+    );
     await rt.waitForReadModels(r2.position, ['allowances']);
     const listed = await openReservations(rt.database.db, rt.store, { allowance: 'probe-orphans', olderThanMs: 0 });
     expect(listed.map((x) => [x.reservation_id, x.job])).toEqual([[ended, 'failed']]);
@@ -137,7 +184,9 @@ racing('allowance: admissions racing at its edge through two instances (real Pos
     const allowance = { name: 'pitch', limit: 5, on_failure: 'consumed' as const };
     const ctx = (i: number) => ({ store: stores[i % 2], organizationId: org, actor: SYSTEM_ACTOR });
     for (let i = 0; i < 2; i++) expect(isDomainError(await requestProbe(ctx(i), probe(), { allowance }))).toBe(false);
-    const out: (unknown | DomainError)[] = await Promise.all(Array.from({ length: 12 }, (_, i) => requestProbe(ctx(i), probe(), { idempotency_key: `k${i}`, allowance })));
+    const out: (unknown | DomainError)[] = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => requestProbe(ctx(i), probe(), { idempotency_key: `k${i}`, allowance })),
+    );
     expect(out.filter((r) => !isDomainError(r))).toHaveLength(3);
     expect(out.filter((r) => isDomainError(r))).toEqual(Array(9).fill(forbidden(PROBE_ALLOWANCE_EXHAUSTED)));
     const events = await stores[0].readStream(allowanceStream(org, 'pitch', monthOf(new Date())));

@@ -11,8 +11,28 @@ const site = 'https://acme.example.com/shop';
 describe('add competitor', () => {
   it('given an empty catalogue, when a competitor is added, then CompetitorAdded with its normalized URL and unique identifiers', () => {
     given(Catalog)
-      .when((s) => decideAddCompetitor(s, { website_id: W, competitor_id: 'c1', website_url: site, name: 'Rival', url: 'https://www.Rival.example.net/?utm_source=x', identifiers: ['R', 'R', 'RivalCo'] }))
-      .then([{ type: 'CompetitorAdded', data: { competitor_id: 'c1', name: 'Rival', url: 'https://www.Rival.example.net/?utm_source=x', normalized_url: 'rival.example.net/', identifiers: ['R', 'RivalCo'] } }]);
+      .when((s) =>
+        decideAddCompetitor(s, {
+          website_id: W,
+          competitor_id: 'c1',
+          website_url: site,
+          name: 'Rival',
+          url: 'https://www.Rival.example.net/?utm_source=x',
+          identifiers: ['R', 'R', 'RivalCo'],
+        }),
+      )
+      .then([
+        {
+          type: 'CompetitorAdded',
+          data: {
+            competitor_id: 'c1',
+            name: 'Rival',
+            url: 'https://www.Rival.example.net/?utm_source=x',
+            normalized_url: 'rival.example.net/',
+            identifiers: ['R', 'RivalCo'],
+          },
+        },
+      ]);
   });
 
   it("given the website's own URL or a page below it, then invalid naming url", () => {
@@ -26,7 +46,9 @@ describe('add competitor', () => {
   it('given a competitor with the same normalized URL, then conflict; once removed, the URL can be added again', () => {
     const added = competitorAdded('c1', 'https://rival.example.net');
     given(Catalog, added)
-      .when((s) => decideAddCompetitor(s, { website_id: W, competitor_id: 'c2', website_url: site, name: 'Again', url: 'http://www.rival.example.net/' }))
+      .when((s) =>
+        decideAddCompetitor(s, { website_id: W, competitor_id: 'c2', website_url: site, name: 'Again', url: 'http://www.rival.example.net/' }),
+      )
       .then({
         kind: 'conflict',
         message: 'Competitor already exists',
@@ -59,7 +81,9 @@ describe('update competitor', () => {
     given(Catalog, competitorAdded('c1'), { type: 'CompetitorRemoved', data: { competitor_id: 'c1' } })
       .when((s) => decideUpdateCompetitor(s, 'c1', { website_id: W, name: 'X' }))
       .then({ kind: 'not_found', message: 'Competitor not found' });
-    given(Catalog).when((s) => decideRemoveCompetitor(s, 'nope')).then({ kind: 'not_found', message: 'Competitor not found' });
+    given(Catalog)
+      .when((s) => decideRemoveCompetitor(s, 'nope'))
+      .then({ kind: 'not_found', message: 'Competitor not found' });
   });
 });
 

@@ -23,48 +23,126 @@ const nullable = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: null });
 
 /** Catalogue events over a few ids, so that events meet the entities earlier ones made. */
 const catalogEvent: fc.Arbitrary<DomainEvent> = fc.oneof(
-  fc.record({ competitor_id: id('c'), name, url: fc.constant('https://c.example'), normalized_url: fc.constant('c.example/'), identifiers: fc.array(name, { maxLength: 2 }) }).map((data) => ({ type: 'CompetitorAdded' as const, data })),
+  fc
+    .record({
+      competitor_id: id('c'),
+      name,
+      url: fc.constant('https://c.example'),
+      normalized_url: fc.constant('c.example/'),
+      identifiers: fc.array(name, { maxLength: 2 }),
+    })
+    .map((data) => ({ type: 'CompetitorAdded' as const, data })),
   fc.record({ competitor_id: id('c'), name }).map((data) => ({ type: 'CompetitorRenamed' as const, data })),
-  fc.record({ competitor_id: id('c'), identifiers: fc.array(name, { maxLength: 2 }) }).map((data) => ({ type: 'CompetitorIdentifiersChanged' as const, data })),
+  fc
+    .record({ competitor_id: id('c'), identifiers: fc.array(name, { maxLength: 2 }) })
+    .map((data) => ({ type: 'CompetitorIdentifiersChanged' as const, data })),
   fc.record({ competitor_id: id('c') }).map((data) => ({ type: 'CompetitorRemoved' as const, data })),
   fc.record({ topic_id: id('t'), name }).map((data) => ({ type: 'TopicCreated' as const, data })),
   fc.record({ topic_id: id('t'), name, soft_deleted_prompt_ids: ids('p') }).map((data) => ({ type: 'TopicDeleted' as const, data })),
   fc.record({ topic_id: id('t'), name, restored_prompt_ids: ids('p') }).map((data) => ({ type: 'TopicRestored' as const, data })),
   fc
-    .record({ prompt_id: id('p', 4), text: name, topic_id: nullable(id('t')), type: fc.constantFrom('branded' as const, 'non_branded' as const), status: fc.constantFrom('active' as const, 'paused' as const), tags: fc.array(name, { maxLength: 2 }) })
+    .record({
+      prompt_id: id('p', 4),
+      text: name,
+      topic_id: nullable(id('t')),
+      type: fc.constantFrom('branded' as const, 'non_branded' as const),
+      status: fc.constantFrom('active' as const, 'paused' as const),
+      tags: fc.array(name, { maxLength: 2 }),
+    })
     .map((data) => ({ type: 'PromptCreated' as const, data })),
-  fc.record({ prompt_id: id('p', 4), status: fc.constantFrom('active' as const, 'paused' as const), tags: fc.array(name, { maxLength: 2 }) }, { requiredKeys: ['prompt_id'] }).map((data) => ({ type: 'PromptUpdated' as const, data })),
+  fc
+    .record(
+      { prompt_id: id('p', 4), status: fc.constantFrom('active' as const, 'paused' as const), tags: fc.array(name, { maxLength: 2 }) },
+      { requiredKeys: ['prompt_id'] },
+    )
+    .map((data) => ({ type: 'PromptUpdated' as const, data })),
   fc.record({ prompt_id: id('p', 4), soft_deleted: fc.boolean() }).map((data) => ({ type: 'PromptDeleted' as const, data })),
   fc.record({ prompt_id: id('p', 4) }).map((data) => ({ type: 'PromptAnswered' as const, data })),
   fc.record({ persona_id: id('r'), name, description: nullable(name) }).map((data) => ({ type: 'PersonaCreated' as const, data })),
-  fc.record({ location_id: id('l'), location: name, country: name, region: nullable(name), city: nullable(name) }).map((data) => ({ type: 'LocationCreated' as const, data })),
   fc
-    .record({ schedule_id: id('s'), name, models: fc.array(name, { minLength: 1, maxLength: 2 }), starts_on: fc.constant(null), ends_on: fc.constant(null), frequency: fc.constantFrom('daily' as const, 'weekly' as const), is_active: fc.boolean() })
+    .record({ location_id: id('l'), location: name, country: name, region: nullable(name), city: nullable(name) })
+    .map((data) => ({ type: 'LocationCreated' as const, data })),
+  fc
+    .record({
+      schedule_id: id('s'),
+      name,
+      models: fc.array(name, { minLength: 1, maxLength: 2 }),
+      starts_on: fc.constant(null),
+      ends_on: fc.constant(null),
+      frequency: fc.constantFrom('daily' as const, 'weekly' as const),
+      is_active: fc.boolean(),
+    })
     .map((data) => ({ type: 'PromptScheduleCreated' as const, data })),
-  fc.record({ schedule_id: id('s'), name, is_active: fc.boolean() }, { requiredKeys: ['schedule_id'] }).map((data) => ({ type: 'PromptScheduleUpdated' as const, data })),
+  fc
+    .record({ schedule_id: id('s'), name, is_active: fc.boolean() }, { requiredKeys: ['schedule_id'] })
+    .map((data) => ({ type: 'PromptScheduleUpdated' as const, data })),
   fc.record({ schedule_id: id('s') }).map((data) => ({ type: 'PromptScheduleArchived' as const, data })),
-  fc.record({ view_id: id('v'), name, filters: fc.dictionary(name, fc.integer(), { maxKeys: 2 }) }).map((data) => ({ type: 'SavedViewCreated' as const, data })),
-  fc.record({ view_id: id('v'), name, filters: fc.dictionary(name, fc.integer(), { maxKeys: 2 }) }, { requiredKeys: ['view_id'] }).map((data) => ({ type: 'SavedViewUpdated' as const, data })),
+  fc
+    .record({ view_id: id('v'), name, filters: fc.dictionary(name, fc.integer(), { maxKeys: 2 }) })
+    .map((data) => ({ type: 'SavedViewCreated' as const, data })),
+  fc
+    .record({ view_id: id('v'), name, filters: fc.dictionary(name, fc.integer(), { maxKeys: 2 }) }, { requiredKeys: ['view_id'] })
+    .map((data) => ({ type: 'SavedViewUpdated' as const, data })),
   fc.record({ attribute_id: id('a'), name, description: nullable(name) }).map((data) => ({ type: 'AttributeCreated' as const, data })),
 );
 
 const organizationEvent: fc.Arbitrary<DomainEvent> = fc.oneof(
   fc
-    .record({ organization_id: fc.constant('o1'), name, plan: fc.constantFrom('free' as const, 'pro' as const), features: fc.subarray(['pitch' as const, 'shopping' as const]), pitch_allowance: fc.nat(20) })
+    .record({
+      organization_id: fc.constant('o1'),
+      name,
+      plan: fc.constantFrom('free' as const, 'pro' as const),
+      features: fc.subarray(['pitch' as const, 'shopping' as const]),
+      pitch_allowance: fc.nat(20),
+    })
     .map((data) => ({ type: 'OrganizationCreated' as const, data })),
-  fc.record({ user_id: id('u'), email: name, role: fc.constantFrom('owner' as const, 'admin' as const, 'viewer' as const) }).map((data) => ({ type: 'UserAdded' as const, data })),
   fc
-    .record({ api_key_id: id('k'), name, key_hash: name, key_prefix: name, user_id: nullable(id('u')), website_ids: nullable(ids('w')), partner: fc.boolean() })
+    .record({ user_id: id('u'), email: name, role: fc.constantFrom('owner' as const, 'admin' as const, 'viewer' as const) })
+    .map((data) => ({ type: 'UserAdded' as const, data })),
+  fc
+    .record({
+      api_key_id: id('k'),
+      name,
+      key_hash: name,
+      key_prefix: name,
+      user_id: nullable(id('u')),
+      website_ids: nullable(ids('w')),
+      partner: fc.boolean(),
+    })
     .map((data) => ({ type: 'ApiKeyCreated' as const, data })),
   fc.record({ api_key_id: id('k') }).map((data) => ({ type: 'ApiKeyRevoked' as const, data })),
-  fc.record({ website_id: id('w'), name, url: fc.constant('https://w.example'), normalized_url: fc.constant('w.example/'), external_id: nullable(name) }).map((data) => ({ type: 'WebsiteCreated' as const, data })),
+  fc
+    .record({
+      website_id: id('w'),
+      name,
+      url: fc.constant('https://w.example'),
+      normalized_url: fc.constant('w.example/'),
+      external_id: nullable(name),
+    })
+    .map((data) => ({ type: 'WebsiteCreated' as const, data })),
   fc.record({ website_id: id('w'), external_id: nullable(name) }).map((data) => ({ type: 'WebsiteExternalIdSet' as const, data })),
-  fc.record({ website_id: id('w'), status: fc.constantFrom('active' as const, 'paused' as const, 'deleted' as const) }).map((data) => ({ type: 'WebsiteStatusChanged' as const, data })),
+  fc
+    .record({ website_id: id('w'), status: fc.constantFrom('active' as const, 'paused' as const, 'deleted' as const) })
+    .map((data) => ({ type: 'WebsiteStatusChanged' as const, data })),
 );
 
 const runSlotEvent: fc.Arbitrary<DomainEvent> = fc.oneof(
-  fc.record({ run_id: id('r', 4), website_id: fc.constant('w1'), schedule_id: fc.constant(null), expires_at: fc.constant('2026-03-01T12:00:00.000Z') }).map((data) => ({ type: 'RunSlotTaken' as const, data })),
-  fc.record({ run_id: id('r', 4), website_id: fc.constant('w1'), schedule_id: fc.constant(null), reason: fc.constantFrom('finished' as const, 'expired' as const) }).map((data) => ({ type: 'RunEnded' as const, data })),
+  fc
+    .record({
+      run_id: id('r', 4),
+      website_id: fc.constant('w1'),
+      schedule_id: fc.constant(null),
+      expires_at: fc.constant('2026-03-01T12:00:00.000Z'),
+    })
+    .map((data) => ({ type: 'RunSlotTaken' as const, data })),
+  fc
+    .record({
+      run_id: id('r', 4),
+      website_id: fc.constant('w1'),
+      schedule_id: fc.constant(null),
+      reason: fc.constantFrom('finished' as const, 'expired' as const),
+    })
+    .map((data) => ({ type: 'RunEnded' as const, data })),
 );
 
 const aggregates: [string, Aggregate<unknown>, fc.Arbitrary<DomainEvent>][] = [
@@ -117,7 +195,10 @@ describe('load', () => {
 
   it('given a long stream, then replay copies the state once and applies each event in place, never through evolve', async () => {
     const stream = `catalog-${newId()}`;
-    const events: DomainEvent[] = Array.from({ length: 10_000 }, (_, i) => ({ type: 'TopicCreated', data: { topic_id: `t${i}`, name: `Topic ${i}` } }));
+    const events: DomainEvent[] = Array.from({ length: 10_000 }, (_, i) => ({
+      type: 'TopicCreated',
+      data: { topic_id: `t${i}`, name: `Topic ${i}` },
+    }));
     for (let i = 0; i < events.length; i += 1000) await append(stream, events.slice(i, i + 1000));
     const calls = { own: 0, apply: 0, evolve: 0 };
     const counted: Aggregate<ReturnType<typeof Catalog.initial>> = {
@@ -129,7 +210,10 @@ describe('load', () => {
     expect(first.state.topics.size).toBe(10_000);
     // a fresh load folds into initial(), which nobody else holds: no copy at all
     expect(calls).toEqual({ own: 0, apply: 10_000, evolve: 0 });
-    await append(stream, events.slice(0, 3).map((_e, i) => ({ type: 'TopicCreated', data: { topic_id: `more${i}`, name: `More ${i}` } })));
+    await append(
+      stream,
+      events.slice(0, 3).map((_e, i) => ({ type: 'TopicCreated', data: { topic_id: `more${i}`, name: `More ${i}` } })),
+    );
     const second = await load(db.store, stream, counted);
     expect(calls).toEqual({ own: 1, apply: 10_003, evolve: 0 });
     expect(second.state.topics.size).toBe(10_003);
@@ -138,7 +222,10 @@ describe('load', () => {
   it('given a cached state, when the stream grows and is loaded again, then the state the first load returned is unchanged', async () => {
     const stream = `org-${newId()}`;
     await append(stream, [
-      { type: 'ApiKeyCreated', data: { api_key_id: 'k1', name: 'k', key_hash: 'h', key_prefix: 'p', user_id: null, website_ids: null, partner: false } },
+      {
+        type: 'ApiKeyCreated',
+        data: { api_key_id: 'k1', name: 'k', key_hash: 'h', key_prefix: 'p', user_id: null, website_ids: null, partner: false },
+      },
       { type: 'WebsiteCreated', data: { website_id: 'w1', name: 'W', url: 'https://w.example', normalized_url: 'w.example/', external_id: null } },
     ]);
     const first = await load(db.store, stream, Organization);

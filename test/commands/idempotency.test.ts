@@ -41,7 +41,8 @@ describe('idempotency: requests with an Idempotency-Key (one instance)', () => {
   let rt: Runtime;
   const org = newId();
   const ctx = () => ({ store: rt.store, organizationId: org, actor: SYSTEM_ACTOR });
-  const reservations = async () => (await rt.store.readStream(allowanceStream(org, 'probe', monthOf(new Date())))).filter((e) => e.type === 'AllowanceReserved').length;
+  const reservations = async () =>
+    (await rt.store.readStream(allowanceStream(org, 'probe', monthOf(new Date())))).filter((e) => e.type === 'AllowanceReserved').length;
   beforeAll(async () => {
     database = await freshDatabase();
     rt = await openJobRuntime(database, { specs: [probeJob()] });
@@ -99,7 +100,12 @@ racing('idempotency: concurrent requests with one key through two instances (rea
     const org = newId();
     const key = newId();
     const out = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => requestProbe({ store: stores[i % 2], organizationId: org, actor: SYSTEM_ACTOR }, probe({ steps: 2 }), { idempotency_key: key, allowance: ALLOWANCE })),
+      Array.from({ length: 10 }, (_, i) =>
+        requestProbe({ store: stores[i % 2], organizationId: org, actor: SYSTEM_ACTOR }, probe({ steps: 2 }), {
+          idempotency_key: key,
+          allowance: ALLOWANCE,
+        }),
+      ),
     );
     const ids = out.map((r) => ok(r).job_id);
     expect(new Set(ids).size).toBe(1);
@@ -114,7 +120,9 @@ racing('idempotency: concurrent requests with one key through two instances (rea
     const org = newId();
     const key = newId();
     const out = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => requestProbe({ store: stores[i % 2], organizationId: org, actor: SYSTEM_ACTOR }, probe({ steps: i + 1 }), { idempotency_key: key })),
+      Array.from({ length: 10 }, (_, i) =>
+        requestProbe({ store: stores[i % 2], organizationId: org, actor: SYSTEM_ACTOR }, probe({ steps: i + 1 }), { idempotency_key: key }),
+      ),
     );
     const won = out.filter((r) => !isDomainError(r));
     expect(won).toHaveLength(1);

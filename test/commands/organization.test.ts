@@ -21,7 +21,18 @@ const site = (id: string, external_id: string | null = null): DomainEvent => ({
   type: 'WebsiteCreated',
   data: { website_id: id, name: 'Site', url: 'https://site.example.com', normalized_url: 'site.example.com/', external_id },
 });
-const create = { name: 'Acme', plan: 'enterprise' as const, features: ['shopping' as const], pitch_allowance: 10, organization_id: ORG, owner_user_id: OWNER, api_key_id: KEY, key_hash: 'h', key_prefix: 'aivis_abcd', owner_email: 'o@acme.test' };
+const create = {
+  name: 'Acme',
+  plan: 'enterprise' as const,
+  features: ['shopping' as const],
+  pitch_allowance: 10,
+  organization_id: ORG,
+  owner_user_id: OWNER,
+  api_key_id: KEY,
+  key_hash: 'h',
+  key_prefix: 'aivis_abcd',
+  owner_email: 'o@acme.test',
+};
 
 describe('organization', () => {
   it('given nothing, when an organization is created, then it, its owner and a global partner key are recorded', () => {
@@ -30,7 +41,10 @@ describe('organization', () => {
       .then([
         orgCreated,
         { type: 'UserAdded', data: { user_id: OWNER, email: 'o@acme.test', role: 'owner' } },
-        { type: 'ApiKeyCreated', data: { api_key_id: KEY, name: 'Owner key', key_hash: 'h', key_prefix: 'aivis_abcd', user_id: OWNER, website_ids: null, partner: true } },
+        {
+          type: 'ApiKeyCreated',
+          data: { api_key_id: KEY, name: 'Owner key', key_hash: 'h', key_prefix: 'aivis_abcd', user_id: OWNER, website_ids: null, partner: true },
+        },
       ]);
   });
 
@@ -72,19 +86,46 @@ describe('organization', () => {
 
   it('given a non-partner caller, when it asks for a partner key, then forbidden', () => {
     given(Organization, orgCreated)
-      .when((s) => decideCreateApiKey(s, { name: 'k', partner: true, api_key_id: KEY, key_hash: 'h', key_prefix: 'p', user_id: null, caller_partner: false, now: 't' }))
+      .when((s) =>
+        decideCreateApiKey(s, {
+          name: 'k',
+          partner: true,
+          api_key_id: KEY,
+          key_hash: 'h',
+          key_prefix: 'p',
+          user_id: null,
+          caller_partner: false,
+          now: 't',
+        }),
+      )
       .then({ kind: 'forbidden', message: 'Forbidden: partner API key required' });
   });
 
   it('given a scope naming an unknown website, when a key is created, then invalid naming the field', () => {
     given(Organization, orgCreated, site(SITE))
-      .when((s) => decideCreateApiKey(s, { name: 'k', website_ids: [SITE, SITE2], api_key_id: KEY, key_hash: 'h', key_prefix: 'p', user_id: null, caller_partner: true, now: 't' }))
+      .when((s) =>
+        decideCreateApiKey(s, {
+          name: 'k',
+          website_ids: [SITE, SITE2],
+          api_key_id: KEY,
+          key_hash: 'h',
+          key_prefix: 'p',
+          user_id: null,
+          caller_partner: true,
+          now: 't',
+        }),
+      )
       .then({ kind: 'invalid', message: `website_ids: ${SITE2} is not a website of this organization` });
   });
 
   it('given a revoked key, when it is revoked again, then not found', () => {
-    const created: DomainEvent = { type: 'ApiKeyCreated', data: { api_key_id: KEY, name: 'k', key_hash: 'h', key_prefix: 'p', user_id: null, website_ids: null, partner: false } };
-    given(Organization, orgCreated, created).when((s) => decideRevokeApiKey(s, KEY)).then([{ type: 'ApiKeyRevoked', data: { api_key_id: KEY } }]);
+    const created: DomainEvent = {
+      type: 'ApiKeyCreated',
+      data: { api_key_id: KEY, name: 'k', key_hash: 'h', key_prefix: 'p', user_id: null, website_ids: null, partner: false },
+    };
+    given(Organization, orgCreated, created)
+      .when((s) => decideRevokeApiKey(s, KEY))
+      .then([{ type: 'ApiKeyRevoked', data: { api_key_id: KEY } }]);
     given(Organization, orgCreated, created, { type: 'ApiKeyRevoked', data: { api_key_id: KEY } })
       .when((s) => decideRevokeApiKey(s, KEY))
       .then({ kind: 'not_found', message: 'API key not found' });

@@ -37,8 +37,14 @@ describe('delete and the first-answer marker race', () => {
       // alternate who starts first so both interleavings are exercised
       const [del, mark] =
         round % 2 === 0
-          ? await Promise.all([deletePrompt(c, { website_id: website, prompt_id: id }), markPromptAnswered(c, { website_id: website, prompt_id: id })])
-          : await Promise.all([markPromptAnswered(c, { website_id: website, prompt_id: id }), deletePrompt(c, { website_id: website, prompt_id: id })]).then(([m, d]) => [d, m] as const);
+          ? await Promise.all([
+              deletePrompt(c, { website_id: website, prompt_id: id }),
+              markPromptAnswered(c, { website_id: website, prompt_id: id }),
+            ])
+          : await Promise.all([
+              markPromptAnswered(c, { website_id: website, prompt_id: id }),
+              deletePrompt(c, { website_id: website, prompt_id: id }),
+            ]).then(([m, d]) => [d, m] as const);
       if (isDomainError(del)) throw new Error(del.message);
       const state = (await fromLog(website)).prompts.get(id)!;
       if (isDomainError(mark)) {

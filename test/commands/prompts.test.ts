@@ -11,12 +11,24 @@ describe('create prompt', () => {
   it('given defaults, then a non_branded active prompt without tags', () => {
     given(Catalog)
       .when((s) => decideCreatePrompt(s, { website_id: W, prompt_id: 'p1', text: 'best widgets' }))
-      .then([{ type: 'PromptCreated', data: { prompt_id: 'p1', text: 'best widgets', topic_id: null, type: 'non_branded', status: 'active', tags: [] } }]);
+      .then([
+        { type: 'PromptCreated', data: { prompt_id: 'p1', text: 'best widgets', topic_id: null, type: 'non_branded', status: 'active', tags: [] } },
+      ]);
   });
 
   it('given a live topic, then the prompt is filed under it; a deleted or unknown topic is refused naming topic_id', () => {
     given(Catalog, topicCreated('t1'))
-      .when((s) => decideCreatePrompt(s, { website_id: W, prompt_id: 'p1', text: 'x', topic_id: 't1', type: 'branded', status: 'paused', tags: ['a', 'a', 'b'] }))
+      .when((s) =>
+        decideCreatePrompt(s, {
+          website_id: W,
+          prompt_id: 'p1',
+          text: 'x',
+          topic_id: 't1',
+          type: 'branded',
+          status: 'paused',
+          tags: ['a', 'a', 'b'],
+        }),
+      )
       .then([{ type: 'PromptCreated', data: { prompt_id: 'p1', text: 'x', topic_id: 't1', type: 'branded', status: 'paused', tags: ['a', 'b'] } }]);
     given(Catalog, topicCreated('t1'), topicDeleted('t1', 't1'))
       .when((s) => decideCreatePrompt(s, { website_id: W, prompt_id: 'p1', text: 'x', topic_id: 't1' }))
@@ -66,10 +78,18 @@ describe('delete prompt', () => {
 
   it('given a deleted, topic-deleted or unknown prompt, then Prompt not found', () => {
     const notFound = { kind: 'not_found', message: 'Prompt not found' } as const;
-    given(Catalog, promptCreated('p1'), promptDeleted('p1', false)).when((s) => decideDeletePrompt(s, 'p1')).then(notFound);
-    given(Catalog, promptCreated('p1'), promptAnswered('p1'), promptDeleted('p1', true)).when((s) => decideDeletePrompt(s, 'p1')).then(notFound);
-    given(Catalog, topicCreated('t1'), promptCreated('p1', 't1'), topicDeleted('t1', 't1', ['p1'])).when((s) => decideDeletePrompt(s, 'p1')).then(notFound);
-    given(Catalog).when((s) => decideDeletePrompt(s, 'p1')).then(notFound);
+    given(Catalog, promptCreated('p1'), promptDeleted('p1', false))
+      .when((s) => decideDeletePrompt(s, 'p1'))
+      .then(notFound);
+    given(Catalog, promptCreated('p1'), promptAnswered('p1'), promptDeleted('p1', true))
+      .when((s) => decideDeletePrompt(s, 'p1'))
+      .then(notFound);
+    given(Catalog, topicCreated('t1'), promptCreated('p1', 't1'), topicDeleted('t1', 't1', ['p1']))
+      .when((s) => decideDeletePrompt(s, 'p1'))
+      .then(notFound);
+    given(Catalog)
+      .when((s) => decideDeletePrompt(s, 'p1'))
+      .then(notFound);
   });
 
   it('given a topic deleted without its prompts, then its prompts can still be deleted', () => {
@@ -94,7 +114,9 @@ describe('first-answer marker', () => {
     given(Catalog, promptCreated('p1'), promptDeleted('p1', false))
       .when((s) => decideMarkPromptAnswered(s, 'p1'))
       .then({ kind: 'not_found', message: 'Prompt not found' });
-    given(Catalog).when((s) => decideMarkPromptAnswered(s, 'p1')).then({ kind: 'not_found', message: 'Prompt not found' });
+    given(Catalog)
+      .when((s) => decideMarkPromptAnswered(s, 'p1'))
+      .then({ kind: 'not_found', message: 'Prompt not found' });
   });
 
   it('given a prompt soft-deleted with its topic, then an answer still in flight is marked (history is kept)', () => {

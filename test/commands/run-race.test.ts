@@ -26,11 +26,16 @@ const ctx = (store: EventStore): CommandContext => ({ store, organizationId, act
 async function websiteWithPrompt(): Promise<string> {
   const website = newId();
   const prompt = { prompt_id: newId(), text: 'best crm', topic_id: null, type: 'non_branded' as const, status: 'active' as const, tags: [] };
-  await db.store.append(catalogStream(website), newEventsFor({ ...ctx(db.store), websiteId: website }, [{ type: 'PromptCreated', data: prompt }]), 'no_stream');
+  await db.store.append(
+    catalogStream(website),
+    newEventsFor({ ...ctx(db.store), websiteId: website }, [{ type: 'PromptCreated', data: prompt }]),
+    'no_stream',
+  );
   return website;
 }
 
-const start = (store: EventStore, website: string) => startRun(ctx(store), { website_id: website, schedule_id: null, trigger: 'manual', day: '2026-03-01' });
+const start = (store: EventStore, website: string) =>
+  startRun(ctx(store), { website_id: website, schedule_id: null, trigger: 'manual', day: '2026-03-01' });
 
 /** A store whose appends to `stream` wait until `both` is released: both writers then decided on the same revision. */
 function gated(store: EventStore, stream: string, held: { go: () => void }[], bothDecided: () => void): EventStore {

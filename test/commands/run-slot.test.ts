@@ -7,7 +7,10 @@ import { W } from './catalog-events';
 const T0 = '2026-03-01T08:00:00.000Z';
 const later = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
 const slot = { website_id: W, schedule_id: null };
-const taken = (run_id: string, at = T0): DomainEvent => ({ type: 'RunSlotTaken', data: { run_id, ...slot, expires_at: later(RUN_SLOT_HOLD_MS + Date.parse(at) - Date.parse(T0)) } });
+const taken = (run_id: string, at = T0): DomainEvent => ({
+  type: 'RunSlotTaken',
+  data: { run_id, ...slot, expires_at: later(RUN_SLOT_HOLD_MS + Date.parse(at) - Date.parse(T0)) },
+});
 const ended = (run_id: string, reason: 'finished' | 'expired' = 'finished'): DomainEvent => ({ type: 'RunEnded', data: { run_id, ...slot, reason } });
 
 describe('one run in progress per schedule', () => {
@@ -61,7 +64,9 @@ describe('the end of a run', () => {
     given(RunSlot, taken('r1'), ended('r1', 'expired'), taken('r2'))
       .when((s) => decideEndRun(s, { ...slot, run_id: 'r1', reason: 'finished', now: later(5000) }))
       .then([]);
-    given(RunSlot).when((s) => decideEndRun(s, { ...slot, run_id: 'r9', reason: 'finished', now: T0 })).then([]);
+    given(RunSlot)
+      .when((s) => decideEndRun(s, { ...slot, run_id: 'r9', reason: 'finished', now: T0 }))
+      .then([]);
   });
 
   it('given a hold, then it expires only once its time has run out', () => {

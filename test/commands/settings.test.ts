@@ -21,7 +21,9 @@ describe('personas, locations, attributes', () => {
   it('given a location, then LocationCreated with region and city null when omitted', () => {
     const { result } = given(Catalog)
       .when((s) => decideCreateLocation(s, { website_id: W, location_id: 'l1', location: 'Austin, US', country: 'United States', city: 'Austin' }))
-      .then([{ type: 'LocationCreated', data: { location_id: 'l1', location: 'Austin, US', country: 'United States', region: null, city: 'Austin' } }]);
+      .then([
+        { type: 'LocationCreated', data: { location_id: 'l1', location: 'Austin, US', country: 'United States', region: null, city: 'Austin' } },
+      ]);
     expect(result).toEqual({ id: 'l1', location: 'Austin, US', country: 'United States', region: null, city: 'Austin' });
   });
 
@@ -37,13 +39,38 @@ describe('prompt schedules', () => {
 
   it('given a window, then PromptScheduleCreated, active by default', () => {
     given(Catalog)
-      .when((s) => decideCreateSchedule(s, { website_id: W, schedule_id: 's1', name: 'Q1', models, starts_on: '2026-01-01', ends_on: '2026-03-31', frequency: 'weekly' }))
-      .then([{ type: 'PromptScheduleCreated', data: { schedule_id: 's1', name: 'Q1', models, starts_on: '2026-01-01', ends_on: '2026-03-31', frequency: 'weekly', is_active: true } }]);
+      .when((s) =>
+        decideCreateSchedule(s, {
+          website_id: W,
+          schedule_id: 's1',
+          name: 'Q1',
+          models,
+          starts_on: '2026-01-01',
+          ends_on: '2026-03-31',
+          frequency: 'weekly',
+        }),
+      )
+      .then([
+        {
+          type: 'PromptScheduleCreated',
+          data: { schedule_id: 's1', name: 'Q1', models, starts_on: '2026-01-01', ends_on: '2026-03-31', frequency: 'weekly', is_active: true },
+        },
+      ]);
   });
 
   it('given ends_on before starts_on, then invalid naming ends_on (also when an edit makes it so)', () => {
     given(Catalog)
-      .when((s) => decideCreateSchedule(s, { website_id: W, schedule_id: 's1', name: 'Q1', models, starts_on: '2026-02-01', ends_on: '2026-01-31', frequency: 'daily' }))
+      .when((s) =>
+        decideCreateSchedule(s, {
+          website_id: W,
+          schedule_id: 's1',
+          name: 'Q1',
+          models,
+          starts_on: '2026-02-01',
+          ends_on: '2026-01-31',
+          frequency: 'daily',
+        }),
+      )
       .then({ kind: 'invalid', message: 'ends_on: must not be before starts_on' });
     given(Catalog, scheduleCreated('s1', { starts_on: '2026-02-01' }))
       .when((s) => decideUpdateSchedule(s, 's1', { website_id: W, ends_on: '2026-01-01' }))
@@ -65,11 +92,15 @@ describe('prompt schedules', () => {
     given(Catalog, ...history)
       .when((s) => decideUpdateSchedule(s, 's1', { website_id: W, name: 'X' }))
       .then({ kind: 'conflict', message: 'Prompt schedule is archived' });
-    given(Catalog, ...history).when((s) => decideUpdateSchedule(s, 's1', { website_id: W, archived: true })).then([]);
+    given(Catalog, ...history)
+      .when((s) => decideUpdateSchedule(s, 's1', { website_id: W, archived: true }))
+      .then([]);
   });
 
   it('given an unknown schedule, then not found', () => {
-    given(Catalog).when((s) => decideUpdateSchedule(s, 's1', { website_id: W, name: 'X' })).then({ kind: 'not_found', message: 'Prompt schedule not found' });
+    given(Catalog)
+      .when((s) => decideUpdateSchedule(s, 's1', { website_id: W, name: 'X' }))
+      .then({ kind: 'not_found', message: 'Prompt schedule not found' });
   });
 
   it('validates models with the model catalogue and days as real YYYY-MM-DD', () => {
@@ -103,8 +134,12 @@ describe('saved views', () => {
     given(Catalog, created)
       .when((s) => decideUpdateSavedView(s, 'v1', { website_id: W, filters: { prompt_status: 'active' } }))
       .then([{ type: 'SavedViewUpdated', data: { view_id: 'v1', filters: { prompt_status: 'active' } } }]);
-    given(Catalog, created).when((s) => decideUpdateSavedView(s, 'v1', { website_id: W, name: 'A', filters: { models: ['x'] } })).then([]);
-    given(Catalog).when((s) => decideUpdateSavedView(s, 'v1', { website_id: W, name: 'B' })).then({ kind: 'not_found', message: 'Saved view not found' });
+    given(Catalog, created)
+      .when((s) => decideUpdateSavedView(s, 'v1', { website_id: W, name: 'A', filters: { models: ['x'] } }))
+      .then([]);
+    given(Catalog)
+      .when((s) => decideUpdateSavedView(s, 'v1', { website_id: W, name: 'B' }))
+      .then({ kind: 'not_found', message: 'Saved view not found' });
   });
 
   it("given filter ids, then each must be this catalogue's (removed and soft-deleted ones still are; another website's never)", () => {
@@ -121,12 +156,24 @@ describe('saved views', () => {
     const create = (filters: Record<string, unknown>) => (s: Parameters<typeof decideCreateSavedView>[0]) =>
       decideCreateSavedView(s, { website_id: W, name: 'V', filters, view_id: 'v1' });
     const own = { prompt_ids: ['p1'], competitor_ids: ['c1'], location_ids: ['l1'], schedule_id: 's1' };
-    given(Catalog, ...history).when(create(own)).then([{ type: 'SavedViewCreated', data: { view_id: 'v1', name: 'V', filters: own } }]);
-    given(Catalog, ...history).when(create({ ...own, schedule_id: 'default' })).then([{ type: 'SavedViewCreated', data: { view_id: 'v1', name: 'V', filters: { ...own, schedule_id: 'default' } } }]);
-    given(Catalog, ...history).when(create({ prompt_ids: ['p1', 'p2'] })).then({ kind: 'invalid', message: 'filters.prompt_ids[1]: no prompt of this website has this id' });
-    given(Catalog, ...history).when(create({ competitor_ids: ['elsewhere'] })).then({ kind: 'invalid', message: 'filters.competitor_ids[0]: no competitor of this website has this id' });
-    given(Catalog, ...history).when(create({ location_ids: ['l1', 'l2'] })).then({ kind: 'invalid', message: 'filters.location_ids[1]: no location of this website has this id' });
-    given(Catalog, ...history).when(create({ schedule_id: 's2' })).then({ kind: 'invalid', message: 'filters.schedule_id: no schedule of this website has this id' });
+    given(Catalog, ...history)
+      .when(create(own))
+      .then([{ type: 'SavedViewCreated', data: { view_id: 'v1', name: 'V', filters: own } }]);
+    given(Catalog, ...history)
+      .when(create({ ...own, schedule_id: 'default' }))
+      .then([{ type: 'SavedViewCreated', data: { view_id: 'v1', name: 'V', filters: { ...own, schedule_id: 'default' } } }]);
+    given(Catalog, ...history)
+      .when(create({ prompt_ids: ['p1', 'p2'] }))
+      .then({ kind: 'invalid', message: 'filters.prompt_ids[1]: no prompt of this website has this id' });
+    given(Catalog, ...history)
+      .when(create({ competitor_ids: ['elsewhere'] }))
+      .then({ kind: 'invalid', message: 'filters.competitor_ids[0]: no competitor of this website has this id' });
+    given(Catalog, ...history)
+      .when(create({ location_ids: ['l1', 'l2'] }))
+      .then({ kind: 'invalid', message: 'filters.location_ids[1]: no location of this website has this id' });
+    given(Catalog, ...history)
+      .when(create({ schedule_id: 's2' }))
+      .then({ kind: 'invalid', message: 'filters.schedule_id: no schedule of this website has this id' });
     given(Catalog, ...history, { type: 'SavedViewCreated', data: { view_id: 'v1', name: 'V', filters: own } })
       .when((s) => decideUpdateSavedView(s, 'v1', { website_id: W, filters: { ...own, competitor_ids: ['c1', 'c9'] } }))
       .then({ kind: 'invalid', message: 'filters.competitor_ids[1]: no competitor of this website has this id' });

@@ -25,7 +25,17 @@ const history: DomainEvent[] = [
 ];
 const invited = (expires_at: string): DomainEvent => ({
   type: 'InviteCreated',
-  data: { invite_id: INVITE, batch_id: INVITE, type: 'website', target_id: S1, role_id: SYSTEM_ROLE_IDS.viewer, email: 'Ann@Example.com', token_hash: 'h', token: 't', expires_at },
+  data: {
+    invite_id: INVITE,
+    batch_id: INVITE,
+    type: 'website',
+    target_id: S1,
+    role_id: SYSTEM_ROLE_IDS.viewer,
+    email: 'Ann@Example.com',
+    token_hash: 'h',
+    token: 't',
+    expires_at,
+  },
 });
 const accept = { token_hash: 'h', now: '2026-06-01T00:00:00.000Z', new_user_id: USER, first_name: null, last_name: null };
 
@@ -75,17 +85,22 @@ describe('effective access', () => {
   ];
 
   it('given a group (viewer) and a membership (admin) reaching one website, then that website has the better of both', () => {
-    const { state } = given(Organization, ...history, ...member()).when(() => ({ events: [], result: null })).then([]);
+    const { state } = given(Organization, ...history, ...member())
+      .when(() => ({ events: [], result: null }))
+      .then([]);
     const access = effectiveAccess(state.team, USER, [S1, S2]);
     expect(access.get(S1)).toEqual(ADMIN_PERMISSIONS);
     expect(access.get(S2)).toEqual(VIEWER_PERMISSIONS);
   });
 
-  it('given removal from the group, then the membership of the group\'s website goes in the same event; the state before is unchanged', () => {
+  it("given removal from the group, then the membership of the group's website goes in the same event; the state before is unchanged", () => {
     const { state } = given(Organization, ...history, ...member())
       .when((s) => decideRemoveGroupMember(s, G, USER, null))
       .then([{ type: 'GroupMemberRemoved', data: { group_id: G, user_id: USER, group_membership_removed: true, website_ids: [S1] } }]);
-    const after = Organization.evolve(state, { type: 'GroupMemberRemoved', data: { group_id: G, user_id: USER, group_membership_removed: true, website_ids: [S1] } });
+    const after = Organization.evolve(state, {
+      type: 'GroupMemberRemoved',
+      data: { group_id: G, user_id: USER, group_membership_removed: true, website_ids: [S1] },
+    });
     expect(effectiveAccess(after.team, USER, [S1, S2]).size).toBe(0);
     expect(effectiveAccess(state.team, USER, [S1, S2]).size).toBe(2);
   });
@@ -107,7 +122,17 @@ describe('effective access', () => {
     expect(can(p, { category: 'prompts', level: 'view' }, G)).toBe(false);
     // no organization role: nothing outside websites
     expect(() => authorize(p, { category: 'team', level: 'view' })).toThrow('Forbidden: insufficient permissions');
-    const owner = userPrincipal({ ...p, organizationId: ORG, userId: OWNER, email: null, plan: 'enterprise', features: [], orgRole: { role_id: SYSTEM_ROLE_IDS.owner, permissions: ADMIN_PERMISSIONS }, groups: [], websites: [] });
+    const owner = userPrincipal({
+      ...p,
+      organizationId: ORG,
+      userId: OWNER,
+      email: null,
+      plan: 'enterprise',
+      features: [],
+      orgRole: { role_id: SYSTEM_ROLE_IDS.owner, permissions: ADMIN_PERMISSIONS },
+      groups: [],
+      websites: [],
+    });
     expect(owner.websiteIds).toBeNull();
     expect(can(owner, { category: 'billing', level: 'manage' }, S2)).toBe(true);
   });

@@ -39,13 +39,10 @@ describe('create topic', () => {
   });
 
   it('given a restored topic, then its state is live again and its prompts are live', () => {
-    const { state } = given(
-      Catalog,
-      topicCreated('t1', 'Pricing'),
-      promptCreated('p1', 't1'),
-      topicDeleted('t1', 'Pricing', ['p1']),
-      { type: 'TopicRestored', data: { topic_id: 't1', name: 'Pricing', restored_prompt_ids: ['p1'] } },
-    )
+    const { state } = given(Catalog, topicCreated('t1', 'Pricing'), promptCreated('p1', 't1'), topicDeleted('t1', 'Pricing', ['p1']), {
+      type: 'TopicRestored',
+      data: { topic_id: 't1', name: 'Pricing', restored_prompt_ids: ['p1'] },
+    })
       .when((s) => decideDeleteTopic(s, { website_id: W, topic_id: 't1', delete_prompts: true }))
       .then([{ type: 'TopicDeleted', data: { topic_id: 't1', name: 'Pricing', soft_deleted_prompt_ids: ['p1'] } }]);
     expect(state.topics.get('t1')?.deleted).toBe(false);
@@ -84,6 +81,8 @@ describe('delete topic', () => {
     given(Catalog, ...history, topicDeleted('t1', 'Pricing'))
       .when((s) => decideDeleteTopic(s, { website_id: W, topic_id: 't1' }))
       .then({ kind: 'not_found', message: 'Topic not found' });
-    given(Catalog).when((s) => decideDeleteTopic(s, { website_id: W, topic_id: 'nope' })).then({ kind: 'not_found', message: 'Topic not found' });
+    given(Catalog)
+      .when((s) => decideDeleteTopic(s, { website_id: W, topic_id: 'nope' }))
+      .then({ kind: 'not_found', message: 'Topic not found' });
   });
 });

@@ -51,7 +51,8 @@ describe('operator CLI', () => {
       await rt.close();
     }
   };
-  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env: env(), encoding: 'utf8', timeout: 120_000 });
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env: env(), encoding: 'utf8', timeout: 120_000 });
 
   beforeAll(async () => {
     if (process.env.DATABASE_URL) db = await freshDatabase();
@@ -66,7 +67,11 @@ describe('operator CLI', () => {
     const r = cli('org:create', '--name', 'Cli Org', '--plan', 'pro', '--features', 'pitch,shopping', '--pitch-allowance', '3');
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out).toEqual({ organization_id: expect.any(String), owner_user_id: expect.any(String), api_key: expect.stringMatching(/^aivis_[0-9A-Za-z]{40}$/) });
+    expect(out).toEqual({
+      organization_id: expect.any(String),
+      owner_user_id: expect.any(String),
+      api_key: expect.stringMatching(/^aivis_[0-9A-Za-z]{40}$/),
+    });
     const users = cli('users:list', '--org', out.organization_id);
     expect(users.status, users.stderr).toBe(0);
     expect(JSON.parse(users.stdout).members).toMatchObject([{ user_id: out.owner_user_id, role: 'owner', access_type: 'organization' }]);
@@ -74,10 +79,20 @@ describe('operator CLI', () => {
   });
 
   it('given bad arguments, then exit 1 with one line on stderr', () => {
-    for (const args of [['org:create'], ['org:create', '--name', 'X', '--plan', 'gold'], ['org:create', '--name', 'X', '--features', 'teleport'], ['projections:rebuild', 'nope']]) {
+    for (const args of [
+      ['org:create'],
+      ['org:create', '--name', 'X', '--plan', 'gold'],
+      ['org:create', '--name', 'X', '--features', 'teleport'],
+      ['projections:rebuild', 'nope'],
+    ]) {
       const r = cli(...args);
       expect(r.status, args.join(' ')).toBe(1);
-      expect(r.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'))).toHaveLength(1);
+      expect(
+        r.stderr
+          .trim()
+          .split('\n')
+          .filter((l) => !l.startsWith('npm warn')),
+      ).toHaveLength(1);
     }
     expect(cli('no-such-command').status).toBe(2);
     // five CLI processes, four of them opening the store: 48 s in a full run on the shared machine (load ~20)
@@ -87,7 +102,15 @@ describe('operator CLI', () => {
     const org = JSON.parse(cli('org:create', '--name', 'Importer').stdout);
     const file = join(tmpdir(), `aivis-import-${process.pid}.jsonl`);
     const site = await seedSite(org.api_key);
-    const lines = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ external_id: `e${i}`, prompt_id: site.prompt, model: 'chatgpt', run_at: '2026-03-01T10:00:00Z', text: `Answer ${i} about Acme.` }));
+    const lines = Array.from({ length: 1500 }, (_, i) =>
+      JSON.stringify({
+        external_id: `e${i}`,
+        prompt_id: site.prompt,
+        model: 'chatgpt',
+        run_at: '2026-03-01T10:00:00Z',
+        text: `Answer ${i} about Acme.`,
+      }),
+    );
     writeFileSync(file, `${lines.join('\n')}\n`);
     try {
       const r = cli('responses:import', '--website', site.website, file);
@@ -100,7 +123,13 @@ describe('operator CLI', () => {
       writeFileSync(file, `${lines[0]}\n{"prompt_id": "${site.prompt}", "model": "nope", "run_at": "2026-03-01T10:00:00Z", "text": "x"}\n`);
       const bad = cli('responses:import', '--website', site.website, file);
       expect(bad.status).toBe(1);
-      expect(bad.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn')).pop()).toMatch(/^error: line 2: model: unknown model "nope"/);
+      expect(
+        bad.stderr
+          .trim()
+          .split('\n')
+          .filter((l) => !l.startsWith('npm warn'))
+          .pop(),
+      ).toMatch(/^error: line 2: model: unknown model "nope"/);
     } finally {
       rmSync(file, { force: true });
     }
@@ -108,7 +137,12 @@ describe('operator CLI', () => {
   }, 180_000);
 
   it('given text or files the HTTP API would refuse, then the CLI refuses them the same way, naming the argument or line', async () => {
-    const lastLine = (r: { stderr: string }) => r.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn')).pop();
+    const lastLine = (r: { stderr: string }) =>
+      r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('npm warn'))
+        .pop();
     const named = cli('org:create', '--name', 'Acme\u202eevil');
     expect(named.status).toBe(1);
     expect(lastLine(named)).toBe(`error: name: ${LABEL_BIDI}`);
@@ -147,10 +181,33 @@ describe('operator CLI', () => {
     let answers = 0;
     try {
       const data = {
-        response_id: randomUUID(), website_id: site.website, prompt_id: site.prompt, model: 'chatgpt', location_id: null, persona_id: null, schedule_id: null, run_id: null,
-        request_id: null, external_id: null, run_at: '0000-12-31T23:00:00.000Z', text: 'Old.', citations: [], products: [], source: 'import', observations_supplied: false, provider_model: null, latency_ms: null,
+        response_id: randomUUID(),
+        website_id: site.website,
+        prompt_id: site.prompt,
+        model: 'chatgpt',
+        location_id: null,
+        persona_id: null,
+        schedule_id: null,
+        run_id: null,
+        request_id: null,
+        external_id: null,
+        run_at: '0000-12-31T23:00:00.000Z',
+        text: 'Old.',
+        citations: [],
+        products: [],
+        source: 'import',
+        observations_supplied: false,
+        provider_model: null,
+        latency_ms: null,
       };
-      const metadata = { organization_id: org.organization_id, website_id: site.website, actor: SYSTEM_ACTOR, correlation_id: randomUUID(), causation_id: null, time: new Date().toISOString() };
+      const metadata = {
+        organization_id: org.organization_id,
+        website_id: site.website,
+        actor: SYSTEM_ACTOR,
+        correlation_id: randomUUID(),
+        causation_id: null,
+        time: new Date().toISOString(),
+      };
       await rt.store.append(`import-${randomUUID()}`, [{ id: randomUUID(), type: 'ResponseRecorded', data, metadata }], 'no_stream');
       answers = Number((await rt.database.db('rm_responses').count<{ n: string }[]>('* as n'))[0].n);
     } finally {

@@ -65,11 +65,16 @@ describe('embedded mode (npm start with no configuration)', () => {
     const demo = sites.body.websites[0].id;
     const day = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
     // written in the background after the key is printed
-    const range = await until('the demo history', async () => {
-      const r = await call(first, 'GET', '/api/v1/response-streaming/runs', { key: first.key, query: { website_id: demo, page_size: 40 } });
-      if (r.body.data.filter((x: { status: string }) => x.status !== 'running').length < 30) return false;
-      return (await call(first, 'GET', '/api/v1/date-range', { key: first.key, query: { website_id: demo } })).body;
-    }, 150_000, 500);
+    const range = await until(
+      'the demo history',
+      async () => {
+        const r = await call(first, 'GET', '/api/v1/response-streaming/runs', { key: first.key, query: { website_id: demo, page_size: 40 } });
+        if (r.body.data.filter((x: { status: string }) => x.status !== 'running').length < 30) return false;
+        return (await call(first, 'GET', '/api/v1/date-range', { key: first.key, query: { website_id: demo } })).body;
+      },
+      150_000,
+      500,
+    );
     expect(range).toEqual({ start_date: day(30), end_date: day(1), schedule: 'default' });
     const answers = await call(first, 'GET', '/api/v1/responses', { key: first.key, query: { website_id: demo, page_size: 100 } });
     expect(answers.body.responses).toHaveLength(100);
@@ -81,7 +86,10 @@ describe('embedded mode (npm start with no configuration)', () => {
     expect(sov.body.data['Demo Brand'].share_of_voice).toBeGreaterThan(0);
     expect((await call(first, 'GET', '/readyz')).body).toMatchObject({ status: 'ready', sites_out_of_line: [] });
 
-    const created = await call(first, 'POST', '/api/v1/websites', { key: first.key, body: { name: 'Persisted', url: 'https://persisted.example.com' } });
+    const created = await call(first, 'POST', '/api/v1/websites', {
+      key: first.key,
+      body: { name: 'Persisted', url: 'https://persisted.example.com' },
+    });
     expect(created.status).toBe(201);
 
     // a second server on the same data directory is refused with a clear message
@@ -89,7 +97,11 @@ describe('embedded mode (npm start with no configuration)', () => {
     expect(second.status).toBe(1);
     expect(second.stderr).toMatch(/data directory .* is in use by another aivis process/);
     // and so is the CLI
-    const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'org:create', '--name', 'X'], { env: env(dataDir), encoding: 'utf8', timeout: 60_000 });
+    const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'org:create', '--name', 'X'], {
+      env: env(dataDir),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(cli.status).toBe(1);
     expect(cli.stderr.trim().split('\n')).toHaveLength(1);
 
@@ -104,7 +116,11 @@ describe('embedded mode (npm start with no configuration)', () => {
     expect(await stop(again)).toBe(0);
 
     // with the server stopped, the CLI works on the same data and the server sees it next time
-    const org = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'org:create', '--name', 'From CLI'], { env: env(dataDir), encoding: 'utf8', timeout: 60_000 });
+    const org = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'org:create', '--name', 'From CLI'], {
+      env: env(dataDir),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(org.status, org.stderr).toBe(0);
     const made = JSON.parse(org.stdout);
     expect(made.api_key).toMatch(/^aivis_/);
@@ -114,9 +130,16 @@ describe('embedded mode (npm start with no configuration)', () => {
   }, 180_000);
 
   it('given a bad configuration value, then start fails with one line naming it', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: env('/tmp/aivis-never', { PORT: 'eighty' }), encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: env('/tmp/aivis-never', { PORT: 'eighty' }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(r.status).toBe(1);
-    const lines = r.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'));
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => !l.startsWith('npm warn'));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^invalid configuration: PORT/);
     // one server process loading its modules before it reads the configuration: 19 s in a full run under load

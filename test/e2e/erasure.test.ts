@@ -56,9 +56,17 @@ async function runtime(database: Database, started: boolean): Promise<Runtime> {
 }
 
 describe(`erasure: an erased note is nowhere in the database (${onRealPostgres ? 'real Postgres' : 'PGlite'})`, () => {
-  const erased = { text: `erasure-marker-text-${randomUUID()}`, body: `erasure-marker-body-${randomUUID()}`, email: `erasure-marker-${randomUUID()}@example.com` };
+  const erased = {
+    text: `erasure-marker-text-${randomUUID()}`,
+    body: `erasure-marker-body-${randomUUID()}`,
+    email: `erasure-marker-${randomUUID()}@example.com`,
+  };
   const keptText = `erasure-marker-kept-${randomUUID()}`;
-  const note = noteRecorded({ text: `Our launch price is ${erased.text}`, lines: [{ n: 1, body: erased.body }], meta: { author_email: erased.email } });
+  const note = noteRecorded({
+    text: `Our launch price is ${erased.text}`,
+    lines: [{ n: 1, body: erased.body }],
+    meta: { author_email: erased.email },
+  });
   const kept = noteRecorded({ text: keptText });
   const noteId = (note.data as ProbeNote).note_id;
 
@@ -103,7 +111,10 @@ describe(`erasure: an erased note is nowhere in the database (${onRealPostgres ?
       for (const m of [...Object.values(erased), 'Our launch price is']) expect(await grep(b.database.db, m)).toEqual([]);
       expect(await grep(b.database.db, keptText)).toEqual(['rm_probe_notes.text']);
       expect(await b.database.db('rm_probe_notes').pluck('note_id')).toEqual([(kept.data as ProbeNote).note_id]);
-      expect(await b.database.db('aivis_subject_keys').where('subject', `note-${noteId}`).first('key', 'shredded_at')).toMatchObject({ key: null, shredded_at: expect.any(Date) });
+      expect(await b.database.db('aivis_subject_keys').where('subject', `note-${noteId}`).first('key', 'shredded_at')).toMatchObject({
+        key: null,
+        shredded_at: expect.any(Date),
+      });
       expect((await b.store.readStream(`note-${noteId}`))[0].data).toMatchObject({ text: null, lines: [{ n: 1, body: null }], meta: null });
     } finally {
       await b.close();

@@ -45,7 +45,9 @@ const items = (site: Site, prefix: string, n: number) =>
     run_at: T0,
     text: `Answer ${i}: Acme is fine.`,
     // some answers carry observations: those events are claimed by the same ids
-    ...(i % 7 === 0 ? { observations: [{ entity_id: site.id, attribute_id: site.attributes[0].id, positive: true, score: 0.5, text_span: 'fine' }] } : {}),
+    ...(i % 7 === 0
+      ? { observations: [{ entity_id: site.id, attribute_id: site.attributes[0].id, positive: true, score: 0.5, text_span: 'fine' }] }
+      : {}),
   }));
 
 describe.skipIf(!onRealPostgres)('imports of one file at once', () => {
@@ -65,9 +67,18 @@ describe.skipIf(!onRealPostgres)('imports of one file at once', () => {
   /** What the log holds for a website: its answers, and each import call's ResponsesImported with its own stream's answers. */
   const logOf = async (websiteId: string) => {
     const db = a.rt.database.db;
-    const recorded = await db('aivis_events').where('type', 'ResponseRecorded').whereRaw(`data->>'website_id' = ?`, [websiteId]).select('stream_id', db.raw(`data->>'external_id' as external_id`));
-    const imports = await db('aivis_events').where('type', 'ResponsesImported').whereRaw(`data->>'website_id' = ?`, [websiteId]).select('stream_id', 'data');
-    return { recorded: recorded as { stream_id: string; external_id: string }[], imports: imports as { stream_id: string; data: { import_id: string; imported: number; skipped: number; response_ids: string[] } }[] };
+    const recorded = await db('aivis_events')
+      .where('type', 'ResponseRecorded')
+      .whereRaw(`data->>'website_id' = ?`, [websiteId])
+      .select('stream_id', db.raw(`data->>'external_id' as external_id`));
+    const imports = await db('aivis_events')
+      .where('type', 'ResponsesImported')
+      .whereRaw(`data->>'website_id' = ?`, [websiteId])
+      .select('stream_id', 'data');
+    return {
+      recorded: recorded as { stream_id: string; external_id: string }[],
+      imports: imports as { stream_id: string; data: { import_id: string; imported: number; skipped: number; response_ids: string[] } }[],
+    };
   };
 
   /** The log, the answers read model and the activity feed agree with what the calls reported. */
@@ -90,7 +101,9 @@ describe.skipIf(!onRealPostgres)('imports of one file at once', () => {
     const db = a.rt.database.db;
     expect(Number((await db('rm_responses').where('website_id', site.id).count<{ n: string }[]>('* as n'))[0].n)).toBe(n);
     // the audit trail: one feed entry per call, listing exactly the answers it brought in (n <= 100: listed by id)
-    const feed: { entity_ids: string[] }[] = await db('rm_activity').where({ website_id: site.id, entity_type: 'response', change_type: 'imported' }).select('entity_ids');
+    const feed: { entity_ids: string[] }[] = await db('rm_activity')
+      .where({ website_id: site.id, entity_type: 'response', change_type: 'imported' })
+      .select('entity_ids');
     expect(feed).toHaveLength(reported.length);
     expect(feed.flatMap((f) => f.entity_ids).sort()).toEqual((await db('rm_responses').where('website_id', site.id).pluck('id')).sort());
   };
@@ -102,7 +115,11 @@ describe.skipIf(!onRealPostgres)('imports of one file at once', () => {
     for (const r of rs) expect(r.status, JSON.stringify(r.body)).toBe(201);
     // every call names the same answer for each item, whoever stored it
     for (const r of rs) expect(r.body.response_ids).toEqual(rs[0].body.response_ids);
-    await expectHonest(site, 90, rs.map((r) => r.body));
+    await expectHonest(
+      site,
+      90,
+      rs.map((r) => r.body),
+    );
   }, 60_000);
 
   it('given one file imported by two CLI processes and an HTTP call at once, then each reports what it stored', async () => {
@@ -143,7 +160,12 @@ describe.skipIf(!onRealPostgres)('a CLI waiting on a dead lease holder', () => {
     const key = (await s.org('Lease')).key;
     const site = await buildSite(s, key, { attributes: [{ name: 'Price' }] });
     const file = join(dir, 'answers.jsonl');
-    writeFileSync(file, items(site, 'lease', 50).map((l) => JSON.stringify(l)).join('\n'));
+    writeFileSync(
+      file,
+      items(site, 'lease', 50)
+        .map((l) => JSON.stringify(l))
+        .join('\n'),
+    );
     // this process's instance steps back; a server in a child process takes every lease
     for (const r of s.rt.runners.values()) await r.stop();
     const env: Record<string, string> = { ...(process.env as Record<string, string>), DATABASE_URL: s.databaseUrl! };

@@ -60,7 +60,12 @@ crash('an email worker killed between send and mark (kill -9)', () => {
       const r = await requestEmail(ctx, {
         template: 'invitation',
         to,
-        params: { inviter: null, organization: 'Zentro Inc', accept_url: 'https://app.aivis.test/invites/accept?token=tok_1', expires_at: '2026-03-15T09:30:00Z' },
+        params: {
+          inviter: null,
+          organization: 'Zentro Inc',
+          accept_url: 'https://app.aivis.test/invites/accept?token=tok_1',
+          expires_at: '2026-03-15T09:30:00Z',
+        },
       });
       if (isDomainError(r)) throw new Error(r.message);
       const emailId = r.result.email_id;
@@ -75,8 +80,19 @@ crash('an email worker killed between send and mark (kill -9)', () => {
       expect((await store.readStream(emailStream(emailId))).map((x) => x.type)).toEqual(['EmailRequested', 'EmailSending']);
 
       // another instance: the whole runtime, whose sweeper finds the claim's lease passed
-      const config = loadConfig({ DATABASE_URL: database.url!, NATS_URL: nats.url, SMTP_URL: smtp.url, MAIL_FROM: FROM, DATA_DIR: mkdtempSync(join(tmpdir(), 'aivis-')), LOG_LEVEL: 'silent', SCHEDULER: 'off' });
-      const b = await openRuntime(config, silentLogger(), { database: await openPostgres(database.url!), email: { sweepEveryMs: 200, sweepMinAgeMs: 0 } });
+      const config = loadConfig({
+        DATABASE_URL: database.url!,
+        NATS_URL: nats.url,
+        SMTP_URL: smtp.url,
+        MAIL_FROM: FROM,
+        DATA_DIR: mkdtempSync(join(tmpdir(), 'aivis-')),
+        LOG_LEVEL: 'silent',
+        SCHEDULER: 'off',
+      });
+      const b = await openRuntime(config, silentLogger(), {
+        database: await openPostgres(database.url!),
+        email: { sweepEveryMs: 200, sweepMinAgeMs: 0 },
+      });
       rt.push(b);
       await b.startProjections();
       await b.startWorkers();

@@ -13,7 +13,10 @@ const requested: DomainEvent = {
   type: 'EmailRequested',
   data: { email_id: ID, template: 'invitation', to: 'a@example.com', params: {}, requested_at: '2026-01-01T00:00:00.000Z' },
 };
-const sending = (attempt: number, lease_until: string): DomainEvent => ({ type: 'EmailSending', data: { email_id: ID, attempt, message_id: `<${ID}@x.test>`, lease_until } });
+const sending = (attempt: number, lease_until: string): DomainEvent => ({
+  type: 'EmailSending',
+  data: { email_id: ID, attempt, message_id: `<${ID}@x.test>`, lease_until },
+});
 const NOW = new Date('2026-01-01T00:01:00.000Z');
 const claim = { message_id: `<${ID}@x.test>`, now: NOW, leaseMs: 90_000 };
 
@@ -39,7 +42,10 @@ describe('claiming an attempt', () => {
   });
 
   it('given an attempt deferred with a definite refusal, when claimed, then the next attempt is not uncertain', () => {
-    const deferred: DomainEvent = { type: 'EmailDeferred', data: { email_id: ID, attempt: 1, reason: '451', retry_at: NOW.toISOString(), ambiguous: false } };
+    const deferred: DomainEvent = {
+      type: 'EmailDeferred',
+      data: { email_id: ID, attempt: 1, reason: '451', retry_at: NOW.toISOString(), ambiguous: false },
+    };
     const { result } = given(Email, requested, sending(1, '2026-01-01T00:02:00.000Z'), deferred)
       .when((s) => decideClaim(s, claim))
       .then((events) => expect(events).toHaveLength(1));
@@ -47,9 +53,20 @@ describe('claiming an attempt', () => {
   });
 
   it('given a sent or failed email, when claimed, then it is settled; given none, unknown', () => {
-    const sent: DomainEvent = { type: 'EmailSent', data: { email_id: ID, attempt: 1, message_id: 'm', transport: 'smtp', response: null, possible_duplicate: false } };
-    expect(given(Email, requested, sending(1, NOW.toISOString()), sent).when((s) => decideClaim(s, claim)).then([]).result).toEqual({ claimed: false, why: 'settled' });
-    expect(given(Email).when((s) => decideClaim(s, claim)).then([]).result).toEqual({ claimed: false, why: 'unknown' });
+    const sent: DomainEvent = {
+      type: 'EmailSent',
+      data: { email_id: ID, attempt: 1, message_id: 'm', transport: 'smtp', response: null, possible_duplicate: false },
+    };
+    expect(
+      given(Email, requested, sending(1, NOW.toISOString()), sent)
+        .when((s) => decideClaim(s, claim))
+        .then([]).result,
+    ).toEqual({ claimed: false, why: 'settled' });
+    expect(
+      given(Email)
+        .when((s) => decideClaim(s, claim))
+        .then([]).result,
+    ).toEqual({ claimed: false, why: 'unknown' });
   });
 });
 
@@ -59,7 +76,9 @@ describe('recording an outcome', () => {
   it('given a worker that lost its claim to a takeover, when its copy went out, then the delivery is still recorded (once)', () => {
     given(Email, requested, sending(1, '2026-01-01T00:00:30.000Z'), sending(2, '2026-01-01T00:03:00.000Z'))
       .when((s) => decideOutcome(s, 1, sent, false))
-      .then([{ type: 'EmailSent', data: { email_id: ID, attempt: 1, message_id: 'm', transport: 'smtp', response: '250 ok', possible_duplicate: false } }]);
+      .then([
+        { type: 'EmailSent', data: { email_id: ID, attempt: 1, message_id: 'm', transport: 'smtp', response: '250 ok', possible_duplicate: false } },
+      ]);
   });
 
   it('given a worker that lost its claim, when its attempt failed, then it records nothing (the attempt that holds the claim decides)', () => {
@@ -69,7 +88,10 @@ describe('recording an outcome', () => {
   });
 
   it('given an email already sent, when another copy reports, then nothing more is recorded', () => {
-    const done: DomainEvent = { type: 'EmailSent', data: { email_id: ID, attempt: 2, message_id: 'm', transport: 'smtp', response: null, possible_duplicate: true } };
+    const done: DomainEvent = {
+      type: 'EmailSent',
+      data: { email_id: ID, attempt: 2, message_id: 'm', transport: 'smtp', response: null, possible_duplicate: true },
+    };
     given(Email, requested, sending(1, NOW.toISOString()), sending(2, NOW.toISOString()), done)
       .when((s) => decideOutcome(s, 1, sent, false))
       .then([]);
@@ -90,20 +112,41 @@ describe('requesting an email', () => {
   const params = { inviter: 'Ada', organization: 'Zentro', accept_url: 'https://app.example/accept?t=1', expires_at: '2026-03-15T09:30:00Z' };
 
   it('given a bad recipient or bad parameters, then the request is refused naming the field, before anything is stored', async () => {
-    expect(await requestEmail(ctx, { template: 'invitation', to: 'not an address', params })).toEqual({ kind: 'invalid', message: 'to must be one email address' });
-    expect(await requestEmail(ctx, { template: 'invitation', to: 'Bob <b@example.com>', params })).toEqual({ kind: 'invalid', message: 'to must be one email address' });
-    expect(await requestEmail(ctx, { template: 'invitation', to: 'a@example.com,b@example.com', params })).toEqual({ kind: 'invalid', message: 'to must be one email address' });
-    expect(await requestEmail(ctx, { template: 'invitation', to: 'b@example.com', params: { ...params, accept_url: 'javascript:alert(1)' } })).toEqual({
+    expect(await requestEmail(ctx, { template: 'invitation', to: 'not an address', params })).toEqual({
+      kind: 'invalid',
+      message: 'to must be one email address',
+    });
+    expect(await requestEmail(ctx, { template: 'invitation', to: 'Bob <b@example.com>', params })).toEqual({
+      kind: 'invalid',
+      message: 'to must be one email address',
+    });
+    expect(await requestEmail(ctx, { template: 'invitation', to: 'a@example.com,b@example.com', params })).toEqual({
+      kind: 'invalid',
+      message: 'to must be one email address',
+    });
+    expect(
+      await requestEmail(ctx, { template: 'invitation', to: 'b@example.com', params: { ...params, accept_url: 'javascript:alert(1)' } }),
+    ).toEqual({
       kind: 'invalid',
       message: 'params.accept_url must be an http(s) URL',
     });
-    expect(await requestEmail(ctx, { template: 'invitation', to: 'b@example.com', params: { ...params, organization: undefined as never } })).toMatchObject({ kind: 'invalid', message: expect.stringMatching(/^params\.organization /) });
-    expect(await requestEmail(ctx, { template: 'nope' as never, to: 'b@example.com', params })).toMatchObject({ kind: 'invalid', message: expect.stringMatching(/^template /) });
+    expect(
+      await requestEmail(ctx, { template: 'invitation', to: 'b@example.com', params: { ...params, organization: undefined as never } }),
+    ).toMatchObject({ kind: 'invalid', message: expect.stringMatching(/^params\.organization /) });
+    expect(await requestEmail(ctx, { template: 'nope' as never, to: 'b@example.com', params })).toMatchObject({
+      kind: 'invalid',
+      message: expect.stringMatching(/^template /),
+    });
   });
 });
 
 describe('the invitation template', () => {
-  const params = { inviter: 'Ada <script>', organization: 'Zentro & "Co"', accept_url: 'https://app.example/accept?token=abc&x=1', expires_at: '2026-03-15T09:30:00Z' };
+  const params = {
+    inviter: 'Ada <script>',
+    organization: 'Zentro & "Co"',
+    accept_url: 'https://app.example/accept?token=abc&x=1',
+    expires_at: '2026-03-15T09:30:00Z',
+  };
 
   it('given names with markup, when rendered, then the HTML escapes them and the text keeps them as written', () => {
     const r = renderEmail('invitation', params);
@@ -133,7 +176,9 @@ describe('the invitation template', () => {
 
   it('given a stored request for a template that does not exist or parameters that no longer fit, then rendering says why', () => {
     expect(renderEmail('welcome', {})).toEqual({ error: 'unknown email template "welcome"' });
-    expect(renderEmail('invitation', { ...params, expires_at: 'soon' })).toMatchObject({ error: expect.stringMatching(/^the invitation template's params\.expires_at /) });
+    expect(renderEmail('invitation', { ...params, expires_at: 'soon' })).toMatchObject({
+      error: expect.stringMatching(/^the invitation template's params\.expires_at /),
+    });
   });
 });
 
@@ -143,7 +188,9 @@ describe('configuration and transport', () => {
       smtpUrl: 'smtp://u:p@mail.example:587',
       mailFrom: 'aivis <no-reply@example.com>',
     });
-    expect(() => loadConfig({ SMTP_URL: 'http://mail.example' })).toThrow(new ConfigError('invalid configuration: SMTP_URL must be a URL starting with smtp:// or smtps://'));
+    expect(() => loadConfig({ SMTP_URL: 'http://mail.example' })).toThrow(
+      new ConfigError('invalid configuration: SMTP_URL must be a URL starting with smtp:// or smtps://'),
+    );
     expect(() => loadConfig({ MAIL_FROM: 'a@example.com, b@example.com' })).toThrow(
       new ConfigError("invalid configuration: MAIL_FROM must be one address, e.g. 'aivis <no-reply@example.com>'"),
     );
@@ -180,8 +227,14 @@ describe('configuration and transport', () => {
     });
     expect(classifySendError({ code: 'EMESSAGE', responseCode: 451, message: 'try later' })).toMatchObject({ permanent: false, ambiguous: false });
     expect(classifySendError({ code: 'EAUTH', responseCode: 535, message: 'Invalid login' })).toMatchObject({ permanent: false, ambiguous: false });
-    expect(classifySendError({ code: 'ESOCKET', originalCode: 'ECONNREFUSED', message: 'connect ECONNREFUSED' })).toMatchObject({ permanent: false, ambiguous: false });
-    expect(classifySendError({ code: 'ECONNECTION', message: 'Connection closed unexpectedly' })).toMatchObject({ permanent: false, ambiguous: true });
+    expect(classifySendError({ code: 'ESOCKET', originalCode: 'ECONNREFUSED', message: 'connect ECONNREFUSED' })).toMatchObject({
+      permanent: false,
+      ambiguous: false,
+    });
+    expect(classifySendError({ code: 'ECONNECTION', message: 'Connection closed unexpectedly' })).toMatchObject({
+      permanent: false,
+      ambiguous: true,
+    });
     expect(classifySendError({ name: 'AbortError', code: 'EABORT', message: 'aborted' })).toMatchObject({ permanent: false, ambiguous: true });
   });
 

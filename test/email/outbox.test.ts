@@ -119,13 +119,26 @@ describe('the email outbox over SMTP (SMTP_URL set)', () => {
     expect(events.map((e) => e.type)).toEqual(['EmailRequested', 'EmailSending', 'EmailSent']);
     expect(events[0].data).toMatchObject({ email_id: emailId, template: 'invitation', to });
     expect(events[1].data).toMatchObject({ email_id: emailId, attempt: 1, message_id: `<${emailId}@aivis.test>` });
-    expect(events[2].data).toMatchObject({ email_id: emailId, attempt: 1, message_id: `<${emailId}@aivis.test>`, transport: 'smtp', possible_duplicate: false });
+    expect(events[2].data).toMatchObject({
+      email_id: emailId,
+      attempt: 1,
+      message_id: `<${emailId}@aivis.test>`,
+      transport: 'smtp',
+      possible_duplicate: false,
+    });
     expect(String(events[2].data.response)).toMatch(/^250 /);
     const view = await until('the read model', async () => {
       const v = await getEmail(o.rt.database.db, o.ctx.organizationId, emailId);
       return v?.status === 'sent' && v;
     });
-    expect(view).toMatchObject({ email_id: emailId, template: 'invitation', status: 'sent', attempts: 1, possible_duplicate: false, last_error: null });
+    expect(view).toMatchObject({
+      email_id: emailId,
+      template: 'invitation',
+      status: 'sent',
+      attempts: 1,
+      possible_duplicate: false,
+      last_error: null,
+    });
     expect(JSON.stringify(view)).not.toContain(to);
     expect(await getEmail(o.rt.database.db, newId(), emailId)).toBeNull();
     await pause(200);
@@ -148,7 +161,15 @@ describe('the email outbox over SMTP (SMTP_URL set)', () => {
     const to = recipient();
     const emailId = await request(o.ctx, invitation(to));
     const events = await settled(o.rt.store, emailId);
-    expect(events.map((e) => e.type)).toEqual(['EmailRequested', 'EmailSending', 'EmailDeferred', 'EmailSending', 'EmailDeferred', 'EmailSending', 'EmailSent']);
+    expect(events.map((e) => e.type)).toEqual([
+      'EmailRequested',
+      'EmailSending',
+      'EmailDeferred',
+      'EmailSending',
+      'EmailDeferred',
+      'EmailSending',
+      'EmailSent',
+    ]);
     expect(events[2].data).toMatchObject({ attempt: 1, ambiguous: false });
     expect(String(events[2].data.reason)).toContain('451 4.3.0 Try again later');
     expect(events[6].data).toMatchObject({ attempt: 3, possible_duplicate: false });
@@ -162,7 +183,15 @@ describe('the email outbox over SMTP (SMTP_URL set)', () => {
     const to = recipient();
     const emailId = await request(o.ctx, invitation(to));
     const events = await settled(o.rt.store, emailId);
-    expect(events.map((e) => e.type)).toEqual(['EmailRequested', 'EmailSending', 'EmailDeferred', 'EmailSending', 'EmailDeferred', 'EmailSending', 'EmailFailed']);
+    expect(events.map((e) => e.type)).toEqual([
+      'EmailRequested',
+      'EmailSending',
+      'EmailDeferred',
+      'EmailSending',
+      'EmailDeferred',
+      'EmailSending',
+      'EmailFailed',
+    ]);
     expect(events.at(-1)!.data).toMatchObject({ email_id: emailId, attempts: 3, permanent: false });
     expect(String(events.at(-1)!.data.reason)).toMatch(/^3 attempts, the last: .*452 4\.2\.2 Mailbox full/);
     expect(smtp.to(to)).toHaveLength(0);
@@ -255,9 +284,23 @@ describe('one worker at a time, and crashes (the test delivers as a worker would
   const messageFor = (emailId: string) => ({
     id: newId(),
     data: { email_id: emailId },
-    metadata: { organization_id: o.ctx.organizationId, website_id: null, actor: o.ctx.actor, correlation_id: emailId, causation_id: null, time: new Date().toISOString() },
+    metadata: {
+      organization_id: o.ctx.organizationId,
+      website_id: null,
+      actor: o.ctx.actor,
+      correlation_id: emailId,
+      causation_id: null,
+      time: new Date().toISOString(),
+    },
   });
-  const worker = (transport: MailTransport, over: Partial<EmailWorkerDeps> = {}): EmailWorkerDeps => ({ store: o.rt.store, bus: o.rt.bus, logger: silent, transport, from: FROM, ...over });
+  const worker = (transport: MailTransport, over: Partial<EmailWorkerDeps> = {}): EmailWorkerDeps => ({
+    store: o.rt.store,
+    bus: o.rt.bus,
+    logger: silent,
+    transport,
+    from: FROM,
+    ...over,
+  });
 
   it('given one email delivered to two workers at once, then one claims it and sends, the other finds it held', async () => {
     smtp.policy = { onData: () => pause(150).then(() => null) };
@@ -265,7 +308,10 @@ describe('one worker at a time, and crashes (the test delivers as a worker would
     const emailId = await request(o.ctx, invitation(to));
     const transport = createSmtpTransport(smtp.url);
     try {
-      const outcomes = await Promise.all([deliverEmail(worker(transport), messageFor(emailId)), deliverEmail(worker(transport), messageFor(emailId))]);
+      const outcomes = await Promise.all([
+        deliverEmail(worker(transport), messageFor(emailId)),
+        deliverEmail(worker(transport), messageFor(emailId)),
+      ]);
       expect(outcomes.sort()).toEqual(['held', 'sent']);
       expect(smtp.to(to)).toHaveLength(1);
       expect(await typesOf(o.rt.store, emailId)).toEqual(['EmailRequested', 'EmailSending', 'EmailSent']);

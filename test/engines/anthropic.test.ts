@@ -19,21 +19,42 @@ const good = {
       type: 'web_search_tool_result',
       tool_use_id: 'srvtoolu_01',
       content: [
-        { type: 'web_search_result', title: 'Best PM tools', url: 'https://www.pcmag.com/picks/the-best-project-management-software', encrypted_content: 'xyz', page_age: 'March 1, 2025' },
+        {
+          type: 'web_search_result',
+          title: 'Best PM tools',
+          url: 'https://www.pcmag.com/picks/the-best-project-management-software',
+          encrypted_content: 'xyz',
+          page_age: 'March 1, 2025',
+        },
         { type: 'web_search_result', title: 'Asana', url: 'https://asana.com/', encrypted_content: 'abc' },
-        { type: 'web_search_result', title: 'Reddit thread', url: 'https://www.reddit.com/r/projectmanagement/comments/abc/', encrypted_content: 'def' },
+        {
+          type: 'web_search_result',
+          title: 'Reddit thread',
+          url: 'https://www.reddit.com/r/projectmanagement/comments/abc/',
+          encrypted_content: 'def',
+        },
       ],
     },
     { type: 'text', text: ' For a small team, ' },
     {
       type: 'text',
       text: 'Asana is a strong choice',
-      citations: [{ type: 'web_search_result_location', url: 'https://asana.com/', title: 'Asana', encrypted_index: 'e1', cited_text: 'Asana helps teams…' }],
+      citations: [
+        { type: 'web_search_result_location', url: 'https://asana.com/', title: 'Asana', encrypted_index: 'e1', cited_text: 'Asana helps teams…' },
+      ],
     },
     {
       type: 'text',
       text: ', and PCMag rates Trello highly.',
-      citations: [{ type: 'web_search_result_location', url: 'https://www.pcmag.com/picks/the-best-project-management-software', title: 'Best PM tools', encrypted_index: 'e2', cited_text: 'Trello…' }],
+      citations: [
+        {
+          type: 'web_search_result_location',
+          url: 'https://www.pcmag.com/picks/the-best-project-management-software',
+          title: 'Best PM tools',
+          encrypted_index: 'e2',
+          cited_text: 'Trello…',
+        },
+      ],
     },
   ],
   stop_reason: 'end_turn',
@@ -48,7 +69,11 @@ adapterContract({
   reads: {
     text: "I'll search for current reviews. For a small team, Asana is a strong choice, and PCMag rates Trello highly.",
     // cited first, in reading order; then the other sources the search returned
-    citations: ['https://asana.com/', 'https://www.pcmag.com/picks/the-best-project-management-software', 'https://www.reddit.com/r/projectmanagement/comments/abc/'],
+    citations: [
+      'https://asana.com/',
+      'https://www.pcmag.com/picks/the-best-project-management-software',
+      'https://www.reddit.com/r/projectmanagement/comments/abc/',
+    ],
     tokens: { input_tokens: 2100, output_tokens: 180 },
     provider_model: 'claude-sonnet-4-5-20250929',
   },
@@ -67,10 +92,13 @@ adapterContract({
 
 describe('anthropic request and answer', () => {
   it('given a web_search model and a location, then the web search tool with the approximate location, and the context as system', () => {
-    const body = anthropicBody({ ...model, web_search: true }, request(model, {
-      location: { country: 'Germany', city: 'Berlin' },
-      persona: { name: 'IT manager' },
-    }));
+    const body = anthropicBody(
+      { ...model, web_search: true },
+      request(model, {
+        location: { country: 'Germany', city: 'Berlin' },
+        persona: { name: 'IT manager' },
+      }),
+    );
     expect(body.tools).toEqual([
       { type: ANTHROPIC_WEB_SEARCH_TOOL, name: 'web_search', max_uses: 5, user_location: { type: 'approximate', city: 'Berlin', country: 'DE' } },
     ]);

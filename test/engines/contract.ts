@@ -65,7 +65,12 @@ export function adapterContract(c: AdapterCase): void {
   describe(`${c.name} adapter contract`, () => {
     let server: FakeProvider;
     const engine = (options: LiveEngineOptions = {}) =>
-      c.create({ model: c.model, apiKey: KEY, fetch: loopbackFetch, options: { baseUrl: server.url, backoffBaseMs: 5, backoffMaxMs: 20, ...options } });
+      c.create({
+        model: c.model,
+        apiKey: KEY,
+        fetch: loopbackFetch,
+        options: { baseUrl: server.url, backoffBaseMs: 5, backoffMaxMs: 20, ...options },
+      });
 
     beforeAll(async () => {
       server = await startFakeProvider();

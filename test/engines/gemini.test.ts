@@ -43,7 +43,10 @@ adapterContract({
   good,
   reads: {
     text: 'For small teams, **Trello** and **ClickUp** are common recommendations.',
-    citations: ['https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbC123', 'https://www.techradar.com/best/best-project-management-software'],
+    citations: [
+      'https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbC123',
+      'https://www.techradar.com/best/best-project-management-software',
+    ],
     tokens: { input_tokens: 12, output_tokens: 140 },
     provider_model: 'gemini-2.5-flash',
   },

@@ -23,8 +23,14 @@ const good = {
         refusal: null,
         annotations: [
           { type: 'url_citation', url_citation: { start_index: 36, end_index: 81, title: 'Asana', url: 'https://asana.com/?utm_source=openai' } },
-          { type: 'url_citation', url_citation: { start_index: 90, end_index: 120, title: 'G2', url: 'https://www.g2.com/categories/project-management' } },
-          { type: 'url_citation', url_citation: { start_index: 121, end_index: 130, title: 'Asana again', url: 'https://asana.com/?utm_source=openai' } },
+          {
+            type: 'url_citation',
+            url_citation: { start_index: 90, end_index: 120, title: 'G2', url: 'https://www.g2.com/categories/project-management' },
+          },
+          {
+            type: 'url_citation',
+            url_citation: { start_index: 121, end_index: 130, title: 'Asana again', url: 'https://asana.com/?utm_source=openai' },
+          },
         ],
       },
       finish_reason: 'stop',
@@ -66,11 +72,16 @@ describe('openai-compatible request and answer', () => {
   afterAll(() => server.close());
 
   it('given a search model and a location, then web_search_options carries the approximate location, and the context a system message', () => {
-    const body = openAiChatBody(searchModel, request(searchModel, {
-      location: { country: 'United Kingdom', region: 'England', city: 'London' },
-      persona: { name: 'Startup founder', description: 'runs a team of five' },
-    }));
-    expect(body.web_search_options).toEqual({ user_location: { type: 'approximate', approximate: { country: 'GB', region: 'England', city: 'London' } } });
+    const body = openAiChatBody(
+      searchModel,
+      request(searchModel, {
+        location: { country: 'United Kingdom', region: 'England', city: 'London' },
+        persona: { name: 'Startup founder', description: 'runs a team of five' },
+      }),
+    );
+    expect(body.web_search_options).toEqual({
+      user_location: { type: 'approximate', approximate: { country: 'GB', region: 'England', city: 'London' } },
+    });
     expect((body.messages as any[])[0]).toEqual({
       role: 'system',
       content: 'The user is located in London, England, United Kingdom. The user: Startup founder (runs a team of five).',
@@ -79,7 +90,12 @@ describe('openai-compatible request and answer', () => {
 
   it('given a model without web_search, then a plain chat request at its own base_url path', async () => {
     server.script({ body: { model: plainModel.provider_model, choices: [{ message: { role: 'assistant', content: 'Plain answer.' } }] } });
-    const engine = createOpenAiCompatibleEngine({ model: plainModel, apiKey: KEY, fetch: loopbackFetch, options: { baseUrl: `${server.url}/compat/v1/` } });
+    const engine = createOpenAiCompatibleEngine({
+      model: plainModel,
+      apiKey: KEY,
+      fetch: loopbackFetch,
+      options: { baseUrl: `${server.url}/compat/v1/` },
+    });
     const r = await engine.ask(request(plainModel, { location: { country: 'US' } }));
     expect(r).toMatchObject({ text: 'Plain answer.', citations: [], usage: { credits: 1 } });
     const hit = server.hits.at(-1)!;
@@ -92,7 +108,17 @@ describe('openai-compatible request and answer', () => {
   it('given content as text parts and a provider-level citations array (xAI), then both read', () => {
     const r = parseOpenAiChat({
       model: 'grok-4',
-      choices: [{ message: { role: 'assistant', content: [{ type: 'text', text: 'Part one. ' }, { type: 'text', text: 'Part two.' }] } }],
+      choices: [
+        {
+          message: {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'Part one. ' },
+              { type: 'text', text: 'Part two.' },
+            ],
+          },
+        },
+      ],
       citations: ['https://x.ai/news', 'not a url', 'https://x.ai/news'],
     });
     expect(r.text).toBe('Part one. Part two.');
@@ -113,14 +139,26 @@ describe('openai-compatible request and answer', () => {
   });
 
   it('given annotations of the wrong types, then they are skipped, not a crash', () => {
-    const r = parseOpenAiChat({ choices: [{ message: { content: 'ok', annotations: [null, 7, { type: 'url_citation' }, { type: 'url_citation', url_citation: { url: 42 } }] } }] });
+    const r = parseOpenAiChat({
+      choices: [
+        { message: { content: 'ok', annotations: [null, 7, { type: 'url_citation' }, { type: 'url_citation', url_citation: { url: 42 } }] } },
+      ],
+    });
     expect(r).toMatchObject({ text: 'ok', citations: [] });
   });
 
   it('given an insufficient_quota 429, then rate_limited and not retried', async () => {
     server.reset();
-    server.script({ status: 429, body: { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } } });
-    const engine = createOpenAiCompatibleEngine({ model: searchModel, apiKey: KEY, fetch: loopbackFetch, options: { baseUrl: server.url, backoffBaseMs: 1 } });
+    server.script({
+      status: 429,
+      body: { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } },
+    });
+    const engine = createOpenAiCompatibleEngine({
+      model: searchModel,
+      apiKey: KEY,
+      fetch: loopbackFetch,
+      options: { baseUrl: server.url, backoffBaseMs: 1 },
+    });
     const err = await engine.ask(request(searchModel)).catch((e) => e);
     expect(err).toBeInstanceOf(EngineError);
     expect(err).toMatchObject({ kind: 'rate_limited', retryable: false });
@@ -130,7 +168,12 @@ describe('openai-compatible request and answer', () => {
   it('given a 429 with retry-after-ms, then it waits that long', async () => {
     server.reset();
     server.script({ status: 429, headers: { 'retry-after-ms': '250' }, body: { error: { message: 'slow' } } }, { body: good });
-    const engine = createOpenAiCompatibleEngine({ model: searchModel, apiKey: KEY, fetch: loopbackFetch, options: { baseUrl: server.url, backoffBaseMs: 1 } });
+    const engine = createOpenAiCompatibleEngine({
+      model: searchModel,
+      apiKey: KEY,
+      fetch: loopbackFetch,
+      options: { baseUrl: server.url, backoffBaseMs: 1 },
+    });
     await engine.ask(request(searchModel));
     const gap = server.hits[1].at - server.hits[0].at;
     expect(gap).toBeGreaterThanOrEqual(240);

@@ -11,7 +11,13 @@ const good = {
   model: 'sonar',
   created: 1741900000,
   object: 'chat.completion',
-  choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Monday.com and Asana lead most lists [1][2]. Notion is a budget option [3].' } }],
+  choices: [
+    {
+      index: 0,
+      finish_reason: 'stop',
+      message: { role: 'assistant', content: 'Monday.com and Asana lead most lists [1][2]. Notion is a budget option [3].' },
+    },
+  ],
   citations: ['https://www.forbes.com/advisor/business/software/best-project-management-software/', 'https://asana.com/', 'https://www.notion.com/'],
   search_results: [
     { title: 'Best PM software', url: 'https://www.forbes.com/advisor/business/software/best-project-management-software/', date: '2025-02-01' },
@@ -55,7 +61,10 @@ describe('perplexity request and answer', () => {
   });
 
   it('given a reasoning answer, then the <think> block is left out', () => {
-    const r = parsePerplexity({ choices: [{ message: { content: '<think>Let me weigh them.</think>\nAsana wins.' } }], search_results: [{ url: 'https://asana.com/' }] });
+    const r = parsePerplexity({
+      choices: [{ message: { content: '<think>Let me weigh them.</think>\nAsana wins.' } }],
+      search_results: [{ url: 'https://asana.com/' }],
+    });
     expect(r.text).toBe('Asana wins.');
     expect(r.citations).toEqual(['https://asana.com/']);
   });

@@ -43,8 +43,16 @@ describe('createEngines', () => {
     const status = engines.status();
     expect(status.find((s) => s.model === withKey.id)).toMatchObject({ configured: true, engine: withKey.adapter, api_key_env: withKey.api_key_env });
     for (const m of missing) {
-      expect(status.find((s) => s.model === m.id)).toMatchObject({ configured: false, engine: m.adapter, api_key_env: m.api_key_env, detail: `not configured: set ${m.api_key_env}` });
-      const err = await engines.engineFor(m.id).ask({ model: m.id, prompt, day }).catch((e) => e);
+      expect(status.find((s) => s.model === m.id)).toMatchObject({
+        configured: false,
+        engine: m.adapter,
+        api_key_env: m.api_key_env,
+        detail: `not configured: set ${m.api_key_env}`,
+      });
+      const err = await engines
+        .engineFor(m.id)
+        .ask({ model: m.id, prompt, day })
+        .catch((e) => e);
       expect(err).toBeInstanceOf(EngineError);
       expect(err).toMatchObject({ kind: 'not_configured', retryable: false, model: m.id });
       expect(err.message).toContain(m.api_key_env);

@@ -8,7 +8,10 @@ const aiMode = MODELS.find((m) => m.adapter === 'serpapi' && m.shopping)!;
 const overview = MODELS.find((m) => m.adapter === 'serpapi' && m.provider_model === AI_OVERVIEW_ENGINE)!;
 const copilot = MODELS.find((m) => m.adapter === 'serpapi' && !m.shopping && m.provider_model !== AI_OVERVIEW_ENGINE)!;
 
-const metadata = (engine: string) => ({ search_metadata: { id: '67d4', status: 'Success', json_endpoint: 'https://serpapi.com/searches/x.json' }, search_parameters: { engine } });
+const metadata = (engine: string) => ({
+  search_metadata: { id: '67d4', status: 'Success', json_endpoint: 'https://serpapi.com/searches/x.json' },
+  search_parameters: { engine },
+});
 
 // A Google AI Mode answer with a list, references and shopping results.
 const good = {
@@ -22,7 +25,13 @@ const good = {
         { snippet: 'Trello: simple boards.', list: [{ snippet: 'Free plan for up to 10 boards.' }] },
       ],
     },
-    { type: 'table', table: [['Tool', 'Price'], ['Asana', '$10.99']] },
+    {
+      type: 'table',
+      table: [
+        ['Tool', 'Price'],
+        ['Asana', '$10.99'],
+      ],
+    },
     { type: 'heading', snippet: 'Bottom line' },
   ],
   references: [
@@ -31,7 +40,15 @@ const good = {
     { title: 'dup', link: 'https://asana.com/pricing?utm_source=google', index: 2 },
   ],
   shopping_results: [
-    { position: 1, title: 'Asana Premium (1 year)', price: '$131.88', extracted_price: 131.88, source: 'Asana', link: 'https://asana.com/premium', thumbnail: 'https://x/y.jpg' },
+    {
+      position: 1,
+      title: 'Asana Premium (1 year)',
+      price: '$131.88',
+      extracted_price: 131.88,
+      source: 'Asana',
+      link: 'https://asana.com/premium',
+      thumbnail: 'https://x/y.jpg',
+    },
     { position: 2, title: 'Planner Notebook', price: '12,99 €', source: 'Amazon.de', product_link: 'https://www.google.com/shopping/product/1' },
     { position: 3, price: '$5' },
   ],
@@ -58,7 +75,14 @@ adapterContract({
   expectGood(r) {
     expect(r.products).toEqual([
       { name: 'Asana Premium (1 year)', merchant: 'Asana', price: 131.88, currency: 'USD', position: 1, url: 'https://asana.com/premium' },
-      { name: 'Planner Notebook', merchant: 'Amazon.de', price: 12.99, currency: 'EUR', position: 2, url: 'https://www.google.com/shopping/product/1' },
+      {
+        name: 'Planner Notebook',
+        merchant: 'Amazon.de',
+        price: 12.99,
+        currency: 'EUR',
+        position: 2,
+        url: 'https://www.google.com/shopping/product/1',
+      },
     ]);
     expect(r.usage).toEqual({ credits: 1 });
   },
@@ -74,7 +98,8 @@ adapterContract({
 
 describe('serpapi engines', () => {
   let server: FakeProvider;
-  const engine = (model = aiMode) => createSerpApiEngine({ model, apiKey: KEY, fetch: loopbackFetch, options: { baseUrl: server.url, backoffBaseMs: 1 } });
+  const engine = (model = aiMode) =>
+    createSerpApiEngine({ model, apiKey: KEY, fetch: loopbackFetch, options: { baseUrl: server.url, backoffBaseMs: 1 } });
 
   beforeAll(async () => {
     server = await startFakeProvider();
@@ -130,7 +155,12 @@ describe('serpapi engines', () => {
 
   it('given an AI Overview behind a page_token, then a second request to google_ai_overview, and 2 credits', async () => {
     server.script(
-      { body: { ...metadata('google'), ai_overview: { page_token: 'tok-123', serpapi_link: 'https://serpapi.com/search.json?engine=google_ai_overview&page_token=tok-123' } } },
+      {
+        body: {
+          ...metadata('google'),
+          ai_overview: { page_token: 'tok-123', serpapi_link: 'https://serpapi.com/search.json?engine=google_ai_overview&page_token=tok-123' },
+        },
+      },
       {
         body: {
           ...metadata(AI_OVERVIEW_ENGINE),

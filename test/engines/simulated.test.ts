@@ -96,7 +96,9 @@ describe('the simulated engine', () => {
   });
 
   it('given shopping models, then priced product cards in order on some answers; never on other models', () => {
-    const answers = MODEL_IDS.flatMap((model) => PROMPTS.flatMap((prompt) => days(6).map((day) => ({ model, r: simulateAnswer(req({ model, prompt, day })) }))));
+    const answers = MODEL_IDS.flatMap((model) =>
+      PROMPTS.flatMap((prompt) => days(6).map((day) => ({ model, r: simulateAnswer(req({ model, prompt, day })) }))),
+    );
     for (const { model, r } of answers) {
       if (!SHOPPING_MODEL_IDS.includes(model)) expect(r.products).toEqual([]);
     }
@@ -120,7 +122,9 @@ describe('the simulated engine', () => {
   });
 
   it('given a location, then prices in its currency', () => {
-    const cards = days(20).flatMap((day) => simulateAnswer(req({ model: SHOPPING_MODEL_IDS[0], day, location: { country: 'GB', city: 'Leeds' } })).products);
+    const cards = days(20).flatMap(
+      (day) => simulateAnswer(req({ model: SHOPPING_MODEL_IDS[0], day, location: { country: 'GB', city: 'Leeds' } })).products,
+    );
     expect(cards.length).toBeGreaterThan(0);
     for (const c of cards) expect(c.currency).toBe('GBP');
   });

@@ -59,7 +59,15 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         body = undefined;
       }
       const u = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const hit: Hit = { method: req.method ?? '', path: u.pathname, query: u.searchParams, headers: req.headers, raw, body, at: performance.now() - started };
+      const hit: Hit = {
+        method: req.method ?? '',
+        path: u.pathname,
+        query: u.searchParams,
+        headers: req.headers,
+        raw,
+        body,
+        at: performance.now() - started,
+      };
       state.hits.push(hit);
       inFlight++;
       state.maxInFlight = Math.max(state.maxInFlight, inFlight);

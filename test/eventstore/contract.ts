@@ -206,7 +206,14 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
         expect(r.position).toEqual(stored[2].position);
 
         // the catch-up log reports the same positions as the stream
-        const ours = (await readAllUntil(head, events.map((e) => e.id))).flat().filter((x) => x.streamId === streamId);
+        const ours = (
+          await readAllUntil(
+            head,
+            events.map((e) => e.id),
+          )
+        )
+          .flat()
+          .filter((x) => x.streamId === streamId);
         expect(ours.map((x) => x.position)).toEqual(stored.map((x) => x.position));
       });
     });
@@ -239,18 +246,9 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
       it('given five events, when reading with maxCount, then at most that many come back from the start point', async () => {
         const { streamId } = await fiveEventStream();
         expect((await store.readStream(streamId, { maxCount: 2 })).map((e) => e.revision)).toEqual([0n, 1n]);
-        expect((await store.readStream(streamId, { direction: 'backwards', maxCount: 2 })).map((e) => e.revision)).toEqual([
-          4n,
-          3n,
-        ]);
-        expect((await store.readStream(streamId, { fromRevision: 1n, maxCount: 2 })).map((e) => e.revision)).toEqual([
-          1n,
-          2n,
-        ]);
-        expect((await store.readStream(streamId, { fromRevision: 3n, maxCount: 10 })).map((e) => e.revision)).toEqual([
-          3n,
-          4n,
-        ]);
+        expect((await store.readStream(streamId, { direction: 'backwards', maxCount: 2 })).map((e) => e.revision)).toEqual([4n, 3n]);
+        expect((await store.readStream(streamId, { fromRevision: 1n, maxCount: 2 })).map((e) => e.revision)).toEqual([1n, 2n]);
+        expect((await store.readStream(streamId, { fromRevision: 3n, maxCount: 10 })).map((e) => e.revision)).toEqual([3n, 4n]);
       });
 
       it('given no stream, when reading it, then it reads as empty in both directions', async () => {

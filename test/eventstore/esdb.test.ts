@@ -70,9 +70,7 @@ async function openFromContainer(): Promise<EventStore> {
     .withWaitStrategy(Wait.forHttp('/health/live', 2113).forStatusCodeMatching((s) => s >= 200 && s < 300))
     .withStartupTimeout(150_000)
     .start();
-  return whenReady(
-    await openEsdbEventStore(`esdb://${container.getHost()}:${container.getMappedPort(2113)}?tls=false`),
-  );
+  return whenReady(await openEsdbEventStore(`esdb://${container.getHost()}:${container.getMappedPort(2113)}?tls=false`));
 }
 
 if (url) {

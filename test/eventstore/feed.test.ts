@@ -9,7 +9,8 @@ import { until } from '../support/until';
 
 /** What a projection keeps of a batch (the runner's decode): its types, from its streams. */
 const keeps = (i: FeedInterest, e: RecordedEvent) =>
-  (i.handles === 'all' || i.handles.includes(e.type)) && (i.streamPrefixes?.[e.type] === undefined || e.streamId.startsWith(i.streamPrefixes[e.type]!));
+  (i.handles === 'all' || i.handles.includes(e.type)) &&
+  (i.streamPrefixes?.[e.type] === undefined || e.streamId.startsWith(i.streamPrefixes[e.type]!));
 
 /** The store, counting its catch-up reads. */
 function counted(store: EventStore) {
@@ -74,7 +75,9 @@ describe('shared feed: one read of the log for the projections of a process', ()
   it('given four readers at the head, when an append arrives and all of them read, then one read of the store serves them all', async () => {
     const c = counted(t.store);
     const feed = new SharedFeed(c.store);
-    const readers = [['ApiKeyRevoked'], ['UserAdded'], ['ApiKeyRevoked', 'UserAdded'], ['WebsiteStatusChanged']].map((handles) => feed.reader({ handles }));
+    const readers = [['ApiKeyRevoked'], ['UserAdded'], ['ApiKeyRevoked', 'UserAdded'], ['WebsiteStatusChanged']].map((handles) =>
+      feed.reader({ handles }),
+    );
     let at = await t.store.headPosition();
     await appendOne('UserAdded', 'p-0');
     // the first read starts the stretch

@@ -42,7 +42,10 @@ const outcome = (r: PromiseSettledResult<AppendResult>): Outcome => {
 };
 
 async function storedIds(d: TestDatabase): Promise<Map<string, string[]>> {
-  const rows = (await d.db('aivis_events').select('stream_id', 'event_id').orderBy(['stream_id', 'revision'])) as { stream_id: string; event_id: string }[];
+  const rows = (await d.db('aivis_events').select('stream_id', 'event_id').orderBy(['stream_id', 'revision'])) as {
+    stream_id: string;
+    event_id: string;
+  }[];
   const out = new Map<string, string[]>();
   for (const r of rows) out.set(r.stream_id, [...(out.get(r.stream_id) ?? []), r.event_id]);
   return out;
@@ -60,48 +63,51 @@ suite('Postgres event store: concurrent appends committed in one transaction', (
   it.each([
     ['few', 4, 3],
     ['many', 30, 30],
-  ])('given 50 concurrent appends with conflicts and duplicates over %s streams, then each has the outcome the same appends one after another would have', async (name, existing, fresh) => {
-    // one batch slot: the first append goes alone, the other 49 wait and go in issue order, in batches
-    const store = await openPostgresEventStore(d.db, { batch: { maxInFlight: 1 } });
-    const model = new Model();
-    const seed: [string, NewEvent[]][] = Array.from({ length: existing }, (_, i) => [`seq-${name}-s${i}`, [anEvent()]]);
-    for (const [s, evs] of seed) {
-      await store.append(s, evs, 'no_stream');
-      model.append(s, evs, 'no_stream');
-    }
-    const r = seededRandom(4242);
-    const streams = [...seed.map(([s]) => s), ...Array.from({ length: fresh }, (_, i) => `seq-${name}-n${i}`)];
-    const issued: NewEvent[] = seed.flatMap(([, evs]) => evs);
-    const plan: [string, NewEvent[], ExpectedRevision][] = [];
-    for (let i = 0; i < 50; i++) {
-      const stream = streams[Math.floor(r() * streams.length)];
-      const events = Array.from({ length: 1 + Math.floor(r() * 2) }, () =>
-        // a fifth of the events repeat one issued before (stored, or part of an append that was rejected)
-        r() < 0.2 ? issued[Math.floor(r() * issued.length)] : anEvent(),
-      );
-      if (new Set(events.map((e) => e.id)).size !== events.length) events.pop();
-      issued.push(...events);
-      // expected revisions from a model that lags behind: many are stale (conflicts), some right, some 'any'
-      const x = r();
-      const len = BigInt(Math.floor(r() * 6)) - 1n;
-      plan.push([stream, events, x < 0.15 ? 'any' : len < 0n ? 'no_stream' : len]);
-    }
-    const settled = await Promise.allSettled(plan.map(([s, evs, exp]) => store.append(s, evs, exp)));
-    const expected = plan.map(([s, evs, exp]) => model.append(s, evs, exp));
+  ])(
+    'given 50 concurrent appends with conflicts and duplicates over %s streams, then each has the outcome the same appends one after another would have',
+    async (name, existing, fresh) => {
+      // one batch slot: the first append goes alone, the other 49 wait and go in issue order, in batches
+      const store = await openPostgresEventStore(d.db, { batch: { maxInFlight: 1 } });
+      const model = new Model();
+      const seed: [string, NewEvent[]][] = Array.from({ length: existing }, (_, i) => [`seq-${name}-s${i}`, [anEvent()]]);
+      for (const [s, evs] of seed) {
+        await store.append(s, evs, 'no_stream');
+        model.append(s, evs, 'no_stream');
+      }
+      const r = seededRandom(4242);
+      const streams = [...seed.map(([s]) => s), ...Array.from({ length: fresh }, (_, i) => `seq-${name}-n${i}`)];
+      const issued: NewEvent[] = seed.flatMap(([, evs]) => evs);
+      const plan: [string, NewEvent[], ExpectedRevision][] = [];
+      for (let i = 0; i < 50; i++) {
+        const stream = streams[Math.floor(r() * streams.length)];
+        const events = Array.from({ length: 1 + Math.floor(r() * 2) }, () =>
+          // a fifth of the events repeat one issued before (stored, or part of an append that was rejected)
+          r() < 0.2 ? issued[Math.floor(r() * issued.length)] : anEvent(),
+        );
+        if (new Set(events.map((e) => e.id)).size !== events.length) events.pop();
+        issued.push(...events);
+        // expected revisions from a model that lags behind: many are stale (conflicts), some right, some 'any'
+        const x = r();
+        const len = BigInt(Math.floor(r() * 6)) - 1n;
+        plan.push([stream, events, x < 0.15 ? 'any' : len < 0n ? 'no_stream' : len]);
+      }
+      const settled = await Promise.allSettled(plan.map(([s, evs, exp]) => store.append(s, evs, exp)));
+      const expected = plan.map(([s, evs, exp]) => model.append(s, evs, exp));
 
-    expect(settled.map(outcome)).toEqual(expected);
-    // the mix did exercise every case
-    expect(expected.filter((o) => !o.ok).length).toBeGreaterThan(5);
-    expect(expected.filter((o) => o.ok && o.noop).length).toBeGreaterThan(0);
-    expect(expected.filter((o) => o.ok && !o.noop).length).toBeGreaterThan(5);
-    // nothing of a rejected append is stored (unless a later append stored the same id), everything else once
-    const stored = await storedIds(d);
-    expect(new Map([...stored].filter(([s]) => s.startsWith(`seq-${name}-`)))).toEqual(model.streams);
-    // they were batched: appends after the first share a transaction, in issue order
-    const positions = settled.flatMap((s) => (s.status === 'fulfilled' && !s.value.noop ? [s.value.position] : []));
-    expect(new Set(positions.slice(1).map((p) => p[0])).size).toBeLessThan(positions.length - 1);
-    for (let i = 1; i < positions.length; i++) expect(positions[i][1]).toBeGreaterThan(positions[i - 1][1]);
-  });
+      expect(settled.map(outcome)).toEqual(expected);
+      // the mix did exercise every case
+      expect(expected.filter((o) => !o.ok).length).toBeGreaterThan(5);
+      expect(expected.filter((o) => o.ok && o.noop).length).toBeGreaterThan(0);
+      expect(expected.filter((o) => o.ok && !o.noop).length).toBeGreaterThan(5);
+      // nothing of a rejected append is stored (unless a later append stored the same id), everything else once
+      const stored = await storedIds(d);
+      expect(new Map([...stored].filter(([s]) => s.startsWith(`seq-${name}-`)))).toEqual(model.streams);
+      // they were batched: appends after the first share a transaction, in issue order
+      const positions = settled.flatMap((s) => (s.status === 'fulfilled' && !s.value.noop ? [s.value.position] : []));
+      expect(new Set(positions.slice(1).map((p) => p[0])).size).toBeLessThan(positions.length - 1);
+      for (let i = 1; i < positions.length; i++) expect(positions[i][1]).toBeGreaterThan(positions[i - 1][1]);
+    },
+  );
 
   it('given one batch of appends to distinct streams with every kind of expected revision, then all are stored in issue order in one transaction', async () => {
     const store = await openPostgresEventStore(d.db, { batch: { maxInFlight: 1 } });
@@ -130,7 +136,13 @@ suite('Postgres event store: concurrent appends committed in one transaction', (
     const stored = await storedIds(d);
     for (const [s, evs] of plan) expect(stored.get(s)!.slice(-evs.length)).toEqual(evs.map((e) => e.id));
     // each append's position is its last event's
-    const last = (await d.db('aivis_events').whereIn('event_id', plan.map(([, evs]) => evs[evs.length - 1].id)).select('event_id', 'position')) as { event_id: string; position: string }[];
+    const last = (await d
+      .db('aivis_events')
+      .whereIn(
+        'event_id',
+        plan.map(([, evs]) => evs[evs.length - 1].id),
+      )
+      .select('event_id', 'position')) as { event_id: string; position: string }[];
     const byId = new Map(last.map((x) => [x.event_id, BigInt(x.position)]));
     expect(results.map((x) => x.position[1])).toEqual(plan.map(([, evs]) => byId.get(evs[evs.length - 1].id)));
   });

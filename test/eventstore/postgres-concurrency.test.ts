@@ -39,11 +39,7 @@ suite('Postgres event store under concurrent writers', () => {
     // a transaction that takes its txid first and commits long after later writers have committed
     const slowEvent = anEvent();
     const slow = t.db.transaction(async (trx) => {
-      await trx.raw('select * from aivis_append(?, ?, ?::jsonb)', [
-        `slow-${slowEvent.id}`,
-        'any',
-        JSON.stringify([slowEvent]),
-      ]);
+      await trx.raw('select * from aivis_append(?, ?, ?::jsonb)', [`slow-${slowEvent.id}`, 'any', JSON.stringify([slowEvent])]);
       await sleep(700);
     });
 
@@ -82,9 +78,7 @@ suite('Postgres event store under concurrent writers', () => {
   it('given concurrent appends with the same expected revision, exactly one wins and the rest get a conflict', async () => {
     const stream = `race-${Date.now()}`;
     await t.store.append(stream, [anEvent()], 'no_stream');
-    const results = await Promise.allSettled(
-      Array.from({ length: 8 }, () => t.store.append(stream, [anEvent()], 0n)),
-    );
+    const results = await Promise.allSettled(Array.from({ length: 8 }, () => t.store.append(stream, [anEvent()], 0n)));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const rejected = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
     expect(rejected).toHaveLength(7);

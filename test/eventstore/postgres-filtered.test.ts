@@ -12,7 +12,8 @@ describe('Postgres event store: catch-up read of some types', () => {
   useFreshStore((x) => (t = x));
 
   // a slow write transaction elsewhere on the server (another test file) holds the xmin horizon back for a moment
-  const visible = (p: Position) => until('the appends to be visible to catch-up readers', async () => comparePositions(await t.store.headPosition(), p) >= 0);
+  const visible = (p: Position) =>
+    until('the appends to be visible to catch-up readers', async () => comparePositions(await t.store.headPosition(), p) >= 0);
 
   it('given interleaved types, when read by type in pages, then every matching event comes once, in order, and the scan ends at the head', async () => {
     // given: 10 events alternating between a handled and a skipped type, each its own append
@@ -54,7 +55,9 @@ describe('Postgres event store: catch-up read of some types', () => {
   it('given an event of a type outside the catalogue, when read by type, then it is returned so the reader can report it', async () => {
     const head = await t.store.headPosition();
     const id = randomUUID();
-    await visible((await t.store.append('filtered-unknown', [{ id, type: 'SomethingNobodyKnows', data: {}, metadata: testMetadata() }], 'no_stream')).position);
+    await visible(
+      (await t.store.append('filtered-unknown', [{ id, type: 'SomethingNobodyKnows', data: {}, metadata: testMetadata() }], 'no_stream')).position,
+    );
     const page = await t.store.readAllOfTypes!(head, 10, ['ApiKeyRevoked'], knownEventTypes());
     expect(page.events.map((e) => [e.id, e.type])).toEqual([[id, 'SomethingNobodyKnows']]);
   });
@@ -62,9 +65,25 @@ describe('Postgres event store: catch-up read of some types', () => {
   it('given a type read from some streams only, then its events elsewhere are skipped and the others come as before', async () => {
     const head = await t.store.headPosition();
     const [inside, outside, other] = [randomUUID(), randomUUID(), randomUUID()];
-    await t.store.append(`answer-${inside}`, [{ id: inside, type: 'ApiKeyRevoked', data: { api_key_id: inside }, metadata: testMetadata() }], 'no_stream');
-    await t.store.append(`import-${outside}`, [{ id: outside, type: 'ApiKeyRevoked', data: { api_key_id: outside }, metadata: testMetadata() }], 'no_stream');
-    await visible((await t.store.append(`key-${other}`, [{ id: other, type: 'WebsiteStatusChanged', data: { api_key_id: other }, metadata: testMetadata() }], 'no_stream')).position);
+    await t.store.append(
+      `answer-${inside}`,
+      [{ id: inside, type: 'ApiKeyRevoked', data: { api_key_id: inside }, metadata: testMetadata() }],
+      'no_stream',
+    );
+    await t.store.append(
+      `import-${outside}`,
+      [{ id: outside, type: 'ApiKeyRevoked', data: { api_key_id: outside }, metadata: testMetadata() }],
+      'no_stream',
+    );
+    await visible(
+      (
+        await t.store.append(
+          `key-${other}`,
+          [{ id: other, type: 'WebsiteStatusChanged', data: { api_key_id: other }, metadata: testMetadata() }],
+          'no_stream',
+        )
+      ).position,
+    );
     const page = await t.store.readAllOfTypes!(head, 10, ['ApiKeyRevoked', 'WebsiteStatusChanged'], knownEventTypes(), { ApiKeyRevoked: 'answer-' });
     expect(page.scanned).toBe(3);
     expect(page.events.map((e) => e.id)).toEqual([inside, other]);

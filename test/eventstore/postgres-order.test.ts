@@ -27,7 +27,11 @@ describe('Postgres event store ordering', () => {
     expect(all.map((e) => e.position[0])).toEqual([9n, 10n, 100n]);
     const afterNine = await t.store.readAll(all[0].position, 10);
     expect(afterNine.map((e) => e.id)).toEqual([ids[1], ids[2]]);
-    const paged = [...(await t.store.readAll(START, 1)), ...(await t.store.readAll(all[0].position, 1)), ...(await t.store.readAll(all[1].position, 1))];
+    const paged = [
+      ...(await t.store.readAll(START, 1)),
+      ...(await t.store.readAll(all[0].position, 1)),
+      ...(await t.store.readAll(all[1].position, 1)),
+    ];
     expect(paged.map((e) => e.id)).toEqual(ids);
     expect((await t.store.headPosition())[0]).toBeGreaterThanOrEqual(100n);
   });

@@ -11,7 +11,9 @@ describe('Postgres event store storage', () => {
   it('given a migrated store, when migrated again, then it succeeds and payloads use lz4 where the server has it', async () => {
     await migrateEventStore(t.db);
     const rows = (
-      await t.db.raw(`select attname, attcompression from pg_attribute where attrelid = 'aivis_events'::regclass and attname in ('data', 'metadata') order by attname`)
+      await t.db.raw(
+        `select attname, attcompression from pg_attribute where attrelid = 'aivis_events'::regclass and attname in ('data', 'metadata') order by attname`,
+      )
     ).rows;
     expect(rows.map((r: { attname: string }) => r.attname)).toEqual(['data', 'metadata']);
     if (onRealPostgres) expect(rows.map((r: { attcompression: string }) => r.attcompression)).toEqual(['l', 'l']);

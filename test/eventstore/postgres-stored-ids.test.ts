@@ -37,31 +37,34 @@ describe('Postgres event store: appends that refuse ids stored elsewhere', () =>
     expect(again).toEqual({ ...first, noop: true });
   });
 
-  it.skipIf(!onRealPostgres)('given 8 appends racing for overlapping ids, then each id is written once and each writer learns exactly which ids it lost', async () => {
-    const shared = Array.from({ length: 30 }, () => anEvent());
-    // writer i wants a window of the shared ids and one of its own
-    const wants: NewEvent[][] = Array.from({ length: 8 }, (_, i) => [...shared.slice(i * 3, i * 3 + 12), anEvent()]);
-    const written = await Promise.all(
-      wants.map(async (events) => {
-        const s = stream();
-        let left = events;
-        for (let attempt = 0; attempt < 10; attempt++) {
-          try {
-            await t.store.append(s, left, 'no_stream', { storedIds: 'refuse' });
-            return (await t.store.readStream(s)).map((e) => e.id);
-          } catch (err) {
-            if (!(err instanceof StoredEventsError)) throw err;
-            const lost = new Set(err.ids);
-            left = left.filter((e) => !lost.has(e.id));
+  it.skipIf(!onRealPostgres)(
+    'given 8 appends racing for overlapping ids, then each id is written once and each writer learns exactly which ids it lost',
+    async () => {
+      const shared = Array.from({ length: 30 }, () => anEvent());
+      // writer i wants a window of the shared ids and one of its own
+      const wants: NewEvent[][] = Array.from({ length: 8 }, (_, i) => [...shared.slice(i * 3, i * 3 + 12), anEvent()]);
+      const written = await Promise.all(
+        wants.map(async (events) => {
+          const s = stream();
+          let left = events;
+          for (let attempt = 0; attempt < 10; attempt++) {
+            try {
+              await t.store.append(s, left, 'no_stream', { storedIds: 'refuse' });
+              return (await t.store.readStream(s)).map((e) => e.id);
+            } catch (err) {
+              if (!(err instanceof StoredEventsError)) throw err;
+              const lost = new Set(err.ids);
+              left = left.filter((e) => !lost.has(e.id));
+            }
           }
-        }
-        throw new Error('no progress');
-      }),
-    );
-    const all = written.flat();
-    expect(all.length).toBe(new Set(all).size);
-    expect(new Set(all)).toEqual(new Set(wants.flat().map((e) => e.id)));
-    const stored = await t.db('aivis_events').whereIn('event_id', all).count<{ n: string }[]>('* as n');
-    expect(Number(stored[0].n)).toBe(all.length);
-  });
+          throw new Error('no progress');
+        }),
+      );
+      const all = written.flat();
+      expect(all.length).toBe(new Set(all).size);
+      expect(new Set(all)).toEqual(new Set(wants.flat().map((e) => e.id)));
+      const stored = await t.db('aivis_events').whereIn('event_id', all).count<{ n: string }[]>('* as n');
+      expect(Number(stored[0].n)).toBe(all.length);
+    },
+  );
 });

@@ -103,7 +103,12 @@ export function sealingContract(name: string, open: () => Promise<SealingEnv>): 
       const raw = (await caughtUp(env.log, head, [e.id])).all[0];
       const stored = JSON.stringify(raw.data);
       for (const v of Object.values(m)) expect(stored).not.toContain(v);
-      expect(raw.data).toMatchObject({ title: 'a note', text: { $sealed: expect.any(String) }, lines: [{ n: 1, body: { $sealed: expect.any(String) } }], meta: { $sealed: expect.any(String) } });
+      expect(raw.data).toMatchObject({
+        title: 'a note',
+        text: { $sealed: expect.any(String) },
+        lines: [{ n: 1, body: { $sealed: expect.any(String) } }],
+        meta: { $sealed: expect.any(String) },
+      });
 
       const { all, typed } = await caughtUp(store, head, [e.id]);
       expect(noteIn(all, e.id)).toEqual(e.data);
@@ -182,7 +187,7 @@ export function sealingContract(name: string, open: () => Promise<SealingEnv>): 
       expect(((await store.readStream(`note-${id}`))[0].data as ProbeNote).text).toBeNull();
     });
 
-    it('given a ciphertext copied into another subject\'s event, then it does not open there: the read fails loudly', async () => {
+    it("given a ciphertext copied into another subject's event, then it does not open there: the read fails loudly", async () => {
       const a = noteRecorded({ text: marker('moved') });
       await store.append(`note-${(a.data as ProbeNote).note_id}`, [a], 'no_stream');
       const [raw] = await env.log.readStream(`note-${(a.data as ProbeNote).note_id}`);

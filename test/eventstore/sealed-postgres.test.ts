@@ -16,7 +16,12 @@ sealingContract(`sealing over the Postgres event store (${where})`, async () => 
   if (!s.url) return { log: s.store, db: s.db, close: () => s.close() };
   // on a server, the second instance has a pool of its own
   const second = await openPostgres(s.url);
-  return { log: s.store, db: s.db, second: { log: await openPostgresEventStore(second.db), db: second.db }, close: async () => (await second.close(), await s.close()) };
+  return {
+    log: s.store,
+    db: s.db,
+    second: { log: await openPostgresEventStore(second.db), db: second.db },
+    close: async () => (await second.close(), await s.close()),
+  };
 });
 
 // the sealing store is an event store like any other

@@ -15,7 +15,8 @@ const feed = async (key: string, query: Record<string, string | number> = {}) =>
 
 describe('activity feed', () => {
   it('given changes made with an API key, then entries carry the website, kind of change, ids, via_api_key and a null user', async () => {
-    const site = (await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'Audited', url: 'https://audited.example.com' } })).body.website.id;
+    const site = (await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'Audited', url: 'https://audited.example.com' } })).body
+      .website.id;
     await call(s, 'PATCH', `/api/v1/websites/${site}`, { key: w.a.key, body: { status: 'paused' } });
     const r = await feed(w.a.key, { website_id: site });
     expect(r.status).toBe(200);
@@ -46,7 +47,9 @@ describe('activity feed', () => {
   });
 
   it("given a scoped partner key, then it sees only its websites' entries", async () => {
-    const scopedPartner = (await call(s, 'POST', '/api/v1/api-keys', { key: w.a.key, body: { name: 'scoped partner', website_ids: [w.a.a2], partner: true } })).body.key;
+    const scopedPartner = (
+      await call(s, 'POST', '/api/v1/api-keys', { key: w.a.key, body: { name: 'scoped partner', website_ids: [w.a.a2], partner: true } })
+    ).body.key;
     const r = await feed(scopedPartner);
     expect(r.status).toBe(200);
     expect(r.body.data.length).toBeGreaterThan(0);
@@ -65,7 +68,9 @@ describe('activity feed', () => {
     );
     if ('kind' in r) throw new Error(r.message);
     await s.rt.waitForReadModels(r.position, 'all');
-    const entry = (await feed(w.a.key, { entity_type: 'website', change_type: 'created' })).body.data.find((e: { entity_ids: string[] }) => e.entity_ids[0] === r.result.id);
+    const entry = (await feed(w.a.key, { entity_type: 'website', change_type: 'created' })).body.data.find(
+      (e: { entity_ids: string[] }) => e.entity_ids[0] === r.result.id,
+    );
     expect(entry).toMatchObject({ via_api_key: false, actor: { user: { id: w.a.owner_user_id, email: expect.stringContaining('@') } } });
   });
 

@@ -29,7 +29,8 @@ export const D = {
 } as const;
 
 /** The requests the fixture never answers: all of hang.example.com, and PerplexityBot's homepage on slow.example.com. */
-const neverAnswered = (host: string, path: string, ua: string): boolean => host === D.hang || (host === D.slow && path === '/' && ua.includes('PerplexityBot/'));
+const neverAnswered = (host: string, path: string, ua: string): boolean =>
+  host === D.hang || (host === D.slow && path === '/' && ua.includes('PerplexityBot/'));
 /** Only those get a short timeout (the check's own 6 s would make the test slow); every other request keeps the check's. */
 export const SHORT_TIMEOUT_MS = 300;
 
@@ -78,7 +79,11 @@ function serve(host: string, req: http.IncomingMessage, res: http.ServerResponse
       return void res.writeHead(200, CDN_HEADERS_SENT).end('<h1>home</h1>');
     }
     if (host === D.redirect) {
-      const target = ua.includes('GPTBot') ? 'http://10.0.0.1/' : ua.includes('Claude') ? 'http://169.254.169.254/latest/meta-data/' : 'http://intranet.example.com/';
+      const target = ua.includes('GPTBot')
+        ? 'http://10.0.0.1/'
+        : ua.includes('Claude')
+          ? 'http://169.254.169.254/latest/meta-data/'
+          : 'http://intranet.example.com/';
       return void res.writeHead(302, { location: target }).end();
     }
     return void res.writeHead(200, { 'content-type': 'text/html', server: 'nginx', 'x-cache': 'MISS', via: '1.1 varnish' }).end('<h1>home</h1>');

@@ -18,7 +18,10 @@ beforeAll(async () => {
   fx = await startFixture();
 });
 afterAll(async () => fx?.close());
-useWorld((ctx) => ({ s, w } = ctx), () => startServer({}, { outbound: fx.outbound }));
+useWorld(
+  (ctx) => ({ s, w } = ctx),
+  () => startServer({}, { outbound: fx.outbound }),
+);
 
 const PATH = '/api/v1/ai-access/check';
 const check = (domain: unknown, key = w.a.key) => call(s, 'POST', PATH, { key, body: { domain } });
@@ -90,7 +93,9 @@ describe('POST /api/v1/ai-access/check', () => {
     expect(r.status).toBe(200);
     expectReportShape(r.body, D.training);
     expect(ENGINES_WITH_TRAINING_AGENTS).toEqual(['chatgpt', 'claude', 'gemini', 'rufus']);
-    expect(r.body.result.robots).toEqual(withFlags(true, { chatgpt: { training: false }, claude: { training: false }, gemini: { training: false }, rufus: { training: false } }));
+    expect(r.body.result.robots).toEqual(
+      withFlags(true, { chatgpt: { training: false }, claude: { training: false }, gemini: { training: false }, rufus: { training: false } }),
+    );
     expect(r.body.result.http).toEqual(flags(true));
     expect(r.body.result.status).toBe('partial');
     expect(r.body.result.hasSitemap).toBe(false);
@@ -155,7 +160,8 @@ describe('POST /api/v1/ai-access/check', () => {
     expect(r.status).toBe(200);
     expectReportShape(r.body, D.redirect);
     expect(r.body.result).toMatchObject({ status: 'blocked', robots: flags(true), http: flags(false) });
-    for (const fp of Object.values<any>(r.body.diagnostics.userAgentChecks)) expect(fp).toMatchObject({ status: null, error: 'BLOCKED_ADDRESS', headers: {} });
+    for (const fp of Object.values<any>(r.body.diagnostics.userAgentChecks))
+      expect(fp).toMatchObject({ status: null, error: 'BLOCKED_ADDRESS', headers: {} });
     // no attempt to 10.0.0.1, 169.254.169.254 or 10.0.0.7 (the guard checks it again after each test)
     expect(attempts.filter((ip) => ip !== '127.0.0.1' && ip !== '::1')).toEqual([]);
   });
@@ -165,7 +171,14 @@ describe('POST /api/v1/ai-access/check', () => {
     const r = await check(D.nowhere);
     expect(r.status).toBe(200);
     expectReportShape(r.body, D.nowhere);
-    expect(r.body.result).toEqual({ domain: D.nowhere, status: 'blocked', checkedAt: expect.stringMatching(UTC), http: flags(false), robots: flags(false), hasSitemap: false });
+    expect(r.body.result).toEqual({
+      domain: D.nowhere,
+      status: 'blocked',
+      checkedAt: expect.stringMatching(UTC),
+      http: flags(false),
+      robots: flags(false),
+      hasSitemap: false,
+    });
     expect(r.body.diagnostics.robotsCheck).toMatchObject({ status: null, error: 'DNS_FAILURE' });
     for (const fp of Object.values<any>(r.body.diagnostics.userAgentChecks)) expect(fp).toMatchObject({ status: null, error: 'DNS_FAILURE' });
     expect(r.body.log).toContain('domain failed (DNS_FAILURE)');

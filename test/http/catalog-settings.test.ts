@@ -20,11 +20,21 @@ const get = (path: string, website_id: string, key = w.a.key) => call(s, 'GET', 
 /** The feed rows of a website as stored: kind, ids and which key made them. */
 async function feedRows(websiteId: string, entityType: string) {
   await caughtUp(s, ['activity']);
-  return s.rt.database.db('rm_activity').where({ website_id: websiteId, entity_type: entityType }).orderBy('seq').select('change_type', 'entity_ids', 'actor_kind', 'api_key_id');
+  return s.rt.database
+    .db('rm_activity')
+    .where({ website_id: websiteId, entity_type: entityType })
+    .orderBy('seq')
+    .select('change_type', 'entity_ids', 'actor_kind', 'api_key_id');
 }
 
 const keyIdOf = async (userId: string | null, name: string) =>
-  (await s.rt.database.db('rm_api_keys').where({ name }).modify((q) => (userId ? q.where('user_id', userId) : q)).first('id')).id as string;
+  (
+    await s.rt.database
+      .db('rm_api_keys')
+      .where({ name })
+      .modify((q) => (userId ? q.where('user_id', userId) : q))
+      .first('id')
+  ).id as string;
 
 describe('personas', () => {
   it('given personas created, then they are listed in order and fed to the activity', async () => {
@@ -33,7 +43,9 @@ describe('personas', () => {
     expect(a.status).toBe(201);
     expect(a.body).toEqual({ persona: { id: expect.any(String), name: 'CFO', description: 'Cares about cost' } });
     const b = await post('/api/v1/personas', { website_id: site, name: 'Engineer' });
-    expect((await get('/api/v1/personas', site)).body).toEqual({ data: [a.body.persona, { id: b.body.persona.id, name: 'Engineer', description: null }] });
+    expect((await get('/api/v1/personas', site)).body).toEqual({
+      data: [a.body.persona, { id: b.body.persona.id, name: 'Engineer', description: null }],
+    });
     const feed = await feedRows(site, 'persona');
     expect(feed.map((f) => [f.change_type, f.entity_ids])).toEqual([
       ['created', [a.body.persona.id]],
@@ -47,27 +59,51 @@ describe('personas', () => {
       { method: 'GET', path: '/api/v1/personas', status: 400, error: 'website_id is required' },
       { method: 'POST', path: '/api/v1/personas', body: { name: 'X' }, status: 400, error: 'website_id is required' },
       { method: 'POST', path: '/api/v1/personas', body: { website_id: site }, status: 400, error: 'name is required' },
-      { method: 'POST', path: '/api/v1/personas', body: { website_id: site, name: 'X', description: 'd'.repeat(2001) }, status: 400, error: 'description: must be at most 2000 characters' },
+      {
+        method: 'POST',
+        path: '/api/v1/personas',
+        body: { website_id: site, name: 'X', description: 'd'.repeat(2001) },
+        status: 400,
+        error: 'description: must be at most 2000 characters',
+      },
       { method: 'POST', path: '/api/v1/personas', body: { website_id: site, name: false }, status: 400, error: 'name: must be a string' },
       { method: 'POST', path: '/api/v1/personas', body: { website_id: UNKNOWN, name: 'X' }, status: 404, error: 'Website not found' },
     ]);
   });
 
-  tenancyChecks('GET /api/v1/personas', () => w, { method: 'GET', websiteScoped: true, request: (id) => ({ path: '/api/v1/personas', query: { website_id: id } }) });
-  tenancyChecks('POST /api/v1/personas', () => w, { method: 'POST', websiteScoped: true, request: (id) => ({ path: '/api/v1/personas', body: { website_id: id, name: 'P' } }) });
+  tenancyChecks('GET /api/v1/personas', () => w, {
+    method: 'GET',
+    websiteScoped: true,
+    request: (id) => ({ path: '/api/v1/personas', query: { website_id: id } }),
+  });
+  tenancyChecks('POST /api/v1/personas', () => w, {
+    method: 'POST',
+    websiteScoped: true,
+    request: (id) => ({ path: '/api/v1/personas', body: { website_id: id, name: 'P' } }),
+  });
 });
 
 describe('locations', () => {
   it('given a location created, then 201 {id, location, country} and the listing has the same fields; a scoped key is the actor', async () => {
-    const r = await post('/api/v1/locations', { website_id: w.a.a2, location: 'Austin, Texas, United States', country: 'United States', region: 'Texas', city: 'Austin' }, w.a.scoped);
+    const r = await post(
+      '/api/v1/locations',
+      { website_id: w.a.a2, location: 'Austin, Texas, United States', country: 'United States', region: 'Texas', city: 'Austin' },
+      w.a.scoped,
+    );
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ id: expect.any(String), location: 'Austin, Texas, United States', country: 'United States' });
     const list = await get('/api/v1/locations', w.a.a2, w.a.scoped);
     expect(list.status).toBe(200);
     expect(list.body.data).toContainEqual(r.body);
-    for (const item of list.body.data) expect(item).toMatchObject({ id: expect.any(String), location: expect.any(String), country: expect.any(String) });
+    for (const item of list.body.data)
+      expect(item).toMatchObject({ id: expect.any(String), location: expect.any(String), country: expect.any(String) });
     const feed = await feedRows(w.a.a2, 'location');
-    expect(feed.at(-1)).toMatchObject({ change_type: 'created', entity_ids: [r.body.id], actor_kind: 'api_key', api_key_id: await keyIdOf(null, 'scoped to a2') });
+    expect(feed.at(-1)).toMatchObject({
+      change_type: 'created',
+      entity_ids: [r.body.id],
+      actor_kind: 'api_key',
+      api_key_id: await keyIdOf(null, 'scoped to a2'),
+    });
   });
 
   it('given bad input, then 400 naming the field and nothing written', async () => {
@@ -76,12 +112,28 @@ describe('locations', () => {
       { method: 'GET', path: '/api/v1/locations', status: 400, error: 'website_id is required' },
       { method: 'POST', path: '/api/v1/locations', body: { website_id: site, country: 'US' }, status: 400, error: 'location is required' },
       { method: 'POST', path: '/api/v1/locations', body: { website_id: site, location: 'X' }, status: 400, error: 'country is required' },
-      { method: 'POST', path: '/api/v1/locations', body: { website_id: site, location: 'X', country: 'c'.repeat(101) }, status: 400, error: 'country: must be at most 100 characters' },
-      { method: 'POST', path: '/api/v1/locations', body: { website_id: site, location: 'X', country: 'US', city: 3 }, status: 400, error: 'city: must be a string' },
+      {
+        method: 'POST',
+        path: '/api/v1/locations',
+        body: { website_id: site, location: 'X', country: 'c'.repeat(101) },
+        status: 400,
+        error: 'country: must be at most 100 characters',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/locations',
+        body: { website_id: site, location: 'X', country: 'US', city: 3 },
+        status: 400,
+        error: 'city: must be a string',
+      },
     ]);
   });
 
-  tenancyChecks('GET /api/v1/locations', () => w, { method: 'GET', websiteScoped: true, request: (id) => ({ path: '/api/v1/locations', query: { website_id: id } }) });
+  tenancyChecks('GET /api/v1/locations', () => w, {
+    method: 'GET',
+    websiteScoped: true,
+    request: (id) => ({ path: '/api/v1/locations', query: { website_id: id } }),
+  });
   tenancyChecks('POST /api/v1/locations', () => w, {
     method: 'POST',
     websiteScoped: true,
@@ -109,13 +161,27 @@ describe('attributes', () => {
     await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/attributes', status: 400, error: 'website_id is required' },
       { method: 'POST', path: '/api/v1/attributes', body: { website_id: site, name: '' }, status: 400, error: 'name: must not be empty' },
-      { method: 'POST', path: '/api/v1/attributes', body: { website_id: site, name: 'n'.repeat(201) }, status: 400, error: 'name: must be at most 200 characters' },
+      {
+        method: 'POST',
+        path: '/api/v1/attributes',
+        body: { website_id: site, name: 'n'.repeat(201) },
+        status: 400,
+        error: 'name: must be at most 200 characters',
+      },
       { method: 'POST', path: '/api/v1/attributes', body: { website_id: 12, name: 'X' }, status: 400, error: 'website_id: must be a string' },
     ]);
   });
 
-  tenancyChecks('GET /api/v1/attributes', () => w, { method: 'GET', websiteScoped: true, request: (id) => ({ path: '/api/v1/attributes', query: { website_id: id } }) });
-  tenancyChecks('POST /api/v1/attributes', () => w, { method: 'POST', websiteScoped: true, request: (id) => ({ path: '/api/v1/attributes', body: { website_id: id, name: 'A' } }) });
+  tenancyChecks('GET /api/v1/attributes', () => w, {
+    method: 'GET',
+    websiteScoped: true,
+    request: (id) => ({ path: '/api/v1/attributes', query: { website_id: id } }),
+  });
+  tenancyChecks('POST /api/v1/attributes', () => w, {
+    method: 'POST',
+    websiteScoped: true,
+    request: (id) => ({ path: '/api/v1/attributes', body: { website_id: id, name: 'A' } }),
+  });
 });
 
 describe('prompt schedules', () => {
@@ -129,15 +195,42 @@ describe('prompt schedules', () => {
 
   it('given custom schedules created, edited and archived, then default stays first and archived ones stay listed', async () => {
     const site = await newSite(s, w.a.key);
-    const a = await post('/api/v1/prompt-schedules', { website_id: site, name: 'Q1 launch', models: M, starts_on: '2026-01-01', ends_on: '2026-03-31', frequency: 'weekly' });
+    const a = await post('/api/v1/prompt-schedules', {
+      website_id: site,
+      name: 'Q1 launch',
+      models: M,
+      starts_on: '2026-01-01',
+      ends_on: '2026-03-31',
+      frequency: 'weekly',
+    });
     expect(a.status).toBe(201);
-    expect(a.body.schedule).toEqual({ id: expect.any(String), name: 'Q1 launch', models: M, starts_on: '2026-01-01', ends_on: '2026-03-31', frequency: 'weekly', is_active: true, archived: false });
+    expect(a.body.schedule).toEqual({
+      id: expect.any(String),
+      name: 'Q1 launch',
+      models: M,
+      starts_on: '2026-01-01',
+      ends_on: '2026-03-31',
+      frequency: 'weekly',
+      is_active: true,
+      archived: false,
+    });
     const b = await post('/api/v1/prompt-schedules', { website_id: site, name: 'Open', models: [MODEL_IDS[2]], frequency: 'daily' });
     expect(b.body.schedule).toMatchObject({ starts_on: null, ends_on: null });
 
-    const edited = await patch(`/api/v1/prompt-schedules/${a.body.schedule.id}`, { website_id: site, ends_on: null, models: [MODEL_IDS[3]], is_active: false });
+    const edited = await patch(`/api/v1/prompt-schedules/${a.body.schedule.id}`, {
+      website_id: site,
+      ends_on: null,
+      models: [MODEL_IDS[3]],
+      is_active: false,
+    });
     expect(edited.status).toBe(200);
-    expect(edited.body.schedule).toMatchObject({ id: a.body.schedule.id, ends_on: null, starts_on: '2026-01-01', models: [MODEL_IDS[3]], is_active: false });
+    expect(edited.body.schedule).toMatchObject({
+      id: a.body.schedule.id,
+      ends_on: null,
+      starts_on: '2026-01-01',
+      models: [MODEL_IDS[3]],
+      is_active: false,
+    });
 
     const archived = await patch(`/api/v1/prompt-schedules/${b.body.schedule.id}`, { website_id: site, archived: true });
     expect(archived.body.schedule).toMatchObject({ archived: true, is_active: false });
@@ -162,25 +255,98 @@ describe('prompt schedules', () => {
 
   it('given bad input, then 400 naming the field and nothing written', async () => {
     const site = await newSite(s, w.a.key);
-    const x = (await post('/api/v1/prompt-schedules', { website_id: site, name: 'X', models: M, starts_on: '2026-05-01', frequency: 'daily' })).body.schedule;
+    const x = (await post('/api/v1/prompt-schedules', { website_id: site, name: 'X', models: M, starts_on: '2026-05-01', frequency: 'daily' })).body
+      .schedule;
     const base = { website_id: site, name: 'S', models: M, frequency: 'daily' };
     await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/prompt-schedules', status: 400, error: 'website_id is required' },
-      { method: 'POST', path: '/api/v1/prompt-schedules', body: { ...base, starts_on: '2026-02-01', ends_on: '2026-01-31' }, status: 400, error: 'ends_on: must not be before starts_on' },
-      { method: 'POST', path: '/api/v1/prompt-schedules', body: { ...base, starts_on: '2026-13-01' }, status: 400, error: 'starts_on: must be a real calendar day' },
-      { method: 'POST', path: '/api/v1/prompt-schedules', body: { ...base, starts_on: '01/02/2026' }, status: 400, error: 'starts_on: must be a date YYYY-MM-DD' },
-      { method: 'POST', path: '/api/v1/prompt-schedules', body: { ...base, models: ['not-a-model'] }, status: 400, error: /^models\[0\]: unknown model "not-a-model"/ },
+      {
+        method: 'POST',
+        path: '/api/v1/prompt-schedules',
+        body: { ...base, starts_on: '2026-02-01', ends_on: '2026-01-31' },
+        status: 400,
+        error: 'ends_on: must not be before starts_on',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/prompt-schedules',
+        body: { ...base, starts_on: '2026-13-01' },
+        status: 400,
+        error: 'starts_on: must be a real calendar day',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/prompt-schedules',
+        body: { ...base, starts_on: '01/02/2026' },
+        status: 400,
+        error: 'starts_on: must be a date YYYY-MM-DD',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/prompt-schedules',
+        body: { ...base, models: ['not-a-model'] },
+        status: 400,
+        error: /^models\[0\]: unknown model "not-a-model"/,
+      },
       { method: 'POST', path: '/api/v1/prompt-schedules', body: { ...base, models: [] }, status: 400, error: 'models: must list at least one model' },
-      { method: 'POST', path: '/api/v1/prompt-schedules', body: { ...base, models: 'all' }, status: 400, error: 'models: must be an array of model identifiers' },
+      {
+        method: 'POST',
+        path: '/api/v1/prompt-schedules',
+        body: { ...base, models: 'all' },
+        status: 400,
+        error: 'models: must be an array of model identifiers',
+      },
       { method: 'POST', path: '/api/v1/prompt-schedules', body: { ...base, frequency: undefined }, status: 400, error: 'frequency is required' },
-      { method: 'POST', path: '/api/v1/prompt-schedules', body: { ...base, frequency: 'hourly' }, status: 400, error: "frequency: must be 'daily' or 'weekly'" },
-      { method: 'POST', path: '/api/v1/prompt-schedules', body: { ...base, name: 'n'.repeat(201) }, status: 400, error: 'name: must be at most 200 characters' },
-      { method: 'PATCH', path: `/api/v1/prompt-schedules/${x.id}`, body: { website_id: site, ends_on: '2026-04-30' }, status: 400, error: 'ends_on: must not be before starts_on' },
-      { method: 'PATCH', path: `/api/v1/prompt-schedules/${x.id}`, body: { website_id: site, archived: false }, status: 400, error: 'archived: must be true (archiving cannot be undone)' },
+      {
+        method: 'POST',
+        path: '/api/v1/prompt-schedules',
+        body: { ...base, frequency: 'hourly' },
+        status: 400,
+        error: "frequency: must be 'daily' or 'weekly'",
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/prompt-schedules',
+        body: { ...base, name: 'n'.repeat(201) },
+        status: 400,
+        error: 'name: must be at most 200 characters',
+      },
+      {
+        method: 'PATCH',
+        path: `/api/v1/prompt-schedules/${x.id}`,
+        body: { website_id: site, ends_on: '2026-04-30' },
+        status: 400,
+        error: 'ends_on: must not be before starts_on',
+      },
+      {
+        method: 'PATCH',
+        path: `/api/v1/prompt-schedules/${x.id}`,
+        body: { website_id: site, archived: false },
+        status: 400,
+        error: 'archived: must be true (archiving cannot be undone)',
+      },
       { method: 'PATCH', path: `/api/v1/prompt-schedules/${x.id}`, body: { website_id: site }, status: 400, error: /^body: nothing to change/ },
-      { method: 'PATCH', path: `/api/v1/prompt-schedules/${UNKNOWN}`, body: { website_id: site, name: 'N' }, status: 404, error: 'Prompt schedule not found' },
-      { method: 'PATCH', path: '/api/v1/prompt-schedules/default', body: { website_id: site, name: 'N' }, status: 400, error: 'schedule_id: the default schedule cannot be changed' },
-      { method: 'PATCH', path: '/api/v1/prompt-schedules/nope', body: { website_id: site, name: 'N' }, status: 400, error: 'schedule_id: must be a UUID' },
+      {
+        method: 'PATCH',
+        path: `/api/v1/prompt-schedules/${UNKNOWN}`,
+        body: { website_id: site, name: 'N' },
+        status: 404,
+        error: 'Prompt schedule not found',
+      },
+      {
+        method: 'PATCH',
+        path: '/api/v1/prompt-schedules/default',
+        body: { website_id: site, name: 'N' },
+        status: 400,
+        error: 'schedule_id: the default schedule cannot be changed',
+      },
+      {
+        method: 'PATCH',
+        path: '/api/v1/prompt-schedules/nope',
+        body: { website_id: site, name: 'N' },
+        status: 400,
+        error: 'schedule_id: must be a UUID',
+      },
     ]);
   });
 
@@ -188,7 +354,15 @@ describe('prompt schedules', () => {
     const one = await newSite(s, w.a.key);
     const two = await newSite(s, w.a.key);
     const x = (await post('/api/v1/prompt-schedules', { website_id: one, name: 'X', models: M, frequency: 'daily' })).body.schedule;
-    await refusedWithoutWrite(s, w.a.key, [{ method: 'PATCH', path: `/api/v1/prompt-schedules/${x.id}`, body: { website_id: two, name: 'N' }, status: 404, error: 'Prompt schedule not found' }]);
+    await refusedWithoutWrite(s, w.a.key, [
+      {
+        method: 'PATCH',
+        path: `/api/v1/prompt-schedules/${x.id}`,
+        body: { website_id: two, name: 'N' },
+        status: 404,
+        error: 'Prompt schedule not found',
+      },
+    ]);
   });
 
   tenancyChecks('GET /api/v1/prompt-schedules', () => w, {
@@ -238,9 +412,27 @@ describe('saved views', () => {
     await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/saved-views', status: 400, error: 'website_id is required' },
       { method: 'POST', path: '/api/v1/saved-views', body: { website_id: one }, status: 400, error: 'name is required' },
-      { method: 'POST', path: '/api/v1/saved-views', body: { website_id: one, name: 'V', filters: 'x' }, status: 400, error: 'filters: must be an object' },
-      { method: 'POST', path: '/api/v1/saved-views', body: { website_id: one, name: 'V', filters: { location_ids: ['x'] } }, status: 400, error: 'filters.location_ids[0]: must be a UUID' },
-      { method: 'POST', path: '/api/v1/saved-views', body: { website_id: one, name: 'V', filters: { big: 'x'.repeat(2001) } }, status: 400, error: 'filters.big: must be at most 2000 characters' },
+      {
+        method: 'POST',
+        path: '/api/v1/saved-views',
+        body: { website_id: one, name: 'V', filters: 'x' },
+        status: 400,
+        error: 'filters: must be an object',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/saved-views',
+        body: { website_id: one, name: 'V', filters: { location_ids: ['x'] } },
+        status: 400,
+        error: 'filters.location_ids[0]: must be a UUID',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/saved-views',
+        body: { website_id: one, name: 'V', filters: { big: 'x'.repeat(2001) } },
+        status: 400,
+        error: 'filters.big: must be at most 2000 characters',
+      },
       {
         method: 'POST',
         path: '/api/v1/saved-views',
@@ -265,7 +457,9 @@ describe('saved views', () => {
       return {
         prompt_ids: [(await ok('/api/v1/prompts', { text: 'best widgets?' })).prompt.id],
         location_ids: [(await ok('/api/v1/locations', { location: 'Berlin, Germany', country: 'DE' })).id],
-        competitor_ids: [(await ok('/api/v1/competitors', { name: 'Rival', url: `https://${Math.random().toString(36).slice(2)}.example.net` })).competitor.id],
+        competitor_ids: [
+          (await ok('/api/v1/competitors', { name: 'Rival', url: `https://${Math.random().toString(36).slice(2)}.example.net` })).competitor.id,
+        ],
         schedule_id: (await ok('/api/v1/prompt-schedules', { name: 'Daily', models: M, frequency: 'daily' })).schedule.id as string,
       };
     };
@@ -273,14 +467,19 @@ describe('saved views', () => {
     const own = await catalogue(mine, w.a.key);
     const sibling = await catalogue(await newSite(s, w.a.key), w.a.key);
     const foreign = await catalogue(w.b.b1, w.b.key);
-    const view = (await post('/api/v1/saved-views', { website_id: mine, name: 'Own ids', filters: { ...own, prompt_ids: [own.prompt_ids[0].toUpperCase()] } })).body.view;
+    const view = (
+      await post('/api/v1/saved-views', { website_id: mine, name: 'Own ids', filters: { ...own, prompt_ids: [own.prompt_ids[0].toUpperCase()] } })
+    ).body.view;
     expect(view.filters.competitor_ids).toEqual(own.competitor_ids);
     const cases = [sibling, foreign].flatMap((other) =>
       (['prompt_ids', 'location_ids', 'competitor_ids', 'schedule_id'] as const).flatMap((field) => {
         const what = { prompt_ids: 'prompt', location_ids: 'location', competitor_ids: 'competitor', schedule_id: 'schedule' }[field];
         // the foreign id comes second in a list, so the message must point at it
         const filters = { ...own, [field]: field === 'schedule_id' ? other.schedule_id : [...own[field], ...other[field]] };
-        const error = field === 'schedule_id' ? `filters.schedule_id: no schedule of this website has this id` : `filters.${field}[1]: no ${what} of this website has this id`;
+        const error =
+          field === 'schedule_id'
+            ? `filters.schedule_id: no schedule of this website has this id`
+            : `filters.${field}[1]: no ${what} of this website has this id`;
         return [
           { method: 'POST', path: '/api/v1/saved-views', body: { website_id: mine, name: 'Borrowed', filters }, status: 400, error },
           { method: 'PATCH', path: `/api/v1/saved-views/${view.id}`, body: { website_id: mine, filters }, status: 400, error },
@@ -291,8 +490,16 @@ describe('saved views', () => {
     expect((await get('/api/v1/saved-views', mine)).body.data).toEqual([view]);
   });
 
-  tenancyChecks('GET /api/v1/saved-views', () => w, { method: 'GET', websiteScoped: true, request: (id) => ({ path: '/api/v1/saved-views', query: { website_id: id } }) });
-  tenancyChecks('POST /api/v1/saved-views', () => w, { method: 'POST', websiteScoped: true, request: (id) => ({ path: '/api/v1/saved-views', body: { website_id: id, name: 'V' } }) });
+  tenancyChecks('GET /api/v1/saved-views', () => w, {
+    method: 'GET',
+    websiteScoped: true,
+    request: (id) => ({ path: '/api/v1/saved-views', query: { website_id: id } }),
+  });
+  tenancyChecks('POST /api/v1/saved-views', () => w, {
+    method: 'POST',
+    websiteScoped: true,
+    request: (id) => ({ path: '/api/v1/saved-views', body: { website_id: id, name: 'V' } }),
+  });
   tenancyChecks('PATCH /api/v1/saved-views/{id}', () => w, {
     method: 'PATCH',
     websiteScoped: true,
@@ -326,7 +533,10 @@ describe('provisioned catalogue', () => {
 describe('embedded demo', () => {
   it('given the demo website, then every catalogue listing has something, written by the system', async () => {
     const org = await s.org('Demo');
-    const demo = await provisionDemoWebsite({ store: s.rt.store, organizationId: org.organization_id, actor: SYSTEM_ACTOR }, new Date('2026-03-01T12:00:00Z'));
+    const demo = await provisionDemoWebsite(
+      { store: s.rt.store, organizationId: org.organization_id, actor: SYSTEM_ACTOR },
+      new Date('2026-03-01T12:00:00Z'),
+    );
     await s.rt.waitForReadModels(demo.position, 'all');
     const site = demo.website_id;
     const listing = async (path: string) => {

@@ -21,20 +21,40 @@ async function activityOf(websiteId: string) {
   await caughtUp(s, ['activity']);
   const r = await call(s, 'GET', '/api/v1/activity', { key: w.a.key, query: { website_id: websiteId, order: 'asc', page_size: 100 } });
   expect(r.status).toBe(200);
-  return r.body.data as { entity_type: string; change_type: string; entity_ids: string[] | null; via_api_key: boolean; actor: { user: { id: string } | null } }[];
+  return r.body.data as {
+    entity_type: string;
+    change_type: string;
+    entity_ids: string[] | null;
+    via_api_key: boolean;
+    actor: { user: { id: string } | null };
+  }[];
 }
 
 describe('competitors', () => {
   it('given competitors added, renamed, re-identified and removed, then the listing follows with the spec fields', async () => {
     const site = await newSite(s, w.a.key, 'Acme', 'https://acme-shop.example.com/store');
-    const a = await post('/api/v1/competitors', { website_id: site, name: 'Rival', url: 'https://www.Rival.example.net/?utm_source=x', identifiers: ['RivalCo', 'RivalCo'] });
+    const a = await post('/api/v1/competitors', {
+      website_id: site,
+      name: 'Rival',
+      url: 'https://www.Rival.example.net/?utm_source=x',
+      identifiers: ['RivalCo', 'RivalCo'],
+    });
     expect(a.status).toBe(201);
-    expect(a.body.competitor).toEqual({ id: expect.any(String), name: 'Rival', url: 'https://www.Rival.example.net/?utm_source=x', normalized_url: 'rival.example.net/', identifiers: ['RivalCo'] });
+    expect(a.body.competitor).toEqual({
+      id: expect.any(String),
+      name: 'Rival',
+      url: 'https://www.Rival.example.net/?utm_source=x',
+      normalized_url: 'rival.example.net/',
+      identifiers: ['RivalCo'],
+    });
     const b = await post('/api/v1/competitors', { website_id: site, name: 'Other', url: 'other.example.org' });
     expect(b.body.competitor.identifiers).toEqual([]);
     const id = a.body.competitor.id;
 
-    const renamed = await call(s, 'PATCH', `/api/v1/competitors/${id}`, { key: w.a.key, body: { website_id: site, name: 'Rival Inc', identifiers: ['Rival', 'RVL'] } });
+    const renamed = await call(s, 'PATCH', `/api/v1/competitors/${id}`, {
+      key: w.a.key,
+      body: { website_id: site, name: 'Rival Inc', identifiers: ['Rival', 'RVL'] },
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body.competitor).toMatchObject({ id, name: 'Rival Inc', identifiers: ['Rival', 'RVL'] });
 
@@ -58,8 +78,19 @@ describe('competitors', () => {
   it("given a competitor URL at or below the website's own URL, then 400 and nothing written", async () => {
     const site = await newSite(s, w.a.key, 'Below', 'https://below.example.com/shop');
     await refusedWithoutWrite(s, w.a.key, [
-      { method: 'POST', path: '/api/v1/competitors', body: { website_id: site, name: 'Self', url: 'https://www.below.example.com/shop' }, status: 400, error: "url: a competitor must not be the website's own URL or a page below it" },
-      { method: 'POST', path: '/api/v1/competitors', body: { website_id: site, name: 'Deeper', url: 'below.example.com/shop/deals?x=1' }, status: 400 },
+      {
+        method: 'POST',
+        path: '/api/v1/competitors',
+        body: { website_id: site, name: 'Self', url: 'https://www.below.example.com/shop' },
+        status: 400,
+        error: "url: a competitor must not be the website's own URL or a page below it",
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/competitors',
+        body: { website_id: site, name: 'Deeper', url: 'below.example.com/shop/deals?x=1' },
+        status: 400,
+      },
     ]);
     expect((await post('/api/v1/competitors', { website_id: site, name: 'Sibling', url: 'https://below.example.com/shopping' })).status).toBe(201);
   });
@@ -82,16 +113,64 @@ describe('competitors', () => {
       { method: 'GET', path: '/api/v1/competitors', query: { website_id: UNKNOWN }, status: 404, error: 'Website not found' },
       { method: 'POST', path: '/api/v1/competitors', body: { name: 'X', url: 'x.example.com' }, status: 400, error: 'website_id is required' },
       { method: 'POST', path: '/api/v1/competitors', body: { website_id: site, url: 'x.example.com' }, status: 400, error: 'name is required' },
-      { method: 'POST', path: '/api/v1/competitors', body: { website_id: site, name: 7, url: 'x.example.com' }, status: 400, error: 'name: must be a string' },
-      { method: 'POST', path: '/api/v1/competitors', body: { website_id: site, name: 'x'.repeat(201), url: 'x.example.com' }, status: 400, error: 'name: must be at most 200 characters' },
-      { method: 'POST', path: '/api/v1/competitors', body: { website_id: site, name: 'X', url: 'not a url' }, status: 400, error: 'url: must be an http(s) URL or a domain' },
-      { method: 'POST', path: '/api/v1/competitors', body: { website_id: site, name: 'X', url: 'x.example.com', identifiers: 'X' }, status: 400, error: 'identifiers: must be an array of strings' },
-      { method: 'POST', path: '/api/v1/competitors', body: { website_id: site, name: 'X', url: 'x.example.com', identifiers: ['y'.repeat(201)] }, status: 400, error: 'identifiers[0]: must be at most 200 characters' },
-      { method: 'POST', path: '/api/v1/competitors', body: { website_id: site, name: 'X', url: 'x.example.com', extra: 1 }, status: 400, error: 'extra is not allowed' },
+      {
+        method: 'POST',
+        path: '/api/v1/competitors',
+        body: { website_id: site, name: 7, url: 'x.example.com' },
+        status: 400,
+        error: 'name: must be a string',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/competitors',
+        body: { website_id: site, name: 'x'.repeat(201), url: 'x.example.com' },
+        status: 400,
+        error: 'name: must be at most 200 characters',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/competitors',
+        body: { website_id: site, name: 'X', url: 'not a url' },
+        status: 400,
+        error: 'url: must be an http(s) URL or a domain',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/competitors',
+        body: { website_id: site, name: 'X', url: 'x.example.com', identifiers: 'X' },
+        status: 400,
+        error: 'identifiers: must be an array of strings',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/competitors',
+        body: { website_id: site, name: 'X', url: 'x.example.com', identifiers: ['y'.repeat(201)] },
+        status: 400,
+        error: 'identifiers[0]: must be at most 200 characters',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/competitors',
+        body: { website_id: site, name: 'X', url: 'x.example.com', extra: 1 },
+        status: 400,
+        error: 'extra is not allowed',
+      },
       { method: 'POST', path: '/api/v1/competitors', body: { website_id: UNKNOWN, name: 'X', url: 'x.example.com' }, status: 404 },
       { method: 'PATCH', path: `/api/v1/competitors/${UNKNOWN}`, body: { website_id: site, name: 'Y' }, status: 404, error: 'Competitor not found' },
-      { method: 'PATCH', path: `/api/v1/competitors/${UNKNOWN}`, body: { website_id: site }, status: 400, error: 'body: name or identifiers is required' },
-      { method: 'PATCH', path: '/api/v1/competitors/nope', body: { website_id: site, name: 'Y' }, status: 400, error: 'competitor_id: must be a UUID' },
+      {
+        method: 'PATCH',
+        path: `/api/v1/competitors/${UNKNOWN}`,
+        body: { website_id: site },
+        status: 400,
+        error: 'body: name or identifiers is required',
+      },
+      {
+        method: 'PATCH',
+        path: '/api/v1/competitors/nope',
+        body: { website_id: site, name: 'Y' },
+        status: 400,
+        error: 'competitor_id: must be a UUID',
+      },
       { method: 'DELETE', path: `/api/v1/competitors/${UNKNOWN}`, query: { website_id: site }, status: 404, error: 'Competitor not found' },
       { method: 'DELETE', path: `/api/v1/competitors/${UNKNOWN}`, status: 400, error: 'website_id is required' },
     ]);
@@ -107,7 +186,11 @@ describe('competitors', () => {
     ]);
   });
 
-  tenancyChecks('GET /api/v1/competitors', () => w, { method: 'GET', websiteScoped: true, request: (id) => ({ path: '/api/v1/competitors', query: { website_id: id } }) });
+  tenancyChecks('GET /api/v1/competitors', () => w, {
+    method: 'GET',
+    websiteScoped: true,
+    request: (id) => ({ path: '/api/v1/competitors', query: { website_id: id } }),
+  });
   tenancyChecks('POST /api/v1/competitors', () => w, {
     method: 'POST',
     websiteScoped: true,
@@ -138,7 +221,9 @@ describe('topics', () => {
     const del = await call(s, 'DELETE', `/api/v1/topics/${topicId}`, { key: w.a.key, query: { website_id: site } });
     expect(del).toMatchObject({ status: 200, body: { success: true, name: 'Pricing', deleted_prompt_count: 0 } });
     expect((await get('/api/v1/topics', site)).body.data).toEqual([]);
-    expect((await get('/api/v1/prompts', site)).body.data.map((x: { id: string; status: string }) => [x.id, x.status])).toEqual([[p.body.prompt.id, 'active']]);
+    expect((await get('/api/v1/prompts', site)).body.data.map((x: { id: string; status: string }) => [x.id, x.status])).toEqual([
+      [p.body.prompt.id, 'active'],
+    ]);
 
     const again = await call(s, 'DELETE', `/api/v1/topics/${topicId}`, { key: w.a.key, query: { website_id: site } });
     expect(again).toMatchObject({ status: 404, body: { error: 'Topic not found' } });
@@ -157,7 +242,10 @@ describe('topics', () => {
     const p2 = (await post('/api/v1/prompts', { website_id: site, text: 'two', topic_id: topicId, status: 'paused' })).body.prompt;
     const p3 = (await post('/api/v1/prompts', { website_id: site, text: 'three', topic_id: other })).body.prompt;
     const gone = (await post('/api/v1/prompts', { website_id: site, text: 'gone', topic_id: topicId })).body.prompt;
-    expect((await call(s, 'DELETE', `/api/v1/prompts/${gone.id}`, { key: w.a.key, query: { website_id: site } })).body).toEqual({ success: true, soft_deleted: false });
+    expect((await call(s, 'DELETE', `/api/v1/prompts/${gone.id}`, { key: w.a.key, query: { website_id: site } })).body).toEqual({
+      success: true,
+      soft_deleted: false,
+    });
 
     const del = await call(s, 'DELETE', `/api/v1/topics/${topicId}`, { key: w.a.key, query: { website_id: site, delete_prompts: 'true' } });
     expect(del.body).toEqual({ success: true, name: 'Support', deleted_prompt_count: 2 });
@@ -198,21 +286,48 @@ describe('topics', () => {
     await refusedWithoutWrite(s, w.a.key, [
       { method: 'DELETE', path: `/api/v1/topics/${t.id}`, query: { website_id: two }, status: 404, error: 'Topic not found' },
       { method: 'DELETE', path: `/api/v1/topics/${UNKNOWN}`, query: { website_id: one }, status: 404, error: 'Topic not found' },
-      { method: 'DELETE', path: `/api/v1/topics/${t.id}`, query: { website_id: one, delete_prompts: 'yes' }, status: 400, error: "delete_prompts: must be 'true' or 'false'" },
+      {
+        method: 'DELETE',
+        path: `/api/v1/topics/${t.id}`,
+        query: { website_id: one, delete_prompts: 'yes' },
+        status: 400,
+        error: "delete_prompts: must be 'true' or 'false'",
+      },
       { method: 'DELETE', path: `/api/v1/topics/${t.id}`, query: { website_id: one, delete_prompts: '1' }, status: 400 },
-      { method: 'DELETE', path: `/api/v1/topics/${t.id}`, query: { website_id: one }, body: { delete_prompts: true }, status: 400, error: 'this endpoint takes no request body' },
+      {
+        method: 'DELETE',
+        path: `/api/v1/topics/${t.id}`,
+        query: { website_id: one },
+        body: { delete_prompts: true },
+        status: 400,
+        error: 'this endpoint takes no request body',
+      },
       { method: 'DELETE', path: `/api/v1/topics/${t.id}`, status: 400, error: 'website_id is required' },
       { method: 'DELETE', path: '/api/v1/topics/nope', query: { website_id: one }, status: 400, error: 'topic_id: must be a UUID' },
       { method: 'POST', path: '/api/v1/topics', body: { website_id: one }, status: 400, error: 'name is required' },
       { method: 'POST', path: '/api/v1/topics', body: { website_id: one, name: '   ' }, status: 400, error: 'name: must not be empty' },
-      { method: 'POST', path: '/api/v1/topics', body: { website_id: one, name: 'n'.repeat(201) }, status: 400, error: 'name: must be at most 200 characters' },
+      {
+        method: 'POST',
+        path: '/api/v1/topics',
+        body: { website_id: one, name: 'n'.repeat(201) },
+        status: 400,
+        error: 'name: must be at most 200 characters',
+      },
       { method: 'POST', path: '/api/v1/topics', body: { website_id: one, name: ['x'] }, status: 400, error: 'name: must be a string' },
       { method: 'GET', path: '/api/v1/topics', status: 400, error: 'website_id is required' },
     ]);
   });
 
-  tenancyChecks('GET /api/v1/topics', () => w, { method: 'GET', websiteScoped: true, request: (id) => ({ path: '/api/v1/topics', query: { website_id: id } }) });
-  tenancyChecks('POST /api/v1/topics', () => w, { method: 'POST', websiteScoped: true, request: (id) => ({ path: '/api/v1/topics', body: { website_id: id, name: 'T' } }) });
+  tenancyChecks('GET /api/v1/topics', () => w, {
+    method: 'GET',
+    websiteScoped: true,
+    request: (id) => ({ path: '/api/v1/topics', query: { website_id: id } }),
+  });
+  tenancyChecks('POST /api/v1/topics', () => w, {
+    method: 'POST',
+    websiteScoped: true,
+    request: (id) => ({ path: '/api/v1/topics', body: { website_id: id, name: 'T' } }),
+  });
   tenancyChecks('DELETE /api/v1/topics/{id}', () => w, {
     method: 'DELETE',
     websiteScoped: true,
@@ -226,9 +341,20 @@ describe('prompts', () => {
     const topic = (await post('/api/v1/topics', { website_id: site, name: 'T' })).body.topic.id;
     const c = await post('/api/v1/prompts', { website_id: site, text: 'best widgets 2026', topic_id: topic, tags: ['a', 'b', 'a'] });
     expect(c.status).toBe(201);
-    expect(c.body.prompt).toEqual({ id: expect.any(String), text: 'best widgets 2026', topic_id: topic, type: 'non_branded', status: 'active', tags: ['a', 'b'], created_at: expect.any(String) });
+    expect(c.body.prompt).toEqual({
+      id: expect.any(String),
+      text: 'best widgets 2026',
+      topic_id: topic,
+      type: 'non_branded',
+      status: 'active',
+      tags: ['a', 'b'],
+      created_at: expect.any(String),
+    });
     const id = c.body.prompt.id;
-    const u = await call(s, 'PATCH', `/api/v1/prompts/${id}`, { key: w.a.key, body: { website_id: site, status: 'paused', type: 'branded', tags: [], topic_id: null, text: 'is acme good' } });
+    const u = await call(s, 'PATCH', `/api/v1/prompts/${id}`, {
+      key: w.a.key,
+      body: { website_id: site, status: 'paused', type: 'branded', tags: [], topic_id: null, text: 'is acme good' },
+    });
     expect(u.status).toBe(200);
     expect(u.body.prompt).toEqual({ ...c.body.prompt, status: 'paused', type: 'branded', tags: [], topic_id: null, text: 'is acme good' });
     const list = await get('/api/v1/prompts', site);
@@ -255,8 +381,14 @@ describe('prompts', () => {
     const m = await markPromptAnswered(ctx, { website_id: site, prompt_id: b.id });
     expect(isDomainError(m)).toBe(false);
 
-    expect((await call(s, 'DELETE', `/api/v1/prompts/${a.id}`, { key: w.a.key, query: { website_id: site } })).body).toEqual({ success: true, soft_deleted: false });
-    expect((await call(s, 'DELETE', `/api/v1/prompts/${b.id}`, { key: w.a.key, query: { website_id: site } })).body).toEqual({ success: true, soft_deleted: true });
+    expect((await call(s, 'DELETE', `/api/v1/prompts/${a.id}`, { key: w.a.key, query: { website_id: site } })).body).toEqual({
+      success: true,
+      soft_deleted: false,
+    });
+    expect((await call(s, 'DELETE', `/api/v1/prompts/${b.id}`, { key: w.a.key, query: { website_id: site } })).body).toEqual({
+      success: true,
+      soft_deleted: true,
+    });
     expect((await get('/api/v1/prompts', site)).body.data).toEqual([]);
     const rows = await s.rt.database.db('rm_prompts').where('website_id', site).select('id', 'soft_deleted_at');
     expect(rows.map((r: { id: string }) => r.id)).toEqual([b.id]);
@@ -277,18 +409,73 @@ describe('prompts', () => {
       { method: 'DELETE', path: `/api/v1/prompts/${p.id}`, query: { website_id: two }, status: 404, error: 'Prompt not found' },
       { method: 'DELETE', path: `/api/v1/prompts/${UNKNOWN}`, query: { website_id: one }, status: 404, error: 'Prompt not found' },
       { method: 'DELETE', path: `/api/v1/prompts/${p.id}`, status: 400, error: 'website_id is required' },
-      { method: 'DELETE', path: `/api/v1/prompts/${p.id}`, query: { website_id: one }, body: {}, status: 400, error: 'this endpoint takes no request body' },
+      {
+        method: 'DELETE',
+        path: `/api/v1/prompts/${p.id}`,
+        query: { website_id: one },
+        body: {},
+        status: 400,
+        error: 'this endpoint takes no request body',
+      },
       { method: 'PATCH', path: `/api/v1/prompts/${p.id}`, body: { website_id: two, status: 'paused' }, status: 404, error: 'Prompt not found' },
-      { method: 'PATCH', path: `/api/v1/prompts/${p.id}`, body: { website_id: one }, status: 400, error: 'body: nothing to change: send text, topic_id, type, status or tags' },
-      { method: 'PATCH', path: `/api/v1/prompts/${p.id}`, body: { website_id: one, status: 'archived' }, status: 400, error: "status: must be 'active' or 'paused'" },
-      { method: 'PATCH', path: `/api/v1/prompts/${p.id}`, body: { website_id: one, topic_id: gone }, status: 400, error: 'topic_id: Topic not found' },
+      {
+        method: 'PATCH',
+        path: `/api/v1/prompts/${p.id}`,
+        body: { website_id: one },
+        status: 400,
+        error: 'body: nothing to change: send text, topic_id, type, status or tags',
+      },
+      {
+        method: 'PATCH',
+        path: `/api/v1/prompts/${p.id}`,
+        body: { website_id: one, status: 'archived' },
+        status: 400,
+        error: "status: must be 'active' or 'paused'",
+      },
+      {
+        method: 'PATCH',
+        path: `/api/v1/prompts/${p.id}`,
+        body: { website_id: one, topic_id: gone },
+        status: 400,
+        error: 'topic_id: Topic not found',
+      },
       { method: 'POST', path: '/api/v1/prompts', body: { website_id: one }, status: 400, error: 'text is required' },
-      { method: 'POST', path: '/api/v1/prompts', body: { website_id: one, text: 't'.repeat(2001) }, status: 400, error: 'text: must be at most 2000 characters' },
-      { method: 'POST', path: '/api/v1/prompts', body: { website_id: one, text: 'x', type: 'other' }, status: 400, error: "type: must be 'branded' or 'non_branded'" },
+      {
+        method: 'POST',
+        path: '/api/v1/prompts',
+        body: { website_id: one, text: 't'.repeat(2001) },
+        status: 400,
+        error: 'text: must be at most 2000 characters',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/prompts',
+        body: { website_id: one, text: 'x', type: 'other' },
+        status: 400,
+        error: "type: must be 'branded' or 'non_branded'",
+      },
       { method: 'POST', path: '/api/v1/prompts', body: { website_id: one, text: 'x', tags: [1] }, status: 400, error: 'tags[0]: must be a string' },
-      { method: 'POST', path: '/api/v1/prompts', body: { website_id: one, text: 'x', tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }, status: 400, error: 'tags: must have at most 50 items' },
-      { method: 'POST', path: '/api/v1/prompts', body: { website_id: one, text: 'x', topic_id: UNKNOWN }, status: 400, error: 'topic_id: Topic not found' },
-      { method: 'POST', path: '/api/v1/prompts', body: { website_id: one, text: 'x', topic_id: 'abc' }, status: 400, error: 'topic_id: must be a UUID' },
+      {
+        method: 'POST',
+        path: '/api/v1/prompts',
+        body: { website_id: one, text: 'x', tags: Array.from({ length: 51 }, (_, i) => `t${i}`) },
+        status: 400,
+        error: 'tags: must have at most 50 items',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/prompts',
+        body: { website_id: one, text: 'x', topic_id: UNKNOWN },
+        status: 400,
+        error: 'topic_id: Topic not found',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/prompts',
+        body: { website_id: one, text: 'x', topic_id: 'abc' },
+        status: 400,
+        error: 'topic_id: must be a UUID',
+      },
       { method: 'POST', path: '/api/v1/prompts', body: { website_id: 'abc', text: 'x' }, status: 400, error: 'website_id: must be a UUID' },
     ]);
   });
@@ -314,8 +501,16 @@ describe('prompts', () => {
     }
   });
 
-  tenancyChecks('GET /api/v1/prompts', () => w, { method: 'GET', websiteScoped: true, request: (id) => ({ path: '/api/v1/prompts', query: { website_id: id } }) });
-  tenancyChecks('POST /api/v1/prompts', () => w, { method: 'POST', websiteScoped: true, request: (id) => ({ path: '/api/v1/prompts', body: { website_id: id, text: 'T' } }) });
+  tenancyChecks('GET /api/v1/prompts', () => w, {
+    method: 'GET',
+    websiteScoped: true,
+    request: (id) => ({ path: '/api/v1/prompts', query: { website_id: id } }),
+  });
+  tenancyChecks('POST /api/v1/prompts', () => w, {
+    method: 'POST',
+    websiteScoped: true,
+    request: (id) => ({ path: '/api/v1/prompts', body: { website_id: id, text: 'T' } }),
+  });
   tenancyChecks('PATCH /api/v1/prompts/{id}', () => w, {
     method: 'PATCH',
     websiteScoped: true,

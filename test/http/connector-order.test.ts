@@ -126,7 +126,17 @@ describe('reporting connector paging', () => {
         mentions: list.filter((a) => a.mentions[j]).length,
       }));
     });
-    expect(rows.map((r) => ({ date: r.date, model: r.model, prompt_id: r.prompt_id, location_id: r.location_id, entity_id: r.entity_id, responses: r.responses, mentions: r.mentions }))).toEqual(expected);
+    expect(
+      rows.map((r) => ({
+        date: r.date,
+        model: r.model,
+        prompt_id: r.prompt_id,
+        location_id: r.location_id,
+        entity_id: r.entity_id,
+        responses: r.responses,
+        mentions: r.mentions,
+      })),
+    ).toEqual(expected);
     expect(new Set(rows.map((r) => [r.date, r.model, r.prompt_id, r.location_id, r.entity_id].join('|'))).size).toBe(rows.length);
   });
 

@@ -13,9 +13,18 @@ let siteB: Site;
 let poisonId: string;
 
 const imp = (key: string, site: Site, text: string, run_at = '2026-03-01T10:00:00Z') =>
-  call(s, 'POST', '/api/v1/responses/import', { key, body: { website_id: site.id, responses: [{ prompt_id: site.prompts[0].id, model: 'chatgpt', run_at, text }] } });
+  call(s, 'POST', '/api/v1/responses/import', {
+    key,
+    body: { website_id: site.id, responses: [{ prompt_id: site.prompts[0].id, model: 'chatgpt', run_at, text }] },
+  });
 const listed = async (key: string, site: Site) =>
-  ((await call(s, 'GET', '/api/v1/responses', { key, query: { website_id: site.id, start_date: '2020-01-01', page_size: 100 } })).body.responses as { response: string }[]).map((r) => r.response).sort();
+  (
+    (await call(s, 'GET', '/api/v1/responses', { key, query: { website_id: site.id, start_date: '2020-01-01', page_size: 100 } })).body.responses as {
+      response: string;
+    }[]
+  )
+    .map((r) => r.response)
+    .sort();
 const mentionRate = (key: string, site: Site) => call(s, 'POST', '/api/v1/metrics/mention-rate/cumulative', { key, body: { website_id: site.id } });
 
 /**
@@ -45,7 +54,11 @@ async function appendPoison(site: Site, organizationId: string): Promise<string>
     latency_ms: null,
   };
   const id = randomUUID();
-  await s.rt.store.append(`import-${randomUUID()}`, [{ id, type: 'ResponseRecorded', data, metadata: testMetadata({ organization_id: organizationId, website_id: site.id }) }], 'no_stream');
+  await s.rt.store.append(
+    `import-${randomUUID()}`,
+    [{ id, type: 'ResponseRecorded', data, metadata: testMetadata({ organization_id: organizationId, website_id: site.id }) }],
+    'no_stream',
+  );
   return id;
 }
 

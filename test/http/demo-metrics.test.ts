@@ -65,7 +65,10 @@ describe('the embedded demo website', () => {
       if (!r.body.has_more) break;
     }
     expect(total).toBeGreaterThan(0);
-    const competitors = (await call(s, 'GET', '/api/v1/competitors', { key, query: { website_id: demo } })).body.competitors as { id: string; name: string }[];
+    const competitors = (await call(s, 'GET', '/api/v1/competitors', { key, query: { website_id: demo } })).body.competitors as {
+      id: string;
+      name: string;
+    }[];
     const idOf = new Map([['Demo Brand', demo], ...competitors.map((c) => [c.name, c.id] as [string, string])]);
     const all = [...mentioned.values()].reduce((a, b) => a + b, 0);
     const pct = (x: number, n: number) => (n === 0 ? 0 : Math.round(((100 * x) / n) * 10_000) / 10_000);

@@ -37,10 +37,19 @@ const host = (name: string) => `https://${name.toLowerCase()}-${++n}.example.com
 async function provisioned(competitors: string[] = ['Acme']) {
   const r = await call(s, 'POST', '/api/v1/websites/provision', {
     key,
-    body: { name: 'Zentro', url: host('zentro'), competitors: competitors.map((c) => ({ name: c, url: host(c) })), topics: [{ name: 'T', prompts: [{ text: 'best tool?' }] }] },
+    body: {
+      name: 'Zentro',
+      url: host('zentro'),
+      competitors: competitors.map((c) => ({ name: c, url: host(c) })),
+      topics: [{ name: 'T', prompts: [{ text: 'best tool?' }] }],
+    },
   });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
-  return { site: r.body.website.id as string, prompt: r.body.topics[0].prompts[0].id as string, competitors: r.body.competitors as { id: string; name: string }[] };
+  return {
+    site: r.body.website.id as string,
+    prompt: r.body.topics[0].prompts[0].id as string,
+    competitors: r.body.competitors as { id: string; name: string }[],
+  };
 }
 
 /** The same through POST /websites, /competitors and /prompts. */
@@ -62,7 +71,10 @@ async function created(competitors: string[] = ['Acme']) {
 async function imported(site: string, prompt: string, texts: string[], day = '2026-03-01') {
   const r = await call(s, 'POST', '/api/v1/responses/import', {
     key,
-    body: { website_id: site, responses: texts.map((text, i) => ({ prompt_id: prompt, model: 'chatgpt', run_at: `${day}T0${i % 10}:00:00Z`, text, citations: [] })) },
+    body: {
+      website_id: site,
+      responses: texts.map((text, i) => ({ prompt_id: prompt, model: 'chatgpt', run_at: `${day}T0${i % 10}:00:00Z`, text, citations: [] })),
+    },
   });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
 }
@@ -98,7 +110,12 @@ describe('the entity columns of a website made either way', () => {
   it('given a website provisioned while the read model applies each append on its own (the catalogue before the website), when the answers are imported, then the same numbers', async () => {
     const r = await provisionWebsite(
       { store: stepwise(s.rt).store, organizationId: organization, actor: SYSTEM_ACTOR },
-      { name: 'Zentro', url: host('zentro'), competitors: [{ name: 'Acme', url: host('acme') }], topics: [{ name: 'T', prompts: [{ text: 'best tool?' }] }] },
+      {
+        name: 'Zentro',
+        url: host('zentro'),
+        competitors: [{ name: 'Acme', url: host('acme') }],
+        topics: [{ name: 'T', prompts: [{ text: 'best tool?' }] }],
+      },
     );
     if (isDomainError(r)) throw new Error(r.message);
     await caughtUp(s, ['answers', 'catalog', 'websites']);
@@ -120,12 +137,18 @@ describe('the entity columns of a website made either way', () => {
     const brio = await call(s, 'POST', '/api/v1/competitors', { key, body: { website_id: site, name: 'Brio', url: host('brio') } });
     expect(brio.status).toBe(201);
     await caughtUp(s, ['answers']);
-    expect(await rates(site)).toEqual({ mention_rate: { Zentro: 33.3333, Acme: 100, Brio: 33.3333 }, share_of_voice: { Zentro: 20, Acme: 60, Brio: 20 } });
+    expect(await rates(site)).toEqual({
+      mention_rate: { Zentro: 33.3333, Acme: 100, Brio: 33.3333 },
+      share_of_voice: { Zentro: 20, Acme: 60, Brio: 20 },
+    });
 
     const acme = competitors[0].id;
     expect((await call(s, 'PATCH', `/api/v1/competitors/${acme}`, { key, body: { website_id: site, name: 'Globex' } })).status).toBe(200);
     await caughtUp(s, ['answers']);
-    expect(await rates(site)).toEqual({ mention_rate: { Zentro: 33.3333, Globex: 0, Brio: 33.3333 }, share_of_voice: { Zentro: 50, Globex: 0, Brio: 50 } });
+    expect(await rates(site)).toEqual({
+      mention_rate: { Zentro: 33.3333, Globex: 0, Brio: 33.3333 },
+      share_of_voice: { Zentro: 50, Globex: 0, Brio: 50 },
+    });
 
     expect((await call(s, 'DELETE', `/api/v1/competitors/${brio.body.competitor.id}`, { key, query: { website_id: site } })).status).toBe(200);
     await caughtUp(s, ['answers']);
@@ -161,16 +184,21 @@ describe('the entity columns of a website made either way', () => {
 describe('facts out of line with their website', () => {
   const db = () => s.rt.database.db;
 
-  it("given a site row that lacks the brand (as provisioning used to leave it), then /readyz names the website, and its metrics are derived again before they are served", async () => {
+  it('given a site row that lacks the brand (as provisioning used to leave it), then /readyz names the website, and its metrics are derived again before they are served', async () => {
     const { site, prompt, competitors } = await provisioned();
     await imported(site, prompt, TWO_ANSWERS);
     expect(await rates(site)).toEqual(EXPECTED);
     // written as any writer writes: with a new version
-    await db().raw(`update rm_fact_sites set entities = ?::jsonb, version = nextval('rm_fact_version') where website_id = ?`, [JSON.stringify([competitors[0].id]), site]);
+    await db().raw(`update rm_fact_sites set entities = ?::jsonb, version = nextval('rm_fact_version') where website_id = ?`, [
+      JSON.stringify([competitors[0].id]),
+      site,
+    ]);
 
     const before = await readyz();
     expect(before.status).toBe('degraded');
-    expect(before.sites_out_of_line).toEqual([{ website_id: site, detail: `the site row lists [${competitors[0].id}], the website has [${site}, ${competitors[0].id}]` }]);
+    expect(before.sites_out_of_line).toEqual([
+      { website_id: site, detail: `the site row lists [${competitors[0].id}], the website has [${site}, ${competitors[0].id}]` },
+    ]);
 
     expect(await rates(site, s, false)).toEqual(EXPECTED);
     const after = await readyz();
@@ -198,7 +226,21 @@ describe('facts out of line with their website', () => {
       throw new Error('the database refused the re-derivation');
     };
     const lines: { level: number; msg: string; website_id?: string; detail?: string }[] = [];
-    cache.log = pino({ level: 'warn' }, new Writable({ write: (chunk, _enc, cb) => (lines.push(...chunk.toString().trim().split('\n').map((l: string) => JSON.parse(l))), cb()) }));
+    cache.log = pino(
+      { level: 'warn' },
+      new Writable({
+        write: (chunk, _enc, cb) => (
+          lines.push(
+            ...chunk
+              .toString()
+              .trim()
+              .split('\n')
+              .map((l: string) => JSON.parse(l)),
+          ),
+          cb()
+        ),
+      }),
+    );
     try {
       await shiftChunks(site, [competitors[0].id, site]);
       for (const family of ['mention-rate', 'share-of-voice', 'citation-rate', 'position']) {
@@ -213,9 +255,18 @@ describe('facts out of line with their website', () => {
       expect(rows.status).toBe(503);
       const health = await readyz();
       expect(health.status).toBe('degraded');
-      expect(health.sites_out_of_line).toEqual([{ website_id: site, detail: `facts laid out for [${competitors[0].id}, ${site}], the website has [${site}, ${competitors[0].id}]` }]);
+      expect(health.sites_out_of_line).toEqual([
+        { website_id: site, detail: `facts laid out for [${competitors[0].id}, ${site}], the website has [${site}, ${competitors[0].id}]` },
+      ]);
       // and the log says which website, what differs, and that it was refused
-      expect(lines).toContainEqual(expect.objectContaining({ level: 50, website_id: site, detail: expect.stringContaining(`laid out for [${competitors[0].id}, ${site}]`), msg: expect.stringContaining('refusing to serve them') }));
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: 50,
+          website_id: site,
+          detail: expect.stringContaining(`laid out for [${competitors[0].id}, ${site}]`),
+          msg: expect.stringContaining('refusing to serve them'),
+        }),
+      );
     } finally {
       cache.realign = realign;
       cache.log = log;
@@ -231,6 +282,9 @@ describe('facts out of line with their website', () => {
        update rm_fact_chunks set meta = jsonb_set(meta, '{entities}', ?::jsonb), version = (select v from v) where website_id = ?`,
       [JSON.stringify(entities), site],
     );
-    await db().raw(`update rm_fact_sites set version = (select max(version) from rm_fact_chunks where website_id = ?) where website_id = ?`, [site, site]);
+    await db().raw(`update rm_fact_sites set version = (select max(version) from rm_fact_chunks where website_id = ?) where website_id = ?`, [
+      site,
+      site,
+    ]);
   }
 });

@@ -110,7 +110,10 @@ describe('UTF-8', () => {
     };
     for (const [what, bytes] of Object.entries(cases)) {
       expect(await raw('/api/v1/topics', body(bytes), { 'x-api-key': key }), what).toEqual({ status: 400, body: { error: NOT_UTF8 } });
-      expect(await raw(MCP, Buffer.concat([Buffer.from(toolCall('check_public_ai_access', '{"domain":"')), Buffer.from(bytes), Buffer.from('"}')])), what).toEqual({
+      expect(
+        await raw(MCP, Buffer.concat([Buffer.from(toolCall('check_public_ai_access', '{"domain":"')), Buffer.from(bytes), Buffer.from('"}')])),
+        what,
+      ).toEqual({
         status: 400,
         body: { error: NOT_UTF8 },
       });
@@ -139,8 +142,14 @@ describe('URLs', () => {
       body: { error: 'entity_type: must be valid percent-encoded UTF-8' },
     });
     // a lone "%" is malformed, not a literal percent sign passed on as is
-    expect(await call(s, 'GET', `/api/v1/activity?change_type=100%`, { key })).toMatchObject({ status: 400, body: { error: 'change_type: must be valid percent-encoded UTF-8' } });
-    expect(await call(s, 'GET', `/api/v1/activity?%FF=1`, { key })).toMatchObject({ status: 400, body: { error: 'query: must be valid percent-encoded UTF-8' } });
+    expect(await call(s, 'GET', `/api/v1/activity?change_type=100%`, { key })).toMatchObject({
+      status: 400,
+      body: { error: 'change_type: must be valid percent-encoded UTF-8' },
+    });
+    expect(await call(s, 'GET', `/api/v1/activity?%FF=1`, { key })).toMatchObject({
+      status: 400,
+      body: { error: 'query: must be valid percent-encoded UTF-8' },
+    });
     // well-formed encodings pass: "+" and %20 are spaces, %25 a percent sign
     const ok = await call(s, 'GET', `/api/v1/activity?entity_type=a+b%20c%25`, { key });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
@@ -175,7 +184,11 @@ describe('names and labels', () => {
   /** Every name or label field that exists today, as one request each (`v` in the field). */
   const labelled = (v: string): [string, string, object][] => [
     ['/api/v1/websites', 'name', { name: v, url: 'https://l.example.com' }],
-    ['/api/v1/websites/provision', 'competitors[0].name', { name: 'P', url: 'https://p.example.com', competitors: [{ name: v, url: 'https://r.example.net' }] }],
+    [
+      '/api/v1/websites/provision',
+      'competitors[0].name',
+      { name: 'P', url: 'https://p.example.com', competitors: [{ name: v, url: 'https://r.example.net' }] },
+    ],
     ['/api/v1/websites/provision', 'topics[0].name', { name: 'P', url: 'https://p.example.com', topics: [{ name: v }] }],
     ['/api/v1/competitors', 'name', { website_id: site, name: v, url: 'https://c.example.net' }],
     ['/api/v1/competitors', 'identifiers[0]', { website_id: site, name: 'C', url: 'https://c.example.net', identifiers: [v] }],

@@ -63,7 +63,10 @@ describe('engines at start', () => {
     process.env = env;
     let rt: Runtime | null = null;
     try {
-      rt = await openRuntime({ ...loadConfig({ ENGINE_MODE: 'live' }), embedded: database.kind === 'pglite' }, pino({ level: 'warn' }, sink), { database, withoutBus: true });
+      rt = await openRuntime({ ...loadConfig({ ENGINE_MODE: 'live' }), embedded: database.kind === 'pglite' }, pino({ level: 'warn' }, sink), {
+        database,
+        withoutBus: true,
+      });
     } finally {
       process.env = saved;
     }

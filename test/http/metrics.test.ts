@@ -37,11 +37,24 @@ useWorld(async (ctx) => {
       { location: 'L2', country: 'Spain' },
     ],
   });
-  S1 = (await call(s, 'POST', '/api/v1/prompt-schedules', { key: w.a.key, body: { website_id: site.id, name: 'S1', models: ['chatgpt'], frequency: 'daily' } })).body.schedule.id;
+  S1 = (
+    await call(s, 'POST', '/api/v1/prompt-schedules', {
+      key: w.a.key,
+      body: { website_id: site.id, name: 'S1', models: ['chatgpt'], frequency: 'daily' },
+    })
+  ).body.schedule.id;
   const [p1, p2, p3] = site.prompts.map((p) => p.id);
   const [L1, L2] = site.locations.map((l) => l.id);
   Object.assign(ids, { p1, p2, p3, L1, L2, globex: site.competitors[0].id, initech: site.competitors[1].id });
-  const a = (run_at: string, prompt_id: string, model: string, location_id: string | null, text: string, citations: string[] = [], extra: object = {}) => ({
+  const a = (
+    run_at: string,
+    prompt_id: string,
+    model: string,
+    location_id: string | null,
+    text: string,
+    citations: string[] = [],
+    extra: object = {},
+  ) => ({
     prompt_id,
     model,
     run_at,
@@ -156,7 +169,9 @@ describe('saved views', () => {
 
   it('given a view, then it counts active prompts only and every model unless it says otherwise', async () => {
     const v = await view({});
-    expect(await values('mention-rate', 'mention_rate', { saved_view_id: v })).toEqual(await values('mention-rate', 'mention_rate', { prompt_status: 'active' }));
+    expect(await values('mention-rate', 'mention_rate', { saved_view_id: v })).toEqual(
+      await values('mention-rate', 'mention_rate', { prompt_status: 'active' }),
+    );
     const paused = await view({ prompt_status: 'paused' });
     expect(await values('mention-rate', 'mention_rate', { saved_view_id: paused })).toEqual({ Acme: 100, Globex: 0, Initech: 0 });
     // without a view the API defaults count paused prompts
@@ -194,7 +209,8 @@ describe('saved views', () => {
     expect((await metric('position', { saved_view_id: v }, 'time-series')).status).toBe(400);
     expect((await metric('mention-rate', { saved_view_id: v, models: ['chatgpt', 'claude'] })).status).toBe(200);
     const other = await buildSite(s, w.a.key);
-    const foreign = (await call(s, 'POST', '/api/v1/saved-views', { key: w.a.key, body: { website_id: other.id, name: 'x', filters: {} } })).body.view.id;
+    const foreign = (await call(s, 'POST', '/api/v1/saved-views', { key: w.a.key, body: { website_id: other.id, name: 'x', filters: {} } })).body.view
+      .id;
     expect(await metric('mention-rate', { saved_view_id: foreign })).toMatchObject({ status: 404, body: { error: 'Saved view not found' } });
   });
 });
@@ -208,7 +224,10 @@ describe('time series', () => {
       ['2026-03-02', 2],
       ['2026-03-03', 1],
     ]);
-    expect(r.body.data[0]).toMatchObject({ schedule: 'default', metrics: { Acme: { mention_rate: 33.3333, is_self: true }, Globex: { mention_rate: 66.6667 } } });
+    expect(r.body.data[0]).toMatchObject({
+      schedule: 'default',
+      metrics: { Acme: { mention_rate: 33.3333, is_self: true }, Globex: { mention_rate: 66.6667 } },
+    });
     const pos = await metric('position', { start_date: '2026-03-02T00:00:00Z', end_date: '2026-03-03T23:59:59Z' }, 'time-series');
     expect(pos.body.data.map((row: { metrics: { Acme: { avg_position: number } } }) => row.metrics.Acme.avg_position)).toEqual([1.5, 3]);
   });
@@ -216,41 +235,109 @@ describe('time series', () => {
 
 describe('reporting connector', () => {
   it('given the default selection, then one row per day, model, prompt, location and brand; counts are answers', async () => {
-    const r = await call(s, 'POST', '/api/v1/looker-studio/data', { key: w.a.key, body: { website_id: site.id, filters: { schedule_id: 'default' } } });
+    const r = await call(s, 'POST', '/api/v1/looker-studio/data', {
+      key: w.a.key,
+      body: { website_id: site.id, filters: { schedule_id: 'default' } },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     // six answers in six groups, three brands each
     expect(r.body.rows).toHaveLength(18);
-    const first = r.body.rows.filter((x: { date: string; model: string; prompt_id: string }) => x.date === '2026-03-01' && x.model === 'chatgpt' && x.prompt_id === ids.p1);
+    const first = r.body.rows.filter(
+      (x: { date: string; model: string; prompt_id: string }) => x.date === '2026-03-01' && x.model === 'chatgpt' && x.prompt_id === ids.p1,
+    );
     expect(first).toEqual([
-      { date: '2026-03-01', model: 'chatgpt', prompt_id: ids.p1, prompt: 'p1', location_id: ids.L1, location: 'L1', entity_id: site.id, entity: 'Acme', is_self: true, responses: 1, mentions: 1, citations: 1, position: 1, schedule: 'default' },
-      { date: '2026-03-01', model: 'chatgpt', prompt_id: ids.p1, prompt: 'p1', location_id: ids.L1, location: 'L1', entity_id: ids.globex, entity: 'Globex', is_self: false, responses: 1, mentions: 1, citations: 0, position: 2, schedule: 'default' },
-      { date: '2026-03-01', model: 'chatgpt', prompt_id: ids.p1, prompt: 'p1', location_id: ids.L1, location: 'L1', entity_id: ids.initech, entity: 'Initech', is_self: false, responses: 1, mentions: 0, citations: 0, position: null, schedule: 'default' },
+      {
+        date: '2026-03-01',
+        model: 'chatgpt',
+        prompt_id: ids.p1,
+        prompt: 'p1',
+        location_id: ids.L1,
+        location: 'L1',
+        entity_id: site.id,
+        entity: 'Acme',
+        is_self: true,
+        responses: 1,
+        mentions: 1,
+        citations: 1,
+        position: 1,
+        schedule: 'default',
+      },
+      {
+        date: '2026-03-01',
+        model: 'chatgpt',
+        prompt_id: ids.p1,
+        prompt: 'p1',
+        location_id: ids.L1,
+        location: 'L1',
+        entity_id: ids.globex,
+        entity: 'Globex',
+        is_self: false,
+        responses: 1,
+        mentions: 1,
+        citations: 0,
+        position: 2,
+        schedule: 'default',
+      },
+      {
+        date: '2026-03-01',
+        model: 'chatgpt',
+        prompt_id: ids.p1,
+        prompt: 'p1',
+        location_id: ids.L1,
+        location: 'L1',
+        entity_id: ids.initech,
+        entity: 'Initech',
+        is_self: false,
+        responses: 1,
+        mentions: 0,
+        citations: 0,
+        position: null,
+        schedule: 'default',
+      },
     ]);
     const paged = await call(s, 'POST', '/api/v1/looker-studio/data', { key: w.a.key, body: { website_id: site.id, page_size: 10, page_num: 1 } });
     expect(paged.body).toMatchObject({ page_num: 1, page_size: 10, has_more: false });
     expect(paged.body.rows).toEqual(r.body.rows.slice(10));
-    const scheduled = await call(s, 'POST', '/api/v1/looker-studio/data', { key: w.a.key, body: { website_id: site.id, filters: { schedule_id: S1 } } });
+    const scheduled = await call(s, 'POST', '/api/v1/looker-studio/data', {
+      key: w.a.key,
+      body: { website_id: site.id, filters: { schedule_id: S1 } },
+    });
     expect(scheduled.body.rows.map((x: { schedule: string }) => x.schedule)).toEqual([S1, S1, S1]);
   });
 });
 
 describe('freshness', () => {
   it('given answers imported or re-derived after a read, then the next read counts them at once', async () => {
-    const other = await buildSite(s, w.a.key, { name: 'Fresh', url: 'https://fresh-m.example.com', competitors: [{ name: 'Rival', url: 'https://rival-m.example.net' }] });
-    const m = (filters?: object) => call(s, 'POST', '/api/v1/metrics/mention-rate/cumulative', { key: w.a.key, body: { website_id: other.id, ...(filters && { filters }) } });
+    const other = await buildSite(s, w.a.key, {
+      name: 'Fresh',
+      url: 'https://fresh-m.example.com',
+      competitors: [{ name: 'Rival', url: 'https://rival-m.example.net' }],
+    });
+    const m = (filters?: object) =>
+      call(s, 'POST', '/api/v1/metrics/mention-rate/cumulative', { key: w.a.key, body: { website_id: other.id, ...(filters && { filters }) } });
     expect((await m()).body).toMatchObject({ responses: 0, data: { Fresh: { mention_rate: 0 }, Rival: { mention_rate: 0 } } });
     const imp = (day: string, text: string) =>
-      call(s, 'POST', '/api/v1/responses/import', { key: w.a.key, body: { website_id: other.id, responses: [{ prompt_id: other.prompts[0].id, model: 'chatgpt', run_at: `${day}T10:00:00Z`, text }] } });
+      call(s, 'POST', '/api/v1/responses/import', {
+        key: w.a.key,
+        body: { website_id: other.id, responses: [{ prompt_id: other.prompts[0].id, model: 'chatgpt', run_at: `${day}T10:00:00Z`, text }] },
+      });
     await imp('2026-04-01', 'Fresh and Newco.');
     expect((await m()).body.data).toMatchObject({ Fresh: { mention_rate: 100 }, Rival: { mention_rate: 0 } });
     await imp('2026-04-01', 'Rival.');
     await imp('2026-04-02', 'Rival again.');
     expect((await m()).body.data).toMatchObject({ Fresh: { mention_rate: 33.3333 }, Rival: { mention_rate: 66.6667 } });
     // a competitor added: the history is re-derived (the add does not wait for it) and the next read has it
-    const added = await call(s, 'POST', '/api/v1/competitors', { key: w.a.key, body: { website_id: other.id, name: 'Newco', url: 'https://newco-m.example.org' } });
+    const added = await call(s, 'POST', '/api/v1/competitors', {
+      key: w.a.key,
+      body: { website_id: other.id, name: 'Newco', url: 'https://newco-m.example.org' },
+    });
     expect(added.status).toBe(201);
     await caughtUp(s, ['answers']);
-    expect((await m()).body.data).toMatchObject({ Fresh: { mention_rate: 33.3333 }, Rival: { mention_rate: 66.6667 }, Newco: { mention_rate: 33.3333, relative_mention_rate: 33.3333 } });
+    expect((await m()).body.data).toMatchObject({
+      Fresh: { mention_rate: 33.3333 },
+      Rival: { mention_rate: 66.6667 },
+      Newco: { mention_rate: 33.3333, relative_mention_rate: 33.3333 },
+    });
     const pos = await call(s, 'POST', '/api/v1/metrics/position/cumulative', { key: w.a.key, body: { website_id: other.id } });
     expect(pos.body.data).toMatchObject({ Fresh: { avg_position: 1 }, Newco: { avg_position: 2 } });
   });
@@ -262,7 +349,15 @@ describe('parts', () => {
     const batch = (n: number, text: string) =>
       call(s, 'POST', '/api/v1/responses/import', {
         key: w.a.key,
-        body: { website_id: big.id, responses: Array.from({ length: n }, (_, i) => ({ prompt_id: big.prompts[0].id, model: 'chatgpt', run_at: `2026-05-01T${String(i % 24).padStart(2, '0')}:00:00Z`, text })) },
+        body: {
+          website_id: big.id,
+          responses: Array.from({ length: n }, (_, i) => ({
+            prompt_id: big.prompts[0].id,
+            model: 'chatgpt',
+            run_at: `2026-05-01T${String(i % 24).padStart(2, '0')}:00:00Z`,
+            text,
+          })),
+        },
       });
     expect((await batch(1000, 'Big.')).status).toBe(201);
     expect((await batch(100, 'Nobody.')).status).toBe(201);

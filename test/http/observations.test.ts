@@ -124,7 +124,13 @@ async function buildFixture() {
       observations: [0, 1].map((j) => {
         const positive = (i + j) % 3 !== 0;
         const m = MAGNITUDES[(i * 2 + j + Math.floor(i / 4)) % MAGNITUDES.length];
-        return { entity_id: entities[(i + j) % 3], attribute_id: attrs[(i * 2 + j) % 3], positive, score: m === null ? null : positive ? m : -m, text_span: `span ${i}.${j}` };
+        return {
+          entity_id: entities[(i + j) % 3],
+          attribute_id: attrs[(i * 2 + j) % 3],
+          positive,
+          score: m === null ? null : positive ? m : -m,
+          text_span: `span ${i}.${j}`,
+        };
       }),
     });
   }
@@ -164,7 +170,11 @@ async function spans(body: Record<string, unknown>, key = w.a.key): Promise<stri
     if (!r.body.has_more) return out;
   }
 }
-const expected = (keep: (o: Fx) => boolean, sort = byIntensity, from = visible) => from.filter(keep).sort(sort).map((o) => o.text_span);
+const expected = (keep: (o: Fx) => boolean, sort = byIntensity, from = visible) =>
+  from
+    .filter(keep)
+    .sort(sort)
+    .map((o) => o.text_span);
 const list = (filters: Record<string, unknown>, rest: Record<string, unknown> = {}) => spans({ filters: { start_date: START, ...filters }, ...rest });
 
 describe('POST /api/v1/attributes/observations: selection and order', () => {
@@ -177,7 +187,10 @@ describe('POST /api/v1/attributes/observations: selection and order', () => {
     expect(got).not.toContain(all.find((o) => o.schedule_id === schedule)!.text_span);
     expect(got).not.toContain(all.find((o) => o.prompt_id === deletedPrompt)!.text_span);
     // the tie: four observations of strength 1 at the same second, in id order
-    const tie = all.filter((o) => o.text_span.startsWith('tie ')).sort((a, b) => (a.id < b.id ? -1 : 1)).map((o) => o.text_span);
+    const tie = all
+      .filter((o) => o.text_span.startsWith('tie '))
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .map((o) => o.text_span);
     expect(got.filter((t) => t.startsWith('tie '))).toEqual(tie);
     const firstTie = got.indexOf(tie[0]);
     expect(got.slice(firstTie, firstTie + 4)).toEqual(tie);
@@ -217,11 +230,33 @@ describe('POST /api/v1/attributes/observations: selection and order', () => {
       page_size: 40,
       has_more: false,
     });
-    for (const o of r.body.data) expect(Object.keys(o).sort()).toEqual(['attribute_id', 'attribute_name', 'created_at', 'entity_id', 'entity_name', 'is_website', 'model', 'observation_id', 'positive', 'response_id', 'score', 'text_span']);
+    for (const o of r.body.data)
+      expect(Object.keys(o).sort()).toEqual([
+        'attribute_id',
+        'attribute_name',
+        'created_at',
+        'entity_id',
+        'entity_name',
+        'is_website',
+        'model',
+        'observation_id',
+        'positive',
+        'response_id',
+        'score',
+        'text_span',
+      ]);
     // an unscored observation carries score null (the key is there)
     const unscored = await post(PATH, { website_id: site.id, filters: { start_date: '2025-06-03T10:00:00Z', end_date: '2025-06-03T10:00:00Z' } });
     const tie = unscored.body.data.find((o: { text_span: string }) => o.text_span === 'tie unscored praise');
-    expect(tie).toMatchObject({ score: null, positive: true, entity_id: brand, entity_name: 'Acme', is_website: true, attribute_name: 'Price', created_at: '2025-06-03T10:00:00Z' });
+    expect(tie).toMatchObject({
+      score: null,
+      positive: true,
+      entity_id: brand,
+      entity_name: 'Acme',
+      is_website: true,
+      attribute_name: 'Price',
+      created_at: '2025-06-03T10:00:00Z',
+    });
   });
 
   it('given imported scores finer than 3 decimals, then strength compares to 3 decimals (what the extractors write) and a tie goes to the newer', async () => {
@@ -233,7 +268,11 @@ describe('POST /api/v1/attributes/observations: selection and order', () => {
       run_at,
       observations: [{ entity_id: other.id, attribute_id: a, positive: score > 0, score, text_span }],
     });
-    await importObservations(other.id, [at('2025-05-01T10:00:00Z', 0.6004, 'older, finer'), at('2025-05-02T10:00:00Z', -0.6001, 'newer'), at('2025-05-01T09:00:00Z', 0.6016, 'stronger')]);
+    await importObservations(other.id, [
+      at('2025-05-01T10:00:00Z', 0.6004, 'older, finer'),
+      at('2025-05-02T10:00:00Z', -0.6001, 'newer'),
+      at('2025-05-01T09:00:00Z', 0.6016, 'stronger'),
+    ]);
     const r = await post(PATH, { website_id: other.id, filters: { start_date: START } });
     expect(r.body.data.map((o: { text_span: string; score: number }) => [o.text_span, o.score])).toEqual([
       ['stronger', 0.6016],
@@ -287,7 +326,13 @@ describe('POST /api/v1/attributes/observations: filters', () => {
   });
 
   it('given schedule_id, then that schedule only; default and manual select answers without one', async () => {
-    expect(await list({ schedule_id: schedule })).toEqual(expected((o) => o.schedule_id === schedule, byIntensity, all.filter((o) => o.prompt_id !== deletedPrompt)));
+    expect(await list({ schedule_id: schedule })).toEqual(
+      expected(
+        (o) => o.schedule_id === schedule,
+        byIntensity,
+        all.filter((o) => o.prompt_id !== deletedPrompt),
+      ),
+    );
     expect((await list({ schedule_id: schedule })).length).toBeGreaterThan(0);
     expect(await list({ schedule_id: 'default' })).toEqual(expected(() => true));
     expect(await list({ schedule_id: 'manual' })).toEqual(expected(() => true));
@@ -306,18 +351,27 @@ describe('POST /api/v1/attributes/observations: filters', () => {
     const v = visible[5];
     const models = [v.model, MODEL_IDS.find((m) => m !== v.model)!];
     const entityIds = [v.entity_id, [brand, globex, initech].find((e) => e !== v.entity_id)!];
-    const keep = (o: Fx) => models.includes(o.model) && entityIds.includes(o.entity_id) && o.attribute_id === v.attribute_id && o.positive === v.positive;
+    const keep = (o: Fx) =>
+      models.includes(o.model) && entityIds.includes(o.entity_id) && o.attribute_id === v.attribute_id && o.positive === v.positive;
     const combined = await list({ models }, { entity_ids: entityIds, attribute_ids: [v.attribute_id], positive: v.positive });
     expect(combined).toEqual(expected(keep));
     expect(combined).toContain(v.text_span);
-    expect(await list({ models }, { entity_ids: entityIds, attribute_ids: [v.attribute_id], positive: v.positive, sort: 'recent' })).toEqual(expected(keep, byRecent));
+    expect(await list({ models }, { entity_ids: entityIds, attribute_ids: [v.attribute_id], positive: v.positive, sort: 'recent' })).toEqual(
+      expected(keep, byRecent),
+    );
     expect(await list({}, { entity_ids: [], attribute_ids: [] })).toEqual([]);
   });
 
   it('given a saved view, then its filters apply (active prompts only), the request dates win over its range, and a field sent replaces the view value', async () => {
     const [, p1, p2] = site.prompts.map((p) => p.id);
     const [l0, l1] = site.locations.map((l) => l.id);
-    const view = (await created('/api/v1/saved-views', { website_id: site.id, name: 'Berlin, two models', filters: { models: [M0, M1], location_ids: [l0], start_date: '2025-06-04', end_date: '2025-06-04', sentiment: 'negative' } })).view;
+    const view = (
+      await created('/api/v1/saved-views', {
+        website_id: site.id,
+        name: 'Berlin, two models',
+        filters: { models: [M0, M1], location_ids: [l0], start_date: '2025-06-04', end_date: '2025-06-04', sentiment: 'negative' },
+      })
+    ).view;
     const inView = (o: Fx) => [M0, M1].includes(o.model) && o.location_id === l0 && o.prompt_id !== p2;
     // the request's start_date wins over the view's; the view's end (a plain date: the whole day) stays when none is sent
     const viewed = await list({ saved_view_id: view.id });
@@ -326,13 +380,23 @@ describe('POST /api/v1/attributes/observations: filters', () => {
     expect(visible.filter((o) => inView(o) && o.created_at > '2025-06-05').length).toBeGreaterThan(0);
     // the request's end_date wins too
     expect(await list({ saved_view_id: view.id, end_date: '2025-06-30T00:00:00Z' })).toEqual(expected(inView));
-    expect(await list({ saved_view_id: view.id, end_date: '2025-06-02T23:59:59Z' })).toEqual(expected((o) => inView(o) && o.created_at <= '2025-06-02T23:59:59Z'));
+    expect(await list({ saved_view_id: view.id, end_date: '2025-06-02T23:59:59Z' })).toEqual(
+      expected((o) => inView(o) && o.created_at <= '2025-06-02T23:59:59Z'),
+    );
     // a field sent next to the view replaces its value
     const end = '2025-06-30T00:00:00Z';
-    expect(await list({ saved_view_id: view.id, end_date: end, models: [M2] })).toEqual(expected((o) => o.model === M2 && o.location_id === l0 && o.prompt_id !== p2));
-    expect(await list({ saved_view_id: view.id, end_date: end, prompt_status: 'paused' })).toEqual(expected((o) => [M0, M1].includes(o.model) && o.location_id === l0 && o.prompt_id === p2));
-    expect(await list({ saved_view_id: view.id, end_date: end, prompt_type: 'non_branded' })).toEqual(expected((o) => inView(o) && o.prompt_id !== p1));
-    expect(await list({ saved_view_id: view.id, end_date: end, location_ids: [l1] })).toEqual(expected((o) => [M0, M1].includes(o.model) && o.location_id === l1 && o.prompt_id !== p2));
+    expect(await list({ saved_view_id: view.id, end_date: end, models: [M2] })).toEqual(
+      expected((o) => o.model === M2 && o.location_id === l0 && o.prompt_id !== p2),
+    );
+    expect(await list({ saved_view_id: view.id, end_date: end, prompt_status: 'paused' })).toEqual(
+      expected((o) => [M0, M1].includes(o.model) && o.location_id === l0 && o.prompt_id === p2),
+    );
+    expect(await list({ saved_view_id: view.id, end_date: end, prompt_type: 'non_branded' })).toEqual(
+      expected((o) => inView(o) && o.prompt_id !== p1),
+    );
+    expect(await list({ saved_view_id: view.id, end_date: end, location_ids: [l1] })).toEqual(
+      expected((o) => [M0, M1].includes(o.model) && o.location_id === l1 && o.prompt_id !== p2),
+    );
     const missing = await post(PATH, { website_id: site.id, filters: { start_date: START, saved_view_id: UNKNOWN } });
     expect(missing).toMatchObject({ status: 404, body: { error: 'Saved view not found' } });
     const unreproducible = (await created('/api/v1/saved-views', { website_id: site.id, name: 'Not one model', filters: { models_not: [M0] } })).view;
@@ -343,7 +407,14 @@ describe('POST /api/v1/attributes/observations: filters', () => {
   });
 
   it('given a renamed competitor, then entity_name is its current name; given a removed one, then its observations leave the listing and its id is refused', async () => {
-    const other = await buildSite(s, w.a.key, { name: 'Orbit', competitors: [{ name: 'Old Name', url: 'https://old-name.example.net' }, { name: 'Gone', url: 'https://gone.example.net' }], attributes: [{ name: 'Price' }] });
+    const other = await buildSite(s, w.a.key, {
+      name: 'Orbit',
+      competitors: [
+        { name: 'Old Name', url: 'https://old-name.example.net' },
+        { name: 'Gone', url: 'https://gone.example.net' },
+      ],
+      attributes: [{ name: 'Price' }],
+    });
     const [renamed, gone] = other.competitors.map((c) => c.id);
     const a = other.attributes[0].id;
     await importObservations(other.id, [
@@ -358,9 +429,13 @@ describe('POST /api/v1/attributes/observations: filters', () => {
         ],
       },
     ]);
-    expect((await call(s, 'PATCH', `/api/v1/competitors/${renamed}`, { key: w.a.key, body: { website_id: other.id, name: 'New Name' } })).status).toBe(200);
+    expect(
+      (await call(s, 'PATCH', `/api/v1/competitors/${renamed}`, { key: w.a.key, body: { website_id: other.id, name: 'New Name' } })).status,
+    ).toBe(200);
     const before = await post(PATH, { website_id: other.id, filters: { start_date: START } });
-    expect(before.body.data.map((o: { text_span: string; entity_name: string; is_website: boolean }) => [o.text_span, o.entity_name, o.is_website])).toEqual([
+    expect(
+      before.body.data.map((o: { text_span: string; entity_name: string; is_website: boolean }) => [o.text_span, o.entity_name, o.is_website]),
+    ).toEqual([
       ['gone', 'Gone', false],
       ['renamed', 'New Name', false],
       ['brand', 'Orbit', true],
@@ -413,9 +488,21 @@ describe('the listing query: both plans give the same pages', () => {
     const requests: { filters: Record<string, unknown>; request: Partial<ObservationRequest>; keep: (o: Fx) => boolean }[] = [
       { filters: {}, request: { entity_ids: [brand] }, keep: (o) => o.entity_id === brand },
       { filters: {}, request: { attribute_ids: [attrs[0], attrs[2]], positive: false }, keep: (o) => o.attribute_id !== attrs[1] && !o.positive },
-      { filters: { models: [M0, M2] }, request: { entity_ids: [globex, initech], attribute_ids: [attrs[1]] }, keep: (o) => [M0, M2].includes(o.model) && o.entity_id !== brand && o.attribute_id === attrs[1] },
-      { filters: { end_date: new Date('2025-06-03T12:00:00Z') }, request: { entity_ids: [brand, globex, initech] }, keep: (o) => o.created_at <= '2025-06-03T12:00:00Z' },
-      { filters: { location_ids: [site.locations[0].id] }, request: { positive: true }, keep: (o) => o.location_id === site.locations[0].id && o.positive },
+      {
+        filters: { models: [M0, M2] },
+        request: { entity_ids: [globex, initech], attribute_ids: [attrs[1]] },
+        keep: (o) => [M0, M2].includes(o.model) && o.entity_id !== brand && o.attribute_id === attrs[1],
+      },
+      {
+        filters: { end_date: new Date('2025-06-03T12:00:00Z') },
+        request: { entity_ids: [brand, globex, initech] },
+        keep: (o) => o.created_at <= '2025-06-03T12:00:00Z',
+      },
+      {
+        filters: { location_ids: [site.locations[0].id] },
+        request: { positive: true },
+        keep: (o) => o.location_id === site.locations[0].id && o.positive,
+      },
     ];
     for (const q of requests) {
       const selection = await resolveSelection(db, site.id, { start_date: new Date(START), ...q.filters });
@@ -461,37 +548,88 @@ describe('POST /api/v1/attributes/observations: refusals', () => {
     await refused({ website_id: id, filters: { ...f, prompt_tags: ['x'] } }, 400, 'filters.prompt_tags is not allowed');
     await refused({ website_id: id, filters: { ...f, sentiment: 'positive' } }, 400, 'filters.sentiment is not allowed');
     await refused({ website_id: id, filters: f, extra: 1 }, 400, 'extra is not allowed');
-    await refused({ website_id: id, filters: { start_date: '2025-06-01' } }, 400, /^filters\.start_date: invalid date "2025-06-01": a date-time is required/);
-    await refused({ website_id: id, filters: { ...f, end_date: '2025-06-30' } }, 400, /^filters\.end_date: invalid date "2025-06-30": a date-time is required/);
+    await refused(
+      { website_id: id, filters: { start_date: '2025-06-01' } },
+      400,
+      /^filters\.start_date: invalid date "2025-06-01": a date-time is required/,
+    );
+    await refused(
+      { website_id: id, filters: { ...f, end_date: '2025-06-30' } },
+      400,
+      /^filters\.end_date: invalid date "2025-06-30": a date-time is required/,
+    );
     await refused({ website_id: id, filters: { start_date: 'June 1, 2025' } }, 400, /^filters\.start_date: invalid date/);
-    await refused({ website_id: id, filters: { start_date: '2025-06-02T00:00:00Z', end_date: '2025-06-01T00:00:00Z' } }, 400, /^filters\.end_date: is before start_date/);
+    await refused(
+      { website_id: id, filters: { start_date: '2025-06-02T00:00:00Z', end_date: '2025-06-01T00:00:00Z' } },
+      400,
+      /^filters\.end_date: is before start_date/,
+    );
     await refused({ website_id: id, filters: { ...f, models: ['nope'] } }, 400, /^filters\.models\[0\]: /);
-    await refused({ website_id: id, filters: { ...f, schedule_id: 'weekly' } }, 400, "filters.schedule_id: must be 'default' or a schedule id (UUID)");
+    await refused(
+      { website_id: id, filters: { ...f, schedule_id: 'weekly' } },
+      400,
+      "filters.schedule_id: must be 'default' or a schedule id (UUID)",
+    );
     await refused({ website_id: id, filters: { ...f, schedule_id: UNKNOWN } }, 400, 'filters.schedule_id: no schedule of this website has this id');
-    await refused({ website_id: id, filters: { ...f, prompt_ids: [site.prompts[0].id, UNKNOWN] } }, 400, 'filters.prompt_ids[1]: no prompt of this website has this id');
-    await refused({ website_id: id, filters: { ...f, location_ids: [UNKNOWN] } }, 400, 'filters.location_ids[0]: no location of this website has this id');
+    await refused(
+      { website_id: id, filters: { ...f, prompt_ids: [site.prompts[0].id, UNKNOWN] } },
+      400,
+      'filters.prompt_ids[1]: no prompt of this website has this id',
+    );
+    await refused(
+      { website_id: id, filters: { ...f, location_ids: [UNKNOWN] } },
+      400,
+      'filters.location_ids[0]: no location of this website has this id',
+    );
     await refused({ website_id: id, filters: { ...f, prompt_status: 'deleted' } }, 400, "filters.prompt_status: must be 'active' or 'paused'");
     await refused({ website_id: id, filters: f, page_size: 101 }, 400, 'page_size: must be between 1 and 100');
     await refused({ website_id: id, filters: f, page_size: 0 }, 400, 'page_size: must be between 1 and 100');
     await refused({ website_id: id, filters: f, page_size: 2.5 }, 400, 'page_size: must be an integer');
     await refused({ website_id: id, filters: f, page_num: -1 }, 400, 'page_num: must be at least 0');
     await refused({ website_id: id, filters: f, page_num: '1' }, 400, 'page_num: must be an integer');
-    await refused({ website_id: id, filters: f, entity_ids: Array.from({ length: 101 }, () => brand) }, 400, 'entity_ids: must have at most 100 items');
-    await refused({ website_id: id, filters: f, attribute_ids: Array.from({ length: 101 }, () => attrs[0]) }, 400, 'attribute_ids: must have at most 100 items');
+    await refused(
+      { website_id: id, filters: f, entity_ids: Array.from({ length: 101 }, () => brand) },
+      400,
+      'entity_ids: must have at most 100 items',
+    );
+    await refused(
+      { website_id: id, filters: f, attribute_ids: Array.from({ length: 101 }, () => attrs[0]) },
+      400,
+      'attribute_ids: must have at most 100 items',
+    );
     await refused({ website_id: id, filters: f, entity_ids: [brand, 'not-a-uuid'] }, 400, 'entity_ids[1]: must be a UUID');
     await refused({ website_id: id, filters: f, attribute_ids: ['x'] }, 400, 'attribute_ids[0]: must be a UUID');
     await refused({ website_id: id, filters: f, entity_ids: brand }, 400, 'entity_ids: must be an array of UUIDs');
-    await refused({ website_id: id, filters: f, entity_ids: [brand, UNKNOWN] }, 400, "entity_ids[1]: not the website_id or one of its competitors' ids");
+    await refused(
+      { website_id: id, filters: f, entity_ids: [brand, UNKNOWN] },
+      400,
+      "entity_ids[1]: not the website_id or one of its competitors' ids",
+    );
     await refused({ website_id: id, filters: f, entity_ids: [w.a.a1] }, 400, "entity_ids[0]: not the website_id or one of its competitors' ids");
-    await refused({ website_id: id, filters: f, attribute_ids: [attrs[0], UNKNOWN] }, 400, 'attribute_ids[1]: no attribute of this website has this id');
+    await refused(
+      { website_id: id, filters: f, attribute_ids: [attrs[0], UNKNOWN] },
+      400,
+      'attribute_ids[1]: no attribute of this website has this id',
+    );
     await refused({ website_id: id, filters: f, positive: 'true' }, 400, 'positive: must be a boolean');
     await refused({ website_id: id, filters: f, sort: 'oldest' }, 400, "sort: must be 'intensity' or 'recent'");
   });
 
   it("given another website's attribute or competitor, then 400", async () => {
-    const other = await buildSite(s, w.a.key, { competitors: [{ name: 'Elsewhere', url: 'https://elsewhere.example.net' }], attributes: [{ name: 'Price' }] });
-    await refused({ website_id: site.id, filters: f, attribute_ids: [other.attributes[0].id] }, 400, 'attribute_ids[0]: no attribute of this website has this id');
-    await refused({ website_id: site.id, filters: f, entity_ids: [other.competitors[0].id] }, 400, "entity_ids[0]: not the website_id or one of its competitors' ids");
+    const other = await buildSite(s, w.a.key, {
+      competitors: [{ name: 'Elsewhere', url: 'https://elsewhere.example.net' }],
+      attributes: [{ name: 'Price' }],
+    });
+    await refused(
+      { website_id: site.id, filters: f, attribute_ids: [other.attributes[0].id] },
+      400,
+      'attribute_ids[0]: no attribute of this website has this id',
+    );
+    await refused(
+      { website_id: site.id, filters: f, entity_ids: [other.competitors[0].id] },
+      400,
+      "entity_ids[0]: not the website_id or one of its competitors' ids",
+    );
   });
 
   it('given an unknown, paused or deleted website, then 404 or 403', async () => {
@@ -516,7 +654,16 @@ describe('POST /api/v1/attributes/observations: documented', () => {
     const op = r.body.paths[PATH].post;
     expect(op.tags).not.toContain('extension');
     const body = op.requestBody.content['application/json'].schema;
-    expect(Object.keys(body.properties).sort()).toEqual(['attribute_ids', 'entity_ids', 'filters', 'page_num', 'page_size', 'positive', 'sort', 'website_id']);
+    expect(Object.keys(body.properties).sort()).toEqual([
+      'attribute_ids',
+      'entity_ids',
+      'filters',
+      'page_num',
+      'page_size',
+      'positive',
+      'sort',
+      'website_id',
+    ]);
     expect(body.required).toEqual(expect.arrayContaining(['website_id', 'filters']));
     expect(body.additionalProperties).toBe(false);
     expect(body.properties.filters.required).toEqual(['start_date']);

@@ -4,7 +4,8 @@ import { type Answer, type Call, call, startServer, type TestServer } from '../s
 
 // Every rule two requests can race for, raced: N requests at once, spread over two instances on one database (each
 // instance serialises its own writes to a stream, so only the expected version can settle writes of two instances).
-if (!onRealPostgres) console.log('races: one instance on PGlite (a second instance needs a shared Postgres server); each rule is still decided on its stream');
+if (!onRealPostgres)
+  console.log('races: one instance on PGlite (a second instance needs a shared Postgres server); each rule is still decided on its stream');
 
 const N = 8;
 
@@ -38,7 +39,9 @@ describe('check-then-act rules under concurrent requests', () => {
     (await a.rt.database.db('aivis_events').where('type', type).select('data')).map((r: { data: Record<string, unknown> }) => r.data).filter(where);
 
   it('given one topic name sent N times at once in different cases, then one 201 and N-1 409 naming the winner', async () => {
-    const rs = await race('POST', '/api/v1/topics', (i) => ({ body: { website_id: site, name: ['Pricing', 'pricing', ' PRICING', 'PriCing '][i % 4] } }));
+    const rs = await race('POST', '/api/v1/topics', (i) => ({
+      body: { website_id: site, name: ['Pricing', 'pricing', ' PRICING', 'PriCing '][i % 4] },
+    }));
     expect(statuses(rs)).toEqual([201, ...Array(N - 1).fill(409)]);
     const won = winner(rs, 201);
     for (const r of losers(rs, 201)) expect(r.body).toEqual({ error: 'Topic already exists', existing: won.topic });
@@ -81,21 +84,38 @@ describe('check-then-act rules under concurrent requests', () => {
   });
 
   it('given one external_id sent N times at once on new websites, then one 201 and N-1 409 naming the website that has it', async () => {
-    const rs = await race('POST', '/api/v1/websites', (i) => ({ body: { name: `Partner site ${i}`, url: `https://p${i}.example.com`, external_id: 'crm-42' } }));
+    const rs = await race('POST', '/api/v1/websites', (i) => ({
+      body: { name: `Partner site ${i}`, url: `https://p${i}.example.com`, external_id: 'crm-42' },
+    }));
     expect(statuses(rs)).toEqual([201, ...Array(N - 1).fill(409)]);
     const won = winner(rs, 201).website;
     for (const r of losers(rs, 201)) {
-      expect(r.body).toEqual({ error: 'external_id is already mapped to another website', existing: { website_id: won.id, name: won.name, url: won.url, status: 'active', external_id: 'crm-42' } });
+      expect(r.body).toEqual({
+        error: 'external_id is already mapped to another website',
+        existing: { website_id: won.id, name: won.name, url: won.url, status: 'active', external_id: 'crm-42' },
+      });
     }
     expect((await call(a, 'GET', '/api/v1/websites/by-external-id/crm-42', { key })).body.website.id).toBe(won.id);
   });
 
   it('given N websites given one external_id at once (PATCH), then one 200 and N-1 409', async () => {
-    const sites = await Promise.all(Array.from({ length: N }, (_, i) => call(a, 'POST', '/api/v1/websites', { key, body: { name: `Mapped ${i}`, url: `https://m${i}.example.com` } })));
-    const rs = await Promise.all(sites.map((s, i) => call((b && i % 2 ? b : a) as TestServer, 'PATCH', `/api/v1/websites/${s.body.website.id}`, { key, body: { external_id: 'crm-7' } })));
+    const sites = await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        call(a, 'POST', '/api/v1/websites', { key, body: { name: `Mapped ${i}`, url: `https://m${i}.example.com` } }),
+      ),
+    );
+    const rs = await Promise.all(
+      sites.map((s, i) =>
+        call((b && i % 2 ? b : a) as TestServer, 'PATCH', `/api/v1/websites/${s.body.website.id}`, { key, body: { external_id: 'crm-7' } }),
+      ),
+    );
     expect(statuses(rs)).toEqual([200, ...Array(N - 1).fill(409)]);
     const won = winner(rs, 200).website;
-    for (const r of losers(rs, 200)) expect(r.body).toMatchObject({ error: 'external_id is already mapped to another website', existing: { website_id: won.id, external_id: 'crm-7' } });
+    for (const r of losers(rs, 200))
+      expect(r.body).toMatchObject({
+        error: 'external_id is already mapped to another website',
+        existing: { website_id: won.id, external_id: 'crm-7' },
+      });
     expect(await eventsOf('WebsiteExternalIdSet', (d) => d.external_id === 'crm-7')).toHaveLength(1);
   });
 
@@ -110,7 +130,8 @@ describe('check-then-act rules under concurrent requests', () => {
 
   it('given a key scoped to a website created while the website is deleted, then the key either predates the delete or is refused', async () => {
     for (let round = 0; round < 5; round++) {
-      const w = (await call(a, 'POST', '/api/v1/websites', { key, body: { name: `Short ${round}`, url: `https://short${round}.example.com` } })).body.website.id;
+      const w = (await call(a, 'POST', '/api/v1/websites', { key, body: { name: `Short ${round}`, url: `https://short${round}.example.com` } })).body
+        .website.id;
       const [created, deleted] = await Promise.all([
         call(a, 'POST', '/api/v1/api-keys', { key, body: { name: `scoped ${round}`, website_ids: [w] } }),
         call(b ?? a, 'DELETE', `/api/v1/websites/${w}`, { key }),
@@ -118,8 +139,14 @@ describe('check-then-act rules under concurrent requests', () => {
       expect(deleted.status).toBe(200);
       if (created.status === 201) {
         // decided before the delete on the organization's stream: the log says so
-        const log = await a.rt.database.db('aivis_events').whereIn('type', ['ApiKeyCreated', 'WebsiteStatusChanged']).orderBy('position').select('type', 'data');
-        const order = log.filter((e: { type: string; data: Record<string, unknown> }) => e.data.api_key_id === created.body.id || e.data.website_id === w).map((e: { type: string }) => e.type);
+        const log = await a.rt.database
+          .db('aivis_events')
+          .whereIn('type', ['ApiKeyCreated', 'WebsiteStatusChanged'])
+          .orderBy('position')
+          .select('type', 'data');
+        const order = log
+          .filter((e: { type: string; data: Record<string, unknown> }) => e.data.api_key_id === created.body.id || e.data.website_id === w)
+          .map((e: { type: string }) => e.type);
         expect(order).toEqual(['ApiKeyCreated', 'WebsiteStatusChanged']);
       } else {
         expect(created.status).toBe(400);

@@ -14,9 +14,11 @@ useWorld((ctx) => ({ s, w } = ctx));
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const post = (path: string, body: unknown, key = w.a.key) => call(s, 'POST', path, { key, body });
-const list = (website_id: string, query: Record<string, string | number> = {}) => call(s, 'GET', '/api/v1/responses', { key: w.a.key, query: { website_id, ...query } });
+const list = (website_id: string, query: Record<string, string | number> = {}) =>
+  call(s, 'GET', '/api/v1/responses', { key: w.a.key, query: { website_id, ...query } });
 
-const wholeWord = (text: string, term: string) => new RegExp(`(^|[^\\p{L}\\p{N}_])${term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\p{L}\\p{N}_])`, 'iu').test(text);
+const wholeWord = (text: string, term: string) =>
+  new RegExp(`(^|[^\\p{L}\\p{N}_])${term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\p{L}\\p{N}_])`, 'iu').test(text);
 
 describe('runs', () => {
   it('given active prompts, when a run starts, then every prompt x model x location is answered once, analyzed and listed', async () => {
@@ -25,11 +27,20 @@ describe('runs', () => {
       url: 'https://acme-run.example.com',
       competitors: [{ name: 'Globex', url: 'https://globex.example.net' }],
       prompts: [{ text: 'Best CRM for startups?' }, { text: 'Is Acme any good?', type: 'branded' }, { text: 'Paused one', status: 'paused' }],
-      locations: [{ location: 'Berlin, Germany', country: 'Germany' }, { location: 'Austin, Texas, United States', country: 'United States' }],
+      locations: [
+        { location: 'Berlin, Germany', country: 'Germany' },
+        { location: 'Austin, Texas, United States', country: 'United States' },
+      ],
     });
     const start = await post('/api/v1/response-streaming/start', { website_id: site.id });
     expect(start.status).toBe(202);
-    expect(start.body).toMatchObject({ status: 'running', schedule: 'default', day: utcDay(new Date()), models: [...MODEL_IDS], total: 2 * MODEL_IDS.length * 2 });
+    expect(start.body).toMatchObject({
+      status: 'running',
+      schedule: 'default',
+      day: utcDay(new Date()),
+      models: [...MODEL_IDS],
+      total: 2 * MODEL_IDS.length * 2,
+    });
     expect(start.body.status_url).toContain(`/api/v1/response-streaming/runs/${start.body.run_id}?website_id=${site.id}`);
 
     const run = await finishedRun(s, w.a.key, site.id, start.body.run_id);
@@ -68,13 +79,22 @@ describe('runs', () => {
     expect(manual.body).toEqual(range.body);
 
     // every engine call records its credits
-    const credits = await s.rt.database.db('aivis_events').where('type', 'CreditsUsed').whereRaw("data->>'run_id' = ?", [start.body.run_id]).count<{ n: string }[]>('* as n');
+    const credits = await s.rt.database
+      .db('aivis_events')
+      .where('type', 'CreditsUsed')
+      .whereRaw("data->>'run_id' = ?", [start.body.run_id])
+      .count<{ n: string }[]>('* as n');
     expect(Number(credits[0].n)).toBe(44);
 
     // runs are listed newest first; the start is in the activity feed, and the end the system records once it finished
     const runs = await call(s, 'GET', '/api/v1/response-streaming/runs', { key: w.a.key, query: { website_id: site.id } });
     expect(runs.body.data.map((r: { run_id: string }) => r.run_id)).toEqual([start.body.run_id]);
-    const feed = () => s.rt.database.db('rm_activity').where({ website_id: site.id, entity_type: 'run' }).orderBy('created_at').select('change_type', 'entity_ids', 'via_api_key', 'actor_kind');
+    const feed = () =>
+      s.rt.database
+        .db('rm_activity')
+        .where({ website_id: site.id, entity_type: 'run' })
+        .orderBy('created_at')
+        .select('change_type', 'entity_ids', 'via_api_key', 'actor_kind');
     await until('the run end in the feed', async () => (await feed()).length === 2);
     expect(await feed()).toEqual([
       { change_type: 'started', entity_ids: [start.body.run_id], via_api_key: true, actor_kind: 'api_key' },
@@ -84,7 +104,12 @@ describe('runs', () => {
 
   it('given a custom schedule, when a run starts for it, then only its models run and its answers carry the schedule', async () => {
     const site = await buildSite(s, w.a.key);
-    const sched = await post('/api/v1/prompt-schedules', { website_id: site.id, name: 'Two', models: [MODEL_IDS[2], MODEL_IDS[5]], frequency: 'weekly' });
+    const sched = await post('/api/v1/prompt-schedules', {
+      website_id: site.id,
+      name: 'Two',
+      models: [MODEL_IDS[2], MODEL_IDS[5]],
+      frequency: 'weekly',
+    });
     const start = await post('/api/v1/response-streaming/start', { website_id: site.id, schedule_id: sched.body.schedule.id });
     expect(start.status).toBe(202);
     expect(start.body).toMatchObject({ schedule: sched.body.schedule.id, models: [MODEL_IDS[2], MODEL_IDS[5]], total: 2 });
@@ -105,21 +130,57 @@ describe('runs', () => {
     await call(s, 'PATCH', `/api/v1/prompt-schedules/${sched.body.schedule.id}`, { key: w.a.key, body: { website_id: site.id, archived: true } });
     await refusedWithoutWrite(s, w.a.key, [
       { method: 'POST', path: '/api/v1/response-streaming/start', body: {}, status: 400, error: 'website_id is required' },
-      { method: 'POST', path: '/api/v1/response-streaming/start', body: { website_id: site.id, schedule_id: 'nope' }, status: 400, error: "schedule_id: must be 'default' or a schedule id (UUID)" },
-      { method: 'POST', path: '/api/v1/response-streaming/start', body: { website_id: site.id, schedule_id: UNKNOWN }, status: 404, error: 'Schedule not found' },
-      { method: 'POST', path: '/api/v1/response-streaming/start', body: { website_id: site.id, schedule_id: sched.body.schedule.id }, status: 409, error: 'Schedule is archived' },
-      { method: 'POST', path: '/api/v1/response-streaming/start', body: { website_id: empty.id }, status: 400, error: 'website_id: the website has no active prompts to run' },
-      { method: 'POST', path: '/api/v1/response-streaming/start', body: { website_id: site.id, extra: 1 }, status: 400, error: 'extra is not allowed' },
+      {
+        method: 'POST',
+        path: '/api/v1/response-streaming/start',
+        body: { website_id: site.id, schedule_id: 'nope' },
+        status: 400,
+        error: "schedule_id: must be 'default' or a schedule id (UUID)",
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/response-streaming/start',
+        body: { website_id: site.id, schedule_id: UNKNOWN },
+        status: 404,
+        error: 'Schedule not found',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/response-streaming/start',
+        body: { website_id: site.id, schedule_id: sched.body.schedule.id },
+        status: 409,
+        error: 'Schedule is archived',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/response-streaming/start',
+        body: { website_id: empty.id },
+        status: 400,
+        error: 'website_id: the website has no active prompts to run',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/response-streaming/start',
+        body: { website_id: site.id, extra: 1 },
+        status: 400,
+        error: 'extra is not allowed',
+      },
       { method: 'POST', path: '/api/v1/response-streaming/start', body: { website_id: UNKNOWN }, status: 404, error: 'Website not found' },
       { method: 'GET', path: `/api/v1/response-streaming/runs/${UNKNOWN}`, query: { website_id: site.id }, status: 404, error: 'Run not found' },
     ]);
   });
 
-  it("given a paused website, then its runs and answers are refused with 403", async () => {
+  it('given a paused website, then its runs and answers are refused with 403', async () => {
     const site = await buildSite(s, w.a.key);
     expect((await call(s, 'PATCH', `/api/v1/websites/${site.id}`, { key: w.a.key, body: { status: 'paused' } })).status).toBe(200);
     await refusedWithoutWrite(s, w.a.key, [
-      { method: 'POST', path: '/api/v1/response-streaming/start', body: { website_id: site.id }, status: 403, error: 'Unauthorized access to this website' },
+      {
+        method: 'POST',
+        path: '/api/v1/response-streaming/start',
+        body: { website_id: site.id },
+        status: 403,
+        error: 'Unauthorized access to this website',
+      },
       { method: 'GET', path: '/api/v1/responses', query: { website_id: site.id }, status: 403 },
       { method: 'GET', path: '/api/v1/date-range', query: { website_id: site.id }, status: 403 },
     ]);
@@ -134,13 +195,21 @@ describe('runs', () => {
     await finishedRun(s, w.a.key, a.id, start.body.run_id);
   });
 
-  tenancyChecks('POST /api/v1/response-streaming/start', () => w, { method: 'POST', websiteScoped: true, request: (id) => ({ path: '/api/v1/response-streaming/start', body: { website_id: id } }) });
+  tenancyChecks('POST /api/v1/response-streaming/start', () => w, {
+    method: 'POST',
+    websiteScoped: true,
+    request: (id) => ({ path: '/api/v1/response-streaming/start', body: { website_id: id } }),
+  });
   tenancyChecks('GET /api/v1/response-streaming/runs/:id', () => w, {
     method: 'GET',
     websiteScoped: true,
     request: (id) => ({ path: `/api/v1/response-streaming/runs/${UNKNOWN}`, query: { website_id: id } }),
   });
-  tenancyChecks('GET /api/v1/response-streaming/runs', () => w, { method: 'GET', websiteScoped: true, request: (id) => ({ path: '/api/v1/response-streaming/runs', query: { website_id: id } }) });
+  tenancyChecks('GET /api/v1/response-streaming/runs', () => w, {
+    method: 'GET',
+    websiteScoped: true,
+    request: (id) => ({ path: '/api/v1/response-streaming/runs', query: { website_id: id } }),
+  });
 });
 
 const T0 = '2026-03-01T10:00:00.000Z';
@@ -186,9 +255,19 @@ describe('import', () => {
         position: 2,
         created_at: T0,
         sources: [
-          { url: 'https://blog.globex-import.example.net/review', root_domain: 'example.net', normalized_url: 'blog.globex-import.example.net/review', suffix: 'net' },
+          {
+            url: 'https://blog.globex-import.example.net/review',
+            root_domain: 'example.net',
+            normalized_url: 'blog.globex-import.example.net/review',
+            suffix: 'net',
+          },
           { url: 'https://www.g2.com/crm?gclid=1', root_domain: 'g2.com', normalized_url: 'g2.com/crm', suffix: 'com' },
-          { url: 'https://www.acme-import.example.com/pricing?utm_source=x', root_domain: 'example.com', normalized_url: 'acme-import.example.com/pricing', suffix: 'com' },
+          {
+            url: 'https://www.acme-import.example.com/pricing?utm_source=x',
+            root_domain: 'example.com',
+            normalized_url: 'acme-import.example.com/pricing',
+            suffix: 'com',
+          },
         ],
         competitors: [{ id: site.competitors[0].id, name: 'Globex', url: 'https://globex-import.example.net', position: 1 }],
         schedule: 'default',
@@ -239,7 +318,13 @@ describe('import', () => {
 
   it('given external ids, then a re-import and a repeat within one call are skipped and keep their ids', async () => {
     const site = await buildSite(s, w.a.key);
-    const item = (external_id: string | undefined, text = 'Acme is fine.') => ({ external_id, prompt_id: site.prompts[0].id, model: MODEL_IDS[1], run_at: T0, text });
+    const item = (external_id: string | undefined, text = 'Acme is fine.') => ({
+      external_id,
+      prompt_id: site.prompts[0].id,
+      model: MODEL_IDS[1],
+      run_at: T0,
+      text,
+    });
     const a = await post('/api/v1/responses/import', { website_id: site.id, responses: [item('x1'), item('x2'), item('x1', 'again')] });
     expect(a.body).toMatchObject({ imported: 2, skipped: 1 });
     expect(a.body.response_ids[2]).toBe(a.body.response_ids[0]);
@@ -251,7 +336,11 @@ describe('import', () => {
     expect(all.filter((r: { external_id: string }) => r.external_id === 'x1')).toHaveLength(1);
     // the feed records each import call with what it brought in
     await caughtUp(s, ['activity']);
-    const feed = await s.rt.database.db('rm_activity').where({ website_id: site.id, entity_type: 'response' }).orderBy('seq').select('change_type', 'entity_ids', 'via_api_key');
+    const feed = await s.rt.database
+      .db('rm_activity')
+      .where({ website_id: site.id, entity_type: 'response' })
+      .orderBy('seq')
+      .select('change_type', 'entity_ids', 'via_api_key');
     expect(feed).toEqual([
       { change_type: 'imported', entity_ids: [a.body.response_ids[0], a.body.response_ids[1]], via_api_key: true },
       { change_type: 'imported', entity_ids: [b.body.response_ids[1], b.body.response_ids[2]], via_api_key: true },
@@ -259,7 +348,10 @@ describe('import', () => {
   });
 
   it('given any bad item, then 400 naming it and nothing is imported', async () => {
-    const site = await buildSite(s, w.a.key, { competitors: [{ name: 'Rival', url: 'https://rival-bad.example.net' }], attributes: [{ name: 'Price' }] });
+    const site = await buildSite(s, w.a.key, {
+      competitors: [{ name: 'Rival', url: 'https://rival-bad.example.net' }],
+      attributes: [{ name: 'Price' }],
+    });
     const other = await buildSite(s, w.a.key);
     const ok = { prompt_id: site.prompts[0].id, model: MODEL_IDS[0], run_at: T0, text: 'Fine.' };
     const obs = { entity_id: site.id, attribute_id: site.attributes[0].id, positive: true, score: 0.5, text_span: 'Fine.' };
@@ -270,20 +362,52 @@ describe('import', () => {
       { ...imp([ok, { ...ok, prompt_id: other.prompts[0].id }]), status: 400, error: 'responses[1].prompt_id: Prompt not found' },
       { ...imp([{ ...ok, model: 'gpt-9' }]), status: 400, error: /^responses\[0\]\.model: unknown model "gpt-9"/ },
       { ...imp([{ ...ok, run_at: '2026-03-01' }]), status: 400, error: /^responses\[0\]\.run_at: invalid date/ },
-      { ...imp([{ ...ok, run_at: '2999-01-01T00:00:00Z' }]), status: 400, error: "responses[0].run_at: must not be more than one day after the server's time" },
-      { ...imp([ok, ok, ok, { ...ok, run_at: new Date(Date.now() + 25 * 3600_000).toISOString() }]), status: 400, error: "responses[3].run_at: must not be more than one day after the server's time" },
+      {
+        ...imp([{ ...ok, run_at: '2999-01-01T00:00:00Z' }]),
+        status: 400,
+        error: "responses[0].run_at: must not be more than one day after the server's time",
+      },
+      {
+        ...imp([ok, ok, ok, { ...ok, run_at: new Date(Date.now() + 25 * 3600_000).toISOString() }]),
+        status: 400,
+        error: "responses[3].run_at: must not be more than one day after the server's time",
+      },
       // a time a read model cannot hold (year 0 in UTC) is refused at the command, never handed to a projection
-      { ...imp([ok, { ...ok, run_at: '0001-01-01T00:00:00+01:00' }]), status: 400, error: 'responses[1].run_at: must not be before 2000-01-01T00:00:00Z' },
+      {
+        ...imp([ok, { ...ok, run_at: '0001-01-01T00:00:00+01:00' }]),
+        status: 400,
+        error: 'responses[1].run_at: must not be before 2000-01-01T00:00:00Z',
+      },
       { ...imp([{ ...ok, run_at: '1999-12-31T23:59:59.999Z' }]), status: 400, error: 'responses[0].run_at: must not be before 2000-01-01T00:00:00Z' },
       { ...imp([{ ...ok, text: '   ' }]), status: 400, error: 'responses[0].text: must not be empty' },
       { ...imp([{ ...ok, citations: ['ftp://x.example.com'] }]), status: 400, error: 'responses[0].citations[0]: must be an http(s) URL' },
       { ...imp([{ ...ok, location_id: UNKNOWN }]), status: 400, error: 'responses[0].location_id: Location not found' },
       { ...imp([{ ...ok, products: [{ name: 'X', position: 0 }] }]), status: 400, error: 'responses[0].products[0].position: must be at least 1' },
-      { ...imp([ok, { ...ok, observations: [{ ...obs, score: -0.5 }] }]), status: 400, error: 'responses[1].observations[0].score: its sign must match positive (true): above zero' },
-      { ...imp([{ ...ok, observations: [{ ...obs, positive: false, score: 0.4 }] }]), status: 400, error: 'responses[0].observations[0].score: its sign must match positive (false): below zero' },
-      { ...imp([{ ...ok, observations: [{ ...obs, score: 0.05 }] }]), status: 400, error: 'responses[0].observations[0].score: must be from -1 to -0.1 or from 0.1 to 1 (magnitude 0.1 to 1.0)' },
-      { ...imp([{ ...ok, observations: [{ ...obs, entity_id: other.id }] }]), status: 400, error: "responses[0].observations[0].entity_id: must be the website_id (the brand) or one of its competitors' ids" },
-      { ...imp([{ ...ok, observations: [{ ...obs, attribute_id: UNKNOWN }] }]), status: 400, error: 'responses[0].observations[0].attribute_id: Attribute not found' },
+      {
+        ...imp([ok, { ...ok, observations: [{ ...obs, score: -0.5 }] }]),
+        status: 400,
+        error: 'responses[1].observations[0].score: its sign must match positive (true): above zero',
+      },
+      {
+        ...imp([{ ...ok, observations: [{ ...obs, positive: false, score: 0.4 }] }]),
+        status: 400,
+        error: 'responses[0].observations[0].score: its sign must match positive (false): below zero',
+      },
+      {
+        ...imp([{ ...ok, observations: [{ ...obs, score: 0.05 }] }]),
+        status: 400,
+        error: 'responses[0].observations[0].score: must be from -1 to -0.1 or from 0.1 to 1 (magnitude 0.1 to 1.0)',
+      },
+      {
+        ...imp([{ ...ok, observations: [{ ...obs, entity_id: other.id }] }]),
+        status: 400,
+        error: "responses[0].observations[0].entity_id: must be the website_id (the brand) or one of its competitors' ids",
+      },
+      {
+        ...imp([{ ...ok, observations: [{ ...obs, attribute_id: UNKNOWN }] }]),
+        status: 400,
+        error: 'responses[0].observations[0].attribute_id: Attribute not found',
+      },
       { ...imp([{ ...ok, surprise: 1 }]), status: 400, error: 'responses[0].surprise is not allowed' },
     ]);
     expect((await list(site.id)).body.responses).toEqual([]);
@@ -293,14 +417,20 @@ describe('import', () => {
     const site = await buildSite(s, w.a.key);
     const soon = new Date(Math.floor((Date.now() + 23 * 3600_000) / 1000) * 1000).toISOString();
     const item = (run_at: string) => ({ prompt_id: site.prompts[0].id, model: MODEL_IDS[0], run_at, text: 'Acme.' });
-    const r = await post('/api/v1/responses/import', { website_id: site.id, responses: [item('2000-01-01T00:00:00Z'), item('2000-01-01T01:00:00+01:00'), item(soon)] });
+    const r = await post('/api/v1/responses/import', {
+      website_id: site.id,
+      responses: [item('2000-01-01T00:00:00Z'), item('2000-01-01T01:00:00+01:00'), item(soon)],
+    });
     expect(r.status).toBe(201);
     const listed = (await list(site.id)).body.responses.map((x: { created_at: string }) => x.created_at).sort();
     expect(listed).toEqual(['2000-01-01T00:00:00.000Z', '2000-01-01T00:00:00.000Z', soon]);
   });
 
   it('given observations in an import, then they are stored as given and the extractor leaves those answers alone', async () => {
-    const site = await buildSite(s, w.a.key, { competitors: [{ name: 'Rival', url: 'https://rival-obs.example.net' }], attributes: [{ name: 'Price' }, { name: 'Support' }] });
+    const site = await buildSite(s, w.a.key, {
+      competitors: [{ name: 'Rival', url: 'https://rival-obs.example.net' }],
+      attributes: [{ name: 'Price' }, { name: 'Support' }],
+    });
     const [price, support] = site.attributes;
     const r = await post('/api/v1/responses/import', {
       website_id: site.id,
@@ -319,14 +449,39 @@ describe('import', () => {
       ],
     });
     expect(r.status).toBe(201);
-    const rows = await s.rt.database.db('rm_observations').where({ response_id: r.body.response_ids[0] }).orderBy('intensity').select('entity_id', 'attribute_id', 'positive', 'score', 'text_span', 'model', 'extractor', 'created_at');
+    const rows = await s.rt.database
+      .db('rm_observations')
+      .where({ response_id: r.body.response_ids[0] })
+      .orderBy('intensity')
+      .select('entity_id', 'attribute_id', 'positive', 'score', 'text_span', 'model', 'extractor', 'created_at');
     expect(rows).toEqual([
-      { entity_id: site.id, attribute_id: price.id, positive: true, score: 0.7, text_span: 'Acme is cheap.', model: MODEL_IDS[3], extractor: 'import', created_at: new Date('2026-03-02T08:30:15.000Z') },
-      { entity_id: site.competitors[0].id, attribute_id: support.id, positive: false, score: null, text_span: 'Rival support is slow.', model: MODEL_IDS[3], extractor: 'import', created_at: new Date('2026-03-02T08:30:15.000Z') },
+      {
+        entity_id: site.id,
+        attribute_id: price.id,
+        positive: true,
+        score: 0.7,
+        text_span: 'Acme is cheap.',
+        model: MODEL_IDS[3],
+        extractor: 'import',
+        created_at: new Date('2026-03-02T08:30:15.000Z'),
+      },
+      {
+        entity_id: site.competitors[0].id,
+        attribute_id: support.id,
+        positive: false,
+        score: null,
+        text_span: 'Rival support is slow.',
+        model: MODEL_IDS[3],
+        extractor: 'import',
+        created_at: new Date('2026-03-02T08:30:15.000Z'),
+      },
     ]);
     // the answer without observations is read by the extractor
     const found = await until('observations extracted', async () => {
-      const x = await s.rt.database.db('rm_observations').where({ response_id: r.body.response_ids[1] }).select('entity_id', 'attribute_id', 'positive', 'score', 'extractor');
+      const x = await s.rt.database
+        .db('rm_observations')
+        .where({ response_id: r.body.response_ids[1] })
+        .select('entity_id', 'attribute_id', 'positive', 'score', 'extractor');
       return x.length > 0 && x;
     });
     expect(found.every((o: { entity_id: string; extractor: string }) => o.entity_id === site.id && o.extractor === 'rules')).toBe(true);
@@ -337,17 +492,29 @@ describe('import', () => {
   tenancyChecks('POST /api/v1/responses/import', () => w, {
     method: 'POST',
     websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/responses/import', body: { website_id: id, responses: [{ prompt_id: UNKNOWN, model: MODEL_IDS[0], run_at: T0, text: 'x' }] } }),
+    request: (id) => ({
+      path: '/api/v1/responses/import',
+      body: { website_id: id, responses: [{ prompt_id: UNKNOWN, model: MODEL_IDS[0], run_at: T0, text: 'x' }] },
+    }),
   });
 });
 
 describe('listing', () => {
   it('given answers across models, days and schedules, then the filters select exactly the matching ones', async () => {
-    const site = await buildSite(s, w.a.key, { prompts: [{ text: 'one' }, { text: 'two', type: 'branded' }, { text: 'three', status: 'paused' }], locations: [{ location: 'Paris', country: 'France' }] });
+    const site = await buildSite(s, w.a.key, {
+      prompts: [{ text: 'one' }, { text: 'two', type: 'branded' }, { text: 'three', status: 'paused' }],
+      locations: [{ location: 'Paris', country: 'France' }],
+    });
     const sched = await post('/api/v1/prompt-schedules', { website_id: site.id, name: 'S', models: [MODEL_IDS[0]], frequency: 'daily' });
     const [p1, p2, p3] = site.prompts;
     const loc = site.locations[0].id;
-    const item = (prompt: { id: string }, model: string, run_at: string, extra: object = {}) => ({ prompt_id: prompt.id, model, run_at, text: 'Acme.', ...extra });
+    const item = (prompt: { id: string }, model: string, run_at: string, extra: object = {}) => ({
+      prompt_id: prompt.id,
+      model,
+      run_at,
+      text: 'Acme.',
+      ...extra,
+    });
     const imp = await post('/api/v1/responses/import', {
       website_id: site.id,
       responses: [
@@ -384,21 +551,87 @@ describe('listing', () => {
 
     await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/responses', status: 400, error: 'website_id is required' },
-      { method: 'GET', path: '/api/v1/responses', query: { website_id: site.id, models: 'gpt-9' }, status: 400, error: /^models\[0\]: unknown model "gpt-9"/ },
-      { method: 'GET', path: '/api/v1/responses', query: { website_id: site.id, start_date: 'yesterday' }, status: 400, error: /^start_date: invalid date/ },
-      { method: 'GET', path: '/api/v1/responses', query: { website_id: site.id, start_date: '2026-03-03', end_date: '2026-03-01' }, status: 400, error: /^end_date: is before start_date/ },
-      { method: 'GET', path: '/api/v1/responses', query: { website_id: site.id, location_ids: loc }, status: 400, error: 'location_ids: must be sent in the body as filters.location_ids (POST /api/v1/responses)' },
-      { method: 'GET', path: '/api/v1/responses', query: { website_id: site.id, prompt_ids: UNKNOWN }, status: 400, error: 'prompt_ids[0]: no prompt of this website has this id' },
-      { method: 'GET', path: '/api/v1/responses', query: { website_id: site.id, schedule_id: UNKNOWN }, status: 400, error: 'schedule_id: no schedule of this website has this id' },
-      { method: 'GET', path: '/api/v1/responses', query: { website_id: site.id, page_size: '101' }, status: 400, error: 'page_size: must be between 1 and 100' },
+      {
+        method: 'GET',
+        path: '/api/v1/responses',
+        query: { website_id: site.id, models: 'gpt-9' },
+        status: 400,
+        error: /^models\[0\]: unknown model "gpt-9"/,
+      },
+      {
+        method: 'GET',
+        path: '/api/v1/responses',
+        query: { website_id: site.id, start_date: 'yesterday' },
+        status: 400,
+        error: /^start_date: invalid date/,
+      },
+      {
+        method: 'GET',
+        path: '/api/v1/responses',
+        query: { website_id: site.id, start_date: '2026-03-03', end_date: '2026-03-01' },
+        status: 400,
+        error: /^end_date: is before start_date/,
+      },
+      {
+        method: 'GET',
+        path: '/api/v1/responses',
+        query: { website_id: site.id, location_ids: loc },
+        status: 400,
+        error: 'location_ids: must be sent in the body as filters.location_ids (POST /api/v1/responses)',
+      },
+      {
+        method: 'GET',
+        path: '/api/v1/responses',
+        query: { website_id: site.id, prompt_ids: UNKNOWN },
+        status: 400,
+        error: 'prompt_ids[0]: no prompt of this website has this id',
+      },
+      {
+        method: 'GET',
+        path: '/api/v1/responses',
+        query: { website_id: site.id, schedule_id: UNKNOWN },
+        status: 400,
+        error: 'schedule_id: no schedule of this website has this id',
+      },
+      {
+        method: 'GET',
+        path: '/api/v1/responses',
+        query: { website_id: site.id, page_size: '101' },
+        status: 400,
+        error: 'page_size: must be between 1 and 100',
+      },
       { method: 'GET', path: '/api/v1/responses', query: { website_id: site.id, sentiment: 'x' }, status: 400, error: 'sentiment is not allowed' },
-      { method: 'POST', path: '/api/v1/responses', body: { website_id: site.id, filters: { location_ids: [UNKNOWN] } }, status: 400, error: 'filters.location_ids[0]: no location of this website has this id' },
-      { method: 'POST', path: '/api/v1/responses', body: { website_id: site.id, filters: { bogus: 1 } }, status: 400, error: 'filters.bogus is not allowed' },
+      {
+        method: 'POST',
+        path: '/api/v1/responses',
+        body: { website_id: site.id, filters: { location_ids: [UNKNOWN] } },
+        status: 400,
+        error: 'filters.location_ids[0]: no location of this website has this id',
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/responses',
+        body: { website_id: site.id, filters: { bogus: 1 } },
+        status: 400,
+        error: 'filters.bogus is not allowed',
+      },
       { method: 'GET', path: '/api/v1/date-range', query: { website_id: site.id, schedule_id: UNKNOWN }, status: 404, error: 'Schedule not found' },
     ]);
   });
 
-  tenancyChecks('GET /api/v1/responses', () => w, { method: 'GET', websiteScoped: true, request: (id) => ({ path: '/api/v1/responses', query: { website_id: id } }) });
-  tenancyChecks('POST /api/v1/responses', () => w, { method: 'POST', websiteScoped: true, request: (id) => ({ path: '/api/v1/responses', body: { website_id: id } }) });
-  tenancyChecks('GET /api/v1/date-range', () => w, { method: 'GET', websiteScoped: true, request: (id) => ({ path: '/api/v1/date-range', query: { website_id: id } }) });
+  tenancyChecks('GET /api/v1/responses', () => w, {
+    method: 'GET',
+    websiteScoped: true,
+    request: (id) => ({ path: '/api/v1/responses', query: { website_id: id } }),
+  });
+  tenancyChecks('POST /api/v1/responses', () => w, {
+    method: 'POST',
+    websiteScoped: true,
+    request: (id) => ({ path: '/api/v1/responses', body: { website_id: id } }),
+  });
+  tenancyChecks('GET /api/v1/date-range', () => w, {
+    method: 'GET',
+    websiteScoped: true,
+    request: (id) => ({ path: '/api/v1/date-range', query: { website_id: id } }),
+  });
 });

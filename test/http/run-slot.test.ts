@@ -48,9 +48,15 @@ describe('one run in progress per schedule', () => {
   const start = (websiteId: string, i = 0, scheduleId?: string) =>
     call(at(i), 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: websiteId, ...(scheduleId && { schedule_id: scheduleId }) } });
   const slotEvents = async (websiteId: string, scheduleId: string | null = null) =>
-    (await a.rt.store.readStream(runSlotStream(websiteId, scheduleId))).map((e) => [e.type, (e.data as { run_id: string }).run_id, (e.data as { reason?: string }).reason]);
+    (await a.rt.store.readStream(runSlotStream(websiteId, scheduleId))).map((e) => [
+      e.type,
+      (e.data as { run_id: string }).run_id,
+      (e.data as { reason?: string }).reason,
+    ]);
   const runEvents = async (websiteId: string) =>
-    (await a.rt.database.db('aivis_events').where('type', 'RunStarted').whereRaw("data->>'website_id' = ?", [websiteId]).select('data')).map((r: { data: { run_id: string } }) => r.data.run_id);
+    (await a.rt.database.db('aivis_events').where('type', 'RunStarted').whereRaw("data->>'website_id' = ?", [websiteId]).select('data')).map(
+      (r: { data: { run_id: string } }) => r.data.run_id,
+    );
   const statuses = (rs: Answer[]) => rs.map((r) => r.status).sort();
 
   it('given N starts of one schedule at once, then one 202 and N-1 409 naming its run; once it finished, the next start is a 202', async () => {
@@ -60,7 +66,8 @@ describe('one run in progress per schedule', () => {
       const rs = await Promise.all(Array.from({ length: N }, (_, i) => start(site.id, i)));
       expect(statuses(rs)).toEqual([202, ...Array(N - 1).fill(409)]);
       const won = rs.find((r) => r.status === 202)!.body;
-      for (const r of rs.filter((x) => x.status === 409)) expect(r.body).toMatchObject({ error: RUN_IN_PROGRESS, run: { run_id: won.run_id, status: 'running' } });
+      for (const r of rs.filter((x) => x.status === 409))
+        expect(r.body).toMatchObject({ error: RUN_IN_PROGRESS, run: { run_id: won.run_id, status: 'running' } });
       expect(await runEvents(site.id)).toEqual([won.run_id]);
       expect(await slotEvents(site.id)).toEqual([['RunSlotTaken', won.run_id, undefined]]);
       // still going: another start is refused with the run as the listing shows it
@@ -85,7 +92,10 @@ describe('one run in progress per schedule', () => {
 
   it("given starts of two schedules at once, then each schedule's slot is its own: both start", async () => {
     const site = await buildSite(a, key);
-    const weekly = await call(a, 'POST', '/api/v1/prompt-schedules', { key, body: { website_id: site.id, name: 'Weekly', models: [MODEL_IDS[0]], frequency: 'weekly' } });
+    const weekly = await call(a, 'POST', '/api/v1/prompt-schedules', {
+      key,
+      body: { website_id: site.id, name: 'Weekly', models: [MODEL_IDS[0]], frequency: 'weekly' },
+    });
     const [one, two] = await Promise.all([start(site.id, 0), start(site.id, 1, weekly.body.schedule.id)]);
     expect([one.status, two.status]).toEqual([202, 202]);
     await finishedRun(a, key, site.id, one.body.run_id);
@@ -151,14 +161,20 @@ describe('one run in progress per schedule', () => {
     try {
       const stuck = await start(site.id);
       expect(stuck.status).toBe(202);
-      await until('its units listed', async () => (await call(a, 'GET', `/api/v1/response-streaming/runs/${stuck.body.run_id}`, { key, query: { website_id: site.id } })).status === 200);
+      await until(
+        'its units listed',
+        async () =>
+          (await call(a, 'GET', `/api/v1/response-streaming/runs/${stuck.body.run_id}`, { key, query: { website_id: site.id } })).status === 200,
+      );
       // before the hold runs out, nothing expires
       const soon = () => new Date(Date.now() + RUN_SLOT_HOLD_MS - 60_000);
       const early = await recordRunEnds({ store: a.rt.store, db: a.rt.database.db, logger: silentLogger(), now: soon });
       expect(early.expired).not.toContain(stuck.body.run_id);
       // past it, every instance passing at once: one end
       const past = () => new Date(Date.now() + RUN_SLOT_HOLD_MS + 60_000);
-      const passes = await Promise.all(instances().map((s) => recordRunEnds({ store: s.rt.store, db: s.rt.database.db, logger: silentLogger(), now: past })));
+      const passes = await Promise.all(
+        instances().map((s) => recordRunEnds({ store: s.rt.store, db: s.rt.database.db, logger: silentLogger(), now: past })),
+      );
       expect(passes.flatMap((p) => p.expired).filter((id) => id === stuck.body.run_id)).toHaveLength(1);
       expect(await slotEvents(site.id)).toEqual([
         ['RunSlotTaken', stuck.body.run_id, undefined],
@@ -176,7 +192,19 @@ describe('one run in progress per schedule', () => {
       // the expired run's answers arriving late no longer count for it
       gate.release();
       await finishedRun(a, key, site.id, next.body.run_id);
-      await until('the late answers recorded', async () => Number((await a.rt.database.db('aivis_events').where('type', 'ResponseRecorded').whereRaw("data->>'run_id' = ?", [stuck.body.run_id]).count<{ n: string }[]>('* as n'))[0].n) === MODEL_IDS.length);
+      await until(
+        'the late answers recorded',
+        async () =>
+          Number(
+            (
+              await a.rt.database
+                .db('aivis_events')
+                .where('type', 'ResponseRecorded')
+                .whereRaw("data->>'run_id' = ?", [stuck.body.run_id])
+                .count<{ n: string }[]>('* as n')
+            )[0].n,
+          ) === MODEL_IDS.length,
+      );
       await a.rt.waitForReadModels(await a.rt.store.lastPosition(), ['runs']);
       const after = await call(a, 'GET', `/api/v1/response-streaming/runs/${stuck.body.run_id}`, { key, query: { website_id: site.id } });
       expect(after.body).toMatchObject({ status: 'failed', recorded: 0, failed: MODEL_IDS.length, pending: 0 });
@@ -191,7 +219,13 @@ describe('one run in progress per schedule', () => {
     try {
       const stuck = await start(site.id);
       expect(stuck.status).toBe(202);
-      const ctx = (hours: number) => ({ store: a.rt.store, organizationId, websiteId: site.id, actor: SYSTEM_ACTOR, now: () => new Date(Date.now() + hours * 3_600_000) });
+      const ctx = (hours: number) => ({
+        store: a.rt.store,
+        organizationId,
+        websiteId: site.id,
+        actor: SYSTEM_ACTOR,
+        now: () => new Date(Date.now() + hours * 3_600_000),
+      });
       const refused = await startRun(ctx(11), { website_id: site.id, schedule_id: null, trigger: 'manual', day: '2026-03-02' });
       expect(isDomainError(refused) && refused.message).toBe(RUN_IN_PROGRESS);
       const taken = await startRun(ctx(13), { website_id: site.id, schedule_id: null, trigger: 'manual', day: '2026-03-02' });

@@ -36,13 +36,23 @@ describe('runs whose units fail or are still going', () => {
     const start = await call(s, 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: site.id } });
     expect(start.status).toBe(202);
     const run = await finishedRun(s, key, site.id, start.body.run_id);
-    expect(run).toMatchObject({ status: 'completed_with_failures', total: 2 * MODEL_IDS.length, recorded: 2 * (MODEL_IDS.length - 1), failed: 2, pending: 0 });
+    expect(run).toMatchObject({
+      status: 'completed_with_failures',
+      total: 2 * MODEL_IDS.length,
+      recorded: 2 * (MODEL_IDS.length - 1),
+      failed: 2,
+      pending: 0,
+    });
     expect(run.failures).toHaveLength(2);
     for (const f of run.failures) {
       expect(f).toMatchObject({ model: MODEL_IDS[5], error_kind: 'rate_limited', error: 'provider said 429 four times', attempts: 4 });
     }
     // no credits for a failed call
-    const credits = await s.rt.database.db('aivis_events').where('type', 'CreditsUsed').whereRaw("data->>'run_id' = ?", [start.body.run_id]).count<{ n: string }[]>('* as n');
+    const credits = await s.rt.database
+      .db('aivis_events')
+      .where('type', 'CreditsUsed')
+      .whereRaw("data->>'run_id' = ?", [start.body.run_id])
+      .count<{ n: string }[]>('* as n');
     expect(Number(credits[0].n)).toBe(2 * (MODEL_IDS.length - 1));
   });
 
@@ -54,11 +64,22 @@ describe('runs whose units fail or are still going', () => {
       expect(first.status).toBe(202);
       // the first run's workers keep writing (its prompt's first-answer marker): count what a start would write
       const runEvents = async () =>
-        Number((await s.rt.database.db('aivis_events').whereIn('type', ['RunStarted', 'ResponseRequested']).whereRaw("metadata->>'website_id' = ?", [site.id]).count<{ n: string }[]>('* as n'))[0].n);
+        Number(
+          (
+            await s.rt.database
+              .db('aivis_events')
+              .whereIn('type', ['RunStarted', 'ResponseRequested'])
+              .whereRaw("metadata->>'website_id' = ?", [site.id])
+              .count<{ n: string }[]>('* as n')
+          )[0].n,
+        );
       const before = await runEvents();
       const again = await call(s, 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: site.id, schedule_id: 'default' } });
       expect(again.status).toBe(409);
-      expect(again.body).toMatchObject({ error: 'A run of this schedule is already in progress', run: { run_id: first.body.run_id, status: 'running' } });
+      expect(again.body).toMatchObject({
+        error: 'A run of this schedule is already in progress',
+        run: { run_id: first.body.run_id, status: 'running' },
+      });
       expect(await runEvents()).toBe(before);
       expect(before).toBe(1 + MODEL_IDS.length);
       const going = await call(s, 'GET', `/api/v1/response-streaming/runs/${first.body.run_id}`, { key, query: { website_id: site.id } });
@@ -78,9 +99,27 @@ describe('runs whose units fail or are still going', () => {
     const site = await buildSite(s, key, { prompts: [{ text: 'drop' }] });
     const del = await call(s, 'DELETE', `/api/v1/prompts/${site.prompts[0].id}`, { key, query: { website_id: site.id } });
     expect(del.body).toEqual({ success: true, soft_deleted: false });
-    const req = { request_id: newId(), run_id: newId(), website_id: site.id, prompt_id: site.prompts[0].id, model: MODEL_IDS[0], location_id: null, persona_id: null, schedule_id: null, day: '2026-03-01', run_at: null };
+    const req = {
+      request_id: newId(),
+      run_id: newId(),
+      website_id: site.id,
+      prompt_id: site.prompts[0].id,
+      model: MODEL_IDS[0],
+      location_id: null,
+      persona_id: null,
+      schedule_id: null,
+      day: '2026-03-01',
+      run_at: null,
+    };
     const org = (await s.rt.database.db('rm_websites').where('id', site.id).first('organization_id')).organization_id;
-    const metadata = { organization_id: org, website_id: site.id, actor: SYSTEM_ACTOR, correlation_id: req.run_id, causation_id: null, time: new Date().toISOString() };
+    const metadata = {
+      organization_id: org,
+      website_id: site.id,
+      actor: SYSTEM_ACTOR,
+      correlation_id: req.run_id,
+      causation_id: null,
+      time: new Date().toISOString(),
+    };
     const deps = { store: s.rt.store, db: s.rt.database.db, bus: s.rt.bus, engines: t.engines, logger: silentLogger() };
     expect(await answerUnit(deps, { id: req.request_id, data: req, metadata })).toBe('failed');
     const stream = await s.rt.store.readStream(responseStream(responseIdOf(req.request_id)));

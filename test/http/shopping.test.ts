@@ -69,11 +69,19 @@ const at = (merchant: string | null, price: number | null, currency: string | nu
 
 async function buildData(): Promise<Data> {
   const site = (await created('/api/v1/websites', { name: 'Acme', url: 'https://acme-shop.example.com' })).website.id as string;
-  const globex = (await created('/api/v1/competitors', { website_id: site, name: 'Globex', url: 'https://globex.example.net' })).competitor.id as string;
-  const initech = (await created('/api/v1/competitors', { website_id: site, name: 'Initech', url: 'https://initech.example.org' })).competitor.id as string;
+  const globex = (await created('/api/v1/competitors', { website_id: site, name: 'Globex', url: 'https://globex.example.net' })).competitor
+    .id as string;
+  const initech = (await created('/api/v1/competitors', { website_id: site, name: 'Initech', url: 'https://initech.example.org' })).competitor
+    .id as string;
   const prompt = async (text: string, tags: string[]) => (await created('/api/v1/prompts', { website_id: site, text, tags })).prompt.id as string;
-  const p = { p1: await prompt('Best headphones for a gift?', ['gift', 'audio']), p2: await prompt('Best earbuds?', ['audio']), p3: await prompt('Gift ideas', ['gift']), p4: await prompt('Old prompt', ['gift']) };
-  const schedule = (await created('/api/v1/prompt-schedules', { website_id: site, name: 'Shopping daily', models: [SM0], frequency: 'daily' })).schedule.id as string;
+  const p = {
+    p1: await prompt('Best headphones for a gift?', ['gift', 'audio']),
+    p2: await prompt('Best earbuds?', ['audio']),
+    p3: await prompt('Gift ideas', ['gift']),
+    p4: await prompt('Old prompt', ['gift']),
+  };
+  const schedule = (await created('/api/v1/prompt-schedules', { website_id: site, name: 'Shopping daily', models: [SM0], frequency: 'daily' }))
+    .schedule.id as string;
   const answer = (prompt_id: string, model: string, run_at: string, products: unknown[], extra: Record<string, unknown> = {}) => ({
     prompt_id,
     model,
@@ -125,7 +133,16 @@ useWorld(async (ctx) => {
 });
 
 const zeroBuckets = (from: number, to: number) =>
-  Array.from({ length: to - from + 1 }, (_, i) => ({ position: String(from + i), cards: 0, own_cards: 0, competitor_cards: 0, other_cards: 0, own_rate: 0, competitor_rate: 0, own_share: 0 }));
+  Array.from({ length: to - from + 1 }, (_, i) => ({
+    position: String(from + i),
+    cards: 0,
+    own_cards: 0,
+    competitor_cards: 0,
+    other_cards: 0,
+    own_rate: 0,
+    competitor_rate: 0,
+    own_share: 0,
+  }));
 
 describe('POST /api/v1/metrics/shopping: the nine blocks', () => {
   let body: any;
@@ -248,7 +265,7 @@ describe('POST /api/v1/metrics/shopping: the nine blocks', () => {
     ]);
   });
 
-  it("then top_competitor_products lists each competitor product with its main currency and every merchant", () => {
+  it('then top_competitor_products lists each competitor product with its main currency and every merchant', () => {
     expect(body.top_competitor_products).toEqual([
       {
         name: 'Globex Sound X',
@@ -297,18 +314,98 @@ describe('POST /api/v1/metrics/shopping: the nine blocks', () => {
 
   it('then competitor_breakdown has the brand first, then competitors by appearances, shares over 12 tracked cards', () => {
     expect(body.competitor_breakdown).toEqual([
-      { entity_id: d.site, name: 'Acme', is_self: true, appearances: 5, answers: 4, answer_rate: 57.14, share_of_appearances: 41.67, avg_position: 1.8, best_position: 1, first_position_answers: 2, products: 3 },
-      { entity_id: d.globex, name: 'Globex', is_self: false, appearances: 4, answers: 4, answer_rate: 57.14, share_of_appearances: 33.33, avg_position: 4, best_position: 1, first_position_answers: 2, products: 1 },
-      { entity_id: d.initech, name: 'Initech', is_self: false, appearances: 3, answers: 3, answer_rate: 42.86, share_of_appearances: 25, avg_position: 2, best_position: 1, first_position_answers: 1, products: 1 },
+      {
+        entity_id: d.site,
+        name: 'Acme',
+        is_self: true,
+        appearances: 5,
+        answers: 4,
+        answer_rate: 57.14,
+        share_of_appearances: 41.67,
+        avg_position: 1.8,
+        best_position: 1,
+        first_position_answers: 2,
+        products: 3,
+      },
+      {
+        entity_id: d.globex,
+        name: 'Globex',
+        is_self: false,
+        appearances: 4,
+        answers: 4,
+        answer_rate: 57.14,
+        share_of_appearances: 33.33,
+        avg_position: 4,
+        best_position: 1,
+        first_position_answers: 2,
+        products: 1,
+      },
+      {
+        entity_id: d.initech,
+        name: 'Initech',
+        is_self: false,
+        appearances: 3,
+        answers: 3,
+        answer_rate: 42.86,
+        share_of_appearances: 25,
+        avg_position: 2,
+        best_position: 1,
+        first_position_answers: 1,
+        products: 1,
+      },
     ]);
   });
 
   it('then merchant_breakdown keys merchants case-insensitively (a URL-only card by its host), most cards first', () => {
     expect(body.merchant_breakdown).toEqual([
-      { merchant: 'Amazon', merchant_key: 'amazon', appearances: 5, answers: 4, share_of_appearances: 41.67, own_appearances: 3, competitor_appearances: 2, own_share: 60, avg_position: 1.4, priced_appearances: 5 },
-      { merchant: 'Walmart', merchant_key: 'walmart', appearances: 3, answers: 2, share_of_appearances: 25, own_appearances: 1, competitor_appearances: 2, own_share: 33.33, avg_position: 2, priced_appearances: 3 },
-      { merchant: 'Target', merchant_key: 'target', appearances: 2, answers: 2, share_of_appearances: 16.67, own_appearances: 0, competitor_appearances: 2, own_share: 0, avg_position: 1.5, priced_appearances: 2 },
-      { merchant: 'BestBuy', merchant_key: 'bestbuy', appearances: 1, answers: 1, share_of_appearances: 8.33, own_appearances: 0, competitor_appearances: 0, own_share: 0, avg_position: 3, priced_appearances: 1 },
+      {
+        merchant: 'Amazon',
+        merchant_key: 'amazon',
+        appearances: 5,
+        answers: 4,
+        share_of_appearances: 41.67,
+        own_appearances: 3,
+        competitor_appearances: 2,
+        own_share: 60,
+        avg_position: 1.4,
+        priced_appearances: 5,
+      },
+      {
+        merchant: 'Walmart',
+        merchant_key: 'walmart',
+        appearances: 3,
+        answers: 2,
+        share_of_appearances: 25,
+        own_appearances: 1,
+        competitor_appearances: 2,
+        own_share: 33.33,
+        avg_position: 2,
+        priced_appearances: 3,
+      },
+      {
+        merchant: 'Target',
+        merchant_key: 'target',
+        appearances: 2,
+        answers: 2,
+        share_of_appearances: 16.67,
+        own_appearances: 0,
+        competitor_appearances: 2,
+        own_share: 0,
+        avg_position: 1.5,
+        priced_appearances: 2,
+      },
+      {
+        merchant: 'BestBuy',
+        merchant_key: 'bestbuy',
+        appearances: 1,
+        answers: 1,
+        share_of_appearances: 8.33,
+        own_appearances: 0,
+        competitor_appearances: 0,
+        own_share: 0,
+        avg_position: 3,
+        priced_appearances: 1,
+      },
       {
         merchant: 'shop.globex.example.net',
         merchant_key: 'shop.globex.example.net',
@@ -372,9 +469,36 @@ describe('POST /api/v1/metrics/shopping: the nine blocks', () => {
 
   it('then trend has one row per UTC day with answers, oldest first', () => {
     expect(body.trend).toEqual([
-      { date: '2026-03-01', answers: 2, answers_with_products: 2, answers_with_own_products: 2, own_product_appearances: 2, competitor_product_appearances: 3, product_visibility_rate: 100, avg_own_position: 1.5 },
-      { date: '2026-03-02', answers: 2, answers_with_products: 1, answers_with_own_products: 1, own_product_appearances: 1, competitor_product_appearances: 2, product_visibility_rate: 50, avg_own_position: 1 },
-      { date: '2026-03-03', answers: 3, answers_with_products: 2, answers_with_own_products: 1, own_product_appearances: 2, competitor_product_appearances: 2, product_visibility_rate: 33.33, avg_own_position: 2.5 },
+      {
+        date: '2026-03-01',
+        answers: 2,
+        answers_with_products: 2,
+        answers_with_own_products: 2,
+        own_product_appearances: 2,
+        competitor_product_appearances: 3,
+        product_visibility_rate: 100,
+        avg_own_position: 1.5,
+      },
+      {
+        date: '2026-03-02',
+        answers: 2,
+        answers_with_products: 1,
+        answers_with_own_products: 1,
+        own_product_appearances: 1,
+        competitor_product_appearances: 2,
+        product_visibility_rate: 50,
+        avg_own_position: 1,
+      },
+      {
+        date: '2026-03-03',
+        answers: 3,
+        answers_with_products: 2,
+        answers_with_own_products: 1,
+        own_product_appearances: 2,
+        competitor_product_appearances: 2,
+        product_visibility_rate: 33.33,
+        avg_own_position: 2.5,
+      },
     ]);
   });
 });
@@ -383,7 +507,14 @@ describe('POST /api/v1/metrics/shopping: filters', () => {
   it('given schedule_id of a custom schedule, then only its answers count; manual is default', async () => {
     const r = await metrics({ website_id: d.site, filters: { schedule_id: d.schedule } });
     expect(r.schedule).toBe(d.schedule);
-    expect(r.summary).toMatchObject({ answers: 1, answers_with_products: 1, answers_with_own_products: 1, product_visibility_rate: 100, own_product_appearances: 1, avg_own_position: 1 });
+    expect(r.summary).toMatchObject({
+      answers: 1,
+      answers_with_products: 1,
+      answers_with_own_products: 1,
+      product_visibility_rate: 100,
+      own_product_appearances: 1,
+      avg_own_position: 1,
+    });
     expect(r.top_own_products.map((p: any) => [p.name, p.median_price])).toEqual([['Acme Pro Headphones', 179]]);
     expect(r.trend.map((t: any) => t.date)).toEqual(['2026-03-02']);
     const manual = await metrics({ website_id: d.site, filters: { schedule_id: 'manual' } });
@@ -394,20 +525,39 @@ describe('POST /api/v1/metrics/shopping: filters', () => {
     const r = await metrics({ website_id: d.site, filters: { models: [SM1] } });
     expect(r.models).toEqual([SM1]);
     // A2, A4, A9
-    expect(r.summary).toMatchObject({ answers: 3, answers_with_products: 2, answers_with_own_products: 2, own_product_appearances: 2, competitor_product_appearances: 4, avg_own_position: 1.5 });
+    expect(r.summary).toMatchObject({
+      answers: 3,
+      answers_with_products: 2,
+      answers_with_own_products: 2,
+      own_product_appearances: 2,
+      competitor_product_appearances: 4,
+      avg_own_position: 1.5,
+    });
     expect(r.offer_summary.cards).toBe(6);
   });
 
   it('given competitor_ids, then only those competitors are competitor cards; the others count as other', async () => {
     const r = await metrics({ website_id: d.site, filters: { competitor_ids: [d.initech] } });
-    expect(r.summary).toMatchObject({ own_product_appearances: 5, competitor_product_appearances: 3, share_of_product_appearances: 62.5, answers_with_competitor_products: 3, competitor_products: 1 });
+    expect(r.summary).toMatchObject({
+      own_product_appearances: 5,
+      competitor_product_appearances: 3,
+      share_of_product_appearances: 62.5,
+      answers_with_competitor_products: 3,
+      competitor_products: 1,
+    });
     expect(r.offer_summary).toMatchObject({ cards: 13, own_cards: 5, competitor_cards: 3, other_cards: 5 });
     expect(r.competitor_breakdown.map((c: any) => [c.name, c.appearances, c.share_of_appearances])).toEqual([
       ['Acme', 5, 62.5],
       ['Initech', 3, 37.5],
     ]);
     expect(r.top_competitor_products.map((p: any) => p.name)).toEqual(['Initech Beat']);
-    expect(r.price_comparison[0]).toMatchObject({ currency: 'USD', competitor_cards: 1, competitor_median_price: 120, own_vs_competitor_median_pct: 58.33, price_position: 'above' });
+    expect(r.price_comparison[0]).toMatchObject({
+      currency: 'USD',
+      competitor_cards: 1,
+      competitor_median_price: 120,
+      own_vs_competitor_median_pct: 58.33,
+      price_position: 'above',
+    });
     expect(r.price_comparison[0].competitors.map((c: any) => c.name)).toEqual(['Initech']);
     expect(r.position_distribution[9]).toMatchObject({ position: '10+', cards: 1, competitor_cards: 0, other_cards: 1 });
   });
@@ -418,7 +568,13 @@ describe('POST /api/v1/metrics/shopping: filters', () => {
     expect(gift.summary).toMatchObject({ answers: 4, answers_with_products: 3, answers_with_own_products: 2, own_product_appearances: 2 });
     const all = await metrics({ website_id: d.site, filters: { prompt_tags: ['gift', 'audio'], prompt_tags_operator: 'all' } });
     // P1 only: A1, A3
-    expect(all.summary).toMatchObject({ answers: 2, answers_with_products: 1, answers_with_own_products: 1, own_product_appearances: 1, competitor_product_appearances: 1 });
+    expect(all.summary).toMatchObject({
+      answers: 2,
+      answers_with_products: 1,
+      answers_with_own_products: 1,
+      own_product_appearances: 1,
+      competitor_product_appearances: 1,
+    });
     const any = await metrics({ website_id: d.site, filters: { prompt_tags: ['gift', 'audio'], prompt_tags_operator: 'any' } });
     expect(any.summary.answers).toBe(7);
     const none = await metrics({ website_id: d.site, filters: { prompt_tags: ['nobody-has-this'] } });
@@ -430,7 +586,13 @@ describe('POST /api/v1/metrics/shopping: filters', () => {
   it('given target_identifiers, then own products are the brand cards whose name or brand holds one as a whole word, any case', async () => {
     const r = await metrics({ website_id: d.site, filters: { target_identifiers: ['acme PRO'] } });
     // A1 c1, A4 c1 ("acme pro  headphones"), A5 c1; Lite Earbuds and Travel Case drop to other
-    expect(r.summary).toMatchObject({ answers_with_own_products: 3, product_visibility_rate: 42.86, own_product_appearances: 3, avg_own_position: 1.33, own_products: 1 });
+    expect(r.summary).toMatchObject({
+      answers_with_own_products: 3,
+      product_visibility_rate: 42.86,
+      own_product_appearances: 3,
+      avg_own_position: 1.33,
+      own_products: 1,
+    });
     expect(r.offer_summary).toMatchObject({ own_cards: 3, competitor_cards: 7, other_cards: 3 });
     expect(r.top_own_products.map((p: any) => p.name)).toEqual(['Acme Pro Headphones']);
     expect(r.competitor_breakdown[0]).toMatchObject({ name: 'Acme', appearances: 3, share_of_appearances: 30 });
@@ -462,11 +624,26 @@ describe('POST /api/v1/metrics/shopping: filters', () => {
   it('given every filter at once, then they all apply', async () => {
     const r = await metrics({
       website_id: d.site,
-      filters: { schedule_id: 'default', models: [SM0], competitor_ids: [d.globex], prompt_tags: ['audio'], prompt_tags_operator: 'any', target_identifiers: ['Headphones'], start_date: '2026-03-01', end_date: '2026-03-03' },
+      filters: {
+        schedule_id: 'default',
+        models: [SM0],
+        competitor_ids: [d.globex],
+        prompt_tags: ['audio'],
+        prompt_tags_operator: 'any',
+        target_identifiers: ['Headphones'],
+        start_date: '2026-03-01',
+        end_date: '2026-03-03',
+      },
       top_products_limit: 1,
     });
     // P1 and P2 on SM0: A1, A3, A5
-    expect(r.summary).toMatchObject({ answers: 3, answers_with_products: 2, answers_with_own_products: 2, own_product_appearances: 2, competitor_product_appearances: 2 });
+    expect(r.summary).toMatchObject({
+      answers: 3,
+      answers_with_products: 2,
+      answers_with_own_products: 2,
+      own_product_appearances: 2,
+      competitor_product_appearances: 2,
+    });
     expect(r.top_own_products).toHaveLength(1);
     expect(r.competitor_breakdown.map((c: any) => c.name)).toEqual(['Acme', 'Globex']);
   });
@@ -485,11 +662,20 @@ describe('POST /api/v1/metrics/shopping: filters', () => {
     const site = (await created('/api/v1/websites', { name: 'Solo', url: 'https://solo-shop.example.com' })).website.id;
     const keep = (await created('/api/v1/prompts', { website_id: site, text: 'Keep' })).prompt.id;
     const drop = (await created('/api/v1/prompts', { website_id: site, text: 'Drop', status: 'paused' })).prompt.id;
-    const item = (prompt_id: string) => ({ prompt_id, model: SM0, run_at: '2026-02-01T10:00:00Z', text: 'Solo.', products: [{ name: 'Solo One', brand: 'Solo', position: 1 }] });
+    const item = (prompt_id: string) => ({
+      prompt_id,
+      model: SM0,
+      run_at: '2026-02-01T10:00:00Z',
+      text: 'Solo.',
+      products: [{ name: 'Solo One', brand: 'Solo', position: 1 }],
+    });
     await created('/api/v1/responses/import', { website_id: site, responses: [item(keep), item(drop)] });
     // a paused prompt's answers count
     expect((await metrics({ website_id: site })).summary).toMatchObject({ answers: 2, own_product_appearances: 2 });
-    expect((await call(s, 'DELETE', `/api/v1/prompts/${drop}`, { key: w.a.key, query: { website_id: site } })).body).toEqual({ success: true, soft_deleted: true });
+    expect((await call(s, 'DELETE', `/api/v1/prompts/${drop}`, { key: w.a.key, query: { website_id: site } })).body).toEqual({
+      success: true,
+      soft_deleted: true,
+    });
     expect((await metrics({ website_id: site })).summary).toMatchObject({ answers: 1, own_product_appearances: 1 });
   });
 
@@ -498,10 +684,19 @@ describe('POST /api/v1/metrics/shopping: filters', () => {
     const prompt = (await created('/api/v1/prompts', { website_id: site, text: 'Which one?' })).prompt.id;
     await created('/api/v1/responses/import', {
       website_id: site,
-      responses: [{ prompt_id: prompt, model: SM0, run_at: '2026-02-01T10:00:00Z', text: 'Two.', products: [card('Late One', 'Late', 2), card('Umbrella Max', 'Umbrella', 1)] }],
+      responses: [
+        {
+          prompt_id: prompt,
+          model: SM0,
+          run_at: '2026-02-01T10:00:00Z',
+          text: 'Two.',
+          products: [card('Late One', 'Late', 2), card('Umbrella Max', 'Umbrella', 1)],
+        },
+      ],
     });
     expect((await metrics({ website_id: site })).offer_summary).toMatchObject({ own_cards: 1, competitor_cards: 0, other_cards: 1 });
-    const umbrella = (await created('/api/v1/competitors', { website_id: site, name: 'Umbrella', url: 'https://umbrella.example.org' })).competitor.id;
+    const umbrella = (await created('/api/v1/competitors', { website_id: site, name: 'Umbrella', url: 'https://umbrella.example.org' })).competitor
+      .id;
     // the cards' owners are re-derived after the add answered
     await caughtUp(s, ['answers']);
     const after = await metrics({ website_id: site });
@@ -555,7 +750,19 @@ describe('POST /api/v1/metrics/shopping: filters', () => {
       top_own_products: [],
       top_competitor_products: [],
       competitor_breakdown: [
-        { entity_id: site, name: 'Empty', is_self: true, appearances: 0, answers: 0, answer_rate: 0, share_of_appearances: 0, avg_position: null, best_position: null, first_position_answers: 0, products: 0 },
+        {
+          entity_id: site,
+          name: 'Empty',
+          is_self: true,
+          appearances: 0,
+          answers: 0,
+          answer_rate: 0,
+          share_of_appearances: 0,
+          avg_position: null,
+          best_position: null,
+          first_position_answers: 0,
+          products: 0,
+        },
       ],
       merchant_breakdown: [],
       position_distribution: zeroBuckets(1, 9).concat([{ ...zeroBuckets(1, 1)[0], position: '10+' }]),
@@ -585,18 +792,50 @@ describe('POST /api/v1/metrics/shopping: refusals', () => {
       },
       { body: { website_id: site, filters: { models: ['nope'] } }, status: 400, error: /^filters\.models\[0\]: unknown model "nope"/ },
       { body: { website_id: site, filters: { models: SM0 } }, status: 400, error: 'filters.models: must be an array of model identifiers' },
-      { body: { website_id: site, filters: { schedule_id: 'weekly' } }, status: 400, error: "filters.schedule_id: must be 'default' or a schedule id (UUID)" },
-      { body: { website_id: site, filters: { schedule_id: UNKNOWN } }, status: 400, error: 'filters.schedule_id: no schedule of this website has this id' },
-      { body: { website_id: site, filters: { competitor_ids: [UNKNOWN] } }, status: 400, error: 'filters.competitor_ids[0]: no competitor of this website has this id' },
+      {
+        body: { website_id: site, filters: { schedule_id: 'weekly' } },
+        status: 400,
+        error: "filters.schedule_id: must be 'default' or a schedule id (UUID)",
+      },
+      {
+        body: { website_id: site, filters: { schedule_id: UNKNOWN } },
+        status: 400,
+        error: 'filters.schedule_id: no schedule of this website has this id',
+      },
+      {
+        body: { website_id: site, filters: { competitor_ids: [UNKNOWN] } },
+        status: 400,
+        error: 'filters.competitor_ids[0]: no competitor of this website has this id',
+      },
       { body: { website_id: site, filters: { competitor_ids: ['x'] } }, status: 400, error: 'filters.competitor_ids[0]: must be a UUID' },
       { body: { website_id: site, filters: { prompt_tags: 'gift' } }, status: 400, error: 'filters.prompt_tags: must be an array of strings' },
-      { body: { website_id: site, filters: { prompt_tags_operator: 'none' } }, status: 400, error: "filters.prompt_tags_operator: must be 'any' or 'all'" },
+      {
+        body: { website_id: site, filters: { prompt_tags_operator: 'none' } },
+        status: 400,
+        error: "filters.prompt_tags_operator: must be 'any' or 'all'",
+      },
       { body: { website_id: site, filters: { target_identifiers: [''] } }, status: 400, error: 'filters.target_identifiers[0]: must not be empty' },
-      { body: { website_id: site, filters: { start_date: '2026-03-02T00:00:00Z' } }, status: 400, error: /^filters\.start_date: must be a plain date YYYY-MM-DD/ },
-      { body: { website_id: site, filters: { end_date: '2026-03-02T23:59:59' } }, status: 400, error: /^filters\.end_date: must be a plain date YYYY-MM-DD/ },
-      { body: { website_id: site, filters: { start_date: 'March 2, 2026' } }, status: 400, error: /^filters\.start_date: must be a plain date YYYY-MM-DD/ },
+      {
+        body: { website_id: site, filters: { start_date: '2026-03-02T00:00:00Z' } },
+        status: 400,
+        error: /^filters\.start_date: must be a plain date YYYY-MM-DD/,
+      },
+      {
+        body: { website_id: site, filters: { end_date: '2026-03-02T23:59:59' } },
+        status: 400,
+        error: /^filters\.end_date: must be a plain date YYYY-MM-DD/,
+      },
+      {
+        body: { website_id: site, filters: { start_date: 'March 2, 2026' } },
+        status: 400,
+        error: /^filters\.start_date: must be a plain date YYYY-MM-DD/,
+      },
       { body: { website_id: site, filters: { start_date: '2026-02-30' } }, status: 400, error: /^filters\.start_date: invalid date "2026-02-30"/ },
-      { body: { website_id: site, filters: { start_date: '2026-03-03', end_date: '2026-03-02' } }, status: 400, error: 'filters.end_date: is before start_date (2026-03-03)' },
+      {
+        body: { website_id: site, filters: { start_date: '2026-03-03', end_date: '2026-03-02' } },
+        status: 400,
+        error: 'filters.end_date: is before start_date (2026-03-03)',
+      },
       { body: { website_id: site, top_products_limit: 0 }, status: 400, error: 'top_products_limit: must be between 1 and 50' },
       { body: { website_id: site, top_products_limit: 51 }, status: 400, error: 'top_products_limit: must be between 1 and 50' },
       { body: { website_id: site, top_products_limit: 2.5 }, status: 400, error: 'top_products_limit: must be an integer' },
@@ -637,8 +876,24 @@ describe('POST /api/v1/metrics/shopping: refusals', () => {
     );
     expect(filters.properties.target_identifiers.description).toMatch(/whole word, case-insensitive/);
     const out = op.responses['200'].content['application/json'].schema;
-    expect(Object.keys(out.properties)).toEqual(expect.arrayContaining(['summary', 'offer_summary', 'top_own_products', 'top_competitor_products', 'competitor_breakdown', 'merchant_breakdown', 'position_distribution', 'price_comparison', 'trend']));
+    expect(Object.keys(out.properties)).toEqual(
+      expect.arrayContaining([
+        'summary',
+        'offer_summary',
+        'top_own_products',
+        'top_competitor_products',
+        'competitor_breakdown',
+        'merchant_breakdown',
+        'position_distribution',
+        'price_comparison',
+        'trend',
+      ]),
+    );
   });
 
-  tenancyChecks('POST /api/v1/metrics/shopping', () => w, { method: 'POST', websiteScoped: true, request: (id) => ({ path: PATH, body: { website_id: id } }) });
+  tenancyChecks('POST /api/v1/metrics/shopping', () => w, {
+    method: 'POST',
+    websiteScoped: true,
+    request: (id) => ({ path: PATH, body: { website_id: id } }),
+  });
 });

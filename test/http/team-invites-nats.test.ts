@@ -30,10 +30,13 @@ suite('invitation emails over NATS JetStream, two instances', () => {
   it('given email invites made on both instances, then each person gets exactly one email, and its token is accepted on the other instance', async () => {
     const org = await a.org('Nats Org');
     const sites: string[] = [];
-    for (const name of ['N1', 'N2', 'N3']) sites.push((await call(a, 'POST', '/api/v1/websites', { key: org.key, body: { name, url: `https://${name}.example.com` } })).body.website.id);
+    for (const name of ['N1', 'N2', 'N3'])
+      sites.push((await call(a, 'POST', '/api/v1/websites', { key: org.key, body: { name, url: `https://${name}.example.com` } })).body.website.id);
     const emails = Array.from({ length: 6 }, (_, i) => `nats-${i}-${Date.now()}@example.com`);
     const answers = await Promise.all(
-      emails.map((email, i) => call(i % 2 ? a : b, 'POST', '/api/v1/invites/bulk', { key: org.key, body: { invite_method: 'email', email, website_ids: sites } })),
+      emails.map((email, i) =>
+        call(i % 2 ? a : b, 'POST', '/api/v1/invites/bulk', { key: org.key, body: { invite_method: 'email', email, website_ids: sites } }),
+      ),
     );
     for (const r of answers) expect(r.status, JSON.stringify(r.body)).toBe(200);
     for (const email of emails) await smtp.waitFor(email, 1, 20_000);

@@ -25,7 +25,10 @@ const person = () => `person-${++people}-${Date.now()}@example.com`;
 const invite = (key: string, body: unknown) => call(s, 'POST', '/api/v1/invites', { key, body });
 const bulk = (key: string, body: unknown) => call(s, 'POST', '/api/v1/invites/bulk', { key, body });
 const site = async (name: string) => {
-  const r = await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name, url: `https://${name.toLowerCase().replace(/\W+/g, '-')}.example.com` } });
+  const r = await call(s, 'POST', '/api/v1/websites', {
+    key: w.a.key,
+    body: { name, url: `https://${name.toLowerCase().replace(/\W+/g, '-')}.example.com` },
+  });
   expect(r.status).toBe(201);
   return r.body.website.id as string;
 };
@@ -71,19 +74,27 @@ describe('invites: direct', () => {
     expect(r2.body.user_id).toBe(r.body.user_id);
     expect((await call(s, 'GET', `/api/v1/users/${r.body.user_id}/websites`, { key: w.a.key })).body.websites).toHaveLength(2);
     // the scoped key sees the websites of its scope only
-    expect((await call(s, 'GET', `/api/v1/users/${r.body.user_id}/websites`, { key: w.a.scoped })).body.websites.map((x: { website_id: string }) => x.website_id)).toEqual([w.a.a2]);
+    expect(
+      (await call(s, 'GET', `/api/v1/users/${r.body.user_id}/websites`, { key: w.a.scoped })).body.websites.map(
+        (x: { website_id: string }) => x.website_id,
+      ),
+    ).toEqual([w.a.a2]);
   });
 
   it("given the scoped key's rules, then organization and group invites 403 global key required, a website outside its scope or another organization's 403", async () => {
     const before = await s.head();
     const g = { status: 403, body: { error: 'Forbidden: global API key required' } };
     expect(await invite(w.a.scoped, { type: 'organization', invite_method: 'direct', email: person() })).toMatchObject(g);
-    expect(await invite(w.a.scoped, { type: 'group', invite_method: 'direct', email: person(), group_id: '6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f' })).toMatchObject(g);
+    expect(
+      await invite(w.a.scoped, { type: 'group', invite_method: 'direct', email: person(), group_id: '6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f' }),
+    ).toMatchObject(g);
     const outside = { status: 403, body: { error: 'Unauthorized access to this website' } };
     expect(await invite(w.a.scoped, { type: 'website', invite_method: 'direct', email: person(), website_id: w.a.a1 })).toMatchObject(outside);
     expect(await invite(w.a.key, { type: 'website', invite_method: 'direct', email: person(), website_id: w.b.b1 })).toMatchObject(outside);
     expect(await invite(w.b.key, { type: 'website', invite_method: 'email', email: person(), website_id: w.a.a1 })).toMatchObject(outside);
-    expect(await invite(w.a.key, { type: 'website', invite_method: 'direct', email: person(), website_id: '6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f' })).toMatchObject({
+    expect(
+      await invite(w.a.key, { type: 'website', invite_method: 'direct', email: person(), website_id: '6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f' }),
+    ).toMatchObject({
       status: 404,
       body: { error: 'Website not found' },
     });
@@ -97,11 +108,15 @@ describe('invites: direct', () => {
     const before = await s.head();
     const both = await invite(w.a.key, { type: 'organization', invite_method: 'direct', email: person(), role: 'admin', role_id: ADMIN });
     expect(both).toMatchObject({ status: 400, body: { error: 'role_id: role and role_id are mutually exclusive' } });
-    expect(await invite(w.a.key, { type: 'organization', invite_method: 'direct', email: person(), role_id: theirs.body.role.role_id })).toMatchObject({
+    expect(
+      await invite(w.a.key, { type: 'organization', invite_method: 'direct', email: person(), role_id: theirs.body.role.role_id }),
+    ).toMatchObject({
       status: 404,
       body: { error: 'Role not found' },
     });
-    expect(await invite(w.a.key, { type: 'organization', invite_method: 'email', email: person(), role_id: '6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f' })).toMatchObject({ status: 404 });
+    expect(
+      await invite(w.a.key, { type: 'organization', invite_method: 'email', email: person(), role_id: '6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f' }),
+    ).toMatchObject({ status: 404 });
     for (const [body, error] of [
       [{ invite_method: 'direct', email: person() }, 'type is required'],
       [{ type: 'website', invite_method: 'direct', email: person() }, 'website_id is required'],
@@ -109,7 +124,10 @@ describe('invites: direct', () => {
       [{ type: 'organization', invite_method: 'direct', email: 'not an email' }, 'email: must be an email address'],
       [{ type: 'organization', invite_method: 'sms', email: person() }, "invite_method: must be 'direct' or 'email'"],
       [{ type: 'organization', invite_method: 'direct', email: person(), role: 'owner' }, "role: must be 'admin' or 'viewer'"],
-      [{ type: 'organization', invite_method: 'direct', email: person(), role_id: '00000000-0000-0000-0000-000000000001' }, 'role_id: the owner role cannot be given'],
+      [
+        { type: 'organization', invite_method: 'direct', email: person(), role_id: '00000000-0000-0000-0000-000000000001' },
+        'role_id: the owner role cannot be given',
+      ],
       [{ type: 'organization', invite_method: 'direct', email: person(), website_id: w.a.a1 }, 'website_id: only with type website'],
     ] as [unknown, string][]) {
       const r = await invite(w.a.key, body);
@@ -121,9 +139,16 @@ describe('invites: direct', () => {
     const r = await invite(w.a.key, { type: 'organization', invite_method: 'direct', email: person(), role_id: mine.body.role.role_id });
     expect(r.status).toBe(200);
     const members = await call(s, 'GET', '/api/v1/organizations/members', { key: w.a.key });
-    expect(members.body.members.find((m: { user_id: string }) => m.user_id === r.body.user_id)).toMatchObject({ role_id: mine.body.role.role_id, role: 'invitee-role', role_name: 'Invitee role' });
+    expect(members.body.members.find((m: { user_id: string }) => m.user_id === r.body.user_id)).toMatchObject({
+      role_id: mine.body.role.role_id,
+      role: 'invitee-role',
+      role_name: 'Invitee role',
+    });
     // a role in use cannot be deleted
-    expect(await call(s, 'DELETE', `/api/v1/roles/${mine.body.role.role_id}`, { key: w.a.key })).toMatchObject({ status: 409, body: { error: 'Role is in use' } });
+    expect(await call(s, 'DELETE', `/api/v1/roles/${mine.body.role.role_id}`, { key: w.a.key })).toMatchObject({
+      status: 409,
+      body: { error: 'Role is in use' },
+    });
   });
 
   it('given ten concurrent direct invites of one new email, then one account and one membership: one 200, nine 409', async () => {
@@ -152,7 +177,15 @@ describe('invites: paused websites and the interface description', () => {
 
   it('given the OpenAPI document, then it describes the administration endpoints, and acceptance needs no key', async () => {
     const doc = (await call(s, 'GET', '/api/v1/openapi.json', { key: w.a.key })).body;
-    for (const path of ['/api/v1/roles', '/api/v1/invites', '/api/v1/invites/bulk', '/api/v1/groups', '/api/v1/groups/{group_id}/members/{user_id}', '/api/v1/organizations/members', '/api/v1/users/{user_id}/websites']) {
+    for (const path of [
+      '/api/v1/roles',
+      '/api/v1/invites',
+      '/api/v1/invites/bulk',
+      '/api/v1/groups',
+      '/api/v1/groups/{group_id}/members/{user_id}',
+      '/api/v1/organizations/members',
+      '/api/v1/users/{user_id}/websites',
+    ]) {
       expect(doc.paths[path], path).toBeDefined();
     }
     expect(doc.paths['/api/v1/invites/accept'].post.security).toEqual([]);
@@ -178,20 +211,35 @@ describe('invites: email, the outbox and acceptance', () => {
       status: 409,
       body: { error: 'An invite is already pending for this email' },
     });
-    expect(await call(s, 'POST', '/api/v1/invites/accept', { body: { token, password: 'short' } })).toMatchObject({ status: 400, body: { error: 'password: must be at least 8 characters' } });
+    expect(await call(s, 'POST', '/api/v1/invites/accept', { body: { token, password: 'short' } })).toMatchObject({
+      status: 400,
+      body: { error: 'password: must be at least 8 characters' },
+    });
     const accepted = await call(s, 'POST', '/api/v1/invites/accept', { body: { token, password: 'correct horse battery' } });
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
-    expect(accepted.body).toMatchObject({ success: true, organization_id: w.a.organization_id, memberships: [{ type: 'website', target_id: w.a.a2 }] });
+    expect(accepted.body).toMatchObject({
+      success: true,
+      organization_id: w.a.organization_id,
+      memberships: [{ type: 'website', target_id: w.a.a2 }],
+    });
     const stored = await s.rt.database.db('rm_team_users').where('id', accepted.body.user_id).first('password_hash', 'email_verified', 'first_name');
     expect(stored).toMatchObject({ email_verified: true, first_name: 'Grace' });
     expect(stored.password_hash).toMatch(/^\$argon2id\$/);
     const sites = await call(s, 'GET', `/api/v1/users/${accepted.body.user_id}/websites`, { key: w.a.key });
     expect(sites.body.websites).toMatchObject([{ website_id: w.a.a2, access_type: 'website', role: 'viewer' }]);
-    expect(await call(s, 'POST', '/api/v1/invites/accept', { body: { token } })).toMatchObject({ status: 400, body: { error: 'Invite has already been used' } });
-    expect(await call(s, 'POST', '/api/v1/invites/accept', { body: { token: 'nope' } })).toMatchObject({ status: 400, body: { error: 'Invalid invite token' } });
+    expect(await call(s, 'POST', '/api/v1/invites/accept', { body: { token } })).toMatchObject({
+      status: 400,
+      body: { error: 'Invite has already been used' },
+    });
+    expect(await call(s, 'POST', '/api/v1/invites/accept', { body: { token: 'nope' } })).toMatchObject({
+      status: 400,
+      body: { error: 'Invalid invite token' },
+    });
     expect(await call(s, 'POST', '/api/v1/invites/accept', { body: {} })).toMatchObject({ status: 400, body: { error: 'token is required' } });
     // the invite's message delivered again (a worker that died after requesting the email): the outbox has it already
-    const recorded = (await s.rt.store.readStream(`org-${w.a.organization_id}`)).find((e) => e.type === 'InviteCreated' && (e.data as { invite_id: string }).invite_id === r.body.invite_id)!;
+    const recorded = (await s.rt.store.readStream(`org-${w.a.organization_id}`)).find(
+      (e) => e.type === 'InviteCreated' && (e.data as { invite_id: string }).invite_id === r.body.invite_id,
+    )!;
     const deps = { store: s.rt.store, bus: s.rt.bus, logger: s.rt.logger, publicBaseUrl: 'https://app.aivis.test' };
     expect(await requestInvitation(deps, recorded)).toBe('already');
     // one email for the invite, however long we look
@@ -231,10 +279,12 @@ describe('invites: bulk', () => {
     const email = person();
     const [x, y] = [await site('Consolidated One'), await site('Consolidated Two')];
     const r = await bulk(w.a.key, { invite_method: 'email', email, website_ids: [x, y] });
-    expect(r.body.results.map((o: { success: boolean; invite_id?: string; user_id?: string }) => [o.success, typeof o.invite_id, o.user_id])).toEqual([
-      [true, 'string', undefined],
-      [true, 'string', undefined],
-    ]);
+    expect(r.body.results.map((o: { success: boolean; invite_id?: string; user_id?: string }) => [o.success, typeof o.invite_id, o.user_id])).toEqual(
+      [
+        [true, 'string', undefined],
+        [true, 'string', undefined],
+      ],
+    );
     const { token, mail } = await tokenIn(email);
     expect(mail.mail.text).toContain('Consolidated One');
     expect(mail.mail.text).toContain('Consolidated Two');
@@ -249,7 +299,10 @@ describe('invites: bulk', () => {
     const ids = (n: number) => Array.from({ length: n }, (_, i) => `6f1c2d3e-4b5a-4c6d-8e9f-${String(i).padStart(12, '0')}`);
     for (const [body, error] of [
       [{ invite_method: 'direct', email: person() }, 'body: exactly one of website_ids or group_ids is required'],
-      [{ invite_method: 'direct', email: person(), website_ids: [w.a.a1], group_ids: ids(1) }, 'body: exactly one of website_ids or group_ids is required'],
+      [
+        { invite_method: 'direct', email: person(), website_ids: [w.a.a1], group_ids: ids(1) },
+        'body: exactly one of website_ids or group_ids is required',
+      ],
       [{ invite_method: 'direct', email: person(), website_ids: [] }, 'website_ids: must list 1 to 50 websites'],
       [{ invite_method: 'direct', email: person(), website_ids: ids(51) }, 'website_ids: must list 1 to 50 websites'],
       [{ invite_method: 'direct', email: person(), group_ids: ids(51) }, 'group_ids: must list 1 to 50 groups'],
@@ -259,7 +312,10 @@ describe('invites: bulk', () => {
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.error).toBe(error);
     }
-    expect(await bulk(w.a.scoped, { invite_method: 'direct', email: person(), group_ids: ids(1) })).toMatchObject({ status: 403, body: { error: 'Forbidden: global API key required' } });
+    expect(await bulk(w.a.scoped, { invite_method: 'direct', email: person(), group_ids: ids(1) })).toMatchObject({
+      status: 403,
+      body: { error: 'Forbidden: global API key required' },
+    });
     expect(await s.head()).toBe(before);
     // a scoped key's website bulk: its own website joins, the other is refused on its own
     const r = await bulk(w.a.scoped, { invite_method: 'direct', email: person(), website_ids: [w.a.a2, w.a.a1] });
@@ -277,7 +333,13 @@ describe('groups and their members', () => {
     const list = await call(s, 'GET', '/api/v1/groups', { key: w.a.key });
     GroupsView.parse(list.body);
     const g = list.body.groups.find((x: { id: string }) => x.id === id);
-    expect(g).toMatchObject({ name: 'Retail', orgId: w.a.organization_id, billingEnabled: false, externalId: 'partner-retail', websiteIds: [x, w.a.a1] });
+    expect(g).toMatchObject({
+      name: 'Retail',
+      orgId: w.a.organization_id,
+      billingEnabled: false,
+      externalId: 'partner-retail',
+      websiteIds: [x, w.a.a1],
+    });
     expect(g.websites[0]).toEqual({ id: x, websiteUrl: 'https://grouped-x.example.com', websiteName: 'Grouped X' });
     expect(typeof g.createdAt).toBe('string');
     const plain = await call(s, 'GET', `/api/v1/groups/${id}`, { key: w.a.plainGlobal });
@@ -286,7 +348,10 @@ describe('groups and their members', () => {
     const byExternal = await call(s, 'GET', '/api/v1/groups', { key: w.a.key, query: { external_id: 'partner-retail' } });
     expect(byExternal.body.groups.map((x: { id: string }) => x.id)).toEqual([id]);
     expect(await call(s, 'GET', '/api/v1/groups', { key: w.a.plainGlobal, query: { external_id: 'partner-retail' } })).toMatchObject({ status: 403 });
-    expect(await call(s, 'GET', '/api/v1/groups', { key: w.a.scoped })).toMatchObject({ status: 403, body: { error: 'Forbidden: global API key required' } });
+    expect(await call(s, 'GET', '/api/v1/groups', { key: w.a.scoped })).toMatchObject({
+      status: 403,
+      body: { error: 'Forbidden: global API key required' },
+    });
     expect(await call(s, 'GET', `/api/v1/groups/${id}`, { key: w.b.key })).toMatchObject({ status: 404, body: { error: 'Group not found' } });
     expect((await call(s, 'GET', '/api/v1/groups', { key: w.b.key })).body.groups.map((x: { id: string }) => x.id)).not.toContain(id);
   });
@@ -295,12 +360,18 @@ describe('groups and their members', () => {
     const [x, y] = [await site('Patch X'), await site('Patch Y')];
     const id = await group({ name: 'Patchable', website_ids: [x] });
     const other = await group({ name: 'Holder', external_id: 'held-id' });
-    const r = await call(s, 'PATCH', `/api/v1/groups/${id}`, { key: w.a.key, body: { name: 'Patched', add_website_ids: [y], remove_website_ids: [x], billing_enabled: true } });
+    const r = await call(s, 'PATCH', `/api/v1/groups/${id}`, {
+      key: w.a.key,
+      body: { name: 'Patched', add_website_ids: [y], remove_website_ids: [x], billing_enabled: true },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.group).toMatchObject({ name: 'Patched', websiteIds: [y], billingEnabled: true });
     const before = await s.head();
     const taken = await call(s, 'PATCH', `/api/v1/groups/${id}`, { key: w.a.key, body: { external_id: 'held-id' } });
-    expect(taken).toMatchObject({ status: 409, body: { error: 'external_id is already mapped to another group', existing: { id: other, name: 'Holder' } } });
+    expect(taken).toMatchObject({
+      status: 409,
+      body: { error: 'external_id is already mapped to another group', existing: { id: other, name: 'Holder' } },
+    });
     expect(await call(s, 'PATCH', `/api/v1/groups/${id}`, { key: w.a.key, body: { add_website_ids: [w.b.b1] } })).toMatchObject({
       status: 400,
       body: { error: `add_website_ids: ${w.b.b1} is not a website of this organization` },
@@ -317,13 +388,17 @@ describe('groups and their members', () => {
     expect(joined.status, JSON.stringify(joined.body)).toBe(200);
     expect(joined.body.message).toBe('User added to group');
     const user = joined.body.user_id;
-    for (const site of [x, z]) expect((await invite(w.a.key, { type: 'website', invite_method: 'direct', email, website_id: site })).status).toBe(200);
+    for (const site of [x, z])
+      expect((await invite(w.a.key, { type: 'website', invite_method: 'direct', email, website_id: site })).status).toBe(200);
     expect((await invite(w.a.key, { type: 'group', invite_method: 'direct', email, group_id: other })).status).toBe(200);
     const members = await call(s, 'GET', `/api/v1/groups/${id}/members`, { key: w.a.key, query: { access_type: 'group' } });
     MembersView.parse(members.body);
     expect(members.body.members.map((m: { user_id: string }) => m.user_id)).toEqual([user]);
     const all = await call(s, 'GET', `/api/v1/groups/${id}/members`, { key: w.a.key });
-    expect(all.body.members.find((m: { user_id: string }) => m.user_id === w.a.owner_user_id)).toMatchObject({ access_type: 'organization', role: 'owner' });
+    expect(all.body.members.find((m: { user_id: string }) => m.user_id === w.a.owner_user_id)).toMatchObject({
+      access_type: 'organization',
+      role: 'owner',
+    });
 
     const r = await call(s, 'DELETE', `/api/v1/groups/${id}/members/${user}`, { key: w.a.key });
     expect(r).toMatchObject({ status: 200, body: { success: true, group_membership_removed: true, website_memberships_removed: 1 } });
@@ -359,7 +434,10 @@ describe('groups and their members', () => {
       status: 403,
       body: { error: 'Forbidden: global API key required' },
     });
-    expect(await call(s, 'DELETE', `/api/v1/groups/${id}/members/${member.body.user_id}`, { key: w.b.key })).toMatchObject({ status: 404, body: { error: 'Group not found' } });
+    expect(await call(s, 'DELETE', `/api/v1/groups/${id}/members/${member.body.user_id}`, { key: w.b.key })).toMatchObject({
+      status: 404,
+      body: { error: 'Group not found' },
+    });
     expect(await s.head()).toBe(before);
   });
 });

@@ -47,14 +47,19 @@ describe('organization members', () => {
     expect(r).toMatchObject({ status: 200, body: { success: true, websites_affected: sites } });
     expect((await members()).find((m) => m.user_id === user)).toMatchObject({ role: 'viewer' });
     const before = await s.head();
-    expect(await call(s, 'PATCH', `/api/v1/organizations/members/${user}`, { key: w.a.key, body: { role: 'viewer' } })).toMatchObject({ status: 200, body: { websites_affected: 0 } });
+    expect(await call(s, 'PATCH', `/api/v1/organizations/members/${user}`, { key: w.a.key, body: { role: 'viewer' } })).toMatchObject({
+      status: 200,
+      body: { websites_affected: 0 },
+    });
     expect(await s.head()).toBe(before);
   });
 
-  it('given the owner, the key\'s own user, an unknown user or bad input, then refused and nothing written', async () => {
+  it("given the owner, the key's own user, an unknown user or bad input, then refused and nothing written", async () => {
     const before = await s.head();
     const owner = { status: 403, body: { error: 'The organization owner cannot be changed or removed' } };
-    expect(await call(s, 'PATCH', `/api/v1/organizations/members/${w.a.owner_user_id}`, { key: w.a.key, body: { role: 'viewer' } })).toMatchObject(owner);
+    expect(await call(s, 'PATCH', `/api/v1/organizations/members/${w.a.owner_user_id}`, { key: w.a.key, body: { role: 'viewer' } })).toMatchObject(
+      owner,
+    );
     expect(await call(s, 'DELETE', `/api/v1/organizations/members/${w.a.owner_user_id}`, { key: w.a.key })).toMatchObject(owner);
     const unknown = { status: 404, body: { error: 'Member not found' } };
     expect(await call(s, 'DELETE', '/api/v1/organizations/members/6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f', { key: w.a.key })).toMatchObject(unknown);
@@ -78,7 +83,10 @@ describe('organization members', () => {
   it('given the last admin, then demoting or removing them is 409; with two admins removed at once, exactly one goes', async () => {
     const org = await s.org('Admins Org');
     const invite = async (role: string) => {
-      const r = await call(s, 'POST', '/api/v1/invites', { key: org.key, body: { type: 'organization', invite_method: 'direct', email: person(), role } });
+      const r = await call(s, 'POST', '/api/v1/invites', {
+        key: org.key,
+        body: { type: 'organization', invite_method: 'direct', email: person(), role },
+      });
       return r.body.user_id as string;
     };
     const [x, y] = [await invite('admin'), await invite('admin')];
@@ -97,7 +105,8 @@ describe('organization members', () => {
   it('given a member removed from the organization, then their groups and website memberships go too, and websites_affected counts what they reached', async () => {
     const email = person();
     const g = (await call(s, 'POST', '/api/v1/groups', { key: w.a.key, body: { name: 'Leavers', website_ids: [w.a.a1] } })).body.group.id;
-    const user = (await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'organization', invite_method: 'direct', email } })).body.user_id;
+    const user = (await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'organization', invite_method: 'direct', email } })).body
+      .user_id;
     await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'group', invite_method: 'direct', email, group_id: g } });
     await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'website', invite_method: 'direct', email, website_id: w.a.a2 } });
     expect((await call(s, 'GET', `/api/v1/users/${user}/websites`, { key: w.a.key })).body.websites).toHaveLength(2);
@@ -110,7 +119,8 @@ describe('organization members', () => {
 
   it('given a scoped key, then it lists only the members who reach its websites', async () => {
     const email = person();
-    const reachesA2 = (await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'organization', invite_method: 'direct', email } })).body.user_id;
+    const reachesA2 = (await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'organization', invite_method: 'direct', email } }))
+      .body.user_id;
     await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'website', invite_method: 'direct', email, website_id: w.a.a2 } });
     const elsewhere = await add({ type: 'organization' });
     const list = (await members(w.a.scoped)).map((m) => m.user_id);
@@ -135,11 +145,22 @@ describe('website members', () => {
 
     const patched = await call(s, 'PATCH', `/api/v1/websites/${w.a.a2}/members/${direct}`, { key: w.a.scoped, body: { role: 'admin' } });
     expect(patched).toMatchObject({ status: 200, body: { success: true } });
-    expect((await call(s, 'GET', `/api/v1/users/${direct}/websites`, { key: w.a.key })).body.websites).toMatchObject([{ website_id: w.a.a2, role: 'admin' }]);
+    expect((await call(s, 'GET', `/api/v1/users/${direct}/websites`, { key: w.a.key })).body.websites).toMatchObject([
+      { website_id: w.a.a2, role: 'admin' },
+    ]);
     // a group member has no explicit membership to change
-    expect(await call(s, 'PATCH', `/api/v1/websites/${w.a.a2}/members/${viaGroup}`, { key: w.a.scoped, body: { role: 'admin' } })).toMatchObject({ status: 404, body: { error: 'Member not found' } });
-    expect(await call(s, 'DELETE', `/api/v1/websites/${w.a.a1}/members/${direct}`, { key: w.a.scoped })).toMatchObject({ status: 403, body: { error: 'Unauthorized access to this website' } });
-    expect(await call(s, 'GET', `/api/v1/websites/${w.a.a2}/members`, { key: w.b.key })).toMatchObject({ status: 403, body: { error: 'Unauthorized access to this website' } });
+    expect(await call(s, 'PATCH', `/api/v1/websites/${w.a.a2}/members/${viaGroup}`, { key: w.a.scoped, body: { role: 'admin' } })).toMatchObject({
+      status: 404,
+      body: { error: 'Member not found' },
+    });
+    expect(await call(s, 'DELETE', `/api/v1/websites/${w.a.a1}/members/${direct}`, { key: w.a.scoped })).toMatchObject({
+      status: 403,
+      body: { error: 'Unauthorized access to this website' },
+    });
+    expect(await call(s, 'GET', `/api/v1/websites/${w.a.a2}/members`, { key: w.b.key })).toMatchObject({
+      status: 403,
+      body: { error: 'Unauthorized access to this website' },
+    });
     const removed = await call(s, 'DELETE', `/api/v1/websites/${w.a.a2}/members/${direct}`, { key: w.a.scoped });
     expect(removed).toMatchObject({ status: 200, body: { success: true, message: 'Member removed from website' } });
     expect((await call(s, 'GET', `/api/v1/users/${direct}/websites`, { key: w.a.key })).body.websites).toEqual([]);
@@ -165,12 +186,18 @@ describe('website members', () => {
     expect(caller.principal.websiteIds).toEqual([w.a.a2]);
     const invited = await createInviteOp(caller, { type: 'website', invite_method: 'direct', email: person(), website_id: w.a.a2 });
     expect(invited).toMatchObject({ success: true, message: 'User added to website' });
-    await expect(createInviteOp(caller, { type: 'website', invite_method: 'direct', email: person(), website_id: w.a.a1 })).rejects.toThrow('Unauthorized access to this website');
-    await expect(createInviteOp(caller, { type: 'organization', invite_method: 'direct', email: person() })).rejects.toThrow('Forbidden: insufficient permissions');
+    await expect(createInviteOp(caller, { type: 'website', invite_method: 'direct', email: person(), website_id: w.a.a1 })).rejects.toThrow(
+      'Unauthorized access to this website',
+    );
+    await expect(createInviteOp(caller, { type: 'organization', invite_method: 'direct', email: person() })).rejects.toThrow(
+      'Forbidden: insufficient permissions',
+    );
     // the feed needs a partner key: the global one, and one scoped to a2 (the person reaches a2: shown to it too)
-    const scopedPartner = (await call(s, 'POST', '/api/v1/api-keys', { key: w.a.key, body: { name: 'a2 partner', website_ids: [w.a.a2], partner: true } })).body.key;
+    const scopedPartner = (
+      await call(s, 'POST', '/api/v1/api-keys', { key: w.a.key, body: { name: 'a2 partner', website_ids: [w.a.a2], partner: true } })
+    ).body.key;
     for (const key of [w.a.key, scopedPartner]) {
-      const entry = await until('the signed-in user\'s entry', async () => {
+      const entry = await until("the signed-in user's entry", async () => {
         const f = await call(s, 'GET', '/api/v1/activity', { key, query: { entity_type: 'website_member', website_id: w.a.a2 } });
         return f.body.data.find((e: { entity_ids: string[] }) => e.entity_ids?.includes(invited.user_id!));
       });

@@ -96,7 +96,10 @@ describe('roles', () => {
       [{ name: 'X', permissions: { content: 'none' } }, 'permissions.content: must be at least view'],
       [{ name: 'X', permissions: { content: 'admin' } }, 'permissions.content: must be one of none, view, edit, manage'],
       [{ name: 'X', permissions: { payroll: 'edit' } }, 'permissions.payroll is not allowed'],
-      [{ name: 'X\u202E', permissions: { content: 'edit' } }, 'name: must not contain bidirectional override or isolate characters (U+202A to U+202E, U+2066 to U+2069)'],
+      [
+        { name: 'X\u202E', permissions: { content: 'edit' } },
+        'name: must not contain bidirectional override or isolate characters (U+202A to U+202E, U+2066 to U+2069)',
+      ],
       [{ name: 'x'.repeat(101), permissions: { content: 'edit' } }, 'name: must be at most 100 characters'],
       [{ name: 'X', permissions: { content: 'edit' }, extra: 1 }, 'extra is not allowed'],
     ];
@@ -124,7 +127,7 @@ describe('roles', () => {
     expect(await call(s, 'GET', '/api/v1/roles', { key: w.a.revoked })).toMatchObject({ status: 401 });
   });
 
-  it('given a custom role, when deleted, then it is gone; a system role 400; another organization\'s or an unknown id 404; not a GUID 400', async () => {
+  it("given a custom role, when deleted, then it is gone; a system role 400; another organization's or an unknown id 404; not a GUID 400", async () => {
     const r = await createRole(w.a.key, { name: 'Short lived', permissions: uniqueMatrix() });
     const id = r.body.role.role_id;
     expect(await call(s, 'DELETE', `/api/v1/roles/${id}`, { key: w.b.key })).toMatchObject({ status: 404, body: { error: 'Role not found' } });
@@ -134,15 +137,23 @@ describe('roles', () => {
     expect((await call(s, 'GET', '/api/v1/roles', { key: w.a.key })).body.roles.map((x: RoleView) => x.role_id)).not.toContain(id);
     expect(await call(s, 'DELETE', `/api/v1/roles/${id}`, { key: w.a.key })).toMatchObject({ status: 404, body: { error: 'Role not found' } });
     for (const sys of [OWNER, ADMIN, VIEWER]) {
-      expect(await call(s, 'DELETE', `/api/v1/roles/${sys}`, { key: w.a.key })).toMatchObject({ status: 400, body: { error: 'System roles cannot be deleted' } });
+      expect(await call(s, 'DELETE', `/api/v1/roles/${sys}`, { key: w.a.key })).toMatchObject({
+        status: 400,
+        body: { error: 'System roles cannot be deleted' },
+      });
     }
-    expect(await call(s, 'DELETE', '/api/v1/roles/not-a-guid', { key: w.a.key })).toMatchObject({ status: 400, body: { error: 'role_id: must be a GUID' } });
+    expect(await call(s, 'DELETE', '/api/v1/roles/not-a-guid', { key: w.a.key })).toMatchObject({
+      status: 400,
+      body: { error: 'role_id: must be a GUID' },
+    });
     // the name is free again
     expect((await createRole(w.a.key, { name: 'short LIVED', permissions: uniqueMatrix() })).status).toBe(201);
   });
 
   it('given ten concurrent creates of one name (in different cases), then exactly one wins and the others get 409', async () => {
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => createRole(w.a.key, { name: i % 2 ? 'Race Role' : 'RACE ROLE', permissions: uniqueMatrix() })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => createRole(w.a.key, { name: i % 2 ? 'Race Role' : 'RACE ROLE', permissions: uniqueMatrix() })),
+    );
     expect(answers.filter((r) => r.status === 201)).toHaveLength(1);
     expect(answers.filter((r) => r.status === 409).every((r) => r.body.error === 'Role name already exists')).toBe(true);
     expect(answers.filter((r) => r.status === 409)).toHaveLength(9);

@@ -55,11 +55,14 @@ function urlOf(r: RouteDef<any, any, any>, params: Record<string, unknown>, quer
 }
 
 async function send(r: RouteDef<any, any, any>, parts: Record<Part, unknown>, raw = '') {
-  const res = await fetch(new URL(urlOf(r, (parts.params ?? {}) as Record<string, unknown>, (parts.query ?? {}) as Record<string, unknown>, raw), s.url), {
-    method: r.method,
-    headers: { 'x-api-key': key, ...(parts.body !== undefined ? { 'content-type': 'application/json' } : {}) },
-    body: parts.body !== undefined ? JSON.stringify(parts.body) : undefined,
-  });
+  const res = await fetch(
+    new URL(urlOf(r, (parts.params ?? {}) as Record<string, unknown>, (parts.query ?? {}) as Record<string, unknown>, raw), s.url),
+    {
+      method: r.method,
+      headers: { 'x-api-key': key, ...(parts.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: parts.body !== undefined ? JSON.stringify(parts.body) : undefined,
+    },
+  );
   return { status: res.status, body: (await res.json()) as { error?: string } };
 }
 
@@ -118,7 +121,11 @@ describe('REST: every string field of every route refuses NUL and lone surrogate
 
 describe('MCP: every string argument of every tool refuses NUL and lone surrogates', () => {
   const callTool = async (name: string, args: unknown, withKey: boolean) => {
-    const r = await mcpPost(s, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }, withKey ? { 'x-api-key': key } : {});
+    const r = await mcpPost(
+      s,
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+      withKey ? { 'x-api-key': key } : {},
+    );
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     return r.body.result as { isError?: boolean; structuredContent?: { error: string; status: number } };
   };

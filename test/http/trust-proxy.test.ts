@@ -19,7 +19,13 @@ describe('TRUST_PROXY', () => {
     expect(trust('true')).toBe(true);
     expect(trust('2')).toBe(2);
     expect(trust('10.0.0.1, 10.1.0.0/16,loopback')).toEqual(['10.0.0.1', '10.1.0.0/16', 'loopback']);
-    expect(trust('fd00::/8,::1,10.0.0.0/255.0.0.0,uniquelocal,linklocal')).toEqual(['fd00::/8', '::1', '10.0.0.0/255.0.0.0', 'uniquelocal', 'linklocal']);
+    expect(trust('fd00::/8,::1,10.0.0.0/255.0.0.0,uniquelocal,linklocal')).toEqual([
+      'fd00::/8',
+      '::1',
+      '10.0.0.0/255.0.0.0',
+      'uniquelocal',
+      'linklocal',
+    ]);
     for (const bad of ['yes', 'TRUE', '101', '-1', '10.0.0.1/33', '::1/129', '300.1.1.1', '10.0.0.1,', 'proxy.example.com', '10.0.0.0/8/8']) {
       expect(() => trust(bad), bad).toThrow(ConfigError);
       expect(() => trust(bad), bad).toThrow(/^invalid configuration: TRUST_PROXY must be false, true, a hop count/);
@@ -48,7 +54,10 @@ describe('TRUST_PROXY', () => {
   for (const setting of ['loopback', '1']) {
     describe(`TRUST_PROXY=${setting} (the proxy at 127.0.0.1)`, () => {
       let s: TestServer;
-      useServer((server) => (s = server), () => startServer({ TRUST_PROXY: setting }));
+      useServer(
+        (server) => (s = server),
+        () => startServer({ TRUST_PROXY: setting }),
+      );
 
       it('given two clients behind the proxy, then each has its own anonymous limit, keyed by its forwarded address', async () => {
         expect(await afterABudget(s)).toEqual({ a: 429, b: 200 });

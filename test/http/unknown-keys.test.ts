@@ -50,12 +50,17 @@ describe('unknown API keys', () => {
     const instances = b ? [a, b] : [a];
     for (const s of instances) expect((await call(s, 'GET', '/api/v1/websites', { key: k })).status).toBe(401);
     // the key's creation as POST /api/v1/api-keys makes it, with a secret chosen here so it could be sent before it existed
-    const ctx = { store: a.rt.store, organizationId: org.organization_id, actor: { kind: 'api_key' as const, user_id: org.owner_user_id, api_key_id: null } };
+    const ctx = {
+      store: a.rt.store,
+      organizationId: org.organization_id,
+      actor: { kind: 'api_key' as const, user_id: org.owner_user_id, api_key_id: null },
+    };
     const created = await createApiKey(ctx, { name: 'made after a refusal', caller_partner: false }, k);
     expect('kind' in created).toBe(false);
     // each instance hears the creation's NOTIFY at its commit: allow the round trip, far less than the cache's time
     const t0 = Date.now();
-    for (const s of instances) await until('the new key to be accepted', async () => (await call(s, 'GET', '/api/v1/websites', { key: k })).status === 200, 1000, 20);
+    for (const s of instances)
+      await until('the new key to be accepted', async () => (await call(s, 'GET', '/api/v1/websites', { key: k })).status === 200, 1000, 20);
     expect(Date.now() - t0).toBeLessThan(UNKNOWN_KEY_TTL_MS);
   });
 

@@ -8,7 +8,10 @@ useWorld((ctx) => ({ s, w } = ctx));
 
 describe('websites', () => {
   it('given a global partner key, when a website is created, then it is listed with its normalized url and external_id', async () => {
-    const r = await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'Shop', url: 'https://www.Shop.example.com/?utm_source=x', external_id: 'p-1' } });
+    const r = await call(s, 'POST', '/api/v1/websites', {
+      key: w.a.key,
+      body: { name: 'Shop', url: 'https://www.Shop.example.com/?utm_source=x', external_id: 'p-1' },
+    });
     expect(r.status).toBe(201);
     expect(r.body.website).toMatchObject({ name: 'Shop', normalized_url: 'shop.example.com/', status: 'active', external_id: 'p-1' });
     const list = await call(s, 'GET', '/api/v1/websites', { key: w.a.key });
@@ -72,13 +75,19 @@ describe('websites', () => {
     websiteScoped: true,
     request: (id) => ({ path: `/api/v1/websites/${id}`, body: { status: 'paused' } }),
   });
-  tenancyChecks('DELETE /api/v1/websites/{id}', () => w, { method: 'DELETE', websiteScoped: true, request: (id) => ({ path: `/api/v1/websites/${id}` }) });
+  tenancyChecks('DELETE /api/v1/websites/{id}', () => w, {
+    method: 'DELETE',
+    websiteScoped: true,
+    request: (id) => ({ path: `/api/v1/websites/${id}` }),
+  });
 });
 
 describe('external ids', () => {
   it('given a partner global key, when external_id is set, replaced and cleared, then lookups follow', async () => {
     const site = (await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'Ext', url: 'https://ext.example.com' } })).body.website.id;
-    expect((await call(s, 'PATCH', `/api/v1/websites/${site}`, { key: w.a.key, body: { external_id: 'ext-1' } })).body.website.external_id).toBe('ext-1');
+    expect((await call(s, 'PATCH', `/api/v1/websites/${site}`, { key: w.a.key, body: { external_id: 'ext-1' } })).body.website.external_id).toBe(
+      'ext-1',
+    );
     expect((await call(s, 'GET', '/api/v1/websites/by-external-id/ext-1', { key: w.a.key })).body.website.id).toBe(site);
     await call(s, 'PATCH', `/api/v1/websites/${site}`, { key: w.a.key, body: { external_id: 'ext-2' } });
     expect((await call(s, 'GET', '/api/v1/websites/by-external-id/ext-1', { key: w.a.key })).status).toBe(404);
@@ -89,7 +98,9 @@ describe('external ids', () => {
   });
 
   it('given an external_id held by another website, then 409 with existing and nothing written', async () => {
-    const one = (await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'One', url: 'https://one.example.com', external_id: 'dup' } })).body.website.id;
+    const one = (
+      await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'One', url: 'https://one.example.com', external_id: 'dup' } })
+    ).body.website.id;
     const two = (await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'Two', url: 'https://two.example.com' } })).body.website.id;
     const before = await s.head();
     const r = await call(s, 'PATCH', `/api/v1/websites/${two}`, { key: w.a.key, body: { external_id: 'dup' } });
@@ -97,12 +108,17 @@ describe('external ids', () => {
     expect(r.body.existing.website_id).toBe(one);
     expect(typeof r.body.error).toBe('string');
     expect(await s.head()).toBe(before);
-    const create = await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'Three', url: 'https://three.example.com', external_id: 'dup' } });
+    const create = await call(s, 'POST', '/api/v1/websites', {
+      key: w.a.key,
+      body: { name: 'Three', url: 'https://three.example.com', external_id: 'dup' },
+    });
     expect(create.status).toBe(409);
   });
 
   it('given a deleted website, then its external_id can still be changed, but everything else answers 403', async () => {
-    const site = (await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'Gone', url: 'https://gone.example.com', external_id: 'gone' } })).body.website.id;
+    const site = (
+      await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'Gone', url: 'https://gone.example.com', external_id: 'gone' } })
+    ).body.website.id;
     expect((await call(s, 'DELETE', `/api/v1/websites/${site}`, { key: w.a.key })).status).toBe(200);
     expect((await call(s, 'GET', '/api/v1/websites', { key: w.a.key })).body.websites.some((x: { id: string }) => x.id === site)).toBe(false);
     const r = await call(s, 'PATCH', `/api/v1/websites/${site}`, { key: w.a.key, body: { external_id: null } });
@@ -122,7 +138,8 @@ describe('external ids', () => {
 
 describe('pause and resume', () => {
   it('given a paused website, then it answers 403 like a deleted one until resumed', async () => {
-    const site = (await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'Paused', url: 'https://paused.example.com' } })).body.website.id;
+    const site = (await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'Paused', url: 'https://paused.example.com' } })).body
+      .website.id;
     expect((await call(s, 'PATCH', `/api/v1/websites/${site}`, { key: w.a.key, body: { status: 'paused' } })).body.website.status).toBe('paused');
     const del = await call(s, 'GET', '/api/v1/activity', { key: w.a.key, query: { website_id: site } });
     expect(del.status).toBe(200); // the audit trail stays readable
@@ -197,7 +214,11 @@ describe('API keys', () => {
     expect(r.body.error).toContain('website_ids');
   });
 
-  tenancyChecks('POST /api/v1/api-keys', () => w, { method: 'POST', globalOnly: true, request: () => ({ path: '/api/v1/api-keys', body: { name: 'k' } }) });
+  tenancyChecks('POST /api/v1/api-keys', () => w, {
+    method: 'POST',
+    globalOnly: true,
+    request: () => ({ path: '/api/v1/api-keys', body: { name: 'k' } }),
+  });
 });
 
 describe('HTTP rules', () => {
@@ -206,11 +227,15 @@ describe('HTTP rules', () => {
     // fetch refuses GET bodies; send one the raw way
     const { request } = await import('node:http');
     const res = await new Promise<{ status: number; body: string }>((resolve) => {
-      const req = request(`${s.url}/api/v1/websites`, { method: 'GET', headers: { 'x-api-key': w.a.key, 'content-type': 'application/json', 'content-length': '7' } }, (rs) => {
-        let b = '';
-        rs.on('data', (c) => (b += c));
-        rs.on('end', () => resolve({ status: rs.statusCode!, body: b }));
-      });
+      const req = request(
+        `${s.url}/api/v1/websites`,
+        { method: 'GET', headers: { 'x-api-key': w.a.key, 'content-type': 'application/json', 'content-length': '7' } },
+        (rs) => {
+          let b = '';
+          rs.on('data', (c) => (b += c));
+          rs.on('end', () => resolve({ status: rs.statusCode!, body: b }));
+        },
+      );
       req.end('{"a":1}');
     });
     expect(r === null || r.status === 405).toBe(true);
@@ -258,15 +283,23 @@ describe('users', () => {
 describe('bodies', () => {
   it('given a DELETE with a JSON content type and an empty body, then it is treated as no body', async () => {
     const site = (await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'Del', url: 'https://del.example.com' } })).body.website.id;
-    const r = await call(s, 'DELETE', `/api/v1/websites/${site}`, { key: w.a.key, headers: { 'content-type': 'application/json', 'content-length': '0' } });
+    const r = await call(s, 'DELETE', `/api/v1/websites/${site}`, {
+      key: w.a.key,
+      headers: { 'content-type': 'application/json', 'content-length': '0' },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
   });
 
   it('given many concurrent writes to one organization, then every one lands (conflicts are retried)', async () => {
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: `Burst ${i}`, url: `https://burst${i}.example.com` } })),
+      Array.from({ length: 12 }, (_, i) =>
+        call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: `Burst ${i}`, url: `https://burst${i}.example.com` } }),
+      ),
     );
-    expect(results.map((r) => r.status), JSON.stringify(results.map((r) => r.body))).toEqual(Array(12).fill(201));
+    expect(
+      results.map((r) => r.status),
+      JSON.stringify(results.map((r) => r.body)),
+    ).toEqual(Array(12).fill(201));
     const names = (await call(s, 'GET', '/api/v1/websites', { key: w.a.key })).body.websites.map((x: { name: string }) => x.name);
     for (let i = 0; i < 12; i++) expect(names).toContain(`Burst ${i}`);
   });

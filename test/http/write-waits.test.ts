@@ -4,7 +4,7 @@ import { onRealPostgres } from '../support/db';
 import { call, caughtUp, startServer, type TestServer } from '../support/server';
 
 // Embedded, the re-derivation's transaction holds PGlite's one connection: every request waits for it there.
-if (!onRealPostgres) console.log('write-waits test skipped: DATABASE_URL unset (a re-derivation holds PGlite\'s only connection)');
+if (!onRealPostgres) console.log("write-waits test skipped: DATABASE_URL unset (a re-derivation holds PGlite's only connection)");
 
 describe.runIf(onRealPostgres)('a write waits for what its caller reads, not for a re-derivation', () => {
   let s: TestServer;
@@ -15,10 +15,17 @@ describe.runIf(onRealPostgres)('a write waits for what its caller reads, not for
   beforeAll(async () => {
     s = await startServer();
     key = (await s.org('Large')).key;
-    site = await buildSite(s, key, { name: 'Acme', url: 'https://acme-large.example.com', competitors: [{ name: 'Globex', url: 'https://globex-large.example.net' }] });
+    site = await buildSite(s, key, {
+      name: 'Acme',
+      url: 'https://acme-large.example.com',
+      competitors: [{ name: 'Globex', url: 'https://globex-large.example.net' }],
+    });
     const r = await call(s, 'POST', '/api/v1/responses/import', {
       key,
-      body: { website_id: site.id, responses: [{ prompt_id: site.prompts[0].id, model: 'chatgpt', run_at: '2026-01-01T00:00:00Z', text: 'Acme, then Newco.' }] },
+      body: {
+        website_id: site.id,
+        responses: [{ prompt_id: site.prompts[0].id, model: 'chatgpt', run_at: '2026-01-01T00:00:00Z', text: 'Acme, then Newco.' }],
+      },
     });
     expect(r.status).toBe(201);
     // a large history, written straight into the answers read model (imported over HTTP it would take minutes here):
@@ -37,7 +44,10 @@ describe.runIf(onRealPostgres)('a write waits for what its caller reads, not for
   it('given a large history, when a competitor is added, then it answers while the re-derivation runs and is listed right after; the metrics have it once re-derived', async () => {
     // when
     const t0 = performance.now();
-    const added = await call(s, 'POST', '/api/v1/competitors', { key, body: { website_id: site.id, name: 'Newco', url: 'https://newco-large.example.org' } });
+    const added = await call(s, 'POST', '/api/v1/competitors', {
+      key,
+      body: { website_id: site.id, name: 'Newco', url: 'https://newco-large.example.org' },
+    });
     const answeredMs = performance.now() - t0;
     // then: answered, and the history not yet re-derived with the new competitor (it commits whole)
     expect(added.status).toBe(201);
@@ -49,10 +59,18 @@ describe.runIf(onRealPostgres)('a write waits for what its caller reads, not for
     // the re-derivation: seconds, against the write's milliseconds
     await caughtUp(s, ['answers'], 120_000);
     const rederivedMs = performance.now() - t0;
-    console.log(`add competitor answered in ${answeredMs.toFixed(0)} ms; the re-derivation of ${HISTORY + 1} answers took ${(rederivedMs / 1000).toFixed(1)} s`);
+    console.log(
+      `add competitor answered in ${answeredMs.toFixed(0)} ms; the re-derivation of ${HISTORY + 1} answers took ${(rederivedMs / 1000).toFixed(1)} s`,
+    );
     expect(rederivedMs).toBeGreaterThan(5 * answeredMs);
     expect(await entities()).toEqual([site.id, site.competitors[0].id, newco]);
-    const m = await call(s, 'POST', '/api/v1/metrics/mention-rate/cumulative', { key, body: { website_id: site.id, filters: { start_date: '2025-01-01' } } });
-    expect(m.body).toMatchObject({ responses: HISTORY + 1, data: { Acme: { mention_rate: 100 }, Newco: { mention_rate: expect.closeTo((100 * (Math.floor(HISTORY / 3) + 1)) / (HISTORY + 1), 3) } } });
+    const m = await call(s, 'POST', '/api/v1/metrics/mention-rate/cumulative', {
+      key,
+      body: { website_id: site.id, filters: { start_date: '2025-01-01' } },
+    });
+    expect(m.body).toMatchObject({
+      responses: HISTORY + 1,
+      data: { Acme: { mention_rate: 100 }, Newco: { mention_rate: expect.closeTo((100 * (Math.floor(HISTORY / 3) + 1)) / (HISTORY + 1), 3) } },
+    });
   }, 180_000);
 });

@@ -74,10 +74,12 @@ suite('running caps of a kind of job, two instances over NATS', () => {
     const site = newId();
     const others = [newId(), newId(), newId(), newId(), newId()];
     const org = newId();
-    const inputs = [
-      ...Array.from({ length: 200 }, () => site),
-      ...others.flatMap((w) => Array.from({ length: 20 }, () => w)),
-    ].map((website_id) => ({ website_id, steps: 2, step_ms: 15, fail_at_step: null }));
+    const inputs = [...Array.from({ length: 200 }, () => site), ...others.flatMap((w) => Array.from({ length: 20 }, () => w))].map((website_id) => ({
+      website_id,
+      steps: 2,
+      step_ms: 15,
+      fail_at_step: null,
+    }));
     await Promise.all(
       inputs.map(async (input, i) => {
         const rt = i % 2 ? b : a;
@@ -85,7 +87,11 @@ suite('running caps of a kind of job, two instances over NATS', () => {
         if (isDomainError(r)) throw new Error(r.message);
       }),
     );
-    await until('the slots full', async () => Number((await a.database.db('aivis_job_slots').where('state', 'running').count<{ n: string }[]>('* as n'))[0].n) >= PROBE_SLOTS.overall);
+    await until(
+      'the slots full',
+      async () =>
+        Number((await a.database.db('aivis_job_slots').where('state', 'running').count<{ n: string }[]>('* as n'))[0].n) >= PROBE_SLOTS.overall,
+    );
     submitted.open();
 
     await until('every probe ended', async () => (await mostAtOnce(a)).ended === inputs.length, 120_000, 250);

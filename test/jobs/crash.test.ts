@@ -60,7 +60,14 @@ async function killedMidStepThenResumed(database: Database, childEnv: Record<str
     rt = await openJobRuntime(database, { specs: [probeJob({ work: async () => {} })], ...next });
     expect(await jobEnded(rt, jobId, 60_000)).toBe('succeeded');
     const events = await streamEvents(rt, jobStream('probe', jobId));
-    expect(events.map((e) => e.type)).toEqual(['ProbeRequested', 'JobStarted', 'ProbeStepCompleted', 'ProbeStepCompleted', 'ProbeStepCompleted', 'JobSucceeded']);
+    expect(events.map((e) => e.type)).toEqual([
+      'ProbeRequested',
+      'JobStarted',
+      'ProbeStepCompleted',
+      'ProbeStepCompleted',
+      'ProbeStepCompleted',
+      'JobSucceeded',
+    ]);
     const steps = events.filter((e) => e.type === 'ProbeStepCompleted');
     expect(steps.map((e) => e.data.step)).toEqual([1, 2, 3]);
     // step 1 by the instance that died, the rest by the one that took over
@@ -87,7 +94,11 @@ describe.concurrent('take-overs', () => {
       nats = await startNatsServer();
       const database = await freshDatabase();
       // the sweeper waits a minute here: JetStream's redelivery (ack wait 2 s) is what resumes the job
-      await killedMidStepThenResumed(database, { DATABASE_URL: database.url!, NATS_URL: nats.url, ACK_WAIT_MS: '2000' }, { natsUrl: nats.url, ackWaitMs: 2000 });
+      await killedMidStepThenResumed(
+        database,
+        { DATABASE_URL: database.url!, NATS_URL: nats.url, ACK_WAIT_MS: '2000' },
+        { natsUrl: nats.url, ackWaitMs: 2000 },
+      );
     }, 180_000);
 
     it('given the in-process bus, when the instance dies in step 2 (its messages die with it), then the sweeper of the next instance finds the job and it resumes at step 2', async () => {

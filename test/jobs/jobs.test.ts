@@ -58,7 +58,14 @@ describe('jobs: a probe through the job workers', () => {
     const id = await submit(rt, probe());
     expect(await jobEnded(rt, id)).toBe('succeeded');
     const events = await streamEvents(rt, jobStream('probe', id));
-    expect(events.map((e) => e.type)).toEqual(['ProbeRequested', 'JobStarted', 'ProbeStepCompleted', 'ProbeStepCompleted', 'ProbeStepCompleted', 'JobSucceeded']);
+    expect(events.map((e) => e.type)).toEqual([
+      'ProbeRequested',
+      'JobStarted',
+      'ProbeStepCompleted',
+      'ProbeStepCompleted',
+      'ProbeStepCompleted',
+      'JobSucceeded',
+    ]);
     expect(events.filter((e) => e.type === 'ProbeStepCompleted').map((e) => e.data.step)).toEqual([1, 2, 3]);
     const view = JobView.parse(await getJob(rt.database.db, ORG, 'probe', id));
     expect(view).toMatchObject({ job_id: id, kind: 'probe', status: 'succeeded', error: null });
@@ -113,8 +120,16 @@ describe('jobs: a probe through the job workers', () => {
   it('given a probe asked to fail at its second step, then it fails with its reason after one step', async () => {
     const id = await submit(rt, probe({ fail_at_step: 2 }));
     expect(await jobEnded(rt, id)).toBe('failed');
-    expect(await rt.database.db('rm_jobs').where('id', id).first('error_kind', 'error')).toEqual({ error_kind: 'probe_failed', error: 'step 2 failed as the probe asked' });
-    expect((await streamEvents(rt, jobStream('probe', id))).map((e) => e.type)).toEqual(['ProbeRequested', 'JobStarted', 'ProbeStepCompleted', 'JobFailed']);
+    expect(await rt.database.db('rm_jobs').where('id', id).first('error_kind', 'error')).toEqual({
+      error_kind: 'probe_failed',
+      error: 'step 2 failed as the probe asked',
+    });
+    expect((await streamEvents(rt, jobStream('probe', id))).map((e) => e.type)).toEqual([
+      'ProbeRequested',
+      'JobStarted',
+      'ProbeStepCompleted',
+      'JobFailed',
+    ]);
   });
 });
 
@@ -123,7 +138,10 @@ describe('jobs: what the sweeper recovers', () => {
     const database = await freshDatabase();
     const first = await openJobRuntime(database, { specs: [probeJob()], workers: false, keepDatabase: true });
     const id = await submit(first, probe());
-    await until('the request in the jobs read model', async () => (await first.database.db('rm_jobs').where('id', id).first('status'))?.status === 'queued');
+    await until(
+      'the request in the jobs read model',
+      async () => (await first.database.db('rm_jobs').where('id', id).first('status'))?.status === 'queued',
+    );
     await first.close();
     const next = await openJobRuntime(database, { specs: [probeJob()], staleMs: 500, sweepEveryMs: 200 });
     try {
@@ -138,7 +156,13 @@ describe('jobs: what the sweeper recovers', () => {
     const database = await freshDatabase();
     const stuck = gate();
     // heartbeats far apart: the held step looks dead to the sweeper, as a dying instance's would
-    const rt = await openJobRuntime(database, { specs: [probeJob({ work: () => stuck.wait() })], heartbeatMs: 600_000, staleMs: 300, sweepEveryMs: 150, maxWakes: 2 });
+    const rt = await openJobRuntime(database, {
+      specs: [probeJob({ work: () => stuck.wait() })],
+      heartbeatMs: 600_000,
+      staleMs: 300,
+      sweepEveryMs: 150,
+      maxWakes: 2,
+    });
     try {
       const id = await submit(rt, probe({ steps: 1 }));
       expect(await jobEnded(rt, id)).toBe('failed');
@@ -155,7 +179,7 @@ describe('jobs: what the sweeper recovers', () => {
     }
   });
 
-  it('given a probe holding a place among its organization\'s probes in progress, then its end gives the place back', async () => {
+  it("given a probe holding a place among its organization's probes in progress, then its end gives the place back", async () => {
     const database = await freshDatabase();
     const hold = gate();
     const rt = await openJobRuntime(database, { specs: [probeJob({ work: () => hold.wait() })] });
@@ -165,7 +189,11 @@ describe('jobs: what the sweeper recovers', () => {
       const ctx = { store: rt.store, organizationId: org, actor: SYSTEM_ACTOR };
       const r = await requestProbe(ctx, probe({ steps: 1 }), { concurrent: { db: rt.database.db, limit } });
       if (isDomainError(r)) throw new Error(r.message);
-      expect(await requestProbe(ctx, probe({ steps: 1 }), { concurrent: { db: rt.database.db, limit } })).toEqual({ kind: 'rate_limited', message: 'Rate limit exceeded', retryAfterSeconds: 10 });
+      expect(await requestProbe(ctx, probe({ steps: 1 }), { concurrent: { db: rt.database.db, limit } })).toEqual({
+        kind: 'rate_limited',
+        message: 'Rate limit exceeded',
+        retryAfterSeconds: 10,
+      });
       hold.open();
       expect(await jobEnded(rt, r.job_id)).toBe('succeeded');
       await until('the place given back', async () => (await heldCount(rt.database.db, limit.name, org)) === 0);

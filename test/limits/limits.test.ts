@@ -38,7 +38,10 @@ describe('limits, one instance (PGlite or Postgres)', () => {
     const site = newId();
     // 10:00:45.2 UTC: 14.8 s left in the minute, 59 min 14.8 s in the hour
     const t = Date.UTC(2026, 10, 25, 10, 0, 45, 200);
-    const both = [{ budget: perMinute, scope: org }, { budget: perHour, scope: site }];
+    const both = [
+      { budget: perMinute, scope: org },
+      { budget: perHour, scope: site },
+    ];
     for (let i = 0; i < 3; i++) expect(await retryAfterOf(spendBudgets(limiter, both, t))).toBeNull();
     // the minute's budget is gone: wait 15 s
     expect(await retryAfterOf(spendBudgets(limiter, both, t))).toBe(15);
@@ -46,7 +49,18 @@ describe('limits, one instance (PGlite or Postgres)', () => {
     const next = t + 20_000;
     expect(await retryAfterOf(spendBudgets(limiter, both, next))).toBe(3600 - 65);
     // another website of the organization has its own hour
-    expect(await retryAfterOf(spendBudgets(limiter, [{ budget: perMinute, scope: org }, { budget: perHour, scope: newId() }], next))).toBeNull();
+    expect(
+      await retryAfterOf(
+        spendBudgets(
+          limiter,
+          [
+            { budget: perMinute, scope: org },
+            { budget: perHour, scope: newId() },
+          ],
+          next,
+        ),
+      ),
+    ).toBeNull();
     const [d1] = await hitBudgets(limiter, [{ budget: perMinute, scope: newId() }], t);
     expect(d1).toMatchObject({ allowed: true, limit: 3, remaining: 2, resetAt: Date.UTC(2026, 10, 25, 10, 1, 0) / 1000 });
   });
@@ -129,7 +143,12 @@ twoInstances('limits across two instances (real Postgres)', () => {
       Array.from({ length: 60 }, (_, i) => admit(dbs[i % 2], pool, { job_id: newId(), stream_id: 'probe-x', scope: sites[i % 6] })),
     );
     expect(out.filter((o) => o.state === 'running')).toHaveLength(16);
-    const running = await d.db('aivis_job_slots').where({ pool: pool.name, state: 'running' }).groupBy('scope').select('scope').count<{ scope: string; n: string }[]>('* as n');
+    const running = await d
+      .db('aivis_job_slots')
+      .where({ pool: pool.name, state: 'running' })
+      .groupBy('scope')
+      .select('scope')
+      .count<{ scope: string; n: string }[]>('* as n');
     expect(running.reduce((s, r) => s + Number(r.n), 0)).toBe(16);
     for (const r of running) expect(Number(r.n)).toBeLessThanOrEqual(4);
   });

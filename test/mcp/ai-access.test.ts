@@ -87,7 +87,10 @@ describe('check_ai_access (API key)', () => {
       const first = await callTool(client, 'check_ai_access', { domain: FIXTURE_DOMAIN });
       expect(first.isError, first.text).toBe(false);
       expect(first.structured.result).toMatchObject({ domain: FIXTURE_DOMAIN, status: 'accessible' });
-      expect(await callTool(client, 'check_ai_access', { domain: 'localhost' })).toMatchObject({ isError: true, text: 'domain must be a public domain, not localhost' });
+      expect(await callTool(client, 'check_ai_access', { domain: 'localhost' })).toMatchObject({
+        isError: true,
+        text: 'domain must be a public domain, not localhost',
+      });
 
       // spend what is left of the minute's budget but one (1 went to the check above), elsewhere
       const limiter = new RateLimiter(s.rt.database.db);

@@ -13,7 +13,15 @@ let w: World;
 let a: Client;
 let scoped: Client;
 let b: Client;
-useMcpWorld((ctx) => ({ s, w, clients: [a, scoped, b] } = ctx), (w) => [apiKey(w.a.key), apiKey(w.a.scoped), apiKey(w.b.key)]);
+useMcpWorld(
+  (ctx) =>
+    ({
+      s,
+      w,
+      clients: [a, scoped, b],
+    } = ctx),
+  (w) => [apiKey(w.a.key), apiKey(w.a.scoped), apiKey(w.b.key)],
+);
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
@@ -65,7 +73,9 @@ describe('MCP catalogue tools', () => {
       properties: { website_id: { type: 'string' }, topic_id: { type: 'string' }, delete_prompts: { type: 'boolean' } },
       required: ['website_id', 'topic_id'],
     });
-    expect(tools.find((t) => t.name === 'update_prompt')!.inputSchema).toMatchObject({ required: expect.arrayContaining(['website_id', 'prompt_id']) });
+    expect(tools.find((t) => t.name === 'update_prompt')!.inputSchema).toMatchObject({
+      required: expect.arrayContaining(['website_id', 'prompt_id']),
+    });
   });
 
   it('given writes through tools, then REST lists them and tools list what REST wrote', async () => {
@@ -74,12 +84,20 @@ describe('MCP catalogue tools', () => {
     expect(c.competitor).toMatchObject({ name: 'Rival', normalized_url: 'rival-mcp.example.net/' });
     const rest = await call(s, 'GET', '/api/v1/competitors', { key: w.a.key, query: { website_id: site } });
     expect(rest.body).toEqual({ competitors: [c.competitor] });
-    expect((await toolOk(a, 'update_competitor', { website_id: site, competitor_id: c.competitor.id, name: 'Rival Inc' })).competitor.name).toBe('Rival Inc');
+    expect((await toolOk(a, 'update_competitor', { website_id: site, competitor_id: c.competitor.id, name: 'Rival Inc' })).competitor.name).toBe(
+      'Rival Inc',
+    );
 
-    await call(s, 'POST', '/api/v1/locations', { key: w.a.key, body: { website_id: site, location: 'Paris, France', country: 'France', city: 'Paris' } });
+    await call(s, 'POST', '/api/v1/locations', {
+      key: w.a.key,
+      body: { website_id: site, location: 'Paris, France', country: 'France', city: 'Paris' },
+    });
     const loc = await toolOk(a, 'create_location', { website_id: site, location: 'Berlin, Germany', country: 'Germany' });
     expect(loc).toMatchObject({ id: expect.any(String), location: 'Berlin, Germany', country: 'Germany' });
-    expect((await toolOk(a, 'list_locations', { website_id: site })).data.map((l: { location: string }) => l.location)).toEqual(['Paris, France', 'Berlin, Germany']);
+    expect((await toolOk(a, 'list_locations', { website_id: site })).data.map((l: { location: string }) => l.location)).toEqual([
+      'Paris, France',
+      'Berlin, Germany',
+    ]);
 
     await toolOk(a, 'create_persona', { website_id: site, name: 'CFO' });
     expect((await toolOk(a, 'list_personas', { website_id: site })).data).toHaveLength(1);
@@ -88,9 +106,17 @@ describe('MCP catalogue tools', () => {
 
     const view = await toolOk(a, 'create_saved_view', { website_id: site, name: 'No X', filters: { models_not: [MODEL_IDS[0]] } });
     await toolOk(a, 'update_saved_view', { website_id: site, view_id: view.view.id, name: 'Renamed' });
-    expect((await toolOk(a, 'list_saved_views', { website_id: site })).data).toEqual([{ id: view.view.id, name: 'Renamed', filters: { models_not: [MODEL_IDS[0]] } }]);
+    expect((await toolOk(a, 'list_saved_views', { website_id: site })).data).toEqual([
+      { id: view.view.id, name: 'Renamed', filters: { models_not: [MODEL_IDS[0]] } },
+    ]);
 
-    const sch = await toolOk(a, 'create_prompt_schedule', { website_id: site, name: 'Weekly', models: [MODEL_IDS[0]], starts_on: '2026-01-01', frequency: 'weekly' });
+    const sch = await toolOk(a, 'create_prompt_schedule', {
+      website_id: site,
+      name: 'Weekly',
+      models: [MODEL_IDS[0]],
+      starts_on: '2026-01-01',
+      frequency: 'weekly',
+    });
     await toolOk(a, 'update_prompt_schedule', { website_id: site, schedule_id: sch.schedule.id, archived: true });
     const schedules = (await toolOk(a, 'get_prompt_schedules', { website_id: site })).data;
     expect(schedules.map((x: { id: string; archived: boolean }) => [x.id, x.archived])).toEqual([
@@ -110,16 +136,27 @@ describe('MCP catalogue tools', () => {
     const p1 = (await toolOk(a, 'create_prompt', { website_id: site, text: 'one', topic_id: topic.id })).prompt;
     const p2 = (await toolOk(a, 'create_prompt', { website_id: site, text: 'two', topic_id: topic.id, type: 'branded' })).prompt;
     const lone = (await toolOk(a, 'create_prompt', { website_id: site, text: 'lone' })).prompt;
-    await markPromptAnswered({ store: s.rt.store, organizationId: w.a.organization_id, actor: SYSTEM_ACTOR }, { website_id: site, prompt_id: lone.id });
+    await markPromptAnswered(
+      { store: s.rt.store, organizationId: w.a.organization_id, actor: SYSTEM_ACTOR },
+      { website_id: site, prompt_id: lone.id },
+    );
     expect(await toolOk(a, 'delete_prompt', { website_id: site, prompt_id: lone.id })).toEqual({ success: true, soft_deleted: true });
 
-    expect(await toolOk(a, 'delete_topic', { website_id: site, topic_id: topic.id, delete_prompts: true })).toEqual({ success: true, name: 'Pricing', deleted_prompt_count: 2 });
+    expect(await toolOk(a, 'delete_topic', { website_id: site, topic_id: topic.id, delete_prompts: true })).toEqual({
+      success: true,
+      name: 'Pricing',
+      deleted_prompt_count: 2,
+    });
     expect((await toolOk(a, 'list_prompts', { website_id: site })).data).toEqual([]);
     expect(await toolOk(a, 'create_topic', { website_id: site, name: 'pricing' })).toEqual({ topic, restored: true });
     expect((await toolOk(a, 'list_prompts', { website_id: site })).data.map((p: { id: string }) => p.id)).toEqual([p1.id, p2.id]);
     expect((await toolOk(a, 'update_prompt', { website_id: site, prompt_id: p1.id, status: 'paused' })).prompt.status).toBe('paused');
 
-    expect(await toolOk(a, 'delete_topic', { website_id: site, topic_id: topic.id })).toEqual({ success: true, name: 'Pricing', deleted_prompt_count: 0 });
+    expect(await toolOk(a, 'delete_topic', { website_id: site, topic_id: topic.id })).toEqual({
+      success: true,
+      name: 'Pricing',
+      deleted_prompt_count: 0,
+    });
     expect((await toolOk(a, 'list_prompts', { website_id: site })).data).toHaveLength(2);
     expect((await toolOk(a, 'list_topics', { website_id: site })).data).toEqual([]);
     expect(await toolOk(a, 'delete_prompt', { website_id: site, prompt_id: p2.id })).toEqual({ success: true, soft_deleted: false });
@@ -133,9 +170,27 @@ describe('MCP catalogue tools', () => {
     await refused(a, 'list_competitors', {}, 400, 'website_id is required');
     await refused(a, 'delete_topic', { website_id: site, topic_id: UNKNOWN, delete_prompts: 'true' }, 400, 'delete_prompts: must be a boolean');
     await refused(a, 'create_prompt', { website_id: site, text: 'x'.repeat(2001) }, 400, 'text: must be at most 2000 characters');
-    await refused(a, 'create_prompt_schedule', { website_id: site, name: 'S', models: ['nope'], frequency: 'daily' }, 400, /^models\[0\]: unknown model "nope"/);
-    await refused(a, 'create_prompt_schedule', { website_id: site, name: 'S', models: [MODEL_IDS[0]], starts_on: '2026-02-02', ends_on: '2026-02-01', frequency: 'daily' }, 400, 'ends_on: must not be before starts_on');
-    await refused(a, 'update_prompt', { website_id: site, prompt_id: UNKNOWN }, 400, 'body: nothing to change: send text, topic_id, type, status or tags');
+    await refused(
+      a,
+      'create_prompt_schedule',
+      { website_id: site, name: 'S', models: ['nope'], frequency: 'daily' },
+      400,
+      /^models\[0\]: unknown model "nope"/,
+    );
+    await refused(
+      a,
+      'create_prompt_schedule',
+      { website_id: site, name: 'S', models: [MODEL_IDS[0]], starts_on: '2026-02-02', ends_on: '2026-02-01', frequency: 'daily' },
+      400,
+      'ends_on: must not be before starts_on',
+    );
+    await refused(
+      a,
+      'update_prompt',
+      { website_id: site, prompt_id: UNKNOWN },
+      400,
+      'body: nothing to change: send text, topic_id, type, status or tags',
+    );
     await refused(a, 'list_prompts', { website_id: UNKNOWN }, 404, 'Website not found');
     await refused(b, 'list_prompts', { website_id: site }, 403, 'Unauthorized access to this website');
     await refused(b, 'create_topic', { website_id: site, name: 'T' }, 403, 'Unauthorized access to this website');

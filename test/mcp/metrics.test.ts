@@ -11,12 +11,23 @@ let a: Client;
 let b: Client;
 let site: Site;
 useMcpWorld(async (ctx) => {
-  ({ s, w, clients: [a, b] } = ctx);
-  site = await buildSite(s, w.a.key, { name: 'Acme', url: 'https://acme-mcp.example.com', competitors: [{ name: 'Globex', url: 'https://globex-mcp.example.net' }] });
+  ({
+    s,
+    w,
+    clients: [a, b],
+  } = ctx);
+  site = await buildSite(s, w.a.key, {
+    name: 'Acme',
+    url: 'https://acme-mcp.example.com',
+    competitors: [{ name: 'Globex', url: 'https://globex-mcp.example.net' }],
+  });
   const item = (run_at: string, text: string) => ({ prompt_id: site.prompts[0].id, model: 'chatgpt', run_at, text });
   const r = await call(s, 'POST', '/api/v1/responses/import', {
     key: w.a.key,
-    body: { website_id: site.id, responses: [item('2026-03-05T10:00:00Z', 'Acme and Globex.'), item('2026-03-06T10:00:00Z', 'Globex.'), item('2026-03-07T10:00:00Z', 'None.')] },
+    body: {
+      website_id: site.id,
+      responses: [item('2026-03-05T10:00:00Z', 'Acme and Globex.'), item('2026-03-06T10:00:00Z', 'Globex.'), item('2026-03-07T10:00:00Z', 'None.')],
+    },
   });
   expect(r.status).toBe(201);
 });
@@ -30,13 +41,19 @@ describe('metrics over MCP', () => {
       ['get_average_position', 'position'],
     ]) {
       const viaTool = await toolOk(a, tool, { website_id: site.id, filters: { start_date: 'March 5, 2026', end_date: '2026-03-06' } });
-      const rest = await call(s, 'POST', `/api/v1/metrics/${family}/cumulative`, { key: w.a.key, body: { website_id: site.id, filters: { start_date: '2026-03-05', end_date: '2026-03-06' } } });
+      const rest = await call(s, 'POST', `/api/v1/metrics/${family}/cumulative`, {
+        key: w.a.key,
+        body: { website_id: site.id, filters: { start_date: '2026-03-05', end_date: '2026-03-06' } },
+      });
       expect(viaTool).toEqual(rest.body);
       const daily = await toolOk(a, tool, { website_id: site.id, series: 'daily' });
       const restDaily = await call(s, 'POST', `/api/v1/metrics/${family}/time-series`, { key: w.a.key, body: { website_id: site.id } });
       expect(daily).toEqual(restDaily.body);
     }
-    expect((await toolOk(a, 'get_mention_rate', { website_id: site.id, filters: { start_date: 'March 5, 2026', end_date: 'March 6, 2026' } })).data.Acme.mention_rate).toBe(50);
+    expect(
+      (await toolOk(a, 'get_mention_rate', { website_id: site.id, filters: { start_date: 'March 5, 2026', end_date: 'March 6, 2026' } })).data.Acme
+        .mention_rate,
+    ).toBe(50);
   });
 
   it('given the reporting tool, then the connector rows; refusals carry REST messages', async () => {
@@ -45,6 +62,10 @@ describe('metrics over MCP', () => {
     const relative = await callTool(a, 'get_mention_rate', { website_id: site.id, filters: { start_date: 'last week' } });
     expect(relative).toMatchObject({ isError: true, structured: { status: 400 } });
     expect(relative.text).toMatch(/^filters\.start_date: /);
-    expect(await callTool(b, 'get_share_of_voice', { website_id: site.id })).toMatchObject({ isError: true, text: 'Unauthorized access to this website', structured: { status: 403 } });
+    expect(await callTool(b, 'get_share_of_voice', { website_id: site.id })).toMatchObject({
+      isError: true,
+      text: 'Unauthorized access to this website',
+      structured: { status: 403 },
+    });
   });
 });

@@ -16,7 +16,11 @@ const PATH = '/api/v1/attributes/observations';
 const TOOL = 'get_attribute_observations';
 
 useMcpWorld(async (ctx) => {
-  ({ s, w, clients: [a, b] } = ctx);
+  ({
+    s,
+    w,
+    clients: [a, b],
+  } = ctx);
   site = await buildSite(s, w.a.key, {
     name: 'Acme',
     competitors: [{ name: 'Globex', url: 'https://globex.example.net' }],
@@ -35,7 +39,13 @@ useMcpWorld(async (ctx) => {
         run_at: `2025-03-0${day}T${String(6 + k * 7).padStart(2, '0')}:15:30.250Z`,
         text: `Answer ${day}.${k}`,
         observations: [
-          { entity_id: k === 1 ? globex : site.id, attribute_id: k === 2 ? support : price, positive, score: magnitude === null ? null : positive ? magnitude : -magnitude, text_span: `span ${day}.${k}` },
+          {
+            entity_id: k === 1 ? globex : site.id,
+            attribute_id: k === 2 ? support : price,
+            positive,
+            score: magnitude === null ? null : positive ? magnitude : -magnitude,
+            text_span: `span ${day}.${k}`,
+          },
         ],
       });
     }
@@ -75,11 +85,22 @@ describe('get_attribute_observations', () => {
   });
 
   it('given plain and spelled-out dates, then a date start is midnight and a date end covers its whole day (REST needs date-times)', async () => {
-    const expected = await rest({ website_id: site.id, filters: { start_date: '2025-03-02T00:00:00Z', end_date: '2025-03-04T23:59:59.999Z' }, sort: 'recent', page_size: 100 });
+    const expected = await rest({
+      website_id: site.id,
+      filters: { start_date: '2025-03-02T00:00:00Z', end_date: '2025-03-04T23:59:59.999Z' },
+      sort: 'recent',
+      page_size: 100,
+    });
     expect(expected.data.map((o: { created_at: string }) => o.created_at)).toContain('2025-03-04T20:15:30Z');
-    expect(await ok(a, { website_id: site.id, filters: { start_date: '2025-03-02', end_date: '2025-03-04' }, sort: 'recent', page_size: 100 })).toEqual(expected);
-    expect(await ok(a, { website_id: site.id, filters: { start_date: 'March 2, 2025', end_date: '4 March 2025' }, sort: 'recent', page_size: 100 })).toEqual(expected);
-    expect(await ok(a, { website_id: site.id, filters: { start_date: '2025-03-02T00:00:00', end_date: 'Mar 4 2025' }, sort: 'recent', page_size: 100 })).toEqual(expected);
+    expect(
+      await ok(a, { website_id: site.id, filters: { start_date: '2025-03-02', end_date: '2025-03-04' }, sort: 'recent', page_size: 100 }),
+    ).toEqual(expected);
+    expect(
+      await ok(a, { website_id: site.id, filters: { start_date: 'March 2, 2025', end_date: '4 March 2025' }, sort: 'recent', page_size: 100 }),
+    ).toEqual(expected);
+    expect(
+      await ok(a, { website_id: site.id, filters: { start_date: '2025-03-02T00:00:00', end_date: 'Mar 4 2025' }, sort: 'recent', page_size: 100 }),
+    ).toEqual(expected);
     const plain = await call(s, 'POST', PATH, { key: w.a.key, body: { website_id: site.id, filters: { start_date: '2025-03-02' } } });
     expect(plain.status).toBe(400);
     expect(plain.body.error).toMatch(/^filters\.start_date: /);
@@ -96,15 +117,40 @@ describe('get_attribute_observations', () => {
     const f = { start_date: '2025-01-01' };
     await refused(a, { website_id: site.id, filters: {} }, 400, 'filters.start_date is required');
     await refused(a, { website_id: site.id }, 400, 'filters is required');
-    await refused(a, { website_id: site.id, filters: { ...f, competitor_ids: [site.competitors[0].id] } }, 400, 'filters.competitor_ids is not allowed');
+    await refused(
+      a,
+      { website_id: site.id, filters: { ...f, competitor_ids: [site.competitors[0].id] } },
+      400,
+      'filters.competitor_ids is not allowed',
+    );
     await refused(a, { website_id: site.id, filters: { ...f, unknown: 1 } }, 400, 'filters.unknown is not allowed');
-    await refused(a, { website_id: site.id, filters: { start_date: 'last week' } }, 400, /^filters\.start_date: relative date "last week" is not accepted/);
+    await refused(
+      a,
+      { website_id: site.id, filters: { start_date: 'last week' } },
+      400,
+      /^filters\.start_date: relative date "last week" is not accepted/,
+    );
     await refused(a, { website_id: site.id, filters: { start_date: '2025-03' } }, 400, /^filters\.start_date: incomplete date/);
-    await refused(a, { website_id: site.id, filters: { start_date: '2025-03-05', end_date: 'March 4, 2025' } }, 400, /^filters\.end_date: is before start_date/);
+    await refused(
+      a,
+      { website_id: site.id, filters: { start_date: '2025-03-05', end_date: 'March 4, 2025' } },
+      400,
+      /^filters\.end_date: is before start_date/,
+    );
     await refused(a, { website_id: site.id, filters: f, page_size: 101 }, 400, 'page_size: must be between 1 and 100');
-    await refused(a, { website_id: site.id, filters: f, entity_ids: Array.from({ length: 101 }, () => site.id) }, 400, 'entity_ids: must have at most 100 items');
+    await refused(
+      a,
+      { website_id: site.id, filters: f, entity_ids: Array.from({ length: 101 }, () => site.id) },
+      400,
+      'entity_ids: must have at most 100 items',
+    );
     await refused(a, { website_id: site.id, filters: f, entity_ids: ['nope'] }, 400, 'entity_ids[0]: must be a UUID');
-    await refused(a, { website_id: site.id, filters: f, entity_ids: [site.id, w.a.a1] }, 400, "entity_ids[1]: not the website_id or one of its competitors' ids");
+    await refused(
+      a,
+      { website_id: site.id, filters: f, entity_ids: [site.id, w.a.a1] },
+      400,
+      "entity_ids[1]: not the website_id or one of its competitors' ids",
+    );
     await refused(a, { website_id: site.id, filters: { ...f, saved_view_id: '00000000-0000-4000-8000-000000000000' } }, 404, 'Saved view not found');
     await refused(a, { website_id: '00000000-0000-4000-8000-000000000000', filters: f }, 404, 'Website not found');
     await refused(b, { website_id: site.id, filters: f }, 403, 'Unauthorized access to this website');
@@ -114,7 +160,16 @@ describe('get_attribute_observations', () => {
     const { tools } = await a.listTools();
     const t = tools.find((x) => x.name === TOOL)!;
     expect(t).toBeDefined();
-    expect(Object.keys(t.inputSchema.properties ?? {}).sort()).toEqual(['attribute_ids', 'entity_ids', 'filters', 'page_num', 'page_size', 'positive', 'sort', 'website_id']);
+    expect(Object.keys(t.inputSchema.properties ?? {}).sort()).toEqual([
+      'attribute_ids',
+      'entity_ids',
+      'filters',
+      'page_num',
+      'page_size',
+      'positive',
+      'sort',
+      'website_id',
+    ]);
     expect(t.inputSchema.required).toEqual(expect.arrayContaining(['website_id', 'filters']));
   });
 });

@@ -11,7 +11,14 @@ let s: TestServer;
 let w: World;
 let a: Client;
 let b: Client;
-useMcpWorld((ctx) => ({ s, w, clients: [a, b] } = ctx));
+useMcpWorld(
+  (ctx) =>
+    ({
+      s,
+      w,
+      clients: [a, b],
+    } = ctx),
+);
 
 describe('answers over MCP', () => {
   it('given a run started by a tool, then its answers, date range and status read the same as over REST', async () => {
@@ -23,7 +30,11 @@ describe('answers over MCP', () => {
       return r.status !== 'running' && r;
     });
     expect(run).toMatchObject({ status: 'completed', recorded: MODEL_IDS.length });
-    const listed = await toolOk(a, 'list_responses', { website_id: site.id, filters: { models: [MODEL_IDS[0]], end_date: 'December 31, 2099' }, page_size: 5 });
+    const listed = await toolOk(a, 'list_responses', {
+      website_id: site.id,
+      filters: { models: [MODEL_IDS[0]], end_date: 'December 31, 2099' },
+      page_size: 5,
+    });
     const rest = await call(s, 'GET', '/api/v1/responses', { key: w.a.key, query: { website_id: site.id, models: MODEL_IDS[0], page_size: 5 } });
     expect(listed).toEqual(rest.body);
     expect(listed.responses).toHaveLength(1);

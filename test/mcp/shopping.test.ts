@@ -18,33 +18,56 @@ const OTHER_MODEL = MODEL_IDS.find((m) => !isShoppingModelId(m))!;
 
 const rest = (body: Record<string, unknown>, key = w.a.key) => call(s, 'POST', '/api/v1/metrics/shopping', { key, body });
 
-useMcpWorld(async (ctx) => {
-  ({ s, w, clients: [a, b] } = ctx);
-  const post = async (path: string, body: unknown) => {
-    const r = await call(s, 'POST', path, { key: w.a.key, body });
-    expect(r.status, JSON.stringify(r.body)).toBe(201);
-    return r.body;
-  };
-  site = (await post('/api/v1/websites', { name: 'Acme', url: 'https://acme-mcp.example.com' })).website.id;
-  competitor = (await post('/api/v1/competitors', { website_id: site, name: 'Globex', url: 'https://globex.example.net' })).competitor.id;
-  const prompt = (await post('/api/v1/prompts', { website_id: site, text: 'Best headphones?', tags: ['audio'] })).prompt.id;
-  const card = (name: string, brand: string, position: number, price: number, merchant: string) => ({ name, brand, position, price, currency: 'USD', merchant });
-  await post('/api/v1/responses/import', {
-    website_id: site,
-    responses: [
-      { prompt_id: prompt, model: SM0, run_at: '2026-03-01T10:00:00Z', text: 'Options.', products: [card('Acme Pro', 'Acme', 1, 100, 'Amazon'), card('Globex X', 'Globex', 2, 80, 'Walmart')] },
-      { prompt_id: prompt, model: SM1, run_at: '2026-03-02T10:00:00Z', text: 'Options.', products: [card('Globex X', 'Globex', 1, 90, 'Amazon')] },
-      { prompt_id: prompt, model: SM1, run_at: '2026-03-03T10:00:00Z', text: 'Nothing to buy.' },
-    ],
-  });
-}, (w) => [apiKey(w.a.key), bearer(w.b.key)]);
+useMcpWorld(
+  async (ctx) => {
+    ({
+      s,
+      w,
+      clients: [a, b],
+    } = ctx);
+    const post = async (path: string, body: unknown) => {
+      const r = await call(s, 'POST', path, { key: w.a.key, body });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      return r.body;
+    };
+    site = (await post('/api/v1/websites', { name: 'Acme', url: 'https://acme-mcp.example.com' })).website.id;
+    competitor = (await post('/api/v1/competitors', { website_id: site, name: 'Globex', url: 'https://globex.example.net' })).competitor.id;
+    const prompt = (await post('/api/v1/prompts', { website_id: site, text: 'Best headphones?', tags: ['audio'] })).prompt.id;
+    const card = (name: string, brand: string, position: number, price: number, merchant: string) => ({
+      name,
+      brand,
+      position,
+      price,
+      currency: 'USD',
+      merchant,
+    });
+    await post('/api/v1/responses/import', {
+      website_id: site,
+      responses: [
+        {
+          prompt_id: prompt,
+          model: SM0,
+          run_at: '2026-03-01T10:00:00Z',
+          text: 'Options.',
+          products: [card('Acme Pro', 'Acme', 1, 100, 'Amazon'), card('Globex X', 'Globex', 2, 80, 'Walmart')],
+        },
+        { prompt_id: prompt, model: SM1, run_at: '2026-03-02T10:00:00Z', text: 'Options.', products: [card('Globex X', 'Globex', 1, 90, 'Amazon')] },
+        { prompt_id: prompt, model: SM1, run_at: '2026-03-03T10:00:00Z', text: 'Nothing to buy.' },
+      ],
+    });
+  },
+  (w) => [apiKey(w.a.key), bearer(w.b.key)],
+);
 
 describe('get_shopping_metrics', () => {
   it('given the same input, when called as a tool and over REST, then both answer the same body', async () => {
     const inputs: Record<string, unknown>[] = [
       { website_id: site },
       { website_id: site, top_products_limit: 1 },
-      { website_id: site, filters: { models: [SM1], competitor_ids: [competitor], prompt_tags: ['audio'], prompt_tags_operator: 'all', target_identifiers: ['pro'] } },
+      {
+        website_id: site,
+        filters: { models: [SM1], competitor_ids: [competitor], prompt_tags: ['audio'], prompt_tags_operator: 'all', target_identifiers: ['pro'] },
+      },
       { website_id: site, filters: { schedule_id: 'default', start_date: '2026-03-02', end_date: '2026-03-03' } },
     ];
     for (const input of inputs) {
@@ -56,7 +79,14 @@ describe('get_shopping_metrics', () => {
       expect(JSON.parse(tool.text)).toEqual(r.body);
     }
     const all = (await rest({ website_id: site })).body;
-    expect(all.summary).toMatchObject({ answers: 3, answers_with_products: 2, answers_with_own_products: 1, product_visibility_rate: 33.33, own_product_appearances: 1, competitor_product_appearances: 2 });
+    expect(all.summary).toMatchObject({
+      answers: 3,
+      answers_with_products: 2,
+      answers_with_own_products: 1,
+      product_visibility_rate: 33.33,
+      own_product_appearances: 1,
+      competitor_product_appearances: 2,
+    });
   });
 
   it('given spelled-out dates, then the tool reads them as whole UTC days, like REST plain dates', async () => {
@@ -73,9 +103,17 @@ describe('get_shopping_metrics', () => {
       [{ website_id: site, filters: { location_ids: [site] } }, 400, 'filters.location_ids is not allowed'],
       [{ website_id: site, filters: { models: [OTHER_MODEL] } }, 400, /^filters\.models\[0\]: model ".+" is not available on the shopping endpoint/],
       [{ website_id: site, filters: { start_date: 'last week' } }, 400, /^filters\.start_date: relative date "last week" is not accepted/],
-      [{ website_id: site, filters: { start_date: '2026-03-03', end_date: '2026-03-02' } }, 400, 'filters.end_date: is before start_date (2026-03-03)'],
+      [
+        { website_id: site, filters: { start_date: '2026-03-03', end_date: '2026-03-02' } },
+        400,
+        'filters.end_date: is before start_date (2026-03-03)',
+      ],
       [{ website_id: site, top_products_limit: 51 }, 400, 'top_products_limit: must be between 1 and 50'],
-      [{ website_id: site, filters: { competitor_ids: ['00000000-0000-4000-8000-000000000000'] } }, 400, 'filters.competitor_ids[0]: no competitor of this website has this id'],
+      [
+        { website_id: site, filters: { competitor_ids: ['00000000-0000-4000-8000-000000000000'] } },
+        400,
+        'filters.competitor_ids[0]: no competitor of this website has this id',
+      ],
       [{ website_id: '00000000-0000-4000-8000-000000000000' }, 404, 'Website not found'],
     ];
     for (const [input, status, error] of cases) {

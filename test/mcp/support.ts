@@ -106,7 +106,10 @@ export async function fixtureSite(): Promise<FixtureSite> {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
     requests.push(`${host}${req.url}`);
     if (host !== FIXTURE_DOMAIN) return void res.writeHead(421).end();
-    if (req.url === '/robots.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end(`User-agent: *\nAllow: /\n\nSitemap: https://${FIXTURE_DOMAIN}/sitemap.xml\n`);
+    if (req.url === '/robots.txt')
+      return void res
+        .writeHead(200, { 'content-type': 'text/plain' })
+        .end(`User-agent: *\nAllow: /\n\nSitemap: https://${FIXTURE_DOMAIN}/sitemap.xml\n`);
     if (req.url === '/') return void res.writeHead(200, { 'content-type': 'text/html', server: 'nginx' }).end('<h1>open</h1>');
     res.writeHead(404).end();
   });

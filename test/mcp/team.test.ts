@@ -51,12 +51,24 @@ describe('organization administration tools', () => {
     await refused(scoped, 'list_roles', {}, 403, global);
     await refused(scoped, 'list_groups', {}, 403, global);
     await refused(scoped, 'list_members', { website_id: w.a.a1 }, 403, 'Unauthorized access to this website');
-    await refused(b, 'invite_user', { type: 'website', invite_method: 'direct', email: 'x@example.com', website_id: w.a.a1 }, 403, 'Unauthorized access to this website');
-    await refused(a, 'invite_user', { type: 'organization', invite_method: 'direct', email: 'x@example.com', role: 'admin', role_id: '00000000-0000-0000-0000-000000000002' }, 400, 'role_id: role and role_id are mutually exclusive');
+    await refused(
+      b,
+      'invite_user',
+      { type: 'website', invite_method: 'direct', email: 'x@example.com', website_id: w.a.a1 },
+      403,
+      'Unauthorized access to this website',
+    );
+    await refused(
+      a,
+      'invite_user',
+      { type: 'organization', invite_method: 'direct', email: 'x@example.com', role: 'admin', role_id: '00000000-0000-0000-0000-000000000002' },
+      400,
+      'role_id: role and role_id are mutually exclusive',
+    );
     await refused(b, 'get_user_websites', { user_id: w.a.owner_user_id }, 404, 'User not found');
   });
 
-  it('given list_roles and list_groups, then their answers are the read models\' views', async () => {
+  it("given list_roles and list_groups, then their answers are the read models' views", async () => {
     const roles = RolesView.parse(await toolOk(a, 'list_roles', {}));
     expect(roles.roles.slice(0, 3).map((r) => r.slug)).toEqual(['owner', 'admin', 'viewer']);
     const made = await call(s, 'POST', '/api/v1/groups', { key: w.a.key, body: { name: 'MCP group', website_ids: [w.a.a1], external_id: 'mcp-1' } });

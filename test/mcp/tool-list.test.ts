@@ -32,7 +32,8 @@ function properties(schema: JsonSchema, path: string, out: { path: string; schem
     properties(sub, `${path}.${name}`, out);
   }
   if (schema.items && typeof schema.items === 'object') properties(schema.items as JsonSchema, `${path}[]`, out);
-  if (schema.additionalProperties && typeof schema.additionalProperties === 'object') properties(schema.additionalProperties as JsonSchema, `${path}{}`, out);
+  if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
+    properties(schema.additionalProperties as JsonSchema, `${path}{}`, out);
   for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) {
     for (const sub of (schema[key] ?? []) as JsonSchema[]) properties(sub, path, out);
   }
@@ -51,7 +52,11 @@ describe('MCP tool list: what an assistant reads', () => {
       type: 'object',
       properties: {
         a: { type: 'string', description: 'described' },
-        list: { type: 'array', description: 'x', items: { type: 'object', properties: { deep: { anyOf: [{ type: 'object', properties: { leaf: { type: 'number' } } }] } } } },
+        list: {
+          type: 'array',
+          description: 'x',
+          items: { type: 'object', properties: { deep: { anyOf: [{ type: 'object', properties: { leaf: { type: 'number' } } }] } } },
+        },
       },
     };
     expect(undescribed(schema, 't')).toEqual(['t.list[].deep', 't.list[].deep.leaf']);
@@ -95,12 +100,12 @@ describe('MCP tool list: what an assistant reads', () => {
     }
     // the two checks fetch the domain they are given, a run asks the answer engines and an invite emails a person; the rest
     // stays in aivis's own data
-    expect(tools.filter((t) => t.annotations?.openWorldHint).map((t) => t.name).sort()).toEqual([
-      'check_ai_access',
-      'check_public_ai_access',
-      'invite_user',
-      'start_response_run',
-    ]);
+    expect(
+      tools
+        .filter((t) => t.annotations?.openWorldHint)
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['check_ai_access', 'check_public_ai_access', 'invite_user', 'start_response_run']);
   });
 
   it('given the OpenAPI document, then a field a REST route and a tool share carries the same description in both', async () => {

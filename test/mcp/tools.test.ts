@@ -9,7 +9,15 @@ import { apiKey, awayFromMinuteEdge, bearer, callTool, connect, MCP, ping, post,
 let s: TestServer;
 let w: World;
 let global: Client;
-useMcpWorld((ctx) => ({ s, w, clients: [global] } = ctx), (w) => [apiKey(w.a.key)]);
+useMcpWorld(
+  (ctx) =>
+    ({
+      s,
+      w,
+      clients: [global],
+    } = ctx),
+  (w) => [apiKey(w.a.key)],
+);
 
 const ids = (r: { structured: { websites: { id: string }[] } }) => r.structured.websites.map((x) => x.id).sort();
 
@@ -39,7 +47,13 @@ describe('MCP tool server: authentication', () => {
   });
 
   it('given an invalid, malformed or revoked key (either header), then 401 Unauthorized, never anonymous', async () => {
-    for (const headers of [apiKey(w.a.revoked), bearer(w.a.revoked), apiKey('aivis_not-a-key'), bearer('nope'), { authorization: 'Basic dXNlcjpwYXNz' }]) {
+    for (const headers of [
+      apiKey(w.a.revoked),
+      bearer(w.a.revoked),
+      apiKey('aivis_not-a-key'),
+      bearer('nope'),
+      { authorization: 'Basic dXNlcjpwYXNz' },
+    ]) {
       const r = await post(s, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers);
       expect(r.status, JSON.stringify(headers)).toBe(401);
       expect(r.body).toEqual({ error: 'Unauthorized' });
@@ -128,7 +142,7 @@ describe('MCP tool server: transport rules', () => {
 });
 
 describe('MCP tool server: websites and scope', () => {
-  it('given another organization\'s website, then get_website fails with REST\'s message', async () => {
+  it("given another organization's website, then get_website fails with REST's message", async () => {
     const r = await callTool(global, 'get_website', { website_id: w.b.b1 });
     expect(r).toMatchObject({ isError: true, text: 'Unauthorized access to this website', structured: { status: 403 } });
     const mine = await callTool(global, 'get_website', { website_id: w.a.a1 });
@@ -140,7 +154,10 @@ describe('MCP tool server: websites and scope', () => {
     const scoped = await connect(s, bearer(w.a.scoped));
     try {
       expect(ids(await callTool(scoped, 'list_websites'))).toEqual([w.a.a2]);
-      expect(await callTool(scoped, 'get_website', { website_id: w.a.a1 })).toMatchObject({ isError: true, text: 'Unauthorized access to this website' });
+      expect(await callTool(scoped, 'get_website', { website_id: w.a.a1 })).toMatchObject({
+        isError: true,
+        text: 'Unauthorized access to this website',
+      });
       expect((await callTool(scoped, 'get_website', { website_id: w.a.a2 })).isError).toBe(false);
     } finally {
       await scoped.close();
@@ -151,7 +168,11 @@ describe('MCP tool server: websites and scope', () => {
     expect(await callTool(global, 'get_website', {})).toMatchObject({ isError: true, text: 'website_id is required', structured: { status: 400 } });
     expect(await callTool(global, 'get_website', { website_id: 'x' })).toMatchObject({ isError: true, text: 'website_id: must be a UUID' });
     expect(await callTool(global, 'list_websites', { extra: 1 })).toMatchObject({ isError: true, text: 'extra is not allowed' });
-    expect(await callTool(global, 'get_website', { website_id: '00000000-0000-4000-8000-000000000000' })).toMatchObject({ isError: true, text: 'Website not found', structured: { status: 404 } });
+    expect(await callTool(global, 'get_website', { website_id: '00000000-0000-4000-8000-000000000000' })).toMatchObject({
+      isError: true,
+      text: 'Website not found',
+      structured: { status: 404 },
+    });
   });
 });
 
@@ -180,7 +201,7 @@ describe('MCP tool server: get_activity', () => {
     expect(r.structured.status).toBe(400);
   });
 
-  it('given a date-only since of today, then today\'s changes are in; given an until of yesterday, then none are', async () => {
+  it("given a date-only since of today, then today's changes are in; given an until of yesterday, then none are", async () => {
     const now = new Date();
     const all = await callTool(global, 'get_activity', {});
     expect(all.structured.data.length).toBeGreaterThan(0);
@@ -196,13 +217,20 @@ describe('MCP tool server: get_activity', () => {
   it('given a non-partner key, then partner keys only, as REST', async () => {
     const plain = await connect(s, apiKey(w.a.plainGlobal));
     try {
-      expect(await callTool(plain, 'get_activity', {})).toMatchObject({ isError: true, text: 'Forbidden: partner API key required', structured: { status: 403 } });
+      expect(await callTool(plain, 'get_activity', {})).toMatchObject({
+        isError: true,
+        text: 'Forbidden: partner API key required',
+        structured: { status: 403 },
+      });
     } finally {
       await plain.close();
     }
   });
 
-  it('given another organization\'s website_id, then Unauthorized access to this website', async () => {
-    expect(await callTool(global, 'get_activity', { website_id: w.b.b1 })).toMatchObject({ isError: true, text: 'Unauthorized access to this website' });
+  it("given another organization's website_id, then Unauthorized access to this website", async () => {
+    expect(await callTool(global, 'get_activity', { website_id: w.b.b1 })).toMatchObject({
+      isError: true,
+      text: 'Unauthorized access to this website',
+    });
   });
 });

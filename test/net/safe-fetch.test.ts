@@ -20,8 +20,7 @@ const testResolver = async (hostname: string): Promise<string[]> => {
   resolved.push(hostname);
   return lookup(hostname);
 };
-const fetcher = (opts: SafeFetcherOptions = {}) =>
-  createSafeFetcher({ resolver: testResolver, allowAddress: allowLoopback, ...opts });
+const fetcher = (opts: SafeFetcherOptions = {}) => createSafeFetcher({ resolver: testResolver, allowAddress: allowLoopback, ...opts });
 
 // Records every address any client socket in this process tries to connect to.
 // Hard rule: nothing in this file may try to reach anything but loopback.
@@ -231,17 +230,14 @@ describe('safeFetch', () => {
     expect(err.code).toBe('CONNECTION_ERROR');
   });
 
-  it.each([
-    ['not a url'],
-    ['ftp://site.test/file'],
-    ['file:///etc/passwd'],
-    ['http://user:pass@site.test/'],
-    ['http://user@site.test/'],
-  ])('given %s, when fetched, then BAD_URL without any lookup', async (url) => {
-    const err = await failure(fetcher()(url));
-    expect(err.code).toBe('BAD_URL');
-    expect(resolved).toEqual([]);
-  });
+  it.each([['not a url'], ['ftp://site.test/file'], ['file:///etc/passwd'], ['http://user:pass@site.test/'], ['http://user@site.test/']])(
+    'given %s, when fetched, then BAD_URL without any lookup',
+    async (url) => {
+      const err = await failure(fetcher()(url));
+      expect(err.code).toBe('BAD_URL');
+      expect(resolved).toEqual([]);
+    },
+  );
 });
 
 describe('safeFetch address refusal (before any connection)', () => {
@@ -288,18 +284,16 @@ describe('safeFetch address refusal (before any connection)', () => {
     expect(hits).toEqual([]);
   });
 
-  it.each([
-    ['http://10.0.0.1/'],
-    ['http://169.254.169.254/latest/meta-data/'],
-    ['http://intranet.test/'],
-    ['http://[::1]/'],
-  ])('given a redirect to %s, when followed, then BLOCKED_ADDRESS before connecting to it', async (target) => {
-    const err = await failure(fetcher()(`http://site.test:${port}/to?${encodeURIComponent(target)}`));
-    expect(err.code).toBe('BLOCKED_ADDRESS');
-    expect(err.url).toBe(target);
-    expect(attempts).toEqual(['127.0.0.1']);
-    expect(hits).toHaveLength(1);
-  });
+  it.each([['http://10.0.0.1/'], ['http://169.254.169.254/latest/meta-data/'], ['http://intranet.test/'], ['http://[::1]/']])(
+    'given a redirect to %s, when followed, then BLOCKED_ADDRESS before connecting to it',
+    async (target) => {
+      const err = await failure(fetcher()(`http://site.test:${port}/to?${encodeURIComponent(target)}`));
+      expect(err.code).toBe('BLOCKED_ADDRESS');
+      expect(err.url).toBe(target);
+      expect(attempts).toEqual(['127.0.0.1']);
+      expect(hits).toHaveLength(1);
+    },
+  );
 
   it('given a redirect to a file: URL, when followed, then BAD_URL', async () => {
     const err = await failure(fetcher()(`http://site.test:${port}/to?${encodeURIComponent('file:///etc/passwd')}`));

@@ -39,10 +39,19 @@ describe('the page layout', () => {
 
 describe('the charts', () => {
   it('given bars, when drawn, then each is an accessible, escaped image with its data as text', () => {
-    const svg = barChart({ id: 'Share of voice', title: 'Share <by> competitor', bars: [{ label: HOSTILE_NAME, value: 3 }, { label: 'B', value: 6, highlight: true }] }).toString();
+    const svg = barChart({
+      id: 'Share of voice',
+      title: 'Share <by> competitor',
+      bars: [
+        { label: HOSTILE_NAME, value: 3 },
+        { label: 'B', value: 6, highlight: true },
+      ],
+    }).toString();
     expect(svg).toContain('role="img" aria-labelledby="share-of-voice-title share-of-voice-desc"');
     expect(svg).toContain('<title id="share-of-voice-title">Share &lt;by&gt; competitor</title>');
-    expect(svg).toContain('<desc id="share-of-voice-desc">&lt;img src=x onerror=&quot;document.title=&#39;pwned&#39;&quot;&gt;Evil Corp: 3; B: 6</desc>');
+    expect(svg).toContain(
+      '<desc id="share-of-voice-desc">&lt;img src=x onerror=&quot;document.title=&#39;pwned&#39;&quot;&gt;Evil Corp: 3; B: 6</desc>',
+    );
     expect(svg).not.toContain('<img');
     // the largest value is the full width unless a max is given
     expect(svg).toContain('class="bar self" x="0" y="70" width="100.00%"');
@@ -63,7 +72,10 @@ describe('the charts', () => {
         { label: 'Negative', value: 1, kind: 'negative' },
       ],
     }).toString();
-    const widths = [...out.matchAll(/<rect class="(?:positive|neutral|negative)" x="([\d.]+)%" y="0" width="([\d.]+)%"/g)].map((m) => [Number(m[1]), Number(m[2])]);
+    const widths = [...out.matchAll(/<rect class="(?:positive|neutral|negative)" x="([\d.]+)%" y="0" width="([\d.]+)%"/g)].map((m) => [
+      Number(m[1]),
+      Number(m[2]),
+    ]);
     expect(widths).toEqual([
       [0, 25],
       [25, 50],
@@ -88,11 +100,15 @@ describe('pages in a real browser', () => {
   beforeAll(async () => {
     app = Fastify();
     app.get('/r/sample', (_req, reply) => sendPage(reply, { title: 'Zentro: AI visibility report', body: sampleBody('completed'), noindex: true }));
-    app.get('/r/processing', (_req, reply) => sendPage(reply, { title: 'Zentro: preparing', body: sampleBody('processing'), noindex: true, refreshSeconds: 2 }));
+    app.get('/r/processing', (_req, reply) =>
+      sendPage(reply, { title: 'Zentro: preparing', body: sampleBody('processing'), noindex: true, refreshSeconds: 2 }),
+    );
     // pages that do what a page must not: the harness has to catch each
     app.get('/bad/inline-style', (_req, reply) => sendPage(reply, { title: 'bad', body: html`<p style="color:red">styled</p>` }));
     app.get('/bad/outside-image', (_req, reply) => sendPage(reply, { title: 'bad', body: html`<img src="${'https://cdn.example/x.png'}" alt="">` }));
-    app.get('/bad/no-csp', (_req, reply) => reply.type('text/html').send('<!doctype html><title>x</title><img src="http://127.0.0.2:9/x.png" alt="">'));
+    app.get('/bad/no-csp', (_req, reply) =>
+      reply.type('text/html').send('<!doctype html><title>x</title><img src="http://127.0.0.2:9/x.png" alt="">'),
+    );
     app.get('/bad/missing', (_req, reply) => reply.type('text/html').send('<!doctype html><title>x</title><img src="/nope.png" alt="">'));
     await app.listen({ host: '127.0.0.1', port: 0 });
     const addr = app.server.address();
@@ -158,7 +174,9 @@ describe('pages in a real browser', () => {
   });
 
   it('given no Chromium where it is looked for, when the browser is launched, then the test fails saying how to install it', async () => {
-    await expect(launchBrowser('/nonexistent/chromium')).rejects.toThrow(/Chromium not found at \/nonexistent\/chromium: .*apt-get install -y chromium/);
+    await expect(launchBrowser('/nonexistent/chromium')).rejects.toThrow(
+      /Chromium not found at \/nonexistent\/chromium: .*apt-get install -y chromium/,
+    );
   });
 
   for (const [path, problem] of [

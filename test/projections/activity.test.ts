@@ -35,8 +35,16 @@ function history(): NewEvent[] {
   const many = Array.from({ length: 120 }, () => randomUUID());
   const asUser = { actor: { kind: 'user' as const, user_id: user, api_key_id: null } };
   return [
-    ev('UserAdded', { user_id: user, email: 'a@example.com', role: 'owner' }, { website_id: null, actor: { kind: 'system', user_id: null, api_key_id: null } }),
-    ev('ApiKeyCreated', { api_key_id: key, name: 'k', key_hash: 'h', key_prefix: 'p', user_id: user, website_ids: null, partner: false }, { website_id: null, ...asUser }),
+    ev(
+      'UserAdded',
+      { user_id: user, email: 'a@example.com', role: 'owner' },
+      { website_id: null, actor: { kind: 'system', user_id: null, api_key_id: null } },
+    ),
+    ev(
+      'ApiKeyCreated',
+      { api_key_id: key, name: 'k', key_hash: 'h', key_prefix: 'p', user_id: user, website_ids: null, partner: false },
+      { website_id: null, ...asUser },
+    ),
     ev('WebsiteCreated', { website_id: site, name: 'Acme', url: 'https://acme.example/', normalized_url: 'acme.example', external_id: null }),
     ev('TopicCreated', { topic_id: topic, name: 'Pricing' }, asUser),
     ...prompts.map((p) => ev('PromptCreated', { prompt_id: p, text: 'best crm?', topic_id: topic, type: 'branded', status: 'active', tags: [] })),
@@ -50,9 +58,14 @@ function history(): NewEvent[] {
 }
 
 const feedRows = async (t: T) =>
-  (await t.db('rm_activity').select('*').orderBy('created_at')).map(({ seq, ...row }) => ({ ...row, created_at: new Date(row.created_at).toISOString() }));
+  (await t.db('rm_activity').select('*').orderBy('created_at')).map(({ seq, ...row }) => ({
+    ...row,
+    created_at: new Date(row.created_at).toISOString(),
+  }));
 const indexes = async (t: T) =>
-  (await t.db.raw(`select indexname from pg_indexes where tablename = 'rm_activity' order by indexname`)).rows.map((r: { indexname: string }) => r.indexname);
+  (await t.db.raw(`select indexname from pg_indexes where tablename = 'rm_activity' order by indexname`)).rows.map(
+    (r: { indexname: string }) => r.indexname,
+  );
 const INDEXES = ['rm_activity_id_key', 'rm_activity_org_time', 'rm_activity_pkey', 'rm_activity_site_time'];
 
 describe('activity projection', () => {
@@ -115,7 +128,9 @@ describe('activity projection', () => {
     await serving.stop();
     expect(await feedRows(t)).toHaveLength(total);
     // when rebuilt again, then it swaps in: every event once
-    expect(await new ProjectionRunner({ projection: activityProjection, store: t.store, db: t.db, logger: silentLogger(), batchSize: 10 }).rebuild()).toBe(total);
+    expect(
+      await new ProjectionRunner({ projection: activityProjection, store: t.store, db: t.db, logger: silentLogger(), batchSize: 10 }).rebuild(),
+    ).toBe(total);
     const rows = await feedRows(t);
     expect(rows).toHaveLength(total);
     expect(new Set(rows.map((r) => r.id)).size).toBe(total);
@@ -137,10 +152,16 @@ describe('activity projection', () => {
 
   it('given a rebuild that died between before and after, when a running instance takes the lead, then it restores the indexes and goes on', async () => {
     const live = new ProjectionRunner({ projection: activityProjection, store: t.store, db: t.db, logger: silentLogger(), pollMs: 10 });
-    await t.db('aivis_checkpoints').where('name', 'activity').update({ lease_owner: 'a-rebuild-that-dies', lease_until: t.db.raw(`now() + interval '1 hour'`) });
+    await t
+      .db('aivis_checkpoints')
+      .where('name', 'activity')
+      .update({ lease_owner: 'a-rebuild-that-dies', lease_until: t.db.raw(`now() + interval '1 hour'`) });
     await live.start();
     await activityProjection.rebuild!.before(t.db);
-    await t.db('aivis_checkpoints').where('name', 'activity').update({ lease_until: t.db.raw(`now() - interval '1 second'`) });
+    await t
+      .db('aivis_checkpoints')
+      .where('name', 'activity')
+      .update({ lease_until: t.db.raw(`now() - interval '1 second'`) });
     const events = history();
     const r = await t.store.append(`catalog-${randomUUID()}`, events, 'no_stream');
     total += events.length;
@@ -156,7 +177,9 @@ describe('activity projection', () => {
     await t.db('rm_activity').insert({ ...first, seq: undefined, change_type: 'duplicate' });
     await activityProjection.migrate(t.db);
     expect(await indexes(t)).toEqual(INDEXES);
-    expect(await t.db('rm_activity').where('id', first.id).select('change_type', 'seq')).toEqual([{ change_type: first.change_type, seq: first.seq }]);
+    expect(await t.db('rm_activity').where('id', first.id).select('change_type', 'seq')).toEqual([
+      { change_type: first.change_type, seq: first.seq },
+    ]);
   });
 });
 

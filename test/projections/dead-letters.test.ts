@@ -28,7 +28,11 @@ const timesProjection = (name: string, state = { fixed: false }): Projection => 
     await db.raw('create table if not exists t_times (event_id uuid primary key, website_id text, at timestamptz not null)');
   },
   async apply(trx, events) {
-    const rows = events.map((e) => ({ event_id: e.id, website_id: e.metadata.website_id ?? null, at: state.fixed && e.metadata.time === POISON_TIME ? '2000-01-01T00:00:00Z' : e.metadata.time }));
+    const rows = events.map((e) => ({
+      event_id: e.id,
+      website_id: e.metadata.website_id ?? null,
+      at: state.fixed && e.metadata.time === POISON_TIME ? '2000-01-01T00:00:00Z' : e.metadata.time,
+    }));
     await trx('t_times').insert(rows);
   },
 });
@@ -42,9 +46,13 @@ describe('one bad event never stops everyone', () => {
     await t.db.raw('drop table if exists t_times');
   });
 
-  const applied = async (website: string) => (await t.db('t_times').where('website_id', website).orderBy('at').select('event_id')).map((r) => r.event_id);
+  const applied = async (website: string) =>
+    (await t.db('t_times').where('website_id', website).orderBy('at').select('event_id')).map((r) => r.event_id);
   const letters = async (projection: string) =>
-    (await t.db(DEAD_LETTERS).where('projection', projection).orderBy('seq').select('website_id', 'event_id', 'state', 'error')).map((r) => ({ ...r, error: r.error?.slice(0, 60) ?? null }));
+    (await t.db(DEAD_LETTERS).where('projection', projection).orderBy('seq').select('website_id', 'event_id', 'state', 'error')).map((r) => ({
+      ...r,
+      error: r.error?.slice(0, 60) ?? null,
+    }));
 
   it('given a poison event of one website amid others in one batch, then the others are applied, that website is set aside from that event on, and its later events are recorded for a retry', async () => {
     const P = 'test-poison';
@@ -86,7 +94,15 @@ describe('one bad event never stops everyone', () => {
       expect(await isDeadLettered(t.db, b, ['answers'])).toBe(false);
       expect(await isDeadLettered(t.db, a)).toBe(false);
       expect(await deadLetteredSites(t.db)).toEqual([
-        { projection: P, website_id: b, event_id: poison.id, type: 'ApiKeyRevoked', error: expect.stringContaining('date/time field value out of range'), since: expect.any(String), held: 3 },
+        {
+          projection: P,
+          website_id: b,
+          event_id: poison.id,
+          type: 'ApiKeyRevoked',
+          error: expect.stringContaining('date/time field value out of range'),
+          since: expect.any(String),
+          held: 3,
+        },
       ]);
     } finally {
       await runner.stop();

@@ -40,12 +40,35 @@ describe('projection handlers: one map per projection, its handles derived from 
     expect(handles.emails).toEqual(['EmailDeferred', 'EmailFailed', 'EmailRequested', 'EmailSending', 'EmailSent']);
     expect(handles.observations).toEqual(['ObservationsRecorded']);
     expect(handles.runs).toEqual(['ResponseFailed', 'ResponseRecorded', 'ResponseRequested', 'RunEnded', 'RunSlotTaken', 'RunStarted']);
-    expect(handles.answers).toEqual(['CompetitorAdded', 'CompetitorIdentifiersChanged', 'CompetitorRemoved', 'CompetitorRenamed', 'ResponseRecorded', 'WebsiteCreated']);
+    expect(handles.answers).toEqual([
+      'CompetitorAdded',
+      'CompetitorIdentifiersChanged',
+      'CompetitorRemoved',
+      'CompetitorRenamed',
+      'ResponseRecorded',
+      'WebsiteCreated',
+    ]);
     expect(handles.catalog).toEqual(
       [
-        'CompetitorAdded', 'CompetitorRenamed', 'CompetitorIdentifiersChanged', 'CompetitorRemoved', 'TopicCreated', 'TopicDeleted', 'TopicRestored',
-        'PromptCreated', 'PromptUpdated', 'PromptDeleted', 'PromptAnswered', 'PersonaCreated', 'LocationCreated', 'PromptScheduleCreated',
-        'PromptScheduleUpdated', 'PromptScheduleArchived', 'SavedViewCreated', 'SavedViewUpdated', 'AttributeCreated',
+        'CompetitorAdded',
+        'CompetitorRenamed',
+        'CompetitorIdentifiersChanged',
+        'CompetitorRemoved',
+        'TopicCreated',
+        'TopicDeleted',
+        'TopicRestored',
+        'PromptCreated',
+        'PromptUpdated',
+        'PromptDeleted',
+        'PromptAnswered',
+        'PersonaCreated',
+        'LocationCreated',
+        'PromptScheduleCreated',
+        'PromptScheduleUpdated',
+        'PromptScheduleArchived',
+        'SavedViewCreated',
+        'SavedViewUpdated',
+        'AttributeCreated',
       ].sort(),
     );
     expect(handles.jobs).toEqual(expect.arrayContaining(['JobFailed', 'JobStarted', 'JobSucceeded']));

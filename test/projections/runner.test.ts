@@ -50,7 +50,13 @@ describe('projection runner', () => {
       if (++calls === 2) throw new Error('boom');
     };
     failing.tables = ['t_fail_counts'];
-    const runner = new ProjectionRunner({ projection: { ...countingProjection({ name: 'test-failing' }), apply: failing.apply }, store: t.store, db: t.db, logger: silentLogger(), batchSize: 10 });
+    const runner = new ProjectionRunner({
+      projection: { ...countingProjection({ name: 'test-failing' }), apply: failing.apply },
+      store: t.store,
+      db: t.db,
+      logger: silentLogger(),
+      batchSize: 10,
+    });
     await t.db.raw('truncate t_counts, t_seen');
     await expect(runner.runToHead()).rejects.toThrow('boom');
     // first batch committed, second rolled back with its checkpoint
@@ -116,7 +122,13 @@ describe('projection runner', () => {
     expect(await leader.waitFor(await t.store.lastPosition(), 5000)).toBe(true);
     const before = (await snapshot(t)).seen;
     // when: a slow rebuild (every batch of the shadow sleeps), appends meanwhile, reads meanwhile
-    const other = new ProjectionRunner({ projection: countingProjection({ name: 'test-fence', delayMs: 30 }), store: t.store, db: t.db, logger: silentLogger(), batchSize: 20 });
+    const other = new ProjectionRunner({
+      projection: countingProjection({ name: 'test-fence', delayMs: 30 }),
+      store: t.store,
+      db: t.db,
+      logger: silentLogger(),
+      batchSize: 20,
+    });
     const rebuilt = other.rebuild();
     const seenMeanwhile: number[] = [];
     let done = false;
@@ -142,7 +154,16 @@ describe('projection runner', () => {
   it('given two live projections sharing a feed, when events of either type arrive, then each applies its own once and moves its checkpoint past the others', async () => {
     // given: the counting projection (ApiKeyRevoked) and one that handles nothing appended here
     const counting = countingProjection({ name: 'test-feed-counting' });
-    const idle: Projection = { name: 'test-feed-idle', version: 1, tables: [], migrate: async () => {}, handles: ['UserAdded'], apply: async () => { throw new Error('no UserAdded was appended'); } };
+    const idle: Projection = {
+      name: 'test-feed-idle',
+      version: 1,
+      tables: [],
+      migrate: async () => {},
+      handles: ['UserAdded'],
+      apply: async () => {
+        throw new Error('no UserAdded was appended');
+      },
+    };
     await t.db.raw('truncate t_counts, t_seen');
     const feed = new SharedFeed(t.store);
     const a = new ProjectionRunner({ projection: counting, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20, feed });
@@ -172,11 +193,21 @@ describe('projection runner', () => {
   });
 
   it('given a changed projection version, when prepared, then its tables are dropped and it rebuilds from zero', async () => {
-    const v1 = new ProjectionRunner({ projection: countingProjection({ name: 'test-version', version: 1 }), store: t.store, db: t.db, logger: silentLogger() });
+    const v1 = new ProjectionRunner({
+      projection: countingProjection({ name: 'test-version', version: 1 }),
+      store: t.store,
+      db: t.db,
+      logger: silentLogger(),
+    });
     await t.db.raw('truncate t_counts, t_seen');
     await v1.runToHead();
     await t.db('t_seen').insert({ event_id: '00000000-0000-4000-8000-000000000000', stream_id: 'stale' });
-    const v2 = new ProjectionRunner({ projection: countingProjection({ name: 'test-version', version: 2 }), store: t.store, db: t.db, logger: silentLogger() });
+    const v2 = new ProjectionRunner({
+      projection: countingProjection({ name: 'test-version', version: 2 }),
+      store: t.store,
+      db: t.db,
+      logger: silentLogger(),
+    });
     await v2.runToHead();
     expect(await t.db('t_seen').where('stream_id', 'stale')).toHaveLength(0);
     const total = Number((await t.db('aivis_events').count<{ count: string }[]>('* as count'))[0].count);
@@ -198,7 +229,12 @@ describe('projection runner', () => {
     expect(runner.status().status).toBe('failed');
     expect(runner.status().error).toContain(malformed.id);
     const anomalies = await t.db('aivis_event_anomalies').where('projection', 'test-anomaly').orderBy('event_id');
-    expect(anomalies.map((a) => [a.event_id, a.type]).sort()).toEqual([[unknown.id, unknown.type], [malformed.id, 'ApiKeyRevoked']].sort());
+    expect(anomalies.map((a) => [a.event_id, a.type]).sort()).toEqual(
+      [
+        [unknown.id, unknown.type],
+        [malformed.id, 'ApiKeyRevoked'],
+      ].sort(),
+    );
     expect((await t.db('aivis_checkpoints').where('name', 'test-anomaly').first()).status).toBe('failed');
     await runner.stop();
   });

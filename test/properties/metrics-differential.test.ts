@@ -85,7 +85,10 @@ const item = fc.record({
     }),
     { maxLength: 4 },
   ),
-  observations: fc.array(fc.record({ entity: fc.nat(9), attribute: fc.nat(1), positive: fc.boolean(), score: fc.option(fc.integer({ min: 1, max: 10 }), { nil: null }) }), { maxLength: 2 }),
+  observations: fc.array(
+    fc.record({ entity: fc.nat(9), attribute: fc.nat(1), positive: fc.boolean(), score: fc.option(fc.integer({ min: 1, max: 10 }), { nil: null }) }),
+    { maxLength: 2 },
+  ),
 });
 type Item = typeof item extends fc.Arbitrary<infer T> ? T : never;
 
@@ -104,7 +107,10 @@ const step = fc.oneof(
   { weight: 1, arbitrary: fc.record({ t: fc.constant('delete-topic' as const), which: fc.nat(9), prompts: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('restore-topic' as const), which: fc.nat(9) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('run' as const), custom: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('identifiers' as const), which: fc.nat(9), alias: fc.option(fc.nat(ALIASES.length - 1), { nil: null }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ t: fc.constant('identifiers' as const), which: fc.nat(9), alias: fc.option(fc.nat(ALIASES.length - 1), { nil: null }) }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('pause' as const) }) },
 );
 type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
@@ -198,7 +204,14 @@ function word(m: Model, t: Token): string {
 
 function citation(m: Model, c: { i: number; v: number }): string {
   const d = m.domain(c.i);
-  return [`https://${d}/p`, `https://blog.${d}/post?utm_source=x`, `http://www.${d}`, `https://${d}.evil.net/`, 'https://news.example.net/review', `https://WWW.${d.toUpperCase()}/Caps`][c.v];
+  return [
+    `https://${d}/p`,
+    `https://blog.${d}/post?utm_source=x`,
+    `http://www.${d}`,
+    `https://${d}.evil.net/`,
+    'https://news.example.net/review',
+    `https://WWW.${d.toUpperCase()}/Caps`,
+  ][c.v];
 }
 
 function textOf(m: Model, tokens: [Token, number][]): string {
@@ -270,7 +283,11 @@ async function queryOf(key: string, websiteId: string, m: Model, q: Query) {
   const request = filtersOf(m, q.request);
   if (!q.view) return request;
   const view = filtersOf(m, q.view);
-  const r = await ok('POST', '/api/v1/saved-views', key, { website_id: websiteId, name: `View ${Math.random().toString(36).slice(2)}`, filters: view.body });
+  const r = await ok('POST', '/api/v1/saved-views', key, {
+    website_id: websiteId,
+    name: `View ${Math.random().toString(36).slice(2)}`,
+    filters: view.body,
+  });
   const ref: RefFilters = { ...view.ref, ...request.ref };
   ref.prompt_status ??= 'active';
   return { body: { ...request.body, saved_view_id: r.body.view.id }, ref };
@@ -282,7 +299,15 @@ let s: TestServer;
 let key: string;
 let cases = 0;
 
-async function ok(method: string, path: string, key: string, body?: unknown, status = [200, 201], query?: Record<string, string>, via: TestServer = s) {
+async function ok(
+  method: string,
+  path: string,
+  key: string,
+  body?: unknown,
+  status = [200, 201],
+  query?: Record<string, string>,
+  via: TestServer = s,
+) {
   const t0 = performance.now();
   const r = await call(via, method, path, { key, body, query });
   if (process.env.DIFF_TRACE) console.log(`${(performance.now() - t0).toFixed(1)} ms ${method} ${path} ${r.status}`);
@@ -322,11 +347,27 @@ async function build(h: History, key: string, m: Model): Promise<string> {
       if (b.c.below === 0) continue;
       const got = created.find((x) => x.name === b.body.name);
       if (!got) throw new Error(`provision did not create ${b.body.name}: ${JSON.stringify(r.body)}`);
-      m.competitors.push({ id: got.id, name: b.body.name, identifiers: b.body.identifiers ?? [], domain: m.domain(b.slot), is_self: false, slot: b.slot });
+      m.competitors.push({
+        id: got.id,
+        name: b.body.name,
+        identifiers: b.body.identifiers ?? [],
+        domain: m.domain(b.slot),
+        is_self: false,
+        slot: b.slot,
+      });
     }
     expect(created.length).toBe(m.competitors.length);
     for (const [i, p] of (r.body.topics[0].prompts as { id: string }[]).entries()) {
-      m.prompts.push({ id: p.id, text: `prompt ${i}`, status: 'active', type: h.prompts[i] ? 'branded' : 'non_branded', deleted: false, answered: false, hard: false, topic: r.body.topics[0].id });
+      m.prompts.push({
+        id: p.id,
+        text: `prompt ${i}`,
+        status: 'active',
+        type: h.prompts[i] ? 'branded' : 'non_branded',
+        deleted: false,
+        answered: false,
+        hard: false,
+        topic: r.body.topics[0].id,
+      });
     }
     m.topics.push({ id: r.body.topics[0].id, name: 'Topic', deleted: false, took: [] });
   } else {
@@ -356,13 +397,28 @@ async function addCompetitor(key: string, websiteId: string, m: Model, c: Compet
   const url = c.below === 0 ? `https://${m.domain(0)}/compare/${slot}` : `https://${c.below === 1 ? 'www.' : ''}${m.domain(slot)}`;
   const body = { website_id: websiteId, name, url, ...(c.alias !== null && { identifiers: [ALIASES[c.alias]] }) };
   const r = await ok('POST', '/api/v1/competitors', key, body, c.below === 0 ? [400] : [201]);
-  if (c.below !== 0) m.competitors.push({ id: r.body.competitor.id, name, identifiers: body.identifiers ?? [], domain: m.domain(slot), is_self: false, slot });
+  if (c.below !== 0)
+    m.competitors.push({ id: r.body.competitor.id, name, identifiers: body.identifiers ?? [], domain: m.domain(slot), is_self: false, slot });
 }
 
 async function createPrompt(key: string, websiteId: string, m: Model, branded: boolean, i: number, topic: string | null = null) {
   const text = `prompt ${i}`;
-  const r = await ok('POST', '/api/v1/prompts', key, { website_id: websiteId, text, type: branded ? 'branded' : 'non_branded', ...(topic && { topic_id: topic }) });
-  m.prompts.push({ id: r.body.prompt.id, text, status: 'active', type: branded ? 'branded' : 'non_branded', deleted: false, answered: false, hard: false, topic });
+  const r = await ok('POST', '/api/v1/prompts', key, {
+    website_id: websiteId,
+    text,
+    type: branded ? 'branded' : 'non_branded',
+    ...(topic && { topic_id: topic }),
+  });
+  m.prompts.push({
+    id: r.body.prompt.id,
+    text,
+    status: 'active',
+    type: branded ? 'branded' : 'non_branded',
+    deleted: false,
+    answered: false,
+    hard: false,
+    topic,
+  });
 }
 
 /** what the histories did, for the summary line */
@@ -388,14 +444,23 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
           location_id: loc?.id ?? null,
           schedule_id: it.scheduled === 0 ? m.schedule : null,
           // sent with every model: only the shopping models' count
-          products: it.products.map((c): RefCard => ({
-            name: `${c.named < NAMES.length ? NAMES[c.named] : 'Widget'} ${LINES[c.line]} ${c.n}`,
-            ...(c.brand < NAMES.length + ALIASES.length + 1 && { brand: c.brand < NAMES.length ? NAMES[c.brand] : c.brand < NAMES.length + ALIASES.length ? ALIASES[c.brand - NAMES.length] : 'Generic Goods' }),
-            ...(c.merchant < MERCHANTS.length && { merchant: MERCHANTS[c.merchant] }),
-            ...(c.price !== null && { price: c.price * 2.5 }),
-            ...(c.currency < CURRENCIES.length && { currency: CURRENCIES[c.currency] }),
-            position: c.position,
-          })),
+          products: it.products.map(
+            (c): RefCard => ({
+              name: `${c.named < NAMES.length ? NAMES[c.named] : 'Widget'} ${LINES[c.line]} ${c.n}`,
+              ...(c.brand < NAMES.length + ALIASES.length + 1 && {
+                brand:
+                  c.brand < NAMES.length
+                    ? NAMES[c.brand]
+                    : c.brand < NAMES.length + ALIASES.length
+                      ? ALIASES[c.brand - NAMES.length]
+                      : 'Generic Goods',
+              }),
+              ...(c.merchant < MERCHANTS.length && { merchant: MERCHANTS[c.merchant] }),
+              ...(c.price !== null && { price: c.price * 2.5 }),
+              ...(c.currency < CURRENCIES.length && { currency: CURRENCIES[c.currency] }),
+              position: c.position,
+            }),
+          ),
           // always sent (even empty): the import's own observations replace finding them in the text
           observations: it.observations.map((o, j) => ({
             entity_id: o.entity === 0 ? m.brand.id : (pick(m.competitors, o.entity - 1) ?? m.brand).id,
@@ -455,7 +520,10 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
     case 'prompt':
       return createPrompt(key, websiteId, m, st.branded, m.prompts.length);
     case 'status': {
-      const p = pick(m.prompts.filter((x) => !x.deleted), st.which);
+      const p = pick(
+        m.prompts.filter((x) => !x.deleted),
+        st.which,
+      );
       if (!p) return;
       p.status = st.paused ? 'paused' : 'active';
       await ok('PATCH', `/api/v1/prompts/${p.id}`, key, { website_id: websiteId, status: p.status });
@@ -469,7 +537,10 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
       return createPrompt(key, websiteId, m, st.branded, m.prompts.length, r.body.topic.id);
     }
     case 'delete-topic': {
-      const t = pick(m.topics.filter((x) => !x.deleted), st.which);
+      const t = pick(
+        m.topics.filter((x) => !x.deleted),
+        st.which,
+      );
       if (!t) return;
       const r = await ok('DELETE', `/api/v1/topics/${t.id}`, key, undefined, [200], { website_id: websiteId, delete_prompts: String(st.prompts) });
       t.deleted = true;
@@ -480,7 +551,10 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
       return;
     }
     case 'restore-topic': {
-      const t = pick(m.topics.filter((x) => x.deleted), st.which);
+      const t = pick(
+        m.topics.filter((x) => x.deleted),
+        st.which,
+      );
       if (!t) return;
       const r = await ok('POST', '/api/v1/topics', key, { website_id: websiteId, name: t.name.toUpperCase() });
       expect(r.body).toMatchObject({ restored: true, topic: { id: t.id } });
@@ -493,13 +567,30 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
       // a run of the simulated engines: its answers are today's; the reference reads their raw text and citations
       const schedule = st.custom ? m.schedule : null;
       const active = m.prompts.filter((p) => !p.deleted && p.status === 'active');
-      const r = await ok('POST', '/api/v1/response-streaming/start', key, { website_id: websiteId, ...(schedule && { schedule_id: schedule }) }, active.length ? [202] : [400]);
+      const r = await ok(
+        'POST',
+        '/api/v1/response-streaming/start',
+        key,
+        { website_id: websiteId, ...(schedule && { schedule_id: schedule }) },
+        active.length ? [202] : [400],
+      );
       if (!active.length) return;
       const done = await finishedRun(s, key, websiteId, r.body.run_id, 120_000);
       expect(done).toMatchObject({ status: 'completed', failed: 0 });
       await caughtUp(s, ['answers'], 60_000);
-      const rows: { id: string; prompt_id: string; model: string; run_at: Date; text: string; citations: string[]; location_id: string | null; schedule_id: string | null }[] =
-        await s.rt.database.db('rm_responses').where({ website_id: websiteId, run_id: r.body.run_id }).select('id', 'prompt_id', 'model', 'run_at', 'text', 'citations', 'location_id', 'schedule_id');
+      const rows: {
+        id: string;
+        prompt_id: string;
+        model: string;
+        run_at: Date;
+        text: string;
+        citations: string[];
+        location_id: string | null;
+        schedule_id: string | null;
+      }[] = await s.rt.database
+        .db('rm_responses')
+        .where({ website_id: websiteId, run_id: r.body.run_id })
+        .select('id', 'prompt_id', 'model', 'run_at', 'text', 'citations', 'location_id', 'schedule_id');
       expect(rows.length).toBe(done.recorded);
       expect(new Set(rows.map((x) => x.prompt_id))).toEqual(new Set(active.map((p) => p.id)));
       for (const p of active) p.answered = true;
@@ -507,14 +598,26 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
       // attributes them itself
       const cards: (RefCard & { response_id: string })[] = await s.rt.database
         .db('rm_response_products')
-        .whereIn('response_id', rows.map((x) => x.id))
+        .whereIn(
+          'response_id',
+          rows.map((x) => x.id),
+        )
         .orderBy(['response_id', 'idx'])
         .select('response_id', 'name', 'brand', 'merchant', 'price', 'currency', 'position');
-      m.answers.push(...rows.map((x) => ({ ...x, run_at: x.run_at.toISOString(), products: cards.filter((c) => c.response_id === x.id).map(({ response_id: _, ...c }) => c) })));
+      m.answers.push(
+        ...rows.map((x) => ({
+          ...x,
+          run_at: x.run_at.toISOString(),
+          products: cards.filter((c) => c.response_id === x.id).map(({ response_id: _, ...c }) => c),
+        })),
+      );
       return;
     }
     case 'delete-prompt': {
-      const p = pick(m.prompts.filter((x) => !x.deleted), st.which);
+      const p = pick(
+        m.prompts.filter((x) => !x.deleted),
+        st.which,
+      );
       if (!p) return;
       const r = await ok('DELETE', `/api/v1/prompts/${p.id}`, key, undefined, [200], { website_id: websiteId });
       expect(r.body.soft_deleted).toBe(p.answered);
@@ -526,7 +629,13 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
 }
 
 /** Every metric endpoint under one filter set, against the reference; returns the differences found. */
-async function compare(via: TestServer, key: string, websiteId: string, m: Model, filters: { body: Record<string, unknown>; ref: RefFilters }): Promise<string[]> {
+async function compare(
+  via: TestServer,
+  key: string,
+  websiteId: string,
+  m: Model,
+  filters: { body: Record<string, unknown>; ref: RefFilters },
+): Promise<string[]> {
   const out: string[] = [];
   const entities = m.entities();
   const label = JSON.stringify(filters.body);
@@ -549,7 +658,15 @@ async function compare(via: TestServer, key: string, websiteId: string, m: Model
     const expTs = expectedTimeSeries(family, entities, m.answers, m.prompts, filters.ref);
     out.push(...differences(ts.body.data, expTs, `${family}/time-series ${label}`, 1e-4, ignore).slice(0, 6));
   });
-  const conn = await ok('POST', '/api/v1/looker-studio/data', key, { website_id: websiteId, filters: filters.body, page_size: 10_000 }, [200], undefined, via);
+  const conn = await ok(
+    'POST',
+    '/api/v1/looker-studio/data',
+    key,
+    { website_id: websiteId, filters: filters.body, page_size: 10_000 },
+    [200],
+    undefined,
+    via,
+  );
   const expRows = expectedConnectorRows(entities, m.answers, m.prompts, new Map(m.locations.map((l) => [l.id, l.name])), filters.ref);
   const order = (r: Record<string, unknown>) => JSON.stringify([r.date, r.model, r.prompt_id, r.location_id, r.entity_id]);
   const sortRows = (rows: Record<string, unknown>[]) => [...rows].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
@@ -558,7 +675,15 @@ async function compare(via: TestServer, key: string, websiteId: string, m: Model
   // the answers listing: every page
   const listed: Record<string, unknown>[] = [];
   for (let page = 0; ; page++) {
-    const r = await ok('POST', '/api/v1/responses', key, { website_id: websiteId, filters: filters.body, page_num: page, page_size: 100 }, [200], undefined, via);
+    const r = await ok(
+      'POST',
+      '/api/v1/responses',
+      key,
+      { website_id: websiteId, filters: filters.body, page_num: page, page_size: 100 },
+      [200],
+      undefined,
+      via,
+    );
     listed.push(...r.body.responses);
     if (!r.body.has_more || page > 50) break;
   }
@@ -573,22 +698,48 @@ async function compare(via: TestServer, key: string, websiteId: string, m: Model
   // competitor_ids is refused there, and dates must be date-times (start_date required): the selection's range, sent
   // explicitly (it replaces a view's)
   const { competitor_ids: _, ...obsFilters } = filters.body;
-  const obsRef: RefFilters = { ...filters.ref, start: filters.ref.start ?? Date.parse('2026-01-01T00:00:00Z'), end: filters.ref.end ?? Date.parse('2030-01-01T00:00:00Z') };
+  const obsRef: RefFilters = {
+    ...filters.ref,
+    start: filters.ref.start ?? Date.parse('2026-01-01T00:00:00Z'),
+    end: filters.ref.end ?? Date.parse('2030-01-01T00:00:00Z'),
+  };
   obsFilters.start_date = new Date(obsRef.start!).toISOString();
   obsFilters.end_date = new Date(obsRef.end!).toISOString();
   const observed: Record<string, unknown>[] = [];
   for (let page = 0; ; page++) {
-    const r = await ok('POST', '/api/v1/attributes/observations', key, { website_id: websiteId, filters: obsFilters, sort: 'recent', page_num: page, page_size: 100 }, [200], undefined, via);
+    const r = await ok(
+      'POST',
+      '/api/v1/attributes/observations',
+      key,
+      { website_id: websiteId, filters: obsFilters, sort: 'recent', page_num: page, page_size: 100 },
+      [200],
+      undefined,
+      via,
+    );
     observed.push(...r.body.data);
     if (!r.body.has_more || page > 50) break;
   }
   const times = observed.map((o) => String(o.created_at));
   if (times.some((t, i) => i > 0 && t > times[i - 1])) out.push(`observations ${label}: sort recent is not newest first`);
   const imported = new Set(m.answers.filter((a) => a.observations).map((a) => a.id));
-  const obsFields = ['response_id', 'entity_id', 'entity_name', 'is_website', 'attribute_id', 'attribute_name', 'positive', 'score', 'text_span', 'model', 'created_at'];
+  const obsFields = [
+    'response_id',
+    'entity_id',
+    'entity_name',
+    'is_website',
+    'attribute_id',
+    'attribute_name',
+    'positive',
+    'score',
+    'text_span',
+    'model',
+    'created_at',
+  ];
   const canon = (xs: Record<string, unknown>[]) => xs.map((o) => JSON.stringify(obsFields.map((f) => o[f]))).sort();
   const expObs = expectedObservations(entities, new Map(m.attributes.map((a) => [a.id, a.name])), m.answers, m.prompts, obsRef);
-  out.push(...differences(canon(observed.filter((o) => imported.has(o.response_id as string))), canon(expObs), `observations ${label}`, 0).slice(0, 6));
+  out.push(
+    ...differences(canon(observed.filter((o) => imported.has(o.response_id as string))), canon(expObs), `observations ${label}`, 0).slice(0, 6),
+  );
   return out;
 }
 
@@ -704,9 +855,13 @@ async function batch(hs: History[], w: World) {
   const problems: string[] = [];
   for (const { h, m, websiteId } of played) {
     const sets = [{ body: {}, ref: {} }, ...(await Promise.all(h.filters.map((q) => queryOf(key, websiteId, m, q))))];
-    for (const f of sets) problems.push(...(await compare(via, key, websiteId, m, f)).map((p) => `${h.provision ? 'provisioned' : 'created'} site, ${w}: ${p}`));
+    for (const f of sets)
+      problems.push(...(await compare(via, key, websiteId, m, f)).map((p) => `${h.provision ? 'provisioned' : 'created'} site, ${w}: ${p}`));
   }
-  if (process.env.DIFF_TRACE) console.log(`batch of ${hs.length}, ${w}: play ${(t1 - t0).toFixed(0)} caught up ${(t2 - t1).toFixed(0)} world ${(t3 - t2).toFixed(0)} compare ${(performance.now() - t3).toFixed(0)} ms`);
+  if (process.env.DIFF_TRACE)
+    console.log(
+      `batch of ${hs.length}, ${w}: play ${(t1 - t0).toFixed(0)} caught up ${(t2 - t1).toFixed(0)} world ${(t3 - t2).toFixed(0)} compare ${(performance.now() - t3).toFixed(0)} ms`,
+    );
   if (problems.length) throw new Error(`${problems.length} differences:\n${problems.slice(0, 20).join('\n')}`);
 }
 
@@ -719,14 +874,17 @@ describe('metrics differential', () => {
           await batch(hs, w);
         } catch (err) {
           // DIFF_FAIL_LOG=file: every failing batch as it happens (shrinking can take long)
-          if (process.env.DIFF_FAIL_LOG) appendFileSync(process.env.DIFF_FAIL_LOG, `${JSON.stringify({ hs, w })}\n${err instanceof Error ? err.message : String(err)}\n\n`);
+          if (process.env.DIFF_FAIL_LOG)
+            appendFileSync(process.env.DIFF_FAIL_LOG, `${JSON.stringify({ hs, w })}\n${err instanceof Error ? err.message : String(err)}\n\n`);
           throw err;
         }
       }),
       { numRuns: Math.ceil(RUNS / ((1 + BATCH) / 2)), seed: SEED },
     );
     const seconds = (performance.now() - started) / 1000;
-    console.log(`metrics_differential_cases_per_s ${(cases / seconds).toFixed(2)} cases/s (${cases} histories incl. shrinking, ${seconds.toFixed(1)} s, seed ${SEED})`);
+    console.log(
+      `metrics_differential_cases_per_s ${(cases / seconds).toFixed(2)} cases/s (${cases} histories incl. shrinking, ${seconds.toFixed(1)} s, seed ${SEED})`,
+    );
     console.log(`what they did: ${JSON.stringify(tally)}`);
   }, 3_600_000);
 });

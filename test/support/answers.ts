@@ -26,11 +26,15 @@ export async function buildSite(s: TestServer, key: string, spec: SiteSpec = {})
     expect(r.status, `${path} ${JSON.stringify(r.body)}`).toBe(201);
     return r.body;
   };
-  const w = await post('/api/v1/websites', { name: spec.name ?? 'Acme', url: spec.url ?? `https://${Math.random().toString(36).slice(2)}.acme.example.com` });
+  const w = await post('/api/v1/websites', {
+    name: spec.name ?? 'Acme',
+    url: spec.url ?? `https://${Math.random().toString(36).slice(2)}.acme.example.com`,
+  });
   const website_id = w.website.id as string;
   const site: Site = { id: website_id, competitors: [], prompts: [], locations: [], attributes: [] };
   for (const c of spec.competitors ?? []) site.competitors.push((await post('/api/v1/competitors', { website_id, ...c })).competitor);
-  for (const p of spec.prompts ?? [{ text: 'What is the best CRM for a small team?' }]) site.prompts.push((await post('/api/v1/prompts', { website_id, ...p })).prompt);
+  for (const p of spec.prompts ?? [{ text: 'What is the best CRM for a small team?' }])
+    site.prompts.push((await post('/api/v1/prompts', { website_id, ...p })).prompt);
   for (const l of spec.locations ?? []) site.locations.push(await post('/api/v1/locations', { website_id, ...l }));
   for (const a of spec.attributes ?? []) site.attributes.push((await post('/api/v1/attributes', { website_id, ...a })).attribute);
   return site;

@@ -88,7 +88,7 @@ export async function visit(browser: Browser, url: string, viewport: Viewport = 
   const response = await page.goto(url, { waitUntil: 'load' });
 
   const problems = async () => {
-    const csp = ((await page.evaluate('window.__cspViolations ?? []').catch(() => [])) as string[]);
+    const csp = (await page.evaluate('window.__cspViolations ?? []').catch(() => [])) as string[];
     return [...seen, ...csp.map((v) => `CSP violation: ${v}`)];
   };
   return {
@@ -111,7 +111,12 @@ export async function visit(browser: Browser, url: string, viewport: Viewport = 
 }
 
 /** Visits url at each viewport (phone, desktop and print by default), asserts each is clean, screenshots each. */
-export async function screenshotPage(browser: Browser, url: string, name: string, viewports: readonly Viewport[] = [PHONE, DESKTOP, PRINT]): Promise<string[]> {
+export async function screenshotPage(
+  browser: Browser,
+  url: string,
+  name: string,
+  viewports: readonly Viewport[] = [PHONE, DESKTOP, PRINT],
+): Promise<string[]> {
   const paths: string[] = [];
   for (const v of viewports) {
     const page = await visit(browser, url, v);

@@ -27,7 +27,9 @@ export const simDays = (n: number) => Array.from({ length: n }, (_, i) => new Da
  * The simulated engines with every ask going through `ask` first: it may wait, count, throw or answer itself, and
  * calls `simulated()` for the simulated engine's own answer.
  */
-export function simulatedEnginesWith(ask: (model: string, req: AnswerRequest, simulated: () => Promise<AnswerResult>) => Promise<AnswerResult>): Engines {
+export function simulatedEnginesWith(
+  ask: (model: string, req: AnswerRequest, simulated: () => Promise<AnswerResult>) => Promise<AnswerResult>,
+): Engines {
   const sim = createEngines({ mode: 'simulated' });
   return {
     mode: 'simulated',

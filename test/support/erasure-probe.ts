@@ -48,7 +48,9 @@ export const probeNotesProjection: Projection = {
   version: 1,
   tables: ['rm_probe_notes'],
   async migrate(db: Knex) {
-    await db.raw(`create table if not exists rm_probe_notes (note_id text primary key, title text not null, text text, lines jsonb not null, meta jsonb)`);
+    await db.raw(
+      `create table if not exists rm_probe_notes (note_id text primary key, title text not null, text text, lines jsonb not null, meta jsonb)`,
+    );
   },
   handles: ['ProbeNoteRecorded', 'ProbeNotesErased'] as never,
   async apply(trx, events: TypedEvent[]) {
@@ -58,11 +60,19 @@ export const probeNotesProjection: Projection = {
         // an erased note (text null) arrives on a rebuild: nothing of it is kept
         if (d.text === null) continue;
         await trx('rm_probe_notes')
-          .insert({ note_id: d.note_id, title: d.title, text: d.text, lines: JSON.stringify(d.lines), meta: d.meta === undefined ? null : JSON.stringify(d.meta) })
+          .insert({
+            note_id: d.note_id,
+            title: d.title,
+            text: d.text,
+            lines: JSON.stringify(d.lines),
+            meta: d.meta === undefined ? null : JSON.stringify(d.meta),
+          })
           .onConflict('note_id')
           .ignore();
       } else {
-        await trx('rm_probe_notes').whereIn('note_id', (e.data as { note_ids: string[] }).note_ids).delete();
+        await trx('rm_probe_notes')
+          .whereIn('note_id', (e.data as { note_ids: string[] }).note_ids)
+          .delete();
       }
     }
   },

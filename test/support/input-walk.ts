@@ -72,7 +72,8 @@ function sample(s0: Js, name: string, all: boolean, variant = 0): unknown {
   if (s.enum?.length) return s.enum[0];
   if (isType(s, 'object') || s.properties) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(s.properties ?? {})) if ((all && !NOT_WITH_ALL.has(k)) || s.required?.includes(k)) out[k] = sample(v, k, all, variant);
+    for (const [k, v] of Object.entries(s.properties ?? {}))
+      if ((all && !NOT_WITH_ALL.has(k)) || s.required?.includes(k)) out[k] = sample(v, k, all, variant);
     return out;
   }
   if (isType(s, 'array')) return Array.from({ length: Math.max(s.minItems ?? 0, all ? 1 : 0) }, () => sample(s.items ?? {}, name, all, variant));
@@ -99,7 +100,8 @@ export function stringFields(schema: z.ZodType): StringField[] {
       // a map of free values (a saved view's other filters): one made-up key stands for them all
       if (typeof s.additionalProperties === 'object') walk(s.additionalProperties, [...path, 'other_filter']);
     } else if (isType(s, 'array')) walk(s.items ?? {}, [...path, 0]);
-    else if (isType(s, 'string') || (!s.type && !s.properties && !s.items)) out.push({ path, enumerated: s.enum !== undefined || s.const !== undefined });
+    else if (isType(s, 'string') || (!s.type && !s.properties && !s.items))
+      out.push({ path, enumerated: s.enum !== undefined || s.const !== undefined });
   };
   walk(jsonSchema(schema), []);
   return out;
@@ -109,7 +111,10 @@ function schemaAt(root: Js, path: Path): Js {
   let s = root;
   for (const step of path) {
     s = settle(s);
-    s = typeof step === 'number' ? (s.items ?? {}) : (s.properties?.[step] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : {}));
+    s =
+      typeof step === 'number'
+        ? (s.items ?? {})
+        : (s.properties?.[step] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : {}));
   }
   return s;
 }

@@ -27,6 +27,9 @@ const rt = await openRuntime(config, silentLogger(), {
 });
 await rt.startProjections();
 await rt.startWorkers();
-const r = await requestProbe({ store: rt.store, organizationId: newId(), actor: SYSTEM_ACTOR }, { website_id: newId(), steps: 3, step_ms: 0, fail_at_step: null });
+const r = await requestProbe(
+  { store: rt.store, organizationId: newId(), actor: SYSTEM_ACTOR },
+  { website_id: newId(), steps: 3, step_ms: 0, fail_at_step: null },
+);
 if (isDomainError(r)) throw new Error(r.message);
 process.stdout.write(`job ${r.job_id}\n`);

@@ -29,7 +29,13 @@ export async function openJobRuntime(database: Database, o: JobRuntimeOptions): 
     database: db,
     withoutBus: !o.natsUrl,
     nats: o.ackWaitMs ? { ackWaitMs: o.ackWaitMs } : undefined,
-    jobs: { specs: o.specs, heartbeatMs: o.heartbeatMs ?? 100, maxWakes: o.maxWakes, staleMs: o.staleMs ?? 60_000, sweepEveryMs: o.sweepEveryMs ?? 60_000 },
+    jobs: {
+      specs: o.specs,
+      heartbeatMs: o.heartbeatMs ?? 100,
+      maxWakes: o.maxWakes,
+      staleMs: o.staleMs ?? 60_000,
+      sweepEveryMs: o.sweepEveryMs ?? 60_000,
+    },
   });
   await rt.startProjections();
   if (o.workers !== false) await rt.startWorkers();

@@ -109,7 +109,7 @@ export function hostOfUrl(raw: string): string | null {
 /** Hosts an answer cites: its citations, then the http(s) and www. URLs written in its text (up to a space, a bracket or a quote; trailing punctuation dropped). */
 export function citedHosts(a: { text: string; citations: string[] }): string[] {
   const urls = [...a.citations];
-  for (const m of a.text.matchAll(/(?:^|[^\w.@/-])(https?:\/\/[^\s()<>"'\[\]]+|www\.[^\s()<>"'\[\]]+)/gi)) {
+  for (const m of a.text.matchAll(/(?:^|[^\w.@/-])(https?:\/\/[^\s()<>"'[\]]+|www\.[^\s()<>"'[\]]+)/gi)) {
     const u = m[1].replace(/[.,;:!?*_~]+$/, '');
     urls.push(u.toLowerCase().startsWith('www.') ? `http://${u}` : u);
   }
@@ -192,7 +192,7 @@ export function wilsonRef(x: number, n: number): [number, number] | null {
   const p = x / n;
   const z2 = Z * Z;
   const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
-  const half = ((Z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n)));
+  const half = (Z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
   return [100 * Math.max(0, centre - half), 100 * Math.min(1, centre + half)];
 }
 
@@ -453,12 +453,26 @@ function entityNamedIn(entities: RefEntity[], s: string): RefEntity | null {
  * Returns summary (without own_products / competitor_products), offer_summary, merchant_breakdown,
  * position_distribution and trend.
  */
-export function expectedShopping(entities: RefEntity[], answers: RefAnswer[], prompts: RefPrompt[], shoppingModels: readonly string[], f: RefShoppingFilters) {
+export function expectedShopping(
+  entities: RefEntity[],
+  answers: RefAnswer[],
+  prompts: RefPrompt[],
+  shoppingModels: readonly string[],
+  f: RefShoppingFilters,
+) {
   const sel = select(answers, prompts, { schedule_id: f.schedule_id, start: f.start, end: f.end, models: f.models ?? [...shoppingModels] });
   const brand = entities.find((e) => e.is_self)!;
   const competitors = new Set(entities.filter((e) => !e.is_self && (!f.competitor_ids || f.competitor_ids.includes(e.id))).map((e) => e.id));
   const targets = (f.target_identifiers ?? []).filter((t) => t.trim() !== '');
-  type Card = { answer: string; day: string; side: 'own' | 'competitor' | 'other'; position: number; merchant: string | null; price: number | null; currency: string | null };
+  type Card = {
+    answer: string;
+    day: string;
+    side: 'own' | 'competitor' | 'other';
+    position: number;
+    merchant: string | null;
+    price: number | null;
+    currency: string | null;
+  };
   const cards: Card[] = [];
   for (const a of sel) {
     for (const p of a.products ?? []) {
@@ -466,7 +480,15 @@ export function expectedShopping(entities: RefEntity[], answers: RefAnswer[], pr
       const targeted = !targets.length || targets.some((t) => firstWord(p.name, t) >= 0 || (!blank(p.brand) && firstWord(p.brand!, t) >= 0));
       const side = e?.id === brand.id && targeted ? 'own' : e && e.id !== brand.id && competitors.has(e.id) ? 'competitor' : 'other';
       const currency = blank(p.currency) ? null : p.currency!.trim().toUpperCase();
-      cards.push({ answer: a.id!, day: utcDay(a.run_at), side, position: p.position, merchant: blank(p.merchant) ? null : p.merchant!.trim(), price: typeof p.price === 'number' ? p.price : null, currency });
+      cards.push({
+        answer: a.id!,
+        day: utcDay(a.run_at),
+        side,
+        position: p.position,
+        merchant: blank(p.merchant) ? null : p.merchant!.trim(),
+        price: typeof p.price === 'number' ? p.price : null,
+        currency,
+      });
     }
   }
   const priced = (c: Card) => c.price !== null && c.currency !== null;
@@ -518,7 +540,8 @@ export function expectedShopping(entities: RefEntity[], answers: RefAnswer[], pr
     })
     .sort((a, b) => b.cards - a.cards || (a.currency < b.currency ? -1 : 1));
   // a merchant written as a host (no space, a dot) is keyed by its host; any other by its lower-case words
-  const merchantKey = (m: string) => (!/\s/.test(m) && m.includes('.') ? (hostOfUrl(`http://${m}`) ?? m.toLowerCase()) : m.toLowerCase().replace(/\s+/g, ' '));
+  const merchantKey = (m: string) =>
+    !/\s/.test(m) && m.includes('.') ? (hostOfUrl(`http://${m}`) ?? m.toLowerCase()) : m.toLowerCase().replace(/\s+/g, ' ');
   const keyed = cards.filter((c) => c.merchant !== null);
   const keys = [...new Set(keyed.map((c) => merchantKey(c.merchant!)))];
   const merchant_breakdown = keys

@@ -22,7 +22,10 @@ export interface TestServer {
   rt: Runtime;
   close(): Promise<void>;
   /** a new organization with its global partner key */
-  org(name?: string, opts?: Parameters<typeof createOrganization>[1] extends infer I ? Partial<I> : never): Promise<{ organization_id: string; owner_user_id: string; key: string }>;
+  org(
+    name?: string,
+    opts?: Parameters<typeof createOrganization>[1] extends infer I ? Partial<I> : never,
+  ): Promise<{ organization_id: string; owner_user_id: string; key: string }>;
   /** the event log's head: a refused request must not move it */
   head(): Promise<string>;
 }
@@ -74,13 +77,19 @@ export async function startServer(
   return {
     url,
     rt,
-    databaseUrl: join ? join.databaseUrl : (database as { url?: string | null }).url ?? null,
+    databaseUrl: join ? join.databaseUrl : ((database as { url?: string | null }).url ?? null),
     async close() {
       await close();
       await rt.close();
     },
     async org(name = 'Org', opts = {}) {
-      const r = await createOrganization(rt.store, { name, plan: 'enterprise', features: ['pitch', 'knowledge_base', 'ai_search_value', 'seo_recommendations', 'shopping'], pitch_allowance: 10, ...opts });
+      const r = await createOrganization(rt.store, {
+        name,
+        plan: 'enterprise',
+        features: ['pitch', 'knowledge_base', 'ai_search_value', 'seo_recommendations', 'shopping'],
+        pitch_allowance: 10,
+        ...opts,
+      });
       if (isDomainError(r)) throw new Error(r.message);
       await rt.waitForReadModels(r.position, 'all');
       return { organization_id: r.result.organization_id, owner_user_id: r.result.owner_user_id, key: r.result.api_key };
@@ -97,7 +106,8 @@ export async function startServer(
  * as the re-derivation of a website's history after a competitor change (its reads are flagged stale meanwhile).
  */
 export async function caughtUp(s: TestServer, names: readonly ReadModelName[], timeoutMs = 10_000): Promise<void> {
-  if (!(await s.rt.waitForReadModels(await s.rt.store.lastPosition(), names, timeoutMs))) throw new Error(`${names.join(', ')} did not catch up in ${timeoutMs} ms`);
+  if (!(await s.rt.waitForReadModels(await s.rt.store.lastPosition(), names, timeoutMs)))
+    throw new Error(`${names.join(', ')} did not catch up in ${timeoutMs} ms`);
 }
 
 export async function call<T = any>(s: { url: string }, method: string, path: string, c: Call = {}): Promise<Answer<T>> {
@@ -135,8 +145,16 @@ async function settled(rt: Runtime): Promise<void> {
     const last = await rt.store.lastPosition();
     await rt.relay.waitFor(last, Math.max(0, deadline - Date.now()));
     await rt.runners.get('runs')?.waitFor(last, Math.max(0, deadline - Date.now()));
-    const backlog = (await Promise.all([RESPONSE_WORKER, OBSERVATION_WORKER, EMAIL_WORKER, INVITATION_WORKER].map((d) => rt.bus.backlog(d)))).reduce((a, b) => a + b, 0);
-    const ends = await rt.database.db('rm_run_slots as s').join('rm_runs as r', 'r.id', 's.run_id').whereNull('s.ended_at').whereNotNull('r.finished_at').first('s.run_id');
+    const backlog = (await Promise.all([RESPONSE_WORKER, OBSERVATION_WORKER, EMAIL_WORKER, INVITATION_WORKER].map((d) => rt.bus.backlog(d)))).reduce(
+      (a, b) => a + b,
+      0,
+    );
+    const ends = await rt.database
+      .db('rm_run_slots as s')
+      .join('rm_runs as r', 'r.id', 's.run_id')
+      .whereNull('s.ended_at')
+      .whereNotNull('r.finished_at')
+      .first('s.run_id');
     const now = await rt.store.lastPosition();
     if ((backlog === 0 && !ends && comparePositions(now, last) === 0) || Date.now() > deadline) return;
     await new Promise((r) => setTimeout(r, 20));

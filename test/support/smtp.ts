@@ -97,7 +97,8 @@ export async function startSmtp(policy: SmtpPolicy = {}): Promise<TestSmtp> {
     },
     dataCount: (address) => data.get(address) ?? 0,
     to,
-    waitFor: (address, count, timeoutMs = 20_000) => until(`${count} message(s) for ${address} at the SMTP server`, async () => to(address).length >= count && to(address), timeoutMs),
+    waitFor: (address, count, timeoutMs = 20_000) =>
+      until(`${count} message(s) for ${address} at the SMTP server`, async () => to(address).length >= count && to(address), timeoutMs),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -34,7 +34,16 @@ export async function buildWorld(s: TestServer): Promise<World> {
   if (rv.status !== 200) throw new Error(`revoke: ${rv.status}`);
   return {
     s,
-    a: { key: a.key, organization_id: a.organization_id, owner_user_id: a.owner_user_id, a1, a2, scoped: scoped.key, plainGlobal: plainGlobal.key, revoked: revoked.key },
+    a: {
+      key: a.key,
+      organization_id: a.organization_id,
+      owner_user_id: a.owner_user_id,
+      a1,
+      a2,
+      scoped: scoped.key,
+      plainGlobal: plainGlobal.key,
+      revoked: revoked.key,
+    },
     b: { key: b.key, organization_id: b.organization_id, b1 },
   };
 }
@@ -81,7 +90,12 @@ export function tenancyChecks(name: string, getWorld: () => World, ep: EndpointU
     it(`${name}: with another organization's key, then 403 and nothing written`, () =>
       refused(getWorld().b.key, getWorld().a.a1, 403, 'Unauthorized access to this website'));
     it(`${name}: with a key scoped to another website, then 403 and nothing written`, () =>
-      refused(getWorld().a.scoped, getWorld().a.a1, 403, ep.globalOnly ? 'Forbidden: global API key required' : 'Unauthorized access to this website'));
+      refused(
+        getWorld().a.scoped,
+        getWorld().a.a1,
+        403,
+        ep.globalOnly ? 'Forbidden: global API key required' : 'Unauthorized access to this website',
+      ));
   }
   if (ep.globalOnly) {
     it(`${name}: with a scoped key, then 403 global key required`, () =>

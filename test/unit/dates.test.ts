@@ -186,8 +186,18 @@ describe('parseToolDateRange', () => {
   });
 
   it.each([
-    { when: 'the end is before the start', start: '2026-03-05', end: '2026-03-04', error: /^end_date \(2026-03-04T23:59:59\.999Z\) is before start_date \(2026-03-05T00:00:00\.000Z\)$/ },
-    { when: 'the end instant precedes the start instant on one day', start: '2026-03-05T10:00:00Z', end: '2026-03-05T09:59:59Z', error: /end_date .* is before start_date/ },
+    {
+      when: 'the end is before the start',
+      start: '2026-03-05',
+      end: '2026-03-04',
+      error: /^end_date \(2026-03-04T23:59:59\.999Z\) is before start_date \(2026-03-05T00:00:00\.000Z\)$/,
+    },
+    {
+      when: 'the end instant precedes the start instant on one day',
+      start: '2026-03-05T10:00:00Z',
+      end: '2026-03-05T09:59:59Z',
+      error: /end_date .* is before start_date/,
+    },
     { when: 'a bad start', start: 'yesterday', end: '2026-03-05', error: /^start_date: relative date "yesterday"/ },
     { when: 'a bad end', start: '2026-03-05', end: '2026-03', error: /^end_date: incomplete date "2026-03"/ },
   ])('given $when, then a validation error', ({ start, end, error }) => {

@@ -6,7 +6,18 @@ const E = ['brand', 'c1', 'c2'];
 describe('metric fact chunks', () => {
   it('given rows, when encoded and decoded, then every column and dictionary comes back', () => {
     const b = new FactChunkBuilder(E);
-    b.add({ t: 0, prompt_id: 'p1', location_id: null, schedule_id: null, model: 'chatgpt', mentions: [[0, 2], [2, 1]], cited: [2] });
+    b.add({
+      t: 0,
+      prompt_id: 'p1',
+      location_id: null,
+      schedule_id: null,
+      model: 'chatgpt',
+      mentions: [
+        [0, 2],
+        [2, 1],
+      ],
+      cited: [2],
+    });
     b.add({ t: 86_399_999, prompt_id: 'p2', location_id: 'l1', schedule_id: 's1', model: 'claude', mentions: [], cited: [0, 1] });
     b.add({ t: 5, prompt_id: 'p1', location_id: 'l1', schedule_id: null, model: 'chatgpt', mentions: [[1, 300]], cited: [] });
     const { meta, data } = encodeFacts(b.build());

@@ -59,7 +59,10 @@ describe('headerInput', () => {
   });
 
   it("given what the schema refuses, then its message naming the header; a missing header is 'required'", async () => {
-    expect(await send(Buffer.from('a\u202eb'))).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^Idempotency-Key: must not contain bidirectional/) } });
+    expect(await send(Buffer.from('a\u202eb'))).toMatchObject({
+      status: 400,
+      body: { error: expect.stringMatching(/^Idempotency-Key: must not contain bidirectional/) },
+    });
     expect(await send(Buffer.from('x'.repeat(256)))).toEqual({ status: 400, body: { error: 'Idempotency-Key: must be at most 255 characters' } });
     expect(await send(null)).toEqual({ status: 400, body: { error: 'Idempotency-Key is required' } });
   });

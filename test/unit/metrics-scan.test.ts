@@ -101,8 +101,12 @@ describe('metric scans', () => {
         // bounds or times inside days
         const everything = k % 3 === 0;
         const dayOnly = everything && w.r() < 0.5;
-        const start = w.r() < 0.7 ? new Date(20_000 * DAY_MS + (dayOnly ? Math.floor(w.r() * 3) * DAY_MS : Math.floor(w.r() * 3 * DAY_MS))) : undefined;
-        const end = w.r() < 0.7 ? new Date((start?.getTime() ?? 20_000 * DAY_MS) + (dayOnly ? (1 + Math.floor(w.r() * 3)) * DAY_MS - 1 : Math.floor(w.r() * 4 * DAY_MS))) : undefined;
+        const start =
+          w.r() < 0.7 ? new Date(20_000 * DAY_MS + (dayOnly ? Math.floor(w.r() * 3) * DAY_MS : Math.floor(w.r() * 3 * DAY_MS))) : undefined;
+        const end =
+          w.r() < 0.7
+            ? new Date((start?.getTime() ?? 20_000 * DAY_MS) + (dayOnly ? (1 + Math.floor(w.r() * 3)) * DAY_MS - 1 : Math.floor(w.r() * 4 * DAY_MS)))
+            : undefined;
         const s: Selection = {
           websiteId: 'w',
           scheduleId: w.schedules[Math.floor(w.r() * 3)],
@@ -113,10 +117,20 @@ describe('metric scans', () => {
           locationIds: !everything && w.r() < 0.5 ? (subset(w.locations).filter((l) => l !== null) as string[]) : undefined,
         };
         const wanted = w.entities.map((_, i) => i).filter((i) => i === 0 || everything || w.r() < 0.7);
-        const q = compileSelection(w.site, s, wanted.map((i) => w.entities[i]));
+        const q = compileSelection(
+          w.site,
+          s,
+          wanted.map((i) => w.entities[i]),
+        );
         const got = scanTotal(w.site, q);
         const want = reference(w.rows, s, wanted);
-        expect({ responses: got.responses, anyMentioned: got.anyMentioned, mentioned: [...got.mentioned], cited: [...got.cited], posSum: [...got.posSum] }).toEqual(want);
+        expect({
+          responses: got.responses,
+          anyMentioned: got.anyMentioned,
+          mentioned: [...got.mentioned],
+          cited: [...got.cited],
+          posSum: [...got.posSum],
+        }).toEqual(want);
         // the daily buckets add up to the total
         const daily = scanDaily(w.site, q);
         expect(daily.reduce((n, d) => n + d.counts.responses, 0)).toBe(got.responses);

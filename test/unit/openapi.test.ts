@@ -14,7 +14,15 @@ describe('the OpenAPI document', () => {
         summary: 's',
         tag: 't',
         body: z.object({ n: z.number().default(1) }),
-        responses: { 200: z.object({ n: z.string().transform((v) => v.length).pipe(z.number()), at: z.string().optional() }) },
+        responses: {
+          200: z.object({
+            n: z
+              .string()
+              .transform((v) => v.length)
+              .pipe(z.number()),
+            at: z.string().optional(),
+          }),
+        },
         handler: ok,
       }),
     ]) as any;

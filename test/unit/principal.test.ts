@@ -12,8 +12,22 @@ import {
   WEBSITE_FORBIDDEN,
 } from '../../src/domain/principal';
 
-const key = (websiteIds: string[] | null): Principal => ({ organizationId: 'o', apiKeyId: 'k', userId: null, websiteIds, partner: false, plan: 'enterprise', features: [] });
-const user = (websiteIds: string[] | null, permissions = VIEWER_PERMISSIONS): Principal => ({ ...key(websiteIds), kind: 'user', apiKeyId: null, userId: 'u', permissions: { ...permissions } });
+const key = (websiteIds: string[] | null): Principal => ({
+  organizationId: 'o',
+  apiKeyId: 'k',
+  userId: null,
+  websiteIds,
+  partner: false,
+  plan: 'enterprise',
+  features: [],
+});
+const user = (websiteIds: string[] | null, permissions = VIEWER_PERMISSIONS): Principal => ({
+  ...key(websiteIds),
+  kind: 'user',
+  apiKeyId: null,
+  userId: 'u',
+  permissions: { ...permissions },
+});
 const refusal = (f: () => void) => {
   try {
     f();

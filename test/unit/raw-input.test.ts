@@ -4,8 +4,7 @@ import { decodeUtf8, jsonDeeperThan, MAX_JSON_DEPTH } from '../../src/domain/raw
 import { isWellFormed, label, Text, TEXT_LONE_SURROGATE, TEXT_NUL, textProblem } from '../../src/domain/schemas';
 
 /** Nesting of a parsed value: a scalar is 0, `[]` and `{}` are 1. */
-const depthOf = (v: unknown): number =>
-  v !== null && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v as object).map(depthOf)) : 0;
+const depthOf = (v: unknown): number => (v !== null && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v as object).map(depthOf)) : 0);
 
 describe('jsonDeeperThan', () => {
   it('agrees with the depth of the parsed value, for any JSON text and any limit (strings full of brackets, quotes and backslashes included)', () => {
@@ -62,6 +61,7 @@ describe('the shared text schemas', () => {
     const name = label(200);
     expect(name.parse('  Acme\n')).toBe('Acme');
     for (const ok of ['Acme & Co.', 'Zürich', 'שלום\u200fעולם', 'a\u00a0b', '日本']) expect(name.safeParse(ok).success, ok).toBe(true);
-    for (const bad of ['a\nb', 'a\tb', 'a\u0085b', 'a\u2028b', 'a\u202eb', 'a\u2066b', 'a\u2069b', 'a\u202ab']) expect(name.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
+    for (const bad of ['a\nb', 'a\tb', 'a\u0085b', 'a\u2028b', 'a\u202eb', 'a\u2066b', 'a\u2069b', 'a\u202ab'])
+      expect(name.safeParse(bad).success, JSON.stringify(bad)).toBe(false);
   });
 });

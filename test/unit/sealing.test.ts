@@ -17,7 +17,9 @@ describe('declaring erasable fields', () => {
   });
 
   it('given a sealed field with no subject around it, then the declaration is refused naming the field', () => {
-    expect(() => planOf(z.object({ text: sealed(z.string()) }))).toThrow(new SealingDeclarationError('T.text: sealed field without a subject (mark its id with subject(\'<prefix>\') in an enclosing object)'));
+    expect(() => planOf(z.object({ text: sealed(z.string()) }))).toThrow(
+      new SealingDeclarationError("T.text: sealed field without a subject (mark its id with subject('<prefix>') in an enclosing object)"),
+    );
   });
 
   it('given two subjects in one object, then a sealed field must name its own', () => {
@@ -27,7 +29,9 @@ describe('declaring erasable fields', () => {
     const seen: string[] = [];
     plan.mapSealed({ a_id: '1', b_id: '2', text: 'x' }, (v, s) => (seen.push(s), v));
     expect(seen).toEqual(['b-2']);
-    expect(() => planOf(z.object({ a_id: subject('a'), text: sealed(z.string(), { subject: 'c_id' }) }))).toThrow(/no enclosing subject field named c_id/);
+    expect(() => planOf(z.object({ a_id: subject('a'), text: sealed(z.string(), { subject: 'c_id' }) }))).toThrow(
+      /no enclosing subject field named c_id/,
+    );
   });
 
   it('given an optional subject id, or a marker inside a union or a record, then the declaration is refused', () => {
@@ -49,7 +53,15 @@ describe('declaring erasable fields', () => {
     expect(plan.sealedPaths).toEqual(['title', 'sections[].body', 'notes[].text']);
     const seen: [unknown, string][] = [];
     plan.mapSealed(
-      { doc_id: 'd', title: 't', sections: [{ n: 1, body: 'b1' }, { n: 2, body: 'b2' }], notes: [{ note_id: 'n1', text: 'x' }, { note_id: 'n2' }] },
+      {
+        doc_id: 'd',
+        title: 't',
+        sections: [
+          { n: 1, body: 'b1' },
+          { n: 2, body: 'b2' },
+        ],
+        notes: [{ note_id: 'n1', text: 'x' }, { note_id: 'n2' }],
+      },
       (v, s) => (seen.push([v, s]), v),
     );
     expect(seen).toEqual([
@@ -61,7 +73,9 @@ describe('declaring erasable fields', () => {
   });
 
   it('given a mapping, then only the objects on the way to a changed value are copied, and unchanged data comes back as it is', () => {
-    const plan = planOf(z.object({ doc_id: subject('doc'), plain: z.object({ a: z.number() }), sections: z.array(z.object({ body: sealed(z.string()) })) }))!;
+    const plan = planOf(
+      z.object({ doc_id: subject('doc'), plain: z.object({ a: z.number() }), sections: z.array(z.object({ body: sealed(z.string()) })) }),
+    )!;
     const data = { doc_id: 'd', plain: { a: 1 }, sections: [{ body: 'x' }, { body: 'y' }] };
     expect(plan.mapSealed(data, (v) => v)).toBe(data);
     const out = plan.mapSealed(data, (v) => (v === 'x' ? 'X' : v)) as typeof data;

@@ -94,8 +94,17 @@ describe('normalizeUrl', () => {
 
 describe('isTrackingParam', () => {
   it.each([
-    ['utm_source', true], ['UTM_CAMPAIGN', true], ['utm_anything', true], ['gclid', true], ['fbclid', true],
-    ['msclkid', true], ['mc_cid', true], ['mc_eid', true], ['utm', false], ['id', false], ['page', false],
+    ['utm_source', true],
+    ['UTM_CAMPAIGN', true],
+    ['utm_anything', true],
+    ['gclid', true],
+    ['fbclid', true],
+    ['msclkid', true],
+    ['mc_cid', true],
+    ['mc_eid', true],
+    ['utm', false],
+    ['id', false],
+    ['page', false],
   ] as const)('%s -> %s', (name, expected) => {
     expect(isTrackingParam(name)).toBe(expected);
   });
@@ -161,7 +170,11 @@ describe('extractUrls', () => {
     { when: 'empty text', text: '', then: [] },
     { when: 'a URL ending a sentence', text: 'See https://acme.com/pricing.', then: ['https://acme.com/pricing'] },
     { when: 'a URL in parentheses', text: 'Acme (https://acme.com/docs) is good.', then: ['https://acme.com/docs'] },
-    { when: 'a URL with balanced parentheses', text: 'Read https://en.wikipedia.org/wiki/Acme_(company), ok', then: ['https://en.wikipedia.org/wiki/Acme_(company)'] },
+    {
+      when: 'a URL with balanced parentheses',
+      text: 'Read https://en.wikipedia.org/wiki/Acme_(company), ok',
+      then: ['https://en.wikipedia.org/wiki/Acme_(company)'],
+    },
     { when: 'a Markdown link', text: 'Try [Acme](https://acme.com/a?x=1) now', then: ['https://acme.com/a?x=1'] },
     { when: 'a bold Markdown URL', text: '**https://acme.com**', then: ['https://acme.com'] },
     { when: 'angle brackets', text: '<https://acme.com/x>', then: ['https://acme.com/x'] },

@@ -18,8 +18,16 @@ describe('observation extraction', () => {
   const engines = simulatedEnginesWith(async (model, req, simulated) => {
     if (model !== JUDGE) return simulated();
     asked.push(req);
-    const text = '```json\n[{"entity":"acme","attribute":"price","positive":true,"score":0.8,"text_span":"Acme is cheap."},{"entity":"Nobody","attribute":"Price","positive":false,"score":-0.5,"text_span":"x"}]\n```';
-    return { text, citations: [], products: [], usage: { credits: 1, input_tokens: 120, output_tokens: 40 }, provider_model: 'judge-1', latency_ms: 5 };
+    const text =
+      '```json\n[{"entity":"acme","attribute":"price","positive":true,"score":0.8,"text_span":"Acme is cheap."},{"entity":"Nobody","attribute":"Price","positive":false,"score":-0.5,"text_span":"x"}]\n```';
+    return {
+      text,
+      citations: [],
+      products: [],
+      usage: { credits: 1, input_tokens: 120, output_tokens: 40 },
+      provider_model: 'judge-1',
+      latency_ms: 5,
+    };
   });
   beforeAll(async () => {
     s = await startServer({ OBSERVATION_EXTRACTOR: `llm:${JUDGE}` }, {}, undefined, { engines });
@@ -37,11 +45,16 @@ describe('observation extraction', () => {
     const site = await buildSite(s, key, { name: 'Acme', attributes: [{ name: 'Price' }] });
     const imp = await call(s, 'POST', '/api/v1/responses/import', {
       key,
-      body: { website_id: site.id, responses: [{ prompt_id: site.prompts[0].id, model: MODEL_IDS[0], run_at: '2026-03-01T10:00:00Z', text: 'Acme is cheap. Others are not.' }] },
+      body: {
+        website_id: site.id,
+        responses: [{ prompt_id: site.prompts[0].id, model: MODEL_IDS[0], run_at: '2026-03-01T10:00:00Z', text: 'Acme is cheap. Others are not.' }],
+      },
     });
     const responseId = imp.body.response_ids[0];
     // the server's observation workers ask the judge
-    const importId = (await s.rt.database.db('aivis_events').where('type', 'ResponsesImported').whereRaw("data->>'website_id' = ?", [site.id]).first('data')).data.import_id;
+    const importId = (
+      await s.rt.database.db('aivis_events').where('type', 'ResponsesImported').whereRaw("data->>'website_id' = ?", [site.id]).first('data')
+    ).data.import_id;
     const stream = await until('the judge to be asked', async () => {
       const x = await s.rt.store.readStream(`observations-import-${importId}`);
       return x.length > 0 && x;
@@ -51,9 +64,23 @@ describe('observation extraction', () => {
     expect(asked[0].prompt).toContain('Acme is cheap. Others are not.');
     expect(stream.map((e) => e.type)).toEqual(['ObservationsRecorded', 'CreditsUsed']);
     expect((stream[0].data as { extractor: string; observations: unknown[] }).observations).toEqual([
-      { observation_id: expect.any(String), entity_id: site.id, attribute_id: site.attributes[0].id, positive: true, score: 0.8, text_span: 'Acme is cheap.' },
+      {
+        observation_id: expect.any(String),
+        entity_id: site.id,
+        attribute_id: site.attributes[0].id,
+        positive: true,
+        score: 0.8,
+        text_span: 'Acme is cheap.',
+      },
     ]);
-    expect(stream[1].data).toMatchObject({ model: JUDGE, credits: 1, input_tokens: 120, output_tokens: 40, purpose: 'observation_judge', response_id: responseId });
+    expect(stream[1].data).toMatchObject({
+      model: JUDGE,
+      credits: 1,
+      input_tokens: 120,
+      output_tokens: 40,
+      purpose: 'observation_judge',
+      response_id: responseId,
+    });
     // delivered again: the judge is not asked again and nothing more is recorded
     const ev = (await s.rt.store.readStream(`import-${importId}`)).find((e) => e.type === 'ResponsesImported')!;
     const deps = { store: s.rt.store, bus: s.rt.bus, engines, logger: silentLogger(), extractor: { kind: 'llm' as const, model: JUDGE } };
@@ -64,9 +91,15 @@ describe('observation extraction', () => {
 
   it('given an engine answer, then the judge reads it on its own and records on the answer stream', async () => {
     const site = await buildSite(s, key, { name: 'Acme', attributes: [{ name: 'Price' }] });
-    const sched = await call(s, 'POST', '/api/v1/prompt-schedules', { key, body: { website_id: site.id, name: 'One', models: [MODEL_IDS[0]], frequency: 'daily' } });
+    const sched = await call(s, 'POST', '/api/v1/prompt-schedules', {
+      key,
+      body: { website_id: site.id, name: 'One', models: [MODEL_IDS[0]], frequency: 'daily' },
+    });
     const before = asked.length;
-    const start = await call(s, 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: site.id, schedule_id: sched.body.schedule.id } });
+    const start = await call(s, 'POST', '/api/v1/response-streaming/start', {
+      key,
+      body: { website_id: site.id, schedule_id: sched.body.schedule.id },
+    });
     const run = await finishedRun(s, key, site.id, start.body.run_id);
     expect(run.recorded).toBe(1);
     const responseId = (await s.rt.database.db('rm_responses').where({ run_id: start.body.run_id }).first('id')).id;
@@ -108,13 +141,24 @@ describe('observation extraction with the rules (the default)', () => {
       return x.length === run.recorded && x;
     });
     const observed = await until('the observations listed', async () => {
-      const x = await s.rt.database.db('rm_observations').whereIn('response_id', answers.map((a) => a.id)).select('response_id', 'entity_id', 'attribute_id', 'positive', 'extractor');
+      const x = await s.rt.database
+        .db('rm_observations')
+        .whereIn(
+          'response_id',
+          answers.map((a) => a.id),
+        )
+        .select('response_id', 'entity_id', 'attribute_id', 'positive', 'extractor');
       return new Set(x.map((o: { response_id: string }) => o.response_id)).size === answers.length && x;
     });
     // the sentence every answer opens with is found in each (the simulated rest may say more, either way)
     type Row = { response_id: string; entity_id: string; attribute_id: string; positive: boolean; extractor: string };
     for (const a of answers) {
-      expect(observed.some((o: Row) => o.response_id === a.id && o.entity_id === site.id && o.attribute_id === site.attributes[0].id && o.positive && o.extractor === 'rules')).toBe(true);
+      expect(
+        observed.some(
+          (o: Row) =>
+            o.response_id === a.id && o.entity_id === site.id && o.attribute_id === site.attributes[0].id && o.positive && o.extractor === 'rules',
+        ),
+      ).toBe(true);
     }
     // in the answer's own stream, with its credits: recorded together or not at all
     const stream = await s.rt.store.readStream(`response-${answers[0].id}`);

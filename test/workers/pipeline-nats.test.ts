@@ -42,13 +42,17 @@ suite('answers pipeline over NATS JetStream, two instances', () => {
     const key = (await a.org('Pipeline')).key;
     const site = await buildSite(a, key, {
       prompts: [{ text: 'one' }, { text: 'two' }, { text: 'three' }],
-      locations: [{ location: 'Lyon', country: 'France' }, { location: 'Oslo', country: 'Norway' }],
+      locations: [
+        { location: 'Lyon', country: 'France' },
+        { location: 'Oslo', country: 'Norway' },
+      ],
     });
     const total = 3 * MODEL_IDS.length * 2;
     const start = await call(a, 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: site.id } });
     expect(start.body.total).toBe(total);
     const runId = start.body.run_id;
-    const recorded = async () => Number((await a.rt.database.db('rm_run_units').where({ run_id: runId }).whereNot('status', 'pending').count<{ n: string }[]>('* as n'))[0].n);
+    const recorded = async () =>
+      Number((await a.rt.database.db('rm_run_units').where({ run_id: runId }).whereNot('status', 'pending').count<{ n: string }[]>('* as n'))[0].n);
 
     // both instances take units from the one durable consumer
     await until('some answers', async () => (await recorded()) >= 10, 30_000);
@@ -65,8 +69,13 @@ suite('answers pipeline over NATS JetStream, two instances', () => {
     const db = a.rt.database.db;
     const answers = await db('rm_responses').where({ run_id: runId }).select('prompt_id', 'model', 'location_id');
     expect(answers).toHaveLength(total);
-    expect(new Set(answers.map((x: { prompt_id: string; model: string; location_id: string }) => `${x.prompt_id}/${x.model}/${x.location_id}`)).size).toBe(total);
-    const outcomes = await db('aivis_events').whereIn('type', ['ResponseRecorded', 'ResponseFailed']).whereRaw("data->>'run_id' = ?", [runId]).count<{ n: string }[]>('* as n');
+    expect(
+      new Set(answers.map((x: { prompt_id: string; model: string; location_id: string }) => `${x.prompt_id}/${x.model}/${x.location_id}`)).size,
+    ).toBe(total);
+    const outcomes = await db('aivis_events')
+      .whereIn('type', ['ResponseRecorded', 'ResponseFailed'])
+      .whereRaw("data->>'run_id' = ?", [runId])
+      .count<{ n: string }[]>('* as n');
     expect(Number(outcomes[0].n)).toBe(total);
     const credits = await db('aivis_events').where('type', 'CreditsUsed').whereRaw("data->>'run_id' = ?", [runId]).count<{ n: string }[]>('* as n');
     expect(Number(credits[0].n)).toBe(total);

@@ -12,19 +12,18 @@ describe('when a schedule fires', () => {
   it('given a daily schedule, then every day of its window, bounds included', () => {
     expect(dueSlot(daily, '2026-03-05')).toBe('2026-03-05');
     const bounded = { ...daily, starts_on: '2026-03-02', ends_on: '2026-03-04' };
-    expect(['2026-03-01', '2026-03-02', '2026-03-04', '2026-03-05'].map((d) => dueSlot(bounded, d))).toEqual([null, '2026-03-02', '2026-03-04', null]);
+    expect(['2026-03-01', '2026-03-02', '2026-03-04', '2026-03-05'].map((d) => dueSlot(bounded, d))).toEqual([
+      null,
+      '2026-03-02',
+      '2026-03-04',
+      null,
+    ]);
   });
 
   it('given a weekly schedule, then once a week counted from starts_on, the week start being the slot', () => {
-    expect(['2026-03-01', '2026-03-02', '2026-03-08', '2026-03-09', '2026-03-15', '2026-03-20', '2026-03-21'].map((d) => dueSlot(weekly, d))).toEqual([
-      null,
-      '2026-03-02',
-      '2026-03-02',
-      '2026-03-09',
-      '2026-03-09',
-      '2026-03-16',
-      null,
-    ]);
+    expect(['2026-03-01', '2026-03-02', '2026-03-08', '2026-03-09', '2026-03-15', '2026-03-20', '2026-03-21'].map((d) => dueSlot(weekly, d))).toEqual(
+      [null, '2026-03-02', '2026-03-02', '2026-03-09', '2026-03-09', '2026-03-16', null],
+    );
     // without starts_on, weeks count from the day it was created
     expect(dueSlot({ ...weekly, starts_on: null, ends_on: null, anchor: '2026-03-04' }, '2026-03-12')).toBe('2026-03-11');
   });
@@ -43,8 +42,14 @@ describe('scheduler passes', () => {
   it('given two instances passing at once, then each due slot starts exactly one run, and a later pass starts none', async () => {
     const site = await buildSite(s, key);
     const idle = await buildSite(s, key, { prompts: [{ text: 'paused', status: 'paused' }] });
-    const weekly = await call(s, 'POST', '/api/v1/prompt-schedules', { key, body: { website_id: site.id, name: 'W', models: [MODEL_IDS[1]], frequency: 'weekly', starts_on: '2026-03-02' } });
-    const later = await call(s, 'POST', '/api/v1/prompt-schedules', { key, body: { website_id: site.id, name: 'L', models: [MODEL_IDS[1]], frequency: 'daily', starts_on: '2026-04-01' } });
+    const weekly = await call(s, 'POST', '/api/v1/prompt-schedules', {
+      key,
+      body: { website_id: site.id, name: 'W', models: [MODEL_IDS[1]], frequency: 'weekly', starts_on: '2026-03-02' },
+    });
+    const later = await call(s, 'POST', '/api/v1/prompt-schedules', {
+      key,
+      body: { website_id: site.id, name: 'L', models: [MODEL_IDS[1]], frequency: 'daily', starts_on: '2026-04-01' },
+    });
     expect(weekly.status).toBe(201);
 
     const [a, b] = await Promise.all([schedulePass(deps('2026-03-03')), schedulePass(deps('2026-03-03'))]);

@@ -32,7 +32,12 @@ describe('lost units of work', () => {
     gate.hold();
     const start = await call(s, 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: site.id } });
     const db = s.rt.database.db;
-    await until('units pending', async () => Number((await db('rm_run_units').where({ run_id: start.body.run_id, status: 'pending' }).count<{ n: string }[]>('* as n'))[0].n) === MODEL_IDS.length);
+    await until(
+      'units pending',
+      async () =>
+        Number((await db('rm_run_units').where({ run_id: start.body.run_id, status: 'pending' }).count<{ n: string }[]>('* as n'))[0].n) ===
+        MODEL_IDS.length,
+    );
 
     // the server's own workers hold the units: its queue is not empty, so nothing counts as lost
     await until('units in the workers hands', async () => (await s.rt.bus.backlog(RESPONSE_WORKER)) > 0);
@@ -49,10 +54,19 @@ describe('lost units of work', () => {
     await until('the units sent again', async () => got.length === MODEL_IDS.length);
     await again.stop();
     const original = await db('rm_run_units').where({ run_id: start.body.run_id }).select('request_id', 'prompt_id', 'model');
-    expect(got.map((m) => (m.data as { request_id: string }).request_id).sort()).toEqual(original.map((u: { request_id: string }) => u.request_id).sort());
+    expect(got.map((m) => (m.data as { request_id: string }).request_id).sort()).toEqual(
+      original.map((u: { request_id: string }) => u.request_id).sort(),
+    );
     for (const m of got) {
       const u = original.find((x: { request_id: string }) => x.request_id === (m.data as { request_id: string }).request_id)!;
-      expect(m.data).toMatchObject({ run_id: start.body.run_id, website_id: site.id, prompt_id: u.prompt_id, model: u.model, schedule_id: null, run_at: null });
+      expect(m.data).toMatchObject({
+        run_id: start.body.run_id,
+        website_id: site.id,
+        prompt_id: u.prompt_id,
+        model: u.model,
+        schedule_id: null,
+        run_at: null,
+      });
       expect(m.metadata.organization_id).toBeTruthy();
     }
     await fresh.close();

@@ -67,7 +67,15 @@ const NEGATIVE: Record<number, string> = {
 const NEGATORS =
   "not|never|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|won't|wouldn't|can't|cannot|couldn't|hasn't|haven't|hadn't|shouldn't|" +
   'isnt|doesnt|dont|cant|hardly|barely|nor|neither|no longer|far from';
-const STANDALONE_NEGATORS: Record<string, number> = { without: -0.6, lacks: -0.6, lack: -0.6, 'lack of': -0.6, lacking: -0.6, missing: -0.6, no: -0.5 };
+const STANDALONE_NEGATORS: Record<string, number> = {
+  without: -0.6,
+  lacks: -0.6,
+  lack: -0.6,
+  'lack of': -0.6,
+  lacking: -0.6,
+  missing: -0.6,
+  no: -0.5,
+};
 const INTENSIFIERS: Record<number, string> = {
   1: 'extremely|exceptionally|incredibly|absolutely|remarkably|by far|hugely|overwhelmingly|universally',
   0.9: 'very|highly|really|particularly|especially|truly|super|so|too|most|consistently|far|widely|no doubt|without a doubt|very much|genuinely',
@@ -78,10 +86,22 @@ const HEDGES =
   'reportedly|arguably|at best|mostly|rather';
 const CONTRASTS: Array<[string, boolean, boolean]> = [
   // [phrase, sub, afterComma]
-  ['but', false, false], ['however', false, false], ['nevertheless', false, false], ['nonetheless', false, false],
-  ['on the other hand', false, false], ['that said', false, false], ['then again', false, false], ['on the downside', false, false],
-  ['on the flip side', false, false], ['yet', false, true], ['though', true, false], ['although', true, false],
-  ['even though', true, false], ['even if', true, false], ['whereas', true, true], ['while', true, true],
+  ['but', false, false],
+  ['however', false, false],
+  ['nevertheless', false, false],
+  ['nonetheless', false, false],
+  ['on the other hand', false, false],
+  ['that said', false, false],
+  ['then again', false, false],
+  ['on the downside', false, false],
+  ['on the flip side', false, false],
+  ['yet', false, true],
+  ['though', true, false],
+  ['although', true, false],
+  ['even though', true, false],
+  ['even if', true, false],
+  ['whereas', true, true],
+  ['while', true, true],
 ];
 const EXCEPTS = 'except|except for|apart from|aside from|other than|despite|in spite of';
 const BASELINES =
@@ -114,7 +134,7 @@ export const GROUPS: readonly string[] = [
 /** Words of a name or description that carry no trait of their own. */
 export const STOPWORDS: ReadonlySet<string> = new Set(
   (
-    'a|an|the|and|or|of|to|for|in|on|at|by|with|from|as|is|are|was|were|be|been|being|it|its|it\'s|this|that|these|those|how|what|which|' +
+    "a|an|the|and|or|of|to|for|in|on|at|by|with|from|as|is|are|was|were|be|been|being|it|its|it's|this|that|these|those|how|what|which|" +
     'who|whom|whether|when|where|why|well|said|says|say|described|perceived|seen|considered|regarded|thought|product|products|brand|' +
     'brands|company|companies|service|services|offering|offerings|item|items|user|users|customer|customers|people|person|they|their|them|' +
     'our|your|you|we|me|my|he|she|his|her|can|could|would|should|may|might|will|shall|do|does|did|has|have|had|not|no|very|more|most|' +
@@ -157,7 +177,12 @@ export function nodeFor(root: Map<string, Node>, words: readonly string[]): Node
 const WORDS_RE = /[\p{L}\p{N}]+(?:'[\p{L}\p{N}]+)*/gu;
 /** Lower-cased words as the tokenizer sees them (compile time only). */
 export function wordsOf(s: string): string[] {
-  return s.toLowerCase().replace(/[\u2019\u2018]/g, "'").match(WORDS_RE) ?? [];
+  return (
+    s
+      .toLowerCase()
+      .replace(/[\u2019\u2018]/g, "'")
+      .match(WORDS_RE) ?? []
+  );
 }
 
 const lexicon = new Map<string, Lex>();
@@ -201,7 +226,6 @@ export function inflections(term: string): string[] {
   else out.push(`${head}${w}s`);
   return out;
 }
-
 
 // ---- hashing (the bloom filter of trie words) ----
 

@@ -508,4 +508,3 @@ function spanOf(text: string, start: number, end: number): string {
   }
   return s;
 }
-

@@ -37,7 +37,9 @@ function isWordUnit(c: number): boolean {
 }
 
 function isSpace(c: number): boolean {
-  return c === 32 || c === 10 || c === 9 || c === 13 || c === 11 || c === 12 || c === 0xa0 || (c >= 0x2000 && c <= 0x200a) || c === 0x202f || c === 0x3000;
+  return (
+    c === 32 || c === 10 || c === 9 || c === 13 || c === 11 || c === 12 || c === 0xa0 || (c >= 0x2000 && c <= 0x200a) || c === 0x202f || c === 0x3000
+  );
 }
 
 /** Characters that may follow a sentence's final . ! ? (closing quotes, brackets, markdown emphasis). */
@@ -53,7 +55,6 @@ export function grown<T extends Int32Array | Uint8Array>(a: T, n: number): T {
   b.set(a);
   return b;
 }
-
 
 /** One text cut into tokens (words), sentences and lines; its buffers are allocated once and reused by the next text loaded. */
 export class Doc {
@@ -185,7 +186,12 @@ export class Doc {
 
   /** The lower-cased word of token k, also when the bloom left it out. */
   wordAt(k: number): string {
-    return this.tw[k] !== '' ? this.tw[k] : this.text.slice(this.ts[k], this.te[k]).toLowerCase().replace(/\u2019/g, "'");
+    return this.tw[k] !== ''
+      ? this.tw[k]
+      : this.text
+          .slice(this.ts[k], this.te[k])
+          .toLowerCase()
+          .replace(/\u2019/g, "'");
   }
 
   private token(i: number, j: number, w: string): void {

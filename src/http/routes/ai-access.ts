@@ -15,7 +15,7 @@ export const aiAccessRoutes = [
       '2xx/3xx. status: accessible = every flag true; blocked = no engine has conversational access (robots and http both ' +
       'true); partial = anything between. A domain that does not resolve or answer is blocked with every flag false and the ' +
       "error code in the fingerprints. Agents come from the vendors' published crawler documentation (infra/ai-crawlers.json); " +
-      "a kind with no documented agent is judged by the robots \"*\" group and aivis' own User-Agent (`<engine>.default`). " +
+      'a kind with no documented agent is judged by the robots "*" group and aivis\' own User-Agent (`<engine>.default`). ' +
       `Any key of the organization; ${ORG_CHECKS_PER_MIN} checks per minute per organization (429 with Retry-After); ` +
       'an invalid domain is refused with 400 before the budget is spent.',
     tag: 'ai-access',

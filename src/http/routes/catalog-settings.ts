@@ -145,7 +145,7 @@ export const catalogSettingsRoutes = [
   route({
     method: 'PATCH',
     url: '/api/v1/saved-views/:view_id',
-    summary: "Rename a view or replace its filters; the id stays",
+    summary: 'Rename a view or replace its filters; the id stays',
     tag: 'saved-views',
     extension: true,
     params: z.object({ view_id: Uuid }),

@@ -46,7 +46,7 @@ export const catalogRoutes = [
   route({
     method: 'PATCH',
     url: '/api/v1/competitors/:competitor_id',
-    summary: "Rename a competitor or replace its identifiers",
+    summary: 'Rename a competitor or replace its identifiers',
     tag: 'competitors',
     extension: true,
     params: z.object({ competitor_id: Uuid }),
@@ -104,7 +104,11 @@ export const catalogRoutes = [
     responses: { 200: Answers.topicDeleted },
     handler: (ctx) => {
       requireNoBody(ctx.req);
-      return catalog.deleteTopic(ctx, { website_id: ctx.query.website_id, topic_id: ctx.params.topic_id, delete_prompts: ctx.query.delete_prompts === 'true' });
+      return catalog.deleteTopic(ctx, {
+        website_id: ctx.query.website_id,
+        topic_id: ctx.params.topic_id,
+        delete_prompts: ctx.query.delete_prompts === 'true',
+      });
     },
   }),
 

@@ -9,7 +9,8 @@ import * as metrics from '../../app/metrics';
 export const MetricsBody = z.strictObject({ website_id: Uuid, filters: SharedFilters.optional() });
 
 const WHAT: Record<Family, string> = {
-  'mention-rate': 'mention rate (answers mentioning the brand / answers selected) and relative mention rate (/ answers mentioning any included brand)',
+  'mention-rate':
+    'mention rate (answers mentioning the brand / answers selected) and relative mention rate (/ answers mentioning any included brand)',
   'share-of-voice': "share of voice (the brand's mentions / mentions of every included brand)",
   'citation-rate': 'citation rate (answers citing the brand / answers selected)',
   position: 'average 1-based position among the brands an answer mentions (null when never mentioned)',

@@ -10,7 +10,16 @@ import * as responses from '../../app/responses';
 
 /** A list in a query string: repeated (`models=a&models=b`) or comma-separated (`models=a,b`). */
 const csv = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v), schema);
+  z.preprocess(
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : v,
+    schema,
+  );
 
 /** GET /responses: the shared filters as query parameters (location_ids travel in the body only, per the spec). */
 const ListQuery = z

@@ -56,7 +56,7 @@ export const teamRoutes = [
   route({
     method: 'GET',
     url: '/api/v1/roles',
-    summary: 'The system roles and the organization\'s custom roles (global key)',
+    summary: "The system roles and the organization's custom roles (global key)",
     tag: TAG,
     responses: { 200: RolesView },
     handler: (ctx) => listRolesOp(ctx),
@@ -170,7 +170,9 @@ export const teamRoutes = [
     summary: "Remove a user from a group and from the group's websites' explicit memberships, atomically; idempotent",
     tag: TAG,
     params: z.object({ group_id: Uuid, user_id: Uuid }),
-    responses: { 200: z.object({ success: z.boolean(), group_membership_removed: z.boolean(), website_memberships_removed: z.number().int().nonnegative() }) },
+    responses: {
+      200: z.object({ success: z.boolean(), group_membership_removed: z.boolean(), website_memberships_removed: z.number().int().nonnegative() }),
+    },
     handler: (ctx) => removeGroupMemberOp(ctx, ctx.params.group_id, ctx.params.user_id),
   }),
   route({
@@ -231,7 +233,7 @@ export const teamRoutes = [
   route({
     method: 'GET',
     url: '/api/v1/users/:user_id/websites',
-    summary: 'The websites a user reaches, with how (organization, group, website) and the role (within the key\'s websites)',
+    summary: "The websites a user reaches, with how (organization, group, website) and the role (within the key's websites)",
     tag: TAG,
     params: UserParams,
     responses: { 200: UserWebsitesView },

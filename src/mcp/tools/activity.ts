@@ -6,9 +6,7 @@ import { text } from '../../domain/schemas';
 import { tool } from '../tool';
 
 const toolDate = (what: string) =>
-  text()
-    .describe(`${what}: YYYY-MM-DD, an ISO 8601 timestamp (no zone = UTC) or a spelled-out date such as "March 5, 2026"`)
-    .optional();
+  text().describe(`${what}: YYYY-MM-DD, an ISO 8601 timestamp (no zone = UTC) or a spelled-out date such as "March 5, 2026"`).optional();
 
 /** REST's activity filters, with the tool server's date inputs for since/until. */
 const ActivityToolInput = ActivityFilters.extend({

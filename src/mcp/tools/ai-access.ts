@@ -1,4 +1,11 @@
-import { AiAccessCheckBody, AiAccessReport, checkAiAccessFor, checkPublicAiAccess, ORG_CHECKS_PER_MIN, PUBLIC_SCANS_PER_MIN } from '../../app/ai-access';
+import {
+  AiAccessCheckBody,
+  AiAccessReport,
+  checkAiAccessFor,
+  checkPublicAiAccess,
+  ORG_CHECKS_PER_MIN,
+  PUBLIC_SCANS_PER_MIN,
+} from '../../app/ai-access';
 import { tool } from '../tool';
 
 const WHAT =

@@ -74,7 +74,8 @@ export const catalogTools = [
     name: 'create_topic',
     title: 'Create a topic',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    description: 'Create a topic. Re-creating the name of a soft-deleted topic (case-insensitive) restores it with the prompts deleted together with it; restored tells which happened.',
+    description:
+      'Create a topic. Re-creating the name of a soft-deleted topic (case-insensitive) restores it with the prompts deleted together with it; restored tells which happened.',
     input: CreateTopic,
     output: Answers.topicCreated,
     handler: (ctx, input) => catalog.createTopic(ctx, input),
@@ -104,7 +105,8 @@ export const catalogTools = [
     name: 'create_prompt',
     title: 'Create a prompt',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    description: 'Create a prompt: text, optional topic_id, type (branded or non_branded, default non_branded), status (active or paused, default active), tags.',
+    description:
+      'Create a prompt: text, optional topic_id, type (branded or non_branded, default non_branded), status (active or paused, default active), tags.',
     input: CreatePrompt,
     output: Answers.prompt,
     handler: (ctx, input) => catalog.createPrompt(ctx, input),
@@ -122,7 +124,8 @@ export const catalogTools = [
     name: 'delete_prompt',
     title: 'Delete a prompt',
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-    description: 'Delete a prompt: soft-deleted (soft_deleted true) when it already has answers, which keep counting in history; hard-deleted otherwise.',
+    description:
+      'Delete a prompt: soft-deleted (soft_deleted true) when it already has answers, which keep counting in history; hard-deleted otherwise.',
     input: withId('prompt_id', 'prompt'),
     output: Answers.promptDeleted,
     handler: (ctx, input) => catalog.deletePrompt(ctx, input.website_id, input.prompt_id as string),
@@ -199,7 +202,8 @@ export const catalogTools = [
     name: 'create_prompt_schedule',
     title: 'Create a prompt schedule',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    description: 'Create a custom schedule: name, models (model identifiers), optional starts_on and ends_on (YYYY-MM-DD, UTC), frequency daily or weekly.',
+    description:
+      'Create a custom schedule: name, models (model identifiers), optional starts_on and ends_on (YYYY-MM-DD, UTC), frequency daily or weekly.',
     input: CreateSchedule,
     output: Answers.schedule,
     handler: (ctx, input) => catalog.createSchedule(ctx, input),
@@ -219,7 +223,8 @@ export const catalogTools = [
     name: 'list_saved_views',
     title: 'List saved views',
     annotations: { readOnlyHint: true },
-    description: "The website's saved views: id, name and the filters as stored (some, such as models_not, metrics cannot reproduce and refuse unless overridden).",
+    description:
+      "The website's saved views: id, name and the filters as stored (some, such as models_not, metrics cannot reproduce and refuse unless overridden).",
     input: OfWebsite,
     output: Answers.savedViews,
     handler: (ctx, input) => catalog.listSavedViews(ctx, input.website_id),

@@ -19,4 +19,14 @@ import { shoppingTools } from './shopping';
 import { teamTools } from './team';
 import { websiteTools } from './websites';
 
-export const allTools: ToolDef[] = [...websiteTools, ...activityTools, ...aiAccessTools, ...catalogTools, ...responseTools, ...metricsTools, ...observationsTools, ...shoppingTools, ...teamTools];
+export const allTools: ToolDef[] = [
+  ...websiteTools,
+  ...activityTools,
+  ...aiAccessTools,
+  ...catalogTools,
+  ...responseTools,
+  ...metricsTools,
+  ...observationsTools,
+  ...shoppingTools,
+  ...teamTools,
+];

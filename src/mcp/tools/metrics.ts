@@ -27,12 +27,19 @@ const family = (name: string, title: string, f: Family, what: string): ToolDef =
     input: Input,
     output: FamilySeries(f),
     handler: (ctx, input) =>
-      input.series === 'daily' ? metrics.timeSeries(ctx, f, input.website_id, input.filters) : metrics.cumulative(ctx, f, input.website_id, input.filters),
+      input.series === 'daily'
+        ? metrics.timeSeries(ctx, f, input.website_id, input.filters)
+        : metrics.cumulative(ctx, f, input.website_id, input.filters),
   });
 
 /** The metric families over MCP: the same operations as the REST routes (src/app/metrics.ts). */
 export const metricsTools: ToolDef[] = [
-  family('get_mention_rate', 'Get mention rates', 'mention-rate', 'Mention rate (% of answers mentioning each brand) and relative mention rate (% of answers that mention any included brand)'),
+  family(
+    'get_mention_rate',
+    'Get mention rates',
+    'mention-rate',
+    'Mention rate (% of answers mentioning each brand) and relative mention rate (% of answers that mention any included brand)',
+  ),
   family('get_share_of_voice', 'Get share of voice', 'share-of-voice', "Share of voice (each brand's share of all mentions of the included brands)"),
   family('get_citation_rate', 'Get citation rates', 'citation-rate', "Citation rate (% of answers citing each brand's domain)"),
   family('get_average_position', 'Get average positions', 'position', 'Average 1-based position of each brand among the brands an answer mentions'),
@@ -41,7 +48,12 @@ export const metricsTools: ToolDef[] = [
     title: 'Get reporting rows',
     annotations: { readOnlyHint: true },
     description: `Flat rows for reporting: per day, model, prompt, location and brand, the answers selected and how many mention and cite the brand, with its mean position. page_num from 0, page_size 1 to 10000 (default 5000). ${FILTERS}`,
-    input: z.strictObject({ website_id: WebsiteId, filters: ToolSharedFilters.optional(), page_num: PageNum(), page_size: PageSize(false, 10_000, 5_000) }),
+    input: z.strictObject({
+      website_id: WebsiteId,
+      filters: ToolSharedFilters.optional(),
+      page_num: PageNum(),
+      page_size: PageSize(false, 10_000, 5_000),
+    }),
     output: ConnectorPage,
     handler: (ctx, input) => metrics.connector(ctx, input.website_id, input.filters, input),
   }),

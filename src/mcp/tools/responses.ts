@@ -23,7 +23,8 @@ export const responseTools = [
     name: 'get_response_run',
     title: 'Get a response run',
     annotations: { readOnlyHint: true },
-    description: 'A run: status (running, completed, completed_with_failures, failed), total, recorded, failed and pending units, and why units failed.',
+    description:
+      'A run: status (running, completed, completed_with_failures, failed), total, recorded, failed and pending units, and why units failed.',
     input: z.strictObject({ website_id: WebsiteId, run_id: idOf('run') }),
     output: RunDetail,
     handler: (ctx, input) => responses.getRun(ctx, input.website_id, input.run_id),
@@ -33,7 +34,7 @@ export const responseTools = [
     title: 'List AI answers',
     annotations: { readOnlyHint: true },
     description:
-      "AI answers of a website, newest first: the answer text, whether it mentions and cites the brand and at which position, the competitors it mentions with theirs, and its sources. filters: schedule_id, start_date/end_date (YYYY-MM-DD, ISO timestamps or spelled-out dates; a date end covers the whole day), models, prompt_ids, location_ids, prompt_status, prompt_type, competitor_ids. page_num from 0, page_size 1 to 100 (default 40).",
+      'AI answers of a website, newest first: the answer text, whether it mentions and cites the brand and at which position, the competitors it mentions with theirs, and its sources. filters: schedule_id, start_date/end_date (YYYY-MM-DD, ISO timestamps or spelled-out dates; a date end covers the whole day), models, prompt_ids, location_ids, prompt_status, prompt_type, competitor_ids. page_num from 0, page_size 1 to 100 (default 40).',
     input: z.strictObject({ website_id: WebsiteId, filters: ToolSharedFilters.optional(), page_num: PageNum(), page_size: PageSize() }),
     output: AnswerPage,
     handler: (ctx, input) => responses.listResponses(ctx, input.website_id, input.filters ?? {}, input, 'filters'),

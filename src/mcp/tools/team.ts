@@ -3,7 +3,15 @@ import { CreateInvite } from '../../../commands/team/invites';
 import { GroupsView } from '../../../queries/team/groups';
 import { AccessType, MembersView, UserWebsitesView } from '../../../queries/team/members';
 import { RolesView } from '../../../queries/team/roles';
-import { createInviteOp, listGroupMembersOp, listGroupsOp, listOrganizationMembersOp, listRolesOp, listWebsiteMembersOp, userWebsitesOp } from '../../app/team';
+import {
+  createInviteOp,
+  listGroupMembersOp,
+  listGroupsOp,
+  listOrganizationMembersOp,
+  listRolesOp,
+  listWebsiteMembersOp,
+  userWebsitesOp,
+} from '../../app/team';
 import { boundedString, Uuid } from '../../domain/schemas';
 import { tool } from '../tool';
 
@@ -34,7 +42,8 @@ export const teamTools = [
   tool({
     name: 'list_roles',
     title: 'List roles',
-    description: 'The system roles (owner, admin, viewer; sentinel ids) and the organization\'s custom roles with their permission matrix over ten categories. Global key.',
+    description:
+      "The system roles (owner, admin, viewer; sentinel ids) and the organization's custom roles with their permission matrix over ten categories. Global key.",
     input: z.strictObject({}),
     output: RolesView,
     annotations: READ,
@@ -43,8 +52,9 @@ export const teamTools = [
   tool({
     name: 'list_groups',
     title: 'List groups',
-    description: "The organization's groups of websites (camelCase: id, name, orgId, billingEnabled, createdAt, websites, websiteIds; externalId for partner keys). Global key.",
-    input: z.strictObject({ external_id: boundedString(255).optional().describe("Only the group with this partner id (partner key)") }),
+    description:
+      "The organization's groups of websites (camelCase: id, name, orgId, billingEnabled, createdAt, websites, websiteIds; externalId for partner keys). Global key.",
+    input: z.strictObject({ external_id: boundedString(255).optional().describe('Only the group with this partner id (partner key)') }),
     output: GroupsView,
     annotations: READ,
     handler: (ctx, input) => listGroupsOp(ctx, input.external_id),
@@ -52,7 +62,8 @@ export const teamTools = [
   tool({
     name: 'get_user_websites',
     title: "Get a user's websites",
-    description: 'The websites a user reaches, each with how (organization role, group, explicit membership) and the role; within the key\'s websites. Unknown user: not found.',
+    description:
+      "The websites a user reaches, each with how (organization role, group, explicit membership) and the role; within the key's websites. Unknown user: not found.",
     input: z.strictObject({ user_id: Uuid.describe('The user') }),
     output: UserWebsitesView,
     annotations: READ,
@@ -62,7 +73,7 @@ export const teamTools = [
     name: 'invite_user',
     title: 'Invite a user',
     description:
-      "Invite a person (email) to the organization, a website or a group. invite_method direct adds them at once (creating the user if needed) and answers user_id; email sends an invitation and answers invite_id. role admin/viewer or a role_id (not both; default viewer). Organization and group invites need a global key; a website invite, a key that reaches the website.",
+      'Invite a person (email) to the organization, a website or a group. invite_method direct adds them at once (creating the user if needed) and answers user_id; email sends an invitation and answers invite_id. role admin/viewer or a role_id (not both; default viewer). Organization and group invites need a global key; a website invite, a key that reaches the website.',
     input: CreateInvite,
     output: z.object({ success: z.boolean(), message: z.string(), invite_id: z.string().optional(), user_id: z.string().optional() }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

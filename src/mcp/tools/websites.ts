@@ -18,7 +18,7 @@ export const websiteTools = [
     name: 'get_website',
     title: 'Get a website',
     annotations: { readOnlyHint: true },
-    description: 'One website by id (must be active and within the key\'s scope).',
+    description: "One website by id (must be active and within the key's scope).",
     input: z.object({ website_id: WebsiteId }).strict(),
     output: z.object({ website: WebsiteView }),
     handler: (ctx, input) => websites.getWebsite(ctx, input.website_id),

@@ -3,7 +3,7 @@ import { compileEntities } from '../../../src/analysis/answer';
 import { compileAttributes } from '../../../src/analysis/observations/attributes';
 import { wordHash } from '../../../src/analysis/observations/lexicon';
 
-describe('observations attributes: a website\'s traits compiled with the lexicon', () => {
+describe("observations attributes: a website's traits compiled with the lexicon", () => {
   it('given an attribute named as a built-in group, then it gets the whole group, its own forms listed as they are', () => {
     const [price] = compileAttributes([{ id: 'p', name: 'Price' }]).attributes;
     expect(price).toMatchObject({ id: 'p', name: 'Price' });
@@ -22,7 +22,10 @@ describe('observations attributes: a website\'s traits compiled with the lexicon
   });
 
   it('given attributes, then the trie holds the lexicon and each term points at the attributes it belongs to', () => {
-    const c = compileAttributes([{ id: 'p', name: 'Price' }, { id: 'c', name: 'Cost' }]);
+    const c = compileAttributes([
+      { id: 'p', name: 'Price' },
+      { id: 'c', name: 'Cost' },
+    ]);
     expect(c.root.get('best')?.lex).not.toBeNull();
     expect(c.root.get('pricing')?.attrs).toEqual([0, 1]);
     expect(c.bloom[wordHash('pricing')]).toBe(1);

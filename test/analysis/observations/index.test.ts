@@ -17,7 +17,10 @@ const INNER = 'Globex offers excellent support and fair prices. Acme is expensiv
 
 describe('extractObservations: no state shared between calls', () => {
   it('given a call made while another is under way (re-entrancy), then each gets the answer it gets alone', () => {
-    const alone = { outer: said(extractObservations(compileEntities(ENTITIES), attributes, OUTER)), inner: said(extractObservations(compileEntities(ENTITIES), attributes, INNER)) };
+    const alone = {
+      outer: said(extractObservations(compileEntities(ENTITIES), attributes, OUTER)),
+      inner: said(extractObservations(compileEntities(ENTITIES), attributes, INNER)),
+    };
     expect(alone.outer.length).toBeGreaterThan(1);
     expect(alone.inner.length).toBeGreaterThan(1);
 
@@ -40,7 +43,9 @@ describe('extractObservations: no state shared between calls', () => {
   it('given a very long answer and then a short one, then the short one reads as it does first (scratch reused, never carried over)', () => {
     const entities = compileEntities(ENTITIES);
     const first = said(extractObservations(entities, attributes, INNER));
-    const long = Array.from({ length: 2000 }, (_, i) => `Point ${i}: Acme support is ${i % 2 ? 'great' : 'slow'}, and Globex pricing is fair.`).join('\n');
+    const long = Array.from({ length: 2000 }, (_, i) => `Point ${i}: Acme support is ${i % 2 ? 'great' : 'slow'}, and Globex pricing is fair.`).join(
+      '\n',
+    );
     expect(extractObservations(entities, attributes, long).length).toBeGreaterThan(2000);
     expect(said(extractObservations(entities, attributes, INNER))).toEqual(first);
   });

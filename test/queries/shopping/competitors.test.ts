@@ -28,7 +28,19 @@ describe('shopping competitors: the breakdown per tracked entity', () => {
       10,
     );
     expect(out.map((e) => e.name)).toEqual(['Acme', 'Zeta', 'Beta', 'Alpha']);
-    expect(out[0]).toEqual({ entity_id: 'b', name: 'Acme', is_self: true, appearances: 2, answers: 2, answer_rate: 20, share_of_appearances: 25, avg_position: 1.5, best_position: 1, first_position_answers: 1, products: 0 });
+    expect(out[0]).toEqual({
+      entity_id: 'b',
+      name: 'Acme',
+      is_self: true,
+      appearances: 2,
+      answers: 2,
+      answer_rate: 20,
+      share_of_appearances: 25,
+      avg_position: 1.5,
+      best_position: 1,
+      first_position_answers: 1,
+      products: 0,
+    });
     expect(out[1]).toMatchObject({ appearances: 4, answer_rate: 30, share_of_appearances: 50, avg_position: 2.5, products: 2 });
     expect(out[3]).toMatchObject({ entity_id: 'c3', appearances: 0, answers: 0, avg_position: null, best_position: null, share_of_appearances: 0 });
   });

@@ -6,7 +6,20 @@ describe('shopping offers: the offer summary', () => {
   it('given cards by side, priced and without a merchant, then the counts, the priced rate, the merchants and the currencies of the ranges', () => {
     const t = totals({
       answer_days: [{ day: 'd1', answers: 5 }],
-      card_days: [{ day: 'd1', cards: 8, own_cards: 3, competitor_cards: 2, priced_cards: 6, own_priced_cards: 2, competitor_priced_cards: 2, cards_without_merchant: 1, own_position_sum: 4, best_own_position: 1 }],
+      card_days: [
+        {
+          day: 'd1',
+          cards: 8,
+          own_cards: 3,
+          competitor_cards: 2,
+          priced_cards: 6,
+          own_priced_cards: 2,
+          competitor_priced_cards: 2,
+          cards_without_merchant: 1,
+          own_position_sum: 4,
+          best_own_position: 1,
+        },
+      ],
       answer_flags: [],
     });
     const ranges = [

@@ -14,8 +14,26 @@ describe('shopping positions: cards per position', () => {
     );
     expect(out).toHaveLength(LAST_POSITION_BUCKET);
     expect(out.map((b) => b.position)).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10+']);
-    expect(out[0]).toEqual({ position: '1', cards: 5, own_cards: 2, competitor_cards: 2, other_cards: 1, own_rate: 50, competitor_rate: 25, own_share: 40 });
-    expect(out[1]).toEqual({ position: '2', cards: 0, own_cards: 0, competitor_cards: 0, other_cards: 0, own_rate: 0, competitor_rate: 0, own_share: 0 });
+    expect(out[0]).toEqual({
+      position: '1',
+      cards: 5,
+      own_cards: 2,
+      competitor_cards: 2,
+      other_cards: 1,
+      own_rate: 50,
+      competitor_rate: 25,
+      own_share: 40,
+    });
+    expect(out[1]).toEqual({
+      position: '2',
+      cards: 0,
+      own_cards: 0,
+      competitor_cards: 0,
+      other_cards: 0,
+      own_rate: 0,
+      competitor_rate: 0,
+      own_share: 0,
+    });
     expect(out[9]).toMatchObject({ position: '10+', cards: 4, competitor_rate: 25, other_cards: 2 });
   });
 });

@@ -42,10 +42,18 @@ describe('shopping prices', () => {
     ]);
   });
 
-  it('given brand and competitor cards, then the brand median against the competitors\', each competitor listed by cards; a currency of other cards only is left out', () => {
+  it("given brand and competitor cards, then the brand median against the competitors', each competitor listed by cards; a currency of other cards only is left out", () => {
     const [usd, eur, ...rest] = priceComparison(rows, names);
     expect(rest).toEqual([]);
-    expect(usd).toMatchObject({ currency: 'USD', own_cards: 3, own_median_price: 9, competitor_cards: 4, competitor_median_price: 12, own_vs_competitor_median_pct: -25, price_position: 'below' });
+    expect(usd).toMatchObject({
+      currency: 'USD',
+      own_cards: 3,
+      own_median_price: 9,
+      competitor_cards: 4,
+      competitor_median_price: 12,
+      own_vs_competitor_median_pct: -25,
+      price_position: 'below',
+    });
     expect(usd.competitors.map((c) => [c.name, c.cards])).toEqual([
       ['Initech', 3],
       ['Globex', 1],

@@ -21,7 +21,18 @@ const sql = (side: ProductSql['side'], entity_id: string, name: string, prices: 
 
 describe('shopping products: the top products of each side', () => {
   it('given a product with prices in two currencies (as text), then the first is its flat price and all are listed, rounded', () => {
-    const p = productRow(sql('own', 'b', 'Widget', JSON.stringify([{ currency: 'USD', cards: 3, min_price: 1.005, median_price: 2.5, max_price: 3 }, { currency: 'EUR', cards: 1, min_price: 2, median_price: 2, max_price: 2 }])), names);
+    const p = productRow(
+      sql(
+        'own',
+        'b',
+        'Widget',
+        JSON.stringify([
+          { currency: 'USD', cards: 3, min_price: 1.005, median_price: 2.5, max_price: 3 },
+          { currency: 'EUR', cards: 1, min_price: 2, median_price: 2, max_price: 2 },
+        ]),
+      ),
+      names,
+    );
     expect(p).toEqual({
       name: 'Widget',
       brand: null,
@@ -44,7 +55,14 @@ describe('shopping products: the top products of each side', () => {
   });
 
   it('given an unpriced product of an entity no longer tracked, then null prices and an empty entity name', () => {
-    expect(productRow(sql('competitor', 'gone', 'Thing'), names)).toMatchObject({ entity_name: '', currency: null, min_price: null, median_price: null, max_price: null, prices: [] });
+    expect(productRow(sql('competitor', 'gone', 'Thing'), names)).toMatchObject({
+      entity_name: '',
+      currency: null,
+      min_price: null,
+      median_price: null,
+      max_price: null,
+      prices: [],
+    });
   });
 
   it('given both sides ranked together, then each side keeps its own, in rank order', () => {

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { blocksOf, cardsCte, scope, statement, wholeWordPattern } from '../../../queries/shopping/sql';
 import type { ShoppingSelection } from '../../../queries/shopping/types';
 
-const selection: ShoppingSelection = { websiteId: 'w1', scheduleId: null, models: ['chatgpt-shopping'], promptIds: ['p1', 'p2'], topProductsLimit: 5 };
+const selection: ShoppingSelection = {
+  websiteId: 'w1',
+  scheduleId: null,
+  models: ['chatgpt-shopping'],
+  promptIds: ['p1', 'p2'],
+  topProductsLimit: 5,
+};
 
 describe('shopping sql: one statement over the selected cards', () => {
   it('given identifiers, then one case-insensitive whole-word pattern, regex characters escaped and spaces matching any whitespace', () => {
@@ -37,7 +43,18 @@ describe('shopping sql: one statement over the selected cards', () => {
     const q = statement({ ...selection, scheduleId: 's1', start: new Date() }, ['c1', 'c2']);
     expect((q.sql.match(/\?/g) ?? []).length).toBe(q.bindings.length);
     expect(q.bindings.at(-1)).toBe(5);
-    for (const block of ['answer_days', 'card_days', 'answer_flags', 'entities', 'entity_answers', 'entity_products', 'merchants', 'positions', 'prices', 'top']) {
+    for (const block of [
+      'answer_days',
+      'card_days',
+      'answer_flags',
+      'entities',
+      'entity_answers',
+      'entity_products',
+      'merchants',
+      'positions',
+      'prices',
+      'top',
+    ]) {
       expect(q.sql).toContain(`as ${block}`);
     }
   });

@@ -6,8 +6,23 @@ describe('shopping visibility: the summary', () => {
   it('given answers, cards and products, then the rates are percentages of the right denominators, to two decimals', () => {
     const t = totals({
       answer_days: [{ day: 'd1', answers: 30 }],
-      card_days: [{ day: 'd1', cards: 12, own_cards: 4, competitor_cards: 6, priced_cards: 0, own_priced_cards: 0, competitor_priced_cards: 0, cards_without_merchant: 0, own_position_sum: 10, best_own_position: 1 }],
-      answer_flags: [{ day: 'd1', answers_with_products: 9, answers_with_own_products: 3, answers_with_competitor_products: 5, own_first_position_answers: 2 }],
+      card_days: [
+        {
+          day: 'd1',
+          cards: 12,
+          own_cards: 4,
+          competitor_cards: 6,
+          priced_cards: 0,
+          own_priced_cards: 0,
+          competitor_priced_cards: 0,
+          cards_without_merchant: 0,
+          own_position_sum: 10,
+          best_own_position: 1,
+        },
+      ],
+      answer_flags: [
+        { day: 'd1', answers_with_products: 9, answers_with_own_products: 3, answers_with_competitor_products: 5, own_first_position_answers: 2 },
+      ],
     });
     const s = visibility(t, [
       { side: 'own', entity_id: 'b', products: 2 },
@@ -35,6 +50,14 @@ describe('shopping visibility: the summary', () => {
 
   it('given no answers at all, then every rate is 0 and the positions are null', () => {
     const s = visibility(totals({ answer_days: [], card_days: [], answer_flags: [] }), []);
-    expect(s).toMatchObject({ answers: 0, product_answer_rate: 0, product_visibility_rate: 0, share_of_product_appearances: 0, avg_own_position: null, best_own_position: null, own_products: 0 });
+    expect(s).toMatchObject({
+      answers: 0,
+      product_answer_rate: 0,
+      product_visibility_rate: 0,
+      share_of_product_appearances: 0,
+      avg_own_position: null,
+      best_own_position: null,
+      own_products: 0,
+    });
   });
 });
