@@ -7,13 +7,17 @@ import {
   expectedCumulative,
   expectedListing,
   expectedObservations,
+  expectedShopping,
   expectedTimeSeries,
   FAMILIES,
   type RefAnswer,
   type RefEntity,
   type RefFilters,
+  type RefCard,
   type RefPrompt,
+  type RefShoppingFilters,
 } from '../support/metrics-reference';
+import { SHOPPING_MODEL_IDS } from '../../src/domain/models';
 import { onRealPostgres } from '../support/db';
 import { finishedRun } from '../support/answers';
 import { call, caughtUp, startServer, type TestServer } from '../support/server';
@@ -35,9 +39,16 @@ const SEED = process.env.DIFF_SEED !== undefined ? Number(process.env.DIFF_SEED)
 const NAMES = ['Zentro', 'Acme', 'Globex', 'Initech', 'Umbrella', 'Hooli', 'Vandelay', 'Stark', 'Wonka', 'Tyrell', 'Soylent', 'Gringotts'];
 const ALIASES = ['ZenCo', 'AcmeCorp', 'GBX', 'Inty', 'UmbrellaHQ', 'HooliX'];
 const FILLER = ['best', 'tools', 'for', 'small', 'teams', 'is', 'a', 'solid', 'choice', 'pricing', 'compared', 'with', 'support', 'the', 'ville'];
-const MODELS = ['chatgpt', 'claude', 'gemini', 'perplexity'];
+/** the first and last are the shopping endpoint's two models (SHOPPING_MODEL_IDS) */
+const MODELS = ['chatgpt', 'claude', 'gemini', 'perplexity', 'google-ai-mode'];
 const DAY0 = Date.parse('2026-03-01T00:00:00Z');
 const DAYS = 6;
+/** product cards: merchants (two spellings of one), currencies (any case), product-name words */
+const MERCHANTS = ['Amazon', 'Best Buy', 'best  buy', 'Walmart'];
+const CURRENCIES = ['USD', 'EUR', 'usd'];
+const LINES = ['Pro', 'Mini', 'Max'];
+/** target_identifiers a shopping request may send */
+const TARGETS = [['Pro'], ['mini', 'Max 2'], ['Nothing']];
 const SEPARATORS = [' ', ', ', '. ', ' and ', '\n', ' - ', '; ', ': '];
 
 // ---- what fast-check draws: plain numbers, resolved against the site's state when the history runs ----
@@ -60,6 +71,20 @@ const item = fc.record({
   minute: fc.nat(24 * 60 - 1),
   location: fc.nat(3), // 0: none
   scheduled: fc.nat(4), // 0: the custom schedule (when there is one)
+  // product cards: brand 0..NAMES-1 a name, then an alias, then an untracked brand, then none (the name decides)
+  products: fc.array(
+    fc.record({
+      brand: fc.nat(NAMES.length + ALIASES.length + 1),
+      named: fc.nat(NAMES.length), // the name's first word when there is no brand: a NAME, or (NAMES.length) a plain word
+      line: fc.nat(LINES.length - 1),
+      n: fc.nat(3),
+      merchant: fc.nat(MERCHANTS.length), // MERCHANTS.length: none
+      price: fc.option(fc.nat(80), { nil: null, freq: 4 }),
+      currency: fc.nat(CURRENCIES.length), // CURRENCIES.length: none
+      position: fc.integer({ min: 1, max: 12 }),
+    }),
+    { maxLength: 4 },
+  ),
   observations: fc.array(
     fc.record({ entity: fc.nat(9), attribute: fc.nat(1), positive: fc.boolean(), score: fc.option(fc.integer({ min: 1, max: 10 }), { nil: null }) }),
     { maxLength: 2 },
@@ -92,7 +117,7 @@ type Step = typeof step extends fc.Arbitrary<infer T> ? T : never;
 
 const filterSpec = fc.record(
   {
-    models: fc.subarray([0, 1, 2, 3], { minLength: 1 }),
+    models: fc.subarray([0, 1, 2, 3, 4], { minLength: 1 }),
     prompt: fc.nat(9),
     prompt_status: fc.constantFrom('active' as const, 'paused' as const),
     prompt_type: fc.constantFrom('branded' as const, 'non_branded' as const),
@@ -100,6 +125,7 @@ const filterSpec = fc.record(
     days: fc.tuple(fc.nat(DAYS - 1), fc.nat(DAYS - 1), fc.boolean()),
     competitors: fc.array(fc.nat(9), { minLength: 1, maxLength: 3 }),
     schedule: fc.constantFrom('custom', 'default', 'manual'),
+    targets: fc.nat(TARGETS.length - 1),
   },
   { requiredKeys: [] },
 );
@@ -238,6 +264,8 @@ function filtersOf(m: Model, f: FilterSpec): { body: Record<string, unknown>; re
     const ids = [...new Set(f.competitors.map((i) => pick(m.competitors, i)?.id).filter((x): x is string => !!x))];
     if (ids.length) ref.competitor_ids = body.competitor_ids = ids;
   }
+  // only the shopping endpoint reads these
+  if (f.targets !== undefined) ref.target_identifiers = TARGETS[f.targets];
   if (f.schedule === 'custom' && m.schedule) ref.schedule_id = body.schedule_id = m.schedule;
   if (f.schedule === 'default' || f.schedule === 'manual') {
     body.schedule_id = f.schedule;
@@ -415,6 +443,24 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
           citations: it.citations.map((c) => citation(m, c)),
           location_id: loc?.id ?? null,
           schedule_id: it.scheduled === 0 ? m.schedule : null,
+          // sent with every model: only the shopping models' count
+          products: it.products.map(
+            (c): RefCard => ({
+              name: `${c.named < NAMES.length ? NAMES[c.named] : 'Widget'} ${LINES[c.line]} ${c.n}`,
+              ...(c.brand < NAMES.length + ALIASES.length + 1 && {
+                brand:
+                  c.brand < NAMES.length
+                    ? NAMES[c.brand]
+                    : c.brand < NAMES.length + ALIASES.length
+                      ? ALIASES[c.brand - NAMES.length]
+                      : 'Generic Goods',
+              }),
+              ...(c.merchant < MERCHANTS.length && { merchant: MERCHANTS[c.merchant] }),
+              ...(c.price !== null && { price: c.price * 2.5 }),
+              ...(c.currency < CURRENCIES.length && { currency: CURRENCIES[c.currency] }),
+              position: c.position,
+            }),
+          ),
           // always sent (even empty): the import's own observations replace finding them in the text
           observations: it.observations.map((o, j) => ({
             entity_id: o.entity === 0 ? m.brand.id : (pick(m.competitors, o.entity - 1) ?? m.brand).id,
@@ -548,7 +594,23 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
       expect(rows.length).toBe(done.recorded);
       expect(new Set(rows.map((x) => x.prompt_id))).toEqual(new Set(active.map((p) => p.id)));
       for (const p of active) p.answered = true;
-      m.answers.push(...rows.map((x) => ({ ...x, run_at: x.run_at.toISOString() })));
+      // the cards the engine showed, as recorded (name, brand, merchant, price, currency, position): the reference
+      // attributes them itself
+      const cards: (RefCard & { response_id: string })[] = await s.rt.database
+        .db('rm_response_products')
+        .whereIn(
+          'response_id',
+          rows.map((x) => x.id),
+        )
+        .orderBy(['response_id', 'idx'])
+        .select('response_id', 'name', 'brand', 'merchant', 'price', 'currency', 'position');
+      m.answers.push(
+        ...rows.map((x) => ({
+          ...x,
+          run_at: x.run_at.toISOString(),
+          products: cards.filter((c) => c.response_id === x.id).map(({ response_id: _, ...c }) => c),
+        })),
+      );
       return;
     }
     case 'delete-prompt': {
@@ -631,6 +693,7 @@ async function compare(
     competitors: (x.competitors as { id: string; name: string; position: number }[]).map(({ id, name, position }) => ({ id, name, position })),
   }));
   out.push(...differences(shown, expectedListing(entities, m.answers, m.prompts, filters.ref), `responses ${label}`, 0).slice(0, 6));
+  out.push(...(await compareShopping(via, key, websiteId, m, filters.ref, label)));
   // attribute observations of the imported answers (those of runs come from the text: not compared), newest first
   // competitor_ids is refused there, and dates must be date-times (start_date required): the selection's range, sent
   // explicitly (it replaces a view's)
@@ -677,6 +740,46 @@ async function compare(
   out.push(
     ...differences(canon(observed.filter((o) => imported.has(o.response_id as string))), canon(expObs), `observations ${label}`, 0).slice(0, 6),
   );
+  return out;
+}
+
+/**
+ * Shopping visibility under the same selection, as far as the shopping endpoint takes it: its models (the shopping
+ * ones among those asked), schedule, competitors and dates (whole UTC days: a time is widened to its day), plus
+ * target identifiers; prompts, locations, statuses and types are not its filters (nor saved views).
+ */
+async function compareShopping(via: TestServer, key: string, websiteId: string, m: Model, ref: RefFilters, label: string): Promise<string[]> {
+  const body: Record<string, unknown> = {};
+  const sref: RefShoppingFilters = {};
+  const models = ref.models?.filter((x) => SHOPPING_MODEL_IDS.includes(x));
+  if (models?.length) sref.models = body.models = models;
+  if (ref.schedule_id !== undefined) {
+    sref.schedule_id = ref.schedule_id;
+    body.schedule_id = ref.schedule_id ?? 'default';
+  }
+  if (ref.competitor_ids) sref.competitor_ids = body.competitor_ids = ref.competitor_ids;
+  if (ref.target_identifiers) sref.target_identifiers = body.target_identifiers = ref.target_identifiers;
+  const day = (t: number) => new Date(t).toISOString().slice(0, 10);
+  if (ref.start !== undefined) {
+    body.start_date = day(ref.start);
+    sref.start = Date.parse(`${body.start_date}T00:00:00Z`);
+  }
+  if (ref.end !== undefined) {
+    body.end_date = day(ref.end);
+    sref.end = Date.parse(`${body.end_date}T23:59:59.999Z`);
+  }
+  const r = await ok('POST', '/api/v1/metrics/shopping', key, { website_id: websiteId, filters: body }, [200], undefined, via);
+  const exp = expectedShopping(m.entities(), m.answers, m.prompts, SHOPPING_MODEL_IDS, sref);
+  const slabel = `shopping ${JSON.stringify(body)} (from ${label})`;
+  const out: string[] = [];
+  // the blocks the reference computes; the summary without own_products / competitor_products (distinct products)
+  const actual = { ...r.body, summary: Object.fromEntries(Object.keys(exp.summary).map((k) => [k, r.body.summary?.[k]])) };
+  const rest = new Set(['schedule', 'models', 'top_own_products', 'top_competitor_products', 'competitor_breakdown', 'price_comparison']);
+  out.push(...differences(actual, exp, slabel, 0.011, rest).slice(0, 6));
+  if (!exp.summary.answers && r.body.offer_summary?.cards) out.push(`${slabel}: cards without answers`);
+  tally['shopping cards compared'] = (tally['shopping cards compared'] ?? 0) + exp.offer_summary.cards;
+  if (exp.offer_summary.own_cards) count('shopping reads with own cards');
+  if (exp.offer_summary.competitor_cards) count('shopping reads with competitor cards');
   return out;
 }
 

@@ -32,6 +32,8 @@ export interface RefAnswer {
   location_id: string | null;
   schedule_id: string | null;
   /** the observations the import carried (undefined: found by the product in the text, not compared) */
+  /** the product cards it showed (imported as sent; a run's as the engine gave them) */
+  products?: RefCard[];
   observations?: { entity_id: string; attribute_id: string; positive: boolean; score: number | null; text_span: string }[];
 }
 
@@ -55,6 +57,8 @@ export interface RefFilters {
   prompt_status?: 'active' | 'paused';
   prompt_type?: 'branded' | 'non_branded';
   competitor_ids?: string[];
+  /** the shopping endpoint's target_identifiers (the other endpoints have none) */
+  target_identifiers?: string[];
 }
 
 const WORD = /[\p{L}\p{M}\p{N}\p{Pc}]/u;
@@ -392,4 +396,222 @@ export function differences(actual: unknown, expected: unknown, path = '', toler
   }
   for (const k of Object.keys(a)) if (!(k in e) && !ignore.has(k)) out.push(`${path}.${k}: unexpected ${JSON.stringify(a[k])}`);
   return out;
+}
+
+// ---- shopping (POST /api/v1/metrics/shopping) ----
+
+/** A product card as imported: `products` of an import item (or, for a run, as the engine gave it). */
+export interface RefCard {
+  name: string;
+  brand?: string | null;
+  merchant?: string | null;
+  price?: number | null;
+  currency?: string | null;
+  position: number;
+}
+
+export interface RefShoppingFilters {
+  /** null = default */
+  schedule_id?: string | null;
+  /** epoch ms, inclusive (whole UTC days) */
+  start?: number;
+  end?: number;
+  /** shopping models only; undefined: every shopping model */
+  models?: string[];
+  competitor_ids?: string[];
+  target_identifiers?: string[];
+}
+
+const blank = (s: string | null | undefined) => s === null || s === undefined || s.trim() === '';
+const r2 = (x: number) => Math.round((x + Number.EPSILON) * 100) / 100;
+const rate2 = (n: number, d: number) => (d === 0 ? 0 : r2((100 * n) / d));
+const mean2 = (xs: number[]) => (xs.length ? r2(xs.reduce((a, b) => a + b, 0) / xs.length) : null);
+/** median with linear interpolation between the two middle values */
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = (s.length - 1) / 2;
+  return (s[Math.floor(mid)] + s[Math.ceil(mid)]) / 2;
+}
+
+/** The entity a string names (name, identifier as a whole word, or domain), earliest occurrence first; null if none. */
+function entityNamedIn(entities: RefEntity[], s: string): RefEntity | null {
+  let best: { e: RefEntity; i: number } | null = null;
+  for (const e of entities) {
+    const hits = [e.name, ...e.identifiers].map((t) => firstWord(s, t));
+    if (e.domain) hits.push(firstDomain(s, e.domain));
+    const found = hits.filter((i) => i >= 0);
+    if (found.length && (best === null || Math.min(...found) < best.i)) best = { e, i: Math.min(...found) };
+  }
+  return best?.e ?? null;
+}
+
+/**
+ * Shopping visibility of the selected answers of the shopping models (README, "Shopping"; the spec's shopping
+ * endpoint): each card belongs to the entity its brand names (its name when it has no brand); own = the brand's cards
+ * (with target identifiers: only those whose name or brand holds one as a whole word), competitor = a selected
+ * competitor's, other = the rest. Priced = a price and a currency. Merchants are keyed lower-case.
+ * Returns summary (without own_products / competitor_products), offer_summary, merchant_breakdown,
+ * position_distribution and trend.
+ */
+export function expectedShopping(
+  entities: RefEntity[],
+  answers: RefAnswer[],
+  prompts: RefPrompt[],
+  shoppingModels: readonly string[],
+  f: RefShoppingFilters,
+) {
+  const sel = select(answers, prompts, { schedule_id: f.schedule_id, start: f.start, end: f.end, models: f.models ?? [...shoppingModels] });
+  const brand = entities.find((e) => e.is_self)!;
+  const competitors = new Set(entities.filter((e) => !e.is_self && (!f.competitor_ids || f.competitor_ids.includes(e.id))).map((e) => e.id));
+  const targets = (f.target_identifiers ?? []).filter((t) => t.trim() !== '');
+  type Card = {
+    answer: string;
+    day: string;
+    side: 'own' | 'competitor' | 'other';
+    position: number;
+    merchant: string | null;
+    price: number | null;
+    currency: string | null;
+  };
+  const cards: Card[] = [];
+  for (const a of sel) {
+    for (const p of a.products ?? []) {
+      const e = blank(p.brand) ? (blank(p.name) ? null : entityNamedIn(entities, p.name)) : entityNamedIn(entities, p.brand!);
+      const targeted = !targets.length || targets.some((t) => firstWord(p.name, t) >= 0 || (!blank(p.brand) && firstWord(p.brand!, t) >= 0));
+      const side = e?.id === brand.id && targeted ? 'own' : e && e.id !== brand.id && competitors.has(e.id) ? 'competitor' : 'other';
+      const currency = blank(p.currency) ? null : p.currency!.trim().toUpperCase();
+      cards.push({
+        answer: a.id!,
+        day: utcDay(a.run_at),
+        side,
+        position: p.position,
+        merchant: blank(p.merchant) ? null : p.merchant!.trim(),
+        price: typeof p.price === 'number' ? p.price : null,
+        currency,
+      });
+    }
+  }
+  const priced = (c: Card) => c.price !== null && c.currency !== null;
+  const count = (xs: Card[], side?: Card['side']) => xs.filter((c) => side === undefined || c.side === side).length;
+  const answerFlags = (xs: Card[]) => {
+    const by = new Map<string, Card[]>();
+    for (const c of xs) by.set(c.answer, [...(by.get(c.answer) ?? []), c]);
+    const v = [...by.values()];
+    return {
+      withProducts: v.length,
+      withOwn: v.filter((cs) => cs.some((c) => c.side === 'own')).length,
+      withCompetitor: v.filter((cs) => cs.some((c) => c.side === 'competitor')).length,
+      ownFirst: v.filter((cs) => cs.some((c) => c.side === 'own' && c.position === 1)).length,
+    };
+  };
+  const own = cards.filter((c) => c.side === 'own');
+  const flags = answerFlags(cards);
+  const summary = {
+    answers: sel.length,
+    answers_with_products: flags.withProducts,
+    product_answer_rate: rate2(flags.withProducts, sel.length),
+    answers_with_own_products: flags.withOwn,
+    product_visibility_rate: rate2(flags.withOwn, sel.length),
+    own_share_of_product_answers: rate2(flags.withOwn, flags.withProducts),
+    answers_with_competitor_products: flags.withCompetitor,
+    own_product_appearances: own.length,
+    competitor_product_appearances: count(cards, 'competitor'),
+    share_of_product_appearances: rate2(own.length, own.length + count(cards, 'competitor')),
+    avg_own_position: mean2(own.map((c) => c.position)),
+    best_own_position: own.length ? Math.min(...own.map((c) => c.position)) : null,
+    own_first_position_answers: flags.ownFirst,
+  };
+  const pricedCards = cards.filter(priced);
+  const currencies = [...new Set(pricedCards.map((c) => c.currency!))];
+  const price_ranges = currencies
+    .map((currency) => {
+      const cs = pricedCards.filter((c) => c.currency === currency);
+      const ps = cs.map((c) => c.price!);
+      return {
+        currency,
+        cards: cs.length,
+        own_cards: count(cs, 'own'),
+        competitor_cards: count(cs, 'competitor'),
+        min_price: r2(Math.min(...ps)),
+        median_price: r2(median(ps)),
+        avg_price: r2(ps.reduce((a, b) => a + b, 0) / ps.length),
+        max_price: r2(Math.max(...ps)),
+      };
+    })
+    .sort((a, b) => b.cards - a.cards || (a.currency < b.currency ? -1 : 1));
+  // a merchant written as a host (no space, a dot) is keyed by its host; any other by its lower-case words
+  const merchantKey = (m: string) =>
+    !/\s/.test(m) && m.includes('.') ? (hostOfUrl(`http://${m}`) ?? m.toLowerCase()) : m.toLowerCase().replace(/\s+/g, ' ');
+  const keyed = cards.filter((c) => c.merchant !== null);
+  const keys = [...new Set(keyed.map((c) => merchantKey(c.merchant!)))];
+  const merchant_breakdown = keys
+    .map((k) => {
+      const cs = keyed.filter((c) => merchantKey(c.merchant!) === k);
+      return {
+        // the spelling seen most often (ties: the first in code-unit order)
+        merchant: [...new Set(cs.map((c) => c.merchant!))]
+          .map((m) => ({ m, n: cs.filter((c) => c.merchant === m).length }))
+          .sort((a, b) => b.n - a.n || (a.m < b.m ? -1 : 1))[0].m,
+        merchant_key: k,
+        appearances: cs.length,
+        answers: new Set(cs.map((c) => c.answer)).size,
+        share_of_appearances: rate2(cs.length, keyed.length),
+        own_appearances: count(cs, 'own'),
+        competitor_appearances: count(cs, 'competitor'),
+        own_share: rate2(count(cs, 'own'), cs.length),
+        avg_position: mean2(cs.map((c) => c.position)),
+        priced_appearances: cs.filter(priced).length,
+      };
+    })
+    .sort((a, b) => b.appearances - a.appearances || (a.merchant_key < b.merchant_key ? -1 : 1));
+  const position_distribution = Array.from({ length: 10 }, (_, i) => {
+    const cs = cards.filter((c) => (i === 9 ? c.position >= 10 : c.position === i + 1));
+    return {
+      position: i === 9 ? '10+' : String(i + 1),
+      cards: cs.length,
+      own_cards: count(cs, 'own'),
+      competitor_cards: count(cs, 'competitor'),
+      other_cards: count(cs, 'other'),
+      own_rate: rate2(count(cs, 'own'), own.length),
+      competitor_rate: rate2(count(cs, 'competitor'), count(cards, 'competitor')),
+      own_share: rate2(count(cs, 'own'), cs.length),
+    };
+  });
+  const days = [...new Set(sel.map((a) => utcDay(a.run_at)))].sort();
+  const trend = days.map((date) => {
+    const cs = cards.filter((c) => c.day === date);
+    const n = sel.filter((a) => utcDay(a.run_at) === date).length;
+    const fl = answerFlags(cs);
+    const o = cs.filter((c) => c.side === 'own');
+    return {
+      date,
+      answers: n,
+      answers_with_products: fl.withProducts,
+      answers_with_own_products: fl.withOwn,
+      own_product_appearances: o.length,
+      competitor_product_appearances: count(cs, 'competitor'),
+      product_visibility_rate: rate2(fl.withOwn, n),
+      avg_own_position: mean2(o.map((c) => c.position)),
+    };
+  });
+  return {
+    summary,
+    offer_summary: {
+      cards: cards.length,
+      own_cards: own.length,
+      competitor_cards: count(cards, 'competitor'),
+      other_cards: count(cards, 'other'),
+      priced_cards: pricedCards.length,
+      priced_rate: rate2(pricedCards.length, cards.length),
+      own_priced_cards: count(pricedCards, 'own'),
+      competitor_priced_cards: count(pricedCards, 'competitor'),
+      merchants: keys.length,
+      cards_without_merchant: cards.length - keyed.length,
+      currencies: price_ranges.map((r) => r.currency),
+      price_ranges,
+    },
+    merchant_breakdown,
+    position_distribution,
+    trend,
+  };
 }
