@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { TEAM_EVENT_TYPES } from '../src/domain/events';
 import { SYSTEM_ROLE_IDS } from '../src/domain/principal';
 import type { Projection } from '../src/eventstore/projection';
 
@@ -20,25 +21,8 @@ export const teamProjection: Projection = {
     'rm_team_group_members',
     'rm_team_invites',
   ],
-  handles: [
-    'UserAdded',
-    'UserCreated',
-    'UserPasswordSet',
-    'RoleCreated',
-    'RoleDeleted',
-    'OrganizationMemberAdded',
-    'OrganizationMemberRoleChanged',
-    'OrganizationMemberRemoved',
-    'WebsiteMemberAdded',
-    'WebsiteMemberRoleChanged',
-    'WebsiteMemberRemoved',
-    'GroupCreated',
-    'GroupUpdated',
-    'GroupMemberAdded',
-    'GroupMemberRemoved',
-    'InviteCreated',
-    'InviteAccepted',
-  ],
+  // the decider's events, and the password a user sets (the read model keeps its hash; no decision reads it)
+  handles: [...TEAM_EVENT_TYPES, 'UserPasswordSet'],
   async migrate(db: Knex) {
     await db.raw(`
       create table if not exists rm_team_roles (

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../src/domain/events';
+import { type DomainEvent, TEAM_EVENT_TYPES } from '../../src/domain/events';
 import {
   type Permissions,
   reachesEveryWebsite,
@@ -64,24 +64,7 @@ export interface TeamState {
   invites: Map<string, InviteState>;
 }
 
-export const TEAM_EVENTS = new Set<DomainEvent['type']>([
-  'UserAdded',
-  'RoleCreated',
-  'RoleDeleted',
-  'UserCreated',
-  'OrganizationMemberAdded',
-  'OrganizationMemberRoleChanged',
-  'OrganizationMemberRemoved',
-  'WebsiteMemberAdded',
-  'WebsiteMemberRoleChanged',
-  'WebsiteMemberRemoved',
-  'GroupCreated',
-  'GroupUpdated',
-  'GroupMemberAdded',
-  'GroupMemberRemoved',
-  'InviteCreated',
-  'InviteAccepted',
-]);
+export const TEAM_EVENTS = new Set<DomainEvent['type']>(TEAM_EVENT_TYPES);
 
 export const emptyTeam = (): TeamState => ({
   roles: new Map(),

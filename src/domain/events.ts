@@ -440,6 +440,26 @@ export const catalogue = {
 export type EventType = keyof typeof catalogue;
 export type EventData<T extends EventType> = z.infer<(typeof catalogue)[T]>;
 export type DomainEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
+
+/** The events of an organization's team (roles, users, members, groups, invites): what its decider folds and its read model applies. */
+export const TEAM_EVENT_TYPES = [
+  'UserAdded',
+  'RoleCreated',
+  'RoleDeleted',
+  'UserCreated',
+  'OrganizationMemberAdded',
+  'OrganizationMemberRoleChanged',
+  'OrganizationMemberRemoved',
+  'WebsiteMemberAdded',
+  'WebsiteMemberRoleChanged',
+  'WebsiteMemberRemoved',
+  'GroupCreated',
+  'GroupUpdated',
+  'GroupMemberAdded',
+  'GroupMemberRemoved',
+  'InviteCreated',
+  'InviteAccepted',
+] as const satisfies readonly EventType[];
 export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 
 export const isKnownType = (t: string): t is EventType => Object.hasOwn(catalogue, t);
