@@ -6,31 +6,11 @@ import { jobStream } from '../src/domain/jobs';
 import type { Runtime } from '../src/runtime';
 import { PROBE_SLOTS } from '../src/workers/probe';
 import { startNatsServer } from '../test/bus/nats-server';
-import { type Bench, info, median, nowNs, report, secondsSince, sleep } from './lib';
+import { type Bench, info, median, mostJobsAtOnce, nowNs, report, secondsSince, sleep } from './lib';
 import { type BenchServer, startBenchServer } from './server';
 
-/** The most probes running at once, per website and in all, replaying the job events in the log's order. */
-async function mostAtOnce(rt: Runtime): Promise<{ perSite: number; overall: number; ended: number }> {
-  const rows = await rt.database.db.raw(
-    `select type, metadata->>'website_id' as w from aivis_events
-      where stream_id like 'probe-%' and type in ('JobStarted', 'JobSucceeded', 'JobFailed') order by txid, position`,
-  );
-  const running = new Map<string, number>();
-  let perSite = 0;
-  let overall = 0;
-  let most = 0;
-  let ended = 0;
-  for (const r of rows.rows as { type: string; w: string }[]) {
-    const d = r.type === 'JobStarted' ? 1 : -1;
-    if (d < 0) ended++;
-    const n = (running.get(r.w) ?? 0) + d;
-    running.set(r.w, n);
-    perSite = Math.max(perSite, n);
-    overall += d;
-    most = Math.max(most, overall);
-  }
-  return { perSite, overall: most, ended };
-}
+/** The most probes running at once, per website and in all. */
+const mostAtOnce = (rt: Runtime) => mostJobsAtOnce(rt, 'probe');
 
 /** Probes (the reference job) through the job workers of two instances over NATS: the jobs machinery's own cost. */
 export const jobs: Bench = {

@@ -1,4 +1,5 @@
 import { type Database, openPostgres } from '../src/db';
+import type { Runtime } from '../src/runtime';
 import { createDatabase } from '../test/support/pg-server';
 
 /** The server every benchmark talks to; only 127.0.0.1. */
@@ -170,4 +171,30 @@ export async function cpuMeter(db: import('knex').Knex) {
       return { nodeUs: n.user + n.system, pgUs };
     },
   };
+}
+
+// ---- jobs ----
+
+/** The most jobs of streams `<prefix>-…` running at once, per website and in all, replaying the job events in the log's order. */
+export async function mostJobsAtOnce(rt: Runtime, prefix: string): Promise<{ perSite: number; overall: number; ended: number }> {
+  const rows = await rt.database.db.raw(
+    `select type, metadata->>'website_id' as w from aivis_events
+      where stream_id like ? and type in ('JobStarted', 'JobSucceeded', 'JobFailed') order by txid, position`,
+    [`${prefix}-%`],
+  );
+  const running = new Map<string, number>();
+  let perSite = 0;
+  let overall = 0;
+  let most = 0;
+  let ended = 0;
+  for (const r of rows.rows as { type: string; w: string }[]) {
+    const d = r.type === 'JobStarted' ? 1 : -1;
+    if (d < 0) ended++;
+    const n = (running.get(r.w) ?? 0) + d;
+    running.set(r.w, n);
+    perSite = Math.max(perSite, n);
+    overall += d;
+    most = Math.max(most, overall);
+  }
+  return { perSite, overall: most, ended };
 }

@@ -20,8 +20,38 @@ import { jobs } from './jobs';
 import { type Bench, dropAll, figures, goalMet, info, line, nowNs, report, secondsSince, SERVER_URL } from './lib';
 import { rebuild } from './rebuild';
 import { team } from './team';
+import { aiValue } from './ai-value';
+import { knowledge } from './knowledge';
+import { credits } from './credits';
+import { seo } from './seo';
 
-const all: Bench[] = [append, catchup, rebuild, erasure, analysis, auth, http, workers, jobs, metrics, observations, answers, team];
+import { oauth } from './oauth';
+
+import { pitches } from './pitches';
+import { content } from './content';
+
+const all: Bench[] = [
+  append,
+  catchup,
+  rebuild,
+  erasure,
+  analysis,
+  auth,
+  http,
+  workers,
+  jobs,
+  metrics,
+  observations,
+  answers,
+  team,
+  aiValue,
+  knowledge,
+  credits,
+  oauth,
+  pitches,
+  seo,
+  content,
+];
 
 function usage(): never {
   process.stderr.write(

@@ -8,6 +8,7 @@ import { isDomainError } from '../src/domain/errors';
 import { type App, buildApp } from '../src/http/app';
 import type { RateLimiter } from '../src/limits/rate';
 import { silentLogger } from '../src/logger';
+import type { Outbound } from '../src/net/safe-fetch';
 import { openRuntime, type Runtime } from '../src/runtime';
 import { openPostgres } from '../src/db';
 import { freshDatabase, info } from './lib';
@@ -54,7 +55,7 @@ async function listen(app: App, runtime: Runtime): Promise<Pick<BenchServer, 'ur
 export async function startBenchServer(
   websites: number,
   beforeListen?: (a: App) => void | Promise<void>,
-  options: { natsUrl?: string; workers?: boolean; join?: BenchServer; env?: Record<string, string> } = {},
+  options: { natsUrl?: string; workers?: boolean; join?: BenchServer; env?: Record<string, string>; outbound?: Outbound } = {},
 ): Promise<BenchServer> {
   const config = loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: String(BENCH_RATE_LIMIT_PER_MIN), SCHEDULER: 'off', ...options.env });
   const database = options.join ? await openPostgres(options.join.databaseUrl, config.dbPoolMax) : await freshDatabase(config.dbPoolMax);
@@ -64,6 +65,7 @@ export async function startBenchServer(
     rt = await openRuntime({ ...config, embedded: false, databaseUrl, natsUrl: options.natsUrl ?? null }, silentLogger(), {
       database,
       withoutBus: !options.natsUrl,
+      outbound: options.outbound,
     });
     await rt.startProjections();
     if (options.workers) await rt.startWorkers();
@@ -74,7 +76,7 @@ export async function startBenchServer(
     const org = await createOrganization(rt.store, {
       name: 'Bench Org',
       plan: 'enterprise',
-      features: ['pitch', 'knowledge_base', 'shopping'],
+      features: ['pitch', 'knowledge_base', 'shopping', 'ai_search_value'],
       pitch_allowance: 10,
     });
     if (isDomainError(org)) throw new Error(org.message);

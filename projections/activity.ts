@@ -18,7 +18,8 @@ const affected = (id: string, carried: string[]) => (carried.length < 100 ? [id,
 /** A Postgres array literal (each element quoted), so a list of ids travels as one element of a text[] column array. */
 const pgArray = (xs: string[]) => `{${xs.map((x) => `"${x.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
 
-type Mapper<T extends EventType> = (e: Extract<TypedEvent, { type: T }>) => FeedEntry;
+/** null: this event of the type is no change of a resource (a job end of a kind the feed does not show) */
+type Mapper<T extends EventType> = (e: Extract<TypedEvent, { type: T }>) => FeedEntry | null;
 
 /** Every event type that changes a resource, as a feed entry. Adding a type to the feed is one line here. */
 export const feed: { [T in EventType]?: Mapper<T> } = {
@@ -91,6 +92,25 @@ export const feed: { [T in EventType]?: Mapper<T> } = {
   SavedViewCreated: (e) => ({ entity_type: 'saved_view', change_type: 'created', entity_ids: [e.data.view_id] }),
   SavedViewUpdated: (e) => ({ entity_type: 'saved_view', change_type: 'updated', entity_ids: [e.data.view_id] }),
   AttributeCreated: (e) => ({ entity_type: 'attribute', change_type: 'created', entity_ids: [e.data.attribute_id] }),
+  SeoRecommendationsRequested: (e) => ({
+    entity_type: 'seo_recommendation_job',
+    change_type: 'created',
+    entity_ids: [e.data.job_id],
+    website_id: e.data.website_id,
+  }),
+  SeoRecommendationsProduced: (e) => ({ entity_type: 'seo_recommendation_job', change_type: 'completed', entity_ids: [e.data.job_id] }),
+  PromptDiscoveryCompleted: (e) => ({ entity_type: 'prompt_discovery_run', change_type: 'completed', entity_ids: [e.data.run_id] }),
+  PromptDiscoveryRequested: (e) => ({
+    entity_type: 'prompt_discovery_run',
+    change_type: 'created',
+    entity_ids: [e.data.run_id],
+    website_id: e.data.website_id,
+  }),
+  PromptDiscoveryAccepted: (e) => ({
+    entity_type: 'prompt_discovery_run',
+    change_type: 'accepted',
+    entity_ids: [e.data.run_id, ...e.data.prompt_ids],
+  }),
   RunStarted: (e) => ({ entity_type: 'run', change_type: 'started', entity_ids: [e.data.run_id] }),
   RunEnded: (e) => ({ entity_type: 'run', change_type: e.data.reason, entity_ids: [e.data.run_id] }),
   ResponsesImported: (e) => ({
@@ -98,6 +118,54 @@ export const feed: { [T in EventType]?: Mapper<T> } = {
     change_type: 'imported',
     entity_ids: e.data.response_ids.length <= 100 ? e.data.response_ids : null,
   }),
+  TopicEconomicsSet: (e) => ({ entity_type: 'topic', change_type: 'updated', entity_ids: [e.data.topic_id] }),
+  AiValueComputed: (e) => ({ entity_type: 'ai_search_value', change_type: 'computed', entity_ids: [e.data.job_id] }),
+  // ---- knowledge ----
+  PillarCreated: (e) => ({ entity_type: 'pillar', change_type: 'created', entity_ids: [e.data.pillar_id] }),
+  PillarUpdated: (e) => ({ entity_type: 'pillar', change_type: 'updated', entity_ids: [e.data.pillar_id] }),
+  PillarResearched: (e) => ({ entity_type: 'pillar', change_type: 'researched', entity_ids: [e.data.pillar_id] }),
+  // a text change is the new fact (listed with the one it replaced), then the old one archived
+  FactRecorded: (e) =>
+    e.data.replaces
+      ? { entity_type: 'fact', change_type: 'updated', entity_ids: [e.data.fact_id, e.data.replaces] }
+      : { entity_type: 'fact', change_type: 'created', entity_ids: [e.data.fact_id] },
+  FactReviewed: (e) => ({ entity_type: 'fact', change_type: e.data.review_status, entity_ids: [e.data.fact_id] }),
+  FactUpdated: (e) => ({ entity_type: 'fact', change_type: 'updated', entity_ids: [e.data.fact_id] }),
+  FactArchived: (e) => ({ entity_type: 'fact', change_type: 'archived', entity_ids: [e.data.fact_id] }),
+  FactsDeleted: (e) => ({ entity_type: 'fact', change_type: 'deleted', entity_ids: e.data.fact_ids }),
+  PitchRequested: (e) => ({ entity_type: 'pitch', change_type: 'created', entity_ids: [e.data.job_id], website_id: null }),
+  PitchReportCompiled: (e) => ({ entity_type: 'pitch', change_type: 'completed', entity_ids: [e.data.job_id], website_id: null }),
+  ContentTracked: (e) => ({ entity_type: 'content', change_type: 'created', entity_ids: [e.data.content_id], website_id: e.data.website_id }),
+  ContentTitleChanged: (e) => ({ entity_type: 'content', change_type: 'updated', entity_ids: [e.data.content_id], website_id: e.data.website_id }),
+  ContentDeleted: (e) => ({ entity_type: 'content', change_type: 'deleted', entity_ids: [e.data.content_id], website_id: e.data.website_id }),
+  ContentSheetCreated: (e) => ({
+    entity_type: 'content_sheet',
+    change_type: 'created',
+    entity_ids: [e.data.sheet_id],
+    website_id: e.data.website_id,
+  }),
+  ContentColumnCreated: (e) => ({
+    entity_type: 'content_column',
+    change_type: 'created',
+    entity_ids: [e.data.column_id, e.data.sheet_id],
+    website_id: e.data.website_id,
+  }),
+  ContentColumnOptionsAdded: (e) => ({
+    entity_type: 'content_column',
+    change_type: 'updated',
+    entity_ids: [e.data.column_id, e.data.sheet_id],
+    website_id: e.data.website_id,
+  }),
+  // ---- content pipeline ----
+  ContentGenerationRequested: (e) => ({ entity_type: 'content', change_type: 'generation_requested', entity_ids: [e.data.content_id] }),
+  ContentBriefGenerated: (e) => ({ entity_type: 'content', change_type: 'brief_generated', entity_ids: [e.data.content_id] }),
+  ContentBriefApproved: (e) => ({ entity_type: 'content', change_type: 'brief_approved', entity_ids: [e.data.content_id] }),
+  ContentArticleGenerated: (e) => ({ entity_type: 'content', change_type: 'generated', entity_ids: [e.data.content_id] }),
+  ContentReviewed: (e) => ({ entity_type: 'content', change_type: 'optimized', entity_ids: [e.data.content_id] }),
+  ContentPublished: (e) => ({ entity_type: 'content', change_type: 'published', entity_ids: [e.data.content_id] }),
+  ContentEdited: (e) => ({ entity_type: 'content', change_type: 'edited', entity_ids: [e.data.content_id] }),
+  ContentRevised: (e) => ({ entity_type: 'content', change_type: 'revised', entity_ids: [e.data.content_id] }),
+  JobFailed: (e) => (e.data.kind === 'pitch' ? { entity_type: 'pitch', change_type: 'failed', entity_ids: [e.data.job_id], website_id: null } : null),
 };
 
 const COLUMNS = [
@@ -120,6 +188,7 @@ function feedRow(e: TypedEvent): FeedRow | null {
   const map = feed[e.type] as Mapper<EventType> | undefined;
   if (!map) return null;
   const entry = map(e as never);
+  if (!entry) return null;
   const actor = e.metadata.actor;
   return [
     e.id,

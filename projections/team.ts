@@ -268,5 +268,7 @@ export const teamProjection: Projection = {
       }
     }
     await flush();
+    // signed-in users' principals are cached per instance (src/auth/accounts.ts): a change in their organization drops them
+    for (const org of new Set(events.map((e) => e.metadata.organization_id))) await trx.raw(`select pg_notify('aivis_team', ?)`, [org]);
   },
 };

@@ -1,12 +1,16 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { provisionDemoWebsite } from '../commands/catalog/demo-catalog';
+import { trackDemoContent } from '../commands/content/demo-content';
+import { requestDemoDraft } from '../commands/content/generate-content';
 import { createOrganization } from '../commands/organizations/create-organization';
+import { requestPitch } from '../commands/pitches/request-pitch';
 import { SYSTEM_ACTOR } from './domain/events';
 import { isDomainError } from './domain/errors';
 import type { Runtime } from './runtime';
 import { startRun } from '../commands/responses/start-run';
 import { utcDay } from './domain/dates';
+import { requestValuation } from '../commands/ai-value/request-valuation';
 
 const HISTORY_DAYS = 30;
 
@@ -33,7 +37,29 @@ async function backfillDemoHistory(rt: Runtime, organizationId: string, websiteI
       if (Number(done[0].n) === runIds.length) break;
     }
     rt.logger.info({ runs: runIds.length, seconds: Math.round((Date.now() - t0) / 1000) }, 'demo history: 30 days of simulated answers are in');
+    // the AI search value of the demo, computed as soon as its answers are analyzed (not at the next pass)
+    await rt.waitForReadModels(await rt.store.headPosition(), ['answers'], 30_000);
+    await requestValuation(ctx, { website_id: websiteId, reason: 'demo', slot: 'demo' });
   })().catch(() => undefined);
+}
+
+/**
+ * The demo organization's pitch report on a prospect, run by the pitch worker with the simulated engines. The
+ * prospect's site is given as already researched: an embedded first start fetches nothing from the outside world.
+ */
+async function requestDemoPitch(rt: Runtime, organizationId: string): Promise<void> {
+  const r = await requestPitch(
+    { store: rt.store, organizationId, actor: SYSTEM_ACTOR },
+    { website_url: 'https://zentro.example.com', country: 'United States', language: 'English' },
+    {
+      key: 'demo-pitch',
+      db: rt.database.db,
+      allowance: 10,
+      models: rt.config.pitchModels,
+      researched: { company_name: 'Zentro', company_description: 'Zentro is project management software for agencies and growing teams.' },
+    },
+  );
+  if (isDomainError(r)) throw new Error(r.message);
 }
 
 /**
@@ -59,7 +85,32 @@ export async function bootstrapEmbedded(rt: Runtime, baseUrl: string): Promise<v
     if (isDomainError(r)) throw new Error(r.message);
     const demo = await provisionDemoWebsite({ store: rt.store, organizationId: r.result.organization_id, actor: SYSTEM_ACTOR });
     await rt.waitForReadModels(demo.position ?? r.position, 'all');
+    const site = await rt.database.db('rm_websites').where('id', demo.website_id).first('url');
+    const prompts = await rt.database.db('rm_prompts').where('website_id', demo.website_id).orderBy('seq').pluck('text');
+    const ctx = { store: rt.store, organizationId: r.result.organization_id, websiteId: demo.website_id, actor: SYSTEM_ACTOR };
+    const content = await trackDemoContent(ctx, { website_id: demo.website_id, url: site.url, prompts });
+    if (isDomainError(content)) throw new Error(content.message);
+    const topic = await rt.database.db('rm_topics').where('website_id', demo.website_id).whereNull('deleted_at').orderBy('seq').first('id', 'name');
+    const topicPrompts = await rt.database
+      .db('rm_prompts')
+      .where('website_id', demo.website_id)
+      .modify((q) => (topic ? q.where('topic_id', topic.id) : q))
+      .orderBy('seq')
+      .limit(3)
+      .select('id', 'text');
+    const brand = await rt.database.db('rm_websites').where('id', demo.website_id).first('name', 'normalized_url');
+    await requestDemoDraft(
+      ctx,
+      {
+        website_id: demo.website_id,
+        brand: { name: brand.name, domain: brand.normalized_url.split('/')[0] },
+        topic: topic ?? null,
+        prompts: topicPrompts,
+      },
+      rt.config.contentModel,
+    );
     await backfillDemoHistory(rt, r.result.organization_id, demo.website_id);
+    await requestDemoPitch(rt, r.result.organization_id);
     key = r.result.api_key;
     writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
     fresh = true;
@@ -71,7 +122,12 @@ export async function bootstrapEmbedded(rt: Runtime, baseUrl: string): Promise<v
       'aivis demo organization is ready.',
       `  demo key (global, partner): ${key}`,
       `  try:  curl -s -H 'x-api-key: ${key}' ${baseUrl}/api/v1/websites`,
-      ...(fresh ? ["  the demo website's last 30 days of answers are being written by the simulated engine (about a minute)"] : []),
+      ...(fresh
+        ? [
+            "  the demo website's last 30 days of answers are being written by the simulated engine (about a minute)",
+            `  a demo pitch report is being made: curl -s -H 'x-api-key: ${key}' ${baseUrl}/api/v1/pitches (its report_url is the page to share)`,
+          ]
+        : []),
       '  MCP client config:',
       JSON.stringify(mcp, null, 2)
         .split('\n')

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { listOrganizationMembers } from '../queries/team/members';
 import type { Principal } from './domain/principal';
+import { PITCH_ALLOWANCE } from '../commands/pitches/request-pitch';
 import { parseArgs } from 'node:util';
 import { ImportResponses, importResponses, MAX_IMPORT } from '../commands/responses/import-responses';
 import { importedExternalIds } from '../queries/responses/list';
@@ -15,10 +16,50 @@ import { ConfigError, loadConfig } from './config';
 import { DataDirLockedError } from './embedded-lock';
 import { createLogger } from './logger';
 import { openRuntime, type Runtime } from './runtime';
+import { passwordProblem, setPassword } from './auth/accounts';
 
 type Command = (rt: Runtime, args: string[]) => Promise<unknown>;
 
 class UsageError extends Error {}
+
+/** The password for users:set-password: stdin when piped (its first line), else asked on the terminal without echo. */
+async function readPassword(): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    const chunks: Buffer[] = [];
+    for await (const c of stdin) chunks.push(c as Buffer);
+    return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0];
+  }
+  const ask = (prompt: string) =>
+    new Promise<string>((resolve) => {
+      process.stderr.write(prompt);
+      let value = '';
+      stdin.setRawMode(true);
+      stdin.resume();
+      stdin.setEncoding('utf8');
+      const onData = (ch: string) => {
+        for (const c of ch) {
+          if (c === '\r' || c === '\n' || c === '\u0004') {
+            stdin.setRawMode(false);
+            stdin.pause();
+            stdin.off('data', onData);
+            process.stderr.write('\n');
+            return resolve(value);
+          }
+          if (c === '\u0003') {
+            stdin.setRawMode(false);
+            process.exit(130);
+          }
+          value = c === '\u007f' ? value.slice(0, -1) : value + c;
+        }
+      };
+      stdin.on('data', onData);
+    });
+  const first = await ask('New password: ');
+  const again = await ask('Again: ');
+  if (first !== again) throw new UsageError('the two passwords differ');
+  return first;
+}
 
 /** A progress line on stderr, redrawn in place on a terminal. */
 export function progress(label: string) {
@@ -132,6 +173,26 @@ const commands: Record<string, { usage: string; run: Command }> = {
       return { members: await listOrganizationMembers(rt.database.db, operator) };
     },
   },
+  'users:set-password': {
+    usage: 'users:set-password --email E [--org O]   (the password on stdin, or asked for)',
+    async run(rt, argv) {
+      const { values } = parseArgs({ args: argv, options: { email: { type: 'string' }, org: { type: 'string' } }, strict: true });
+      if (!values.email) throw new UsageError('usage: users:set-password --email E [--org O]');
+      const org = values.org === undefined ? undefined : Uuid.safeParse(values.org);
+      if (org && !org.success) throw new UsageError(`--org: ${org.error.issues[0].message}`);
+      // the users are read from the team read model: bring it up to date first (a running server's leader does it)
+      await rt.runners.get('organizations')!.runToHead();
+      await rt.runners.get('team')!.runToHead();
+      const password = await readPassword();
+      const problem = passwordProblem(password);
+      if (problem) throw new UsageError(problem);
+      const r = await setPassword(rt, { email: values.email, password, organizationId: org?.data }).catch((e: Error) => {
+        throw new UsageError(e.message);
+      });
+      await rt.runners.get('team')!.runToHead();
+      return { ...r, password_set: true };
+    },
+  },
   'responses:import': {
     usage: 'responses:import --website W FILE.jsonl',
     async run(rt, argv) {
@@ -190,6 +251,23 @@ const commands: Record<string, { usage: string; run: Command }> = {
       await rt.runners.get('allowances')!.runToHead();
       const open = await openReservations(rt.database.db, rt.store, { allowance: values.allowance, olderThanMs: minutes * 60_000 });
       const settled = values.settle ? await settleOpenReservations(rt.store, open) : [];
+      return { open, settled };
+    },
+  },
+  'pitches:reconcile': {
+    usage: 'pitches:reconcile [--older-than-minutes N] [--dry-run]',
+    async run(rt, argv) {
+      const { values } = parseArgs({
+        args: argv,
+        options: { 'older-than-minutes': { type: 'string' }, 'dry-run': { type: 'boolean' } },
+        strict: true,
+      });
+      const minutes = values['older-than-minutes'] === undefined ? 10 : Number(values['older-than-minutes']);
+      if (!Number.isFinite(minutes) || minutes < 0) throw new UsageError('--older-than-minutes must be a number of minutes');
+      await rt.runners.get('allowances')!.runToHead();
+      // pitch reservations still open: a report whose job ended or never came to be is settled (unless --dry-run), one still running is listed
+      const open = await openReservations(rt.database.db, rt.store, { allowance: PITCH_ALLOWANCE, olderThanMs: minutes * 60_000 });
+      const settled = values['dry-run'] ? [] : await settleOpenReservations(rt.store, open);
       return { open, settled };
     },
   },

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseMasterKey } from './eventstore/keyring';
 import { parseMailbox } from './email/address';
+import { isModelId, MODEL_IDS } from './domain/models';
 
 const url = (schemes: string[]) =>
   z.string().refine(
@@ -85,6 +86,17 @@ const Env = z.object({
     .refine((s) => parseMailbox(s) !== null, "must be one address, e.g. 'aivis <no-reply@example.com>'")
     .optional(),
   TRUST_PROXY: TrustProxyEnv.optional(),
+  PITCH_MODELS: z
+    .string()
+    .refine((s) => {
+      const ids = s.split(',').map((x) => x.trim());
+      return ids.length >= 1 && ids.every((id) => isModelId(id)) && new Set(ids).size === ids.length;
+    }, 'must be distinct model ids of the catalogue, comma-separated')
+    .optional(),
+  CONTENT_MODEL: z
+    .string()
+    .refine(isModelId, `must be a model id of the catalogue (${MODEL_IDS.join(', ')})`)
+    .default('claude'),
 });
 
 export interface Config {
@@ -117,6 +129,10 @@ export interface Config {
   mailFrom: string;
   /** which peers' X-Forwarded-For is believed for the client's address (fastify's trustProxy); false = none */
   trustProxy: TrustProxy;
+  /** the models a pitch report asks (PITCH_MODELS; default the catalogue's first four) */
+  pitchModels: string[];
+  /** the catalogue model the content hub writes with (briefs, articles, reviews, revisions) */
+  contentModel: string;
 }
 
 export class ConfigError extends Error {}
@@ -152,6 +168,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: e.SMTP_URL ?? null,
     mailFrom: e.MAIL_FROM ?? `aivis <no-reply@${mailDomainOf(e.PUBLIC_BASE_URL)}>`,
     trustProxy: e.TRUST_PROXY ?? false,
+    pitchModels: e.PITCH_MODELS ? e.PITCH_MODELS.split(',').map((x) => x.trim()) : MODEL_IDS.slice(0, 4),
+    contentModel: e.CONTENT_MODEL,
   };
 }
 

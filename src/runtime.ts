@@ -18,7 +18,9 @@ import { openSubjectKeyring } from './eventstore/keyring';
 import { Sealer, sealEventStore } from './eventstore/sealed';
 import { ProjectionRunner } from './eventstore/runner';
 import { createEngines, type Engines } from './engines/registry';
+import { createSafeFetcher, type Outbound } from './net/safe-fetch';
 import { migrateLimits } from './limits/migrate';
+import type { SafeFetch } from './net/safe-fetch';
 import type { Logger } from './logger';
 import { factsCache } from '../queries/metrics/metrics';
 import { realignSite } from '../projections/answers';
@@ -33,6 +35,7 @@ import { startResponseWorkers } from './workers/responses';
 import { BUS_STREAM_PREFIXES, busEventTypes } from './workers/types';
 import { startRunEnds } from './workers/run-ends';
 import { startScheduler } from './workers/scheduler';
+import { startAiValueScheduler } from './workers/ai-value';
 import { migrateSweeper, startSweeper } from './workers/sweeper';
 
 export interface Runtime {
@@ -69,12 +72,22 @@ export interface RuntimeOptions {
   reportEngines?: boolean;
   /** answer engines to use instead of the configured ones (tests) */
   engines?: Engines;
+  /** how jobs reach the outside world (tests: a fetcher allowed to reach local fixtures); default the safe fetcher */
+  outbound?: Outbound;
   /** the clock of the scheduler and the workers (tests) */
   now?: () => Date;
   /** NATS settings over infra/nats.json's (tests: a short ack wait) */
   nats?: NatsBusOptions;
   /** the job kinds run (default: every kind of src/workers/job-kinds.ts) and their sweeper's timing (tests) */
-  jobs?: { specs?: JobSpec<any>[]; heartbeatMs?: number; staleMs?: number; sweepEveryMs?: number; maxWakes?: number };
+  jobs?: {
+    specs?: JobSpec<any>[];
+    heartbeatMs?: number;
+    staleMs?: number;
+    sweepEveryMs?: number;
+    maxWakes?: number;
+    /** the outbound client of the kinds' workers (tests: one that reaches 127.0.0.1) */
+    fetch?: SafeFetch;
+  };
   /** the email outbox's transport and timing (tests); by default SMTP_URL's server or DATA_DIR/outbox */
   email?: Partial<Pick<EmailWorkerDeps, 'transport' | 'maxAttempts' | 'backoffMs' | 'sendTimeoutMs' | 'leaseMarginMs'>> & {
     sweepEveryMs?: number;
@@ -195,7 +208,10 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         workers.push(await startResponseWorkers({ ...deps, extractor, concurrency: config.workerConcurrency, onOutcome: (p) => runEnds.poke(p) }));
         workers.push(await startObservationWorkers({ ...deps, extractor }));
         workers.push(startSweeper({ db: database.db, bus, logger }));
-        const specs = options.jobs?.specs ?? jobSpecs();
+        const outbound = options.outbound ?? { fetch: options.jobs?.fetch ?? createSafeFetcher() };
+        const specs =
+          options.jobs?.specs ??
+          jobSpecs({ db: database.db, engines, outbound, pitchModels: config.pitchModels, contentModel: config.contentModel, now: options.now });
         for (const spec of specs)
           workers.push(
             await startJobWorker(spec, { store, db: database.db, bus, logger, now: options.now }, { heartbeatMs: options.jobs?.heartbeatMs }),
@@ -220,6 +236,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         workers.push(startEmailSweeper({ db: database.db, bus, logger, everyMs: sweepEveryMs, minAgeMs: sweepMinAgeMs }));
         workers.push(await startInvitationWorkers({ store, bus, logger, publicBaseUrl: config.publicBaseUrl, now: options.now }));
         if (config.scheduler) workers.push(startScheduler({ ...deps }));
+        if (config.scheduler) workers.push(startAiValueScheduler({ db: database.db, store, logger, now: options.now }));
       },
       async close() {
         for (const w of workers.reverse()) await w.stop();

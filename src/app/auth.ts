@@ -34,7 +34,8 @@ export const UNKNOWN_KEY_MAX = 10_000;
  */
 export class KeyAuthenticator {
   private cache = new Map<string, { p: Principal; until: number }>();
-  private unknown = new Map<string, number>();
+  /** refused keys: until when, and whether the key is revoked (final: no notice un-refuses it) */
+  private unknown = new Map<string, { until: number; revoked: boolean }>();
   /** counts evictions: a lookup that saw one while it ran does not cache its miss */
   private evictions = 0;
 
@@ -59,7 +60,7 @@ export class KeyAuthenticator {
     if (hit && hit.until > now) return hit.p;
     const miss = this.unknown.get(hash);
     if (miss !== undefined) {
-      if (miss > now) return null;
+      if (miss.until > now) return null;
       this.unknown.delete(hash);
     }
     const seen = this.evictions;
@@ -69,9 +70,12 @@ export class KeyAuthenticator {
       .first('k.id', 'k.organization_id', 'k.user_id', 'k.website_ids', 'k.partner', 'k.revoked_at', 'o.plan', 'o.features');
     if (!row || row.revoked_at) {
       this.cache.delete(hash);
-      if (seen === this.evictions) {
+      // a revocation is final, so its refusal is cached whatever came meanwhile; an unknown key's only when no notice
+      // came while the lookup ran (it may have been created just then)
+      const revoked = Boolean(row?.revoked_at);
+      if (revoked || seen === this.evictions) {
         if (this.unknown.size >= this.unknownMax) this.unknown.delete(this.unknown.keys().next().value!);
-        this.unknown.set(hash, this.now() + this.unknownTtlMs);
+        this.unknown.set(hash, { until: this.now() + this.unknownTtlMs, revoked });
       }
       return null;
     }
@@ -97,7 +101,8 @@ export class KeyAuthenticator {
   /** payload: a key hash (revoked or created), or `org:<id>` to drop every key of an organization */
   evict(payload: string): void {
     this.evictions++;
-    this.unknown.delete(payload);
+    // a creation's notice un-refuses an unknown key; a revoked key's own (late) notice leaves its refusal cached
+    if (!this.unknown.get(payload)?.revoked) this.unknown.delete(payload);
     if (payload.startsWith('org:')) {
       const org = payload.slice(4);
       for (const [h, v] of this.cache) if (v.p.organizationId === org) this.cache.delete(h);

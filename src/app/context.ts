@@ -11,6 +11,7 @@ import { fromDomainError, HttpError } from './errors';
 import type { RateLimiter } from '../limits/rate';
 import type { Outbound } from '../net/safe-fetch';
 import type { Runtime } from '../runtime';
+import type { SeoOptions } from './seo';
 
 /**
  * What an area's operations run with (src/app/<area>.ts): the runtime and the shared services, never a request or a
@@ -22,6 +23,8 @@ export interface AppDeps {
   outbound: Outbound;
   /** the API keys' authenticator: revoking a key evicts it here at once */
   auth: KeyAuthenticator;
+  /** the SEO area's entitlement cache and budgets (tests replace them) */
+  seo?: SeoOptions;
 }
 
 /** Who calls an operation, and with what. A route's context and a tool's context are both Callers. */

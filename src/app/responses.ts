@@ -84,7 +84,8 @@ export async function importResponses(c: Caller, input: ImportResponses) {
   const r = orFail(await record(commandContextOf(c, w.id), w.id, input, known));
   // the caller reads the answers next (listing, metrics, a re-import's skips), and the observations it supplied
   const supplied = input.responses.some((x) => x.observations?.length);
-  await c.deps.rt.waitForReadModels(r.position, supplied ? ['answers', 'observations'] : ['answers']);
+  // (and the content hub's citation figures, which count answers from its own read model)
+  await c.deps.rt.waitForReadModels(r.position, supplied ? ['answers', 'observations', 'content'] : ['answers', 'content']);
   return r.result;
 }
 

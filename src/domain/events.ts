@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACCESS_LEVELS, PERMISSION_CATEGORIES } from './principal';
-import { sealed, subject } from './sealing';
+import { ContentColumnType, ContentFieldValue, ContentType } from './content';
+import { erases, sealed, subject } from './sealing';
 
 /** Who made a change. */
 export const Actor = z.object({
@@ -320,6 +321,18 @@ export const catalogue = {
     response_id: z.string().nullable(),
     purpose: z.enum(['response', 'observation_judge']),
   }),
+  /**
+   * credits charged by any other paid operation (a generation, a revision, a pitch, a discovery run, an SEO job, a pillar
+   * research): appended in the job's own stream with an id derived from the job and step (`creditsCharged` in
+   * src/domain/credits.ts), so a redelivered step charges once. Engine answers keep `CreditsUsed`.
+   */
+  CreditsCharged: z.object({
+    kind: z.enum(['content_generation', 'content_revision', 'pitch', 'prompt_discovery', 'seo_recommendation', 'pillar_research']),
+    credits: z.number().nonnegative(),
+    website_id: z.string().nullable(),
+    ref_id: z.string(),
+    model: z.string().nullable(),
+  }),
   /** one import call: what it brought in and what it skipped as already imported */
   ResponsesImported: z.object({
     import_id: z.string(),
@@ -435,6 +448,332 @@ export const catalogue = {
   }),
   /** given up: refused for good (5xx), out of attempts, or nothing to send (erased, unknown template) */
   EmailFailed: z.object({ email_id: z.string(), attempts: z.number().int().nonnegative(), reason: z.string(), permanent: z.boolean() }),
+  // ---- ai value ----
+  /** a topic's own economics (catalogue stream; docs/VALUATION.md): null removes them (the category's defaults apply) */
+  TopicEconomicsSet: z.object({
+    topic_id: z.string(),
+    economics: z.object({ monthly_searches: z.number().int().nonnegative(), cpc_usd: z.number().nonnegative() }).nullable(),
+  }),
+  /** a valuation job of one website (stream aivalue-<job_id>); reason: what asked for it */
+  AiValueRequested: z.object({
+    job_id: z.string(),
+    website_id: z.string(),
+    reason: z.enum(['answers', 'economics', 'daily', 'demo', 'manual']),
+    requested_at: z.string(),
+  }),
+  /**
+   * One computation over the trailing 28 days ending at computed_at. valuation: the figure (the response's body
+   * without the fields decided at read time), null while gathering (under 50 answers).
+   */
+  AiValueComputed: z.object({
+    job_id: z.string(),
+    website_id: z.string(),
+    computed_at: z.string(),
+    facts_version: z.string(),
+    measured_responses: z.number().int().nonnegative(),
+    assumptions_version: z.string(),
+    valuation: z.record(z.string(), z.unknown()).nullable(),
+  }),
+
+  // ---- knowledge ----
+  // a website's knowledge base (stream knowledge-<website_id>): pillars and brand facts, decided on one stream. A fact's
+  // text, quote and source URL are erasable (sealed under fact-<id>); a pillar is researched by the job
+  // `pillar_research-<pillar_id>` (src/workers/pillar-research.ts)
+  /** a pillar (subject area); its name is unique per website case-insensitively; a new pillar is `researching` */
+  PillarCreated: z.object({ pillar_id: z.string(), website_id: z.string(), name: z.string(), description: z.string() }),
+  /** only the fields that changed */
+  PillarUpdated: z.object({
+    pillar_id: z.string(),
+    name: z.string().optional(),
+    description: z.string().optional(),
+    status: z.enum(['researching', 'draft', 'published', 'archived']).optional(),
+  }),
+  /** the research job finished: the pillar moves to `draft` (unless it was moved on meanwhile) */
+  PillarResearched: z.object({ pillar_id: z.string(), job_id: z.string(), facts_found: z.number().int().nonnegative() }),
+  /**
+   * a fact: entered by hand, found by research (site pages, answers, automated analysis) or written by a text change
+   * (`replaces`: the fact it replaced, archived in the same append). `duplicate_of`: a hidden duplicate of that fact.
+   */
+  FactRecorded: z.object({
+    fact_id: subject('fact'),
+    website_id: z.string(),
+    pillar_id: z.string().nullable(),
+    text: sealed(z.string()),
+    source_url: sealed(z.string()).optional(),
+    source_quote: sealed(z.string()).optional(),
+    confidence: z.enum(['high', 'medium', 'low']),
+    review_status: z.enum(['pending', 'approved', 'rejected']),
+    source_type: z.enum(['manual', 'site', 'web_research', 'upload', 'ai_response', 'oracle']),
+    response_id: z.string().nullable(),
+    duplicate_of: z.string().nullable(),
+    replaces: z.string().nullable(),
+    job_id: z.string().nullable(),
+  }),
+  FactReviewed: z.object({ fact_id: z.string(), review_status: z.enum(['approved', 'rejected']) }),
+  /** source_url or confidence changed in place (source_url null: cleared) */
+  FactUpdated: z.object({
+    fact_id: subject('fact'),
+    source_url: sealed(z.string()).optional(),
+    source_url_cleared: z.boolean().optional(),
+    confidence: z.enum(['high', 'medium', 'low']).optional(),
+  }),
+  /** the fact's text was changed: it is archived (404 from now on) and `replaced_by` holds the new text */
+  FactArchived: z.object({ fact_id: z.string(), replaced_by: z.string().nullable() }),
+  /** physical delete: the facts and the archived facts they replaced are erased (their keys dropped) */
+  FactsDeleted: z.object({ fact_ids: z.array(erases('fact')), replaced_ids: z.array(erases('fact')) }),
+  /** the research of a pillar (job stream pillar_research-<job_id>, job id = pillar id) */
+  PillarResearchRequested: z.object({ job_id: z.string(), website_id: z.string(), pillar_id: z.string() }),
+  PillarResearchStepDone: z.object({ job_id: z.string(), step: z.string(), facts: z.number().int().nonnegative() }),
+  // ---- seo ----
+  /** an SEO recommendations job (stream seo-<job_id>): the page as submitted (a draft) or as fetched (a public HTTPS URL) */
+  SeoRecommendationsRequested: z.object({
+    job_id: z.string(),
+    website_id: z.string(),
+    request_id: z.string(),
+    source: z.enum(['url', 'draft']),
+    url: z.string().nullable(),
+    page: z.object({
+      title: z.string().nullable(),
+      meta_description: z.string().nullable(),
+      headings: z.array(z.object({ level: z.number().int().min(1).max(6), text: z.string() })),
+      text: z.string(),
+      /** what the page marks up: schema.org types (JSON-LD or microdata) */
+      schema_types: z.array(z.string()),
+    }),
+  }),
+  SeoRecommendationsProduced: z.object({
+    job_id: z.string(),
+    recommendations: z.array(
+      z.object({
+        id: z.string(),
+        category: z.string(),
+        severity: z.enum(['high', 'medium', 'low']),
+        title: z.string(),
+        detail: z.string(),
+        excerpt: z.string().nullable(),
+        /** a `facts` recommendation: the approved fact the page lacks (its text is read from the fact when polled, never copied here) */
+        fact_id: z.string().optional(),
+      }),
+    ),
+  }),
+  // ---- prompt discovery ----
+  /** a prompt discovery run (stream discovery-<run_id>) */
+  PromptDiscoveryRequested: z.object({
+    run_id: z.string(),
+    website_id: z.string(),
+    name: z.string(),
+    sources: z.array(z.string()),
+    custom_instructions: z.string().nullable(),
+    locale: z.string(),
+    country: z.string(),
+    prompt_count_min: z.number().int(),
+    prompt_count_max: z.number().int(),
+  }),
+  PromptDiscoveryCompleted: z.object({
+    run_id: z.string(),
+    prompts: z.array(z.object({ text: z.string(), topic: z.string().nullable(), source: z.string() })),
+    unavailable_sources: z.array(z.object({ source: z.string(), reason: z.string() })),
+  }),
+  /** suggestions of a run made prompts (through the catalogue's create-prompt command) */
+  PromptDiscoveryAccepted: z.object({ run_id: z.string(), indices: z.array(z.number().int()), prompt_ids: z.array(z.string()) }),
+
+  // ---- pitches ----
+  // a pitch report is the job stream `pitch-<id>` (opened by RequestAdmitted with its Idempotency-Key); the pitch worker
+  // (src/workers/pitch.ts) appends the research, the plan, the answers of each model and the compiled report
+  /** a pitch report admitted: the prospect's site, where it is measured, the models asked, its public report token */
+  PitchRequested: z.object({
+    job_id: z.string(),
+    website_url: z.string(),
+    /** https://<host>: the prospect's home page */
+    company_url: z.string(),
+    /** the normalized host (without www.) */
+    domain: z.string(),
+    country: z.string(),
+    language: z.string(),
+    models: z.array(z.string()),
+    /** the secret in report_url (`/r/<token>`): anyone with it can view the report */
+    report_token: z.string(),
+    allowance: z.object({ name: z.string(), period: z.string() }).nullable(),
+  }),
+  /** the home page read: the company's name and description */
+  PitchSiteResearched: z.object({
+    job_id: z.string(),
+    company_name: z.string(),
+    company_description: z.string(),
+    final_url: z.string(),
+  }),
+  /** the competitors found and the discovery prompts written by the answer engine */
+  PitchPlanWritten: z.object({
+    job_id: z.string(),
+    competitors: z.array(z.object({ id: z.string(), name: z.string(), url: z.string() })),
+    prompts: z.array(z.object({ id: z.string(), prompt: z.string(), type: z.string() })),
+    attributes: z.array(z.object({ id: z.string(), name: z.string() })),
+  }),
+  /** one model's answers to every prompt (facts: text and cited URLs) */
+  PitchAnswersRecorded: z.object({
+    job_id: z.string(),
+    model: z.string(),
+    answers: z.array(z.object({ prompt_id: z.string(), text: z.string(), citations: z.array(z.string()) })),
+  }),
+  /** the report compiled from the answers by the shared analysis (mentions, citations, observations) */
+  PitchReportCompiled: z.object({
+    job_id: z.string(),
+    competitors: z.array(z.object({ id: z.string(), name: z.string(), url: z.string(), mentions: z.number().int(), sentiment: z.number().int() })),
+    attributes: z.array(
+      z.object({ id: z.string(), attribute_name: z.string(), attribute_type: z.string(), applies_to: z.string(), count: z.number().int() }),
+    ),
+    sources: z.array(z.object({ domain: z.string(), mentions: z.number().int() })),
+    metrics: z.object({
+      total_responses: z.number().int(),
+      brand_mentions: z.number().int(),
+      sentiment_score: z.number().int(),
+      response_rate: z.number().int(),
+    }),
+    /** per model asked: answers and answers mentioning the prospect (the report page's model table) */
+    models: z.array(z.object({ model: z.string(), answers: z.number().int(), brand_mentions: z.number().int() })),
+    /** the prospect's answers by sentiment: positive, neutral (mentioned without a judgement), negative */
+    sentiment: z.object({ positive: z.number().int(), neutral: z.number().int(), negative: z.number().int() }),
+  }),
+
+  // ---- content ----
+  // An item's own stream is `content-<content_id>`; a website's URL registry `contenturls-<website_id>` decides that a
+  // normalized URL names one item; its sheets and columns live on `contentsheets-<website_id>`. Erasable parts (custom
+  // field values, brief, body, version bodies) are sealed per subject `content-<content_id>`.
+  /** URLs taken by items of the website (tracking, publishing): each claim moves the item's previous URL, if any */
+  ContentUrlsClaimed: z.object({
+    website_id: z.string(),
+    claims: z.array(z.object({ content_id: z.string(), normalized_url: z.string(), type: ContentType, sheet_id: z.string().nullable() })),
+  }),
+  /** a URL free again (its item deleted) */
+  ContentUrlReleased: z.object({ website_id: z.string(), content_id: z.string(), normalized_url: z.string() }),
+  /** a page tracked by URL (types imported and external): no page text, no generation */
+  ContentTracked: z.object({
+    content_id: subject('content'),
+    website_id: z.string(),
+    url: z.string(),
+    normalized_url: z.string(),
+    type: ContentType,
+    title: z.string(),
+    sheet_id: z.string().nullable(),
+    /** custom column values by column id */
+    fields: sealed(z.record(z.string(), ContentFieldValue)).optional(),
+  }),
+  ContentTitleChanged: z.object({ content_id: z.string(), website_id: z.string(), title: z.string() }),
+  /** the item is gone for good: its sealed parts are erased with the subject's key */
+  ContentDeleted: z.object({ content_id: erases('content'), website_id: z.string(), normalized_url: z.string().nullable() }),
+  ContentSheetCreated: z.object({ website_id: z.string(), sheet_id: z.string(), name: z.string(), type: z.enum(['sheet', 'view']) }),
+  ContentColumnCreated: z.object({
+    website_id: z.string(),
+    sheet_id: z.string(),
+    column_id: z.string(),
+    name: z.string(),
+    type: ContentColumnType,
+    options: z.array(z.string()),
+  }),
+  /** multi-select options added to a column (on the fly by tracking) */
+  ContentColumnOptionsAdded: z.object({ website_id: z.string(), sheet_id: z.string(), column_id: z.string(), options: z.array(z.string()) }),
+  // ---- content pipeline (stream content-<content_id>: the generation job, publish, edit, revise) ----
+  /**
+   * A generation requested: opens the item's stream and is the content job's request (JOB_KINDS.content). What the
+   * writer is told is fixed here, at admission (the topic's and prompts' texts, the brand).
+   */
+  ContentGenerationRequested: z.object({
+    content_id: subject('content'),
+    website_id: z.string(),
+    type: z.enum(['generated', 'optimize', 'snipe', 'slice']),
+    title: z.string(),
+    /** optimize: the live page (with its protocol, as fetched); stored on the item without it */
+    url: z.string().nullable(),
+    /** the live page's normalized URL: the item's citation join key once it is published (not before) */
+    normalized_url: z.string().nullable(),
+    topic_id: z.string().nullable(),
+    topic_name: z.string().nullable(),
+    prompt_ids: z.array(z.string()),
+    prompts: z.array(z.string()),
+    sheet_id: z.string().nullable(),
+    auto_approve_brief: z.boolean(),
+    mode: z.literal('draft'),
+    /** the catalogue model that writes (CONTENT_MODEL) */
+    model: z.string(),
+    brand: z.object({ name: z.string(), domain: z.string() }).nullable(),
+    /** knowledge-base grounding as asked (src/app/content-grounding.ts) */
+    fact_review: z
+      .object({ topic_ids: z.array(z.string()), kept_claim_ids: z.array(z.string()), excluded_claim_ids: z.array(z.string()) })
+      .nullable(),
+    /** the approved facts the writer is given, resolved from fact_review at admission (none without it) */
+    fact_ids: z.array(z.string()).optional(),
+  }),
+  /** the writer's brief: stage generated_brief */
+  ContentBriefGenerated: z.object({
+    content_id: subject('content'),
+    brief: sealed(z.string()),
+    model: z.string(),
+    version_id: z.string(),
+    version_number: z.number().int().positive(),
+    /** the knowledge-base facts the writer was given for this version */
+    fact_ids: z.array(z.string()).optional(),
+  }),
+  /** the brief approved (by the approve call, or at once with auto_approve_brief): stage pending_article */
+  ContentBriefApproved: z.object({ content_id: z.string(), auto: z.boolean() }),
+  /** the article written: stage generated */
+  ContentArticleGenerated: z.object({
+    content_id: subject('content'),
+    body: sealed(z.string()),
+    meta_description: sealed(z.string()),
+    model: z.string(),
+    version_id: z.string(),
+    version_number: z.number().int().positive(),
+    /** the knowledge-base facts the writer was given for this version */
+    fact_ids: z.array(z.string()).optional(),
+  }),
+  /** optimize: the live page as fetched (its text), the draft the review starts from */
+  ContentPageFetched: z.object({
+    content_id: subject('content'),
+    url: z.string(),
+    http_status: z.number().int(),
+    body: sealed(z.string()),
+    version_id: z.string(),
+    version_number: z.number().int().positive(),
+  }),
+  /** optimize: the review's rewrite of the live page (stage stays pending, the pipeline succeeds) */
+  ContentReviewed: z.object({
+    content_id: subject('content'),
+    body: sealed(z.string()),
+    meta_description: sealed(z.string()),
+    model: z.string(),
+    version_id: z.string(),
+    version_number: z.number().int().positive(),
+    /** the knowledge-base facts the writer was given for this version */
+    fact_ids: z.array(z.string()).optional(),
+  }),
+  /** published at url (stored without the protocol), the item's citation join key from then on */
+  ContentPublished: z.object({
+    content_id: z.string(),
+    url: z.string(),
+    normalized_url: z.string(),
+    /** the first publish time: kept when only the URL changes */
+    published_at: z.string(),
+    already_published: z.boolean(),
+  }),
+  /** exact replacements applied in order: one new version */
+  ContentEdited: z.object({
+    content_id: subject('content'),
+    body: sealed(z.string()),
+    edit_count: z.number().int().positive(),
+    version_id: z.string(),
+    version_number: z.number().int().positive(),
+  }),
+  /** a rewrite by the writer following an instruction: one new version */
+  ContentRevised: z.object({
+    content_id: subject('content'),
+    body: sealed(z.string()),
+    instruction: sealed(z.string()),
+    model: z.string(),
+    /** the writer was asked again for the whole document (its first answer was a fragment) */
+    retried: z.boolean(),
+    version_id: z.string(),
+    version_number: z.number().int().positive(),
+  }),
 } as const;
 
 export type EventType = keyof typeof catalogue;

@@ -7,6 +7,12 @@ import type { DomainEvent, EventType } from './events';
  */
 export const JOB_KINDS = {
   probe: { requested: 'ProbeRequested' },
+  aivalue: { requested: 'AiValueRequested' },
+  pillar_research: { requested: 'PillarResearchRequested' },
+  seo: { requested: 'SeoRecommendationsRequested' },
+  discovery: { requested: 'PromptDiscoveryRequested' },
+  pitch: { requested: 'PitchRequested' },
+  content: { requested: 'ContentGenerationRequested', resumeOn: ['ContentBriefApproved', 'ContentDeleted'] },
 } as const satisfies Record<string, JobKindDefinition>;
 
 export interface JobKindDefinition {

@@ -16,6 +16,7 @@
  */
 import { getModel, isShoppingModelId, type Model } from '../domain/models';
 import { type AnswerEngine, type AnswerRequest, type AnswerResult, EngineError, type ProductCard } from './port';
+import { isWriterPrompt, simulateWriting } from './simulated-writer';
 
 // --- hashing and the PRNG -------------------------------------------------------------------------
 
@@ -368,6 +369,8 @@ export function createSimulatedEngine(options: SimulatedEngineOptions = {}): Ans
   const seed = options.seed ?? 0;
   return {
     async ask(req) {
+      // the content writer's prompts (src/engines/writer.ts) get a document, not an answer
+      if (isWriterPrompt(req.prompt)) return simulateWriting(req);
       return simulateAnswer(req, seed);
     },
   };

@@ -95,9 +95,26 @@ export interface ScannedBatch {
   scannedTo: Position;
 }
 
+/** One stream's part of a multi-stream append (appendMany). */
+export interface StreamAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+}
+
+/** What one append of appendMany came to: its result, or the error it would have thrown alone. */
+export type AppendOutcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
+
 export interface EventStore {
   readonly name: string;
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
+  /**
+   * Optional: appends to many streams in one go, each with the outcome it would have alone (a failed one writes
+   * nothing, the others go in; stored event ids are skipped). Postgres commits them in one transaction: a reader sees
+   * all of them or none. Call it through `appendMany(store, ...)`, which appends side by side where the store has
+   * no such call (EventStoreDB commits per stream).
+   */
+  appendMany?(appends: StreamAppend[]): Promise<AppendOutcome[]>;
   /** Events of one stream; an empty array when the stream does not exist. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Catch-up read: up to maxCount events strictly after `after`, in global order, never skipping a late commit. */
@@ -127,4 +144,22 @@ export interface EventStore {
   onAppend(listener: () => void): () => void;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Appends to many streams (one append per stream, as `store.append` with the default options would), in one
+ * transaction where the store offers it (EventStore.appendMany), side by side otherwise. The outcomes are in the
+ * order of `appends`.
+ */
+export function appendMany(store: EventStore, appends: StreamAppend[]): Promise<AppendOutcome[]> {
+  if (appends.length === 0) return Promise.resolve([]);
+  if (store.appendMany) return store.appendMany(appends);
+  return Promise.all(
+    appends.map((a) =>
+      store.append(a.streamId, a.events, a.expected).then(
+        (result): AppendOutcome => ({ ok: true, result }),
+        (error): AppendOutcome => ({ ok: false, error }),
+      ),
+    ),
+  );
 }

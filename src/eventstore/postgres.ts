@@ -3,6 +3,7 @@ import { preferLz4Sql } from '../db';
 import { EventMetadata } from '../domain/events';
 import {
   type AppendOptions,
+  type AppendOutcome,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -12,6 +13,7 @@ import {
   type RecordedEvent,
   START,
   StoredEventsError,
+  type StreamAppend,
   WrongExpectedRevisionError,
 } from './port';
 
@@ -518,6 +520,27 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
       const result = fresh ? await appendAlone(p, true) : batching ? await enqueue(p) : await appendAlone(p);
       if (!result.noop) for (const l of listeners) l();
       return result;
+    },
+
+    async appendMany(appends: StreamAppend[]) {
+      const outcomes: AppendOutcome[] = new Array(appends.length);
+      const take: Pending[] = appends.map((a, i) => {
+        if (a.events.length === 0) throw new Error('append needs at least one event');
+        return {
+          p: prepare(a.streamId, a.events, a.expected),
+          resolve: (result) => {
+            outcomes[i] = { ok: true, result };
+          },
+          reject: (error) => {
+            outcomes[i] = { ok: false, error };
+          },
+        };
+      });
+      // one statement, one transaction: not through the commit-batching queue, whose batches are capped in size
+      if (take.length === 1) await appendAlone(take[0].p).then(take[0].resolve, take[0].reject);
+      else await runBatch(take);
+      if (outcomes.some((o) => o.ok && !o.result.noop)) for (const l of listeners) l();
+      return outcomes;
     },
 
     async readStream(streamId, options: ReadStreamOptions = {}) {

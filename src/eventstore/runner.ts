@@ -38,6 +38,8 @@ const REBUILD_LEASE_SECONDS = 60;
  * position): under a steady trickle of appends the next read then takes a batch, not one event per transaction.
  */
 const LINGER_MS = 4;
+/** the poll while a waiter waits and nothing could be read (the events it waits for sit behind an open transaction) */
+const WAITED_POLL_MS = 5;
 
 export async function migrateRunnerTables(db: Knex): Promise<void> {
   await db.transaction(async (trx) => {
@@ -483,7 +485,9 @@ export class ProjectionRunner {
           for (let i = 0; i < 20 && this.running && (await this.step()) === 0; i++) await this.idle(3);
           continue;
         }
-        await this.idle(this.pollMs);
+        // someone waits for a position (a write answering once its read model has it): what it waits for is committed,
+        // only hidden behind another open transaction, whose commit wakes nobody; look again soon, not at the next poll
+        await this.idle(this.waiters.size > 0 ? WAITED_POLL_MS : this.pollMs);
         if (this.running && (await this.fencedElsewhere())) throw new Fenced();
       } catch (err) {
         if (err instanceof Fenced) {

@@ -3,7 +3,16 @@ import type { z } from 'zod';
 import { catalogue as eventCatalogue, MalformedEventError } from '../domain/events';
 import { compileSealing, type SealingPlan, sealedSubjects } from '../domain/sealing';
 import type { SubjectKeyring } from './keyring';
-import type { AppendOptions, EventStore, ExpectedRevision, NewEvent, RecordedEvent } from './port';
+import {
+  type AppendOptions,
+  type AppendOutcome,
+  appendMany,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type RecordedEvent,
+  type StreamAppend,
+} from './port';
 
 /**
  * Crypto-shredding at the event-store boundary. The catalogue marks erasable fields (src/domain/sealing.ts); this
@@ -198,6 +207,35 @@ export function sealEventStore(inner: EventStore, sealer: Sealer): EventStore {
       // the usual append (no sealed field, nothing erased) goes straight through
       if (!touches) return inner.append(streamId, events, expected, options);
       return appendSealed(streamId, events, expected, options);
+    },
+    // the appends' sealed fields in one key lookup, the appends in one go (appendMany); an append for an erased
+    // subject is refused alone, as it would be on its own
+    appendMany: async (appends: StreamAppend[]): Promise<AppendOutcome[]> => {
+      let sealedEvents: NewEvent[];
+      try {
+        sealedEvents = await sealer.seal(
+          appends.flatMap((a) => a.events),
+          'refuse',
+        );
+      } catch (err) {
+        if (!(err instanceof SubjectErasedError)) throw err;
+        return Promise.all(
+          appends.map((a) =>
+            store.append(a.streamId, a.events, a.expected).then(
+              (result): AppendOutcome => ({ ok: true, result }),
+              (error): AppendOutcome => ({ ok: false, error }),
+            ),
+          ),
+        );
+      }
+      let at = 0;
+      const outcomes = await appendMany(
+        inner,
+        appends.map((a) => ({ ...a, events: sealedEvents.slice(at, (at += a.events.length)) })),
+      );
+      const erased = sealer.erasedBy(appends.flatMap((a, i) => (outcomes[i].ok ? a.events : [])));
+      if (erased.length) await sealer.keyring.shred(erased);
+      return outcomes;
     },
     readStream: async (streamId, options) => openEvents(await inner.readStream(streamId, options)),
     readAll: async (after, maxCount) => openEvents(await inner.readAll(after, maxCount)),

@@ -28,8 +28,17 @@ import { observationsRoutes } from './routes/observations';
 import { responseRoutes } from './routes/responses';
 import { shoppingRoutes } from './routes/shopping';
 import { teamRoutes } from './routes/team';
+import { aiValueRoutes } from './routes/ai-value';
+import { knowledgeRoutes } from './routes/knowledge';
+import { creditsRoutes } from './routes/credits';
+import { seoRoutes } from './routes/seo';
+import { discoveryRoutes } from './routes/discovery';
+import { pitchRoutes, registerPitchPages } from './routes/pitches';
 import { websiteRoutes } from './routes/websites';
+import { contentRoutes } from './routes/content';
 import { registerMcp } from '../mcp/server';
+import type { SeoOptions } from '../app/seo';
+import { registerOAuth } from './oauth';
 
 /** Every REST route; an area adds its list here. */
 export const restRoutes: RouteDef<any, any, any>[] = [
@@ -44,6 +53,13 @@ export const restRoutes: RouteDef<any, any, any>[] = [
   ...observationsRoutes,
   ...shoppingRoutes,
   ...teamRoutes,
+  ...aiValueRoutes,
+  ...knowledgeRoutes,
+  ...creditsRoutes,
+  ...seoRoutes,
+  ...discoveryRoutes,
+  ...pitchRoutes,
+  ...contentRoutes,
 ];
 
 const openapiRoute = route({
@@ -113,6 +129,8 @@ export interface App {
 export interface AppOptions {
   /** tests inject a fetcher allowed to reach local fixtures */
   outbound?: Outbound;
+  /** the SEO area's entitlement cache and budgets (tests) */
+  seo?: SeoOptions;
 }
 
 /**
@@ -155,7 +173,13 @@ export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<A
   await migrateRateLimits(rt.database.db);
   const auth = new KeyAuthenticator(rt.database.db);
   const stopListening = await rt.database.listen('aivis_keys', (payload) => auth.evict(payload));
-  const deps: HttpDeps = { rt, auth, limiter: new RateLimiter(rt.database.db), outbound: options.outbound ?? { fetch: createSafeFetcher() } };
+  const deps: HttpDeps = {
+    rt,
+    auth,
+    limiter: new RateLimiter(rt.database.db),
+    outbound: options.outbound ?? { fetch: createSafeFetcher() },
+    seo: options.seo,
+  };
 
   // one line per request, never a header value
   app.addHook('onResponse', async (req, reply) => {
@@ -192,13 +216,16 @@ export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<A
   registerHealth(app, rt);
   openApiDocument();
   mount(app, deps, allRoutes);
-  await registerMcp(app, deps);
+  registerPitchPages(app, deps);
+  const oauth = await registerOAuth(app, deps);
+  await registerMcp(app, deps, undefined, oauth);
   return {
     app,
     deps,
     close: async () => {
       await app.close();
       await stopListening();
+      await oauth.close();
     },
   };
 }

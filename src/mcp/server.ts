@@ -5,6 +5,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { keyFromHeaders, spendOrganizationBudget } from '../app/auth';
+import type { OAuthResource } from '../auth/resource';
+import { AccessTokenVerifier } from '../auth/tokens';
 import type { AppDeps } from '../app/context';
 import { sendError, sendProblem } from '../app/errors';
 import { ProblemError, toProblem, tooManyRequests, unauthorized } from '../app/problem';
@@ -19,8 +21,8 @@ export const ANON_MAX_BODY_BYTES = 512 * 1024;
 
 const SERVER_INFO = { name: 'aivis', version: '1.0.0' };
 const INSTRUCTIONS =
-  'aivis: how AI answer engines talk about a brand. Send an API key as x-api-key or Authorization: Bearer <key>; ' +
-  'without one only check_public_ai_access is available.';
+  'aivis: how AI answer engines talk about a brand. Sign in (OAuth), or send an API key as x-api-key or ' +
+  'Authorization: Bearer <key>; without either only check_public_ai_access is available.';
 
 interface Caller {
   principal: Principal | null;
@@ -48,9 +50,11 @@ async function clientSalt(db: Knex): Promise<string> {
 
 /**
  * The MCP tool server on the app: Streamable HTTP, stateless (a fresh server and transport per POST, JSON answers),
- * API keys as x-api-key or Bearer; without a key only public tools, under the anonymous limits.
+ * API keys as x-api-key or Bearer, or a signed-in user's access token (`oauth`: README "MCP sign-in"); without
+ * credentials only the handshake and public tools, under the anonymous limits, and 401 with the sign-in challenge
+ * for anything else.
  */
-export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: ToolDef[] = allTools): Promise<void> {
+export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: ToolDef[] = allTools, oauth?: OAuthResource): Promise<void> {
   const names = new Set<string>();
   for (const t of tools) {
     if (names.has(t.name)) throw new Error(`MCP tool ${t.name} is defined twice`);
@@ -59,6 +63,22 @@ export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: To
   const salt = await clientSalt(deps.rt.database.db);
   const hashClient = (address: string) => createHmac('sha256', salt).update(address).digest('hex').slice(0, 32);
   const callers = new WeakMap<FastifyRequest, Caller>();
+  const publicTools = new Set(tools.filter((t) => t.public).map((t) => t.name));
+
+  /** RFC 9728's challenge: where the client finds how to sign in (with the error when a credential was refused). */
+  const challenge = (error?: 'invalid_token') =>
+    oauth ? `Bearer ${error ? `error="${error}", ` : ''}resource_metadata="${oauth.resourceMetadataUrl}"` : 'Bearer realm="aivis"';
+  const unauthenticated = (error?: 'invalid_token') => new ProblemError(401, 'Unauthorized', undefined, { 'www-authenticate': challenge(error) });
+
+  /** An API key (x-api-key, or Bearer) or a signed-in user's access token (Bearer); null when neither holds. */
+  async function authenticate(headers: FastifyRequest['headers']): Promise<Principal | null> {
+    const token = keyFromHeaders(headers, true);
+    if (oauth && token && headers['x-api-key'] === undefined && AccessTokenVerifier.looksLikeJwt(token)) {
+      const checked = oauth.verifier.check(token);
+      return checked.ok ? oauth.users.principal(checked.claims.sub) : null;
+    }
+    return deps.auth.authenticate(token);
+  }
 
   /** Who calls, and whether this request may go on: runs before the body is read. */
   async function admit(req: FastifyRequest, reply: FastifyReply) {
@@ -68,8 +88,8 @@ export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: To
       let principal: Principal | null = null;
       if (presented) {
         // a key that is there but does not authenticate is refused, never downgraded to anonymous
-        principal = await deps.auth.authenticate(keyFromHeaders(req.headers, true));
-        if (!principal) throw new ProblemError(401, 'Unauthorized', undefined, { 'www-authenticate': 'Bearer realm="aivis"' });
+        principal = await authenticate(req.headers);
+        if (!principal) throw unauthenticated('invalid_token');
         // raw headers: the transport writes the answer itself
         await spendOrganizationBudget(deps, principal, (k, v) => reply.raw.setHeader(k, v));
       } else {
@@ -99,6 +119,8 @@ export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: To
         return sendError(reply, tooLarge());
       }
       if (Array.isArray(req.body)) return reply.code(400).send(jsonRpcError(ErrorCode.InvalidRequest, 'Batch requests are not supported'));
+      // without credentials only the handshake and the public tools: anything else asks the client to sign in
+      if (!caller.principal && !anonymousAllowed(req.body, publicTools)) return sendError(reply, unauthenticated());
 
       const server = toolServer(tools, { principal: caller.principal, deps, clientHash: caller.clientHash });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -129,6 +151,19 @@ export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: To
 }
 
 const tooLarge = () => new ProblemError(413, 'body is too large');
+
+/** What a client without credentials may send: the handshake (initialize, ping, notifications) and public tools' calls. */
+function anonymousAllowed(body: unknown, publicTools: ReadonlySet<string>): boolean {
+  if (typeof body !== 'object' || body === null) return true; // the transport answers what is not JSON-RPC
+  const m = (body as { method?: unknown }).method;
+  if (m === 'initialize' || m === 'ping' || (typeof m === 'string' && m.startsWith('notifications/'))) return true;
+  if (m === 'tools/call') {
+    const name = (body as { params?: { name?: unknown } }).params?.name;
+    return typeof name === 'string' && publicTools.has(name);
+  }
+  // a JSON-RPC response (no method) from the client
+  return m === undefined;
+}
 
 /** One MCP server for one request: the caller sees only the tools it may call. */
 function toolServer(tools: ToolDef[], ctx: ToolContext): Server {

@@ -48,6 +48,13 @@ th,td{padding:.45rem .5rem;border-bottom:1px solid var(--line);text-align:left;v
 th{font-size:.8125rem;color:var(--muted);font-weight:600}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;min-width:0}
 footer.colophon{color:var(--muted);font-size:.8125rem;margin-top:2rem}
+label{font-weight:600}
+input.field{width:100%;max-width:24rem;font:inherit;padding:.5rem .6rem;border:1px solid var(--line);border-radius:.375rem;background:var(--paper);color:var(--ink)}
+input.field:focus{outline:2px solid var(--accent);outline-offset:1px}
+.button{font:inherit;font-weight:600;padding:.5rem 1.1rem;border:1px solid var(--line);border-radius:.375rem;background:var(--paper);color:var(--ink);cursor:pointer}
+.button.primary{background:var(--accent);border-color:var(--accent);color:#fff}
+.actions{display:flex;gap:.75rem;flex-wrap:wrap}
+code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.875em;background:var(--wash);padding:0 .25rem;border-radius:.25rem}
 @media (min-width:40rem){.page{padding:2rem 1.5rem 4rem}h1{font-size:2rem}svg.chart .wide{display:inline}svg.chart .narrow{display:none}}
 @media print{
 body{background:#fff;font-size:11pt}

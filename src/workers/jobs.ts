@@ -33,6 +33,8 @@ export interface StepContext<S> {
   command: CommandContext;
   /** 1 on the first delivery of the message this step runs under */
   attempt: number;
+  /** the read models, for a step that reads what the website has (never to decide a rule: that is the stream's) */
+  db: Knex;
 }
 
 /** Events a step appends; without an id, one derived from the job, the step and the event's place is given. */
@@ -68,6 +70,8 @@ export interface JobSpec<S> {
 export interface JobState<S> {
   lifecycle: JobLifecycle;
   area: S;
+  /** the stream holds the kind's request: a stream of the kind's prefix without one (a tracked content item) is no job */
+  requested: boolean;
 }
 
 export interface JobWorkerOptions {
@@ -122,8 +126,12 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
   const log = deps.logger.child({ job_kind: spec.kind });
   const pool = poolOf(spec);
   const agg: Aggregate<JobState<S>> = {
-    initial: () => ({ lifecycle: initialLifecycle(), area: spec.aggregate.initial() }),
-    evolve: (s, e) => ({ lifecycle: evolveLifecycle(s.lifecycle, e), area: spec.aggregate.evolve(s.area, e) }),
+    initial: () => ({ lifecycle: initialLifecycle(), area: spec.aggregate.initial(), requested: false }),
+    evolve: (s, e) => ({
+      lifecycle: evolveLifecycle(s.lifecycle, e),
+      area: spec.aggregate.evolve(s.area, e),
+      requested: s.requested || e.type === jobKind(spec.kind).requested,
+    }),
   };
   /** jobs with a step under way here: their heartbeats */
   const live = new Set<string>();
@@ -197,7 +205,7 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
     };
 
     await refresh();
-    if (revision < 0n) return;
+    if (revision < 0n || !state.requested) return;
     if (isFinished(state.lifecycle)) return finish(jobId, state, ctx);
     const slot = await admit(deps.db, pool, { job_id: jobId, stream_id: stream, scope: spec.slots?.scopeOf(state.area) ?? '' });
     await wakeJobs(deps, slot.promoted, 'started');
@@ -222,7 +230,7 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
       live.add(jobId);
       await heartbeat(deps.db, [jobId]);
       try {
-        out = await step.run({ jobId, state: state.area, command: ctx, attempt: delivery?.count ?? 1 });
+        out = await step.run({ jobId, state: state.area, command: ctx, attempt: delivery?.count ?? 1, db: deps.db });
       } catch (err) {
         if (!delivery || delivery.count < delivery.maxDeliver) throw err;
         log.error({ ...problemLog(err), job_id: jobId, step: step.name }, 'job step failed on its last delivery: the job fails');

@@ -85,6 +85,14 @@ describe('embedded mode (npm start with no configuration)', () => {
     expect(sov.body.data['Demo Brand']).toMatchObject({ is_self: true, share_of_voice: expect.any(Number) });
     expect(sov.body.data['Demo Brand'].share_of_voice).toBeGreaterThan(0);
     expect((await call(first, 'GET', '/readyz')).body).toMatchObject({ status: 'ready', sites_out_of_line: [] });
+    // the demo organization's one pitch report, completed by the pitch worker, its page public
+    const pitch = await until('the demo pitch', async () => {
+      const r = await call(first, 'GET', '/api/v1/pitches', { key: first.key });
+      return r.body.pitches?.[0]?.status === 'completed' && r.body.pitches;
+    });
+    expect(pitch).toHaveLength(1);
+    expect((await call(first, 'GET', `/api/v1/pitches/${pitch[0].id}`, { key: first.key })).body.metrics.total_responses).toBe(80);
+    expect((await fetch(`${first.url}${new URL(pitch[0].report_url).pathname}`)).status).toBe(200);
 
     const created = await call(first, 'POST', '/api/v1/websites', {
       key: first.key,

@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
 import { type Database, openPglite, openPostgres } from '../../src/db';
@@ -12,28 +11,7 @@ import { openPostgresEventStore } from '../../src/eventstore/postgres';
 import { silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime } from '../../src/runtime';
 import { freshDatabase, onRealPostgres, type TestDatabase } from '../support/db';
-
-/** Where a string occurs in the database: every column of every table of every schema, as text and as bytes. */
-async function grep(db: Knex, needle: string): Promise<string[]> {
-  const columns = (
-    await db.raw(
-      `select c.table_schema, c.table_name, c.column_name, c.data_type
-         from information_schema.columns c
-         join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
-        where t.table_type = 'BASE TABLE' and c.table_schema not in ('pg_catalog', 'information_schema')`,
-    )
-  ).rows as { table_schema: string; table_name: string; column_name: string; data_type: string }[];
-  expect(columns.length).toBeGreaterThan(20);
-  const q = (x: string) => `"${x.replace(/"/g, '""')}"`;
-  const hits: string[] = [];
-  for (const c of columns) {
-    const col = q(c.column_name);
-    const test = c.data_type === 'bytea' ? `position(convert_to(?, 'UTF8') in ${col}) > 0` : `position(? in ${col}::text) > 0`;
-    const r = await db.raw(`select count(*)::int as n from ${q(c.table_schema)}.${q(c.table_name)} where ${test}`, [needle]);
-    if ((r.rows[0] as { n: number }).n > 0) hits.push(`${c.table_name}.${c.column_name}`);
-  }
-  return hits;
-}
+import { grepDatabase as grep } from '../support/db-grep';
 
 /** The embedded data directory (PGlite on disk, so that a second runtime opens the same data), or the test database. */
 let pgliteDir: string | null = null;

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/domain/random';
-import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, WrongExpectedRevisionError } from '../../src/eventstore/port';
+import {
+  type AppendResult,
+  appendMany,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  WrongExpectedRevisionError,
+} from '../../src/eventstore/port';
 import { openPostgresEventStore } from '../../src/eventstore/postgres';
 import { freshDatabase, onRealPostgres, type TestDatabase } from '../support/db';
 import { anEvent } from '../support/events';
@@ -174,6 +181,49 @@ suite('Postgres event store: concurrent appends committed in one transaction', (
     expect(stored.get('mix-b')).toHaveLength(1);
     expect(stored.has('mix-d')).toBe(false);
     expect(stored.get('mix-a')).toEqual([stored0.id, ok2.id]);
+  });
+
+  it('given appendMany of 300 streams where one append conflicts and one repeats a stored event, then the rest are stored in one transaction and those two are turned away as alone', async () => {
+    const store = await openPostgresEventStore(d.db, { batch: { maxInFlight: 1, maxAppends: 48 } });
+    const stored0 = anEvent();
+    await store.append('many-a', [stored0], 'no_stream');
+    await store.append('many-b', [anEvent()], 'no_stream');
+    const fresh = Array.from({ length: 298 }, (_, i) => ({ streamId: `many-n${i}`, events: [anEvent()], expected: 'no_stream' as ExpectedRevision }));
+    const outcomes = await appendMany(store, [
+      ...fresh.slice(0, 100),
+      { streamId: 'many-b', events: [anEvent()], expected: 'no_stream' },
+      { streamId: 'many-c', events: [stored0], expected: 'no_stream' },
+      ...fresh.slice(100),
+    ]);
+
+    expect(outcomes).toHaveLength(300);
+    const conflict = outcomes[100];
+    expect(conflict.ok).toBe(false);
+    expect(!conflict.ok && conflict.error).toBeInstanceOf(WrongExpectedRevisionError);
+    expect(outcomes[101]).toMatchObject({ ok: true, result: { revision: 0n, noop: true } });
+    const written = outcomes.filter((_o, i) => i !== 100 && i !== 101).map((o) => (o.ok ? o.result : null));
+    expect(written.every((r) => r !== null && !r.noop && r.revision === 0n)).toBe(true);
+    // one transaction (past the queue's cap of 48 appends a batch), in order
+    expect(new Set(written.map((r) => r!.position[0])).size).toBe(1);
+    for (let i = 1; i < written.length; i++) expect(written[i]!.position[1]).toBeGreaterThan(written[i - 1]!.position[1]);
+    const stored = await storedIds(d);
+    for (const f of fresh) expect(stored.get(f.streamId)).toEqual([f.events[0].id]);
+    expect(stored.get('many-b')).toHaveLength(1);
+    expect(stored.has('many-c')).toBe(false);
+  });
+
+  it('given a store without appendMany (EventStoreDB), then appendMany appends side by side with the same outcomes', async () => {
+    const pg = await openPostgresEventStore(d.db, { batch: { maxInFlight: 1 } });
+    const store: EventStore = { ...pg, appendMany: undefined };
+    await store.append('side-a', [anEvent()], 'no_stream');
+    const ok = anEvent();
+    const outcomes = await appendMany(store, [
+      { streamId: 'side-a', events: [anEvent()], expected: 'no_stream' },
+      { streamId: 'side-b', events: [ok], expected: 'no_stream' },
+    ]);
+    expect(outcomes[0].ok === false && outcomes[0].error).toBeInstanceOf(WrongExpectedRevisionError);
+    expect(outcomes[1]).toMatchObject({ ok: true, result: { revision: 0n, noop: false } });
+    expect((await storedIds(d)).get('side-b')).toEqual([ok.id]);
   });
 
   it('given concurrent writers racing for the same revisions and event ids, then one wins each race and the others are rejected or no-ops', async () => {

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MalformedEventError } from '../../src/domain/events';
 import { openSubjectKeyring, type SubjectKeyring } from '../../src/eventstore/keyring';
-import { comparePositions, type EventStore, type Position, type RecordedEvent } from '../../src/eventstore/port';
+import { appendMany, comparePositions, type EventStore, type Position, type RecordedEvent } from '../../src/eventstore/port';
 import { Sealer, SubjectErasedError, sealEventStore } from '../../src/eventstore/sealed';
 import { type ProbeNote, noteRecorded, notesErased } from '../support/erasure-probe';
 import { anEvent, sleep } from '../support/events';
@@ -125,6 +125,38 @@ export function sealingContract(name: string, open: () => Promise<SealingEnv>): 
       const read = await store.readStream(stream);
       expect(counts.opening - before.opening).toBe(1);
       expect(read.map((e) => (e.data as ProbeNote).text)).toEqual(events.map((_, i) => `note ${i}`));
+    });
+
+    it('given appendMany of 200 notes on 200 streams, one of an erased subject, then the others are sealed in one key lookup and read back opened, and that one is refused alone', async () => {
+      const gone = noteRecorded({ text: marker('gone') });
+      const goneId = (gone.data as ProbeNote).note_id;
+      await store.append(`note-${goneId}`, [gone], 'no_stream');
+      await store.append(`erase-${goneId}`, [notesErased([goneId])], 'no_stream');
+      const notes = Array.from({ length: 200 }, (_, i) => noteRecorded({ text: `many ${i} ${marker('many')}` }));
+      const streamOf = (e: (typeof notes)[number]) => `note-${(e.data as ProbeNote).note_id}`;
+      const before = { ...counts };
+      const outcomes = await appendMany(
+        store,
+        notes.map((e) => ({ streamId: streamOf(e), events: [e], expected: 'no_stream' as const })),
+      );
+      expect(outcomes.every((o) => o.ok && !o.result.noop)).toBe(true);
+      expect(counts.sealing - before.sealing).toBe(1);
+      for (const e of [notes[0], notes[199]]) {
+        const [raw] = await env.log.readStream(streamOf(e));
+        expect(JSON.stringify(raw.data)).not.toContain((e.data as ProbeNote).text as string);
+        expect((await store.readStream(streamOf(e)))[0].data).toEqual(e.data);
+      }
+
+      const again = noteRecorded({ note_id: goneId, text: marker('after-erasure') });
+      const fresh = noteRecorded({ text: marker('fresh') });
+      const mixed = await appendMany(store, [
+        { streamId: `note-${goneId}`, events: [again], expected: 0n },
+        { streamId: streamOf(fresh), events: [fresh], expected: 'no_stream' },
+      ]);
+      expect(mixed[0].ok === false && mixed[0].error).toBeInstanceOf(SubjectErasedError);
+      expect(mixed[1]).toMatchObject({ ok: true, result: { revision: 0n, noop: false } });
+      expect(await env.log.readStream(`note-${goneId}`)).toHaveLength(1);
+      expect((await store.readStream(streamOf(fresh)))[0].data).toEqual(fresh.data);
     });
 
     it('given events with no erasable field, then they are appended and read back as they are, with no key lookup', async () => {

@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrapEmbedded } from '../../src/bootstrap';
-import { call, caughtUp, startServer, type TestServer } from '../support/server';
+import { call, caughtUp, type TestServer } from '../support/server';
 import { stepwise } from '../support/stepwise';
-import { until } from '../support/until';
+import { type DemoStart, startDemo, untilDemoHistory } from '../support/demo';
 
 /**
  * The demo website a newcomer sees first is provisioned (its competitors before the website) and given 30 days of
@@ -13,41 +9,18 @@ import { until } from '../support/until';
  * Its metrics must count each entity in its own column: they are compared with the answers
  * listing, which analyzes each answer's text when it is read and shares nothing with the metric facts.
  */
+let d: DemoStart;
 let s: TestServer;
-const dataDir = mkdtempSync(join(tmpdir(), 'aivis-demo-metrics-'));
 let key: string;
 let demo: string;
 
 beforeAll(async () => {
-  s = await startServer({ DATA_DIR: dataDir, ENGINE_MODE: 'simulated' });
-  const out = process.stdout.write;
-  let printed = '';
-  process.stdout.write = ((chunk: string) => {
-    printed += chunk;
-    return true;
-  }) as typeof process.stdout.write;
-  try {
-    await bootstrapEmbedded(stepwise(s.rt), s.url);
-  } finally {
-    process.stdout.write = out;
-  }
-  key = /demo key \(global, partner\): (aivis_[0-9A-Za-z]{40})/.exec(printed)![1];
-  demo = (await call(s, 'GET', '/api/v1/websites', { key })).body.websites[0].id;
-  await until(
-    'the demo history',
-    async () => {
-      const r = await call(s, 'GET', '/api/v1/response-streaming/runs', { key, query: { website_id: demo, page_size: 40 } });
-      return r.body.data.filter((x: { status: string }) => x.status !== 'running').length >= 30;
-    },
-    120_000,
-    250,
-  );
+  d = await startDemo('aivis-demo-metrics-', stepwise);
+  ({ s, key, demo } = d);
+  await untilDemoHistory(d, 120_000, 250);
   await caughtUp(s, ['answers']);
 }, 180_000);
-afterAll(async () => {
-  await s?.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => d?.close());
 
 describe('the embedded demo website', () => {
   it('given its 30 days of answers, then the brand has a share of voice above zero, and every entity the rates its answers give when read one by one', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onRealPostgres } from '../support/db';
-import { type Answer, type Call, call, startServer, type TestServer } from '../support/server';
+import { closeRaceSetup, startRaceSetup } from '../support/races';
+import { type Answer, type Call, call, type TestServer } from '../support/server';
 
 // Every rule two requests can race for, raced: N requests at once, spread over two instances on one database (each
 // instance serialises its own writes to a stream, so only the expected version can settle writes of two instances).
@@ -15,15 +16,9 @@ describe('check-then-act rules under concurrent requests', () => {
   let key: string;
   let site: string;
   beforeAll(async () => {
-    a = await startServer();
-    if (onRealPostgres) b = await startServer({}, {}, a);
-    key = (await a.org('Races')).key;
-    site = (await call(a, 'POST', '/api/v1/websites', { key, body: { name: 'Racer', url: 'https://racer.example.com' } })).body.website.id;
+    ({ a, b, key, site } = await startRaceSetup('Races', { name: 'Racer', url: 'https://racer.example.com' }));
   });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-  });
+  afterAll(() => closeRaceSetup({ a, b }));
 
   /** N requests at once, alternating between the instances. */
   const race = (method: string, path: string, req: (i: number) => Call) =>

@@ -76,8 +76,8 @@ describe('check_public_ai_access (no account)', () => {
 });
 
 describe('check_ai_access (API key)', () => {
-  it('given no key, then Unauthorized', async () => {
-    expect(await callTool(anon, 'check_ai_access', { domain: FIXTURE_DOMAIN })).toMatchObject({ isError: true, text: 'Unauthorized' });
+  it('given no key, then 401 Unauthorized (the client is asked to sign in)', async () => {
+    await expect(callTool(anon, 'check_ai_access', { domain: FIXTURE_DOMAIN })).rejects.toThrow(/Unauthorized/);
   });
 
   it("given a key, then it checks the domain on the organization's budget shared with POST /api/v1/ai-access/check", async () => {

@@ -4,7 +4,7 @@ import { MODEL_IDS, SHOPPING_MODEL_IDS, isShoppingModelId } from '../../src/doma
 import { SHOPPING_NOT_ENABLED } from '../../src/app/shopping';
 import { call, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
-import { apiKey, bearer, callTool, connect, useMcpWorld } from './support';
+import { apiKey, bearer, callTool, useMcpWorld, withPlainOrganization } from './support';
 
 let s: TestServer;
 let w: World;
@@ -137,14 +137,10 @@ describe('get_shopping_metrics', () => {
   });
 
   it('given an organization without the shopping feature, then 403 with the feature message', async () => {
-    const plain = await s.org('No shopping', { features: ['pitch'] });
-    const client = await connect(s, apiKey(plain.key));
-    try {
+    await withPlainOrganization(s, 'No shopping', async (client) => {
       const tool = await callTool(client, 'get_shopping_metrics', { website_id: site });
       expect(tool).toMatchObject({ isError: true, text: SHOPPING_NOT_ENABLED, structured: { status: 403 } });
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('given the tool listing, then get_shopping_metrics takes exactly the eight filter keys', async () => {

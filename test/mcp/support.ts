@@ -40,6 +40,17 @@ export function useMcpWorld(
 }
 
 export const apiKey = (key: string) => ({ 'x-api-key': key });
+
+/** Runs `use` with a client of a new organization `name` that has only the pitch feature (none of the gated areas), closed after. */
+export async function withPlainOrganization(s: TestServer, name: string, use: (client: Client) => Promise<void>): Promise<void> {
+  const plain = await s.org(name, { features: ['pitch'] });
+  const client = await connect(s, apiKey(plain.key));
+  try {
+    await use(client);
+  } finally {
+    await client.close();
+  }
+}
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}) {
@@ -53,6 +64,24 @@ export async function toolOk(client: Client, name: string, args: Record<string, 
   const r = await callTool(client, name, args);
   expect(r.isError, `${name}: ${r.text}`).toBe(false);
   return r.structured;
+}
+
+/** Calls a tool that must be refused with `status` and `error` (the text, or a pattern it matches), writing nothing. */
+export async function toolRefused(
+  s: TestServer,
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  status: number,
+  error: string | RegExp,
+) {
+  const before = await s.head();
+  const r = await callTool(client, name, args);
+  expect(r.isError, `${name}: ${r.text}`).toBe(true);
+  expect(r.structured.status).toBe(status);
+  if (typeof error === 'string') expect(r.text).toBe(error);
+  else expect(r.text).toMatch(error);
+  expect(await s.head()).toBe(before);
 }
 
 /** A raw POST to the tool server (what an SDK client would refuse to send). */

@@ -85,9 +85,9 @@ describe('MCP tool list: what an assistant reads', () => {
     }
   });
 
-  it('given the tool names, then list_, get_ and check_ tools only read, and every delete, remove or update is destructive', () => {
-    const reads = tools.filter((t) => /^(list|get|check)_/.test(t.name));
-    const writes = tools.filter((t) => !/^(list|get|check)_/.test(t.name));
+  it('given the tool names, then list_, get_, check_ and search_ tools only read, and every delete, remove or update is destructive', () => {
+    const reads = tools.filter((t) => /^(list|get|check|search)_/.test(t.name));
+    const writes = tools.filter((t) => !/^(list|get|check|search)_/.test(t.name));
     expect(reads.length).toBeGreaterThan(0);
     expect(writes.length).toBeGreaterThan(0);
     for (const t of reads) expect(t.annotations?.readOnlyHint, t.name).toBe(true);
@@ -98,14 +98,24 @@ describe('MCP tool list: what an assistant reads', () => {
     for (const t of tools.filter((x) => /^(create|add|import|start)_/.test(x.name))) {
       expect(t.annotations?.destructiveHint, t.name).toBe(false);
     }
-    // the two checks fetch the domain they are given, a run asks the answer engines and an invite emails a person; the rest
-    // stays in aivis's own data
+    // the two checks fetch the domain they are given, a run and a pitch report ask the answer engines (the pitch also reads
+    // the prospect's site), an invite emails a person, a new pillar's research fetches the website's pages, generation
+    // and revision ask the writer engine (optimize fetches the live page); the rest stays in aivis's own data
     expect(
       tools
         .filter((t) => t.annotations?.openWorldHint)
         .map((t) => t.name)
         .sort(),
-    ).toEqual(['check_ai_access', 'check_public_ai_access', 'invite_user', 'start_response_run']);
+    ).toEqual([
+      'check_ai_access',
+      'check_public_ai_access',
+      'create_pillar',
+      'create_pitch',
+      'generate_content',
+      'invite_user',
+      'revise_content',
+      'start_response_run',
+    ]);
   });
 
   it('given the OpenAPI document, then a field a REST route and a tool share carries the same description in both', async () => {

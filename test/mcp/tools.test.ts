@@ -61,15 +61,25 @@ describe('MCP tool server: authentication', () => {
     await expect(connect(s, bearer(w.a.revoked))).rejects.toMatchObject({ code: 401 });
   });
 
-  it('given no key, then only check_public_ai_access is listed and a private tool answers Unauthorized', async () => {
+  it('given no key, then the handshake and the public tool work; listing or a private tool answers 401 asking the client to sign in', async () => {
     const anon = await connect(s);
     try {
-      const { tools } = await anon.listTools();
-      expect(tools.map((t) => t.name)).toEqual(['check_public_ai_access']);
-      const r = await callTool(anon, 'list_websites');
-      expect(r).toMatchObject({ isError: true, text: 'Unauthorized', structured: { error: 'Unauthorized', status: 401 } });
+      const r = await callTool(anon, 'check_public_ai_access', { domain: 'nonexistent.invalid' });
+      expect(r.text).not.toBe('Unauthorized');
+      await expect(anon.listTools()).rejects.toThrow();
     } finally {
       await anon.close();
+    }
+    for (const body of [
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_websites', arguments: {} } },
+    ]) {
+      const r = await post(s, body);
+      expect(r.status).toBe(401);
+      expect(r.body).toEqual({ error: 'Unauthorized' });
+      expect(r.headers.get('www-authenticate')).toMatch(
+        /^Bearer resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp"$/,
+      );
     }
   });
 

@@ -45,6 +45,7 @@ function settle(s: Js): Js {
 /** Valid values by field name where the type alone does not say what passes; where endpoints differ, candidates. */
 const HINTS: Record<string, unknown[]> = {
   url: ['https://example.com'],
+  website_url: ['https://example.com'],
   domain: ['example.com'],
   start_date: ['2026-01-01', '2026-01-01T00:00:00Z'],
   end_date: ['2026-01-02', '2026-01-02T00:00:00Z'],
@@ -59,8 +60,8 @@ const HINTS: Record<string, unknown[]> = {
   frequency: ['daily'],
   email: ['person@example.com'],
 };
-/** Fields an "exactly one of" rule ties to another (role or role_id, website_ids or group_ids): left out of `all`. */
-const NOT_WITH_ALL = new Set(['role_id', 'group_ids']);
+/** Fields an "exactly one of" rule ties to another (role or role_id, website_ids or group_ids, url or draft): left out of `all`. */
+const NOT_WITH_ALL = new Set(['role_id', 'group_ids', 'draft']);
 const VARIANTS = Math.max(...Object.values(HINTS).map((h) => h.length));
 
 const UUID = '00000000-0000-4000-8000-000000000001';

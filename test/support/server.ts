@@ -6,11 +6,12 @@ import { type AppOptions, buildApp } from '../../src/http/app';
 import { comparePositions, positionToString } from '../../src/eventstore/port';
 import type { ReadModelName } from '../../projections';
 import { createLogger, silentLogger } from '../../src/logger';
-import { openRuntime, type Runtime } from '../../src/runtime';
+import { openRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime';
 import { freshDatabase } from './db';
 import { checkDocumentedShape } from './documented';
 import { openPostgres } from '../../src/db';
 import type { Engines } from '../../src/engines/registry';
+import type { SafeFetch } from '../../src/net/safe-fetch';
 import { OBSERVATION_WORKER } from '../../src/workers/observations';
 import { RESPONSE_WORKER } from '../../src/workers/responses';
 import { EMAIL_WORKER } from '../../src/workers/email';
@@ -49,6 +50,10 @@ export interface ServerRuntimeOptions {
   natsUrl?: string;
   engines?: Engines;
   now?: () => Date;
+  /** the job kinds run and their sweeper's timing (default: every kind; e.g. one whose outbound fetch reaches a local fixture server) */
+  jobs?: RuntimeOptions['jobs'];
+  /** the job workers' outbound client (a live page on 127.0.0.1) */
+  fetch?: SafeFetch;
 }
 
 export async function startServer(
@@ -67,11 +72,14 @@ export async function startServer(
     withoutBus: !runtime.natsUrl,
     engines: runtime.engines,
     now: runtime.now,
+    outbound: appOptions.outbound,
+    jobs: runtime.fetch ? { ...runtime.jobs, fetch: runtime.fetch } : runtime.jobs,
   });
   await rt.startProjections();
   await rt.startWorkers();
   const { app, close } = await buildApp(rt, appOptions);
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  // PORT: a test that needs its public URL known before the start (OAuth's issuer) picks the port itself
+  await app.listen({ host: '127.0.0.1', port: env.PORT ? Number(env.PORT) : 0 });
   const addr = app.server.address();
   const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
   return {

@@ -13,3 +13,18 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/**
+ * Runs `attempt` (a burst against a per-minute limit); if it fails after the clock's minute changed under it, the
+ * burst straddled two windows and is run once more, in the new one. A failure within one minute is thrown.
+ */
+export async function inOneMinute(attempt: () => Promise<void>): Promise<void> {
+  const minute = () => Math.floor(Date.now() / 60_000);
+  const m = minute();
+  try {
+    await attempt();
+  } catch (err) {
+    if (minute() === m) throw err;
+    await attempt();
+  }
+}

@@ -17,7 +17,13 @@ import { observationsTools } from './observations';
 import { responseTools } from './responses';
 import { shoppingTools } from './shopping';
 import { teamTools } from './team';
+import { knowledgeTools } from './knowledge';
+import { pitchesTools } from './pitches';
 import { websiteTools } from './websites';
+import { aiValueTools } from './ai-value';
+import { creditsTools } from './credits';
+import { discoveryTools } from './discovery';
+import { contentTools } from './content';
 
 export const allTools: ToolDef[] = [
   ...websiteTools,
@@ -29,4 +35,10 @@ export const allTools: ToolDef[] = [
   ...observationsTools,
   ...shoppingTools,
   ...teamTools,
+  ...aiValueTools,
+  ...knowledgeTools,
+  ...creditsTools,
+  ...discoveryTools,
+  ...pitchesTools,
+  ...contentTools,
 ];

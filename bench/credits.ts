@@ -1,0 +1,85 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CREDIT_BUCKETS } from '../projections/credits';
+import { creditUsage } from '../queries/credits/usage';
+import { type Bench, info, nowNs, quantile, report, sampleUs, secondsSince } from './lib';
+import { startBenchServer } from './server';
+
+/**
+ * get_credit_usage over 1 M credit events (one organization, 10 websites, every kind, spread over 100 days), range
+ * 90d, through the tool server over HTTP: the rows are written straight into the credits read model (events and
+ * daily and hourly totals, as its projection writes them), since the figure is about the read.
+ */
+export const credits: Bench = {
+  name: 'credits',
+  about: 'get_credit_usage (range 90d) over 1 M credit events, through MCP over HTTP',
+  async run({ quick }) {
+    const n = quick ? 100_000 : 1_000_000;
+    const s = await startBenchServer(0);
+    try {
+      const db = s.rt.database.db;
+      const t0 = nowNs();
+      const sites = Array.from({ length: 10 }, (_, i) => `00000000-0000-4000-8000-${String(i + 1).padStart(12, '0')}`);
+      const kinds = [
+        'response',
+        'observation_judge',
+        'content_generation',
+        'content_revision',
+        'pitch',
+        'prompt_discovery',
+        'seo_recommendation',
+        'pillar_research',
+      ];
+      await db.raw(
+        `insert into rm_credit_events (id, organization_id, website_id, kind, credits, ref_id, model, occurred_at)
+         select gen_random_uuid()::text, ?::uuid, (?::uuid[])[1 + i % 10], (?::text[])[1 + (i * 7) % 8], 0.25 * (1 + i % 9), 'ref-' || i, null,
+                date_trunc('milliseconds', now() - (i::float8 / ? * interval '100 days'))
+           from generate_series(1, ?) as g(i)`,
+        [s.organizationId, sites, kinds, n, n],
+      );
+      for (const { table, ms } of CREDIT_BUCKETS) {
+        await db.raw(
+          `insert into ${table} (organization_id, website_key, bucket, kind, credits, events)
+           select organization_id, coalesce(website_id::text, ''), to_timestamp(floor(extract(epoch from occurred_at) * 1000 / ?) * ? / 1000), kind, sum(credits), count(*)
+             from rm_credit_events group by 1, 2, 3, 4`,
+          [ms, ms],
+        );
+      }
+      await db.raw('analyze rm_credit_events; analyze rm_credit_days; analyze rm_credit_hours');
+      info(`${n.toLocaleString('en')} credit events and their hourly totals written in ${secondsSince(t0).toFixed(1)} s`);
+
+      const client = new Client({ name: 'bench', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL('/api/mcp', s.url), { requestInit: { headers: { 'x-api-key': s.key } } }));
+      try {
+        const once = async () => {
+          const r = await client.callTool({ name: 'get_credit_usage', arguments: { range: '90d' } });
+          if (r.isError) throw new Error(JSON.stringify(r.content));
+          return r.structuredContent as { total_credits: number };
+        };
+        for (let i = 0; i < 20; i++) await once();
+        const us = (await sampleUs(quick ? 100 : 300, () => once())).sort((a, b) => a - b);
+        report('credit_usage_ms', quantile(us, 0.95) / 1000, 'ms', {
+          goal: { op: '<=', value: 30 },
+          note: `p95 of get_credit_usage range 90d over ${n.toLocaleString('en')} credit events, MCP over HTTP (p50 ${(quantile(us, 0.5) / 1000).toFixed(1)} ms)`,
+        });
+        // the sum checked against a plain scan of the events
+        const end = new Date();
+        const start = new Date(end.getTime() - 90 * 86_400_000);
+        const fast = await creditUsage(db, { organizationId: s.organizationId, websiteIds: null }, { range: '90d', start, end });
+        const scan = await db.raw(`select sum(credits)::float8 as c from rm_credit_events where occurred_at >= ? and occurred_at <= ?`, [
+          start.toISOString(),
+          end.toISOString(),
+        ]);
+        info(`90d total from hours + edges ${fast.total_credits}, from a scan of the events ${Number(scan.rows[0].c)}`);
+        const q = (
+          await sampleUs(50, () => creditUsage(db, { organizationId: s.organizationId, websiteIds: null }, { range: '90d', start, end }))
+        ).sort((a, b) => a - b);
+        info(`the query alone: p95 ${(quantile(q, 0.95) / 1000).toFixed(1)} ms`);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await s.close();
+    }
+  },
+};

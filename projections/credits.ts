@@ -1,0 +1,136 @@
+import type { Knex } from 'knex';
+import type { TypedEvent } from '../src/eventstore/port';
+import { type EventHandlers, handledTypes, type Projection, dispatch } from '../src/eventstore/projection';
+
+/** One credit event as the read model keeps it (from `CreditsUsed` or `CreditsCharged`). */
+export interface CreditRow {
+  id: string;
+  organization_id: string;
+  website_id: string | null;
+  kind: string;
+  credits: number;
+  ref_id: string;
+  model: string | null;
+  occurred_at: string;
+}
+
+/** The totals' granularities: a day (UTC) and an hour, each bucket named by its first instant. */
+export const CREDIT_BUCKETS = [
+  { table: 'rm_credit_days', ms: 86_400_000 },
+  { table: 'rm_credit_hours', ms: 3_600_000 },
+] as const;
+
+const bucketOf = (iso: string | Date, ms: number): string => new Date(Math.floor(new Date(iso).getTime() / ms) * ms).toISOString();
+
+/**
+ * Records credit events and adds each to its day's and its hour's totals, once: a repeated event inserts nothing and
+ * adds nothing. Also the bench's way in.
+ */
+export async function recordCredit(trx: Knex | Knex.Transaction, rows: readonly CreditRow[]): Promise<void> {
+  if (!rows.length) return;
+  const inserted = (await trx('rm_credit_events').insert(rows).onConflict('id').ignore().returning('*')) as CreditRow[];
+  if (!inserted.length) return;
+  for (const { table, ms } of CREDIT_BUCKETS) {
+    const buckets = new Map<
+      string,
+      { organization_id: string; website_key: string; bucket: string; kind: string; credits: number; events: number }
+    >();
+    for (const r of inserted) {
+      const bucket = bucketOf(r.occurred_at, ms);
+      const key = `${r.organization_id}|${r.website_id ?? ''}|${bucket}|${r.kind}`;
+      const b = buckets.get(key) ?? {
+        organization_id: r.organization_id,
+        website_key: r.website_id ?? '',
+        bucket,
+        kind: r.kind,
+        credits: 0,
+        events: 0,
+      };
+      b.credits += Number(r.credits);
+      b.events += 1;
+      buckets.set(key, b);
+    }
+    await trx.raw(
+      `insert into ${table} as h (organization_id, website_key, bucket, kind, credits, events)
+       select * from unnest(?::uuid[], ?::text[], ?::timestamptz[], ?::text[], ?::numeric[], ?::int[])
+       on conflict (organization_id, website_key, bucket, kind)
+       do update set credits = h.credits + excluded.credits, events = h.events + excluded.events`,
+      (['organization_id', 'website_key', 'bucket', 'kind', 'credits', 'events'] as const).map((c) =>
+        [...buckets.values()].map((b) => b[c]),
+      ) as unknown as Knex.RawBinding[],
+    );
+  }
+}
+
+type Batch = CreditRow[];
+
+const handlers: EventHandlers<Batch> = {
+  CreditsUsed(e, rows) {
+    rows.push({
+      id: e.id,
+      organization_id: e.metadata.organization_id,
+      website_id: e.data.website_id,
+      kind: e.data.purpose,
+      credits: e.data.credits,
+      ref_id: e.data.response_id ?? e.data.run_id ?? e.id,
+      model: e.data.model,
+      occurred_at: e.metadata.time,
+    });
+  },
+  CreditsCharged(e, rows) {
+    rows.push({
+      id: e.id,
+      organization_id: e.metadata.organization_id,
+      website_id: e.data.website_id,
+      kind: e.data.kind,
+      credits: e.data.credits,
+      ref_id: e.data.ref_id,
+      model: e.data.model,
+      occurred_at: e.metadata.time,
+    });
+  },
+};
+
+/**
+ * Credit usage: every credit event of every organization (`CreditsUsed` of the engines, `CreditsCharged` of the paid
+ * jobs; the organization from the event's metadata), and daily and hourly totals per organization, website and kind:
+ * a 90-day sum reads the whole days' totals, the edge days' whole hours and the edge hours' events, never every event.
+ */
+export const creditsProjection: Projection = {
+  name: 'credits',
+  version: 1,
+  tables: ['rm_credit_events', ...CREDIT_BUCKETS.map((b) => b.table)],
+  handles: handledTypes(handlers),
+  async migrate(db: Knex) {
+    await db.raw(`
+      create table if not exists rm_credit_events (
+        id text primary key,
+        organization_id uuid not null,
+        website_id uuid,
+        kind text not null,
+        credits numeric not null,
+        ref_id text not null,
+        model text,
+        occurred_at timestamptz not null
+      );
+      create index if not exists rm_credit_events_org on rm_credit_events (organization_id, occurred_at desc, id desc);
+      create index if not exists rm_credit_events_site on rm_credit_events (website_id, occurred_at desc, id desc);
+      ${CREDIT_BUCKETS.map(
+        ({ table }) => `create table if not exists ${table} (
+        organization_id uuid not null,
+        website_key text not null,
+        bucket timestamptz not null,
+        kind text not null,
+        credits numeric not null,
+        events int not null,
+        primary key (organization_id, website_key, bucket, kind)
+      );
+      create index if not exists ${table}_bucket on ${table} (organization_id, bucket) include (website_key, kind, credits, events);`,
+      ).join('\n')}`);
+  },
+  async apply(trx, events: TypedEvent[]) {
+    const rows: Batch = [];
+    for (const e of events) await dispatch(handlers, e, rows);
+    for (let i = 0; i < rows.length; i += 1000) await recordCredit(trx, rows.slice(i, i + 1000));
+  },
+};

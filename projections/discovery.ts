@@ -1,0 +1,74 @@
+import type { Knex } from 'knex';
+import { jobRowHandlers } from './job-rows';
+import { type EventHandlers, handlerProjection, type Projection } from '../src/eventstore/projection';
+
+const DISCOVERY_STREAM = 'discovery-';
+
+const handlers: EventHandlers<Knex.Transaction> = {
+  ...jobRowHandlers('rm_discovery_runs'),
+  async PromptDiscoveryRequested(e, trx) {
+    const d = e.data;
+    await trx('rm_discovery_runs')
+      .insert({
+        id: d.run_id,
+        organization_id: e.metadata.organization_id,
+        website_id: d.website_id,
+        name: d.name,
+        status: 'queued',
+        sources: d.sources,
+        locale: d.locale,
+        country: d.country,
+        prompt_count_min: d.prompt_count_min,
+        prompt_count_max: d.prompt_count_max,
+        created_at: e.metadata.time,
+      })
+      .onConflict('id')
+      .ignore();
+  },
+  async PromptDiscoveryCompleted(e, trx) {
+    await trx('rm_discovery_runs')
+      .where('id', e.data.run_id)
+      .update({ prompts: JSON.stringify(e.data.prompts), unavailable_sources: JSON.stringify(e.data.unavailable_sources) });
+  },
+  async PromptDiscoveryAccepted(e, trx) {
+    await trx.raw(
+      `update rm_discovery_runs set accepted = (select jsonb_agg(distinct x order by x) from jsonb_array_elements(accepted || ?::jsonb) x) where id = ?`,
+      [JSON.stringify(e.data.indices), e.data.run_id],
+    );
+  },
+};
+
+/** Prompt discovery runs: their inputs, where each stands, its suggestions and which were accepted. */
+export const discoveryProjection: Projection = {
+  ...handlerProjection(
+    {
+      name: 'discovery',
+      version: 1,
+      tables: ['rm_discovery_runs'],
+      async migrate(db: Knex) {
+        await db.raw(`
+          create table if not exists rm_discovery_runs (
+            id text primary key,
+            organization_id uuid not null,
+            website_id uuid not null,
+            name text not null,
+            status text not null,
+            sources text[] not null,
+            locale text not null,
+            country text not null,
+            prompt_count_min int not null,
+            prompt_count_max int not null,
+            prompts jsonb not null default '[]',
+            unavailable_sources jsonb not null default '[]',
+            accepted jsonb not null default '[]',
+            error text,
+            created_at timestamptz not null,
+            completed_at timestamptz
+          );
+          create index if not exists rm_discovery_runs_site on rm_discovery_runs (website_id, created_at desc);`);
+      },
+    },
+    handlers,
+  ),
+  streamPrefixes: { JobStarted: DISCOVERY_STREAM, JobSucceeded: DISCOVERY_STREAM, JobFailed: DISCOVERY_STREAM },
+};

@@ -1,0 +1,115 @@
+import type { Knex } from 'knex';
+import { type EventHandlers, handlerProjection, type Projection } from '../src/eventstore/projection';
+
+const json = (v: unknown) => JSON.stringify(v);
+
+const handlers: EventHandlers<Knex.Transaction> = {
+  async PitchRequested(e, trx) {
+    const d = e.data;
+    await trx('rm_pitches')
+      .insert({
+        id: d.job_id,
+        organization_id: e.metadata.organization_id,
+        website_url: d.website_url,
+        company_url: d.company_url,
+        domain: d.domain,
+        country: d.country,
+        language: d.language,
+        models: json(d.models),
+        report_token: d.report_token,
+        status: 'processing',
+        created_at: e.metadata.time,
+        updated_at: e.metadata.time,
+      })
+      .onConflict('id')
+      .ignore();
+  },
+  async PitchSiteResearched(e, trx) {
+    await trx('rm_pitches')
+      .where('id', e.data.job_id)
+      .update({ company_name: e.data.company_name, company_description: e.data.company_description, updated_at: e.metadata.time });
+  },
+  async PitchPlanWritten(e, trx) {
+    await trx('rm_pitches')
+      .where('id', e.data.job_id)
+      .update({
+        competitors: json(e.data.competitors.map((c) => ({ ...c, mentions: 0, sentiment: 0 }))),
+        prompts: json(e.data.prompts),
+        updated_at: e.metadata.time,
+      });
+  },
+  async PitchAnswersRecorded(e, trx) {
+    await trx.raw(
+      `update rm_pitches set answered_models = answered_models || ?::jsonb, updated_at = ?
+        where id = ? and not answered_models @> ?::jsonb`,
+      [json([e.data.model]), e.metadata.time, e.data.job_id, json([e.data.model])],
+    );
+  },
+  async PitchReportCompiled(e, trx) {
+    const d = e.data;
+    await trx('rm_pitches')
+      .where('id', d.job_id)
+      .update({
+        competitors: json(d.competitors),
+        attributes: json(d.attributes),
+        sources: json(d.sources),
+        metrics: json(d.metrics),
+        model_stats: json(d.models),
+        sentiment: json(d.sentiment),
+        updated_at: e.metadata.time,
+      });
+  },
+  async JobSucceeded(e, trx) {
+    await trx('rm_pitches').where('id', e.data.job_id).update({ status: 'completed', finished_at: e.metadata.time, updated_at: e.metadata.time });
+  },
+  async JobFailed(e, trx) {
+    await trx('rm_pitches')
+      .where('id', e.data.job_id)
+      .update({ status: 'failed', error_kind: e.data.error_kind, error: e.data.message, finished_at: e.metadata.time, updated_at: e.metadata.time });
+  },
+};
+
+/** Pitch reports: the report as the GET and the public page show it, filled in as its job goes. */
+export const pitchesProjection: Projection = handlerProjection(
+  {
+    name: 'pitches',
+    version: 1,
+    tables: ['rm_pitches'],
+    streamPrefixes: { JobSucceeded: 'pitch-', JobFailed: 'pitch-' },
+    async migrate(db: Knex) {
+      await db.raw(`
+        create table if not exists rm_pitches (
+          id uuid primary key,
+          organization_id uuid not null,
+          website_url text not null,
+          company_url text not null,
+          domain text not null,
+          company_name text,
+          company_description text,
+          country text not null,
+          language text not null,
+          models jsonb not null,
+          report_token text not null,
+          status text not null,
+          competitors jsonb not null default '[]',
+          prompts jsonb not null default '[]',
+          attributes jsonb not null default '[]',
+          sources jsonb not null default '[]',
+          metrics jsonb,
+          model_stats jsonb,
+          sentiment jsonb,
+          answered_models jsonb not null default '[]',
+          error_kind text,
+          error text,
+          deleted_at timestamptz,
+          created_at timestamptz not null,
+          updated_at timestamptz not null,
+          finished_at timestamptz
+        );
+        create unique index if not exists rm_pitches_token on rm_pitches (report_token);
+        create index if not exists rm_pitches_org on rm_pitches (organization_id, created_at desc, id);`);
+    },
+  },
+  handlers,
+  (e) => !e.type.startsWith('Job') || e.streamId.startsWith('pitch-'),
+);

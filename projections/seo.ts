@@ -1,0 +1,59 @@
+import type { Knex } from 'knex';
+import { jobRowHandlers } from './job-rows';
+import { type EventHandlers, handlerProjection, type Projection } from '../src/eventstore/projection';
+
+const SEO_STREAM = 'seo-';
+
+const handlers: EventHandlers<Knex.Transaction> = {
+  ...jobRowHandlers('rm_seo_jobs'),
+  async SeoRecommendationsRequested(e, trx) {
+    await trx('rm_seo_jobs')
+      .insert({
+        id: e.data.job_id,
+        organization_id: e.metadata.organization_id,
+        website_id: e.data.website_id,
+        request_id: e.data.request_id,
+        source: e.data.source,
+        url: e.data.url,
+        status: 'queued',
+        created_at: e.metadata.time,
+      })
+      .onConflict('id')
+      .ignore();
+  },
+  async SeoRecommendationsProduced(e, trx) {
+    await trx('rm_seo_jobs')
+      .where('id', e.data.job_id)
+      .update({ recommendations: JSON.stringify(e.data.recommendations) });
+  },
+};
+
+/** SEO recommendation jobs: where each stands and, once it succeeded, its recommendations. */
+export const seoProjection: Projection = {
+  ...handlerProjection(
+    {
+      name: 'seo',
+      version: 1,
+      tables: ['rm_seo_jobs'],
+      async migrate(db: Knex) {
+        await db.raw(`
+          create table if not exists rm_seo_jobs (
+            id text primary key,
+            organization_id uuid not null,
+            website_id uuid not null,
+            request_id text not null,
+            source text not null,
+            url text,
+            status text not null,
+            recommendations jsonb,
+            error text,
+            created_at timestamptz not null,
+            completed_at timestamptz
+          );
+          create index if not exists rm_seo_jobs_site on rm_seo_jobs (website_id, created_at);`);
+      },
+    },
+    handlers,
+  ),
+  streamPrefixes: { JobStarted: SEO_STREAM, JobSucceeded: SEO_STREAM, JobFailed: SEO_STREAM },
+};

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+export const PitchStatus = z.enum(['processing', 'completed', 'failed']);
+
+/** The spec's "Pitch report" blocks: GET /api/v1/pitches/{pitch_id} and the MCP get_pitch. */
+export const PitchReportView = z.object({
+  pitch: z.object({
+    id: z.string(),
+    /** the bare domain until the home page is read */
+    company_name: z.string(),
+    company_url: z.string(),
+    company_description: z.string(),
+    status: PitchStatus,
+    created_at: z.string(),
+    country: z.string(),
+    language: z.string(),
+    type: z.literal('pitch_workspace'),
+  }),
+  competitors: z.array(z.object({ id: z.string(), name: z.string(), url: z.string(), mentions: z.number().int(), sentiment: z.number().int() })),
+  prompts: z.array(z.object({ id: z.string(), prompt: z.string(), type: z.string() })),
+  attributes: z.array(
+    z.object({ id: z.string(), attribute_name: z.string(), attribute_type: z.string(), applies_to: z.string(), count: z.number().int() }),
+  ),
+  /** top 10 citing domains by the answers citing them */
+  sources: z.array(z.object({ domain: z.string(), mentions: z.number().int() })),
+  metrics: z.object({
+    total_responses: z.number().int(),
+    brand_mentions: z.number().int(),
+    sentiment_score: z.number().int(),
+    response_rate: z.number().int(),
+  }),
+});
+export type PitchReportView = z.infer<typeof PitchReportView>;
+
+/** 202 (admitted, or the key's report still processing) or 200 (the key's report has ended). */
+export const PitchAdmittedView = z.object({ pitch_id: z.string(), status: PitchStatus, report_url: z.string() });
+export type PitchAdmittedView = z.infer<typeof PitchAdmittedView>;
+
+export const PitchListItem = z.object({
+  id: z.string(),
+  company_name: z.string(),
+  company_url: z.string(),
+  status: PitchStatus,
+  created_at: z.string(),
+  country: z.string(),
+  language: z.string(),
+  report_url: z.string(),
+});
+export const PitchListView = z.object({
+  pitches: z.array(PitchListItem),
+  page_num: z.number().int(),
+  page_size: z.number().int(),
+  has_more: z.boolean(),
+});
+export type PitchListView = z.infer<typeof PitchListView>;
+
+/** The organization's pitch allowance in the current UTC month. */
+export const PitchUsageView = z.object({ used: z.number().int(), limit: z.number().int(), period_start: z.string(), period_end: z.string() });
+export type PitchUsageView = z.infer<typeof PitchUsageView>;
+
+/** What the public report page draws: the report, its progress and the per-model figures. */
+export interface PitchPageData {
+  report: PitchReportView;
+  domain: string;
+  models: string[];
+  answered_models: string[];
+  model_stats: { model: string; answers: number; brand_mentions: number }[];
+  sentiment: { positive: number; neutral: number; negative: number } | null;
+  error: string | null;
+}

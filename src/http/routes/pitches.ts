@@ -1,0 +1,71 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { CreatePitch, IdempotencyKey } from '../../../commands/pitches/request-pitch';
+import { PitchAdmittedView, PitchListView, PitchReportView, PitchUsageView } from '../../../queries/pitches/views';
+import { createPitchOp, getPitchOp, listPitchesOp, pitchUsageOp, reportPageData } from '../../app/pitches';
+import { PageNum, PageSize, Text } from '../../domain/schemas';
+import { sendPage } from '../../pages/layout';
+import { pitchReportPage, reportNotFoundPage } from '../../pages/pitch-report';
+import { type HttpDeps, headerInput, route } from '../route';
+
+const TAG = 'pitch reports';
+
+/** Pitch reports: thin adapters over src/app/pitches.ts. */
+export const pitchRoutes = [
+  route({
+    method: 'POST',
+    url: '/api/v1/pitches',
+    summary:
+      'Create a pitch report from a website URL (global key; header Idempotency-Key, one per report): 202 while it is processing; the same key and input answer the same report (200 once it has ended), other input 409',
+    tag: TAG,
+    body: CreatePitch,
+    status: 202,
+    responses: { 202: PitchAdmittedView, 200: PitchAdmittedView },
+    async handler(ctx) {
+      const key = headerInput(ctx.req.headers, 'Idempotency-Key', IdempotencyKey.optional());
+      const r = await createPitchOp(ctx, ctx.body, key);
+      if (r.status === 200) return ctx.reply.code(200).send(r.body);
+      return r.body;
+    },
+  }),
+  route({
+    method: 'GET',
+    url: '/api/v1/pitches',
+    summary: "The organization's pitch reports, newest first (global key)",
+    tag: TAG,
+    extension: true,
+    query: z.strictObject({ page_num: PageNum(true), page_size: PageSize(true) }),
+    responses: { 200: PitchListView },
+    handler: (ctx) => listPitchesOp(ctx, ctx.query),
+  }),
+  route({
+    method: 'GET',
+    url: '/api/v1/pitches/usage',
+    summary: "The organization's pitch allowance this UTC month: used (reserved and consumed) and the limit (global key)",
+    tag: TAG,
+    extension: true,
+    query: z.strictObject({}),
+    responses: { 200: PitchUsageView },
+    handler: (ctx) => pitchUsageOp(ctx),
+  }),
+  route({
+    method: 'GET',
+    url: '/api/v1/pitches/:pitch_id',
+    summary:
+      'A pitch report: pitch, competitors, prompts, attributes, sources, metrics (global key); poll every 10 seconds until completed or failed',
+    tag: TAG,
+    params: z.object({ pitch_id: Text.describe('The pitch report id (a UUID)') }),
+    query: z.strictObject({}),
+    responses: { 200: PitchReportView },
+    handler: (ctx) => getPitchOp(ctx, ctx.params.pitch_id),
+  }),
+];
+
+/** The public report page at report_url: anyone with the link, no key; HTML, not part of the API document. */
+export function registerPitchPages(app: FastifyInstance, deps: HttpDeps): void {
+  app.get<{ Params: { token: string } }>('/r/:token', async (req, reply) => {
+    const data = await reportPageData(deps, req.params.token);
+    if (!data) return sendPage(reply, { ...reportNotFoundPage(), noindex: true, status: 404 });
+    return sendPage(reply, { ...pitchReportPage(data), noindex: true });
+  });
+}

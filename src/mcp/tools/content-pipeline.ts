@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { EditContent } from '../../../commands/content/edit-content';
+import { GenerateContent } from '../../../commands/content/generate-content';
+import { PublishContent } from '../../../commands/content/publish-content';
+import { ReviseContent } from '../../../commands/content/revise-content';
+import { PipelineAnswers } from '../../../queries/content/versions';
+import * as pipeline from '../../app/content-pipeline';
+import { Uuid } from '../../domain/schemas';
+import { tool } from '../tool';
+
+const READ = { readOnlyHint: true, openWorldHint: false } as const;
+const item = {
+  content_id: Uuid.describe('The content item id'),
+  website_id: Uuid.optional().describe('The website the item belongs to (optional: the content id decides; another one answers 404)'),
+};
+
+/** The content pipeline for assistants, with REST's rules and messages (src/app/content-pipeline.ts). */
+export const contentPipelineTools = [
+  tool({
+    name: 'get_content_status',
+    title: 'Get content status',
+    description:
+      "A content item's generation status (running, succeeded, failed; null for tracked pages) and stage (pending_brief, generated_brief (waits for approval), pending_article, generated, pending (optimize), done, failed), with the reason of a failure.",
+    input: z.strictObject(item),
+    output: PipelineAnswers.status,
+    annotations: READ,
+    handler: (ctx, input) => pipeline.contentStatus(ctx, input.content_id, input.website_id),
+  }),
+  tool({
+    name: 'get_content_version',
+    title: 'Get a content version',
+    description:
+      'One version of a content item: its body, brief and meta description as they were, its label and change type. Without version_id: the latest version.',
+    input: z.strictObject({ ...item, version_id: Uuid.optional().describe('The version id (default: the latest)') }),
+    output: PipelineAnswers.version,
+    annotations: READ,
+    handler: (ctx, input) => pipeline.version(ctx, input.content_id, input.version_id ?? null, input.website_id),
+  }),
+  tool({
+    name: 'generate_content',
+    title: 'Generate content',
+    description:
+      'Start generating content as a job; answers its content_id, status running and first stage. generated/snipe/slice write a brief first, which waits for approval (POST /content/{id}/brief/approve) unless auto_approve_brief; optimize fetches the live page (url) and reviews it. Poll get_content_status. Costs credits.',
+    input: GenerateContent,
+    output: PipelineAnswers.generated,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    handler: (ctx, input) => pipeline.generateContent(ctx, input),
+  }),
+  tool({
+    name: 'publish_content',
+    title: 'Publish content',
+    description:
+      'Mark finished content published at its live URL: stage done, the publish time stamped, the URL the citation join key. Sent again with another URL only the URL changes (already_published true, first publish time kept). Unfinished content is refused with the reason (Content is not finished, Brief is not approved, Review is running, Generation failed).',
+    input: PublishContent.extend(item),
+    output: PipelineAnswers.published,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    handler: (ctx, { content_id, website_id, ...body }) => pipeline.publish(ctx, content_id, body, website_id),
+  }),
+  tool({
+    name: 'edit_content',
+    title: 'Edit content',
+    description:
+      'Exact replacements in the current draft: 1 to 20 {find, replace}, applied in order, each find matching the body exactly once (else nothing is saved and the error names the edit). One new version. expected_version_number guards against a newer version (409).',
+    input: EditContent.extend(item),
+    output: PipelineAnswers.edited,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    handler: (ctx, { content_id, website_id, ...body }) => pipeline.edit(ctx, content_id, body, website_id),
+  }),
+  tool({
+    name: 'revise_content',
+    title: 'Revise content',
+    description:
+      'Rewrite the draft by an instruction through the writer; answers the new body and its word count beside the previous one. A result far shorter than the draft (without asking to shorten) is retried once; still a fragment, the call fails and the draft is unchanged. Costs credits.',
+    input: ReviseContent.extend(item),
+    output: PipelineAnswers.revised,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    handler: (ctx, { content_id, website_id, ...body }) => pipeline.revise(ctx, content_id, body, website_id),
+  }),
+];

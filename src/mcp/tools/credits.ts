@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { CreditEventsView, CreditRange, CreditUsageView } from '../../../queries/credits/views';
+import { creditUsageEventsOp, creditUsageOp } from '../../app/credits';
+import { toolDateSchema } from '../../domain/dates';
+import { PageSize, text, Uuid } from '../../domain/schemas';
+import { tool } from '../tool';
+
+const READ = { readOnlyHint: true, openWorldHint: false } as const;
+
+const Window = {
+  website_id: Uuid.optional().describe("Only this website's credits (default: the whole organization's)"),
+  range: CreditRange.default('30d').describe('The period up to now: 24h, 7d, 30d (default), 90d or all'),
+  start_at_utc: toolDateSchema('start').optional(),
+  end_at_utc: toolDateSchema('end').optional(),
+};
+
+/** Credit usage for assistants (global key): totals by kind, and the events themselves, newest first. */
+export const creditsTools = [
+  tool({
+    name: 'get_credit_usage',
+    title: 'Get credit usage',
+    description:
+      'Credits used by kind (engine answers, observation judging, content generation and revision, pitches, prompt discovery, SEO recommendations, pillar research) over a range: 24h, 7d, 30d (default), 90d or all; start_at_utc and end_at_utc, when given, win over the range. Global key.',
+    input: z.strictObject(Window),
+    output: CreditUsageView,
+    annotations: READ,
+    handler: (ctx, input) => creditUsageOp(ctx, input),
+  }),
+  tool({
+    name: 'get_credit_usage_events',
+    title: 'Get credit usage events',
+    description:
+      'The credit events themselves, newest first: id, occurred_at, kind, credits, website_id, ref_id (the answer, job or run charged). page_size 1 to 50 (default 25); pass next_offset from a page to read the next one (null at the end; events recorded meanwhile never shift a later page). Global key.',
+    input: z.strictObject({
+      ...Window,
+      page_size: PageSize(false, 50, 25),
+      next_offset: text().max(512).optional().describe('The next_offset of the previous page'),
+    }),
+    output: CreditEventsView,
+    annotations: READ,
+    handler: (ctx, input) => creditUsageEventsOp(ctx, input),
+  }),
+];

@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { DeleteFacts, PatchFactFields, ReviewFact, somePatchField } from '../../../commands/knowledge/facts';
+import { CreatePillar } from '../../../commands/knowledge/pillars';
+import {
+  CreatePillarAnswer,
+  DeleteFactsAnswer,
+  FactAnswer,
+  FactsPage,
+  PatchFactAnswer,
+  PillarsView,
+  SearchAnswer,
+} from '../../../queries/knowledge/views';
+import {
+  createPillarOp,
+  deleteFactsOp,
+  ListFactsQuery,
+  listFactsOp,
+  listPillarsOp,
+  patchFactOp,
+  reviewFactOp,
+  SearchFactsQuery,
+  searchFactsOp,
+} from '../../app/knowledge';
+import { Uuid, WebsiteId } from '../../domain/schemas';
+import { tool } from '../tool';
+
+const READ = { readOnlyHint: true, openWorldHint: false } as const;
+const FactId = Uuid.describe('The fact id');
+const GATE = 'Needs the knowledge base enabled for the organization and a website-admin key (any key within its websites).';
+
+/** The knowledge base for assistants, with REST's rules and messages (src/app/knowledge.ts). */
+export const knowledgeTools = [
+  tool({
+    name: 'create_pillar',
+    title: 'Create a pillar',
+    description: `Get or create a knowledge-base pillar (subject area) by name, case-insensitively: an existing one answers created false. A new pillar is researched (facts from the website's answers and pages arrive pending, then the pillar is draft). ${GATE}`,
+    input: CreatePillar,
+    output: CreatePillarAnswer,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    handler: (ctx, input) => createPillarOp(ctx, input),
+  }),
+  tool({
+    name: 'list_pillars',
+    title: 'List pillars',
+    description: `The website's knowledge-base pillars with their status (researching, draft, published, archived) and last research time. ${GATE}`,
+    input: z.strictObject({ website_id: WebsiteId }),
+    output: PillarsView,
+    annotations: READ,
+    handler: (ctx, input) => listPillarsOp(ctx, input.website_id),
+  }),
+  tool({
+    name: 'list_brand_facts',
+    title: 'List brand facts',
+    description: `A page of the website's brand facts, newest first, filtered by pillar_id, unfiled, review_status; facts from automated analysis only with include_oracle. ${GATE}`,
+    input: ListFactsQuery,
+    output: FactsPage,
+    annotations: READ,
+    handler: (ctx, input) => listFactsOp(ctx, input),
+  }),
+  tool({
+    name: 'search_brand_facts',
+    title: 'Search brand facts',
+    description: `Full-text search of the website's approved brand facts, best first, each with its rank. ${GATE}`,
+    input: SearchFactsQuery,
+    output: SearchAnswer,
+    annotations: READ,
+    handler: (ctx, input) => searchFactsOp(ctx, input),
+  }),
+  tool({
+    name: 'update_brand_fact',
+    title: 'Update a brand fact',
+    description: `Edit a fact; only the fields given change. A new text makes a new fact (new id, same pillar, provenance and review status) and archives this one; source_url ("" clears) and confidence change in place. Facts captured from AI responses, hidden duplicates and rejected facts cannot change their text. Answers the fact and before. ${GATE}`,
+    input: PatchFactFields.extend({ fact_id: FactId }).refine(...somePatchField),
+    output: PatchFactAnswer,
+    // the same call again changes nothing more (a text change archived the fact: 404)
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    handler: ({ deps, principal }, { fact_id, ...patch }) => patchFactOp({ deps, principal }, fact_id, patch),
+  }),
+  tool({
+    name: 'delete_brand_facts',
+    title: 'Delete brand facts',
+    description: `Delete 1 to 50 facts of the website for good: their texts are erased. Unknown ids are listed in not_found_ids. ${GATE}`,
+    input: DeleteFacts,
+    output: DeleteFactsAnswer,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    handler: (ctx, input) => deleteFactsOp(ctx, input),
+  }),
+  tool({
+    name: 'review_brand_fact',
+    title: 'Review a brand fact',
+    description: `Approve or reject a fact (research's candidates arrive pending; only approved facts are searched and used for content). ${GATE}`,
+    input: ReviewFact.extend({ fact_id: FactId }),
+    output: FactAnswer,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    handler: ({ deps, principal }, { fact_id, decision }) => reviewFactOp({ deps, principal }, fact_id, { decision }),
+  }),
+];

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import { CreatePitch, IdempotencyKey } from '../../../commands/pitches/request-pitch';
+import { PitchAdmittedView, PitchListView, PitchReportView } from '../../../queries/pitches/views';
+import { createPitchOp, getPitchOp, listPitchesOp } from '../../app/pitches';
+import { PageNum, PageSize, text } from '../../domain/schemas';
+import { tool } from '../tool';
+
+const READ = { readOnlyHint: true, openWorldHint: false } as const;
+
+/** Pitch reports for assistants, with REST's rules (src/app/pitches.ts); no website_id: a report is the organization's. */
+export const pitchesTools = [
+  tool({
+    name: 'create_pitch',
+    title: 'Create a pitch report',
+    description:
+      "Starts a pitch report on a prospect's website (global key): research of its home page, competitors and 20 discovery prompts asked to four models. Answers {pitch_id, status, report_url}; anyone with report_url can view the report. Retrying with the same idempotency_key and input returns the same report without a second charge; other input with that key is refused (409). Poll get_pitch every 10 seconds until status is completed or failed.",
+    input: CreatePitch.extend({
+      idempotency_key: IdempotencyKey.describe('One key per report (as the Idempotency-Key header): retry with the same key after an error'),
+    }),
+    output: PitchAdmittedView,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    async handler(ctx, input) {
+      const { idempotency_key, ...body } = input;
+      return (await createPitchOp(ctx, body, idempotency_key)).body;
+    },
+  }),
+  tool({
+    name: 'get_pitch',
+    title: 'Get a pitch report',
+    description:
+      'A pitch report (global key): pitch (status processing, completed or failed), competitors with mentions and sentiment, prompts, attributes, the top 10 citing domains and the metrics.',
+    input: z.strictObject({ pitch_id: text().describe('The pitch report id (pitch_id from create_pitch)') }),
+    output: PitchReportView,
+    annotations: READ,
+    handler: (ctx, input) => getPitchOp(ctx, input.pitch_id),
+  }),
+  tool({
+    name: 'list_pitches',
+    title: 'List pitch reports',
+    description: "The organization's pitch reports, newest first, with their status and report_url (global key).",
+    input: z.strictObject({ page_num: PageNum(), page_size: PageSize() }),
+    output: PitchListView,
+    annotations: READ,
+    handler: (ctx, input) => listPitchesOp(ctx, input),
+  }),
+];

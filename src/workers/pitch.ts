@@ -1,0 +1,217 @@
+import { compilePitchReport, PITCH_ATTRIBUTES } from '../../commands/pitches/report';
+import { creditsCharged } from '../domain/credits';
+import type { EventData } from '../domain/events';
+import { deterministicId } from '../domain/ids';
+import { domainOf } from '../domain/urls';
+import { type AnswerResult, isEngineError } from '../engines/port';
+import type { Engines } from '../engines/registry';
+import { type Outbound, SafeFetchError } from '../net/safe-fetch';
+import type { JobSpec, StepEvent, StepOutcome } from './jobs';
+import { parsePlanReply, planPrompt, readHomePage, simulatedPlan } from './pitch-research';
+
+export interface PitchState {
+  requested: EventData<'PitchRequested'> | null;
+  site: EventData<'PitchSiteResearched'> | null;
+  plan: EventData<'PitchPlanWritten'> | null;
+  answers: Map<string, EventData<'PitchAnswersRecorded'>['answers']>;
+  compiled: boolean;
+}
+
+export interface PitchJobDeps {
+  engines: Engines;
+  outbound: Outbound;
+}
+
+/** Engine calls of one model's step at once. */
+const ASK_CONCURRENCY = 5;
+/** An answer's text is kept up to this many characters. */
+const ANSWER_MAX = 20_000;
+
+const failed = (error_kind: string, message: string): StepOutcome => ({ failed: { error_kind, message } });
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const run = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
+  return out;
+}
+
+/** An engine failure a retry may cure is thrown (the bus delivers the job again); any other fails the report. */
+function engineFailure(err: unknown, what: string): StepOutcome {
+  if (isEngineError(err) && !err.retryable) return failed('generation_failed', `${what}: ${err.message}`);
+  throw err;
+}
+
+/**
+ * The pitch report's job (README, "Jobs"): research the home page through the safe fetcher, have the answer engine
+ * write the plan (competitors, 20 discovery prompts), ask each of the report's models every prompt, then compile the
+ * report with the shared analysis. Each step's events carry ids derived from the job and the step, so a redelivered
+ * or resumed step appends nothing twice; a failure of research or generation fails the report (its allowance stays
+ * consumed).
+ */
+export function pitchJob(deps: PitchJobDeps): JobSpec<PitchState> {
+  return {
+    kind: 'pitch',
+    aggregate: {
+      initial: () => ({ requested: null, site: null, plan: null, answers: new Map(), compiled: false }),
+      evolve(s, e) {
+        switch (e.type) {
+          case 'PitchRequested':
+            return { ...s, requested: e.data };
+          case 'PitchSiteResearched':
+            return { ...s, site: e.data };
+          case 'PitchPlanWritten':
+            return { ...s, plan: e.data };
+          case 'PitchAnswersRecorded': {
+            const answers = new Map(s.answers);
+            answers.set(e.data.model, e.data.answers);
+            return { ...s, answers };
+          }
+          case 'PitchReportCompiled':
+            return { ...s, compiled: true };
+          default:
+            return s;
+        }
+      },
+    },
+    reservation: (s) => (s.requested?.allowance ? { allowance: s.requested.allowance.name, period: s.requested.allowance.period } : null),
+    concurrency: 8,
+    next(s) {
+      const r = s.requested;
+      if (!r) return null;
+      if (!s.site) return { name: 'research', run: ({ attempt }) => research(deps, r, attempt) };
+      const site = s.site;
+      if (!s.plan) return { name: 'plan', run: () => plan(deps, r, site) };
+      const p = s.plan;
+      const model = r.models.find((m) => !s.answers.has(m));
+      if (model) return { name: `answers-${model}`, run: () => ask(deps, r, site, p, model) };
+      if (s.compiled) return null;
+      return {
+        name: 'report',
+        async run() {
+          const report = compilePitchReport({
+            job_id: r.job_id,
+            company_name: site.company_name,
+            company_url: r.company_url,
+            plan: p,
+            answers: r.models.map((m) => ({ model: m, answers: s.answers.get(m) ?? [] })),
+          });
+          return { events: [{ type: 'PitchReportCompiled', data: { job_id: r.job_id, ...report } }], succeeded: true };
+        },
+      };
+    },
+  };
+}
+
+/** Deliveries a home page that times out or answers 5xx/429 is read on before the report fails (the bus's backoff between). */
+export const RESEARCH_ATTEMPTS = 3;
+
+async function research(deps: PitchJobDeps, r: EventData<'PitchRequested'>, attempt: number): Promise<StepOutcome> {
+  const base = deps.outbound.baseUrl?.(r.domain) ?? `https://${r.domain}`;
+  /** a failure that may pass is tried again on a later delivery; the last attempt, or any other failure, fails the report */
+  const unreadable = (why: string, passing: boolean): StepOutcome => {
+    if (passing && attempt < RESEARCH_ATTEMPTS) throw new Error(`the website could not be read (${why}); trying again`);
+    return failed('research_failed', `The website could not be read: ${why}`);
+  };
+  let page: Awaited<ReturnType<Outbound['fetch']>>;
+  try {
+    page = await deps.outbound.fetch(`${base}/`, { timeoutMs: 10_000, maxBytes: 512 * 1024, headers: { accept: 'text/html' } });
+  } catch (err) {
+    if (err instanceof SafeFetchError) return unreadable(err.code, err.code === 'TIMEOUT' || err.code === 'CONNECTION_ERROR');
+    throw err;
+  }
+  if (page.status >= 400) return unreadable(`HTTP ${page.status}`, page.status >= 500 || page.status === 429);
+  const found = readHomePage(page.body, r.domain);
+  return { events: [{ type: 'PitchSiteResearched', data: { job_id: r.job_id, ...found, final_url: page.finalUrl } }] };
+}
+
+async function plan(deps: PitchJobDeps, r: EventData<'PitchRequested'>, site: EventData<'PitchSiteResearched'>): Promise<StepOutcome> {
+  const writer = r.models[0];
+  let drafted = simulatedPlan(r.domain, site.company_name, site.company_description);
+  const events: StepEvent[] = [];
+  if (deps.engines.mode !== 'simulated') {
+    let answer: AnswerResult;
+    try {
+      answer = await deps.engines.engineFor(writer).ask({
+        model: writer,
+        prompt: planPrompt({
+          name: site.company_name,
+          domain: r.domain,
+          description: site.company_description,
+          country: r.country,
+          language: r.language,
+        }),
+        location: { country: r.country },
+        day: new Date().toISOString().slice(0, 10),
+      });
+    } catch (err) {
+      return engineFailure(err, 'The answer engine could not write the report plan');
+    }
+    const parsed = parsePlanReply(answer.text);
+    if (!parsed) return failed('generation_failed', 'The answer engine did not return competitors and 20 prompts');
+    drafted = parsed;
+    events.push(creditsCharged({ kind: 'pitch', credits: answer.usage.credits, website_id: null, ref_id: r.job_id, step: 'plan', model: writer }));
+  }
+  const own = r.domain;
+  const competitors = drafted.competitors
+    .filter((c) => domainOf(c.url) !== own && c.name.toLowerCase() !== site.company_name.toLowerCase())
+    .slice(0, 8)
+    .map((c, i) => ({ id: deterministicId('pitch-competitor', r.job_id, String(i)), name: c.name, url: c.url }));
+  return {
+    events: [
+      {
+        type: 'PitchPlanWritten',
+        data: {
+          job_id: r.job_id,
+          competitors,
+          prompts: drafted.prompts.map((prompt, i) => ({ id: deterministicId('pitch-prompt', r.job_id, String(i)), prompt, type: 'discovery' })),
+          attributes: PITCH_ATTRIBUTES.map((name) => ({ id: deterministicId('pitch-attribute', name), name })),
+        },
+      },
+      ...events,
+    ],
+  };
+}
+
+async function ask(
+  deps: PitchJobDeps,
+  r: EventData<'PitchRequested'>,
+  site: EventData<'PitchSiteResearched'>,
+  p: EventData<'PitchPlanWritten'>,
+  model: string,
+): Promise<StepOutcome> {
+  const engine = deps.engines.engineFor(model);
+  const day = new Date().toISOString().slice(0, 10);
+  const website = {
+    brand: { name: site.company_name, domain: r.domain },
+    competitors: p.competitors.map((c) => ({ name: c.name, domain: domainOf(c.url) ?? '', identifiers: [] })),
+  };
+  let results: AnswerResult[];
+  try {
+    results = await mapLimit(p.prompts, ASK_CONCURRENCY, (q) =>
+      engine.ask({ model, prompt: q.prompt, location: { country: r.country }, website, day, seed: r.domain }),
+    );
+  } catch (err) {
+    return engineFailure(err, `The answer engine ${model} failed`);
+  }
+  const credits = results.reduce((n, a) => n + a.usage.credits, 0);
+  return {
+    events: [
+      {
+        type: 'PitchAnswersRecorded',
+        data: {
+          job_id: r.job_id,
+          model,
+          answers: results.map((a, i) => ({ prompt_id: p.prompts[i].id, text: a.text.slice(0, ANSWER_MAX), citations: a.citations.slice(0, 50) })),
+        },
+      },
+      creditsCharged({ kind: 'pitch', credits, website_id: null, ref_id: r.job_id, step: `answers-${model}`, model }),
+    ],
+  };
+}

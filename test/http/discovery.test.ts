@@ -1,0 +1,178 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CreditUsageView } from '../../queries/credits/views';
+import { DiscoveryAcceptView, DiscoveryRunAnswer, DiscoveryRunsView, type DiscoveryRunView } from '../../queries/discovery/views';
+import { apiKey, callTool, closeAll, connectAll, toolOk } from '../mcp/support';
+import { call, caughtUp, type TestServer } from '../support/server';
+import { useWorld, type World } from '../support/tenancy';
+import { until } from '../support/until';
+
+let s: TestServer;
+let w: World;
+let a: Client;
+let scoped: Client;
+let b: Client;
+let promptId: string;
+useWorld(async (ctx) => {
+  ({ s, w } = ctx);
+  [a, scoped, b] = await connectAll(s, apiKey(w.a.key), apiKey(w.a.scoped), apiKey(w.b.key));
+  const site = w.a.a1;
+  const topic = await call(s, 'POST', '/api/v1/topics', { key: w.a.key, body: { website_id: site, name: 'Running shoes' } });
+  const prompt = await call(s, 'POST', '/api/v1/prompts', {
+    key: w.a.key,
+    body: { website_id: site, text: 'best trail shoes', topic_id: topic.body.topic.id },
+  });
+  promptId = prompt.body.prompt.id;
+  await call(s, 'POST', '/api/v1/competitors', { key: w.a.key, body: { website_id: site, name: 'Zoomer', url: 'https://zoomer.example.org' } });
+  const imported = await call(s, 'POST', '/api/v1/responses/import', {
+    key: w.a.key,
+    body: {
+      website_id: site,
+      responses: [
+        { prompt_id: promptId, model: 'chatgpt', run_at: new Date(Date.now() - 3_600_000).toISOString(), text: 'Zoomer makes the best trail shoes.' },
+        {
+          prompt_id: promptId,
+          model: 'gemini',
+          run_at: new Date(Date.now() - 7_200_000).toISOString(),
+          text: 'Acme has a guide.',
+          citations: ['https://acme.example.com/guides/running-shoes-for-flat-feet', 'https://other.example.net/x-y'],
+        },
+      ],
+    },
+  });
+  if (imported.status !== 201) throw new Error(JSON.stringify(imported.body));
+  await caughtUp(s, ['answers', 'catalog']);
+});
+afterAll(() => closeAll(a, scoped, b));
+
+const start = (key: string, body: unknown) => call<any>(s, 'POST', '/api/v1/prompt-discovery/runs', { key, body });
+const runs = (key: string, query: Record<string, string | number>) => call<any>(s, 'GET', '/api/v1/prompt-discovery/runs', { key, query });
+async function finished(runId: string, websiteId = w.a.a1): Promise<DiscoveryRunView> {
+  return until('the run ends', async () => {
+    const r = DiscoveryRunsView.parse((await runs(w.a.key, { website_id: websiteId, limit: 20 })).body);
+    const run = r.runs.find((x) => x.run_id === runId);
+    return run && (run.status === 'succeeded' || run.status === 'failed') ? run : undefined;
+  });
+}
+
+describe('prompt discovery', () => {
+  it("given every source, then a run with the defaults suggests prompts from the site's pages, keyword gaps and the guidelines, lists social and search_console as unavailable with a reason, and charges credits", async () => {
+    const r = await start(w.a.key, {
+      website_id: w.a.a1,
+      name: 'All sources',
+      sources: ['website_analysis', 'social', 'search_console', 'keyword_gaps', 'brand_guidelines'],
+      custom_instructions: 'We make waterproof trail running shoes.\nHighlight lightweight hiking boots.',
+    });
+    expect(r.status).toBe(201);
+    const created = DiscoveryRunAnswer.parse(r.body).run;
+    expect(created).toMatchObject({
+      name: 'All sources',
+      status: 'queued',
+      locale: 'en-US',
+      country: 'United States',
+      prompt_count_min: 25,
+      prompt_count_max: 50,
+      prompts: [],
+    });
+    const run = await finished(created.run_id);
+    expect(run.status).toBe('succeeded');
+    expect(run.unavailable_sources.map((u) => u.source).sort()).toEqual(['search_console', 'social']);
+    for (const u of run.unavailable_sources) expect(u.reason).toMatch(/connection/);
+    const bySource = (src: string) => run.prompts.filter((p) => p.source === src);
+    expect(bySource('website_analysis').map((p) => p.text)).toContain('What are the best running shoes for flat feet?');
+    expect(bySource('website_analysis').some((p) => p.text.includes('x y'))).toBe(false);
+    expect(bySource('keyword_gaps').map((p) => p.text)).toContain('Acme vs Zoomer: which is better?');
+    expect(bySource('keyword_gaps')[0].topic).toBe('Running shoes');
+    expect(bySource('brand_guidelines').map((p) => p.text)).toContain('Which brands are known for waterproof trail running shoes?');
+    expect(run.prompts.length).toBeLessThanOrEqual(50);
+    expect(new Set(run.prompts.map((p) => p.text.toLowerCase())).size).toBe(run.prompts.length);
+    expect(run.prompts.some((p) => p.source === 'social' || p.source === 'search_console')).toBe(false);
+    await caughtUp(s, ['credits']);
+    const usage = CreditUsageView.parse(await toolOk(a, 'get_credit_usage', { range: '24h', website_id: w.a.a1 }));
+    expect(usage.by_kind.find((k) => k.kind === 'prompt_discovery')).toMatchObject({ events: 1 });
+  });
+
+  it('given bad input, then 400 naming the field: brand_guidelines without instructions, no source, unknown source, counts out of order, locale; nothing written', async () => {
+    const before = await s.head();
+    for (const [body, message] of [
+      [{ name: 'x', sources: ['brand_guidelines'] }, 'custom_instructions'],
+      [{ name: 'x', sources: ['brand_guidelines'], custom_instructions: '   ' }, 'custom_instructions'],
+      [{ name: 'x', sources: [] }, 'sources'],
+      [{ name: 'x', sources: ['tiktok'] }, 'sources'],
+      [{ name: 'x', sources: ['keyword_gaps', 'keyword_gaps'] }, 'sources'],
+      [{ name: 'x', sources: ['keyword_gaps'], prompt_count_min: 40, prompt_count_max: 30 }, 'prompt_count_max'],
+      [{ name: 'x', sources: ['keyword_gaps'], prompt_count_max: 101 }, 'prompt_count_max'],
+      [{ name: 'x', sources: ['keyword_gaps'], locale: 'english' }, 'locale'],
+      [{ sources: ['keyword_gaps'] }, 'name'],
+    ] as const) {
+      const r = await start(w.a.key, { website_id: w.a.a1, ...body });
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error, JSON.stringify(body)).toContain(message);
+    }
+    expect(await s.head()).toBe(before);
+    const mcp = await callTool(a, 'start_prompt_discovery', { website_id: w.a.a1, name: 'x', sources: ['brand_guidelines'] });
+    expect(mcp.isError).toBe(true);
+    expect(mcp.text).toContain('custom_instructions');
+  });
+
+  it('given many runs, then the history is newest first, limit default 10 and max 20 (past it 400); MCP answers the same', async () => {
+    const site = w.a.a2;
+    for (let i = 0; i < 12; i++) expect((await start(w.a.key, { website_id: site, name: `run ${i}`, sources: ['keyword_gaps'] })).status).toBe(201);
+    const list = DiscoveryRunsView.parse((await runs(w.a.key, { website_id: site })).body);
+    expect(list.runs).toHaveLength(10);
+    expect(list.runs[0].name).toBe('run 11');
+    expect(DiscoveryRunsView.parse((await runs(w.a.key, { website_id: site, limit: 20 })).body).runs).toHaveLength(12);
+    expect((await runs(w.a.key, { website_id: site, limit: 21 })).body.error).toContain('limit');
+    expect((await runs(w.a.key, { website_id: site, limit: 0 })).status).toBe(400);
+    const viaMcp = DiscoveryRunsView.parse(await toolOk(scoped, 'get_prompt_discovery_runs', { website_id: site, limit: 3 }));
+    expect(viaMcp.runs.map((r) => r.name)).toEqual(['run 11', 'run 10', 'run 9']);
+    const started = DiscoveryRunAnswer.parse(
+      await toolOk(scoped, 'start_prompt_discovery', { website_id: site, name: 'via mcp', sources: ['website_analysis'] }),
+    );
+    expect(started.run.status).toBe('queued');
+    const done = await finished(started.run.run_id, site);
+    // nothing of a2 is known: the source says why it gave nothing
+    expect(done.unavailable_sources).toEqual([{ source: 'website_analysis', reason: expect.stringContaining('no pages') }]);
+  });
+
+  it('given a finished run, when suggestions are accepted, then they become prompts (filed under their topic), again is the same prompts, bad indices 400; the activity feed has it', async () => {
+    const r = await start(w.a.key, { website_id: w.a.a1, name: 'To accept', sources: ['keyword_gaps'] });
+    const run = await finished(r.body.run.run_id);
+    expect(run.prompts.length).toBeGreaterThan(2);
+    const accept = (key: string, body: unknown, id = run.run_id) => call<any>(s, 'POST', `/api/v1/prompt-discovery/runs/${id}/accept`, { key, body });
+    const ok = await accept(w.a.key, { indices: [0, 2] });
+    expect(ok.status).toBe(200);
+    const made = DiscoveryAcceptView.parse(ok.body);
+    expect(made.prompts.map((p) => p.text)).toEqual([run.prompts[0].text, run.prompts[2].text]);
+    const topics = await call(s, 'GET', '/api/v1/topics', { key: w.a.key, query: { website_id: w.a.a1 } });
+    const topicId = topics.body.data.find((t: any) => t.name === 'Running shoes').id;
+    expect(made.prompts[0].topic_id).toBe(topicId);
+    const prompts = await call(s, 'GET', '/api/v1/prompts', { key: w.a.key, query: { website_id: w.a.a1 } });
+    const listed = JSON.stringify(prompts.body);
+    expect(listed).toContain(run.prompts[0].text);
+    const again = DiscoveryAcceptView.parse((await accept(w.a.key, { indices: [2, 0] })).body);
+    expect(again.prompts.map((p) => p.prompt_id).sort()).toEqual(made.prompts.map((p) => p.prompt_id).sort());
+    const list = DiscoveryRunsView.parse((await runs(w.a.key, { website_id: w.a.a1, limit: 20 })).body);
+    expect(list.runs.find((x) => x.run_id === run.run_id)?.accepted_indices).toEqual([0, 2]);
+    expect((await accept(w.a.key, { indices: [run.prompts.length] })).body.error).toContain('indices');
+    expect((await accept(w.a.key, { indices: [] })).status).toBe(400);
+    expect((await accept(w.a.key, { indices: [1, 1] })).status).toBe(400);
+    expect((await accept(w.a.key, { indices: [1], website_id: w.a.a2 })).status).toBe(404);
+    expect((await accept(w.b.key, { indices: [1] })).status).toBe(404);
+    expect((await accept(w.a.scoped, { indices: [1] })).body).toEqual({ error: 'Unauthorized access to this website' });
+    await caughtUp(s, ['activity']);
+    const feed = await call(s, 'GET', '/api/v1/activity', { key: w.a.key, query: { entity_type: 'prompt_discovery_run', change_type: 'accepted' } });
+    expect(feed.body.data.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it("given tenancy, then another organization's website is 403 and a scoped key reaches its own website only", async () => {
+    expect((await start(w.b.key, { website_id: w.a.a1, name: 'x', sources: ['keyword_gaps'] })).body).toEqual({
+      error: 'Unauthorized access to this website',
+    });
+    expect((await start(w.a.scoped, { website_id: w.a.a1, name: 'x', sources: ['keyword_gaps'] })).status).toBe(403);
+    expect((await runs(w.b.key, { website_id: w.a.a1 })).status).toBe(403);
+    const other = await callTool(b, 'get_prompt_discovery_runs', { website_id: w.a.a1 });
+    expect(other.text).toBe('Unauthorized access to this website');
+    expect((await runs(w.a.revoked, { website_id: w.a.a1 })).status).toBe(401);
+  });
+});

@@ -1,0 +1,184 @@
+// MCP sign-in over plain HTTP: a server whose public URL is known before it starts (the issuer), a client registered
+// dynamically, PKCE, and a cookie jar that walks the sign-in and consent pages as a browser would.
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { expect } from 'vitest';
+import { setPassword } from '../../src/auth/accounts';
+import { startServer, type TestServer } from './server';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A server at a port chosen first, so PUBLIC_BASE_URL (the issuer, the resource) is its own URL. `join`: a second instance under the same public URL. */
+export async function startOAuthServer(join?: TestServer, env: Record<string, string> = {}): Promise<TestServer> {
+  const port = await freePort();
+  const base = join ? new URL(join.url).origin : `http://127.0.0.1:${port}`;
+  return startServer({ PORT: String(port), PUBLIC_BASE_URL: base, ...env }, {}, join);
+}
+
+export const REDIRECT_URI = 'http://127.0.0.1:53682/callback';
+
+export async function registerClient(s: { url: string }, metadata: Record<string, unknown> = {}) {
+  const res = await fetch(new URL('/oauth/register', s.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'Test Assistant',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...metadata,
+    }),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+export function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** A browser's cookies, enough for one origin. */
+export class Jar {
+  private cookies = new Map<string, string>();
+  header(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+  take(res: Response) {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = c.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      const expired = attrs.some((a) => /^\s*expires=Thu, 01 Jan 1970/i.test(a)) || value === '';
+      if (expired) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+  async fetch(url: string | URL, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (this.cookies.size) headers.set('cookie', this.header());
+    const res = await fetch(url, { ...init, headers, redirect: 'manual' });
+    this.take(res);
+    return res;
+  }
+}
+
+export const csrfIn = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+
+export interface Authorization {
+  client_id: string;
+  verifier: string;
+  resource?: string;
+  state?: string;
+}
+
+/** The authorization request's URL (what an assistant opens in the browser). */
+export function authorizeUrl(
+  s: { url: string },
+  a: { client_id: string; challenge: string; resource?: string; state?: string },
+  extra: Record<string, string> = {},
+) {
+  const u = new URL('/oauth/authorize', s.url);
+  u.searchParams.set('response_type', 'code');
+  u.searchParams.set('client_id', a.client_id);
+  u.searchParams.set('redirect_uri', REDIRECT_URI);
+  u.searchParams.set('code_challenge', a.challenge);
+  u.searchParams.set('code_challenge_method', 'S256');
+  u.searchParams.set('state', a.state ?? 'st-1');
+  if (a.resource) u.searchParams.set('resource', a.resource);
+  for (const [k, v] of Object.entries(extra)) u.searchParams.set(k, v);
+  return u;
+}
+
+/** Follows same-origin redirects until a page (200) or a redirect elsewhere (the client's redirect URI). */
+export async function follow(jar: Jar, s: { url: string }, res: Response): Promise<{ res: Response; url: URL; body: string }> {
+  let url = new URL(res.url || s.url);
+  for (let i = 0; i < 10 && res.status >= 300 && res.status < 400; i++) {
+    url = new URL(res.headers.get('location')!, url);
+    if (url.origin !== new URL(s.url).origin) return { res, url, body: '' };
+    res = await jar.fetch(url);
+  }
+  return { res, url, body: await res.text() };
+}
+
+/** Signs in and allows through the pages; returns the code the client's redirect URI receives. */
+export async function authorizeWithPassword(
+  s: { url: string },
+  a: { client_id: string; challenge: string; resource?: string },
+  email: string,
+  password: string,
+  jar = new Jar(),
+): Promise<{ code: string; redirect: URL; jar: Jar }> {
+  let page = await follow(jar, s, await jar.fetch(authorizeUrl(s, a)));
+  if (page.body.includes('name="password"')) {
+    expect(page.res.status).toBe(200);
+    const login = await jar.fetch(new URL(`${page.url.pathname}/login`, s.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf: csrfIn(page.body), email, password }).toString(),
+    });
+    expect(login.status, await login.clone().text()).toBe(303);
+    page = await follow(jar, s, login);
+  }
+  if (page.body.includes('name="decision"')) {
+    const consent = await jar.fetch(new URL(`${page.url.pathname}/consent`, s.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf: csrfIn(page.body), decision: 'allow' }).toString(),
+    });
+    expect(consent.status).toBe(303);
+    page = await follow(jar, s, consent);
+  }
+  expect(page.url.origin, page.body).toBe(new URL(REDIRECT_URI).origin);
+  const code = page.url.searchParams.get('code');
+  expect(code, page.url.toString()).toBeTruthy();
+  return { code: code!, redirect: page.url, jar };
+}
+
+export async function token(s: { url: string }, params: Record<string, string>) {
+  const res = await fetch(new URL('/oauth/token', s.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params).toString(),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+/**
+ * A user with a password: invited directly with the role (to the organization, or to one website when `websiteId` is
+ * given), then the password set as the CLI does.
+ */
+export async function userWithPassword(
+  s: TestServer,
+  key: string,
+  email: string,
+  password: string,
+  role: 'admin' | 'viewer' = 'viewer',
+  websiteId?: string,
+) {
+  const res = await fetch(new URL('/api/v1/invites', s.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify(
+      websiteId
+        ? { type: 'website', website_id: websiteId, invite_method: 'direct', email, role }
+        : { type: 'organization', invite_method: 'direct', email, role },
+    ),
+  });
+  const body = (await res.json()) as any;
+  if (res.status !== 200) throw new Error(`invite: ${res.status} ${JSON.stringify(body)}`);
+  const r = await setPassword(s.rt, { email, password });
+  await s.rt.waitForReadModels(await s.rt.store.lastPosition(), ['team']);
+  return r.user_id;
+}
