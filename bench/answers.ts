@@ -11,7 +11,7 @@ import type { Runtime } from '../src/runtime';
 import { OBSERVATION_WORKER } from '../src/workers/observations';
 import { startNatsServer } from '../test/bus/nats-server';
 import { answersIn, type DatasetShape, fullShape, quickShape, type SiteIds, siteSpec } from './answers-data';
-import { type Bench, cpuMeter, info, nowNs, report, secondsSince } from './lib';
+import { type Bench, cpuMeter, databaseExists, info, keptDatabase, nowNs, report, secondsSince } from './lib';
 import { type BenchServer, startBenchServer } from './server';
 import { runsAnswered } from './workers';
 
@@ -99,11 +99,71 @@ export function answerDataset(quick: boolean): Promise<AnswerDataset> {
   return shared;
 }
 
+/** What a kept dataset database remembers about itself (table bench_dataset). */
+interface KeptDataset {
+  key: string;
+  organizationId: string;
+  site: AnswerSite;
+  total: number;
+}
+
+/**
+ * BENCH_DATASET_DB=<name>: the dataset is imported once into the database `<name>_full` (or `_quick`) and kept; later
+ * runs open it instead of importing again (no analysis_answers_per_s then, and whatever an earlier bench changed in it,
+ * such as an added competitor, stays). For iterating on one figure; reported figures come from a fresh run.
+ */
+const keptName = (quick: boolean) => {
+  const base = process.env.BENCH_DATASET_DB;
+  return base ? `${base}_${quick ? 'quick' : 'full'}` : null;
+};
+
+async function reuseDataset(name: string, shape: AnswerSite['shape']): Promise<AnswerDataset | null> {
+  if (!(await databaseExists(name))) return null;
+  const d = await keptDatabase(name, false, 1);
+  let kept: KeptDataset | null = null;
+  try {
+    const r = await d.db.raw('select info from bench_dataset').catch(() => null);
+    kept = (r?.rows[0]?.info as KeptDataset | undefined) ?? null;
+  } finally {
+    await d.close();
+  }
+  if (!kept || JSON.stringify(kept.site.shape) !== JSON.stringify(shape)) return null;
+  const nats = await startNatsServer();
+  const s = await startBenchServer(0, undefined, {
+    natsUrl: nats.url,
+    workers: true,
+    env: { ENGINE_MODE: 'simulated' },
+    join: { databaseUrl: d.url, key: kept.key, organizationId: kept.organizationId },
+  });
+  await caughtUp(s.rt, await s.rt.store.lastPosition());
+  info(`answers: reusing ${kept.total} answers kept in database ${name} (BENCH_DATASET_DB; no import measured)`);
+  return {
+    server: s,
+    site: kept.site,
+    total: kept.total,
+    close: async () => {
+      shared = null;
+      await s.close();
+      await nats.dispose();
+    },
+  };
+}
+
 async function buildDataset(quick: boolean): Promise<AnswerDataset> {
   const shape = quick ? quickShape : fullShape;
   const total = answersIn(shape);
+  const keep = keptName(quick);
+  if (keep) {
+    const reused = await reuseDataset(keep, shape);
+    if (reused) return reused;
+  }
   const nats = await startNatsServer();
-  const s = await startBenchServer(0, undefined, { natsUrl: nats.url, workers: true, env: { ENGINE_MODE: 'simulated' } });
+  const s = await startBenchServer(0, undefined, {
+    natsUrl: nats.url,
+    workers: true,
+    env: { ENGINE_MODE: 'simulated' },
+    ...(keep ? { keep } : {}),
+  });
   const close = async () => {
     shared = null;
     await s.close();
@@ -149,6 +209,11 @@ async function buildDataset(quick: boolean): Promise<AnswerDataset> {
     while ((await s.rt.bus.backlog(OBSERVATION_WORKER)) > 0) await new Promise((res) => setTimeout(res, 200));
     await caughtUp(s.rt, await s.rt.store.lastPosition());
     await s.rt.database.db.raw('vacuum analyze');
+    if (keep) {
+      const kept: KeptDataset = { key: s.key, organizationId: s.organizationId, site, total };
+      await s.rt.database.db.raw('create table bench_dataset (info jsonb not null)');
+      await s.rt.database.db('bench_dataset').insert({ info: JSON.stringify(kept) });
+    }
     return { server: s, site, total, close };
   } catch (err) {
     await close();

@@ -1,6 +1,6 @@
 import { type Database, openPostgres } from '../src/db';
 import type { Runtime } from '../src/runtime';
-import { createDatabase } from '../test/support/pg-server';
+import { createDatabase, onServer } from '../test/support/pg-server';
 
 /** The server every benchmark talks to; only 127.0.0.1. */
 export const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -44,6 +44,33 @@ export async function freshDatabase(poolMax = 10): Promise<BenchDatabase> {
   };
   open.add(bd);
   return bd;
+}
+
+/**
+ * A database of a fixed name kept after the run (BENCH_DATASET_DB): `fresh` drops and creates it first; close() only
+ * closes the pool. Only for iterating on a figure; a reported figure comes from a fresh database.
+ */
+export async function keptDatabase(name: string, fresh: boolean, poolMax = 10): Promise<BenchDatabase> {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`BENCH_DATASET_DB must be a plain lowercase name, not ${name}`);
+  if (fresh) {
+    await onServer(SERVER_URL, `drop database if exists ${name} with (force)`);
+    await onServer(SERVER_URL, `create database ${name}`);
+  }
+  const u = new URL(SERVER_URL);
+  u.pathname = `/${name}`;
+  const d = await openPostgres(u.toString(), poolMax);
+  return { ...d, url: u.toString(), name };
+}
+
+/** Whether a database of that name exists on the bench server. */
+export async function databaseExists(name: string): Promise<boolean> {
+  const probe = await openPostgres(SERVER_URL, 1);
+  try {
+    const r = await probe.db.raw('select 1 from pg_database where datname = ?', [name]);
+    return r.rows.length > 0;
+  } finally {
+    await probe.close();
+  }
 }
 
 /** Runs `fn` on a fresh database (pool of `poolMax` connections, 10 by default), dropped afterwards whatever happens. */

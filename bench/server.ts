@@ -11,7 +11,7 @@ import { silentLogger } from '../src/logger';
 import type { Outbound } from '../src/net/safe-fetch';
 import { openRuntime, type Runtime } from '../src/runtime';
 import { openPostgres } from '../src/db';
-import { freshDatabase, info } from './lib';
+import { freshDatabase, info, keptDatabase } from './lib';
 
 /** Far above what the load reaches: the per-organization limit would otherwise answer 429 after 600 requests. */
 export const BENCH_RATE_LIMIT_PER_MIN = 1_000_000_000;
@@ -55,10 +55,22 @@ async function listen(app: App, runtime: Runtime): Promise<Pick<BenchServer, 'ur
 export async function startBenchServer(
   websites: number,
   beforeListen?: (a: App) => void | Promise<void>,
-  options: { natsUrl?: string; workers?: boolean; join?: BenchServer; env?: Record<string, string>; outbound?: Outbound } = {},
+  options: {
+    natsUrl?: string;
+    workers?: boolean;
+    join?: Pick<BenchServer, 'databaseUrl' | 'key' | 'organizationId'>;
+    env?: Record<string, string>;
+    outbound?: Outbound;
+    /** a database of this name, created afresh and kept after close (BENCH_DATASET_DB) */
+    keep?: string;
+  } = {},
 ): Promise<BenchServer> {
   const config = loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_PER_MIN: String(BENCH_RATE_LIMIT_PER_MIN), SCHEDULER: 'off', ...options.env });
-  const database = options.join ? await openPostgres(options.join.databaseUrl, config.dbPoolMax) : await freshDatabase(config.dbPoolMax);
+  const database = options.join
+    ? await openPostgres(options.join.databaseUrl, config.dbPoolMax)
+    : options.keep
+      ? await keptDatabase(options.keep, true, config.dbPoolMax)
+      : await freshDatabase(config.dbPoolMax);
   const databaseUrl = options.join ? options.join.databaseUrl : (database as unknown as { url: string }).url;
   let rt: Runtime | null = null;
   try {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import knex from 'knex';
 
 /** Runs one statement on the server's maintenance connection (create/drop database cannot run in a pool's transaction). */
-async function onServer(serverUrl: string, sql: string): Promise<void> {
+export async function onServer(serverUrl: string, sql: string): Promise<void> {
   const admin = knex({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
   try {
     await admin.raw(sql);
