@@ -127,7 +127,9 @@ async function reuseDataset(name: string, shape: AnswerSite['shape']): Promise<A
   } finally {
     await d.close();
   }
-  if (!kept || JSON.stringify(kept.site.shape) !== JSON.stringify(shape)) return null;
+  // jsonb keeps its own key order: compare the shapes key by key
+  const same = (a: object, b: object) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
+  if (!kept || !same(kept.site.shape, shape)) return null;
   const nats = await startNatsServer();
   const s = await startBenchServer(0, undefined, {
     natsUrl: nats.url,
