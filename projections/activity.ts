@@ -33,6 +33,7 @@ export const feed: { [T in EventType]?: Mapper<T> } = {
   }),
   ApiKeyCreated: (e) => ({ entity_type: 'api_key', change_type: 'created', entity_ids: [e.data.api_key_id], website_id: null }),
   ApiKeyRevoked: (e) => ({ entity_type: 'api_key', change_type: 'revoked', entity_ids: [e.data.api_key_id], website_id: null }),
+  CreditsGranted: (e) => ({ entity_type: 'credit_grant', change_type: 'created', entity_ids: [e.data.grant_id], website_id: null }),
   UserAdded: (e) => ({ entity_type: 'user', change_type: 'created', entity_ids: [e.data.user_id], website_id: null }),
   RoleCreated: (e) => ({ entity_type: 'role', change_type: 'created', entity_ids: [e.data.role_id], website_id: null }),
   RoleDeleted: (e) => ({ entity_type: 'role', change_type: 'deleted', entity_ids: [e.data.role_id], website_id: null }),

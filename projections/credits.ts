@@ -62,10 +62,22 @@ export async function recordCredit(trx: Knex | Knex.Transaction, rows: readonly 
   }
 }
 
-type Batch = CreditRow[];
+/** One operator grant of one-off credits (`CreditsGranted`). */
+interface GrantRow {
+  grant_id: string;
+  organization_id: string;
+  credits: number;
+  reason: string | null;
+  granted_at: string;
+}
+
+interface Batch {
+  rows: CreditRow[];
+  grants: GrantRow[];
+}
 
 const handlers: EventHandlers<Batch> = {
-  CreditsUsed(e, rows) {
+  CreditsUsed(e, { rows }) {
     rows.push({
       id: e.id,
       organization_id: e.metadata.organization_id,
@@ -77,7 +89,7 @@ const handlers: EventHandlers<Batch> = {
       occurred_at: e.metadata.time,
     });
   },
-  CreditsCharged(e, rows) {
+  CreditsCharged(e, { rows }) {
     rows.push({
       id: e.id,
       organization_id: e.metadata.organization_id,
@@ -89,17 +101,27 @@ const handlers: EventHandlers<Batch> = {
       occurred_at: e.metadata.time,
     });
   },
+  CreditsGranted(e, { grants }) {
+    grants.push({
+      grant_id: e.data.grant_id,
+      organization_id: e.metadata.organization_id,
+      credits: e.data.credits,
+      reason: e.data.reason,
+      granted_at: e.metadata.time,
+    });
+  },
 };
 
 /**
  * Credit usage: every credit event of every organization (`CreditsUsed` of the engines, `CreditsCharged` of the paid
  * jobs; the organization from the event's metadata), and daily and hourly totals per organization, website and kind:
  * a 90-day sum reads the whole days' totals, the edge days' whole hours and the edge hours' events, never every event.
+ * And the operators' grants of one-off credits (rm_credit_grants).
  */
 export const creditsProjection: Projection = {
   name: 'credits',
   version: 1,
-  tables: ['rm_credit_events', ...CREDIT_BUCKETS.map((b) => b.table)],
+  tables: ['rm_credit_events', 'rm_credit_grants', ...CREDIT_BUCKETS.map((b) => b.table)],
   handles: handledTypes(handlers),
   async migrate(db: Knex) {
     await db.raw(`
@@ -115,6 +137,14 @@ export const creditsProjection: Projection = {
       );
       create index if not exists rm_credit_events_org on rm_credit_events (organization_id, occurred_at desc, id desc);
       create index if not exists rm_credit_events_site on rm_credit_events (website_id, occurred_at desc, id desc);
+      create table if not exists rm_credit_grants (
+        grant_id text primary key,
+        organization_id uuid not null,
+        credits numeric not null,
+        reason text,
+        granted_at timestamptz not null
+      );
+      create index if not exists rm_credit_grants_org on rm_credit_grants (organization_id, granted_at);
       ${CREDIT_BUCKETS.map(
         ({ table }) => `create table if not exists ${table} (
         organization_id uuid not null,
@@ -129,8 +159,10 @@ export const creditsProjection: Projection = {
       ).join('\n')}`);
   },
   async apply(trx, events: TypedEvent[]) {
-    const rows: Batch = [];
-    for (const e of events) await dispatch(handlers, e, rows);
+    const batch: Batch = { rows: [], grants: [] };
+    for (const e of events) await dispatch(handlers, e, batch);
+    const { rows, grants } = batch;
     for (let i = 0; i < rows.length; i += 1000) await recordCredit(trx, rows.slice(i, i + 1000));
+    if (grants.length) await trx('rm_credit_grants').insert(grants).onConflict('grant_id').ignore();
   },
 };

@@ -17,6 +17,8 @@ import { DataDirLockedError } from './embedded-lock';
 import { createLogger } from './logger';
 import { openRuntime, type Runtime } from './runtime';
 import { passwordProblem, setPassword } from './auth/accounts';
+import { GrantCredits, grantCredits } from '../commands/credits/grant-credits';
+import { oneOffCredits } from './app/credits';
 
 type Command = (rt: Runtime, args: string[]) => Promise<unknown>;
 
@@ -191,6 +193,36 @@ const commands: Record<string, { usage: string; run: Command }> = {
       });
       await rt.runners.get('team')!.runToHead();
       return { ...r, password_set: true };
+    },
+  },
+  'credits:grant': {
+    usage: 'credits:grant --org O --credits N [--reason R]',
+    async run(rt, argv) {
+      const { values } = parseArgs({
+        args: argv,
+        options: { org: { type: 'string' }, credits: { type: 'string' }, reason: { type: 'string' } },
+        strict: true,
+      });
+      if (!values.org || values.credits === undefined) throw new UsageError('usage: credits:grant --org O --credits N [--reason R]');
+      const org = Uuid.safeParse(values.org);
+      if (!org.success) throw new UsageError(`--org: ${org.error.issues[0].message}`);
+      const input = GrantCredits.safeParse({ credits: values.credits.trim() === '' ? Number.NaN : Number(values.credits), reason: values.reason });
+      if (!input.success) {
+        const i = input.error.issues[0];
+        throw new UsageError(`--${i.path.join('.')}: ${i.message}`);
+      }
+      const r = await grantCredits({ store: rt.store, organizationId: org.data, actor: SYSTEM_ACTOR }, input.data);
+      if (isDomainError(r)) throw new UsageError(`organization ${values.org}: ${r.message}`);
+      // the balance is read from the credits read model: bring it up to date first (a running server's leader does it)
+      await rt.runners.get('organizations')!.runToHead();
+      await rt.runners.get('credits')!.runToHead();
+      const row = await rt.database.db('rm_organizations').where('id', org.data).first('plan');
+      return {
+        organization_id: org.data,
+        grant_id: r.result.grant_id,
+        credits: input.data.credits,
+        one_off_balance: await oneOffCredits(rt.database.db, org.data, row.plan, new Date()),
+      };
     },
   },
   'responses:import': {

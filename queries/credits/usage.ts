@@ -128,3 +128,34 @@ export async function creditEvents(
   const last = events[events.length - 1];
   return { events, next_offset: rows.length > q.pageSize && last ? encodeOffset(last.occurred_at, last.id) : null };
 }
+
+/**
+ * An organization's credit months for the one-off balance: from the month of its first grant to `now`'s month,
+ * consecutive, oldest first, each with its grants and all its use (none when it has no grant).
+ */
+export async function creditMonths(db: Knex, organizationId: string, now: Date): Promise<{ granted: number; used: number }[]> {
+  const r = await db.raw(
+    `with g as (
+       select date_trunc('month', granted_at at time zone 'UTC') as m, sum(credits)::float8 as granted
+       from rm_credit_grants where organization_id = ? and granted_at <= ? group by 1
+     ), u as (
+       select date_trunc('month', bucket at time zone 'UTC') as m, sum(credits)::float8 as used
+       from rm_credit_days
+       where organization_id = ? and bucket >= (select min(m) from g) at time zone 'UTC' and bucket <= ?
+       group by 1
+     )
+     select to_char(coalesce(g.m, u.m), 'YYYY-MM') as month, coalesce(g.granted, 0) as granted, coalesce(u.used, 0) as used
+     from g full join u on g.m = u.m order by 1`,
+    [organizationId, now.toISOString(), organizationId, now.toISOString()],
+  );
+  const rows = r.rows as { month: string; granted: number; used: number }[];
+  if (!rows.length) return [];
+  const byMonth = new Map(rows.map((row) => [row.month, row]));
+  const months: { granted: number; used: number }[] = [];
+  const [y, m] = rows[0].month.split('-').map(Number);
+  for (let d = new Date(Date.UTC(y, m - 1, 1)); d.getTime() <= now.getTime(); d = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1))) {
+    const row = byMonth.get(d.toISOString().slice(0, 7));
+    months.push({ granted: Number(row?.granted ?? 0), used: Number(row?.used ?? 0) });
+  }
+  return months;
+}

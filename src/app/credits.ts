@@ -1,6 +1,7 @@
-import { type CreditScope, creditEvents, creditTotals, creditUsage, decodeOffset } from '../../queries/credits/usage';
+import type { Knex } from 'knex';
+import { type CreditScope, creditEvents, creditMonths, creditTotals, creditUsage, decodeOffset } from '../../queries/credits/usage';
 import type { CreditEventsView, CreditRange, CreditsView, CreditUsageView } from '../../queries/credits/views';
-import { MONTHLY_CREDITS, monthStart, nextMonthlyReset } from '../domain/credits';
+import { MONTHLY_CREDITS, monthStart, nextMonthlyReset, oneOffBalance } from '../domain/credits';
 import { DomainErrorException, invalid, notFound } from '../domain/errors';
 import { authorize, isUser, requireGlobal } from '../domain/principal';
 import { type Caller, dbOf, websiteFor } from './context';
@@ -19,6 +20,11 @@ function organizationWide(c: Caller): void {
   else requireGlobal(c.principal);
 }
 
+/** An organization's one-off balance at `now`: its grants less what months used past the plan's allowance. */
+export async function oneOffCredits(db: Knex, organizationId: string, plan: keyof typeof MONTHLY_CREDITS, now: Date): Promise<number> {
+  return oneOffBalance(await creditMonths(db, organizationId, now), MONTHLY_CREDITS[plan]);
+}
+
 /** The balance every scope draws from is the organization's: the plan's monthly allowance, then one-off credits. */
 async function balances(c: Caller, scope: CreditScope): Promise<CreditsView> {
   const now = new Date();
@@ -27,9 +33,9 @@ async function balances(c: Caller, scope: CreditScope): Promise<CreditsView> {
   const orgUsed = await sum({ organizationId: c.principal.organizationId, websiteIds: null });
   const scopeUsed = scope.websiteIds === null ? orgUsed : await sum(scope);
   const allowance = MONTHLY_CREDITS[c.principal.plan];
-  // no operation grants one-off credits yet: their balance is what a grant left after this month's overflow, i.e. 0
   const monthly = Math.max(0, allowance - orgUsed);
-  const oneOff = 0;
+  // one-off credits (operator grants) are drawn once a month has used its allowance
+  const oneOff = await oneOffCredits(dbOf(c), c.principal.organizationId, c.principal.plan, now);
   const r = (n: number) => Math.round(n * 1e6) / 1e6;
   return {
     credits: {

@@ -37,3 +37,23 @@ export const MONTHLY_CREDITS: Record<'free' | 'pro' | 'enterprise', number> = { 
 export const nextMonthlyReset = (at: Date): Date => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
 /** The first instant of `at`'s UTC month. */
 export const monthStart = (at: Date): Date => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1));
+
+/** One UTC month of an organization's credits: the one-off credits granted in it and all the credits it used. */
+export interface CreditMonth {
+  granted: number;
+  used: number;
+}
+
+/**
+ * The one-off balance after `months` (oldest first, consecutive, the current month last): each month's grants are
+ * added, then what the month used past the plan's monthly allowance is drawn from the balance, which never goes below
+ * zero (use past both is not carried into a later grant). Rounded to micro-credits, as every credit figure.
+ */
+export function oneOffBalance(months: readonly CreditMonth[], allowance: number): number {
+  let balance = 0;
+  for (const m of months) {
+    balance += m.granted;
+    balance = Math.max(0, balance - Math.max(0, m.used - allowance));
+  }
+  return Math.round(balance * 1e6) / 1e6;
+}

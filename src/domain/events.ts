@@ -333,6 +333,15 @@ export const catalogue = {
     ref_id: z.string(),
     model: z.string().nullable(),
   }),
+  /**
+   * One-off credits an operator granted to an organization (`npm run cli -- credits:grant`): they are drawn once a
+   * month has used the plan's monthly allowance (src/domain/credits.ts `oneOffBalance`).
+   */
+  CreditsGranted: z.object({
+    grant_id: z.string(),
+    credits: z.number().positive(),
+    reason: z.string().nullable(),
+  }),
   /** one import call: what it brought in and what it skipped as already imported */
   ResponsesImported: z.object({
     import_id: z.string(),

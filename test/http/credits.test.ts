@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CreditEventsView, CreditsView, CreditUsageView } from '../../queries/credits/views';
 import { CREDIT_KINDS, creditsCharged, MONTHLY_CREDITS, nextMonthlyReset } from '../../src/domain/credits';
-import type { DomainEvent } from '../../src/domain/events';
+import { grantCredits } from '../../commands/credits/grant-credits';
+import { type DomainEvent, SYSTEM_ACTOR } from '../../src/domain/events';
 import { apiKey, callTool, closeAll, connectAll, toolOk } from '../mcp/support';
 import { caughtUp, call, type TestServer } from '../support/server';
 import { useWorld, type World } from '../support/tenancy';
@@ -196,5 +197,32 @@ describe('credits', () => {
     expect((await get('group', w.a.scoped, { group_id: gid })).status).toBe(403);
     expect((await get('group', w.b.key, { group_id: gid })).status).toBe(404);
     expect((await get('organization', w.a.revoked)).status).toBe(401);
+  });
+  it('given one-off grants, when the month uses past its allowance, then the overflow is drawn from them; the grants are in the activity feed of that organization only', async () => {
+    const balances = async (key: string) => CreditsView.parse((await call(s, 'GET', '/api/v1/credits/organization', { key })).body).credits;
+    const ctx = { store: s.rt.store, organizationId: w.a.organization_id, actor: SYSTEM_ACTOR };
+    const g1 = await grantCredits(ctx, { credits: 100, reason: 'launch bonus' });
+    const g2 = await grantCredits(ctx, { credits: 50.5 });
+    if ('kind' in g1 || 'kind' in g2) throw new Error('grant refused');
+    await caughtUp(s, ['credits', 'activity']);
+    const before = await balances(w.a.key);
+    expect(before.one_off.balance).toBe(150.5);
+    expect(before.total).toBeCloseTo(before.monthly.balance + 150.5, 6);
+    expect((await balances(w.b.key)).one_off.balance).toBe(0);
+
+    // the rest of this month's allowance and 30 more
+    await charge(w.a.organization_id, w.a.a1, 0, seo(w.a.a1, before.monthly.balance + 30));
+    await caughtUp(s, ['credits']);
+    const after = await balances(w.a.key);
+    expect(after.monthly.balance).toBe(0);
+    expect(after.one_off.balance).toBeCloseTo(120.5, 6);
+    expect(after.total).toBeCloseTo(120.5, 6);
+
+    const feed = await call(s, 'GET', '/api/v1/activity', { key: w.a.key, query: { entity_type: 'credit_grant' } });
+    expect(feed.status).toBe(200);
+    const ids = (feed.body as { data: { entity_ids: string[] }[] }).data.flatMap((e) => e.entity_ids);
+    expect(ids.sort()).toEqual([g1.result.grant_id, g2.result.grant_id].sort());
+    const other = await call(s, 'GET', '/api/v1/activity', { key: w.b.key, query: { entity_type: 'credit_grant' } });
+    expect((other.body as { data: unknown[] }).data).toEqual([]);
   });
 });
