@@ -1,0 +1,87 @@
+import { type ChildProcess, fork } from 'node:child_process';
+
+/** Written to stdout and stderr by the CLI host after each run (no CLI output contains a NUL). */
+export const CLI_DONE = '\u0000cli-done\u0000\n';
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliHost {
+  /** `node --import tsx src/cli.ts ...args` with this environment, run in the host process */
+  run(args: string[], env: Record<string, string>): Promise<CliResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * A process that runs the operator CLI (`src/cli.ts`) once per call with the arguments and environment given, as
+ * many CLI processes would, without loading the module graph each time (about two seconds of CPU per process through
+ * tsx). Runs are queued: one at a time. A test of the process itself (exit without a runtime, a second process
+ * refused) spawns `src/cli.ts` of its own.
+ */
+export function cliHost(): CliHost {
+  let child: ChildProcess | null = null;
+  let out = '';
+  let err = '';
+  let waiting: ((r: CliResult) => void) | null = null;
+  let status: number | null | undefined;
+  let queue = Promise.resolve();
+  const settle = () => {
+    const o = out.indexOf(CLI_DONE);
+    const e = err.indexOf(CLI_DONE);
+    if (o === -1 || e === -1 || status === undefined || !waiting) return;
+    const r = { status, stdout: out.slice(0, o), stderr: err.slice(0, e) };
+    out = out.slice(o + CLI_DONE.length);
+    err = err.slice(e + CLI_DONE.length);
+    status = undefined;
+    const w = waiting;
+    waiting = null;
+    w(r);
+  };
+  const start = () => {
+    const c = fork('test/support/cli-host.ts', [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    c.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      settle();
+    });
+    c.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      err += d;
+      settle();
+    });
+    c.on('message', (m: { status: number }) => {
+      status = m.status;
+      settle();
+    });
+    c.once('exit', (code) => {
+      child = null;
+      const w = waiting;
+      waiting = null;
+      w?.({ status: code, stdout: out, stderr: `${err}\ncli host exited with ${code}` });
+    });
+    return c;
+  };
+  return {
+    run(args, env) {
+      const next = queue.then(
+        () =>
+          new Promise<CliResult>((resolve) => {
+            waiting = resolve;
+            child ??= start();
+            child.send({ args, env });
+          }),
+      );
+      queue = next.then(() => undefined);
+      return next;
+    },
+    async close() {
+      await queue;
+      const c = child;
+      if (!c) return;
+      const exited = new Promise((r) => c.once('exit', r));
+      c.disconnect();
+      await exited;
+    },
+  };
+}
