@@ -18,8 +18,8 @@ export async function runsAnswered(s: BenchServer, site: AnswerSite, runs: numbe
   for (let i = 0; i < runs; i++) {
     const r = await startRun(ctx, { website_id: site.websiteId, schedule_id: null, trigger: 'backfill', day });
     if (isDomainError(r)) throw new Error(r.message);
-    ids.push(r.plan.run_id);
-    units += r.plan.total;
+    ids.push(r.result.run_id);
+    units += r.result.units;
   }
   const db = s.rt.database.db;
   for (;;) {

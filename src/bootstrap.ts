@@ -27,7 +27,7 @@ async function backfillDemoHistory(rt: Runtime, organizationId: string, websiteI
     const day = utcDay(new Date(today - d * 86_400_000));
     const r = await startRun(ctx, { website_id: websiteId, schedule_id: null, trigger: 'backfill', day, run_at: `${day}T09:00:00.000Z` });
     if (isDomainError(r)) throw new Error(r.message);
-    runIds.push(r.plan.run_id);
+    runIds.push(r.result.run_id);
   }
   void (async () => {
     const t0 = Date.now();

@@ -257,7 +257,7 @@ const commands: Record<string, { usage: string; run: Command }> = {
           website.id,
           input.data.responses.flatMap((r) => (r.external_id ? [r.external_id] : [])),
         );
-        const r = await importResponses(ctx, website.id, input.data, known);
+        const r = await importResponses(ctx, { ...input.data, already_imported: known });
         if (isDomainError(r)) throw new UsageError(`batch starting at line ${i + 1}: ${r.message}`);
         out.imported += r.result.imported;
         out.skipped += r.result.skipped;
@@ -282,7 +282,7 @@ const commands: Record<string, { usage: string; run: Command }> = {
       // the reservations read model first, as far as the log goes (a running server's leader does it)
       await rt.runners.get('allowances')!.runToHead();
       const open = await openReservations(rt.database.db, rt.store, { allowance: values.allowance, olderThanMs: minutes * 60_000 });
-      const settled = values.settle ? await settleOpenReservations(rt.store, open) : [];
+      const settled = values.settle ? (await settleOpenReservations({ store: rt.store, actor: SYSTEM_ACTOR }, { open })).result : [];
       return { open, settled };
     },
   },
@@ -299,7 +299,7 @@ const commands: Record<string, { usage: string; run: Command }> = {
       await rt.runners.get('allowances')!.runToHead();
       // pitch reservations still open: a report whose job ended or never came to be is settled (unless --dry-run), one still running is listed
       const open = await openReservations(rt.database.db, rt.store, { allowance: PITCH_ALLOWANCE, olderThanMs: minutes * 60_000 });
-      const settled = values['dry-run'] ? [] : await settleOpenReservations(rt.store, open);
+      const settled = values['dry-run'] ? [] : (await settleOpenReservations({ store: rt.store, actor: SYSTEM_ACTOR }, { open })).result;
       return { open, settled };
     },
   },

@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import { isDomainError } from '../../src/domain/errors';
-import { decodeEvent, SYSTEM_ACTOR } from '../../src/domain/events';
+import { decodeEvent } from '../../src/domain/events';
 import { evolveLifecycle, initialLifecycle } from '../../src/domain/jobs';
-import type { EventStore } from '../../src/eventstore/port';
+import type { EventStore, Position } from '../../src/eventstore/port';
+import type { CommandContext } from '../handle';
 import { settleAllowance } from './allowance';
 
 export interface OpenReservation {
@@ -44,15 +45,20 @@ export async function openReservations(
 
 /** Settles what can be: an ended job's reservation as the job's end says, a gone job's released; running ones stay. */
 export async function settleOpenReservations(
-  store: EventStore,
-  open: readonly OpenReservation[],
-): Promise<{ reservation_id: string; outcome: string }[]> {
+  ctx: Pick<CommandContext, 'store' | 'actor'>,
+  input: { open: readonly OpenReservation[] },
+): Promise<{ result: { reservation_id: string; outcome: string }[]; position: Position | null }> {
   const settled: { reservation_id: string; outcome: string }[] = [];
-  for (const r of open) {
+  let position: Position | null = null;
+  for (const r of input.open) {
     if (r.job === 'queued' || r.job === 'running') continue;
-    const ctx = { store, organizationId: r.organization_id, actor: SYSTEM_ACTOR };
-    const s = await settleAllowance(ctx, { allowance: r.allowance, period: r.period, reservation_id: r.reservation_id, ended: r.job });
-    if (!isDomainError(s) && s.result.settled) settled.push({ reservation_id: r.reservation_id, outcome: s.result.outcome });
+    const s = await settleAllowance(
+      { ...ctx, organizationId: r.organization_id },
+      { allowance: r.allowance, period: r.period, reservation_id: r.reservation_id, ended: r.job },
+    );
+    if (isDomainError(s) || !s.result.settled) continue;
+    settled.push({ reservation_id: r.reservation_id, outcome: s.result.outcome });
+    position = s.position ?? position;
   }
-  return settled;
+  return { result: settled, position };
 }

@@ -1,5 +1,5 @@
 import { type DomainEvent, EMAIL_STREAM_PREFIX } from '../../src/domain/events';
-import type { Aggregate, Decision } from '../handle';
+import { type Aggregate, type CommandContext, type Decision, handle } from '../handle';
 
 /**
  * One email of the outbox, stream `email-<email_id>`:
@@ -138,3 +138,15 @@ export function decideGiveUp(s: EmailState, reason: string, now: Date): Decision
     result: { recorded: true },
   };
 }
+
+/** Claims an email's next attempt (the email worker, before it sends). */
+export const claimEmail = (ctx: CommandContext, input: { email_id: string; message_id: string; now: Date; lease_ms: number }) =>
+  handle(ctx, emailStream(input.email_id), Email, (s) => decideClaim(s, { message_id: input.message_id, now: input.now, leaseMs: input.lease_ms }));
+
+/** Records what an attempt did: sent, deferred or failed. */
+export const recordEmailOutcome = (ctx: CommandContext, input: { email_id: string; attempt: number; outcome: Outcome; uncertain: boolean }) =>
+  handle(ctx, emailStream(input.email_id), Email, (s) => decideOutcome(s, input.attempt, input.outcome, input.uncertain));
+
+/** Gives up on an email with nothing to send. */
+export const giveUpEmail = (ctx: CommandContext, input: { email_id: string; reason: string; now: Date }) =>
+  handle(ctx, emailStream(input.email_id), Email, (s) => decideGiveUp(s, input.reason, input.now));

@@ -260,17 +260,17 @@ const IMPORT_ATTEMPTS = 20;
 
 /**
  * Imports up to 1000 answers in one append: all of them or none. They go through exactly the analysis of a streamed
- * answer. `alreadyImported`: the external ids the website's answers read model has. The counts are what this call
+ * answer. `already_imported`: the external ids the website's answers read model has. The counts are what this call
  * stored: the append refuses answer ids another import stored meanwhile (a concurrent import of the same file, or one
  * the read model has not applied yet), and the import is decided again with those as skips, so of N imports racing
  * for an answer exactly one reports it imported and the others skipped, in the result and in ResponsesImported.
  */
 export async function importResponses(
   ctx: CommandContext,
-  websiteId: string,
-  input: ImportResponses,
-  alreadyImported: ReadonlySet<string>,
+  input: ImportResponses & { already_imported: ReadonlySet<string> },
 ): Promise<{ result: ImportResult; position: Position | null } | DomainError> {
+  const websiteId = input.website_id;
+  const alreadyImported = input.already_imported;
   const responseIds = input.responses.map(() => newId());
   const importId = newId();
   const known = new Set(alreadyImported);

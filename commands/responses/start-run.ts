@@ -100,19 +100,19 @@ export function decideStartRun(s: CatalogState, cmd: StartRunInput): { events: (
 
 export const runStream = (runId: string) => `run-${runId}`;
 
-export interface Started {
-  plan: RunPlan;
-  /** false: a run with this id was already started (nothing written) */
+/** What a start did: the run's id, whether this call wrote it (false: a run with this id was already started), its units. */
+export interface RunStart {
+  run_id: string;
   started: boolean;
-  position: Position | null;
+  units: number;
 }
 
-export interface StartOptions {
+export interface RunContext extends CommandContext {
   /**
    * Whether a run has an outcome for every unit (the runs read model says so). When the run holding the slot has,
    * its end is recorded first and the slot is free: a start never waits for the worker that records ends.
    */
-  finished?: (runId: string) => Promise<boolean>;
+  runFinished?: (runId: string) => Promise<boolean>;
 }
 
 /**
@@ -121,30 +121,31 @@ export interface StartOptions {
  * own stream. A backfill (history the system writes for past days) takes no slot.
  */
 export async function startRun(
-  ctx: CommandContext,
+  ctx: RunContext,
   input: Omit<StartRunInput, 'run_id'> & { run_id?: string },
-  options: StartOptions = {},
-): Promise<Started | DomainError> {
+): Promise<{ result: RunStart; position: Position | null } | DomainError> {
   const cmd: StartRunInput = { ...input, run_id: input.run_id ?? newId() };
   const { state } = await load(ctx.store, catalogStream(cmd.website_id), Catalog);
   const d = decideStartRun(state, cmd);
   if (isDomainError(d)) return d;
+  const notStarted = { result: { run_id: cmd.run_id, started: false, units: d.result.total }, position: null };
   if (cmd.trigger !== 'backfill') {
-    const slot = await claimSlot(ctx, cmd, options.finished);
+    const slot = await claimSlot(ctx, cmd);
     if (isDomainError(slot)) return slot;
     // this run ran and ended already (a scheduler pass behind the read model): nothing to write
-    if (slot === 'ended') return { plan: d.result, started: false, position: null };
+    if (slot === 'ended') return notStarted;
   }
   try {
     const r = await ctx.store.append(runStream(cmd.run_id), newEventsFor({ ...ctx, websiteId: cmd.website_id }, d.events), 'no_stream');
-    return { plan: d.result, started: !r.noop, position: r.position };
+    return { result: { ...notStarted.result, started: !r.noop }, position: r.position };
   } catch (err) {
-    if (err instanceof WrongExpectedRevisionError) return { plan: d.result, started: false, position: null };
+    if (err instanceof WrongExpectedRevisionError) return notStarted;
     throw err;
   }
 }
 
-async function claimSlot(ctx: CommandContext, cmd: StartRunInput, finished: StartOptions['finished']): Promise<SlotTaken | DomainError> {
+async function claimSlot(ctx: RunContext, cmd: StartRunInput): Promise<SlotTaken | DomainError> {
+  const finished = ctx.runFinished;
   const ref = { website_id: cmd.website_id, schedule_id: cmd.schedule_id };
   let r = await takeRunSlot(ctx, ref, cmd.run_id);
   const holder = isDomainError(r) && r.kind === 'conflict' ? (r.details?.run as { run_id: string } | undefined)?.run_id : undefined;

@@ -7,7 +7,7 @@ import { dateRange as range, importedExternalIds, listResponses as answersOf, ty
 import { getRun as run, listRuns as runsOf, runFinished, runView } from '../../queries/responses/runs';
 import { utcDay } from '../domain/dates';
 import { conflict, DomainErrorException, isDomainError, notFound } from '../domain/errors';
-import { scheduleValue, type SharedFilters } from '../domain/filters';
+import type { SharedFilters } from '../domain/filters';
 import type { Need } from '../domain/principal';
 import { readCheckpoint } from '../eventstore/runner';
 import { type Caller, commandContextOf, dbOf, orFail, websiteFor } from './context';
@@ -26,9 +26,8 @@ export async function startRun(c: Caller, input: StartRun) {
   const w = await websiteFor(c, input.website_id, RUN);
   const scheduleId = input.schedule_id ?? null;
   const started = await start(
-    commandContextOf(c, w.id),
+    { ...commandContextOf(c, w.id), runFinished: (runId) => runFinished(dbOf(c), runId) },
     { website_id: w.id, schedule_id: scheduleId, trigger: 'manual', day: utcDay(new Date()) },
-    { finished: (runId) => runFinished(dbOf(c), runId) },
   );
   if (isDomainError(started) && started.kind === 'conflict' && started.message === RUN_IN_PROGRESS) {
     // the run in progress as the listing shows it, once the read model has it
@@ -39,14 +38,18 @@ export async function startRun(c: Caller, input: StartRun) {
   const r = orFail(started);
   // the caller follows the run at status_url: the runs read model
   await c.deps.rt.waitForReadModels(r.position, ['runs']);
+  const readRow = () => runView(dbOf(c), w.id, r.result.run_id);
+  // a loaded machine can keep the read model behind the first wait's limit: a longer one before giving up
+  const row = (await readRow()) ?? ((await c.deps.rt.waitForReadModels(r.position, ['runs'], 30_000)) ? await readRow() : undefined);
+  if (!row) throw new Error(`run ${r.result.run_id} is not in the runs read model after its start`);
   return {
-    run_id: r.plan.run_id,
+    run_id: row.run_id,
     status: 'running' as const,
-    schedule: scheduleValue(r.plan.schedule_id),
-    day: r.plan.day,
-    models: r.plan.models,
-    total: r.plan.total,
-    status_url: `${c.deps.rt.config.publicBaseUrl}/api/v1/response-streaming/runs/${r.plan.run_id}?website_id=${w.id}`,
+    schedule: row.schedule,
+    day: row.day,
+    models: row.models,
+    total: row.total,
+    status_url: `${c.deps.rt.config.publicBaseUrl}/api/v1/response-streaming/runs/${row.run_id}?website_id=${w.id}`,
   };
 }
 
@@ -81,7 +84,7 @@ export async function importResponses(c: Caller, input: ImportResponses) {
   const w = await websiteFor(c, input.website_id, IMPORT);
   const external = input.responses.flatMap((r) => (r.external_id === undefined ? [] : [r.external_id]));
   const known = await importedExternalIds(dbOf(c), w.id, external);
-  const r = orFail(await record(commandContextOf(c, w.id), w.id, input, known));
+  const r = orFail(await record(commandContextOf(c, w.id), { ...input, website_id: w.id, already_imported: known }));
   // the caller reads the answers next (listing, metrics, a re-import's skips), and the observations it supplied
   const supplied = input.responses.some((x) => x.observations?.length);
   // (and the content hub's citation figures, which count answers from its own read model)

@@ -1,20 +1,19 @@
 import type { Knex } from 'knex';
 import {
   type ClaimResult,
-  decideClaim,
-  decideGiveUp,
-  decideOutcome,
+  claimEmail,
   Email,
-  type EmailState,
   emailStream,
+  giveUpEmail,
   isHeld,
   isSettled,
   type Outcome,
+  recordEmailOutcome,
 } from '../../commands/email/email';
-import { type CommandContext, type Decision, handle, load } from '../../commands/handle';
+import { type CommandContext, type Handled, load } from '../../commands/handle';
 import { backoffFor } from '../bus/memory';
 import type { Bus, BusMessage, Consumer } from '../bus/port';
-import { isDomainError } from '../domain/errors';
+import { type DomainError, isDomainError } from '../domain/errors';
 import { type EventType, SYSTEM_ACTOR } from '../domain/events';
 import { composeMessage, messageIdFor } from '../email/message';
 import { renderEmail } from '../email/templates';
@@ -63,10 +62,13 @@ export class EmailDeferredError extends Error {}
 const MARK_TRIES = 5;
 
 /** Records an attempt's outcome; the message went out, so a passing store failure must not lose that: tried again. */
-async function record(ctx: CommandContext, emailId: string, decide: (s: EmailState) => Decision<{ recorded: boolean }>): Promise<boolean> {
+async function record(
+  ctx: CommandContext,
+  command: (ctx: CommandContext) => Promise<Handled<{ recorded: boolean }> | DomainError>,
+): Promise<boolean> {
   for (let i = 1; ; i++) {
     try {
-      const r = await handle(ctx, emailStream(emailId), Email, decide);
+      const r = await command(ctx);
       return !isDomainError(r) && r.result.recorded;
     } catch (err) {
       if (i >= MARK_TRIES) throw err;
@@ -96,16 +98,19 @@ export async function deliverEmail(deps: EmailWorkerDeps, msg: Pick<BusMessage, 
       ? renderEmail(state.template, state.params)
       : { error: 'the recipient or the content was erased before it was sent' };
   if ('error' in rendered) {
-    const recorded = await record(ctx, emailId, (s) => decideGiveUp(s, rendered.error, now()));
+    const recorded = await record(ctx, (c) => giveUpEmail(c, { email_id: emailId, reason: rendered.error, now: now() }));
     if (recorded) log.error({ template: state.template, reason: rendered.error }, 'email failed: nothing to send');
     return recorded ? 'failed' : 'settled';
   }
 
   const message_id = messageIdFor(emailId, deps.from);
   const sendTimeoutMs = deps.sendTimeoutMs ?? EMAIL_DEFAULTS.sendTimeoutMs;
-  const claimed = await handle(ctx, emailStream(emailId), Email, (s) =>
-    decideClaim(s, { message_id, now: now(), leaseMs: sendTimeoutMs + (deps.leaseMarginMs ?? EMAIL_DEFAULTS.leaseMarginMs) }),
-  );
+  const claimed = await claimEmail(ctx, {
+    email_id: emailId,
+    message_id,
+    now: now(),
+    lease_ms: sendTimeoutMs + (deps.leaseMarginMs ?? EMAIL_DEFAULTS.leaseMarginMs),
+  });
   if (isDomainError(claimed)) return 'unknown';
   const claim: ClaimResult = claimed.result;
   if (!claim.claimed) return claim.why === 'held' ? 'held' : claim.why;
@@ -137,7 +142,7 @@ export async function deliverEmail(deps: EmailWorkerDeps, msg: Pick<BusMessage, 
     }
   }
 
-  await record(ctx, emailId, (s) => decideOutcome(s, attempt, outcome, uncertain));
+  await record(ctx, (c) => recordEmailOutcome(c, { email_id: emailId, attempt, outcome, uncertain }));
   const fields = { template: state.template, attempt, transport: deps.transport.kind };
   switch (outcome.kind) {
     case 'sent':

@@ -119,12 +119,15 @@ export async function schedulePass(deps: SchedulerDeps): Promise<string[]> {
   const finished = (runId: string) => runFinished(deps.db, runId);
   for (const d of due) {
     if (known.has(d.run_id)) continue;
-    const ctx = { store: deps.store, organizationId: d.organization_id, websiteId: d.website_id, actor: SYSTEM_ACTOR, now: deps.now };
-    const r = await startRun(
-      ctx,
-      { run_id: d.run_id, website_id: d.website_id, schedule_id: d.schedule_id, trigger: 'scheduled', day: today },
-      { finished },
-    );
+    const ctx = {
+      store: deps.store,
+      organizationId: d.organization_id,
+      websiteId: d.website_id,
+      actor: SYSTEM_ACTOR,
+      now: deps.now,
+      runFinished: finished,
+    };
+    const r = await startRun(ctx, { run_id: d.run_id, website_id: d.website_id, schedule_id: d.schedule_id, trigger: 'scheduled', day: today });
     if (isDomainError(r)) {
       // a run of the schedule still in progress: a later pass starts this slot's run once it has ended
       const busy = r.message === RUN_IN_PROGRESS;
@@ -134,10 +137,10 @@ export async function schedulePass(deps: SchedulerDeps): Promise<string[]> {
       );
       continue;
     }
-    if (r.started) {
+    if (r.result.started) {
       started.push(d.run_id);
       deps.logger.info(
-        { website_id: d.website_id, schedule_id: d.schedule_id ?? 'default', slot: d.slot, run_id: d.run_id, units: r.plan.total },
+        { website_id: d.website_id, schedule_id: d.schedule_id ?? 'default', slot: d.slot, run_id: d.run_id, units: r.result.units },
         'scheduled run started',
       );
     }

@@ -141,10 +141,12 @@ describe('allowance: reserved at admission, settled when the job ends', () => {
     expect(open).toEqual([
       expect.objectContaining({ organization_id: org, reservation_id: orphan, subject: jobStream('probe', orphan), amount: 1, job: 'gone' }),
     ]);
-    expect(await settleOpenReservations(rt.store, open)).toEqual([{ reservation_id: orphan, outcome: 'released' }]);
+    expect((await settleOpenReservations({ store: rt.store, actor: SYSTEM_ACTOR }, { open })).result).toEqual([
+      { reservation_id: orphan, outcome: 'released' },
+    ]);
     const stream = await rt.store.readStream(allowanceStream(org, 'probe-orphans', monthOf(new Date())));
     expect(stream.map((e) => e.type)).toEqual(['AllowanceReserved', 'AllowanceSettled']);
-    expect(await settleOpenReservations(rt.store, open)).toEqual([]);
+    expect((await settleOpenReservations({ store: rt.store, actor: SYSTEM_ACTOR }, { open })).result).toEqual([]);
 
     // a job that failed while its own settlement was lost: consumed, as the job would have settled it
     const ended = newId();
@@ -169,7 +171,9 @@ describe('allowance: reserved at admission, settled when the job ends', () => {
     await rt.waitForReadModels(r2.position, ['allowances']);
     const listed = await openReservations(rt.database.db, rt.store, { allowance: 'probe-orphans', olderThanMs: 0 });
     expect(listed.map((x) => [x.reservation_id, x.job])).toEqual([[ended, 'failed']]);
-    expect(await settleOpenReservations(rt.store, listed)).toEqual([{ reservation_id: ended, outcome: 'consumed' }]);
+    expect((await settleOpenReservations({ store: rt.store, actor: SYSTEM_ACTOR }, { open: listed })).result).toEqual([
+      { reservation_id: ended, outcome: 'consumed' },
+    ]);
   });
 });
 

@@ -70,7 +70,7 @@ describe('one run in progress per schedule, across instances', () => {
     const lost = [r1, r2].filter(isDomainError);
     expect(won).toHaveLength(1);
     expect(first).toBe(won[0]);
-    const runId = !isDomainError(won[0]) && won[0].plan.run_id;
+    const runId = !isDomainError(won[0]) && won[0].result.run_id;
     expect(lost).toEqual([{ kind: 'conflict', message: RUN_IN_PROGRESS, details: { run: { run_id: runId } } }]);
     expect((await db.store.readStream(slot)).map((e) => e.type)).toEqual(['RunSlotTaken']);
   });
@@ -80,7 +80,7 @@ describe('one run in progress per schedule, across instances', () => {
     const rs = await Promise.all(Array.from({ length: 10 }, (_, i) => start(i % 2 ? other : db.store, website)));
     const won = rs.filter((r) => !isDomainError(r));
     expect(won).toHaveLength(1);
-    const runId = !isDomainError(won[0]) && won[0].plan.run_id;
+    const runId = !isDomainError(won[0]) && won[0].result.run_id;
     for (const r of rs.filter(isDomainError)) expect(r).toEqual({ kind: 'conflict', message: RUN_IN_PROGRESS, details: { run: { run_id: runId } } });
     expect((await db.store.readStream(`run-${runId}`))[0].type).toBe('RunStarted');
   });
@@ -90,7 +90,7 @@ describe('one run in progress per schedule, across instances', () => {
     const r = await start(db.store, website);
     if (isDomainError(r)) throw new Error(r.message);
     const ref = { website_id: website, schedule_id: null };
-    const ends = await Promise.all(Array.from({ length: 6 }, (_, i) => endRun(ctx(i % 2 ? other : db.store), ref, r.plan.run_id, 'finished')));
+    const ends = await Promise.all(Array.from({ length: 6 }, (_, i) => endRun(ctx(i % 2 ? other : db.store), ref, r.result.run_id, 'finished')));
     expect(ends.filter((e) => !isDomainError(e) && e.result)).toHaveLength(1);
     expect((await db.store.readStream(runSlotStream(website, null))).map((e) => e.type)).toEqual(['RunSlotTaken', 'RunEnded']);
     // the slot is free: the next start takes it, through either instance
@@ -104,10 +104,10 @@ describe('one run in progress per schedule, across instances', () => {
     const input = { run_id: runId, website_id: website, schedule_id: null, trigger: 'scheduled' as const, day: '2026-03-01' };
     const [x, y] = await Promise.all([startRun(ctx(db.store), input), startRun(ctx(other), input)]);
     if (isDomainError(x) || isDomainError(y)) throw new Error('refused');
-    expect([x.started, y.started].sort()).toEqual([false, true]);
+    expect([x.result.started, y.result.started].sort()).toEqual([false, true]);
     await endRun(ctx(db.store), { website_id: website, schedule_id: null }, runId, 'finished');
     const again = await startRun(ctx(other), input);
-    expect(!isDomainError(again) && again.started).toBe(false);
+    expect(!isDomainError(again) && again.result.started).toBe(false);
     expect((await db.store.readStream(runSlotStream(website, null))).map((e) => e.type)).toEqual(['RunSlotTaken', 'RunEnded']);
   });
 });

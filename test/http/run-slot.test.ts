@@ -230,14 +230,14 @@ describe('one run in progress per schedule', () => {
       expect(isDomainError(refused) && refused.message).toBe(RUN_IN_PROGRESS);
       const taken = await startRun(ctx(13), { website_id: site.id, schedule_id: null, trigger: 'manual', day: '2026-03-02' });
       if (isDomainError(taken)) throw new Error(taken.message);
-      expect(taken.started).toBe(true);
+      expect(taken.result.started).toBe(true);
       expect(await slotEvents(site.id)).toEqual([
         ['RunSlotTaken', stuck.body.run_id, undefined],
         ['RunEnded', stuck.body.run_id, 'expired'],
-        ['RunSlotTaken', taken.plan.run_id, undefined],
+        ['RunSlotTaken', taken.result.run_id, undefined],
       ]);
       gate.release();
-      await finishedRun(a, key, site.id, taken.plan.run_id);
+      await finishedRun(a, key, site.id, taken.result.run_id);
     } finally {
       gate.release();
     }
