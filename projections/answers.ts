@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { analyzeAnswer, analyzeProducts, type CompiledEntities } from '../src/analysis/answer';
+import { type AnswerAnalysis, analyzeAnswer, analyzeProducts, type CompiledEntities } from '../src/analysis/answer';
 import { compiledEntities } from '../src/analysis/entity-cache';
 import { dayAndTime, decodeFacts, encodeFacts, type FactChunk, FactChunkBuilder, type FactDictionaries } from '../src/analysis/facts';
 import type { EventOf } from '../src/domain/events';
@@ -88,8 +88,16 @@ const handlers: EventHandlers<AnswersBatch> = {
  */
 export const answersProjection: Projection = {
   name: 'answers',
-  version: 2,
-  tables: ['rm_responses', 'rm_fact_chunks', 'rm_fact_sites', 'rm_response_products', 'rm_analysis_entities'],
+  version: 3,
+  tables: [
+    'rm_responses',
+    'rm_fact_chunks',
+    'rm_fact_sites',
+    'rm_response_products',
+    'rm_analysis_entities',
+    'rm_content_answers',
+    'rm_content_cites',
+  ],
   handles: handledTypes(handlers),
   async migrate(db: Knex) {
     await db.raw(`
@@ -120,7 +128,9 @@ export const answersProjection: Projection = {
         products jsonb not null,
         source text not null,
         provider_model text,
-        latency_ms int
+        latency_ms int,
+        sources jsonb not null default '[]',
+        matched jsonb not null default '{"m": [], "c": []}'
       );
       ${preferLz4Sql('rm_responses', ['text', 'citations', 'products'])}
       create index if not exists rm_responses_site_time on rm_responses (website_id, run_at, id);
@@ -170,7 +180,32 @@ export const answersProjection: Projection = {
         product_key text not null,
         primary key (response_id, idx)
       );
-      create index if not exists rm_response_products_site_time on rm_response_products (website_id, run_at);`);
+      create index if not exists rm_response_products_site_time on rm_response_products (website_id, run_at);
+      create table if not exists rm_content_answers (
+        response_id uuid primary key,
+        website_id uuid not null,
+        run_at timestamptz not null,
+        prompt_id uuid not null,
+        model text not null,
+        location_id uuid,
+        schedule_id uuid,
+        mentioned boolean not null
+      );
+      -- covering: a count of a date range is an index-only scan
+      create index if not exists rm_content_answers_site_time on rm_content_answers (website_id, run_at) include (prompt_id, model, location_id, schedule_id, mentioned);
+      create table if not exists rm_content_cites (
+        response_id uuid not null,
+        website_id uuid not null,
+        normalized_url text not null,
+        run_at timestamptz not null,
+        prompt_id uuid not null,
+        model text not null,
+        location_id uuid,
+        schedule_id uuid,
+        mentioned boolean not null,
+        primary key (response_id, normalized_url)
+      );
+      create index if not exists rm_content_cites_url on rm_content_cites (website_id, normalized_url, run_at) include (prompt_id, model, location_id, schedule_id, mentioned);`);
   },
   async apply(trx, events) {
     const dirty = new Set<string>();
@@ -180,13 +215,18 @@ export const answersProjection: Projection = {
       const pending = dispatch(handlers, e, batch);
       if (pending) await pending;
     }
-    const fresh = await insertResponses(trx, recorded);
+    // each answer analyzed once, here: its facts, its stored analysis (the answers listing) and the content hub's rows
+    // all come from this one analysis (a website re-derived below is analyzed again with its new entities)
+    const tracked = await siteEntities(trx, [...new Set(recorded.map((e) => e.data.website_id))]);
+    const analyses = new Map<string, AnswerAnalysis>();
+    for (const e of recorded)
+      analyses.set(e.data.response_id, analyzeAnswer(compile(e.data.website_id, tracked.get(e.data.website_id) ?? []), e.data));
+    const fresh = await insertResponses(trx, recorded, analyses);
     const version = await nextVersion(trx);
     if (fresh.length) {
-      const sites = [...new Set(fresh.map((e) => e.data.website_id))];
-      const tracked = await siteEntities(trx, sites);
+      await insertContentRows(trx, fresh, analyses, tracked);
       const appendable = fresh.filter((e) => !dirty.has(e.data.website_id));
-      const mismatched = await appendFacts(trx, appendable, tracked, version);
+      const mismatched = await appendFacts(trx, appendable, tracked, version, analyses);
       for (const w of mismatched) dirty.add(w);
       await insertProducts(
         trx,
@@ -215,8 +255,23 @@ async function lockSite(trx: Knex.Transaction, websiteId: string): Promise<{ ent
 
 const compile = (websiteId: string, entities: TrackedEntity[]): CompiledEntities => compiledEntities(websiteId, entities);
 
-/** Inserts the answers not stored yet (a replayed event is skipped); returns those it inserted. */
-async function insertResponses(trx: Knex.Transaction, recorded: Recorded[]): Promise<Recorded[]> {
+/** An answer's sources as stored (rm_responses.sources): [url, root_domain, normalized_url, suffix] each, in order. */
+export type StoredSource = [string, string, string, string];
+/** An answer's entity matches as stored (rm_responses.matched): mentions [entity_id, position] in order, cited entity ids. */
+export interface StoredMatched {
+  m: [string, number][];
+  c: string[];
+}
+
+const storedSources = (a: AnswerAnalysis): StoredSource[] => a.sources.map((x) => [x.url, x.root_domain, x.normalized_url, x.suffix]);
+const storedMatched = (a: AnswerAnalysis): StoredMatched => ({ m: a.mentions.map((x) => [x.entity_id, x.position]), c: a.cited_entity_ids });
+
+/** Whether an analysis mentions the website's brand (its is_self entity): the answers listing's `mentioned`. */
+const brandMentioned = (a: AnswerAnalysis, brandId: string | undefined) => brandId !== undefined && a.mentions.some((m) => m.entity_id === brandId);
+const brandOf = (entities: readonly TrackedEntity[] | undefined) => entities?.find((e) => e.is_self)?.id;
+
+/** Inserts the answers not stored yet (a replayed event is skipped), each with its analysis; returns those it inserted. */
+async function insertResponses(trx: Knex.Transaction, recorded: Recorded[], analyses: Map<string, AnswerAnalysis>): Promise<Recorded[]> {
   if (!recorded.length) return [];
   const rows = recorded.map((e) => {
     const d = e.data;
@@ -237,19 +292,63 @@ async function insertResponses(trx: Knex.Transaction, recorded: Recorded[]): Pro
       source: d.source,
       provider_model: d.provider_model,
       latency_ms: d.latency_ms === null ? null : Math.round(d.latency_ms),
+      sources: storedSources(analyses.get(d.response_id)!),
+      matched: storedMatched(analyses.get(d.response_id)!),
     };
   });
   const r = await trx.raw(
-    `insert into rm_responses (id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms)
-     select id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms
+    `insert into rm_responses (id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched)
+     select id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched
        from json_to_recordset(?::json) as x(id uuid, website_id uuid, prompt_id uuid, model text, location_id uuid, persona_id uuid, schedule_id uuid,
-         run_id uuid, external_id text, run_at timestamptz, text text, citations jsonb, products jsonb, source text, provider_model text, latency_ms int)
+         run_id uuid, external_id text, run_at timestamptz, text text, citations jsonb, products jsonb, source text, provider_model text, latency_ms int,
+         sources jsonb, matched jsonb)
      on conflict (id) do nothing
      returning id`,
     [JSON.stringify(rows)],
   );
   const inserted = new Set((r.rows as { id: string }[]).map((x) => x.id));
   return recorded.filter((e) => inserted.delete(e.data.response_id));
+}
+
+/**
+ * The content hub's rows of new answers (queries/content): per answer what its figures select on and whether it
+ * mentions the brand (rm_content_answers), and per cited normalized URL (engine citations and URLs in the text, as
+ * analysis normalizes them) one row (rm_content_cites): the citation join by URL. `mentioned` is the answers
+ * listing's brand mention (the same analysis), kept in line by every re-derivation.
+ */
+async function insertContentRows(
+  trx: Knex.Transaction,
+  fresh: Recorded[],
+  analyses: Map<string, AnswerAnalysis>,
+  tracked: Map<string, TrackedEntity[]>,
+): Promise<void> {
+  const answers: unknown[][] = [[], [], [], [], [], [], [], []];
+  const cites: unknown[][] = [[], [], [], [], [], [], [], [], []];
+  for (const e of fresh) {
+    const d = e.data;
+    const a = analyses.get(d.response_id)!;
+    const mentioned = brandMentioned(a, brandOf(tracked.get(d.website_id)));
+    const row = [d.response_id, d.website_id, d.run_at, d.prompt_id, d.model, d.location_id, d.schedule_id, mentioned];
+    for (let i = 0; i < row.length; i++) answers[i].push(row[i]);
+    for (const s of a.sources) {
+      const c = [d.response_id, d.website_id, s.normalized_url, d.run_at, d.prompt_id, d.model, d.location_id, d.schedule_id, mentioned];
+      for (let i = 0; i < c.length; i++) cites[i].push(c[i]);
+    }
+  }
+  await trx.raw(
+    `insert into rm_content_answers (response_id, website_id, run_at, prompt_id, model, location_id, schedule_id, mentioned)
+     select * from unnest(?::uuid[], ?::uuid[], ?::timestamptz[], ?::uuid[], ?::text[], ?::uuid[], ?::uuid[], ?::boolean[])
+     on conflict (response_id) do nothing`,
+    answers as unknown as readonly Knex.RawBinding[],
+  );
+  if (cites[0].length) {
+    await trx.raw(
+      `insert into rm_content_cites (response_id, website_id, normalized_url, run_at, prompt_id, model, location_id, schedule_id, mentioned)
+       select * from unnest(?::uuid[], ?::uuid[], ?::text[], ?::timestamptz[], ?::uuid[], ?::text[], ?::uuid[], ?::uuid[], ?::boolean[])
+       on conflict (response_id, normalized_url) do nothing`,
+      cites as unknown as readonly Knex.RawBinding[],
+    );
+  }
 }
 
 interface AnswerFacts {
@@ -262,9 +361,8 @@ interface AnswerFacts {
   citations: readonly string[];
 }
 
-/** One answer's metric facts: its mentions and citations by entity slot. */
-function factRow(compiled: CompiledEntities, slots: Map<string, number>, a: AnswerFacts) {
-  const analysis = analyzeAnswer(compiled, { text: a.text, citations: a.citations });
+/** One answer's metric facts from its analysis: its mentions and citations by entity slot. */
+function factRow(analysis: AnswerAnalysis, slots: Map<string, number>, a: Omit<AnswerFacts, 'text' | 'citations'>) {
   const { t } = dayAndTime(a.run_at instanceof Date ? a.run_at : new Date(a.run_at));
   return {
     t,
@@ -325,7 +423,13 @@ function intoParts(ids: string[], day: string, first: number, from: FactChunk | 
  * Appends new answers to their days' last parts (new parts once full). A website whose stored facts were laid out
  * for other entities (only possible if a re-derivation was lost) is returned, to be re-derived instead.
  */
-async function appendFacts(trx: Knex.Transaction, fresh: Recorded[], tracked: Map<string, TrackedEntity[]>, version: string): Promise<string[]> {
+async function appendFacts(
+  trx: Knex.Transaction,
+  fresh: Recorded[],
+  tracked: Map<string, TrackedEntity[]>,
+  version: string,
+  analyses: Map<string, AnswerAnalysis>,
+): Promise<string[]> {
   const groups = new Map<string, Map<string, Recorded[]>>();
   for (const e of fresh) {
     const { day } = dayAndTime(new Date(e.data.run_at));
@@ -345,7 +449,6 @@ async function appendFacts(trx: Knex.Transaction, fresh: Recorded[], tracked: Ma
       mismatched.push(websiteId);
       continue;
     }
-    const compiled = compile(websiteId, entities);
     const slots = slotsOf(entities);
     // each day's last part: the one new answers continue
     const last: { day: string; part: number; meta: FactDictionaries & { n: number }; data: Buffer }[] = await trx
@@ -365,7 +468,7 @@ async function appendFacts(trx: Knex.Transaction, fresh: Recorded[], tracked: Ma
         ok = false;
         break;
       }
-      const rows = list.map((e) => factRow(compiled, slots, e.data));
+      const rows = list.map((e) => factRow(analyses.get(e.data.response_id)!, slots, e.data));
       if (chunk && chunk.n >= PART_ROWS) out.push(...intoParts(ids, day, stored!.part + 1, undefined, rows));
       else out.push(...intoParts(ids, day, stored?.part ?? 0, chunk, rows));
     }
@@ -424,7 +527,36 @@ async function insertProducts(trx: Knex.Transaction, withProducts: Recorded[], t
   }
 }
 
-/** Re-analyzes a website's whole history with its current entities: every chunk and every product card. */
+/**
+ * Stores the analyses a re-derivation changed: the answers' entity matches, and the content hub's `mentioned` of the
+ * answers whose brand mention changed.
+ */
+async function writeRederived(
+  trx: Knex.Transaction,
+  matched: { id: string; matched: StoredMatched }[],
+  mentioned: { id: string; mentioned: boolean }[],
+) {
+  if (matched.length) {
+    await trx.raw(`update rm_responses r set matched = x.matched from json_to_recordset(?::json) as x(id uuid, matched jsonb) where r.id = x.id`, [
+      JSON.stringify(matched),
+    ]);
+  }
+  if (mentioned.length) {
+    const ids = mentioned.map((x) => x.id);
+    const values = mentioned.map((x) => x.mentioned);
+    for (const table of ['rm_content_answers', 'rm_content_cites']) {
+      await trx.raw(
+        `update ${table} t set mentioned = x.mentioned from unnest(?::uuid[], ?::boolean[]) as x(id, mentioned) where t.response_id = x.id`,
+        [ids, values],
+      );
+    }
+  }
+}
+
+/**
+ * Re-analyzes a website's whole history with its current entities: every chunk, every product card, the stored
+ * entity matches of each answer and the content hub's brand mention.
+ */
 export async function rederive(trx: Knex.Transaction, websiteId: string, version: string): Promise<void> {
   await lockSite(trx, websiteId);
   const entities = (await siteEntities(trx, [websiteId])).get(websiteId)!;
@@ -432,14 +564,15 @@ export async function rederive(trx: Knex.Transaction, websiteId: string, version
   const compiled = compile(websiteId, entities);
   const slots = slotsOf(entities);
   await trx('rm_fact_chunks').where('website_id', websiteId).delete();
+  const brand = brandOf(entities);
   let byDay = new Map<string, ReturnType<typeof factRow>[]>();
-  type Page = Array<AnswerFacts & { id: string; run_at: Date }>;
+  type Page = Array<AnswerFacts & { id: string; run_at: Date; matched: StoredMatched }>;
   const fetchPage = (after: { run_at: Date; id: string } | null): Promise<Page> => {
     const q = trx('rm_responses')
       .where('website_id', websiteId)
       .orderBy([{ column: 'run_at' }, { column: 'id' }])
       .limit(REDERIVE_PAGE)
-      .select('id', 'run_at', 'prompt_id', 'model', 'location_id', 'schedule_id', 'text', 'citations');
+      .select('id', 'run_at', 'prompt_id', 'model', 'location_id', 'schedule_id', 'text', 'citations', 'matched');
     if (after) q.andWhereRaw('(run_at, id) > (?, ?)', [after.run_at, after.id]);
     return q;
   };
@@ -456,6 +589,8 @@ export async function rederive(trx: Knex.Transaction, websiteId: string, version
     const page: Page = await pending;
     const last = page[page.length - 1];
     pending = page.length === REDERIVE_PAGE ? fetchPage({ run_at: last.run_at, id: last.id }) : null;
+    const changed: { id: string; matched: StoredMatched }[] = [];
+    const mentionChanged: { id: string; mentioned: boolean }[] = [];
     for (let i = 0; i < page.length; i++) {
       // the server shares this process: a whole page analyzed at once kept its requests waiting for ~150 ms
       if (i > 0 && i % REDERIVE_SLICE === 0) await new Promise((r) => setImmediate(r));
@@ -463,8 +598,17 @@ export async function rederive(trx: Knex.Transaction, websiteId: string, version
       const { day } = dayAndTime(a.run_at);
       let list = byDay.get(day);
       if (!list) byDay.set(day, (list = []));
-      list.push(factRow(compiled, slots, a));
+      const analysis = analyzeAnswer(compiled, a);
+      list.push(factRow(analysis, slots, a));
+      const matched = storedMatched(analysis);
+      // compared part by part: jsonb gives its keys back in its own order
+      if (JSON.stringify(matched.m) !== JSON.stringify(a.matched.m) || JSON.stringify(matched.c) !== JSON.stringify(a.matched.c)) {
+        changed.push({ id: a.id, matched });
+        const mentioned = brandMentioned(analysis, brand);
+        if (mentioned !== a.matched.m.some(([id]) => id === brand)) mentionChanged.push({ id: a.id, mentioned });
+      }
     }
+    await writeRederived(trx, changed, mentionChanged);
     if (!last) break;
     // answers come in time order: every day before the last one seen is complete
     const lastDay = dayAndTime(last.run_at).day;

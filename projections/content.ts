@@ -1,18 +1,13 @@
 import type { Knex } from 'knex';
-import { analyzeAnswer } from '../src/analysis/answer';
-import { compiledEntities } from '../src/analysis/entity-cache';
 import type { EventOf } from '../src/domain/events';
 import type { TypedEvent } from '../src/eventstore/port';
 import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
 import { deletePipelineRows, migratePipeline, PIPELINE_STREAM_PREFIXES, PIPELINE_TABLES, pipelineHandlers } from './content-pipeline';
 
-type Recorded = TypedEvent<EventOf<'ResponseRecorded'>>;
 type Tracked = TypedEvent<EventOf<'ContentTracked'>>;
 
 interface ContentBatch {
   trx: Knex.Transaction;
-  /** answers of the batch, written together after the other events */
-  recorded: Recorded[];
   /** items tracked and not written yet: written together before the next event of another type (which may concern them) */
   tracked: Tracked[];
 }
@@ -53,20 +48,11 @@ const at = (e: TypedEvent) => e.metadata.time;
  * The content hub's read models (commands/content):
  * - rm_content: one row per item with every field of CONTRACT's content item (sealed parts null once erased);
  * - rm_content_sheets, rm_content_columns: a website's tabs and their customer columns (multi-select options in order);
- * - rm_content_answers: per answer, what the listing's figures select on (prompt, model, location, schedule, time) and
- *   whether it mentions the brand; rm_content_cites: one row per (answer, cited normalized URL), engine citations and
- *   URLs in the text, normalized as analysis does (src/analysis/answer.ts): the citation join by URL;
- * - rm_content_brands: the brand (name, URL) each website's answers are checked against for `mentioned`.
+ * The answers' side of the citation join (rm_content_answers, rm_content_cites) is written by the answers projection
+ * from its own analysis of each answer (projections/answers.ts), never analyzed a second time here.
  * Pipeline events (generation, versions, publish) add their handlers here.
  */
 const handlers: EventHandlers<ContentBatch> = {
-  async WebsiteCreated(e, { trx }) {
-    await trx.raw('insert into rm_content_brands (website_id, name, url) values (?, ?, ?) on conflict (website_id) do nothing', [
-      e.data.website_id,
-      e.data.name,
-      e.data.url,
-    ]);
-  },
   ContentTracked(e, { tracked }) {
     tracked.push(e);
   },
@@ -102,71 +88,13 @@ const handlers: EventHandlers<ContentBatch> = {
       e.data.column_id,
     ]);
   },
-  ResponseRecorded(e, { recorded }) {
-    recorded.push(e);
-  },
   ...pipelineHandlers,
 };
 
-/** The answers of a batch: their selection columns, brand mention, and cited normalized URLs. */
-async function writeAnswers(trx: Knex.Transaction, recorded: Recorded[]): Promise<void> {
-  if (!recorded.length) return;
-  const sites = [...new Set(recorded.map((e) => e.data.website_id))];
-  const brands = new Map<string, { name: string; url: string }>(
-    (
-      (await trx('rm_content_brands').whereIn('website_id', sites).select('website_id', 'name', 'url')) as {
-        website_id: string;
-        name: string;
-        url: string;
-      }[]
-    ).map((b) => [b.website_id, b]),
-  );
-  const answers: unknown[][] = [[], [], [], [], [], [], [], []];
-  const cites: unknown[][] = [[], [], [], [], [], [], [], [], []];
-  for (const e of recorded) {
-    const d = e.data;
-    const brand = brands.get(d.website_id);
-    const compiled = compiledEntities(
-      `content:${d.website_id}`,
-      brand ? [{ id: d.website_id, is_self: true, name: brand.name, url: brand.url }] : [],
-    );
-    const a = analyzeAnswer(compiled, { text: d.text, citations: d.citations });
-    const mentioned = a.mentions.length > 0;
-    const row = [d.response_id, d.website_id, d.run_at, d.prompt_id, d.model, d.location_id, d.schedule_id, mentioned];
-    for (let i = 0; i < row.length; i++) answers[i].push(row[i]);
-    for (const s of a.sources) {
-      const c = [d.response_id, d.website_id, s.normalized_url, d.run_at, d.prompt_id, d.model, d.location_id, d.schedule_id, mentioned];
-      for (let i = 0; i < c.length; i++) cites[i].push(c[i]);
-    }
-  }
-  await trx.raw(
-    `insert into rm_content_answers (response_id, website_id, run_at, prompt_id, model, location_id, schedule_id, mentioned)
-     select * from unnest(?::uuid[], ?::uuid[], ?::timestamptz[], ?::uuid[], ?::text[], ?::uuid[], ?::uuid[], ?::boolean[])
-     on conflict (response_id) do nothing`,
-    answers as unknown as readonly Knex.RawBinding[],
-  );
-  if (cites[0].length) {
-    await trx.raw(
-      `insert into rm_content_cites (response_id, website_id, normalized_url, run_at, prompt_id, model, location_id, schedule_id, mentioned)
-       select * from unnest(?::uuid[], ?::uuid[], ?::text[], ?::timestamptz[], ?::uuid[], ?::text[], ?::uuid[], ?::uuid[], ?::boolean[])
-       on conflict (response_id, normalized_url) do nothing`,
-      cites as unknown as readonly Knex.RawBinding[],
-    );
-  }
-}
-
 export const contentProjection: Projection = {
   name: 'content',
-  version: 1,
-  tables: [
-    'rm_content',
-    'rm_content_sheets',
-    'rm_content_columns',
-    'rm_content_answers',
-    'rm_content_cites',
-    'rm_content_brands',
-    ...PIPELINE_TABLES,
-  ],
+  version: 2,
+  tables: ['rm_content', 'rm_content_sheets', 'rm_content_columns', ...PIPELINE_TABLES],
   handles: handledTypes(handlers),
   streamPrefixes: PIPELINE_STREAM_PREFIXES,
   async migrate(db: Knex) {
@@ -216,46 +144,17 @@ export const contentProjection: Projection = {
         created_at timestamptz not null
       );
       create index if not exists rm_content_columns_sheet on rm_content_columns (sheet_id, created_at);
-      create table if not exists rm_content_brands (
-        website_id uuid primary key,
-        name text not null,
-        url text not null
-      );
-      create table if not exists rm_content_answers (
-        response_id uuid primary key,
-        website_id uuid not null,
-        run_at timestamptz not null,
-        prompt_id uuid not null,
-        model text not null,
-        location_id uuid,
-        schedule_id uuid,
-        mentioned boolean not null
-      );
-      -- covering: the listing's count is an index-only scan of the date range
-      create index if not exists rm_content_answers_site_time on rm_content_answers (website_id, run_at) include (prompt_id, model, location_id, schedule_id, mentioned);
-      create table if not exists rm_content_cites (
-        response_id uuid not null,
-        website_id uuid not null,
-        normalized_url text not null,
-        run_at timestamptz not null,
-        prompt_id uuid not null,
-        model text not null,
-        location_id uuid,
-        schedule_id uuid,
-        mentioned boolean not null,
-        primary key (response_id, normalized_url)
-      );
-      create index if not exists rm_content_cites_url on rm_content_cites (website_id, normalized_url, run_at) include (prompt_id, model, location_id, schedule_id, mentioned);`);
+      -- the answers' rows moved to the answers projection (one analysis per answer); the brand copy is gone
+      drop table if exists rm_content_brands;`);
     await migratePipeline(db);
   },
   async apply(trx, events) {
-    const batch: ContentBatch = { trx, recorded: [], tracked: [] };
+    const batch: ContentBatch = { trx, tracked: [] };
     for (const e of events) {
-      if (batch.tracked.length && e.type !== 'ContentTracked' && e.type !== 'ResponseRecorded') await writeTracked(trx, batch.tracked);
+      if (batch.tracked.length && e.type !== 'ContentTracked') await writeTracked(trx, batch.tracked);
       const pending = dispatch(handlers, e, batch);
       if (pending) await pending;
     }
     await writeTracked(trx, batch.tracked);
-    await writeAnswers(trx, batch.recorded);
   },
 };

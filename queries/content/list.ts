@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 import type { ContentStage, ContentType } from '../../src/domain/content';
 import type { Selection } from '../filters';
+import type { SiteFacts } from '../metrics/facts-cache';
+import { factsCache } from '../metrics/metrics';
+import { type CompiledSelection, compileSelection, scanTotal } from '../metrics/scan';
 import type { ContentListView, ContentPromptsView } from './views';
 
 /** Which items the listing shows (besides the website): the tab, the types, the stage. */
@@ -56,6 +59,57 @@ function answersWhere(t: string, f: AnswerFilter): { sql: string; bindings: Knex
   return { sql: parts.join(' and '), bindings };
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * The selected answers' count from the metric facts (the answers read model's own analysis, held in process): the
+ * selection's answers, or those mentioning the brand (`mentioned`: true) or not (false). The same rule as answersWhere.
+ */
+async function selectedFacts(db: Knex, f: AnswerFilter): Promise<{ site: SiteFacts; q: CompiledSelection; brand: number }> {
+  const site = await factsCache(db).get(db, f.selection.websiteId);
+  // every entity asked for (a day without other filters is then read from its sums); the brand is the website's own
+  // entity, whose id is the website's: its column, -1 while it has no facts
+  return { site, q: compileSelection(site, f.selection, site.entities), brand: site.entities.indexOf(f.selection.websiteId) };
+}
+
+async function selectedCount(db: Knex, f: AnswerFilter): Promise<number> {
+  const { site, q, brand: column } = await selectedFacts(db, f);
+  const c = scanTotal(site, q);
+  const brand = column < 0 ? 0 : c.mentioned[column];
+  return f.mentioned === undefined ? c.responses : f.mentioned ? brand : c.responses - brand;
+}
+
+/** The selected answers per prompt id (answers of the brand-mention filter only, as selectedCount), from the metric facts. */
+async function selectedPerPrompt(db: Knex, f: AnswerFilter): Promise<Map<string, number>> {
+  const { site, q, brand } = await selectedFacts(db, f);
+  const counts = new Float64Array(Math.max(1, site.prompts.size));
+  const E = site.entities.length;
+  if (q.schedule >= 0) {
+    for (const d of site.order) {
+      if (d.day < q.firstDay || d.day > q.lastDay) continue;
+      const lo = d.day === q.startDay ? q.tMin : 0;
+      const hi = d.day === q.endDay ? q.tMax : DAY_MS;
+      for (const seg of d.segments) {
+        if (seg.schedule !== q.schedule || (q.model !== null && q.model[seg.model] === 0)) continue;
+        for (let i = seg.start; i < seg.end; i++) {
+          const p = d.prompt[i];
+          if (q.prompt[p] === 0) continue;
+          if (q.location !== null && q.location[d.location[i]] === 0) continue;
+          const t = d.t[i];
+          if (t < lo || t > hi) continue;
+          if (f.mentioned !== undefined && (brand >= 0 && d.pos[i * E + brand] !== 0) !== f.mentioned) continue;
+          counts[p]++;
+        }
+      }
+    }
+  }
+  const out = new Map<string, number>();
+  site.prompts.keys.forEach((id, i) => {
+    if (counts[i] > 0) out.set(id, counts[i]);
+  });
+  return out;
+}
+
 const percent = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((10000 * part) / whole) / 100);
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
@@ -106,9 +160,7 @@ export async function listContent(
   const urls = [...new Set(shown.flatMap((r) => (typeof r.normalized_url === 'string' ? [r.normalized_url] : [])))];
   const selects = answers.selection.promptIds.length > 0;
   const [total, cites] = await Promise.all([
-    selects
-      ? db.raw(`select count(*)::int as n from rm_content_answers a where ${where.sql}`, where.bindings).then((r) => (r.rows[0] as { n: number }).n)
-      : Promise.resolve(0),
+    selects ? selectedCount(db, answers) : Promise.resolve(0),
     urls.length && selects
       ? db
           .raw(
@@ -155,19 +207,24 @@ export async function contentPrompts(
   const out: ContentPromptsView = { content_id: item.content_id, content_url: item.url, content_normalized_url: item.normalized_url, prompts: [] };
   if (item.normalized_url === null || answers.selection.promptIds.length === 0) return out;
   const where = answersWhere('a', answers);
-  // one round trip: the citing answers per prompt, then the selected answers of those prompts only
-  const r = await db.raw(
-    `with c as (
-       select a.prompt_id, count(*)::int as n from rm_content_cites a where a.normalized_url = ? and ${where.sql} group by a.prompt_id
-     ), t as materialized (
-       select a.prompt_id, count(*)::int as n from rm_content_answers a where ${where.sql} and a.prompt_id = any(array(select prompt_id from c)) group by a.prompt_id
-     )
-     select c.prompt_id, c.n as citations, coalesce(t.n, 0) as total, coalesce(p.text, '') as prompt
-       from c left join t on t.prompt_id = c.prompt_id left join rm_prompts p on p.id = c.prompt_id`,
-    [item.normalized_url, ...where.bindings, ...where.bindings],
-  );
-  out.prompts = (r.rows as { prompt_id: string; citations: number; total: number; prompt: string }[])
-    .map((x) => ({ prompt_id: x.prompt_id, prompt: x.prompt, citations: x.citations, citation_percent: percent(x.citations, x.total) }))
+  // the citing answers per prompt (SQL), beside the selected answers per prompt (the metric facts)
+  const [r, totals] = await Promise.all([
+    db.raw(
+      `with c as (
+         select a.prompt_id, count(*)::int as n from rm_content_cites a where a.normalized_url = ? and ${where.sql} group by a.prompt_id
+       )
+       select c.prompt_id, c.n as citations, coalesce(p.text, '') as prompt from c left join rm_prompts p on p.id = c.prompt_id`,
+      [item.normalized_url, ...where.bindings],
+    ),
+    selectedPerPrompt(db, answers),
+  ]);
+  out.prompts = (r.rows as { prompt_id: string; citations: number; prompt: string }[])
+    .map((x) => ({
+      prompt_id: x.prompt_id,
+      prompt: x.prompt,
+      citations: x.citations,
+      citation_percent: percent(x.citations, totals.get(x.prompt_id) ?? 0),
+    }))
     .sort((a, b) => b.citations - a.citations || a.prompt.localeCompare(b.prompt) || a.prompt_id.localeCompare(b.prompt_id));
   return out;
 }

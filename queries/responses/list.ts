@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
-import { analyzeAnswer, type EntityInput } from '../../src/analysis/answer';
-import { compiledEntities } from '../../src/analysis/entity-cache';
+import type { EntityInput } from '../../src/analysis/answer';
 import { scheduleValue } from '../../src/domain/filters';
 import type { Selection } from '../filters';
 import type { AnswerPage, DateRange } from './views';
+import type { StoredMatched, StoredSource } from '../../projections/answers';
 import { siteEntitiesOf } from '../../projections/site-entities';
 
 export interface TrackedEntity extends EntityInput {
@@ -46,11 +46,14 @@ interface Row {
   text: string;
   citations: string[];
   products: Record<string, unknown>[];
+  sources: StoredSource[];
+  matched: StoredMatched;
 }
 
 /**
  * A page of answers, newest first, each with what analysis finds in it with the website's current entities: whether
- * it mentions and cites the brand and at which position, the competitors it mentions, and its sources.
+ * it mentions and cites the brand and at which position, the competitors it mentions, and its sources. Read as the
+ * answers projection stored them (its one analysis per answer, done again when the website's entities change).
  */
 export async function listResponses(db: Knex, s: Selection, page: Page): Promise<AnswerPage> {
   const rows: Row[] = await selectAnswers(db, s)
@@ -76,16 +79,17 @@ export async function listResponses(db: Knex, s: Selection, page: Page): Promise
       'r.text',
       'r.citations',
       'r.products',
+      'r.sources',
+      'r.matched',
     );
   const has_more = rows.length > page.page_size;
   const entities = await trackedEntities(db, s.websiteId);
-  const compiled = compiledEntities(s.websiteId, entities);
   const byId = new Map(entities.map((e) => [e.id, e]));
   const shown = s.competitorIds ? new Set(s.competitorIds) : null;
   const responses = rows.slice(0, page.page_size).map((r) => {
-    const a = analyzeAnswer(compiled, { text: r.text, citations: r.citations });
-    const brand = a.mentions.find((m) => byId.get(m.entity_id)?.is_self);
-    const competitors = a.mentions
+    const mentions = r.matched.m.map(([entity_id, position]) => ({ entity_id, position }));
+    const brand = mentions.find((m) => byId.get(m.entity_id)?.is_self);
+    const competitors = mentions
       .filter((m) => !byId.get(m.entity_id)?.is_self && (!shown || shown.has(m.entity_id)))
       .map((m) => {
         const e = byId.get(m.entity_id)!;
@@ -99,10 +103,10 @@ export async function listResponses(db: Knex, s: Selection, page: Page): Promise
       model: r.model,
       response: r.text,
       mentioned: brand !== undefined,
-      cited: a.cited_entity_ids.includes(s.websiteId),
+      cited: r.matched.c.includes(s.websiteId),
       position: brand?.position ?? null,
       created_at: r.run_at.toISOString(),
-      sources: a.sources.map((x) => ({ url: x.url, root_domain: x.root_domain, normalized_url: x.normalized_url, suffix: x.suffix })),
+      sources: r.sources.map(([url, root_domain, normalized_url, suffix]) => ({ url, root_domain, normalized_url, suffix })),
       competitors,
       schedule: scheduleValue(r.schedule_id),
       location_id: r.location_id,
