@@ -29,6 +29,7 @@ import { oauth } from './oauth';
 
 import { pitches } from './pitches';
 import { content } from './content';
+import { shopping } from './shopping';
 
 const all: Bench[] = [
   append,
@@ -51,6 +52,7 @@ const all: Bench[] = [
   pitches,
   seo,
   content,
+  shopping,
 ];
 
 function usage(): never {

@@ -6,10 +6,12 @@ import { offers } from './offers';
 import { positionDistribution } from './positions';
 import { priceComparison, priceRanges } from './prices';
 import { topProducts } from './products';
-import { blocksOf, SHOPPING_WORK_MEM, statement } from './sql';
+import { ShoppingCache, targetMatches } from './cards-cache';
+import { fastBlocks } from './fast';
+import { blocksOf, SHOPPING_WORK_MEM, statement, wholeWordPattern } from './sql';
 import { totals } from './totals';
 import { trend } from './trend';
-import type { ShoppingMetrics, ShoppingSelection } from './types';
+import type { ShoppingBlocks, ShoppingMetrics, ShoppingSelection } from './types';
 import { visibility } from './visibility';
 
 export { LAST_POSITION_BUCKET, wholeWordPattern } from './sql';
@@ -30,17 +32,17 @@ export type { PriceStats, ProductRow, ShoppingMetrics, ShoppingSelection } from 
  * - other: anything else (an untracked brand, a competitor not selected, a brand card outside the targets).
  */
 
-/** The shopping visibility blocks of one selection. */
-export async function shoppingMetrics(db: Knex, s: ShoppingSelection): Promise<Omit<ShoppingMetrics, 'schedule' | 'models'>> {
-  const entities = await trackedEntities(db, s.websiteId);
-  const brand = entities.find((e) => e.is_self);
-  const wanted = s.competitorIds ? new Set(s.competitorIds) : null;
-  const competitors = entities.filter((e) => !e.is_self && (!wanted || wanted.has(e.id)));
-  const nameOf = new Map(entities.map((e) => [e.id, e.name]));
-  const q = statement(
-    s,
-    competitors.map((c) => c.id),
-  );
+const caches = new WeakMap<Knex, ShoppingCache>();
+/** The shopping cards held for this database in this process. */
+export function shoppingCache(db: Knex): ShoppingCache {
+  let c = caches.get(db);
+  if (!c) caches.set(db, (c = new ShoppingCache()));
+  return c;
+}
+
+/** The blocks from the plain statement (./sql): what the held cards (./fast) compute the same rows as. */
+export async function statementBlocks(db: Knex, s: ShoppingSelection, competitors: readonly string[]): Promise<ShoppingBlocks> {
+  const q = statement(s, competitors);
   // JIT compiling this statement costs more than running it (seconds on a large website); a read-only transaction
   // scopes the setting to it
   const row = (await db.transaction(
@@ -52,8 +54,34 @@ export async function shoppingMetrics(db: Knex, s: ShoppingSelection): Promise<O
     },
     { readOnly: true },
   )) as Record<string, unknown>;
+  return blocksOf(row);
+}
 
-  const b = blocksOf(row);
+/** The blocks from the website's cards held in process (./cards-cache, ./fast); the statement's for a website without a version row. */
+export async function heldBlocks(db: Knex, s: ShoppingSelection, competitors: readonly string[]): Promise<ShoppingBlocks> {
+  const site = await shoppingCache(db).get(db, s.websiteId);
+  if (!site) return statementBlocks(db, s, competitors);
+  const targets = s.targetIdentifiers?.filter((t) => t.trim() !== '') ?? [];
+  const target = targets.length ? await targetMatches(db, site, wholeWordPattern(targets)) : null;
+  return fastBlocks(site, s, competitors, target);
+}
+
+/** The shopping visibility blocks of one selection (`via`: where the blocks come from; the held cards by default). */
+export async function shoppingMetrics(
+  db: Knex,
+  s: ShoppingSelection,
+  via: typeof heldBlocks = heldBlocks,
+): Promise<Omit<ShoppingMetrics, 'schedule' | 'models'>> {
+  const entities = await trackedEntities(db, s.websiteId);
+  const brand = entities.find((e) => e.is_self);
+  const wanted = s.competitorIds ? new Set(s.competitorIds) : null;
+  const competitors = entities.filter((e) => !e.is_self && (!wanted || wanted.has(e.id)));
+  const nameOf = new Map(entities.map((e) => [e.id, e.name]));
+  const b = await via(
+    db,
+    s,
+    competitors.map((c) => c.id),
+  );
   const t = totals(b);
   const ranges = priceRanges(b.prices);
   return {
