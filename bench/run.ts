@@ -9,6 +9,7 @@ import { cpus, loadavg } from 'node:os';
 import { analysis } from './analysis';
 import { answers } from './answers';
 import { metrics } from './metrics';
+import { metricsMany } from './metrics-many';
 import { observations } from './observations';
 import { workers } from './workers';
 import { append } from './append';
@@ -42,6 +43,7 @@ const all: Bench[] = [
   workers,
   jobs,
   metrics,
+  metricsMany,
   observations,
   answers,
   team,

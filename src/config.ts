@@ -93,6 +93,7 @@ const Env = z.object({
       return ids.length >= 1 && ids.every((id) => isModelId(id)) && new Set(ids).size === ids.length;
     }, 'must be distinct model ids of the catalogue, comma-separated')
     .optional(),
+  FACTS_CACHE_MB: z.coerce.number().int().min(16).max(1_048_576).default(512),
   CONTENT_MODEL: z
     .string()
     .refine(isModelId, `must be a model id of the catalogue (${MODEL_IDS.join(', ')})`)
@@ -133,6 +134,8 @@ export interface Config {
   pitchModels: string[];
   /** the catalogue model the content hub writes with (briefs, articles, reviews, revisions) */
   contentModel: string;
+  /** bytes of metric facts this instance holds in memory (FACTS_CACHE_MB); least recently used websites go past it */
+  factsCacheBytes: number;
 }
 
 export class ConfigError extends Error {}
@@ -170,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY ?? false,
     pitchModels: e.PITCH_MODELS ? e.PITCH_MODELS.split(',').map((x) => x.trim()) : MODEL_IDS.slice(0, 4),
     contentModel: e.CONTENT_MODEL,
+    factsCacheBytes: e.FACTS_CACHE_MB * 1024 * 1024,
   };
 }
 

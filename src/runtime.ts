@@ -154,6 +154,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     // metric reads that find a website's facts out of line with its entities have it derived again (see FactsCache)
     const facts = factsCache(database.db);
     facts.realign = (websiteId) => realignSite(database.db, websiteId);
+    facts.maxBytes = config.factsCacheBytes;
     facts.log = logger;
 
     const engines =

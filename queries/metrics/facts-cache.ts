@@ -120,6 +120,12 @@ export interface SiteFacts {
   schedules: Dictionary<string | null>;
   models: Dictionary<string>;
   bytes: number;
+  /**
+   * The days held, as day numbers [from, to] (infinite: open): every stored part of those days is held as of
+   * `version` or later. A request loads the days it needs; the website's other days follow in the background.
+   */
+  from: number;
+  to: number;
 }
 
 export const emptySite = (websiteId: string, version: bigint, generation: bigint, entities: string[], table = ''): SiteFacts => ({
@@ -135,6 +141,8 @@ export const emptySite = (websiteId: string, version: bigint, generation: bigint
   schedules: new Dictionary(),
   models: new Dictionary(),
   bytes: 0,
+  from: Number.NEGATIVE_INFINITY,
+  to: Number.POSITIVE_INFINITY,
 });
 
 function remap16<K>(local: Uint16Array | Uint8Array, keys: readonly K[], dict: Dictionary<K>): Uint16Array {
@@ -153,9 +161,28 @@ function toDay(site: SiteFacts, day: number, part: number, meta: FactDictionarie
   const model = remap16(c.model, c.models, site.models);
   const prompt = remap16(c.prompt, c.prompts, site.prompts);
   const location = remap16(c.location, c.locations, site.locations);
-  // order: by (schedule, model), stable
-  const keyOf = (i: number) => schedule[i] * 65536 + model[i];
-  const rows = Array.from({ length: n }, (_, i) => i).sort((a, b) => keyOf(a) - keyOf(b) || a - b);
+  // order: by (schedule, model), stable - a counting sort over the (few) distinct keys, no comparator calls
+  const keys = new Uint32Array(n);
+  const firstOf = new Map<number, number>();
+  for (let i = 0; i < n; i++) {
+    const k = schedule[i] * 65536 + model[i];
+    keys[i] = k;
+    firstOf.set(k, (firstOf.get(k) ?? 0) + 1);
+  }
+  const distinct = [...firstOf.keys()].sort((a, b) => a - b);
+  let at = 0;
+  for (const k of distinct) {
+    const count = firstOf.get(k)!;
+    firstOf.set(k, at);
+    at += count;
+  }
+  const rows = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const k = keys[i];
+    const slot = firstOf.get(k)!;
+    rows[slot] = i;
+    firstOf.set(k, slot + 1);
+  }
   const d: DayFacts = {
     day,
     part,
@@ -170,19 +197,21 @@ function toDay(site: SiteFacts, day: number, part: number, meta: FactDictionarie
     cites: E <= 32 ? new Uint32Array(n) : null,
     bytes: 0,
   };
+  const cPos = c.pos;
+  const cCite = c.cite;
   for (let k = 0; k < n; k++) {
     const i = rows[k];
     d.t[k] = c.t[i];
     d.prompt[k] = prompt[i];
     d.location[k] = location[i];
-    d.pos.set(c.pos.subarray(i * E, i * E + E), k * E);
-    d.cite.set(c.cite.subarray(i * E, i * E + E), k * E);
+    d.pos.set(cPos.subarray(i * E, i * E + E), k * E);
+    d.cite.set(cCite.subarray(i * E, i * E + E), k * E);
     if (d.mentions && d.cites) {
       let m = 0;
       let x = 0;
       for (let e = 0; e < E; e++) {
-        if (c.pos[i * E + e] !== 0) m |= 1 << e;
-        if (c.cite[i * E + e] !== 0) x |= 1 << e;
+        if (cPos[i * E + e] !== 0) m |= 1 << e;
+        if (cCite[i * E + e] !== 0) x |= 1 << e;
       }
       d.mentions[k] = m >>> 0;
       d.cites[k] = x >>> 0;
@@ -243,25 +272,67 @@ interface ChunkRow {
   data: Buffer;
 }
 
+/** The UTC days a read needs, as day numbers (open ends infinite). */
+export interface DayRange {
+  first: number;
+  last: number;
+}
+export const ALL_DAYS: DayRange = { first: Number.NEGATIVE_INFINITY, last: Number.POSITIVE_INFINITY };
+
+/** The days of a selection's time bounds (every day when a bound is open). */
+export const daysOf = (s: { start?: Date; end?: Date }): DayRange => ({
+  first: s.start ? Math.floor(s.start.getTime() / DAY_MS) : Number.NEGATIVE_INFINITY,
+  last: s.end ? Math.floor(s.end.getTime() / DAY_MS) : Number.POSITIVE_INFINITY,
+});
+
+/** Days read per query when a range is loaded (on the 1.2 M-answer website, 64 parts of about 33 KB). */
+const SLICE_DAYS = 16;
+/** Loading decodes for at most this long before giving the event loop back, so other websites' requests go on. */
+const SLICE_MS = 6;
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** What /readyz reports about the facts held. */
+export interface FactsCacheStats {
+  budget_bytes: number;
+  held_bytes: number;
+  websites_held: number;
+  /** loads of a website's days for a request (whole or extending what is held) since the start */
+  loads: number;
+  /** websites dropped to stay within the budget since the start */
+  evictions: number;
+}
+
 export class FactsCache {
   private readonly sites = new Map<string, SiteFacts>();
-  private readonly loading = new Map<string, Promise<SiteFacts | null>>();
+  /** the bytes of each held website as counted in `bytes` */
+  private readonly counted = new Map<string, number>();
+  /** one load per website at a time (a request's or a background slice); others wait for it, then check again */
+  private readonly loading = new Map<string, Promise<unknown>>();
+  /** websites whose other days are being loaded in the background */
+  private readonly filling = new Map<string, SiteFacts>();
   private readonly realigning = new Map<string, Promise<unknown>>();
   private readonly unresolved = new Map<string, FoundOutOfLine>();
   private bytes = 0;
+  private loads = 0;
+  private evictions = 0;
   /** re-derives a website found out of line (set by the runtime: a write, which queries do not do themselves) */
   realign: ((websiteId: string) => Promise<unknown>) | null = null;
   log: Logger | null = null;
 
-  constructor(private readonly maxBytes = 512 * 1024 * 1024) {}
+  /** `maxBytes`: the budget (FACTS_CACHE_MB); least recently used websites are dropped past it */
+  constructor(public maxBytes = 512 * 1024 * 1024) {}
 
-  /** The website's facts as the read model holds them now; 503 (DomainErrorException) when they are out of line and cannot be re-derived. */
-  async get(db: Knex, websiteId: string): Promise<SiteFacts> {
+  /**
+   * The website's facts as the read model holds them now, at least for `days` (the website's other days follow in the
+   * background while the budget allows); 503 (DomainErrorException) when they are out of line and cannot be re-derived.
+   */
+  async get(db: Knex, websiteId: string, days: DayRange = ALL_DAYS): Promise<SiteFacts> {
     try {
-      return await this.load(db, websiteId);
+      return await this.load(db, websiteId, days);
     } catch (e) {
       if (!(e instanceof OutOfLine)) throw e;
-      return this.realigned(db, websiteId, e.detail);
+      return this.realigned(db, websiteId, days, e.detail);
     }
   }
 
@@ -275,7 +346,7 @@ export class FactsCache {
     this.unresolved.delete(websiteId);
   }
 
-  private async realigned(db: Knex, websiteId: string, detail: string): Promise<SiteFacts> {
+  private async realigned(db: Knex, websiteId: string, days: DayRange, detail: string): Promise<SiteFacts> {
     const refused = () => new DomainErrorException(unavailable(OUT_OF_LINE_MESSAGE, 5));
     if (!this.unresolved.has(websiteId)) this.unresolved.set(websiteId, { website_id: websiteId, detail, since: new Date().toISOString() });
     this.drop(websiteId);
@@ -291,7 +362,7 @@ export class FactsCache {
     }
     try {
       await going;
-      const site = await this.load(db, websiteId);
+      const site = await this.load(db, websiteId, days);
       this.unresolved.delete(websiteId);
       return site;
     } catch (e) {
@@ -304,10 +375,16 @@ export class FactsCache {
   }
 
   private drop(websiteId: string) {
-    const held = this.sites.get(websiteId);
-    if (!held) return;
-    this.sites.delete(websiteId);
-    this.bytes -= held.bytes;
+    if (!this.sites.delete(websiteId)) return;
+    this.bytes -= this.counted.get(websiteId) ?? 0;
+    this.counted.delete(websiteId);
+  }
+
+  /** Counts a held website's bytes again after its days changed (nothing when it is no longer held). */
+  private recount(websiteId: string, site: SiteFacts) {
+    if (this.sites.get(websiteId) !== site) return;
+    this.bytes += site.bytes - (this.counted.get(websiteId) ?? 0);
+    this.counted.set(websiteId, site.bytes);
   }
 
   private readHead(db: Knex, websiteId: string): Promise<Head> {
@@ -320,7 +397,7 @@ export class FactsCache {
       .then((r: { rows: Head[] }) => r.rows[0]);
   }
 
-  private async load(db: Knex, websiteId: string, attempt = 0): Promise<SiteFacts> {
+  private async load(db: Knex, websiteId: string, days: DayRange, attempt = 0): Promise<SiteFacts> {
     const head = await this.readHead(db, websiteId);
     if (head.version === null || head.generation === null || head.entities === null || head.table === null) {
       // a website the answers read model does not know (yet): nothing to serve, nothing to shift
@@ -332,17 +409,24 @@ export class FactsCache {
     const version = BigInt(head.version);
     const generation = BigInt(head.generation);
     const held = this.sites.get(websiteId);
-    if (held && held.version >= version && held.generation === generation && held.table === head.table) {
+    if (
+      held &&
+      held.version >= version &&
+      held.generation === generation &&
+      held.table === head.table &&
+      held.from <= days.first &&
+      held.to >= days.last
+    ) {
       this.touch(websiteId, held);
       return held;
     }
-    // one refresh per website at a time; a request that arrives meanwhile waits for it, then checks again
+    // one load per website at a time; a request that arrives meanwhile waits for it, then checks again
     const going = this.loading.get(websiteId);
     if (going) {
       await going.catch(() => undefined);
-      return this.load(db, websiteId, attempt);
+      return this.load(db, websiteId, days, attempt);
     }
-    const p: Promise<SiteFacts | null> = this.refresh(db, websiteId, version, generation, head.entities, head.table, held).catch(async (e) => {
+    const p: Promise<SiteFacts | null> = this.refresh(db, websiteId, version, generation, head.entities, head.table, held, days).catch(async (e) => {
       if (!(e instanceof OutOfLine) || attempt >= 3) throw e;
       // a chunk of another layout may have been written after the head was read (a re-derivation, a rebuild's swap):
       // only a head that has not moved makes it a website out of line
@@ -357,7 +441,9 @@ export class FactsCache {
     } finally {
       this.loading.delete(websiteId);
     }
-    return site ?? this.load(db, websiteId, attempt + 1);
+    if (!site) return this.load(db, websiteId, days, attempt + 1);
+    this.fillLater(db, websiteId, site);
+    return site;
   }
 
   private async refresh(
@@ -368,27 +454,145 @@ export class FactsCache {
     entities: string[],
     table: string,
     held: SiteFacts | undefined,
+    days: DayRange,
   ): Promise<SiteFacts> {
+    this.loads++;
     const whole = !held || held.generation !== generation || held.table !== table || held.entities.join() !== entities.join();
     const site = whole ? emptySite(websiteId, version, generation, entities, table) : held;
-    const q = db('rm_fact_chunks').where('website_id', websiteId).select(db.raw('day::text as day'), 'part', 'meta', 'data');
-    // a chunk written after the head was read is taken too (and read again next time: versions only grow)
-    if (!whole) q.andWhere('version', '>', held.version.toString());
-    const rows: ChunkRow[] = await q;
-    const other = rows.find((r) => !sameEntities(r.meta.entities, entities));
-    if (other)
-      throw new OutOfLine(
-        `facts of ${other.day} (part ${other.part}) are laid out for [${other.meta.entities.join(', ')}], the site row lists [${entities.join(', ')}]`,
-      );
-    for (const r of rows) putDay(site, r.day, r.part, r.meta, r.data);
-    sortParts(site);
-    site.version = version;
-    if (held) this.bytes -= held.bytes;
-    this.sites.delete(websiteId);
-    this.sites.set(websiteId, site);
-    this.bytes += site.bytes;
+    try {
+      if (whole) {
+        site.from = days.first;
+        site.to = days.last;
+        await this.readDays(db, site, days.first, days.last, null);
+      } else {
+        // what was written since, among the days held (a chunk written after the head was read is taken too, and
+        // read again next time: versions only grow); then the days the request needs besides
+        if (version > site.version) await this.readDays(db, site, site.from, site.to, site.version);
+        if (days.first < site.from) {
+          await this.readDays(db, site, days.first, site.from - 1, null);
+          site.from = days.first;
+        }
+        if (days.last > site.to) {
+          await this.readDays(db, site, site.to + 1, days.last, null);
+          site.to = days.last;
+        }
+      }
+    } catch (e) {
+      // a held website read in part is not served: the next request loads it whole
+      if (!whole) this.drop(websiteId);
+      throw e;
+    }
+    if (version > site.version) site.version = version;
+    if (whole) {
+      this.drop(websiteId);
+      this.sites.set(websiteId, site);
+    } else this.touch(websiteId, site);
+    this.recount(websiteId, site);
     this.evict(websiteId);
     return site;
+  }
+
+  /**
+   * Reads the stored parts of days [first, last] into `site` (with `since`, only those written after that version),
+   * newest days first, SLICE_DAYS per query, giving the event loop back every SLICE_MS of decoding.
+   */
+  private async readDays(db: Knex, site: SiteFacts, first: number, last: number, since: bigint | null): Promise<void> {
+    if (first > last) return;
+    const id = site.websiteId;
+    const query = (lo: number, hi: number) => {
+      const q = db('rm_fact_chunks').where('website_id', id).select(db.raw('day::text as day'), 'part', 'meta', 'data');
+      if (Number.isFinite(lo)) q.andWhere('day', '>=', dayName(lo));
+      if (Number.isFinite(hi)) q.andWhere('day', '<=', dayName(hi));
+      if (since !== null) q.andWhere('version', '>', since.toString());
+      return q as Promise<ChunkRow[]>;
+    };
+    if (since !== null) {
+      await this.put(site, await query(first, last));
+      return;
+    }
+    let lo = first;
+    let hi = last;
+    if (!Number.isFinite(lo) || !Number.isFinite(hi)) {
+      const ext: { lo: string | null; hi: string | null } = await db('rm_fact_chunks')
+        .where('website_id', id)
+        .first(db.raw('min(day)::text as lo'), db.raw('max(day)::text as hi'));
+      if (!ext || ext.lo === null || ext.hi === null) return;
+      lo = Math.max(lo, dayNumber(ext.lo));
+      hi = Math.min(hi, dayNumber(ext.hi));
+    }
+    for (let top = hi; top >= lo; top -= SLICE_DAYS) await this.put(site, await query(Math.max(lo, top - SLICE_DAYS + 1), top));
+  }
+
+  /** Puts parts read into `site` (all or none when one is laid out for other entities), yielding as it goes. */
+  private async put(site: SiteFacts, rows: ChunkRow[]): Promise<void> {
+    const other = rows.find((r) => !sameEntities(r.meta.entities, site.entities));
+    if (other)
+      throw new OutOfLine(
+        `facts of ${other.day} (part ${other.part}) are laid out for [${other.meta.entities.join(', ')}], the site row lists [${site.entities.join(', ')}]`,
+      );
+    let since = performance.now();
+    for (const r of rows) {
+      putDay(site, r.day, r.part, r.meta, r.data);
+      if (performance.now() - since >= SLICE_MS) {
+        sortParts(site);
+        await yieldToLoop();
+        since = performance.now();
+      }
+    }
+    sortParts(site);
+  }
+
+  /**
+   * Loads a held website's other days in the background, a slice at a time (newer days first), while the facts held
+   * stay within the budget (it never drops another website); a request for the website waits at most one slice.
+   */
+  private fillLater(db: Knex, websiteId: string, site: SiteFacts) {
+    if (this.filling.get(websiteId) === site || (site.from === Number.NEGATIVE_INFINITY && site.to === Number.POSITIVE_INFINITY)) return;
+    this.filling.set(websiteId, site);
+    this.fill(db, websiteId, site)
+      .catch((e) => this.log?.debug({ website_id: websiteId, err: e }, 'metric facts: background load stopped; requests load what they need'))
+      .finally(() => {
+        if (this.filling.get(websiteId) === site) this.filling.delete(websiteId);
+      });
+  }
+
+  private async fill(db: Knex, websiteId: string, site: SiteFacts): Promise<void> {
+    await yieldToLoop();
+    const ext: { lo: string | null; hi: string | null } = await db('rm_fact_chunks')
+      .where('website_id', websiteId)
+      .first(db.raw('min(day)::text as lo'), db.raw('max(day)::text as hi'));
+    if (!ext || ext.lo === null || ext.hi === null) return;
+    const min = dayNumber(ext.lo);
+    const max = dayNumber(ext.hi);
+    for (;;) {
+      if (this.sites.get(websiteId) !== site || this.bytes >= this.maxBytes) return;
+      const going = this.loading.get(websiteId);
+      if (going) {
+        await going.catch(() => undefined);
+        continue;
+      }
+      let lo: number;
+      let hi: number;
+      if (site.to < max) [lo, hi] = [site.to + 1, Math.min(max, site.to + SLICE_DAYS)];
+      else if (site.from > min) [lo, hi] = [Math.max(min, site.from - SLICE_DAYS), site.from - 1];
+      else return;
+      const p = this.readDays(db, site, lo, hi, null).then(() => {
+        // the held days grow by what was read (a request may have extended them meanwhile: never shrink)
+        if (lo < site.from && hi >= site.from - 1) site.from = lo;
+        if (hi > site.to && lo <= site.to + 1) site.to = hi;
+      });
+      this.loading.set(websiteId, p);
+      try {
+        await p;
+      } catch (e) {
+        this.drop(websiteId);
+        throw e;
+      } finally {
+        this.loading.delete(websiteId);
+      }
+      this.recount(websiteId, site);
+      await yieldToLoop();
+    }
   }
 
   private touch(websiteId: string, site: SiteFacts) {
@@ -397,16 +601,25 @@ export class FactsCache {
   }
 
   private evict(keep: string) {
-    for (const [id, s] of this.sites) {
+    for (const id of this.sites.keys()) {
       if (this.bytes <= this.maxBytes) break;
       if (id === keep) continue;
-      this.sites.delete(id);
-      this.bytes -= s.bytes;
+      this.drop(id);
+      this.evictions++;
     }
+  }
+
+  /** Drops a website's facts: the next read loads them as after a start (the bench's cold loads). */
+  forget(websiteId: string): void {
+    this.drop(websiteId);
   }
 
   /** Bytes of facts held (for /readyz and the bench). */
   get size(): number {
     return this.bytes;
+  }
+
+  stats(): FactsCacheStats {
+    return { budget_bytes: this.maxBytes, held_bytes: this.bytes, websites_held: this.sites.size, loads: this.loads, evictions: this.evictions };
   }
 }

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { scheduleValue } from '../../src/domain/filters';
 import type { Selection } from '../filters';
 import { trackedEntities } from '../responses/list';
-import { dayName, FactsCache, type SiteFacts } from './facts-cache';
+import { dayName, daysOf, FactsCache, type SiteFacts } from './facts-cache';
 import { compileSelection, type Counts, scanDaily, scanGroups, scanTotal } from './scan';
 
 /** The four metric families (CONTRACT.md, Metrics). */
@@ -96,7 +96,7 @@ function byEntity(family: Family, entities: MetricEntity[], names: string[], c: 
 }
 
 async function prepared(db: Knex, s: Selection) {
-  const [site, entities] = await Promise.all([factsCache(db).get(db, s.websiteId), metricEntities(db, s)]);
+  const [site, entities] = await Promise.all([factsCache(db).get(db, s.websiteId, daysOf(s)), metricEntities(db, s)]);
   const q = compileSelection(
     site,
     s,

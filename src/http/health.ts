@@ -47,6 +47,8 @@ export function registerHealth(app: FastifyInstance, rt: Runtime) {
       // websites whose stored metric facts are not laid out for their brand and competitors: their metric reads derive
       // them again first (or answer 503), never serve shifted columns
       sites_out_of_line: outOfLine,
+      // the metric facts this instance holds in memory (FACTS_CACHE_MB) and how many websites it dropped to stay within it
+      facts_cache: factsCache(rt.database.db).stats(),
       // not part of readiness: a model without a key fails its own work visibly, the rest keep running
       engines: {
         mode: rt.engines.mode,

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answersProjection, PART_ROWS } from '../../projections/answers';
+import { encodeFacts, FactChunkBuilder } from '../../src/analysis/facts';
+import { seededRandom } from '../../src/domain/random';
+import { dayName, FactsCache, type SiteFacts } from '../../queries/metrics/facts-cache';
+import { freshDatabase, type TestDatabase } from '../support/db';
+import { until } from '../support/until';
+
+const LAST_DAY = 20_400;
+const BIG = '00000000-0000-4000-8000-000000000001';
+const SMALL = '00000000-0000-4000-8000-000000000002';
+const MID = '00000000-0000-4000-8000-000000000003';
+
+let d: TestDatabase;
+
+/** A website with `days` days of `perDay` answers ending on LAST_DAY, written as the answers projection stores them. */
+async function site(websiteId: string, days: number, perDay: number, seed: number) {
+  const db = d.db;
+  const competitor = `${websiteId.slice(0, -4)}ffff`;
+  await db('rm_analysis_entities').insert([
+    { website_id: websiteId, entity_id: websiteId, slot: 0, is_self: true, name: 'Brand', identifiers: [], url: null },
+    { website_id: websiteId, entity_id: competitor, slot: 1, is_self: false, name: 'Rival', identifiers: [], url: null },
+  ]);
+  const entities = [websiteId, competitor];
+  await db('rm_fact_sites').insert({ website_id: websiteId, version: 1, generation: 0, entities: JSON.stringify(entities) });
+  const r = seededRandom(seed);
+  for (let day = LAST_DAY - days + 1; day <= LAST_DAY; day++) {
+    const rows = [];
+    for (let part = 0; part * PART_ROWS < perDay; part++) {
+      const b = new FactChunkBuilder(entities);
+      for (let i = part * PART_ROWS; i < Math.min(perDay, (part + 1) * PART_ROWS); i++)
+        b.add({
+          t: Math.floor(r() * 86_400_000),
+          prompt_id: `p${i % 50}`,
+          location_id: null,
+          schedule_id: null,
+          model: `m${i % 7}`,
+          mentions: r() < 0.5 ? [[0, 1]] : [[1, 1]],
+          cited: r() < 0.2 ? [0] : [],
+        });
+      const { meta, data } = encodeFacts(b.build());
+      rows.push({
+        website_id: websiteId,
+        day: dayName(day),
+        part,
+        version: 1,
+        n: meta.n,
+        schedule_keys: ['default'],
+        meta: JSON.stringify(meta),
+        data,
+      });
+    }
+    await db('rm_fact_chunks').insert(rows);
+  }
+}
+
+const answersOf = (s: SiteFacts, from = Number.NEGATIVE_INFINITY, to = Number.POSITIVE_INFINITY) =>
+  s.order.filter((p) => p.day >= from && p.day <= to).reduce((n, p) => n + p.n, 0);
+
+beforeAll(async () => {
+  d = await freshDatabase();
+  await answersProjection.migrate(d.db);
+  await site(BIG, 60, 3 * PART_ROWS, 1);
+  await site(SMALL, 3, 40, 2);
+  await site(MID, 20, 200, 3);
+}, 120_000);
+afterAll(async () => d?.close());
+
+describe('metric facts: loading', () => {
+  it('given a cold load of a large website, when a small website is read meanwhile, then the small one is answered before the large load ends', async () => {
+    const cache = new FactsCache();
+    const order: string[] = [];
+    const big = cache.get(d.db, BIG).then((s) => {
+      order.push('big');
+      return s;
+    });
+    // the large load is under way (its first slice read) before the small website is asked for
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const small = cache.get(d.db, SMALL).then((s) => {
+      order.push('small');
+      return s;
+    });
+    const [b, s] = await Promise.all([big, small]);
+    expect(order).toEqual(['small', 'big']);
+    expect(answersOf(b)).toBe(60 * 3 * PART_ROWS);
+    expect(answersOf(s)).toBe(3 * 40);
+  });
+
+  it('given a request for the last 7 days of a cold website, then it loads those days first and the others follow in the background, counted as a whole load counts them', async () => {
+    const cache = new FactsCache();
+    const first = await cache.get(d.db, MID, { first: LAST_DAY - 6, last: LAST_DAY });
+    expect(first.from).toBe(LAST_DAY - 6);
+    expect(answersOf(first)).toBe(7 * 200);
+    await until('the other days loaded in the background', async () => first.from === LAST_DAY - 19, 30_000);
+    const whole = await new FactsCache().get(d.db, MID);
+    expect(answersOf(first)).toBe(answersOf(whole));
+    expect(answersOf(first)).toBe(20 * 200);
+    // the same object keeps serving: every day is held now
+    expect(await cache.get(d.db, MID, { first: LAST_DAY - 19, last: LAST_DAY - 10 })).toBe(first);
+    expect(cache.stats().loads).toBe(1);
+  });
+
+  it('given a budget below two websites, when three are read, then the least recently used are dropped and counted as evictions', async () => {
+    const probe = new FactsCache();
+    const mid = (await probe.get(d.db, MID)).bytes;
+    const cache = new FactsCache(Math.floor(mid * 1.5));
+    await cache.get(d.db, SMALL);
+    await cache.get(d.db, MID);
+    await cache.get(d.db, BIG, { first: LAST_DAY, last: LAST_DAY });
+    const stats = cache.stats();
+    expect(stats.evictions).toBeGreaterThanOrEqual(1);
+    expect(stats.held_bytes).toBeLessThanOrEqual(stats.budget_bytes);
+    expect(stats.budget_bytes).toBe(Math.floor(mid * 1.5));
+  });
+});
