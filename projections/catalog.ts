@@ -1,25 +1,22 @@
 import type { Knex } from 'knex';
 import type { TypedEvent } from '../src/eventstore/port';
 import { type EventHandlers, type Projection, handlerProjection } from '../src/eventstore/projection';
+import { CREATED_UPDATED, insertRow } from './rows';
 
 /** The website a catalogue event belongs to: its stream is `catalog-<website_id>`. */
 const websiteOf = (e: TypedEvent): string =>
   e.streamId.startsWith('catalog-') ? e.streamId.slice('catalog-'.length) : (e.metadata.website_id ?? '');
 
+/** A new catalogue row: the website's, its columns as the event has them. */
+const catalogRow: typeof insertRow = (spec) => insertRow({ ...spec, extra: (e) => ({ website_id: websiteOf(e), ...spec.extra?.(e) }) });
+
 const handlers: EventHandlers<Knex.Transaction> = {
-  async CompetitorAdded(e, trx) {
-    const at = e.metadata.time;
-    await trx('rm_competitors').insert({
-      id: e.data.competitor_id,
-      website_id: websiteOf(e),
-      name: e.data.name,
-      url: e.data.url,
-      normalized_url: e.data.normalized_url,
-      identifiers: e.data.identifiers,
-      created_at: at,
-      updated_at: at,
-    });
-  },
+  CompetitorAdded: catalogRow({
+    table: 'rm_competitors',
+    id: 'competitor_id',
+    columns: ['name', 'url', 'normalized_url', 'identifiers'],
+    stamps: CREATED_UPDATED,
+  }),
   async CompetitorRenamed(e, trx) {
     await trx('rm_competitors').where('id', e.data.competitor_id).update({ name: e.data.name, updated_at: e.metadata.time });
   },
@@ -30,10 +27,7 @@ const handlers: EventHandlers<Knex.Transaction> = {
     const at = e.metadata.time;
     await trx('rm_competitors').where('id', e.data.competitor_id).update({ removed_at: at, updated_at: at });
   },
-  async TopicCreated(e, trx) {
-    const at = e.metadata.time;
-    await trx('rm_topics').insert({ id: e.data.topic_id, website_id: websiteOf(e), name: e.data.name, created_at: at, updated_at: at });
-  },
+  TopicCreated: catalogRow({ table: 'rm_topics', id: 'topic_id', columns: ['name'], stamps: CREATED_UPDATED }),
   async TopicDeleted(e, trx) {
     const at = e.metadata.time;
     await trx('rm_topics').where('id', e.data.topic_id).update({ deleted_at: at, updated_at: at });
@@ -48,20 +42,12 @@ const handlers: EventHandlers<Knex.Transaction> = {
       await trx('rm_prompts').whereIn('id', e.data.restored_prompt_ids).update({ soft_deleted_at: null, updated_at: at });
     }
   },
-  async PromptCreated(e, trx) {
-    const at = e.metadata.time;
-    await trx('rm_prompts').insert({
-      id: e.data.prompt_id,
-      website_id: websiteOf(e),
-      text: e.data.text,
-      topic_id: e.data.topic_id,
-      type: e.data.type,
-      status: e.data.status,
-      tags: e.data.tags,
-      created_at: at,
-      updated_at: at,
-    });
-  },
+  PromptCreated: catalogRow({
+    table: 'rm_prompts',
+    id: 'prompt_id',
+    columns: ['text', 'topic_id', 'type', 'status', 'tags'],
+    stamps: CREATED_UPDATED,
+  }),
   async PromptUpdated(e, trx) {
     const { prompt_id, ...changes } = e.data;
     await trx('rm_prompts')
@@ -76,41 +62,14 @@ const handlers: EventHandlers<Knex.Transaction> = {
   async PromptAnswered(e, trx) {
     await trx('rm_prompts').where('id', e.data.prompt_id).update({ has_answers: true });
   },
-  async PersonaCreated(e, trx) {
-    await trx('rm_personas').insert({
-      id: e.data.persona_id,
-      website_id: websiteOf(e),
-      name: e.data.name,
-      description: e.data.description,
-      created_at: e.metadata.time,
-    });
-  },
-  async LocationCreated(e, trx) {
-    await trx('rm_locations').insert({
-      id: e.data.location_id,
-      website_id: websiteOf(e),
-      location: e.data.location,
-      country: e.data.country,
-      region: e.data.region,
-      city: e.data.city,
-      created_at: e.metadata.time,
-    });
-  },
-  async PromptScheduleCreated(e, trx) {
-    const at = e.metadata.time;
-    await trx('rm_prompt_schedules').insert({
-      id: e.data.schedule_id,
-      website_id: websiteOf(e),
-      name: e.data.name,
-      models: e.data.models,
-      starts_on: e.data.starts_on,
-      ends_on: e.data.ends_on,
-      frequency: e.data.frequency,
-      is_active: e.data.is_active,
-      created_at: at,
-      updated_at: at,
-    });
-  },
+  PersonaCreated: catalogRow({ table: 'rm_personas', id: 'persona_id', columns: ['name', 'description'] }),
+  LocationCreated: catalogRow({ table: 'rm_locations', id: 'location_id', columns: ['location', 'country', 'region', 'city'] }),
+  PromptScheduleCreated: catalogRow({
+    table: 'rm_prompt_schedules',
+    id: 'schedule_id',
+    columns: ['name', 'models', 'starts_on', 'ends_on', 'frequency', 'is_active'],
+    stamps: CREATED_UPDATED,
+  }),
   async PromptScheduleUpdated(e, trx) {
     const { schedule_id, ...changes } = e.data;
     await trx('rm_prompt_schedules')
@@ -121,17 +80,13 @@ const handlers: EventHandlers<Knex.Transaction> = {
     const at = e.metadata.time;
     await trx('rm_prompt_schedules').where('id', e.data.schedule_id).update({ archived_at: at, updated_at: at });
   },
-  async SavedViewCreated(e, trx) {
-    const at = e.metadata.time;
-    await trx('rm_saved_views').insert({
-      id: e.data.view_id,
-      website_id: websiteOf(e),
-      name: e.data.name,
-      filters: JSON.stringify(e.data.filters),
-      created_at: at,
-      updated_at: at,
-    });
-  },
+  SavedViewCreated: catalogRow({
+    table: 'rm_saved_views',
+    id: 'view_id',
+    columns: ['name'],
+    extra: (e) => ({ filters: JSON.stringify(e.data.filters) }),
+    stamps: CREATED_UPDATED,
+  }),
   async SavedViewUpdated(e, trx) {
     await trx('rm_saved_views')
       .where('id', e.data.view_id)
@@ -141,15 +96,7 @@ const handlers: EventHandlers<Knex.Transaction> = {
         updated_at: e.metadata.time,
       });
   },
-  async AttributeCreated(e, trx) {
-    await trx('rm_attributes').insert({
-      id: e.data.attribute_id,
-      website_id: websiteOf(e),
-      name: e.data.name,
-      description: e.data.description,
-      created_at: e.metadata.time,
-    });
-  },
+  AttributeCreated: catalogRow({ table: 'rm_attributes', id: 'attribute_id', columns: ['name', 'description'] }),
 };
 
 /**

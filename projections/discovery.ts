@@ -1,30 +1,19 @@
 import type { Knex } from 'knex';
 import { jobRowHandlers } from './job-rows';
 import { type EventHandlers, handlerProjection, type Projection } from '../src/eventstore/projection';
+import { insertRow } from './rows';
 
 const DISCOVERY_STREAM = 'discovery-';
 
 const handlers: EventHandlers<Knex.Transaction> = {
   ...jobRowHandlers('rm_discovery_runs'),
-  async PromptDiscoveryRequested(e, trx) {
-    const d = e.data;
-    await trx('rm_discovery_runs')
-      .insert({
-        id: d.run_id,
-        organization_id: e.metadata.organization_id,
-        website_id: d.website_id,
-        name: d.name,
-        status: 'queued',
-        sources: d.sources,
-        locale: d.locale,
-        country: d.country,
-        prompt_count_min: d.prompt_count_min,
-        prompt_count_max: d.prompt_count_max,
-        created_at: e.metadata.time,
-      })
-      .onConflict('id')
-      .ignore();
-  },
+  PromptDiscoveryRequested: insertRow({
+    table: 'rm_discovery_runs',
+    id: 'run_id',
+    columns: ['website_id', 'name', 'sources', 'locale', 'country', 'prompt_count_min', 'prompt_count_max'],
+    extra: (e) => ({ organization_id: e.metadata.organization_id, status: 'queued' }),
+    idempotent: true,
+  }),
   async PromptDiscoveryCompleted(e, trx) {
     await trx('rm_discovery_runs')
       .where('id', e.data.run_id)

@@ -1,26 +1,19 @@
 import type { Knex } from 'knex';
 import { type EventHandlers, type Projection, handlerProjection } from '../src/eventstore/projection';
+import { insertRow } from './rows';
 
 const handlers: EventHandlers<Knex.Transaction> = {
-  async OrganizationCreated(e, trx) {
-    await trx('rm_organizations').insert({
-      id: e.data.organization_id,
-      name: e.data.name,
-      plan: e.data.plan,
-      features: e.data.features,
-      pitch_allowance: e.data.pitch_allowance,
-      created_at: e.metadata.time,
-    });
-  },
-  async UserAdded(e, trx) {
-    await trx('rm_users').insert({
-      id: e.data.user_id,
-      organization_id: e.metadata.organization_id,
-      email: e.data.email,
-      role: e.data.role,
-      created_at: e.metadata.time,
-    });
-  },
+  OrganizationCreated: insertRow({
+    table: 'rm_organizations',
+    id: 'organization_id',
+    columns: ['name', 'plan', 'features', 'pitch_allowance'],
+  }),
+  UserAdded: insertRow({
+    table: 'rm_users',
+    id: 'user_id',
+    columns: ['email', 'role'],
+    extra: (e) => ({ organization_id: e.metadata.organization_id }),
+  }),
   async ApiKeyCreated(e, trx) {
     const org = e.metadata.organization_id;
     await trx('rm_api_keys').insert({

@@ -1,29 +1,18 @@
 import type { Knex } from 'knex';
 import { type EventHandlers, handlerProjection, type Projection } from '../src/eventstore/projection';
+import { CREATED_UPDATED, insertRow } from './rows';
 
 const json = (v: unknown) => JSON.stringify(v);
 
 const handlers: EventHandlers<Knex.Transaction> = {
-  async PitchRequested(e, trx) {
-    const d = e.data;
-    await trx('rm_pitches')
-      .insert({
-        id: d.job_id,
-        organization_id: e.metadata.organization_id,
-        website_url: d.website_url,
-        company_url: d.company_url,
-        domain: d.domain,
-        country: d.country,
-        language: d.language,
-        models: json(d.models),
-        report_token: d.report_token,
-        status: 'processing',
-        created_at: e.metadata.time,
-        updated_at: e.metadata.time,
-      })
-      .onConflict('id')
-      .ignore();
-  },
+  PitchRequested: insertRow({
+    table: 'rm_pitches',
+    id: 'job_id',
+    columns: ['website_url', 'company_url', 'domain', 'country', 'language', 'report_token'],
+    extra: (e) => ({ organization_id: e.metadata.organization_id, models: json(e.data.models), status: 'processing' }),
+    stamps: CREATED_UPDATED,
+    idempotent: true,
+  }),
   async PitchSiteResearched(e, trx) {
     await trx('rm_pitches')
       .where('id', e.data.job_id)

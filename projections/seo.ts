@@ -1,26 +1,19 @@
 import type { Knex } from 'knex';
 import { jobRowHandlers } from './job-rows';
 import { type EventHandlers, handlerProjection, type Projection } from '../src/eventstore/projection';
+import { insertRow } from './rows';
 
 const SEO_STREAM = 'seo-';
 
 const handlers: EventHandlers<Knex.Transaction> = {
   ...jobRowHandlers('rm_seo_jobs'),
-  async SeoRecommendationsRequested(e, trx) {
-    await trx('rm_seo_jobs')
-      .insert({
-        id: e.data.job_id,
-        organization_id: e.metadata.organization_id,
-        website_id: e.data.website_id,
-        request_id: e.data.request_id,
-        source: e.data.source,
-        url: e.data.url,
-        status: 'queued',
-        created_at: e.metadata.time,
-      })
-      .onConflict('id')
-      .ignore();
-  },
+  SeoRecommendationsRequested: insertRow({
+    table: 'rm_seo_jobs',
+    id: 'job_id',
+    columns: ['website_id', 'request_id', 'source', 'url'],
+    extra: (e) => ({ organization_id: e.metadata.organization_id, status: 'queued' }),
+    idempotent: true,
+  }),
   async SeoRecommendationsProduced(e, trx) {
     await trx('rm_seo_jobs')
       .where('id', e.data.job_id)

@@ -1,21 +1,15 @@
 import type { Knex } from 'knex';
 import { type EventHandlers, type Projection, handlerProjection } from '../src/eventstore/projection';
+import { CREATED_UPDATED, insertRow } from './rows';
 
 const handlers: EventHandlers<Knex.Transaction> = {
-  async WebsiteCreated(e, trx) {
-    const at = e.metadata.time;
-    await trx('rm_websites').insert({
-      id: e.data.website_id,
-      organization_id: e.metadata.organization_id,
-      name: e.data.name,
-      url: e.data.url,
-      normalized_url: e.data.normalized_url,
-      status: 'active',
-      external_id: e.data.external_id,
-      created_at: at,
-      updated_at: at,
-    });
-  },
+  WebsiteCreated: insertRow({
+    table: 'rm_websites',
+    id: 'website_id',
+    columns: ['name', 'url', 'normalized_url', 'external_id'],
+    extra: (e) => ({ organization_id: e.metadata.organization_id, status: 'active' }),
+    stamps: CREATED_UPDATED,
+  }),
   async WebsiteExternalIdSet(e, trx) {
     await trx('rm_websites').where('id', e.data.website_id).update({ external_id: e.data.external_id, updated_at: e.metadata.time });
   },

@@ -83,7 +83,7 @@ const READ_BACK_MS = 20_000;
  */
 export async function writeThenRead<R, T>(
   c: Caller,
-  run: Promise<Handled<R> | DomainError>,
+  run: Promise<Pick<Handled<R>, 'result' | 'position'> | DomainError>,
   reads: Reads,
   read: (result: R) => Promise<T | undefined>,
 ): Promise<T> {

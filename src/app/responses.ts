@@ -10,7 +10,7 @@ import { conflict, DomainErrorException, isDomainError, notFound } from '../doma
 import type { SharedFilters } from '../domain/filters';
 import type { Need } from '../domain/principal';
 import { readCheckpoint } from '../eventstore/runner';
-import { type Caller, commandContextOf, dbOf, orFail, websiteFor } from './context';
+import { type Caller, commandContextOf, dbOf, orFail, websiteFor, writeThenRead } from './context';
 
 export const RUN_NOT_FOUND = 'Run not found';
 
@@ -35,13 +35,8 @@ export async function startRun(c: Caller, input: StartRun) {
     const inProgress = (await runView(dbOf(c), w.id, holder.run_id)) ?? { ...holder, status: 'running' as const };
     throw new DomainErrorException(conflict(RUN_IN_PROGRESS, { run: inProgress }));
   }
-  const r = orFail(started);
   // the caller follows the run at status_url: the runs read model
-  await c.deps.rt.waitForReadModels(r.position, ['runs']);
-  const readRow = () => runView(dbOf(c), w.id, r.result.run_id);
-  // a loaded machine can keep the read model behind the first wait's limit: a longer one before giving up
-  const row = (await readRow()) ?? ((await c.deps.rt.waitForReadModels(r.position, ['runs'], 30_000)) ? await readRow() : undefined);
-  if (!row) throw new Error(`run ${r.result.run_id} is not in the runs read model after its start`);
+  const row = await writeThenRead(c, Promise.resolve(started), ['runs'], (r) => runView(dbOf(c), w.id, r.run_id));
   return {
     run_id: row.run_id,
     status: 'running' as const,

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { onRealPostgres } from '../support/db';
-import { closeRaceSetup, startRaceSetup } from '../support/races';
+import { useRaceSetup } from '../support/races';
 import { call, type TestServer } from '../support/server';
 
 // Tracking's rule "one item per URL of a website" raced over two instances on one database: each instance
@@ -14,10 +14,7 @@ describe('content tracking under concurrent calls on two instances', () => {
   let b: TestServer | null = null;
   let key: string;
   let site: string;
-  beforeAll(async () => {
-    ({ a, b, key, site } = await startRaceSetup('ContentRaces', { name: 'Racer', url: 'https://content-racer.example.com' }));
-  });
-  afterAll(() => closeRaceSetup({ a, b }));
+  useRaceSetup('ContentRaces', { name: 'Racer', url: 'https://content-racer.example.com' }, (r) => ({ a, b, key, site } = r));
 
   it('given one URL (in tracking-parameter variants) tracked N times at once, then one item exists and every call names it', async () => {
     const rs = await Promise.all(

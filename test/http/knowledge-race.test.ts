@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useRaceSetup } from '../support/races';
 import { onRealPostgres } from '../support/db';
 import { offlineResearch } from '../support/knowledge';
 import { call, startServer, type TestServer } from '../support/server';
@@ -14,16 +15,12 @@ describe('knowledge base rules under concurrent requests on two instances', () =
   let b: TestServer | null = null;
   let key: string;
   let site: string;
-  beforeAll(async () => {
-    a = await startServer({}, {}, undefined, offlineResearch());
-    if (onRealPostgres) b = await startServer({}, {}, a, offlineResearch());
-    key = (await a.org('KB races')).key;
-    site = (await call(a, 'POST', '/api/v1/websites', { key, body: { name: 'Racer', url: 'https://kb-racer.example.com' } })).body.website.id;
-  });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-  });
+  useRaceSetup(
+    'KB races',
+    { name: 'Racer', url: 'https://kb-racer.example.com' },
+    (r) => ({ a, b, key, site } = r),
+    (join) => startServer({}, {}, join, offlineResearch()),
+  );
   const on = (i: number) => (b && i % 2 ? b : a) as TestServer;
 
   it('given one pillar name sent N times at once in different cases, then one pillar, one created: true, every answer names it', async () => {

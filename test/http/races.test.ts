@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { onRealPostgres } from '../support/db';
-import { closeRaceSetup, startRaceSetup } from '../support/races';
+import { useRaceSetup } from '../support/races';
 import { type Answer, type Call, call, type TestServer } from '../support/server';
 
 // Every rule two requests can race for, raced: N requests at once, spread over two instances on one database (each
@@ -15,10 +15,7 @@ describe('check-then-act rules under concurrent requests', () => {
   let b: TestServer | null = null;
   let key: string;
   let site: string;
-  beforeAll(async () => {
-    ({ a, b, key, site } = await startRaceSetup('Races', { name: 'Racer', url: 'https://racer.example.com' }));
-  });
-  afterAll(() => closeRaceSetup({ a, b }));
+  useRaceSetup('Races', { name: 'Racer', url: 'https://racer.example.com' }, (r) => ({ a, b, key, site } = r));
 
   /** N requests at once, alternating between the instances. */
   const race = (method: string, path: string, req: (i: number) => Call) =>

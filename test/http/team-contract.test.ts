@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { INVITE_TTL_MS } from '../../commands/team/invites';
-import { call, startServer, type TestServer } from '../support/server';
-import { startSmtp, type TestSmtp } from '../support/smtp';
-import { buildWorld, type World } from '../support/tenancy';
+import { call, type TestServer } from '../support/server';
+import type { TestSmtp } from '../support/smtp';
+import { useWorldWithSmtp, type World } from '../support/tenancy';
 import { until } from '../support/until';
 
 /**
@@ -13,15 +13,7 @@ import { until } from '../support/until';
 let s: TestServer;
 let w: World;
 let smtp: TestSmtp;
-beforeAll(async () => {
-  smtp = await startSmtp();
-  s = await startServer({ SMTP_URL: smtp.url, MAIL_FROM: 'aivis <no-reply@aivis.test>', PUBLIC_BASE_URL: 'https://app.aivis.test' });
-  w = await buildWorld(s);
-});
-afterAll(async () => {
-  await s?.close();
-  await smtp?.close();
-});
+useWorldWithSmtp((ctx) => ({ s, w, smtp } = ctx), { PUBLIC_BASE_URL: 'https://app.aivis.test' });
 
 let people = 0;
 const person = () => `contract-${++people}-${Date.now()}@example.com`;

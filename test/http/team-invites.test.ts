@@ -1,23 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GroupsView } from '../../queries/team/groups';
 import { MembersView } from '../../queries/team/members';
 import { requestInvitation } from '../../src/workers/invitations';
-import { call, startServer, type TestServer } from '../support/server';
-import { startSmtp, type TestSmtp } from '../support/smtp';
-import { buildWorld, type World } from '../support/tenancy';
+import { call, type TestServer } from '../support/server';
+import type { TestSmtp } from '../support/smtp';
+import { useWorldWithSmtp, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
 let smtp: TestSmtp;
-beforeAll(async () => {
-  smtp = await startSmtp();
-  s = await startServer({ SMTP_URL: smtp.url, MAIL_FROM: 'aivis <no-reply@aivis.test>', PUBLIC_BASE_URL: 'https://app.aivis.test' });
-  w = await buildWorld(s);
-});
-afterAll(async () => {
-  await s?.close();
-  await smtp?.close();
-});
+useWorldWithSmtp((ctx) => ({ s, w, smtp } = ctx), { PUBLIC_BASE_URL: 'https://app.aivis.test' });
 
 const ADMIN = '00000000-0000-0000-0000-000000000002';
 let people = 0;

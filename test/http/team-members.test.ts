@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MembersView, UserWebsitesView } from '../../queries/team/members';
-import { call, startServer, type TestServer } from '../support/server';
-import { buildWorld, type World } from '../support/tenancy';
+import { call, type TestServer } from '../support/server';
+import { useWorld, type World } from '../support/tenancy';
 import { until } from '../support/until';
 import type { AppDeps } from '../../src/app/context';
 import { createInviteOp } from '../../src/app/team';
@@ -10,11 +10,7 @@ import { userAccess } from '../../queries/team/members';
 
 let s: TestServer;
 let w: World;
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
-});
-afterAll(async () => s?.close());
+useWorld((ctx) => ({ s, w } = ctx));
 
 let people = 0;
 const person = () => `member-${++people}-${Date.now()}@example.com`;

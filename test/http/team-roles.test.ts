@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RolesView, RoleView } from '../../queries/team/roles';
-import { call, startServer, type TestServer } from '../support/server';
-import { buildWorld, type World } from '../support/tenancy';
+import { call, type TestServer } from '../support/server';
+import { useWorld, type World } from '../support/tenancy';
 import { until } from '../support/until';
 
 let s: TestServer;
 let w: World;
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
-});
-afterAll(async () => s?.close());
+useWorld((ctx) => ({ s, w } = ctx));
 
 const OWNER = '00000000-0000-0000-0000-000000000001';
 const ADMIN = '00000000-0000-0000-0000-000000000002';

@@ -1,26 +1,24 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GroupsView } from '../../queries/team/groups';
 import { MembersView, UserWebsitesView } from '../../queries/team/members';
 import { RolesView } from '../../queries/team/roles';
-import { call, startServer, type TestServer } from '../support/server';
-import { buildWorld, type World } from '../support/tenancy';
-import { apiKey, callTool, connect, toolOk } from './support';
+import { call, type TestServer } from '../support/server';
+import type { World } from '../support/tenancy';
+import { apiKey, callTool, toolOk, useMcpWorld } from './support';
 
 let s: TestServer;
 let w: World;
 let a: Client;
 let scoped: Client;
 let b: Client;
-beforeAll(async () => {
-  s = await startServer();
-  w = await buildWorld(s);
-  [a, scoped, b] = await Promise.all([connect(s, apiKey(w.a.key)), connect(s, apiKey(w.a.scoped)), connect(s, apiKey(w.b.key))]);
-});
-afterAll(async () => {
-  await Promise.all([a, scoped, b].map((c) => c?.close()));
-  await s?.close();
-});
+useMcpWorld(
+  (ctx) => {
+    ({ s, w } = ctx);
+    [a, scoped, b] = ctx.clients;
+  },
+  (w) => [apiKey(w.a.key), apiKey(w.a.scoped), apiKey(w.b.key)],
+);
 
 async function refused(client: Client, name: string, args: Record<string, unknown>, status: number, error: string) {
   const before = await s.head();

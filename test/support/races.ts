@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { onRealPostgres } from './db';
 import { call, startServer, type TestServer } from './server';
 
@@ -9,12 +10,22 @@ export interface RaceSetup {
   site: string;
 }
 
-/** Starts instance `a` (and `b` joining it on real Postgres), then organization `org` with a website `name` at `url`. */
-export async function startRaceSetup(org: string, website: { name: string; url: string }): Promise<RaceSetup> {
-  const a = await startServer();
+/** How an instance starts: alone, or joining another's database. */
+export type StartInstance = (join?: TestServer) => Promise<TestServer>;
+
+/**
+ * Starts instance `a` (and `b` joining it on real Postgres) with `start`, then organization `org` with a website
+ * `name` at `url`.
+ */
+export async function startRaceSetup(
+  org: string,
+  website: { name: string; url: string },
+  start: StartInstance = (join) => startServer({}, {}, join),
+): Promise<RaceSetup> {
+  const a = await start();
   let b: TestServer | null = null;
   try {
-    if (onRealPostgres) b = await startServer({}, {}, a);
+    if (onRealPostgres) b = await start(a);
     const key = (await a.org(org)).key;
     const site = (await call(a, 'POST', '/api/v1/websites', { key, body: website })).body.website.id as string;
     return { a, b, key, site };
@@ -28,4 +39,14 @@ export async function startRaceSetup(org: string, website: { name: string; url: 
 export async function closeRaceSetup({ a, b }: { a?: TestServer; b?: TestServer | null }): Promise<void> {
   await b?.close();
   await a?.close();
+}
+
+/** This describe's race setup: started before its tests (`ready` receives it), closed after them. */
+export function useRaceSetup(org: string, website: { name: string; url: string }, ready: (r: RaceSetup) => unknown, start?: StartInstance): void {
+  let r: RaceSetup | undefined;
+  beforeAll(async () => {
+    r = await startRaceSetup(org, website, start);
+    await ready(r);
+  });
+  afterAll(() => closeRaceSetup(r ?? {}));
 }

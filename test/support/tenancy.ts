@@ -1,5 +1,6 @@
-import { expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { call, startServer, type TestServer, useServer } from './server';
+import { startSmtp, type TestSmtp } from './smtp';
 
 /**
  * Two organizations and the keys every endpoint is checked with:
@@ -56,6 +57,23 @@ export async function buildWorld(s: TestServer): Promise<World> {
  */
 export function useWorld(ready: (ctx: { s: TestServer; w: World }) => unknown, start: () => Promise<TestServer> = () => startServer()): void {
   useServer(async (s) => ready({ s, w: await buildWorld(s) }), start);
+}
+
+/**
+ * useWorld whose server sends email through a test SMTP server (started before it, closed after it); `ready` receives
+ * the SMTP server with the server and World. `env` adds to the mail settings.
+ */
+export function useWorldWithSmtp(ready: (ctx: { s: TestServer; w: World; smtp: TestSmtp }) => unknown, env: Record<string, string> = {}): void {
+  let smtp: TestSmtp | undefined;
+  // registered before useWorld's: vitest runs afterAll hooks in reverse order, so this one runs after the server closed
+  afterAll(async () => smtp?.close());
+  useWorld(
+    (ctx) => ready({ ...ctx, smtp: smtp! }),
+    async () => {
+      smtp = await startSmtp();
+      return startServer({ SMTP_URL: smtp.url, MAIL_FROM: 'aivis <no-reply@aivis.test>', ...env });
+    },
+  );
 }
 
 export interface EndpointUnderTest {

@@ -8,7 +8,7 @@ import { UpdateSavedView } from '../../../commands/catalog/update-saved-view';
 import { UpdateSchedule } from '../../../commands/catalog/update-schedule';
 import { text } from '../../domain/schemas';
 import { route, Uuid } from '../route';
-import { WebsiteQuery } from './catalog';
+import { websiteCollection } from './catalog';
 import { Answers } from '../../../queries/catalog/views';
 import * as catalog from '../../app/catalog';
 
@@ -22,92 +22,47 @@ const ScheduleParams = z.object({
 
 export const catalogSettingsRoutes = [
   // personas
-  route({
-    method: 'GET',
+  ...websiteCollection({
     url: '/api/v1/personas',
-    summary: "The website's personas",
     tag: 'personas',
-    extension: true,
-    query: WebsiteQuery,
-    responses: { 200: Answers.personas },
-    handler: (ctx) => catalog.listPersonas(ctx, ctx.query.website_id),
-  }),
-  route({
-    method: 'POST',
-    url: '/api/v1/personas',
-    summary: 'Create a persona',
-    tag: 'personas',
-    extension: true,
-    body: CreatePersona,
-    status: 201,
-    responses: { 201: Answers.persona },
-    handler: (ctx) => catalog.createPersona(ctx, ctx.body),
+    list: { summary: "The website's personas", extension: true, answer: Answers.personas, op: catalog.listPersonas },
+    create: { summary: 'Create a persona', extension: true, body: CreatePersona, answer: Answers.persona, op: catalog.createPersona },
   }),
 
   // locations
-  route({
-    method: 'GET',
+  ...websiteCollection({
     url: '/api/v1/locations',
-    summary: "The website's locations; their ids go in filters.location_ids",
     tag: 'locations',
-    query: WebsiteQuery,
-    responses: { 200: Answers.locations },
-    handler: (ctx) => catalog.listLocations(ctx, ctx.query.website_id),
-  }),
-  route({
-    method: 'POST',
-    url: '/api/v1/locations',
-    summary: 'Create a location',
-    tag: 'locations',
-    extension: true,
-    body: CreateLocation,
-    status: 201,
-    responses: { 201: Answers.location },
-    handler: (ctx) => catalog.createLocation(ctx, ctx.body),
+    list: { summary: "The website's locations; their ids go in filters.location_ids", answer: Answers.locations, op: catalog.listLocations },
+    create: { summary: 'Create a location', extension: true, body: CreateLocation, answer: Answers.location, op: catalog.createLocation },
   }),
 
   // attributes
-  route({
-    method: 'GET',
+  ...websiteCollection({
     url: '/api/v1/attributes',
-    summary: "The website's attributes (traits to watch)",
     tag: 'attributes',
-    query: WebsiteQuery,
-    responses: { 200: Answers.attributes },
-    handler: (ctx) => catalog.listAttributes(ctx, ctx.query.website_id),
-  }),
-  route({
-    method: 'POST',
-    url: '/api/v1/attributes',
-    summary: 'Create an attribute (a trait to watch, e.g. price, support)',
-    tag: 'attributes',
-    extension: true,
-    body: CreateAttribute,
-    status: 201,
-    responses: { 201: Answers.attribute },
-    handler: (ctx) => catalog.createAttribute(ctx, ctx.body),
+    list: { summary: "The website's attributes (traits to watch)", answer: Answers.attributes, op: catalog.listAttributes },
+    create: {
+      summary: 'Create an attribute (a trait to watch, e.g. price, support)',
+      extension: true,
+      body: CreateAttribute,
+      answer: Answers.attribute,
+      op: catalog.createAttribute,
+    },
   }),
 
   // prompt schedules
-  route({
-    method: 'GET',
+  ...websiteCollection({
     url: '/api/v1/prompt-schedules',
-    summary: '`default` first, then the custom schedules (archived ones included)',
     tag: 'prompt-schedules',
-    query: WebsiteQuery,
-    responses: { 200: Answers.schedules },
-    handler: (ctx) => catalog.listSchedules(ctx, ctx.query.website_id),
-  }),
-  route({
-    method: 'POST',
-    url: '/api/v1/prompt-schedules',
-    summary: 'Create a custom prompt schedule',
-    tag: 'prompt-schedules',
-    extension: true,
-    body: CreateSchedule,
-    status: 201,
-    responses: { 201: Answers.schedule },
-    handler: (ctx) => catalog.createSchedule(ctx, ctx.body),
+    list: { summary: '`default` first, then the custom schedules (archived ones included)', answer: Answers.schedules, op: catalog.listSchedules },
+    create: {
+      summary: 'Create a custom prompt schedule',
+      extension: true,
+      body: CreateSchedule,
+      answer: Answers.schedule,
+      op: catalog.createSchedule,
+    },
   }),
   route({
     method: 'PATCH',
@@ -122,25 +77,17 @@ export const catalogSettingsRoutes = [
   }),
 
   // saved views
-  route({
-    method: 'GET',
+  ...websiteCollection({
     url: '/api/v1/saved-views',
-    summary: "The website's saved views with their stored filters",
     tag: 'saved-views',
-    query: WebsiteQuery,
-    responses: { 200: Answers.savedViews },
-    handler: (ctx) => catalog.listSavedViews(ctx, ctx.query.website_id),
-  }),
-  route({
-    method: 'POST',
-    url: '/api/v1/saved-views',
-    summary: 'Save a view (filters are stored as given)',
-    tag: 'saved-views',
-    extension: true,
-    body: CreateSavedView,
-    status: 201,
-    responses: { 201: Answers.savedView },
-    handler: (ctx) => catalog.createSavedView(ctx, ctx.body),
+    list: { summary: "The website's saved views with their stored filters", answer: Answers.savedViews, op: catalog.listSavedViews },
+    create: {
+      summary: 'Save a view (filters are stored as given)',
+      extension: true,
+      body: CreateSavedView,
+      answer: Answers.savedView,
+      op: catalog.createSavedView,
+    },
   }),
   route({
     method: 'PATCH',

@@ -9,6 +9,7 @@ import { badRequest } from '../errors';
 import { route, Uuid } from '../route';
 import { Answers } from '../../../queries/catalog/views';
 import * as catalog from '../../app/catalog';
+import type { Caller } from '../../app/context';
 
 /** `?website_id=` of the website-scoped endpoints; missing gives 400 'website_id is required'. */
 export const WebsiteQuery = z.strictObject({ website_id: Uuid });
@@ -21,27 +22,57 @@ export function requireNoBody(req: FastifyRequest) {
   }
 }
 
+interface CollectionSide {
+  summary: string;
+  /** not in the spec: tagged `extension` in the OpenAPI document */
+  extension?: boolean;
+  answer: z.ZodType;
+}
+
+/**
+ * A website's collection at one path and tag: GET lists it (`?website_id=`), POST creates one (201 with the new one).
+ */
+export function websiteCollection<B extends z.ZodType>(c: {
+  url: string;
+  tag: string;
+  list: CollectionSide & { op: (caller: Caller, websiteId: string) => Promise<unknown> };
+  create: CollectionSide & { body: B; op: (caller: Caller, input: z.output<B>) => Promise<unknown> };
+}) {
+  const side = (s: CollectionSide) => ({ summary: s.summary, tag: c.tag, ...(s.extension && { extension: true }) });
+  return [
+    route({
+      method: 'GET',
+      url: c.url,
+      ...side(c.list),
+      query: WebsiteQuery,
+      responses: { 200: c.list.answer },
+      handler: (ctx) => c.list.op(ctx, ctx.query.website_id),
+    }),
+    route({
+      method: 'POST',
+      url: c.url,
+      ...side(c.create),
+      body: c.create.body,
+      status: 201,
+      responses: { 201: c.create.answer },
+      handler: (ctx) => c.create.op(ctx, ctx.body as z.output<B>),
+    }),
+  ];
+}
+
 export const catalogRoutes = [
   // competitors
-  route({
-    method: 'GET',
+  ...websiteCollection({
     url: '/api/v1/competitors',
-    summary: "The website's competitors",
     tag: 'competitors',
-    query: WebsiteQuery,
-    responses: { 200: Answers.competitors },
-    handler: (ctx) => catalog.listCompetitors(ctx, ctx.query.website_id),
-  }),
-  route({
-    method: 'POST',
-    url: '/api/v1/competitors',
-    summary: "Add a competitor (not the website's own URL or a page below it)",
-    tag: 'competitors',
-    extension: true,
-    body: AddCompetitor,
-    status: 201,
-    responses: { 201: Answers.competitor },
-    handler: (ctx) => catalog.addCompetitor(ctx, ctx.body),
+    list: { summary: "The website's competitors", answer: Answers.competitors, op: catalog.listCompetitors },
+    create: {
+      summary: "Add a competitor (not the website's own URL or a page below it)",
+      extension: true,
+      body: AddCompetitor,
+      answer: Answers.competitor,
+      op: catalog.addCompetitor,
+    },
   }),
   route({
     method: 'PATCH',
@@ -70,26 +101,22 @@ export const catalogRoutes = [
   }),
 
   // topics
-  route({
-    method: 'GET',
+  ...websiteCollection({
     url: '/api/v1/topics',
-    summary: "The website's topics (soft-deleted ones left out) with their live prompt counts",
     tag: 'topics',
-    extension: true,
-    query: WebsiteQuery,
-    responses: { 200: Answers.topics },
-    handler: (ctx) => catalog.listTopics(ctx, ctx.query.website_id),
-  }),
-  route({
-    method: 'POST',
-    url: '/api/v1/topics',
-    summary: 'Create a topic; a soft-deleted topic of that name (case-insensitive) comes back with its prompt grouping',
-    tag: 'topics',
-    extension: true,
-    body: CreateTopic,
-    status: 201,
-    responses: { 201: Answers.topicCreated },
-    handler: (ctx) => catalog.createTopic(ctx, ctx.body),
+    list: {
+      summary: "The website's topics (soft-deleted ones left out) with their live prompt counts",
+      extension: true,
+      answer: Answers.topics,
+      op: catalog.listTopics,
+    },
+    create: {
+      summary: 'Create a topic; a soft-deleted topic of that name (case-insensitive) comes back with its prompt grouping',
+      extension: true,
+      body: CreateTopic,
+      answer: Answers.topicCreated,
+      op: catalog.createTopic,
+    },
   }),
   route({
     method: 'DELETE',
@@ -113,25 +140,11 @@ export const catalogRoutes = [
   }),
 
   // prompts
-  route({
-    method: 'GET',
+  ...websiteCollection({
     url: '/api/v1/prompts',
-    summary: "The website's prompts, active and paused (soft-deleted ones left out)",
     tag: 'prompts',
-    query: WebsiteQuery,
-    responses: { 200: Answers.prompts },
-    handler: (ctx) => catalog.listPrompts(ctx, ctx.query.website_id),
-  }),
-  route({
-    method: 'POST',
-    url: '/api/v1/prompts',
-    summary: 'Create a prompt',
-    tag: 'prompts',
-    extension: true,
-    body: CreatePrompt,
-    status: 201,
-    responses: { 201: Answers.prompt },
-    handler: (ctx) => catalog.createPrompt(ctx, ctx.body),
+    list: { summary: "The website's prompts, active and paused (soft-deleted ones left out)", answer: Answers.prompts, op: catalog.listPrompts },
+    create: { summary: 'Create a prompt', extension: true, body: CreatePrompt, answer: Answers.prompt, op: catalog.createPrompt },
   }),
   route({
     method: 'PATCH',

@@ -1,0 +1,32 @@
+import type { Knex } from 'knex';
+import type { EventData, EventOf, EventType } from '../src/domain/events';
+import type { TypedEvent } from '../src/eventstore/port';
+
+type Column<T extends EventType> = keyof EventData<T> & string;
+
+/** Both times of a row that records when it was created and last changed. */
+export const CREATED_UPDATED = ['created_at', 'updated_at'] as const;
+
+/**
+ * The handler of an event that creates one row: `id` from the event's `id` field, the `columns` copied from its data
+ * as they are, the `extra` columns computed from the event, and the event's time in each of `stamps` (default
+ * created_at alone). `idempotent`: a row already there (the event delivered again) is left as it is. The event type comes from the handler map's key, so a column the event lacks does not compile.
+ */
+export function insertRow<T extends EventType>(spec: {
+  table: string;
+  id: Column<T>;
+  columns: readonly Column<T>[];
+  extra?: (e: TypedEvent<EventOf<T>>) => Record<string, unknown>;
+  stamps?: readonly string[];
+  idempotent?: boolean;
+}): (e: TypedEvent<EventOf<T>>, trx: Knex.Transaction) => Promise<void> {
+  return async (e, trx) => {
+    const data = e.data as Record<string, unknown>;
+    const row: Record<string, unknown> = { id: data[spec.id] };
+    for (const c of spec.columns) row[c] = data[c];
+    Object.assign(row, spec.extra?.(e));
+    for (const s of spec.stamps ?? ['created_at']) row[s] = e.metadata.time;
+    const insert = trx(spec.table).insert(row);
+    await (spec.idempotent ? insert.onConflict('id').ignore() : insert);
+  };
+}
