@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   differences,
   expectedConnectorRows,
+  expectedContent,
+  expectedContentPrompts,
   expectedCumulative,
   expectedListing,
   expectedObservations,
@@ -18,6 +20,7 @@ import {
   type RefShoppingFilters,
 } from '../support/metrics-reference';
 import { SHOPPING_MODEL_IDS } from '../../src/domain/models';
+import { normalizeUrl } from '../../src/domain/urls';
 import { onRealPostgres } from '../support/db';
 import { finishedRun } from '../support/answers';
 import { call, caughtUp, startServer, type TestServer } from '../support/server';
@@ -694,6 +697,7 @@ async function compare(
   }));
   out.push(...differences(shown, expectedListing(entities, m.answers, m.prompts, filters.ref), `responses ${label}`, 0).slice(0, 6));
   out.push(...(await compareShopping(via, key, websiteId, m, filters.ref, label)));
+  out.push(...(await compareContent(via, key, websiteId, m, filters, label)));
   // attribute observations of the imported answers (those of runs come from the text: not compared), newest first
   // competitor_ids is refused there, and dates must be date-times (start_date required): the selection's range, sent
   // explicitly (it replaces a view's)
@@ -740,6 +744,84 @@ async function compare(
   out.push(
     ...differences(canon(observed.filter((o) => imported.has(o.response_id as string))), canon(expObs), `observations ${label}`, 0).slice(0, 6),
   );
+  return out;
+}
+
+/** Websites whose content pages are tracked (once per website: tracking is idempotent, but costs a call). */
+const contentTracked = new Set<string>();
+let contentCompares = 0;
+
+/**
+ * The content hub's figures under the same filters: pages tracked on the domains the answers cite (citation forms
+ * that normalize to them, one no answer cites), the listing's citations, total_responses and citation_percent per
+ * page (all answers, then the brand-mention filter one way or the other), and the per-prompt breakdown of the most
+ * cited page, against the reference joining the answers' cited URLs by the shared normalization.
+ */
+async function compareContent(
+  via: TestServer,
+  key: string,
+  websiteId: string,
+  m: Model,
+  filters: { body: Record<string, unknown>; ref: RefFilters },
+  label: string,
+): Promise<string[]> {
+  const out: string[] = [];
+  const urls = [0, 1, 2].flatMap((i) => [`https://${m.domain(i)}/p`, `blog.${m.domain(i)}/post`, `http://www.${m.domain(i)}`]);
+  urls.push('https://news.example.net/review', 'https://nobody-cites.example.org/page');
+  if (!contentTracked.has(websiteId)) {
+    await ok('POST', '/api/v1/content/track', key, { website_id: websiteId, urls: urls.map((url) => ({ url })) });
+    contentTracked.add(websiteId);
+  }
+  const normalized = urls.map(normalizeUrl);
+  const entities = m.entities();
+  // one brand-mention filter per comparison, in turn: none, mentioned, not mentioned
+  const which = [undefined, true, false][contentCompares++ % 3];
+  let top: { content_id: string; citations: number } | null = null;
+  {
+    const r = await ok(
+      'POST',
+      '/api/v1/content',
+      key,
+      { website_id: websiteId, filters: filters.body, ...(which !== undefined && { mentioned: which }), page_num: 0, page_size: 100 },
+      [200],
+      undefined,
+      via,
+    );
+    const items = r.body.content as {
+      content_id: string;
+      normalized_url: string;
+      citations: number;
+      total_responses: number;
+      citation_percent: number;
+    }[];
+    const shown = Object.fromEntries(
+      items.map((x) => [x.normalized_url, { citations: x.citations, total_responses: x.total_responses, citation_percent: x.citation_percent }]),
+    );
+    const exp = expectedContent(entities, m.answers, m.prompts, filters.ref, normalized, which);
+    out.push(...differences(shown, exp, `content mentioned=${which} ${label}`, 1e-9).slice(0, 6));
+    for (const x of items) if (x.citations > (top?.citations ?? 0)) top = x;
+    tally['content pages cited'] = (tally['content pages cited'] ?? 0) + Object.values(exp).filter((x) => x.citations > 0).length;
+  }
+  if (top) {
+    const item = top;
+    const r = await ok(
+      'POST',
+      '/api/v1/content/prompts',
+      key,
+      { website_id: websiteId, content_id: item.content_id, filters: filters.body, mentioned: which },
+      [200],
+      undefined,
+      via,
+    );
+    const listed = r.body.prompts as { prompt_id: string; citations: number }[];
+    if (listed.some((x, i) => i > 0 && x.citations > listed[i - 1].citations)) out.push(`content/prompts ${label}: not most citations first`);
+    const url = (r.body.content_normalized_url as string) ?? '';
+    const sorted = [...listed].sort((a, b) => (a.prompt_id < b.prompt_id ? -1 : 1));
+    const exp = expectedContentPrompts(entities, m.answers, m.prompts, filters.ref, url, which);
+    if (!normalized.includes(url)) out.push(`content/prompts ${label}: ${url} is not a tracked page`);
+    out.push(...differences(sorted, exp, `content/prompts mentioned=${which} ${label}`, 1e-9).slice(0, 6));
+    tally['content prompts compared'] = (tally['content prompts compared'] ?? 0) + exp.length;
+  }
   return out;
 }
 

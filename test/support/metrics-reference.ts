@@ -9,7 +9,11 @@
  * domain or under it. It agrees with the product on texts made of whole words, punctuation and space-separated URLs
  * (what the differential test writes); it does not try to reproduce the matcher's Unicode folding, scripts without
  * spaces, or leftmost-longest overlaps between different entities' terms (the test's vocabulary has none).
+ * One exception: the content hub's citation join is defined by the shared URL normalization, which its figures use
+ * (tryNormalizeUrl) on the URLs found here.
  */
+
+import { tryNormalizeUrl } from '../../src/domain/urls';
 
 export interface RefEntity {
   id: string;
@@ -106,14 +110,21 @@ export function hostOfUrl(raw: string): string | null {
   return h || null;
 }
 
-/** Hosts an answer cites: its citations, then the http(s) and www. URLs written in its text (up to a space, a bracket or a quote; trailing punctuation dropped). */
-export function citedHosts(a: { text: string; citations: string[] }): string[] {
+/** URLs an answer cites: its citations, then the http(s) and www. URLs written in its text (up to a space, a bracket or a quote; trailing punctuation dropped). */
+export function citedUrls(a: { text: string; citations: string[] }): string[] {
   const urls = [...a.citations];
   for (const m of a.text.matchAll(/(?:^|[^\w.@/-])(https?:\/\/[^\s()<>"'[\]]+|www\.[^\s()<>"'[\]]+)/gi)) {
     const u = m[1].replace(/[.,;:!?*_~]+$/, '');
     urls.push(u.toLowerCase().startsWith('www.') ? `http://${u}` : u);
   }
-  return urls.map(hostOfUrl).filter((h): h is string => h !== null);
+  return urls;
+}
+
+/** Hosts an answer cites (citedUrls). */
+export function citedHosts(a: { text: string; citations: string[] }): string[] {
+  return citedUrls(a)
+    .map(hostOfUrl)
+    .filter((h): h is string => h !== null);
 }
 
 export interface Analysis {
@@ -614,4 +625,66 @@ export function expectedShopping(
     position_distribution,
     trend,
   };
+}
+
+// ---- content hub figures (CONTRACT.md, "Content hub": listing figures and the per-prompt breakdown) ----
+
+/**
+ * The normalized URLs an answer cites: its cited http(s) URLs (citedUrls) normalized with the shared function (the
+ * join key is defined by it: src/domain/urls.ts normalizeUrl), each once.
+ */
+function citedNormalized(a: RefAnswer): Set<string> {
+  return new Set(
+    citedUrls(a)
+      .filter((u) => hostOfUrl(u) !== null)
+      .map((u) => tryNormalizeUrl(u))
+      .filter((u): u is string => u !== null),
+  );
+}
+
+/** The selected answers the content figures count: the selection, then the brand mention when asked (`mentioned`). */
+function contentSelection(entities: RefEntity[], answers: RefAnswer[], prompts: RefPrompt[], f: RefFilters, mentioned?: boolean) {
+  const brand = entities.find((e) => e.is_self)!;
+  return select(answers, prompts, f).filter((a) => mentioned === undefined || analyze(entities, a).position.has(brand.id) === mentioned);
+}
+
+const rounded = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((10000 * part) / whole) / 100);
+
+/** Per tracked normalized URL: the selected answers citing it, their count, and the share in percent (2 decimals). */
+export function expectedContent(
+  entities: RefEntity[],
+  answers: RefAnswer[],
+  prompts: RefPrompt[],
+  f: RefFilters,
+  urls: string[],
+  mentioned?: boolean,
+): Record<string, { citations: number; total_responses: number; citation_percent: number }> {
+  const selected = contentSelection(entities, answers, prompts, f, mentioned).map(citedNormalized);
+  const out: Record<string, { citations: number; total_responses: number; citation_percent: number }> = {};
+  for (const url of urls) {
+    const citations = selected.filter((c) => c.has(url)).length;
+    out[url] = { citations, total_responses: selected.length, citation_percent: rounded(citations, selected.length) };
+  }
+  return out;
+}
+
+/** Per prompt with a selected answer citing `url`: those answers and their share of the prompt's selected answers; by prompt id. */
+export function expectedContentPrompts(
+  entities: RefEntity[],
+  answers: RefAnswer[],
+  prompts: RefPrompt[],
+  f: RefFilters,
+  url: string,
+  mentioned?: boolean,
+) {
+  const selected = contentSelection(entities, answers, prompts, f, mentioned);
+  const text = new Map(prompts.map((p) => [p.id, p.text]));
+  return [...new Set(selected.map((a) => a.prompt_id))]
+    .map((id) => {
+      const of = selected.filter((a) => a.prompt_id === id);
+      const citations = of.filter((a) => citedNormalized(a).has(url)).length;
+      return { prompt_id: id, prompt: text.get(id) ?? '', citations, citation_percent: rounded(citations, of.length) };
+    })
+    .filter((x) => x.citations > 0)
+    .sort((a, b) => (a.prompt_id < b.prompt_id ? -1 : 1));
 }
