@@ -323,7 +323,7 @@ function scanDay(x: Scan, d: CardDay): void {
       if (priced) c.priced++;
       if (mk < 0) c.withoutMerchant++;
       if (position >= 1) {
-        const b = buckets[position < LAST_POSITION_BUCKET ? position : LAST_POSITION_BUCKET];
+        const b = buckets[Math.min(position, LAST_POSITION_BUCKET)];
         b[0]++;
         if (side === OWN) b[1]++;
         else if (side === COMPETITOR) b[2]++;
