@@ -129,8 +129,270 @@ interface TopAcc {
   sellers: Map<number, { n: number; names: Map<number, number> }>;
 }
 
+/** 0: the day is out of [startMs, endMs], 1: wholly in, 2: partly (its times are compared) */
+function rangeOf(day: number, startMs: number, endMs: number): number {
+  const first = day * DAY_MS;
+  const last = first + DAY_MS - 1;
+  if (last < startMs || first > endMs) return 0;
+  return first >= startMs && last <= endMs ? 1 : 2;
+}
+
+/** The k first of xs in `cmp` order, in that order (one pass: a top list is short, the products many). */
+function firstK(xs: readonly number[], k: number, cmp: (a: number, b: number) => number): number[] {
+  const top: number[] = [];
+  for (const x of xs) {
+    if (top.length === k && cmp(x, top[k - 1]) >= 0) continue;
+    if (top.length < k) top.push(x);
+    else top[k - 1] = x;
+    for (let i = top.length - 1; i > 0 && cmp(top[i], top[i - 1]) < 0; i--) {
+      const t = top[i];
+      top[i] = top[i - 1];
+      top[i - 1] = t;
+    }
+  }
+  return top;
+}
+
 const OWN = 1;
 const COMPETITOR = 2;
+
+/** The selected answers per day (the answers of the selection's schedule, models and prompts in its range). */
+function countAnswers(
+  site: ShoppingSite,
+  schedule: number,
+  models: Uint8Array,
+  prompts: Uint8Array,
+  startMs: number,
+  endMs: number,
+): Map<number, number> {
+  const answersOf = new Map<number, number>();
+  for (const a of site.parts.values()) {
+    const range = rangeOf(a.day, startMs, endMs);
+    if (range === 0) continue;
+    const base = a.day * DAY_MS;
+    let n = 0;
+    for (let i = 0; i < a.n; i++) {
+      if (a.schedule[i] !== schedule || models[a.model[i]] === 0 || prompts[a.prompt[i]] === 0) continue;
+      if (range === 2) {
+        const ms = base + a.t[i];
+        if (ms < startMs || ms > endMs) continue;
+      }
+      n++;
+    }
+    if (n) answersOf.set(a.day, (answersOf.get(a.day) ?? 0) + n);
+  }
+  return answersOf;
+}
+
+/** What one pass over the selected cards accumulates (one shape for every call: the pass stays optimized). */
+interface Scan {
+  schedule: number;
+  models: Uint8Array;
+  prompts: Uint8Array;
+  startMs: number;
+  endMs: number;
+  perDay: Map<number, DayCount>;
+  target: Uint8Array | null;
+  competitor: Uint8Array;
+  buckets: number[][];
+  all: PriceGroup[];
+  sidePrices: (PriceGroup[] | null)[];
+  entityPrices: Map<number, PriceGroup>;
+  E: number;
+  mApp: Float64Array;
+  mPos: Float64Array;
+  mPriced: Float64Array;
+  mOwn: Float64Array;
+  mComp: Float64Array;
+  mStamp: Int32Array;
+  mAnswers: Float64Array;
+  mNames: Map<number, number>;
+  entApp: Float64Array;
+  entPos: Float64Array;
+  entBest: Int32Array;
+  entStamp: Int32Array;
+  entAnswers: Float64Array;
+  entFirstStamp: Int32Array;
+  entFirst: Float64Array;
+  pApp: Float64Array;
+  pPos: Float64Array;
+  pBest: Int32Array;
+  selDay: CardDay[];
+  selIdx: number[];
+  selAnswer: number[];
+  selSlot: number[];
+  /** the number of the last answer taken (answers are numbered across days) */
+  answerNo: number;
+}
+
+/** One day's cards into the scan: the answers the selection takes, each answer's cards together. */
+function scanDay(x: Scan, d: CardDay): void {
+  const {
+    schedule,
+    models,
+    prompts,
+    startMs,
+    endMs,
+    perDay,
+    target,
+    competitor,
+    buckets,
+    all,
+    sidePrices,
+    entityPrices,
+    E,
+    mApp,
+    mPos,
+    mPriced,
+    mOwn,
+    mComp,
+    mStamp,
+    mAnswers,
+    mNames,
+    entApp,
+    entPos,
+    entBest,
+    entStamp,
+    entAnswers,
+    entFirstStamp,
+    entFirst,
+    pApp,
+    pPos,
+    pBest,
+    selDay,
+    selIdx,
+    selAnswer,
+    selSlot,
+  } = x;
+  let answerNo = x.answerNo;
+  const range = rangeOf(d.day, startMs, endMs);
+  if (range === 0) return;
+  const base = d.day * DAY_MS;
+  let c: DayCount | null = null;
+  let i = 0;
+  while (i < d.n) {
+    // one answer's cards: [i, j)
+    let j = i + 1;
+    while (j < d.n && d.answer[j] === d.answer[i]) j++;
+    const taken =
+      d.schedule[i] === schedule &&
+      models[d.model[i]] !== 0 &&
+      prompts[d.prompt[i]] !== 0 &&
+      (range === 1 || (base + d.t[i] >= startMs && base + d.t[i] <= endMs));
+    if (!taken) {
+      i = j;
+      continue;
+    }
+    if (!c) {
+      c = perDay.get(d.day) ?? null;
+      if (!c) {
+        c = {
+          cards: 0,
+          own: 0,
+          competitor: 0,
+          priced: 0,
+          ownPriced: 0,
+          competitorPriced: 0,
+          withoutMerchant: 0,
+          ownPositionSum: 0,
+          bestOwn: 0x7fffffff,
+          answers: 0,
+          answersOwn: 0,
+          answersCompetitor: 0,
+          ownFirst: 0,
+        };
+        perDay.set(d.day, c);
+      }
+    }
+    answerNo++;
+    let hasOwn = false;
+    let hasCompetitor = false;
+    let ownFirst = false;
+    for (let k = i; k < j; k++) {
+      const e = d.entity[k];
+      const position = d.position[k];
+      let side = 0;
+      if (d.own[k] === 1) {
+        if (target === null || target[d.name[k]] === 1 || target[d.brand[k] < 0 ? EMPTY_LABEL : d.brand[k]] === 1) side = OWN;
+      } else if (e >= 0 && competitor[e] === 1) side = COMPETITOR;
+      const cur = d.currency[k];
+      const price = d.price[k];
+      const priced = cur >= 0 && !Number.isNaN(price);
+      const mk = d.merchantKey[k];
+      c.cards++;
+      if (priced) c.priced++;
+      if (mk < 0) c.withoutMerchant++;
+      if (position >= 1) {
+        const b = buckets[Math.min(position, LAST_POSITION_BUCKET)];
+        b[0]++;
+        if (side === OWN) b[1]++;
+        else if (side === COMPETITOR) b[2]++;
+      }
+      if (priced) {
+        addPrice(all[cur], price);
+        if (side !== 0) addPrice(sidePrices[side]![cur], price);
+        if (side === COMPETITOR) {
+          const key = cur * E + e;
+          let g = entityPrices.get(key);
+          if (!g) entityPrices.set(key, (g = priceGroup()));
+          addPrice(g, price);
+        }
+      }
+      if (mk >= 0) {
+        mApp[mk]++;
+        mPos[mk] += position;
+        if (priced) mPriced[mk]++;
+        if (side === OWN) mOwn[mk]++;
+        else if (side === COMPETITOR) mComp[mk]++;
+        if (mStamp[mk] !== answerNo) {
+          mStamp[mk] = answerNo;
+          mAnswers[mk]++;
+        }
+        if (d.merchant[k] >= 0) bump(mNames, d.merchantPair[k]);
+      }
+      if (side === 0) continue;
+      if (side === OWN) {
+        c.own++;
+        if (priced) c.ownPriced++;
+        c.ownPositionSum += position;
+        if (position < c.bestOwn) c.bestOwn = position;
+        hasOwn = true;
+        if (position === 1) ownFirst = true;
+      } else {
+        c.competitor++;
+        if (priced) c.competitorPriced++;
+        hasCompetitor = true;
+      }
+      if (e >= 0) {
+        entApp[e]++;
+        entPos[e] += position;
+        if (position < entBest[e]) entBest[e] = position;
+        if (entStamp[e] !== answerNo) {
+          entStamp[e] = answerNo;
+          entAnswers[e]++;
+        }
+        if (position === 1 && entFirstStamp[e] !== answerNo) {
+          entFirstStamp[e] = answerNo;
+          entFirst[e]++;
+        }
+      }
+      const slot = 2 * d.pair[k] + (side === OWN ? 1 : 0);
+      pApp[slot]++;
+      pPos[slot] += position;
+      if (position < pBest[slot]) pBest[slot] = position;
+      selDay.push(d);
+      selIdx.push(k);
+      selAnswer.push(answerNo);
+      selSlot.push(slot);
+    }
+    c.answers++;
+    if (hasOwn) c.answersOwn++;
+    if (hasCompetitor) c.answersCompetitor++;
+    if (ownFirst) c.ownFirst++;
+    i = j;
+  }
+  x.answerNo = answerNo;
+}
 
 /**
  * The blocks of one selection over a website's held cards. `competitorIds`: the competitors whose cards are
@@ -163,31 +425,8 @@ export function fastBlocks(site: ShoppingSite, s: ShoppingSelection, competitorI
   }
   const startMs = s.start ? s.start.getTime() : Number.NEGATIVE_INFINITY;
   const endMs = s.end ? s.end.getTime() : Number.POSITIVE_INFINITY;
-  /** 0: the day is out of the range, 1: wholly in, 2: partly (its times are compared) */
-  const inRange = (day: number) => {
-    const first = day * DAY_MS;
-    const last = first + DAY_MS - 1;
-    if (last < startMs || first > endMs) return 0;
-    return first >= startMs && last <= endMs ? 1 : 2;
-  };
-
   // ---- answers per day
-  const answersOf = new Map<number, number>();
-  for (const a of site.parts.values()) {
-    const range = inRange(a.day);
-    if (range === 0) continue;
-    const base = a.day * DAY_MS;
-    let n = 0;
-    for (let i = 0; i < a.n; i++) {
-      if (a.schedule[i] !== schedule || models[a.model[i]] === 0 || prompts[a.prompt[i]] === 0) continue;
-      if (range === 2) {
-        const ms = base + a.t[i];
-        if (ms < startMs || ms > endMs) continue;
-      }
-      n++;
-    }
-    if (n) answersOf.set(a.day, (answersOf.get(a.day) ?? 0) + n);
-  }
+  const answersOf = countAnswers(site, schedule, models, prompts, startMs, endMs);
   for (const day of [...answersOf.keys()].sort((a, b) => a - b)) out.answer_days.push({ day: dayName(day), answers: answersOf.get(day)! });
 
   // ---- the cards
@@ -228,136 +467,46 @@ export function fastBlocks(site: ShoppingSite, s: ShoppingSelection, competitorI
   const selAnswer: number[] = [];
   const selSlot: number[] = [];
   const perDay = new Map<number, DayCount>();
-  let answerNo = -1;
 
-  for (const d of site.cards.values()) {
-    const range = inRange(d.day);
-    if (range === 0) continue;
-    const base = d.day * DAY_MS;
-    let c: DayCount | null = null;
-    let i = 0;
-    while (i < d.n) {
-      // one answer's cards: [i, j)
-      let j = i + 1;
-      while (j < d.n && d.answer[j] === d.answer[i]) j++;
-      const taken =
-        d.schedule[i] === schedule &&
-        models[d.model[i]] !== 0 &&
-        prompts[d.prompt[i]] !== 0 &&
-        (range === 1 || (base + d.t[i] >= startMs && base + d.t[i] <= endMs));
-      if (!taken) {
-        i = j;
-        continue;
-      }
-      if (!c) {
-        c = perDay.get(d.day) ?? null;
-        if (!c) {
-          c = {
-            cards: 0,
-            own: 0,
-            competitor: 0,
-            priced: 0,
-            ownPriced: 0,
-            competitorPriced: 0,
-            withoutMerchant: 0,
-            ownPositionSum: 0,
-            bestOwn: 0x7fffffff,
-            answers: 0,
-            answersOwn: 0,
-            answersCompetitor: 0,
-            ownFirst: 0,
-          };
-          perDay.set(d.day, c);
-        }
-      }
-      answerNo++;
-      let hasOwn = false;
-      let hasCompetitor = false;
-      let ownFirst = false;
-      for (let k = i; k < j; k++) {
-        const e = d.entity[k];
-        const position = d.position[k];
-        let side = 0;
-        if (d.own[k] === 1) {
-          if (target === null || target[d.name[k]] === 1 || target[d.brand[k] < 0 ? EMPTY_LABEL : d.brand[k]] === 1) side = OWN;
-        } else if (e >= 0 && competitor[e] === 1) side = COMPETITOR;
-        const cur = d.currency[k];
-        const price = d.price[k];
-        const priced = cur >= 0 && !Number.isNaN(price);
-        const mk = d.merchantKey[k];
-        c.cards++;
-        if (priced) c.priced++;
-        if (mk < 0) c.withoutMerchant++;
-        if (position >= 1) {
-          const b = buckets[position < LAST_POSITION_BUCKET ? position : LAST_POSITION_BUCKET];
-          b[0]++;
-          if (side === OWN) b[1]++;
-          else if (side === COMPETITOR) b[2]++;
-        }
-        if (priced) {
-          addPrice(all[cur], price);
-          if (side !== 0) addPrice(sidePrices[side]![cur], price);
-          if (side === COMPETITOR) {
-            const key = cur * E + e;
-            let g = entityPrices.get(key);
-            if (!g) entityPrices.set(key, (g = priceGroup()));
-            addPrice(g, price);
-          }
-        }
-        if (mk >= 0) {
-          mApp[mk]++;
-          mPos[mk] += position;
-          if (priced) mPriced[mk]++;
-          if (side === OWN) mOwn[mk]++;
-          else if (side === COMPETITOR) mComp[mk]++;
-          if (mStamp[mk] !== answerNo) {
-            mStamp[mk] = answerNo;
-            mAnswers[mk]++;
-          }
-          if (d.merchant[k] >= 0) bump(mNames, d.merchantPair[k]);
-        }
-        if (side === 0) continue;
-        if (side === OWN) {
-          c.own++;
-          if (priced) c.ownPriced++;
-          c.ownPositionSum += position;
-          if (position < c.bestOwn) c.bestOwn = position;
-          hasOwn = true;
-          if (position === 1) ownFirst = true;
-        } else {
-          c.competitor++;
-          if (priced) c.competitorPriced++;
-          hasCompetitor = true;
-        }
-        if (e >= 0) {
-          entApp[e]++;
-          entPos[e] += position;
-          if (position < entBest[e]) entBest[e] = position;
-          if (entStamp[e] !== answerNo) {
-            entStamp[e] = answerNo;
-            entAnswers[e]++;
-          }
-          if (position === 1 && entFirstStamp[e] !== answerNo) {
-            entFirstStamp[e] = answerNo;
-            entFirst[e]++;
-          }
-        }
-        const slot = 2 * d.pair[k] + (side === OWN ? 1 : 0);
-        pApp[slot]++;
-        pPos[slot] += position;
-        if (position < pBest[slot]) pBest[slot] = position;
-        selDay.push(d);
-        selIdx.push(k);
-        selAnswer.push(answerNo);
-        selSlot.push(slot);
-      }
-      c.answers++;
-      if (hasOwn) c.answersOwn++;
-      if (hasCompetitor) c.answersCompetitor++;
-      if (ownFirst) c.ownFirst++;
-      i = j;
-    }
-  }
+  const x: Scan = {
+    answerNo: -1,
+    schedule,
+    models,
+    prompts,
+    startMs,
+    endMs,
+    perDay,
+    target,
+    competitor,
+    buckets,
+    all,
+    sidePrices,
+    entityPrices,
+    E,
+    mApp,
+    mPos,
+    mPriced,
+    mOwn,
+    mComp,
+    mStamp,
+    mAnswers,
+    mNames,
+    entApp,
+    entPos,
+    entBest,
+    entStamp,
+    entAnswers,
+    entFirstStamp,
+    entFirst,
+    pApp,
+    pPos,
+    pBest,
+    selDay,
+    selIdx,
+    selAnswer,
+    selSlot,
+  };
+  for (const d of site.cards.values()) scanDay(x, d);
 
   // ---- the blocks
   for (const [day, c] of perDay) {
@@ -480,7 +629,7 @@ export function fastBlocks(site: ShoppingSite, s: ShoppingSelection, competitorI
   };
   const tops = new Map<number, TopAcc>();
   for (const side of ['competitor', 'own'] as const) {
-    const slots = ranked[side].sort(byRank).slice(0, s.topProductsLimit);
+    const slots = firstK(ranked[side], s.topProductsLimit, byRank);
     slots.forEach((slot, i) => {
       tops.set(slot, { slot, rank: i + 1, names: new Map(), brands: new Map(), answers: 0, lastAnswer: -1, prices: new Map(), sellers: new Map() });
     });

@@ -62,7 +62,9 @@ export async function heldBlocks(db: Knex, s: ShoppingSelection, competitors: re
   const site = await shoppingCache(db).get(db, s.websiteId);
   if (!site) return statementBlocks(db, s, competitors);
   const targets = s.targetIdentifiers?.filter((t) => t.trim() !== '') ?? [];
-  const target = targets.length ? await targetMatches(db, site, wholeWordPattern(targets)) : null;
+  let target = targets.length ? await targetMatches(db, site, wholeWordPattern(targets)) : null;
+  // a refresh meanwhile may have added names: every label the pass reads is matched
+  while (target && target.length < site.labels.size) target = await targetMatches(db, site, wholeWordPattern(targets));
   return fastBlocks(site, s, competitors, target);
 }
 
