@@ -169,7 +169,9 @@ async function manySites(shape: ManyShape, env: Record<string, string>): Promise
     const r = await d.db.raw('select info from bench_dataset').catch(() => null);
     await d.close();
     const kept = (r?.rows[0]?.info as Kept | undefined) ?? null;
-    if (kept && JSON.stringify(kept.shape) === JSON.stringify(shape)) {
+    // jsonb keeps its own key order: compare the shapes key by key
+    const same = (a: object, b: object) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
+    if (kept && same(kept.shape, shape)) {
       const s = await startBenchServer(0, undefined, {
         env,
         join: { databaseUrl: d.url, key: kept.key, organizationId: kept.organizationId },

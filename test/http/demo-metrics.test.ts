@@ -53,6 +53,11 @@ describe('the embedded demo website', () => {
     expect(sov.status).toBe(200);
     expect(rate.body.responses).toBe(total);
     expect(sov.body.data['Demo Brand'].share_of_voice).toBeGreaterThan(0);
+    // the facts read are held within the budget (FACTS_CACHE_MB, 512 by default), and /readyz says so
+    const facts = (await call(s, 'GET', '/readyz')).body.facts_cache;
+    expect(facts).toMatchObject({ budget_bytes: 512 * 1024 * 1024, websites_held: 1, evictions: 0 });
+    expect(facts.held_bytes).toBeGreaterThan(0);
+    expect(facts.held_bytes).toBeLessThanOrEqual(facts.budget_bytes);
     expect(Object.keys(sov.body.data).sort()).toEqual([...idOf.keys()].sort());
     for (const [name, id] of idOf) {
       expect(rate.body.data[name].mention_rate, name).toBe(pct(mentioned.get(id) ?? 0, total));
