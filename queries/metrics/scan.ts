@@ -138,79 +138,105 @@ function eachSelected(d: DayFacts, q: CompiledSelection, row: (i: number, model:
 /**
  * Adds one part's selected answers to `c`: only the segments of the selection's schedule and models are read, then
  * prompts, locations and the time bounds of the first and last day are checked per answer, and each mentioned or
- * cited entity of an answer is counted through its bit mask. (Loops written out, not through a callback: this is
- * the hot path of every metric request.)
+ * cited entity of an answer is counted through its bit mask. (Loops written out, not through a callback, with the
+ * counters in locals and the time check only on the range's first and last day: this is the hot path of every
+ * metric request.)
  */
 function scanDay(site: SiteFacts, d: DayFacts, q: CompiledSelection, c: ColumnCounts): void {
   const E = site.entities.length;
   const lo = d.day === q.startDay ? q.tMin : 0;
   const hi = d.day === q.endDay ? q.tMax : DAY_MS;
-  const { prompt, location, model } = q;
+  const bounded = lo !== 0 || hi !== DAY_MS;
+  const { prompt, model } = q;
+  const location = q.location ?? ALL;
+  const anyLocation = q.location === null;
   const { pos, t, mentions, cites } = d;
   const dPrompt = d.prompt;
   const dLocation = d.location;
   const sel = q.columns;
   const slots = q.slots;
-  const whole = q.whole && lo === 0 && hi === DAY_MS;
+  const whole = q.whole && !bounded;
+  const mentioned = c.mentioned;
+  const cited = c.cited;
+  const posSum = c.posSum;
+  const posSq = c.posSq;
+  let responses = 0;
+  let any = 0;
   for (const seg of d.segments) {
     if (seg.schedule !== q.schedule || (model !== null && model[seg.model] === 0)) continue;
     if (whole) {
       const sum = seg.sum;
-      c.responses += sum.responses;
-      c.any += sum.any;
+      responses += sum.responses;
+      any += sum.any;
       for (let e = 0; e < E; e++) {
-        c.mentioned[e] += sum.mentioned[e];
-        c.cited[e] += sum.cited[e];
-        c.posSum[e] += sum.posSum[e];
-        c.posSq[e] += sum.posSq[e];
+        mentioned[e] += sum.mentioned[e];
+        cited[e] += sum.cited[e];
+        posSum[e] += sum.posSum[e];
+        posSq[e] += sum.posSq[e];
       }
       continue;
     }
-    for (let i = seg.start; i < seg.end; i++) {
-      if (prompt[dPrompt[i]] === 0) continue;
-      if (location !== null && location[dLocation[i]] === 0) continue;
-      const ti = t[i];
-      if (ti < lo || ti > hi) continue;
-      c.responses++;
-      const base = i * E;
-      if (mentions !== null && cites !== null) {
+    const end = seg.end;
+    if (mentions !== null && cites !== null) {
+      for (let i = seg.start; i < end; i++) {
+        if (prompt[dPrompt[i]] === 0) continue;
+        if (!anyLocation && location[dLocation[i]] === 0) continue;
+        if (bounded) {
+          const ti = t[i];
+          if (ti < lo || ti > hi) continue;
+        }
+        responses++;
         let m = mentions[i] & sel;
         if (m !== 0) {
-          c.any++;
+          any++;
+          const base = i * E;
           do {
             const b = 31 - Math.clz32(m & -m);
             const p = pos[base + b];
-            c.mentioned[b]++;
-            c.posSum[b] += p;
-            c.posSq[b] += p * p;
+            mentioned[b]++;
+            posSum[b] += p;
+            posSq[b] += p * p;
             m &= m - 1;
           } while (m !== 0);
         }
         let x = cites[i] & sel;
         while (x !== 0) {
-          c.cited[31 - Math.clz32(x & -x)]++;
+          cited[31 - Math.clz32(x & -x)]++;
           x &= x - 1;
         }
-      } else {
-        // more than 32 entities: the requested columns one by one
-        let any = false;
-        for (let j = 0; j < slots.length; j++) {
-          const col = slots[j];
-          if (col < 0) continue;
-          const p = pos[base + col];
-          if (p !== 0) {
-            any = true;
-            c.mentioned[col]++;
-            c.posSum[col] += p;
-            c.posSq[col] += p * p;
-          }
-          if (d.cite[base + col] !== 0) c.cited[col]++;
-        }
-        if (any) c.any++;
       }
+      continue;
+    }
+    // more than 32 entities: the requested columns one by one
+    for (let i = seg.start; i < end; i++) {
+      if (prompt[dPrompt[i]] === 0) continue;
+      if (!anyLocation && location[dLocation[i]] === 0) continue;
+      const ti = t[i];
+      if (ti < lo || ti > hi) continue;
+      responses++;
+      const base = i * E;
+      let hit = false;
+      for (let j = 0; j < slots.length; j++) {
+        const col = slots[j];
+        if (col < 0) continue;
+        const p = pos[base + col];
+        if (p !== 0) {
+          hit = true;
+          mentioned[col]++;
+          posSum[col] += p;
+          posSq[col] += p * p;
+        }
+        if (d.cite[base + col] !== 0) cited[col]++;
+      }
+      if (hit) any++;
     }
   }
+  c.responses += responses;
+  c.any += any;
 }
+
+/** A location mask that takes every location (no location filter). */
+const ALL = new Uint8Array(1);
 
 const inRange = (q: CompiledSelection, day: number) => day >= q.firstDay && day <= q.lastDay;
 
