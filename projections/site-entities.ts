@@ -17,7 +17,7 @@ export interface SiteEntity extends EntityInput {
 }
 
 /** The order of the list in SQL over rm_analysis_entities (as `t`); siteEntities and siteEntityIdsSql use it. */
-const orderOf = (t: string) => `${t}.is_self desc, ${t}.slot, ${t}.entity_id`;
+export const orderOf = (t: string) => `${t}.is_self desc, ${t}.slot, ${t}.entity_id`;
 
 /** Each website's tracked entities, brand first, then competitors in their order (websites without any: []). */
 export async function siteEntities(db: Knex, websiteIds: readonly string[]): Promise<Map<string, SiteEntity[]>> {

@@ -87,6 +87,56 @@ function viewFilters(stored: Record<string, unknown>, request: SharedFilters, at
   return v;
 }
 
+/** The filters a request applies: its own, else its saved view's (the view counts active prompts only unless it says). */
+function merged(request: SharedFilters, view: ViewFilters) {
+  return {
+    schedule_id: request.schedule_id !== undefined ? request.schedule_id : view.schedule_id,
+    start_date: request.start_date ?? view.start_date,
+    end_date: request.end_date ?? view.end_date,
+    models: request.models ?? view.models,
+    prompt_ids: request.prompt_ids ?? view.prompt_ids,
+    location_ids: request.location_ids ?? view.location_ids,
+    competitor_ids: request.competitor_ids ?? view.competitor_ids,
+    prompt_status: request.prompt_status ?? view.prompt_status ?? (request.saved_view_id ? ('active' as const) : undefined),
+    prompt_type: request.prompt_type ?? view.prompt_type,
+  };
+}
+
+/** A prompt of the website, as a selection reads it. */
+export interface SelectablePrompt {
+  id: string;
+  status: string;
+  type: string;
+  tags: string[];
+}
+
+/**
+ * What a selection is checked and narrowed against, read from the website's catalogue: its prompts not soft-deleted;
+ * every prompt id (soft-deleted ones included) when the request sends prompt_ids; its location ids when the filters
+ * name locations; its competitors not removed when they name competitors; whether the schedule named exists.
+ */
+export interface SelectionCatalogue {
+  prompts: SelectablePrompt[];
+  allPromptIds: string[] | null;
+  locations: string[] | null;
+  competitors: string[] | null;
+  scheduleFound: boolean;
+}
+
+/** What of the catalogue a request needs (SelectionCatalogue), so a caller reading it in its own statement reads no more. */
+export function catalogueNeeds(
+  request: SharedFilters,
+): { allPromptIds: boolean; locations: boolean; competitors: boolean; schedule: string | null } | null {
+  // a saved view decides what else is needed: resolveSelection reads it first
+  if (request.saved_view_id) return null;
+  return {
+    allPromptIds: request.prompt_ids !== undefined,
+    locations: request.location_ids !== undefined,
+    competitors: request.competitor_ids !== undefined,
+    schedule: request.schedule_id ?? null,
+  };
+}
+
 /**
  * Resolves the shared filters of one website. `prefix` names the object in messages (`filters`). With a saved view:
  * the request's dates always win over the view's range, any filter sent next to it replaces the view's value for that
@@ -101,20 +151,8 @@ export async function resolveSelection(db: Knex, websiteId: string, request: Sha
     if (!stored) throw new DomainErrorException(notFound(SAVED_VIEW_NOT_FOUND));
     view = viewFilters(stored.filters as Record<string, unknown>, request, at);
   }
-  const f = {
-    schedule_id: request.schedule_id !== undefined ? request.schedule_id : view.schedule_id,
-    start_date: request.start_date ?? view.start_date,
-    end_date: request.end_date ?? view.end_date,
-    models: request.models ?? view.models,
-    prompt_ids: request.prompt_ids ?? view.prompt_ids,
-    location_ids: request.location_ids ?? view.location_ids,
-    competitor_ids: request.competitor_ids ?? view.competitor_ids,
-    prompt_status: request.prompt_status ?? view.prompt_status ?? (request.saved_view_id ? ('active' as const) : undefined),
-    prompt_type: request.prompt_type ?? view.prompt_type,
-  };
-  if (f.start_date && f.end_date && f.end_date.getTime() < f.start_date.getTime()) {
-    fail(`${at('end_date')}: is before start_date (${f.start_date.toISOString()})`);
-  }
+  const f = merged(request, view);
+  checkRange(f, at);
   const [prompts, locations, competitors, schedule] = await Promise.all([
     db('rm_prompts').where('website_id', websiteId).whereNull('soft_deleted_at').select('id', 'status', 'type', 'tags'),
     f.location_ids ? db('rm_locations').where('website_id', websiteId).pluck('id') : Promise.resolve(null),
@@ -122,23 +160,57 @@ export async function resolveSelection(db: Knex, websiteId: string, request: Sha
     f.schedule_id ? db('rm_prompt_schedules').where({ website_id: websiteId, id: f.schedule_id }).first('id') : Promise.resolve(null),
   ]);
   if (request.schedule_id && !schedule) fail(`${at('schedule_id')}: no schedule of this website has this id`);
-  if (request.prompt_ids) {
-    // ids of soft-deleted prompts are still this website's: they select nothing
-    const all = new Set<string>((await db('rm_prompts').where('website_id', websiteId).pluck('id')) as string[]);
-    checkIds(at('prompt_ids'), request.prompt_ids, all, 'prompt');
+  // ids of soft-deleted prompts are still this website's: they select nothing
+  const allPromptIds = request.prompt_ids ? ((await db('rm_prompts').where('website_id', websiteId).pluck('id')) as string[]) : null;
+  return selectionFrom(
+    websiteId,
+    request,
+    view,
+    { prompts: prompts as SelectablePrompt[], allPromptIds, locations, competitors, scheduleFound: schedule !== undefined && schedule !== null },
+    at,
+  );
+}
+
+const checkRange = (f: ReturnType<typeof merged>, at: (field: string) => string) => {
+  if (f.start_date && f.end_date && f.end_date.getTime() < f.start_date.getTime()) {
+    fail(`${at('end_date')}: is before start_date (${f.start_date.toISOString()})`);
   }
-  if (request.location_ids && locations) checkIds(at('location_ids'), request.location_ids, new Set(locations as string[]), 'location');
-  if (request.competitor_ids && competitors) checkIds(at('competitor_ids'), request.competitor_ids, new Set(competitors as string[]), 'competitor');
+};
+
+/**
+ * The selection of a request without a saved view, over its catalogue read by the caller (catalogueNeeds says what
+ * to read): the same checks and the same answers as resolveSelection, without its reads.
+ */
+export function selectionOf(websiteId: string, request: SharedFilters, catalogue: SelectionCatalogue, options: { prefix?: string } = {}): Selection {
+  const at = (field: string) => (options.prefix ? `${options.prefix}.${field}` : field);
+  if (request.saved_view_id) throw new Error('selectionOf: a saved view is resolved by resolveSelection');
+  checkRange(merged(request, {}), at);
+  if (request.schedule_id && !catalogue.scheduleFound) fail(`${at('schedule_id')}: no schedule of this website has this id`);
+  return selectionFrom(websiteId, request, {}, catalogue, at);
+}
+
+function selectionFrom(
+  websiteId: string,
+  request: SharedFilters,
+  view: ViewFilters,
+  catalogue: SelectionCatalogue,
+  at: (field: string) => string,
+): Selection {
+  const f = merged(request, view);
+  const { prompts, locations, competitors } = catalogue;
+  if (request.prompt_ids) checkIds(at('prompt_ids'), request.prompt_ids, new Set(catalogue.allPromptIds ?? []), 'prompt');
+  if (request.location_ids && locations) checkIds(at('location_ids'), request.location_ids, new Set(locations), 'location');
+  if (request.competitor_ids && competitors) checkIds(at('competitor_ids'), request.competitor_ids, new Set(competitors), 'competitor');
   const wanted = f.prompt_ids ? new Set(f.prompt_ids.map((p) => p.toLowerCase())) : null;
   const tags = view.prompt_tags?.length ? view.prompt_tags : null;
-  const promptIds = (prompts as { id: string; status: string; type: string; tags: string[] }[])
+  const promptIds = prompts
     .filter(
       (p) => (!wanted || wanted.has(p.id)) && (!f.prompt_status || p.status === f.prompt_status) && (!f.prompt_type || p.type === f.prompt_type),
     )
     .filter((p) => !tags || (view.prompt_tags_operator === 'all' ? tags.every((t) => p.tags.includes(t)) : tags.some((t) => p.tags.includes(t))))
     .map((p) => p.id);
   // a view's competitors that were removed since select nothing
-  const liveCompetitors = competitors ? new Set(competitors as string[]) : null;
+  const liveCompetitors = competitors ? new Set(competitors) : null;
   return {
     websiteId,
     scheduleId: f.schedule_id ?? null,

@@ -268,7 +268,8 @@ export interface FoundOutOfLine {
 export const OUT_OF_LINE_MESSAGE =
   "this website's metrics are being derived again (its stored facts did not match its brand and competitors); try again shortly";
 
-interface Head {
+/** The website's facts head, as read (with its entity list) in one statement; a caller may read it in its own (get). */
+export interface Head {
   version: string | null;
   generation: string | null;
   entities: string[] | null;
@@ -341,10 +342,11 @@ export class FactsCache {
   /**
    * The website's facts as the read model holds them now, at least for `days` (the website's other days follow in the
    * background while the budget allows); 503 (DomainErrorException) when they are out of line and cannot be re-derived.
+   * `head`: the facts head the caller read already (readForMetrics), else it is read here.
    */
-  async get(db: Knex, websiteId: string, days: DayRange = ALL_DAYS): Promise<SiteFacts> {
+  async get(db: Knex, websiteId: string, days: DayRange = ALL_DAYS, head?: Head): Promise<SiteFacts> {
     try {
-      return await this.load(db, websiteId, days);
+      return await this.load(db, websiteId, days, 0, head);
     } catch (e) {
       if (!(e instanceof OutOfLine)) throw e;
       return this.realigned(db, websiteId, days, e.detail);
@@ -412,8 +414,8 @@ export class FactsCache {
       .then((r: { rows: Head[] }) => r.rows[0]);
   }
 
-  private async load(db: Knex, websiteId: string, days: DayRange, attempt = 0): Promise<SiteFacts> {
-    const head = await this.readHead(db, websiteId);
+  private async load(db: Knex, websiteId: string, days: DayRange, attempt = 0, given?: Head): Promise<SiteFacts> {
+    const head = given ?? (await this.readHead(db, websiteId));
     if (head.version === null || head.generation === null || head.entities === null || head.table === null) {
       // a website the answers read model does not know (yet): nothing to serve, nothing to shift
       if (head.derived.length) throw new OutOfLine(`no site row for entities [${head.derived.join(', ')}]`);

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { scheduleValue } from '../../src/domain/filters';
 import type { Selection } from '../filters';
 import { trackedEntities } from '../responses/list';
-import { dayName, daysOf, FactsCache, type SiteFacts } from './facts-cache';
+import { dayName, daysOf, FactsCache, type Head, type SiteFacts } from './facts-cache';
 import { compileSelection, type Counts, scanDaily, scanGroups, scanTotal } from './scan';
 
 /** The four metric families (CONTRACT.md, Metrics). */
@@ -23,11 +23,15 @@ export interface MetricEntity {
   is_self: boolean;
 }
 
+/** The brand and the competitors a selection includes (of `all`, the tracked entities in their order). */
+const chosen = <E extends MetricEntity>(all: E[], s: Selection): E[] => {
+  const wanted = s.competitorIds ? new Set(s.competitorIds) : null;
+  return all.filter((e) => e.is_self || !wanted || wanted.has(e.id));
+};
+
 /** The brand and the competitors a selection includes (every tracked competitor by default), brand first. */
 export async function metricEntities(db: Knex, s: Selection): Promise<MetricEntity[]> {
-  const all = await trackedEntities(db, s.websiteId);
-  const wanted = s.competitorIds ? new Set(s.competitorIds) : null;
-  return all.filter((e) => e.is_self || !wanted || wanted.has(e.id)).map((e) => ({ id: e.id, name: e.name, is_self: e.is_self }));
+  return chosen(await trackedEntities(db, s.websiteId), s).map((e) => ({ id: e.id, name: e.name, is_self: e.is_self }));
 }
 
 const round = (x: number) => Math.round(x * 10_000) / 10_000;
@@ -95,8 +99,16 @@ function byEntity(family: Family, entities: MetricEntity[], names: string[], c: 
   return out;
 }
 
-async function prepared(db: Knex, s: Selection) {
-  const [site, entities] = await Promise.all([factsCache(db).get(db, s.websiteId, daysOf(s)), metricEntities(db, s)]);
+/** What the request read already (readForMetrics): the website's tracked entities and its facts head, in one snapshot. */
+export interface Read {
+  entities: MetricEntity[];
+  head: Head;
+}
+
+async function prepared(db: Knex, s: Selection, read?: Read) {
+  const [site, entities] = read
+    ? [await factsCache(db).get(db, s.websiteId, daysOf(s), read.head), chosen(read.entities, s)]
+    : await Promise.all([factsCache(db).get(db, s.websiteId, daysOf(s)), metricEntities(db, s)]);
   const q = compileSelection(
     site,
     s,
@@ -106,15 +118,15 @@ async function prepared(db: Knex, s: Selection) {
 }
 
 /** One rolled-up value per entity over the selection. */
-export async function cumulative(db: Knex, s: Selection, family: Family) {
-  const { site, entities, names, q } = await prepared(db, s);
+export async function cumulative(db: Knex, s: Selection, family: Family, read?: Read) {
+  const { site, entities, names, q } = await prepared(db, s, read);
   const c = scanTotal(site, q);
   return { data: byEntity(family, entities, names, c), schedule: scheduleValue(s.scheduleId), responses: c.responses };
 }
 
 /** One row per UTC day with selected answers, oldest first. */
-export async function timeSeries(db: Knex, s: Selection, family: Family) {
-  const { site, entities, names, q } = await prepared(db, s);
+export async function timeSeries(db: Knex, s: Selection, family: Family, read?: Read) {
+  const { site, entities, names, q } = await prepared(db, s, read);
   const schedule = scheduleValue(s.scheduleId);
   const data = scanDaily(site, q).map(({ day, counts }) => ({
     date: dayName(day),

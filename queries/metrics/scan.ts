@@ -1,5 +1,5 @@
 import type { Selection } from '../filters';
-import type { DayFacts, SiteFacts } from './facts-cache';
+import type { DayFacts, Segment, SiteFacts } from './facts-cache';
 
 const DAY_MS = 86_400_000;
 
@@ -28,6 +28,10 @@ export interface CompiledSelection {
   columns: number;
   /** every prompt, every location and every entity: a segment inside the time range is taken whole, from its sum */
   whole: boolean;
+  /** every prompt and every entity, some locations: a segment inside the time range is taken from its sums by location */
+  wholeByLocation: boolean;
+  /** the selected locations' dictionary indices */
+  locationList: Int32Array;
   firstDay: number;
   lastDay: number;
   /** the start's day and time in it (ms since midnight); the end's day and time: bounds inside those two days */
@@ -57,15 +61,21 @@ export function compileSelection(site: SiteFacts, s: Selection, entities: readon
   const last = site.order[site.order.length - 1]?.day ?? -1;
   const prompt = mask(site.prompts.size, s.promptIds, (p) => site.prompts.get(p));
   const allColumns = site.entities.length >= 32 ? -1 : (1 << site.entities.length) - 1;
+  const everyPrompt = prompt.every((x, i) => x === 1 || i >= site.prompts.size);
+  const everyColumn = site.entities.length <= 32 && (columns | 0) === (allColumns | 0);
+  const location = s.locationIds ? mask(site.locations.size, s.locationIds, (l) => site.locations.get(l)) : null;
+  const locationList: number[] = [];
+  if (location) for (let l = 0; l < site.locations.size; l++) if (location[l] === 1) locationList.push(l);
   return {
     schedule: site.schedules.get(s.scheduleId) ?? -1,
     prompt,
     model: s.models ? mask(site.models.size, s.models, (m) => site.models.get(m)) : null,
-    location: s.locationIds ? mask(site.locations.size, s.locationIds, (l) => site.locations.get(l)) : null,
+    location,
+    locationList: Int32Array.from(locationList),
+    wholeByLocation: location !== null && everyPrompt && everyColumn,
     slots,
     columns,
-    whole:
-      !s.locationIds && prompt.every((x, i) => x === 1 || i >= site.prompts.size) && site.entities.length <= 32 && (columns | 0) === (allColumns | 0),
+    whole: !s.locationIds && everyPrompt && everyColumn,
     firstDay: start === undefined ? first : Math.max(first, Math.floor(start / DAY_MS)),
     lastDay: end === undefined ? last : Math.min(last, Math.floor(end / DAY_MS)),
     startDay: start === undefined ? -Infinity : Math.floor(start / DAY_MS),
@@ -74,6 +84,61 @@ export function compileSelection(site: SiteFacts, s: Selection, entities: readon
     tMax: end === undefined ? DAY_MS : end - Math.floor(end / DAY_MS) * DAY_MS,
   };
 }
+
+type Sum = Segment['sum'];
+
+/** Per segment of a part, its answers summed by location (the website's location index; undefined: none there). */
+const locationSums = new WeakMap<DayFacts, (Sum | undefined)[][]>();
+
+function sumsByLocation(E: number, d: DayFacts): (Sum | undefined)[][] {
+  let x = locationSums.get(d);
+  if (x) return x;
+  x = d.segments.map((seg) => {
+    const out: (Sum | undefined)[] = [];
+    for (let i = seg.start; i < seg.end; i++) {
+      const l = d.location[i];
+      let sum = out[l];
+      if (!sum) {
+        sum = {
+          responses: 0,
+          any: 0,
+          mentioned: new Float64Array(E),
+          cited: new Float64Array(E),
+          posSum: new Float64Array(E),
+          posSq: new Float64Array(E),
+        };
+        out[l] = sum;
+      }
+      sum.responses++;
+      let hit = false;
+      for (let e = 0; e < E; e++) {
+        const p = d.pos[i * E + e];
+        if (p !== 0) {
+          hit = true;
+          sum.mentioned[e]++;
+          sum.posSum[e] += p;
+          sum.posSq[e] += p * p;
+        }
+        if (d.cite[i * E + e] !== 0) sum.cited[e]++;
+      }
+      if (hit) sum.any++;
+    }
+    return out;
+  });
+  locationSums.set(d, x);
+  return x;
+}
+
+const addSum = (sum: Sum, E: number, c: ColumnCounts) => {
+  c.responses += sum.responses;
+  c.any += sum.any;
+  for (let e = 0; e < E; e++) {
+    c.mentioned[e] += sum.mentioned[e];
+    c.cited[e] += sum.cited[e];
+    c.posSum[e] += sum.posSum[e];
+    c.posSq[e] += sum.posSq[e];
+  }
+};
 
 /** Counts by entity column (the website's order), filled by the scan and then put in the requested order. */
 interface ColumnCounts {
@@ -138,79 +203,117 @@ function eachSelected(d: DayFacts, q: CompiledSelection, row: (i: number, model:
 /**
  * Adds one part's selected answers to `c`: only the segments of the selection's schedule and models are read, then
  * prompts, locations and the time bounds of the first and last day are checked per answer, and each mentioned or
- * cited entity of an answer is counted through its bit mask. (Loops written out, not through a callback: this is
- * the hot path of every metric request.)
+ * cited entity of an answer is counted through its bit mask. (Loops written out, not through a callback, with the
+ * counters in locals and the time check only on the range's first and last day: this is the hot path of every
+ * metric request.)
  */
 function scanDay(site: SiteFacts, d: DayFacts, q: CompiledSelection, c: ColumnCounts): void {
   const E = site.entities.length;
   const lo = d.day === q.startDay ? q.tMin : 0;
   const hi = d.day === q.endDay ? q.tMax : DAY_MS;
-  const { prompt, location, model } = q;
+  const bounded = lo !== 0 || hi !== DAY_MS;
+  const { prompt, model } = q;
+  const location = q.location ?? ALL;
+  const anyLocation = q.location === null;
   const { pos, t, mentions, cites } = d;
   const dPrompt = d.prompt;
   const dLocation = d.location;
   const sel = q.columns;
   const slots = q.slots;
-  const whole = q.whole && lo === 0 && hi === DAY_MS;
+  const whole = q.whole && !bounded;
+  if (q.wholeByLocation && !bounded) {
+    // every prompt and entity, some locations: each segment from its sums by location
+    const sums = sumsByLocation(E, d);
+    d.segments.forEach((seg, si) => {
+      if (seg.schedule !== q.schedule || (model !== null && model[seg.model] === 0)) return;
+      for (const l of q.locationList) {
+        const sum = sums[si][l];
+        if (sum) addSum(sum, E, c);
+      }
+    });
+    return;
+  }
+  const mentioned = c.mentioned;
+  const cited = c.cited;
+  const posSum = c.posSum;
+  const posSq = c.posSq;
+  let responses = 0;
+  let any = 0;
   for (const seg of d.segments) {
     if (seg.schedule !== q.schedule || (model !== null && model[seg.model] === 0)) continue;
     if (whole) {
       const sum = seg.sum;
-      c.responses += sum.responses;
-      c.any += sum.any;
+      responses += sum.responses;
+      any += sum.any;
       for (let e = 0; e < E; e++) {
-        c.mentioned[e] += sum.mentioned[e];
-        c.cited[e] += sum.cited[e];
-        c.posSum[e] += sum.posSum[e];
-        c.posSq[e] += sum.posSq[e];
+        mentioned[e] += sum.mentioned[e];
+        cited[e] += sum.cited[e];
+        posSum[e] += sum.posSum[e];
+        posSq[e] += sum.posSq[e];
       }
       continue;
     }
-    for (let i = seg.start; i < seg.end; i++) {
-      if (prompt[dPrompt[i]] === 0) continue;
-      if (location !== null && location[dLocation[i]] === 0) continue;
-      const ti = t[i];
-      if (ti < lo || ti > hi) continue;
-      c.responses++;
-      const base = i * E;
-      if (mentions !== null && cites !== null) {
+    const end = seg.end;
+    if (mentions !== null && cites !== null) {
+      for (let i = seg.start; i < end; i++) {
+        if (prompt[dPrompt[i]] === 0) continue;
+        if (!anyLocation && location[dLocation[i]] === 0) continue;
+        if (bounded) {
+          const ti = t[i];
+          if (ti < lo || ti > hi) continue;
+        }
+        responses++;
         let m = mentions[i] & sel;
         if (m !== 0) {
-          c.any++;
+          any++;
+          const base = i * E;
           do {
             const b = 31 - Math.clz32(m & -m);
             const p = pos[base + b];
-            c.mentioned[b]++;
-            c.posSum[b] += p;
-            c.posSq[b] += p * p;
+            mentioned[b]++;
+            posSum[b] += p;
+            posSq[b] += p * p;
             m &= m - 1;
           } while (m !== 0);
         }
         let x = cites[i] & sel;
         while (x !== 0) {
-          c.cited[31 - Math.clz32(x & -x)]++;
+          cited[31 - Math.clz32(x & -x)]++;
           x &= x - 1;
         }
-      } else {
-        // more than 32 entities: the requested columns one by one
-        let any = false;
-        for (let j = 0; j < slots.length; j++) {
-          const col = slots[j];
-          if (col < 0) continue;
-          const p = pos[base + col];
-          if (p !== 0) {
-            any = true;
-            c.mentioned[col]++;
-            c.posSum[col] += p;
-            c.posSq[col] += p * p;
-          }
-          if (d.cite[base + col] !== 0) c.cited[col]++;
-        }
-        if (any) c.any++;
       }
+      continue;
+    }
+    // more than 32 entities: the requested columns one by one
+    for (let i = seg.start; i < end; i++) {
+      if (prompt[dPrompt[i]] === 0) continue;
+      if (!anyLocation && location[dLocation[i]] === 0) continue;
+      const ti = t[i];
+      if (ti < lo || ti > hi) continue;
+      responses++;
+      const base = i * E;
+      let hit = false;
+      for (let j = 0; j < slots.length; j++) {
+        const col = slots[j];
+        if (col < 0) continue;
+        const p = pos[base + col];
+        if (p !== 0) {
+          hit = true;
+          mentioned[col]++;
+          posSum[col] += p;
+          posSq[col] += p * p;
+        }
+        if (d.cite[base + col] !== 0) cited[col]++;
+      }
+      if (hit) any++;
     }
   }
+  c.responses += responses;
+  c.any += any;
 }
+
+/** A location mask that takes every location (no location filter). */
+const ALL = new Uint8Array(1);
 
 const inRange = (q: CompiledSelection, day: number) => day >= q.firstDay && day <= q.lastDay;
 

@@ -98,8 +98,9 @@ describe('metric scans', () => {
       const subset = <T>(xs: T[]) => xs.filter(() => w.r() < 0.6);
       for (let k = 0; k < 90; k++) {
         // every third selection takes every prompt, location and entity (segments whole, from their sums), with day
-        // bounds or times inside days
+        // bounds or times inside days; every sixth, every prompt and entity but some locations (from the sums by location)
         const everything = k % 3 === 0;
+        const someLocations = k % 6 === 3;
         const dayOnly = everything && w.r() < 0.5;
         const start =
           w.r() < 0.7 ? new Date(20_000 * DAY_MS + (dayOnly ? Math.floor(w.r() * 3) * DAY_MS : Math.floor(w.r() * 3 * DAY_MS))) : undefined;
@@ -114,7 +115,7 @@ describe('metric scans', () => {
           end,
           models: w.r() < 0.5 ? subset(w.models) : undefined,
           promptIds: everything ? [...w.prompts] : subset(w.prompts),
-          locationIds: !everything && w.r() < 0.5 ? (subset(w.locations).filter((l) => l !== null) as string[]) : undefined,
+          locationIds: someLocations || (!everything && w.r() < 0.5) ? (subset(w.locations).filter((l) => l !== null) as string[]) : undefined,
         };
         const wanted = w.entities.map((_, i) => i).filter((i) => i === 0 || everything || w.r() < 0.7);
         const q = compileSelection(
