@@ -101,7 +101,7 @@ describe('a poison event in the answers read model', () => {
     const r = await call(s, 'GET', '/readyz');
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('degraded');
-    // every read model that applies answers sets it aside: the answers and the content hub's citations
+    // the read model that applies answers sets it aside (the content hub's answer and citation rows are written by it)
     const entry = (projection: string) => ({
       projection,
       website_id: siteA.id,
@@ -111,8 +111,7 @@ describe('a poison event in the answers read model', () => {
       since: expect.any(String),
       held: expect.any(Number),
     });
-    expect(r.body.set_aside).toHaveLength(2);
-    expect(r.body.set_aside).toEqual(expect.arrayContaining([entry('answers'), entry('content')]));
+    expect(r.body.set_aside).toEqual([entry('answers')]);
     expect(r.body.projections.find((p: { name: string }) => p.name === 'answers').status).toBe('running');
   });
 

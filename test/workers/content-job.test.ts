@@ -59,7 +59,7 @@ describe('the content job', () => {
     // waiting for approval: nothing more happens
     await new Promise((r) => setTimeout(r, 300));
     expect(await types(rt, id)).toEqual(['ContentGenerationRequested', 'JobStarted', 'ContentBriefGenerated', 'CreditsCharged']);
-    expect((await rt.database.db('rm_jobs').where('id', id).first()).status).toBe('running');
+    await until('the job read model shows it running', async () => (await rt.database.db('rm_jobs').where('id', id).first())?.status === 'running');
 
     const approved = await approveBrief(ctxOf(rt), id);
     if (isDomainError(approved)) throw new Error(approved.message);
