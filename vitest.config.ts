@@ -7,12 +7,19 @@ import { defineConfig } from 'vitest/config';
  * which puts short files of many processes, such as the job crash test, last).
  */
 const SLOW_FIRST = [
+  'test/properties/metrics-differential.test.ts',
   'test/e2e/embedded.test.ts',
   'test/e2e/cli.test.ts',
   'test/jobs/crash.test.ts',
+  'test/http/oauth-instances.test.ts',
   'test/http/text-input.test.ts',
-  'test/projections/runner.test.ts',
+  'test/e2e/import-race.test.ts',
+  'test/jobs/pitch-job.test.ts',
   'test/jobs/caps.test.ts',
+  'test/projections/runner.test.ts',
+  'test/http/content-pipeline.test.ts',
+  'test/email/outbox.test.ts',
+  'test/bus/nats.test.ts',
   'test/e2e/erasure.test.ts',
 ];
 
@@ -33,6 +40,8 @@ class SlowFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // on a real Postgres server: one database with the whole schema, copied for each test file (see the file)
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -63,7 +63,7 @@ export async function startServer(
   runtime: ServerRuntimeOptions = {},
 ): Promise<TestServer> {
   // join: a second instance over the same database (real Postgres only)
-  const database = join ? await openPostgres(join.databaseUrl!) : await freshDatabase();
+  const database = join ? await openPostgres(join.databaseUrl!) : await freshDatabase(10, { serverSchema: true });
   const config = loadConfig({ DATA_DIR: '/tmp/aivis-unused', LOG_LEVEL: 'silent', SCHEDULER: 'off', ...env });
   // TEST_LOG=error (or any pino level) shows the server's log while debugging a test
   const logger = process.env.TEST_LOG ? createLogger(process.env.TEST_LOG) : silentLogger();
