@@ -43,7 +43,8 @@ export default defineConfig({
     // on a real Postgres server: one database with the whole schema, copied for each test file (see the file)
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // a file's first server start may also build the run's schema template (test/support/db.ts), or wait for it
+    hookTimeout: 120_000,
     pool: 'forks',
     // one process per worker for all its files: each file importing the module graph afresh cost more CPU than most
     // tests (about half the suite's CPU); files share nothing else (each opens its own database, server and bus)
