@@ -7,12 +7,19 @@ import { defineConfig } from 'vitest/config';
  * which puts short files of many processes, such as the job crash test, last).
  */
 const SLOW_FIRST = [
+  'test/properties/metrics-differential.test.ts',
   'test/e2e/embedded.test.ts',
   'test/e2e/cli.test.ts',
   'test/jobs/crash.test.ts',
+  'test/http/oauth-instances.test.ts',
   'test/http/text-input.test.ts',
-  'test/projections/runner.test.ts',
+  'test/e2e/import-race.test.ts',
+  'test/jobs/pitch-job.test.ts',
   'test/jobs/caps.test.ts',
+  'test/projections/runner.test.ts',
+  'test/http/content-pipeline.test.ts',
+  'test/email/outbox.test.ts',
+  'test/bus/nats.test.ts',
   'test/e2e/erasure.test.ts',
 ];
 
@@ -33,8 +40,11 @@ class SlowFirst extends BaseSequencer {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // on a real Postgres server: one database with the whole schema, copied for each test file (see the file)
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // a file's first server start may also build the run's schema template (test/support/db.ts), or wait for it
+    hookTimeout: 120_000,
     pool: 'forks',
     // one process per worker for all its files: each file importing the module graph afresh cost more CPU than most
     // tests (about half the suite's CPU); files share nothing else (each opens its own database, server and bus)

@@ -61,7 +61,7 @@ describe('operator CLI', () => {
   const cli = (...args: string[]) => host.run(args, env());
 
   beforeAll(async () => {
-    if (process.env.DATABASE_URL) db = await freshDatabase();
+    if (process.env.DATABASE_URL) db = await freshDatabase(10, { serverSchema: true });
     else dataDir = mkdtempSync(join(tmpdir(), 'aivis-cli-'));
     // the host loads the CLI's modules once, here (the usage, exit 2), rather than inside the first test that uses it
     expect((await cli()).status).toBe(2);

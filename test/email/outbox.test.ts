@@ -52,7 +52,7 @@ interface Outbox {
 /** A runtime over a fresh database: projections, relay, in-process bus and, unless `workers` is false, its workers. */
 async function startOutbox(env: Record<string, string>, email: RuntimeOptions['email'] = {}, workers = true): Promise<Outbox> {
   const dataDir = mkdtempSync(join(tmpdir(), 'aivis-outbox-'));
-  const database = await freshDatabase();
+  const database = await freshDatabase(10, { serverSchema: true });
   const logs: string[] = [];
   const logger = pino({ level: 'trace' }, { write: (line: string) => void logs.push(line) });
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', SCHEDULER: 'off', MAIL_FROM: FROM, ...env });

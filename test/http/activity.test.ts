@@ -67,7 +67,7 @@ describe('activity feed', () => {
       { name: 'By hand', url: 'https://byhand.example.com' },
     );
     if ('kind' in r) throw new Error(r.message);
-    await s.rt.waitForReadModels(r.position, 'all');
+    expect(await s.rt.waitForReadModels(r.position, 'all', 60_000)).toBe(true);
     const entry = (await feed(w.a.key, { entity_type: 'website', change_type: 'created' })).body.data.find(
       (e: { entity_ids: string[] }) => e.entity_ids[0] === r.result.id,
     );

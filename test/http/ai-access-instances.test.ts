@@ -60,7 +60,7 @@ suite('AI access check limit across instances', () => {
     await inOneRateWindow(async () => {
       const r = await createOrganization(one.rt.store, { name: 'Shared', plan: 'enterprise', features: [], pitch_allowance: 0 });
       if (isDomainError(r)) throw new Error(r.message);
-      await one.rt.waitForReadModels(r.position, 'all');
+      expect(await one.rt.waitForReadModels(r.position, 'all', 60_000)).toBe(true);
       const key = r.result.api_key;
       const check = (i: Instance) => call(i, 'POST', '/api/v1/ai-access/check', { key, body: { domain: D.norobots } });
 

@@ -537,7 +537,7 @@ describe('embedded demo', () => {
       { store: s.rt.store, organizationId: org.organization_id, actor: SYSTEM_ACTOR },
       new Date('2026-03-01T12:00:00Z'),
     );
-    await s.rt.waitForReadModels(demo.position, 'all');
+    expect(await s.rt.waitForReadModels(demo.position, 'all', 60_000)).toBe(true);
     const site = demo.website_id;
     const listing = async (path: string) => {
       const r = await get(path, site, org.key);

@@ -27,7 +27,7 @@ describe('request logging', () => {
     url = `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
     const r = await createOrganization(rt.store, { name: 'Log', plan: 'enterprise', features: [], pitch_allowance: 0 });
     if ('kind' in r) throw new Error(r.message);
-    await rt.waitForReadModels(r.position, 'all');
+    expect(await rt.waitForReadModels(r.position, 'all', 60_000)).toBe(true);
     key = r.result.api_key;
   });
   afterAll(async () => {

@@ -59,7 +59,7 @@ suite('running caps of a kind of job, two instances over NATS', () => {
 
   beforeAll(async () => {
     nats = await startNatsServer();
-    database = await freshDatabase();
+    database = await freshDatabase(10, { serverSchema: true });
     a = await openJobRuntime(database, { specs: [probeOn('a')], natsUrl: nats.url });
     b = await openJobRuntime(await openPostgres(database.url!), { specs: [probeOn('b')], natsUrl: nats.url });
   }, 60_000);

@@ -92,7 +92,7 @@ describe.concurrent('take-overs', () => {
 
     it('given NATS, when the instance dies in step 2, then JetStream delivers the job to another instance, which resumes at step 2', async () => {
       nats = await startNatsServer();
-      const database = await freshDatabase();
+      const database = await freshDatabase(10, { serverSchema: true });
       // the sweeper waits a minute here: JetStream's redelivery (ack wait 2 s) is what resumes the job
       await killedMidStepThenResumed(
         database,
@@ -102,7 +102,7 @@ describe.concurrent('take-overs', () => {
     }, 180_000);
 
     it('given the in-process bus, when the instance dies in step 2 (its messages die with it), then the sweeper of the next instance finds the job and it resumes at step 2', async () => {
-      const database = await freshDatabase();
+      const database = await freshDatabase(10, { serverSchema: true });
       await killedMidStepThenResumed(database, { DATABASE_URL: database.url! }, { staleMs: 1000, sweepEveryMs: 300 });
     }, 180_000);
   });

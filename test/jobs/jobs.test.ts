@@ -47,7 +47,7 @@ describe('jobs: a probe through the job workers', () => {
     },
   });
   beforeAll(async () => {
-    database = await freshDatabase();
+    database = await freshDatabase(10, { serverSchema: true });
     rt = await openJobRuntime(database, { specs: [{ ...spec, backoffMs: [10], maxDeliver: 3 }] });
   });
   afterAll(async () => {
@@ -135,7 +135,7 @@ describe('jobs: a probe through the job workers', () => {
 
 describe('jobs: what the sweeper recovers', () => {
   it('given a probe requested while its instance had no job worker and then died (its in-process bus with it), then the next instance sweeps it up and runs it', async () => {
-    const database = await freshDatabase();
+    const database = await freshDatabase(10, { serverSchema: true });
     const first = await openJobRuntime(database, { specs: [probeJob()], workers: false, keepDatabase: true });
     const id = await submit(first, probe());
     await until(
@@ -153,7 +153,7 @@ describe('jobs: what the sweeper recovers', () => {
   });
 
   it('given a probe whose step never returns and whose heartbeat stopped, then after too many wakes it fails as abandoned, never left running', async () => {
-    const database = await freshDatabase();
+    const database = await freshDatabase(10, { serverSchema: true });
     const stuck = gate();
     // heartbeats far apart: the held step looks dead to the sweeper, as a dying instance's would
     const rt = await openJobRuntime(database, {
@@ -180,7 +180,7 @@ describe('jobs: what the sweeper recovers', () => {
   });
 
   it("given a probe holding a place among its organization's probes in progress, then its end gives the place back", async () => {
-    const database = await freshDatabase();
+    const database = await freshDatabase(10, { serverSchema: true });
     const hold = gate();
     const rt = await openJobRuntime(database, { specs: [probeJob({ work: () => hold.wait() })] });
     try {

@@ -36,7 +36,7 @@ async function settledReservation(rt: Runtime, pitchId: string) {
 
 describe('the pitch job', () => {
   it('given a step delivered at once to two instances, then both run it and each event is appended once; delivered again after the end, nothing is appended', async () => {
-    const database = await freshDatabase();
+    const database = await freshDatabase(10, { serverSchema: true });
     const hold = gate();
     let asked = 0;
     const spec = pitchJob({
@@ -96,7 +96,7 @@ describe('the pitch job with live engines', () => {
   };
 
   it('given a plan in JSON, then the report asks its prompts and charges the plan and each model; a reply without one, or an engine refusing for good, fails the report and keeps the allowance consumed', async () => {
-    const database = await freshDatabase();
+    const database = await freshDatabase(10, { serverSchema: true });
     const rt = await openJobRuntime(database, { specs: [pitchJob({ outbound: stubOutbound, engines: live })] });
     try {
       const org = newId();
@@ -138,7 +138,7 @@ afterAll(() => {
 
   it('given the instance killed while asking the second model, when JetStream delivers the job to another instance, then it resumes there and completes with every event once', async () => {
     nats = await startNatsServer();
-    const database = await freshDatabase();
+    const database = await freshDatabase(10, { serverSchema: true });
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/pitch-child.ts'], {
       env: { ...process.env, DATABASE_URL: database.url!, NATS_URL: nats.url, ACK_WAIT_MS: '2000' } as NodeJS.ProcessEnv,
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -6,7 +6,8 @@ import { ProjectionRunner } from '../../src/eventstore/runner';
 import { silentLogger } from '../../src/logger';
 import { deadLetteredSites, isDeadLettered } from '../../queries/health/dead-letters';
 import { type TestStore, useFreshStore } from '../support/db';
-import { anEvent, sleep, testMetadata } from '../support/events';
+import { until } from '../support/until';
+import { anEvent, testMetadata } from '../support/events';
 
 type T = TestStore;
 
@@ -73,7 +74,7 @@ describe('one bad event never stops everyone', () => {
     await runner.start();
     try {
       // then: it passes the head (waiting writers are not held up) and keeps running
-      expect(await runner.waitFor(last.position, 5000)).toBe(true);
+      expect(await runner.waitFor(last.position, 20_000)).toBe(true);
       expect(runner.status().status).toBe('running');
       expect(await applied(a)).toEqual([a1.id, a2.id]);
       expect(await applied(c)).toEqual([c1.id, c2.id]);
@@ -87,7 +88,7 @@ describe('one bad event never stops everyone', () => {
       const b4 = eventOf(b);
       const a3 = eventOf(a);
       const next = await t.store.append(`${P}-${randomUUID()}`, [b4, a3], 'no_stream');
-      expect(await runner.waitFor(next.position, 5000)).toBe(true);
+      expect(await runner.waitFor(next.position, 20_000)).toBe(true);
       expect(await applied(a)).toEqual([a1.id, a2.id, a3.id]);
       expect((await letters(P)).map((l) => l.event_id)).toEqual([poison.id, b2.id, b3.id, b4.id]);
       expect(await isDeadLettered(t.db, b)).toBe(true);
@@ -120,7 +121,7 @@ describe('one bad event never stops everyone', () => {
     const live = new ProjectionRunner({ projection: timesProjection(P, state), store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
     await live.start();
     try {
-      expect(await live.waitFor(r.position, 5000)).toBe(true);
+      expect(await live.waitFor(r.position, 20_000)).toBe(true);
       expect(live.setAside().has(w)).toBe(true);
       // a retry before the fix: the same event fails again, nothing moves
       const operator = new ProjectionRunner({ projection: timesProjection(P, state), store: t.store, db: t.db, logger: silentLogger() });
@@ -137,8 +138,8 @@ describe('one bad event never stops everyone', () => {
       // then: the live runner, fenced by the retry, reloads and applies the website's next event
       const later = eventOf(w);
       const n = await t.store.append(`${P}-${randomUUID()}`, [later], 'no_stream');
-      expect(await live.waitFor(n.position, 5000)).toBe(true);
-      for (let i = 0; i < 100 && !(await applied(w)).includes(later.id); i++) await sleep(20);
+      expect(await live.waitFor(n.position, 20_000)).toBe(true);
+      await until('the later event applied', async () => (await applied(w)).includes(later.id), 20_000, 20);
       expect(await applied(w)).toContain(later.id);
       expect(live.setAside().has(w)).toBe(false);
     } finally {
@@ -178,7 +179,7 @@ describe('one bad event never stops everyone', () => {
     const runner = new ProjectionRunner({ projection: timesProjection(P), store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
     await runner.start();
     try {
-      for (let i = 0; i < 200 && runner.status().status !== 'failed'; i++) await sleep(20);
+      await until('the projection to stop', async () => runner.status().status === 'failed', 20_000, 20);
       expect(runner.status()).toMatchObject({ status: 'failed', error: expect.stringContaining(orgLevel.id) });
       expect((await t.db('aivis_checkpoints').where('name', P).first()).status).toBe('failed');
       const t0 = Date.now();
@@ -203,7 +204,7 @@ describe('one bad event never stops everyone', () => {
     const runner = new ProjectionRunner({ projection: timesProjection(P), store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
     await runner.start();
     try {
-      expect(await runner.waitFor(r.position, 5000)).toBe(true);
+      expect(await runner.waitFor(r.position, 20_000)).toBe(true);
       expect(runner.status().status).toBe('running');
       expect(await applied(other)).toEqual([fine.id]);
       expect(await letters(P)).toEqual([

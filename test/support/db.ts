@@ -1,4 +1,5 @@
-import { afterAll, beforeAll } from 'vitest';
+import knex from 'knex';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { type Database, openPglite, openPostgres } from '../../src/db';
 import type { EventStore } from '../../src/eventstore/port';
 import { openPostgresEventStore } from '../../src/eventstore/postgres';
@@ -12,13 +13,72 @@ export interface TestDatabase extends Database {
   url: string | null;
 }
 
-/** A new, empty database for one test file: its own database on the real server, or an in-memory PGlite. */
-export async function freshDatabase(poolMax = 10): Promise<TestDatabase> {
+let template: Promise<string | null> | undefined;
+
+/**
+ * This run's schema template (test/support/global-setup.ts names it), built by the first file that needs it: a server
+ * started and stopped on a database of that name, then every row removed and every sequence restarted. Built under an
+ * advisory lock (the two workers may ask at once) and marked done by refusing connections, which a copy needs anyway
+ * (a database cannot be copied while a session is connected to it). Null on PGlite or outside vitest.
+ */
+function schemaTemplate(server: string): Promise<string | null> {
+  let name: string | null = null;
+  try {
+    name = inject('schemaTemplate') ?? null;
+  } catch {
+    /* outside a vitest worker */
+  }
+  if (!name) return Promise.resolve(null);
+  template ??= buildTemplate(server, name).catch((err) => {
+    template = undefined;
+    throw err;
+  });
+  return template;
+}
+
+async function buildTemplate(server: string, name: string): Promise<string> {
+  const admin = knex({ client: 'pg', connection: server, pool: { min: 1, max: 1 } });
+  try {
+    await admin.raw('select pg_advisory_lock(hashtext(?))', [name]);
+    const done = await admin('pg_database').where({ datname: name, datallowconn: false }).first('datname');
+    if (done) return name;
+    await admin.raw(`drop database if exists ${name} with (force)`);
+    await admin.raw(`create database ${name}`);
+    const u = new URL(server);
+    u.pathname = `/${name}`;
+    // a server as the tests start one (its join: the database is not dropped when it closes), then stopped
+    const { startServer } = await import('./server');
+    const s = await startServer({}, {}, { databaseUrl: u.toString() } as Parameters<typeof startServer>[2]);
+    await s.close();
+    const d = await openPostgres(u.toString(), 1);
+    try {
+      const schemas = `schemaname not in ('pg_catalog', 'information_schema')`;
+      const tables = (await d.db.raw(`select format('%I.%I', schemaname, tablename) as t from pg_tables where ${schemas}`)).rows;
+      if (tables.length) await d.db.raw(`truncate ${tables.map((r: { t: string }) => r.t).join(', ')} restart identity cascade`);
+      const sequences = (await d.db.raw(`select format('%I.%I', schemaname, sequencename) as s from pg_sequences where ${schemas}`)).rows;
+      for (const r of sequences as { s: string }[]) await d.db.raw(`alter sequence ${r.s} restart`);
+    } finally {
+      await d.close();
+    }
+    await admin.raw(`alter database ${name} with allow_connections false`);
+    return name;
+  } finally {
+    await admin.raw('select pg_advisory_unlock(hashtext(?))', [name]).catch(() => undefined);
+    await admin.destroy();
+  }
+}
+
+/**
+ * A new, empty database for one test file: its own database on the real server, or an in-memory PGlite.
+ * `serverSchema` (for a server or runtime started on it): on the real server, a copy of the run's schema template,
+ * every table a server creates and no row, so that the server creates none (about half its start).
+ */
+export async function freshDatabase(poolMax = 10, opts: { serverSchema?: boolean } = {}): Promise<TestDatabase> {
   if (!serverUrl) {
     const d = await openPglite('memory://');
     return { ...d, url: null };
   }
-  const created = await createDatabase(serverUrl, 'aivis_t');
+  const created = await createDatabase(serverUrl, 'aivis_t', opts.serverSchema ? ((await schemaTemplate(serverUrl)) ?? undefined) : undefined);
   const d = await openPostgres(created.url, poolMax);
   return {
     ...d,

@@ -14,10 +14,15 @@ export async function onServer(serverUrl: string, sql: string): Promise<void> {
 /**
  * A new, empty database on a Postgres server, named `<prefix>_<random hex>`: its name, its url, and drop() (forced:
  * connections still open are cut). Shared by the test suite (test/support/db) and the benchmarks (bench/lib).
+ * `template`: a copy of that database instead (see test/support/global-setup.ts).
  */
-export async function createDatabase(serverUrl: string, prefix: string): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+export async function createDatabase(
+  serverUrl: string,
+  prefix: string,
+  template?: string,
+): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await onServer(serverUrl, `create database ${name}`);
+  await onServer(serverUrl, `create database ${name}${template ? ` template ${template}` : ''}`);
   const u = new URL(serverUrl);
   u.pathname = `/${name}`;
   return { name, url: u.toString(), drop: () => onServer(serverUrl, `drop database if exists ${name} with (force)`) };

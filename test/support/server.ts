@@ -63,7 +63,7 @@ export async function startServer(
   runtime: ServerRuntimeOptions = {},
 ): Promise<TestServer> {
   // join: a second instance over the same database (real Postgres only)
-  const database = join ? await openPostgres(join.databaseUrl!) : await freshDatabase();
+  const database = join ? await openPostgres(join.databaseUrl!) : await freshDatabase(10, { serverSchema: true });
   const config = loadConfig({ DATA_DIR: '/tmp/aivis-unused', LOG_LEVEL: 'silent', SCHEDULER: 'off', ...env });
   // TEST_LOG=error (or any pino level) shows the server's log while debugging a test
   const logger = process.env.TEST_LOG ? createLogger(process.env.TEST_LOG) : silentLogger();
@@ -99,7 +99,10 @@ export async function startServer(
         ...opts,
       });
       if (isDomainError(r)) throw new Error(r.message);
-      await rt.waitForReadModels(r.position, 'all');
+      // the key must be known before a test uses it (an unknown key is 401, and remembered as unknown for 5 s): the
+      // runtime's default wait (5 s, then it answers anyway) ran out at load 20 and the first request was refused
+      if (!(await rt.waitForReadModels(r.position, 'all', 60_000)))
+        throw new Error(`the read models did not catch up with organization ${name} in 60 s`);
       return { organization_id: r.result.organization_id, owner_user_id: r.result.owner_user_id, key: r.result.api_key };
     },
     async head() {

@@ -60,7 +60,7 @@ describe('scheduler passes', () => {
     // not the paused-only website, not the schedule whose window has not begun
     expect(started).not.toContain(scheduledRunId(idle.id, 'default', '2026-03-03'));
     expect(started).not.toContain(scheduledRunId(site.id, later.body.schedule.id, '2026-03-03'));
-    await s.rt.waitForReadModels(await s.rt.store.lastPosition(), 'all');
+    expect(await s.rt.waitForReadModels(await s.rt.store.lastPosition(), 'all', 60_000)).toBe(true);
 
     const runs = await s.rt.database.db('rm_runs').where('website_id', site.id).select('id', 'schedule_id', 'trigger', 'day');
     expect(runs).toHaveLength(2);
