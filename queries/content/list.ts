@@ -3,7 +3,7 @@ import type { ContentStage, ContentType } from '../../src/domain/content';
 import type { Selection } from '../filters';
 import type { SiteFacts } from '../metrics/facts-cache';
 import { factsCache } from '../metrics/metrics';
-import { type CompiledSelection, compileSelection, scanTotal } from '../metrics/scan';
+import { type CompiledSelection, compileSelection, eachSelectedAnswer, scanTotal } from '../metrics/scan';
 import type { ContentListView, ContentPromptsView } from './views';
 
 /** Which items the listing shows (besides the website): the tab, the types, the stage. */
@@ -59,8 +59,6 @@ function answersWhere(t: string, f: AnswerFilter): { sql: string; bindings: Knex
   return { sql: parts.join(' and '), bindings };
 }
 
-const DAY_MS = 86_400_000;
-
 /**
  * The selected answers' count from the metric facts (the answers read model's own analysis, held in process): the
  * selection's answers, or those mentioning the brand (`mentioned`: true) or not (false). The same rule as answersWhere.
@@ -84,25 +82,10 @@ async function selectedPerPrompt(db: Knex, f: AnswerFilter): Promise<Map<string,
   const { site, q, brand } = await selectedFacts(db, f);
   const counts = new Float64Array(Math.max(1, site.prompts.size));
   const E = site.entities.length;
-  if (q.schedule >= 0) {
-    for (const d of site.order) {
-      if (d.day < q.firstDay || d.day > q.lastDay) continue;
-      const lo = d.day === q.startDay ? q.tMin : 0;
-      const hi = d.day === q.endDay ? q.tMax : DAY_MS;
-      for (const seg of d.segments) {
-        if (seg.schedule !== q.schedule || (q.model !== null && q.model[seg.model] === 0)) continue;
-        for (let i = seg.start; i < seg.end; i++) {
-          const p = d.prompt[i];
-          if (q.prompt[p] === 0) continue;
-          if (q.location !== null && q.location[d.location[i]] === 0) continue;
-          const t = d.t[i];
-          if (t < lo || t > hi) continue;
-          if (f.mentioned !== undefined && (brand >= 0 && d.pos[i * E + brand] !== 0) !== f.mentioned) continue;
-          counts[p]++;
-        }
-      }
-    }
-  }
+  eachSelectedAnswer(site, q, (d, i) => {
+    if (f.mentioned !== undefined && (brand >= 0 && d.pos[i * E + brand] !== 0) !== f.mentioned) return;
+    counts[d.prompt[i]]++;
+  });
   const out = new Map<string, number>();
   site.prompts.keys.forEach((id, i) => {
     if (counts[i] > 0) out.set(id, counts[i]);

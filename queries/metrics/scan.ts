@@ -317,6 +317,15 @@ const ALL = new Uint8Array(1);
 
 const inRange = (q: CompiledSelection, day: number) => day >= q.firstDay && day <= q.lastDay;
 
+/**
+ * Every selected answer of the range, part by part: the selection rule of the metric scans (schedule, models,
+ * prompts, locations, the first and last day's time bounds) for a reader that counts something else per answer.
+ */
+export function eachSelectedAnswer(site: SiteFacts, q: CompiledSelection, row: (d: DayFacts, i: number) => void): void {
+  if (q.schedule < 0) return;
+  for (const d of site.order) if (inRange(q, d.day)) eachSelected(d, q, (i) => row(d, i));
+}
+
 /** One bucket over the whole range. */
 export function scanTotal(site: SiteFacts, q: CompiledSelection): Counts {
   const c = columnCounts(site.entities.length);
