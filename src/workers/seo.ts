@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import { analyzeAnswer } from '../analysis/answer';
-import { compiledEntities } from '../analysis/entity-cache';
+import type { StoredMatched } from '../../projections/answers';
 import { promptsCovered, recommend, type SeoContext } from '../analysis/seo';
 import { approvedFactTexts } from '../../queries/knowledge/knowledge';
 import { creditsCharged } from '../domain/credits';
@@ -37,24 +36,18 @@ export async function competitorGapsOf(
   const entities = (await db('rm_analysis_entities')
     .where({ website_id: websiteId, removed: false })
     .orderBy('slot')
-    .select('entity_id as id', 'name', 'is_self', 'identifiers', 'url')) as {
-    id: string;
-    name: string;
-    is_self: boolean;
-    identifiers: string[];
-    url: string | null;
-  }[];
-  const compiled = compiledEntities(websiteId, entities);
+    .select('entity_id as id', 'name', 'is_self')) as { id: string; name: string; is_self: boolean }[];
+  // each answer's entity matches as the answers projection stored them (its one analysis, kept in line by re-derivation)
   const answers = await db.raw(
-    `select prompt_id, text, citations from (
-       select prompt_id, text, citations, row_number() over (partition by prompt_id order by run_at desc) as n
+    `select prompt_id, matched from (
+       select prompt_id, matched, row_number() over (partition by prompt_id order by run_at desc) as n
          from rm_responses where website_id = ? and prompt_id = any(?::uuid[])
      ) r where n <= ?`,
     [websiteId, [...promptIds], perPrompt],
   );
   const byId = new Map(entities.map((e) => [e.id, e]));
-  for (const a of answers.rows as { prompt_id: string; text: string; citations: string[] }[]) {
-    const mentioned = analyzeAnswer(compiled, { text: a.text, citations: a.citations }).mentions.map((m) => byId.get(m.entity_id));
+  for (const a of answers.rows as { prompt_id: string; matched: StoredMatched }[]) {
+    const mentioned = a.matched.m.map(([id]) => byId.get(id));
     if (mentioned.some((e) => e?.is_self)) continue;
     const counts = gaps.get(a.prompt_id) ?? [];
     for (const e of mentioned) {
