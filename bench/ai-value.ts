@@ -27,7 +27,7 @@ export const aiValue: Bench = {
     for (const name of SUBJECTS) {
       const r = await createTopic(ctx, { website_id: site.websiteId, name });
       if (isDomainError(r)) throw new Error(r.message);
-      topicIds.push(r.result.topic.id);
+      topicIds.push(r.result.id);
       last = r.position;
     }
     for (let i = 0; i < site.ids.promptIds.length; i++) {

@@ -4,7 +4,7 @@ import { newId } from '../../src/domain/ids';
 import { isUrlAtOrBelow, normalizeUrl } from '../../src/domain/urls';
 import type { CommandContext, Decision } from '../handle';
 import { SiteUrl } from '../websites/website-input';
-import { type CatalogState, type CompetitorView, competitorView, handleCatalog } from './catalog';
+import { type CatalogState, competitorView, handleCatalog, type Written } from './catalog';
 import { Identifiers, Name, unique, WebsiteId } from './catalog-input';
 
 export const AddCompetitor = z.strictObject({
@@ -26,17 +26,14 @@ export interface SiteRef {
 export function decideAddCompetitor(
   s: CatalogState,
   cmd: AddCompetitor & { competitor_id: string; website_url: string },
-): Decision<CompetitorView> | DomainError {
+): Decision<Written> | DomainError {
   if (isUrlAtOrBelow(cmd.url, cmd.website_url)) return invalid("url: a competitor must not be the website's own URL or a page below it");
   const normalized_url = normalizeUrl(cmd.url);
   for (const c of s.competitors.values()) {
     if (!c.removed && c.normalized_url === normalized_url) return conflict('Competitor already exists', { existing: competitorView(c) });
   }
   const data = { competitor_id: cmd.competitor_id, name: cmd.name, url: cmd.url, normalized_url, identifiers: unique(cmd.identifiers ?? []) };
-  return {
-    events: [{ type: 'CompetitorAdded', data }],
-    result: competitorView({ id: data.competitor_id, ...data, removed: false }),
-  };
+  return { events: [{ type: 'CompetitorAdded', data }], result: { id: data.competitor_id } };
 }
 
 export function addCompetitor(ctx: CommandContext, input: AddCompetitor & { website_url: string }) {

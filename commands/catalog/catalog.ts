@@ -230,7 +230,12 @@ export function handleCatalog<R>(ctx: CommandContext, websiteId: string, decide:
   return handle({ ...ctx, websiteId }, catalogStream(websiteId), Catalog, decide);
 }
 
-/** The answers of writes, in the listings' shapes (without the read models' timestamps). */
+/** What a catalogue write answers: the id of what it wrote (the operation reads the row back after the wait). */
+export interface Written {
+  id: string;
+}
+
+/** A competitor as the 409 of a duplicate names it (the listing's shape without the read model's timestamps). */
 export const competitorView = (c: CompetitorState) => ({
   id: c.id,
   name: c.name,
@@ -238,19 +243,6 @@ export const competitorView = (c: CompetitorState) => ({
   normalized_url: c.normalized_url,
   identifiers: c.identifiers,
 });
+/** A topic as the 409 of a duplicate name names it. */
 export const topicView = (t: TopicState) => ({ id: t.id, name: t.name });
-export const promptView = (p: PromptState) => ({ id: p.id, text: p.text, topic_id: p.topic_id, type: p.type, status: p.status, tags: p.tags });
-export const scheduleView = (x: ScheduleState) => ({
-  id: x.id,
-  name: x.name,
-  models: x.models,
-  starts_on: x.starts_on,
-  ends_on: x.ends_on,
-  frequency: x.frequency,
-  is_active: x.is_active && !x.archived,
-  archived: x.archived,
-});
 export type CompetitorView = ReturnType<typeof competitorView>;
-export type TopicView = ReturnType<typeof topicView>;
-export type PromptView = ReturnType<typeof promptView>;
-export type ScheduleView = ReturnType<typeof scheduleView>;

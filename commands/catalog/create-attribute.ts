@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { conflict, type DomainError } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import type { CommandContext, Decision } from '../handle';
-import { type AttributeState, type CatalogState, handleCatalog, nameKey } from './catalog';
+import { type CatalogState, handleCatalog, nameKey, type Written } from './catalog';
 import { Description, Name, WebsiteId } from './catalog-input';
 
 export const CreateAttribute = z.strictObject({
@@ -13,11 +13,11 @@ export const CreateAttribute = z.strictObject({
 export type CreateAttribute = z.infer<typeof CreateAttribute>;
 
 /** A trait to watch (price, support, ...); names are unique per website, case-insensitively. */
-export function decideCreateAttribute(s: CatalogState, cmd: CreateAttribute & { attribute_id: string }): Decision<AttributeState> | DomainError {
+export function decideCreateAttribute(s: CatalogState, cmd: CreateAttribute & { attribute_id: string }): Decision<Written> | DomainError {
   const key = nameKey(cmd.name);
   for (const a of s.attributes.values()) if (nameKey(a.name) === key) return conflict('Attribute already exists', { existing: a });
   const data = { attribute_id: cmd.attribute_id, name: cmd.name, description: cmd.description ?? null };
-  return { events: [{ type: 'AttributeCreated', data }], result: { id: data.attribute_id, name: data.name, description: data.description } };
+  return { events: [{ type: 'AttributeCreated', data }], result: { id: data.attribute_id } };
 }
 
 export function createAttribute(ctx: CommandContext, input: CreateAttribute) {

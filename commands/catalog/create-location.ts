@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { DomainError } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import type { CommandContext, Decision } from '../handle';
-import { type CatalogState, handleCatalog, type LocationState } from './catalog';
+import { type CatalogState, handleCatalog, type Written } from './catalog';
 import { Name, WebsiteId } from './catalog-input';
 import { label } from '../../src/domain/schemas';
 
@@ -17,10 +17,9 @@ export const CreateLocation = z.strictObject({
 export type CreateLocation = z.infer<typeof CreateLocation>;
 
 /** A place answers are asked from; its id is what filters.location_ids takes. */
-export function decideCreateLocation(_s: CatalogState, cmd: CreateLocation & { location_id: string }): Decision<LocationState> | DomainError {
+export function decideCreateLocation(_s: CatalogState, cmd: CreateLocation & { location_id: string }): Decision<Written> | DomainError {
   const data = { location_id: cmd.location_id, location: cmd.location, country: cmd.country, region: cmd.region ?? null, city: cmd.city ?? null };
-  const { location_id: id, ...rest } = data;
-  return { events: [{ type: 'LocationCreated', data }], result: { id, ...rest } };
+  return { events: [{ type: 'LocationCreated', data }], result: { id: data.location_id } };
 }
 
 export function createLocation(ctx: CommandContext, input: CreateLocation) {

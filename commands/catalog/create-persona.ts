@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { DomainError } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import type { CommandContext, Decision } from '../handle';
-import { type CatalogState, handleCatalog, type PersonaState } from './catalog';
+import { type CatalogState, handleCatalog, type Written } from './catalog';
 import { Description, Name, WebsiteId } from './catalog-input';
 
 export const CreatePersona = z.strictObject({
@@ -12,9 +12,9 @@ export const CreatePersona = z.strictObject({
 });
 export type CreatePersona = z.infer<typeof CreatePersona>;
 
-export function decideCreatePersona(_s: CatalogState, cmd: CreatePersona & { persona_id: string }): Decision<PersonaState> | DomainError {
+export function decideCreatePersona(_s: CatalogState, cmd: CreatePersona & { persona_id: string }): Decision<Written> | DomainError {
   const data = { persona_id: cmd.persona_id, name: cmd.name, description: cmd.description ?? null };
-  return { events: [{ type: 'PersonaCreated', data }], result: { id: data.persona_id, name: data.name, description: data.description } };
+  return { events: [{ type: 'PersonaCreated', data }], result: { id: data.persona_id } };
 }
 
 export function createPersona(ctx: CommandContext, input: CreatePersona) {

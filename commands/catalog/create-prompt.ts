@@ -3,7 +3,7 @@ import { type DomainError, invalid } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import { Uuid } from '../../src/domain/schemas';
 import type { CommandContext, Decision } from '../handle';
-import { type CatalogState, handleCatalog, type PromptView, promptView } from './catalog';
+import { type CatalogState, handleCatalog, type Written } from './catalog';
 import { PromptStatus, PromptText, PromptType, Tags, unique, WebsiteId } from './catalog-input';
 
 export const CreatePrompt = z.strictObject({
@@ -23,7 +23,7 @@ export function topicRefError(s: CatalogState, topicId: string | null | undefine
   return !t || t.deleted ? invalid('topic_id: Topic not found') : null;
 }
 
-export function decideCreatePrompt(s: CatalogState, cmd: CreatePrompt & { prompt_id: string }): Decision<PromptView> | DomainError {
+export function decideCreatePrompt(s: CatalogState, cmd: CreatePrompt & { prompt_id: string }): Decision<Written> | DomainError {
   const bad = topicRefError(s, cmd.topic_id);
   if (bad) return bad;
   const data = {
@@ -37,7 +37,7 @@ export function decideCreatePrompt(s: CatalogState, cmd: CreatePrompt & { prompt
   const { prompt_id: id, ...rest } = data;
   return {
     events: [{ type: 'PromptCreated', data }],
-    result: promptView({ id, ...rest, soft_deleted: false, hard_deleted: false, has_answers: false }),
+    result: { id },
   };
 }
 

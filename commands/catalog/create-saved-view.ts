@@ -4,7 +4,7 @@ import { newId } from '../../src/domain/ids';
 import { MODEL_COUNT, modelIdSchema } from '../../src/domain/models';
 import { boundedString, label, text, textProblem, Uuid } from '../../src/domain/schemas';
 import type { CommandContext, Decision } from '../handle';
-import { type CatalogState, handleCatalog, type SavedViewState } from './catalog';
+import { type CatalogState, handleCatalog, type Written } from './catalog';
 import { Name, PromptStatus, PromptType, WebsiteId } from './catalog-input';
 import { isUuid } from '../../src/domain/ids';
 
@@ -139,11 +139,11 @@ export function foreignFilterId(s: CatalogState, filters: Record<string, unknown
   return null;
 }
 
-export function decideCreateSavedView(s: CatalogState, cmd: CreateSavedView & { view_id: string }): Decision<SavedViewState> | DomainError {
+export function decideCreateSavedView(s: CatalogState, cmd: CreateSavedView & { view_id: string }): Decision<Written> | DomainError {
   const foreign = foreignFilterId(s, (cmd.filters ?? {}) as Record<string, unknown>);
   if (foreign) return foreign;
   const data = { view_id: cmd.view_id, name: cmd.name, filters: (cmd.filters ?? {}) as Record<string, unknown> };
-  return { events: [{ type: 'SavedViewCreated', data }], result: { id: data.view_id, name: data.name, filters: data.filters } };
+  return { events: [{ type: 'SavedViewCreated', data }], result: { id: data.view_id } };
 }
 
 export function createSavedView(ctx: CommandContext, input: CreateSavedView) {

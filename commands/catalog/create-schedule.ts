@@ -4,7 +4,7 @@ import { newId } from '../../src/domain/ids';
 import { MODEL_COUNT, modelIdSchema } from '../../src/domain/models';
 import { text } from '../../src/domain/schemas';
 import type { CommandContext, Decision } from '../handle';
-import { type CatalogState, handleCatalog, type ScheduleView, scheduleView } from './catalog';
+import { type CatalogState, handleCatalog, type Written } from './catalog';
 import { Bool, Day, Name, WebsiteId } from './catalog-input';
 
 export const ScheduleModels = z
@@ -35,7 +35,7 @@ export function windowError(starts_on: string | null, ends_on: string | null): D
   return starts_on !== null && ends_on !== null && ends_on < starts_on ? invalid('ends_on: must not be before starts_on') : null;
 }
 
-export function decideCreateSchedule(_s: CatalogState, cmd: CreateSchedule & { schedule_id: string }): Decision<ScheduleView> | DomainError {
+export function decideCreateSchedule(_s: CatalogState, cmd: CreateSchedule & { schedule_id: string }): Decision<Written> | DomainError {
   const data = {
     schedule_id: cmd.schedule_id,
     name: cmd.name,
@@ -47,8 +47,7 @@ export function decideCreateSchedule(_s: CatalogState, cmd: CreateSchedule & { s
   };
   const bad = windowError(data.starts_on, data.ends_on);
   if (bad) return bad;
-  const { schedule_id: id, ...rest } = data;
-  return { events: [{ type: 'PromptScheduleCreated', data }], result: scheduleView({ id, ...rest, archived: false }) };
+  return { events: [{ type: 'PromptScheduleCreated', data }], result: { id: data.schedule_id } };
 }
 
 export function createSchedule(ctx: CommandContext, input: CreateSchedule) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { conflict, type DomainError } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import type { CommandContext, Decision } from '../handle';
-import { type CatalogState, handleCatalog, nameKey, type TopicState, type TopicView, topicView } from './catalog';
+import { type CatalogState, handleCatalog, nameKey, type TopicState, topicView, type Written } from './catalog';
 import { Name, WebsiteId } from './catalog-input';
 
 export const CreateTopic = z.strictObject({
@@ -11,8 +11,7 @@ export const CreateTopic = z.strictObject({
 });
 export type CreateTopic = z.infer<typeof CreateTopic>;
 
-export interface CreateTopicResult {
-  topic: TopicView;
+export interface CreateTopicResult extends Written {
   /** true when a soft-deleted topic of that name came back (with the prompts deleted together with it) */
   restored: boolean;
 }
@@ -37,12 +36,12 @@ export function decideCreateTopic(s: CatalogState, cmd: CreateTopic & { topic_id
     });
     return {
       events: [{ type: 'TopicRestored', data: { topic_id: t.id, name: t.name, restored_prompt_ids } }],
-      result: { topic: topicView(t), restored: true },
+      result: { id: t.id, restored: true },
     };
   }
   return {
     events: [{ type: 'TopicCreated', data: { topic_id: cmd.topic_id, name: cmd.name } }],
-    result: { topic: { id: cmd.topic_id, name: cmd.name }, restored: false },
+    result: { id: cmd.topic_id, restored: false },
   };
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type DomainError, notFound } from '../../src/domain/errors';
 import type { DomainEvent } from '../../src/domain/events';
 import type { CommandContext, Decision } from '../handle';
-import { type CatalogState, type CompetitorView, competitorView, handleCatalog } from './catalog';
+import { type CatalogState, handleCatalog, type Written } from './catalog';
 import { Identifiers, NewName, sameList, unique, WebsiteId } from './catalog-input';
 
 export const UpdateCompetitor = z
@@ -17,23 +17,20 @@ export type UpdateCompetitor = z.infer<typeof UpdateCompetitor>;
 export const COMPETITOR_NOT_FOUND = 'Competitor not found';
 
 /** Rename and/or replace the identifiers; what is unchanged appends nothing. */
-export function decideUpdateCompetitor(s: CatalogState, competitorId: string, cmd: UpdateCompetitor): Decision<CompetitorView> | DomainError {
+export function decideUpdateCompetitor(s: CatalogState, competitorId: string, cmd: UpdateCompetitor): Decision<Written> | DomainError {
   const c = s.competitors.get(competitorId);
   if (!c || c.removed) return notFound(COMPETITOR_NOT_FOUND);
   const events: DomainEvent[] = [];
-  const next = { ...c };
   if (cmd.name !== undefined && cmd.name !== c.name) {
     events.push({ type: 'CompetitorRenamed', data: { competitor_id: c.id, name: cmd.name } });
-    next.name = cmd.name;
   }
   if (cmd.identifiers !== undefined) {
     const identifiers = unique(cmd.identifiers);
     if (!sameList(identifiers, c.identifiers)) {
       events.push({ type: 'CompetitorIdentifiersChanged', data: { competitor_id: c.id, identifiers } });
-      next.identifiers = identifiers;
     }
   }
-  return { events, result: competitorView(next) };
+  return { events, result: { id: c.id } };
 }
 
 export function updateCompetitor(ctx: CommandContext, input: UpdateCompetitor & { competitor_id: string }) {

@@ -3,7 +3,7 @@ import { type DomainError, notFound } from '../../src/domain/errors';
 import type { EventData } from '../../src/domain/events';
 import { Uuid } from '../../src/domain/schemas';
 import type { CommandContext, Decision } from '../handle';
-import { type CatalogState, handleCatalog, isLivePrompt, type PromptView, promptView } from './catalog';
+import { type CatalogState, handleCatalog, isLivePrompt, type Written } from './catalog';
 import { PromptStatus, PromptText, PromptType, sameList, Tags, unique, WebsiteId } from './catalog-input';
 import { topicRefError } from './create-prompt';
 
@@ -25,7 +25,7 @@ export type UpdatePrompt = z.infer<typeof UpdatePrompt>;
 export const PROMPT_NOT_FOUND = 'Prompt not found';
 
 /** Changes what was sent; a field sent with its current value appends nothing. */
-export function decideUpdatePrompt(s: CatalogState, promptId: string, cmd: UpdatePrompt): Decision<PromptView> | DomainError {
+export function decideUpdatePrompt(s: CatalogState, promptId: string, cmd: UpdatePrompt): Decision<Written> | DomainError {
   const p = s.prompts.get(promptId);
   if (!isLivePrompt(p)) return notFound(PROMPT_NOT_FOUND);
   const changes: Omit<EventData<'PromptUpdated'>, 'prompt_id'> = {};
@@ -38,8 +38,8 @@ export function decideUpdatePrompt(s: CatalogState, promptId: string, cmd: Updat
   if (cmd.type !== undefined && cmd.type !== p.type) changes.type = cmd.type;
   if (cmd.status !== undefined && cmd.status !== p.status) changes.status = cmd.status;
   if (cmd.tags !== undefined && !sameList(unique(cmd.tags), p.tags)) changes.tags = unique(cmd.tags);
-  if (Object.keys(changes).length === 0) return { events: [], result: promptView(p) };
-  return { events: [{ type: 'PromptUpdated', data: { prompt_id: p.id, ...changes } }], result: promptView({ ...p, ...changes }) };
+  if (Object.keys(changes).length === 0) return { events: [], result: { id: p.id } };
+  return { events: [{ type: 'PromptUpdated', data: { prompt_id: p.id, ...changes } }], result: { id: p.id } };
 }
 
 export function updatePrompt(ctx: CommandContext, input: UpdatePrompt & { prompt_id: string }) {

@@ -3,7 +3,7 @@ import { conflict, type DomainError, notFound } from '../../src/domain/errors';
 import type { DomainEvent, EventData } from '../../src/domain/events';
 import { MODEL_COUNT } from '../../src/domain/models';
 import type { CommandContext, Decision } from '../handle';
-import { type CatalogState, handleCatalog, type ScheduleView, scheduleView } from './catalog';
+import { type CatalogState, handleCatalog, type Written } from './catalog';
 import { Bool, Day, NewName, sameList, WebsiteId } from './catalog-input';
 import { Frequency, ScheduleModels, windowError } from './create-schedule';
 
@@ -30,13 +30,13 @@ export type UpdateSchedule = z.infer<typeof UpdateSchedule>;
 
 export const SCHEDULE_NOT_FOUND = 'Prompt schedule not found';
 
-export function decideUpdateSchedule(s: CatalogState, scheduleId: string, cmd: UpdateSchedule): Decision<ScheduleView> | DomainError {
+export function decideUpdateSchedule(s: CatalogState, scheduleId: string, cmd: UpdateSchedule): Decision<Written> | DomainError {
   const x = s.schedules.get(scheduleId);
   if (!x) return notFound(SCHEDULE_NOT_FOUND);
   const { website_id: _w, archived, ...edits } = cmd;
   if (x.archived) {
     const editsSomething = Object.values(edits).some((v) => v !== undefined);
-    return editsSomething ? conflict('Prompt schedule is archived') : { events: [], result: scheduleView(x) };
+    return editsSomething ? conflict('Prompt schedule is archived') : { events: [], result: { id: x.id } };
   }
   const changes: Omit<EventData<'PromptScheduleUpdated'>, 'schedule_id'> = {};
   if (edits.name !== undefined && edits.name !== x.name) changes.name = edits.name;
@@ -51,7 +51,7 @@ export function decideUpdateSchedule(s: CatalogState, scheduleId: string, cmd: U
   const events: DomainEvent[] = [];
   if (Object.keys(changes).length) events.push({ type: 'PromptScheduleUpdated', data: { schedule_id: x.id, ...changes } });
   if (archived) events.push({ type: 'PromptScheduleArchived', data: { schedule_id: x.id } });
-  return { events, result: scheduleView(next) };
+  return { events, result: { id: x.id } };
 }
 
 export function updateSchedule(ctx: CommandContext, input: UpdateSchedule & { schedule_id: string }) {

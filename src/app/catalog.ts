@@ -85,7 +85,7 @@ export async function listTopics(c: Caller, websiteId: string) {
 export async function createTopic(c: Caller, input: CreateTopic) {
   const w = await websiteFor(c, input.website_id, need.prompts('edit'));
   return writeThenRead(c, newTopic(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, async (r) => {
-    const topic = await getTopic(dbOf(c), w.id, r.topic.id);
+    const topic = await getTopic(dbOf(c), w.id, r.id);
     return topic && { topic, restored: r.restored };
   });
 }

@@ -24,7 +24,7 @@ describe('personas, locations, attributes', () => {
       .then([
         { type: 'LocationCreated', data: { location_id: 'l1', location: 'Austin, US', country: 'United States', region: null, city: 'Austin' } },
       ]);
-    expect(result).toEqual({ id: 'l1', location: 'Austin, US', country: 'United States', region: null, city: 'Austin' });
+    expect(result).toEqual({ id: 'l1' });
   });
 
   it('given an attribute of that name in another case, then conflict', () => {
@@ -84,7 +84,7 @@ describe('prompt schedules', () => {
         { type: 'PromptScheduleUpdated', data: { schedule_id: 's1', name: 'Renamed', is_active: false } },
         { type: 'PromptScheduleArchived', data: { schedule_id: 's1' } },
       ]);
-    expect(result).toMatchObject({ id: 's1', archived: true, is_active: false });
+    expect(result).toEqual({ id: 's1' });
   });
 
   it('given an archived schedule, then edits are a conflict and archiving again appends nothing', () => {
