@@ -13,18 +13,10 @@ export const CreateApiKey = z.strictObject({
 });
 export type CreateApiKey = z.infer<typeof CreateApiKey>;
 
-export interface ApiKeyView {
-  id: string;
-  name: string;
-  website_ids: string[] | null;
-  partner: boolean;
-  created_at: string;
-}
-
 export function decideCreateApiKey(
   s: OrganizationState,
-  cmd: CreateApiKey & { api_key_id: string; key_hash: string; key_prefix: string; user_id: string | null; caller_partner: boolean; now: string },
-): Decision<ApiKeyView> | DomainError {
+  cmd: CreateApiKey & { api_key_id: string; key_hash: string; key_prefix: string; user_id: string | null; caller_partner: boolean },
+): Decision<{ id: string }> | DomainError {
   const scope = cmd.website_ids ? [...new Set(cmd.website_ids)] : null;
   for (const id of scope ?? []) {
     const w = s.websites.get(id);
@@ -47,7 +39,7 @@ export function decideCreateApiKey(
         },
       },
     ],
-    result: { id: cmd.api_key_id, name: cmd.name, website_ids: scope, partner, created_at: cmd.now },
+    result: { id: cmd.api_key_id },
   };
 }
 
@@ -57,7 +49,6 @@ export function decideCreateApiKey(
  */
 export async function createApiKey(ctx: CommandContext, input: CreateApiKey & { caller_partner: boolean }, key = generateApiKey()) {
   const { caller_partner: callerPartner, ...request } = input;
-  const now = (ctx.now?.() ?? new Date()).toISOString();
   const cmd = {
     ...request,
     api_key_id: newId(),
@@ -65,7 +56,6 @@ export async function createApiKey(ctx: CommandContext, input: CreateApiKey & { 
     key_prefix: key.slice(0, 10),
     user_id: ctx.actor.user_id,
     caller_partner: callerPartner,
-    now,
   };
   const r = await handle(ctx, organizationStream(ctx.organizationId), Organization, (s) => decideCreateApiKey(s, cmd));
   if ('kind' in r) return r;

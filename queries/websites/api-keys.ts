@@ -7,7 +7,17 @@ export async function listApiKeys(db: Knex, p: Principal): Promise<ApiKeyView[]>
   const rows = await db('rm_api_keys')
     .where('organization_id', p.organizationId)
     .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-  return rows.map((k) => ({
+  return rows.map(apiKeyView);
+}
+
+/** One key of the organization, never its secret; undefined when it is not (yet) in the read model. */
+export async function getApiKey(db: Knex, organizationId: string, id: string): Promise<ApiKeyView | undefined> {
+  const row = await db('rm_api_keys').where({ organization_id: organizationId, id }).first();
+  return row && apiKeyView(row);
+}
+
+function apiKeyView(k: Record<string, any>): ApiKeyView {
+  return {
     id: k.id,
     name: k.name,
     key_prefix: k.key_prefix,
@@ -15,5 +25,5 @@ export async function listApiKeys(db: Knex, p: Principal): Promise<ApiKeyView[]>
     partner: k.partner,
     revoked: k.revoked_at !== null,
     created_at: new Date(k.created_at).toISOString(),
-  }));
+  };
 }

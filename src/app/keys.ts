@@ -1,7 +1,7 @@
 import { createApiKey as create, type CreateApiKey, revokeApiKey as revoke } from '../../commands/api-keys/api-keys';
-import { listApiKeys as list } from '../../queries/websites/api-keys';
+import { getApiKey, listApiKeys as list } from '../../queries/websites/api-keys';
 import { authorize, type Need, requireGlobal } from '../domain/principal';
-import { type Caller, commandContextOf, dbOf, type Reads, settled } from './context';
+import { type Caller, commandContextOf, dbOf, type Reads, settled, writeThenRead } from './context';
 
 /** A new key authenticates, and a revoked one is refused, from the next request on: the keys' read model. */
 const READS: Reads = ['organizations'];
@@ -11,7 +11,10 @@ const MANAGE: Need = { category: 'api', level: 'manage' };
 export async function createApiKey(c: Caller, input: CreateApiKey) {
   requireGlobal(c.principal);
   authorize(c.principal, MANAGE);
-  return settled(c.deps, create(commandContextOf(c), { ...input, caller_partner: c.principal.partner }), READS);
+  return writeThenRead(c, create(commandContextOf(c), { ...input, caller_partner: c.principal.partner }), READS, async ({ id, key }) => {
+    const row = await getApiKey(dbOf(c), c.principal.organizationId, id);
+    return row && { id: row.id, name: row.name, website_ids: row.website_ids, partner: row.partner, created_at: row.created_at, key };
+  });
 }
 
 /** The organization's keys, never their secrets (global key only). */

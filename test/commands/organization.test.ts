@@ -95,7 +95,6 @@ describe('organization', () => {
           key_prefix: 'p',
           user_id: null,
           caller_partner: false,
-          now: 't',
         }),
       )
       .then({ kind: 'forbidden', message: 'Forbidden: partner API key required' });
@@ -112,7 +111,6 @@ describe('organization', () => {
           key_prefix: 'p',
           user_id: null,
           caller_partner: true,
-          now: 't',
         }),
       )
       .then({ kind: 'invalid', message: `website_ids: ${SITE2} is not a website of this organization` });
