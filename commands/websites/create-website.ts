@@ -3,7 +3,7 @@ import type { DomainEvent } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { normalizeUrl } from '../../src/domain/urls';
 import { type CommandContext, type Decision, handle } from '../handle';
-import { Organization, type OrganizationState, organizationStream, type WebsiteState } from '../organizations/organization';
+import { Organization, type OrganizationState, organizationStream } from '../organizations/organization';
 import type { CreateWebsite } from './website-input';
 
 /** 409 with the website that already holds an external id (deleted ones included: the mapping is still theirs). */
@@ -18,7 +18,7 @@ export function externalIdTaken(s: OrganizationState, externalId: string, except
   return null;
 }
 
-export function decideCreateWebsite(s: OrganizationState, cmd: CreateWebsite & { website_id: string }): Decision<WebsiteState> | DomainError {
+export function decideCreateWebsite(s: OrganizationState, cmd: CreateWebsite & { website_id: string }): Decision<{ id: string }> | DomainError {
   if (cmd.external_id) {
     const taken = externalIdTaken(s, cmd.external_id);
     if (taken) return taken;
@@ -33,14 +33,7 @@ export function decideCreateWebsite(s: OrganizationState, cmd: CreateWebsite & {
   const event: DomainEvent = { type: 'WebsiteCreated', data };
   return {
     events: [event],
-    result: {
-      id: data.website_id,
-      name: data.name,
-      url: data.url,
-      normalized_url: data.normalized_url,
-      status: 'active',
-      external_id: data.external_id,
-    },
+    result: { id: data.website_id },
   };
 }
 
