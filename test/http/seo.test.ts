@@ -375,6 +375,8 @@ describe('SEO recommendations', () => {
       expect((await submit(org.key, { website_id: site, request_id: 'o1', draft })).body.job_id).toBe(first);
       held.gate.open();
       expect((await finished(org.key, first, site)).status).toBe('succeeded');
+      // a repeat answers the job as it stands
+      expect((await submit(org.key, { website_id: site, request_id: 'o1', draft })).body).toEqual({ job_id: first, status: 'succeeded' });
       await until(
         'the places are given back',
         async () => (await submit(org.key, { website_id: site, request_id: 'o3', draft })).status === 202 || undefined,
