@@ -222,6 +222,9 @@ describe('SEO recommendations', () => {
     expect((await poll(w.b.key, r.body.job_id, w.b.b1)).body).toEqual({ error: 'Job not found' });
     expect((await poll(w.a.key, r.body.job_id, w.a.a1)).status).toBe(404);
     expect((await poll(w.a.key, 'not-a-uuid', w.a.a2)).status).toBe(400);
+    expect((await call<any>(s, 'GET', `/api/v1/seo/recommendations/${r.body.job_id}`, { key: w.a.key })).body).toEqual({
+      error: 'website_id is required',
+    });
     expect((await poll(w.a.revoked, r.body.job_id, w.a.a2)).status).toBe(401);
   });
 
