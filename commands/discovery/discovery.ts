@@ -11,9 +11,6 @@ import { type CommandContext, newEventsFor } from '../handle';
 
 export const BRAND_GUIDELINES_NEED_INSTRUCTIONS = 'custom_instructions: must not be empty when sources include brand_guidelines';
 
-/** The spec's prompt count band (Remote tool server): both bounds lie in it, 400 naming the field outside. */
-export const PROMPT_COUNT_BAND = { min: 25, max: 50, message: 'must be between 25 and 50' } as const;
-
 export const StartPromptDiscovery = z
   .strictObject({
     website_id: Uuid.describe('The website (brand) id'),
@@ -36,17 +33,17 @@ export const StartPromptDiscovery = z
     prompt_count_min: z
       .number({ error: 'must be an integer' })
       .int('must be an integer')
-      .min(PROMPT_COUNT_BAND.min, PROMPT_COUNT_BAND.message)
-      .max(PROMPT_COUNT_BAND.max, PROMPT_COUNT_BAND.message)
-      .default(PROMPT_COUNT_BAND.min)
-      .describe('Fewest prompts wanted: 25 to 50 (default 25)'),
+      .min(1, 'must be between 1 and 100')
+      .max(100, 'must be between 1 and 100')
+      .default(25)
+      .describe('Fewest prompts wanted (default 25)'),
     prompt_count_max: z
       .number({ error: 'must be an integer' })
       .int('must be an integer')
-      .min(PROMPT_COUNT_BAND.min, PROMPT_COUNT_BAND.message)
-      .max(PROMPT_COUNT_BAND.max, PROMPT_COUNT_BAND.message)
-      .default(PROMPT_COUNT_BAND.max)
-      .describe('Most prompts suggested: 25 to 50 (default 50)'),
+      .min(1, 'must be between 1 and 100')
+      .max(100, 'must be between 1 and 100')
+      .default(50)
+      .describe('Most prompts suggested (default 50)'),
   })
   .refine((i) => i.prompt_count_min <= i.prompt_count_max, { message: 'must be at least prompt_count_min', path: ['prompt_count_max'] })
   .refine((i) => !i.sources.includes('brand_guidelines') || (i.custom_instructions ?? '').trim() !== '', {

@@ -92,7 +92,7 @@ describe('prompt discovery', () => {
     expect(usage.by_kind.find((k) => k.kind === 'prompt_discovery')).toMatchObject({ events: 1 });
   });
 
-  it('given bad input, then 400 naming the field: brand_guidelines without instructions, no source, unknown source, counts out of order or outside 25 to 50, locale; nothing written', async () => {
+  it('given bad input, then 400 naming the field: brand_guidelines without instructions, no source, unknown source, counts out of order, locale; nothing written', async () => {
     const before = await s.head();
     for (const [body, message] of [
       [{ name: 'x', sources: ['brand_guidelines'] }, 'custom_instructions'],
@@ -102,9 +102,6 @@ describe('prompt discovery', () => {
       [{ name: 'x', sources: ['keyword_gaps', 'keyword_gaps'] }, 'sources'],
       [{ name: 'x', sources: ['keyword_gaps'], prompt_count_min: 40, prompt_count_max: 30 }, 'prompt_count_max'],
       [{ name: 'x', sources: ['keyword_gaps'], prompt_count_max: 101 }, 'prompt_count_max'],
-      [{ name: 'x', sources: ['keyword_gaps'], prompt_count_max: 51 }, 'prompt_count_max: must be between 25 and 50'],
-      [{ name: 'x', sources: ['keyword_gaps'], prompt_count_min: 24 }, 'prompt_count_min: must be between 25 and 50'],
-      [{ name: 'x', sources: ['keyword_gaps'], prompt_count_min: 10, prompt_count_max: 20 }, 'prompt_count_min'],
       [{ name: 'x', sources: ['keyword_gaps'], locale: 'english' }, 'locale'],
       [{ sources: ['keyword_gaps'] }, 'name'],
     ] as const) {
@@ -116,10 +113,6 @@ describe('prompt discovery', () => {
     const mcp = await callTool(a, 'start_prompt_discovery', { website_id: w.a.a1, name: 'x', sources: ['brand_guidelines'] });
     expect(mcp.isError).toBe(true);
     expect(mcp.text).toContain('custom_instructions');
-    // inside the band, any bounds in order are taken as given
-    const band = await start(w.a.key, { website_id: w.a.a1, name: 'band', sources: ['keyword_gaps'], prompt_count_min: 30, prompt_count_max: 30 });
-    expect(band.status).toBe(201);
-    expect(DiscoveryRunAnswer.parse(band.body).run).toMatchObject({ prompt_count_min: 30, prompt_count_max: 30 });
   });
 
   it('given many runs, then the history is newest first, limit default 10 and max 20 (past it 400); MCP answers the same', async () => {
