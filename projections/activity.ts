@@ -21,6 +21,9 @@ const pgArray = (xs: string[]) => `{${xs.map((x) => `"${x.replace(/\\/g, '\\\\')
 /** null: this event of the type is no change of a resource (a job end of a kind the feed does not show) */
 type Mapper<T extends EventType> = (e: Extract<TypedEvent, { type: T }>) => FeedEntry | null;
 
+/** Job kinds whose failure is a feed entry of their own entity type (pitches are organization-level: mapped apart). */
+const FAILURES_SHOWN: Record<string, string> = { seo: 'seo_recommendation_job', discovery: 'prompt_discovery_run' };
+
 /** Every event type that changes a resource, as a feed entry. Adding a type to the feed is one line here. */
 export const feed: { [T in EventType]?: Mapper<T> } = {
   WebsiteCreated: (e) => ({ entity_type: 'website', change_type: 'created', entity_ids: [e.data.website_id], website_id: e.data.website_id }),
@@ -166,7 +169,12 @@ export const feed: { [T in EventType]?: Mapper<T> } = {
   ContentPublished: (e) => ({ entity_type: 'content', change_type: 'published', entity_ids: [e.data.content_id] }),
   ContentEdited: (e) => ({ entity_type: 'content', change_type: 'edited', entity_ids: [e.data.content_id] }),
   ContentRevised: (e) => ({ entity_type: 'content', change_type: 'revised', entity_ids: [e.data.content_id] }),
-  JobFailed: (e) => (e.data.kind === 'pitch' ? { entity_type: 'pitch', change_type: 'failed', entity_ids: [e.data.job_id], website_id: null } : null),
+  JobFailed: (e) => {
+    if (e.data.kind === 'pitch') return { entity_type: 'pitch', change_type: 'failed', entity_ids: [e.data.job_id], website_id: null };
+    // the jobs whose start and end the feed shows: their failure too (the website from the job's metadata)
+    const entity_type = FAILURES_SHOWN[e.data.kind];
+    return entity_type ? { entity_type, change_type: 'failed', entity_ids: [e.data.job_id] } : null;
+  },
 };
 
 const COLUMNS = [

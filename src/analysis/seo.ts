@@ -38,12 +38,13 @@ export function parseHtmlPage(html: string): SeoPage {
   const meta =
     /<meta[^>]*name\s*=\s*["']description["'][^>]*content\s*=\s*["']([^"']*)["'][^>]*>/i.exec(html) ??
     /<meta[^>]*content\s*=\s*["']([^"']*)["'][^>]*name\s*=\s*["']description["'][^>]*>/i.exec(html);
-  const body = html.replace(/<(script|style|noscript|template)[^>]*>[\s\S]*?<\/\1>/gi, ' ').replace(/<!--[\s\S]*?-->/g, ' ');
+  // the visible text only: the head (title, meta) is judged on its own and never quoted as a sentence of the page
+  const body = html.replace(/<(script|style|noscript|template|head|title)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ').replace(/<!--[\s\S]*?-->/g, ' ');
   const headings = [...body.matchAll(/<h([1-6])[^>]*>([\s\S]*?)<\/h\1>/gi)]
     .map((m) => ({ level: Number(m[1]), text: stripTags(m[2]).slice(0, 500) }))
     .filter((h) => h.text)
     .slice(0, 200);
-  const blockBreaks = body.replace(/<\/(p|li|h[1-6]|div|section|article|dt|dd|tr|br)\s*>|<br\s*\/?>/gi, '\n');
+  const blockBreaks = body.replace(/<\/(p|li|h[1-6]|div|section|article|header|footer|nav|aside|main|blockquote|dt|dd|tr|br)\s*>|<br\s*\/?>/gi, '\n');
   const text = decodeEntities(blockBreaks.replace(/<[^>]*>/g, ' '))
     .split('\n')
     .map(squash)

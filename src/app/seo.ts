@@ -162,6 +162,8 @@ export async function submitSeoRecommendationsOp(c: Caller, input: SubmitSeoReco
     ),
   );
   await c.deps.rt.waitForReadModels(admitted.position, ['seo']);
+  // a new job is answered as admitted (CONTRACT: "queued"), even if a worker already took it; a repeat as it stands
+  if (!admitted.replayed) return { job_id: admitted.job_id, status: 'queued' };
   const job = await getSeoJob(dbOf(c), c.principal.organizationId, site.id, admitted.job_id);
   return { job_id: admitted.job_id, status: job?.status ?? 'queued' };
 }

@@ -165,12 +165,17 @@ describe('prompt discovery', () => {
     expect(feed.body.data.length).toBeGreaterThanOrEqual(1);
   });
 
-  it("given tenancy, then another organization's website is 403 and a scoped key reaches its own website only", async () => {
+  it("given tenancy, then another organization's website is 403 and a scoped key reaches its own website only (REST and tools)", async () => {
     expect((await start(w.b.key, { website_id: w.a.a1, name: 'x', sources: ['keyword_gaps'] })).body).toEqual({
       error: 'Unauthorized access to this website',
     });
     expect((await start(w.a.scoped, { website_id: w.a.a1, name: 'x', sources: ['keyword_gaps'] })).status).toBe(403);
     expect((await runs(w.b.key, { website_id: w.a.a1 })).status).toBe(403);
+    // the scoped key's other website: neither its history nor a run through the tools
+    expect((await runs(w.a.scoped, { website_id: w.a.a1 })).body).toEqual({ error: 'Unauthorized access to this website' });
+    const scopedStart = await callTool(scoped, 'start_prompt_discovery', { website_id: w.a.a1, name: 'x', sources: ['keyword_gaps'] });
+    expect(scopedStart.text).toBe('Unauthorized access to this website');
+    expect((await callTool(scoped, 'get_prompt_discovery_runs', { website_id: w.a.a1 })).text).toBe('Unauthorized access to this website');
     const other = await callTool(b, 'get_prompt_discovery_runs', { website_id: w.a.a1 });
     expect(other.text).toBe('Unauthorized access to this website');
     expect((await runs(w.a.revoked, { website_id: w.a.a1 })).status).toBe(401);

@@ -3,7 +3,20 @@ import type { Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreditUsageView } from '../../queries/credits/views';
 import { SeoJobView, SeoSubmittedView } from '../../queries/seo/views';
-import { EntitlementCache, ENTITLEMENT_UNAVAILABLE, NOT_PUBLIC_HTTPS, SEO_NOT_ENABLED, type SeoOptions } from '../../src/app/seo';
+import type { AppDeps, Caller } from '../../src/app/context';
+import {
+  EntitlementCache,
+  ENTITLEMENT_UNAVAILABLE,
+  getSeoRecommendationsOp,
+  NOT_PUBLIC_HTTPS,
+  SEO_NOT_ENABLED,
+  type SeoOptions,
+  submitSeoRecommendationsOp,
+} from '../../src/app/seo';
+import { DomainErrorException } from '../../src/domain/errors';
+import { ADMIN_PERMISSIONS, type AccessLevel, PERMISSION_DENIED, type Principal } from '../../src/domain/principal';
+import { RateLimiter } from '../../src/limits/rate';
+import type { Outbound } from '../../src/net/safe-fetch';
 import { createSafeFetcher } from '../../src/net/safe-fetch';
 import { seoJob } from '../../src/workers/seo';
 import { probeJob } from '../../src/workers/probe';
@@ -42,6 +55,7 @@ const seo: SeoOptions = {
   organizationPerMinute: 1000,
   websitePerMinute: 1000,
 };
+let outbound: Outbound;
 const held = { gate: null as ReturnType<typeof gate> | null };
 const dbRef = {} as { db: Knex };
 
@@ -54,7 +68,7 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
   });
   nats = await startNatsServer();
-  const outbound = {
+  outbound = {
     fetch: createSafeFetcher({ resolver: fakeResolver({ 'intranet.example.com': ['10.1.2.3'] }), allowAddress: allowLoopback }),
     baseUrl: (host: string) => (host === 'shop.example.com' ? fixture.url : `https://${host}`),
   };
@@ -208,6 +222,9 @@ describe('SEO recommendations', () => {
     expect((await poll(w.b.key, r.body.job_id, w.b.b1)).body).toEqual({ error: 'Job not found' });
     expect((await poll(w.a.key, r.body.job_id, w.a.a1)).status).toBe(404);
     expect((await poll(w.a.key, 'not-a-uuid', w.a.a2)).status).toBe(400);
+    expect((await call<any>(s, 'GET', `/api/v1/seo/recommendations/${r.body.job_id}`, { key: w.a.key })).body).toEqual({
+      error: 'website_id is required',
+    });
     expect((await poll(w.a.revoked, r.body.job_id, w.a.a2)).status).toBe(401);
   });
 
@@ -256,6 +273,53 @@ describe('SEO recommendations', () => {
       checkFails = false;
       clock = Date.now();
     }
+  });
+
+  it('given a signed-in user, then submitting needs content manage on the website and polling content view; below, 403 Forbidden: insufficient permissions with nothing written', async () => {
+    const site = w.a.a2;
+    const deps: AppDeps = { rt: s.rt, limiter: new RateLimiter(s.rt.database.db), outbound, auth: undefined as never, seo };
+    const user = (content: AccessLevel): Caller => ({
+      deps,
+      principal: {
+        kind: 'user',
+        organizationId: w.a.organization_id,
+        apiKeyId: null,
+        userId: w.a.owner_user_id,
+        websiteIds: null,
+        partner: false,
+        plan: 'enterprise',
+        features: ['seo_recommendations'],
+        permissions: { ...ADMIN_PERMISSIONS, content },
+      } satisfies Principal,
+    });
+    const refusal = async (run: Promise<unknown>) =>
+      run.then(
+        () => 'allowed',
+        (err) => (err instanceof DomainErrorException ? err.error.message : String(err)),
+      );
+    const before = await s.head();
+    for (const level of ['none', 'view', 'edit'] as const)
+      expect(await refusal(submitSeoRecommendationsOp(user(level), { website_id: site, request_id: `user-${level}`, draft })), level).toBe(
+        PERMISSION_DENIED,
+      );
+    expect(await s.head()).toBe(before);
+    const admitted = await submitSeoRecommendationsOp(user('manage'), { website_id: site, request_id: 'user-manage', draft });
+    expect(admitted.job_id).toEqual(expect.any(String));
+    expect(await refusal(getSeoRecommendationsOp(user('none'), admitted.job_id, site))).toBe(PERMISSION_DENIED);
+    expect((await getSeoRecommendationsOp(user('view'), admitted.job_id, site)).job_id).toBe(admitted.job_id);
+  });
+
+  it("given the OpenAPI document, then it describes the SEO job routes (the spec's) and the credits and prompt discovery routes (extensions)", async () => {
+    const doc = (await call<any>(s, 'GET', '/api/v1/openapi.json', { key: w.a.key })).body;
+    const tags = (path: string, method: string) => doc.paths[path]?.[method]?.tags as string[] | undefined;
+    expect(tags('/api/v1/seo/recommendations', 'post')).not.toContain('extension');
+    expect(doc.paths['/api/v1/seo/recommendations'].post.requestBody.content['application/json'].schema.properties).toHaveProperty('request_id');
+    expect(doc.paths['/api/v1/seo/recommendations'].post.responses).toHaveProperty('202');
+    expect(tags('/api/v1/seo/recommendations/{job_id}', 'get')).not.toContain('extension');
+    for (const path of ['/api/v1/credits/organization', '/api/v1/credits/website', '/api/v1/credits/group', '/api/v1/prompt-discovery/runs'])
+      expect(tags(path, 'get'), path).toContain('extension');
+    expect(tags('/api/v1/prompt-discovery/runs', 'post')).toContain('extension');
+    expect(tags('/api/v1/prompt-discovery/runs/{run_id}/accept', 'post')).toContain('extension');
   });
 
   it('given the budgets: submissions and polls share the organization budget, submissions also count per website; past either 429 with Retry-After', async () => {
@@ -314,6 +378,8 @@ describe('SEO recommendations', () => {
       expect((await submit(org.key, { website_id: site, request_id: 'o1', draft })).body.job_id).toBe(first);
       held.gate.open();
       expect((await finished(org.key, first, site)).status).toBe('succeeded');
+      // a repeat answers the job as it stands
+      expect((await submit(org.key, { website_id: site, request_id: 'o1', draft })).body).toEqual({ job_id: first, status: 'succeeded' });
       await until(
         'the places are given back',
         async () => (await submit(org.key, { website_id: site, request_id: 'o3', draft })).status === 202 || undefined,
