@@ -58,7 +58,7 @@ describe('knowledge base on the embedded store (PGlite, in-process bus)', () => 
       ['Acme pricing starts at 10 dollars a seat.', 'ai_response', 'pending'],
     ]);
     expect(found[0].response_id).toEqual(expect.any(String));
-  }, 60_000);
+  }, 120_000);
 
   it('given facts, then search ranks approved ones with stemming, PATCH makes a new fact, and a delete erases the texts through a rebuild', async () => {
     const site = (await buildSite(s, key, { name: 'Acme', url: 'https://acme-embedded-facts.example.com' })).id;
@@ -101,5 +101,5 @@ describe('knowledge base on the embedded store (PGlite, in-process bus)', () => 
     for (const runner of s.rt.runners.values()) await runner.rebuild();
     expect(await grep(s.rt.database.db, marker)).toEqual([]);
     expect((await facts({ website_id: site })).map((f) => f.id).sort()).toEqual([best.id, weaker.id].sort());
-  }, 90_000);
+  }, 150_000);
 });
