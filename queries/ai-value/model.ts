@@ -199,7 +199,7 @@ export function valuate(input: ModelInput): Valuation {
     const su = Math.min(1, s + Z * se);
     const cap = { c: Math.round(V * sc), e: Math.round(V * s), u: Math.round(V * su) };
     // A band with an error is never a point: when rounding to cents collapses it, it opens by one cent.
-    if (se > 0 && V > 1 && cap.u === cap.c) {
+    if (se > 0 && V > 0 && cap.u === cap.c) {
       if (cap.u < V) cap.u += 1;
       else cap.c -= 1;
     }

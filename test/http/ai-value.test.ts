@@ -439,3 +439,17 @@ tenancyChecks('PATCH /api/v1/topics/{id} (economics)', () => w, {
   websiteScoped: true,
   request: (websiteId) => ({ path: `/api/v1/topics/${UNKNOWN}`, body: { website_id: websiteId, economics: null } }),
 });
+
+describe('the OpenAPI document', () => {
+  it("given the document, then GET /api/v1/ai-search-value is in it as the spec's (no extension tag) and the topics' economics PATCH as an extension", async () => {
+    const r = await call(s, 'GET', '/api/v1/openapi.json', { key: w.a.key });
+    expect(r.status).toBe(200);
+    const get = r.body.paths['/api/v1/ai-search-value']?.get;
+    expect(get?.tags).not.toContain('extension');
+    expect(get.parameters.map((p: { name: string }) => p.name)).toEqual(['website_id']);
+    expect(Object.keys(get.responses['200'].content['application/json'].schema.properties)).toEqual(
+      expect.arrayContaining(['assumptions_version', 'computed_at', 'has_computed_valuations', 'is_stale_value', 'market', 'captured', 'headroom']),
+    );
+    expect(r.body.paths['/api/v1/topics/{topic_id}']?.patch?.tags).toContain('extension');
+  });
+});

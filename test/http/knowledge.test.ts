@@ -179,6 +179,46 @@ describe('the gates', () => {
     ]);
   });
 
+  it("given another website of the same organization, then its pillars and facts are not this website's: 403 for a key outside it, 404 / not_found_ids / nothing listed for a key inside", async () => {
+    const p1 = (await pillar(w.a.key, { website_id: w.a.a1, name: 'Other website pillar' })).body.pillar;
+    const f1 = (await fact(w.a.key, { website_id: w.a.a1, text: 'Acme a1 has a fact.', pillar_id: p1.id })).body.fact;
+    // a key scoped to a2 reaches neither a1's pillar nor a1's facts, by id or by website
+    await refusedWithoutWrite(s, w.a.scoped, [
+      {
+        method: 'PATCH',
+        path: `/api/v1/knowledge-base/pillars/${p1.id}`,
+        body: { status: 'published' },
+        status: 403,
+        error: 'Unauthorized access to this website',
+      },
+      {
+        method: 'PATCH',
+        path: `/api/v1/knowledge-base/facts/${f1.id}`,
+        body: { confidence: 'low' },
+        status: 403,
+        error: 'Unauthorized access to this website',
+      },
+      { method: 'GET', path: '/api/v1/knowledge-base/facts', query: { website_id: w.a.a1, pillar_id: p1.id }, status: 403 },
+    ]);
+    // naming a1's pillar or fact while addressing a2 (a key that reaches both): not found there, nothing listed or changed
+    await refusedWithoutWrite(s, w.a.key, [
+      {
+        method: 'POST',
+        path: '/api/v1/knowledge-base/facts',
+        body: { website_id: w.a.a2, text: 'Filed under a1.', pillar_id: p1.id },
+        status: 404,
+        error: 'Pillar not found',
+      },
+    ]);
+    expect((await facts(w.a.key, { website_id: w.a.a2, pillar_id: p1.id })).body.facts).toEqual([]);
+    expect((await del(w.a.key, w.a.a2, [f1.id])).body).toEqual({ success: true, deleted_ids: [], not_found_ids: [f1.id] });
+    expect((await facts(w.a.key, { website_id: w.a.a1, pillar_id: p1.id })).body.facts.map((x: FactView) => x.id)).toEqual([f1.id]);
+    // the scoped key's own website is unaffected by a1's pillar names: the same name there is a new pillar
+    const mine = await pillar(w.a.scoped, { website_id: w.a.a2, name: 'OTHER WEBSITE PILLAR' });
+    expect(mine.body).toMatchObject({ created: true });
+    expect(mine.body.pillar.id).not.toBe(p1.id);
+  });
+
   const eps = [
     { method: 'POST', request: (site: string) => ({ path: '/api/v1/knowledge-base/pillars', body: { website_id: site, name: 'Tenancy' } }) },
     { method: 'GET', request: (site: string) => ({ path: '/api/v1/knowledge-base/pillars', query: { website_id: site } }) },
@@ -525,6 +565,8 @@ describe('activity', () => {
     await patch(w.a.key, f.id, { confidence: 'low' });
     const changed = (await patch(w.a.key, f.id, { text: 'Feed fact, changed.' })).body.fact;
     await review(w.a.key, changed.id, 'reject');
+    await review(w.a.key, changed.id, 'approve');
+    await review(w.a.key, changed.id, 'reject');
     await del(w.a.key, site, [changed.id]);
     await caughtUp(s, ['activity']);
     const r = await call(s, 'GET', '/api/v1/activity', { key: w.a.key, query: { website_id: site, order: 'asc' } });
@@ -540,6 +582,8 @@ describe('activity', () => {
       ['fact', 'updated', [f.id]],
       ['fact', 'updated', [changed.id, f.id]],
       ['fact', 'archived', [f.id]],
+      ['fact', 'rejected', [changed.id]],
+      ['fact', 'approved', [changed.id]],
       ['fact', 'rejected', [changed.id]],
       ['fact', 'deleted', [changed.id]],
     ]);
@@ -575,5 +619,32 @@ describe('approved facts for grounded generation', () => {
     ]);
     expect(r.facts.map((f) => f.id)).toEqual([ok2.id, ok1.id, current.id]);
     expect(r.not_approved_ids).toEqual([pending, rejected, archived.id, deleted.id, elsewhere.id, unknown, 'not-a-uuid']);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it("given the document, then every knowledge-base route is in it, the spec's untagged and ours tagged extension", async () => {
+    const r = await call(s, 'GET', '/api/v1/openapi.json', { key: w.a.key });
+    expect(r.status).toBe(200);
+    const tags = (path: string, method: string) => r.body.paths[path]?.[method]?.tags as string[] | undefined;
+    const spec: [string, string][] = [
+      ['/api/v1/knowledge-base/pillars', 'post'],
+      ['/api/v1/knowledge-base/facts', 'get'],
+      ['/api/v1/knowledge-base/facts/search', 'get'],
+      ['/api/v1/knowledge-base/facts/{fact_id}', 'patch'],
+      ['/api/v1/knowledge-base/facts/delete', 'post'],
+    ];
+    const ours: [string, string][] = [
+      ['/api/v1/knowledge-base/pillars', 'get'],
+      ['/api/v1/knowledge-base/pillars/{pillar_id}', 'patch'],
+      ['/api/v1/knowledge-base/facts', 'post'],
+      ['/api/v1/knowledge-base/facts/{fact_id}/review', 'post'],
+    ];
+    for (const [path, method] of spec) {
+      expect(tags(path, method), `${method} ${path}`).toContain('knowledge base');
+      expect(tags(path, method), `${method} ${path}`).not.toContain('extension');
+    }
+    for (const [path, method] of ours)
+      expect(tags(path, method), `${method} ${path}`).toEqual(expect.arrayContaining(['knowledge base', 'extension']));
   });
 });

@@ -65,6 +65,19 @@ describe('knowledge-base tools', () => {
     expect(upd.fact.id).not.toBe(f.id);
     await refused(a, 'update_brand_fact', { fact_id: f.id, confidence: 'low' }, 404, 'Fact not found');
     await refused(a, 'update_brand_fact', { fact_id: upd.fact.id }, 400, /^text: /);
+    // REST's PATCH rules and messages: a fact captured from an answer keeps its text (409), its confidence changes in place
+    const [captured] = await researched(s, w.a.organization_id, site, created.pillar.id, [{ text: 'Support was praised in an answer.' }]);
+    await refused(
+      a,
+      'update_brand_fact',
+      { fact_id: captured, text: 'Changed.' },
+      409,
+      'Facts captured from AI responses cannot have their text changed',
+    );
+    expect(await toolOk(a, 'update_brand_fact', { fact_id: captured, confidence: 'low' })).toMatchObject({
+      fact: { id: captured, confidence: 'low', source_type: 'ai_response' },
+      before: { id: captured, confidence: 'medium' },
+    });
 
     const gone = DeleteFactsAnswer.parse(await toolOk(a, 'delete_brand_facts', { website_id: site, fact_ids: [upd.fact.id, f.id] }));
     expect(gone).toEqual({ success: true, deleted_ids: [upd.fact.id], not_found_ids: [f.id] });

@@ -54,7 +54,13 @@ const topic = fc.record({
     fc.array(fc.constantFrom(...WORDS), { maxLength: 4 }).map((ws) => `Which ${ws.join(' ')}?`),
     { maxLength: 3 },
   ),
-  economics: fc.option(fc.record({ monthly_searches: fc.integer({ min: 0, max: 100_000 }), cpc_usd: fc.double({ min: 0, max: 50, noNaN: true }) })),
+  economics: fc.option(
+    fc.oneof(
+      fc.record({ monthly_searches: fc.integer({ min: 0, max: 100_000 }), cpc_usd: fc.double({ min: 0, max: 50, noNaN: true }) }),
+      // markets of a few cents, where rounding to cents collapses a band unless it opens by one cent
+      fc.record({ monthly_searches: fc.constant(1), cpc_usd: fc.constantFrom(0.01, 0.02, 0.03) }),
+    ),
+  ),
   window: byModel,
   previous: byModel,
   locations: fc.integer({ min: 0, max: 3 }),
@@ -125,7 +131,7 @@ describe('the AI search value model over random websites', () => {
       fc.property(website, (input) => {
         const v = valuate(input);
         for (const t of v.topics) {
-          if (t.standard_error_pp > 0 && t.value_usd_mo >= 1) expect(t.captured.upside).toBeGreaterThan(t.captured.conservative);
+          if (t.standard_error_pp > 0 && t.value_usd_mo > 0) expect(t.captured.upside).toBeGreaterThan(t.captured.conservative);
           if (t.share_basis === 'unmeasured') expect(t.standard_error_pp).toBe(0);
           expect(t.share_basis).toBe(t.responses_28d === 0 ? 'unmeasured' : t.branded ? 'mention_rate' : 'pw_sov');
         }
@@ -192,5 +198,26 @@ describe('categories, local intent and name tokens (docs/VALUATION.md, sections 
     expect(nameTokens('Pricing plans')).toEqual(nameTokens('Plans & pricing'));
     expect(nameTokens('The best CRM tools')).toEqual(new Set(['crm', 'tool']));
     expect(ASSUMPTIONS.assumptions_version).toMatch(/^\d{4}\.\d{2}$/);
+  });
+});
+
+describe('a band with an error is never a point, even on a one-cent market (docs/VALUATION.md, section 3)', () => {
+  it('given a branded topic worth one cent whose share rounds to the whole cent at both ends, when valued, then the conservative bound loses the cent', () => {
+    // 9 of 10 answers mention the brand: s = 0.9, SE = 0.1097, s_c = 0.685 and s_u = 1: both bounds round to the cent
+    const t: TopicInput = {
+      topic_id: '00000000-0000-4000-8000-000000000001',
+      name: 'Acme reviews',
+      branded: true,
+      prompts: [],
+      economics: { monthly_searches: 1, cpc_usd: 0.01 },
+      window: new Map([['m1', { n: 10, mentioned: 9, B: 9, D: 9 }]]),
+      previous: new Map(),
+      locations: 0,
+      personas: 0,
+    };
+    const [v] = valuate({ topics: [t], measured_responses: 50, attribution: { unavailable: 'none' } }).topics;
+    expect(v.standard_error_pp).toBeGreaterThan(0);
+    expect(v.captured).toEqual({ conservative: 0, expected: 0.01, upside: 0.01 });
+    expect(v.headroom).toEqual({ conservative: 0, expected: 0, upside: 0.01 });
   });
 });

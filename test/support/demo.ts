@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bootstrapEmbedded } from '../../src/bootstrap';
 import type { Runtime } from '../../src/runtime';
-import { call, startServer, type TestServer } from './server';
+import { call, type ServerRuntimeOptions, startServer, type TestServer } from './server';
 import { until } from './until';
 
 /** A first embedded start: the server, the demo key it printed, the demo website; `close` also removes its data. */
@@ -16,9 +16,14 @@ export interface DemoStart {
 
 /**
  * Starts a server on a fresh data directory (simulated engines) and runs the embedded first start on it, its printed
- * output captured to read the demo key. `runtime` may wrap the runtime the first start writes through.
+ * output captured to read the demo key. `runtime` may wrap the runtime the first start writes through; `server` picks
+ * the server's runtime (e.g. `embedded: true`, PGlite as `npm start` has it, whatever DATABASE_URL says).
  */
-export async function startDemo(dirPrefix: string, runtime: (rt: Runtime) => Runtime = (rt) => rt): Promise<DemoStart> {
+export async function startDemo(
+  dirPrefix: string,
+  runtime: (rt: Runtime) => Runtime = (rt) => rt,
+  server: ServerRuntimeOptions = {},
+): Promise<DemoStart> {
   const dataDir = mkdtempSync(join(tmpdir(), dirPrefix));
   let s: TestServer | undefined;
   const close = async () => {
@@ -26,7 +31,7 @@ export async function startDemo(dirPrefix: string, runtime: (rt: Runtime) => Run
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    s = await startServer({ DATA_DIR: dataDir, ENGINE_MODE: 'simulated' });
+    s = await startServer({ DATA_DIR: dataDir, ENGINE_MODE: 'simulated' }, {}, undefined, server);
     const out = process.stdout.write;
     let printed = '';
     process.stdout.write = ((chunk: string) => {

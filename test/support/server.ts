@@ -9,7 +9,7 @@ import { createLogger, silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime';
 import { freshDatabase } from './db';
 import { checkDocumentedShape } from './documented';
-import { openPostgres } from '../../src/db';
+import { openPglite, openPostgres } from '../../src/db';
 import type { Engines } from '../../src/engines/registry';
 import type { SafeFetch } from '../../src/net/safe-fetch';
 import { OBSERVATION_WORKER } from '../../src/workers/observations';
@@ -54,6 +54,8 @@ export interface ServerRuntimeOptions {
   jobs?: RuntimeOptions['jobs'];
   /** the job workers' outbound client (a live page on 127.0.0.1) */
   fetch?: SafeFetch;
+  /** embedded read models and event store (in-memory PGlite) even when DATABASE_URL is set: what `npm start` runs */
+  embedded?: boolean;
 }
 
 export async function startServer(
@@ -63,7 +65,11 @@ export async function startServer(
   runtime: ServerRuntimeOptions = {},
 ): Promise<TestServer> {
   // join: a second instance over the same database (real Postgres only)
-  const database = join ? await openPostgres(join.databaseUrl!) : await freshDatabase(10, { serverSchema: true });
+  const database = join
+    ? await openPostgres(join.databaseUrl!)
+    : runtime.embedded
+      ? { ...(await openPglite('memory://')), url: null }
+      : await freshDatabase(10, { serverSchema: true });
   const config = loadConfig({ DATA_DIR: '/tmp/aivis-unused', LOG_LEVEL: 'silent', SCHEDULER: 'off', ...env });
   // TEST_LOG=error (or any pino level) shows the server's log while debugging a test
   const logger = process.env.TEST_LOG ? createLogger(process.env.TEST_LOG) : silentLogger();
