@@ -165,9 +165,12 @@ describe('MCP sign-in: the authorization code', () => {
     expect(listed.isError, JSON.stringify(listed)).toBeFalsy();
     const created = await tool(bearer(t.access_token), 'create_prompt', { website_id: w.a.a1, text: 'best running shoes' });
     expect(created).toMatchObject({ isError: true, structuredContent: { error: 'Forbidden: insufficient permissions', status: 403 } });
-    // another organization's website stays out of reach
-    const other = await tool(bearer(t.access_token), 'list_prompts', { website_id: w.b.b1 });
-    expect(other).toMatchObject({ isError: true, structuredContent: { status: 403 } });
+    // another organization's website stays out of reach, and so does a website of the same organization the viewer
+    // is not a member of
+    for (const website_id of [w.b.b1, w.a.a2]) {
+      const other = await tool(bearer(t.access_token), 'list_prompts', { website_id });
+      expect(other, website_id).toMatchObject({ isError: true, structuredContent: { error: 'Unauthorized access to this website', status: 403 } });
+    }
   });
 
   it("given an admin who signs in, then a write works and the activity feed names the admin's id and email", async () => {
