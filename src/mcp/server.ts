@@ -143,9 +143,12 @@ export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: To
     },
   });
 
-  // stateless: no server-initiated stream to open and no session to end
-  const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
-    reply.code(405).header('allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed: this stateless server answers POST only'));
+  // stateless: no server-initiated stream to open and no session to end; without credentials, the sign-in challenge
+  // first, as for every request but a public tool's call
+  const notAllowed = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (req.headers['x-api-key'] === undefined && req.headers.authorization === undefined) return sendError(reply, unauthenticated());
+    return reply.code(405).header('allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed: this stateless server answers POST only'));
+  };
   app.route({ method: 'GET', url: MCP_PATH, handler: notAllowed });
   app.route({ method: 'DELETE', url: MCP_PATH, handler: notAllowed });
 }

@@ -158,12 +158,16 @@ describe('MCP tool server: transport rules', () => {
     await s.rt.database.db('aivis_rate_limits').where('key', 'like', 'mcp-anon:%').delete();
   });
 
-  it('given GET or DELETE, then 405 (stateless server: no stream, no session)', async () => {
+  it('given GET or DELETE, then 405 (stateless server: no stream, no session); without credentials 401 with the challenge', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(new URL(MCP, s.url), { method, headers: { accept: 'text/event-stream', ...apiKey(w.a.key) } });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('POST');
       expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: -32000 });
+      // without credentials the sign-in challenge comes first
+      const anon = await fetch(new URL(MCP, s.url), { method, headers: { accept: 'text/event-stream' } });
+      expect(anon.status).toBe(401);
+      expect(anon.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp"$/);
     }
   });
 });
