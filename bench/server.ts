@@ -99,7 +99,8 @@ export async function startBenchServer(
       if (isDomainError(w)) throw new Error(w.message);
       last = w.position;
     }
-    await rt.waitForReadModels(last, 'all', 30_000);
+    // on a loaded machine the read models can take longer than 30 s: a bench on a key they do not hold yet fails obscurely
+    if (!(await rt.waitForReadModels(last, 'all', 180_000))) throw new Error('the read models did not catch up with the bench organization in 180 s');
     const app = await buildApp(rt);
     await beforeListen?.(app);
     const listening = await listen(app, rt);

@@ -51,8 +51,8 @@ async function clientSalt(db: Knex): Promise<string> {
 /**
  * The MCP tool server on the app: Streamable HTTP, stateless (a fresh server and transport per POST, JSON answers),
  * API keys as x-api-key or Bearer, or a signed-in user's access token (`oauth`: README "MCP sign-in"); without
- * credentials only the handshake and public tools, under the anonymous limits, and 401 with the sign-in challenge
- * for anything else.
+ * credentials only public tools' calls (no handshake needed: stateless), under the anonymous limits, and 401 with the
+ * sign-in challenge for anything else, `initialize` included.
  */
 export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: ToolDef[] = allTools, oauth?: OAuthResource): Promise<void> {
   const names = new Set<string>();
@@ -119,7 +119,7 @@ export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: To
         return sendError(reply, tooLarge());
       }
       if (Array.isArray(req.body)) return reply.code(400).send(jsonRpcError(ErrorCode.InvalidRequest, 'Batch requests are not supported'));
-      // without credentials only the handshake and the public tools: anything else asks the client to sign in
+      // without credentials only the public tools' calls: anything else (initialize included) asks the client to sign in
       if (!caller.principal && !anonymousAllowed(req.body, publicTools)) return sendError(reply, unauthenticated());
 
       const server = toolServer(tools, { principal: caller.principal, deps, clientHash: caller.clientHash });
@@ -143,26 +143,30 @@ export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: To
     },
   });
 
-  // stateless: no server-initiated stream to open and no session to end
-  const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
-    reply.code(405).header('allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed: this stateless server answers POST only'));
+  // stateless: no server-initiated stream to open and no session to end; without credentials, the sign-in challenge
+  // first, as for every request but a public tool's call
+  const notAllowed = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (req.headers['x-api-key'] === undefined && req.headers.authorization === undefined) return sendError(reply, unauthenticated());
+    return reply.code(405).header('allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed: this stateless server answers POST only'));
+  };
   app.route({ method: 'GET', url: MCP_PATH, handler: notAllowed });
   app.route({ method: 'DELETE', url: MCP_PATH, handler: notAllowed });
 }
 
 const tooLarge = () => new ProblemError(413, 'body is too large');
 
-/** What a client without credentials may send: the handshake (initialize, ping, notifications) and public tools' calls. */
+/**
+ * What a client without credentials may send: a public tool's call, and nothing else (issue 19: 401 with the challenge
+ * for every request but the anonymous public tool). The handshake is refused too: assistants start signing in on a 401
+ * to `initialize` (several start it nowhere else), and the server is stateless, so a public tool's call needs no
+ * handshake before it.
+ */
 function anonymousAllowed(body: unknown, publicTools: ReadonlySet<string>): boolean {
   if (typeof body !== 'object' || body === null) return true; // the transport answers what is not JSON-RPC
   const m = (body as { method?: unknown }).method;
-  if (m === 'initialize' || m === 'ping' || (typeof m === 'string' && m.startsWith('notifications/'))) return true;
-  if (m === 'tools/call') {
-    const name = (body as { params?: { name?: unknown } }).params?.name;
-    return typeof name === 'string' && publicTools.has(name);
-  }
-  // a JSON-RPC response (no method) from the client
-  return m === undefined;
+  if (m !== 'tools/call') return false;
+  const name = (body as { params?: { name?: unknown } }).params?.name;
+  return typeof name === 'string' && publicTools.has(name);
 }
 
 /** One MCP server for one request: the caller sees only the tools it may call. */

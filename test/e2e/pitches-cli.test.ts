@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { reserveAllowance } from '../../commands/allowances/allowance';
 import { PITCH_ALLOWANCE } from '../../commands/pitches/request-pitch';
 import { forbidden } from '../../src/domain/errors';
+import { newEventsFor } from '../../commands/handle';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
@@ -11,13 +12,16 @@ import { openJobRuntime } from '../support/jobs';
 import { submitPitch } from '../support/pitch-jobs';
 
 // The operator's reconciliation of pitch allowances: a reservation whose report never came to be is released, one whose
-// report is still under way is listed and kept.
+// report ended (its worker gone before settling) is settled as the end says (a failed report's pitch stays consumed),
+// one whose report is still under way is listed and kept.
 (onRealPostgres ? describe : describe.skip)('npm run cli -- pitches:reconcile', () => {
-  it('given a reservation whose admission died before the report existed and one whose report is queued, then the first is released and the second listed and kept', async () => {
+  it('given a reservation whose admission died before the report existed, one whose report failed or completed unsettled, and one whose report is queued, then the first is released, the ended ones consumed, the last listed and kept', async () => {
     const database = await freshDatabase();
     const org = newId();
     const gone = newId();
     let queued = '';
+    let failed = '';
+    let completed = '';
     const rt = await openJobRuntime({ ...database, close: async () => {} }, { specs: [], workers: false });
     try {
       const r = await reserveAllowance(
@@ -34,6 +38,20 @@ import { submitPitch } from '../support/pitch-jobs';
       );
       expect(r).not.toHaveProperty('kind');
       queued = await submitPitch(rt, org, 'reconcile-1');
+      // two reports that ended without their reservation settled (the instance died between the end and the settlement)
+      const ctx = { store: rt.store, organizationId: org, actor: SYSTEM_ACTOR };
+      failed = await submitPitch(rt, org, 'reconcile-2');
+      await rt.store.append(
+        jobStream('pitch', failed),
+        newEventsFor(ctx, [{ type: 'JobFailed', data: { job_id: failed, kind: 'pitch', error_kind: 'research_failed', message: 'unreadable' } }]),
+        'any',
+      );
+      completed = await submitPitch(rt, org, 'reconcile-3');
+      await rt.store.append(
+        jobStream('pitch', completed),
+        newEventsFor(ctx, [{ type: 'JobSucceeded', data: { job_id: completed, kind: 'pitch' } }]),
+        'any',
+      );
     } finally {
       await rt.close();
     }
@@ -50,9 +68,18 @@ import { submitPitch } from '../support/pitch-jobs';
       [
         [gone, 'gone'],
         [queued, 'queued'],
+        [failed, 'failed'],
+        [completed, 'succeeded'],
       ].sort(),
     );
-    expect(out.settled).toEqual([{ reservation_id: gone, outcome: 'released' }]);
+    const byId = (a: { reservation_id: string }, b: { reservation_id: string }) => a.reservation_id.localeCompare(b.reservation_id);
+    expect([...out.settled].sort(byId)).toEqual(
+      [
+        { reservation_id: gone, outcome: 'released' },
+        { reservation_id: failed, outcome: 'consumed' },
+        { reservation_id: completed, outcome: 'consumed' },
+      ].sort(byId),
+    );
     const again = JSON.parse(cli('pitches:reconcile', '--older-than-minutes', '0').stdout);
     expect(again.open.map((o: { reservation_id: string }) => o.reservation_id)).toEqual([queued]);
     expect(again.settled).toEqual([]);

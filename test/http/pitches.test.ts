@@ -22,7 +22,7 @@ let keys = 0;
 const newKey = () => `key-${++keys}-${Date.now()}`;
 const create = (key: string | null, body: unknown, idempotencyKey: string | null = newKey()) =>
   call(s, 'POST', '/api/v1/pitches', { key, body, headers: idempotencyKey === null ? {} : { 'Idempotency-Key': idempotencyKey } });
-const report = (key: string, id: string) => call(s, 'GET', `/api/v1/pitches/${id}`, { key });
+const report = (key: string | null, id: string) => call(s, 'GET', `/api/v1/pitches/${id}`, { key });
 /** every report of the server has ended: the log's head moves no more on its own */
 const quiet = () =>
   until('every report to end', async () => (await s.rt.database.db('rm_pitches').where('status', 'processing').first('id')) === undefined);
@@ -117,7 +117,8 @@ describe('creating a pitch report', () => {
   it('given a site that does not answer, when the report runs, then it fails and the allowance stays consumed', async () => {
     const org = await s.org('Failing', { pitch_allowance: 1 });
     const asked = sites.requests.filter((h) => h === BROKEN).length;
-    const r = await create(org.key, { website_url: BROKEN });
+    const idempotencyKey = newKey();
+    const r = { ...(await create(org.key, { website_url: BROKEN }, idempotencyKey)), idempotencyKey };
     expect(r.status).toBe(202);
     const done = await ended(org.key, r.body.pitch_id);
     expect(done.pitch.status).toBe('failed');
@@ -128,6 +129,11 @@ describe('creating a pitch report', () => {
     const again = await create(org.key, { website_url: PROSPECT });
     expect(again.status).toBe(403);
     expect(again.body).toEqual({ error: 'Pitch allowance exhausted' });
+    // the spent allowance does not stand in the way of a retry of the report's own key: the same failed report answers
+    const retried = await create(org.key, { website_url: BROKEN }, r.idempotencyKey);
+    expect(retried.status).toBe(200);
+    expect(retried.body).toEqual({ pitch_id: r.body.pitch_id, status: 'failed', report_url: r.body.report_url });
+    expect((await call(s, 'GET', '/api/v1/pitches/usage', { key: org.key })).body.used).toBe(1);
     const feed = await until('the failure in the activity feed', async () => {
       const a = await call(s, 'GET', '/api/v1/activity', { key: org.key, query: { entity_type: 'pitch' } });
       return a.body.data?.length >= 2 && a.body.data;
@@ -241,9 +247,12 @@ describe('who may create and read reports', () => {
   });
 
   it('given no key or a revoked one, then 401 Unauthorized', async () => {
+    const r = await create(w.a.key, { website_url: PROSPECT });
     for (const key of [null, w.a.revoked]) {
       expect((await create(key, { website_url: PROSPECT })).status).toBe(401);
       expect((await call(s, 'GET', '/api/v1/pitches', { key })).body).toEqual({ error: 'Unauthorized' });
+      expect(await report(key, r.body.pitch_id)).toMatchObject({ status: 401, body: { error: 'Unauthorized' } });
+      expect(await call(s, 'GET', '/api/v1/pitches/usage', { key })).toMatchObject({ status: 401, body: { error: 'Unauthorized' } });
     }
   });
 

@@ -4,7 +4,7 @@ import { ENGINE_IDS } from '../../src/analysis/ai-crawlers';
 import { RateLimiter } from '../../src/limits/rate';
 import { ORG_CHECKS_PER_MIN, orgLimitKey, PUBLIC_SCANS_PER_MIN } from '../../src/app/ai-access';
 import { call, startServer, type TestServer } from '../support/server';
-import { apiKey, awayFromMinuteEdge, callTool, connect, FIXTURE_DOMAIN, fixtureSite, type FixtureSite } from './support';
+import { anonymousCaller, apiKey, awayFromMinuteEdge, callTool, connect, FIXTURE_DOMAIN, fixtureSite, type FixtureSite } from './support';
 
 let site: FixtureSite;
 let s: TestServer;
@@ -17,7 +17,7 @@ beforeAll(async () => {
   const org = await s.org('Checker');
   key = org.key;
   orgId = org.organization_id;
-  anon = await connect(s);
+  anon = anonymousCaller(s);
 });
 afterAll(async () => {
   await anon?.close();

@@ -17,6 +17,24 @@ export async function connect(s: { url: string }, headers: Record<string, string
   return client;
 }
 
+/**
+ * A caller without credentials, for the public tools: it sends each call as one JSON-RPC request without a handshake
+ * (the server is stateless, and answers an anonymous `initialize` with 401 and the sign-in challenge). Only what
+ * `callTool` uses; a refused request (401, 429 before the tool) throws with the answer's status and error.
+ */
+export function anonymousCaller(s: { url: string }): Client {
+  let id = 0;
+  const caller = {
+    async callTool(params: { name: string; arguments?: Record<string, unknown> }) {
+      const r = await post(s, { jsonrpc: '2.0', id: ++id, method: 'tools/call', params });
+      if (r.status !== 200 || !r.body?.result) throw Object.assign(new Error(`HTTP ${r.status}: ${JSON.stringify(r.body)}`), { code: r.status });
+      return r.body.result;
+    },
+    async close() {},
+  };
+  return caller as unknown as Client;
+}
+
 /** One client per set of headers, connected at once; `closeAll` closes them. */
 export const connectAll = (s: { url: string }, ...headers: Record<string, string>[]) => Promise.all(headers.map((h) => connect(s, h)));
 export const closeAll = async (...clients: (Client | undefined)[]) => {

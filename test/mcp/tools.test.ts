@@ -4,7 +4,7 @@ import { utcDay } from '../../src/domain/dates';
 import type { TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { ANON_REQUESTS_PER_MIN } from '../../src/mcp/server';
-import { apiKey, awayFromMinuteEdge, bearer, callTool, connect, MCP, ping, post, useMcpWorld } from './support';
+import { anonymousCaller, apiKey, awayFromMinuteEdge, bearer, callTool, connect, MCP, ping, post, useMcpWorld } from './support';
 
 let s: TestServer;
 let w: World;
@@ -20,6 +20,14 @@ useMcpWorld(
 );
 
 const ids = (r: { structured: { websites: { id: string }[] } }) => r.structured.websites.map((x) => x.id).sort();
+
+/** An anonymous call of the public tool that spends none of its scans (the domain is refused before any). */
+const publicCall = (id: number, params: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'check_public_ai_access', arguments: { domain: 'localhost' }, ...params },
+});
 
 describe('MCP tool server: authentication', () => {
   it('given a key as x-api-key or as Authorization: Bearer, then both list the websites of the organization', async () => {
@@ -61,16 +69,25 @@ describe('MCP tool server: authentication', () => {
     await expect(connect(s, bearer(w.a.revoked))).rejects.toMatchObject({ code: 401 });
   });
 
-  it('given no key, then the handshake and the public tool work; listing or a private tool answers 401 asking the client to sign in', async () => {
-    const anon = await connect(s);
-    try {
-      const r = await callTool(anon, 'check_public_ai_access', { domain: 'nonexistent.invalid' });
-      expect(r.text).not.toBe('Unauthorized');
-      await expect(anon.listTools()).rejects.toThrow();
-    } finally {
-      await anon.close();
-    }
+  it('given no key, then the public tool works without a handshake; the handshake, listing or a private tool answers 401 asking the client to sign in', async () => {
+    // the call reaches the tool, which judges the domain (a reserved name: its own 400, no scan spent)
+    const r = await callTool(anonymousCaller(s), 'check_public_ai_access', { domain: 'nonexistent.invalid' });
+    expect(r).toMatchObject({
+      isError: true,
+      text: 'domain must be a public domain (.invalid is reserved for special use)',
+      structured: { status: 400 },
+    });
+    // an SDK client without credentials starts with the handshake, and is asked to sign in there
+    await expect(connect(s)).rejects.toMatchObject({ code: 401 });
     for (const body of [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      },
+      ping(),
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 1, method: 'tools/list' },
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_websites', arguments: {} } },
     ]) {
@@ -116,7 +133,7 @@ describe('MCP tool server: transport rules', () => {
     const r2 = await post(s, '', {}, { body: chunked, duplex: 'half' } as RequestInit);
     expect(r2).toMatchObject({ status: 413, body: { error: 'body is too large' } });
 
-    const small = await post(s, { ...ping(), params: { pad: 'x'.repeat(400 * 1024) } });
+    const small = await post(s, publicCall(1, { pad: 'x'.repeat(400 * 1024) }));
     expect(small.status).toBe(200);
     // the 512 KiB limit is the anonymous one: a key's request goes on
     const withKey = await post(s, big, apiKey(w.a.key));
@@ -128,10 +145,10 @@ describe('MCP tool server: transport rules', () => {
     // start from a fresh window of this address's budget (earlier tests spent some of it)
     await s.rt.database.db('aivis_rate_limits').where('key', 'like', 'mcp-anon:%').delete();
     for (let i = 0; i < ANON_REQUESTS_PER_MIN; i += 10) {
-      const batch = await Promise.all(Array.from({ length: 10 }, (_, j) => post(s, ping(i + j))));
+      const batch = await Promise.all(Array.from({ length: 10 }, (_, j) => post(s, publicCall(i + j))));
       expect(batch.map((r) => r.status)).toEqual(Array(10).fill(200));
     }
-    const r = await post(s, ping(61));
+    const r = await post(s, publicCall(61));
     expect(r.status).toBe(429);
     expect(r.body).toEqual({ error: 'Too many requests' });
     const retry = Number(r.headers.get('retry-after'));
@@ -141,12 +158,16 @@ describe('MCP tool server: transport rules', () => {
     await s.rt.database.db('aivis_rate_limits').where('key', 'like', 'mcp-anon:%').delete();
   });
 
-  it('given GET or DELETE, then 405 (stateless server: no stream, no session)', async () => {
+  it('given GET or DELETE, then 405 (stateless server: no stream, no session); without credentials 401 with the challenge', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(new URL(MCP, s.url), { method, headers: { accept: 'text/event-stream', ...apiKey(w.a.key) } });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('POST');
       expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: -32000 });
+      // without credentials the sign-in challenge comes first
+      const anon = await fetch(new URL(MCP, s.url), { method, headers: { accept: 'text/event-stream' } });
+      expect(anon.status).toBe(401);
+      expect(anon.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/api\/mcp"$/);
     }
   });
 });

@@ -92,12 +92,21 @@ describe('the public report page', () => {
     }
   });
 
+  /** What no state of the page may show: the organization's key and id, the report's id (its token is the address). */
+  const nothingInternal = (page: string, id: string) => {
+    for (const secret of [org.key, org.organization_id, id]) expect(page).not.toContain(secret);
+  };
+
   it('given a report still processing, when opened, then it says so and refreshes itself every 10 seconds', async () => {
-    const { url } = await create(SLOW);
-    const page = await (await fetch(url)).text();
+    const { id, url } = await create(SLOW);
+    const res = await fetch(url);
+    expect(res.headers.get('x-robots-tag')).toBe('noindex, nofollow');
+    const page = await res.text();
     expect(page).toContain('<meta http-equiv="refresh" content="10">');
     expect(page).toContain('Researching');
     expect(page).toContain(SLOW);
+    expect(page).toContain('<meta name="robots" content="noindex, nofollow">');
+    nothingInternal(page, id);
     await screenshotPage(browser, url, 'pitch-processing');
     sites.release();
   });
@@ -105,10 +114,14 @@ describe('the public report page', () => {
   it('given a failed report, when opened, then it says it could not be completed', async () => {
     const { id, url } = await create(BROKEN);
     expect((await ended(id)).pitch.status).toBe('failed');
-    const page = await (await fetch(url)).text();
+    const res = await fetch(url);
+    expect(res.headers.get('x-robots-tag')).toBe('noindex, nofollow');
+    const page = await res.text();
     expect(page).toContain('This report could not be completed');
     expect(page).toContain('HTTP 500');
     expect(page).not.toContain('http-equiv="refresh"');
+    expect(page).toContain('<meta name="robots" content="noindex, nofollow">');
+    nothingInternal(page, id);
     await screenshotPage(browser, url, 'pitch-failed');
   });
 

@@ -158,9 +158,8 @@ describe('MCP sign-in end to end (the MCP SDK client and headless Chromium)', ()
   it('given an assistant without a key, when it connects, then it registers, the user signs in and allows, and its tools work', async () => {
     const first = new Client({ name: 'desktop-assistant', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(mcpUrl(), { authProvider: auth });
-    // the handshake is open; listing tools asks for sign-in, which the SDK starts by registering and redirecting
-    await first.connect(transport);
-    await expect(first.listTools()).rejects.toThrow(/Unauthorized/);
+    // the handshake asks for sign-in (401 with the challenge), which the SDK starts by registering and redirecting
+    await expect(first.connect(transport)).rejects.toThrow(/Unauthorized/);
     expect(auth.info?.client_id).toBeTruthy();
     expect(auth.authorizationUrl?.searchParams.get('code_challenge_method')).toBe('S256');
     expect(auth.authorizationUrl?.searchParams.get('resource')).toBe(mcpUrl().toString());

@@ -178,7 +178,9 @@ export async function userWithPassword(
   });
   const body = (await res.json()) as any;
   if (res.status !== 200) throw new Error(`invite: ${res.status} ${JSON.stringify(body)}`);
+  // setPassword finds the user in the team read model: it must hold the invitation's user (under load it may lag)
+  await s.rt.waitForReadModels(await s.rt.store.lastPosition(), ['team'], 30_000);
   const r = await setPassword(s.rt, { email, password });
-  await s.rt.waitForReadModels(await s.rt.store.lastPosition(), ['team']);
+  await s.rt.waitForReadModels(await s.rt.store.lastPosition(), ['team'], 30_000);
   return r.user_id;
 }
