@@ -1,6 +1,6 @@
 import { dayName } from '../metrics/facts-cache';
 import type { CardDay, ShoppingSite } from './cards-cache';
-import { addRollups, familyOf, medianOfHists } from './rollups';
+import { addRollups, familyOf, medianOfHists, RECENT_DAYS } from './rollups';
 import { addPrice, COMPETITOR, countDay, DAY_MS, newScan, OWN, type PriceGroup, priceGroup, rangeOf, type Scan, scanDay, sideOf } from './scan';
 import { LAST_POSITION_BUCKET } from './sql';
 import type { PriceRow, PriceStats, ProductSql, ShoppingBlocks, ShoppingSelection, Side } from './types';
@@ -255,7 +255,8 @@ export function fastBlocks(site: ShoppingSite, s: ShoppingSelection, competitorI
       if (day > hi) hi = day;
     }
     first = Math.max(lo, Math.ceil(startMs / DAY_MS));
-    last = Math.min(hi, Math.floor((endMs + 1) / DAY_MS) - 1);
+    // the newest days are walked: new answers land there, and each would drop the ranges holding them
+    last = Math.min(hi - RECENT_DAYS, Math.floor((endMs + 1) / DAY_MS) - 1);
     if (first <= last) addRollups(site, x, family, first, last);
   }
   for (const [day, parts] of site.partsByDay) if (day < first || day > last) countDay(x, parts);

@@ -17,6 +17,11 @@ import { COMPETITOR, countDay, type DayCount, newScan, OWN, type PriceGroup, typ
 
 /** Bytes of rollups a website may hold; past it, its rollups are dropped (they are built again as asked). */
 const ROLLUP_BYTES = 64 * 1024 * 1024;
+/**
+ * The website's newest days (the newest held day and the one before) are always walked, never rolled up: answers
+ * arrive there, and a changed day drops every range holding it (the longest among them would be walked again).
+ */
+export const RECENT_DAYS = 2;
 /** Selection families kept per website (the least recently used goes first). */
 const FAMILIES = 8;
 

@@ -15,8 +15,9 @@ import { useWorld, type World } from '../support/tenancy';
  * minute, models, prompts by tags, schedule, competitors, target identifiers, top limit) answered by both.
  *
  * Selections over every prompt without target identifiers take whole days from day-range rollups
- * (queries/shopping/rollups.ts; ranges of 1, 2, 4 and 8 days over the DAYS days) and walk the partial days at either
- * end; the others walk every card: both are compared, and the second batch's days drop the rollups holding them.
+ * (queries/shopping/rollups.ts; aligned ranges of 1, 2 and 4 days over the DAYS days but the two newest, which are
+ * walked) and walk the partial days at either end; the others walk every card: both are compared, and the second
+ * batch's days drop the rollups holding them.
  */
 
 let s: TestServer;
