@@ -57,6 +57,8 @@ export interface CardDay {
   /** merchant key and merchant name (ShoppingSite.merchantPairs; -1: either is missing) */
   merchantPair: Int32Array;
   bytes: number;
+  /** the day's card indices grouped by pair (built when a top product's cards are first read: ./fast pairCards) */
+  byPair?: { pairs: Int32Array; start: Int32Array; idx: Int32Array };
 }
 
 export interface ShoppingSite {
@@ -66,6 +68,8 @@ export interface ShoppingSite {
   table: string;
   /** answer parts by `day:part` */
   parts: Map<string, AnswerPart>;
+  /** the same parts by day number */
+  partsByDay: Map<number, AnswerPart[]>;
   /** card days by day number */
   cards: Map<number, CardDay>;
   schedules: Dictionary<string | null>;
@@ -88,6 +92,12 @@ export interface ShoppingSite {
   merchantPairOf: [number, number][];
   /** per target pattern: which labels match it (as Postgres's ~* says), for the first `checked` labels */
   targets: Map<string, { checked: number; match: Uint8Array }>;
+  /** every price a card holds (what a median over several day-range rollups is searched among: ./rollups) */
+  priceSet: Set<number>;
+  priceSorted: Float64Array | null;
+  /** day-range rollups of the cards per selection family (./rollups); a changed day drops the ranges holding it */
+  rollups: Map<string, Map<number, unknown>>;
+  rollupBytes: number;
   bytes: number;
 }
 
@@ -99,12 +109,13 @@ const emptyFirst = () => {
   return d;
 };
 
-const emptySite = (websiteId: string, version: bigint, generation: bigint, table: string): ShoppingSite => ({
+export const emptySite = (websiteId: string, version: bigint, generation: bigint, table: string): ShoppingSite => ({
   websiteId,
   version,
   generation,
   table,
   parts: new Map(),
+  partsByDay: new Map(),
   cards: new Map(),
   schedules: new Dictionary(),
   prompts: new Dictionary(),
@@ -121,6 +132,10 @@ const emptySite = (websiteId: string, version: bigint, generation: bigint, table
   merchantPairs: new Dictionary(),
   merchantPairOf: [],
   targets: new Map(),
+  priceSet: new Set(),
+  priceSorted: null,
+  rollups: new Map(),
+  rollupBytes: 0,
   bytes: 0,
 });
 
@@ -174,7 +189,7 @@ function answerPart(site: ShoppingSite, day: number, part: number, r: ChunkRow):
 }
 
 /** One day's cards (each answer's cards together, in card order) as columns. */
-function cardDay(site: ShoppingSite, day: number, rows: CardRow[]): CardDay {
+export function cardDay(site: ShoppingSite, day: number, rows: CardRow[]): CardDay {
   const n = rows.length;
   const d: CardDay = {
     day,
@@ -218,6 +233,10 @@ function cardDay(site: ShoppingSite, day: number, rows: CardRow[]): CardDay {
     d.merchant[i] = opt(r[8], site.merchants);
     d.merchantKey[i] = opt(r[9], site.merchantKeys);
     d.price[i] = r[10] === null ? Number.NaN : r[10];
+    if (r[10] !== null && !site.priceSet.has(r[10])) {
+      site.priceSet.add(r[10]);
+      site.priceSorted = null;
+    }
     d.currency[i] = opt(r[11], site.currencies);
     d.entity[i] = opt(r[12], site.entities);
     d.own[i] = r[13] ? 1 : 0;
@@ -242,6 +261,22 @@ function cardDay(site: ShoppingSite, day: number, rows: CardRow[]): CardDay {
   }
   return d;
 }
+
+/** Drops every rollup range holding `day` (keys of ./rollups: level << 24 | day >> level). */
+export function dropRollupDay(site: ShoppingSite, day: number): void {
+  for (const nodes of site.rollups.values())
+    for (let level = 0; level <= ROLLUP_LEVELS; level++) {
+      const key = level * 2 ** 24 + Math.floor(day / 2 ** level);
+      const node = nodes.get(key) as { bytes: number } | undefined;
+      if (node) {
+        site.rollupBytes -= node.bytes;
+        nodes.delete(key);
+      }
+    }
+}
+
+/** The longest rollup range is 2^ROLLUP_LEVELS days. */
+export const ROLLUP_LEVELS = 9;
 
 interface Head {
   version: string;
@@ -332,7 +367,12 @@ export class ShoppingCache {
       if (before) site.bytes -= before.bytes;
       const part = answerPart(site, day, c.part, c);
       site.parts.set(key, part);
+      const ofDay = (site.partsByDay.get(day) ?? []).filter((p) => p.part !== c.part);
+      ofDay.push(part);
+      site.partsByDay.set(day, ofDay);
       site.bytes += part.bytes;
+      // the rollups over this day are stale
+      dropRollupDay(site, day);
       // every card of a changed day is read again (a day without cards has none any more)
       const beforeCards = site.cards.get(day);
       if (beforeCards) {

@@ -1,17 +1,18 @@
 import { dayName } from '../metrics/facts-cache';
-import { type CardDay, EMPTY_LABEL, type ShoppingSite } from './cards-cache';
+import type { CardDay, ShoppingSite } from './cards-cache';
+import { addRollups, familyOf, medianOfHists, RECENT_DAYS } from './rollups';
+import { addPrice, COMPETITOR, countDay, DAY_MS, newScan, OWN, type PriceGroup, priceGroup, rangeOf, type Scan, scanDay, sideOf } from './scan';
 import { LAST_POSITION_BUCKET } from './sql';
 import type { PriceRow, PriceStats, ProductSql, ShoppingBlocks, ShoppingSelection, Side } from './types';
 
 /**
  * The shopping statement's blocks (./sql) computed over a website's cards held in process (./cards-cache): the same
- * rows, the same numbers, from one pass over the selected days' cards (and a second over the top products' cards).
+ * rows, the same numbers, from one pass over the selected days' cards (./scan; whole days from day-range rollups,
+ * ./rollups, where the selection allows) and a second over the top products' cards.
  * What a statement left to Postgres is done as Postgres does it: sides as the statement gives them (target
  * identifiers matched by Postgres's own `~*`, ./cards-cache targetMatches), medians as percentile_cont interpolates,
  * modes' ties to the first in "C" order, sorts by code point where the statement sorts `collate "C"`.
  */
-
-const DAY_MS = 86_400_000;
 
 /** Strings in "C" collation order (UTF-8 bytes, that is code points). */
 export function cmpC(a: string, b: string): number {
@@ -82,59 +83,18 @@ function modeOf(counts: Map<number, number>, text: (i: number) => string): numbe
   return best;
 }
 
-const bump = (m: Map<number, number>, k: number) => m.set(k, (m.get(k) ?? 0) + 1);
-
-interface PriceGroup {
-  prices: number[];
-  sum: number;
-  min: number;
-  max: number;
-}
-
-const priceGroup = (): PriceGroup => ({ prices: [], sum: 0, min: Number.POSITIVE_INFINITY, max: Number.NEGATIVE_INFINITY });
-
-function addPrice(g: PriceGroup, p: number) {
-  g.prices.push(p);
-  g.sum += p;
-  if (p < g.min) g.min = p;
-  if (p > g.max) g.max = p;
-}
-
-/** A day's card and answer counts (card_days and answer_flags of the statement). */
-interface DayCount {
-  cards: number;
-  own: number;
-  competitor: number;
-  priced: number;
-  ownPriced: number;
-  competitorPriced: number;
-  withoutMerchant: number;
-  ownPositionSum: number;
-  bestOwn: number;
-  answers: number;
-  answersOwn: number;
-  answersCompetitor: number;
-  ownFirst: number;
-}
-
 /** A top product's cards: names, brands, answers, prices per currency, merchants. */
 interface TopAcc {
   slot: number;
   rank: number;
-  names: Map<number, number>;
-  brands: Map<number, number>;
+  /** each card's name and brand (labels), merchant key, and (merchant key, merchant) pair where it has both */
+  names: number[];
+  brands: number[];
   answers: number;
-  lastAnswer: number;
-  prices: Map<number, PriceGroup>;
-  sellers: Map<number, { n: number; names: Map<number, number> }>;
-}
-
-/** 0: the day is out of [startMs, endMs], 1: wholly in, 2: partly (its times are compared) */
-function rangeOf(day: number, startMs: number, endMs: number): number {
-  const first = day * DAY_MS;
-  const last = first + DAY_MS - 1;
-  if (last < startMs || first > endMs) return 0;
-  return first >= startMs && last <= endMs ? 1 : 2;
+  /** per currency */
+  prices: (PriceGroup | undefined)[];
+  sellers: number[];
+  sellerNames: number[];
 }
 
 /** The k first of xs in `cmp` order, in that order (one pass: a top list is short, the products many). */
@@ -153,245 +113,93 @@ function firstK(xs: readonly number[], k: number, cmp: (a: number, b: number) =>
   return top;
 }
 
-const OWN = 1;
-const COMPETITOR = 2;
-
-/** The selected answers per day (the answers of the selection's schedule, models and prompts in its range). */
-function countAnswers(
-  site: ShoppingSite,
-  schedule: number,
-  models: Uint8Array,
-  prompts: Uint8Array,
-  startMs: number,
-  endMs: number,
-): Map<number, number> {
-  const answersOf = new Map<number, number>();
-  for (const a of site.parts.values()) {
-    const range = rangeOf(a.day, startMs, endMs);
+/** The top products' cards: each held day's cards of the product (pairCards) that the pass took. */
+function topCards(site: ShoppingSite, tops: Map<number, TopAcc>, x: Scan): void {
+  const { schedule, models, prompts, startMs, endMs, target, competitor } = x;
+  const list = [...tops.values()];
+  for (const d of site.cards.values()) {
+    const range = rangeOf(d.day, startMs, endMs);
     if (range === 0) continue;
-    const base = a.day * DAY_MS;
-    let n = 0;
-    for (let i = 0; i < a.n; i++) {
-      if (a.schedule[i] !== schedule || models[a.model[i]] === 0 || prompts[a.prompt[i]] === 0) continue;
-      if (range === 2) {
-        const ms = base + a.t[i];
-        if (ms < startMs || ms > endMs) continue;
+    const ix = pairIndex(d);
+    const base = d.day * DAY_MS;
+    for (const t of list) {
+      const at = pairAt(ix.pairs, t.slot >> 1);
+      if (at < 0) continue;
+      const want = t.slot & 1 ? OWN : COMPETITOR;
+      // an answer's cards are next to each other: a new answer number (within the day) is a new answer
+      let lastAnswer = -1;
+      for (let i = ix.start[at], end = ix.start[at + 1]; i < end; i++) {
+        const k = ix.idx[i];
+        if (d.schedule[k] !== schedule || models[d.model[k]] === 0 || prompts[d.prompt[k]] === 0) continue;
+        if (range === 2 && (base + d.t[k] < startMs || base + d.t[k] > endMs)) continue;
+        if (sideOf(d, k, target, competitor) !== want) continue;
+        t.names.push(d.name[k]);
+        if (d.brand[k] >= 0) t.brands.push(d.brand[k]);
+        if (lastAnswer !== d.answer[k]) {
+          lastAnswer = d.answer[k];
+          t.answers++;
+        }
+        const cur = d.currency[k];
+        if (cur >= 0 && !Number.isNaN(d.price[k])) {
+          let g = t.prices[cur];
+          if (!g) t.prices[cur] = g = priceGroup();
+          addPrice(g, d.price[k]);
+        }
+        const mk = d.merchantKey[k];
+        if (mk >= 0) {
+          t.sellers.push(mk);
+          if (d.merchant[k] >= 0) t.sellerNames.push(d.merchantPair[k]);
+        }
       }
-      n++;
     }
-    if (n) answersOf.set(a.day, (answersOf.get(a.day) ?? 0) + n);
   }
-  return answersOf;
 }
 
-/** What one pass over the selected cards accumulates (one shape for every call: the pass stays optimized). */
-interface Scan {
-  schedule: number;
-  models: Uint8Array;
-  prompts: Uint8Array;
-  startMs: number;
-  endMs: number;
-  perDay: Map<number, DayCount>;
-  target: Uint8Array | null;
-  competitor: Uint8Array;
-  buckets: number[][];
-  all: PriceGroup[];
-  sidePrices: (PriceGroup[] | null)[];
-  entityPrices: Map<number, PriceGroup>;
-  E: number;
-  mApp: Float64Array;
-  mPos: Float64Array;
-  mPriced: Float64Array;
-  mOwn: Float64Array;
-  mComp: Float64Array;
-  mStamp: Int32Array;
-  mAnswers: Float64Array;
-  mNames: Map<number, number>;
-  entApp: Float64Array;
-  entPos: Float64Array;
-  entBest: Int32Array;
-  entStamp: Int32Array;
-  entAnswers: Float64Array;
-  entFirstStamp: Int32Array;
-  entFirst: Float64Array;
-  pApp: Float64Array;
-  pPos: Float64Array;
-  pBest: Int32Array;
-  selDay: CardDay[];
-  selIdx: number[];
-  selAnswer: number[];
-  selSlot: number[];
-  /** the number of the last answer taken (answers are numbered across days) */
-  answerNo: number;
+/** How many times each value occurs (`scratch`: zeros, as long as the values' dictionary; left zeros). */
+function counted(values: readonly number[], scratch: Float64Array): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const v of values) scratch[v]++;
+  for (const v of values) {
+    if (scratch[v] === 0) continue;
+    out.set(v, scratch[v]);
+    scratch[v] = 0;
+  }
+  return out;
 }
 
-/** One day's cards into the scan: the answers the selection takes, each answer's cards together. */
-function scanDay(x: Scan, d: CardDay): void {
-  const {
-    schedule,
-    models,
-    prompts,
-    startMs,
-    endMs,
-    perDay,
-    target,
-    competitor,
-    buckets,
-    all,
-    sidePrices,
-    entityPrices,
-    E,
-    mApp,
-    mPos,
-    mPriced,
-    mOwn,
-    mComp,
-    mStamp,
-    mAnswers,
-    mNames,
-    entApp,
-    entPos,
-    entBest,
-    entStamp,
-    entAnswers,
-    entFirstStamp,
-    entFirst,
-    pApp,
-    pPos,
-    pBest,
-    selDay,
-    selIdx,
-    selAnswer,
-    selSlot,
-  } = x;
-  let answerNo = x.answerNo;
-  const range = rangeOf(d.day, startMs, endMs);
-  if (range === 0) return;
-  const base = d.day * DAY_MS;
-  let c: DayCount | null = null;
-  let i = 0;
-  while (i < d.n) {
-    // one answer's cards: [i, j)
-    let j = i + 1;
-    while (j < d.n && d.answer[j] === d.answer[i]) j++;
-    const taken =
-      d.schedule[i] === schedule &&
-      models[d.model[i]] !== 0 &&
-      prompts[d.prompt[i]] !== 0 &&
-      (range === 1 || (base + d.t[i] >= startMs && base + d.t[i] <= endMs));
-    if (!taken) {
-      i = j;
-      continue;
-    }
-    if (!c) {
-      c = perDay.get(d.day) ?? null;
-      if (!c) {
-        c = {
-          cards: 0,
-          own: 0,
-          competitor: 0,
-          priced: 0,
-          ownPriced: 0,
-          competitorPriced: 0,
-          withoutMerchant: 0,
-          ownPositionSum: 0,
-          bestOwn: 0x7fffffff,
-          answers: 0,
-          answersOwn: 0,
-          answersCompetitor: 0,
-          ownFirst: 0,
-        };
-        perDay.set(d.day, c);
-      }
-    }
-    answerNo++;
-    let hasOwn = false;
-    let hasCompetitor = false;
-    let ownFirst = false;
-    for (let k = i; k < j; k++) {
-      const e = d.entity[k];
-      const position = d.position[k];
-      let side = 0;
-      if (d.own[k] === 1) {
-        if (target === null || target[d.name[k]] === 1 || target[d.brand[k] < 0 ? EMPTY_LABEL : d.brand[k]] === 1) side = OWN;
-      } else if (e >= 0 && competitor[e] === 1) side = COMPETITOR;
-      const cur = d.currency[k];
-      const price = d.price[k];
-      const priced = cur >= 0 && !Number.isNaN(price);
-      const mk = d.merchantKey[k];
-      c.cards++;
-      if (priced) c.priced++;
-      if (mk < 0) c.withoutMerchant++;
-      if (position >= 1) {
-        const b = buckets[Math.min(position, LAST_POSITION_BUCKET)];
-        b[0]++;
-        if (side === OWN) b[1]++;
-        else if (side === COMPETITOR) b[2]++;
-      }
-      if (priced) {
-        addPrice(all[cur], price);
-        if (side !== 0) addPrice(sidePrices[side]![cur], price);
-        if (side === COMPETITOR) {
-          const key = cur * E + e;
-          let g = entityPrices.get(key);
-          if (!g) entityPrices.set(key, (g = priceGroup()));
-          addPrice(g, price);
-        }
-      }
-      if (mk >= 0) {
-        mApp[mk]++;
-        mPos[mk] += position;
-        if (priced) mPriced[mk]++;
-        if (side === OWN) mOwn[mk]++;
-        else if (side === COMPETITOR) mComp[mk]++;
-        if (mStamp[mk] !== answerNo) {
-          mStamp[mk] = answerNo;
-          mAnswers[mk]++;
-        }
-        if (d.merchant[k] >= 0) bump(mNames, d.merchantPair[k]);
-      }
-      if (side === 0) continue;
-      if (side === OWN) {
-        c.own++;
-        if (priced) c.ownPriced++;
-        c.ownPositionSum += position;
-        if (position < c.bestOwn) c.bestOwn = position;
-        hasOwn = true;
-        if (position === 1) ownFirst = true;
-      } else {
-        c.competitor++;
-        if (priced) c.competitorPriced++;
-        hasCompetitor = true;
-      }
-      if (e >= 0) {
-        entApp[e]++;
-        entPos[e] += position;
-        if (position < entBest[e]) entBest[e] = position;
-        if (entStamp[e] !== answerNo) {
-          entStamp[e] = answerNo;
-          entAnswers[e]++;
-        }
-        if (position === 1 && entFirstStamp[e] !== answerNo) {
-          entFirstStamp[e] = answerNo;
-          entFirst[e]++;
-        }
-      }
-      const slot = 2 * d.pair[k] + (side === OWN ? 1 : 0);
-      pApp[slot]++;
-      pPos[slot] += position;
-      if (position < pBest[slot]) pBest[slot] = position;
-      selDay.push(d);
-      selIdx.push(k);
-      selAnswer.push(answerNo);
-      selSlot.push(slot);
-    }
-    c.answers++;
-    if (hasOwn) c.answersOwn++;
-    if (hasCompetitor) c.answersCompetitor++;
-    if (ownFirst) c.ownFirst++;
-    i = j;
+/** Where `pair` is in a day's sorted pairs (-1: the day has no card of it). */
+function pairAt(pairs: Int32Array, pair: number): number {
+  let lo = 0;
+  let hi = pairs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (pairs[mid] < pair) lo = mid + 1;
+    else hi = mid;
   }
-  x.answerNo = answerNo;
+  return lo < pairs.length && pairs[lo] === pair ? lo : -1;
+}
+
+/** A day's card indices grouped by (product, entity) pair, each pair's in card order (built once per held day). */
+function pairIndex(d: CardDay): NonNullable<CardDay['byPair']> {
+  if (d.byPair) return d.byPair;
+  // pair * 2^24 + index, sorted: the cards of a pair together, in card order
+  const keyed = new Float64Array(d.n);
+  for (let k = 0; k < d.n; k++) keyed[k] = d.pair[k] * 2 ** 24 + k;
+  keyed.sort();
+  const idx = new Int32Array(d.n);
+  const pairs: number[] = [];
+  const start: number[] = [];
+  for (let k = 0; k < d.n; k++) {
+    const p = Math.floor(keyed[k] / 2 ** 24);
+    idx[k] = keyed[k] - p * 2 ** 24;
+    if (!pairs.length || pairs[pairs.length - 1] !== p) {
+      pairs.push(p);
+      start.push(k);
+    }
+  }
+  start.push(d.n);
+  d.byPair = { pairs: Int32Array.from(pairs), start: Int32Array.from(start), idx };
+  return d.byPair;
 }
 
 /**
@@ -425,88 +233,37 @@ export function fastBlocks(site: ShoppingSite, s: ShoppingSelection, competitorI
   }
   const startMs = s.start ? s.start.getTime() : Number.NEGATIVE_INFINITY;
   const endMs = s.end ? s.end.getTime() : Number.POSITIVE_INFINITY;
-  // ---- answers per day
-  const answersOf = countAnswers(site, schedule, models, prompts, startMs, endMs);
-  for (const day of [...answersOf.keys()].sort((a, b) => a - b)) out.answer_days.push({ day: dayName(day), answers: answersOf.get(day)! });
-
-  // ---- the cards
-  const E = site.entities.size;
-  const competitor = new Uint8Array(E);
+  const competitor = new Uint8Array(site.entities.size);
   for (const id of competitorIds) {
     const i = site.entities.get(id);
     if (i !== undefined) competitor[i] = 1;
   }
-  const entApp = new Float64Array(E);
-  const entPos = new Float64Array(E);
-  const entBest = new Int32Array(E).fill(0x7fffffff);
-  const entAnswers = new Float64Array(E);
-  const entFirst = new Float64Array(E);
-  const entStamp = new Int32Array(E).fill(-1);
-  const entFirstStamp = new Int32Array(E).fill(-1);
-  const K = site.merchantKeys.size;
-  const mApp = new Float64Array(K);
-  const mOwn = new Float64Array(K);
-  const mComp = new Float64Array(K);
-  const mPos = new Float64Array(K);
-  const mPriced = new Float64Array(K);
-  const mAnswers = new Float64Array(K);
-  const mStamp = new Int32Array(K).fill(-1);
-  const mNames = new Map<number, number>(); // merchant pair -> cards
-  const buckets = Array.from({ length: LAST_POSITION_BUCKET + 1 }, () => [0, 0, 0]);
-  const C = site.currencies.size;
-  const all = Array.from({ length: C }, priceGroup);
-  const sidePrices = [null, Array.from({ length: C }, priceGroup), Array.from({ length: C }, priceGroup)];
-  const entityPrices = new Map<number, PriceGroup>(); // currency * E + entity -> competitor prices
-  const P = site.pairs.size;
-  const pApp = new Float64Array(2 * P);
-  const pPos = new Float64Array(2 * P);
-  const pBest = new Int32Array(2 * P).fill(0x7fffffff);
-  // the tracked cards of the selection, for the second pass over the top products
-  const selDay: CardDay[] = [];
-  const selIdx: number[] = [];
-  const selAnswer: number[] = [];
-  const selSlot: number[] = [];
-  const perDay = new Map<number, DayCount>();
+  const x = newScan(site, schedule, models, prompts, startMs, endMs, competitor, target);
 
-  const x: Scan = {
-    answerNo: -1,
-    schedule,
-    models,
-    prompts,
-    startMs,
-    endMs,
-    perDay,
-    target,
-    competitor,
-    buckets,
-    all,
-    sidePrices,
-    entityPrices,
-    E,
-    mApp,
-    mPos,
-    mPriced,
-    mOwn,
-    mComp,
-    mStamp,
-    mAnswers,
-    mNames,
-    entApp,
-    entPos,
-    entBest,
-    entStamp,
-    entAnswers,
-    entFirstStamp,
-    entFirst,
-    pApp,
-    pPos,
-    pBest,
-    selDay,
-    selIdx,
-    selAnswer,
-    selSlot,
-  };
-  for (const d of site.cards.values()) scanDay(x, d);
+  // ---- the selected answers and their cards: whole days from the family's rollups where it has them, the rest walked
+  let [first, last] = [1, 0];
+  const family = familyOf(site, x);
+  if (family !== null) {
+    let lo = Number.POSITIVE_INFINITY;
+    let hi = Number.NEGATIVE_INFINITY;
+    for (const day of site.partsByDay.keys()) {
+      if (day < lo) lo = day;
+      if (day > hi) hi = day;
+    }
+    for (const day of site.cards.keys()) {
+      if (day < lo) lo = day;
+      if (day > hi) hi = day;
+    }
+    first = Math.max(lo, Math.ceil(startMs / DAY_MS));
+    // the newest days are walked: new answers land there, and each would drop the ranges holding them
+    last = Math.min(hi - RECENT_DAYS, Math.floor((endMs + 1) / DAY_MS) - 1);
+    if (first <= last) addRollups(site, x, family, first, last);
+  }
+  for (const [day, parts] of site.partsByDay) if (day < first || day > last) countDay(x, parts);
+  for (const d of site.cards.values()) if (d.day < first || d.day > last) scanDay(x, d);
+  const { answersOf, perDay, entApp, entPos, entBest, entAnswers, entFirst, mApp, mOwn, mComp, mPos, mPriced, mAnswers, mNames, buckets } = x;
+  const { all, sidePrices, entityPrices, pApp, pPos, pBest, E, K, C, P } = x;
+  for (const day of [...answersOf.keys()].sort((a, b) => a - b)) out.answer_days.push({ day: dayName(day), answers: answersOf.get(day)! });
 
   // ---- the blocks
   for (const [day, c] of perDay) {
@@ -596,18 +353,18 @@ export function fastBlocks(site: ShoppingSite, s: ShoppingSelection, competitorI
     entity_id: entity,
     all_sides: allSides,
     all_entities: allEntities,
-    cards: g.prices.length,
+    cards: g.n,
     min_price: g.min,
     max_price: g.max,
-    median_price: medianOf(g.prices),
-    avg_price: avg ? g.sum / g.prices.length : 0,
+    median_price: g.hists.length ? medianOfHists(site, g) : medianOf(g.raw),
+    avg_price: avg ? g.sum / g.n : 0,
   });
   for (let cur = 0; cur < C; cur++) {
-    if (all[cur].prices.length === 0) continue;
+    if (all[cur].n === 0) continue;
     out.prices.push(priceRow(cur, null, null, 1, 1, all[cur], true));
     for (const side of [OWN, COMPETITOR]) {
       const g = sidePrices[side]![cur];
-      if (g.prices.length) out.prices.push(priceRow(cur, side === OWN ? 'own' : 'competitor', null, 0, 1, g, false));
+      if (g.n) out.prices.push(priceRow(cur, side === OWN ? 'own' : 'competitor', null, 0, 1, g, false));
     }
   }
   for (const [key, g] of entityPrices) out.prices.push(priceRow(Math.floor(key / E), 'competitor', entityId(key % E), 0, 0, g, false));
@@ -631,61 +388,45 @@ export function fastBlocks(site: ShoppingSite, s: ShoppingSelection, competitorI
   for (const side of ['competitor', 'own'] as const) {
     const slots = firstK(ranked[side], s.topProductsLimit, byRank);
     slots.forEach((slot, i) => {
-      tops.set(slot, { slot, rank: i + 1, names: new Map(), brands: new Map(), answers: 0, lastAnswer: -1, prices: new Map(), sellers: new Map() });
+      tops.set(slot, { slot, rank: i + 1, names: [], brands: [], answers: 0, prices: [], sellers: [], sellerNames: [] });
     });
   }
-  if (tops.size) {
-    for (let x = 0; x < selSlot.length; x++) {
-      const t = tops.get(selSlot[x]);
-      if (!t) continue;
-      const d = selDay[x];
-      const k = selIdx[x];
-      bump(t.names, d.name[k]);
-      if (d.brand[k] >= 0) bump(t.brands, d.brand[k]);
-      if (t.lastAnswer !== selAnswer[x]) {
-        t.lastAnswer = selAnswer[x];
-        t.answers++;
-      }
-      const cur = d.currency[k];
-      if (cur >= 0 && !Number.isNaN(d.price[k])) {
-        let g = t.prices.get(cur);
-        if (!g) t.prices.set(cur, (g = priceGroup()));
-        addPrice(g, d.price[k]);
-      }
-      const mk = d.merchantKey[k];
-      if (mk >= 0) {
-        let seller = t.sellers.get(mk);
-        if (!seller) t.sellers.set(mk, (seller = { n: 0, names: new Map() }));
-        seller.n++;
-        if (d.merchant[k] >= 0) bump(seller.names, d.merchant[k]);
-      }
-    }
-  }
+  topCards(site, tops, x);
   const label = (i: number) => site.labels.keys[i];
+  const scratch = new Float64Array(Math.max(site.labels.size, site.merchantKeys.size, site.merchantPairs.size));
   for (const t of [...tops.values()].sort((a, b) => (a.slot & 1) - (b.slot & 1) || a.rank - b.rank)) {
-    const prices: PriceStats[] = [...t.prices]
+    const names = counted(t.names, scratch);
+    const brands = counted(t.brands, scratch);
+    const sellers = new Map<number, { n: number; names: Map<number, number> }>();
+    for (const [mk, n] of counted(t.sellers, scratch)) sellers.set(mk, { n, names: new Map() });
+    for (const [pair, n] of counted(t.sellerNames, scratch)) {
+      const [mk, m] = site.merchantPairOf[pair];
+      sellers.get(mk)!.names.set(m, n);
+    }
+    const prices: PriceStats[] = [...t.prices.entries()]
+      .filter((e): e is [number, PriceGroup] => e[1] !== undefined)
       .map(([cur, g]) => ({
         currency: site.currencies.keys[cur],
-        cards: g.prices.length,
+        cards: g.n,
         min_price: g.min,
-        median_price: medianOf(g.prices),
+        median_price: medianOf(g.raw),
         max_price: g.max,
       }))
       .sort((a, b) => b.cards - a.cards || cmpC(a.currency, b.currency));
-    const merchants = [...t.sellers]
+    const merchants = [...sellers]
       .map(([mk, seller]) => {
         const named = modeOf(seller.names, (m) => site.merchants.keys[m]);
         const key = site.merchantKeys.keys[mk];
         return { merchant: named === null ? key : site.merchants.keys[named], merchant_key: key, appearances: seller.n };
       })
       .sort((a, b) => b.appearances - a.appearances || cmpC(a.merchant_key, b.merchant_key));
-    const brand = modeOf(t.brands, label);
+    const brand = modeOf(brands, label);
     const e = entityOf(t.slot);
     const row: ProductSql & { rank: number } = {
       side: t.slot & 1 ? 'own' : 'competitor',
       rank: t.rank,
       entity_id: e < 0 ? (null as unknown as string) : entityId(e),
-      name: label(modeOf(t.names, label)!),
+      name: label(modeOf(names, label)!),
       brand: brand === null ? null : label(brand),
       appearances: pApp[t.slot],
       answers: t.answers,

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { Knex } from 'knex';
 import { describe, expect, it } from 'vitest';
 import { heldBlocks, promptsTagged, shoppingMetrics, statementBlocks } from '../../queries/shopping/metrics';
+import { rollupCounts } from '../../queries/shopping/rollups';
 import type { ShoppingSelection } from '../../queries/shopping/types';
 import { MODEL_IDS, SHOPPING_MODEL_IDS, isShoppingModelId } from '../../src/domain/models';
 import { call, type TestServer } from '../support/server';
@@ -12,6 +13,11 @@ import { useWorld, type World } from '../support/tenancy';
  * plain statement they replace (queries/shopping/sql.ts): random websites' answers and cards written through the
  * import, in two batches (the second loads only the days it changed), then random selections (dates down to the
  * minute, models, prompts by tags, schedule, competitors, target identifiers, top limit) answered by both.
+ *
+ * Selections over every prompt without target identifiers take whole days from day-range rollups
+ * (queries/shopping/rollups.ts; aligned ranges of 1, 2 and 4 days over the DAYS days but the two newest, which are
+ * walked) and walk the partial days at either end; the others walk every card: both are compared, and the second
+ * batch's days drop the rollups holding them.
  */
 
 let s: TestServer;
@@ -32,7 +38,7 @@ const CURRENCIES = ['USD', 'EUR', 'usd', null];
 const TAGS = ['gift', 'audio', 'sale'];
 const TARGETS = [['Pro'], ['max', 'Mini 2'], ['acme pro'], ['Nothing']];
 const DAY0 = Date.parse('2026-03-01T00:00:00Z');
-const DAYS = 4;
+const DAYS = 9;
 const DAY_MS = 86_400_000;
 
 const cardArb = fc.record({
@@ -151,7 +157,7 @@ describe('shopping: the held cards against the plain statement', () => {
   it('given random answers and cards imported in two batches, when random selections are asked, then the held cards answer exactly as the statement', async () => {
     let n = 0;
     // what the selections covered: a run that compared only empty answers proves nothing
-    const seen = { answers: 0, own: 0, competitor: 0, priced: 0, partial: 0 };
+    const seen = { answers: 0, own: 0, competitor: 0, priced: 0, partial: 0, rollups: 0, rollupsWithPartial: 0, walked: 0, rebuilt: 0 };
     await fc.assert(
       fc.asyncProperty(caseArb, async (c) => {
         const db = s.rt.database.db;
@@ -159,7 +165,9 @@ describe('shopping: the held cards against the plain statement', () => {
         const compare = async () => {
           for (const sel of c.selections) {
             const q = await selection(db, x, sel);
+            const added = rollupCounts.added;
             const held = await shoppingMetrics(db, q, heldBlocks);
+            const rolled = rollupCounts.added > added;
             const plain = await shoppingMetrics(db, q, statementBlocks);
             expect(held, JSON.stringify(q)).toEqual(plain);
             if (plain.summary.answers) seen.answers++;
@@ -167,13 +175,19 @@ describe('shopping: the held cards against the plain statement', () => {
             if (plain.offer_summary.competitor_cards) seen.competitor++;
             if (plain.price_comparison.some((p) => p.own_cards > 1 && p.competitor_cards > 0)) seen.priced++;
             if (!sel.wholeDays && sel.from !== undefined && plain.summary.answers) seen.partial++;
+            if (rolled && plain.summary.answers) seen.rollups++;
+            if (rolled && !sel.wholeDays && sel.from !== undefined && plain.summary.answers) seen.rollupsWithPartial++;
+            if (!rolled && plain.summary.answers) seen.walked++;
           }
         };
         await importAnswers(x, c.first);
         await compare();
         // the website is held now: the second batch loads only the days it changed
+        const built = rollupCounts.built;
         await importAnswers(x, c.second);
         await compare();
+        // the changed days' ranges were dropped and built again (when a selection asked for them)
+        if (rollupCounts.built > built) seen.rebuilt++;
       }),
       // no shrinking: every run writes a website through the server (a failure is reported as drawn)
       { numRuns: Number(process.env.SHOPPING_RUNS ?? 8), seed: 20261125, endOnFailure: true },
