@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config';
 import { ANON_REQUESTS_PER_MIN } from '../../src/mcp/server';
-import { awayFromMinuteEdge, ping, post } from '../mcp/support';
+import { awayFromMinuteEdge, post, publicCall } from '../mcp/support';
 import { startServer, type TestServer, useServer } from '../support/server';
 
 // Per-client limits (MCP without a key: requests and public scans per client address) behind a reverse proxy. The test
@@ -36,10 +36,10 @@ describe('TRUST_PROXY', () => {
   const afterABudget = async (s: TestServer) => {
     await awayFromMinuteEdge(10_000);
     for (let i = 0; i < ANON_REQUESTS_PER_MIN; i += 10) {
-      const batch = await Promise.all(Array.from({ length: 10 }, (_, j) => post(s, ping(i + j), via(CLIENT_A))));
+      const batch = await Promise.all(Array.from({ length: 10 }, (_, j) => post(s, publicCall(i + j), via(CLIENT_A))));
       expect(batch.map((r) => r.status)).toEqual(Array(10).fill(200));
     }
-    return { a: (await post(s, ping('a'), via(CLIENT_A))).status, b: (await post(s, ping('b'), via(CLIENT_B))).status };
+    return { a: (await post(s, publicCall('a'), via(CLIENT_A))).status, b: (await post(s, publicCall('b'), via(CLIENT_B))).status };
   };
 
   describe('off (the default)', () => {
@@ -65,7 +65,7 @@ describe('TRUST_PROXY', () => {
 
       it('given a client that names a chain of addresses, then only the hop the proxy added counts (a forged left end is ignored)', async () => {
         // the proxy appends the address it saw (B) to what the client sent; B is not spent, so the forged A is not used
-        const r = await post(s, ping('forged'), { 'x-forwarded-for': `${CLIENT_A}, ${CLIENT_B}` });
+        const r = await post(s, publicCall('forged'), { 'x-forwarded-for': `${CLIENT_A}, ${CLIENT_B}` });
         expect(r.status).toBe(200);
       });
     });

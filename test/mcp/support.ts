@@ -122,6 +122,14 @@ export async function post(s: { url: string }, body: unknown, headers: Record<st
 
 export const ping = (id: number | string = 1) => ({ jsonrpc: '2.0', id, method: 'ping' });
 
+/** An anonymous call of the public tool that spends none of its scans (the domain is refused before any). */
+export const publicCall = (id: number | string, params: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'check_public_ai_access', arguments: { domain: 'localhost' }, ...params },
+});
+
 /** Fixed-window limits: start a burst well inside a window so it cannot straddle two. */
 export async function awayFromMinuteEdge(marginMs: number): Promise<void> {
   const left = 60_000 - (Date.now() % 60_000);

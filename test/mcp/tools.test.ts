@@ -4,7 +4,7 @@ import { utcDay } from '../../src/domain/dates';
 import type { TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { ANON_REQUESTS_PER_MIN } from '../../src/mcp/server';
-import { anonymousCaller, apiKey, awayFromMinuteEdge, bearer, callTool, connect, MCP, ping, post, useMcpWorld } from './support';
+import { anonymousCaller, apiKey, awayFromMinuteEdge, bearer, callTool, connect, MCP, ping, post, publicCall, useMcpWorld } from './support';
 
 let s: TestServer;
 let w: World;
@@ -20,14 +20,6 @@ useMcpWorld(
 );
 
 const ids = (r: { structured: { websites: { id: string }[] } }) => r.structured.websites.map((x) => x.id).sort();
-
-/** An anonymous call of the public tool that spends none of its scans (the domain is refused before any). */
-const publicCall = (id: number, params: Record<string, unknown> = {}) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name: 'check_public_ai_access', arguments: { domain: 'localhost' }, ...params },
-});
 
 describe('MCP tool server: authentication', () => {
   it('given a key as x-api-key or as Authorization: Bearer, then both list the websites of the organization', async () => {
