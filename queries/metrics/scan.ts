@@ -7,7 +7,7 @@ const DAY_MS = 86_400_000;
 export interface Counts {
   /** answers selected */
   responses: number;
-  /** answers mentioning at least one of the entities */
+  /** answers mentioning at least one of the entities (NaN when the selection was compiled without it: `any: false`) */
   anyMentioned: number;
   mentioned: Float64Array;
   cited: Float64Array;
@@ -26,10 +26,15 @@ export interface CompiledSelection {
   slots: Int32Array;
   /** the requested columns as bits (websites with at most 32 entities) */
   columns: number;
-  /** every prompt, every location and every entity: a segment inside the time range is taken whole, from its sum */
+  /**
+   * every prompt and location, and every entity or no count of answers mentioning any of them (`any`): a segment inside
+   * the time range is taken whole, from its sum
+   */
   whole: boolean;
-  /** every prompt and every entity, some locations: a segment inside the time range is taken from its sums by location */
+  /** the same with some locations: a segment inside the time range is taken from its sums by location */
   wholeByLocation: boolean;
+  /** whether anyMentioned is counted: a subset of the entities can be read from per-entity sums only without it */
+  any: boolean;
   /** the selected locations' dictionary indices */
   locationList: Int32Array;
   firstDay: number;
@@ -50,7 +55,12 @@ const mask = <K>(size: number, keys: Iterable<K>, index: (k: K) => number | unde
   return m;
 };
 
-export function compileSelection(site: SiteFacts, s: Selection, entities: readonly string[]): CompiledSelection {
+/**
+ * `options.any` false: the caller reads no count of answers mentioning any of the entities (only mention-rate's relative
+ * rate does), so a subset of the entities is read from the per-entity sums like all of them (anyMentioned is NaN).
+ */
+export function compileSelection(site: SiteFacts, s: Selection, entities: readonly string[], options: { any?: boolean } = {}): CompiledSelection {
+  const any = options.any ?? true;
   const columnOf = new Map(site.entities.map((id, i) => [id, i]));
   const slots = Int32Array.from(entities, (id) => columnOf.get(id) ?? -1);
   let columns = 0;
@@ -62,7 +72,8 @@ export function compileSelection(site: SiteFacts, s: Selection, entities: readon
   const prompt = mask(site.prompts.size, s.promptIds, (p) => site.prompts.get(p));
   const allColumns = site.entities.length >= 32 ? -1 : (1 << site.entities.length) - 1;
   const everyPrompt = prompt.every((x, i) => x === 1 || i >= site.prompts.size);
-  const everyColumn = site.entities.length <= 32 && (columns | 0) === (allColumns | 0);
+  // without `any`, each entity's counts are its own column's: every column's sums serve any subset of them
+  const everyColumn = site.entities.length <= 32 && (!any || (columns | 0) === (allColumns | 0));
   const location = s.locationIds ? mask(site.locations.size, s.locationIds, (l) => site.locations.get(l)) : null;
   const locationList: number[] = [];
   if (location) for (let l = 0; l < site.locations.size; l++) if (location[l] === 1) locationList.push(l);
@@ -76,6 +87,7 @@ export function compileSelection(site: SiteFacts, s: Selection, entities: readon
     slots,
     columns,
     whole: !s.locationIds && everyPrompt && everyColumn,
+    any,
     firstDay: start === undefined ? first : Math.max(first, Math.floor(start / DAY_MS)),
     lastDay: end === undefined ? last : Math.min(last, Math.floor(end / DAY_MS)),
     startDay: start === undefined ? -Infinity : Math.floor(start / DAY_MS),
@@ -163,7 +175,7 @@ function requested(q: CompiledSelection, c: ColumnCounts): Counts {
   const k = q.slots.length;
   const out: Counts = {
     responses: c.responses,
-    anyMentioned: c.any,
+    anyMentioned: q.any ? c.any : Number.NaN,
     mentioned: new Float64Array(k),
     cited: new Float64Array(k),
     posSum: new Float64Array(k),
@@ -255,31 +267,36 @@ function scanDay(site: SiteFacts, d: DayFacts, q: CompiledSelection, c: ColumnCo
     }
     const end = seg.end;
     if (mentions !== null && cites !== null) {
-      for (let i = seg.start; i < end; i++) {
-        if (prompt[dPrompt[i]] === 0) continue;
-        if (!anyLocation && location[dLocation[i]] === 0) continue;
-        if (bounded) {
-          const ti = t[i];
-          if (ti < lo || ti > hi) continue;
-        }
-        responses++;
-        let m = mentions[i] & sel;
-        if (m !== 0) {
-          any++;
-          const base = i * E;
-          do {
-            const b = 31 - Math.clz32(m & -m);
-            const p = pos[base + b];
-            mentioned[b]++;
-            posSum[b] += p;
-            posSq[b] += p * p;
-            m &= m - 1;
-          } while (m !== 0);
-        }
-        let x = cites[i] & sel;
-        while (x !== 0) {
-          cited[31 - Math.clz32(x & -x)]++;
-          x &= x - 1;
+      // the segment's prompt runs: a prompt left out is skipped whole
+      const { runStart, runPrompt } = seg;
+      for (let r = 0; r < runPrompt.length; r++) {
+        if (prompt[runPrompt[r]] === 0) continue;
+        const runEnd = runStart[r + 1];
+        for (let i = runStart[r]; i < runEnd; i++) {
+          if (!anyLocation && location[dLocation[i]] === 0) continue;
+          if (bounded) {
+            const ti = t[i];
+            if (ti < lo || ti > hi) continue;
+          }
+          responses++;
+          let m = mentions[i] & sel;
+          if (m !== 0) {
+            any++;
+            const base = i * E;
+            do {
+              const b = 31 - Math.clz32(m & -m);
+              const p = pos[base + b];
+              mentioned[b]++;
+              posSum[b] += p;
+              posSq[b] += p * p;
+              m &= m - 1;
+            } while (m !== 0);
+          }
+          let x = cites[i] & sel;
+          while (x !== 0) {
+            cited[31 - Math.clz32(x & -x)]++;
+            x &= x - 1;
+          }
         }
       }
       continue;
