@@ -33,12 +33,6 @@ export interface Segment {
    * whole reads these instead of its rows.
    */
   sum: { responses: number; any: number; mentioned: Float64Array; cited: Float64Array; posSum: Float64Array; posSq: Float64Array };
-  /**
-   * Its rows are grouped by prompt: run r is rows [runStart[r], runStart[r + 1]) of prompt runPrompt[r] (the website's
-   * index), so a prompt filter skips the runs of the prompts it leaves out instead of checking every row.
-   */
-  runStart: Int32Array;
-  runPrompt: Uint16Array;
 }
 
 /**
@@ -132,9 +126,6 @@ function remap16<K>(local: Uint16Array | Uint8Array, keys: readonly K[], dict: D
   return out;
 }
 
-const EMPTY_RUNS = new Int32Array(0);
-const EMPTY_PROMPTS = new Uint16Array(0);
-
 /** A stored chunk in the website's dictionaries, its rows ordered by schedule and model. */
 function toDay(site: SiteFacts, day: number, part: number, meta: FactDictionaries & { n: number }, data: Uint8Array): DayFacts {
   const c = decodeFacts(meta, data);
@@ -144,20 +135,14 @@ function toDay(site: SiteFacts, day: number, part: number, meta: FactDictionarie
   const model = remap16(c.model, c.models, site.models);
   const prompt = remap16(c.prompt, c.prompts, site.prompts);
   const location = remap16(c.location, c.locations, site.locations);
-  // order: by (schedule, model), then by prompt, stable - a counting sort over the chunk's own (schedule, model) pairs
-  // and prompts, no comparator per row: the pairs are few, and sorted once by the website's indices
+  // order: by (schedule, model), stable - a counting sort over the chunk's own (schedule, model) pairs, no comparator
+  // per row: the pairs are few, and sorted once by the website's indices
   const M = Math.max(1, c.models.length);
-  const P = Math.max(1, c.prompts.length);
   const pairs = Math.max(1, c.schedules.length) * M;
-  const perPair = new Int32Array(pairs);
-  const counts = new Int32Array(pairs * P);
-  for (let i = 0; i < n; i++) {
-    const k = c.schedule[i] * M + c.model[i];
-    perPair[k]++;
-    counts[k * P + c.prompt[i]]++;
-  }
+  const counts = new Int32Array(pairs);
+  for (let i = 0; i < n; i++) counts[c.schedule[i] * M + c.model[i]]++;
   const order = Array.from({ length: pairs }, (_, k) => k)
-    .filter((k) => perPair[k] > 0)
+    .filter((k) => counts[k] > 0)
     .sort((a, b) => schedule0(a) - schedule0(b) || model0(a) - model0(b));
   function schedule0(k: number) {
     return site.schedules.of(c.schedules[Math.floor(k / M)]);
@@ -165,16 +150,14 @@ function toDay(site: SiteFacts, day: number, part: number, meta: FactDictionarie
   function model0(k: number) {
     return site.models.of(c.models[k % M]);
   }
-  const next = new Int32Array(pairs * P);
+  const next = new Int32Array(pairs);
   let at = 0;
   for (const k of order) {
-    for (let lp = 0; lp < P; lp++) {
-      next[k * P + lp] = at;
-      at += counts[k * P + lp];
-    }
+    next[k] = at;
+    at += counts[k];
   }
   const rows = new Uint32Array(n);
-  for (let i = 0; i < n; i++) rows[next[(c.schedule[i] * M + c.model[i]) * P + c.prompt[i]]++] = i;
+  for (let i = 0; i < n; i++) rows[next[c.schedule[i] * M + c.model[i]]++] = i;
   const d: DayFacts = {
     day,
     part,
@@ -194,22 +177,11 @@ function toDay(site: SiteFacts, day: number, part: number, meta: FactDictionarie
   const { t, pos, cite, mentions, cites } = d;
   const dPrompt = d.prompt;
   const dLocation = d.location;
-  // one pass: rows in segment order, their entity bits, each segment's sums and prompt runs (plain loops: no views per row)
+  // one pass: rows in segment order, their entity bits, and each segment's sums (plain loops: no views per row)
   let seg: Segment | null = null;
-  let runStart: number[] = [];
-  let runPrompt: number[] = [];
-  const closeRuns = () => {
-    if (seg === null) return;
-    runStart.push(seg.end);
-    seg.runStart = Int32Array.from(runStart);
-    seg.runPrompt = Uint16Array.from(runPrompt);
-  };
   for (let k = 0; k < n; k++) {
     const i = rows[k];
     if (seg === null || seg.schedule !== schedule[i] || seg.model !== model[i]) {
-      closeRuns();
-      runStart = [];
-      runPrompt = [];
       seg = {
         schedule: schedule[i],
         model: model[i],
@@ -223,14 +195,8 @@ function toDay(site: SiteFacts, day: number, part: number, meta: FactDictionarie
           posSum: new Float64Array(E),
           posSq: new Float64Array(E),
         },
-        runStart: EMPTY_RUNS,
-        runPrompt: EMPTY_PROMPTS,
       };
       d.segments.push(seg);
-    }
-    if (runPrompt.length === 0 || runPrompt[runPrompt.length - 1] !== prompt[i]) {
-      runStart.push(k);
-      runPrompt.push(prompt[i]);
     }
     seg.end = k + 1;
     const sum = seg.sum;
@@ -266,10 +232,7 @@ function toDay(site: SiteFacts, day: number, part: number, meta: FactDictionarie
       cites[k] = x >>> 0;
     }
   }
-  closeRuns();
-  let runs = 0;
-  for (const g of d.segments) runs += g.runPrompt.length;
-  d.bytes = n * 16 + d.pos.length + d.cite.length + (96 + 32 * E) * d.segments.length + 6 * runs + 200;
+  d.bytes = n * 16 + d.pos.length + d.cite.length + (96 + 32 * E) * d.segments.length + 200;
   return d;
 }
 

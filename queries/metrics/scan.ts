@@ -267,36 +267,31 @@ function scanDay(site: SiteFacts, d: DayFacts, q: CompiledSelection, c: ColumnCo
     }
     const end = seg.end;
     if (mentions !== null && cites !== null) {
-      // the segment's prompt runs: a prompt left out is skipped whole
-      const { runStart, runPrompt } = seg;
-      for (let r = 0; r < runPrompt.length; r++) {
-        if (prompt[runPrompt[r]] === 0) continue;
-        const runEnd = runStart[r + 1];
-        for (let i = runStart[r]; i < runEnd; i++) {
-          if (!anyLocation && location[dLocation[i]] === 0) continue;
-          if (bounded) {
-            const ti = t[i];
-            if (ti < lo || ti > hi) continue;
-          }
-          responses++;
-          let m = mentions[i] & sel;
-          if (m !== 0) {
-            any++;
-            const base = i * E;
-            do {
-              const b = 31 - Math.clz32(m & -m);
-              const p = pos[base + b];
-              mentioned[b]++;
-              posSum[b] += p;
-              posSq[b] += p * p;
-              m &= m - 1;
-            } while (m !== 0);
-          }
-          let x = cites[i] & sel;
-          while (x !== 0) {
-            cited[31 - Math.clz32(x & -x)]++;
-            x &= x - 1;
-          }
+      for (let i = seg.start; i < end; i++) {
+        if (prompt[dPrompt[i]] === 0) continue;
+        if (!anyLocation && location[dLocation[i]] === 0) continue;
+        if (bounded) {
+          const ti = t[i];
+          if (ti < lo || ti > hi) continue;
+        }
+        responses++;
+        let m = mentions[i] & sel;
+        if (m !== 0) {
+          any++;
+          const base = i * E;
+          do {
+            const b = 31 - Math.clz32(m & -m);
+            const p = pos[base + b];
+            mentioned[b]++;
+            posSum[b] += p;
+            posSq[b] += p * p;
+            m &= m - 1;
+          } while (m !== 0);
+        }
+        let x = cites[i] & sel;
+        while (x !== 0) {
+          cited[31 - Math.clz32(x & -x)]++;
+          x &= x - 1;
         }
       }
       continue;
