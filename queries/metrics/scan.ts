@@ -251,17 +251,26 @@ function scanDay(site: SiteFacts, d: DayFacts, q: CompiledSelection, c: ColumnCo
   const posSq = c.posSq;
   let responses = 0;
   let any = 0;
-  for (const seg of d.segments) {
+  const segments = d.segments;
+  const sums = d.sums;
+  const stride = 2 + 4 * E;
+  for (let si = 0; si < segments.length; si++) {
+    const seg = segments[si];
     if (seg.schedule !== q.schedule || (model !== null && model[seg.model] === 0)) continue;
     if (whole) {
-      const sum = seg.sum;
-      responses += sum.responses;
-      any += sum.any;
+      // the segment's sums, packed (DayFacts.sums)
+      const o = si * stride;
+      responses += sums[o];
+      any += sums[o + 1];
+      const m0 = o + 2;
+      const c0 = m0 + E;
+      const s0 = c0 + E;
+      const q0 = s0 + E;
       for (let e = 0; e < E; e++) {
-        mentioned[e] += sum.mentioned[e];
-        cited[e] += sum.cited[e];
-        posSum[e] += sum.posSum[e];
-        posSq[e] += sum.posSq[e];
+        mentioned[e] += sums[m0 + e];
+        cited[e] += sums[c0 + e];
+        posSum[e] += sums[s0 + e];
+        posSq[e] += sums[q0 + e];
       }
       continue;
     }
