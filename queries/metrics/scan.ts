@@ -1,5 +1,5 @@
 import type { Selection } from '../filters';
-import type { DayFacts, Segment, SiteFacts } from './facts-cache';
+import type { DayFacts, SiteFacts } from './facts-cache';
 
 const DAY_MS = 86_400_000;
 
@@ -97,60 +97,40 @@ export function compileSelection(site: SiteFacts, s: Selection, entities: readon
   };
 }
 
-type Sum = Segment['sum'];
+/**
+ * Per part, its segments' answers summed by location, packed as DayFacts.sums is: segment si and location l (the
+ * website's location index, L of them when computed) at (si * L + l) * (2 + 4E); a location without answers sums zeros.
+ */
+const locationSums = new WeakMap<DayFacts, { L: number; sums: Float64Array }>();
 
-/** Per segment of a part, its answers summed by location (the website's location index; undefined: none there). */
-const locationSums = new WeakMap<DayFacts, (Sum | undefined)[][]>();
-
-function sumsByLocation(E: number, d: DayFacts): (Sum | undefined)[][] {
-  let x = locationSums.get(d);
-  if (x) return x;
-  x = d.segments.map((seg) => {
-    const out: (Sum | undefined)[] = [];
+function sumsByLocation(E: number, L: number, d: DayFacts): { L: number; sums: Float64Array } {
+  const held = locationSums.get(d);
+  // a location added to the website since covers no answers of this part: the sums computed before still serve
+  if (held) return held;
+  const stride = 2 + 4 * E;
+  const sums = new Float64Array(d.segments.length * L * stride);
+  d.segments.forEach((seg, si) => {
     for (let i = seg.start; i < seg.end; i++) {
-      const l = d.location[i];
-      let sum = out[l];
-      if (!sum) {
-        sum = {
-          responses: 0,
-          any: 0,
-          mentioned: new Float64Array(E),
-          cited: new Float64Array(E),
-          posSum: new Float64Array(E),
-          posSq: new Float64Array(E),
-        };
-        out[l] = sum;
-      }
-      sum.responses++;
+      const o = (si * L + d.location[i]) * stride;
+      sums[o]++;
       let hit = false;
       for (let e = 0; e < E; e++) {
         const p = d.pos[i * E + e];
         if (p !== 0) {
           hit = true;
-          sum.mentioned[e]++;
-          sum.posSum[e] += p;
-          sum.posSq[e] += p * p;
+          sums[o + 2 + e]++;
+          sums[o + 2 + 2 * E + e] += p;
+          sums[o + 2 + 3 * E + e] += p * p;
         }
-        if (d.cite[i * E + e] !== 0) sum.cited[e]++;
+        if (d.cite[i * E + e] !== 0) sums[o + 2 + E + e]++;
       }
-      if (hit) sum.any++;
+      if (hit) sums[o + 1]++;
     }
-    return out;
   });
+  const x = { L, sums };
   locationSums.set(d, x);
   return x;
 }
-
-const addSum = (sum: Sum, E: number, c: ColumnCounts) => {
-  c.responses += sum.responses;
-  c.any += sum.any;
-  for (let e = 0; e < E; e++) {
-    c.mentioned[e] += sum.mentioned[e];
-    c.cited[e] += sum.cited[e];
-    c.posSum[e] += sum.posSum[e];
-    c.posSq[e] += sum.posSq[e];
-  }
-};
 
 /** Counts by entity column (the website's order), filled by the scan and then put in the requested order. */
 interface ColumnCounts {
@@ -235,12 +215,21 @@ function scanDay(site: SiteFacts, d: DayFacts, q: CompiledSelection, c: ColumnCo
   const whole = q.whole && !bounded;
   if (q.wholeByLocation && !bounded) {
     // every prompt and entity, some locations: each segment from its sums by location
-    const sums = sumsByLocation(E, d);
+    const { L, sums } = sumsByLocation(E, site.locations.size, d);
+    const stride = 2 + 4 * E;
     d.segments.forEach((seg, si) => {
       if (seg.schedule !== q.schedule || (model !== null && model[seg.model] === 0)) return;
       for (const l of q.locationList) {
-        const sum = sums[si][l];
-        if (sum) addSum(sum, E, c);
+        if (l >= L) continue;
+        const o = (si * L + l) * stride;
+        c.responses += sums[o];
+        c.any += sums[o + 1];
+        for (let e = 0; e < E; e++) {
+          c.mentioned[e] += sums[o + 2 + e];
+          c.cited[e] += sums[o + 2 + E + e];
+          c.posSum[e] += sums[o + 2 + 2 * E + e];
+          c.posSq[e] += sums[o + 2 + 3 * E + e];
+        }
       }
     });
     return;
