@@ -105,7 +105,8 @@ export interface Read {
   head: Head;
 }
 
-async function prepared(db: Knex, s: Selection, read?: Read) {
+/** `family`: what the counts are for (only mention-rate reads the answers mentioning any entity); none: every count. */
+async function prepared(db: Knex, s: Selection, read?: Read, family?: Family) {
   const [site, entities] = read
     ? [await factsCache(db).get(db, s.websiteId, daysOf(s), read.head), chosen(read.entities, s)]
     : await Promise.all([factsCache(db).get(db, s.websiteId, daysOf(s)), metricEntities(db, s)]);
@@ -113,20 +114,21 @@ async function prepared(db: Knex, s: Selection, read?: Read) {
     site,
     s,
     entities.map((e) => e.id),
+    { any: family === undefined || family === 'mention-rate' },
   );
   return { site, entities, names: keyed(entities), q };
 }
 
 /** One rolled-up value per entity over the selection. */
 export async function cumulative(db: Knex, s: Selection, family: Family, read?: Read) {
-  const { site, entities, names, q } = await prepared(db, s, read);
+  const { site, entities, names, q } = await prepared(db, s, read, family);
   const c = scanTotal(site, q);
   return { data: byEntity(family, entities, names, c), schedule: scheduleValue(s.scheduleId), responses: c.responses };
 }
 
 /** One row per UTC day with selected answers, oldest first. */
 export async function timeSeries(db: Knex, s: Selection, family: Family, read?: Read) {
-  const { site, entities, names, q } = await prepared(db, s, read);
+  const { site, entities, names, q } = await prepared(db, s, read, family);
   const schedule = scheduleValue(s.scheduleId);
   const data = scanDaily(site, q).map(({ day, counts }) => ({
     date: dayName(day),

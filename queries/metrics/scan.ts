@@ -1,5 +1,5 @@
 import type { Selection } from '../filters';
-import type { DayFacts, Segment, SiteFacts } from './facts-cache';
+import type { DayFacts, SiteFacts } from './facts-cache';
 
 const DAY_MS = 86_400_000;
 
@@ -7,7 +7,7 @@ const DAY_MS = 86_400_000;
 export interface Counts {
   /** answers selected */
   responses: number;
-  /** answers mentioning at least one of the entities */
+  /** answers mentioning at least one of the entities (NaN when the selection was compiled without it: `any: false`) */
   anyMentioned: number;
   mentioned: Float64Array;
   cited: Float64Array;
@@ -26,10 +26,15 @@ export interface CompiledSelection {
   slots: Int32Array;
   /** the requested columns as bits (websites with at most 32 entities) */
   columns: number;
-  /** every prompt, every location and every entity: a segment inside the time range is taken whole, from its sum */
+  /**
+   * every prompt and location, and every entity or no count of answers mentioning any of them (`any`): a segment inside
+   * the time range is taken whole, from its sum
+   */
   whole: boolean;
-  /** every prompt and every entity, some locations: a segment inside the time range is taken from its sums by location */
+  /** the same with some locations: a segment inside the time range is taken from its sums by location */
   wholeByLocation: boolean;
+  /** whether anyMentioned is counted: a subset of the entities can be read from per-entity sums only without it */
+  any: boolean;
   /** the selected locations' dictionary indices */
   locationList: Int32Array;
   firstDay: number;
@@ -50,7 +55,12 @@ const mask = <K>(size: number, keys: Iterable<K>, index: (k: K) => number | unde
   return m;
 };
 
-export function compileSelection(site: SiteFacts, s: Selection, entities: readonly string[]): CompiledSelection {
+/**
+ * `options.any` false: the caller reads no count of answers mentioning any of the entities (only mention-rate's relative
+ * rate does), so a subset of the entities is read from the per-entity sums like all of them (anyMentioned is NaN).
+ */
+export function compileSelection(site: SiteFacts, s: Selection, entities: readonly string[], options: { any?: boolean } = {}): CompiledSelection {
+  const any = options.any ?? true;
   const columnOf = new Map(site.entities.map((id, i) => [id, i]));
   const slots = Int32Array.from(entities, (id) => columnOf.get(id) ?? -1);
   let columns = 0;
@@ -62,7 +72,8 @@ export function compileSelection(site: SiteFacts, s: Selection, entities: readon
   const prompt = mask(site.prompts.size, s.promptIds, (p) => site.prompts.get(p));
   const allColumns = site.entities.length >= 32 ? -1 : (1 << site.entities.length) - 1;
   const everyPrompt = prompt.every((x, i) => x === 1 || i >= site.prompts.size);
-  const everyColumn = site.entities.length <= 32 && (columns | 0) === (allColumns | 0);
+  // without `any`, each entity's counts are its own column's: every column's sums serve any subset of them
+  const everyColumn = site.entities.length <= 32 && (!any || (columns | 0) === (allColumns | 0));
   const location = s.locationIds ? mask(site.locations.size, s.locationIds, (l) => site.locations.get(l)) : null;
   const locationList: number[] = [];
   if (location) for (let l = 0; l < site.locations.size; l++) if (location[l] === 1) locationList.push(l);
@@ -76,6 +87,7 @@ export function compileSelection(site: SiteFacts, s: Selection, entities: readon
     slots,
     columns,
     whole: !s.locationIds && everyPrompt && everyColumn,
+    any,
     firstDay: start === undefined ? first : Math.max(first, Math.floor(start / DAY_MS)),
     lastDay: end === undefined ? last : Math.min(last, Math.floor(end / DAY_MS)),
     startDay: start === undefined ? -Infinity : Math.floor(start / DAY_MS),
@@ -85,60 +97,40 @@ export function compileSelection(site: SiteFacts, s: Selection, entities: readon
   };
 }
 
-type Sum = Segment['sum'];
+/**
+ * Per part, its segments' answers summed by location, packed as DayFacts.sums is: segment si and location l (the
+ * website's location index, L of them when computed) at (si * L + l) * (2 + 4E); a location without answers sums zeros.
+ */
+const locationSums = new WeakMap<DayFacts, { L: number; sums: Float64Array }>();
 
-/** Per segment of a part, its answers summed by location (the website's location index; undefined: none there). */
-const locationSums = new WeakMap<DayFacts, (Sum | undefined)[][]>();
-
-function sumsByLocation(E: number, d: DayFacts): (Sum | undefined)[][] {
-  let x = locationSums.get(d);
-  if (x) return x;
-  x = d.segments.map((seg) => {
-    const out: (Sum | undefined)[] = [];
+function sumsByLocation(E: number, L: number, d: DayFacts): { L: number; sums: Float64Array } {
+  const held = locationSums.get(d);
+  // a location added to the website since covers no answers of this part: the sums computed before still serve
+  if (held) return held;
+  const stride = 2 + 4 * E;
+  const sums = new Float64Array(d.segments.length * L * stride);
+  d.segments.forEach((seg, si) => {
     for (let i = seg.start; i < seg.end; i++) {
-      const l = d.location[i];
-      let sum = out[l];
-      if (!sum) {
-        sum = {
-          responses: 0,
-          any: 0,
-          mentioned: new Float64Array(E),
-          cited: new Float64Array(E),
-          posSum: new Float64Array(E),
-          posSq: new Float64Array(E),
-        };
-        out[l] = sum;
-      }
-      sum.responses++;
+      const o = (si * L + d.location[i]) * stride;
+      sums[o]++;
       let hit = false;
       for (let e = 0; e < E; e++) {
         const p = d.pos[i * E + e];
         if (p !== 0) {
           hit = true;
-          sum.mentioned[e]++;
-          sum.posSum[e] += p;
-          sum.posSq[e] += p * p;
+          sums[o + 2 + e]++;
+          sums[o + 2 + 2 * E + e] += p;
+          sums[o + 2 + 3 * E + e] += p * p;
         }
-        if (d.cite[i * E + e] !== 0) sum.cited[e]++;
+        if (d.cite[i * E + e] !== 0) sums[o + 2 + E + e]++;
       }
-      if (hit) sum.any++;
+      if (hit) sums[o + 1]++;
     }
-    return out;
   });
+  const x = { L, sums };
   locationSums.set(d, x);
   return x;
 }
-
-const addSum = (sum: Sum, E: number, c: ColumnCounts) => {
-  c.responses += sum.responses;
-  c.any += sum.any;
-  for (let e = 0; e < E; e++) {
-    c.mentioned[e] += sum.mentioned[e];
-    c.cited[e] += sum.cited[e];
-    c.posSum[e] += sum.posSum[e];
-    c.posSq[e] += sum.posSq[e];
-  }
-};
 
 /** Counts by entity column (the website's order), filled by the scan and then put in the requested order. */
 interface ColumnCounts {
@@ -163,7 +155,7 @@ function requested(q: CompiledSelection, c: ColumnCounts): Counts {
   const k = q.slots.length;
   const out: Counts = {
     responses: c.responses,
-    anyMentioned: c.any,
+    anyMentioned: q.any ? c.any : Number.NaN,
     mentioned: new Float64Array(k),
     cited: new Float64Array(k),
     posSum: new Float64Array(k),
@@ -223,12 +215,21 @@ function scanDay(site: SiteFacts, d: DayFacts, q: CompiledSelection, c: ColumnCo
   const whole = q.whole && !bounded;
   if (q.wholeByLocation && !bounded) {
     // every prompt and entity, some locations: each segment from its sums by location
-    const sums = sumsByLocation(E, d);
+    const { L, sums } = sumsByLocation(E, site.locations.size, d);
+    const stride = 2 + 4 * E;
     d.segments.forEach((seg, si) => {
       if (seg.schedule !== q.schedule || (model !== null && model[seg.model] === 0)) return;
       for (const l of q.locationList) {
-        const sum = sums[si][l];
-        if (sum) addSum(sum, E, c);
+        if (l >= L) continue;
+        const o = (si * L + l) * stride;
+        c.responses += sums[o];
+        c.any += sums[o + 1];
+        for (let e = 0; e < E; e++) {
+          c.mentioned[e] += sums[o + 2 + e];
+          c.cited[e] += sums[o + 2 + E + e];
+          c.posSum[e] += sums[o + 2 + 2 * E + e];
+          c.posSq[e] += sums[o + 2 + 3 * E + e];
+        }
       }
     });
     return;
@@ -239,17 +240,26 @@ function scanDay(site: SiteFacts, d: DayFacts, q: CompiledSelection, c: ColumnCo
   const posSq = c.posSq;
   let responses = 0;
   let any = 0;
-  for (const seg of d.segments) {
+  const segments = d.segments;
+  const sums = d.sums;
+  const stride = 2 + 4 * E;
+  for (let si = 0; si < segments.length; si++) {
+    const seg = segments[si];
     if (seg.schedule !== q.schedule || (model !== null && model[seg.model] === 0)) continue;
     if (whole) {
-      const sum = seg.sum;
-      responses += sum.responses;
-      any += sum.any;
+      // the segment's sums, packed (DayFacts.sums)
+      const o = si * stride;
+      responses += sums[o];
+      any += sums[o + 1];
+      const m0 = o + 2;
+      const c0 = m0 + E;
+      const s0 = c0 + E;
+      const q0 = s0 + E;
       for (let e = 0; e < E; e++) {
-        mentioned[e] += sum.mentioned[e];
-        cited[e] += sum.cited[e];
-        posSum[e] += sum.posSum[e];
-        posSq[e] += sum.posSq[e];
+        mentioned[e] += sums[m0 + e];
+        cited[e] += sums[c0 + e];
+        posSum[e] += sums[s0 + e];
+        posSq[e] += sums[q0 + e];
       }
       continue;
     }

@@ -125,6 +125,33 @@ twoInstances('limits across two instances (real Postgres)', () => {
     expect(waits.filter((w) => w !== null)).toEqual(Array(20).fill(48));
   });
 
+  it('given a limit of 25 a minute, when 60 hits of one key arrive at once through two instances, then the hits waiting on an upsert go in one and each still gets its own count: exactly 25 pass, the remaining counts are 24..0 once each', async () => {
+    const limiters = [new RateLimiter(d.db), new RateLimiter(other.db)];
+    const key = `org:${newId()}`;
+    const t = Date.UTC(2026, 10, 25, 10, 0, 12, 500);
+    let upserts = 0;
+    const count = (q: { sql: string }) => {
+      if (q.sql.startsWith('insert into aivis_rate_limits')) upserts++;
+    };
+    d.db.on('query', count);
+    other.db.on('query', count);
+    try {
+      const decisions = await Promise.all(Array.from({ length: 60 }, (_, i) => limiters[i % 2].hit(key, 25, 60, t)));
+      const allowed = decisions.filter((x) => x.allowed);
+      expect(allowed).toHaveLength(25);
+      expect(allowed.map((x) => x.remaining).sort((a, b) => b - a)).toEqual(Array.from({ length: 25 }, (_, i) => 24 - i));
+      expect(decisions.filter((x) => !x.allowed).every((x) => x.remaining === 0 && x.retryAfterSeconds === 48)).toBe(true);
+      // at least the first upsert of each instance runs alone; everything after it waited and went in batches
+      expect(upserts).toBeLessThan(60);
+      expect(upserts).toBeGreaterThanOrEqual(2);
+      const row = await d.db('aivis_rate_limits').where({ key }).first('count');
+      expect(Number(row.count)).toBe(60);
+    } finally {
+      d.db.off('query', count);
+      other.db.off('query', count);
+    }
+  });
+
   it('given 3 processing per organization, when 12 admissions race through two instances, then exactly 3 hold a place', async () => {
     const limit: ConcurrencyLimit = { name: 'pitch-processing', limit: 3, retryAfterSeconds: 10 };
     const org = newId();

@@ -132,6 +132,21 @@ describe('metric scans', () => {
           cited: [...got.cited],
           posSum: [...got.posSum],
         }).toEqual(want);
+        // compiled without the count of answers mentioning any of them (every family but mention-rate), a subset of the
+        // entities is read from the per-entity sums: the same counts, anyMentioned not counted (also with every prompt,
+        // where a segment is then taken whole from its sums)
+        for (const t of [s, { ...s, promptIds: [...w.prompts] }]) {
+          const ids = wanted.map((i) => w.entities[i]);
+          const noAny = scanTotal(w.site, compileSelection(w.site, t, ids, { any: false }));
+          const exact = reference(w.rows, t, wanted);
+          expect(noAny.anyMentioned).toBeNaN();
+          expect({ responses: noAny.responses, mentioned: [...noAny.mentioned], cited: [...noAny.cited], posSum: [...noAny.posSum] }).toEqual({
+            responses: exact.responses,
+            mentioned: exact.mentioned,
+            cited: exact.cited,
+            posSum: exact.posSum,
+          });
+        }
         // the daily buckets add up to the total
         const daily = scanDaily(w.site, q);
         expect(daily.reduce((n, d) => n + d.counts.responses, 0)).toBe(got.responses);
