@@ -55,22 +55,19 @@ export const initialContentItem = (): ContentItemState => ({
   mark_as_done_time: null,
 });
 
+/** What an item's first event (tracked, or a generation requested) makes of it: it exists, with its ids, type, title and tab. */
+export function itemCreated(
+  s: ContentItemState,
+  d: Pick<ContentItemState, 'content_id' | 'website_id' | 'type' | 'title' | 'sheet_id'>,
+): ContentItemState {
+  return { ...s, exists: true, content_id: d.content_id, website_id: d.website_id, type: d.type, title: d.title, sheet_id: d.sheet_id };
+}
+
 /** Pure: the item after one of its events (the pipeline's events are folded here too, one case each). */
 export function evolveContentItem(s: ContentItemState, e: DomainEvent): ContentItemState {
   switch (e.type) {
     case 'ContentTracked':
-      return {
-        ...s,
-        exists: true,
-        content_id: e.data.content_id,
-        website_id: e.data.website_id,
-        type: e.data.type,
-        title: e.data.title,
-        url: e.data.url,
-        normalized_url: e.data.normalized_url,
-        sheet_id: e.data.sheet_id,
-        fields: { ...(e.data.fields ?? {}) },
-      };
+      return { ...itemCreated(s, e.data), url: e.data.url, normalized_url: e.data.normalized_url, fields: { ...(e.data.fields ?? {}) } };
     case 'ContentTitleChanged':
       return { ...s, title: e.data.title };
     case 'ContentDeleted':

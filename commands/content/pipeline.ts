@@ -2,7 +2,7 @@ import type { DomainEvent, EventData } from '../../src/domain/events';
 import { CONTENT_NOT_FOUND, type ContentStage, type ContentType, contentStream, type PipelineStatus } from '../../src/domain/content';
 import { deterministicId } from '../../src/domain/ids';
 import type { Aggregate } from '../handle';
-import type { ContentItemState } from './item';
+import { type ContentItemState, itemCreated } from './item';
 
 export { CONTENT_NOT_FOUND, type ContentStage, contentStream, type PipelineStatus };
 /** The types a generation makes. */
@@ -123,17 +123,7 @@ function foldItemEvent(s: ContentPipeline, e: DomainEvent): ContentPipeline {
 export function evolveItemByPipeline(s: ContentItemState, e: DomainEvent): ContentItemState {
   switch (e.type) {
     case 'ContentGenerationRequested':
-      return {
-        ...s,
-        exists: true,
-        content_id: e.data.content_id,
-        website_id: e.data.website_id,
-        type: e.data.type,
-        title: e.data.title,
-        topic_id: e.data.topic_id,
-        sheet_id: e.data.sheet_id,
-        ...onRequest(e.data),
-      };
+      return { ...itemCreated(s, e.data), topic_id: e.data.topic_id, ...onRequest(e.data) };
     case 'ContentBriefGenerated':
       return { ...s, brief: e.data.brief, stage: 'generated_brief', version_number: e.data.version_number };
     case 'ContentBriefApproved':

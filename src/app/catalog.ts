@@ -26,6 +26,10 @@ import {
   listPersonas as personasOf,
 } from '../../queries/catalog/settings';
 import { getTopic, listTopics as topicsOf } from '../../queries/catalog/topics';
+import type { Knex } from 'knex';
+import type { CommandContext, Handled } from '../../commands/handle';
+import type { WebsiteRow } from '../../queries/access';
+import type { DomainError } from '../domain/errors';
 import { MODELS } from '../domain/models';
 import type { Need } from '../domain/principal';
 import { type Caller, commandContextOf, dbOf, type Reads, settled, websiteFor, writeThenRead } from './context';
@@ -50,27 +54,49 @@ const need = {
   analytics: (level: Need['level']): Need => ({ category: 'analytics', level }),
 };
 
+/** A website's rows of one kind as `{data}`: the caller needs `needs` on the website. */
+function listing<T>(needs: Need, rows: (db: Knex, websiteId: string) => Promise<T[]>) {
+  return async (c: Caller, websiteId: string) => {
+    const w = await websiteFor(c, websiteId, needs);
+    return { data: await rows(dbOf(c), w.id) };
+  };
+}
+
+/**
+ * A write to the caller's website (`needs` on it): `command` on the website, then the row its result names, read back
+ * from the catalogue read model.
+ */
+async function writeRow<R extends { id: string }, T>(
+  c: Caller,
+  websiteId: string,
+  needs: Need,
+  command: (ctx: CommandContext, w: WebsiteRow) => Promise<Pick<Handled<R>, 'result' | 'position'> | DomainError>,
+  read: (db: Knex, websiteId: string, id: string) => Promise<T | undefined>,
+): Promise<T> {
+  const w = await websiteFor(c, websiteId, needs);
+  return writeThenRead(c, command(commandContextOf(c, w.id), w), READS, (r) => read(dbOf(c), w.id, r.id));
+}
+
 // competitors
 export async function listCompetitors(c: Caller, websiteId: string) {
   const w = await websiteFor(c, websiteId, need.competitors('view'));
   return { competitors: await competitorsOf(dbOf(c), w.id) };
 }
 export async function addCompetitor(c: Caller, input: AddCompetitor) {
-  const w = await websiteFor(c, input.website_id, need.competitors('edit'));
-  const competitor = await writeThenRead(c, add(commandContextOf(c, w.id), { ...input, website_id: w.id, website_url: w.url }), READS, (r) =>
-    getCompetitor(dbOf(c), w.id, r.id),
+  const edit = need.competitors('edit');
+  const competitor = await writeRow(
+    c,
+    input.website_id,
+    edit,
+    (ctx, w) => add(ctx, { ...input, website_id: w.id, website_url: w.url }),
+    getCompetitor,
   );
   return { competitor };
 }
 export async function updateCompetitor(c: Caller, competitorId: string, input: UpdateCompetitor) {
-  const w = await websiteFor(c, input.website_id, need.competitors('edit'));
-  const competitor = await writeThenRead(
-    c,
-    changeCompetitor(commandContextOf(c, w.id), { ...input, website_id: w.id, competitor_id: competitorId }),
-    READS,
-    (r) => getCompetitor(dbOf(c), w.id, r.id),
-  );
-  return { competitor };
+  const edit = need.competitors('edit');
+  const change = (ctx: CommandContext, w: WebsiteRow) => changeCompetitor(ctx, { ...input, website_id: w.id, competitor_id: competitorId });
+  return { competitor: await writeRow(c, input.website_id, edit, change, getCompetitor) };
 }
 export async function removeCompetitor(c: Caller, websiteId: string, competitorId: string) {
   const w = await websiteFor(c, websiteId, need.competitors('edit'));
@@ -78,10 +104,7 @@ export async function removeCompetitor(c: Caller, websiteId: string, competitorI
 }
 
 // topics
-export async function listTopics(c: Caller, websiteId: string) {
-  const w = await websiteFor(c, websiteId, need.prompts('view'));
-  return { data: await topicsOf(dbOf(c), w.id) };
-}
+export const listTopics = listing(need.prompts('view'), topicsOf);
 export async function createTopic(c: Caller, input: CreateTopic) {
   const w = await websiteFor(c, input.website_id, need.prompts('edit'));
   return writeThenRead(c, newTopic(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, async (r) => {
@@ -95,23 +118,14 @@ export async function deleteTopic(c: Caller, input: DeleteTopic) {
 }
 
 // prompts
-export async function listPrompts(c: Caller, websiteId: string) {
-  const w = await websiteFor(c, websiteId, need.prompts('view'));
-  return { data: await promptsOf(dbOf(c), w.id) };
-}
+export const listPrompts = listing(need.prompts('view'), promptsOf);
 export async function createPrompt(c: Caller, input: CreatePrompt) {
-  const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  const prompt = await writeThenRead(c, newPrompt(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) =>
-    getPrompt(dbOf(c), w.id, r.id),
-  );
+  const prompt = await writeRow(c, input.website_id, need.prompts('edit'), (ctx, w) => newPrompt(ctx, { ...input, website_id: w.id }), getPrompt);
   return { prompt };
 }
 export async function updatePrompt(c: Caller, promptId: string, input: UpdatePrompt) {
-  const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  const prompt = await writeThenRead(c, changePrompt(commandContextOf(c, w.id), { ...input, website_id: w.id, prompt_id: promptId }), READS, (r) =>
-    getPrompt(dbOf(c), w.id, r.id),
-  );
-  return { prompt };
+  const change = (ctx: CommandContext, w: WebsiteRow) => changePrompt(ctx, { ...input, website_id: w.id, prompt_id: promptId });
+  return { prompt: await writeRow(c, input.website_id, need.prompts('edit'), change, getPrompt) };
 }
 export async function deletePrompt(c: Caller, websiteId: string, promptId: string) {
   const w = await websiteFor(c, websiteId, need.prompts('edit'));
@@ -119,79 +133,45 @@ export async function deletePrompt(c: Caller, websiteId: string, promptId: strin
 }
 
 // personas, locations, attributes
-export async function listPersonas(c: Caller, websiteId: string) {
-  const w = await websiteFor(c, websiteId, need.prompts('view'));
-  return { data: await personasOf(dbOf(c), w.id) };
-}
+export const listPersonas = listing(need.prompts('view'), personasOf);
 export async function createPersona(c: Caller, input: CreatePersona) {
-  const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  const persona = await writeThenRead(c, newPersona(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) =>
-    getPersona(dbOf(c), w.id, r.id),
-  );
+  const persona = await writeRow(c, input.website_id, need.prompts('edit'), (ctx, w) => newPersona(ctx, { ...input, website_id: w.id }), getPersona);
   return { persona };
 }
-export async function listLocations(c: Caller, websiteId: string) {
-  const w = await websiteFor(c, websiteId, need.prompts('view'));
-  return { data: await locationsOf(dbOf(c), w.id) };
-}
+export const listLocations = listing(need.prompts('view'), locationsOf);
 /** answered flat: {id, location, country, region, city} */
-export async function createLocation(c: Caller, input: CreateLocation) {
-  const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  return writeThenRead(c, newLocation(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) => getLocation(dbOf(c), w.id, r.id));
+export function createLocation(c: Caller, input: CreateLocation) {
+  return writeRow(c, input.website_id, need.prompts('edit'), (ctx, w) => newLocation(ctx, { ...input, website_id: w.id }), getLocation);
 }
-export async function listAttributes(c: Caller, websiteId: string) {
-  const w = await websiteFor(c, websiteId, need.knowledge('view'));
-  return { data: await attributesOf(dbOf(c), w.id) };
-}
+export const listAttributes = listing(need.knowledge('view'), attributesOf);
 export async function createAttribute(c: Caller, input: CreateAttribute) {
-  const w = await websiteFor(c, input.website_id, need.knowledge('edit'));
-  const attribute = await writeThenRead(c, newAttribute(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) =>
-    getAttribute(dbOf(c), w.id, r.id),
-  );
+  const edit = need.knowledge('edit');
+  const attribute = await writeRow(c, input.website_id, edit, (ctx, w) => newAttribute(ctx, { ...input, website_id: w.id }), getAttribute);
   return { attribute };
 }
 
 // prompt schedules
-export async function listSchedules(c: Caller, websiteId: string) {
-  const w = await websiteFor(c, websiteId, need.prompts('view'));
-  return { data: await schedulesOf(dbOf(c), w.id) };
-}
+export const listSchedules = listing(need.prompts('view'), schedulesOf);
 export async function createSchedule(c: Caller, input: CreateSchedule) {
-  const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  const schedule = await writeThenRead(c, newSchedule(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) =>
-    getSchedule(dbOf(c), w.id, r.id),
-  );
+  const edit = need.prompts('edit');
+  const schedule = await writeRow(c, input.website_id, edit, (ctx, w) => newSchedule(ctx, { ...input, website_id: w.id }), getSchedule);
   return { schedule };
 }
 export async function updateSchedule(c: Caller, scheduleId: string, input: UpdateSchedule) {
-  const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  const schedule = await writeThenRead(
-    c,
-    changeSchedule(commandContextOf(c, w.id), { ...input, website_id: w.id, schedule_id: scheduleId }),
-    READS,
-    (r) => getSchedule(dbOf(c), w.id, r.id),
-  );
-  return { schedule };
+  const change = (ctx: CommandContext, w: WebsiteRow) => changeSchedule(ctx, { ...input, website_id: w.id, schedule_id: scheduleId });
+  return { schedule: await writeRow(c, input.website_id, need.prompts('edit'), change, getSchedule) };
 }
 
 // saved views
-export async function listSavedViews(c: Caller, websiteId: string) {
-  const w = await websiteFor(c, websiteId, need.analytics('view'));
-  return { data: await savedViewsOf(dbOf(c), w.id) };
-}
+export const listSavedViews = listing(need.analytics('view'), savedViewsOf);
 export async function createSavedView(c: Caller, input: CreateSavedView) {
-  const w = await websiteFor(c, input.website_id, need.analytics('edit'));
-  const view = await writeThenRead(c, newSavedView(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, (r) =>
-    getSavedView(dbOf(c), w.id, r.id),
-  );
+  const edit = need.analytics('edit');
+  const view = await writeRow(c, input.website_id, edit, (ctx, w) => newSavedView(ctx, { ...input, website_id: w.id }), getSavedView);
   return { view };
 }
 export async function updateSavedView(c: Caller, viewId: string, input: UpdateSavedView) {
-  const w = await websiteFor(c, input.website_id, need.analytics('edit'));
-  const view = await writeThenRead(c, changeSavedView(commandContextOf(c, w.id), { ...input, website_id: w.id, view_id: viewId }), READS, (r) =>
-    getSavedView(dbOf(c), w.id, r.id),
-  );
-  return { view };
+  const change = (ctx: CommandContext, w: WebsiteRow) => changeSavedView(ctx, { ...input, website_id: w.id, view_id: viewId });
+  return { view: await writeRow(c, input.website_id, need.analytics('edit'), change, getSavedView) };
 }
 
 // the model catalogue

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { CallToolResult, Tool as ToolListing } from '@modelcontextprotocol/sdk/types.js';
-import type { AppDeps } from '../app/context';
+import type { AppDeps, Caller } from '../app/context';
 import { issueMessage, toProblem, unauthorized } from '../app/problem';
 import type { Principal } from '../domain/principal';
+import { WebsiteId } from '../domain/schemas';
 
 type InputSchema = z.ZodObject<z.ZodRawShape>;
 
@@ -38,6 +39,11 @@ export type ToolHints =
   | { readOnlyHint: true; openWorldHint?: boolean }
   | { readOnlyHint: false; destructiveHint: boolean; idempotentHint: boolean; openWorldHint?: boolean };
 
+/** The hints most tools state: a read; a write that adds (a create); a write that replaces in place (an update, a delete). */
+export const READS = { readOnlyHint: true, openWorldHint: false } as const satisfies ToolHints;
+export const ADDS = { readOnlyHint: false, destructiveHint: false, idempotentHint: false } as const satisfies ToolHints;
+export const REPLACES = { readOnlyHint: false, destructiveHint: true, idempotentHint: true } as const satisfies ToolHints;
+
 export interface PublicToolDef<S extends InputSchema> extends ToolBase<S> {
   /** callable and listed without an account */
   public: true;
@@ -59,6 +65,17 @@ export function tool<S extends InputSchema>(def: PublicToolDef<S>): ToolDef;
 export function tool<S extends InputSchema>(def: PrivateToolDef<S>): ToolDef;
 export function tool(def: PublicToolDef<InputSchema> | PrivateToolDef<InputSchema>): ToolDef {
   return { ...def, public: def.public === true } as ToolDef;
+}
+
+/** The input of a tool that reads one website's data: the website's id, nothing else. */
+export const OfWebsite = z.strictObject({ website_id: WebsiteId });
+
+/** A tool that reads one website's data (input: its id alone) through the operation REST's `?website_id=` read calls. */
+export function websiteRead(
+  def: Omit<ToolBase<typeof OfWebsite>, 'input' | 'annotations'> & { read(caller: Caller, websiteId: string): Promise<object> },
+) {
+  const { read, ...rest } = def;
+  return tool({ ...rest, input: OfWebsite, annotations: READS, handler: (ctx, input) => read(ctx, input.website_id) });
 }
 
 /** What a failed call's structured content holds: REST's message and status, and REST's extra fields. */

@@ -3,39 +3,30 @@ import { requestValuation, type ValuationReason } from '../../commands/ai-value/
 import type { CommandContext } from '../../commands/handle';
 import { computeValuation } from '../../queries/ai-value/compute';
 import { utcDay } from '../domain/dates';
-import { type EventData, SYSTEM_ACTOR } from '../domain/events';
+import { SYSTEM_ACTOR } from '../domain/events';
 import type { EventStore } from '../eventstore/port';
 import type { SlotPool } from '../limits/slots';
 import type { Logger } from '../logger';
 import { every } from './every';
-import type { JobSpec } from './jobs';
+import { type JobSpec, type OneStepState, oneStepAggregate, perWebsite } from './jobs';
 
 /** One valuation at a time per website, two in all (they are CPU work on the metrics' facts). */
 export const AI_VALUE_SLOTS: SlotPool = { name: 'aivalue', perScope: 1, overall: 2 };
 /** New answers ask for a computation at most this often per website. */
 export const DEBOUNCE_MS = 2 * 60_000;
 
-export interface AiValueJobState {
-  requested: EventData<'AiValueRequested'> | null;
-  computed: boolean;
-}
+/** The request, and done once the valuation is recorded (AiValueComputed). */
+export type AiValueJobState = OneStepState<'AiValueRequested'>;
 
 /** The valuation job (docs/VALUATION.md, section 7): one step computing over the trailing 28 days and recording it. */
 export function aiValueJob(): JobSpec<AiValueJobState> {
   return {
     kind: 'aivalue',
-    aggregate: {
-      initial: () => ({ requested: null, computed: false }),
-      evolve(s, e) {
-        if (e.type === 'AiValueRequested') return { ...s, requested: e.data };
-        if (e.type === 'AiValueComputed') return { ...s, computed: true };
-        return s;
-      },
-    },
-    slots: { pool: AI_VALUE_SLOTS, scopeOf: (s) => s.requested?.website_id ?? '' },
+    aggregate: oneStepAggregate('AiValueRequested', 'AiValueComputed'),
+    slots: perWebsite(AI_VALUE_SLOTS),
     next(s) {
       const r = s.requested;
-      if (!r || s.computed) return null;
+      if (!r || s.done) return null;
       return {
         name: 'compute',
         async run({ jobId, db, command }) {

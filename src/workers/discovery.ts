@@ -4,16 +4,14 @@ import { creditsCharged } from '../domain/credits';
 import type { EventData } from '../domain/events';
 import { isHostWithinDomain } from '../domain/urls';
 import { hostOf, domainOf } from '../domain/urls';
-import type { JobSpec } from './jobs';
+import { type JobSpec, type OneStepState, oneStepAggregate } from './jobs';
 import { competitorGapsOf } from './seo';
 
 /** Credits one prompt discovery run costs. */
 export const DISCOVERY_RUN_CREDITS = 2;
 
-export interface DiscoveryState {
-  requested: EventData<'PromptDiscoveryRequested'> | null;
-  completed: boolean;
-}
+/** The request, and done once the run is recorded (PromptDiscoveryCompleted). */
+export type DiscoveryState = OneStepState<'PromptDiscoveryRequested'>;
 
 /** The website's own data the served sources read. */
 export async function discoveryData(db: Knex, r: EventData<'PromptDiscoveryRequested'>): Promise<DiscoveryData> {
@@ -77,17 +75,10 @@ function emptyReason(source: DiscoverySource, data: DiscoveryData): string | nul
 export function discoveryJob(deps: { db: Knex }): JobSpec<DiscoveryState> {
   return {
     kind: 'discovery',
-    aggregate: {
-      initial: () => ({ requested: null, completed: false }),
-      evolve(s, e) {
-        if (e.type === 'PromptDiscoveryRequested') return { ...s, requested: e.data };
-        if (e.type === 'PromptDiscoveryCompleted') return { ...s, completed: true };
-        return s;
-      },
-    },
+    aggregate: oneStepAggregate('PromptDiscoveryRequested', 'PromptDiscoveryCompleted'),
     next(s) {
       const r = s.requested;
-      if (!r || s.completed) return null;
+      if (!r || s.done) return null;
       return {
         name: 'discover',
         async run() {

@@ -5,7 +5,7 @@ import type { Aggregate, CommandContext } from '../../commands/handle';
 import type { Delivery } from '../bus/memory';
 import type { Bus, BusMessage, Consumer } from '../bus/port';
 import { isDomainError } from '../domain/errors';
-import { type DomainEvent, decodeEvent, SYSTEM_ACTOR } from '../domain/events';
+import { type DomainEvent, decodeEvent, type EventData, type EventType, SYSTEM_ACTOR } from '../domain/events';
 import { deterministicId } from '../domain/ids';
 import { evolveLifecycle, initialLifecycle, isFinished, jobKind, type JobKind, type JobLifecycle, jobOfStream } from '../domain/jobs';
 import { type EventStore, positionToString, WrongExpectedRevisionError } from '../eventstore/port';
@@ -66,6 +66,30 @@ export interface JobSpec<S> {
   maxDeliver?: number;
   backoffMs?: readonly number[];
 }
+
+/** A one-step job's own state: its request, and whether the event that ends its one step is in the stream. */
+export interface OneStepState<T extends EventType> {
+  requested: EventData<T> | null;
+  done: boolean;
+}
+
+/** The aggregate of a one-step job: `requestType` carries the request, `doneType` records its one step's outcome. */
+export function oneStepAggregate<T extends EventType>(requestType: T, doneType: EventType): Aggregate<OneStepState<T>> {
+  return {
+    initial: () => ({ requested: null, done: false }),
+    evolve(s, e) {
+      if (e.type === requestType) return { ...s, requested: e.data as EventData<T> };
+      if (e.type === doneType) return { ...s, done: true };
+      return s;
+    },
+  };
+}
+
+/** Running caps counted per website: the request's website. */
+export const perWebsite = <S extends { requested: { website_id: string | null } | null }>(pool: SlotPool): JobSpec<S>['slots'] => ({
+  pool,
+  scopeOf: (s) => s.requested?.website_id ?? '',
+});
 
 export interface JobState<S> {
   lifecycle: JobLifecycle;

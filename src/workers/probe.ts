@@ -1,6 +1,6 @@
 import type { EventData } from '../domain/events';
 import type { SlotPool } from '../limits/slots';
-import { type JobSpec, WORKER_NAME } from './jobs';
+import { type JobSpec, perWebsite, WORKER_NAME } from './jobs';
 
 /** The probe's running caps: SEO jobs' (4 per website, 16 in all), so a probe run shows caps at work. */
 export const PROBE_SLOTS: SlotPool = { name: 'probe', perScope: 4, overall: 16 };
@@ -36,7 +36,7 @@ export function probeJob(options: ProbeOptions = {}): JobSpec<ProbeState> {
         return s;
       },
     },
-    slots: { pool: options.slots ?? PROBE_SLOTS, scopeOf: (s) => s.requested?.website_id ?? '' },
+    slots: perWebsite(options.slots ?? PROBE_SLOTS),
     reservation: (s) => (s.requested?.allowance ? { allowance: s.requested.allowance.name, period: s.requested.allowance.period } : null),
     next(s) {
       const r = s.requested;

@@ -5,7 +5,7 @@ import { approvedFactTexts } from '../../queries/knowledge/knowledge';
 import { creditsCharged } from '../domain/credits';
 import type { EventData } from '../domain/events';
 import type { SlotPool } from '../limits/slots';
-import type { JobSpec } from './jobs';
+import { type JobSpec, type OneStepState, oneStepAggregate, perWebsite } from './jobs';
 
 /** The spec's caps: 4 SEO jobs running per website, 16 in all; beyond, a job waits queued. */
 export const SEO_SLOTS: SlotPool = { name: 'seo', perScope: 4, overall: 16 };
@@ -16,10 +16,8 @@ const ANSWERS_PER_PROMPT = 50;
 /** Approved facts read per job, newest first. */
 const FACTS_READ = 5000;
 
-export interface SeoState {
-  requested: EventData<'SeoRecommendationsRequested'> | null;
-  produced: boolean;
-}
+/** The request, and done once the recommendations are recorded (SeoRecommendationsProduced). */
+export type SeoState = OneStepState<'SeoRecommendationsRequested'>;
 
 /**
  * Per prompt: the competitors its latest answers (up to `perPrompt` each) name in answers that do not name the brand,
@@ -94,20 +92,13 @@ export function seoJob(
 ): JobSpec<SeoState> {
   return {
     kind: 'seo',
-    aggregate: {
-      initial: () => ({ requested: null, produced: false }),
-      evolve(s, e) {
-        if (e.type === 'SeoRecommendationsRequested') return { ...s, requested: e.data };
-        if (e.type === 'SeoRecommendationsProduced') return { ...s, produced: true };
-        return s;
-      },
-    },
-    slots: { pool: options.slots ?? SEO_SLOTS, scopeOf: (s) => s.requested?.website_id ?? '' },
+    aggregate: oneStepAggregate('SeoRecommendationsRequested', 'SeoRecommendationsProduced'),
+    slots: perWebsite(options.slots ?? SEO_SLOTS),
     // above the overall cap: a second message for a running job (a wake) waits behind it holding a place
     concurrency: 64,
     next(s) {
       const r = s.requested;
-      if (!r || s.produced) return null;
+      if (!r || s.done) return null;
       return {
         name: 'recommend',
         async run({ jobId }) {

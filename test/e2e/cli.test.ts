@@ -13,6 +13,7 @@ import { silentLogger } from '../../src/logger';
 import { LABEL_BIDI, TEXT_NUL } from '../../src/domain/schemas';
 import { openRuntime } from '../../src/runtime';
 import { cliHost } from '../support/cli';
+import { answerFromYearZero } from '../support/events';
 
 // The operator CLI as an operator runs it: against the real server when DATABASE_URL is set, else embedded.
 describe('operator CLI', () => {
@@ -197,26 +198,7 @@ describe('operator CLI', () => {
     const rt = await openRuntime(loadConfig({ ...env(), LOG_LEVEL: 'silent', SCHEDULER: 'off' }), silentLogger(), { withoutBus: true });
     let answers = 0;
     try {
-      const data = {
-        response_id: randomUUID(),
-        website_id: site.website,
-        prompt_id: site.prompt,
-        model: 'chatgpt',
-        location_id: null,
-        persona_id: null,
-        schedule_id: null,
-        run_id: null,
-        request_id: null,
-        external_id: null,
-        run_at: '0000-12-31T23:00:00.000Z',
-        text: 'Old.',
-        citations: [],
-        products: [],
-        source: 'import',
-        observations_supplied: false,
-        provider_model: null,
-        latency_ms: null,
-      };
+      const data = answerFromYearZero({ response_id: randomUUID(), website_id: site.website, prompt_id: site.prompt }, 'Old.');
       const metadata = {
         organization_id: org.organization_id,
         website_id: site.website,

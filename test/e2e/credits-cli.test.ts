@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createOrganization } from '../../commands/organizations/create-organization';
 import { newId } from '../../src/domain/ids';
+import { spawnCli } from '../support/cli';
 import { freshDatabase, onRealPostgres } from '../support/db';
 import { openJobRuntime } from '../support/jobs';
 
@@ -18,12 +18,7 @@ import { openJobRuntime } from '../support/jobs';
     } finally {
       await rt.close();
     }
-    const cli = (...args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-        env: { ...process.env, DATABASE_URL: database.url!, NATS_URL: '', LOG_LEVEL: 'warn' },
-        encoding: 'utf8',
-        timeout: 120_000,
-      });
+    const cli = spawnCli(database.url!);
     const first = cli('credits:grant', '--org', org, '--credits', '250', '--reason', 'pilot');
     expect(first.status, first.stderr).toBe(0);
     const out = JSON.parse(first.stdout);

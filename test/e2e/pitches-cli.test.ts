@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { reserveAllowance } from '../../commands/allowances/allowance';
 import { PITCH_ALLOWANCE } from '../../commands/pitches/request-pitch';
@@ -7,6 +6,7 @@ import { newEventsFor } from '../../commands/handle';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
+import { spawnCli } from '../support/cli';
 import { freshDatabase, onRealPostgres } from '../support/db';
 import { openJobRuntime } from '../support/jobs';
 import { submitPitch } from '../support/pitch-jobs';
@@ -55,12 +55,7 @@ import { submitPitch } from '../support/pitch-jobs';
     } finally {
       await rt.close();
     }
-    const cli = (...args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-        env: { ...process.env, DATABASE_URL: database.url!, NATS_URL: '', LOG_LEVEL: 'warn' },
-        encoding: 'utf8',
-        timeout: 120_000,
-      });
+    const cli = spawnCli(database.url!);
     const first = cli('pitches:reconcile', '--older-than-minutes', '0');
     expect(first.status, first.stderr).toBe(0);
     const out = JSON.parse(first.stdout);

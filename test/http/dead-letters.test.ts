@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventData } from '../../src/domain/events';
 import { buildSite, type Site } from '../support/answers';
-import { testMetadata } from '../support/events';
+import { answerFromYearZero, testMetadata } from '../support/events';
 import { call, startServer, type TestServer } from '../support/server';
 
 let s: TestServer;
@@ -33,26 +32,7 @@ const mentionRate = (key: string, site: Site) => call(s, 'POST', '/api/v1/metric
  */
 async function appendPoison(site: Site, organizationId: string): Promise<string> {
   const response_id = randomUUID();
-  const data: EventData<'ResponseRecorded'> = {
-    response_id,
-    website_id: site.id,
-    prompt_id: site.prompts[0].id,
-    model: 'chatgpt',
-    location_id: null,
-    persona_id: null,
-    schedule_id: null,
-    run_id: null,
-    request_id: null,
-    external_id: null,
-    run_at: '0000-12-31T23:00:00.000Z',
-    text: 'From before the calendar.',
-    citations: [],
-    products: [],
-    source: 'import',
-    observations_supplied: false,
-    provider_model: null,
-    latency_ms: null,
-  };
+  const data = answerFromYearZero({ response_id, website_id: site.id, prompt_id: site.prompts[0].id }, 'From before the calendar.');
   const id = randomUUID();
   await s.rt.store.append(
     `import-${randomUUID()}`,

@@ -6,7 +6,7 @@ import { MODEL_IDS, MODELS } from '../../src/domain/models';
 import { newSite } from '../support/http';
 import { call, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
-import { apiKey, callTool, toolOk, useMcpWorld } from './support';
+import { apiKey, toolOk, toolRefused, useMcpWorld } from './support';
 
 let s: TestServer;
 let w: World;
@@ -26,15 +26,8 @@ useMcpWorld(
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 /** A tool error with REST's message and status, and nothing written. */
-async function refused(client: Client, name: string, args: Record<string, unknown>, status: number, error?: string | RegExp) {
-  const before = await s.head();
-  const r = await callTool(client, name, args);
-  expect(r.isError, `${name} ${JSON.stringify(args)}: ${r.text}`).toBe(true);
-  expect(r.structured.status).toBe(status);
-  if (typeof error === 'string') expect(r.text).toBe(error);
-  else if (error) expect(r.text).toMatch(error);
-  expect(await s.head()).toBe(before);
-}
+const refused = (client: Client, name: string, args: Record<string, unknown>, status: number, error: string | RegExp) =>
+  toolRefused(s, client, name, args, status, error);
 
 describe('MCP catalogue tools', () => {
   it('given an authenticated client, then the catalogue tools are listed with their input schemas', async () => {

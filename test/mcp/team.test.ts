@@ -5,7 +5,7 @@ import { MembersView, UserWebsitesView } from '../../queries/team/members';
 import { RolesView } from '../../queries/team/roles';
 import { call, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
-import { apiKey, callTool, toolOk, useMcpWorld } from './support';
+import { apiKey, callTool, toolOk, toolRefused, useMcpWorld } from './support';
 
 let s: TestServer;
 let w: World;
@@ -20,14 +20,9 @@ useMcpWorld(
   (w) => [apiKey(w.a.key), apiKey(w.a.scoped), apiKey(w.b.key)],
 );
 
-async function refused(client: Client, name: string, args: Record<string, unknown>, status: number, error: string) {
-  const before = await s.head();
-  const r = await callTool(client, name, args);
-  expect(r.isError, `${name}: ${r.text}`).toBe(true);
-  expect(r.structured.status).toBe(status);
-  expect(r.text).toBe(error);
-  expect(await s.head()).toBe(before);
-}
+/** A tool error with REST's message and status, and nothing written. */
+const refused = (client: Client, name: string, args: Record<string, unknown>, status: number, error: string | RegExp) =>
+  toolRefused(s, client, name, args, status, error);
 
 describe('organization administration tools', () => {
   it('given invite_user, then it follows REST: direct answers user_id, the user is listed by list_members and reaches the website by get_user_websites', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventMetadata } from '../../src/domain/events';
+import type { EventData, EventMetadata } from '../../src/domain/events';
 import type { NewEvent } from '../../src/eventstore/port';
 
 export const testMetadata = (over: Partial<EventMetadata> = {}): EventMetadata => ({
@@ -22,3 +22,29 @@ export const anEvent = (over: Partial<NewEvent> = {}): NewEvent => ({
 });
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * An imported answer from year 0 in UTC (run_at '0000-12-31T23:00:00.000Z', as '0001-01-01T00:00:00+01:00' reads):
+ * one the answers read model cannot hold, appended to the store directly by the tests of what is set aside.
+ */
+export const answerFromYearZero = (
+  ids: { response_id: string; website_id: string; prompt_id: string },
+  text: string,
+): EventData<'ResponseRecorded'> => ({
+  ...ids,
+  model: 'chatgpt',
+  location_id: null,
+  persona_id: null,
+  schedule_id: null,
+  run_id: null,
+  request_id: null,
+  external_id: null,
+  run_at: '0000-12-31T23:00:00.000Z',
+  text,
+  citations: [],
+  products: [],
+  source: 'import',
+  observations_supplied: false,
+  provider_model: null,
+  latency_ms: null,
+});

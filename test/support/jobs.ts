@@ -65,3 +65,13 @@ export function gate() {
   const opened = new Promise<void>((r) => (open = r));
   return { wait: () => opened, open: () => open() };
 }
+
+/** The stream of a three-step probe that succeeds: its request, the start, one event per step, the end. */
+export const PROBE_OF_THREE_SUCCEEDED = [
+  'ProbeRequested',
+  'JobStarted',
+  'ProbeStepCompleted',
+  'ProbeStepCompleted',
+  'ProbeStepCompleted',
+  'JobSucceeded',
+];

@@ -25,6 +25,17 @@ const WEBSITE = newId();
 const simulated = createEngines({ mode: 'simulated' });
 const request = (over: Partial<ContentGenerationRequest> = {}) => generationRequest(WEBSITE, over);
 const ctxOf = (rt: Runtime) => ({ store: rt.store, organizationId: ORG, websiteId: WEBSITE, actor: SYSTEM_ACTOR });
+/** A generation whose brief is approved (by a call or at once), then its article: the stream, in order. */
+const BRIEF_APPROVED_THEN_ARTICLE = [
+  'ContentGenerationRequested',
+  'JobStarted',
+  'ContentBriefGenerated',
+  'CreditsCharged',
+  'ContentBriefApproved',
+  'ContentArticleGenerated',
+  'CreditsCharged',
+  'JobSucceeded',
+];
 const types = async (rt: Runtime, id: string) => (await streamEvents(rt, contentStream(id))).map((e) => e.type);
 
 describe('the content job', () => {
@@ -65,16 +76,7 @@ describe('the content job', () => {
     if (isDomainError(approved)) throw new Error(approved.message);
     expect(await jobEnded(rt, id)).toBe('succeeded');
     const events = await streamEvents(rt, contentStream(id));
-    expect(events.map((e) => e.type)).toEqual([
-      'ContentGenerationRequested',
-      'JobStarted',
-      'ContentBriefGenerated',
-      'CreditsCharged',
-      'ContentBriefApproved',
-      'ContentArticleGenerated',
-      'CreditsCharged',
-      'JobSucceeded',
-    ]);
+    expect(events.map((e) => e.type)).toEqual(BRIEF_APPROVED_THEN_ARTICLE);
     const article = events.find((e) => e.type === 'ContentArticleGenerated')!.data;
     expect(article).toMatchObject({ version_number: 2, model: 'claude' });
     expect(String(article.body)).toMatch(/^# Best CRM for small teams/);
@@ -87,16 +89,7 @@ describe('the content job', () => {
   it('given auto_approve_brief, then the brief is approved at once and the article follows without a call', async () => {
     const { result } = await requestContentGeneration(ctxOf(rt), request({ auto_approve_brief: true, type: 'snipe' }));
     expect(await jobEnded(rt, result.content_id)).toBe('succeeded');
-    expect(await types(rt, result.content_id)).toEqual([
-      'ContentGenerationRequested',
-      'JobStarted',
-      'ContentBriefGenerated',
-      'CreditsCharged',
-      'ContentBriefApproved',
-      'ContentArticleGenerated',
-      'CreditsCharged',
-      'JobSucceeded',
-    ]);
+    expect(await types(rt, result.content_id)).toEqual(BRIEF_APPROVED_THEN_ARTICLE);
   });
 
   it('given an optimize generation, then the live page is fetched (safe fetcher) and reviewed, and the job succeeds', async () => {

@@ -7,8 +7,8 @@ import { CreateSchedule } from '../../../commands/catalog/create-schedule';
 import { UpdateSavedView } from '../../../commands/catalog/update-saved-view';
 import { UpdateSchedule } from '../../../commands/catalog/update-schedule';
 import { text } from '../../domain/schemas';
-import { route, Uuid } from '../route';
-import { websiteCollection } from './catalog';
+import { Uuid } from '../route';
+import { websiteCollection, websiteItem } from './catalog';
 import { Answers } from '../../../queries/catalog/views';
 import * as catalog from '../../app/catalog';
 
@@ -64,16 +64,18 @@ export const catalogSettingsRoutes = [
       op: catalog.createSchedule,
     },
   }),
-  route({
-    method: 'PATCH',
-    url: '/api/v1/prompt-schedules/:schedule_id',
-    summary: 'Edit a custom prompt schedule, or archive it with {archived: true}',
+  ...websiteItem({
+    url: '/api/v1/prompt-schedules',
     tag: 'prompt-schedules',
-    extension: true,
+    id: 'schedule_id',
     params: ScheduleParams,
-    body: UpdateSchedule,
-    responses: { 200: Answers.schedule },
-    handler: (ctx) => catalog.updateSchedule(ctx, ctx.params.schedule_id, ctx.body),
+    patch: {
+      summary: 'Edit a custom prompt schedule, or archive it with {archived: true}',
+      extension: true,
+      body: UpdateSchedule,
+      answer: Answers.schedule,
+      op: catalog.updateSchedule,
+    },
   }),
 
   // saved views
@@ -89,15 +91,16 @@ export const catalogSettingsRoutes = [
       op: catalog.createSavedView,
     },
   }),
-  route({
-    method: 'PATCH',
-    url: '/api/v1/saved-views/:view_id',
-    summary: 'Rename a view or replace its filters; the id stays',
+  ...websiteItem({
+    url: '/api/v1/saved-views',
     tag: 'saved-views',
-    extension: true,
-    params: z.object({ view_id: Uuid }),
-    body: UpdateSavedView,
-    responses: { 200: Answers.savedView },
-    handler: (ctx) => catalog.updateSavedView(ctx, ctx.params.view_id, ctx.body),
+    id: 'view_id',
+    patch: {
+      summary: 'Rename a view or replace its filters; the id stays',
+      extension: true,
+      body: UpdateSavedView,
+      answer: Answers.savedView,
+      op: catalog.updateSavedView,
+    },
   }),
 ];

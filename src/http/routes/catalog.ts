@@ -60,6 +60,57 @@ export function websiteCollection<B extends z.ZodType>(c: {
   ];
 }
 
+/**
+ * One item of a website's collection, `<url>/:<id>`: PATCH changes it (the body names the website) and answers it;
+ * DELETE removes it (`?website_id=`, no body).
+ */
+export function websiteItem<B extends z.ZodType>(c: {
+  url: string;
+  tag: string;
+  /** the path parameter: a uuid unless `params` says otherwise */
+  id: string;
+  params?: z.ZodType;
+  patch?: CollectionSide & { body: B; op: (caller: Caller, id: string, input: z.output<B>) => Promise<unknown> };
+  remove?: CollectionSide & { op: (caller: Caller, websiteId: string, id: string) => Promise<unknown> };
+}) {
+  const side = (s: CollectionSide) => ({ summary: s.summary, tag: c.tag, ...(s.extension && { extension: true }) });
+  const url = `${c.url}/:${c.id}`;
+  const params = c.params ?? z.object({ [c.id]: Uuid });
+  const idOf = (p: unknown) => (p as Record<string, string>)[c.id];
+  const { patch, remove } = c;
+  return [
+    ...(patch
+      ? [
+          route({
+            method: 'PATCH',
+            url,
+            ...side(patch),
+            params,
+            body: patch.body,
+            responses: { 200: patch.answer },
+            handler: (ctx) => patch.op(ctx, idOf(ctx.params), ctx.body as z.output<B>),
+          }),
+        ]
+      : []),
+    ...(remove
+      ? [
+          route({
+            method: 'DELETE',
+            url,
+            ...side(remove),
+            params,
+            query: WebsiteQuery,
+            responses: { 200: remove.answer },
+            handler: (ctx) => {
+              requireNoBody(ctx.req);
+              return remove.op(ctx, ctx.query.website_id, idOf(ctx.params));
+            },
+          }),
+        ]
+      : []),
+  ];
+}
+
 export const catalogRoutes = [
   // competitors
   ...websiteCollection({
@@ -74,30 +125,18 @@ export const catalogRoutes = [
       op: catalog.addCompetitor,
     },
   }),
-  route({
-    method: 'PATCH',
-    url: '/api/v1/competitors/:competitor_id',
-    summary: 'Rename a competitor or replace its identifiers',
+  ...websiteItem({
+    url: '/api/v1/competitors',
     tag: 'competitors',
-    extension: true,
-    params: z.object({ competitor_id: Uuid }),
-    body: UpdateCompetitor,
-    responses: { 200: Answers.competitor },
-    handler: (ctx) => catalog.updateCompetitor(ctx, ctx.params.competitor_id, ctx.body),
-  }),
-  route({
-    method: 'DELETE',
-    url: '/api/v1/competitors/:competitor_id',
-    summary: 'Remove a competitor',
-    tag: 'competitors',
-    extension: true,
-    params: z.object({ competitor_id: Uuid }),
-    query: WebsiteQuery,
-    responses: { 200: Answers.success },
-    handler: (ctx) => {
-      requireNoBody(ctx.req);
-      return catalog.removeCompetitor(ctx, ctx.query.website_id, ctx.params.competitor_id);
+    id: 'competitor_id',
+    patch: {
+      summary: 'Rename a competitor or replace its identifiers',
+      extension: true,
+      body: UpdateCompetitor,
+      answer: Answers.competitor,
+      op: catalog.updateCompetitor,
     },
+    remove: { summary: 'Remove a competitor', extension: true, answer: Answers.success, op: catalog.removeCompetitor },
   }),
 
   // topics
@@ -146,28 +185,21 @@ export const catalogRoutes = [
     list: { summary: "The website's prompts, active and paused (soft-deleted ones left out)", answer: Answers.prompts, op: catalog.listPrompts },
     create: { summary: 'Create a prompt', extension: true, body: CreatePrompt, answer: Answers.prompt, op: catalog.createPrompt },
   }),
-  route({
-    method: 'PATCH',
-    url: '/api/v1/prompts/:prompt_id',
-    summary: "Change a prompt's text, topic, type, status or tags",
+  ...websiteItem({
+    url: '/api/v1/prompts',
     tag: 'prompts',
-    extension: true,
-    params: z.object({ prompt_id: Uuid }),
-    body: UpdatePrompt,
-    responses: { 200: Answers.prompt },
-    handler: (ctx) => catalog.updatePrompt(ctx, ctx.params.prompt_id, ctx.body),
-  }),
-  route({
-    method: 'DELETE',
-    url: '/api/v1/prompts/:prompt_id',
-    summary: 'Delete a prompt: soft when it already has answers (history kept), hard otherwise',
-    tag: 'prompts',
-    params: z.object({ prompt_id: Uuid }),
-    query: WebsiteQuery,
-    responses: { 200: Answers.promptDeleted },
-    handler: (ctx) => {
-      requireNoBody(ctx.req);
-      return catalog.deletePrompt(ctx, ctx.query.website_id, ctx.params.prompt_id);
+    id: 'prompt_id',
+    patch: {
+      summary: "Change a prompt's text, topic, type, status or tags",
+      extension: true,
+      body: UpdatePrompt,
+      answer: Answers.prompt,
+      op: catalog.updatePrompt,
+    },
+    remove: {
+      summary: 'Delete a prompt: soft when it already has answers (history kept), hard otherwise',
+      answer: Answers.promptDeleted,
+      op: catalog.deletePrompt,
     },
   }),
 

@@ -3,7 +3,7 @@ import * as activity from '../../app/activity';
 import { parseToolDateRange } from '../../domain/dates';
 import { DomainErrorException, invalid } from '../../domain/errors';
 import { text } from '../../domain/schemas';
-import { tool } from '../tool';
+import { tool, READS } from '../tool';
 
 const toolDate = (what: string) =>
   text().describe(`${what}: YYYY-MM-DD, an ISO 8601 timestamp (no zone = UTC) or a spelled-out date such as "March 5, 2026"`).optional();
@@ -18,7 +18,7 @@ export const activityTools = [
   tool({
     name: 'get_activity',
     title: 'Get the activity feed',
-    annotations: { readOnlyHint: true },
+    annotations: READS,
     description:
       "The organization's changes (activity feed), newest first by default; filters website_id, entity_type, change_type, since, until, order, page_num (from 0), page_size (1 to 100). Partner keys only.",
     input: ActivityToolInput,

@@ -6,9 +6,8 @@ import { ReviseContent } from '../../../commands/content/revise-content';
 import { PipelineAnswers } from '../../../queries/content/versions';
 import * as pipeline from '../../app/content-pipeline';
 import { Uuid } from '../../domain/schemas';
-import { tool } from '../tool';
+import { tool, READS } from '../tool';
 
-const READ = { readOnlyHint: true, openWorldHint: false } as const;
 const item = {
   content_id: Uuid.describe('The content item id'),
   website_id: Uuid.optional().describe('The website the item belongs to (optional: the content id decides; another one answers 404)'),
@@ -23,7 +22,7 @@ export const contentPipelineTools = [
       "A content item's generation status (running, succeeded, failed; null for tracked pages) and stage (pending_brief, generated_brief (waits for approval), pending_article, generated, pending (optimize), done, failed), with the reason of a failure.",
     input: z.strictObject(item),
     output: PipelineAnswers.status,
-    annotations: READ,
+    annotations: READS,
     handler: (ctx, input) => pipeline.contentStatus(ctx, input.content_id, input.website_id),
   }),
   tool({
@@ -33,7 +32,7 @@ export const contentPipelineTools = [
       'One version of a content item: its body, brief and meta description as they were, its label and change type. Without version_id: the latest version.',
     input: z.strictObject({ ...item, version_id: Uuid.optional().describe('The version id (default: the latest)') }),
     output: PipelineAnswers.version,
-    annotations: READ,
+    annotations: READS,
     handler: (ctx, input) => pipeline.version(ctx, input.content_id, input.version_id ?? null, input.website_id),
   }),
   tool({

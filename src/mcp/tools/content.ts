@@ -4,7 +4,7 @@ import { TrackContent } from '../../../commands/content/track';
 import { Answers } from '../../../queries/content/views';
 import * as content from '../../app/content';
 import { idOf, WebsiteId } from '../../domain/schemas';
-import { type ToolDef, tool } from '../tool';
+import { type ToolDef, tool, ADDS, READS, REPLACES, websiteRead } from '../tool';
 import { contentPipelineTools } from './content-pipeline';
 
 const OfItem = z.strictObject({
@@ -31,7 +31,7 @@ export const contentTools: ToolDef[] = [
   tool({
     name: 'list_content',
     title: 'List content',
-    annotations: { readOnlyHint: true },
+    annotations: READS,
     description: `The website's content items, newest first, with citation figures over the selected answers. content_type: generated, optimize, snipe, slice, manual, external, imported, draft (= generated) or generated_any; stage; sheet_id. ${FIGURES} page_num from 0, page_size 1 to 100 (default 40).`,
     input: content.ToolListContent,
     output: Answers.list,
@@ -40,7 +40,7 @@ export const contentTools: ToolDef[] = [
   tool({
     name: 'get_tracked_content',
     title: 'Get tracked content with citations',
-    annotations: { readOnlyHint: true },
+    annotations: READS,
     description: `The website's finished content, the items with a URL (tracked pages and published items), newest first, with their citation figures. ${FIGURES}`,
     input: content.ToolListContent,
     output: Answers.list,
@@ -49,26 +49,24 @@ export const contentTools: ToolDef[] = [
   tool({
     name: 'get_content_detail',
     title: 'Get a content item',
-    annotations: { readOnlyHint: true },
+    annotations: READS,
     description:
       'One content item: title, url (without protocol), normalized_url, type, tab, topic, stage (status repeats it), pipeline_status, brief, body, meta_description, custom fields, version_number, mark_as_done_time.',
     input: OfItem,
     output: Answers.item,
     handler: (ctx, input) => content.getContent(ctx, input.content_id, input.website_id),
   }),
-  tool({
+  websiteRead({
     name: 'get_content_hub_sheets',
     title: 'Get content hub tabs',
-    annotations: { readOnlyHint: true },
     description: "The website's content hub tabs (type sheet or view) with their customer columns (name, type, multi-select options).",
-    input: z.strictObject({ website_id: WebsiteId }),
     output: Answers.sheets,
-    handler: (ctx, input) => content.listSheets(ctx, input.website_id),
+    read: content.listSheets,
   }),
   tool({
     name: 'create_content_hub_sheet',
     title: 'Create a content hub tab',
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    annotations: ADDS,
     description:
       "Create a tab: type 'sheet' (default; has customer columns) or 'view' (tracking into it goes to the shared pool). Names are unique per website, case-insensitively.",
     input: CreateSheet,
@@ -78,7 +76,7 @@ export const contentTools: ToolDef[] = [
   tool({
     name: 'create_content_hub_column',
     title: 'Add a column to a content hub tab',
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    annotations: ADDS,
     description:
       'Add a customer column to a sheet: text, link, number, date, checkbox, multi_select (options) or generated (filled by aivis; tracking refuses it).',
     input: CreateColumn.safeExtend({ sheet_id: idOf('tab (sheet)') }),
@@ -88,7 +86,7 @@ export const contentTools: ToolDef[] = [
   tool({
     name: 'get_content_citation_prompts',
     title: "Get a content item's citing prompts",
-    annotations: { readOnlyHint: true },
+    annotations: READS,
     description: `Per prompt, the selected answers citing one content item (citations) and their share of that prompt's selected answers (citation_percent); prompts with at least one citation, most first. ${FIGURES}`,
     input: content.ToolContentPromptsRequest,
     output: Answers.prompts,
@@ -97,7 +95,7 @@ export const contentTools: ToolDef[] = [
   tool({
     name: 'delete_content',
     title: 'Delete a content item',
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    annotations: REPLACES,
     description:
       'Delete a content item permanently (no undo): its body, brief, versions and custom values are erased everywhere. Its URL can then be tracked again (under a new id). Check the item type first: a generated draft is deleted too.',
     input: OfItem,

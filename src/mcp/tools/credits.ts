@@ -3,9 +3,7 @@ import { CreditEventsView, CreditRange, CreditUsageView } from '../../../queries
 import { creditUsageEventsOp, creditUsageOp } from '../../app/credits';
 import { toolDateSchema } from '../../domain/dates';
 import { PageSize, text, Uuid } from '../../domain/schemas';
-import { tool } from '../tool';
-
-const READ = { readOnlyHint: true, openWorldHint: false } as const;
+import { tool, READS } from '../tool';
 
 const Window = {
   website_id: Uuid.optional().describe("Only this website's credits (default: the whole organization's)"),
@@ -23,7 +21,7 @@ export const creditsTools = [
       'Credits used by kind (engine answers, observation judging, content generation and revision, pitches, prompt discovery, SEO recommendations, pillar research) over a range: 24h, 7d, 30d (default), 90d or all; start_at_utc and end_at_utc, when given, win over the range. Global key.',
     input: z.strictObject(Window),
     output: CreditUsageView,
-    annotations: READ,
+    annotations: READS,
     handler: (ctx, input) => creditUsageOp(ctx, input),
   }),
   tool({
@@ -37,7 +35,7 @@ export const creditsTools = [
       next_offset: text().max(512).optional().describe('The next_offset of the previous page'),
     }),
     output: CreditEventsView,
-    annotations: READ,
+    annotations: READS,
     handler: (ctx, input) => creditUsageEventsOp(ctx, input),
   }),
 ];

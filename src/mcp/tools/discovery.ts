@@ -1,7 +1,7 @@
 import { StartPromptDiscovery } from '../../../commands/discovery/discovery';
 import { DiscoveryRunAnswer, DiscoveryRunsView } from '../../../queries/discovery/views';
 import { DiscoveryRunsQuery, listPromptDiscoveryRunsOp, startPromptDiscoveryOp } from '../../app/discovery';
-import { tool } from '../tool';
+import { tool, READS } from '../tool';
 
 /** Prompt discovery for assistants, with REST's rules (src/app/discovery.ts). */
 export const discoveryTools = [
@@ -21,7 +21,7 @@ export const discoveryTools = [
     description: "A website's prompt discovery runs, newest first, with their status and suggested prompts; limit 1 to 20 (default 10).",
     input: DiscoveryRunsQuery,
     output: DiscoveryRunsView,
-    annotations: { readOnlyHint: true, openWorldHint: false },
+    annotations: READS,
     handler: (ctx, input) => listPromptDiscoveryRunsOp(ctx, input),
   }),
 ];

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { DeleteFacts, PatchFactFields, ReviewFact, somePatchField } from '../../../commands/knowledge/facts';
 import { CreatePillar } from '../../../commands/knowledge/pillars';
 import {
@@ -21,10 +20,9 @@ import {
   SearchFactsQuery,
   searchFactsOp,
 } from '../../app/knowledge';
-import { Uuid, WebsiteId } from '../../domain/schemas';
-import { tool } from '../tool';
+import { Uuid } from '../../domain/schemas';
+import { tool, READS, REPLACES, websiteRead } from '../tool';
 
-const READ = { readOnlyHint: true, openWorldHint: false } as const;
 const FactId = Uuid.describe('The fact id');
 const GATE = 'Needs the knowledge base enabled for the organization and a website-admin key (any key within its websites).';
 
@@ -39,14 +37,12 @@ export const knowledgeTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     handler: (ctx, input) => createPillarOp(ctx, input),
   }),
-  tool({
+  websiteRead({
     name: 'list_pillars',
     title: 'List pillars',
     description: `The website's knowledge-base pillars with their status (researching, draft, published, archived) and last research time. ${GATE}`,
-    input: z.strictObject({ website_id: WebsiteId }),
     output: PillarsView,
-    annotations: READ,
-    handler: (ctx, input) => listPillarsOp(ctx, input.website_id),
+    read: listPillarsOp,
   }),
   tool({
     name: 'list_brand_facts',
@@ -54,7 +50,7 @@ export const knowledgeTools = [
     description: `A page of the website's brand facts, newest first, filtered by pillar_id, unfiled, review_status; facts from automated analysis only with include_oracle. ${GATE}`,
     input: ListFactsQuery,
     output: FactsPage,
-    annotations: READ,
+    annotations: READS,
     handler: (ctx, input) => listFactsOp(ctx, input),
   }),
   tool({
@@ -63,7 +59,7 @@ export const knowledgeTools = [
     description: `Full-text search of the website's approved brand facts, best first, each with its rank. ${GATE}`,
     input: SearchFactsQuery,
     output: SearchAnswer,
-    annotations: READ,
+    annotations: READS,
     handler: (ctx, input) => searchFactsOp(ctx, input),
   }),
   tool({
@@ -73,7 +69,7 @@ export const knowledgeTools = [
     input: PatchFactFields.extend({ fact_id: FactId }).refine(...somePatchField),
     output: PatchFactAnswer,
     // the same call again changes nothing more (a text change archived the fact: 404)
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    annotations: REPLACES,
     handler: ({ deps, principal }, { fact_id, ...patch }) => patchFactOp({ deps, principal }, fact_id, patch),
   }),
   tool({
@@ -82,7 +78,7 @@ export const knowledgeTools = [
     description: `Delete 1 to 50 facts of the website for good: their texts are erased. Unknown ids are listed in not_found_ids. ${GATE}`,
     input: DeleteFacts,
     output: DeleteFactsAnswer,
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    annotations: REPLACES,
     handler: (ctx, input) => deleteFactsOp(ctx, input),
   }),
   tool({

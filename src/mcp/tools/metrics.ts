@@ -4,7 +4,7 @@ import { ToolSharedFilters } from '../../domain/filters';
 import { ConnectorPage, FamilySeries } from '../../../queries/metrics/views';
 import * as metrics from '../../app/metrics';
 import { PageNum, PageSize, WebsiteId } from '../../domain/schemas';
-import { tool, type ToolDef } from '../tool';
+import { tool, type ToolDef, READS } from '../tool';
 
 const FILTERS =
   "filters: schedule_id ('default' or a schedule id), saved_view_id, start_date/end_date (YYYY-MM-DD, ISO timestamps or spelled-out dates such as 'March 5, 2026'; a date end covers the whole day), models, prompt_ids, location_ids, prompt_status, prompt_type, competitor_ids.";
@@ -22,7 +22,7 @@ const family = (name: string, title: string, f: Family, what: string): ToolDef =
   tool({
     name,
     title,
-    annotations: { readOnlyHint: true },
+    annotations: READS,
     description: `${what}, keyed by brand name (is_self marks the website's own), with the sample behind each value (numerator, denominator, 95% interval). series 'cumulative' (default) or 'daily'. ${FILTERS}`,
     input: Input,
     output: FamilySeries(f),
@@ -46,7 +46,7 @@ export const metricsTools: ToolDef[] = [
   tool({
     name: 'get_reporting_rows',
     title: 'Get reporting rows',
-    annotations: { readOnlyHint: true },
+    annotations: READS,
     description: `Flat rows for reporting: per day, model, prompt, location and brand, the answers selected and how many mention and cite the brand, with its mean position. page_num from 0, page_size 1 to 10000 (default 5000). ${FILTERS}`,
     input: z.strictObject({
       website_id: WebsiteId,

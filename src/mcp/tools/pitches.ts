@@ -3,9 +3,7 @@ import { CreatePitch, IdempotencyKey } from '../../../commands/pitches/request-p
 import { PitchAdmittedView, PitchListView, PitchReportView } from '../../../queries/pitches/views';
 import { createPitchOp, getPitchOp, listPitchesOp } from '../../app/pitches';
 import { PageNum, PageSize, text } from '../../domain/schemas';
-import { tool } from '../tool';
-
-const READ = { readOnlyHint: true, openWorldHint: false } as const;
+import { tool, READS } from '../tool';
 
 /** Pitch reports for assistants, with REST's rules (src/app/pitches.ts); no website_id: a report is the organization's. */
 export const pitchesTools = [
@@ -31,7 +29,7 @@ export const pitchesTools = [
       'A pitch report (global key): pitch (status processing, completed or failed), competitors with mentions and sentiment, prompts, attributes, the top 10 citing domains and the metrics.',
     input: z.strictObject({ pitch_id: text().describe('The pitch report id (pitch_id from create_pitch)') }),
     output: PitchReportView,
-    annotations: READ,
+    annotations: READS,
     handler: (ctx, input) => getPitchOp(ctx, input.pitch_id),
   }),
   tool({
@@ -40,7 +38,7 @@ export const pitchesTools = [
     description: "The organization's pitch reports, newest first, with their status and report_url (global key).",
     input: z.strictObject({ page_num: PageNum(), page_size: PageSize() }),
     output: PitchListView,
-    annotations: READ,
+    annotations: READS,
     handler: (ctx, input) => listPitchesOp(ctx, input),
   }),
 ];

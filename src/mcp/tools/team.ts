@@ -13,9 +13,7 @@ import {
   userWebsitesOp,
 } from '../../app/team';
 import { boundedString, Uuid } from '../../domain/schemas';
-import { tool } from '../tool';
-
-const READ = { readOnlyHint: true, openWorldHint: false } as const;
+import { tool, READS } from '../tool';
 
 /** Organization administration for assistants: the read side and invites, with REST's rules (src/app/team.ts). */
 export const teamTools = [
@@ -33,7 +31,7 @@ export const teamTools = [
       .refine((i) => !(i.website_id && i.group_id), { message: 'give website_id or group_id, not both', path: ['group_id'] })
       .refine((i) => i.access_type === undefined || i.group_id !== undefined, { message: 'only with group_id', path: ['access_type'] }),
     output: MembersView,
-    annotations: READ,
+    annotations: READS,
     handler(ctx, input) {
       if (input.website_id) return listWebsiteMembersOp(ctx, input.website_id);
       if (input.group_id) return listGroupMembersOp(ctx, input.group_id, input.access_type);
@@ -47,7 +45,7 @@ export const teamTools = [
       "The system roles (owner, admin, viewer; sentinel ids) and the organization's custom roles with their permission matrix over ten categories. Global key.",
     input: z.strictObject({}),
     output: RolesView,
-    annotations: READ,
+    annotations: READS,
     handler: (ctx) => listRolesOp(ctx),
   }),
   tool({
@@ -57,7 +55,7 @@ export const teamTools = [
       "The organization's groups of websites (camelCase: id, name, orgId, billingEnabled, createdAt, websites, websiteIds; externalId for partner keys). Global key.",
     input: z.strictObject({ external_id: boundedString(255).optional().describe('Only the group with this partner id (partner key)') }),
     output: GroupsView,
-    annotations: READ,
+    annotations: READS,
     handler: (ctx, input) => listGroupsOp(ctx, input.external_id),
   }),
   tool({
@@ -67,7 +65,7 @@ export const teamTools = [
       "The websites a user reaches, each with how (organization role, group, explicit membership) and the role; within the key's websites. Unknown user: not found.",
     input: z.strictObject({ user_id: Uuid.describe('The user') }),
     output: UserWebsitesView,
-    annotations: READ,
+    annotations: READS,
     handler: (ctx, input) => userWebsitesOp(ctx, input.user_id),
   }),
   tool({
