@@ -15,6 +15,7 @@ import {
   pkce,
   REDIRECT_URI,
   registerClient,
+  signIn,
   startOAuthServer,
   token,
   userWithPassword,
@@ -55,22 +56,7 @@ const initialize = rpc('initialize', { protocolVersion: '2025-06-18', capabiliti
 const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
 
 /** Registers a client, signs the user in through the pages, exchanges the code: the token response. */
-async function signedIn(email: string, password = PASSWORD) {
-  const reg = await registerClient(s);
-  expect(reg.status, JSON.stringify(reg.body)).toBe(201);
-  const p = pkce();
-  const { code } = await authorizeWithPassword(s, { client_id: reg.body.client_id, challenge: p.challenge, resource: resource() }, email, password);
-  const t = await token(s, {
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: REDIRECT_URI,
-    client_id: reg.body.client_id,
-    code_verifier: p.verifier,
-    resource: resource(),
-  });
-  expect(t.status, JSON.stringify(t.body)).toBe(200);
-  return { ...t.body, client_id: reg.body.client_id as string };
-}
+const signedIn = (email: string, password = PASSWORD) => signIn(s, email, password);
 
 async function tool(headers: Record<string, string>, name: string, args: Record<string, unknown>) {
   const r = await post(s, rpc('tools/call', { name, arguments: args }), headers);
@@ -206,20 +192,10 @@ describe('MCP sign-in: the authorization code', () => {
   });
 
   it('given a client that names no resource, then its token is still bound to the MCP endpoint and works there', async () => {
-    const reg = await registerClient(s);
-    const p = pkce();
-    const { code } = await authorizeWithPassword(s, { client_id: reg.body.client_id, challenge: p.challenge }, VIEWER, PASSWORD);
-    const t = await token(s, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT_URI,
-      client_id: reg.body.client_id,
-      code_verifier: p.verifier,
-    });
-    expect(t.status, JSON.stringify(t.body)).toBe(200);
-    const claims = JSON.parse(Buffer.from(t.body.access_token.split('.')[1], 'base64url').toString());
-    expect(claims).toMatchObject({ aud: resource(), iss: s.url, sub: viewerId, client_id: reg.body.client_id });
-    expect((await post(s, rpc('tools/list'), bearer(t.body.access_token))).status).toBe(200);
+    const t = await signIn(s, VIEWER, PASSWORD, { resource: null });
+    const claims = JSON.parse(Buffer.from(t.access_token.split('.')[1], 'base64url').toString());
+    expect(claims).toMatchObject({ aud: resource(), iss: s.url, sub: viewerId, client_id: t.client_id });
+    expect((await post(s, rpc('tools/list'), bearer(t.access_token))).status).toBe(200);
   });
 
   it('given an authorization request without PKCE or with the plain method, then it is refused', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_DENIED } from '../../src/domain/principal';
 import { jobEnded } from '../support/jobs';
 import { offlineResearch } from '../support/knowledge';
-import { freePort, authorizeWithPassword, pkce, REDIRECT_URI, registerClient, token, userWithPassword } from '../support/oauth';
+import { freePort, signIn, userWithPassword } from '../support/oauth';
 import { call, caughtUp, startServer, type TestServer } from '../support/server';
 import { buildWorld, type World } from '../support/tenancy';
 import { post } from './support';
@@ -26,24 +26,9 @@ beforeAll(async () => {
 });
 afterAll(async () => s?.close());
 
-const resource = () => `${s.url}/api/mcp`;
-
 /** Signs the user in through the pages and exchanges the code: the access token. */
 async function signedIn(email: string): Promise<string> {
-  const reg = await registerClient(s);
-  expect(reg.status, JSON.stringify(reg.body)).toBe(201);
-  const p = pkce();
-  const { code } = await authorizeWithPassword(s, { client_id: reg.body.client_id, challenge: p.challenge, resource: resource() }, email, PASSWORD);
-  const t = await token(s, {
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: REDIRECT_URI,
-    client_id: reg.body.client_id,
-    code_verifier: p.verifier,
-    resource: resource(),
-  });
-  expect(t.status, JSON.stringify(t.body)).toBe(200);
-  return t.body.access_token as string;
+  return (await signIn(s, email, PASSWORD)).access_token as string;
 }
 
 async function tool(accessToken: string, name: string, args: Record<string, unknown>) {

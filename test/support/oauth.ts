@@ -156,6 +156,29 @@ export async function token(s: { url: string }, params: Record<string, string>) 
 }
 
 /**
+ * Registers a client, signs the user in through the pages and exchanges the code: the token response. The client
+ * names `/api/mcp` as its resource, or none with `resource: null`.
+ */
+export async function signIn(s: { url: string }, email: string, password: string, o: { resource?: string | null } = {}) {
+  const resource = o.resource === undefined ? `${s.url}/api/mcp` : o.resource;
+  const named: { resource?: string } = resource === null ? {} : { resource };
+  const reg = await registerClient(s);
+  expect(reg.status, JSON.stringify(reg.body)).toBe(201);
+  const p = pkce();
+  const { code } = await authorizeWithPassword(s, { client_id: reg.body.client_id, challenge: p.challenge, ...named }, email, password);
+  const t = await token(s, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT_URI,
+    client_id: reg.body.client_id,
+    code_verifier: p.verifier,
+    ...named,
+  });
+  expect(t.status, JSON.stringify(t.body)).toBe(200);
+  return { ...t.body, client_id: reg.body.client_id as string };
+}
+
+/**
  * A user with a password: invited directly with the role (to the organization, or to one website when `websiteId` is
  * given), then the password set as the CLI does.
  */
