@@ -108,6 +108,17 @@ export interface RunnerStatus {
 }
 
 /**
+ * The lock that orders a projection's live writes against its swap: every transaction writing the live tables takes it
+ * shared before its first table, the swap exclusive before it locks the tables. Without it a live batch holding one
+ * table and waiting for the next, while the swap holds that one and waits for the first, is a deadlock (the swap's
+ * retries could all lose it under steady appends).
+ */
+async function liveWrite(trx: Knex.Transaction, projection: string, mode: 'shared' | 'exclusive'): Promise<void> {
+  const fn = mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
+  await trx.raw(`select ${fn}(hashtextextended(?, 0))`, [`aivis-live:${projection}`]);
+}
+
+/**
  * Runs one projection: reads the log after its checkpoint in batches and applies each batch and the new checkpoint
  * in one transaction. One active runner per projection across instances (a lease in the checkpoints table, fenced
  * by owner and generation on every commit).
@@ -328,6 +339,7 @@ export class ProjectionRunner {
       else {
         const lane: Lane = { dead: new Set(this.dead), letters: DEAD_LETTERS, searchPath: null, rebuilding: this.rebuilding };
         await this.db.transaction(async (trx) => {
+          await liveWrite(trx, this.projection.name, 'shared');
           await this.applyItems(trx, take(), lane, isolating);
           await this.saveCheckpoint(trx, last);
         });
@@ -698,6 +710,8 @@ export class ProjectionRunner {
       try {
         const done = await this.db.transaction(async (trx) => {
           await trx.raw(`set local lock_timeout = '10s'`);
+          // first the live writers' lock: a live batch in flight finishes, the next waits here before it touches a table
+          await liveWrite(trx, p.name, 'exclusive');
           await lockLive(trx, live, p.tables);
           const row = await trx('aivis_checkpoints').where('name', p.name).forUpdate().first('position');
           // the store is not read inside: on PGlite this transaction holds the one connection
@@ -757,6 +771,7 @@ export class ProjectionRunner {
       const items = await this.decode(events);
       try {
         const left = await this.db.transaction(async (trx) => {
+          await liveWrite(trx, name, 'shared');
           // fences the live leader: its batch in flight is undone, and it reloads the dead letters
           await trx('aivis_checkpoints')
             .where('name', name)
