@@ -15,8 +15,9 @@ const handlers: EventHandlers<Knex.Transaction> = {
         state: 'reserved',
         reserved_at: e.metadata.time,
       })
+      // a released reservation reserved again (its job admitted again) is open again
       .onConflict(['organization_id', 'allowance', 'period', 'reservation_id'])
-      .ignore();
+      .merge(['subject', 'amount', 'on_failure', 'state', 'reserved_at', 'settled_at']);
   },
   async AllowanceSettled(e, trx) {
     await trx('rm_allowance_reservations')
@@ -34,7 +35,7 @@ const handlers: EventHandlers<Knex.Transaction> = {
 export const allowancesProjection: Projection = handlerProjection(
   {
     name: 'allowances',
-    version: 1,
+    version: 2,
     tables: ['rm_allowance_reservations'],
     async migrate(db: Knex) {
       await db.raw(`

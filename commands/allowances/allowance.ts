@@ -15,6 +15,8 @@ export interface Reservation {
   on_failure: 'consumed' | 'released';
   /** reserved: the job is under way; then how it was settled */
   state: 'reserved' | 'consumed' | 'released';
+  /** how many times it was reserved: a released reservation is reserved again when its job is admitted again */
+  round: number;
 }
 
 export interface AllowanceState {
@@ -29,7 +31,14 @@ export const Allowance: Aggregate<AllowanceState> = {
     switch (e.type) {
       case 'AllowanceReserved': {
         const reservations = new Map(s.reservations);
-        reservations.set(e.data.reservation_id, { amount: e.data.amount, subject: e.data.subject, on_failure: e.data.on_failure, state: 'reserved' });
+        const round = (s.reservations.get(e.data.reservation_id)?.round ?? 0) + 1;
+        reservations.set(e.data.reservation_id, {
+          amount: e.data.amount,
+          subject: e.data.subject,
+          on_failure: e.data.on_failure,
+          state: 'reserved',
+          round,
+        });
         return { reservations, used: s.used + e.data.amount };
       }
       case 'AllowanceSettled': {
@@ -66,12 +75,24 @@ export interface Reserved {
   limit: number;
 }
 
+/** A reservation's events keep their first ids in its first round; a later round's events carry the round. */
+const roundId = (kind: string, cmd: { allowance: string; period: string; reservation_id: string }, round: number) =>
+  round <= 1
+    ? deterministicId(kind, cmd.allowance, cmd.period, cmd.reservation_id)
+    : deterministicId(kind, cmd.allowance, cmd.period, cmd.reservation_id, `round-${round}`);
+
+/**
+ * A job's reservation, once: admitted again while reserved or consumed, nothing more is reserved. A released
+ * reservation (its job never came to be, and an operator settled it so) is reserved again when the job is admitted
+ * again (a retried Idempotency-Key): the job then runs, so it is charged like any other.
+ */
 export function decideReserve(s: AllowanceState, cmd: Reserve): Decision<Reserved> | DomainError {
-  if (s.reservations.has(cmd.reservation_id)) return { events: [], result: { reserved: false, used: s.used, limit: cmd.limit } };
+  const before = s.reservations.get(cmd.reservation_id);
+  if (before && before.state !== 'released') return { events: [], result: { reserved: false, used: s.used, limit: cmd.limit } };
   const amount = cmd.amount ?? 1;
   if (s.used + amount > cmd.limit) return cmd.exhausted;
   const event: DomainEvent & { id: string } = {
-    id: deterministicId('allowance-reserved', cmd.allowance, cmd.period, cmd.reservation_id),
+    id: roundId('allowance-reserved', cmd, (before?.round ?? 0) + 1),
     type: 'AllowanceReserved',
     data: {
       allowance: cmd.allowance,
@@ -103,7 +124,7 @@ export function decideSettle(s: AllowanceState, cmd: Settle): Decision<Settled> 
   const outcome = cmd.ended === 'succeeded' ? 'consumed' : cmd.ended === 'gone' ? 'released' : r.on_failure;
   const data: EventData<'AllowanceSettled'> = { allowance: cmd.allowance, period: cmd.period, reservation_id: cmd.reservation_id, outcome };
   return {
-    events: [{ id: deterministicId('allowance-settled', cmd.allowance, cmd.period, cmd.reservation_id), type: 'AllowanceSettled', data }],
+    events: [{ id: roundId('allowance-settled', cmd, r.round), type: 'AllowanceSettled', data }],
     result: { outcome, settled: true },
   };
 }

@@ -34,10 +34,9 @@ export function decideCreatePrompt(s: CatalogState, cmd: CreatePrompt & { prompt
     status: cmd.status ?? 'active',
     tags: unique(cmd.tags ?? []),
   };
-  const { prompt_id: id, ...rest } = data;
   return {
     events: [{ type: 'PromptCreated', data }],
-    result: { id },
+    result: { id: cmd.prompt_id },
   };
 }
 

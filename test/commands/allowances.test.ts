@@ -9,6 +9,7 @@ import {
   type Reserve,
 } from '../../commands/allowances/allowance';
 import { openReservations, settleOpenReservations } from '../../commands/allowances/reconcile';
+import { idempotentResultId } from '../../commands/idempotency/idempotency';
 import { PROBE_ALLOWANCE_EXHAUSTED, type RequestProbe, requestProbe } from '../../commands/probe/request-probe';
 import { type DomainError, forbidden, isDomainError, notFound } from '../../src/domain/errors';
 import { type DomainEvent, SYSTEM_ACTOR } from '../../src/domain/events';
@@ -82,6 +83,26 @@ describe('allowance: the decisions', () => {
     given(Allowance, reserved('a'), settled('a', 'consumed')).when(settle('a', 'gone')).then([]);
     given(Allowance).when(settle('a', 'failed')).then(notFound('Reservation not found'));
   });
+  it('given a reservation an operator released (its job never came to be), when the job is admitted again, then it is reserved again, in a round of its own, and settles', () => {
+    const again = given(Allowance, reserved('a'), settled('a', 'released')).when((s) => decideReserve(s, reserve('a')));
+    again.then([reserved('a')]);
+    // its events are not the first round's (an event store would take them for the same events)
+    const first = decideReserve(Allowance.initial(), reserve('a'));
+    const second = decideReserve([reserved('a'), settled('a', 'released')].reduce(Allowance.evolve, Allowance.initial()), reserve('a'));
+    if (isDomainError(first) || isDomainError(second)) throw new Error('refused');
+    expect(second.events[0].id).not.toBe(first.events[0].id);
+    const reReserved = [reserved('a'), settled('a', 'released'), reserved('a')].reduce(Allowance.evolve, Allowance.initial());
+    expect(reReserved.used).toBe(1);
+    const s2 = settle('a', 'succeeded')(reReserved);
+    const s1 = settle('a', 'succeeded')([reserved('a')].reduce(Allowance.evolve, Allowance.initial()));
+    if (isDomainError(s1) || isDomainError(s2)) throw new Error('refused');
+    expect(s2.events).toEqual([expect.objectContaining(settled('a', 'consumed'))]);
+    expect(s2.events[0].id).not.toBe(s1.events[0].id);
+    // and the allowance's edge holds for it as for any job
+    given(Allowance, reserved('a'), settled('a', 'released'), reserved('b'), reserved('c'))
+      .when((s) => decideReserve(s, reserve('a')))
+      .then(EXHAUSTED);
+  });
   it('periods are UTC calendar months', () => {
     expect(monthOf(new Date('2026-11-30T23:59:59.999Z'))).toBe('2026-11');
     expect(monthOf(new Date('2026-12-01T00:00:00.000Z'))).toBe('2026-12');
@@ -125,6 +146,34 @@ describe('allowance: reserved at admission, settled when the job ends', () => {
     await jobEnded(rt, failing.job_id);
     expect(await rowOf('probe-give-back', failing.job_id)).toBe('released');
     expect(isDomainError(await requestProbe(ctx(), probe(), { allowance: giveBack }))).toBe(false);
+  });
+
+  it('given a keyed admission that died after reserving and an operator released its reservation, when the key is retried, then the job runs and its place is taken again (no free run)', async () => {
+    const allowance = { name: 'probe-retried', limit: 1, on_failure: 'consumed' as const };
+    const period = monthOf(new Date());
+    // the admission's first step, as a process that died right after it left it: reserved, no job stream
+    const jobId = idempotentResultId(org, 'probe', 'retried-key');
+    const r = await reserveAllowance(
+      ctx(),
+      reserve(jobId, { allowance: allowance.name, period, subject: jobStream('probe', jobId), limit: allowance.limit }),
+    );
+    if (isDomainError(r)) throw new Error(r.message);
+    await rt.waitForReadModels(r.position, ['allowances']);
+    const open = await openReservations(rt.database.db, rt.store, { allowance: allowance.name, olderThanMs: 0 });
+    expect(open.map((o) => [o.reservation_id, o.job])).toEqual([[jobId, 'gone']]);
+    expect((await settleOpenReservations({ store: rt.store, actor: SYSTEM_ACTOR }, { open })).result).toEqual([
+      { reservation_id: jobId, outcome: 'released' },
+    ]);
+
+    const retried = await requestProbe(ctx(), probe(), { idempotency_key: 'retried-key', allowance });
+    if (isDomainError(retried)) throw new Error(retried.message);
+    expect(retried.job_id).toBe(jobId);
+    expect(await jobEnded(rt, jobId)).toBe('succeeded');
+    expect(await rowOf(allowance.name, jobId)).toBe('consumed');
+    // the month's only place is used: another job is refused
+    expect(await requestProbe(ctx(), probe(), { idempotency_key: 'another-key', allowance })).toEqual(forbidden(PROBE_ALLOWANCE_EXHAUSTED));
+    const stream = await rt.store.readStream(allowanceStream(org, allowance.name, period));
+    expect(stream.map((e) => e.type)).toEqual(['AllowanceReserved', 'AllowanceSettled', 'AllowanceReserved', 'AllowanceSettled']);
   });
 
   it('given a reservation whose job never came to be, then the operator list shows it gone and settling releases it; an ended job is settled as it ended', async () => {
