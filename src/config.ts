@@ -90,8 +90,8 @@ const Env = z.object({
     .string()
     .refine((s) => {
       const ids = s.split(',').map((x) => x.trim());
-      return ids.length >= 1 && ids.every((id) => isModelId(id)) && new Set(ids).size === ids.length;
-    }, 'must be distinct model ids of the catalogue, comma-separated')
+      return ids.length === 4 && ids.every((id) => isModelId(id)) && new Set(ids).size === ids.length;
+    }, 'must be four distinct model ids of the catalogue, comma-separated (a pitch report queries four models)')
     .optional(),
   FACTS_CACHE_MB: z.coerce.number().int().min(16).max(1_048_576).default(512),
   CONTENT_MODEL: z
