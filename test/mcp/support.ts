@@ -59,6 +59,26 @@ export function useMcpWorld(
 
 export const apiKey = (key: string) => ({ 'x-api-key': key });
 
+/** What the tool-area tests share: the server, the World, org A's client, A's client scoped to a1, org B's client. */
+export interface AreaClients {
+  s: TestServer;
+  w: World;
+  a: Client;
+  scoped: Client;
+  b: Client;
+  /** A tool error with REST's message and status, and nothing written (toolRefused on this server). */
+  refused: (client: Client, name: string, args: Record<string, unknown>, status: number, error: string | RegExp) => Promise<void>;
+}
+
+/** useMcpWorld with the three clients a tool area's test compares against REST (org A, A scoped, org B). */
+export function useAreaClients(ready: (ctx: AreaClients) => unknown): void {
+  useMcpWorld(
+    ({ s, w, clients: [a, scoped, b] }) =>
+      ready({ s, w, a, scoped, b, refused: (client, name, args, status, error) => toolRefused(s, client, name, args, status, error) }),
+    (w) => [apiKey(w.a.key), apiKey(w.a.scoped), apiKey(w.b.key)],
+  );
+}
+
 /** Runs `use` with a client of a new organization `name` that has only the pitch feature (none of the gated areas), closed after. */
 export async function withPlainOrganization(s: TestServer, name: string, use: (client: Client) => Promise<void>): Promise<void> {
   const plain = await s.org(name, { features: ['pitch'] });
