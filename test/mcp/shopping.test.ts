@@ -4,7 +4,7 @@ import { MODEL_IDS, SHOPPING_MODEL_IDS, isShoppingModelId } from '../../src/doma
 import { SHOPPING_NOT_ENABLED } from '../../src/app/shopping';
 import { call, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
-import { apiKey, bearer, callTool, useMcpWorld, withPlainOrganization } from './support';
+import { apiKey, bearer, callTool, itRefusesOthersAndUnfeatured, useMcpWorld } from './support';
 
 let s: TestServer;
 let w: World;
@@ -131,16 +131,10 @@ describe('get_shopping_metrics', () => {
     }
   });
 
-  it("given another organization's key, then 403 Unauthorized access to this website", async () => {
-    const tool = await callTool(b, 'get_shopping_metrics', { website_id: site });
-    expect(tool).toMatchObject({ isError: true, text: 'Unauthorized access to this website', structured: { status: 403 } });
-  });
-
-  it('given an organization without the shopping feature, then 403 with the feature message', async () => {
-    await withPlainOrganization(s, 'No shopping', async (client) => {
-      const tool = await callTool(client, 'get_shopping_metrics', { website_id: site });
-      expect(tool).toMatchObject({ isError: true, text: SHOPPING_NOT_ENABLED, structured: { status: 403 } });
-    });
+  itRefusesOthersAndUnfeatured(() => ({ s, other: b, site }), 'get_shopping_metrics', {
+    about: 'the shopping feature',
+    organization: 'No shopping',
+    message: SHOPPING_NOT_ENABLED,
   });
 
   it('given the tool listing, then get_shopping_metrics takes exactly the eight filter keys', async () => {
