@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { provisionDemoWebsite } from '../../commands/catalog/demo-catalog';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { MODEL_IDS } from '../../src/domain/models';
-import { newSite, refusedWithoutWrite } from '../support/http';
+import { newSite, postCreated, refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, type TestServer } from '../support/server';
 import { tenancyChecks, useWorld, type World } from '../support/tenancy';
 
@@ -449,11 +449,7 @@ describe('saved views', () => {
   it("given another website's or another organization's ids in a view's filters, then 400 naming the filter and nothing written", async () => {
     // one catalogue per website: a prompt, a location, a competitor and a schedule each
     const catalogue = async (site: string, key: string) => {
-      const ok = async (path: string, body: object) => {
-        const r = await post(path, { website_id: site, ...body }, key);
-        expect(r.status, `${path} ${JSON.stringify(r.body)}`).toBe(201);
-        return r.body;
-      };
+      const ok = (path: string, body: object) => postCreated(s, key, path, { website_id: site, ...body });
       return {
         prompt_ids: [(await ok('/api/v1/prompts', { text: 'best widgets?' })).prompt.id],
         location_ids: [(await ok('/api/v1/locations', { location: 'Berlin, Germany', country: 'DE' })).id],

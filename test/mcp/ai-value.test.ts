@@ -7,6 +7,7 @@ import { jobEnded } from '../support/jobs';
 import { call, caughtUp, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { itRefusesOthersAndUnfeatured, toolOk, useMcpWorld } from './support';
+import { postCreated } from '../support/http';
 
 let s: TestServer;
 let w: World;
@@ -23,11 +24,7 @@ useMcpWorld(async (ctx) => {
     w,
     clients: [a, b],
   } = ctx);
-  const post = async (path: string, body: unknown) => {
-    const r = await call(s, 'POST', path, { key: w.a.key, body });
-    expect(r.status, JSON.stringify(r.body)).toBe(201);
-    return r.body;
-  };
+  const post = (path: string, body: unknown) => postCreated(s, w.a.key, path, body);
   site = (await post('/api/v1/websites', { name: 'Acme', url: 'https://acme-value.example.com' })).website.id;
   await post('/api/v1/competitors', { website_id: site, name: 'Bolt', url: 'https://bolt.example.com' });
   topic = (await post('/api/v1/topics', { website_id: site, name: 'CRM software' })).topic.id;

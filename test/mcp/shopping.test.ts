@@ -5,6 +5,7 @@ import { SHOPPING_NOT_ENABLED } from '../../src/app/shopping';
 import { call, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { apiKey, bearer, callTool, itRefusesOthersAndUnfeatured, useMcpWorld } from './support';
+import { postCreated } from '../support/http';
 
 let s: TestServer;
 let w: World;
@@ -25,11 +26,7 @@ useMcpWorld(
       w,
       clients: [a, b],
     } = ctx);
-    const post = async (path: string, body: unknown) => {
-      const r = await call(s, 'POST', path, { key: w.a.key, body });
-      expect(r.status, JSON.stringify(r.body)).toBe(201);
-      return r.body;
-    };
+    const post = (path: string, body: unknown) => postCreated(s, w.a.key, path, body);
     site = (await post('/api/v1/websites', { name: 'Acme', url: 'https://acme-mcp.example.com' })).website.id;
     competitor = (await post('/api/v1/competitors', { website_id: site, name: 'Globex', url: 'https://globex.example.net' })).competitor.id;
     const prompt = (await post('/api/v1/prompts', { website_id: site, text: 'Best headphones?', tags: ['audio'] })).prompt.id;
