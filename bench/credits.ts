@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CREDIT_BUCKETS } from '../projections/credits';
 import { creditUsage } from '../queries/credits/usage';
 import { type Bench, info, nowNs, quantile, report, sampleUs, secondsSince } from './lib';
-import { startBenchServer } from './server';
+import { withBenchServer } from './with-server';
 
 /**
  * get_credit_usage over 1 M credit events (one organization, 10 websites, every kind, spread over 100 days), range
@@ -15,8 +15,7 @@ export const credits: Bench = {
   about: 'get_credit_usage (range 90d) over 1 M credit events, through MCP over HTTP',
   async run({ quick }) {
     const n = quick ? 100_000 : 1_000_000;
-    const s = await startBenchServer(0);
-    try {
+    await withBenchServer(0, async (s) => {
       const db = s.rt.database.db;
       const t0 = nowNs();
       const sites = Array.from({ length: 10 }, (_, i) => `00000000-0000-4000-8000-${String(i + 1).padStart(12, '0')}`);
@@ -78,8 +77,6 @@ export const credits: Bench = {
       } finally {
         await client.close();
       }
-    } finally {
-      await s.close();
-    }
+    });
   },
 };

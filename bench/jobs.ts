@@ -5,9 +5,9 @@ import { newId } from '../src/domain/ids';
 import { jobStream } from '../src/domain/jobs';
 import type { Runtime } from '../src/runtime';
 import { PROBE_SLOTS } from '../src/workers/probe';
-import { startNatsServer } from '../test/bus/nats-server';
 import { type Bench, info, median, mostJobsAtOnce, nowNs, report, secondsSince, sleep } from './lib';
-import { type BenchServer, startBenchServer } from './server';
+import type { BenchServer } from './server';
+import { withTwoWorkerInstances } from './with-server';
 
 /** The most probes running at once, per website and in all. */
 const mostAtOnce = (rt: Runtime) => mostJobsAtOnce(rt, 'probe');
@@ -17,11 +17,7 @@ export const jobs: Bench = {
   name: 'jobs',
   about: 'probe jobs through the job workers of 2 instances over a private NATS JetStream: overhead per job, a queue of 1,000 under the caps',
   async run({ quick }) {
-    const nats = await startNatsServer();
-    const a = await startBenchServer(0, undefined, { natsUrl: nats.url, workers: true });
-    let b: BenchServer | null = null;
-    try {
-      b = await startBenchServer(0, undefined, { natsUrl: nats.url, workers: true, join: a });
+    await withTwoWorkerInstances(0, undefined, async (a, b) => {
       const ctx = (s: BenchServer) => ({ store: s.rt.store, organizationId: a.organizationId, actor: SYSTEM_ACTOR });
       const submit = async (s: BenchServer, website_id: string, step_ms: number) => {
         const r = await requestProbe(ctx(s), { website_id, steps: 1, step_ms, fail_at_step: null });
@@ -64,10 +60,6 @@ export const jobs: Bench = {
         note: 'the most running at once for one website, replayed from JobStarted/JobSucceeded in the log order',
       });
       info(`most running at once in all: ${most.overall} (cap ${PROBE_SLOTS.overall})`);
-    } finally {
-      await b?.close();
-      await a.close();
-      await nats.dispose();
-    }
+    });
   },
 };

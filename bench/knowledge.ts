@@ -3,7 +3,7 @@ import { listFacts, searchFacts } from '../queries/knowledge/knowledge';
 import { deterministicId } from '../src/domain/ids';
 import { seededRandom } from '../src/domain/random';
 import { type Bench, info, median, nowNs, quantile, report, sampleUs, secondsSince } from './lib';
-import { startBenchServer } from './server';
+import { withBenchServer } from './with-server';
 
 const SYLLABLES = [
   'ka',
@@ -67,8 +67,7 @@ export const knowledge: Bench = {
   about: 'knowledge base: full-text search and a filtered page over 100,000 facts of one website, over HTTP',
   async run({ quick }) {
     const total = quick ? 20_000 : 100_000;
-    const s = await startBenchServer(1);
-    try {
+    await withBenchServer(1, async (s) => {
       const db = s.rt.database.db;
       const websiteId = ((await db('rm_websites').where('organization_id', s.organizationId).first('id')) as { id: string }).id;
       const rand = seededRandom(18);
@@ -211,8 +210,6 @@ export const knowledge: Bench = {
       report('facts_list_sql_ms', quantile(listSql, 0.95), 'ms', {
         note: `p95 of the same pages as a query alone (listFacts), median ${median(listSql).toFixed(2)} ms`,
       });
-    } finally {
-      await s.close();
-    }
+    });
   },
 };

@@ -3,7 +3,7 @@ import { SignedInUsers } from '../src/auth/accounts';
 import { oauthSecrets } from '../src/auth/store';
 import { AccessTokenVerifier } from '../src/auth/tokens';
 import { type Bench, info, median, report, sampleUs } from './lib';
-import { startBenchServer } from './server';
+import { withBenchServer } from './with-server';
 
 /**
  * What checking a signed-in user's access token costs an MCP request: the RS256 signature with the public key held in
@@ -15,8 +15,7 @@ export const oauth: Bench = {
   about: 'MCP sign-in: access-token check per request',
   async run({ quick }) {
     const n = quick ? 5000 : 50_000;
-    const s = await startBenchServer(1);
-    try {
+    await withBenchServer(1, async (s) => {
       const db = s.rt.database.db;
       const secrets = await oauthSecrets(db);
       const issuer = s.rt.config.publicBaseUrl;
@@ -58,8 +57,6 @@ export const oauth: Bench = {
       report('oauth_token_signature_us', median(signatureOnly), 'us', {
         note: 'median: the JWT check alone (RS256 verify with the KeyObject kept in memory)',
       });
-    } finally {
-      await s.close();
-    }
+    });
   },
 };

@@ -14,7 +14,8 @@ import { caughtUp, seedAnswerSite } from './answers';
 import { fullShape } from './answers-data';
 import { rng, seededUuid } from './generate';
 import { type Bench, cpuMeter, info, nowNs, quantile, report, secondsSince } from './lib';
-import { type BenchServer, startBenchServer } from './server';
+import type { BenchServer } from './server';
+import { withBenchServer } from './with-server';
 
 export interface ObservationSite {
   websiteId: string;
@@ -228,8 +229,7 @@ export const observations: Bench = {
   about: 'first page of POST /attributes/observations (intensity, 40 rows) over ~1 M observations: 90-day windows, a mix of filters',
   async run({ quick }) {
     const total = quick ? 50_000 : 1_000_000;
-    const s = await startBenchServer(0);
-    try {
+    await withBenchServer(0, async (s) => {
       const site = await seedObservations(s, total);
       const rounds = quick ? 10 : 30;
       const cpu = await cpuMeter(s.rt.database.db);
@@ -258,8 +258,6 @@ export const observations: Bench = {
       report('observations_recent_p95_ms', qr.p95, 'ms', {
         note: `the same mix sorted recent (${recentAll.length} requests); p50 ${qr.p50.toFixed(1)} ms`,
       });
-    } finally {
-      await s.close();
-    }
+    });
   },
 };

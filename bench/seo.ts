@@ -7,9 +7,9 @@ import { jobStream } from '../src/domain/jobs';
 import { newId } from '../src/domain/ids';
 import type { Runtime } from '../src/runtime';
 import { SEO_SLOTS } from '../src/workers/seo';
-import { startNatsServer } from '../test/bus/nats-server';
 import { type Bench, info, median, mostJobsAtOnce, nowNs, report, secondsSince, sleep } from './lib';
-import { type BenchServer, startBenchServer } from './server';
+import type { BenchServer } from './server';
+import { withTwoWorkerInstances } from './with-server';
 
 /** The most SEO jobs running at once, per website and in all. */
 const mostAtOnce = (rt: Runtime) => mostJobsAtOnce(rt, 'seo');
@@ -24,11 +24,7 @@ export const seo: Bench = {
   name: 'seo',
   about: 'SEO recommendation jobs (drafts) on 2 instances over NATS: submission to succeeded, 1,000 for one website under the caps',
   async run({ quick }) {
-    const nats = await startNatsServer();
-    const a = await startBenchServer(1, undefined, { natsUrl: nats.url, workers: true });
-    let b: BenchServer | null = null;
-    try {
-      b = await startBenchServer(0, undefined, { natsUrl: nats.url, workers: true, join: a });
+    await withTwoWorkerInstances(1, undefined, async (a, b) => {
       const db = a.rt.database.db;
       const ctx = (s: BenchServer) => ({ store: s.rt.store, organizationId: a.organizationId, actor: SYSTEM_ACTOR });
       const sites: string[] = [(await db('rm_websites').first('id')).id];
@@ -90,10 +86,6 @@ export const seo: Bench = {
         goal: { op: '<=', value: SEO_SLOTS.overall },
         note: 'replayed from JobStarted/ends in the log order',
       });
-    } finally {
-      await b?.close();
-      await a.close();
-      await nats.dispose();
-    }
+    });
   },
 };

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { ADMIN_PERMISSIONS, authorize, PERMISSION_CATEGORIES, type Permissions, userPrincipal, VIEWER_PERMISSIONS } from '../src/domain/principal';
 import { type Bench, info, median, nowNs, quantile, report, sampleUs } from './lib';
-import { startBenchServer } from './server';
+import { withBenchServer } from './with-server';
 
 /** A user in 20 groups of 50 websites each (1,000 websites), with 10 explicit memberships on top. */
 function userIn20Groups() {
@@ -49,8 +49,7 @@ export const team: Bench = {
 
     // a direct bulk invite to 50 websites over HTTP, a new person each time
     const n = quick ? 15 : 60;
-    const s = await startBenchServer(50);
-    try {
+    await withBenchServer(50, async (s) => {
       const websites = (await s.rt.database.db('rm_websites').where('organization_id', s.organizationId).select('id')).map(
         (r: { id: string }) => r.id,
       );
@@ -72,8 +71,6 @@ export const team: Bench = {
         goal: { op: '<=', value: 150 },
         note: `p95 of ${n} direct bulk invites to 50 websites (new user each), answered after the team read model has them; median ${median(ms).toFixed(1)} ms`,
       });
-    } finally {
-      await s.close();
-    }
+    });
   },
 };

@@ -1,11 +1,11 @@
 import { startRun } from '../commands/responses/start-run';
 import { isDomainError } from '../src/domain/errors';
 import { SYSTEM_ACTOR } from '../src/domain/events';
-import { startNatsServer } from '../test/bus/nats-server';
 import { fullShape, quickShape } from './answers-data';
 import { type AnswerSite, seedAnswerSite } from './answers';
 import { type Bench, cpuMeter, info, nowNs, report, secondsSince } from './lib';
-import { type BenchServer, startBenchServer } from './server';
+import type { BenchServer } from './server';
+import { withTwoWorkerInstances } from './with-server';
 
 /**
  * Starts `runs` runs of the site's default schedule for `day` and waits until the read model has each finished. They
@@ -36,11 +36,7 @@ export const workers: Bench = {
   async run({ quick }) {
     const shape = quick ? { ...quickShape, days: 1 } : { ...fullShape, days: 1 };
     const runs = quick ? 2 : 6;
-    const nats = await startNatsServer();
-    const a = await startBenchServer(0, undefined, { natsUrl: nats.url, workers: true, env: { ENGINE_MODE: 'simulated' } });
-    let b: Awaited<ReturnType<typeof startBenchServer>> | null = null;
-    try {
-      b = await startBenchServer(0, undefined, { natsUrl: nats.url, workers: true, join: a, env: { ENGINE_MODE: 'simulated' } });
+    await withTwoWorkerInstances(0, { ENGINE_MODE: 'simulated' }, async (a, b) => {
       const site = await seedAnswerSite(a, shape);
       const stat = async () =>
         (
@@ -94,10 +90,6 @@ export const workers: Bench = {
       report('worker_cpu_us_per_answer', c.nodeUs / units, 'us', {
         note: `node CPU of the bench process (both instances) per answer; Postgres ${(c.pgUs / units).toFixed(1)} us`,
       });
-    } finally {
-      await b?.close();
-      await a.close();
-      await nats.dispose();
-    }
+    });
   },
 };

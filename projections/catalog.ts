@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { TypedEvent } from '../src/eventstore/port';
 import { type EventHandlers, type Projection, handlerProjection } from '../src/eventstore/projection';
-import { CREATED_UPDATED, insertRow } from './rows';
+import { CREATED_UPDATED, insertRow, updateRow } from './rows';
 
 /** The website a catalogue event belongs to: its stream is `catalog-<website_id>`. */
 const websiteOf = (e: TypedEvent): string =>
@@ -48,12 +48,7 @@ const handlers: EventHandlers<Knex.Transaction> = {
     columns: ['text', 'topic_id', 'type', 'status', 'tags'],
     stamps: CREATED_UPDATED,
   }),
-  async PromptUpdated(e, trx) {
-    const { prompt_id, ...changes } = e.data;
-    await trx('rm_prompts')
-      .where('id', prompt_id)
-      .update({ ...changes, updated_at: e.metadata.time });
-  },
+  PromptUpdated: updateRow({ table: 'rm_prompts', id: 'prompt_id' }),
   async PromptDeleted(e, trx) {
     const at = e.metadata.time;
     if (e.data.soft_deleted) await trx('rm_prompts').where('id', e.data.prompt_id).update({ soft_deleted_at: at, updated_at: at });
@@ -70,12 +65,7 @@ const handlers: EventHandlers<Knex.Transaction> = {
     columns: ['name', 'models', 'starts_on', 'ends_on', 'frequency', 'is_active'],
     stamps: CREATED_UPDATED,
   }),
-  async PromptScheduleUpdated(e, trx) {
-    const { schedule_id, ...changes } = e.data;
-    await trx('rm_prompt_schedules')
-      .where('id', schedule_id)
-      .update({ ...changes, updated_at: e.metadata.time });
-  },
+  PromptScheduleUpdated: updateRow({ table: 'rm_prompt_schedules', id: 'schedule_id' }),
   async PromptScheduleArchived(e, trx) {
     const at = e.metadata.time;
     await trx('rm_prompt_schedules').where('id', e.data.schedule_id).update({ archived_at: at, updated_at: at });

@@ -30,3 +30,19 @@ export function insertRow<T extends EventType>(spec: {
     await (spec.idempotent ? insert.onConflict('id').ignore() : insert);
   };
 }
+
+/**
+ * The handler of an event that changes one row: the row whose id is the event's `id` field gets every other field of
+ * the event's data as it is (a patch: only the fields given), and the event's time as updated_at.
+ */
+export function updateRow<T extends EventType>(spec: {
+  table: string;
+  id: Column<T>;
+}): (e: TypedEvent<EventOf<T>>, trx: Knex.Transaction) => Promise<void> {
+  return async (e, trx) => {
+    const { [spec.id]: id, ...changes } = e.data as Record<string, unknown>;
+    await trx(spec.table)
+      .where('id', id as string)
+      .update({ ...changes, updated_at: e.metadata.time });
+  };
+}

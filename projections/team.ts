@@ -8,6 +8,22 @@ import type { Projection } from '../src/eventstore/projection';
  * website memberships, groups with their websites and members, invites. What the team queries and a signed-in user's
  * principal read.
  */
+/** A new row (its id first); a row already there (the event delivered again) is kept as it is. */
+const newRow = (trx: Knex.Transaction, table: string, row: Record<string, unknown>) => trx(table).insert(row).onConflict('id').ignore();
+
+/** Memberships with a role: a membership already there (same `key` columns) takes the new role_id, the rest is kept. */
+const setRoles = (trx: Knex.Transaction, table: string, key: string[], rows: Record<string, unknown>[]) =>
+  trx(table).insert(rows).onConflict(key).merge(['role_id']);
+
+/** Websites added to a group at `at`; one already in it is kept with its first time. */
+async function addGroupWebsites(trx: Knex.Transaction, groupId: string, websiteIds: string[], at: string): Promise<void> {
+  if (!websiteIds.length) return;
+  await trx('rm_team_group_websites')
+    .insert(websiteIds.map((w) => ({ group_id: groupId, website_id: w, added_at: at })))
+    .onConflict(['group_id', 'website_id'])
+    .ignore();
+}
+
 export const teamProjection: Projection = {
   name: 'team',
   version: 1,
@@ -114,7 +130,7 @@ export const teamProjection: Projection = {
       // one row per (website, user), the last one winning, as the events would one by one
       const rows = [...new Map(members.map((m) => [`${m.website_id} ${m.user_id}`, m])).values()];
       members = [];
-      await trx('rm_team_website_members').insert(rows).onConflict(['website_id', 'user_id']).merge(['role_id']);
+      await setRoles(trx, 'rm_team_website_members', ['website_id', 'user_id'], rows);
     };
     for (const e of events) {
       const at = e.metadata.time;
@@ -126,54 +142,49 @@ export const teamProjection: Projection = {
       await flush();
       switch (e.type) {
         case 'UserAdded':
-          await trx('rm_team_users')
-            .insert({ id: e.data.user_id, organization_id: org, email: e.data.email, email_verified: true, created_at: at })
-            .onConflict('id')
-            .ignore();
-          await trx('rm_team_members')
-            .insert({ organization_id: org, user_id: e.data.user_id, role_id: SYSTEM_ROLE_IDS[e.data.role], created_at: at })
-            .onConflict(['organization_id', 'user_id'])
-            .merge(['role_id']);
+          await newRow(trx, 'rm_team_users', { id: e.data.user_id, organization_id: org, email: e.data.email, email_verified: true, created_at: at });
+          await setRoles(
+            trx,
+            'rm_team_members',
+            ['organization_id', 'user_id'],
+            [{ organization_id: org, user_id: e.data.user_id, role_id: SYSTEM_ROLE_IDS[e.data.role], created_at: at }],
+          );
           break;
         case 'UserCreated':
-          await trx('rm_team_users')
-            .insert({
-              id: e.data.user_id,
-              organization_id: org,
-              email: e.data.email,
-              first_name: e.data.first_name,
-              last_name: e.data.last_name,
-              email_verified: e.data.email_verified,
-              created_at: at,
-            })
-            .onConflict('id')
-            .ignore();
+          await newRow(trx, 'rm_team_users', {
+            id: e.data.user_id,
+            organization_id: org,
+            email: e.data.email,
+            first_name: e.data.first_name,
+            last_name: e.data.last_name,
+            email_verified: e.data.email_verified,
+            created_at: at,
+          });
           break;
         case 'UserPasswordSet':
           await trx('rm_team_users').where('id', e.data.user_id).update({ password_hash: e.data.password_hash });
           break;
         case 'RoleCreated':
-          await trx('rm_team_roles')
-            .insert({
-              id: e.data.role_id,
-              organization_id: org,
-              name: e.data.name,
-              slug: e.data.slug,
-              permissions: JSON.stringify(e.data.permissions),
-              created_at: at,
-            })
-            .onConflict('id')
-            .ignore();
+          await newRow(trx, 'rm_team_roles', {
+            id: e.data.role_id,
+            organization_id: org,
+            name: e.data.name,
+            slug: e.data.slug,
+            permissions: JSON.stringify(e.data.permissions),
+            created_at: at,
+          });
           break;
         case 'RoleDeleted':
           await trx('rm_team_roles').where('id', e.data.role_id).delete();
           break;
         case 'OrganizationMemberAdded':
         case 'OrganizationMemberRoleChanged':
-          await trx('rm_team_members')
-            .insert({ organization_id: org, user_id: e.data.user_id, role_id: e.data.role_id, created_at: at })
-            .onConflict(['organization_id', 'user_id'])
-            .merge(['role_id']);
+          await setRoles(
+            trx,
+            'rm_team_members',
+            ['organization_id', 'user_id'],
+            [{ organization_id: org, user_id: e.data.user_id, role_id: e.data.role_id, created_at: at }],
+          );
           break;
         case 'OrganizationMemberRemoved':
           await trx('rm_team_members').where({ organization_id: org, user_id: e.data.user_id }).delete();
@@ -184,33 +195,27 @@ export const teamProjection: Projection = {
             .delete();
           break;
         case 'WebsiteMemberRoleChanged':
-          await trx('rm_team_website_members')
-            .insert({ organization_id: org, website_id: e.data.website_id, user_id: e.data.user_id, role_id: e.data.role_id, created_at: at })
-            .onConflict(['website_id', 'user_id'])
-            .merge(['role_id']);
+          await setRoles(
+            trx,
+            'rm_team_website_members',
+            ['website_id', 'user_id'],
+            [{ organization_id: org, website_id: e.data.website_id, user_id: e.data.user_id, role_id: e.data.role_id, created_at: at }],
+          );
           break;
         case 'WebsiteMemberRemoved':
           await trx('rm_team_website_members').where({ website_id: e.data.website_id, user_id: e.data.user_id }).delete();
           break;
         case 'GroupCreated':
-          await trx('rm_team_groups')
-            .insert({
-              id: e.data.group_id,
-              organization_id: org,
-              name: e.data.name,
-              external_id: e.data.external_id,
-              billing_enabled: e.data.billing_enabled,
-              created_at: at,
-              updated_at: at,
-            })
-            .onConflict('id')
-            .ignore();
-          if (e.data.website_ids.length) {
-            await trx('rm_team_group_websites')
-              .insert(e.data.website_ids.map((w) => ({ group_id: e.data.group_id, website_id: w, added_at: at })))
-              .onConflict(['group_id', 'website_id'])
-              .ignore();
-          }
+          await newRow(trx, 'rm_team_groups', {
+            id: e.data.group_id,
+            organization_id: org,
+            name: e.data.name,
+            external_id: e.data.external_id,
+            billing_enabled: e.data.billing_enabled,
+            created_at: at,
+            updated_at: at,
+          });
+          await addGroupWebsites(trx, e.data.group_id, e.data.website_ids, at);
           break;
         case 'GroupUpdated': {
           const d = e.data;
@@ -221,19 +226,16 @@ export const teamProjection: Projection = {
           await trx('rm_team_groups').where('id', d.group_id).update(patch);
           if (d.removed_website_ids.length)
             await trx('rm_team_group_websites').where('group_id', d.group_id).whereIn('website_id', d.removed_website_ids).delete();
-          if (d.added_website_ids.length) {
-            await trx('rm_team_group_websites')
-              .insert(d.added_website_ids.map((w) => ({ group_id: d.group_id, website_id: w, added_at: at })))
-              .onConflict(['group_id', 'website_id'])
-              .ignore();
-          }
+          await addGroupWebsites(trx, d.group_id, d.added_website_ids, at);
           break;
         }
         case 'GroupMemberAdded':
-          await trx('rm_team_group_members')
-            .insert({ group_id: e.data.group_id, user_id: e.data.user_id, role_id: e.data.role_id, created_at: at })
-            .onConflict(['group_id', 'user_id'])
-            .merge(['role_id']);
+          await setRoles(
+            trx,
+            'rm_team_group_members',
+            ['group_id', 'user_id'],
+            [{ group_id: e.data.group_id, user_id: e.data.user_id, role_id: e.data.role_id, created_at: at }],
+          );
           break;
         case 'GroupMemberRemoved':
           await trx('rm_team_group_members').where({ group_id: e.data.group_id, user_id: e.data.user_id }).delete();
@@ -241,24 +243,21 @@ export const teamProjection: Projection = {
             await trx('rm_team_website_members').where('user_id', e.data.user_id).whereIn('website_id', e.data.website_ids).delete();
           break;
         case 'InviteCreated':
-          await trx('rm_team_invites')
-            .insert({
-              id: e.data.invite_id,
-              organization_id: org,
-              batch_id: e.data.batch_id,
-              type: e.data.type,
-              target_id: e.data.target_id,
-              role_id: e.data.role_id,
-              email: e.data.email,
-              first_name: e.data.first_name ?? null,
-              last_name: e.data.last_name ?? null,
-              token_hash: e.data.token_hash,
-              expires_at: e.data.expires_at,
-              status: 'pending',
-              created_at: at,
-            })
-            .onConflict('id')
-            .ignore();
+          await newRow(trx, 'rm_team_invites', {
+            id: e.data.invite_id,
+            organization_id: org,
+            batch_id: e.data.batch_id,
+            type: e.data.type,
+            target_id: e.data.target_id,
+            role_id: e.data.role_id,
+            email: e.data.email,
+            first_name: e.data.first_name ?? null,
+            last_name: e.data.last_name ?? null,
+            token_hash: e.data.token_hash,
+            expires_at: e.data.expires_at,
+            status: 'pending',
+            created_at: at,
+          });
           break;
         case 'InviteAccepted':
           await trx('rm_team_invites')

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { type DomainError, forbidden, isDomainError } from '../../src/domain/errors';
+import { type DomainError, forbidden, isDomainError, rateLimited } from '../../src/domain/errors';
 import type { DomainEvent } from '../../src/domain/events';
 import { deterministicId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
@@ -87,7 +87,7 @@ export async function requestPitch(ctx: CommandContext, input: CreatePitch, admi
     async admit(pitchId): Promise<(DomainEvent & { id: string })[] | DomainError> {
       const stream = jobStream('pitch', pitchId);
       const held = await acquireHold(admission.db, PITCH_PROCESSING, ctx.organizationId, pitchId, stream);
-      if (!held.allowed) return { kind: 'rate_limited', message: 'Rate limit exceeded', retryAfterSeconds: held.retryAfterSeconds };
+      if (!held.allowed) return rateLimited(held.retryAfterSeconds);
       const period = monthOf(at);
       const reserved = await reserveAllowance(job, {
         allowance: PITCH_ALLOWANCE,

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { type DomainError, forbidden, isDomainError } from '../../src/domain/errors';
+import { type DomainError, forbidden, isDomainError, rateLimited } from '../../src/domain/errors';
 import type { DomainEvent } from '../../src/domain/events';
 import { deterministicId, newId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
@@ -51,7 +51,7 @@ export async function requestProbe(ctx: CommandContext, input: RequestProbe, adm
     const stream = jobStream('probe', jobId);
     if (admission.concurrent) {
       const held = await acquireHold(admission.concurrent.db, admission.concurrent.limit, ctx.organizationId, jobId, stream);
-      if (!held.allowed) return { kind: 'rate_limited', message: 'Rate limit exceeded', retryAfterSeconds: held.retryAfterSeconds };
+      if (!held.allowed) return rateLimited(held.retryAfterSeconds);
     }
     let allowance: { name: string; period: string } | null = null;
     if (admission.allowance) {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { SeoPage } from '../../src/analysis/seo';
-import { type DomainError, isDomainError } from '../../src/domain/errors';
+import { type DomainError, isDomainError, rateLimited } from '../../src/domain/errors';
 import { deterministicId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
 import type { Position } from '../../src/eventstore/port';
@@ -47,7 +47,7 @@ export async function requestSeoRecommendations(
     streamOf: (id) => jobStream('seo', id),
     async admit(jobId) {
       const held = await acquireHold(db, outstanding, input.website_id, jobId, jobStream('seo', jobId));
-      if (!held.allowed) return { kind: 'rate_limited', message: 'Rate limit exceeded', retryAfterSeconds: held.retryAfterSeconds };
+      if (!held.allowed) return rateLimited(held.retryAfterSeconds);
       const p = await page().catch(async (err) => {
         await releaseHolds(db, jobId);
         throw err;

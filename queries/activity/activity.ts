@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { inScope } from '../access';
+import { onePageAndMore, pageInfo, pageRows } from '../paging';
 import { text, Uuid } from '../../src/domain/schemas';
 import { SYSTEM_ROLE_IDS, type Principal } from '../../src/domain/principal';
 
@@ -85,15 +86,14 @@ export async function getActivity(db: Knex, p: Principal, f: ActivityFilters): P
   if (f.change_type) q.where('a.change_type', f.change_type);
   if (f.since) q.where('a.created_at', '>=', f.since);
   if (f.until) q.where('a.created_at', '<=', f.until);
-  q.orderBy([
-    { column: 'a.created_at', order: f.order },
-    { column: 'a.seq', order: f.order },
-  ])
-    .offset(f.page_num * f.page_size)
-    .limit(f.page_size + 1);
-  const rows = await q;
-  const has_more = rows.length > f.page_size;
-  const data: ActivityEntry[] = rows.slice(0, f.page_size).map((r) => {
+  const rows = await onePageAndMore(
+    q.orderBy([
+      { column: 'a.created_at', order: f.order },
+      { column: 'a.seq', order: f.order },
+    ]),
+    f,
+  );
+  const data: ActivityEntry[] = pageRows(rows, f).shown.map((r) => {
     // owners and admins reach every website; a person is only shown to a scoped key if they reach its websites
     const personVisible =
       r.actor_kind === 'user' &&
@@ -110,5 +110,5 @@ export async function getActivity(db: Knex, p: Principal, f: ActivityFilters): P
       created_at: new Date(r.created_at).toISOString(),
     };
   });
-  return { data, page_num: f.page_num, page_size: f.page_size, has_more };
+  return { data, ...pageInfo(rows, f) };
 }

@@ -5,6 +5,7 @@ import type { SiteFacts } from '../metrics/facts-cache';
 import { factsCache } from '../metrics/metrics';
 import { type CompiledSelection, compileSelection, eachSelectedAnswer, scanTotal } from '../metrics/scan';
 import type { ContentListView, ContentPromptsView } from './views';
+import { newestFirst, onePageAndMore, pageInfo, pageRows } from '../paging';
 
 /** Which items the listing shows (besides the website): the tab, the types, the stage. */
 export interface ItemFilter {
@@ -118,28 +119,21 @@ export async function listContent(
   if (items.withUrl) q.whereNotNull('c.normalized_url');
   const where = answersWhere('a', answers);
   // the page first (an index range), then the answers' count and the page's citations side by side
-  const rows = (await q
-    .orderBy([
-      { column: 'c.created_at', order: 'desc' },
-      { column: 'c.content_id', order: 'desc' },
-    ])
-    .offset(page.page_num * page.page_size)
-    .limit(page.page_size + 1)
-    .select(
-      'c.content_id',
-      'c.title',
-      'c.url',
-      'c.normalized_url',
-      'c.type',
-      'c.stage',
-      't.name as topic_name',
-      'c.sheet_id',
-      's.name as sheet_name',
-      'c.mark_as_done_time',
-      'c.created_at',
-      'c.updated_at',
-    )) as Record<string, unknown>[];
-  const shown = rows.slice(0, page.page_size);
+  const rows = (await onePageAndMore(q.orderBy(newestFirst('c.created_at', 'c.content_id')), page).select(
+    'c.content_id',
+    'c.title',
+    'c.url',
+    'c.normalized_url',
+    'c.type',
+    'c.stage',
+    't.name as topic_name',
+    'c.sheet_id',
+    's.name as sheet_name',
+    'c.mark_as_done_time',
+    'c.created_at',
+    'c.updated_at',
+  )) as Record<string, unknown>[];
+  const { shown } = pageRows(rows, page);
   const urls = [...new Set(shown.flatMap((r) => (typeof r.normalized_url === 'string' ? [r.normalized_url] : [])))];
   const selects = answers.selection.promptIds.length > 0;
   const [total, cites] = await Promise.all([
@@ -174,7 +168,7 @@ export async function listContent(
         updated_at: iso(r.updated_at as Date)!,
       };
     }),
-    pagination: { page_num: page.page_num, page_size: page.page_size, has_more: rows.length > page.page_size },
+    pagination: pageInfo(rows, page),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { isUuid } from '../../src/domain/ids';
 import type { ApprovedFacts, FactsPage, FactView, PillarView, SearchAnswer } from './views';
+import { newestFirst, onePageAndMore, pageInfo, pageRows } from '../paging';
 
 const iso = (d: Date | string | null): string | null => (d === null ? null : (d instanceof Date ? d : new Date(d)).toISOString());
 
@@ -104,20 +105,8 @@ export async function listFacts(db: Knex, websiteId: string, f: FactFilters): Pr
   if (f.review_status) q.where('review_status', f.review_status);
   if (!f.include_oracle) q.whereNot('source_type', 'oracle');
   if (!f.include_duplicates) q.whereNull('duplicate_of');
-  const rows = await q
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .offset(f.page_num * f.page_size)
-    .limit(f.page_size + 1)
-    .select(FACT_COLUMNS);
-  return {
-    facts: rows.slice(0, f.page_size).map(factView),
-    page_num: f.page_num,
-    page_size: f.page_size,
-    has_more: rows.length > f.page_size,
-  };
+  const rows = await onePageAndMore(q.orderBy(newestFirst('created_at', 'id')), f).select(FACT_COLUMNS);
+  return { facts: pageRows(rows, f).shown.map(factView), ...pageInfo(rows, f) };
 }
 
 /**

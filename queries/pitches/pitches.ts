@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { PitchListView, PitchPageData, PitchReportView } from './views';
+import { newestFirst, onePageAndMore, pageInfo, pageRows, type PageRequest } from '../paging';
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 const EMPTY_METRICS = { total_responses: 0, brand_mentions: 0, sentiment_score: 0, response_rate: 0 };
@@ -66,23 +67,20 @@ export async function pitchHandle(
 }
 
 /** The organization's reports, newest first. */
-export async function listPitches(
-  db: Knex,
-  organizationId: string,
-  page: { page_num: number; page_size: number },
-  reportUrl: (token: string) => string,
-): Promise<PitchListView> {
-  const rows = await live(db)
-    .where('organization_id', organizationId)
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .offset(page.page_num * page.page_size)
-    .limit(page.page_size + 1)
-    .select('id', 'company_name', 'company_url', 'domain', 'status', 'created_at', 'country', 'language', 'report_token');
+export async function listPitches(db: Knex, organizationId: string, page: PageRequest, reportUrl: (token: string) => string): Promise<PitchListView> {
+  const rows = await onePageAndMore(live(db).where('organization_id', organizationId).orderBy(newestFirst('created_at', 'id')), page).select(
+    'id',
+    'company_name',
+    'company_url',
+    'domain',
+    'status',
+    'created_at',
+    'country',
+    'language',
+    'report_token',
+  );
   return {
-    pitches: rows.slice(0, page.page_size).map((r) => ({
+    pitches: pageRows(rows, page).shown.map((r) => ({
       id: r.id,
       company_name: r.company_name ?? r.domain,
       company_url: r.company_url,
@@ -92,9 +90,7 @@ export async function listPitches(
       language: r.language,
       report_url: reportUrl(r.report_token),
     })),
-    page_num: page.page_num,
-    page_size: page.page_size,
-    has_more: rows.length > page.page_size,
+    ...pageInfo(rows, page),
   };
 }
 

@@ -5,6 +5,7 @@ import type { Selection } from '../filters';
 import type { AnswerPage, DateRange } from './views';
 import type { StoredMatched, StoredSource } from '../../projections/answers';
 import { siteEntitiesOf } from '../../projections/site-entities';
+import { newestFirst, onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
 
 export interface TrackedEntity extends EntityInput {
   url: string | null;
@@ -26,10 +27,8 @@ export function selectAnswers(db: Knex, s: Selection) {
   return q;
 }
 
-export interface Page {
-  page_num: number;
-  page_size: number;
-}
+/** A page of answers: page_num from 0, page_size rows. */
+export type Page = PageRequest;
 
 interface Row {
   id: string;
@@ -56,37 +55,31 @@ interface Row {
  * answers projection stored them (its one analysis per answer, done again when the website's entities change).
  */
 export async function listResponses(db: Knex, s: Selection, page: Page): Promise<AnswerPage> {
-  const rows: Row[] = await selectAnswers(db, s)
-    .leftJoin('rm_prompts as p', 'p.id', 'r.prompt_id')
-    .orderBy([
-      { column: 'r.run_at', order: 'desc' },
-      { column: 'r.id', order: 'desc' },
-    ])
-    .offset(page.page_num * page.page_size)
-    .limit(page.page_size + 1)
-    .select(
-      'r.id',
-      'r.website_id',
-      'r.prompt_id',
-      'p.text as prompt',
-      'r.model',
-      'r.location_id',
-      'r.persona_id',
-      'r.schedule_id',
-      'r.run_id',
-      'r.external_id',
-      'r.run_at',
-      'r.text',
-      'r.citations',
-      'r.products',
-      'r.sources',
-      'r.matched',
-    );
-  const has_more = rows.length > page.page_size;
+  const rows: Row[] = await onePageAndMore(
+    selectAnswers(db, s).leftJoin('rm_prompts as p', 'p.id', 'r.prompt_id').orderBy(newestFirst('r.run_at', 'r.id')),
+    page,
+  ).select(
+    'r.id',
+    'r.website_id',
+    'r.prompt_id',
+    'p.text as prompt',
+    'r.model',
+    'r.location_id',
+    'r.persona_id',
+    'r.schedule_id',
+    'r.run_id',
+    'r.external_id',
+    'r.run_at',
+    'r.text',
+    'r.citations',
+    'r.products',
+    'r.sources',
+    'r.matched',
+  );
   const entities = await trackedEntities(db, s.websiteId);
   const byId = new Map(entities.map((e) => [e.id, e]));
   const shown = s.competitorIds ? new Set(s.competitorIds) : null;
-  const responses = rows.slice(0, page.page_size).map((r) => {
+  const responses = pageRows(rows, page).shown.map((r) => {
     const mentions = r.matched.m.map(([entity_id, position]) => ({ entity_id, position }));
     const brand = mentions.find((m) => byId.get(m.entity_id)?.is_self);
     const competitors = mentions
@@ -117,7 +110,7 @@ export async function listResponses(db: Knex, s: Selection, page: Page): Promise
       products: r.products,
     };
   });
-  return { responses, page_num: page.page_num, page_size: page.page_size, has_more };
+  return { responses, ...pageInfo(rows, page) };
 }
 
 /** The external ids among `ids` the website already has answers for. */

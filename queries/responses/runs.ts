@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { scheduleValue } from '../../src/domain/filters';
 import type { Run, RunDetail, RunPage, RunStatus } from './views';
+import { onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
 
 export type { RunStatus } from './views';
 
@@ -56,19 +57,9 @@ export async function getRun(db: Knex, websiteId: string, runId: string): Promis
 }
 
 /** The website's runs, newest first. */
-export async function listRuns(db: Knex, websiteId: string, page: { page_num: number; page_size: number }): Promise<RunPage> {
-  const rows: RunRow[] = await db('rm_runs')
-    .where('website_id', websiteId)
-    .orderBy('seq', 'desc')
-    .offset(page.page_num * page.page_size)
-    .limit(page.page_size + 1)
-    .select(COLUMNS);
-  return {
-    data: rows.slice(0, page.page_size).map(view),
-    page_num: page.page_num,
-    page_size: page.page_size,
-    has_more: rows.length > page.page_size,
-  };
+export async function listRuns(db: Knex, websiteId: string, page: PageRequest): Promise<RunPage> {
+  const rows: RunRow[] = await onePageAndMore(db('rm_runs').where('website_id', websiteId).orderBy('seq', 'desc'), page).select(COLUMNS);
+  return { data: pageRows(rows, page).shown.map(view), ...pageInfo(rows, page) };
 }
 
 /** A run of the website as the listing shows it (without its failures), if the read model has it. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type AiAccessReport as Report, checkAiAccess, parseDomainInput } from '../analysis/ai-access';
 import { ENGINE_IDS } from '../analysis/ai-crawlers';
-import { DomainErrorException, invalid } from '../domain/errors';
+import { DomainErrorException, invalid, rateLimited } from '../domain/errors';
 import { text } from '../domain/schemas';
 import type { RateLimiter } from '../limits/rate';
 import type { AppDeps, Caller } from './context';
@@ -75,7 +75,7 @@ void _documented;
 async function spend(limiter: RateLimiter, key: string, perMinute: number): Promise<void> {
   const d = await limiter.hit(key, perMinute, 60);
   if (!d.allowed) {
-    throw new DomainErrorException({ kind: 'rate_limited', message: 'Rate limit exceeded', retryAfterSeconds: d.retryAfterSeconds });
+    throw new DomainErrorException(rateLimited(d.retryAfterSeconds));
   }
 }
 

@@ -1,4 +1,4 @@
-import { DomainErrorException } from '../domain/errors';
+import { DomainErrorException, rateLimited } from '../domain/errors';
 import type { RateDecision, RateLimiter } from './rate';
 
 /** A named request budget: `limit` requests per fixed window of `windowSeconds`, counted per scope. */
@@ -57,11 +57,7 @@ export async function spendBudgets(limiter: RateLimiter, charges: readonly Budge
   const decisions = await hitBudgets(limiter, charges, nowMs);
   const refused = decisions.filter((d) => !d.allowed);
   if (refused.length) {
-    throw new DomainErrorException({
-      kind: 'rate_limited',
-      message: 'Rate limit exceeded',
-      retryAfterSeconds: Math.max(...refused.map((d) => d.retryAfterSeconds)),
-    });
+    throw new DomainErrorException(rateLimited(Math.max(...refused.map((d) => d.retryAfterSeconds))));
   }
   return decisions;
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { DomainErrorException } from '../domain/errors';
+import { DomainErrorException, rateLimited } from '../domain/errors';
 
 /**
  * A cap on things in progress at once per scope: "3 processing pitches per organization", "1,000 outstanding jobs
@@ -75,7 +75,7 @@ export async function holdOrRefuse(
   subject: string | null = null,
 ): Promise<HoldDecision> {
   const d = await acquireHold(db, limit, scope, holderId, subject);
-  if (!d.allowed) throw new DomainErrorException({ kind: 'rate_limited', message: 'Rate limit exceeded', retryAfterSeconds: d.retryAfterSeconds });
+  if (!d.allowed) throw new DomainErrorException(rateLimited(d.retryAfterSeconds));
   return d;
 }
 

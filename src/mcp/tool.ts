@@ -78,6 +78,14 @@ export function websiteRead(
   return tool({ ...rest, input: OfWebsite, annotations: READS, handler: (ctx, input) => read(ctx, input.website_id) });
 }
 
+/** A tool that adds one of a website's items (its input names the website) through the operation REST's POST calls. */
+export function websiteCreate<S extends InputSchema>(
+  def: Omit<ToolBase<S>, 'annotations'> & { create(caller: Caller, input: z.output<S>): Promise<object> },
+) {
+  const { create, ...rest } = def;
+  return tool<S>({ ...rest, annotations: ADDS, handler: (ctx, input) => create(ctx, input) });
+}
+
 /** What a failed call's structured content holds: REST's message and status, and REST's extra fields. */
 const ToolError = z.looseObject({ error: z.string(), status: z.number().int() });
 

@@ -17,10 +17,11 @@ import { newId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
 import type { Runtime } from '../../src/runtime';
 import { probeJob } from '../../src/workers/probe';
-import { freshDatabase, onRealPostgres, type TestDatabase, twoInstanceStores } from '../support/db';
+import { freshDatabase, type TestDatabase, twoInstanceStores } from '../support/db';
 import { given } from '../support/given';
 import { jobEnded, openJobRuntime } from '../support/jobs';
 import { until } from '../support/until';
+import { onPostgresServer } from '../support/suites';
 
 const EXHAUSTED = forbidden('Pitch allowance exhausted');
 const reserve = (id: string, over: Partial<Reserve> = {}): Reserve => ({
@@ -226,8 +227,7 @@ describe('allowance: reserved at admission, settled when the job ends', () => {
   });
 });
 
-const racing = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('allowance races skipped: DATABASE_URL unset (two instances need a shared server)');
+const racing = onPostgresServer('allowance races', 'two instances need a shared server');
 
 racing('allowance: admissions racing at its edge through two instances (real Postgres)', () => {
   const stores = twoInstanceStores();

@@ -8,8 +8,9 @@ import { newId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
 import type { Runtime } from '../../src/runtime';
 import { probeJob } from '../../src/workers/probe';
-import { freshDatabase, onRealPostgres, type TestDatabase, twoInstanceStores } from '../support/db';
+import { freshDatabase, type TestDatabase, twoInstanceStores } from '../support/db';
 import { jobEnded, openJobRuntime } from '../support/jobs';
+import { onPostgresServer } from '../support/suites';
 
 const probe = (over: Partial<RequestProbe> = {}): RequestProbe => ({ website_id: null, steps: 1, step_ms: 0, fail_at_step: null, ...over });
 const ALLOWANCE = { name: 'probe', limit: 100, on_failure: 'consumed' as const };
@@ -90,8 +91,7 @@ describe('idempotency: requests with an Idempotency-Key (one instance)', () => {
   });
 });
 
-const racing = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('idempotency races skipped: DATABASE_URL unset (two instances need a shared server)');
+const racing = onPostgresServer('idempotency races', 'two instances need a shared server');
 
 racing('idempotency: concurrent requests with one key through two instances (real Postgres)', () => {
   const stores = twoInstanceStores();

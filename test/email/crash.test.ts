@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { emailStream } from '../../commands/email/email';
 import { requestEmail } from '../../commands/email/request-email';
 import { openNatsBus } from '../../src/bus/nats';
@@ -16,13 +16,13 @@ import { openPostgresEventStore } from '../../src/eventstore/postgres';
 import { silentLogger } from '../../src/logger';
 import { openRuntime } from '../../src/runtime';
 import { startNatsServer } from '../bus/nats-server';
-import { freshDatabase, onRealPostgres } from '../support/db';
+import { freshDatabase } from '../support/db';
 import { startSmtp } from '../support/smtp';
 import { until } from '../support/until';
+import { onPostgresServer } from '../support/suites';
 
 // Killing a worker process needs a database two processes share: the real server (and a private nats-server).
-const crash = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('email crash test skipped: DATABASE_URL unset (needs a server two processes share)');
+const crash = onPostgresServer('email crash test', 'needs a server two processes share');
 
 const FROM = 'aivis <no-reply@aivis.test>';
 

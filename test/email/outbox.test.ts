@@ -85,6 +85,16 @@ const settled = (store: EventStore, emailId: string) =>
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** An invitation to a new recipient, requested through `o` and settled (sent or failed): its address, id and events. */
+async function invitedAndSettled(o: Outbox) {
+  const to = recipient();
+  const emailId = await request(o.ctx, invitation(to));
+  return { to, emailId, events: await settled(o.rt.store, emailId) };
+}
+
+/** Two deferrals, then the third attempt: what comes before its outcome. */
+const THREE_ATTEMPTS = ['EmailRequested', 'EmailSending', 'EmailDeferred', 'EmailSending', 'EmailDeferred', 'EmailSending'];
+
 describe('the email outbox over SMTP (SMTP_URL set)', () => {
   let smtp: TestSmtp;
   let o: Outbox;
@@ -158,18 +168,8 @@ describe('the email outbox over SMTP (SMTP_URL set)', () => {
 
   it('given a server that refuses twice for now (451), when it then accepts, then the email is delivered once after two deferrals', async () => {
     smtp.policy = { onData: (n) => (n <= 2 ? { code: 451, message: '4.3.0 Try again later' } : null) };
-    const to = recipient();
-    const emailId = await request(o.ctx, invitation(to));
-    const events = await settled(o.rt.store, emailId);
-    expect(events.map((e) => e.type)).toEqual([
-      'EmailRequested',
-      'EmailSending',
-      'EmailDeferred',
-      'EmailSending',
-      'EmailDeferred',
-      'EmailSending',
-      'EmailSent',
-    ]);
+    const { to, events } = await invitedAndSettled(o);
+    expect(events.map((e) => e.type)).toEqual([...THREE_ATTEMPTS, 'EmailSent']);
     expect(events[2].data).toMatchObject({ attempt: 1, ambiguous: false });
     expect(String(events[2].data.reason)).toContain('451 4.3.0 Try again later');
     expect(events[6].data).toMatchObject({ attempt: 3, possible_duplicate: false });
@@ -180,18 +180,8 @@ describe('the email outbox over SMTP (SMTP_URL set)', () => {
 
   it('given a server that refuses for now every time, when the attempts run out, then the email is recorded as failed with the reason', async () => {
     smtp.policy = { onData: () => ({ code: 452, message: '4.2.2 Mailbox full' }) };
-    const to = recipient();
-    const emailId = await request(o.ctx, invitation(to));
-    const events = await settled(o.rt.store, emailId);
-    expect(events.map((e) => e.type)).toEqual([
-      'EmailRequested',
-      'EmailSending',
-      'EmailDeferred',
-      'EmailSending',
-      'EmailDeferred',
-      'EmailSending',
-      'EmailFailed',
-    ]);
+    const { to, emailId, events } = await invitedAndSettled(o);
+    expect(events.map((e) => e.type)).toEqual([...THREE_ATTEMPTS, 'EmailFailed']);
     expect(events.at(-1)!.data).toMatchObject({ email_id: emailId, attempts: 3, permanent: false });
     expect(String(events.at(-1)!.data.reason)).toMatch(/^3 attempts, the last: .*452 4\.2\.2 Mailbox full/);
     expect(smtp.to(to)).toHaveLength(0);
@@ -204,9 +194,7 @@ describe('the email outbox over SMTP (SMTP_URL set)', () => {
 
   it('given a recipient the server refuses for good (550), then the email fails at once and the recorded reason does not repeat the address', async () => {
     smtp.policy = { onRecipient: (a) => ({ code: 550, message: `5.1.1 <${a}>: Recipient address rejected` }) };
-    const to = recipient();
-    const emailId = await request(o.ctx, invitation(to));
-    const events = await settled(o.rt.store, emailId);
+    const { to, events } = await invitedAndSettled(o);
     expect(events.map((e) => e.type)).toEqual(['EmailRequested', 'EmailSending', 'EmailFailed']);
     expect(events[2].data).toMatchObject({ attempts: 1, permanent: true });
     expect(String(events[2].data.reason)).toContain('550 5.1.1 <address>: Recipient address rejected');
@@ -225,9 +213,7 @@ describe('the email outbox without SMTP_URL', () => {
   });
 
   it('given no SMTP server, when an invitation is requested, then an RFC 5322 .eml file lands in DATA_DIR/outbox, readable by the server only', async () => {
-    const to = recipient();
-    const emailId = await request(o.ctx, invitation(to));
-    const events = await settled(o.rt.store, emailId);
+    const { to, emailId, events } = await invitedAndSettled(o);
     expect(events.at(-1)).toMatchObject({ type: 'EmailSent', data: { transport: 'file', attempt: 1, possible_duplicate: false } });
     const file = join(o.dataDir, 'outbox', `${emailId}.eml`);
     expect(statSync(file).mode & 0o777).toBe(0o600);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { seededRandom } from '../../src/domain/random';
 import {
   type AppendResult,
@@ -9,12 +9,12 @@ import {
   WrongExpectedRevisionError,
 } from '../../src/eventstore/port';
 import { openPostgresEventStore } from '../../src/eventstore/postgres';
-import { freshDatabase, onRealPostgres, type TestDatabase } from '../support/db';
+import { freshDatabase, type TestDatabase } from '../support/db';
 import { anEvent } from '../support/events';
+import { onPostgresServer } from '../support/suites';
 
 // Commit batching is for a real server only: PGlite has one connection and keeps one transaction per append.
-const suite = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('Postgres append batching test skipped: DATABASE_URL unset (embedded PGlite does not batch appends)');
+const suite = onPostgresServer('Postgres append batching test', 'embedded PGlite does not batch appends');
 
 type Outcome = { ok: true; revision: bigint; noop: boolean } | { ok: false; actual: bigint | 'no_stream' };
 

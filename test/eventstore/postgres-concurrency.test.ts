@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Position, START } from '../../src/eventstore/port';
 import { anEvent, sleep } from '../support/events';
-import { freshStore, onRealPostgres } from '../support/db';
+import { freshStore } from '../support/db';
+import { onPostgresServer } from '../support/suites';
 
 // Needs a real server: PGlite has one connection, so there is no concurrency to test there.
-const suite = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('Postgres concurrency test skipped: DATABASE_URL unset (embedded PGlite has one connection)');
+const suite = onPostgresServer('Postgres concurrency test', 'embedded PGlite has one connection');
 
 suite('Postgres event store under concurrent writers', () => {
   let t: Awaited<ReturnType<typeof freshStore>>;

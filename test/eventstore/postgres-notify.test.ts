@@ -1,13 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EventStore } from '../../src/eventstore/port';
 import { APPENDED_CHANNEL, openPostgresEventStore } from '../../src/eventstore/postgres';
-import { freshDatabase, onRealPostgres, type TestDatabase } from '../support/db';
+import { freshDatabase, type TestDatabase } from '../support/db';
 import { anEvent, sleep } from '../support/events';
 import { until } from '../support/until';
+import { onPostgresServer } from '../support/suites';
 
 // LISTEN/NOTIFY between processes needs a real server (the embedded store has one process and no NOTIFY).
-const suite = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('Postgres NOTIFY test skipped: DATABASE_URL unset (embedded PGlite wakes its readers in process)');
+const suite = onPostgresServer('Postgres NOTIFY test', 'embedded PGlite wakes its readers in process');
 
 suite('Postgres event store: appends wake the readers of other processes', () => {
   let d: TestDatabase;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createOrganization } from '../../commands/organizations/create-organization';
 import { ORG_CHECKS_PER_MIN } from '../../src/app/ai-access';
 import { loadConfig } from '../../src/config';
@@ -7,17 +7,17 @@ import { isDomainError } from '../../src/domain/errors';
 import { type App, buildApp } from '../../src/http/app';
 import { silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime } from '../../src/runtime';
-import { freshDatabase, onRealPostgres, type TestDatabase } from '../support/db';
+import { freshDatabase, type TestDatabase } from '../support/db';
 import { guardConnections } from '../support/net';
 import { call } from '../support/server';
 import { D, inOneRateWindow, startFixture, type Fixture } from './ai-access-fixture';
+import { onPostgresServer } from '../support/suites';
 
 /**
  * The per-organization limit holds across instances: two app instances (each its own runtime, pool and
  * RateLimiter) over the same Postgres database share one organization's 30 checks per minute.
  */
-const suite = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('AI access multi-instance limit test skipped: DATABASE_URL unset (two instances need one database server to share)');
+const suite = onPostgresServer('AI access multi-instance limit test', 'two instances need one database server to share');
 
 interface Instance {
   url: string;

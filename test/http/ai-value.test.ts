@@ -12,6 +12,7 @@ import { aiValuePass } from '../../src/workers/ai-value';
 import { call, caughtUp, type TestServer } from '../support/server';
 import { tenancyChecks, useWorld, type World } from '../support/tenancy';
 import { jobEnded } from '../support/jobs';
+import { postCreated } from '../support/http';
 
 let s: TestServer;
 let w: World;
@@ -23,11 +24,7 @@ const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 const ago = (days: number, hours = 0) => new Date(Date.now() - days * DAY - hours * 3_600_000).toISOString();
 
-async function created(path: string, body: unknown, key = w.a.key) {
-  const r = await call(s, 'POST', path, { key, body });
-  expect(r.status, `${path} ${JSON.stringify(r.body)}`).toBe(201);
-  return r.body;
-}
+const created = (path: string, body: unknown, key = w.a.key) => postCreated(s, key, path, body);
 
 async function value(websiteId: string, key = w.a.key): Promise<AiSearchValue> {
   const r = await call(s, 'GET', PATH, { key, query: { website_id: websiteId } });

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { provisionDemoWebsite } from '../../commands/catalog/demo-catalog';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { MODEL_IDS } from '../../src/domain/models';
-import { newSite, refusedWithoutWrite } from '../support/http';
+import { newSite, postCreated, refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { collectionTenancyChecks, useWorld, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
@@ -71,16 +71,7 @@ describe('personas', () => {
     ]);
   });
 
-  tenancyChecks('GET /api/v1/personas', () => w, {
-    method: 'GET',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/personas', query: { website_id: id } }),
-  });
-  tenancyChecks('POST /api/v1/personas', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/personas', body: { website_id: id, name: 'P' } }),
-  });
+  collectionTenancyChecks('/api/v1/personas', () => w, { create: { name: 'P' } });
 });
 
 describe('locations', () => {
@@ -129,16 +120,7 @@ describe('locations', () => {
     ]);
   });
 
-  tenancyChecks('GET /api/v1/locations', () => w, {
-    method: 'GET',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/locations', query: { website_id: id } }),
-  });
-  tenancyChecks('POST /api/v1/locations', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/locations', body: { website_id: id, location: 'L', country: 'C' } }),
-  });
+  collectionTenancyChecks('/api/v1/locations', () => w, { create: { location: 'L', country: 'C' } });
 });
 
 describe('attributes', () => {
@@ -172,16 +154,7 @@ describe('attributes', () => {
     ]);
   });
 
-  tenancyChecks('GET /api/v1/attributes', () => w, {
-    method: 'GET',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/attributes', query: { website_id: id } }),
-  });
-  tenancyChecks('POST /api/v1/attributes', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/attributes', body: { website_id: id, name: 'A' } }),
-  });
+  collectionTenancyChecks('/api/v1/attributes', () => w, { create: { name: 'A' } });
 });
 
 describe('prompt schedules', () => {
@@ -365,21 +338,7 @@ describe('prompt schedules', () => {
     ]);
   });
 
-  tenancyChecks('GET /api/v1/prompt-schedules', () => w, {
-    method: 'GET',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/prompt-schedules', query: { website_id: id } }),
-  });
-  tenancyChecks('POST /api/v1/prompt-schedules', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/prompt-schedules', body: { website_id: id, name: 'S', models: M, frequency: 'daily' } }),
-  });
-  tenancyChecks('PATCH /api/v1/prompt-schedules/{id}', () => w, {
-    method: 'PATCH',
-    websiteScoped: true,
-    request: (id) => ({ path: `/api/v1/prompt-schedules/${UNKNOWN}`, body: { website_id: id, archived: true } }),
-  });
+  collectionTenancyChecks('/api/v1/prompt-schedules', () => w, { create: { name: 'S', models: M, frequency: 'daily' }, patch: { archived: true } });
 });
 
 describe('saved views', () => {
@@ -449,11 +408,7 @@ describe('saved views', () => {
   it("given another website's or another organization's ids in a view's filters, then 400 naming the filter and nothing written", async () => {
     // one catalogue per website: a prompt, a location, a competitor and a schedule each
     const catalogue = async (site: string, key: string) => {
-      const ok = async (path: string, body: object) => {
-        const r = await post(path, { website_id: site, ...body }, key);
-        expect(r.status, `${path} ${JSON.stringify(r.body)}`).toBe(201);
-        return r.body;
-      };
+      const ok = (path: string, body: object) => postCreated(s, key, path, { website_id: site, ...body });
       return {
         prompt_ids: [(await ok('/api/v1/prompts', { text: 'best widgets?' })).prompt.id],
         location_ids: [(await ok('/api/v1/locations', { location: 'Berlin, Germany', country: 'DE' })).id],
@@ -490,21 +445,7 @@ describe('saved views', () => {
     expect((await get('/api/v1/saved-views', mine)).body.data).toEqual([view]);
   });
 
-  tenancyChecks('GET /api/v1/saved-views', () => w, {
-    method: 'GET',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/saved-views', query: { website_id: id } }),
-  });
-  tenancyChecks('POST /api/v1/saved-views', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/saved-views', body: { website_id: id, name: 'V' } }),
-  });
-  tenancyChecks('PATCH /api/v1/saved-views/{id}', () => w, {
-    method: 'PATCH',
-    websiteScoped: true,
-    request: (id) => ({ path: `/api/v1/saved-views/${UNKNOWN}`, body: { website_id: id, name: 'V' } }),
-  });
+  collectionTenancyChecks('/api/v1/saved-views', () => w, { create: { name: 'V' }, patch: { name: 'V' } });
 });
 
 describe('provisioned catalogue', () => {

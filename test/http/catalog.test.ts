@@ -5,7 +5,7 @@ import { isDomainError } from '../../src/domain/errors';
 import { MODELS } from '../../src/domain/models';
 import { newSite, refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { collectionTenancyChecks, tenancyChecks, useWorld, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
@@ -186,25 +186,10 @@ describe('competitors', () => {
     ]);
   });
 
-  tenancyChecks('GET /api/v1/competitors', () => w, {
-    method: 'GET',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/competitors', query: { website_id: id } }),
-  });
-  tenancyChecks('POST /api/v1/competitors', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/competitors', body: { website_id: id, name: 'T', url: 'https://t.example.org' } }),
-  });
-  tenancyChecks('PATCH /api/v1/competitors/{id}', () => w, {
-    method: 'PATCH',
-    websiteScoped: true,
-    request: (id) => ({ path: `/api/v1/competitors/${UNKNOWN}`, body: { website_id: id, name: 'T' } }),
-  });
-  tenancyChecks('DELETE /api/v1/competitors/{id}', () => w, {
-    method: 'DELETE',
-    websiteScoped: true,
-    request: (id) => ({ path: `/api/v1/competitors/${UNKNOWN}`, query: { website_id: id } }),
+  collectionTenancyChecks('/api/v1/competitors', () => w, {
+    create: { name: 'T', url: 'https://t.example.org' },
+    patch: { name: 'T' },
+    remove: true,
   });
 });
 
@@ -318,21 +303,7 @@ describe('topics', () => {
     ]);
   });
 
-  tenancyChecks('GET /api/v1/topics', () => w, {
-    method: 'GET',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/topics', query: { website_id: id } }),
-  });
-  tenancyChecks('POST /api/v1/topics', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/topics', body: { website_id: id, name: 'T' } }),
-  });
-  tenancyChecks('DELETE /api/v1/topics/{id}', () => w, {
-    method: 'DELETE',
-    websiteScoped: true,
-    request: (id) => ({ path: `/api/v1/topics/${UNKNOWN}`, query: { website_id: id } }),
-  });
+  collectionTenancyChecks('/api/v1/topics', () => w, { create: { name: 'T' }, remove: true });
 });
 
 describe('prompts', () => {
@@ -501,26 +472,7 @@ describe('prompts', () => {
     }
   });
 
-  tenancyChecks('GET /api/v1/prompts', () => w, {
-    method: 'GET',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/prompts', query: { website_id: id } }),
-  });
-  tenancyChecks('POST /api/v1/prompts', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/prompts', body: { website_id: id, text: 'T' } }),
-  });
-  tenancyChecks('PATCH /api/v1/prompts/{id}', () => w, {
-    method: 'PATCH',
-    websiteScoped: true,
-    request: (id) => ({ path: `/api/v1/prompts/${UNKNOWN}`, body: { website_id: id, status: 'paused' } }),
-  });
-  tenancyChecks('DELETE /api/v1/prompts/{id}', () => w, {
-    method: 'DELETE',
-    websiteScoped: true,
-    request: (id) => ({ path: `/api/v1/prompts/${UNKNOWN}`, query: { website_id: id } }),
-  });
+  collectionTenancyChecks('/api/v1/prompts', () => w, { create: { text: 'T' }, patch: { status: 'paused' }, remove: true });
 });
 
 describe('models', () => {

@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
-import { onRealPostgres } from '../support/db';
 import { call, startServer, type TestServer } from '../support/server';
 import { until } from '../support/until';
+import { onPostgresServer } from '../support/suites';
 
 // The pipeline's rules raced over two instances on one database and one NATS JetStream: each instance serialises its
 // own writes to a stream, so only the streams' expected revisions can settle these races.
-const suite = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('content pipeline races skipped: DATABASE_URL unset (two instances need a shared Postgres server)');
+const suite = onPostgresServer('content pipeline races', 'two instances need a shared Postgres server');
 
 const N = 6;
 

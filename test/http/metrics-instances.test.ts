@@ -1,11 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { buildSite, type Site } from '../support/answers';
-import { onRealPostgres } from '../support/db';
 import { call, type TestServer, useTwoInstances } from '../support/server';
+import { onPostgresServer } from '../support/suites';
 
 // Two instances over one database: needs a real server.
-const suite = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('two-instance metrics test skipped: DATABASE_URL unset (two instances need a shared server)');
+const suite = onPostgresServer('two-instance metrics test', 'two instances need a shared server');
 
 /**
  * Metrics behind a round-robin client: every import's answer, whichever instance took it, is followed by metric reads

@@ -1,11 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { onRealPostgres } from '../support/db';
+import { expect, it } from 'vitest';
 import { sleep } from '../support/events';
 import { call, type TestServer, useTwoInstances } from '../support/server';
+import { onPostgresServer } from '../support/suites';
 
 // Two instances over one database: needs a real server.
-const suite = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('multi-instance HTTP test skipped: DATABASE_URL unset (two instances need a shared server)');
+const suite = onPostgresServer('multi-instance HTTP test', 'two instances need a shared server');
 
 suite('two instances over one database', () => {
   let a: TestServer;

@@ -1,15 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { onRealPostgres } from '../support/db';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { post } from '../mcp/support';
 import { authorizeUrl, csrfIn, follow, Jar, pkce, REDIRECT_URI, registerClient, startOAuthServer, token, userWithPassword } from '../support/oauth';
 import type { TestServer } from '../support/server';
 import { buildWorld, type World } from '../support/tenancy';
+import { onPostgresServer } from '../support/suites';
 
 // Two instances over one database share the provider's clients, interactions, sessions, grants, codes and refresh
 // tokens (its adapter is on Postgres) and its keys; the CLI sets a password a server then accepts. Needs a real server.
-const suite = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('OAuth multi-instance test skipped: DATABASE_URL unset (two instances need a shared server)');
+const suite = onPostgresServer('OAuth multi-instance test', 'two instances need a shared server');
 
 suite('MCP sign-in across two instances and the CLI', () => {
   let a: TestServer;

@@ -3,6 +3,7 @@ import { MODEL_IDS, SHOPPING_MODEL_IDS, isShoppingModelId } from '../../src/doma
 import { SHOPPING_NOT_ENABLED } from '../../src/app/shopping';
 import { call, caughtUp, type TestServer } from '../support/server';
 import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { postCreated } from '../support/http';
 
 let s: TestServer;
 let w: World;
@@ -15,11 +16,7 @@ const PATH = '/api/v1/metrics/shopping';
 const post = (path: string, body: unknown, key = w.a.key) => call(s, 'POST', path, { key, body });
 const shopping = (body: Record<string, unknown>, key = w.a.key) => post(PATH, body, key);
 
-async function created(path: string, body: unknown, key = w.a.key) {
-  const r = await post(path, body, key);
-  expect(r.status, `${path} ${JSON.stringify(r.body)}`).toBe(201);
-  return r.body;
-}
+const created = (path: string, body: unknown, key = w.a.key) => postCreated(s, key, path, body);
 
 /** A 200 of the shopping endpoint. */
 async function metrics(body: Record<string, unknown>, key = w.a.key) {

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startNatsServer, type NatsServerProcess } from '../bus/nats-server';
-import { onRealPostgres } from '../support/db';
 import { call, startServer, type TestServer } from '../support/server';
 import { startSmtp, type TestSmtp } from '../support/smtp';
+import { onPostgresServer } from '../support/suites';
 
 // Two instances over one database and a private nats-server: needs a real Postgres server.
-const suite = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('invitation emails over NATS skipped: DATABASE_URL unset (two instances need a shared server)');
+const suite = onPostgresServer('invitation emails over NATS', 'two instances need a shared server');
 
 suite('invitation emails over NATS JetStream, two instances', () => {
   let nats: NatsServerProcess;

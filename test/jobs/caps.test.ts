@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { requestProbe } from '../../commands/probe/request-probe';
 import { openPostgres } from '../../src/db';
 import { isDomainError } from '../../src/domain/errors';
@@ -7,13 +7,13 @@ import { newId } from '../../src/domain/ids';
 import type { Runtime } from '../../src/runtime';
 import { PROBE_SLOTS, probeJob } from '../../src/workers/probe';
 import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
-import { freshDatabase, onRealPostgres, type TestDatabase } from '../support/db';
+import { freshDatabase, type TestDatabase } from '../support/db';
 import { gate, openJobRuntime } from '../support/jobs';
 import { until } from '../support/until';
+import { onPostgresServer } from '../support/suites';
 
 // Two instances over one database and a private nats-server: needs a real Postgres server.
-const suite = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('job caps across instances skipped: DATABASE_URL unset (two instances need a shared server)');
+const suite = onPostgresServer('job caps across instances', 'two instances need a shared server');
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

@@ -9,8 +9,9 @@ import type { Runtime } from '../../src/runtime';
 import { WORKER_NAME } from '../../src/workers/jobs';
 import { probeJob } from '../../src/workers/probe';
 import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
-import { freshDatabase, onRealPostgres } from '../support/db';
+import { freshDatabase } from '../support/db';
 import { jobEnded, openJobRuntime, type JobRuntimeOptions, PROBE_OF_THREE_SUCCEEDED, streamEvents } from '../support/jobs';
+import { onPostgresServer } from '../support/suites';
 
 const children = new Set<ChildProcess>();
 afterAll(() => {
@@ -71,8 +72,7 @@ async function killedMidStepThenResumed(database: Database, childEnv: Record<str
   }
 }
 
-const serverOnly = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('job crash tests over a shared Postgres skipped: DATABASE_URL unset');
+const serverOnly = onPostgresServer('job crash tests over a shared Postgres');
 
 // the three take-overs share nothing (each its own database or data directory, child and bus): they run side by side,
 // as each spends most of its time starting a process and waiting for it

@@ -7,7 +7,8 @@ import { migrateLimits } from '../../src/limits/migrate';
 import { type Budget, hitBudgets, spendBudgets } from '../../src/limits/budgets';
 import { RateLimiter } from '../../src/limits/rate';
 import { admit, release, type SlotPool } from '../../src/limits/slots';
-import { freshDatabase, onRealPostgres, type TestDatabase } from '../support/db';
+import { freshDatabase, type TestDatabase } from '../support/db';
+import { onPostgresServer } from '../support/suites';
 
 /** A 429 thrown by spendBudgets/holdOrRefuse: its Retry-After, or null when the call went through. */
 async function retryAfterOf(p: Promise<unknown>): Promise<number | null> {
@@ -99,8 +100,7 @@ describe('limits, one instance (PGlite or Postgres)', () => {
   });
 });
 
-const twoInstances = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('limits across two instances skipped: DATABASE_URL unset');
+const twoInstances = onPostgresServer('limits across two instances');
 
 twoInstances('limits across two instances (real Postgres)', () => {
   let d: TestDatabase;

@@ -6,7 +6,8 @@ import { aiValuePass } from '../../src/workers/ai-value';
 import { jobEnded } from '../support/jobs';
 import { call, caughtUp, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
-import { callTool, toolOk, useMcpWorld, withPlainOrganization } from './support';
+import { itRefusesOthersAndUnfeatured, toolOk, useMcpWorld } from './support';
+import { postCreated } from '../support/http';
 
 let s: TestServer;
 let w: World;
@@ -23,11 +24,7 @@ useMcpWorld(async (ctx) => {
     w,
     clients: [a, b],
   } = ctx);
-  const post = async (path: string, body: unknown) => {
-    const r = await call(s, 'POST', path, { key: w.a.key, body });
-    expect(r.status, JSON.stringify(r.body)).toBe(201);
-    return r.body;
-  };
+  const post = (path: string, body: unknown) => postCreated(s, w.a.key, path, body);
   site = (await post('/api/v1/websites', { name: 'Acme', url: 'https://acme-value.example.com' })).website.id;
   await post('/api/v1/competitors', { website_id: site, name: 'Bolt', url: 'https://bolt.example.com' });
   topic = (await post('/api/v1/topics', { website_id: site, name: 'CRM software' })).topic.id;
@@ -68,15 +65,9 @@ describe('MCP get_ai_search_value and set_topic_economics', () => {
     expect(v.topics[0].economics_source).toBe('topic');
   });
 
-  it("given the other organization's client, then 403 and no figure", async () => {
-    const r = await callTool(b, 'get_ai_search_value', { website_id: site });
-    expect(r).toMatchObject({ isError: true, text: 'Unauthorized access to this website', structured: { status: 403 } });
-  });
-
-  it('given an organization without the feature, then the tool answers 403 with the feature message', async () => {
-    await withPlainOrganization(s, 'No value', async (client) => {
-      const r = await callTool(client, 'get_ai_search_value', { website_id: site });
-      expect(r).toMatchObject({ isError: true, text: AI_VALUE_NOT_ENABLED, structured: { status: 403 } });
-    });
+  itRefusesOthersAndUnfeatured(() => ({ s, other: b, site }), 'get_ai_search_value', {
+    about: 'the feature',
+    organization: 'No value',
+    message: AI_VALUE_NOT_ENABLED,
   });
 });

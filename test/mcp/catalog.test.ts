@@ -6,28 +6,12 @@ import { MODEL_IDS, MODELS } from '../../src/domain/models';
 import { newSite } from '../support/http';
 import { call, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
-import { apiKey, toolOk, toolRefused, useMcpWorld } from './support';
+import { type AreaClients, toolOk, useAreaClients } from './support';
 
-let s: TestServer;
-let w: World;
-let a: Client;
-let scoped: Client;
-let b: Client;
-useMcpWorld(
-  (ctx) =>
-    ({
-      s,
-      w,
-      clients: [a, scoped, b],
-    } = ctx),
-  (w) => [apiKey(w.a.key), apiKey(w.a.scoped), apiKey(w.b.key)],
-);
+let s: TestServer, w: World, a: Client, scoped: Client, b: Client, refused: AreaClients['refused'];
+useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx));
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
-
-/** A tool error with REST's message and status, and nothing written. */
-const refused = (client: Client, name: string, args: Record<string, unknown>, status: number, error: string | RegExp) =>
-  toolRefused(s, client, name, args, status, error);
 
 describe('MCP catalogue tools', () => {
   it('given an authenticated client, then the catalogue tools are listed with their input schemas', async () => {

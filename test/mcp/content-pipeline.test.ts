@@ -4,23 +4,10 @@ import { PipelineAnswers } from '../../queries/content/versions';
 import type { TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { until } from '../support/until';
-import { apiKey, toolOk, toolRefused, useMcpWorld } from './support';
+import { type AreaClients, toolOk, useAreaClients } from './support';
 
-let s: TestServer;
-let w: World;
-let a: Client;
-let b: Client;
-let scoped: Client;
-useMcpWorld(
-  (ctx) => {
-    ({ s, w } = ctx);
-    [a, b, scoped] = ctx.clients;
-  },
-  (w) => [apiKey(w.a.key), apiKey(w.b.key), apiKey(w.a.scoped)],
-);
-
-const refused = (client: Client, name: string, args: Record<string, unknown>, status: number, error: string | RegExp) =>
-  toolRefused(s, client, name, args, status, error);
+let s: TestServer, w: World, a: Client, scoped: Client, b: Client, refused: AreaClients['refused'];
+useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx));
 
 describe('content pipeline tools', () => {
   it('given generate_content, then the same job as REST: status, publish refusal and success, edit, revise, versions, with REST messages', async () => {

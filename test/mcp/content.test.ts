@@ -3,23 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { Answers } from '../../queries/content/views';
 import { call, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
-import { apiKey, toolOk, toolRefused, useMcpWorld } from './support';
+import { type AreaClients, toolOk, useAreaClients } from './support';
 
-let s: TestServer;
-let w: World;
-let a: Client;
-let scoped: Client;
-let b: Client;
-useMcpWorld(
-  (ctx) => {
-    ({ s, w } = ctx);
-    [a, scoped, b] = ctx.clients;
-  },
-  (w) => [apiKey(w.a.key), apiKey(w.a.scoped), apiKey(w.b.key)],
-);
-
-const refused = (client: Client, name: string, args: Record<string, unknown>, status: number, error: string | RegExp) =>
-  toolRefused(s, client, name, args, status, error);
+let s: TestServer, w: World, a: Client, scoped: Client, b: Client, refused: AreaClients['refused'];
+useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx));
 
 describe('content hub tools', () => {
   it('given pages tracked with track_content_urls, then the listing, detail, tabs, per-prompt figures and delete follow REST', async () => {

@@ -4,7 +4,8 @@ import { MODEL_IDS, SHOPPING_MODEL_IDS, isShoppingModelId } from '../../src/doma
 import { SHOPPING_NOT_ENABLED } from '../../src/app/shopping';
 import { call, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
-import { apiKey, bearer, callTool, useMcpWorld, withPlainOrganization } from './support';
+import { apiKey, bearer, callTool, itRefusesOthersAndUnfeatured, useMcpWorld } from './support';
+import { postCreated } from '../support/http';
 
 let s: TestServer;
 let w: World;
@@ -25,11 +26,7 @@ useMcpWorld(
       w,
       clients: [a, b],
     } = ctx);
-    const post = async (path: string, body: unknown) => {
-      const r = await call(s, 'POST', path, { key: w.a.key, body });
-      expect(r.status, JSON.stringify(r.body)).toBe(201);
-      return r.body;
-    };
+    const post = (path: string, body: unknown) => postCreated(s, w.a.key, path, body);
     site = (await post('/api/v1/websites', { name: 'Acme', url: 'https://acme-mcp.example.com' })).website.id;
     competitor = (await post('/api/v1/competitors', { website_id: site, name: 'Globex', url: 'https://globex.example.net' })).competitor.id;
     const prompt = (await post('/api/v1/prompts', { website_id: site, text: 'Best headphones?', tags: ['audio'] })).prompt.id;
@@ -131,16 +128,10 @@ describe('get_shopping_metrics', () => {
     }
   });
 
-  it("given another organization's key, then 403 Unauthorized access to this website", async () => {
-    const tool = await callTool(b, 'get_shopping_metrics', { website_id: site });
-    expect(tool).toMatchObject({ isError: true, text: 'Unauthorized access to this website', structured: { status: 403 } });
-  });
-
-  it('given an organization without the shopping feature, then 403 with the feature message', async () => {
-    await withPlainOrganization(s, 'No shopping', async (client) => {
-      const tool = await callTool(client, 'get_shopping_metrics', { website_id: site });
-      expect(tool).toMatchObject({ isError: true, text: SHOPPING_NOT_ENABLED, structured: { status: 403 } });
-    });
+  itRefusesOthersAndUnfeatured(() => ({ s, other: b, site }), 'get_shopping_metrics', {
+    about: 'the shopping feature',
+    organization: 'No shopping',
+    message: SHOPPING_NOT_ENABLED,
   });
 
   it('given the tool listing, then get_shopping_metrics takes exactly the eight filter keys', async () => {

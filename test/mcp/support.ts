@@ -1,4 +1,4 @@
-import { afterAll, expect } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -59,6 +59,26 @@ export function useMcpWorld(
 
 export const apiKey = (key: string) => ({ 'x-api-key': key });
 
+/** What the tool-area tests share: the server, the World, org A's client, A's client scoped to a1, org B's client. */
+export interface AreaClients {
+  s: TestServer;
+  w: World;
+  a: Client;
+  scoped: Client;
+  b: Client;
+  /** A tool error with REST's message and status, and nothing written (toolRefused on this server). */
+  refused: (client: Client, name: string, args: Record<string, unknown>, status: number, error: string | RegExp) => Promise<void>;
+}
+
+/** useMcpWorld with the three clients a tool area's test compares against REST (org A, A scoped, org B). */
+export function useAreaClients(ready: (ctx: AreaClients) => unknown): void {
+  useMcpWorld(
+    ({ s, w, clients: [a, scoped, b] }) =>
+      ready({ s, w, a, scoped, b, refused: (client, name, args, status, error) => toolRefused(s, client, name, args, status, error) }),
+    (w) => [apiKey(w.a.key), apiKey(w.a.scoped), apiKey(w.b.key)],
+  );
+}
+
 /** Runs `use` with a client of a new organization `name` that has only the pitch feature (none of the gated areas), closed after. */
 export async function withPlainOrganization(s: TestServer, name: string, use: (client: Client) => Promise<void>): Promise<void> {
   const plain = await s.org(name, { features: ['pitch'] });
@@ -70,6 +90,31 @@ export async function withPlainOrganization(s: TestServer, name: string, use: (c
   }
 }
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/**
+ * The two refusals of a feature-gated read tool, as tests: the other organization's client gets 403 Unauthorized
+ * access to this website, and an organization without the feature gets 403 with the feature's message. `ctx` is read
+ * when the tests run (after the suite's setup).
+ */
+export function itRefusesOthersAndUnfeatured(
+  ctx: () => { s: TestServer; other: Client; site: string },
+  tool: string,
+  gate: { about: string; organization: string; message: string },
+): void {
+  it("given the other organization's client, then 403 Unauthorized access to this website and no figure", async () => {
+    const { other, site } = ctx();
+    const r = await callTool(other, tool, { website_id: site });
+    expect(r).toMatchObject({ isError: true, text: 'Unauthorized access to this website', structured: { status: 403 } });
+  });
+
+  it(`given an organization without ${gate.about}, then 403 with the feature message`, async () => {
+    const { s, site } = ctx();
+    await withPlainOrganization(s, gate.organization, async (client) => {
+      const r = await callTool(client, tool, { website_id: site });
+      expect(r).toMatchObject({ isError: true, text: gate.message, structured: { status: 403 } });
+    });
+  });
+}
 
 export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}) {
   const r = (await client.callTool({ name, arguments: args })) as CallToolResult;

@@ -5,24 +5,10 @@ import { MembersView, UserWebsitesView } from '../../queries/team/members';
 import { RolesView } from '../../queries/team/roles';
 import { call, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
-import { apiKey, callTool, toolOk, toolRefused, useMcpWorld } from './support';
+import { type AreaClients, callTool, toolOk, useAreaClients } from './support';
 
-let s: TestServer;
-let w: World;
-let a: Client;
-let scoped: Client;
-let b: Client;
-useMcpWorld(
-  (ctx) => {
-    ({ s, w } = ctx);
-    [a, scoped, b] = ctx.clients;
-  },
-  (w) => [apiKey(w.a.key), apiKey(w.a.scoped), apiKey(w.b.key)],
-);
-
-/** A tool error with REST's message and status, and nothing written. */
-const refused = (client: Client, name: string, args: Record<string, unknown>, status: number, error: string | RegExp) =>
-  toolRefused(s, client, name, args, status, error);
+let s: TestServer, w: World, a: Client, scoped: Client, b: Client, refused: AreaClients['refused'];
+useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx));
 
 describe('organization administration tools', () => {
   it('given invite_user, then it follows REST: direct answers user_id, the user is listed by list_members and reaches the website by get_user_websites', async () => {

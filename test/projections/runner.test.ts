@@ -9,6 +9,7 @@ import { silentLogger } from '../../src/logger';
 import { countingProjection } from '../support/counting-projection';
 import { onRealPostgres, type TestStore, useFreshStore } from '../support/db';
 import { anEvent, sleep } from '../support/events';
+import { onPostgresServer } from '../support/suites';
 
 type T = TestStore;
 
@@ -241,8 +242,7 @@ describe('projection runner', () => {
 });
 
 // Killing a process needs a database two processes can share: the real server.
-const crash = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('projection crash test skipped: DATABASE_URL unset (needs a server two processes share)');
+const crash = onPostgresServer('projection crash test', 'needs a server two processes share');
 
 crash('projection runner crash recovery', () => {
   let t: T;

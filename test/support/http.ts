@@ -8,6 +8,13 @@ export async function newSite(s: TestServer, key: string, name = 'Site', url = `
   return r.body.website.id as string;
 }
 
+/** POSTs what a test needs made and expects 201 (naming the path and the answer otherwise): the answer's body. */
+export async function postCreated(s: TestServer, key: string, path: string, body: unknown) {
+  const r = await call(s, 'POST', path, { key, body });
+  expect(r.status, `${path} ${JSON.stringify(r.body)}`).toBe(201);
+  return r.body;
+}
+
 export interface Refusal {
   method: string;
   path: string;

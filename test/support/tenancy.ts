@@ -120,3 +120,35 @@ export function tenancyChecks(name: string, getWorld: () => World, ep: EndpointU
       refused(getWorld().a.scoped, getWorld().a.a2, 403, 'Forbidden: global API key required'));
   }
 }
+
+/**
+ * tenancyChecks for a website's collection as src/http/routes/catalog.ts builds it (websiteCollection, websiteItem):
+ * `GET <path>` and `POST <path>` (`create`, with the website in the body), and for an unknown item `PATCH <path>/{id}`
+ * (`patch`, with the website in the body) and `DELETE <path>/{id}` (the website in the query) where given.
+ */
+export function collectionTenancyChecks(
+  path: string,
+  getWorld: () => World,
+  c: { create: Record<string, unknown>; patch?: Record<string, unknown>; remove?: boolean },
+) {
+  const item = `${path}/00000000-0000-4000-8000-000000000000`;
+  tenancyChecks(`GET ${path}`, getWorld, { method: 'GET', websiteScoped: true, request: (id) => ({ path, query: { website_id: id } }) });
+  tenancyChecks(`POST ${path}`, getWorld, {
+    method: 'POST',
+    websiteScoped: true,
+    request: (id) => ({ path, body: { website_id: id, ...c.create } }),
+  });
+  const { patch } = c;
+  if (patch)
+    tenancyChecks(`PATCH ${path}/{id}`, getWorld, {
+      method: 'PATCH',
+      websiteScoped: true,
+      request: (id) => ({ path: item, body: { website_id: id, ...patch } }),
+    });
+  if (c.remove)
+    tenancyChecks(`DELETE ${path}/{id}`, getWorld, {
+      method: 'DELETE',
+      websiteScoped: true,
+      request: (id) => ({ path: item, query: { website_id: id } }),
+    });
+}

@@ -12,6 +12,7 @@ import { offlineResearch } from '../support/knowledge';
 import { call, startServer, type TestServer } from '../support/server';
 import { jobEnded } from '../support/jobs';
 import { until } from '../support/until';
+import { onPostgresServer } from '../support/suites';
 
 const SITE_HOST = 'https://www.acme-research.example.com';
 
@@ -213,8 +214,7 @@ describe('pillar research: what counts as about the pillar', () => {
 
 if (!onRealPostgres) console.log('pillar research: PGlite read models, NATS bus');
 
-const twoInstances = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('pillar research on two instances skipped: DATABASE_URL unset (two instances need a shared server)');
+const twoInstances = onPostgresServer('pillar research on two instances', 'two instances need a shared server');
 
 twoInstances('pillar research over NATS, two instances', () => {
   let nats: NatsServerProcess;

@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
 import { startNatsServer, type NatsServerProcess } from '../bus/nats-server';
 import { buildSite, finishedRun } from '../support/answers';
 import { simulatedEnginesWith } from '../support/engines';
-import { onRealPostgres } from '../support/db';
 import { call, startServer, type TestServer } from '../support/server';
 import { until } from '../support/until';
+import { onPostgresServer } from '../support/suites';
 
 // Two instances over one database and a private nats-server: needs a real Postgres server.
-const suite = onRealPostgres ? describe : describe.skip;
-if (!onRealPostgres) console.log('answers pipeline over NATS skipped: DATABASE_URL unset (two instances need a shared server)');
+const suite = onPostgresServer('answers pipeline over NATS', 'two instances need a shared server');
 
 /** Simulated answers that take `ms` each, counting every engine call. */
 function slowEngines(ms: number) {

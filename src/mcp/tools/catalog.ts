@@ -15,7 +15,7 @@ import { UpdateSchedule } from '../../../commands/catalog/update-schedule';
 import { Answers } from '../../../queries/catalog/views';
 import * as catalog from '../../app/catalog';
 import { idOf, WebsiteId } from '../../domain/schemas';
-import { tool, ADDS, READS, REPLACES, websiteRead } from '../tool';
+import { READS, REPLACES, tool, websiteCreate, websiteRead } from '../tool';
 
 /** The catalogue tools: the same operations (access, command or query, read-your-writes) as the REST routes. */
 const withId = (name: string, what: string) => z.object({ website_id: WebsiteId, [name]: idOf(what) }).strict();
@@ -29,14 +29,13 @@ export const catalogTools = [
     output: Answers.competitors,
     read: catalog.listCompetitors,
   }),
-  tool({
+  websiteCreate({
     name: 'add_competitor',
     title: 'Add a competitor',
-    annotations: ADDS,
     description: "Add a competitor (name, url, optional identifiers: other names it goes by). Not the website's own URL or a page below it.",
     input: AddCompetitor,
     output: Answers.competitor,
-    handler: (ctx, input) => catalog.addCompetitor(ctx, input),
+    create: catalog.addCompetitor,
   }),
   tool({
     name: 'update_competitor',
@@ -65,15 +64,14 @@ export const catalogTools = [
     output: Answers.topics,
     read: catalog.listTopics,
   }),
-  tool({
+  websiteCreate({
     name: 'create_topic',
     title: 'Create a topic',
-    annotations: ADDS,
     description:
       'Create a topic. Re-creating the name of a soft-deleted topic (case-insensitive) restores it with the prompts deleted together with it; restored tells which happened.',
     input: CreateTopic,
     output: Answers.topicCreated,
-    handler: (ctx, input) => catalog.createTopic(ctx, input),
+    create: catalog.createTopic,
   }),
   tool({
     name: 'delete_topic',
@@ -94,15 +92,14 @@ export const catalogTools = [
     output: Answers.prompts,
     read: catalog.listPrompts,
   }),
-  tool({
+  websiteCreate({
     name: 'create_prompt',
     title: 'Create a prompt',
-    annotations: ADDS,
     description:
       'Create a prompt: text, optional topic_id, type (branded or non_branded, default non_branded), status (active or paused, default active), tags.',
     input: CreatePrompt,
     output: Answers.prompt,
-    handler: (ctx, input) => catalog.createPrompt(ctx, input),
+    create: catalog.createPrompt,
   }),
   tool({
     name: 'update_prompt',
@@ -132,14 +129,13 @@ export const catalogTools = [
     output: Answers.personas,
     read: catalog.listPersonas,
   }),
-  tool({
+  websiteCreate({
     name: 'create_persona',
     title: 'Create a persona',
-    annotations: ADDS,
     description: 'Create a persona (name, optional description).',
     input: CreatePersona,
     output: Answers.persona,
-    handler: (ctx, input) => catalog.createPersona(ctx, input),
+    create: catalog.createPersona,
   }),
   websiteRead({
     name: 'list_locations',
@@ -148,14 +144,13 @@ export const catalogTools = [
     output: Answers.locations,
     read: catalog.listLocations,
   }),
-  tool({
+  websiteCreate({
     name: 'create_location',
     title: 'Create a location',
-    annotations: ADDS,
     description: 'Create a location: location (display name), country, optional region and city.',
     input: CreateLocation,
     output: Answers.location,
-    handler: (ctx, input) => catalog.createLocation(ctx, input),
+    create: catalog.createLocation,
   }),
   websiteRead({
     name: 'list_attributes',
@@ -164,14 +159,13 @@ export const catalogTools = [
     output: Answers.attributes,
     read: catalog.listAttributes,
   }),
-  tool({
+  websiteCreate({
     name: 'create_attribute',
     title: 'Create an attribute',
-    annotations: ADDS,
     description: 'Create an attribute (a trait to watch) with an optional description; names are unique per website.',
     input: CreateAttribute,
     output: Answers.attribute,
-    handler: (ctx, input) => catalog.createAttribute(ctx, input),
+    create: catalog.createAttribute,
   }),
 
   // prompt schedules
@@ -183,15 +177,14 @@ export const catalogTools = [
     output: Answers.schedules,
     read: catalog.listSchedules,
   }),
-  tool({
+  websiteCreate({
     name: 'create_prompt_schedule',
     title: 'Create a prompt schedule',
-    annotations: ADDS,
     description:
       'Create a custom schedule: name, models (model identifiers), optional starts_on and ends_on (YYYY-MM-DD, UTC), frequency daily or weekly.',
     input: CreateSchedule,
     output: Answers.schedule,
-    handler: (ctx, input) => catalog.createSchedule(ctx, input),
+    create: catalog.createSchedule,
   }),
   tool({
     name: 'update_prompt_schedule',
@@ -212,14 +205,13 @@ export const catalogTools = [
     output: Answers.savedViews,
     read: catalog.listSavedViews,
   }),
-  tool({
+  websiteCreate({
     name: 'create_saved_view',
     title: 'Create a saved view',
-    annotations: ADDS,
     description: 'Save a view: name and filters (stored as given).',
     input: CreateSavedView,
     output: Answers.savedView,
-    handler: (ctx, input) => catalog.createSavedView(ctx, input),
+    create: catalog.createSavedView,
   }),
   tool({
     name: 'update_saved_view',

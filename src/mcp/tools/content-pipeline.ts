@@ -6,12 +6,34 @@ import { ReviseContent } from '../../../commands/content/revise-content';
 import { PipelineAnswers } from '../../../queries/content/versions';
 import * as pipeline from '../../app/content-pipeline';
 import { Uuid } from '../../domain/schemas';
-import { tool, READS } from '../tool';
+import type { Caller } from '../../app/context';
+import { READS, type ToolHints, tool } from '../tool';
 
 const item = {
   content_id: Uuid.describe('The content item id'),
   website_id: Uuid.optional().describe('The website the item belongs to (optional: the content id decides; another one answers 404)'),
 };
+
+/** A tool changing one item: its input is the change and the item's ids; the operation gets the change apart from them. */
+function itemChange<B extends z.ZodObject>(def: {
+  name: string;
+  title: string;
+  description: string;
+  body: B;
+  output: z.ZodType<object>;
+  annotations: ToolHints;
+  change(caller: Caller, contentId: string, input: z.output<B>, websiteId?: string): Promise<object>;
+}) {
+  const { body, change, ...rest } = def;
+  return tool({
+    ...rest,
+    input: body.extend(item),
+    handler: (ctx, input) => {
+      const { content_id, website_id, ...changes } = input as { content_id: string; website_id?: string };
+      return change(ctx, content_id, changes as z.output<B>, website_id);
+    },
+  });
+}
 
 /** The content pipeline for assistants, with REST's rules and messages (src/app/content-pipeline.ts). */
 export const contentPipelineTools = [
@@ -45,34 +67,34 @@ export const contentPipelineTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     handler: (ctx, input) => pipeline.generateContent(ctx, input),
   }),
-  tool({
+  itemChange({
     name: 'publish_content',
     title: 'Publish content',
     description:
       'Mark finished content published at its live URL: stage done, the publish time stamped, the URL the citation join key. Sent again with another URL only the URL changes (already_published true, first publish time kept). Unfinished content is refused with the reason (Content is not finished, Brief is not approved, Review is running, Generation failed).',
-    input: PublishContent.extend(item),
+    body: PublishContent,
     output: PipelineAnswers.published,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    handler: (ctx, { content_id, website_id, ...body }) => pipeline.publish(ctx, content_id, body, website_id),
+    change: pipeline.publish,
   }),
-  tool({
+  itemChange({
     name: 'edit_content',
     title: 'Edit content',
     description:
       'Exact replacements in the current draft: 1 to 20 {find, replace}, applied in order, each find matching the body exactly once (else nothing is saved and the error names the edit). One new version. expected_version_number guards against a newer version (409).',
-    input: EditContent.extend(item),
+    body: EditContent,
     output: PipelineAnswers.edited,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    handler: (ctx, { content_id, website_id, ...body }) => pipeline.edit(ctx, content_id, body, website_id),
+    change: pipeline.edit,
   }),
-  tool({
+  itemChange({
     name: 'revise_content',
     title: 'Revise content',
     description:
       'Rewrite the draft by an instruction through the writer; answers the new body and its word count beside the previous one. A result far shorter than the draft (without asking to shorten) is retried once; still a fragment, the call fails and the draft is unchanged. Costs credits.',
-    input: ReviseContent.extend(item),
+    body: ReviseContent,
     output: PipelineAnswers.revised,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-    handler: (ctx, { content_id, website_id, ...body }) => pipeline.revise(ctx, content_id, body, website_id),
+    change: pipeline.revise,
   }),
 ];

@@ -4,7 +4,7 @@ import { TrackContent } from '../../../commands/content/track';
 import { Answers } from '../../../queries/content/views';
 import * as content from '../../app/content';
 import { idOf, WebsiteId } from '../../domain/schemas';
-import { type ToolDef, tool, ADDS, READS, REPLACES, websiteRead } from '../tool';
+import { ADDS, READS, REPLACES, tool, type ToolDef, websiteCreate, websiteRead } from '../tool';
 import { contentPipelineTools } from './content-pipeline';
 
 const OfItem = z.strictObject({
@@ -63,15 +63,14 @@ export const contentTools: ToolDef[] = [
     output: Answers.sheets,
     read: content.listSheets,
   }),
-  tool({
+  websiteCreate({
     name: 'create_content_hub_sheet',
     title: 'Create a content hub tab',
-    annotations: ADDS,
     description:
       "Create a tab: type 'sheet' (default; has customer columns) or 'view' (tracking into it goes to the shared pool). Names are unique per website, case-insensitively.",
     input: CreateSheet,
     output: Answers.sheet,
-    handler: (ctx, input) => content.createSheet(ctx, input),
+    create: content.createSheet,
   }),
   tool({
     name: 'create_content_hub_column',

@@ -5,7 +5,7 @@ import { ScheduleSelection, ToolSharedFilters } from '../../domain/filters';
 import { AnswerPage, DateRange, ImportAnswer, RunDetail, StartedRun } from '../../../queries/responses/views';
 import * as responses from '../../app/responses';
 import { idOf, PageNum, PageSize, WebsiteId } from '../../domain/schemas';
-import { tool, ADDS, READS } from '../tool';
+import { READS, tool, websiteCreate } from '../tool';
 
 /** The answers tools: the same operations as the REST routes (src/app/responses.ts). */
 export const responseTools = [
@@ -48,14 +48,13 @@ export const responseTools = [
     output: DateRange,
     handler: (ctx, input) => responses.dateRange(ctx, input.website_id, input.schedule_id ?? null),
   }),
-  tool({
+  websiteCreate({
     name: 'import_responses',
     title: 'Import AI answers',
-    annotations: ADDS,
     description:
       'Import 1 to 1000 answers (all or none): each {external_id?, prompt_id, model, run_at, text, citations?, location_id?, persona_id?, schedule_id?, products?, observations?}. An external_id already imported is skipped. Imported answers are analyzed like streamed ones.',
     input: ImportResponses,
     output: ImportAnswer,
-    handler: (ctx, input) => responses.importResponses(ctx, input),
+    create: responses.importResponses,
   }),
 ];
