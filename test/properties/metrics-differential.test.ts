@@ -638,7 +638,6 @@ async function compare(
   websiteId: string,
   m: Model,
   filters: { body: Record<string, unknown>; ref: RefFilters },
-  seq: number,
 ): Promise<string[]> {
   const out: string[] = [];
   const entities = m.entities();
@@ -698,7 +697,7 @@ async function compare(
   }));
   out.push(...differences(shown, expectedListing(entities, m.answers, m.prompts, filters.ref), `responses ${label}`, 0).slice(0, 6));
   out.push(...(await compareShopping(via, key, websiteId, m, filters.ref, label)));
-  out.push(...(await compareContent(via, key, websiteId, m, filters, label, seq)));
+  out.push(...(await compareContent(via, key, websiteId, m, filters, label)));
   // attribute observations of the imported answers (those of runs come from the text: not compared), newest first
   // competitor_ids is refused there, and dates must be date-times (start_date required): the selection's range, sent
   // explicitly (it replaces a view's)
@@ -750,7 +749,6 @@ async function compare(
 
 /** Websites whose content pages are tracked (once per website: tracking is idempotent, but costs a call). */
 const contentTracked = new Set<string>();
-/** Comparisons so far: each one's number (given in the histories' order) picks its brand-mention filter. */
 let contentCompares = 0;
 
 /**
@@ -766,7 +764,6 @@ async function compareContent(
   m: Model,
   filters: { body: Record<string, unknown>; ref: RefFilters },
   label: string,
-  seq: number,
 ): Promise<string[]> {
   const out: string[] = [];
   const urls = [0, 1, 2].flatMap((i) => [`https://${m.domain(i)}/p`, `blog.${m.domain(i)}/post`, `http://www.${m.domain(i)}`]);
@@ -778,7 +775,7 @@ async function compareContent(
   const normalized = urls.map(normalizeUrl);
   const entities = m.entities();
   // one brand-mention filter per comparison, in turn: none, mentioned, not mentioned
-  const which = [undefined, true, false][seq % 3];
+  const which = [undefined, true, false][contentCompares++ % 3];
   let top: { content_id: string; citations: number } | null = null;
   {
     const r = await ok(
@@ -937,26 +934,11 @@ async function batch(hs: History[], w: World) {
   const via = await apply(w);
   count(`world:${w}`);
   const t3 = performance.now();
-  // the histories' comparisons side by side (each history's filter sets one after another: one website's content
-  // pages are tracked by its first); each comparison's number is given in the histories' order before any starts, so
-  // a seed checks the same cases as one after another
-  const first = contentCompares;
-  contentCompares += played.reduce((n, { h }) => n + 1 + h.filters.length, 0);
-  // settled, all of them: a refused read of one history leaves none of the others still running into the next case
-  const settled = await Promise.allSettled(
-    played.map(async ({ h, m, websiteId }, i) => {
-      let seq = first + played.slice(0, i).reduce((n, x) => n + 1 + x.h.filters.length, 0);
-      const sets = [{ body: {}, ref: {} }, ...(await Promise.all(h.filters.map((q) => queryOf(key, websiteId, m, q))))];
-      const out: string[] = [];
-      for (const f of sets)
-        out.push(...(await compare(via, key, websiteId, m, f, seq++)).map((p) => `${h.provision ? 'provisioned' : 'created'} site, ${w}: ${p}`));
-      return out;
-    }),
-  );
   const problems: string[] = [];
-  for (const r of settled) {
-    if (r.status === 'rejected') throw r.reason;
-    problems.push(...r.value);
+  for (const { h, m, websiteId } of played) {
+    const sets = [{ body: {}, ref: {} }, ...(await Promise.all(h.filters.map((q) => queryOf(key, websiteId, m, q))))];
+    for (const f of sets)
+      problems.push(...(await compare(via, key, websiteId, m, f)).map((p) => `${h.provision ? 'provisioned' : 'created'} site, ${w}: ${p}`));
   }
   if (process.env.DIFF_TRACE)
     console.log(
