@@ -52,5 +52,7 @@ export default defineConfig({
     // two cores: files run two at a time; each file gets its own database
     maxWorkers: 2,
     sequence: { sequencer: SlowFirst },
+    // the default output, then the tests that took more than half of their timeout, if any (test/support/timeout-margin.ts)
+    reporters: ['default', './test/support/timeout-margin.ts'],
   },
 });

@@ -100,10 +100,16 @@ export class PostgresOAuthAdapter implements Adapter {
   }
 }
 
-/** One secret shared by every instance: the first instance to ask creates it, the others read it. */
+/**
+ * One secret shared by every instance: the first instance to ask creates it, the others read it. Created only when it
+ * is not there yet: the signing key's RSA key pair costs 0.2-0.5 s of CPU, which each start used to spend and throw away.
+ */
 async function sharedSecret(db: Knex, name: string, create: () => string): Promise<string> {
+  const read = async () => ((await db('aivis_secrets').where('name', name).first('value')) as { value: string } | undefined)?.value;
+  const found = await read();
+  if (found !== undefined) return found;
   await db.raw('insert into aivis_secrets (name, value) values (?, ?) on conflict (name) do nothing', [name, create()]);
-  return ((await db('aivis_secrets').where('name', name).first('value')) as { value: string }).value;
+  return (await read())!;
 }
 
 export interface OAuthSecrets {

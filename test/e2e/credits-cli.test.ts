@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createOrganization } from '../../commands/organizations/create-organization';
 import { newId } from '../../src/domain/ids';
-import { spawnCli } from '../support/cli';
+import { hostedCli } from '../support/cli';
 import { freshDatabase, onRealPostgres } from '../support/db';
 import { openJobRuntime } from '../support/jobs';
 
@@ -18,19 +18,22 @@ import { openJobRuntime } from '../support/jobs';
     } finally {
       await rt.close();
     }
-    const cli = spawnCli(database.url!);
-    const first = cli('credits:grant', '--org', org, '--credits', '250', '--reason', 'pilot');
+    // the three runs through one CLI host process (the module graph loaded once)
+    const host = hostedCli(database.url!);
+    const cli = host.run;
+    const first = await cli('credits:grant', '--org', org, '--credits', '250', '--reason', 'pilot');
     expect(first.status, first.stderr).toBe(0);
     const out = JSON.parse(first.stdout);
     expect(out).toMatchObject({ organization_id: org, credits: 250, one_off_balance: 250 });
     expect(out.grant_id).toMatch(/^[0-9a-f-]{36}$/);
 
-    const unknown = cli('credits:grant', '--org', newId(), '--credits', '10');
+    const unknown = await cli('credits:grant', '--org', newId(), '--credits', '10');
     expect(unknown.status).toBe(1);
     expect(unknown.stderr.trim()).toMatch(/^error: organization [0-9a-f-]{36}: Organization not found$/);
-    const bad = cli('credits:grant', '--org', org, '--credits=0');
+    const bad = await cli('credits:grant', '--org', org, '--credits=0');
     expect(bad.status).toBe(1);
     expect(bad.stderr.trim()).toBe('error: --credits: must be above 0');
+    await host.close();
     await database.close();
   }, 180_000);
 });

@@ -6,7 +6,7 @@ import { newEventsFor } from '../../commands/handle';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
-import { spawnCli } from '../support/cli';
+import { hostedCli } from '../support/cli';
 import { freshDatabase, onRealPostgres } from '../support/db';
 import { openJobRuntime } from '../support/jobs';
 import { submitPitch } from '../support/pitch-jobs';
@@ -55,8 +55,10 @@ import { submitPitch } from '../support/pitch-jobs';
     } finally {
       await rt.close();
     }
-    const cli = spawnCli(database.url!);
-    const first = cli('pitches:reconcile', '--older-than-minutes', '0');
+    // the two runs through one CLI host process (the module graph loaded once)
+    const host = hostedCli(database.url!);
+    const cli = host.run;
+    const first = await cli('pitches:reconcile', '--older-than-minutes', '0');
     expect(first.status, first.stderr).toBe(0);
     const out = JSON.parse(first.stdout);
     expect(out.open.map((o: { reservation_id: string; job: string }) => [o.reservation_id, o.job]).sort()).toEqual(
@@ -75,9 +77,10 @@ import { submitPitch } from '../support/pitch-jobs';
         { reservation_id: completed, outcome: 'consumed' },
       ].sort(byId),
     );
-    const again = JSON.parse(cli('pitches:reconcile', '--older-than-minutes', '0').stdout);
+    const again = JSON.parse((await cli('pitches:reconcile', '--older-than-minutes', '0')).stdout);
     expect(again.open.map((o: { reservation_id: string }) => o.reservation_id)).toEqual([queued]);
     expect(again.settled).toEqual([]);
+    await host.close();
     await database.close();
   }, 180_000);
 });

@@ -1,4 +1,4 @@
-import { type ChildProcess, fork, spawnSync } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 
 /** Written to stdout and stderr by the CLI host after each run (no CLI output contains a NUL). */
 export const CLI_DONE = '\u0000cli-done\u0000\n';
@@ -87,14 +87,13 @@ export function cliHost(): CliHost {
 }
 
 /**
- * The operator CLI as a process of its own (`node --import tsx src/cli.ts ...args`) on the database at `databaseUrl`,
- * without NATS, logging warnings only; each call waits for it to exit (two minutes at the most).
+ * The operator CLI on the database at `databaseUrl`, without NATS, logging warnings only, each call run as a CLI process
+ * would through one host process (`cliHost()`): the module graph is loaded once for all the calls. `close()` when done.
  */
-export const spawnCli =
-  (databaseUrl: string) =>
-  (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, NATS_URL: '', LOG_LEVEL: 'warn' },
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+export function hostedCli(databaseUrl: string): { run: (...args: string[]) => Promise<CliResult>; close: () => Promise<void> } {
+  const host = cliHost();
+  return {
+    run: (...args) => host.run(args, { ...(process.env as Record<string, string>), DATABASE_URL: databaseUrl, NATS_URL: '', LOG_LEVEL: 'warn' }),
+    close: () => host.close(),
+  };
+}

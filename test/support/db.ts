@@ -17,7 +17,8 @@ let template: Promise<string | null> | undefined;
 
 /**
  * This run's schema template (test/support/global-setup.ts names it), built by the first file that needs it: a server
- * started and stopped on a database of that name, then every row removed and every sequence restarted. Built under an
+ * started and stopped on a database of that name, then every row removed but the server's secrets (aivis_secrets) and
+ * every sequence restarted. Built under an
  * advisory lock (the two workers may ask at once) and marked done by refusing connections, which a copy needs anyway
  * (a database cannot be copied while a session is connected to it). Null on PGlite or outside vitest.
  */
@@ -53,7 +54,11 @@ async function buildTemplate(server: string, name: string): Promise<string> {
     const d = await openPostgres(u.toString(), 1);
     try {
       const schemas = `schemaname not in ('pg_catalog', 'information_schema')`;
-      const tables = (await d.db.raw(`select format('%I.%I', schemaname, tablename) as t from pg_tables where ${schemas}`)).rows;
+      // but the secrets the server made (its OAuth signing key: an RSA key pair, 0.2-0.5 s of CPU for each server
+      // started on a database without one), shared by the run's databases as by a deployment's instances
+      const tables = (
+        await d.db.raw(`select format('%I.%I', schemaname, tablename) as t from pg_tables where ${schemas} and tablename <> 'aivis_secrets'`)
+      ).rows;
       if (tables.length) await d.db.raw(`truncate ${tables.map((r: { t: string }) => r.t).join(', ')} restart identity cascade`);
       const sequences = (await d.db.raw(`select format('%I.%I', schemaname, sequencename) as s from pg_sequences where ${schemas}`)).rows;
       for (const r of sequences as { s: string }[]) await d.db.raw(`alter sequence ${r.s} restart`);
