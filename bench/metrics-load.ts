@@ -41,6 +41,8 @@ export interface LoadOutcome {
   distinct: number;
   /** requests whose filter combination an earlier request of this run had (the mix redraws those: 0 unless it ran dry) */
   repeats: number;
+  /** CPU this load generator spent while the clients ran (µs): it shares the machine with the server */
+  cpuUs: number;
 }
 
 const FAMILIES = ['mention-rate', 'share-of-voice', 'citation-rate', 'position'];
@@ -79,6 +81,7 @@ process.once('message', async (job: Job) => {
   let repeats = 0;
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
+  const cpu0 = process.cpuUsage();
   const deadline = Date.now() + job.seconds * 1000;
   await Promise.all(
     Array.from({ length: job.clients }, async () => {
@@ -99,6 +102,7 @@ process.once('message', async (job: Job) => {
       }
     }),
   );
+  const cpu = process.cpuUsage(cpu0);
   await agent.close();
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
@@ -111,6 +115,7 @@ process.once('message', async (job: Job) => {
     statuses,
     distinct: next - repeats,
     repeats,
+    cpuUs: cpu.user + cpu.system,
   };
   process.send!(out, () => process.exit(0));
 });

@@ -230,7 +230,7 @@ async function loadFigures(
   const perRequest = (us: number) => (us / Math.max(1, load.total) / 1000).toFixed(2);
   report(`metrics_rps_50_clients${label}`, load.rps, 'req/s', {
     goal: { op: '>=', value: 300 },
-    note: `${load.total} requests in ${seconds} s (${ok} answered 200) on ${urls.length} instance(s), ${load.distinct} distinct filter combinations (${((100 * load.repeats) / Math.max(1, load.total)).toFixed(1)}% repeats); CPU ${perRequest(used.nodeUs + other + used.pgUs)} ms per request (node ${perRequest(used.nodeUs + other)} + Postgres ${perRequest(used.pgUs)})`,
+    note: `${load.total} requests in ${seconds} s (${ok} answered 200) on ${urls.length} instance(s), ${load.distinct} distinct filter combinations (${((100 * load.repeats) / Math.max(1, load.total)).toFixed(1)}% repeats); CPU ${perRequest(used.nodeUs + other + used.pgUs)} ms per request (node ${perRequest(used.nodeUs + other)} + Postgres ${perRequest(used.pgUs)}), and the load generator's own ${perRequest(load.cpuUs)} ms`,
   });
   report(`metrics_rps_50_clients${label}_p95_ms`, load.p95, 'ms', {
     goal: { op: '<=', value: 300 },

@@ -93,3 +93,62 @@ export async function readForMetrics(
     },
   };
 }
+
+type Needs = Parameters<typeof readForMetrics>[2];
+
+/** A request waiting for its website's next statement. */
+interface Waiting {
+  needs: Needs;
+  resolve: (r: MetricsRead) => void;
+  reject: (e: unknown) => void;
+}
+
+/** Per database, per `website schedule reads`: the requests waiting while that key's statement runs. */
+const queued = new WeakMap<Knex, Map<string, Waiting[]>>();
+
+/**
+ * readForMetrics for concurrent requests of one website (group commit, as the rate limiter does it): a request finding
+ * no statement of its website running starts one now; requests arriving while one runs wait for it and then share the
+ * next one, which asks for every part any of them needs. Each request's snapshot is still taken after it arrived, so
+ * it sees every write acknowledged before it (read-your-writes), and what it reads is what its own statement would have
+ * read at that moment; under load one statement serves many requests instead of one each.
+ */
+export function readForMetricsGrouped(db: Knex, websiteId: string, needs: Needs, reads: readonly string[]): Promise<MetricsRead> {
+  let groups = queued.get(db);
+  if (!groups) queued.set(db, (groups = new Map()));
+  const key = `${websiteId} ${needs.schedule ?? ''} ${reads.join(',')}`;
+  const g = groups;
+  return new Promise<MetricsRead>((resolve, reject) => {
+    const waiting = g.get(key);
+    if (waiting) {
+      waiting.push({ needs, resolve, reject });
+      return;
+    }
+    g.set(key, []);
+    void readGroups(db, g, key, websiteId, needs.schedule, reads, [{ needs, resolve, reject }]);
+  });
+}
+
+async function readGroups(
+  db: Knex,
+  groups: Map<string, Waiting[]>,
+  key: string,
+  websiteId: string,
+  schedule: string | null,
+  reads: readonly string[],
+  first: Waiting[],
+): Promise<void> {
+  for (let batch = first; batch.length > 0; ) {
+    // the parts any of them needs: a part one did not ask for is only read, never checked against its filters
+    const needs = { locations: batch.some((w) => w.needs.locations), competitors: batch.some((w) => w.needs.competitors), schedule };
+    try {
+      const r = await readForMetrics(db, websiteId, needs, reads);
+      for (const w of batch) w.resolve(r);
+    } catch (e) {
+      for (const w of batch) w.reject(e);
+    }
+    batch = groups.get(key) ?? [];
+    groups.set(key, []);
+  }
+  groups.delete(key);
+}

@@ -1,7 +1,7 @@
 import { catalogueNeeds, resolveSelection, type Selection, selectionOf } from '../../queries/filters';
 import { inScope, WEBSITE_FORBIDDEN } from '../../queries/access';
 import { connectorRows, cumulative as total, type Family, type Read, timeSeries as daily } from '../../queries/metrics/metrics';
-import { readForMetrics } from '../../queries/metrics/request';
+import { readForMetricsGrouped } from '../../queries/metrics/request';
 import { DomainErrorException, forbidden, notFound } from '../domain/errors';
 import type { SharedFilters } from '../domain/filters';
 import { authorize, type Need } from '../domain/principal';
@@ -18,8 +18,8 @@ async function selection(c: Caller, websiteId: string, filters: SharedFilters | 
 }
 
 /**
- * A family's read: without a saved view, everything but the facts' new days is read in one statement (readForMetrics)
- * and checked as websiteFor, resolveSelection and flagStale check it, in their order; with one, through them.
+ * A family's read: without a saved view, everything but the facts' new days is read in one statement (readForMetrics,
+ * one for the concurrent requests of a website: readForMetricsGrouped) and checked as websiteFor, resolveSelection and flagStale check it, in their order; with one, through them.
  */
 async function metricRead<T extends object>(
   c: Caller,
@@ -35,7 +35,7 @@ async function metricRead<T extends object>(
       READS,
       selection(c, websiteId, filters).then((sel) => compute(sel)),
     );
-  const r = await readForMetrics(dbOf(c), websiteId, needs, READS);
+  const r = await readForMetricsGrouped(dbOf(c), websiteId, needs, READS);
   const p = c.principal;
   if (!r.website) throw new DomainErrorException(notFound('Website not found'));
   if (r.website.organization_id !== p.organizationId || !inScope(p, websiteId) || r.website.status === 'paused' || r.website.status === 'deleted')
