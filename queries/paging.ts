@@ -11,9 +11,9 @@ export function onePageAndMore<Q extends Knex.QueryBuilder>(q: Q, page: PageRequ
   return q.offset(page.page_num * page.page_size).limit(page.page_size + 1) as Q;
 }
 
-/** A page read with `onePageAndMore`: the rows to show, and whether more follow. */
-export function pageRows<R>(rows: R[], page: PageRequest): { shown: R[]; has_more: boolean } {
-  return { shown: rows.slice(0, page.page_size), has_more: rows.length > page.page_size };
+/** A page read with `onePageAndMore`: the rows to show (`pageInfo` says whether more follow). */
+export function pageRows<R>(rows: R[], page: PageRequest): R[] {
+  return rows.slice(0, page.page_size);
 }
 
 /** The page's numbers as listings answer them: page_num, page_size, has_more. */

@@ -93,7 +93,7 @@ export async function getActivity(db: Knex, p: Principal, f: ActivityFilters): P
     ]),
     f,
   );
-  const data: ActivityEntry[] = pageRows(rows, f).shown.map((r) => {
+  const data: ActivityEntry[] = pageRows(rows, f).map((r) => {
     // owners and admins reach every website; a person is only shown to a scoped key if they reach its websites
     const personVisible =
       r.actor_kind === 'user' &&

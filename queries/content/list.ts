@@ -133,7 +133,7 @@ export async function listContent(
     'c.created_at',
     'c.updated_at',
   )) as Record<string, unknown>[];
-  const { shown } = pageRows(rows, page);
+  const shown = pageRows(rows, page);
   const urls = [...new Set(shown.flatMap((r) => (typeof r.normalized_url === 'string' ? [r.normalized_url] : [])))];
   const selects = answers.selection.promptIds.length > 0;
   const [total, cites] = await Promise.all([

@@ -106,7 +106,7 @@ export async function listFacts(db: Knex, websiteId: string, f: FactFilters): Pr
   if (!f.include_oracle) q.whereNot('source_type', 'oracle');
   if (!f.include_duplicates) q.whereNull('duplicate_of');
   const rows = await onePageAndMore(q.orderBy(newestFirst('created_at', 'id')), f).select(FACT_COLUMNS);
-  return { facts: pageRows(rows, f).shown.map(factView), ...pageInfo(rows, f) };
+  return { facts: pageRows(rows, f).map(factView), ...pageInfo(rows, f) };
 }
 
 /**

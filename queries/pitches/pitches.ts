@@ -80,7 +80,7 @@ export async function listPitches(db: Knex, organizationId: string, page: PageRe
     'report_token',
   );
   return {
-    pitches: pageRows(rows, page).shown.map((r) => ({
+    pitches: pageRows(rows, page).map((r) => ({
       id: r.id,
       company_name: r.company_name ?? r.domain,
       company_url: r.company_url,

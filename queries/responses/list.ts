@@ -79,7 +79,7 @@ export async function listResponses(db: Knex, s: Selection, page: Page): Promise
   const entities = await trackedEntities(db, s.websiteId);
   const byId = new Map(entities.map((e) => [e.id, e]));
   const shown = s.competitorIds ? new Set(s.competitorIds) : null;
-  const responses = pageRows(rows, page).shown.map((r) => {
+  const responses = pageRows(rows, page).map((r) => {
     const mentions = r.matched.m.map(([entity_id, position]) => ({ entity_id, position }));
     const brand = mentions.find((m) => byId.get(m.entity_id)?.is_self);
     const competitors = mentions

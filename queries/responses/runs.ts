@@ -59,7 +59,7 @@ export async function getRun(db: Knex, websiteId: string, runId: string): Promis
 /** The website's runs, newest first. */
 export async function listRuns(db: Knex, websiteId: string, page: PageRequest): Promise<RunPage> {
   const rows: RunRow[] = await onePageAndMore(db('rm_runs').where('website_id', websiteId).orderBy('seq', 'desc'), page).select(COLUMNS);
-  return { data: pageRows(rows, page).shown.map(view), ...pageInfo(rows, page) };
+  return { data: pageRows(rows, page).map(view), ...pageInfo(rows, page) };
 }
 
 /** A run of the website as the listing shows it (without its failures), if the read model has it. */
