@@ -377,10 +377,13 @@ export const daysOf = (s: { start?: Date; end?: Date }): DayRange => ({
 
 /**
  * Parts read per query when a range is loaded (on the 1.2 M-answer website about 4 MB): the first query takes
- * SLICE_DAYS days, the next ones as many days as hold about SLICE_PARTS parts at the rate seen so far.
+ * FIRST_SLICE_DAYS days (little to wait for before decoding starts: the next slice is read meanwhile), the next ones
+ * up to four times the days of the one before, as many as hold about SLICE_PARTS parts at the rate seen so far. The
+ * background load reads SLICE_DAYS a query.
  */
 const SLICE_PARTS = 128;
 const SLICE_DAYS = 32;
+const FIRST_SLICE_DAYS = 4;
 /**
  * Loading decodes for at most this long before giving the event loop back, so other websites' requests go on: a request
  * of another website waits up to one slice at each of its turns on the loop (the socket, its statement's answer), so
@@ -593,7 +596,8 @@ export class FactsCache {
 
   /**
    * Reads the stored parts of days [first, last] into `site` (with `since`, only those written after that version),
-   * newest days first, SLICE_DAYS per query, giving the event loop back every SLICE_MS of decoding.
+   * newest days first, in slices (FIRST_SLICE_DAYS, then about SLICE_PARTS parts) each asked for while the one before is
+   * decoded, giving the event loop back every SLICE_MS of decoding.
    */
   private async readDays(db: Knex, site: SiteFacts, first: number, last: number, since: bigint | null): Promise<void> {
     if (first > last) return;
@@ -616,7 +620,7 @@ export class FactsCache {
     }
     // the next slice is asked for before this one is decoded: Postgres reads it (the other core) meanwhile
     let top = hi;
-    let bottom = Math.max(lo, top - SLICE_DAYS + 1);
+    let bottom = Math.max(lo, top - FIRST_SLICE_DAYS + 1);
     let pending: Promise<ChunkRow[]> | null = query(bottom, top);
     try {
       while (pending !== null) {
