@@ -596,10 +596,10 @@ export class FactsCache {
 
   /**
    * Reads the stored parts of days [first, last] into `site` (with `since`, only those written after that version),
-   * newest days first, in slices (FIRST_SLICE_DAYS, then about SLICE_PARTS parts) each asked for while the one before is
+   * newest days first, in slices (`firstSlice` days, then about SLICE_PARTS parts) each asked for while the one before is
    * decoded, giving the event loop back every SLICE_MS of decoding.
    */
-  private async readDays(db: Knex, site: SiteFacts, first: number, last: number, since: bigint | null): Promise<void> {
+  private async readDays(db: Knex, site: SiteFacts, first: number, last: number, since: bigint | null, firstSlice = FIRST_SLICE_DAYS): Promise<void> {
     if (first > last) return;
     const id = site.websiteId;
     const query = (lo: number, hi: number) =>
@@ -620,7 +620,7 @@ export class FactsCache {
     }
     // the next slice is asked for before this one is decoded: Postgres reads it (the other core) meanwhile
     let top = hi;
-    let bottom = Math.max(lo, top - FIRST_SLICE_DAYS + 1);
+    let bottom = Math.max(lo, top - firstSlice + 1);
     let pending: Promise<ChunkRow[]> | null = query(bottom, top);
     try {
       while (pending !== null) {
@@ -695,7 +695,8 @@ export class FactsCache {
       if (site.to < max) [lo, hi] = [site.to + 1, Math.min(max, site.to + SLICE_DAYS)];
       else if (site.from > min) [lo, hi] = [Math.max(min, site.from - SLICE_DAYS), site.from - 1];
       else return;
-      const p = this.readDays(db, site, lo, hi, null).then(() => {
+      // a background slice in one query: no request waits for its first parts
+      const p = this.readDays(db, site, lo, hi, null, SLICE_DAYS).then(() => {
         // the held days grow by what was read (a request may have extended them meanwhile: never shrink)
         if (lo < site.from && hi >= site.from - 1) site.from = lo;
         if (hi > site.to && lo <= site.to + 1) site.to = hi;
