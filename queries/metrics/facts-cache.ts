@@ -3,6 +3,7 @@ import { decodeFacts, type FactDictionaries, sameEntities } from '../../src/anal
 import { DomainErrorException, unavailable } from '../../src/domain/errors';
 import type { Logger } from '../../src/logger';
 import { siteEntityIdsSql } from '../../projections/site-entities';
+import { type ChunkRow, readChunks } from './fact-chunks';
 
 /**
  * The metric facts of a website (rm_fact_chunks, written by the answers projection) held column by column in this
@@ -125,135 +126,199 @@ export const emptySite = (websiteId: string, version: bigint, generation: bigint
   to: Number.POSITIVE_INFINITY,
 });
 
-function remap16<K>(local: Uint16Array | Uint8Array, keys: readonly K[], dict: Dictionary<K>): Uint16Array {
-  const map = keys.map((k) => dict.of(k));
-  const out = new Uint16Array(local.length);
-  for (let i = 0; i < local.length; i++) out[i] = map[local[i]];
-  return out;
+/** Where toDay decodes a chunk (it keeps none of the chunk's columns). */
+let scratch = new ArrayBuffer(64 * 1024);
+
+/** The website's index of each of a chunk's dictionary keys (every key registered, in the chunk's order). */
+function indexMap<K>(keys: readonly K[], dict: Dictionary<K>): Uint16Array {
+  const map = new Uint16Array(keys.length);
+  for (let j = 0; j < keys.length; j++) map[j] = dict.of(keys[j]);
+  return map;
 }
 
-const EMPTY_SUMS = new Float64Array(0);
+/** Rows per (schedule, model) pair of a chunk (pair = schedule * M + model, the chunk's indices). */
+function countPairs(counts: Int32Array, schedule: Uint16Array, model: Uint8Array, M: number, n: number): void {
+  for (let i = 0; i < n; i++) counts[schedule[i] * M + model[i]]++;
+}
 
-/** A stored chunk in the website's dictionaries, its rows ordered by schedule and model. */
-function toDay(site: SiteFacts, day: number, part: number, meta: FactDictionaries & { n: number }, data: Uint8Array): DayFacts {
-  const c = decodeFacts(meta, data);
-  const n = c.n;
-  const E = c.entities.length;
-  const schedule = remap16(c.schedule, c.schedules, site.schedules);
-  const model = remap16(c.model, c.models, site.models);
-  const prompt = remap16(c.prompt, c.prompts, site.prompts);
-  const location = remap16(c.location, c.locations, site.locations);
-  // order: by (schedule, model), stable - a counting sort over the chunk's own (schedule, model) pairs, no comparator
-  // per row: the pairs are few, and sorted once by the website's indices
-  const M = Math.max(1, c.models.length);
-  const pairs = Math.max(1, c.schedules.length) * M;
-  const counts = new Int32Array(pairs);
-  for (let i = 0; i < n; i++) counts[c.schedule[i] * M + c.model[i]]++;
-  const order = Array.from({ length: pairs }, (_, k) => k)
-    .filter((k) => counts[k] > 0)
-    .sort((a, b) => schedule0(a) - schedule0(b) || model0(a) - model0(b));
-  function schedule0(k: number) {
-    return site.schedules.of(c.schedules[Math.floor(k / M)]);
-  }
-  function model0(k: number) {
-    return site.models.of(c.models[k % M]);
-  }
-  const next = new Int32Array(pairs);
-  let at = 0;
-  for (const k of order) {
-    next[k] = at;
-    at += counts[k];
-  }
-  const rows = new Uint32Array(n);
-  for (let i = 0; i < n; i++) rows[next[c.schedule[i] * M + c.model[i]]++] = i;
-  const d: DayFacts = {
-    day,
-    part,
-    n,
-    segments: [],
-    t: new Uint32Array(n),
-    prompt: new Uint16Array(n),
-    location: new Uint16Array(n),
-    pos: new Uint8Array(n * E),
-    cite: new Uint8Array(n * E),
-    sums: EMPTY_SUMS,
-    mentions: E <= 32 ? new Uint32Array(n) : null,
-    cites: E <= 32 ? new Uint32Array(n) : null,
-    bytes: 0,
-  };
-  const cPos = c.pos;
-  const cCite = c.cite;
-  const { t, pos, cite, mentions, cites } = d;
-  const dPrompt = d.prompt;
-  const dLocation = d.location;
-  // one pass: rows in segment order, their entity bits, and each segment's sums (plain loops: no views per row)
-  let seg: Segment | null = null;
-  for (let k = 0; k < n; k++) {
+/** The counting sort's placing: the chunk's row of each of the part's rows (`next`: where each pair's rows go). */
+function placeRows(rows: Uint32Array, next: Int32Array, schedule: Uint16Array, model: Uint8Array, M: number, n: number): void {
+  for (let i = 0; i < n; i++) rows[next[schedule[i] * M + model[i]]++] = i;
+}
+
+/** A chunk's columns (c*) and the part's, as copySegment reads and writes them. */
+interface Columns {
+  E: number;
+  /** the chunk's row of each of the part's rows */
+  rows: Uint32Array;
+  t: Uint32Array;
+  prompt: Uint16Array;
+  location: Uint16Array;
+  pos: Uint8Array;
+  cite: Uint8Array;
+  mentions: Uint32Array | null;
+  cites: Uint32Array | null;
+  sums: Float64Array;
+  cT: Uint32Array;
+  cPrompt: Uint16Array;
+  cLocation: Uint16Array;
+  cPos: Uint8Array;
+  cCite: Uint8Array;
+  promptOf: Uint16Array;
+  locationOf: Uint16Array;
+}
+
+/**
+ * Copies the part's rows [start, end) (one segment) from the chunk and adds up the segment's sums at `o` of `sums`;
+ * returns how many of its answers mention any entity. A function of its own, small: it is what runs hot on a first
+ * load, and V8 optimizes a small function in a few milliseconds (toDay whole took it 60-230 ms, interpreted meanwhile).
+ */
+function copySegment(cols: Columns, start: number, end: number, o: number): number {
+  const { E, rows, t, prompt, location, pos, cite, mentions, cites, sums, cT, cPrompt, cLocation, cPos, cCite, promptOf, locationOf } = cols;
+  const mo = o + 2;
+  const co = mo + E;
+  const so = co + E;
+  const qo = so + E;
+  let anyCount = 0;
+  for (let k = start; k < end; k++) {
     const i = rows[k];
-    if (seg === null || seg.schedule !== schedule[i] || seg.model !== model[i]) {
-      seg = {
-        schedule: schedule[i],
-        model: model[i],
-        start: k,
-        end: k,
-        sum: {
-          responses: 0,
-          any: 0,
-          mentioned: new Float64Array(E),
-          cited: new Float64Array(E),
-          posSum: new Float64Array(E),
-          posSq: new Float64Array(E),
-        },
-      };
-      d.segments.push(seg);
-    }
-    seg.end = k + 1;
-    const sum = seg.sum;
-    sum.responses++;
-    t[k] = c.t[i];
-    dPrompt[k] = prompt[i];
-    dLocation[k] = location[i];
+    t[k] = cT[i];
+    prompt[k] = promptOf[cPrompt[i]];
+    location[k] = locationOf[cLocation[i]];
     const src = i * E;
     const dst = k * E;
+    // the entities it mentions and cites as bits (1 << e wraps past 32 entities: m stays non-zero iff any is mentioned)
     let m = 0;
     let x = 0;
-    let any = false;
     for (let e = 0; e < E; e++) {
       const p = cPos[src + e];
       const ci = cCite[src + e];
       pos[dst + e] = p;
       cite[dst + e] = ci;
-      if (p !== 0) {
-        any = true;
-        m |= 1 << e;
-        sum.mentioned[e]++;
-        sum.posSum[e] += p;
-        sum.posSq[e] += p * p;
-      }
-      if (ci !== 0) {
-        x |= 1 << e;
-        sum.cited[e]++;
-      }
+      // without branches (which entities an answer mentions is not predictable): 1 when non-zero, else 0
+      const mentioned = (p + 255) >> 8;
+      const cited = (ci + 255) >> 8;
+      m |= mentioned << e;
+      x |= cited << e;
+      sums[mo + e] += mentioned;
+      sums[co + e] += cited;
+      sums[so + e] += p;
+      sums[qo + e] += p * p;
     }
-    if (any) sum.any++;
+    if (m !== 0) anyCount++;
     if (mentions !== null && cites !== null) {
-      mentions[k] = m >>> 0;
-      cites[k] = x >>> 0;
+      mentions[k] = m;
+      cites[k] = x;
     }
   }
+  sums[o] = end - start;
+  sums[o + 1] = anyCount;
+  return anyCount;
+}
+
+/**
+ * A stored chunk in the website's dictionaries, its rows ordered by schedule and model. The first load of a website
+ * runs this for every part it reads (a year of the 1.2 M-answer website: 1,460 parts), so it reads each column once:
+ * the chunk's dictionaries are mapped to the website's once, the segments are known from the counting sort before the
+ * rows are copied, and each segment's sums are added up in place in the packed `sums` (its `sum` arrays are views of it).
+ */
+function toDay(site: SiteFacts, day: number, part: number, meta: FactDictionaries & { n: number }, data: Uint8Array): DayFacts {
+  if (scratch.byteLength < data.byteLength) scratch = new ArrayBuffer(Math.max(data.byteLength, 2 * scratch.byteLength));
+  // its columns are read here and let go: they are views of one scratch buffer, not a copy per part
+  const c = decodeFacts(meta, data, scratch);
+  const n = c.n;
+  const E = c.entities.length;
+  const scheduleOf = indexMap(c.schedules, site.schedules);
+  const modelOf = indexMap(c.models, site.models);
+  const promptOf = indexMap(c.prompts, site.prompts);
+  const locationOf = indexMap(c.locations, site.locations);
+  const cSchedule = c.schedule;
+  const cModel = c.model;
+  // order: by (schedule, model), stable - a counting sort over the chunk's own (schedule, model) pairs, no comparator
+  // per row: the pairs are few, and sorted once by the website's indices
+  const M = Math.max(1, c.models.length);
+  const pairs = Math.max(1, c.schedules.length) * M;
+  const counts = new Int32Array(pairs);
+  countPairs(counts, cSchedule, cModel, M, n);
+  const order: number[] = [];
+  for (let k = 0; k < pairs; k++) if (counts[k] > 0) order.push(k);
+  order.sort((a, b) => scheduleOf[Math.floor(a / M)] - scheduleOf[Math.floor(b / M)] || modelOf[a % M] - modelOf[b % M]);
+  // the segments: a run of rows of one website (schedule, model), where each pair's rows start
+  const next = new Int32Array(pairs);
+  const bounds: { schedule: number; model: number; start: number; end: number }[] = [];
+  let at = 0;
+  for (const k of order) {
+    const schedule = scheduleOf[Math.floor(k / M)];
+    const model = modelOf[k % M];
+    const last = bounds.length ? bounds[bounds.length - 1] : null;
+    if (last === null || last.schedule !== schedule || last.model !== model) bounds.push({ schedule, model, start: at, end: at });
+    next[k] = at;
+    at += counts[k];
+    bounds[bounds.length - 1].end = at;
+  }
+  const rows = new Uint32Array(n);
+  placeRows(rows, next, cSchedule, cModel, M, n);
+  // the part's columns in one buffer (one allocation for the collector to track, not nine): 8-byte sums first, then
+  // the 4-, 2- and 1-byte columns
   const stride = 2 + 4 * E;
-  d.sums = new Float64Array(stride * d.segments.length);
-  d.segments.forEach((g, i) => {
-    const o = i * stride;
-    d.sums[o] = g.sum.responses;
-    d.sums[o + 1] = g.sum.any;
-    d.sums.set(g.sum.mentioned, o + 2);
-    d.sums.set(g.sum.cited, o + 2 + E);
-    d.sums.set(g.sum.posSum, o + 2 + 2 * E);
-    d.sums.set(g.sum.posSq, o + 2 + 3 * E);
-  });
-  d.bytes = n * 16 + d.pos.length + d.cite.length + (96 + 32 * E) * d.segments.length + d.sums.byteLength + 200;
-  return d;
+  const bits = E <= 32;
+  const buffer = new ArrayBuffer(8 * stride * bounds.length + 4 * n * (bits ? 3 : 1) + 4 * n + 2 * n * E);
+  let off = 0;
+  const take = (bytes: number) => {
+    const at = off;
+    off += bytes;
+    return at;
+  };
+  const sums = new Float64Array(buffer, take(8 * stride * bounds.length), stride * bounds.length);
+  const t = new Uint32Array(buffer, take(4 * n), n);
+  const mentions = bits ? new Uint32Array(buffer, take(4 * n), n) : null;
+  const cites = bits ? new Uint32Array(buffer, take(4 * n), n) : null;
+  const prompt = new Uint16Array(buffer, take(2 * n), n);
+  const location = new Uint16Array(buffer, take(2 * n), n);
+  const pos = new Uint8Array(buffer, take(n * E), n * E);
+  const cite = new Uint8Array(buffer, take(n * E), n * E);
+  const cols: Columns = {
+    E,
+    rows,
+    t,
+    prompt,
+    location,
+    pos,
+    cite,
+    mentions,
+    cites,
+    sums,
+    cT: c.t,
+    cPrompt: c.prompt,
+    cLocation: c.location,
+    cPos: c.pos,
+    cCite: c.cite,
+    promptOf,
+    locationOf,
+  };
+  const segments: Segment[] = [];
+  for (let g = 0; g < bounds.length; g++) {
+    const { schedule, model, start, end } = bounds[g];
+    const o = g * stride;
+    const anyCount = copySegment(cols, start, end, o);
+    const mo = o + 2;
+    segments.push({
+      schedule,
+      model,
+      start,
+      end,
+      sum: {
+        responses: end - start,
+        any: anyCount,
+        mentioned: sums.subarray(mo, mo + E),
+        cited: sums.subarray(mo + E, mo + 2 * E),
+        posSum: sums.subarray(mo + 2 * E, mo + 3 * E),
+        posSq: sums.subarray(mo + 3 * E, mo + 4 * E),
+      },
+    });
+  }
+  const bytes = n * 16 + pos.length + cite.length + (96 + 32 * E) * segments.length + sums.byteLength + 200;
+  return { day, part, n, segments, t, prompt, location, pos, cite, sums, mentions, cites, bytes };
 }
 
 /** Puts a stored part into a website's facts (replacing that part). */
@@ -297,13 +362,6 @@ export interface Head {
   derived: string[];
 }
 
-interface ChunkRow {
-  day: string;
-  part: number;
-  meta: FactDictionaries & { n: number };
-  data: Buffer;
-}
-
 /** The UTC days a read needs, as day numbers (open ends infinite). */
 export interface DayRange {
   first: number;
@@ -319,10 +377,13 @@ export const daysOf = (s: { start?: Date; end?: Date }): DayRange => ({
 
 /**
  * Parts read per query when a range is loaded (on the 1.2 M-answer website about 4 MB): the first query takes
- * SLICE_DAYS days, the next ones as many days as hold about SLICE_PARTS parts at the rate seen so far.
+ * FIRST_SLICE_DAYS days (little to wait for before decoding starts: the next slice is read meanwhile), the next ones
+ * up to four times the days of the one before, as many as hold about SLICE_PARTS parts at the rate seen so far. The
+ * background load reads SLICE_DAYS a query.
  */
 const SLICE_PARTS = 128;
 const SLICE_DAYS = 32;
+const FIRST_SLICE_DAYS = 4;
 /**
  * Loading decodes for at most this long before giving the event loop back, so other websites' requests go on: a request
  * of another website waits up to one slice at each of its turns on the loop (the socket, its statement's answer), so
@@ -535,18 +596,14 @@ export class FactsCache {
 
   /**
    * Reads the stored parts of days [first, last] into `site` (with `since`, only those written after that version),
-   * newest days first, SLICE_DAYS per query, giving the event loop back every SLICE_MS of decoding.
+   * newest days first, in slices (`firstSlice` days, then about SLICE_PARTS parts) each asked for while the one before is
+   * decoded, giving the event loop back every SLICE_MS of decoding.
    */
-  private async readDays(db: Knex, site: SiteFacts, first: number, last: number, since: bigint | null): Promise<void> {
+  private async readDays(db: Knex, site: SiteFacts, first: number, last: number, since: bigint | null, firstSlice = FIRST_SLICE_DAYS): Promise<void> {
     if (first > last) return;
     const id = site.websiteId;
-    const query = (lo: number, hi: number) => {
-      const q = db('rm_fact_chunks').where('website_id', id).select(db.raw('day::text as day'), 'part', 'meta', 'data');
-      if (Number.isFinite(lo)) q.andWhere('day', '>=', dayName(lo));
-      if (Number.isFinite(hi)) q.andWhere('day', '<=', dayName(hi));
-      if (since !== null) q.andWhere('version', '>', since.toString());
-      return q as Promise<ChunkRow[]>;
-    };
+    const query = (lo: number, hi: number) =>
+      readChunks(db, { websiteId: id, lo: Number.isFinite(lo) ? dayName(lo) : null, hi: Number.isFinite(hi) ? dayName(hi) : null, since });
     if (since !== null) {
       await this.put(site, await query(first, last));
       return;
@@ -561,14 +618,26 @@ export class FactsCache {
       lo = Math.max(lo, dayNumber(ext.lo));
       hi = Math.min(hi, dayNumber(ext.hi));
     }
-    let days = SLICE_DAYS;
-    for (let top = hi; top >= lo; ) {
-      const bottom = Math.max(lo, top - days + 1);
-      const rows = await query(bottom, top);
-      await this.put(site, rows);
-      const span = top - bottom + 1;
-      top = bottom - 1;
-      days = Math.max(1, Math.min(4 * span, Math.floor((SLICE_PARTS * span) / Math.max(1, rows.length))));
+    // the next slice is asked for before this one is decoded: Postgres reads it (the other core) meanwhile
+    let top = hi;
+    let bottom = Math.max(lo, top - firstSlice + 1);
+    let pending: Promise<ChunkRow[]> | null = query(bottom, top);
+    try {
+      while (pending !== null) {
+        const rows: ChunkRow[] = await pending;
+        pending = null;
+        const span = top - bottom + 1;
+        const days = Math.max(1, Math.min(4 * span, Math.floor((SLICE_PARTS * span) / Math.max(1, rows.length))));
+        top = bottom - 1;
+        if (top >= lo) {
+          bottom = Math.max(lo, top - days + 1);
+          pending = query(bottom, top);
+        }
+        await this.put(site, rows);
+      }
+    } finally {
+      // a slice asked for and not put (a put refused): its answer is not waited for
+      pending?.catch(() => undefined);
     }
   }
 
@@ -626,7 +695,8 @@ export class FactsCache {
       if (site.to < max) [lo, hi] = [site.to + 1, Math.min(max, site.to + SLICE_DAYS)];
       else if (site.from > min) [lo, hi] = [Math.max(min, site.from - SLICE_DAYS), site.from - 1];
       else return;
-      const p = this.readDays(db, site, lo, hi, null).then(() => {
+      // a background slice in one query: no request waits for its first parts
+      const p = this.readDays(db, site, lo, hi, null, SLICE_DAYS).then(() => {
         // the held days grow by what was read (a request may have extended them meanwhile: never shrink)
         if (lo < site.from && hi >= site.from - 1) site.from = lo;
         if (hi > site.to && lo <= site.to + 1) site.to = hi;

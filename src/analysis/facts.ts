@@ -182,12 +182,16 @@ export function encodeFacts(c: FactChunk): { meta: FactDictionaries & { n: numbe
   return { meta: { n, entities: c.entities, prompts: c.prompts, locations: c.locations, schedules: c.schedules, models: c.models }, data: buf };
 }
 
-export function decodeFacts(meta: FactDictionaries & { n: number }, data: Uint8Array): FactChunk {
+/**
+ * A stored chunk's columns. They are views of a copy of `data` (typed-array views need aligned offsets): a fresh buffer,
+ * or `scratch` when it is given and large enough, for a caller that reads the columns and lets them go before it
+ * decodes the next chunk (the metrics load: no buffer to collect per chunk).
+ */
+export function decodeFacts(meta: FactDictionaries & { n: number }, data: Uint8Array, scratch?: ArrayBuffer): FactChunk {
   const n = meta.n;
   const E = meta.entities.length;
-  // typed-array views need aligned offsets: copy once into a fresh buffer
-  const ab = new ArrayBuffer(data.byteLength);
-  new Uint8Array(ab).set(data);
+  const ab = scratch && scratch.byteLength >= data.byteLength ? scratch : new ArrayBuffer(data.byteLength);
+  new Uint8Array(ab, 0, data.byteLength).set(data);
   let off = 0;
   const take = <T>(make: (o: number) => T, bytes: number): T => {
     const v = make(off);
