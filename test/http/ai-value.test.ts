@@ -10,7 +10,7 @@ import { NO_PUBLISHED_CONTENT } from '../../queries/ai-value/attribution';
 import type { AiSearchValue } from '../../queries/ai-value/views';
 import { aiValuePass } from '../../src/workers/ai-value';
 import { call, caughtUp, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { tenancyChecks, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { jobEnded } from '../support/jobs';
 import { postCreated } from '../support/http';
 
@@ -425,11 +425,7 @@ describe('GET /api/v1/ai-search-value: the states of a 200', () => {
   });
 });
 
-tenancyChecks('GET /api/v1/ai-search-value', () => w, {
-  method: 'GET',
-  websiteScoped: true,
-  request: (websiteId) => ({ path: PATH, query: { website_id: websiteId } }),
-});
+websiteTenancyChecks(() => w, 'GET', PATH);
 
 tenancyChecks('PATCH /api/v1/topics/{id} (economics)', () => w, {
   method: 'PATCH',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { extractUrls, normalizeUrl, tryNormalizeUrl } from '../../src/domain/urls';
 import { newSite, refusedWithoutWrite } from '../support/http';
 import { call, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
@@ -183,14 +183,6 @@ describe('POST /api/v1/content and /content/prompts', () => {
     expect(r).toMatchObject({ status: 404, body: { error: 'Content not found' } });
   });
 
-  tenancyChecks('POST /api/v1/content', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/content', body: { website_id: id } }),
-  });
-  tenancyChecks('POST /api/v1/content/prompts', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/content/prompts', body: { website_id: id, content_id: UNKNOWN } }),
-  });
+  websiteTenancyChecks(() => w, 'POST', '/api/v1/content');
+  websiteTenancyChecks(() => w, 'POST', '/api/v1/content/prompts', { content_id: UNKNOWN });
 });

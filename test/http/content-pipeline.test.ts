@@ -12,7 +12,7 @@ import { createSafeFetcher } from '../../src/net/safe-fetch';
 import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
 import { onRealPostgres } from '../support/db';
 import { call, startServer, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { until } from '../support/until';
 import { newSite } from '../support/http';
 import { grepDatabase } from '../support/db-grep';
@@ -550,9 +550,5 @@ describe('tenancy', () => {
     expect((await call(s, 'POST', `/api/v1/content/${pid}/publish`, { key: w.a.key, body: { url: 'paused.example.com/x' } })).status).toBe(403);
   });
 
-  tenancyChecks('POST /api/v1/content/generate', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (website) => ({ path: '/api/v1/content/generate', body: { website_id: website, title: 'T' } }),
-  });
+  websiteTenancyChecks(() => w, 'POST', '/api/v1/content/generate', { title: 'T' });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newSite, refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { tenancyChecks, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
@@ -302,14 +302,6 @@ describe('POST /api/v1/content/track', () => {
     websiteScoped: true,
     request: (id) => ({ path: '/api/v1/content/track', body: { website_id: id, urls: [{ url: 'tenancy.example.com/x' }] } }),
   });
-  tenancyChecks('GET /api/v1/content/sheets', () => w, {
-    method: 'GET',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/content/sheets', query: { website_id: id } }),
-  });
-  tenancyChecks('POST /api/v1/content/sheets', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/content/sheets', body: { website_id: id, name: 'T' } }),
-  });
+  websiteTenancyChecks(() => w, 'GET', '/api/v1/content/sheets');
+  websiteTenancyChecks(() => w, 'POST', '/api/v1/content/sheets', { name: 'T' });
 });
