@@ -7,6 +7,7 @@ import { pillarResearchJob, pillarTerms, sentences, stem } from '../../src/worke
 import { startNatsServer, type NatsServerProcess } from '../bus/nats-server';
 import { buildSite } from '../support/answers';
 import { onRealPostgres } from '../support/db';
+import { useTwoInstancesOverNats } from '../support/nats-instances';
 import { allowLoopback, type FixtureServer, guardConnections, startFixtureServer } from '../support/net';
 import { offlineResearch } from '../support/knowledge';
 import { call, startServer, type TestServer } from '../support/server';
@@ -217,19 +218,12 @@ if (!onRealPostgres) console.log('pillar research: PGlite read models, NATS bus'
 const twoInstances = onPostgresServer('pillar research on two instances', 'two instances need a shared server');
 
 twoInstances('pillar research over NATS, two instances', () => {
-  let nats: NatsServerProcess;
   let a: TestServer;
   let b: TestServer;
-  beforeAll(async () => {
-    nats = await startNatsServer();
-    a = await startServer({}, {}, undefined, { natsUrl: nats.url, ...offlineResearch() });
-    b = await startServer({}, {}, a, { natsUrl: nats.url, ...offlineResearch() });
-  }, 60_000);
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await nats?.dispose();
-  });
+  useTwoInstancesOverNats(
+    () => ({ runtime: offlineResearch() }),
+    (ctx) => ({ a, b } = ctx),
+  );
 
   it('given pillars created on both instances, then every one is researched exactly once and becomes draft', async () => {
     const { key } = await a.org('Research x2');
