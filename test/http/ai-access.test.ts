@@ -6,7 +6,8 @@ import { EXPECTED_KEYS, flags, withFlags } from '../support/ai-access';
 import { guardConnections } from '../support/net';
 import { call, startServer, type TestServer } from '../support/server';
 import { tenancyChecks, useWorld, type World } from '../support/tenancy';
-import { D, ENGINES_WITH_TRAINING_AGENTS, inOneRateWindow, SHORT_TIMEOUT_MS, startFixture, type Fixture } from './ai-access-fixture';
+import { inOneMinute } from '../support/until';
+import { D, ENGINES_WITH_TRAINING_AGENTS, SHORT_TIMEOUT_MS, startFixture, type Fixture } from './ai-access-fixture';
 
 const { attempts } = guardConnections();
 
@@ -251,7 +252,7 @@ describe('POST /api/v1/ai-access/check', () => {
   });
 
   it(`given ${ORG_CHECKS_PER_MIN} checks in a minute, then the next gets 429 with Retry-After, and a 400 still comes before the budget`, async () => {
-    await inOneRateWindow(async () => {
+    await inOneMinute(async () => {
       const org = await s.org('Busy');
       const other = await s.org('Neighbour');
       // refused input first: spends nothing
