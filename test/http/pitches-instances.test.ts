@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { onRealPostgres } from '../support/db';
+import { useStarted } from '../support/started';
 import { useTwoInstancesOverNats } from '../support/nats-instances';
 import { PROSPECT, type PitchSites, SLOW, startPitchSites } from '../support/pitch-site';
 import { call, type TestServer } from '../support/server';
@@ -11,10 +12,7 @@ import { inOneMinute, until } from '../support/until';
   let a: TestServer;
   let b: TestServer;
   let sites: PitchSites;
-  beforeAll(async () => {
-    sites = await startPitchSites();
-  });
-  afterAll(async () => sites?.close());
+  useStarted(startPitchSites, (x) => (sites = x));
   useTwoInstancesOverNats(
     () => ({ app: { outbound: sites.outbound } }),
     (ctx) => ({ a, b } = ctx),

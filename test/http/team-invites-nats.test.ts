@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { useTwoInstancesOverNats } from '../support/nats-instances';
 import { call, type TestServer } from '../support/server';
 import { startSmtp, type TestSmtp } from '../support/smtp';
+import { useStarted } from '../support/started';
 import { onPostgresServer } from '../support/suites';
 
 // Two instances over one database and a private nats-server: needs a real Postgres server.
@@ -11,10 +12,7 @@ suite('invitation emails over NATS JetStream, two instances', () => {
   let smtp: TestSmtp;
   let a: TestServer;
   let b: TestServer;
-  beforeAll(async () => {
-    smtp = await startSmtp();
-  });
-  afterAll(async () => smtp?.close());
+  useStarted(startSmtp, (x) => (smtp = x));
   useTwoInstancesOverNats(
     () => ({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'aivis <no-reply@aivis.test>', PUBLIC_BASE_URL: 'https://app.aivis.test' } }),
     (ctx) => ({ a, b } = ctx),
