@@ -52,3 +52,10 @@ export async function finishedRun(s: TestServer, key: string, websiteId: string,
     timeoutMs,
   );
 }
+
+/** Imports answers to a website (a test's given): POST /api/v1/responses/import, expected 201; its body. */
+export async function importAnswers(s: TestServer, key: string, websiteId: string, responses: readonly object[]) {
+  const r = await call(s, 'POST', '/api/v1/responses/import', { key, body: { website_id: websiteId, responses } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body;
+}

@@ -5,7 +5,7 @@ import { MODEL_IDS } from '../../src/domain/models';
 import { createSafeFetcher } from '../../src/net/safe-fetch';
 import { pillarResearchJob, pillarTerms, sentences, stem } from '../../src/workers/pillar-research';
 import { startNatsServer, type NatsServerProcess } from '../bus/nats-server';
-import { buildSite } from '../support/answers';
+import { buildSite, importAnswers } from '../support/answers';
 import { onRealPostgres } from '../support/db';
 import { useTwoInstancesOverNats } from '../support/nats-instances';
 import { allowLoopback, type FixtureServer, guardConnections, startFixtureServer } from '../support/net';
@@ -228,21 +228,14 @@ twoInstances('pillar research over NATS, two instances', () => {
   it('given pillars created on both instances, then every one is researched exactly once and becomes draft', async () => {
     const { key } = await a.org('Research x2');
     const site = await buildSite(a, key, { name: 'Acme', url: SITE_HOST });
-    const imp = await call(a, 'POST', '/api/v1/responses/import', {
-      key,
-      body: {
-        website_id: site.id,
-        responses: [
-          {
-            prompt_id: site.prompts[0].id,
-            model: MODEL_IDS[0],
-            run_at: '2026-03-01T10:00:00.000Z',
-            text: 'Acme support is open every day. Acme security is audited yearly. Acme pricing is fair.',
-          },
-        ],
+    await importAnswers(a, key, site.id, [
+      {
+        prompt_id: site.prompts[0].id,
+        model: MODEL_IDS[0],
+        run_at: '2026-03-01T10:00:00.000Z',
+        text: 'Acme support is open every day. Acme security is audited yearly. Acme pricing is fair.',
       },
-    });
-    expect(imp.status).toBe(201);
+    ]);
     const names = ['Support', 'Security', 'Pricing', 'Support', 'SECURITY', 'pricing'];
     const rs = await Promise.all(
       names.map((name, i) => call(i % 2 ? b : a, 'POST', '/api/v1/knowledge-base/pillars', { key, body: { website_id: site.id, name } })),
