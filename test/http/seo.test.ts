@@ -23,6 +23,8 @@ import { probeJob } from '../../src/workers/probe';
 import { apiKey, closeAll, connectAll, toolOk } from '../mcp/support';
 import { allowLoopback, fakeResolver, type FixtureServer, startFixtureServer } from '../support/net';
 import { gate } from '../support/jobs';
+import { importAnswers } from '../support/answers';
+import { useTwoInstancesOverNats } from '../support/nats-instances';
 import { call, caughtUp, startServer, type TestServer } from '../support/server';
 import { buildWorld, type World } from '../support/tenancy';
 import { until } from '../support/until';
@@ -114,19 +116,17 @@ describe('SEO recommendations', () => {
       body: { website_id: site, name: 'Zoomer', url: 'https://zoomer.example.org' },
     });
     expect(comp.status).toBe(201);
-    const imported = await call(s, 'POST', '/api/v1/responses/import', {
-      key: w.a.key,
-      body: {
-        website_id: site,
-        responses: [1, 2, 3].map((i) => ({
-          prompt_id: prompt.body.prompt.id,
-          model: 'chatgpt',
-          run_at: new Date(Date.now() - i * 3_600_000).toISOString(),
-          text: 'For flat feet, Zoomer makes the most stable running shoes.',
-        })),
-      },
-    });
-    expect(imported.status).toBe(201);
+    await importAnswers(
+      s,
+      w.a.key,
+      site,
+      [1, 2, 3].map((i) => ({
+        prompt_id: prompt.body.prompt.id,
+        model: 'chatgpt',
+        run_at: new Date(Date.now() - i * 3_600_000).toISOString(),
+        text: 'For flat feet, Zoomer makes the most stable running shoes.',
+      })),
+    );
     await caughtUp(s, ['answers', 'catalog']);
 
     const r = await submit(w.a.key, { website_id: site, request_id: 'draft-1', draft });
@@ -441,19 +441,12 @@ const twoInstances = onRealPostgres ? describe : describe.skip;
 twoInstances('SEO recommendations on two instances (the default entitlement check)', () => {
   let one: TestServer;
   let two: TestServer;
-  // a NATS of their own: the durable job consumers are named per kind, and another database's workers would take these jobs
-  let ownNats: NatsServerProcess;
   const budgets: SeoOptions = { organizationPerMinute: 4, websitePerMinute: 1000 };
-  beforeAll(async () => {
-    ownNats = await startNatsServer();
-    one = await startServer({}, { seo: budgets }, undefined, { natsUrl: ownNats.url });
-    two = await startServer({}, { seo: budgets }, one, { natsUrl: ownNats.url });
-  }, 60_000);
-  afterAll(async () => {
-    await two?.close();
-    await one?.close();
-    await ownNats?.dispose();
-  });
+  // a NATS of their own: the durable job consumers are named per kind, and another database's workers would take these jobs
+  useTwoInstancesOverNats(
+    () => ({ app: { seo: budgets } }),
+    (ctx) => ({ a: one, b: two } = ctx),
+  );
 
   it("given one organization budget, then requests on both instances spend it together; the organization's features decide the entitlement", async () => {
     const org = await one.org('Two Org');
