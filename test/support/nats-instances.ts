@@ -3,7 +3,7 @@ import type { AppOptions } from '../../src/http/app';
 import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
 import { type ServerRuntimeOptions, startServer, type TestServer } from './server';
 
-/** How both instances start: startServer's env, app options and runtime options (natsUrl is the private server's). */
+/** How the instances start: startServer's env, app options and runtime options (natsUrl is the private server's). */
 export interface InstanceArgs {
   env?: Record<string, string>;
   app?: AppOptions;
@@ -11,27 +11,34 @@ export interface InstanceArgs {
 }
 
 /**
- * Two instances over one database and a private nats-server with JetStream (needs a real Postgres server): the
- * server, then `a`, then `b` joining `a`'s database, started before the tests (`args` is read then, so it may use what
- * an earlier beforeAll started); after them `b`, `a` and the server are closed in that order.
+ * `count` instances over a private nats-server with JetStream, the later ones joining the first one's database: the
+ * server, then the instances in order, started before the tests (`args` is read then, so it may use what an earlier
+ * beforeAll started); after them the instances in reverse order, then the server.
  */
+function useInstancesOverNats(count: number, args: () => InstanceArgs, ready: (nats: NatsServerProcess, instances: TestServer[]) => unknown): void {
+  let nats: NatsServerProcess | undefined;
+  const instances: TestServer[] = [];
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    const { env = {}, app = {}, runtime = {} } = args();
+    for (let i = 0; i < count; i++) instances.push(await startServer(env, app, instances[0], { ...runtime, natsUrl: nats.url }));
+    await ready(nats, instances);
+  }, 60_000);
+  afterAll(async () => {
+    for (const s of instances.reverse()) await s.close();
+    await nats?.dispose();
+  });
+}
+
+/** One instance over a private nats-server with JetStream (the job workers' durable consumers are its own). */
+export function useInstanceOverNats(args: () => InstanceArgs, ready: (ctx: { nats: NatsServerProcess; s: TestServer }) => unknown): void {
+  useInstancesOverNats(1, args, (nats, [s]) => ready({ nats, s }));
+}
+
+/** Two instances over one database and a private nats-server (needs a real Postgres server): `b` joins `a`'s database. */
 export function useTwoInstancesOverNats(
   args: () => InstanceArgs,
   ready: (ctx: { nats: NatsServerProcess; a: TestServer; b: TestServer }) => unknown,
 ): void {
-  let nats: NatsServerProcess | undefined;
-  let a: TestServer | undefined;
-  let b: TestServer | undefined;
-  beforeAll(async () => {
-    nats = await startNatsServer();
-    const { env = {}, app = {}, runtime = {} } = args();
-    a = await startServer(env, app, undefined, { ...runtime, natsUrl: nats.url });
-    b = await startServer(env, app, a, { ...runtime, natsUrl: nats.url });
-    await ready({ nats, a, b });
-  }, 60_000);
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await nats?.dispose();
-  });
+  useInstancesOverNats(2, args, (nats, [a, b]) => ready({ nats, a, b }));
 }
