@@ -59,3 +59,14 @@ export async function importAnswers(s: TestServer, key: string, websiteId: strin
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return r.body;
 }
+
+/** Every answer of a website as GET /api/v1/responses lists it (analyzed when read), page after page. */
+export async function everyListedAnswer<T>(s: TestServer, key: string, websiteId: string): Promise<T[]> {
+  const out: T[] = [];
+  for (let page_num = 0; ; page_num++) {
+    const r = await call(s, 'GET', '/api/v1/responses', { key, query: { website_id: websiteId, page_num, page_size: 100 } });
+    expect(r.status).toBe(200);
+    out.push(...(r.body.responses as T[]));
+    if (!r.body.has_more) return out;
+  }
+}
