@@ -6,6 +6,7 @@ import { CREDIT_KINDS, creditsCharged, MONTHLY_CREDITS, nextMonthlyReset } from 
 import { grantCredits } from '../../commands/credits/grant-credits';
 import { type DomainEvent, SYSTEM_ACTOR } from '../../src/domain/events';
 import { callTool, toolOk, useAreaClients } from '../mcp/support';
+import { testMetadata } from '../support/events';
 import { caughtUp, call, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
 
@@ -23,14 +24,7 @@ async function charge(org: string, website: string | null, ago: number, ...event
       id: e.id ?? randomUUID(),
       type: e.type,
       data: e.data,
-      metadata: {
-        organization_id: org,
-        website_id: website,
-        actor: { kind: 'system', user_id: null, api_key_id: null },
-        correlation_id: randomUUID(),
-        causation_id: null,
-        time,
-      },
+      metadata: testMetadata({ organization_id: org, website_id: website, time }),
     })),
     'any',
   );
