@@ -9,6 +9,7 @@ import { openPostgresEventStore } from '../src/eventstore/postgres';
 import { Sealer, sealEventStore } from '../src/eventstore/sealed';
 import { type Bench, info, nowNs, quantile, report, secondsSince, withFreshDatabase } from './lib';
 import { waitUntilVisible } from './generate';
+import { testMetadata } from '../test/support/events';
 
 const WRITERS = 8;
 const TEXT = 'Our pricing starts at 29 dollars a month for small teams, with a free trial of fourteen days. '.repeat(11);
@@ -23,14 +24,7 @@ const note = (type: string): NewEvent => ({
   id: randomUUID(),
   type,
   data: { note_id: randomUUID(), title: 'A bench note', text: TEXT },
-  metadata: {
-    organization_id: 'bench',
-    website_id: null,
-    actor: { kind: 'system', user_id: null, api_key_id: null },
-    correlation_id: randomUUID(),
-    causation_id: null,
-    time: new Date().toISOString(),
-  },
+  metadata: testMetadata({ organization_id: 'bench' }),
 });
 
 /** 8 writers, one event per append, each a new note (so each sealed append makes a new subject key). */

@@ -64,16 +64,20 @@ const SHARED_FILTERS = 'Which answers count (the shared filters object); unknown
 const OBSERVATION_FILTERS =
   'Which answers count: the shared filters without competitor_ids (use entity_ids), start_date required; unknown keys are refused';
 
+/** A filters object of these fields: unknown keys refused, end_date not before start_date. */
+const filtersObject = <F extends z.ZodRawShape>(fields: F, description: string) =>
+  z.strictObject(fields).superRefine(endNotBeforeStart).describe(description);
+
 /** REST: the shared filters; unknown keys are refused. */
-export const SharedFilters = z
-  .strictObject(filterFields((side) => filterDateSchema(side)))
-  .superRefine(endNotBeforeStart)
-  .describe(SHARED_FILTERS);
+export const SharedFilters = filtersObject(
+  filterFields((side) => filterDateSchema(side)),
+  SHARED_FILTERS,
+);
 /** MCP tools: the same fields; dates also spelled out ("March 5, 2026"). */
-export const ToolSharedFilters = z
-  .strictObject(filterFields((side) => toolDateSchema(side)))
-  .superRefine(endNotBeforeStart)
-  .describe(SHARED_FILTERS);
+export const ToolSharedFilters = filtersObject(
+  filterFields((side) => toolDateSchema(side)),
+  SHARED_FILTERS,
+);
 export type SharedFilters = z.output<typeof SharedFilters>;
 
 /**
@@ -86,13 +90,13 @@ function observationFilterFields(date: (side: 'start' | 'end') => z.ZodType<Date
 }
 
 /** REST: POST /api/v1/attributes/observations `filters`. */
-export const ObservationFilters = z
-  .strictObject(observationFilterFields((side) => filterDateSchema(side, { allowDateOnly: false })))
-  .superRefine(endNotBeforeStart)
-  .describe(OBSERVATION_FILTERS);
+export const ObservationFilters = filtersObject(
+  observationFilterFields((side) => filterDateSchema(side, { allowDateOnly: false })),
+  OBSERVATION_FILTERS,
+);
 /** MCP get_attribute_observations `filters`: the same fields, with the tool date forms. */
-export const ToolObservationFilters = z
-  .strictObject(observationFilterFields((side) => toolDateSchema(side)))
-  .superRefine(endNotBeforeStart)
-  .describe(OBSERVATION_FILTERS);
+export const ToolObservationFilters = filtersObject(
+  observationFilterFields((side) => toolDateSchema(side)),
+  OBSERVATION_FILTERS,
+);
 export type ObservationFilters = z.output<typeof ObservationFilters>;

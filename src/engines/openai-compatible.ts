@@ -9,22 +9,23 @@
  * `citations` URL array where a provider adds one (xAI). Tokens: usage.prompt_tokens / completion_tokens.
  */
 import { type AttemptResult, createJsonEngine, joinUrl, type LiveEngine, type LiveEngineDeps } from './http';
-import { asArray, asNumber, asString, contextInstruction, countryCode, get, isRecord, type Json, UrlList } from './parse';
+import { asArray, asNumber, asString, contextInstruction, get, isRecord, type Json, locationParts, UrlList } from './parse';
 import { type AnswerRequest, EngineError } from './port';
 import type { Model } from '../domain/models';
 
-export function openAiChatBody(model: Model, req: AnswerRequest): Json {
+/** A chat completions body's head: the model, and the messages (the context as a system message when there is one, then the prompt). */
+export function chatBody(model: Model, req: AnswerRequest): Json {
   const messages: Json[] = [];
   const context = contextInstruction(req);
   if (context) messages.push({ role: 'system', content: context });
   messages.push({ role: 'user', content: req.prompt });
-  const body: Json = { model: model.provider_model, messages };
+  return { model: model.provider_model, messages };
+}
+
+export function openAiChatBody(model: Model, req: AnswerRequest): Json {
+  const body = chatBody(model, req);
   if (model.web_search) {
-    const approximate: Json = {};
-    const country = countryCode(req.location?.country);
-    if (country) approximate.country = country;
-    if (req.location?.region) approximate.region = req.location.region;
-    if (req.location?.city) approximate.city = req.location.city;
+    const approximate = locationParts(req.location);
     body.web_search_options = Object.keys(approximate).length ? { user_location: { type: 'approximate', approximate } } : {};
   }
   return body;

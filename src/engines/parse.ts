@@ -74,6 +74,16 @@ export function countryCode(country: string | undefined): string | undefined {
 export const locationText = (loc: EngineLocation): string =>
   [loc.city, loc.region, loc.country].filter((p): p is string => typeof p === 'string' && p.trim() !== '').join(', ');
 
+/** The parts of a location a provider takes: country (ISO 3166-1 alpha-2), region and city, those known (none without a location). */
+export function locationParts(loc: EngineLocation | undefined): Json {
+  const parts: Json = {};
+  const country = countryCode(loc?.country);
+  if (country) parts.country = country;
+  if (loc?.region) parts.region = loc.region;
+  if (loc?.city) parts.city = loc.city;
+  return parts;
+}
+
 /**
  * The system text real adapters send with the prompt: who asks and from where. Never the brand or
  * its competitors: the point is to see what the engine says unprompted.

@@ -9,28 +9,17 @@
  * field; same sources), once each. Tokens: usage.prompt_tokens / completion_tokens.
  */
 import { type AttemptResult, createJsonEngine, joinUrl, type LiveEngine, type LiveEngineDeps } from './http';
-import { chatCompletionUsage, messageText } from './openai-compatible';
-import { asArray, contextInstruction, countryCode, get, isRecord, type Json, UrlList } from './parse';
+import { chatBody, chatCompletionUsage, messageText } from './openai-compatible';
+import { asArray, get, isRecord, type Json, locationParts, UrlList } from './parse';
 import { type AnswerRequest, EngineError } from './port';
 import type { Model } from '../domain/models';
 
 export const PERPLEXITY_BASE_URL = 'https://api.perplexity.ai';
 
 export function perplexityBody(model: Model, req: AnswerRequest): Json {
-  const messages: Json[] = [];
-  const context = contextInstruction(req);
-  if (context) messages.push({ role: 'system', content: context });
-  messages.push({ role: 'user', content: req.prompt });
-  const body: Json = { model: model.provider_model, messages };
-  const loc = req.location;
-  if (loc) {
-    const user_location: Json = {};
-    const country = countryCode(loc.country);
-    if (country) user_location.country = country;
-    if (loc.region) user_location.region = loc.region;
-    if (loc.city) user_location.city = loc.city;
-    if (Object.keys(user_location).length) body.web_search_options = { user_location };
-  }
+  const body = chatBody(model, req);
+  const user_location = locationParts(req.location);
+  if (Object.keys(user_location).length) body.web_search_options = { user_location };
   return body;
 }
 

@@ -67,14 +67,8 @@ export async function acquireHold(
 }
 
 /** acquireHold, or a `rate_limited` domain error (429 with the limit's Retry-After) when the scope is full. */
-export async function holdOrRefuse(
-  db: Knex,
-  limit: ConcurrencyLimit,
-  scope: string,
-  holderId: string,
-  subject: string | null = null,
-): Promise<HoldDecision> {
-  const d = await acquireHold(db, limit, scope, holderId, subject);
+export async function holdOrRefuse(...args: Parameters<typeof acquireHold>): Promise<HoldDecision> {
+  const d = await acquireHold(...args);
   if (!d.allowed) throw new DomainErrorException(rateLimited(d.retryAfterSeconds));
   return d;
 }

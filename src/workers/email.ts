@@ -22,7 +22,7 @@ import type { EventStore } from '../eventstore/port';
 import type { Logger } from '../logger';
 import { systemContext } from './context';
 import { startWorker } from './worker';
-import { every } from './every';
+import { sweepEvery } from './every';
 
 export const EMAIL_WORKER = 'email-workers';
 export const EMAIL_WORKER_TYPES: readonly EventType[] = ['EmailRequested'];
@@ -216,8 +216,5 @@ export async function sweepEmails(deps: EmailSweeperDeps): Promise<number> {
 }
 
 export function startEmailSweeper(deps: EmailSweeperDeps & { everyMs?: number }): { stop(): Promise<void> } {
-  const everyMs = deps.everyMs ?? 30_000;
-  return every({ everyMs: everyMs, firstMs: Math.min(everyMs, 5_000), logger: deps.logger, failure: 'sweep of overdue emails failed' }, () =>
-    sweepEmails(deps),
-  );
+  return sweepEvery(deps.everyMs ?? 30_000, deps.logger, 'sweep of overdue emails failed', () => sweepEmails(deps));
 }

@@ -27,3 +27,8 @@ export function every(
     },
   };
 }
+
+/** `every` for a sweep: the first pass after at most 5 s, then `everyMs` after each; a failed pass is logged as `failure`. */
+export function sweepEvery(everyMs: number, logger: Pick<Logger, 'error'>, failure: string, pass: () => Promise<unknown>): { stop(): Promise<void> } {
+  return every({ everyMs, firstMs: Math.min(everyMs, 5_000), logger, failure }, pass);
+}

@@ -9,7 +9,7 @@ import { releaseHolds } from '../limits/holds';
 import { promoteQueued } from '../limits/slots';
 import type { Logger } from '../logger';
 import { jobWorkerName, type JobSpec, poolOf, wakeJobs } from './jobs';
-import { every } from './every';
+import { sweepEvery } from './every';
 
 export interface JobSweeperDeps {
   db: Knex;
@@ -177,6 +177,5 @@ async function abandon(
 }
 
 export function startJobSweeper(deps: JobSweeperDeps & { everyMs?: number }): { stop(): Promise<void> } {
-  const everyMs = deps.everyMs ?? 15_000;
-  return every({ everyMs: everyMs, firstMs: Math.min(everyMs, 5_000), logger: deps.logger, failure: 'sweep of jobs failed' }, () => sweepJobs(deps));
+  return sweepEvery(deps.everyMs ?? 15_000, deps.logger, 'sweep of jobs failed', () => sweepJobs(deps));
 }

@@ -4,7 +4,7 @@ import type { Bus, BusMessage } from '../bus/port';
 import { SYSTEM_ACTOR } from '../domain/events';
 import type { Logger } from '../logger';
 import { RESPONSE_WORKER } from './responses';
-import { every } from './every';
+import { sweepEvery } from './every';
 
 export interface SweeperDeps {
   db: Knex;
@@ -77,8 +77,5 @@ export async function sweepLostUnits(deps: SweeperDeps): Promise<number> {
 }
 
 export function startSweeper(deps: SweeperDeps & { everyMs?: number }): { stop(): Promise<void> } {
-  const everyMs = deps.everyMs ?? 30_000;
-  return every({ everyMs: everyMs, firstMs: Math.min(everyMs, 5_000), logger: deps.logger, failure: 'sweep of lost units failed' }, () =>
-    sweepLostUnits(deps),
-  );
+  return sweepEvery(deps.everyMs ?? 30_000, deps.logger, 'sweep of lost units failed', () => sweepLostUnits(deps));
 }

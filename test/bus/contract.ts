@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Delivery } from '../../src/bus/memory';
 import type { Bus, BusMessage, Consumer } from '../../src/bus/port';
+import { testMetadata } from '../support/events';
 
 export interface BusUnderTest {
   bus: Bus;
@@ -22,14 +23,7 @@ export const message = (type: string, id: string = randomUUID()): BusMessage => 
   id,
   type,
   data: { n: id },
-  metadata: {
-    organization_id: 'org-test',
-    website_id: null,
-    actor: { kind: 'system', user_id: null, api_key_id: null },
-    correlation_id: id,
-    causation_id: null,
-    time: new Date().toISOString(),
-  },
+  metadata: testMetadata({ correlation_id: id }),
   streamId: `test-${type}`,
   position: '0:0',
 });

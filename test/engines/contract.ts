@@ -8,6 +8,7 @@ import type { Model } from '../../src/domain/models';
 import type { LiveEngine, LiveEngineDeps, LiveEngineOptions } from '../../src/engines/http';
 import { type AnswerRequest, type AnswerResult, EngineError } from '../../src/engines/port';
 import { type FakeProvider, type Hit, loopbackFetch, startFakeProvider } from './support';
+import { rejection } from '../support/rejection';
 
 export const KEY = 'test-key-3f9a1c7e';
 
@@ -38,15 +39,7 @@ export const request = (model: Model, extra: Partial<AnswerRequest> = {}): Answe
   ...extra,
 });
 
-async function failure(p: Promise<unknown>): Promise<EngineError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(EngineError);
-    return e as EngineError;
-  }
-  throw new Error('expected the ask to fail');
-}
+const failure = (p: Promise<unknown>) => rejection(p, EngineError);
 
 export function adapterContract(c: AdapterCase): void {
   const readsGood = (r: AnswerResult) => {

@@ -10,6 +10,7 @@ import {
   comparePositions,
 } from '../../src/eventstore/port';
 import { anEvent, sleep, testMetadata } from '../support/events';
+import { rejection } from '../support/rejection';
 
 /**
  * The behaviour every EventStore adapter must have. The store may be shared with other tests (and, for a
@@ -66,14 +67,8 @@ export function eventStoreContract(name: string, open: () => Promise<EventStore>
       }
     };
 
-    async function appendError(streamId: string, events: NewEvent[], expected: bigint | 'no_stream' | 'any') {
-      const err = await store.append(streamId, events, expected).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(err).toBeInstanceOf(WrongExpectedRevisionError);
-      return err as WrongExpectedRevisionError;
-    }
+    const appendError = (streamId: string, events: NewEvent[], expected: bigint | 'no_stream' | 'any') =>
+      rejection(store.append(streamId, events, expected), WrongExpectedRevisionError);
 
     /** A stream of five single-event appends, revisions 0..4. */
     async function fiveEventStream() {

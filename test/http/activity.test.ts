@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createWebsite } from '../../commands/websites/create-website';
 import { call, caughtUp, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
@@ -87,9 +87,5 @@ describe('activity feed', () => {
     expect((await feed(w.a.key, { colour: 'red' })).status).toBe(400);
   });
 
-  tenancyChecks('GET /api/v1/activity', () => w, {
-    method: 'GET',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/activity', query: { website_id: id } }),
-  });
+  websiteTenancyChecks(() => w, 'GET', '/api/v1/activity');
 });

@@ -122,20 +122,3 @@ export async function startFixture(): Promise<Fixture> {
     close: () => server.close(),
   };
 }
-
-/**
- * Runs a rate-limit scenario inside one fixed one-minute window (the limiter's windows start on whole
- * minutes). When an attempt fails and a window boundary passed while it ran, it is run once more (the
- * scenario must use a fresh organization each time): that is the only way a correct limiter lets a 31st
- * request through, and it leaves almost a whole minute for the second run, so no test ever waits.
- */
-export async function inOneRateWindow(attempt: () => Promise<void>): Promise<void> {
-  const window = () => Math.floor(Date.now() / 60_000);
-  const first = window();
-  try {
-    await attempt();
-  } catch (err) {
-    if (window() === first) throw err;
-    await attempt();
-  }
-}

@@ -10,7 +10,8 @@ import { openRuntime, type Runtime } from '../../src/runtime';
 import { freshDatabase, type TestDatabase } from '../support/db';
 import { guardConnections } from '../support/net';
 import { call } from '../support/server';
-import { D, inOneRateWindow, startFixture, type Fixture } from './ai-access-fixture';
+import { inOneMinute } from '../support/until';
+import { D, startFixture, type Fixture } from './ai-access-fixture';
 import { onPostgresServer } from '../support/suites';
 
 /**
@@ -57,7 +58,7 @@ suite('AI access check limit across instances', () => {
   });
 
   it(`given one organization served by two instances, then ${ORG_CHECKS_PER_MIN} checks spread over both succeed and the next, on either, gets 429 with Retry-After`, async () => {
-    await inOneRateWindow(async () => {
+    await inOneMinute(async () => {
       const r = await createOrganization(one.rt.store, { name: 'Shared', plan: 'enterprise', features: [], pitch_allowance: 0 });
       if (isDomainError(r)) throw new Error(r.message);
       expect(await one.rt.waitForReadModels(r.position, 'all', 60_000)).toBe(true);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ORG_CHECKS_PER_MIN, orgLimitKey } from '../../src/app/ai-access';
 import { ENGINE_IDS } from '../../src/analysis/ai-crawlers';
 import { AiAccessReport } from '../../src/app/ai-access';
@@ -6,18 +6,17 @@ import { EXPECTED_KEYS, flags, withFlags } from '../support/ai-access';
 import { guardConnections } from '../support/net';
 import { call, startServer, type TestServer } from '../support/server';
 import { tenancyChecks, useWorld, type World } from '../support/tenancy';
-import { D, ENGINES_WITH_TRAINING_AGENTS, inOneRateWindow, SHORT_TIMEOUT_MS, startFixture, type Fixture } from './ai-access-fixture';
+import { useStarted } from '../support/started';
+import { inOneMinute } from '../support/until';
+import { D, ENGINES_WITH_TRAINING_AGENTS, SHORT_TIMEOUT_MS, startFixture, type Fixture } from './ai-access-fixture';
 
 const { attempts } = guardConnections();
 
 let fx: Fixture;
 let s: TestServer;
 let w: World;
-// hooks run in order before and in reverse order after: the fixture starts before the server and closes after it
-beforeAll(async () => {
-  fx = await startFixture();
-});
-afterAll(async () => fx?.close());
+// the fixture starts before the server and closes after it
+useStarted(startFixture, (x) => (fx = x));
 useWorld(
   (ctx) => ({ s, w } = ctx),
   () => startServer({}, { outbound: fx.outbound }),
@@ -251,7 +250,7 @@ describe('POST /api/v1/ai-access/check', () => {
   });
 
   it(`given ${ORG_CHECKS_PER_MIN} checks in a minute, then the next gets 429 with Retry-After, and a 400 still comes before the budget`, async () => {
-    await inOneRateWindow(async () => {
+    await inOneMinute(async () => {
       const org = await s.org('Busy');
       const other = await s.org('Neighbour');
       // refused input first: spends nothing

@@ -10,7 +10,7 @@ import { NO_PUBLISHED_CONTENT } from '../../queries/ai-value/attribution';
 import type { AiSearchValue } from '../../queries/ai-value/views';
 import { aiValuePass } from '../../src/workers/ai-value';
 import { call, caughtUp, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { tenancyChecks, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { jobEnded } from '../support/jobs';
 import { postCreated } from '../support/http';
 
@@ -294,12 +294,21 @@ describe('PATCH /api/v1/topics/{id}: economics', () => {
   });
 });
 
+/**
+ * A website named `name` (at https://<name>.example.com) with one topic and one prompt under it, and `answers` answers
+ * of M1 to that prompt `daysAgo` days ago (four an hour), each saying `text`: its id.
+ */
+async function answeredSite(name: string, o: { answers: number; daysAgo: number; text: string; topic?: string; prompt?: string }): Promise<string> {
+  const site = (await created('/api/v1/websites', { name, url: `https://${name.toLowerCase()}.example.com` })).website.id as string;
+  const topic = (await created('/api/v1/topics', { website_id: site, name: o.topic ?? 'CRM tools' })).topic.id as string;
+  const p = (await created('/api/v1/prompts', { website_id: site, topic_id: topic, text: o.prompt ?? 'Best CRM?' })).prompt.id as string;
+  await created('/api/v1/responses/import', { website_id: site, responses: times(o.answers, (i) => answer(p, M1, ago(o.daysAgo, i / 4), o.text)) });
+  return site;
+}
+
 describe('GET /api/v1/ai-search-value: the states of a 200', () => {
   it('given under 50 answers, then gathering: checked (computed_at set) but no valuation', async () => {
-    const site = (await created('/api/v1/websites', { name: 'Small', url: 'https://small.example.com' })).website.id as string;
-    const topic = (await created('/api/v1/topics', { website_id: site, name: 'CRM tools' })).topic.id as string;
-    const p = (await created('/api/v1/prompts', { website_id: site, topic_id: topic, text: 'Best CRM?' })).prompt.id as string;
-    await created('/api/v1/responses/import', { website_id: site, responses: times(49, (i) => answer(p, M1, ago(1, i / 4), 'Small is fine.')) });
+    const site = await answeredSite('Small', { answers: 49, daysAgo: 1, text: 'Small is fine.' });
     await computeDue();
     const v = await value(site);
     expect(v.has_computed_valuations).toBe(false);
@@ -310,10 +319,7 @@ describe('GET /api/v1/ai-search-value: the states of a 200', () => {
   });
 
   it('given two passes at once (two instances), then one job computes the website once', async () => {
-    const site = (await created('/api/v1/websites', { name: 'Twice', url: 'https://twice.example.com' })).website.id as string;
-    const topic = (await created('/api/v1/topics', { website_id: site, name: 'CRM tools' })).topic.id as string;
-    const p = (await created('/api/v1/prompts', { website_id: site, topic_id: topic, text: 'Best CRM?' })).prompt.id as string;
-    await created('/api/v1/responses/import', { website_id: site, responses: times(50, (i) => answer(p, M1, ago(1, i / 4), 'Twice.')) });
+    const site = await answeredSite('Twice', { answers: 50, daysAgo: 1, text: 'Twice.' });
     const deps = { db: s.rt.database.db, store: s.rt.store };
     const [x, y] = await Promise.all([aiValuePass(deps), aiValuePass(deps)]);
     const jobs = [...x, ...y];
@@ -326,10 +332,7 @@ describe('GET /api/v1/ai-search-value: the states of a 200', () => {
   });
 
   it('given only unpriced topics, then a computed value with market 0 and no bands', async () => {
-    const site = (await created('/api/v1/websites', { name: 'Quux', url: 'https://quux.example.com' })).website.id as string;
-    const topic = (await created('/api/v1/topics', { website_id: site, name: 'Zorblat' })).topic.id as string;
-    const p = (await created('/api/v1/prompts', { website_id: site, topic_id: topic, text: 'Which zorblat is best?' })).prompt.id as string;
-    await created('/api/v1/responses/import', { website_id: site, responses: times(50, (i) => answer(p, M1, ago(2, i / 4), 'Quux it is.')) });
+    const site = await answeredSite('Quux', { answers: 50, daysAgo: 2, text: 'Quux it is.', topic: 'Zorblat', prompt: 'Which zorblat is best?' });
     await computeDue();
     const v = await value(site);
     expect(v.has_computed_valuations).toBe(true);
@@ -340,10 +343,7 @@ describe('GET /api/v1/ai-search-value: the states of a 200', () => {
 
   /** A website priced once from answers 29 days old, its figure computed `daysAgo` days ago, then checked now. */
   async function oncePriced(name: string, daysAgo: number) {
-    const site = (await created('/api/v1/websites', { name, url: `https://${name.toLowerCase()}.example.com` })).website.id as string;
-    const topic = (await created('/api/v1/topics', { website_id: site, name: 'CRM software' })).topic.id as string;
-    const p = (await created('/api/v1/prompts', { website_id: site, topic_id: topic, text: 'Best CRM?' })).prompt.id as string;
-    await created('/api/v1/responses/import', { website_id: site, responses: times(60, (i) => answer(p, M1, ago(29, i / 4), `${name} leads.`)) });
+    const site = await answeredSite(name, { answers: 60, daysAgo: 29, text: `${name} leads.`, topic: 'CRM software' });
     // the figure a job computed then (the job's step, with the clock of that day)
     const then = new Date(Date.now() - daysAgo * DAY);
     const c = await computeValuation(s.rt.database.db, site, then);
@@ -393,10 +393,7 @@ describe('GET /api/v1/ai-search-value: the states of a 200', () => {
   });
 
   it('given a paused website, then 403 and no computation requested for it; resumed, its figure is back', async () => {
-    const site = (await created('/api/v1/websites', { name: 'Paused', url: 'https://paused.example.com' })).website.id as string;
-    const topic = (await created('/api/v1/topics', { website_id: site, name: 'CRM tools' })).topic.id as string;
-    const p = (await created('/api/v1/prompts', { website_id: site, topic_id: topic, text: 'Best CRM?' })).prompt.id as string;
-    await created('/api/v1/responses/import', { website_id: site, responses: times(50, (i) => answer(p, M1, ago(1, i / 4), 'Paused.')) });
+    const site = await answeredSite('Paused', { answers: 50, daysAgo: 1, text: 'Paused.' });
     const pause = await call(s, 'PATCH', `/api/v1/websites/${site}`, { key: w.a.key, body: { status: 'paused' } });
     expect(pause.status, JSON.stringify(pause.body)).toBe(200);
     await computeDue();
@@ -425,11 +422,7 @@ describe('GET /api/v1/ai-search-value: the states of a 200', () => {
   });
 });
 
-tenancyChecks('GET /api/v1/ai-search-value', () => w, {
-  method: 'GET',
-  websiteScoped: true,
-  request: (websiteId) => ({ path: PATH, query: { website_id: websiteId } }),
-});
+websiteTenancyChecks(() => w, 'GET', PATH);
 
 tenancyChecks('PATCH /api/v1/topics/{id} (economics)', () => w, {
   method: 'PATCH',

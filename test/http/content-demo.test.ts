@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { everyListedAnswer } from '../support/answers';
 import { call, caughtUp, type TestServer } from '../support/server';
 import { until } from '../support/until';
 import { type DemoStart, startDemo, untilDemoHistory } from '../support/demo';
@@ -24,15 +25,10 @@ afterAll(() => d?.close());
 describe('the embedded demo content', () => {
   it('given the demo history, then its tracked pages carry the citation figures the answers listing gives', async () => {
     const cited = new Map<string, number>();
-    let total = 0;
-    for (let page_num = 0; ; page_num++) {
-      const r = await call(s, 'GET', '/api/v1/responses', { key, query: { website_id: demo, page_num, page_size: 100 } });
-      expect(r.status).toBe(200);
-      for (const a of r.body.responses as { sources: { normalized_url: string }[] }[]) {
-        total++;
-        for (const u of new Set(a.sources.map((x) => x.normalized_url))) cited.set(u, (cited.get(u) ?? 0) + 1);
-      }
-      if (!r.body.has_more) break;
+    const answers = await everyListedAnswer<{ sources: { normalized_url: string }[] }>(s, key, demo);
+    const total = answers.length;
+    for (const a of answers) {
+      for (const u of new Set(a.sources.map((x) => x.normalized_url))) cited.set(u, (cited.get(u) ?? 0) + 1);
     }
     const listed = await call(s, 'POST', '/api/v1/content', { key, body: { website_id: demo } });
     expect(listed.status).toBe(200);

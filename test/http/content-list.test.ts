@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { extractUrls, normalizeUrl, tryNormalizeUrl } from '../../src/domain/urls';
 import { newSite, refusedWithoutWrite } from '../support/http';
 import { call, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { importAnswers } from '../support/answers';
+import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
@@ -55,14 +56,12 @@ async function fixture() {
     expect(r.status).toBe(201);
     prompts[p] = r.body.prompt.id;
   }
-  const imported = await call(s, 'POST', '/api/v1/responses/import', {
-    key: w.a.key,
-    body: {
-      website_id: site,
-      responses: ANSWERS.map((a) => ({ prompt_id: prompts[a.prompt], model: 'chatgpt', run_at: a.run_at, text: a.text, citations: a.citations })),
-    },
-  });
-  expect(imported.status, JSON.stringify(imported.body)).toBe(201);
+  await importAnswers(
+    s,
+    w.a.key,
+    site,
+    ANSWERS.map((a) => ({ prompt_id: prompts[a.prompt], model: 'chatgpt', run_at: a.run_at, text: a.text, citations: a.citations })),
+  );
   const tab = (await call(s, 'POST', '/api/v1/content/sheets', { key: w.a.key, body: { website_id: site, name: 'Reviews' } })).body.sheet.sheet_id;
   const own = await call(s, 'POST', '/api/v1/content/track', {
     key: w.a.key,
@@ -146,22 +145,15 @@ describe('POST /api/v1/content and /content/prompts', () => {
     expect(prm.body.prompts).toEqual([{ prompt_id: f.prompts.p1, prompt: 'question p1', citations: 1, citation_percent: 100 }]);
 
     // answers imported after tracking count too
-    const later = await call(s, 'POST', '/api/v1/responses/import', {
-      key: w.a.key,
-      body: {
-        website_id: f.site,
-        responses: [
-          {
-            prompt_id: f.prompts.p2,
-            model: 'chatgpt',
-            run_at: '2026-03-04T10:00:00Z',
-            text: 'x',
-            citations: ['http://review.example.org/best-tools?utm_campaign=1'],
-          },
-        ],
+    await importAnswers(s, w.a.key, f.site, [
+      {
+        prompt_id: f.prompts.p2,
+        model: 'chatgpt',
+        run_at: '2026-03-04T10:00:00Z',
+        text: 'x',
+        citations: ['http://review.example.org/best-tools?utm_campaign=1'],
       },
-    });
-    expect(later.status).toBe(201);
+    ]);
     expect((await byId({}))[f.review]).toMatchObject({ citations: 3, total_responses: 6, citation_percent: 50 });
 
     await refusedWithoutWrite(s, w.a.key, [
@@ -183,14 +175,6 @@ describe('POST /api/v1/content and /content/prompts', () => {
     expect(r).toMatchObject({ status: 404, body: { error: 'Content not found' } });
   });
 
-  tenancyChecks('POST /api/v1/content', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/content', body: { website_id: id } }),
-  });
-  tenancyChecks('POST /api/v1/content/prompts', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/content/prompts', body: { website_id: id, content_id: UNKNOWN } }),
-  });
+  websiteTenancyChecks(() => w, 'POST', '/api/v1/content');
+  websiteTenancyChecks(() => w, 'POST', '/api/v1/content/prompts', { content_id: UNKNOWN });
 });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
-import { call, startServer, type TestServer } from '../support/server';
+import { expect, it } from 'vitest';
+import { useTwoInstancesOverNats } from '../support/nats-instances';
+import { call, type TestServer } from '../support/server';
 import { until } from '../support/until';
 import { onPostgresServer } from '../support/suites';
 
@@ -11,23 +11,18 @@ const suite = onPostgresServer('content pipeline races', 'two instances need a s
 const N = 6;
 
 suite('content pipeline under concurrent calls on two instances', () => {
-  let nats: NatsServerProcess;
   let a: TestServer;
   let b: TestServer;
   let key: string;
   let site: string;
-  beforeAll(async () => {
-    nats = await startNatsServer();
-    a = await startServer({}, {}, undefined, { natsUrl: nats.url });
-    b = await startServer({}, {}, a, { natsUrl: nats.url });
-    key = (await a.org('PipelineRaces')).key;
-    site = (await call(a, 'POST', '/api/v1/websites', { key, body: { name: 'Racer', url: 'https://pipeline-racer.example.com' } })).body.website.id;
-  }, 60_000);
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await nats?.dispose();
-  });
+  useTwoInstancesOverNats(
+    () => ({}),
+    async (ctx) => {
+      ({ a, b } = ctx);
+      key = (await a.org('PipelineRaces')).key;
+      site = (await call(a, 'POST', '/api/v1/websites', { key, body: { name: 'Racer', url: 'https://pipeline-racer.example.com' } })).body.website.id;
+    },
+  );
 
   async function article(title: string): Promise<string> {
     const r = await call(a, 'POST', '/api/v1/content/generate', { key, body: { website_id: site, title, auto_approve_brief: true } });

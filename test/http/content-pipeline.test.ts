@@ -12,7 +12,8 @@ import { createSafeFetcher } from '../../src/net/safe-fetch';
 import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
 import { onRealPostgres } from '../support/db';
 import { call, startServer, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { importAnswers } from '../support/answers';
+import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { until } from '../support/until';
 import { newSite } from '../support/http';
 import { grepDatabase } from '../support/db-grep';
@@ -301,24 +302,17 @@ describe('publish: the URL is the citation join key', () => {
     const site = await newSite(s, w.a.key, 'Joined', 'https://joined.example.com');
     const prompt = (await call(s, 'POST', '/api/v1/prompts', { key: w.a.key, body: { website_id: site, text: 'best joined tool?' } })).body.prompt.id;
     const yesterday = new Date(Date.now() - 86_400_000).toISOString();
-    const imported = await call(s, 'POST', '/api/v1/responses/import', {
-      key: w.a.key,
-      body: {
-        website_id: site,
-        responses: [
-          {
-            prompt_id: prompt,
-            model: 'chatgpt',
-            run_at: yesterday,
-            text: 'Read it.',
-            citations: ['https://www.joined.example.com/guide?utm_source=x'],
-          },
-          { prompt_id: prompt, model: 'claude', run_at: yesterday, text: 'See https://joined.example.com/guide/ for more.', citations: [] },
-          { prompt_id: prompt, model: 'gemini', run_at: yesterday, text: 'Nothing.', citations: ['https://elsewhere.example.org/'] },
-        ],
+    await importAnswers(s, w.a.key, site, [
+      {
+        prompt_id: prompt,
+        model: 'chatgpt',
+        run_at: yesterday,
+        text: 'Read it.',
+        citations: ['https://www.joined.example.com/guide?utm_source=x'],
       },
-    });
-    expect(imported.status, JSON.stringify(imported.body)).toBe(201);
+      { prompt_id: prompt, model: 'claude', run_at: yesterday, text: 'See https://joined.example.com/guide/ for more.', citations: [] },
+      { prompt_id: prompt, model: 'gemini', run_at: yesterday, text: 'Nothing.', citations: ['https://elsewhere.example.org/'] },
+    ]);
     const id = await article(w.a.key, site, 'The joined guide');
     const figures = async () => {
       const r = await call(s, 'POST', '/api/v1/content', { key: w.a.key, body: { website_id: site } });
@@ -550,9 +544,5 @@ describe('tenancy', () => {
     expect((await call(s, 'POST', `/api/v1/content/${pid}/publish`, { key: w.a.key, body: { url: 'paused.example.com/x' } })).status).toBe(403);
   });
 
-  tenancyChecks('POST /api/v1/content/generate', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (website) => ({ path: '/api/v1/content/generate', body: { website_id: website, title: 'T' } }),
-  });
+  websiteTenancyChecks(() => w, 'POST', '/api/v1/content/generate', { title: 'T' });
 });

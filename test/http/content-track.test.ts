@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newSite, refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { tenancyChecks, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
@@ -159,69 +159,29 @@ describe('POST /api/v1/content/track', () => {
     const ok = { url: 'ok.example.com/fine' };
     const rows = (bad: unknown) => ({ website_id: site, sheet_id: tab, urls: [ok, bad] });
     const tooMany = Array.from({ length: 501 }, (_, i) => ({ url: `m.example.com/${i}` }));
+    /** a track call refused with 400 and the error given */
+    const refused = (body: unknown, error: RegExp) => ({ method: 'POST', path: '/api/v1/content/track', body, status: 400, error });
+    /** the second row with one field of `column` set to `value` */
+    const badField = (column: string, value: unknown, error: RegExp) => refused(rows({ url: 'a.example.com/b', fields: [{ column, value }] }), error);
     await refusedWithoutWrite(s, w.a.key, [
-      { method: 'POST', path: '/api/v1/content/track', body: { website_id: site, urls: [] }, status: 400, error: /urls/ },
-      { method: 'POST', path: '/api/v1/content/track', body: { website_id: site, urls: tooMany }, status: 400, error: /urls/ },
-      { method: 'POST', path: '/api/v1/content/track', body: rows({ url: 'ftp://x.example.com/a' }), status: 400, error: /^urls\[1\]\.url/ },
-      { method: 'POST', path: '/api/v1/content/track', body: rows({ url: 'not a url' }), status: 400, error: /^urls\[1\]\.url/ },
-      {
-        method: 'POST',
-        path: '/api/v1/content/track',
-        body: rows({ url: 'a.example.com/b', fields: [{ column: 'Nope', value: 1 }] }),
-        status: 400,
-        error: /^urls\[1\]\.fields\[0\]\.column/,
-      },
-      {
-        method: 'POST',
-        path: '/api/v1/content/track',
-        body: rows({ url: 'a.example.com/b', fields: [{ column: 'Summary', value: 'x' }] }),
-        status: 400,
-        error: /^urls\[1\]\.fields\[0\]\.column: .*generated/,
-      },
-      {
-        method: 'POST',
-        path: '/api/v1/content/track',
-        body: rows({ url: 'a.example.com/b', fields: [{ column: 'Score', value: '3' }] }),
-        status: 400,
-        error: /^urls\[1\]\.fields\[0\]\.value/,
-      },
-      {
-        method: 'POST',
-        path: '/api/v1/content/track',
-        body: rows({ url: 'a.example.com/b', fields: [{ column: 'When', value: 'yesterday' }] }),
-        status: 400,
-        error: /^urls\[1\]\.fields\[0\]\.value/,
-      },
-      {
-        method: 'POST',
-        path: '/api/v1/content/track',
-        body: rows({ url: 'a.example.com/b', fields: [{ column: 'Link', value: 'javascript:alert(1)' }] }),
-        status: 400,
-        error: /^urls\[1\]\.fields\[0\]\.value/,
-      },
-      {
-        method: 'POST',
-        path: '/api/v1/content/track',
-        body: rows({ url: 'a.example.com/b', fields: [{ column: 'Done', value: 'yes' }] }),
-        status: 400,
-        error: /^urls\[1\]\.fields\[0\]\.value/,
-      },
-      {
-        method: 'POST',
-        path: '/api/v1/content/track',
-        body: rows({ url: 'a.example.com/b', fields: [{ column: 'Tags', value: Array.from({ length: 51 }, (_, i) => `t${i}`) }] }),
-        status: 400,
-        error: /^urls\[1\]\.fields\[0\]\.value: must have at most 50 labels/,
-      },
+      refused({ website_id: site, urls: [] }, /urls/),
+      refused({ website_id: site, urls: tooMany }, /urls/),
+      refused(rows({ url: 'ftp://x.example.com/a' }), /^urls\[1\]\.url/),
+      refused(rows({ url: 'not a url' }), /^urls\[1\]\.url/),
+      badField('Nope', 1, /^urls\[1\]\.fields\[0\]\.column/),
+      badField('Summary', 'x', /^urls\[1\]\.fields\[0\]\.column: .*generated/),
+      badField('Score', '3', /^urls\[1\]\.fields\[0\]\.value/),
+      badField('When', 'yesterday', /^urls\[1\]\.fields\[0\]\.value/),
+      badField('Link', 'javascript:alert(1)', /^urls\[1\]\.fields\[0\]\.value/),
+      badField('Done', 'yes', /^urls\[1\]\.fields\[0\]\.value/),
+      badField(
+        'Tags',
+        Array.from({ length: 51 }, (_, i) => `t${i}`),
+        /^urls\[1\]\.fields\[0\]\.value: must have at most 50 labels/,
+      ),
       // no tab: the shared pool has no customer columns
-      {
-        method: 'POST',
-        path: '/api/v1/content/track',
-        body: { website_id: site, urls: [{ url: 'a.example.com/c', fields: [{ column: 'Score', value: 1 }] }] },
-        status: 400,
-        error: /^urls\[0\]\.fields\[0\]\.column/,
-      },
-      { method: 'POST', path: '/api/v1/content/track', body: { website_id: site, sheet_id: UNKNOWN, urls: [ok] }, status: 400, error: /^sheet_id/ },
+      refused({ website_id: site, urls: [{ url: 'a.example.com/c', fields: [{ column: 'Score', value: 1 }] }] }, /^urls\[0\]\.fields\[0\]\.column/),
+      refused({ website_id: site, sheet_id: UNKNOWN, urls: [ok] }, /^sheet_id/),
     ]);
     // 50 labels are fine
     const fifty = await track(
@@ -302,14 +262,6 @@ describe('POST /api/v1/content/track', () => {
     websiteScoped: true,
     request: (id) => ({ path: '/api/v1/content/track', body: { website_id: id, urls: [{ url: 'tenancy.example.com/x' }] } }),
   });
-  tenancyChecks('GET /api/v1/content/sheets', () => w, {
-    method: 'GET',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/content/sheets', query: { website_id: id } }),
-  });
-  tenancyChecks('POST /api/v1/content/sheets', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/content/sheets', body: { website_id: id, name: 'T' } }),
-  });
+  websiteTenancyChecks(() => w, 'GET', '/api/v1/content/sheets');
+  websiteTenancyChecks(() => w, 'POST', '/api/v1/content/sheets', { name: 'T' });
 });

@@ -1,24 +1,17 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CreditEventsView, CreditsView, CreditUsageView } from '../../queries/credits/views';
 import { CREDIT_KINDS, creditsCharged, MONTHLY_CREDITS, nextMonthlyReset } from '../../src/domain/credits';
 import { grantCredits } from '../../commands/credits/grant-credits';
 import { type DomainEvent, SYSTEM_ACTOR } from '../../src/domain/events';
-import { apiKey, callTool, closeAll, connectAll, toolOk } from '../mcp/support';
+import { callTool, toolOk, useAreaClients } from '../mcp/support';
+import { testMetadata } from '../support/events';
 import { caughtUp, call, type TestServer } from '../support/server';
-import { useWorld, type World } from '../support/tenancy';
+import type { World } from '../support/tenancy';
 
-let s: TestServer;
-let w: World;
-let a: Client;
-let scoped: Client;
-let b: Client;
-useWorld(async (ctx) => {
-  ({ s, w } = ctx);
-  [a, scoped, b] = await connectAll(s, apiKey(w.a.key), apiKey(w.a.scoped), apiKey(w.b.key));
-});
-afterAll(() => closeAll(a, scoped, b));
+let s: TestServer, w: World, a: Client, scoped: Client, b: Client;
+useAreaClients((ctx) => ({ s, w, a, scoped, b } = ctx));
 
 const DAY = 86_400_000;
 
@@ -31,14 +24,7 @@ async function charge(org: string, website: string | null, ago: number, ...event
       id: e.id ?? randomUUID(),
       type: e.type,
       data: e.data,
-      metadata: {
-        organization_id: org,
-        website_id: website,
-        actor: { kind: 'system', user_id: null, api_key_id: null },
-        correlation_id: randomUUID(),
-        causation_id: null,
-        time,
-      },
+      metadata: testMetadata({ organization_id: org, website_id: website, time }),
     })),
     'any',
   );

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { everyListedAnswer } from '../support/answers';
 import { call, caughtUp, type TestServer } from '../support/server';
 import { stepwise } from '../support/stepwise';
 import { type DemoStart, startDemo, untilDemoHistory } from '../support/demo';
@@ -26,16 +27,11 @@ describe('the embedded demo website', () => {
   it('given its 30 days of answers, then the brand has a share of voice above zero, and every entity the rates its answers give when read one by one', async () => {
     // every answer as the listing analyzes it
     const mentioned = new Map<string, number>();
-    let total = 0;
-    for (let page_num = 0; ; page_num++) {
-      const r = await call(s, 'GET', '/api/v1/responses', { key, query: { website_id: demo, page_num, page_size: 100 } });
-      expect(r.status).toBe(200);
-      for (const a of r.body.responses as { mentioned: boolean; competitors: { id: string }[] }[]) {
-        total++;
-        if (a.mentioned) mentioned.set(demo, (mentioned.get(demo) ?? 0) + 1);
-        for (const c of a.competitors) mentioned.set(c.id, (mentioned.get(c.id) ?? 0) + 1);
-      }
-      if (!r.body.has_more) break;
+    const answers = await everyListedAnswer<{ mentioned: boolean; competitors: { id: string }[] }>(s, key, demo);
+    const total = answers.length;
+    for (const a of answers) {
+      if (a.mentioned) mentioned.set(demo, (mentioned.get(demo) ?? 0) + 1);
+      for (const c of a.competitors) mentioned.set(c.id, (mentioned.get(c.id) ?? 0) + 1);
     }
     expect(total).toBeGreaterThan(0);
     const competitors = (await call(s, 'GET', '/api/v1/competitors', { key, query: { website_id: demo } })).body.competitors as {

@@ -1,21 +1,17 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CreditUsageView } from '../../queries/credits/views';
 import { DiscoveryAcceptView, DiscoveryRunAnswer, DiscoveryRunsView, type DiscoveryRunView } from '../../queries/discovery/views';
-import { apiKey, callTool, closeAll, connectAll, toolOk } from '../mcp/support';
+import { callTool, toolOk, useAreaClients } from '../mcp/support';
+import { importAnswers } from '../support/answers';
 import { call, caughtUp, type TestServer } from '../support/server';
-import { useWorld, type World } from '../support/tenancy';
+import type { World } from '../support/tenancy';
 import { until } from '../support/until';
 
-let s: TestServer;
-let w: World;
-let a: Client;
-let scoped: Client;
-let b: Client;
+let s: TestServer, w: World, a: Client, scoped: Client, b: Client;
 let promptId: string;
-useWorld(async (ctx) => {
-  ({ s, w } = ctx);
-  [a, scoped, b] = await connectAll(s, apiKey(w.a.key), apiKey(w.a.scoped), apiKey(w.b.key));
+useAreaClients(async (ctx) => {
+  ({ s, w, a, scoped, b } = ctx);
   const site = w.a.a1;
   const topic = await call(s, 'POST', '/api/v1/topics', { key: w.a.key, body: { website_id: site, name: 'Running shoes' } });
   const prompt = await call(s, 'POST', '/api/v1/prompts', {
@@ -24,26 +20,18 @@ useWorld(async (ctx) => {
   });
   promptId = prompt.body.prompt.id;
   await call(s, 'POST', '/api/v1/competitors', { key: w.a.key, body: { website_id: site, name: 'Zoomer', url: 'https://zoomer.example.org' } });
-  const imported = await call(s, 'POST', '/api/v1/responses/import', {
-    key: w.a.key,
-    body: {
-      website_id: site,
-      responses: [
-        { prompt_id: promptId, model: 'chatgpt', run_at: new Date(Date.now() - 3_600_000).toISOString(), text: 'Zoomer makes the best trail shoes.' },
-        {
-          prompt_id: promptId,
-          model: 'gemini',
-          run_at: new Date(Date.now() - 7_200_000).toISOString(),
-          text: 'Acme has a guide.',
-          citations: ['https://acme.example.com/guides/running-shoes-for-flat-feet', 'https://other.example.net/x-y'],
-        },
-      ],
+  await importAnswers(s, w.a.key, site, [
+    { prompt_id: promptId, model: 'chatgpt', run_at: new Date(Date.now() - 3_600_000).toISOString(), text: 'Zoomer makes the best trail shoes.' },
+    {
+      prompt_id: promptId,
+      model: 'gemini',
+      run_at: new Date(Date.now() - 7_200_000).toISOString(),
+      text: 'Acme has a guide.',
+      citations: ['https://acme.example.com/guides/running-shoes-for-flat-feet', 'https://other.example.net/x-y'],
     },
-  });
-  if (imported.status !== 201) throw new Error(JSON.stringify(imported.body));
+  ]);
   await caughtUp(s, ['answers', 'catalog']);
 });
-afterAll(() => closeAll(a, scoped, b));
 
 const start = (key: string, body: unknown) => call<any>(s, 'POST', '/api/v1/prompt-discovery/runs', { key, body });
 const runs = (key: string, query: Record<string, string | number>) => call<any>(s, 'GET', '/api/v1/prompt-discovery/runs', { key, query });

@@ -6,7 +6,7 @@ import { newSite, type Refusal, refusedWithoutWrite } from '../support/http';
 import { jobEnded } from '../support/jobs';
 import { offlineResearch, researched } from '../support/knowledge';
 import { call, caughtUp, startServer, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
@@ -219,18 +219,12 @@ describe('the gates', () => {
     expect(mine.body.pillar.id).not.toBe(p1.id);
   });
 
-  const eps = [
-    { method: 'POST', request: (site: string) => ({ path: '/api/v1/knowledge-base/pillars', body: { website_id: site, name: 'Tenancy' } }) },
-    { method: 'GET', request: (site: string) => ({ path: '/api/v1/knowledge-base/pillars', query: { website_id: site } }) },
-    { method: 'POST', request: (site: string) => ({ path: '/api/v1/knowledge-base/facts', body: { website_id: site, text: 'Tenancy fact' } }) },
-    { method: 'GET', request: (site: string) => ({ path: '/api/v1/knowledge-base/facts', query: { website_id: site } }) },
-    { method: 'GET', request: (site: string) => ({ path: '/api/v1/knowledge-base/facts/search', query: { website_id: site, query: 'tenancy' } }) },
-    {
-      method: 'POST',
-      request: (site: string) => ({ path: '/api/v1/knowledge-base/facts/delete', body: { website_id: site, fact_ids: [randomUUID()] } }),
-    },
-  ];
-  for (const ep of eps) tenancyChecks(`${ep.method} ${ep.request('x').path}`, () => w, { ...ep, websiteScoped: true });
+  websiteTenancyChecks(() => w, 'POST', '/api/v1/knowledge-base/pillars', { name: 'Tenancy' });
+  websiteTenancyChecks(() => w, 'GET', '/api/v1/knowledge-base/pillars');
+  websiteTenancyChecks(() => w, 'POST', '/api/v1/knowledge-base/facts', { text: 'Tenancy fact' });
+  websiteTenancyChecks(() => w, 'GET', '/api/v1/knowledge-base/facts');
+  websiteTenancyChecks(() => w, 'GET', '/api/v1/knowledge-base/facts/search', { query: 'tenancy' });
+  websiteTenancyChecks(() => w, 'POST', '/api/v1/knowledge-base/facts/delete', { fact_ids: [randomUUID()] });
 });
 
 describe('facts', () => {

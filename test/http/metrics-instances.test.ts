@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { buildSite, type Site } from '../support/answers';
+import { buildSite, importAnswers, type Site } from '../support/answers';
 import { call, type TestServer, useTwoInstances } from '../support/server';
 import { onPostgresServer } from '../support/suites';
 
@@ -53,8 +53,7 @@ suite('metrics on two instances over one database', () => {
           citations: i % 4 === 0 ? ['https://acme-rr.example.com/pricing'] : [],
         };
       });
-      const r = await call(writer, 'POST', '/api/v1/responses/import', { key, body: { website_id: site.id, responses } });
-      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      await importAnswers(writer, key, site.id, responses);
       imported += responses.length;
       acme += responses.length;
       globex += responses.filter((x) => x.text.includes('Globex')).length;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildSite, type Site } from '../support/answers';
 import { until } from '../support/until';
 import { call, caughtUp, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
@@ -377,6 +377,6 @@ describe('parts', () => {
 
 describe('tenancy', () => {
   for (const path of ['/api/v1/metrics/mention-rate/cumulative', '/api/v1/metrics/position/time-series', '/api/v1/looker-studio/data']) {
-    tenancyChecks(`POST ${path}`, () => w, { method: 'POST', websiteScoped: true, request: (id) => ({ path, body: { website_id: id } }) });
+    websiteTenancyChecks(() => w, 'POST', path);
   }
 });

@@ -5,7 +5,7 @@ import { deterministicId } from '../../src/domain/ids';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, type Site } from '../support/answers';
 import { call, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
@@ -673,8 +673,4 @@ describe('POST /api/v1/attributes/observations: documented', () => {
   });
 });
 
-tenancyChecks('POST /api/v1/attributes/observations', () => w, {
-  method: 'POST',
-  websiteScoped: true,
-  request: (id) => ({ path: PATH, body: { website_id: id, filters: { start_date: START } } }),
-});
+websiteTenancyChecks(() => w, 'POST', PATH, { filters: { start_date: START } });

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
+import { describe, expect, it } from 'vitest';
 import { onRealPostgres } from '../support/db';
+import { useStarted } from '../support/started';
+import { useTwoInstancesOverNats } from '../support/nats-instances';
 import { PROSPECT, type PitchSites, SLOW, startPitchSites } from '../support/pitch-site';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, type TestServer } from '../support/server';
 import { inOneMinute, until } from '../support/until';
 
 // Two instances over one Postgres and a private nats-server (the pitch jobs go over JetStream): the pitch limits and the
@@ -11,19 +12,11 @@ import { inOneMinute, until } from '../support/until';
   let a: TestServer;
   let b: TestServer;
   let sites: PitchSites;
-  let nats: NatsServerProcess;
-  beforeAll(async () => {
-    sites = await startPitchSites();
-    nats = await startNatsServer();
-    a = await startServer({}, { outbound: sites.outbound }, undefined, { natsUrl: nats.url });
-    b = await startServer({}, { outbound: sites.outbound }, a, { natsUrl: nats.url });
-  }, 60_000);
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await sites?.close();
-    await nats?.dispose();
-  });
+  useStarted(startPitchSites, (x) => (sites = x));
+  useTwoInstancesOverNats(
+    () => ({ app: { outbound: sites.outbound } }),
+    (ctx) => ({ a, b } = ctx),
+  );
 
   const create = (s: TestServer, key: string, body: unknown, idempotencyKey: string) =>
     call(s, 'POST', '/api/v1/pitches', { key, body, headers: { 'Idempotency-Key': idempotencyKey } });

@@ -5,7 +5,7 @@ import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, finishedRun } from '../support/answers';
 import { refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { tenancyChecks, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { until } from '../support/until';
 
 let s: TestServer;
@@ -195,21 +195,13 @@ describe('runs', () => {
     await finishedRun(s, w.a.key, a.id, start.body.run_id);
   });
 
-  tenancyChecks('POST /api/v1/response-streaming/start', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/response-streaming/start', body: { website_id: id } }),
-  });
+  websiteTenancyChecks(() => w, 'POST', '/api/v1/response-streaming/start');
   tenancyChecks('GET /api/v1/response-streaming/runs/:id', () => w, {
     method: 'GET',
     websiteScoped: true,
     request: (id) => ({ path: `/api/v1/response-streaming/runs/${UNKNOWN}`, query: { website_id: id } }),
   });
-  tenancyChecks('GET /api/v1/response-streaming/runs', () => w, {
-    method: 'GET',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/response-streaming/runs', query: { website_id: id } }),
-  });
+  websiteTenancyChecks(() => w, 'GET', '/api/v1/response-streaming/runs');
 });
 
 const T0 = '2026-03-01T10:00:00.000Z';
@@ -619,19 +611,7 @@ describe('listing', () => {
     ]);
   });
 
-  tenancyChecks('GET /api/v1/responses', () => w, {
-    method: 'GET',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/responses', query: { website_id: id } }),
-  });
-  tenancyChecks('POST /api/v1/responses', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/responses', body: { website_id: id } }),
-  });
-  tenancyChecks('GET /api/v1/date-range', () => w, {
-    method: 'GET',
-    websiteScoped: true,
-    request: (id) => ({ path: '/api/v1/date-range', query: { website_id: id } }),
-  });
+  websiteTenancyChecks(() => w, 'GET', '/api/v1/responses');
+  websiteTenancyChecks(() => w, 'POST', '/api/v1/responses');
+  websiteTenancyChecks(() => w, 'GET', '/api/v1/date-range');
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decideCreateFact } from '../../commands/knowledge/facts';
 import { Knowledge, knowledgeStream } from '../../commands/knowledge/knowledge';
 import { handle } from '../../commands/handle';
@@ -7,31 +7,25 @@ import { SeoJobView } from '../../queries/seo/views';
 import { isDomainError } from '../../src/domain/errors';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { seoJob } from '../../src/workers/seo';
-import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
 import { newSite } from '../support/http';
 import { researched } from '../support/knowledge';
-import { call, caughtUp, startServer, type TestServer } from '../support/server';
+import { useInstanceOverNats } from '../support/nats-instances';
+import { call, caughtUp, type TestServer } from '../support/server';
 import { buildWorld, type World } from '../support/tenancy';
 import { until } from '../support/until';
 
-let nats: NatsServerProcess;
 let s: TestServer;
 let w: World;
 const dbRef = {} as { db: import('knex').Knex };
 
-beforeAll(async () => {
-  nats = await startNatsServer();
-  s = await startServer({}, { seo: { organizationPerMinute: 100_000, websitePerMinute: 100_000 } }, undefined, {
-    natsUrl: nats.url,
-    jobs: { specs: [seoJob(dbRef)] },
-  });
-  dbRef.db = s.rt.database.db;
-  w = await buildWorld(s);
-}, 60_000);
-afterAll(async () => {
-  await s?.close();
-  await nats?.dispose();
-});
+useInstanceOverNats(
+  () => ({ app: { seo: { organizationPerMinute: 100_000, websitePerMinute: 100_000 } }, runtime: { jobs: { specs: [seoJob(dbRef)] } } }),
+  async (ctx) => {
+    s = ctx.s;
+    dbRef.db = s.rt.database.db;
+    w = await buildWorld(s);
+  },
+);
 
 /** A draft about running shoes for flat feet that states the arch-support fact and nothing about returns or materials. */
 const draft = {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CreditUsageView } from '../../queries/credits/views';
 import { SeoJobView, SeoSubmittedView } from '../../queries/seo/views';
 import type { AppDeps, Caller } from '../../src/app/context';
@@ -23,11 +23,13 @@ import { probeJob } from '../../src/workers/probe';
 import { apiKey, closeAll, connectAll, toolOk } from '../mcp/support';
 import { allowLoopback, fakeResolver, type FixtureServer, startFixtureServer } from '../support/net';
 import { gate } from '../support/jobs';
-import { call, caughtUp, startServer, type TestServer } from '../support/server';
+import { importAnswers } from '../support/answers';
+import { useInstanceOverNats, useTwoInstancesOverNats } from '../support/nats-instances';
+import { useStarted } from '../support/started';
+import { call, caughtUp, type TestServer } from '../support/server';
 import { buildWorld, type World } from '../support/tenancy';
 import { until } from '../support/until';
 import { onRealPostgres } from '../support/db';
-import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
 
 const PAGE = `<!doctype html><html><head><title>Running shoes for flat feet</title>
 <script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Stride"}</script></head>
@@ -35,7 +37,6 @@ const PAGE = `<!doctype html><html><head><title>Running shoes for flat feet</tit
 <h2>Why stability matters</h2><p>Flat feet roll inward; stability shoes correct it.</p></body></html>`;
 
 let fixture: FixtureServer;
-let nats: NatsServerProcess;
 let s: TestServer;
 let w: World;
 /** the entitlement source: flipped to fail in the cache tests */
@@ -59,31 +60,34 @@ let outbound: Outbound;
 const held = { gate: null as ReturnType<typeof gate> | null };
 const dbRef = {} as { db: Knex };
 
-beforeAll(async () => {
-  fixture = await startFixtureServer((req, res) => {
-    if (req.url === '/missing') {
-      res.writeHead(404).end('no');
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
-  });
-  nats = await startNatsServer();
-  outbound = {
-    fetch: createSafeFetcher({ resolver: fakeResolver({ 'intranet.example.com': ['10.1.2.3'] }), allowAddress: allowLoopback }),
-    baseUrl: (host: string) => (host === 'shop.example.com' ? fixture.url : `https://${host}`),
-  };
-  s = await startServer({}, { outbound, seo }, undefined, {
-    natsUrl: nats.url,
-    jobs: { specs: [probeJob(), seoJob(dbRef, { beforeStep: async () => held.gate?.wait() })] },
-  });
-  dbRef.db = s.rt.database.db;
-  w = await buildWorld(s);
-}, 60_000);
-afterAll(async () => {
-  await s?.close();
-  await nats?.dispose();
-  await fixture?.close();
-});
+useStarted(
+  () =>
+    startFixtureServer((req, res) => {
+      if (req.url === '/missing') {
+        res.writeHead(404).end('no');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE);
+    }),
+  (x) => (fixture = x),
+);
+useInstanceOverNats(
+  () => {
+    outbound = {
+      fetch: createSafeFetcher({ resolver: fakeResolver({ 'intranet.example.com': ['10.1.2.3'] }), allowAddress: allowLoopback }),
+      baseUrl: (host: string) => (host === 'shop.example.com' ? fixture.url : `https://${host}`),
+    };
+    return {
+      app: { outbound, seo },
+      runtime: { jobs: { specs: [probeJob(), seoJob(dbRef, { beforeStep: async () => held.gate?.wait() })] } },
+    };
+  },
+  async (ctx) => {
+    s = ctx.s;
+    dbRef.db = s.rt.database.db;
+    w = await buildWorld(s);
+  },
+);
 
 const submit = (key: string, body: unknown) => call<any>(s, 'POST', '/api/v1/seo/recommendations', { key, body });
 const poll = (key: string, jobId: string, websiteId: string) =>
@@ -114,19 +118,17 @@ describe('SEO recommendations', () => {
       body: { website_id: site, name: 'Zoomer', url: 'https://zoomer.example.org' },
     });
     expect(comp.status).toBe(201);
-    const imported = await call(s, 'POST', '/api/v1/responses/import', {
-      key: w.a.key,
-      body: {
-        website_id: site,
-        responses: [1, 2, 3].map((i) => ({
-          prompt_id: prompt.body.prompt.id,
-          model: 'chatgpt',
-          run_at: new Date(Date.now() - i * 3_600_000).toISOString(),
-          text: 'For flat feet, Zoomer makes the most stable running shoes.',
-        })),
-      },
-    });
-    expect(imported.status).toBe(201);
+    await importAnswers(
+      s,
+      w.a.key,
+      site,
+      [1, 2, 3].map((i) => ({
+        prompt_id: prompt.body.prompt.id,
+        model: 'chatgpt',
+        run_at: new Date(Date.now() - i * 3_600_000).toISOString(),
+        text: 'For flat feet, Zoomer makes the most stable running shoes.',
+      })),
+    );
     await caughtUp(s, ['answers', 'catalog']);
 
     const r = await submit(w.a.key, { website_id: site, request_id: 'draft-1', draft });
@@ -441,19 +443,12 @@ const twoInstances = onRealPostgres ? describe : describe.skip;
 twoInstances('SEO recommendations on two instances (the default entitlement check)', () => {
   let one: TestServer;
   let two: TestServer;
-  // a NATS of their own: the durable job consumers are named per kind, and another database's workers would take these jobs
-  let ownNats: NatsServerProcess;
   const budgets: SeoOptions = { organizationPerMinute: 4, websitePerMinute: 1000 };
-  beforeAll(async () => {
-    ownNats = await startNatsServer();
-    one = await startServer({}, { seo: budgets }, undefined, { natsUrl: ownNats.url });
-    two = await startServer({}, { seo: budgets }, one, { natsUrl: ownNats.url });
-  }, 60_000);
-  afterAll(async () => {
-    await two?.close();
-    await one?.close();
-    await ownNats?.dispose();
-  });
+  // a NATS of their own: the durable job consumers are named per kind, and another database's workers would take these jobs
+  useTwoInstancesOverNats(
+    () => ({ app: { seo: budgets } }),
+    (ctx) => ({ a: one, b: two } = ctx),
+  );
 
   it("given one organization budget, then requests on both instances spend it together; the organization's features decide the entitlement", async () => {
     const org = await one.org('Two Org');

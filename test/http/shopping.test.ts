@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_IDS, SHOPPING_MODEL_IDS, isShoppingModelId } from '../../src/domain/models';
 import { SHOPPING_NOT_ENABLED } from '../../src/app/shopping';
 import { call, caughtUp, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { postCreated } from '../support/http';
 
 let s: TestServer;
@@ -888,9 +888,5 @@ describe('POST /api/v1/metrics/shopping: refusals', () => {
     );
   });
 
-  tenancyChecks('POST /api/v1/metrics/shopping', () => w, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path: PATH, body: { website_id: id } }),
-  });
+  websiteTenancyChecks(() => w, 'POST', PATH);
 });

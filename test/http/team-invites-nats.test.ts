@@ -1,30 +1,22 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startNatsServer, type NatsServerProcess } from '../bus/nats-server';
-import { call, startServer, type TestServer } from '../support/server';
+import { expect, it } from 'vitest';
+import { useTwoInstancesOverNats } from '../support/nats-instances';
+import { call, type TestServer } from '../support/server';
 import { startSmtp, type TestSmtp } from '../support/smtp';
+import { useStarted } from '../support/started';
 import { onPostgresServer } from '../support/suites';
 
 // Two instances over one database and a private nats-server: needs a real Postgres server.
 const suite = onPostgresServer('invitation emails over NATS', 'two instances need a shared server');
 
 suite('invitation emails over NATS JetStream, two instances', () => {
-  let nats: NatsServerProcess;
   let smtp: TestSmtp;
   let a: TestServer;
   let b: TestServer;
-  beforeAll(async () => {
-    nats = await startNatsServer();
-    smtp = await startSmtp();
-    const env = { SMTP_URL: smtp.url, MAIL_FROM: 'aivis <no-reply@aivis.test>', PUBLIC_BASE_URL: 'https://app.aivis.test' };
-    a = await startServer(env, {}, undefined, { natsUrl: nats.url });
-    b = await startServer(env, {}, a, { natsUrl: nats.url });
-  }, 60_000);
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await smtp?.close();
-    await nats?.dispose();
-  });
+  useStarted(startSmtp, (x) => (smtp = x));
+  useTwoInstancesOverNats(
+    () => ({ env: { SMTP_URL: smtp.url, MAIL_FROM: 'aivis <no-reply@aivis.test>', PUBLIC_BASE_URL: 'https://app.aivis.test' } }),
+    (ctx) => ({ a, b } = ctx),
+  );
 
   it('given email invites made on both instances, then each person gets exactly one email, and its token is accepted on the other instance', async () => {
     const org = await a.org('Nats Org');

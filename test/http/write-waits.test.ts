@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSite, type Site } from '../support/answers';
+import { buildSite, importAnswers, type Site } from '../support/answers';
 import { onRealPostgres } from '../support/db';
 import { call, caughtUp, startServer, type TestServer } from '../support/server';
 
@@ -20,14 +20,9 @@ describe.runIf(onRealPostgres)('a write waits for what its caller reads, not for
       url: 'https://acme-large.example.com',
       competitors: [{ name: 'Globex', url: 'https://globex-large.example.net' }],
     });
-    const r = await call(s, 'POST', '/api/v1/responses/import', {
-      key,
-      body: {
-        website_id: site.id,
-        responses: [{ prompt_id: site.prompts[0].id, model: 'chatgpt', run_at: '2026-01-01T00:00:00Z', text: 'Acme, then Newco.' }],
-      },
-    });
-    expect(r.status).toBe(201);
+    await importAnswers(s, key, site.id, [
+      { prompt_id: site.prompts[0].id, model: 'chatgpt', run_at: '2026-01-01T00:00:00Z', text: 'Acme, then Newco.' },
+    ]);
     // a large history, written straight into the answers read model (imported over HTTP it would take minutes here):
     // what a re-derivation reads
     await s.rt.database.db.raw(

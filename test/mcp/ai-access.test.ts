@@ -1,9 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ENGINE_IDS } from '../../src/analysis/ai-crawlers';
 import { RateLimiter } from '../../src/limits/rate';
 import { ORG_CHECKS_PER_MIN, orgLimitKey, PUBLIC_SCANS_PER_MIN } from '../../src/app/ai-access';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, startServer, type TestServer, useServer } from '../support/server';
+import { useStarted } from '../support/started';
 import { anonymousCaller, apiKey, awayFromMinuteEdge, callTool, connect, FIXTURE_DOMAIN, fixtureSite, type FixtureSite } from './support';
 
 let site: FixtureSite;
@@ -11,19 +12,19 @@ let s: TestServer;
 let key: string;
 let orgId: string;
 let anon: Client;
-beforeAll(async () => {
-  site = await fixtureSite();
-  s = await startServer({}, { outbound: site.outbound });
-  const org = await s.org('Checker');
-  key = org.key;
-  orgId = org.organization_id;
-  anon = anonymousCaller(s);
-});
-afterAll(async () => {
-  await anon?.close();
-  await s?.close();
-  await site?.close();
-});
+// the fixture site starts before the server and closes after it; the anonymous client closes first
+useStarted(fixtureSite, (x) => (site = x));
+useServer(
+  async (x) => {
+    s = x;
+    const org = await s.org('Checker');
+    key = org.key;
+    orgId = org.organization_id;
+    anon = anonymousCaller(s);
+  },
+  () => startServer({}, { outbound: site.outbound }),
+);
+afterAll(async () => anon?.close());
 afterEach(() => {
   expect(site.strayAttempts).toEqual([]);
 });

@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
 import { Answers } from '../../queries/content/views';
+import { importAnswers } from '../support/answers';
 import { call, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { type AreaClients, toolOk, useAreaClients } from './support';
@@ -13,23 +14,16 @@ describe('content hub tools', () => {
     const site = (await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'Mcp Co', url: 'https://mcp-content.example.com' } })).body
       .website.id;
     const prompt = (await call(s, 'POST', '/api/v1/prompts', { key: w.a.key, body: { website_id: site, text: 'where to read?' } })).body.prompt.id;
-    const imported = await call(s, 'POST', '/api/v1/responses/import', {
-      key: w.a.key,
-      body: {
-        website_id: site,
-        responses: [
-          {
-            prompt_id: prompt,
-            model: 'chatgpt',
-            run_at: '2026-03-01T00:00:00Z',
-            text: 'Read https://mcp-content.example.com/blog/post',
-            citations: [],
-          },
-          { prompt_id: prompt, model: 'chatgpt', run_at: '2026-03-02T00:00:00Z', text: 'Nothing', citations: ['https://elsewhere.example.org/'] },
-        ],
+    await importAnswers(s, w.a.key, site, [
+      {
+        prompt_id: prompt,
+        model: 'chatgpt',
+        run_at: '2026-03-01T00:00:00Z',
+        text: 'Read https://mcp-content.example.com/blog/post',
+        citations: [],
       },
-    });
-    expect(imported.status).toBe(201);
+      { prompt_id: prompt, model: 'chatgpt', run_at: '2026-03-02T00:00:00Z', text: 'Nothing', citations: ['https://elsewhere.example.org/'] },
+    ]);
     const sheet = Answers.sheet.parse(await toolOk(a, 'create_content_hub_sheet', { website_id: site, name: 'Posts' })).sheet;
     await toolOk(a, 'create_content_hub_column', { sheet_id: sheet.sheet_id, name: 'Owner', type: 'text' });
     const tracked = Answers.track.parse(

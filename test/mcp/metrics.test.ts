@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
-import { buildSite, type Site } from '../support/answers';
+import { buildSite, importAnswers, type Site } from '../support/answers';
 import { call, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { callTool, toolOk, useMcpWorld } from './support';
@@ -22,14 +22,11 @@ useMcpWorld(async (ctx) => {
     competitors: [{ name: 'Globex', url: 'https://globex-mcp.example.net' }],
   });
   const item = (run_at: string, text: string) => ({ prompt_id: site.prompts[0].id, model: 'chatgpt', run_at, text });
-  const r = await call(s, 'POST', '/api/v1/responses/import', {
-    key: w.a.key,
-    body: {
-      website_id: site.id,
-      responses: [item('2026-03-05T10:00:00Z', 'Acme and Globex.'), item('2026-03-06T10:00:00Z', 'Globex.'), item('2026-03-07T10:00:00Z', 'None.')],
-    },
-  });
-  expect(r.status).toBe(201);
+  await importAnswers(s, w.a.key, site.id, [
+    item('2026-03-05T10:00:00Z', 'Acme and Globex.'),
+    item('2026-03-06T10:00:00Z', 'Globex.'),
+    item('2026-03-07T10:00:00Z', 'None.'),
+  ]);
 });
 
 describe('metrics over MCP', () => {

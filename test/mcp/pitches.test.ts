@@ -1,29 +1,21 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PitchAdmittedView, PitchListView, PitchReportView } from '../../queries/pitches/views';
 import { PROSPECT, PROSPECT_NAME, type PitchSites, startPitchSites } from '../support/pitch-site';
 import { call, startServer, type TestServer } from '../support/server';
-import { buildWorld, type World } from '../support/tenancy';
+import { useStarted } from '../support/started';
+import type { World } from '../support/tenancy';
 import { until } from '../support/until';
-import { apiKey, callTool, connect, toolOk } from './support';
+import { callTool, toolOk, useAreaClients } from './support';
 
-let s: TestServer;
-let w: World;
+let s: TestServer, w: World, a: Client, scoped: Client, b: Client;
 let sites: PitchSites;
-let a: Client;
-let scoped: Client;
-let b: Client;
-beforeAll(async () => {
-  sites = await startPitchSites();
-  s = await startServer({}, { outbound: sites.outbound });
-  w = await buildWorld(s);
-  [a, scoped, b] = await Promise.all([connect(s, apiKey(w.a.key)), connect(s, apiKey(w.a.scoped)), connect(s, apiKey(w.b.key))]);
-});
-afterAll(async () => {
-  await Promise.all([a, scoped, b].map((c) => c?.close()));
-  await s?.close();
-  await sites?.close();
-});
+// the sites start before the server and close after it
+useStarted(startPitchSites, (x) => (sites = x));
+useAreaClients(
+  (ctx) => ({ s, w, a, scoped, b } = ctx),
+  () => startServer({}, { outbound: sites.outbound }),
+);
 
 describe('pitch report tools', () => {
   it('given create_pitch, then it follows REST: a report is admitted once per idempotency_key, get_pitch polls it to completed, list_pitches lists it', async () => {

@@ -48,12 +48,13 @@ export const closeAll = async (...clients: (Client | undefined)[]) => {
 export function useMcpWorld(
   ready: (ctx: { s: TestServer; w: World; clients: Client[] }) => unknown,
   headers: (w: World) => Record<string, string>[] = (w) => [apiKey(w.a.key), apiKey(w.b.key)],
+  start?: () => Promise<TestServer>,
 ): void {
   let clients: Client[] = [];
   useWorld(async ({ s, w }) => {
     clients = await connectAll(s, ...headers(w));
     await ready({ s, w, clients });
-  });
+  }, start);
   afterAll(() => closeAll(...clients));
 }
 
@@ -70,12 +71,13 @@ export interface AreaClients {
   refused: (client: Client, name: string, args: Record<string, unknown>, status: number, error: string | RegExp) => Promise<void>;
 }
 
-/** useMcpWorld with the three clients a tool area's test compares against REST (org A, A scoped, org B). */
-export function useAreaClients(ready: (ctx: AreaClients) => unknown): void {
+/** useMcpWorld with the three clients a tool area's test compares against REST (org A, A scoped, org B); `start` as useWorld's. */
+export function useAreaClients(ready: (ctx: AreaClients) => unknown, start?: () => Promise<TestServer>): void {
   useMcpWorld(
     ({ s, w, clients: [a, scoped, b] }) =>
       ready({ s, w, a, scoped, b, refused: (client, name, args, status, error) => toolRefused(s, client, name, args, status, error) }),
     (w) => [apiKey(w.a.key), apiKey(w.a.scoped), apiKey(w.b.key)],
+    start,
   );
 }
 

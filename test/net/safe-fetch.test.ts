@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSafeFetcher, isPublicAddress, SafeFetchError, type SafeFetcherOptions } from '../../src/net/safe-fetch';
 import { allowLoopback, fakeResolver, guardConnections, startFixtureServer, type FixtureServer } from '../support/net';
+import { rejection } from '../support/rejection';
 
 // Every test resolver answers from this table only: no test ever asks a real DNS server.
 const lookup = fakeResolver({
@@ -83,15 +84,7 @@ afterEach(() => {
   resolved.length = 0;
 });
 
-async function failure(p: Promise<unknown>): Promise<SafeFetchError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(SafeFetchError);
-    return err as SafeFetchError;
-  }
-  throw new Error('expected the fetch to fail');
-}
+const failure = (p: Promise<unknown>) => rejection(p, SafeFetchError);
 
 describe('isPublicAddress', () => {
   it.each([

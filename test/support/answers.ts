@@ -52,3 +52,21 @@ export async function finishedRun(s: TestServer, key: string, websiteId: string,
     timeoutMs,
   );
 }
+
+/** Imports answers to a website (a test's given): POST /api/v1/responses/import, expected 201; its body. */
+export async function importAnswers(s: TestServer, key: string, websiteId: string, responses: readonly object[]) {
+  const r = await call(s, 'POST', '/api/v1/responses/import', { key, body: { website_id: websiteId, responses } });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body;
+}
+
+/** Every answer of a website as GET /api/v1/responses lists it (analyzed when read), page after page. */
+export async function everyListedAnswer<T>(s: TestServer, key: string, websiteId: string): Promise<T[]> {
+  const out: T[] = [];
+  for (let page_num = 0; ; page_num++) {
+    const r = await call(s, 'GET', '/api/v1/responses', { key, query: { website_id: websiteId, page_num, page_size: 100 } });
+    expect(r.status).toBe(200);
+    out.push(...(r.body.responses as T[]));
+    if (!r.body.has_more) return out;
+  }
+}

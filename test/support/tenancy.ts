@@ -122,6 +122,20 @@ export function tenancyChecks(name: string, getWorld: () => World, ep: EndpointU
 }
 
 /**
+ * tenancyChecks for an endpoint that addresses one website by its website_id: in the query of a GET or DELETE, in
+ * the body otherwise, with the `fields` given beside it; named `<method> <path>`.
+ */
+export function websiteTenancyChecks(getWorld: () => World, method: string, path: string, fields: Record<string, unknown> = {}) {
+  const inQuery = method === 'GET' || method === 'DELETE';
+  tenancyChecks(`${method} ${path}`, getWorld, {
+    method,
+    websiteScoped: true,
+    request: (id) =>
+      inQuery ? { path, query: { website_id: id, ...fields } as Record<string, string> } : { path, body: { website_id: id, ...fields } },
+  });
+}
+
+/**
  * tenancyChecks for a website's collection as src/http/routes/catalog.ts builds it (websiteCollection, websiteItem):
  * `GET <path>` and `POST <path>` (`create`, with the website in the body), and for an unknown item `PATCH <path>/{id}`
  * (`patch`, with the website in the body) and `DELETE <path>/{id}` (the website in the query) where given.
@@ -132,12 +146,8 @@ export function collectionTenancyChecks(
   c: { create: Record<string, unknown>; patch?: Record<string, unknown>; remove?: boolean },
 ) {
   const item = `${path}/00000000-0000-4000-8000-000000000000`;
-  tenancyChecks(`GET ${path}`, getWorld, { method: 'GET', websiteScoped: true, request: (id) => ({ path, query: { website_id: id } }) });
-  tenancyChecks(`POST ${path}`, getWorld, {
-    method: 'POST',
-    websiteScoped: true,
-    request: (id) => ({ path, body: { website_id: id, ...c.create } }),
-  });
+  websiteTenancyChecks(getWorld, 'GET', path);
+  websiteTenancyChecks(getWorld, 'POST', path, c.create);
   const { patch } = c;
   if (patch)
     tenancyChecks(`PATCH ${path}/{id}`, getWorld, {

@@ -15,8 +15,10 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
 }
 
 /**
- * Runs `attempt` (a burst against a per-minute limit); if it fails after the clock's minute changed under it, the
- * burst straddled two windows and is run once more, in the new one. A failure within one minute is thrown.
+ * Runs `attempt` (a burst against a per-minute limit; the limiter's windows start on whole minutes); if it fails after
+ * the clock's minute changed under it, the burst straddled two windows and is run once more, in the new one (so the
+ * scenario must use a fresh organization each time). A failure within one minute is thrown. That is the only way a
+ * correct limiter lets one request too many through, and it leaves almost a whole minute for the second run.
  */
 export async function inOneMinute(attempt: () => Promise<void>): Promise<void> {
   const minute = () => Math.floor(Date.now() / 60_000);

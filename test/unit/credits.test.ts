@@ -28,32 +28,13 @@ describe('the one-off credit balance', () => {
   });
 
   it('given overuse before a grant, then the later grant does not pay for it; overuse after it does', () => {
-    expect(
-      oneOffBalance(
-        [
-          { granted: 0, used: 1_500 },
-          { granted: 300, used: 900 },
-        ],
-        1_000,
-      ),
-    ).toBe(300);
-    expect(
-      oneOffBalance(
-        [
-          { granted: 300, used: 1_100 },
-          { granted: 0, used: 1_050 },
-        ],
-        1_000,
-      ),
-    ).toBe(150);
-    expect(
-      oneOffBalance(
-        [
-          { granted: 300, used: 2_000 },
-          { granted: 40.25, used: 0 },
-        ],
-        1_000,
-      ),
-    ).toBe(40.25);
+    // two months against an allowance of 1,000: what is left of the one-off grants
+    const m = (granted: number, used: number) => ({ granted, used });
+    const cases: [months: { granted: number; used: number }[], left: number][] = [
+      [[m(0, 1_500), m(300, 900)], 300],
+      [[m(300, 1_100), m(0, 1_050)], 150],
+      [[m(300, 2_000), m(40.25, 0)], 40.25],
+    ];
+    for (const [months, left] of cases) expect(oneOffBalance(months, 1_000)).toBe(left);
   });
 });

@@ -1,15 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FactsPage, type FactView } from '../../queries/knowledge/views';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { MODEL_IDS } from '../../src/domain/models';
 import { createSafeFetcher } from '../../src/net/safe-fetch';
 import { pillarResearchJob, pillarTerms, sentences, stem } from '../../src/workers/pillar-research';
-import { startNatsServer, type NatsServerProcess } from '../bus/nats-server';
-import { buildSite } from '../support/answers';
+import { buildSite, importAnswers } from '../support/answers';
 import { onRealPostgres } from '../support/db';
+import { useInstanceOverNats, useTwoInstancesOverNats } from '../support/nats-instances';
+import { useStarted } from '../support/started';
 import { allowLoopback, type FixtureServer, guardConnections, startFixtureServer } from '../support/net';
 import { offlineResearch } from '../support/knowledge';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, type TestServer } from '../support/server';
 import { jobEnded } from '../support/jobs';
 import { until } from '../support/until';
 import { onPostgresServer } from '../support/suites';
@@ -25,30 +26,32 @@ const PRICING = `<html><body><h2>Plans</h2><ul><li>The Starter plan costs 5,000 
 
 describe('pillar research over NATS', () => {
   const net = guardConnections();
-  let nats: NatsServerProcess;
   let fixture: FixtureServer;
   let s: TestServer;
   let key: string;
   const served: string[] = [];
-  beforeAll(async () => {
-    fixture = await startFixtureServer((req, res) => {
-      served.push(req.url ?? '');
-      const body = req.url === '/' ? HOME : req.url === '/pricing' ? PRICING : null;
-      res.writeHead(body ? 200 : 404, { 'content-type': 'text/html' });
-      res.end(body ?? 'not found');
-    });
-    nats = await startNatsServer();
-    // the website's pages are served by the local fixture server, reached through the real safe fetcher
-    const fetch = createSafeFetcher({ allowAddress: allowLoopback });
-    const outbound = { fetch: (url: string, init?: Parameters<typeof fetch>[1]) => fetch(url.replace(SITE_HOST, fixture.url), init) };
-    s = await startServer({}, {}, undefined, { natsUrl: nats.url, jobs: { specs: [pillarResearchJob({ outbound })] } });
-    key = (await s.org('Research')).key;
-  }, 60_000);
-  afterAll(async () => {
-    await s?.close();
-    await nats?.dispose();
-    await fixture?.close();
-  });
+  useStarted(
+    () =>
+      startFixtureServer((req, res) => {
+        served.push(req.url ?? '');
+        const body = req.url === '/' ? HOME : req.url === '/pricing' ? PRICING : null;
+        res.writeHead(body ? 200 : 404, { 'content-type': 'text/html' });
+        res.end(body ?? 'not found');
+      }),
+    (x) => (fixture = x),
+  );
+  useInstanceOverNats(
+    () => {
+      // the website's pages are served by the local fixture server, reached through the real safe fetcher
+      const fetch = createSafeFetcher({ allowAddress: allowLoopback });
+      const outbound = { fetch: (url: string, init?: Parameters<typeof fetch>[1]) => fetch(url.replace(SITE_HOST, fixture.url), init) };
+      return { runtime: { jobs: { specs: [pillarResearchJob({ outbound })] } } };
+    },
+    async (ctx) => {
+      s = ctx.s;
+      key = (await s.org('Research')).key;
+    },
+  );
 
   it('given answers and pages about the brand, when a pillar is created, then its candidate facts arrive pending with their provenance and the pillar becomes draft', async () => {
     const site = await buildSite(s, key, {
@@ -217,38 +220,24 @@ if (!onRealPostgres) console.log('pillar research: PGlite read models, NATS bus'
 const twoInstances = onPostgresServer('pillar research on two instances', 'two instances need a shared server');
 
 twoInstances('pillar research over NATS, two instances', () => {
-  let nats: NatsServerProcess;
   let a: TestServer;
   let b: TestServer;
-  beforeAll(async () => {
-    nats = await startNatsServer();
-    a = await startServer({}, {}, undefined, { natsUrl: nats.url, ...offlineResearch() });
-    b = await startServer({}, {}, a, { natsUrl: nats.url, ...offlineResearch() });
-  }, 60_000);
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-    await nats?.dispose();
-  });
+  useTwoInstancesOverNats(
+    () => ({ runtime: offlineResearch() }),
+    (ctx) => ({ a, b } = ctx),
+  );
 
   it('given pillars created on both instances, then every one is researched exactly once and becomes draft', async () => {
     const { key } = await a.org('Research x2');
     const site = await buildSite(a, key, { name: 'Acme', url: SITE_HOST });
-    const imp = await call(a, 'POST', '/api/v1/responses/import', {
-      key,
-      body: {
-        website_id: site.id,
-        responses: [
-          {
-            prompt_id: site.prompts[0].id,
-            model: MODEL_IDS[0],
-            run_at: '2026-03-01T10:00:00.000Z',
-            text: 'Acme support is open every day. Acme security is audited yearly. Acme pricing is fair.',
-          },
-        ],
+    await importAnswers(a, key, site.id, [
+      {
+        prompt_id: site.prompts[0].id,
+        model: MODEL_IDS[0],
+        run_at: '2026-03-01T10:00:00.000Z',
+        text: 'Acme support is open every day. Acme security is audited yearly. Acme pricing is fair.',
       },
-    });
-    expect(imp.status).toBe(201);
+    ]);
     const names = ['Support', 'Security', 'Pricing', 'Support', 'SECURITY', 'pricing'];
     const rs = await Promise.all(
       names.map((name, i) => call(i % 2 ? b : a, 'POST', '/api/v1/knowledge-base/pillars', { key, body: { website_id: site.id, name } })),

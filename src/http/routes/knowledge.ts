@@ -11,19 +11,7 @@ import {
   PillarsView,
   SearchAnswer,
 } from '../../../queries/knowledge/views';
-import {
-  createFactOp,
-  createPillarOp,
-  deleteFactsOp,
-  ListFactsQuery,
-  listFactsOp,
-  listPillarsOp,
-  patchFactOp,
-  reviewFactOp,
-  SearchFactsQuery,
-  searchFactsOp,
-  updatePillarOp,
-} from '../../app/knowledge';
+import * as knowledge from '../../app/knowledge';
 import { route, Uuid } from '../route';
 
 const TAG = 'knowledge base';
@@ -38,7 +26,7 @@ export const knowledgeRoutes = [
     tag: TAG,
     body: CreatePillar,
     responses: { 200: CreatePillarAnswer },
-    handler: (ctx) => createPillarOp(ctx, ctx.body),
+    handler: (ctx) => knowledge.createPillarOp(ctx, ctx.body),
   }),
   route({
     method: 'GET',
@@ -48,7 +36,7 @@ export const knowledgeRoutes = [
     extension: true,
     query: z.strictObject({ website_id: Uuid }),
     responses: { 200: PillarsView },
-    handler: (ctx) => listPillarsOp(ctx, ctx.query.website_id),
+    handler: (ctx) => knowledge.listPillarsOp(ctx, ctx.query.website_id),
   }),
   route({
     method: 'PATCH',
@@ -59,7 +47,7 @@ export const knowledgeRoutes = [
     params: z.object({ pillar_id: Uuid }),
     body: UpdatePillar,
     responses: { 200: PillarAnswer },
-    handler: (ctx) => updatePillarOp(ctx, ctx.params.pillar_id, ctx.body),
+    handler: (ctx) => knowledge.updatePillarOp(ctx, ctx.params.pillar_id, ctx.body),
   }),
   route({
     method: 'POST',
@@ -70,25 +58,25 @@ export const knowledgeRoutes = [
     body: CreateFact,
     status: 201,
     responses: { 201: FactAnswer },
-    handler: (ctx) => createFactOp(ctx, ctx.body),
+    handler: (ctx) => knowledge.createFactOp(ctx, ctx.body),
   }),
   route({
     method: 'GET',
     url: '/api/v1/knowledge-base/facts',
     summary: "A page of the website's facts, newest first (automated-analysis facts only with include_oracle=true)",
     tag: TAG,
-    query: ListFactsQuery,
+    query: knowledge.ListFactsQuery,
     responses: { 200: FactsPage },
-    handler: (ctx) => listFactsOp(ctx, ctx.query),
+    handler: (ctx) => knowledge.listFactsOp(ctx, ctx.query),
   }),
   route({
     method: 'GET',
     url: '/api/v1/knowledge-base/facts/search',
     summary: 'Full-text search of the approved facts, best first',
     tag: TAG,
-    query: SearchFactsQuery,
+    query: knowledge.SearchFactsQuery,
     responses: { 200: SearchAnswer },
-    handler: (ctx) => searchFactsOp(ctx, ctx.query),
+    handler: (ctx) => knowledge.searchFactsOp(ctx, ctx.query),
   }),
   route({
     method: 'PATCH',
@@ -98,7 +86,7 @@ export const knowledgeRoutes = [
     params: FactParams,
     body: PatchFact,
     responses: { 200: PatchFactAnswer },
-    handler: (ctx) => patchFactOp(ctx, ctx.params.fact_id, ctx.body),
+    handler: (ctx) => knowledge.patchFactOp(ctx, ctx.params.fact_id, ctx.body),
   }),
   route({
     method: 'POST',
@@ -109,7 +97,7 @@ export const knowledgeRoutes = [
     params: FactParams,
     body: ReviewFact,
     responses: { 200: FactAnswer },
-    handler: (ctx) => reviewFactOp(ctx, ctx.params.fact_id, ctx.body),
+    handler: (ctx) => knowledge.reviewFactOp(ctx, ctx.params.fact_id, ctx.body),
   }),
   route({
     method: 'POST',
@@ -118,6 +106,6 @@ export const knowledgeRoutes = [
     tag: TAG,
     body: DeleteFacts,
     responses: { 200: DeleteFactsAnswer },
-    handler: (ctx) => deleteFactsOp(ctx, ctx.body),
+    handler: (ctx) => knowledge.deleteFactsOp(ctx, ctx.body),
   }),
 ];

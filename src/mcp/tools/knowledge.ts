@@ -9,17 +9,7 @@ import {
   PillarsView,
   SearchAnswer,
 } from '../../../queries/knowledge/views';
-import {
-  createPillarOp,
-  deleteFactsOp,
-  ListFactsQuery,
-  listFactsOp,
-  listPillarsOp,
-  patchFactOp,
-  reviewFactOp,
-  SearchFactsQuery,
-  searchFactsOp,
-} from '../../app/knowledge';
+import * as knowledge from '../../app/knowledge';
 import { Uuid } from '../../domain/schemas';
 import { tool, READS, REPLACES, websiteRead } from '../tool';
 
@@ -35,32 +25,32 @@ export const knowledgeTools = [
     input: CreatePillar,
     output: CreatePillarAnswer,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-    handler: (ctx, input) => createPillarOp(ctx, input),
+    handler: (ctx, input) => knowledge.createPillarOp(ctx, input),
   }),
   websiteRead({
     name: 'list_pillars',
     title: 'List pillars',
     description: `The website's knowledge-base pillars with their status (researching, draft, published, archived) and last research time. ${GATE}`,
     output: PillarsView,
-    read: listPillarsOp,
+    read: knowledge.listPillarsOp,
   }),
   tool({
     name: 'list_brand_facts',
     title: 'List brand facts',
     description: `A page of the website's brand facts, newest first, filtered by pillar_id, unfiled, review_status; facts from automated analysis only with include_oracle. ${GATE}`,
-    input: ListFactsQuery,
+    input: knowledge.ListFactsQuery,
     output: FactsPage,
     annotations: READS,
-    handler: (ctx, input) => listFactsOp(ctx, input),
+    handler: (ctx, input) => knowledge.listFactsOp(ctx, input),
   }),
   tool({
     name: 'search_brand_facts',
     title: 'Search brand facts',
     description: `Full-text search of the website's approved brand facts, best first, each with its rank. ${GATE}`,
-    input: SearchFactsQuery,
+    input: knowledge.SearchFactsQuery,
     output: SearchAnswer,
     annotations: READS,
-    handler: (ctx, input) => searchFactsOp(ctx, input),
+    handler: (ctx, input) => knowledge.searchFactsOp(ctx, input),
   }),
   tool({
     name: 'update_brand_fact',
@@ -70,7 +60,7 @@ export const knowledgeTools = [
     output: PatchFactAnswer,
     // the same call again changes nothing more (a text change archived the fact: 404)
     annotations: REPLACES,
-    handler: ({ deps, principal }, { fact_id, ...patch }) => patchFactOp({ deps, principal }, fact_id, patch),
+    handler: ({ deps, principal }, { fact_id, ...patch }) => knowledge.patchFactOp({ deps, principal }, fact_id, patch),
   }),
   tool({
     name: 'delete_brand_facts',
@@ -79,7 +69,7 @@ export const knowledgeTools = [
     input: DeleteFacts,
     output: DeleteFactsAnswer,
     annotations: REPLACES,
-    handler: (ctx, input) => deleteFactsOp(ctx, input),
+    handler: (ctx, input) => knowledge.deleteFactsOp(ctx, input),
   }),
   tool({
     name: 'review_brand_fact',
@@ -88,6 +78,6 @@ export const knowledgeTools = [
     input: ReviewFact.extend({ fact_id: FactId }),
     output: FactAnswer,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    handler: ({ deps, principal }, { fact_id, decision }) => reviewFactOp({ deps, principal }, fact_id, { decision }),
+    handler: ({ deps, principal }, { fact_id, decision }) => knowledge.reviewFactOp({ deps, principal }, fact_id, { decision }),
   }),
 ];
