@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -32,6 +32,10 @@ export const CHILD_ENTRIES = [
 ] as const;
 
 export type ChildEntry = (typeof CHILD_ENTRIES)[number];
+
+/** written into the bundles' directory once they are all there, or (with esbuild's message) if the build failed */
+export const BUILT = '.built';
+export const BUILD_FAILED = '.failed';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -81,14 +85,24 @@ export async function buildChildBundles(dir: string): Promise<void> {
  * run; the tests start them with `nodeArgs(entry)` (test/support/bundles.ts). BUNDLE_CHILDREN=off: every child loads
  * its source through tsx.
  */
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+export default function setup(project: TestProject): () => Promise<void> {
   const run = randomBytes(6).toString('hex');
   const teardown: (() => Promise<void> | void)[] = [];
   if (process.env.BUNDLE_CHILDREN === 'off') project.provide('bundles', null);
   else {
+    // built while the first files start (about 1.5 s; most files start no process): nodeArgs waits for BUILT
     const dir = join(ROOT, 'test-output', 'bundles', run);
-    teardown.push(() => rmSync(dir, { recursive: true, force: true }));
-    await buildChildBundles(dir);
+    const built = buildChildBundles(dir).then(
+      () => writeFileSync(join(dir, BUILT), ''),
+      (err) => {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(join(dir, BUILD_FAILED), String(err instanceof Error ? err.message : err));
+      },
+    );
+    teardown.push(async () => {
+      await built;
+      rmSync(dir, { recursive: true, force: true });
+    });
     project.provide('bundles', dir);
   }
   const serverUrl = process.env.DATABASE_URL;
