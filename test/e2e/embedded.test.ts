@@ -28,7 +28,9 @@ function start(dataDir: string): Promise<Started> {
   const proc = spawn(process.execPath, nodeArgs('src/main.ts'), { env: env(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
+    // a first start on a fresh data directory (PGlite's initdb and the schema in WebAssembly, then the demo) takes
+    // 18-23 s of CPU: 44-62 s to listening at load 10-12, bundled or through tsx (60 s ran out twice)
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 150_000);
     const onData = (d: Buffer) => {
       out += d.toString();
       const listening = /aivis listening on (http:\/\/[0-9.]+:\d+)/.exec(out);
