@@ -14,6 +14,7 @@ import { LABEL_BIDI, TEXT_NUL } from '../../src/domain/schemas';
 import { openRuntime } from '../../src/runtime';
 import { cliHost } from '../support/cli';
 import { answerFromYearZero } from '../support/events';
+import { nodeArgs } from '../support/bundles';
 
 // The operator CLI as an operator runs it: against the real server when DATABASE_URL is set, else embedded.
 describe('operator CLI', () => {
@@ -53,9 +54,16 @@ describe('operator CLI', () => {
       await rt.close();
     }
   };
-  /** a CLI process of its own: `node --import tsx src/cli.ts ...args` */
-  const spawned = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env: env(), encoding: 'utf8', timeout: 120_000 });
+  /**
+   * a CLI process of its own: this run's bundle of `src/cli.ts` (test/support/bundles.ts), or `node --import tsx
+   * src/cli.ts ...args` (`npm run cli`) when `tsx` is set
+   */
+  const spawned = (args: string[], tsx = false) =>
+    spawnSync(process.execPath, [...(tsx ? ['--import', 'tsx', 'src/cli.ts'] : nodeArgs('src/cli.ts')), ...args], {
+      env: env(),
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
   // the other runs go through one host process that evaluates src/cli.ts afresh for each (same argv, environment,
   // stdout, stderr and exit code) without loading the module graph every time: see test/support/cli-host.ts
   const host = cliHost();
@@ -74,7 +82,7 @@ describe('operator CLI', () => {
   });
 
   it('given org:create, then it prints the organization, its owner and a global key as JSON', async () => {
-    const r = spawned('org:create', '--name', 'Cli Org', '--plan', 'pro', '--features', 'pitch,shopping', '--pitch-allowance', '3');
+    const r = spawned(['org:create', '--name', 'Cli Org', '--plan', 'pro', '--features', 'pitch,shopping', '--pitch-allowance', '3']);
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toEqual({
@@ -99,7 +107,7 @@ describe('operator CLI', () => {
       ['projections:rebuild', 'nope'],
     ]) {
       // the first in a CLI process of its own, the others in the host
-      const r = args === first ? spawned(...args) : await cli(...args);
+      const r = args === first ? spawned(args) : await cli(...args);
       expect(r.status, args.join(' ')).toBe(1);
       expect(
         r.stderr
@@ -108,7 +116,8 @@ describe('operator CLI', () => {
           .filter((l) => !l.startsWith('npm warn')),
       ).toHaveLength(1);
     }
-    expect(spawned('no-such-command').status).toBe(2);
+    // as `npm run cli` runs it: through tsx
+    expect(spawned(['no-such-command'], true).status).toBe(2);
     // two CLI processes and three runs in the host opening the store: 48 s in a full run at load ~20 when all five
     // were processes
   }, 120_000);

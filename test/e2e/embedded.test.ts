@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { call } from '../support/server';
 import { until } from '../support/until';
+import { nodeArgs } from '../support/bundles';
 
 // The embedded default, exactly as `npm start` runs it: no DATABASE_URL, no NATS_URL, PGlite in DATA_DIR.
 const env = (dataDir: string, extra: Record<string, string> = {}) => {
@@ -22,11 +23,14 @@ interface Started {
   output: () => string;
 }
 
+/** `npm start`'s src/main.ts, as this run's bundle of it (test/support/bundles.ts) */
 function start(dataDir: string): Promise<Started> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: env(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, nodeArgs('src/main.ts'), { env: env(dataDir), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
+    // a first start on a fresh data directory (PGlite's initdb and the schema in WebAssembly, then the demo) takes
+    // 18-23 s of CPU: 44-62 s to listening at load 10-12, bundled or through tsx (60 s ran out twice)
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 150_000);
     const onData = (d: Buffer) => {
       out += d.toString();
       const listening = /aivis listening on (http:\/\/[0-9.]+:\d+)/.exec(out);
@@ -101,11 +105,11 @@ describe('embedded mode (npm start with no configuration)', () => {
     expect(created.status).toBe(201);
 
     // a second server on the same data directory is refused with a clear message
-    const second = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], { env: env(dataDir), encoding: 'utf8', timeout: 60_000 });
+    const second = spawnSync(process.execPath, nodeArgs('src/main.ts'), { env: env(dataDir), encoding: 'utf8', timeout: 60_000 });
     expect(second.status).toBe(1);
     expect(second.stderr).toMatch(/data directory .* is in use by another aivis process/);
     // and so is the CLI
-    const cli = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'org:create', '--name', 'X'], {
+    const cli = spawnSync(process.execPath, [...nodeArgs('src/cli.ts'), 'org:create', '--name', 'X'], {
       env: env(dataDir),
       encoding: 'utf8',
       timeout: 60_000,
@@ -124,7 +128,7 @@ describe('embedded mode (npm start with no configuration)', () => {
     expect(await stop(again)).toBe(0);
 
     // with the server stopped, the CLI works on the same data and the server sees it next time
-    const org = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'org:create', '--name', 'From CLI'], {
+    const org = spawnSync(process.execPath, [...nodeArgs('src/cli.ts'), 'org:create', '--name', 'From CLI'], {
       env: env(dataDir),
       encoding: 'utf8',
       timeout: 60_000,
@@ -136,11 +140,13 @@ describe('embedded mode (npm start with no configuration)', () => {
     expect((await call(third, 'GET', '/api/v1/websites', { key: made.api_key })).status).toBe(200);
     expect(await stop(third)).toBe(0);
     // legitimately long, and all CPU: the demo's 30 days of simulated answers written through the pipeline on PGlite
-    // (WebAssembly), then four server processes and two CLI processes, each loading its modules through tsx (about 70 s
-    // of CPU in all): 53-61 s on a quiet machine, 107 s at load 5, 173 s at load 12
+    // (WebAssembly), then four server processes and two CLI processes, each loading its modules (bundled for the run,
+    // about 1 s of CPU each; 2.5 s through tsx, when this test took about 70 s of CPU in all): 53-61 s on a quiet
+    // machine, 107 s at load 5, 173 s at load 12 (through tsx)
   }, 360_000);
 
   it('given a bad configuration value, then start fails with one line naming it', () => {
+    // as `npm start` runs it: the source through tsx
     const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       env: env('/tmp/aivis-never', { PORT: 'eighty' }),
       encoding: 'utf8',

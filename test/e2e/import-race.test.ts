@@ -8,6 +8,7 @@ import { buildSite, type Site } from '../support/answers';
 import { onRealPostgres } from '../support/db';
 import { call, caughtUp, startServer, type TestServer, useTwoInstances } from '../support/server';
 import { until } from '../support/until';
+import { nodeArgs } from '../support/bundles';
 
 // Honest counts and no hangs (issue 14, item 9): imports of one file at once each report what they stored, over HTTP,
 // in the CLI and in the log's ResponsesImported; a CLI waiting on a dead lease holder takes over. Processes that share
@@ -29,7 +30,7 @@ function cli(url: string, args: string[]): Promise<Cli> {
   const env: Record<string, string> = { ...(process.env as Record<string, string>), DATABASE_URL: url, LOG_LEVEL: 'warn' };
   delete env.NATS_URL;
   const t0 = Date.now();
-  const p = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const p = spawn(process.execPath, [...nodeArgs('src/cli.ts'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   p.stdout.on('data', (d) => (stdout += d));
@@ -170,7 +171,7 @@ describe.skipIf(!onRealPostgres)('a CLI waiting on a dead lease holder', () => {
     for (const r of s.rt.runners.values()) await r.stop();
     const env: Record<string, string> = { ...(process.env as Record<string, string>), DATABASE_URL: s.databaseUrl! };
     delete env.NATS_URL;
-    holder = spawn(process.execPath, ['--import', 'tsx', 'test/support/server-child.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    holder = spawn(process.execPath, nodeArgs('test/support/server-child.ts'), { env, stdio: ['ignore', 'pipe', 'inherit'] });
     const db = s.rt.database.db;
     await until(
       'the child to hold the answers lease',

@@ -20,6 +20,7 @@ import { freshDatabase } from '../support/db';
 import { startSmtp } from '../support/smtp';
 import { until } from '../support/until';
 import { onPostgresServer } from '../support/suites';
+import { nodeArgs } from '../support/bundles';
 
 // Killing a worker process needs a database two processes share: the real server (and a private nats-server).
 const crash = onPostgresServer('email crash test', 'needs a server two processes share');
@@ -45,7 +46,7 @@ crash('an email worker killed between send and mark (kill -9)', () => {
     });
     const rt: { close(): Promise<void> }[] = [];
     try {
-      child = spawn(process.execPath, ['--import', 'tsx', 'test/support/email-child.ts'], {
+      child = spawn(process.execPath, nodeArgs('test/support/email-child.ts'), {
         env: { ...process.env, TEST_DB_URL: database.url!, TEST_NATS_URL: nats.url, TEST_SMTP_URL: smtp.url, TEST_MAIL_FROM: FROM },
         stdio: ['ignore', 'pipe', 'inherit'],
       });

@@ -5,6 +5,7 @@ import { authorizeUrl, csrfIn, follow, Jar, pkce, REDIRECT_URI, registerClient, 
 import type { TestServer } from '../support/server';
 import { buildWorld, type World } from '../support/tenancy';
 import { onPostgresServer } from '../support/suites';
+import { nodeArgs } from '../support/bundles';
 
 // Two instances over one database share the provider's clients, interactions, sessions, grants, codes and refresh
 // tokens (its adapter is on Postgres) and its keys; the CLI sets a password a server then accepts. Needs a real server.
@@ -89,7 +90,7 @@ suite('MCP sign-in across two instances and the CLI', () => {
     const env: Record<string, string> = { ...(process.env as Record<string, string>), DATABASE_URL: a.databaseUrl!, LOG_LEVEL: 'warn' };
     delete env.NATS_URL;
     const cli = (input: string, ...args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'users:set-password', ...args], {
+      spawnSync(process.execPath, [...nodeArgs('src/cli.ts'), 'users:set-password', ...args], {
         env,
         input,
         encoding: 'utf8',

@@ -12,6 +12,7 @@ import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
 import { freshDatabase } from '../support/db';
 import { jobEnded, openJobRuntime, type JobRuntimeOptions, PROBE_OF_THREE_SUCCEEDED, streamEvents } from '../support/jobs';
 import { onPostgresServer } from '../support/suites';
+import { nodeArgs } from '../support/bundles';
 
 const children = new Set<ChildProcess>();
 afterAll(() => {
@@ -20,7 +21,7 @@ afterAll(() => {
 
 /** Starts an instance in a child process that requests a probe and hangs in its step 2; resolves with the job id once it is there. */
 function instanceStuckInStep2(env: Record<string, string | undefined>): Promise<{ child: ChildProcess; jobId: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/job-child.ts'], {
+  const child = spawn(process.execPath, nodeArgs('test/support/job-child.ts'), {
     env: { ...process.env, DATABASE_URL: undefined, NATS_URL: undefined, ...env } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -14,6 +14,7 @@ import { freshDatabase, onRealPostgres } from '../support/db';
 import { gate, jobEnded, openJobRuntime, streamEvents } from '../support/jobs';
 import { engines, PITCH_MODELS, stubOutbound, submitPitch } from '../support/pitch-jobs';
 import { until } from '../support/until';
+import { nodeArgs } from '../support/bundles';
 
 /** What a completed report's stream holds, each step's events once. */
 const COMPLETED = [
@@ -139,7 +140,7 @@ afterAll(() => {
   it('given the instance killed while asking the second model, when JetStream delivers the job to another instance, then it resumes there and completes with every event once', async () => {
     nats = await startNatsServer();
     const database = await freshDatabase(10, { serverSchema: true });
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/pitch-child.ts'], {
+    const child = spawn(process.execPath, nodeArgs('test/support/pitch-child.ts'), {
       env: { ...process.env, DATABASE_URL: database.url!, NATS_URL: nats.url, ACK_WAIT_MS: '2000' } as NodeJS.ProcessEnv,
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -10,6 +10,7 @@ import { countingProjection } from '../support/counting-projection';
 import { onRealPostgres, type TestStore, useFreshStore } from '../support/db';
 import { anEvent, sleep } from '../support/events';
 import { onPostgresServer } from '../support/suites';
+import { nodeArgs } from '../support/bundles';
 
 type T = TestStore;
 
@@ -249,7 +250,7 @@ crash('projection runner crash recovery', () => {
   useFreshStore((x) => (t = x));
 
   const child = () => {
-    const p = spawn(process.execPath, ['--import', 'tsx', 'test/support/runner-child.ts'], {
+    const p = spawn(process.execPath, nodeArgs('test/support/runner-child.ts'), {
       env: { ...process.env, TEST_DB_URL: t.url! },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
