@@ -79,7 +79,9 @@ describe('embedded mode (npm start with no configuration)', () => {
       150_000,
       500,
     );
-    expect(range).toEqual({ start_date: day(30), end_date: day(1), schedule: 'default' });
+    // the history ends yesterday, or today once the scheduler's first pass has started today's default run and its
+    // answers are in (with SCHEDULER on by default, that run races the backfill: under load it often lands first)
+    expect(range).toEqual({ start_date: day(30), end_date: expect.toBeOneOf([day(1), day(0)]), schedule: 'default' });
     const answers = await call(first, 'GET', '/api/v1/responses', { key: first.key, query: { website_id: demo, page_size: 100 } });
     expect(answers.body.responses).toHaveLength(100);
     expect(answers.body.responses.some((r: { mentioned: boolean }) => r.mentioned)).toBe(true);

@@ -312,12 +312,14 @@ describe('one worker at a time, and crashes (the test delivers as a worker would
     const emailId = await request(o.ctx, invitation(to));
     const transport = createSmtpTransport(smtp.url);
     try {
-      const w = worker(transport, { sendTimeoutMs: 200, leaseMarginMs: 0 });
+      // the lease is the send timeout: 1 s, not less, or a loaded machine times the send out before the server has
+      // stored the message (it parses it first), and the attempt dies as not delivered instead
+      const w = worker(transport, { sendTimeoutMs: 1_000, leaseMarginMs: 0 });
       await expect(deliverEmail({ ...w, store: dyingAtMark(o.rt.store) }, messageFor(emailId))).rejects.toThrow('process gone');
       expect(smtp.to(to)).toHaveLength(1);
       expect(await typesOf(o.rt.store, emailId)).toEqual(['EmailRequested', 'EmailSending']);
 
-      await pause(250);
+      await pause(1_050);
       expect(await deliverEmail(w, messageFor(emailId))).toBe('sent');
       expect(await deliverEmail(w, messageFor(emailId))).toBe('settled');
 
