@@ -94,24 +94,36 @@ const EMPTY_SUMS = new Float64Array(0);
  */
 export function buildBlock(E: number, level: number, index: number, parts: DayFacts[], byPrompt = true): Block {
   const stride = 2 + 4 * E;
-  // cells by key: (schedule, model) -> (location, prompt) -> cell number; each cell's sums as it grows
-  const groups = new Map<number, Map<number, number>>();
+  // cells by key: (schedule, model) -> (location, prompt) -> cell number (a dense table when the dictionaries are small,
+  // else a map); each cell's sums as it grows
+  let P = 1;
+  let L = 1;
+  for (const d of parts)
+    for (let i = 0; i < d.n; i++) {
+      if (d.prompt[i] >= P) P = d.prompt[i] + 1;
+      if (d.location[i] >= L) L = d.location[i] + 1;
+    }
+  if (!byPrompt) P = 1;
+  const dense = L * P <= 1 << 16;
+  const groups = new Map<number, Int32Array | Map<number, number>>();
   let sums = new Float64Array(stride * 256);
   let cells = 0;
   const cellKey: number[] = [];
   for (const d of parts) {
-    const { pos, cite, prompt, location } = d;
+    const { pos, cite, prompt, location, mentions, cites } = d;
     for (const seg of d.segments) {
       const gk = seg.schedule * 65536 + seg.model;
       let g = groups.get(gk);
-      if (!g) groups.set(gk, (g = new Map()));
+      if (!g) groups.set(gk, (g = dense ? new Int32Array(L * P).fill(-1) : new Map<number, number>()));
       for (let i = seg.start; i < seg.end; i++) {
-        const ck = location[i] * 65536 + (byPrompt ? prompt[i] : 0);
-        let k = g.get(ck);
-        if (k === undefined) {
+        const l = location[i];
+        const p = byPrompt ? prompt[i] : 0;
+        let k = dense ? (g as Int32Array)[l * P + p] : ((g as Map<number, number>).get(l * 65536 + p) ?? -1);
+        if (k < 0) {
           k = cells++;
-          g.set(ck, k);
-          cellKey.push(gk, ck);
+          if (dense) (g as Int32Array)[l * P + p] = k;
+          else (g as Map<number, number>).set(l * 65536 + p, k);
+          cellKey.push(gk, l * 65536 + p);
           if (cells * stride > sums.length) {
             const grown = new Float64Array(sums.length * 2);
             grown.set(sums);
@@ -120,15 +132,34 @@ export function buildBlock(E: number, level: number, index: number, parts: DayFa
         }
         const o = k * stride;
         sums[o]++;
-        let hit = false;
         const base = i * E;
+        if (mentions !== null && cites !== null) {
+          // the entities an answer mentions and cites, through their bits
+          let m = mentions[i];
+          if (m !== 0) sums[o + 1]++;
+          while (m !== 0) {
+            const e = 31 - Math.clz32(m & -m);
+            const v = pos[base + e];
+            sums[o + 2 + e]++;
+            sums[o + 2 + 2 * E + e] += v;
+            sums[o + 2 + 3 * E + e] += v * v;
+            m &= m - 1;
+          }
+          let x = cites[i];
+          while (x !== 0) {
+            sums[o + 2 + E + 31 - Math.clz32(x & -x)]++;
+            x &= x - 1;
+          }
+          continue;
+        }
+        let hit = false;
         for (let e = 0; e < E; e++) {
-          const p = pos[base + e];
-          if (p !== 0) {
+          const v = pos[base + e];
+          if (v !== 0) {
             hit = true;
             sums[o + 2 + e]++;
-            sums[o + 2 + 2 * E + e] += p;
-            sums[o + 2 + 3 * E + e] += p * p;
+            sums[o + 2 + 2 * E + e] += v;
+            sums[o + 2 + 3 * E + e] += v * v;
           }
           if (cite[base + e] !== 0) sums[o + 2 + E + e]++;
         }
@@ -208,7 +239,7 @@ function fitsUint32(sums: Float64Array): boolean {
 }
 
 /** The sums in 32-bit integers when they fit (exactly: they are whole numbers), else as they are. */
-const narrow = (sums: Float64Array): Float64Array | Uint32Array => (fitsUint32(sums) ? Uint32Array.from(sums) : sums);
+const narrow = (sums: Float64Array): Float64Array | Uint32Array => (fitsUint32(sums) ? new Uint32Array(sums) : sums);
 
 /** Adds a block's answers the selection takes (its days all whole days of the selection) to `c`. */
 export function addBlock(b: Block, E: number, q: CompiledSelection, c: ColumnCounts): void {
