@@ -3,7 +3,7 @@ import { scheduleValue } from '../../src/domain/filters';
 import type { Selection } from '../filters';
 import { trackedEntities } from '../responses/list';
 import { dayName, daysOf, FactsCache, type Head, type SiteFacts } from './facts-cache';
-import { compileSelection, type Counts, scanDaily, scanGroups, scanTotal } from './scan';
+import { compileSelection, type Counts, type Reads, scanDaily, scanGroups, scanTotal } from './scan';
 
 /** The four metric families (CONTRACT.md, Metrics). */
 export const FAMILIES = ['mention-rate', 'share-of-voice', 'citation-rate', 'position'] as const;
@@ -105,6 +105,9 @@ export interface Read {
   head: Head;
 }
 
+/** The counts each family's values read (values): the scans count only those. */
+const READS: Record<Family, Reads> = { 'mention-rate': 'mentions', 'share-of-voice': 'mentions', 'citation-rate': 'cites', position: 'positions' };
+
 /** `family`: what the counts are for (only mention-rate reads the answers mentioning any entity); none: every count. */
 async function prepared(db: Knex, s: Selection, read?: Read, family?: Family) {
   const [site, entities] = read
@@ -114,7 +117,7 @@ async function prepared(db: Knex, s: Selection, read?: Read, family?: Family) {
     site,
     s,
     entities.map((e) => e.id),
-    { any: family === undefined || family === 'mention-rate' },
+    { any: family === undefined || family === 'mention-rate', reads: family === undefined ? 'all' : READS[family] },
   );
   return { site, entities, names: keyed(entities), q };
 }

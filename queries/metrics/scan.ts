@@ -1,4 +1,5 @@
 import type { Selection } from '../filters';
+import { addBlock, blockAt, dayBlockAt } from './blocks';
 import type { DayFacts, SiteFacts } from './facts-cache';
 
 const DAY_MS = 86_400_000;
@@ -14,6 +15,13 @@ export interface Counts {
   posSum: Float64Array;
   posSq: Float64Array;
 }
+
+/**
+ * What a reader needs counted besides the answers selected: `mentions` (answers mentioning each entity, and any of them),
+ * `cites` (answers citing each entity), `positions` (mentions with their position sums), `all` (everything). A count
+ * not needed is left at zero (anyMentioned NaN without `any`).
+ */
+export type Reads = 'all' | 'mentions' | 'cites' | 'positions';
 
 /** A selection compiled against one website's facts: masks over its dictionaries and the entity columns to read. */
 export interface CompiledSelection {
@@ -35,6 +43,14 @@ export interface CompiledSelection {
   wholeByLocation: boolean;
   /** whether anyMentioned is counted: a subset of the entities can be read from per-entity sums only without it */
   any: boolean;
+  /** the counts the reader needs (the others stay zero) */
+  reads: Reads;
+  /** every prompt of the website is selected */
+  everyPrompt: boolean;
+  /** the sums of a group of answers give the requested counts (every column, or no count of answers mentioning any) */
+  everyColumn: boolean;
+  /** the requested columns (no facts yet: none), each once */
+  cols: Int32Array;
   /** the selected locations' dictionary indices */
   locationList: Int32Array;
   firstDay: number;
@@ -59,8 +75,14 @@ const mask = <K>(size: number, keys: Iterable<K>, index: (k: K) => number | unde
  * `options.any` false: the caller reads no count of answers mentioning any of the entities (only mention-rate's relative
  * rate does), so a subset of the entities is read from the per-entity sums like all of them (anyMentioned is NaN).
  */
-export function compileSelection(site: SiteFacts, s: Selection, entities: readonly string[], options: { any?: boolean } = {}): CompiledSelection {
+export function compileSelection(
+  site: SiteFacts,
+  s: Selection,
+  entities: readonly string[],
+  options: { any?: boolean; reads?: Reads } = {},
+): CompiledSelection {
   const any = options.any ?? true;
+  const reads = options.reads ?? 'all';
   const columnOf = new Map(site.entities.map((id, i) => [id, i]));
   const slots = Int32Array.from(entities, (id) => columnOf.get(id) ?? -1);
   let columns = 0;
@@ -88,6 +110,10 @@ export function compileSelection(site: SiteFacts, s: Selection, entities: readon
     columns,
     whole: !s.locationIds && everyPrompt && everyColumn,
     any,
+    reads,
+    everyPrompt,
+    everyColumn,
+    cols: Int32Array.from(new Set([...slots].filter((c) => c >= 0))),
     firstDay: start === undefined ? first : Math.max(first, Math.floor(start / DAY_MS)),
     lastDay: end === undefined ? last : Math.min(last, Math.floor(end / DAY_MS)),
     startDay: start === undefined ? -Infinity : Math.floor(start / DAY_MS),
@@ -133,7 +159,7 @@ function sumsByLocation(E: number, L: number, d: DayFacts): { L: number; sums: F
 }
 
 /** Counts by entity column (the website's order), filled by the scan and then put in the requested order. */
-interface ColumnCounts {
+export interface ColumnCounts {
   responses: number;
   any: number;
   mentioned: Float64Array;
@@ -193,17 +219,56 @@ function eachSelected(d: DayFacts, q: CompiledSelection, row: (i: number, model:
 }
 
 /**
+ * Adds the packed sums at `o` of `sums` (responses, any, then per entity column mentioned, cited, posSum, posSq: E each,
+ * as DayFacts.sums) to `c`: the counts the selection's reader needs, of its requested columns.
+ */
+export function addSums(sums: Float64Array | Uint32Array, o: number, E: number, q: CompiledSelection, c: ColumnCounts): void {
+  c.responses += sums[o];
+  const reads = q.reads;
+  const cols = q.cols;
+  if (reads !== 'cites') {
+    c.any += sums[o + 1];
+    const m0 = o + 2;
+    const mentioned = c.mentioned;
+    for (let j = 0; j < cols.length; j++) mentioned[cols[j]] += sums[m0 + cols[j]];
+  }
+  if (reads === 'cites' || reads === 'all') {
+    const c0 = o + 2 + E;
+    const cited = c.cited;
+    for (let j = 0; j < cols.length; j++) cited[cols[j]] += sums[c0 + cols[j]];
+  }
+  if (reads === 'positions' || reads === 'all') {
+    const s0 = o + 2 + 2 * E;
+    const q0 = s0 + E;
+    const posSum = c.posSum;
+    const posSq = c.posSq;
+    for (let j = 0; j < cols.length; j++) {
+      const e = cols[j];
+      posSum[e] += sums[s0 + e];
+      posSq[e] += sums[q0 + e];
+    }
+  }
+}
+
+/**
+ * Whether a day's answers are all inside the selection's time bounds: answers' times are ms since the day's midnight,
+ * below DAY_MS, so an end at the day's last millisecond (an end_date) bounds nothing.
+ */
+export const wholeDay = (q: CompiledSelection, day: number): boolean =>
+  (day !== q.startDay || q.tMin === 0) && (day !== q.endDay || q.tMax >= DAY_MS - 1);
+
+/**
  * Adds one part's selected answers to `c`: only the segments of the selection's schedule and models are read, then
  * prompts, locations and the time bounds of the first and last day are checked per answer, and each mentioned or
- * cited entity of an answer is counted through its bit mask. (Loops written out, not through a callback, with the
- * counters in locals and the time check only on the range's first and last day: this is the hot path of every
- * metric request.)
+ * cited entity of an answer is counted through its bit mask, only the counts the reader needs. (Loops written out,
+ * not through a callback, with the counters in locals and the time check only on the range's first and last day: this
+ * is the hot path of every metric request.)
  */
 function scanDay(site: SiteFacts, d: DayFacts, q: CompiledSelection, c: ColumnCounts): void {
   const E = site.entities.length;
   const lo = d.day === q.startDay ? q.tMin : 0;
   const hi = d.day === q.endDay ? q.tMax : DAY_MS;
-  const bounded = lo !== 0 || hi !== DAY_MS;
+  const bounded = !wholeDay(q, d.day);
   const { prompt, model } = q;
   const location = q.location ?? ALL;
   const anyLocation = q.location === null;
@@ -213,54 +278,34 @@ function scanDay(site: SiteFacts, d: DayFacts, q: CompiledSelection, c: ColumnCo
   const sel = q.columns;
   const slots = q.slots;
   const whole = q.whole && !bounded;
+  const stride = 2 + 4 * E;
   if (q.wholeByLocation && !bounded) {
     // every prompt and entity, some locations: each segment from its sums by location
     const { L, sums } = sumsByLocation(E, site.locations.size, d);
-    const stride = 2 + 4 * E;
-    d.segments.forEach((seg, si) => {
-      if (seg.schedule !== q.schedule || (model !== null && model[seg.model] === 0)) return;
-      for (const l of q.locationList) {
-        if (l >= L) continue;
-        const o = (si * L + l) * stride;
-        c.responses += sums[o];
-        c.any += sums[o + 1];
-        for (let e = 0; e < E; e++) {
-          c.mentioned[e] += sums[o + 2 + e];
-          c.cited[e] += sums[o + 2 + E + e];
-          c.posSum[e] += sums[o + 2 + 2 * E + e];
-          c.posSq[e] += sums[o + 2 + 3 * E + e];
-        }
-      }
-    });
+    const segments = d.segments;
+    for (let si = 0; si < segments.length; si++) {
+      const seg = segments[si];
+      if (seg.schedule !== q.schedule || (model !== null && model[seg.model] === 0)) continue;
+      for (const l of q.locationList) if (l < L) addSums(sums, (si * L + l) * stride, E, q, c);
+    }
     return;
   }
   const mentioned = c.mentioned;
   const cited = c.cited;
   const posSum = c.posSum;
   const posSq = c.posSq;
+  const wantMentions = q.reads !== 'cites';
+  const wantPositions = q.reads === 'positions' || q.reads === 'all';
+  const wantCites = q.reads === 'cites' || q.reads === 'all';
   let responses = 0;
   let any = 0;
   const segments = d.segments;
-  const sums = d.sums;
-  const stride = 2 + 4 * E;
   for (let si = 0; si < segments.length; si++) {
     const seg = segments[si];
     if (seg.schedule !== q.schedule || (model !== null && model[seg.model] === 0)) continue;
     if (whole) {
       // the segment's sums, packed (DayFacts.sums)
-      const o = si * stride;
-      responses += sums[o];
-      any += sums[o + 1];
-      const m0 = o + 2;
-      const c0 = m0 + E;
-      const s0 = c0 + E;
-      const q0 = s0 + E;
-      for (let e = 0; e < E; e++) {
-        mentioned[e] += sums[m0 + e];
-        cited[e] += sums[c0 + e];
-        posSum[e] += sums[s0 + e];
-        posSq[e] += sums[q0 + e];
-      }
+      addSums(d.sums, si * stride, E, q, c);
       continue;
     }
     const end = seg.end;
@@ -273,23 +318,34 @@ function scanDay(site: SiteFacts, d: DayFacts, q: CompiledSelection, c: ColumnCo
           if (ti < lo || ti > hi) continue;
         }
         responses++;
-        let m = mentions[i] & sel;
-        if (m !== 0) {
-          any++;
-          const base = i * E;
-          do {
-            const b = 31 - Math.clz32(m & -m);
-            const p = pos[base + b];
-            mentioned[b]++;
-            posSum[b] += p;
-            posSq[b] += p * p;
-            m &= m - 1;
-          } while (m !== 0);
+        if (wantMentions) {
+          let m = mentions[i] & sel;
+          if (m !== 0) {
+            any++;
+            if (wantPositions) {
+              const base = i * E;
+              do {
+                const b = 31 - Math.clz32(m & -m);
+                const p = pos[base + b];
+                mentioned[b]++;
+                posSum[b] += p;
+                posSq[b] += p * p;
+                m &= m - 1;
+              } while (m !== 0);
+            } else {
+              do {
+                mentioned[31 - Math.clz32(m & -m)]++;
+                m &= m - 1;
+              } while (m !== 0);
+            }
+          }
         }
-        let x = cites[i] & sel;
-        while (x !== 0) {
-          cited[31 - Math.clz32(x & -x)]++;
-          x &= x - 1;
+        if (wantCites) {
+          let x = cites[i] & sel;
+          while (x !== 0) {
+            cited[31 - Math.clz32(x & -x)]++;
+            x &= x - 1;
+          }
         }
       }
       continue;
@@ -336,10 +392,42 @@ export function eachSelectedAnswer(site: SiteFacts, q: CompiledSelection, row: (
   for (const d of site.order) if (inRange(q, d.day)) eachSelected(d, q, (i) => row(d, i));
 }
 
-/** One bucket over the whole range. */
+/** The first part of `order` (in day order) of `day` or later. */
+function firstPartFrom(order: DayFacts[], day: number): number {
+  let lo = 0;
+  let hi = order.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (order[mid].day < day) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * One bucket over the whole range: the parts in range one by one, or where a selection's counts come from sums, whole
+ * days from blocks of several days (./blocks) and the other days one by one.
+ */
 export function scanTotal(site: SiteFacts, q: CompiledSelection): Counts {
-  const c = columnCounts(site.entities.length);
-  if (q.schedule >= 0) for (const d of site.order) if (inRange(q, d.day)) scanDay(site, d, q, c);
+  const E = site.entities.length;
+  const c = columnCounts(E);
+  if (q.schedule < 0) return requested(q, c);
+  const order = site.order;
+  const blocks = q.everyColumn;
+  const fullFirst = wholeDay(q, q.startDay) ? q.startDay : q.startDay + 1;
+  const fullLast = wholeDay(q, q.endDay) ? q.endDay : q.endDay - 1;
+  for (let i = firstPartFrom(order, q.firstDay); i < order.length && order[i].day <= q.lastDay; ) {
+    if (blocks && (i === 0 || order[i - 1].day !== order[i].day)) {
+      const b = blockAt(site, i, fullFirst, fullLast, q.everyPrompt);
+      if (b) {
+        addBlock(b.block, E, q, c);
+        i = b.next;
+        continue;
+      }
+    }
+    scanDay(site, order[i], q, c);
+    i++;
+  }
   return requested(q, c);
 }
 
@@ -361,10 +449,25 @@ function* daysInRange(site: SiteFacts, q: CompiledSelection): Generator<DayFacts
 export function scanDaily(site: SiteFacts, q: CompiledSelection): Array<{ day: number; counts: Counts }> {
   const out: Array<{ day: number; counts: Counts }> = [];
   if (q.schedule < 0) return out;
-  for (const parts of daysInRange(site, q)) {
-    const c = columnCounts(site.entities.length);
-    for (const d of parts) scanDay(site, d, q, c);
-    if (c.responses > 0) out.push({ day: parts[0].day, counts: requested(q, c) });
+  const E = site.entities.length;
+  const order = site.order;
+  // a whole day of every prompt, of several parts: its parts' sums by (schedule, model, location) at once (./blocks)
+  const dayBlocks = q.everyColumn && q.everyPrompt;
+  const c = columnCounts(E);
+  for (let i = firstPartFrom(order, q.firstDay); i < order.length && order[i].day <= q.lastDay; ) {
+    const day = order[i].day;
+    const b = dayBlocks && wholeDay(q, day) ? dayBlockAt(site, i) : null;
+    if (b) {
+      addBlock(b.block, E, q, c);
+      i = b.next;
+    } else for (; i < order.length && order[i].day === day; i++) scanDay(site, order[i], q, c);
+    if (c.responses > 0) out.push({ day, counts: requested(q, c) });
+    c.responses = 0;
+    c.any = 0;
+    c.mentioned.fill(0);
+    c.cited.fill(0);
+    c.posSum.fill(0);
+    c.posSq.fill(0);
   }
   return out;
 }

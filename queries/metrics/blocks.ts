@@ -1,0 +1,347 @@
+import type { DayFacts, SiteFacts } from './facts-cache';
+import { addSums, type ColumnCounts, type CompiledSelection } from './scan';
+
+/**
+ * Blocks: a website's answers of several whole days summed by (schedule, model, location, prompt), kept beside its facts
+ * (./facts-cache) so a cumulative selection over many days adds a few dozen sums per block instead of walking every
+ * answer of those days (./scan scanTotal).
+ *
+ * A block holds days [i·2^level, (i+1)·2^level) for each level of BLOCK_LEVELS, so a span of days is a few blocks and
+ * the days at its edges. It is built from the parts held when first asked (walking their answers once) and remembers
+ * those parts: a block is used only while the website's parts of its days are exactly these (a day written since, or
+ * a day loaded since, is another part: the block is built again). Its sums are the same numbers a walk adds: counts
+ * and position sums are whole numbers, exact in a double.
+ *
+ * A block serves a selection whose counts come from sums (every entity column, or no count of answers mentioning any
+ * of them: CompiledSelection.everyColumn) and takes whole days only (a day cut by the selection's start or end time
+ * is walked). Its sums by prompt are kept only when there are at most a quarter as many as its answers (ANSWERS_PER_CELL: a sparse
+ * website's would be its answers again): without them it serves selections of every prompt. A day of several parts is
+ * summed the same way, without prompts (a day block), for daily buckets. The website's two newest days are never
+ * summed in blocks: answers arrive there. Blocks are built lazily, counted in the website's bytes (SiteFacts.bytes, so
+ * the facts budget covers them), at most BLOCK_BYTES per website (past it, its blocks are dropped and built again as
+ * asked).
+ */
+
+/** The block sizes as powers of two of days, largest first: 64 and 16 days. */
+export const DEFAULT_BLOCK_LEVELS: readonly number[] = [6, 4];
+let BLOCK_LEVELS = [...DEFAULT_BLOCK_LEVELS];
+/** Bytes of blocks a website may hold; past it, its blocks are dropped (they are built again as asked). */
+const BLOCK_BYTES = 64 * 1024 * 1024;
+/** The newest held days never summed in a block. */
+export const RECENT_DAYS = 2;
+
+/** A day's parts are summed in a day block when it has at least this many (one part's segments are summed already). */
+export const DEFAULT_DAY_PARTS = 2;
+let DAY_PARTS = DEFAULT_DAY_PARTS;
+
+/** A block keeps its sums by prompt when it has at least this many answers per (schedule, model, location, prompt). */
+export const DEFAULT_ANSWERS_PER_CELL = 4;
+let ANSWERS_PER_CELL = DEFAULT_ANSWERS_PER_CELL;
+
+/**
+ * Block sizes (powers of two of days), the least parts of a day summed in a day block (Infinity: none) and the answers
+ * per cell a block's sums by prompt need: the tests use small ones so their few days and answers span blocks, and no
+ * blocks to compare with a walk of every part.
+ */
+export function setBlockLevels(levels: number[], dayParts = DEFAULT_DAY_PARTS, answersPerCell = DEFAULT_ANSWERS_PER_CELL): void {
+  BLOCK_LEVELS = [...levels].sort((a, b) => b - a);
+  DAY_PARTS = dayParts;
+  ANSWERS_PER_CELL = answersPerCell;
+}
+
+export interface Block {
+  level: number;
+  index: number;
+  /** whether it holds its sums by prompt (cells): only when they are at most a quarter of its answers (ANSWERS_PER_CELL) */
+  byPrompt: boolean;
+  /** the parts summed, in the website's (day, part) order */
+  parts: DayFacts[];
+  /** per (schedule, model): its runs [runStart, runEnd) */
+  segSchedule: Int32Array;
+  segModel: Int32Array;
+  segRuns: Int32Array;
+  /** per (schedule, model, location): its location and cells [cellStart, cellEnd) */
+  runLocation: Int32Array;
+  runCells: Int32Array;
+  /** per (schedule, model, location, prompt): its prompt (none without byPrompt) */
+  cellPrompt: Uint16Array;
+  /** sums packed as DayFacts.sums (2 + 4E each): per segment, per run, per cell */
+  segSums: Float64Array;
+  runSums: Float64Array;
+  /** in 32-bit integers when every sum fits (half the bytes), else in doubles */
+  cellSums: Float64Array | Uint32Array;
+  bytes: number;
+}
+
+interface Held {
+  blocks: Map<number, Block>;
+  /** one day's parts summed by (schedule, model, location), by day */
+  days: Map<number, Block>;
+  bytes: number;
+}
+
+const held = new WeakMap<SiteFacts, Held>();
+
+/** Blocks added to scans and built since the process started (what a test reads to know blocks answered). */
+export const blockCounts = { added: 0, built: 0 };
+
+const keyOf = (level: number, i: number) => level * 2 ** 26 + i;
+const EMPTY_SUMS = new Float64Array(0);
+
+/**
+ * Sums the answers of `parts` (whole days) by (schedule, model, location, prompt); `byPrompt` false: by (schedule, model,
+ * location) only (its cells are its runs, each with prompt 0: for selections of every prompt).
+ */
+export function buildBlock(E: number, level: number, index: number, parts: DayFacts[], byPrompt = true): Block {
+  const stride = 2 + 4 * E;
+  // cells by key: (schedule, model) -> (location, prompt) -> cell number (a dense table when the dictionaries are small,
+  // else a map); each cell's sums as it grows
+  let P = 1;
+  let L = 1;
+  for (const d of parts)
+    for (let i = 0; i < d.n; i++) {
+      if (d.prompt[i] >= P) P = d.prompt[i] + 1;
+      if (d.location[i] >= L) L = d.location[i] + 1;
+    }
+  if (!byPrompt) P = 1;
+  const dense = L * P <= 1 << 16;
+  const groups = new Map<number, Int32Array | Map<number, number>>();
+  let sums = new Float64Array(stride * 256);
+  let cells = 0;
+  const cellKey: number[] = [];
+  for (const d of parts) {
+    const { pos, cite, prompt, location, mentions, cites } = d;
+    for (const seg of d.segments) {
+      const gk = seg.schedule * 65536 + seg.model;
+      let g = groups.get(gk);
+      if (!g) groups.set(gk, (g = dense ? new Int32Array(L * P).fill(-1) : new Map<number, number>()));
+      for (let i = seg.start; i < seg.end; i++) {
+        const l = location[i];
+        const p = byPrompt ? prompt[i] : 0;
+        let k = dense ? (g as Int32Array)[l * P + p] : ((g as Map<number, number>).get(l * 65536 + p) ?? -1);
+        if (k < 0) {
+          k = cells++;
+          if (dense) (g as Int32Array)[l * P + p] = k;
+          else (g as Map<number, number>).set(l * 65536 + p, k);
+          cellKey.push(gk, l * 65536 + p);
+          if (cells * stride > sums.length) {
+            const grown = new Float64Array(sums.length * 2);
+            grown.set(sums);
+            sums = grown;
+          }
+        }
+        const o = k * stride;
+        sums[o]++;
+        const base = i * E;
+        if (mentions !== null && cites !== null) {
+          // the entities an answer mentions and cites, through their bits
+          let m = mentions[i];
+          if (m !== 0) sums[o + 1]++;
+          while (m !== 0) {
+            const e = 31 - Math.clz32(m & -m);
+            const v = pos[base + e];
+            sums[o + 2 + e]++;
+            sums[o + 2 + 2 * E + e] += v;
+            sums[o + 2 + 3 * E + e] += v * v;
+            m &= m - 1;
+          }
+          let x = cites[i];
+          while (x !== 0) {
+            sums[o + 2 + E + 31 - Math.clz32(x & -x)]++;
+            x &= x - 1;
+          }
+          continue;
+        }
+        let hit = false;
+        for (let e = 0; e < E; e++) {
+          const v = pos[base + e];
+          if (v !== 0) {
+            hit = true;
+            sums[o + 2 + e]++;
+            sums[o + 2 + 2 * E + e] += v;
+            sums[o + 2 + 3 * E + e] += v * v;
+          }
+          if (cite[base + e] !== 0) sums[o + 2 + E + e]++;
+        }
+        if (hit) sums[o + 1]++;
+      }
+    }
+  }
+  // cells in (schedule, model, location) groups: segments, their runs by location, each run's cells
+  const order = Array.from({ length: cells }, (_, k) => k).sort(
+    (a, b) => cellKey[2 * a] - cellKey[2 * b] || Math.floor(cellKey[2 * a + 1] / 65536) - Math.floor(cellKey[2 * b + 1] / 65536),
+  );
+  const cellPrompt = new Uint16Array(byPrompt ? cells : 0);
+  const cellSums = new Float64Array(cells * stride);
+  const segs: number[] = [];
+  const runs: number[] = [];
+  for (let j = 0; j < cells; j++) {
+    const k = order[j];
+    const gk = cellKey[2 * k];
+    const loc = Math.floor(cellKey[2 * k + 1] / 65536);
+    if (byPrompt) cellPrompt[j] = cellKey[2 * k + 1] % 65536;
+    cellSums.set(sums.subarray(k * stride, (k + 1) * stride), j * stride);
+    const newSeg = segs.length === 0 || segs[segs.length - 3] !== gk;
+    if (newSeg) segs.push(gk, runs.length / 3, runs.length / 3);
+    if (newSeg || runs[runs.length - 3] !== loc) {
+      runs.push(loc, j, j);
+      segs[segs.length - 1]++;
+    }
+    runs[runs.length - 1]++;
+  }
+  const S = segs.length / 3;
+  const R = runs.length / 3;
+  const segSums = new Float64Array(S * stride);
+  const runSums = new Float64Array(R * stride);
+  const segSchedule = new Int32Array(S);
+  const segModel = new Int32Array(S);
+  const segRuns = new Int32Array(2 * S);
+  const runLocation = new Int32Array(R);
+  const runCells = new Int32Array(2 * R);
+  for (let r = 0; r < R; r++) {
+    runLocation[r] = runs[3 * r];
+    runCells[2 * r] = runs[3 * r + 1];
+    runCells[2 * r + 1] = runs[3 * r + 2];
+    for (let j = runs[3 * r + 1]; j < runs[3 * r + 2]; j++) for (let x = 0; x < stride; x++) runSums[r * stride + x] += cellSums[j * stride + x];
+  }
+  for (let s = 0; s < S; s++) {
+    segSchedule[s] = Math.floor(segs[3 * s] / 65536);
+    segModel[s] = segs[3 * s] % 65536;
+    segRuns[2 * s] = segs[3 * s + 1];
+    segRuns[2 * s + 1] = segs[3 * s + 2];
+    for (let r = segs[3 * s + 1]; r < segs[3 * s + 2]; r++) for (let x = 0; x < stride; x++) segSums[s * stride + x] += runSums[r * stride + x];
+  }
+  // sums by prompt that would not save a walk of most answers are not kept (a sparse website's cells are its answers)
+  const answers = parts.reduce((n, d) => n + d.n, 0);
+  const withCells = byPrompt && cells * ANSWERS_PER_CELL <= answers;
+  return {
+    level,
+    index,
+    byPrompt: withCells,
+    parts,
+    segSchedule,
+    segModel,
+    segRuns,
+    runLocation,
+    runCells,
+    cellPrompt: withCells ? cellPrompt : new Uint16Array(0),
+    segSums,
+    runSums,
+    cellSums: withCells ? narrow(cellSums) : EMPTY_SUMS,
+    bytes: 300 + parts.length * 8 + S * 16 + R * 12 + (S + R) * stride * 8 + (withCells ? cells * (2 + stride * (fitsUint32(cellSums) ? 4 : 8)) : 0),
+  };
+}
+
+/** Whether every sum is a whole number below 2^32. */
+function fitsUint32(sums: Float64Array): boolean {
+  for (let i = 0; i < sums.length; i++) if (sums[i] > 0xffffffff) return false;
+  return true;
+}
+
+/** The sums in 32-bit integers when they fit (exactly: they are whole numbers), else as they are. */
+const narrow = (sums: Float64Array): Float64Array | Uint32Array => (fitsUint32(sums) ? new Uint32Array(sums) : sums);
+
+/** Adds a block's answers the selection takes (its days all whole days of the selection) to `c`. */
+export function addBlock(b: Block, E: number, q: CompiledSelection, c: ColumnCounts): void {
+  const stride = 2 + 4 * E;
+  const { model, location, prompt } = q;
+  for (let s = 0; s < b.segSchedule.length; s++) {
+    if (b.segSchedule[s] !== q.schedule || (model !== null && model[b.segModel[s]] === 0)) continue;
+    if (location === null && q.everyPrompt) {
+      addSums(b.segSums, s * stride, E, q, c);
+      continue;
+    }
+    for (let r = b.segRuns[2 * s]; r < b.segRuns[2 * s + 1]; r++) {
+      if (location !== null && location[b.runLocation[r]] !== 1) continue;
+      if (q.everyPrompt) {
+        addSums(b.runSums, r * stride, E, q, c);
+        continue;
+      }
+      const end = b.runCells[2 * r + 1];
+      for (let j = b.runCells[2 * r]; j < end; j++) if (prompt[b.cellPrompt[j]] === 1) addSums(b.cellSums, j * stride, E, q, c);
+    }
+  }
+}
+
+/**
+ * The block that starts at part `i` of the website's (day, part) order, when one does and it serves the selection
+ * (every part of its days is one of the selection's whole days, none of the website's newest days): the block (built
+ * now if not held, or held of other parts) and the index of the first part after it; null otherwise.
+ */
+export function blockAt(
+  site: SiteFacts,
+  i: number,
+  fullFirst: number,
+  fullLast: number,
+  everyPrompt: boolean,
+): { block: Block; next: number } | null {
+  const order = site.order;
+  const day = order[i].day;
+  const newest = order[order.length - 1].day - RECENT_DAYS;
+  for (const level of BLOCK_LEVELS) {
+    const size = 2 ** level;
+    const index = Math.floor(day / size);
+    const first = index * size;
+    const last = first + size - 1;
+    // the block's days: none of them before the selection's first whole day or held before part i (walked already)
+    if (first < fullFirst || last > fullLast || last > newest || (i > 0 && order[i - 1].day >= first)) continue;
+    let next = i;
+    while (next < order.length && order[next].day <= last) next++;
+    const b = kept(site, 'blocks', keyOf(level, index), i, next, (parts) => buildBlock(site.entities.length, level, index, parts));
+    // a block without its sums by prompt serves selections of every prompt only; the others walk its days
+    if (!b.byPrompt && !everyPrompt) return null;
+    blockCounts.added++;
+    return { block: b, next };
+  }
+  return null;
+}
+
+/**
+ * The parts of the day of part `i` (its first) summed by (schedule, model, location), for a selection of every prompt
+ * over that whole day, when the day has several parts (DAY_PARTS) and is none of the website's newest days; null otherwise.
+ */
+export function dayBlockAt(site: SiteFacts, i: number): { block: Block; next: number } | null {
+  const order = site.order;
+  const day = order[i].day;
+  if (day > order[order.length - 1].day - RECENT_DAYS) return null;
+  let next = i + 1;
+  while (next < order.length && order[next].day === day) next++;
+  if (next - i < DAY_PARTS) return null;
+  const b = kept(site, 'days', day, i, next, (parts) => buildBlock(site.entities.length, 0, day, parts, false));
+  blockCounts.added++;
+  return { block: b, next };
+}
+
+/** The block held under `key` when it was built of parts [from, to) of the website's order, else one built now. */
+function kept(site: SiteFacts, kind: 'blocks' | 'days', key: number, from: number, to: number, build: (parts: DayFacts[]) => Block): Block {
+  let h = held.get(site);
+  if (!h) held.set(site, (h = { blocks: new Map(), days: new Map(), bytes: 0 }));
+  let b = h[kind].get(key);
+  if (b && sameParts(b.parts, site.order, from, to)) return b;
+  if (b) {
+    h.bytes -= b.bytes;
+    site.bytes -= b.bytes;
+  }
+  b = build(site.order.slice(from, to));
+  blockCounts.built++;
+  if (h.bytes + b.bytes > BLOCK_BYTES) {
+    h.blocks.clear();
+    h.days.clear();
+    site.bytes -= h.bytes;
+    h.bytes = 0;
+  }
+  h[kind].set(key, b);
+  h.bytes += b.bytes;
+  // the website's bytes count its blocks: the facts budget (FactsCache) covers them from its next count on
+  site.bytes += b.bytes;
+  return b;
+}
+
+function sameParts(parts: DayFacts[], order: DayFacts[], from: number, to: number): boolean {
+  if (parts.length !== to - from) return false;
+  for (let k = 0; k < parts.length; k++) if (parts[k] !== order[from + k]) return false;
+  return true;
+}
+
+/** Bytes of blocks held for a website (tests, the bench). */
+export const blockBytes = (site: SiteFacts): number => held.get(site)?.bytes ?? 0;

@@ -1,0 +1,197 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { encodeFacts, FactChunkBuilder } from '../../src/analysis/facts';
+import { seededRandom } from '../../src/domain/random';
+import type { Selection } from '../../queries/filters';
+import { blockBytes, blockCounts, buildBlock, DEFAULT_BLOCK_LEVELS, setBlockLevels } from '../../queries/metrics/blocks';
+import { emptySite, putDay, type SiteFacts, sortParts } from '../../queries/metrics/facts-cache';
+import { compileSelection, type Reads, scanDaily, scanTotal } from '../../queries/metrics/scan';
+
+const DAY_MS = 86_400_000;
+const DAY0 = 20_000;
+const DAYS = 40;
+
+interface Row {
+  day: number;
+  t: number;
+  prompt: string;
+  location: string | null;
+  schedule: string | null;
+  model: string;
+  pos: number[];
+  cite: boolean[];
+}
+
+const entities = ['e0', 'e1', 'e2', 'e3', 'e4'];
+const prompts = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'];
+const locations = [null, 'l0', 'l1'];
+const schedules = [null, 's0'];
+const models = ['m0', 'm1', 'm2'];
+
+function rowsOf(seed: number, n: number): Row[] {
+  const r = seededRandom(seed);
+  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
+  return Array.from({ length: n }, () => {
+    const mentioned = entities.map(() => r() < 0.3);
+    const order = entities.map((_, i) => i).sort(() => r() - 0.5);
+    const pos = entities.map(() => 0);
+    let p = 0;
+    for (const i of order) if (mentioned[i]) pos[i] = ++p;
+    return {
+      // some days without answers
+      day: DAY0 + Math.floor(r() * DAYS) * (r() < 0.9 ? 1 : 0),
+      t: Math.floor(r() * DAY_MS),
+      prompt: pick(prompts),
+      location: pick(locations),
+      schedule: pick(schedules),
+      model: pick(models),
+      pos,
+      cite: entities.map(() => r() < 0.2),
+    };
+  });
+}
+
+/** A day's rows stored in parts of at most 40 answers, as the projection stores them. */
+function putRows(site: SiteFacts, day: number, rows: Row[]) {
+  const ofDay = rows.filter((y) => y.day === day);
+  for (let part = 0; part * 40 < ofDay.length; part++) {
+    const b = new FactChunkBuilder(entities);
+    for (const x of ofDay.slice(part * 40, part * 40 + 40))
+      b.add({
+        t: x.t,
+        prompt_id: x.prompt,
+        location_id: x.location,
+        schedule_id: x.schedule,
+        model: x.model,
+        mentions: x.pos.flatMap((v, i) => (v ? [[i, v] as const] : [])),
+        cited: x.cite.flatMap((v, i) => (v ? [i] : [])),
+      });
+    const { meta, data } = encodeFacts(b.build());
+    putDay(site, new Date(day * DAY_MS).toISOString().slice(0, 10), part, meta, data);
+  }
+}
+
+function siteOf(rows: Row[]): SiteFacts {
+  const site = emptySite('w', 1n, 0n, entities);
+  for (let day = DAY0; day < DAY0 + DAYS; day++) putRows(site, day, rows);
+  sortParts(site);
+  return site;
+}
+
+/** The counts of a scan as plain arrays. */
+const plain = (c: ReturnType<typeof scanTotal>) => ({
+  responses: c.responses,
+  anyMentioned: c.anyMentioned,
+  mentioned: [...c.mentioned],
+  cited: [...c.cited],
+  posSum: [...c.posSum],
+  posSq: [...c.posSq],
+});
+
+/** Without blocks: every part walked. */
+function walked(site: SiteFacts, s: Selection, ids: string[], options: { any?: boolean; reads?: Reads }) {
+  setBlockLevels([], Number.POSITIVE_INFINITY);
+  try {
+    return plain(scanTotal(site, compileSelection(site, s, ids, options)));
+  } finally {
+    setBlockLevels([3, 1]);
+  }
+}
+
+/** The daily buckets without blocks. */
+function walkedDaily(site: SiteFacts, s: Selection, ids: string[], options: { any?: boolean; reads?: Reads }) {
+  setBlockLevels([], Number.POSITIVE_INFINITY);
+  try {
+    return daily(site, s, ids, options);
+  } finally {
+    setBlockLevels([3, 1]);
+  }
+}
+
+const daily = (site: SiteFacts, s: Selection, ids: string[], options: { any?: boolean; reads?: Reads }) =>
+  scanDaily(site, compileSelection(site, s, ids, options)).map(({ day, counts }) => ({ day, ...plain(counts) }));
+
+function selections(seed: number, n: number): Array<{ s: Selection; ids: string[]; options: { any?: boolean; reads?: Reads } }> {
+  const r = seededRandom(seed);
+  const subset = <T>(xs: T[]) => xs.filter(() => r() < 0.6);
+  return Array.from({ length: n }, () => {
+    const a = Math.floor(r() * (DAYS + 4)) - 2;
+    const b = a + Math.floor(r() * DAYS);
+    // whole days (an end_date's last millisecond) or times inside days
+    const wholeDays = r() < 0.7;
+    const start = r() < 0.85 ? new Date((DAY0 + a) * DAY_MS + (wholeDays ? 0 : Math.floor(r() * DAY_MS))) : undefined;
+    const end = r() < 0.85 ? new Date((DAY0 + b + 1) * DAY_MS - 1 - (wholeDays ? 0 : Math.floor(r() * DAY_MS))) : undefined;
+    const reads = (['all', 'mentions', 'cites', 'positions'] as const)[Math.floor(r() * 4)];
+    return {
+      s: {
+        websiteId: 'w',
+        scheduleId: schedules[Math.floor(r() * 2)],
+        start,
+        end,
+        models: r() < 0.5 ? subset(models) : undefined,
+        promptIds: r() < 0.5 ? [...prompts] : subset(prompts),
+        locationIds: r() < 0.4 ? (subset(locations).filter((l) => l !== null) as string[]) : undefined,
+      },
+      ids: r() < 0.6 ? [...entities] : entities.filter((_, i) => i === 0 || r() < 0.5),
+      options: { any: reads === 'mentions' || reads === 'all' ? r() < 0.5 : false, reads },
+    };
+  });
+}
+
+describe('metric blocks (sums of several days)', () => {
+  setBlockLevels([3, 1]);
+  afterAll(() => setBlockLevels([...DEFAULT_BLOCK_LEVELS]));
+
+  it('given random answers over 40 days, when selections are totalled through blocks of 8 and 2 days, then the counts equal a walk of every part', () => {
+    const rows = rowsOf(1, 3000);
+    const site = siteOf(rows);
+    const before = { ...blockCounts };
+    for (const { s, ids, options } of selections(2, 300)) {
+      const got = plain(scanTotal(site, compileSelection(site, s, ids, options)));
+      expect(got).toEqual(walked(site, s, ids, options));
+    }
+    // blocks answered (and were built once each, then reused)
+    expect(blockCounts.added - before.added).toBeGreaterThan(300);
+    expect(blockCounts.built - before.built).toBeLessThan(40);
+    expect(blockBytes(site)).toBeGreaterThan(0);
+  });
+
+  it('given days of several parts, when selections are bucketed by day, then the days summed whole (day blocks) give the counts of a walk', () => {
+    const rows = rowsOf(5, 4000);
+    const site = siteOf(rows);
+    const before = { ...blockCounts };
+    for (const { s, ids, options } of selections(6, 200)) expect(daily(site, s, ids, options)).toEqual(walkedDaily(site, s, ids, options));
+    expect(blockCounts.added - before.added).toBeGreaterThan(200);
+  });
+
+  it('given a block with fewer than 4 answers per (schedule, model, location, prompt), then it keeps no sums by prompt, and a selection of some prompts walks its days', () => {
+    const rows = rowsOf(7, 300);
+    const site = siteOf(rows);
+    const sparse = buildBlock(entities.length, 3, Math.floor(DAY0 / 8), site.order.slice(0, 8));
+    expect(sparse.byPrompt).toBe(false);
+    expect(sparse.cellSums.length).toBe(0);
+    const dense = buildBlock(entities.length, 3, 0, siteOf(rowsOf(8, 6000)).order);
+    expect(dense.byPrompt).toBe(true);
+    expect(dense.cellSums).toBeInstanceOf(Uint32Array);
+    for (const { s, ids, options } of selections(9, 100))
+      expect(plain(scanTotal(site, compileSelection(site, s, ids, options)))).toEqual(walked(site, s, ids, options));
+  });
+
+  it('given blocks held, when a day of a block is written again, then the block is built again from the new parts and the counts follow', () => {
+    const rows = rowsOf(3, 2000);
+    const site = siteOf(rows);
+    const all: Selection = { websiteId: 'w', scheduleId: null, promptIds: [...prompts] };
+    const q = () => compileSelection(site, all, entities);
+    const first = plain(scanTotal(site, q()));
+    const built = blockCounts.built;
+    expect(plain(scanTotal(site, q()))).toEqual(first);
+    expect(blockCounts.built).toBe(built);
+    // a day inside the first 8-day block gets more answers (its parts are replaced, as a load puts them)
+    const more = rowsOf(4, 400).map((x) => ({ ...x, day: DAY0 + 3, schedule: null }));
+    putRows(site, DAY0 + 3, [...rows, ...more]);
+    sortParts(site);
+    const after = plain(scanTotal(site, q()));
+    expect(blockCounts.built).toBeGreaterThan(built);
+    expect(after.responses).toBe(first.responses + more.length);
+    expect(after).toEqual(walked(site, all, entities, {}));
+  });
+});
