@@ -85,6 +85,27 @@ const held = new WeakMap<SiteFacts, Held>();
 /** Blocks added to scans and built since the process started (what a test reads to know blocks answered). */
 export const blockCounts = { added: 0, built: 0 };
 
+/**
+ * How long one scan may spend building blocks it does not hold (ms): past it, the scan walks those days as it would
+ * without blocks (the same numbers), and later scans build the rest. A 64-day block takes 20-30 ms to build; a cold
+ * year-long request building every block at once held the event loop for 150 ms, stalling other websites' requests.
+ */
+export const DEFAULT_BUILD_MS_PER_SCAN = 10;
+let buildMsPerScan = DEFAULT_BUILD_MS_PER_SCAN;
+let buildUntil = Number.POSITIVE_INFINITY;
+let builtInScan = 0;
+
+/** A scan starts: blocks not held may be built for the building time from now, one at least. */
+export function startScanBuilds(): void {
+  buildUntil = performance.now() + buildMsPerScan;
+  builtInScan = 0;
+}
+
+/** The building time of one scan (tests: 0, one block a scan; infinite, every block the scan meets). */
+export function setBuildMsPerScan(ms: number): void {
+  buildMsPerScan = ms;
+}
+
 const keyOf = (level: number, i: number) => level * 2 ** 26 + i;
 const EMPTY_SUMS = new Float64Array(0);
 
@@ -288,6 +309,8 @@ export function blockAt(
     let next = i;
     while (next < order.length && order[next].day <= last) next++;
     const b = kept(site, 'blocks', keyOf(level, index), i, next, (parts) => buildBlock(site.entities.length, level, index, parts));
+    // not held, and this scan's building time spent: its days are walked
+    if (!b) return null;
     // a block without its sums by prompt serves selections of every prompt only; the others walk its days
     if (!b.byPrompt && !everyPrompt) return null;
     blockCounts.added++;
@@ -308,16 +331,22 @@ export function dayBlockAt(site: SiteFacts, i: number): { block: Block; next: nu
   while (next < order.length && order[next].day === day) next++;
   if (next - i < DAY_PARTS) return null;
   const b = kept(site, 'days', day, i, next, (parts) => buildBlock(site.entities.length, 0, day, parts, false));
+  if (!b) return null;
   blockCounts.added++;
   return { block: b, next };
 }
 
-/** The block held under `key` when it was built of parts [from, to) of the website's order, else one built now. */
-function kept(site: SiteFacts, kind: 'blocks' | 'days', key: number, from: number, to: number, build: (parts: DayFacts[]) => Block): Block {
+/**
+ * The block held under `key` when it was built of parts [from, to) of the website's order, else one built now, or
+ * null when this scan's building time is spent (startScanBuilds).
+ */
+function kept(site: SiteFacts, kind: 'blocks' | 'days', key: number, from: number, to: number, build: (parts: DayFacts[]) => Block): Block | null {
   let h = held.get(site);
   if (!h) held.set(site, (h = { blocks: new Map(), days: new Map(), bytes: 0 }));
   let b = h[kind].get(key);
   if (b && sameParts(b.parts, site.order, from, to)) return b;
+  if (builtInScan > 0 && performance.now() > buildUntil) return null;
+  builtInScan++;
   if (b) {
     h.bytes -= b.bytes;
     site.bytes -= b.bytes;

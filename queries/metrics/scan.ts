@@ -1,5 +1,5 @@
 import type { Selection } from '../filters';
-import { addBlock, blockAt, dayBlockAt } from './blocks';
+import { addBlock, blockAt, dayBlockAt, startScanBuilds } from './blocks';
 import type { DayFacts, SiteFacts } from './facts-cache';
 
 const DAY_MS = 86_400_000;
@@ -414,6 +414,7 @@ export function scanTotal(site: SiteFacts, q: CompiledSelection): Counts {
   if (q.schedule < 0) return requested(q, c);
   const order = site.order;
   const blocks = q.everyColumn;
+  startScanBuilds();
   const fullFirst = wholeDay(q, q.startDay) ? q.startDay : q.startDay + 1;
   const fullLast = wholeDay(q, q.endDay) ? q.endDay : q.endDay - 1;
   for (let i = firstPartFrom(order, q.firstDay); i < order.length && order[i].day <= q.lastDay; ) {
@@ -453,6 +454,7 @@ export function scanDaily(site: SiteFacts, q: CompiledSelection): Array<{ day: n
   const order = site.order;
   // a whole day of every prompt, of several parts: its parts' sums by (schedule, model, location) at once (./blocks)
   const dayBlocks = q.everyColumn && q.everyPrompt;
+  startScanBuilds();
   const c = columnCounts(E);
   for (let i = firstPartFrom(order, q.firstDay); i < order.length && order[i].day <= q.lastDay; ) {
     const day = order[i].day;

@@ -2,7 +2,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { encodeFacts, FactChunkBuilder } from '../../src/analysis/facts';
 import { seededRandom } from '../../src/domain/random';
 import type { Selection } from '../../queries/filters';
-import { blockBytes, blockCounts, buildBlock, DEFAULT_BLOCK_LEVELS, setBlockLevels } from '../../queries/metrics/blocks';
+import {
+  blockBytes,
+  blockCounts,
+  buildBlock,
+  DEFAULT_BLOCK_LEVELS,
+  DEFAULT_BUILD_MS_PER_SCAN,
+  setBlockLevels,
+  setBuildMsPerScan,
+} from '../../queries/metrics/blocks';
 import { emptySite, putDay, type SiteFacts, sortParts } from '../../queries/metrics/facts-cache';
 import { compileSelection, type Reads, scanDaily, scanTotal } from '../../queries/metrics/scan';
 
@@ -139,7 +147,12 @@ function selections(seed: number, n: number): Array<{ s: Selection; ids: string[
 
 describe('metric blocks (sums of several days)', () => {
   setBlockLevels([3, 1]);
-  afterAll(() => setBlockLevels([...DEFAULT_BLOCK_LEVELS]));
+  // every block a scan meets is built in it, however loaded the machine (the last test sets a scan's building time)
+  setBuildMsPerScan(Number.POSITIVE_INFINITY);
+  afterAll(() => {
+    setBlockLevels([...DEFAULT_BLOCK_LEVELS]);
+    setBuildMsPerScan(DEFAULT_BUILD_MS_PER_SCAN);
+  });
 
   it('given random answers over 40 days, when selections are totalled through blocks of 8 and 2 days, then the counts equal a walk of every part', () => {
     const rows = rowsOf(1, 3000);
@@ -193,5 +206,26 @@ describe('metric blocks (sums of several days)', () => {
     expect(blockCounts.built).toBeGreaterThan(built);
     expect(after.responses).toBe(first.responses + more.length);
     expect(after).toEqual(walked(site, all, entities, {}));
+  });
+
+  it('given a scan whose building time is spent, then it builds one block, walks the days of the blocks it does not hold (the same counts), and later scans build the rest', () => {
+    const site = siteOf(rowsOf(10, 3000));
+    const all: Selection = { websiteId: 'w', scheduleId: null, promptIds: [...prompts] };
+    const reference = walked(site, all, entities, {});
+    setBuildMsPerScan(0);
+    try {
+      const builds: number[] = [];
+      for (let k = 0; k < 8; k++) {
+        const before = blockCounts.built;
+        expect(plain(scanTotal(site, compileSelection(site, all, entities)))).toEqual(reference);
+        builds.push(blockCounts.built - before);
+      }
+      // one block a scan until every block of the range is held, then none
+      expect(builds[0]).toBe(1);
+      expect(builds.every((n) => n <= 1)).toBe(true);
+      expect(builds.at(-1)).toBe(0);
+    } finally {
+      setBuildMsPerScan(Number.POSITIVE_INFINITY);
+    }
   });
 });
