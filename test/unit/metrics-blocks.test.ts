@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeFacts, FactChunkBuilder } from '../../src/analysis/facts';
 import { seededRandom } from '../../src/domain/random';
 import type { Selection } from '../../queries/filters';
 import {
@@ -11,7 +10,8 @@ import {
   setBlockLevels,
   setBuildMsPerScan,
 } from '../../queries/metrics/blocks';
-import { emptySite, putDay, type SiteFacts, sortParts } from '../../queries/metrics/facts-cache';
+import { emptySite, type SiteFacts, sortParts } from '../../queries/metrics/facts-cache';
+import { putDayParts } from '../support/fact-parts';
 import { compileSelection, type Reads, scanDaily, scanTotal } from '../../queries/metrics/scan';
 
 const DAY_MS = 86_400_000;
@@ -60,22 +60,13 @@ function rowsOf(seed: number, n: number): Row[] {
 
 /** A day's rows stored in parts of at most 40 answers, as the projection stores them. */
 function putRows(site: SiteFacts, day: number, rows: Row[]) {
-  const ofDay = rows.filter((y) => y.day === day);
-  for (let part = 0; part * 40 < ofDay.length; part++) {
-    const b = new FactChunkBuilder(entities);
-    for (const x of ofDay.slice(part * 40, part * 40 + 40))
-      b.add({
-        t: x.t,
-        prompt_id: x.prompt,
-        location_id: x.location,
-        schedule_id: x.schedule,
-        model: x.model,
-        mentions: x.pos.flatMap((v, i) => (v ? [[i, v] as const] : [])),
-        cited: x.cite.flatMap((v, i) => (v ? [i] : [])),
-      });
-    const { meta, data } = encodeFacts(b.build());
-    putDay(site, new Date(day * DAY_MS).toISOString().slice(0, 10), part, meta, data);
-  }
+  putDayParts(
+    site,
+    entities,
+    day,
+    rows.filter((y) => y.day === day),
+    40,
+  );
 }
 
 function siteOf(rows: Row[]): SiteFacts {

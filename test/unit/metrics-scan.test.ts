@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { encodeFacts, FactChunkBuilder } from '../../src/analysis/facts';
 import { seededRandom } from '../../src/domain/random';
 import type { Selection } from '../../queries/filters';
-import { emptySite, putDay, sortParts } from '../../queries/metrics/facts-cache';
+import { emptySite, sortParts } from '../../queries/metrics/facts-cache';
+import { putDayParts } from '../support/fact-parts';
 import { compileSelection, scanDaily, scanTotal } from '../../queries/metrics/scan';
 
 const DAY_MS = 86_400_000;
@@ -48,23 +48,13 @@ function world(seed: number, E: number) {
   const site = emptySite('w', 1n, 0n, entities);
   for (let day = 20_000; day < 20_005; day++) {
     // each day in parts of at most 200 answers, as the projection stores them (in PART_ROWS)
-    const ofDay = rows.filter((y) => y.day === day);
-    for (let part = 0; part * 200 < ofDay.length; part++) {
-      const b = new FactChunkBuilder(entities);
-      for (const x of ofDay.slice(part * 200, part * 200 + 200)) {
-        b.add({
-          t: x.t,
-          prompt_id: x.prompt,
-          location_id: x.location,
-          schedule_id: x.schedule,
-          model: x.model,
-          mentions: x.pos.flatMap((v, i) => (v ? [[i, v] as const] : [])),
-          cited: x.cite.flatMap((v, i) => (v ? [i] : [])),
-        });
-      }
-      const { meta, data } = encodeFacts(b.build());
-      putDay(site, new Date(day * DAY_MS).toISOString().slice(0, 10), part, meta, data);
-    }
+    putDayParts(
+      site,
+      entities,
+      day,
+      rows.filter((y) => y.day === day),
+      200,
+    );
   }
   sortParts(site);
   return { r, rows, site, entities, prompts, locations, schedules, models };
