@@ -33,3 +33,36 @@ export function putDayParts(site: SiteFacts, entities: string[], day: number, of
     putDay(site, new Date(day * DAY_MS).toISOString().slice(0, 10), part, meta, data);
   }
 }
+
+/** What random answers are drawn from: the entity columns and the catalogue's ids. */
+export interface FactWorld {
+  entities: string[];
+  prompts: string[];
+  locations: (string | null)[];
+  schedules: (string | null)[];
+  models: string[];
+}
+
+/**
+ * A random answer of `w` on the day `day()` draws: each entity mentioned with probability `mention` (positions 1, 2, …
+ * in a random order) and cited with probability `cite`.
+ */
+export function randomFactRow(r: () => number, w: FactWorld, rates: { mention: number; cite: number }, day: () => number): FactRow & { day: number } {
+  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
+  const mentioned = w.entities.map(() => r() < rates.mention);
+  // positions: 1 + mentioned entities earlier in a random order
+  const order = w.entities.map((_, i) => i).sort(() => r() - 0.5);
+  const pos = w.entities.map(() => 0);
+  let p = 0;
+  for (const i of order) if (mentioned[i]) pos[i] = ++p;
+  return {
+    day: day(),
+    t: Math.floor(r() * DAY_MS),
+    prompt: pick(w.prompts),
+    location: pick(w.locations),
+    schedule: pick(w.schedules),
+    model: pick(w.models),
+    pos,
+    cite: w.entities.map(() => r() < rates.cite),
+  };
+}

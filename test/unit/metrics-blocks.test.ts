@@ -11,23 +11,15 @@ import {
   setBuildMsPerScan,
 } from '../../queries/metrics/blocks';
 import { emptySite, type SiteFacts, sortParts } from '../../queries/metrics/facts-cache';
-import { putDayParts } from '../support/fact-parts';
+import { type FactRow, putDayParts, randomFactRow } from '../support/fact-parts';
 import { compileSelection, type Reads, scanDaily, scanTotal } from '../../queries/metrics/scan';
 
 const DAY_MS = 86_400_000;
 const DAY0 = 20_000;
 const DAYS = 40;
 
-interface Row {
-  day: number;
-  t: number;
-  prompt: string;
-  location: string | null;
-  schedule: string | null;
-  model: string;
-  pos: number[];
-  cite: boolean[];
-}
+/** An answer of a UTC day (a day number) */
+type Row = FactRow & { day: number };
 
 const entities = ['e0', 'e1', 'e2', 'e3', 'e4'];
 const prompts = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'];
@@ -37,25 +29,9 @@ const models = ['m0', 'm1', 'm2'];
 
 function rowsOf(seed: number, n: number): Row[] {
   const r = seededRandom(seed);
-  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
-  return Array.from({ length: n }, () => {
-    const mentioned = entities.map(() => r() < 0.3);
-    const order = entities.map((_, i) => i).sort(() => r() - 0.5);
-    const pos = entities.map(() => 0);
-    let p = 0;
-    for (const i of order) if (mentioned[i]) pos[i] = ++p;
-    return {
-      // some days without answers
-      day: DAY0 + Math.floor(r() * DAYS) * (r() < 0.9 ? 1 : 0),
-      t: Math.floor(r() * DAY_MS),
-      prompt: pick(prompts),
-      location: pick(locations),
-      schedule: pick(schedules),
-      model: pick(models),
-      pos,
-      cite: entities.map(() => r() < 0.2),
-    };
-  });
+  // some days without answers
+  const day = () => DAY0 + Math.floor(r() * DAYS) * (r() < 0.9 ? 1 : 0);
+  return Array.from({ length: n }, () => randomFactRow(r, { entities, prompts, locations, schedules, models }, { mention: 0.3, cite: 0.2 }, day));
 }
 
 /** A day's rows stored in parts of at most 40 answers, as the projection stores them. */

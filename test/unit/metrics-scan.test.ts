@@ -2,49 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/domain/random';
 import type { Selection } from '../../queries/filters';
 import { emptySite, sortParts } from '../../queries/metrics/facts-cache';
-import { putDayParts } from '../support/fact-parts';
+import { type FactRow, putDayParts, randomFactRow } from '../support/fact-parts';
 import { compileSelection, scanDaily, scanTotal } from '../../queries/metrics/scan';
 
 const DAY_MS = 86_400_000;
 
-interface Row {
-  day: number;
-  t: number;
-  prompt: string;
-  location: string | null;
-  schedule: string | null;
-  model: string;
-  pos: number[];
-  cite: boolean[];
-}
+/** An answer of a UTC day (a day number) */
+type Row = FactRow & { day: number };
 
 function world(seed: number, E: number) {
   const r = seededRandom(seed);
-  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
   const entities = Array.from({ length: E }, (_, i) => `e${i}`);
   const prompts = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'];
   const locations = [null, 'l0', 'l1', 'l2'];
   const schedules = [null, 's0', 's1'];
   const models = ['m0', 'm1', 'm2', 'm3'];
   const rows: Row[] = [];
-  for (let k = 0; k < 1500; k++) {
-    const mentioned = entities.map(() => r() < 0.25);
-    // positions: 1 + mentioned entities earlier in a random order
-    const order = entities.map((_, i) => i).sort(() => r() - 0.5);
-    const pos = entities.map(() => 0);
-    let p = 0;
-    for (const i of order) if (mentioned[i]) pos[i] = ++p;
-    rows.push({
-      day: 20_000 + Math.floor(r() * 5),
-      t: Math.floor(r() * DAY_MS),
-      prompt: pick(prompts),
-      location: pick(locations),
-      schedule: pick(schedules),
-      model: pick(models),
-      pos,
-      cite: entities.map(() => r() < 0.15),
-    });
-  }
+  const day = () => 20_000 + Math.floor(r() * 5);
+  for (let k = 0; k < 1500; k++) rows.push(randomFactRow(r, { entities, prompts, locations, schedules, models }, { mention: 0.25, cite: 0.15 }, day));
   const site = emptySite('w', 1n, 0n, entities);
   for (let day = 20_000; day < 20_005; day++) {
     // each day in parts of at most 200 answers, as the projection stores them (in PART_ROWS)
