@@ -1,5 +1,5 @@
 import type { DayFacts, SiteFacts } from './facts-cache';
-import { addSums, type ColumnCounts, type CompiledSelection } from './scan';
+import { addAnswer, addSums, type ColumnCounts, type CompiledSelection } from './scan';
 
 /**
  * Blocks: a website's answers of several whole days summed by (schedule, model, location, prompt), kept beside its facts
@@ -131,7 +131,7 @@ export function buildBlock(E: number, level: number, index: number, parts: DayFa
   let cells = 0;
   const cellKey: number[] = [];
   for (const d of parts) {
-    const { pos, cite, prompt, location, mentions, cites } = d;
+    const { prompt, location } = d;
     for (const seg of d.segments) {
       const gk = seg.schedule * 65536 + seg.model;
       let g = groups.get(gk);
@@ -151,40 +151,7 @@ export function buildBlock(E: number, level: number, index: number, parts: DayFa
             sums = grown;
           }
         }
-        const o = k * stride;
-        sums[o]++;
-        const base = i * E;
-        if (mentions !== null && cites !== null) {
-          // the entities an answer mentions and cites, through their bits
-          let m = mentions[i];
-          if (m !== 0) sums[o + 1]++;
-          while (m !== 0) {
-            const e = 31 - Math.clz32(m & -m);
-            const v = pos[base + e];
-            sums[o + 2 + e]++;
-            sums[o + 2 + 2 * E + e] += v;
-            sums[o + 2 + 3 * E + e] += v * v;
-            m &= m - 1;
-          }
-          let x = cites[i];
-          while (x !== 0) {
-            sums[o + 2 + E + 31 - Math.clz32(x & -x)]++;
-            x &= x - 1;
-          }
-          continue;
-        }
-        let hit = false;
-        for (let e = 0; e < E; e++) {
-          const v = pos[base + e];
-          if (v !== 0) {
-            hit = true;
-            sums[o + 2 + e]++;
-            sums[o + 2 + 2 * E + e] += v;
-            sums[o + 2 + 3 * E + e] += v * v;
-          }
-          if (cite[base + e] !== 0) sums[o + 2 + E + e]++;
-        }
-        if (hit) sums[o + 1]++;
+        addAnswer(d, i, E, sums, k * stride);
       }
     }
   }

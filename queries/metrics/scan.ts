@@ -136,26 +136,52 @@ function sumsByLocation(E: number, L: number, d: DayFacts): { L: number; sums: F
   const stride = 2 + 4 * E;
   const sums = new Float64Array(d.segments.length * L * stride);
   d.segments.forEach((seg, si) => {
-    for (let i = seg.start; i < seg.end; i++) {
-      const o = (si * L + d.location[i]) * stride;
-      sums[o]++;
-      let hit = false;
-      for (let e = 0; e < E; e++) {
-        const p = d.pos[i * E + e];
-        if (p !== 0) {
-          hit = true;
-          sums[o + 2 + e]++;
-          sums[o + 2 + 2 * E + e] += p;
-          sums[o + 2 + 3 * E + e] += p * p;
-        }
-        if (d.cite[i * E + e] !== 0) sums[o + 2 + E + e]++;
-      }
-      if (hit) sums[o + 1]++;
-    }
+    for (let i = seg.start; i < seg.end; i++) addAnswer(d, i, E, sums, (si * L + d.location[i]) * stride);
   });
   const x = { L, sums };
   locationSums.set(d, x);
   return x;
+}
+
+/**
+ * Adds answer `i` of a part to the packed sums at `o` (responses, any, then per entity column mentioned, cited, posSum,
+ * posSq: E each, as DayFacts.sums): through its mention and citation bits where the part has them (at most 32 entities).
+ */
+export function addAnswer(d: DayFacts, i: number, E: number, sums: Float64Array, o: number): void {
+  sums[o]++;
+  const base = i * E;
+  const pos = d.pos;
+  if (d.mentions !== null && d.cites !== null) {
+    let m = d.mentions[i];
+    if (m !== 0) sums[o + 1]++;
+    while (m !== 0) {
+      const e = 31 - Math.clz32(m & -m);
+      const v = pos[base + e];
+      sums[o + 2 + e]++;
+      sums[o + 2 + 2 * E + e] += v;
+      sums[o + 2 + 3 * E + e] += v * v;
+      m &= m - 1;
+    }
+    let x = d.cites[i];
+    while (x !== 0) {
+      sums[o + 2 + E + 31 - Math.clz32(x & -x)]++;
+      x &= x - 1;
+    }
+    return;
+  }
+  const cite = d.cite;
+  let hit = false;
+  for (let e = 0; e < E; e++) {
+    const v = pos[base + e];
+    if (v !== 0) {
+      hit = true;
+      sums[o + 2 + e]++;
+      sums[o + 2 + 2 * E + e] += v;
+      sums[o + 2 + 3 * E + e] += v * v;
+    }
+    if (cite[base + e] !== 0) sums[o + 2 + E + e]++;
+  }
+  if (hit) sums[o + 1]++;
 }
 
 /** Counts by entity column (the website's order), filled by the scan and then put in the requested order. */
