@@ -1,4 +1,4 @@
-import { encodeFacts, FactChunkBuilder } from '../../src/analysis/facts';
+import { encodeFacts, FactChunkBuilder, type FactDictionaries } from '../../src/analysis/facts';
 import { putDay, type SiteFacts } from '../../queries/metrics/facts-cache';
 
 const DAY_MS = 86_400_000;
@@ -34,20 +34,16 @@ export function putDayParts(site: SiteFacts, entities: string[], day: number, of
   }
 }
 
-/** What random answers are drawn from: the entity columns and the catalogue's ids. */
-export interface FactWorld {
-  entities: string[];
-  prompts: string[];
-  locations: (string | null)[];
-  schedules: (string | null)[];
-  models: string[];
-}
-
 /**
- * A random answer of `w` on the day `day()` draws: each entity mentioned with probability `mention` (positions 1, 2, …
+ * A random answer drawn from the dictionaries `w` on the day `day()` draws: each entity mentioned with probability `mention` (positions 1, 2, …
  * in a random order) and cited with probability `cite`.
  */
-export function randomFactRow(r: () => number, w: FactWorld, rates: { mention: number; cite: number }, day: () => number): FactRow & { day: number } {
+export function randomFactRow(
+  r: () => number,
+  w: FactDictionaries,
+  rates: { mention: number; cite: number },
+  day: () => number,
+): FactRow & { day: number } {
   const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
   const mentioned = w.entities.map(() => r() < rates.mention);
   // positions: 1 + mentioned entities earlier in a random order
