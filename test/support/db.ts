@@ -13,6 +13,14 @@ export interface TestDatabase extends Database {
   url: string | null;
 }
 
+/**
+ * A test file's database does not wait for its commits to reach the disk (synchronous_commit off): nothing in it must
+ * survive a crash of the server, and each commit's flush (about 1 ms here) otherwise leaves the file's process and its
+ * Postgres session both idle. Every other behaviour (isolation, locks, visibility to other sessions) is the same.
+ * Measured: three HTTP test files 20-30% faster. The benchmarks keep the server's default.
+ */
+const TEST_DATABASE_SETTINGS = { synchronous_commit: 'off' };
+
 let template: Promise<string | null> | undefined;
 
 /**
@@ -83,7 +91,12 @@ export async function freshDatabase(poolMax = 10, opts: { serverSchema?: boolean
     const d = await openPglite('memory://');
     return { ...d, url: null };
   }
-  const created = await createDatabase(serverUrl, 'aivis_t', opts.serverSchema ? ((await schemaTemplate(serverUrl)) ?? undefined) : undefined);
+  const created = await createDatabase(
+    serverUrl,
+    'aivis_t',
+    opts.serverSchema ? ((await schemaTemplate(serverUrl)) ?? undefined) : undefined,
+    TEST_DATABASE_SETTINGS,
+  );
   const d = await openPostgres(created.url, poolMax);
   return {
     ...d,

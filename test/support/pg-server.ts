@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import knex from 'knex';
 
-/** Runs one statement on the server's maintenance connection (create/drop database cannot run in a pool's transaction). */
-export async function onServer(serverUrl: string, sql: string): Promise<void> {
+/** Runs statements, in order, on the server's maintenance connection (create/drop database cannot run in a pool's transaction). */
+export async function onServer(serverUrl: string, ...sqls: string[]): Promise<void> {
   const admin = knex({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
   try {
-    await admin.raw(sql);
+    for (const sql of sqls) await admin.raw(sql);
   } finally {
     await admin.destroy();
   }
@@ -14,15 +14,21 @@ export async function onServer(serverUrl: string, sql: string): Promise<void> {
 /**
  * A new, empty database on a Postgres server, named `<prefix>_<random hex>`: its name, its url, and drop() (forced:
  * connections still open are cut). Shared by the test suite (test/support/db) and the benchmarks (bench/lib).
- * `template`: a copy of that database instead (see test/support/global-setup.ts).
+ * `template`: a copy of that database instead (see test/support/global-setup.ts). `settings`: the database's own
+ * defaults for every session on it (`alter database ... set`), e.g. the tests' synchronous_commit off.
  */
 export async function createDatabase(
   serverUrl: string,
   prefix: string,
   template?: string,
+  settings: Record<string, string> = {},
 ): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await onServer(serverUrl, `create database ${name}${template ? ` template ${template}` : ''}`);
+  const set = Object.entries(settings).map(([k, v]) => {
+    if (!/^[a-z_]+$/.test(k) || !/^[a-z0-9_]+$/.test(v)) throw new Error(`not a plain setting: ${k} = ${v}`);
+    return `alter database ${name} set ${k} = ${v}`;
+  });
+  await onServer(serverUrl, `create database ${name}${template ? ` template ${template}` : ''}`, ...set);
   const u = new URL(serverUrl);
   u.pathname = `/${name}`;
   return { name, url: u.toString(), drop: () => onServer(serverUrl, `drop database if exists ${name} with (force)`) };

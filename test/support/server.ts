@@ -1,3 +1,4 @@
+import { type Dispatcher, request } from 'undici';
 import { afterAll, beforeAll } from 'vitest';
 import { createOrganization } from '../../commands/organizations/create-organization';
 import { loadConfig } from '../../src/config';
@@ -137,8 +138,10 @@ export async function call<T = any>(s: { url: string }, method: string, path: st
     headers['content-type'] ??= 'application/json';
     body = typeof c.body === 'string' ? c.body : JSON.stringify(c.body);
   }
-  const res = await fetch(u, { method, headers, body });
-  const text = await res.text();
+  // undici's request, not fetch: the same HTTP for a fifth of the client's CPU (fetch's WHATWG streams and headers
+  // cost about 0.7 ms of CPU a call, and the suite makes tens of thousands of calls); no redirect is followed
+  const res = await request(u, { method: method as Dispatcher.HttpMethod, headers: { accept: '*/*', ...headers }, body });
+  const text = await res.body.text();
   let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : null;
@@ -146,8 +149,19 @@ export async function call<T = any>(s: { url: string }, method: string, path: st
     /* not JSON */
   }
   // a documented shape cannot drift from what is sent: every 2xx body is checked against its route's response schema
-  checkDocumentedShape(method, u.pathname, res.status, parsed);
-  return { status: res.status, body: parsed as T, headers: res.headers };
+  checkDocumentedShape(method, u.pathname, res.statusCode, parsed);
+  return { status: res.statusCode, body: parsed as T, headers: headersOf(res.headers) };
+}
+
+/** A response's headers as fetch gives them (a header sent several times: its values joined by ", "). */
+function headersOf(raw: Record<string, string | string[] | undefined>): Headers {
+  const h = new Headers();
+  for (const [k, v] of Object.entries(raw)) {
+    if (v === undefined) continue;
+    if (Array.isArray(v)) for (const one of v) h.append(k, one);
+    else h.set(k, v);
+  }
+  return h;
 }
 
 /**
