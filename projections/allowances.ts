@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type EventHandlers, type Projection, handlerProjection } from '../src/eventstore/projection';
+import { type EventHandlers, type Projection, handlerProjection, migrateSql } from '../src/eventstore/projection';
 
 const handlers: EventHandlers<Knex.Transaction> = {
   async AllowanceReserved(e, trx) {
@@ -37,8 +37,7 @@ export const allowancesProjection: Projection = handlerProjection(
     name: 'allowances',
     version: 2,
     tables: ['rm_allowance_reservations'],
-    async migrate(db: Knex) {
-      await db.raw(`
+    migrate: migrateSql(`
         create table if not exists rm_allowance_reservations (
           organization_id uuid not null,
           allowance text not null,
@@ -52,8 +51,7 @@ export const allowancesProjection: Projection = handlerProjection(
           settled_at timestamptz,
           primary key (organization_id, allowance, period, reservation_id)
         );
-        create index if not exists rm_allowance_reservations_open on rm_allowance_reservations (reserved_at) where state = 'reserved';`);
-    },
+        create index if not exists rm_allowance_reservations_open on rm_allowance_reservations (reserved_at) where state = 'reserved';`),
   },
   handlers,
 );

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { jobRowHandlers } from './job-rows';
-import { type EventHandlers, handlerProjection, type Projection } from '../src/eventstore/projection';
+import { type EventHandlers, handlerProjection, type Projection, migrateSql } from '../src/eventstore/projection';
 import { insertRow } from './rows';
 
 const DISCOVERY_STREAM = 'discovery-';
@@ -34,8 +34,7 @@ export const discoveryProjection: Projection = {
       name: 'discovery',
       version: 1,
       tables: ['rm_discovery_runs'],
-      async migrate(db: Knex) {
-        await db.raw(`
+      migrate: migrateSql(`
           create table if not exists rm_discovery_runs (
             id text primary key,
             organization_id uuid not null,
@@ -54,8 +53,7 @@ export const discoveryProjection: Projection = {
             created_at timestamptz not null,
             completed_at timestamptz
           );
-          create index if not exists rm_discovery_runs_site on rm_discovery_runs (website_id, created_at desc);`);
-      },
+          create index if not exists rm_discovery_runs_site on rm_discovery_runs (website_id, created_at desc);`),
     },
     handlers,
   ),

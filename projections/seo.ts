@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { jobRowHandlers } from './job-rows';
-import { type EventHandlers, handlerProjection, type Projection } from '../src/eventstore/projection';
+import { type EventHandlers, handlerProjection, type Projection, migrateSql } from '../src/eventstore/projection';
 import { insertRow } from './rows';
 
 const SEO_STREAM = 'seo-';
@@ -28,8 +28,7 @@ export const seoProjection: Projection = {
       name: 'seo',
       version: 1,
       tables: ['rm_seo_jobs'],
-      async migrate(db: Knex) {
-        await db.raw(`
+      migrate: migrateSql(`
           create table if not exists rm_seo_jobs (
             id text primary key,
             organization_id uuid not null,
@@ -43,8 +42,7 @@ export const seoProjection: Projection = {
             created_at timestamptz not null,
             completed_at timestamptz
           );
-          create index if not exists rm_seo_jobs_site on rm_seo_jobs (website_id, created_at);`);
-      },
+          create index if not exists rm_seo_jobs_site on rm_seo_jobs (website_id, created_at);`),
     },
     handlers,
   ),

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { TEAM_EVENT_TYPES } from '../src/domain/events';
 import { SYSTEM_ROLE_IDS } from '../src/domain/principal';
-import type { Projection } from '../src/eventstore/projection';
+import { type Projection, migrateSql } from '../src/eventstore/projection';
 
 /**
  * The organization's people and their access (commands/team): custom roles, users, organization members, explicit
@@ -39,8 +39,7 @@ export const teamProjection: Projection = {
   ],
   // the decider's events, and the password a user sets (the read model keeps its hash; no decision reads it)
   handles: [...TEAM_EVENT_TYPES, 'UserPasswordSet'],
-  async migrate(db: Knex) {
-    await db.raw(`
+  migrate: migrateSql(`
       create table if not exists rm_team_roles (
         id uuid primary key,
         organization_id uuid not null,
@@ -120,8 +119,7 @@ export const teamProjection: Projection = {
         accepted_at timestamptz
       );
       create index if not exists rm_team_invites_token on rm_team_invites (token_hash);
-      create index if not exists rm_team_invites_org on rm_team_invites (organization_id, created_at);`);
-  },
+      create index if not exists rm_team_invites_org on rm_team_invites (organization_id, created_at);`),
   async apply(trx, events) {
     // a bulk invite is 50 memberships in a row: written as one multi-row insert, not 50 round trips
     let members: Record<string, unknown>[] = [];
