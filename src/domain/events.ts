@@ -555,10 +555,12 @@ export const catalogue = {
     recommendations: z.array(
       z.object({
         id: z.string(),
+        /** prompt_coverage, competitor_gap, facts, title, meta_description, headings, faq, schema, brand */
         category: z.string(),
         severity: z.enum(['high', 'medium', 'low']),
         title: z.string(),
         detail: z.string(),
+        /** the part of the page it concerns; null when it concerns what the page lacks */
         excerpt: z.string().nullable(),
         /** a `facts` recommendation: the approved fact the page lacks (its text is read from the fact when polled, never copied here) */
         fact_id: z.string().optional(),
