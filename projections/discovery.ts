@@ -1,18 +1,15 @@
 import type { Knex } from 'knex';
-import { jobRowHandlers } from './job-rows';
+import { jobRowHandlers, jobStreamPrefixes, queuedJobRow } from './job-rows';
 import { type EventHandlers, handlerProjection, type Projection, migrateSql } from '../src/eventstore/projection';
-import { insertRow } from './rows';
 
 const DISCOVERY_STREAM = 'discovery-';
 
 const handlers: EventHandlers<Knex.Transaction> = {
   ...jobRowHandlers('rm_discovery_runs'),
-  PromptDiscoveryRequested: insertRow({
+  PromptDiscoveryRequested: queuedJobRow({
     table: 'rm_discovery_runs',
     id: 'run_id',
     columns: ['website_id', 'name', 'sources', 'locale', 'country', 'prompt_count_min', 'prompt_count_max'],
-    extra: (e) => ({ organization_id: e.metadata.organization_id, status: 'queued' }),
-    idempotent: true,
   }),
   async PromptDiscoveryCompleted(e, trx) {
     await trx('rm_discovery_runs')
@@ -57,5 +54,5 @@ export const discoveryProjection: Projection = {
     },
     handlers,
   ),
-  streamPrefixes: { JobStarted: DISCOVERY_STREAM, JobSucceeded: DISCOVERY_STREAM, JobFailed: DISCOVERY_STREAM },
+  streamPrefixes: jobStreamPrefixes(DISCOVERY_STREAM),
 };

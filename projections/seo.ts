@@ -1,19 +1,12 @@
 import type { Knex } from 'knex';
-import { jobRowHandlers } from './job-rows';
+import { jobRowHandlers, jobStreamPrefixes, queuedJobRow } from './job-rows';
 import { type EventHandlers, handlerProjection, type Projection, migrateSql } from '../src/eventstore/projection';
-import { insertRow } from './rows';
 
 const SEO_STREAM = 'seo-';
 
 const handlers: EventHandlers<Knex.Transaction> = {
   ...jobRowHandlers('rm_seo_jobs'),
-  SeoRecommendationsRequested: insertRow({
-    table: 'rm_seo_jobs',
-    id: 'job_id',
-    columns: ['website_id', 'request_id', 'source', 'url'],
-    extra: (e) => ({ organization_id: e.metadata.organization_id, status: 'queued' }),
-    idempotent: true,
-  }),
+  SeoRecommendationsRequested: queuedJobRow({ table: 'rm_seo_jobs', id: 'job_id', columns: ['website_id', 'request_id', 'source', 'url'] }),
   async SeoRecommendationsProduced(e, trx) {
     await trx('rm_seo_jobs')
       .where('id', e.data.job_id)
@@ -46,5 +39,5 @@ export const seoProjection: Projection = {
     },
     handlers,
   ),
-  streamPrefixes: { JobStarted: SEO_STREAM, JobSucceeded: SEO_STREAM, JobFailed: SEO_STREAM },
+  streamPrefixes: jobStreamPrefixes(SEO_STREAM),
 };
