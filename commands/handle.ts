@@ -130,35 +130,28 @@ export function handle<S, R>(
   agg: Aggregate<S>,
   decide: (state: S) => Decision<R> | DomainError,
 ): Promise<Handled<R> | DomainError> {
-  return withStreamLock(ctx.store, streamId, () => handleUnlocked(ctx, streamId, agg, decide));
-}
-
-async function handleUnlocked<S, R>(
-  ctx: CommandContext,
-  streamId: string,
-  agg: Aggregate<S>,
-  decide: (state: S) => Decision<R> | DomainError,
-): Promise<Handled<R> | DomainError> {
-  const correlationId = ctx.correlationId ?? newId();
-  for (let attempt = 0; ; attempt++) {
-    const { revision, state } = await load(ctx.store, streamId, agg);
-    const decision = decide(state);
-    if (isDomainError(decision)) return decision;
-    if (decision.events.length === 0) return { result: decision.result, position: null, events: [] };
-    const metadata = metadataFor(ctx, correlationId);
-    try {
-      const r = await ctx.store.append(
-        streamId,
-        decision.events.map(({ id, ...e }) => ({ id: id ?? newId(), type: e.type, data: e.data, metadata })),
-        revision < 0n ? 'no_stream' : revision,
-      );
-      // every event id was stored already (another writer decided the same, under the same derived ids): decide
-      // again on the state that holds them, so the result says what this call did
-      if (r.noop && attempt + 1 < MAX_ATTEMPTS) continue;
-      return { result: decision.result, position: r.position, events: decision.events };
-    } catch (err) {
-      if (!(err instanceof WrongExpectedRevisionError) || attempt + 1 >= MAX_ATTEMPTS) throw err;
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * 2 ** attempt)));
+  return withStreamLock(ctx.store, streamId, async (): Promise<Handled<R> | DomainError> => {
+    const correlationId = ctx.correlationId ?? newId();
+    for (let attempt = 0; ; attempt++) {
+      const { revision, state } = await load(ctx.store, streamId, agg);
+      const decision = decide(state);
+      if (isDomainError(decision)) return decision;
+      if (decision.events.length === 0) return { result: decision.result, position: null, events: [] };
+      const metadata = metadataFor(ctx, correlationId);
+      try {
+        const r = await ctx.store.append(
+          streamId,
+          decision.events.map(({ id, ...e }) => ({ id: id ?? newId(), type: e.type, data: e.data, metadata })),
+          revision < 0n ? 'no_stream' : revision,
+        );
+        // every event id was stored already (another writer decided the same, under the same derived ids): decide
+        // again on the state that holds them, so the result says what this call did
+        if (r.noop && attempt + 1 < MAX_ATTEMPTS) continue;
+        return { result: decision.result, position: r.position, events: decision.events };
+      } catch (err) {
+        if (!(err instanceof WrongExpectedRevisionError) || attempt + 1 >= MAX_ATTEMPTS) throw err;
+        await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * 2 ** attempt)));
+      }
     }
-  }
+  });
 }

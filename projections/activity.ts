@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { EventType } from '../src/domain/events';
 import type { TypedEvent } from '../src/eventstore/port';
-import { copyRows, type Projection } from '../src/eventstore/projection';
+import { copyRows, type Projection, migrateSql } from '../src/eventstore/projection';
 
 export interface FeedEntry {
   entity_type: string;
@@ -197,8 +197,8 @@ export const activityProjection: Projection = {
       await activityProjection.migrate(db);
     },
   },
-  async migrate(db: Knex) {
-    await db.raw(`
+  migrate: migrateSql(
+    `
       create table if not exists rm_activity (
         seq bigserial primary key,
         id uuid not null,
@@ -212,14 +212,15 @@ export const activityProjection: Projection = {
         actor_user_id uuid,
         actor_kind text not null,
         created_at timestamptz not null
-      )`);
+      )`,
     // after a rebuild these are three sorts of the whole table: each on its own connection, they run side by side
-    await Promise.all([
-      db.raw('create index if not exists rm_activity_org_time on rm_activity (organization_id, created_at, seq)'),
-      db.raw('create index if not exists rm_activity_site_time on rm_activity (website_id, created_at, seq)'),
-      uniqueId(db),
-    ]);
-  },
+    (db) =>
+      Promise.all([
+        db.raw('create index if not exists rm_activity_org_time on rm_activity (organization_id, created_at, seq)'),
+        db.raw('create index if not exists rm_activity_site_time on rm_activity (website_id, created_at, seq)'),
+        uniqueId(db),
+      ]),
+  ),
   // not async: the events are mapped before it returns, and nothing here keeps them while the rows are written
   apply(trx, events, ctx) {
     const rows: FeedRow[] = [];

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { TypedEvent } from '../src/eventstore/port';
-import { type EventHandlers, handlerProjection } from '../src/eventstore/projection';
+import { type EventHandlers, handlerProjection, migrateSql } from '../src/eventstore/projection';
 import { Valuation } from '../queries/ai-value/views';
 
 /** The website a catalogue event belongs to: its stream is `catalog-<website_id>`. */
@@ -54,8 +54,7 @@ export const aiValueProjection = handlerProjection(
     name: 'ai-value',
     version: 1,
     tables: ['rm_ai_values', 'rm_topic_economics'],
-    async migrate(db) {
-      await db.raw(`
+    migrate: migrateSql(`
         create table if not exists rm_ai_values (
           website_id uuid primary key,
           organization_id uuid not null,
@@ -74,8 +73,7 @@ export const aiValueProjection = handlerProjection(
           cpc_usd double precision not null,
           updated_at timestamptz not null
         );
-        create index if not exists rm_topic_economics_site on rm_topic_economics (website_id);`);
-    },
+        create index if not exists rm_topic_economics_site on rm_topic_economics (website_id);`),
   },
   handlers,
 );

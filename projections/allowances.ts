@@ -1,14 +1,21 @@
 import type { Knex } from 'knex';
-import { type EventHandlers, type Projection, handlerProjection } from '../src/eventstore/projection';
+import type { EventOf } from '../src/domain/events';
+import type { TypedEvent } from '../src/eventstore/port';
+import { type EventHandlers, type Projection, handlerProjection, migrateSql } from '../src/eventstore/projection';
+
+/** A reservation's row key (the table's primary key): the organization, the allowance, its period and the reservation. */
+const reservation = (e: TypedEvent<EventOf<'AllowanceReserved' | 'AllowanceSettled'>>) => ({
+  organization_id: e.metadata.organization_id,
+  allowance: e.data.allowance,
+  period: e.data.period,
+  reservation_id: e.data.reservation_id,
+});
 
 const handlers: EventHandlers<Knex.Transaction> = {
   async AllowanceReserved(e, trx) {
     await trx('rm_allowance_reservations')
       .insert({
-        organization_id: e.metadata.organization_id,
-        allowance: e.data.allowance,
-        period: e.data.period,
-        reservation_id: e.data.reservation_id,
+        ...reservation(e),
         subject: e.data.subject,
         amount: e.data.amount,
         on_failure: e.data.on_failure,
@@ -20,14 +27,7 @@ const handlers: EventHandlers<Knex.Transaction> = {
       .merge(['subject', 'amount', 'on_failure', 'state', 'reserved_at', 'settled_at']);
   },
   async AllowanceSettled(e, trx) {
-    await trx('rm_allowance_reservations')
-      .where({
-        organization_id: e.metadata.organization_id,
-        allowance: e.data.allowance,
-        period: e.data.period,
-        reservation_id: e.data.reservation_id,
-      })
-      .update({ state: e.data.outcome, settled_at: e.metadata.time });
+    await trx('rm_allowance_reservations').where(reservation(e)).update({ state: e.data.outcome, settled_at: e.metadata.time });
   },
 };
 
@@ -37,8 +37,7 @@ export const allowancesProjection: Projection = handlerProjection(
     name: 'allowances',
     version: 2,
     tables: ['rm_allowance_reservations'],
-    async migrate(db: Knex) {
-      await db.raw(`
+    migrate: migrateSql(`
         create table if not exists rm_allowance_reservations (
           organization_id uuid not null,
           allowance text not null,
@@ -52,8 +51,7 @@ export const allowancesProjection: Projection = handlerProjection(
           settled_at timestamptz,
           primary key (organization_id, allowance, period, reservation_id)
         );
-        create index if not exists rm_allowance_reservations_open on rm_allowance_reservations (reserved_at) where state = 'reserved';`);
-    },
+        create index if not exists rm_allowance_reservations_open on rm_allowance_reservations (reserved_at) where state = 'reserved';`),
   },
   handlers,
 );

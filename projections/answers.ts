@@ -4,7 +4,7 @@ import { compiledEntities } from '../src/analysis/entity-cache';
 import { dayAndTime, decodeFacts, encodeFacts, type FactChunk, FactChunkBuilder, type FactDictionaries } from '../src/analysis/facts';
 import type { EventOf } from '../src/domain/events';
 import type { TypedEvent } from '../src/eventstore/port';
-import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
+import { dispatch, type EventHandlers, handledTypes, type Projection, migrateSql } from '../src/eventstore/projection';
 import { preferLz4Sql } from '../src/db';
 import { outOfLine, sameEntities, type SiteEntity, siteEntities, siteEntityIdsSql } from './site-entities';
 
@@ -99,8 +99,7 @@ export const answersProjection: Projection = {
     'rm_content_cites',
   ],
   handles: handledTypes(handlers),
-  async migrate(db: Knex) {
-    await db.raw(`
+  migrate: migrateSql(`
       create table if not exists rm_analysis_entities (
         website_id uuid not null,
         entity_id uuid not null,
@@ -205,8 +204,7 @@ export const answersProjection: Projection = {
         mentioned boolean not null,
         primary key (response_id, normalized_url)
       );
-      create index if not exists rm_content_cites_url on rm_content_cites (website_id, normalized_url, run_at) include (prompt_id, model, location_id, schedule_id, mentioned);`);
-  },
+      create index if not exists rm_content_cites_url on rm_content_cites (website_id, normalized_url, run_at) include (prompt_id, model, location_id, schedule_id, mentioned);`),
   async apply(trx, events) {
     const dirty = new Set<string>();
     const recorded: Recorded[] = [];

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { TypedEvent } from '../src/eventstore/port';
-import { type EventHandlers, type Projection, handlerProjection } from '../src/eventstore/projection';
+import { type EventHandlers, type Projection, handlerProjection, migrateSql } from '../src/eventstore/projection';
 import { CREATED_UPDATED, insertRow, updateRow } from './rows';
 
 /** The website a catalogue event belongs to: its stream is `catalog-<website_id>`. */
@@ -99,8 +99,7 @@ export const catalogProjection: Projection = handlerProjection(
     name: 'catalog',
     version: 1,
     tables: ['rm_competitors', 'rm_topics', 'rm_prompts', 'rm_personas', 'rm_locations', 'rm_prompt_schedules', 'rm_saved_views', 'rm_attributes'],
-    async migrate(db: Knex) {
-      await db.raw(`
+    migrate: migrateSql(`
         create table if not exists rm_competitors (
           seq bigserial,
           id uuid primary key,
@@ -192,8 +191,7 @@ export const catalogProjection: Projection = handlerProjection(
           description text,
           created_at timestamptz not null
         );
-        create index if not exists rm_attributes_site on rm_attributes (website_id, seq);`);
-    },
+        create index if not exists rm_attributes_site on rm_attributes (website_id, seq);`),
   },
   handlers,
 );

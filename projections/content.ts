@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { EventOf } from '../src/domain/events';
 import type { TypedEvent } from '../src/eventstore/port';
-import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
+import { dispatch, type EventHandlers, handledTypes, type Projection, migrateSql } from '../src/eventstore/projection';
 import { deletePipelineRows, migratePipeline, PIPELINE_STREAM_PREFIXES, PIPELINE_TABLES, pipelineHandlers } from './content-pipeline';
 
 type Tracked = TypedEvent<EventOf<'ContentTracked'>>;
@@ -97,8 +97,8 @@ export const contentProjection: Projection = {
   tables: ['rm_content', 'rm_content_sheets', 'rm_content_columns', ...PIPELINE_TABLES],
   handles: handledTypes(handlers),
   streamPrefixes: PIPELINE_STREAM_PREFIXES,
-  async migrate(db: Knex) {
-    await db.raw(`
+  migrate: migrateSql(
+    `
       create table if not exists rm_content (
         content_id uuid primary key,
         organization_id uuid not null,
@@ -145,9 +145,9 @@ export const contentProjection: Projection = {
       );
       create index if not exists rm_content_columns_sheet on rm_content_columns (sheet_id, created_at);
       -- the answers' rows moved to the answers projection (one analysis per answer); the brand copy is gone
-      drop table if exists rm_content_brands;`);
-    await migratePipeline(db);
-  },
+      drop table if exists rm_content_brands;`,
+    migratePipeline,
+  ),
   async apply(trx, events) {
     const batch: ContentBatch = { trx, tracked: [] };
     for (const e of events) {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { TypedEvent } from '../src/eventstore/port';
-import { type EventHandlers, handledTypes, type Projection, dispatch } from '../src/eventstore/projection';
+import { type EventHandlers, handledTypes, type Projection, dispatch, migrateSql } from '../src/eventstore/projection';
 
 /** One credit event as the read model keeps it (from `CreditsUsed` or `CreditsCharged`). */
 export interface CreditRow {
@@ -123,8 +123,7 @@ export const creditsProjection: Projection = {
   version: 1,
   tables: ['rm_credit_events', 'rm_credit_grants', ...CREDIT_BUCKETS.map((b) => b.table)],
   handles: handledTypes(handlers),
-  async migrate(db: Knex) {
-    await db.raw(`
+  migrate: migrateSql(`
       create table if not exists rm_credit_events (
         id text primary key,
         organization_id uuid not null,
@@ -156,8 +155,7 @@ export const creditsProjection: Projection = {
         primary key (organization_id, website_key, bucket, kind)
       );
       create index if not exists ${table}_bucket on ${table} (organization_id, bucket) include (website_key, kind, credits, events);`,
-      ).join('\n')}`);
-  },
+      ).join('\n')}`),
   async apply(trx, events: TypedEvent[]) {
     const batch: Batch = { rows: [], grants: [] };
     for (const e of events) await dispatch(handlers, e, batch);

@@ -1,18 +1,15 @@
 import type { Knex } from 'knex';
-import { jobRowHandlers } from './job-rows';
-import { type EventHandlers, handlerProjection, type Projection } from '../src/eventstore/projection';
-import { insertRow } from './rows';
+import { jobRowHandlers, jobStreamPrefixes, queuedJobRow } from './job-rows';
+import { type EventHandlers, handlerProjection, type Projection, migrateSql } from '../src/eventstore/projection';
 
 const DISCOVERY_STREAM = 'discovery-';
 
 const handlers: EventHandlers<Knex.Transaction> = {
   ...jobRowHandlers('rm_discovery_runs'),
-  PromptDiscoveryRequested: insertRow({
+  PromptDiscoveryRequested: queuedJobRow({
     table: 'rm_discovery_runs',
     id: 'run_id',
     columns: ['website_id', 'name', 'sources', 'locale', 'country', 'prompt_count_min', 'prompt_count_max'],
-    extra: (e) => ({ organization_id: e.metadata.organization_id, status: 'queued' }),
-    idempotent: true,
   }),
   async PromptDiscoveryCompleted(e, trx) {
     await trx('rm_discovery_runs')
@@ -34,8 +31,7 @@ export const discoveryProjection: Projection = {
       name: 'discovery',
       version: 1,
       tables: ['rm_discovery_runs'],
-      async migrate(db: Knex) {
-        await db.raw(`
+      migrate: migrateSql(`
           create table if not exists rm_discovery_runs (
             id text primary key,
             organization_id uuid not null,
@@ -54,10 +50,9 @@ export const discoveryProjection: Projection = {
             created_at timestamptz not null,
             completed_at timestamptz
           );
-          create index if not exists rm_discovery_runs_site on rm_discovery_runs (website_id, created_at desc);`);
-      },
+          create index if not exists rm_discovery_runs_site on rm_discovery_runs (website_id, created_at desc);`),
     },
     handlers,
   ),
-  streamPrefixes: { JobStarted: DISCOVERY_STREAM, JobSucceeded: DISCOVERY_STREAM, JobFailed: DISCOVERY_STREAM },
+  streamPrefixes: jobStreamPrefixes(DISCOVERY_STREAM),
 };

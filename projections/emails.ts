@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { EMAIL_STREAM_PREFIX } from '../src/domain/events';
-import { type EventHandlers, type Projection, handlerProjection } from '../src/eventstore/projection';
+import { type EventHandlers, type Projection, handlerProjection, migrateSql } from '../src/eventstore/projection';
 
 const handlers: EventHandlers<Knex.Transaction> = {
   async EmailRequested(e, trx) {
@@ -63,8 +63,7 @@ export const emailsProjection: Projection = handlerProjection(
     name: 'emails',
     version: 1,
     tables: ['rm_emails'],
-    async migrate(db: Knex) {
-      await db.raw(`
+    migrate: migrateSql(`
         create table if not exists rm_emails (
           email_id uuid primary key,
           organization_id uuid not null,
@@ -79,8 +78,7 @@ export const emailsProjection: Projection = handlerProjection(
           sent_at timestamptz,
           updated_at timestamptz not null
         );
-        create index if not exists rm_emails_due on rm_emails (due_at) where due_at is not null;`);
-    },
+        create index if not exists rm_emails_due on rm_emails (due_at) where due_at is not null;`),
   },
   handlers,
   (e) => e.streamId.startsWith(EMAIL_STREAM_PREFIX),

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { jobOfStream, jobRequestTypes } from '../src/domain/jobs';
 import type { TypedEvent } from '../src/eventstore/port';
-import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
+import { dispatch, type EventHandlers, handledTypes, type Projection, migrateSql } from '../src/eventstore/projection';
 
 interface JobContext {
   trx: Knex.Transaction;
@@ -53,8 +53,7 @@ export const jobsProjection: Projection = {
   version: 1,
   tables: ['rm_jobs'],
   handles: handledTypes(handlers),
-  async migrate(db: Knex) {
-    await db.raw(`
+  migrate: migrateSql(`
       create table if not exists rm_jobs (
         id text primary key,
         kind text not null,
@@ -70,8 +69,7 @@ export const jobsProjection: Projection = {
         updated_at timestamptz not null
       );
       create index if not exists rm_jobs_open on rm_jobs (kind, updated_at) where status in ('queued', 'running');
-      create index if not exists rm_jobs_org on rm_jobs (organization_id, kind, requested_at);`);
-  },
+      create index if not exists rm_jobs_org on rm_jobs (organization_id, kind, requested_at);`),
   async apply(trx, events) {
     for (const e of events) {
       const job = jobOfStream(e.streamId);

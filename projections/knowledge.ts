@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { recordedFact } from '../commands/knowledge/knowledge';
-import { type EventHandlers, handlerProjection } from '../src/eventstore/projection';
+import { type EventHandlers, handlerProjection, migrateSql } from '../src/eventstore/projection';
 
 const handlers: EventHandlers<Knex.Transaction> = {
   async PillarCreated(e, trx) {
@@ -81,8 +81,7 @@ export const knowledgeProjection = handlerProjection(
     name: 'knowledge',
     version: 1,
     tables: ['rm_kb_pillars', 'rm_kb_facts'],
-    async migrate(db: Knex) {
-      await db.raw(`
+    migrate: migrateSql(`
         create table if not exists rm_kb_pillars (
           id uuid primary key,
           organization_id uuid not null,
@@ -117,8 +116,7 @@ export const knowledgeProjection = handlerProjection(
         create index if not exists rm_kb_facts_site on rm_kb_facts (website_id, created_at desc, id desc) where archived_at is null;
         create index if not exists rm_kb_facts_pillar on rm_kb_facts (website_id, pillar_id, created_at desc, id desc) where archived_at is null;
         create index if not exists rm_kb_facts_search on rm_kb_facts using gin (tsv) with (fastupdate = off)
-          where archived_at is null and duplicate_of is null and review_status = 'approved';`);
-    },
+          where archived_at is null and duplicate_of is null and review_status = 'approved';`),
   },
   handlers,
 );

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
+import { dispatch, type EventHandlers, handledTypes, type Projection, migrateSql } from '../src/eventstore/projection';
 
 /**
  * The listing's indexes (queries/observations/list.ts). Each holds every column a filter reads (INCLUDE), so the page's
@@ -65,8 +65,8 @@ export const observationsProjection: Projection = {
   version: 2,
   tables: ['rm_observations'],
   handles: handledTypes(handlers),
-  async migrate(db: Knex) {
-    await db.raw(`
+  migrate: migrateSql(
+    `
       create table if not exists rm_observations (
         id uuid primary key,
         website_id uuid not null,
@@ -83,9 +83,9 @@ export const observationsProjection: Projection = {
         model text not null,
         extractor text not null,
         created_at timestamptz not null
-      );`);
-    await createIndexes(db);
-  },
+      );`,
+    createIndexes,
+  ),
   rebuild: {
     before: dropIndexes,
     after: createIndexes,

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type EventHandlers, type Projection, handlerProjection } from '../src/eventstore/projection';
+import { type EventHandlers, type Projection, handlerProjection, migrateSql } from '../src/eventstore/projection';
 import { insertRow } from './rows';
 
 const handlers: EventHandlers<Knex.Transaction> = {
@@ -44,8 +44,7 @@ export const organizationsProjection: Projection = handlerProjection(
     name: 'organizations',
     version: 1,
     tables: ['rm_api_keys', 'rm_users', 'rm_organizations'],
-    async migrate(db: Knex) {
-      await db.raw(`
+    migrate: migrateSql(`
         create table if not exists rm_organizations (
           id uuid primary key,
           name text not null,
@@ -75,8 +74,7 @@ export const organizationsProjection: Projection = handlerProjection(
           revoked_at timestamptz,
           created_at timestamptz not null
         );
-        create index if not exists rm_api_keys_org on rm_api_keys (organization_id);`);
-    },
+        create index if not exists rm_api_keys_org on rm_api_keys (organization_id);`),
   },
   handlers,
 );

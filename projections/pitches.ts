@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type EventHandlers, handlerProjection, type Projection } from '../src/eventstore/projection';
+import { type EventHandlers, handlerProjection, type Projection, migrateSql } from '../src/eventstore/projection';
 import { CREATED_UPDATED, insertRow } from './rows';
 
 const json = (v: unknown) => JSON.stringify(v);
@@ -65,8 +65,7 @@ export const pitchesProjection: Projection = handlerProjection(
     version: 1,
     tables: ['rm_pitches'],
     streamPrefixes: { JobSucceeded: 'pitch-', JobFailed: 'pitch-' },
-    async migrate(db: Knex) {
-      await db.raw(`
+    migrate: migrateSql(`
         create table if not exists rm_pitches (
           id uuid primary key,
           organization_id uuid not null,
@@ -96,8 +95,7 @@ export const pitchesProjection: Projection = handlerProjection(
           finished_at timestamptz
         );
         create unique index if not exists rm_pitches_token on rm_pitches (report_token);
-        create index if not exists rm_pitches_org on rm_pitches (organization_id, created_at desc, id);`);
-    },
+        create index if not exists rm_pitches_org on rm_pitches (organization_id, created_at desc, id);`),
   },
   handlers,
   (e) => !e.type.startsWith('Job') || e.streamId.startsWith('pitch-'),

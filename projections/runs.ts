@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { RESPONSE_STREAM_PREFIX } from '../src/domain/events';
-import { dispatch, type EventHandlers, handledTypes, type Projection } from '../src/eventstore/projection';
+import { dispatch, type EventHandlers, handledTypes, type Projection, migrateSql } from '../src/eventstore/projection';
 
 /** What the handlers of one batch share: units and outcomes are gathered and written together (flush). */
 interface RunsBatch {
@@ -107,8 +107,7 @@ export const runsProjection: Projection = {
   handles: handledTypes(handlers),
   // outcomes of units of work only: an imported answer belongs to no run
   streamPrefixes: { ResponseRecorded: RESPONSE_STREAM_PREFIX, ResponseFailed: RESPONSE_STREAM_PREFIX },
-  async migrate(db: Knex) {
-    await db.raw(`
+  migrate: migrateSql(`
       create table if not exists rm_runs (
         seq bigserial,
         id uuid primary key,
@@ -159,8 +158,7 @@ export const runsProjection: Projection = {
         ended_at timestamptz,
         end_reason text
       );
-      create index if not exists rm_run_slots_held on rm_run_slots (expires_at) where ended_at is null;`);
-  },
+      create index if not exists rm_run_slots_held on rm_run_slots (expires_at) where ended_at is null;`),
   async apply(trx, events) {
     const units: Record<string, unknown>[] = [];
     const outcomes: Record<string, unknown>[] = [];

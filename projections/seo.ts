@@ -1,19 +1,12 @@
 import type { Knex } from 'knex';
-import { jobRowHandlers } from './job-rows';
-import { type EventHandlers, handlerProjection, type Projection } from '../src/eventstore/projection';
-import { insertRow } from './rows';
+import { jobRowHandlers, jobStreamPrefixes, queuedJobRow } from './job-rows';
+import { type EventHandlers, handlerProjection, type Projection, migrateSql } from '../src/eventstore/projection';
 
 const SEO_STREAM = 'seo-';
 
 const handlers: EventHandlers<Knex.Transaction> = {
   ...jobRowHandlers('rm_seo_jobs'),
-  SeoRecommendationsRequested: insertRow({
-    table: 'rm_seo_jobs',
-    id: 'job_id',
-    columns: ['website_id', 'request_id', 'source', 'url'],
-    extra: (e) => ({ organization_id: e.metadata.organization_id, status: 'queued' }),
-    idempotent: true,
-  }),
+  SeoRecommendationsRequested: queuedJobRow({ table: 'rm_seo_jobs', id: 'job_id', columns: ['website_id', 'request_id', 'source', 'url'] }),
   async SeoRecommendationsProduced(e, trx) {
     await trx('rm_seo_jobs')
       .where('id', e.data.job_id)
@@ -28,8 +21,7 @@ export const seoProjection: Projection = {
       name: 'seo',
       version: 1,
       tables: ['rm_seo_jobs'],
-      async migrate(db: Knex) {
-        await db.raw(`
+      migrate: migrateSql(`
           create table if not exists rm_seo_jobs (
             id text primary key,
             organization_id uuid not null,
@@ -43,10 +35,9 @@ export const seoProjection: Projection = {
             created_at timestamptz not null,
             completed_at timestamptz
           );
-          create index if not exists rm_seo_jobs_site on rm_seo_jobs (website_id, created_at);`);
-      },
+          create index if not exists rm_seo_jobs_site on rm_seo_jobs (website_id, created_at);`),
     },
     handlers,
   ),
-  streamPrefixes: { JobStarted: SEO_STREAM, JobSucceeded: SEO_STREAM, JobFailed: SEO_STREAM },
+  streamPrefixes: jobStreamPrefixes(SEO_STREAM),
 };

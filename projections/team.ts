@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { TEAM_EVENT_TYPES } from '../src/domain/events';
 import { SYSTEM_ROLE_IDS } from '../src/domain/principal';
-import type { Projection } from '../src/eventstore/projection';
+import { type Projection, migrateSql } from '../src/eventstore/projection';
 
 /**
  * The organization's people and their access (commands/team): custom roles, users, organization members, explicit
@@ -39,8 +39,7 @@ export const teamProjection: Projection = {
   ],
   // the decider's events, and the password a user sets (the read model keeps its hash; no decision reads it)
   handles: [...TEAM_EVENT_TYPES, 'UserPasswordSet'],
-  async migrate(db: Knex) {
-    await db.raw(`
+  migrate: migrateSql(`
       create table if not exists rm_team_roles (
         id uuid primary key,
         organization_id uuid not null,
@@ -120,8 +119,7 @@ export const teamProjection: Projection = {
         accepted_at timestamptz
       );
       create index if not exists rm_team_invites_token on rm_team_invites (token_hash);
-      create index if not exists rm_team_invites_org on rm_team_invites (organization_id, created_at);`);
-  },
+      create index if not exists rm_team_invites_org on rm_team_invites (organization_id, created_at);`),
   async apply(trx, events) {
     // a bulk invite is 50 memberships in a row: written as one multi-row insert, not 50 round trips
     let members: Record<string, unknown>[] = [];
@@ -150,30 +148,25 @@ export const teamProjection: Projection = {
             [{ organization_id: org, user_id: e.data.user_id, role_id: SYSTEM_ROLE_IDS[e.data.role], created_at: at }],
           );
           break;
-        case 'UserCreated':
-          await newRow(trx, 'rm_team_users', {
-            id: e.data.user_id,
-            organization_id: org,
-            email: e.data.email,
-            first_name: e.data.first_name,
-            last_name: e.data.last_name,
-            email_verified: e.data.email_verified,
-            created_at: at,
-          });
+        case 'UserCreated': {
+          const { user_id, ...user } = e.data;
+          await newRow(trx, 'rm_team_users', { id: user_id, organization_id: org, ...user, created_at: at });
           break;
+        }
         case 'UserPasswordSet':
           await trx('rm_team_users').where('id', e.data.user_id).update({ password_hash: e.data.password_hash });
           break;
-        case 'RoleCreated':
+        case 'RoleCreated': {
+          const { role_id, ...role } = e.data;
           await newRow(trx, 'rm_team_roles', {
-            id: e.data.role_id,
+            id: role_id,
             organization_id: org,
-            name: e.data.name,
-            slug: e.data.slug,
-            permissions: JSON.stringify(e.data.permissions),
+            ...role,
+            permissions: JSON.stringify(role.permissions),
             created_at: at,
           });
           break;
+        }
         case 'RoleDeleted':
           await trx('rm_team_roles').where('id', e.data.role_id).delete();
           break;
@@ -242,23 +235,20 @@ export const teamProjection: Projection = {
           if (e.data.website_ids.length)
             await trx('rm_team_website_members').where('user_id', e.data.user_id).whereIn('website_id', e.data.website_ids).delete();
           break;
-        case 'InviteCreated':
+        case 'InviteCreated': {
+          // the read model keeps the token's hash alone (lookups), never the token
+          const { invite_id, token: _token, ...invite } = e.data;
           await newRow(trx, 'rm_team_invites', {
-            id: e.data.invite_id,
+            id: invite_id,
             organization_id: org,
-            batch_id: e.data.batch_id,
-            type: e.data.type,
-            target_id: e.data.target_id,
-            role_id: e.data.role_id,
-            email: e.data.email,
-            first_name: e.data.first_name ?? null,
-            last_name: e.data.last_name ?? null,
-            token_hash: e.data.token_hash,
-            expires_at: e.data.expires_at,
+            ...invite,
+            first_name: invite.first_name ?? null,
+            last_name: invite.last_name ?? null,
             status: 'pending',
             created_at: at,
           });
           break;
+        }
         case 'InviteAccepted':
           await trx('rm_team_invites')
             .where('id', e.data.invite_id)

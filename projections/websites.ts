@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type EventHandlers, type Projection, handlerProjection } from '../src/eventstore/projection';
+import { type EventHandlers, type Projection, handlerProjection, migrateSql } from '../src/eventstore/projection';
 import { CREATED_UPDATED, insertRow } from './rows';
 
 const handlers: EventHandlers<Knex.Transaction> = {
@@ -23,8 +23,7 @@ export const websitesProjection: Projection = handlerProjection(
     name: 'websites',
     version: 1,
     tables: ['rm_websites'],
-    async migrate(db: Knex) {
-      await db.raw(`
+    migrate: migrateSql(`
         create table if not exists rm_websites (
           id uuid primary key,
           organization_id uuid not null,
@@ -37,8 +36,7 @@ export const websitesProjection: Projection = handlerProjection(
           updated_at timestamptz not null
         );
         create index if not exists rm_websites_org on rm_websites (organization_id, created_at);
-        create index if not exists rm_websites_external on rm_websites (organization_id, external_id) where external_id is not null;`);
-    },
+        create index if not exists rm_websites_external on rm_websites (organization_id, external_id) where external_id is not null;`),
   },
   handlers,
 );

@@ -27,30 +27,27 @@ export interface ContentSheetsState {
   sheets: Map<string, SheetState>;
 }
 
+/** A known sheet replaced by a copy with `change`d columns (an unknown sheet: nothing changes). */
+function withColumns(s: ContentSheetsState, sheetId: string, change: (columns: ColumnState[]) => ColumnState[]): ContentSheetsState {
+  const sheet = s.sheets.get(sheetId);
+  if (sheet) s.sheets.set(sheet.sheet_id, { ...sheet, columns: change(sheet.columns) });
+  return s;
+}
+
 function apply(s: ContentSheetsState, e: DomainEvent): ContentSheetsState {
   switch (e.type) {
     case 'ContentSheetCreated':
       s.sheets.set(e.data.sheet_id, { sheet_id: e.data.sheet_id, name: e.data.name, type: e.data.type, columns: [] });
       return s;
     case 'ContentColumnCreated': {
-      const sheet = s.sheets.get(e.data.sheet_id);
-      if (sheet) {
-        s.sheets.set(sheet.sheet_id, {
-          ...sheet,
-          columns: [...sheet.columns, { column_id: e.data.column_id, name: e.data.name, type: e.data.type, options: [...e.data.options] }],
-        });
-      }
-      return s;
+      const { column_id, name, type, options } = e.data;
+      return withColumns(s, e.data.sheet_id, (columns) => [...columns, { column_id, name, type, options: [...options] }]);
     }
     case 'ContentColumnOptionsAdded': {
-      const sheet = s.sheets.get(e.data.sheet_id);
-      if (sheet) {
-        s.sheets.set(sheet.sheet_id, {
-          ...sheet,
-          columns: sheet.columns.map((c) => (c.column_id === e.data.column_id ? { ...c, options: [...c.options, ...e.data.options] } : c)),
-        });
-      }
-      return s;
+      const { column_id, options } = e.data;
+      return withColumns(s, e.data.sheet_id, (columns) =>
+        columns.map((c) => (c.column_id === column_id ? { ...c, options: [...c.options, ...options] } : c)),
+      );
     }
     default:
       return s;

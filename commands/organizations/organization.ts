@@ -77,16 +77,12 @@ function fold(s: OrganizationState, e: DomainEvent, owned: boolean): Organizatio
       if (k) write('keys').set(k.id, { ...k, revoked: true });
       break;
     }
-    case 'WebsiteCreated':
-      write('websites').set(e.data.website_id, {
-        id: e.data.website_id,
-        name: e.data.name,
-        url: e.data.url,
-        normalized_url: e.data.normalized_url,
-        status: 'active',
-        external_id: e.data.external_id,
-      });
+    case 'WebsiteCreated': {
+      // the website as created, under its id, active
+      const { website_id, ...website } = e.data;
+      write('websites').set(website_id, { id: website_id, ...website, status: 'active' });
       break;
+    }
     case 'WebsiteExternalIdSet': {
       const w = s.websites.get(e.data.website_id);
       if (w) write('websites').set(w.id, { ...w, external_id: e.data.external_id });

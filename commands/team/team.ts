@@ -197,19 +197,13 @@ export function foldTeam(t: TeamState, e: DomainEvent, owned: boolean): TeamStat
       break;
     }
     case 'InviteCreated': {
-      const d = e.data;
-      write('invites').set(d.invite_id, {
-        id: d.invite_id,
-        batch_id: d.batch_id,
-        type: d.type,
-        target_id: d.target_id,
-        role_id: d.role_id,
-        email: d.email,
-        first_name: d.first_name ?? null,
-        last_name: d.last_name ?? null,
-        token_hash: d.token_hash,
-        token: d.token,
-        expires_at: d.expires_at,
+      // the invite as created, under its id, pending
+      const { invite_id, ...invite } = e.data;
+      write('invites').set(invite_id, {
+        id: invite_id,
+        ...invite,
+        first_name: invite.first_name ?? null,
+        last_name: invite.last_name ?? null,
         status: 'pending',
       });
       break;

@@ -1,14 +1,10 @@
 import { z } from 'zod';
+import { catalogue } from '../../src/domain/events';
 
 /** The catalogue read model's rows as the API answers them: the one description each (query, route, tool, tests). */
 
-export const Competitor = z.object({
-  id: z.string(),
-  name: z.string(),
-  url: z.string(),
-  normalized_url: z.string(),
-  identifiers: z.array(z.string()),
-});
+/** Each row is its creating event's fields under `id` (plus what the read model adds). */
+export const Competitor = z.object({ id: z.string(), ...catalogue.CompetitorAdded.omit({ competitor_id: true }).shape });
 export type Competitor = z.infer<typeof Competitor>;
 
 export const Topic = z.object({ id: z.string(), name: z.string() });
@@ -17,27 +13,13 @@ export type Topic = z.infer<typeof Topic>;
 export const ListedTopic = Topic.extend({ prompt_count: z.number() });
 export type ListedTopic = z.infer<typeof ListedTopic>;
 
-export const Prompt = z.object({
-  id: z.string(),
-  text: z.string(),
-  topic_id: z.string().nullable(),
-  type: z.enum(['branded', 'non_branded']),
-  status: z.enum(['active', 'paused']),
-  tags: z.array(z.string()),
-  created_at: z.string(),
-});
+export const Prompt = z.object({ id: z.string(), ...catalogue.PromptCreated.omit({ prompt_id: true }).shape, created_at: z.string() });
 export type Prompt = z.infer<typeof Prompt>;
 
 export const Persona = z.object({ id: z.string(), name: z.string(), description: z.string().nullable() });
 export type Persona = z.infer<typeof Persona>;
 
-export const Location = z.object({
-  id: z.string(),
-  location: z.string(),
-  country: z.string(),
-  region: z.string().nullable(),
-  city: z.string().nullable(),
-});
+export const Location = z.object({ id: z.string(), ...catalogue.LocationCreated.omit({ location_id: true }).shape });
 export type Location = z.infer<typeof Location>;
 
 export const Attribute = z.object({ id: z.string(), name: z.string(), description: z.string().nullable() });
@@ -45,12 +27,7 @@ export type Attribute = z.infer<typeof Attribute>;
 
 export const PromptSchedule = z.object({
   id: z.string(),
-  name: z.string(),
-  models: z.array(z.string()),
-  starts_on: z.string().nullable(),
-  ends_on: z.string().nullable(),
-  frequency: z.enum(['daily', 'weekly']),
-  is_active: z.boolean(),
+  ...catalogue.PromptScheduleCreated.omit({ schedule_id: true }).shape,
   archived: z.boolean(),
 });
 export type PromptSchedule = z.infer<typeof PromptSchedule>;

@@ -1,6 +1,9 @@
 import { z } from 'zod';
+import { catalogue } from '../../src/domain/events';
 
 export const PitchStatus = z.enum(['processing', 'completed', 'failed']);
+
+const Compiled = catalogue.PitchReportCompiled.shape;
 
 /** The spec's "Pitch report" blocks: GET /api/v1/pitches/{pitch_id} and the MCP get_pitch. */
 export const PitchReportView = z.object({
@@ -16,19 +19,13 @@ export const PitchReportView = z.object({
     language: z.string(),
     type: z.literal('pitch_workspace'),
   }),
-  competitors: z.array(z.object({ id: z.string(), name: z.string(), url: z.string(), mentions: z.number().int(), sentiment: z.number().int() })),
-  prompts: z.array(z.object({ id: z.string(), prompt: z.string(), type: z.string() })),
-  attributes: z.array(
-    z.object({ id: z.string(), attribute_name: z.string(), attribute_type: z.string(), applies_to: z.string(), count: z.number().int() }),
-  ),
+  // the plan's prompts and the compiled report's blocks, as the pitch worker recorded them
+  competitors: Compiled.competitors,
+  prompts: catalogue.PitchPlanWritten.shape.prompts,
+  attributes: Compiled.attributes,
   /** top 10 citing domains by the answers citing them */
-  sources: z.array(z.object({ domain: z.string(), mentions: z.number().int() })),
-  metrics: z.object({
-    total_responses: z.number().int(),
-    brand_mentions: z.number().int(),
-    sentiment_score: z.number().int(),
-    response_rate: z.number().int(),
-  }),
+  sources: Compiled.sources,
+  metrics: Compiled.metrics,
 });
 export type PitchReportView = z.infer<typeof PitchReportView>;
 

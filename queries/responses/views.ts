@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { catalogue } from '../../src/domain/events';
 
 /** The answers and runs read models' rows as the API answers them: the one description each. */
 
@@ -19,11 +20,8 @@ export const Answer = z.object({
   sources: z.array(Source),
   competitors: z.array(z.object({ id: z.string(), name: z.string(), url: z.string().nullable(), position: z.number().int() })),
   schedule: z.string(),
-  location_id: z.string().nullable(),
-  persona_id: z.string().nullable(),
-  run_id: z.string().nullable(),
-  external_id: z.string().nullable(),
-  citations: z.array(z.string()),
+  // as recorded (ResponseRecorded)
+  ...catalogue.ResponseRecorded.pick({ location_id: true, persona_id: true, run_id: true, external_id: true, citations: true }).shape,
   products: z.array(z.record(z.string(), z.unknown())),
 });
 export type Answer = z.infer<typeof Answer>;

@@ -1,17 +1,10 @@
 import { z } from 'zod';
+import { catalogue } from '../../src/domain/events';
 
 export const SeoJobStatus = z.enum(['queued', 'running', 'succeeded', 'failed']);
 
-export const SeoRecommendationView = z.object({
-  id: z.string(),
-  /** prompt_coverage, competitor_gap, facts, title, meta_description, headings, faq, schema, brand */
-  category: z.string(),
-  severity: z.enum(['high', 'medium', 'low']),
-  title: z.string(),
-  detail: z.string(),
-  /** the part of the page it concerns; null when it concerns what the page lacks */
-  excerpt: z.string().nullable(),
-});
+/** A recommendation as the job produced it; a `facts` one shows its fact's text, read when polled, as the excerpt (jobs.ts). */
+export const SeoRecommendationView = catalogue.SeoRecommendationsProduced.shape.recommendations.element.omit({ fact_id: true });
 
 /** GET /api/v1/seo/recommendations/{job_id} (CONTRACT.md). */
 export const SeoJobView = z.object({

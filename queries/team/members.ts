@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { DomainErrorException, notFound } from '../../src/domain/errors';
+import { catalogue } from '../../src/domain/events';
 import { type Permissions, type Principal, reachesEveryWebsite, SYSTEM_ROLE_IDS, SYSTEM_ROLES, type UserAccess } from '../../src/domain/principal';
 import { roleNames } from './roles';
 
@@ -11,10 +12,8 @@ export const GroupAccessType = z.enum(['organization', 'group'], { error: "must 
 
 /** A person of the organization with the role that gives them access. */
 export const MemberView = z.object({
-  user_id: z.string(),
-  email: z.string(),
-  first_name: z.string().nullable(),
-  last_name: z.string().nullable(),
+  // the person's own fields, as their account was created (UserCreated)
+  ...catalogue.UserCreated.pick({ user_id: true, email: true, first_name: true, last_name: true }).shape,
   role: z.string(),
   role_id: z.string(),
   role_name: z.string(),

@@ -54,6 +54,18 @@ export const ProductCardData = z.object({
 /** Erasable fields: `sealed(schema)`, with their owner's id as `subject('<prefix>')` and the delete's id as `erases('<prefix>')`. */
 export { erases, sealed, subject } from './sealing';
 
+/** A version the content writer wrote: the article (ContentArticleGenerated) or optimize's rewrite of the live page (ContentReviewed). */
+const WriterVersion = z.object({
+  content_id: subject('content'),
+  body: sealed(z.string()),
+  meta_description: sealed(z.string()),
+  model: z.string(),
+  version_id: z.string(),
+  version_number: z.number().int().positive(),
+  /** the knowledge-base facts the writer was given for this version */
+  fact_ids: z.array(z.string()).optional(),
+});
+
 /**
  * The event catalogue: every event type with its data schema. Adding an event is one entry here.
  * Facts only: derivations live in projections. What a user can erase is marked sealed (see src/domain/sealing.ts).
@@ -555,10 +567,12 @@ export const catalogue = {
     recommendations: z.array(
       z.object({
         id: z.string(),
+        /** prompt_coverage, competitor_gap, facts, title, meta_description, headings, faq, schema, brand */
         category: z.string(),
         severity: z.enum(['high', 'medium', 'low']),
         title: z.string(),
         detail: z.string(),
+        /** the part of the page it concerns; null when it concerns what the page lacks */
         excerpt: z.string().nullable(),
         /** a `facts` recommendation: the approved fact the page lacks (its text is read from the fact when polled, never copied here) */
         fact_id: z.string().optional(),
@@ -725,16 +739,7 @@ export const catalogue = {
   /** the brief approved (by the approve call, or at once with auto_approve_brief): stage pending_article */
   ContentBriefApproved: z.object({ content_id: z.string(), auto: z.boolean() }),
   /** the article written: stage generated */
-  ContentArticleGenerated: z.object({
-    content_id: subject('content'),
-    body: sealed(z.string()),
-    meta_description: sealed(z.string()),
-    model: z.string(),
-    version_id: z.string(),
-    version_number: z.number().int().positive(),
-    /** the knowledge-base facts the writer was given for this version */
-    fact_ids: z.array(z.string()).optional(),
-  }),
+  ContentArticleGenerated: WriterVersion,
   /** optimize: the live page as fetched (its text), the draft the review starts from */
   ContentPageFetched: z.object({
     content_id: subject('content'),
@@ -745,16 +750,7 @@ export const catalogue = {
     version_number: z.number().int().positive(),
   }),
   /** optimize: the review's rewrite of the live page (stage stays pending, the pipeline succeeds) */
-  ContentReviewed: z.object({
-    content_id: subject('content'),
-    body: sealed(z.string()),
-    meta_description: sealed(z.string()),
-    model: z.string(),
-    version_id: z.string(),
-    version_number: z.number().int().positive(),
-    /** the knowledge-base facts the writer was given for this version */
-    fact_ids: z.array(z.string()).optional(),
-  }),
+  ContentReviewed: WriterVersion,
   /** published at url (stored without the protocol), the item's citation join key from then on */
   ContentPublished: z.object({
     content_id: z.string(),

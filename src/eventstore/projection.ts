@@ -45,6 +45,17 @@ export interface Projection {
  */
 export type EventHandlers<C> = { [T in EventType]?: (e: TypedEvent<EventOf<T>>, c: C) => Promise<void> | void };
 
+/**
+ * A projection's `migrate` that runs one idempotent DDL script (`create table if not exists ...`), then `after` where
+ * something must follow it (indexes built apart, a part's own tables).
+ */
+export const migrateSql =
+  (ddl: string, after?: (db: Knex) => Promise<unknown>) =>
+  async (db: Knex): Promise<void> => {
+    await db.raw(ddl);
+    await after?.(db);
+  };
+
 /** The event types a map of handlers reads: a projection's `handles`. */
 export const handledTypes = (handlers: EventHandlers<never>): EventType[] => Object.keys(handlers) as EventType[];
 

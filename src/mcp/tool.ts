@@ -3,7 +3,7 @@ import type { CallToolResult, Tool as ToolListing } from '@modelcontextprotocol/
 import type { AppDeps, Caller } from '../app/context';
 import { issueMessage, toProblem, unauthorized } from '../app/problem';
 import type { Principal } from '../domain/principal';
-import { WebsiteId } from '../domain/schemas';
+import { idOf, WebsiteId } from '../domain/schemas';
 
 type InputSchema = z.ZodObject<z.ZodRawShape>;
 
@@ -84,6 +84,30 @@ export function websiteCreate<S extends InputSchema>(
 ) {
   const { create, ...rest } = def;
   return tool<S>({ ...rest, annotations: ADDS, handler: (ctx, input) => create(ctx, input) });
+}
+
+/**
+ * A tool that acts on one item named by its id, as REST's `/:<id>` routes do: the id (`id`, the item described as
+ * `of`) is an input property beside the body's fields, and the operation gets it apart from them.
+ */
+export function byId<S extends InputSchema, K extends string>(
+  def: Omit<ToolBase<S>, 'input'> & {
+    id: K;
+    of: string;
+    body: S;
+    call(caller: Caller, id: string, input: z.output<S>): Promise<object>;
+  },
+): ToolDef {
+  const { id, of, body, call, ...rest } = def;
+  const input = body.safeExtend({ [id]: idOf(of) } as Record<K, ReturnType<typeof idOf>>);
+  return tool({
+    ...rest,
+    input,
+    handler: (ctx, all) => {
+      const { [id]: value, ...fields } = all as Record<string, unknown>;
+      return call(ctx, value as string, fields as z.output<S>);
+    },
+  });
 }
 
 /** What a failed call's structured content holds: REST's message and status, and REST's extra fields. */

@@ -5,7 +5,7 @@ import { TrackContent } from '../../../commands/content/track';
 import { Answers } from '../../../queries/content/views';
 import * as content from '../../app/content';
 import { route, Uuid } from '../route';
-import { requireNoBody, WebsiteQuery } from './catalog';
+import { requireNoBody, websiteCollection } from './catalog';
 import { contentPipelineRoutes, ItemParams, ItemQuery } from './content-pipeline';
 
 /** The content hub (spec: content endpoints; CONTRACT.md, Content hub): thin routes over src/app/content.ts. */
@@ -37,26 +37,22 @@ export const contentRoutes = [
     responses: { 200: Answers.track },
     handler: (ctx) => content.trackContent(ctx, ctx.body),
   }),
-  route({
-    method: 'GET',
+  ...websiteCollection({
     url: '/api/v1/content/sheets',
-    summary: "The website's content hub tabs (sheets and views) with their customer columns",
     tag: 'content',
-    extension: true,
-    query: WebsiteQuery,
-    responses: { 200: Answers.sheets },
-    handler: (ctx) => content.listSheets(ctx, ctx.query.website_id),
-  }),
-  route({
-    method: 'POST',
-    url: '/api/v1/content/sheets',
-    summary: 'Create a tab: a sheet (default) or a view (tracking into a view goes to the shared pool)',
-    tag: 'content',
-    extension: true,
-    body: CreateSheet,
-    status: 201,
-    responses: { 201: Answers.sheet },
-    handler: (ctx) => content.createSheet(ctx, ctx.body),
+    list: {
+      summary: "The website's content hub tabs (sheets and views) with their customer columns",
+      extension: true,
+      answer: Answers.sheets,
+      op: content.listSheets,
+    },
+    create: {
+      summary: 'Create a tab: a sheet (default) or a view (tracking into a view goes to the shared pool)',
+      extension: true,
+      body: CreateSheet,
+      answer: Answers.sheet,
+      op: content.createSheet,
+    },
   }),
   route({
     method: 'POST',

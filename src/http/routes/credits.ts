@@ -1,40 +1,48 @@
 import { z } from 'zod';
 import { CreditsView } from '../../../queries/credits/views';
 import { groupCreditsOp, organizationCreditsOp, websiteCreditsOp } from '../../app/credits';
-import { route, Uuid } from '../route';
+import { type RouteContext, route, Uuid } from '../route';
 
-const TAG = 'credits';
+/**
+ * GET /api/v1/credits/<scope>: the organization's balances as the scope sees them (the same answer, CreditsView);
+ * the scopes differ in what names them (nothing, a website, a group) and in what their used_this_month counts.
+ */
+function balancesOf<Q extends z.ZodObject>(def: {
+  scope: string;
+  summary: string;
+  query: Q;
+  read(ctx: RouteContext<undefined, Q, undefined>): Promise<CreditsView>;
+}) {
+  return route({
+    method: 'GET',
+    url: `/api/v1/credits/${def.scope}`,
+    summary: def.summary,
+    tag: 'credits',
+    extension: true,
+    query: def.query,
+    responses: { 200: CreditsView },
+    handler: def.read,
+  });
+}
 
 /** Credit balances: thin adapters over src/app/credits.ts. */
 export const creditsRoutes = [
-  route({
-    method: 'GET',
-    url: '/api/v1/credits/organization',
+  balancesOf({
+    scope: 'organization',
     summary: "The organization's credits: the plan's monthly allowance left (with its reset) and one-off credits (global key)",
-    tag: TAG,
-    extension: true,
     query: z.strictObject({}),
-    responses: { 200: CreditsView },
-    handler: (ctx) => organizationCreditsOp(ctx),
+    read: (ctx) => organizationCreditsOp(ctx),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/credits/website',
+  balancesOf({
+    scope: 'website',
     summary: "Credits as a website sees them: the organization's balances, and what the website used this month",
-    tag: TAG,
-    extension: true,
     query: z.strictObject({ website_id: Uuid }),
-    responses: { 200: CreditsView },
-    handler: (ctx) => websiteCreditsOp(ctx, ctx.query.website_id),
+    read: (ctx) => websiteCreditsOp(ctx, ctx.query.website_id),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/credits/group',
+  balancesOf({
+    scope: 'group',
     summary: "Credits as a group sees them: the organization's balances, and what the group's websites used this month (global key)",
-    tag: TAG,
-    extension: true,
     query: z.strictObject({ group_id: Uuid }),
-    responses: { 200: CreditsView },
-    handler: (ctx) => groupCreditsOp(ctx, ctx.query.group_id),
+    read: (ctx) => groupCreditsOp(ctx, ctx.query.group_id),
   }),
 ];

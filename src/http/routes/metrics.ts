@@ -16,27 +16,31 @@ const WHAT: Record<Family, string> = {
   position: 'average 1-based position among the brands an answer mentions (null when never mentioned)',
 };
 
+/** Each family is answered two ways: one value per brand over the range, or one row per UTC day. */
+const SERIES: {
+  path: string;
+  per: string;
+  view: (value: z.ZodType) => z.ZodType;
+  read: (...args: Parameters<typeof metrics.cumulative>) => Promise<unknown>;
+}[] = [
+  { path: 'cumulative', per: 'one value per brand over the range', view: Cumulative, read: metrics.cumulative },
+  { path: 'time-series', per: 'one row per UTC day with answers, oldest first', view: TimeSeries, read: metrics.timeSeries },
+];
+
 export const metricsRoutes: RouteDef<any, any, any>[] = [
-  ...FAMILIES.flatMap((family) => [
-    route({
-      method: 'POST',
-      url: `/api/v1/metrics/${family}/cumulative`,
-      summary: `${WHAT[family]}, one value per brand over the range`,
-      tag: 'metrics',
-      body: MetricsBody,
-      responses: { 200: Cumulative(FamilyValue[family]) },
-      handler: (ctx) => metrics.cumulative(ctx, family, ctx.body.website_id, ctx.body.filters),
-    }),
-    route({
-      method: 'POST',
-      url: `/api/v1/metrics/${family}/time-series`,
-      summary: `${WHAT[family]}, one row per UTC day with answers, oldest first`,
-      tag: 'metrics',
-      body: MetricsBody,
-      responses: { 200: TimeSeries(FamilyValue[family]) },
-      handler: (ctx) => metrics.timeSeries(ctx, family, ctx.body.website_id, ctx.body.filters),
-    }),
-  ]),
+  ...FAMILIES.flatMap((family) =>
+    SERIES.map((series) =>
+      route({
+        method: 'POST',
+        url: `/api/v1/metrics/${family}/${series.path}`,
+        summary: `${WHAT[family]}, ${series.per}`,
+        tag: 'metrics',
+        body: MetricsBody,
+        responses: { 200: series.view(FamilyValue[family]) },
+        handler: (ctx) => series.read(ctx, family, ctx.body.website_id, ctx.body.filters),
+      }),
+    ),
+  ),
   route({
     method: 'POST',
     url: '/api/v1/looker-studio/data',

@@ -15,7 +15,7 @@ import { UpdateSchedule } from '../../../commands/catalog/update-schedule';
 import { Answers } from '../../../queries/catalog/views';
 import * as catalog from '../../app/catalog';
 import { idOf, WebsiteId } from '../../domain/schemas';
-import { READS, REPLACES, tool, websiteCreate, websiteRead } from '../tool';
+import { byId, READS, REPLACES, tool, websiteCreate, websiteRead } from '../tool';
 
 /** The catalogue tools: the same operations (access, command or query, read-your-writes) as the REST routes. */
 const withId = (name: string, what: string) => z.object({ website_id: WebsiteId, [name]: idOf(what) }).strict();
@@ -37,14 +37,16 @@ export const catalogTools = [
     output: Answers.competitor,
     create: catalog.addCompetitor,
   }),
-  tool({
+  byId({
     name: 'update_competitor',
     title: 'Update a competitor',
     annotations: REPLACES,
     description: 'Rename a competitor and/or replace its identifiers.',
-    input: UpdateCompetitor.safeExtend({ competitor_id: idOf('competitor') }),
+    id: 'competitor_id',
+    of: 'competitor',
+    body: UpdateCompetitor,
     output: Answers.competitor,
-    handler: (ctx, { competitor_id, ...input }) => catalog.updateCompetitor(ctx, competitor_id, input),
+    call: catalog.updateCompetitor,
   }),
   tool({
     name: 'remove_competitor',
@@ -101,14 +103,16 @@ export const catalogTools = [
     output: Answers.prompt,
     create: catalog.createPrompt,
   }),
-  tool({
+  byId({
     name: 'update_prompt',
     title: 'Update a prompt',
     annotations: REPLACES,
     description: "Change a prompt's text, topic_id (null = no topic), type, status or tags.",
-    input: UpdatePrompt.safeExtend({ prompt_id: idOf('prompt') }),
+    id: 'prompt_id',
+    of: 'prompt',
+    body: UpdatePrompt,
     output: Answers.prompt,
-    handler: (ctx, { prompt_id, ...input }) => catalog.updatePrompt(ctx, prompt_id, input),
+    call: catalog.updatePrompt,
   }),
   tool({
     name: 'delete_prompt',
@@ -186,14 +190,16 @@ export const catalogTools = [
     output: Answers.schedule,
     create: catalog.createSchedule,
   }),
-  tool({
+  byId({
     name: 'update_prompt_schedule',
     title: 'Update or archive a prompt schedule',
     annotations: REPLACES,
     description: 'Edit a custom schedule (name, models, starts_on, ends_on, frequency, is_active), or archive it with archived: true (final).',
-    input: UpdateSchedule.safeExtend({ schedule_id: idOf('prompt schedule') }),
+    id: 'schedule_id',
+    of: 'prompt schedule',
+    body: UpdateSchedule,
     output: Answers.schedule,
-    handler: (ctx, { schedule_id, ...input }) => catalog.updateSchedule(ctx, schedule_id, input),
+    call: catalog.updateSchedule,
   }),
 
   // saved views
@@ -213,14 +219,16 @@ export const catalogTools = [
     output: Answers.savedView,
     create: catalog.createSavedView,
   }),
-  tool({
+  byId({
     name: 'update_saved_view',
     title: 'Update a saved view',
     annotations: REPLACES,
     description: 'Rename a saved view and/or replace its filters; the id stays.',
-    input: UpdateSavedView.safeExtend({ view_id: idOf('saved view') }),
+    id: 'view_id',
+    of: 'saved view',
+    body: UpdateSavedView,
     output: Answers.savedView,
-    handler: (ctx, { view_id, ...input }) => catalog.updateSavedView(ctx, view_id, input),
+    call: catalog.updateSavedView,
   }),
 
   // models

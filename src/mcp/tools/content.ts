@@ -4,7 +4,7 @@ import { TrackContent } from '../../../commands/content/track';
 import { Answers } from '../../../queries/content/views';
 import * as content from '../../app/content';
 import { idOf, WebsiteId } from '../../domain/schemas';
-import { ADDS, READS, REPLACES, tool, type ToolDef, websiteCreate, websiteRead } from '../tool';
+import { ADDS, byId, READS, REPLACES, tool, type ToolDef, websiteCreate, websiteRead } from '../tool';
 import { contentPipelineTools } from './content-pipeline';
 
 const OfItem = z.strictObject({
@@ -72,15 +72,17 @@ export const contentTools: ToolDef[] = [
     output: Answers.sheet,
     create: content.createSheet,
   }),
-  tool({
+  byId({
     name: 'create_content_hub_column',
     title: 'Add a column to a content hub tab',
     annotations: ADDS,
     description:
       'Add a customer column to a sheet: text, link, number, date, checkbox, multi_select (options) or generated (filled by aivis; tracking refuses it).',
-    input: CreateColumn.safeExtend({ sheet_id: idOf('tab (sheet)') }),
+    id: 'sheet_id',
+    of: 'tab (sheet)',
+    body: CreateColumn,
     output: Answers.column,
-    handler: (ctx, { sheet_id, ...input }) => content.createColumn(ctx, sheet_id, input),
+    call: content.createColumn,
   }),
   tool({
     name: 'get_content_citation_prompts',
