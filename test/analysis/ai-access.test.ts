@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkAiAccess, statusOf, type AiAccessReport } from '../../src/analysis/ai-access';
 import { aiCrawlers, ENGINE_IDS, parseAiCrawlers } from '../../src/analysis/ai-crawlers';
 import { createSafeFetcher } from '../../src/net/safe-fetch';
-import { EXPECTED_KEYS, flags, MALFORMED_ROBOTS_TXT, withFlags } from '../support/ai-access';
+import { EXPECTED_KEYS, flags, MALFORMED_ROBOTS_TXT, serveHomepage, withFlags } from '../support/ai-access';
 import { allowLoopback, fakeResolver, guardConnections, startFixtureServer, type FixtureServer } from '../support/net';
 
 // Fake domains, all served by one local fixture server; every other name does not resolve.
@@ -54,22 +54,8 @@ function route(host: string, req: http.IncomingMessage, res: http.ServerResponse
     if (host === 'norobots.test') return void res.writeHead(200, { 'content-type': 'application/xml' }).end('<urlset/>');
     return void res.writeHead(404).end();
   }
-  if (path === '/') {
-    if (host === 'cdn.test') {
-      const cdn = { server: 'cloudflare', 'cf-ray': '8f1e2d3c4b5a6978-FRA', 'content-type': 'text/html', 'x-powered-by': 'fixture' };
-      if (ua.includes('Claude-User')) return void res.writeHead(403, cdn).end('<h1>Sorry, you have been blocked</h1>');
-      return void res.writeHead(200, cdn).end('<h1>home</h1>');
-    }
-    if (host === 'redirect.test') {
-      const target = ua.includes('GPTBot')
-        ? 'http://10.0.0.1/'
-        : ua.includes('Claude')
-          ? 'http://169.254.169.254/latest/meta-data/'
-          : 'http://intranet.test/';
-      return void res.writeHead(302, { location: target }).end();
-    }
-    return void res.writeHead(200, { 'content-type': 'text/html', server: 'nginx', 'x-cache': 'MISS', via: '1.1 varnish' }).end('<h1>home</h1>');
-  }
+  if (path === '/')
+    return void serveHomepage(host === 'cdn.test' ? 'cdn' : host === 'redirect.test' ? 'redirect' : 'plain', ua, 'intranet.test', res);
   res.writeHead(404).end();
 }
 

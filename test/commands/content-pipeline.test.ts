@@ -113,29 +113,20 @@ describe('publish: the state table, row by row', () => {
       .then((events) => expect(events.map((e) => e.type)).toEqual(['ContentPublished']));
   });
 
-  it('given an Optimize draft whose review is running, then 409 Review is running', () => {
-    given(pipelineAggregate, optimizeRequested(), jobStarted(), pageFetched())
-      .when(publish('https://acme.com/crm'))
-      .then({ kind: 'conflict', message: REVIEW_RUNNING });
-  });
-
-  it('given a brief waiting for approval, then 409 Brief is not approved', () => {
-    given(pipelineAggregate, requested(), jobStarted(), briefGenerated())
+  it.each([
+    {
+      state: 'an Optimize draft whose review is running',
+      history: () => [optimizeRequested(), jobStarted(), pageFetched()],
+      message: REVIEW_RUNNING,
+    },
+    { state: 'a brief waiting for approval', history: () => [requested(), jobStarted(), briefGenerated()], message: BRIEF_NOT_APPROVED },
+    { state: 'a brief not written yet', history: () => [requested()], message: NOT_FINISHED },
+    { state: 'an article being written', history: () => [requested(), briefGenerated(), briefApproved()], message: NOT_FINISHED },
+    { state: 'a failed generation', history: () => [requested(), jobStarted(), jobFailed()], message: GENERATION_FAILED },
+  ])('given $state, when published, then 409 $message', ({ history, message }) => {
+    given(pipelineAggregate, ...history())
       .when(publish('https://acme.com/x'))
-      .then({ kind: 'conflict', message: BRIEF_NOT_APPROVED });
-  });
-
-  it('given a brief not written yet, or an article being written, then 409 Content is not finished', () => {
-    given(pipelineAggregate, requested()).when(publish('https://acme.com/x')).then({ kind: 'conflict', message: NOT_FINISHED });
-    given(pipelineAggregate, requested(), briefGenerated(), briefApproved())
-      .when(publish('https://acme.com/x'))
-      .then({ kind: 'conflict', message: NOT_FINISHED });
-  });
-
-  it('given a failed generation, then 409 Generation failed', () => {
-    given(pipelineAggregate, requested(), jobStarted(), jobFailed())
-      .when(publish('https://acme.com/x'))
-      .then({ kind: 'conflict', message: GENERATION_FAILED });
+      .then({ kind: 'conflict', message });
   });
 
   it('given a published item, when the same URL is sent again, then already_published, nothing recorded, the first time kept', () => {

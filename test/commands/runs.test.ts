@@ -7,6 +7,7 @@ import type { DomainEvent } from '../../src/domain/events';
 import { deterministicId } from '../../src/domain/ids';
 import { MODEL_IDS } from '../../src/domain/models';
 import { EngineError } from '../../src/engines/port';
+import { aUnit } from '../support/events';
 import { given } from '../support/given';
 import { competitorAdded, promptAnswered, promptCreated, promptDeleted, scheduleCreated, W } from './catalog-events';
 
@@ -76,18 +77,7 @@ describe('start run', () => {
 });
 
 describe('unit outcome', () => {
-  const req = {
-    request_id: 'q1',
-    run_id: 'r1',
-    website_id: W,
-    prompt_id: 'p1',
-    model: MODEL_IDS[0],
-    location_id: null,
-    persona_id: null,
-    schedule_id: null,
-    day: '2026-03-01',
-    run_at: null,
-  };
+  const req = aUnit({ request_id: 'q1', run_id: 'r1', website_id: W, prompt_id: 'p1' });
 
   it('given an answer, then the answer and its credits, with ids derived from the unit', () => {
     const events = decideOutcome(req, {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Catalog } from '../../commands/catalog/catalog';
+import { Catalog, type CatalogState } from '../../commands/catalog/catalog';
 import { decideCreateAttribute } from '../../commands/catalog/create-attribute';
 import { decideCreateLocation } from '../../commands/catalog/create-location';
 import { decideCreatePersona } from '../../commands/catalog/create-persona';
@@ -37,19 +37,13 @@ describe('personas, locations, attributes', () => {
 describe('prompt schedules', () => {
   const models = [MODEL_IDS[0], MODEL_IDS[1]];
 
+  /** Creates the schedule s1, named Q1, for the two models, over this window. */
+  const createQ1 = (window: Pick<CreateSchedule, 'starts_on' | 'ends_on' | 'frequency'>) => (s: CatalogState) =>
+    decideCreateSchedule(s, { website_id: W, schedule_id: 's1', name: 'Q1', models, ...window });
+
   it('given a window, then PromptScheduleCreated, active by default', () => {
     given(Catalog)
-      .when((s) =>
-        decideCreateSchedule(s, {
-          website_id: W,
-          schedule_id: 's1',
-          name: 'Q1',
-          models,
-          starts_on: '2026-01-01',
-          ends_on: '2026-03-31',
-          frequency: 'weekly',
-        }),
-      )
+      .when(createQ1({ starts_on: '2026-01-01', ends_on: '2026-03-31', frequency: 'weekly' }))
       .then([
         {
           type: 'PromptScheduleCreated',
@@ -60,17 +54,7 @@ describe('prompt schedules', () => {
 
   it('given ends_on before starts_on, then invalid naming ends_on (also when an edit makes it so)', () => {
     given(Catalog)
-      .when((s) =>
-        decideCreateSchedule(s, {
-          website_id: W,
-          schedule_id: 's1',
-          name: 'Q1',
-          models,
-          starts_on: '2026-02-01',
-          ends_on: '2026-01-31',
-          frequency: 'daily',
-        }),
-      )
+      .when(createQ1({ starts_on: '2026-02-01', ends_on: '2026-01-31', frequency: 'daily' }))
       .then({ kind: 'invalid', message: 'ends_on: must not be before starts_on' });
     given(Catalog, scheduleCreated('s1', { starts_on: '2026-02-01' }))
       .when((s) => decideUpdateSchedule(s, 's1', { website_id: W, ends_on: '2026-01-01' }))

@@ -52,13 +52,8 @@ const items = (site: Site, prefix: string, n: number) =>
   }));
 
 describe.skipIf(!onRealPostgres)('imports of one file at once', () => {
-  let a: TestServer;
-  let b: TestServer;
-  let key: string;
   let dir: string;
-  useTwoInstances(async (ctx) => {
-    ({ a, b } = ctx);
-    key = (await a.org('Import races')).key;
+  const two = useTwoInstances('Import races', () => {
     dir = mkdtempSync(join(tmpdir(), 'aivis-import-race-'));
   });
   afterAll(() => {
@@ -67,7 +62,7 @@ describe.skipIf(!onRealPostgres)('imports of one file at once', () => {
 
   /** What the log holds for a website: its answers, and each import call's ResponsesImported with its own stream's answers. */
   const logOf = async (websiteId: string) => {
-    const db = a.rt.database.db;
+    const db = two.a.rt.database.db;
     const recorded = await db('aivis_events')
       .where('type', 'ResponseRecorded')
       .whereRaw(`data->>'website_id' = ?`, [websiteId])
@@ -98,8 +93,8 @@ describe.skipIf(!onRealPostgres)('imports of one file at once', () => {
       expect(imp.data.imported + imp.data.skipped).toBe(n);
     }
     expect(log.imports.map((i) => i.data.imported).sort((x, y) => x - y)).toEqual(reported.map((r) => r.imported).sort((x, y) => x - y));
-    await caughtUp(a, ['answers', 'activity']);
-    const db = a.rt.database.db;
+    await caughtUp(two.a, ['answers', 'activity']);
+    const db = two.a.rt.database.db;
     expect(Number((await db('rm_responses').where('website_id', site.id).count<{ n: string }[]>('* as n'))[0].n)).toBe(n);
     // the audit trail: one feed entry per call, listing exactly the answers it brought in (n <= 100: listed by id)
     const feed: { entity_ids: string[] }[] = await db('rm_activity')
@@ -110,6 +105,7 @@ describe.skipIf(!onRealPostgres)('imports of one file at once', () => {
   };
 
   it(`given one file imported ${N} times at once over two instances, then the imported counts add up to the answers stored, and the log and the feed agree`, async () => {
+    const { a, b, key } = two;
     const site = await buildSite(a, key, { attributes: [{ name: 'Price' }] });
     const body = { website_id: site.id, responses: items(site, 'http', 90) };
     const rs = await Promise.all(Array.from({ length: N }, (_, i) => call(i % 2 ? b : a, 'POST', '/api/v1/responses/import', { key, body })));
@@ -124,6 +120,7 @@ describe.skipIf(!onRealPostgres)('imports of one file at once', () => {
   }, 60_000);
 
   it('given one file imported by two CLI processes and an HTTP call at once, then each reports what it stored', async () => {
+    const { a, b, key } = two;
     const site = await buildSite(a, key, { attributes: [{ name: 'Price' }] });
     const lines = items(site, 'cli', 80);
     const file = join(dir, 'answers.jsonl');

@@ -7,7 +7,7 @@ import type http from 'node:http';
 import { aiCrawlers, ENGINE_IDS } from '../../src/analysis/ai-crawlers';
 import type { Outbound } from '../../src/http/route';
 import { createSafeFetcher, type SafeFetch } from '../../src/net/safe-fetch';
-import { MALFORMED_ROBOTS_TXT } from '../support/ai-access';
+import { MALFORMED_ROBOTS_TXT, serveHomepage } from '../support/ai-access';
 import { allowLoopback, fakeResolver, startFixtureServer } from '../support/net';
 
 /** Fixture domains (RFC 2606 names: public-looking, so the domain rules accept them, but never anyone's site). */
@@ -59,8 +59,6 @@ const ROBOTS: Record<string, string> = {
   [D.idn]: 'User-agent: *\nAllow: /\n',
 };
 
-export const CDN_HEADERS_SENT = { server: 'cloudflare', 'cf-ray': '8f1e2d3c4b5a6978-FRA', 'content-type': 'text/html', 'x-powered-by': 'fixture' };
-
 function serve(host: string, req: http.IncomingMessage, res: http.ServerResponse): void {
   const path = req.url ?? '/';
   const ua = req.headers['user-agent'] ?? '';
@@ -73,21 +71,7 @@ function serve(host: string, req: http.IncomingMessage, res: http.ServerResponse
     if (host === D.norobots) return void res.writeHead(200, { 'content-type': 'application/xml' }).end('<urlset/>');
     return void res.writeHead(404).end();
   }
-  if (path === '/') {
-    if (host === D.cdn) {
-      if (ua.includes('Claude-User/')) return void res.writeHead(403, CDN_HEADERS_SENT).end('<h1>Sorry, you have been blocked</h1>');
-      return void res.writeHead(200, CDN_HEADERS_SENT).end('<h1>home</h1>');
-    }
-    if (host === D.redirect) {
-      const target = ua.includes('GPTBot')
-        ? 'http://10.0.0.1/'
-        : ua.includes('Claude')
-          ? 'http://169.254.169.254/latest/meta-data/'
-          : 'http://intranet.example.com/';
-      return void res.writeHead(302, { location: target }).end();
-    }
-    return void res.writeHead(200, { 'content-type': 'text/html', server: 'nginx', 'x-cache': 'MISS', via: '1.1 varnish' }).end('<h1>home</h1>');
-  }
+  if (path === '/') return void serveHomepage(host === D.cdn ? 'cdn' : host === D.redirect ? 'redirect' : 'plain', ua, 'intranet.example.com', res);
   res.writeHead(404).end();
 }
 

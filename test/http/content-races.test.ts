@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { onRealPostgres } from '../support/db';
 import { useRaceSetup } from '../support/races';
-import { call, type TestServer } from '../support/server';
+import { call } from '../support/server';
 
 // Tracking's rule "one item per URL of a website" raced over two instances on one database: each instance
 // serialises its own writes to a stream, so only the registry stream's expected revision can settle the race.
@@ -10,16 +10,13 @@ if (!onRealPostgres) console.log('content races: one instance on PGlite (a secon
 const N = 8;
 
 describe('content tracking under concurrent calls on two instances', () => {
-  let a: TestServer;
-  let b: TestServer | null = null;
-  let key: string;
-  let site: string;
-  useRaceSetup('ContentRaces', { name: 'Racer', url: 'https://content-racer.example.com' }, (r) => ({ a, b, key, site } = r));
+  const setup = useRaceSetup('ContentRaces', { name: 'Racer', url: 'https://content-racer.example.com' });
 
   it('given one URL (in tracking-parameter variants) tracked N times at once, then one item exists and every call names it', async () => {
+    const { a, key, site, on } = setup;
     const rs = await Promise.all(
       Array.from({ length: N }, (_, i) =>
-        call((b && i % 2 ? b : a) as TestServer, 'POST', '/api/v1/content/track', {
+        call(on(i), 'POST', '/api/v1/content/track', {
           key,
           body: { website_id: site, urls: [{ url: `https://www.content-racer.example.com/guide/?utm_campaign=${i}`, title: `T${i}` }] },
         }),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useRaceSetup } from '../support/races';
 import { onRealPostgres } from '../support/db';
 import { offlineResearch } from '../support/knowledge';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, startServer } from '../support/server';
 
 // The knowledge base's get-or-create and text changes, raced over two instances on one database (real Postgres): each
 // instance serialises its own writes to a stream, so only the stream's expected version settles the two.
@@ -11,19 +11,12 @@ if (!onRealPostgres) console.log('knowledge races: one instance on PGlite (a sec
 const N = 8;
 
 describe('knowledge base rules under concurrent requests on two instances', () => {
-  let a: TestServer;
-  let b: TestServer | null = null;
-  let key: string;
-  let site: string;
-  useRaceSetup(
-    'KB races',
-    { name: 'Racer', url: 'https://kb-racer.example.com' },
-    (r) => ({ a, b, key, site } = r),
-    (join) => startServer({}, {}, join, offlineResearch()),
+  const setup = useRaceSetup('KB races', { name: 'Racer', url: 'https://kb-racer.example.com' }, (join) =>
+    startServer({}, {}, join, offlineResearch()),
   );
-  const on = (i: number) => (b && i % 2 ? b : a) as TestServer;
 
   it('given one pillar name sent N times at once in different cases, then one pillar, one created: true, every answer names it', async () => {
+    const { a, key, site, on } = setup;
     const rs = await Promise.all(
       Array.from({ length: N }, (_, i) =>
         call(on(i), 'POST', '/api/v1/knowledge-base/pillars', { key, body: { website_id: site, name: ['Pricing', 'pricing', 'PRICING '][i % 3] } }),
@@ -37,6 +30,7 @@ describe('knowledge base rules under concurrent requests on two instances', () =
   });
 
   it('given one fact whose text N requests change at once, then one new fact, and the others answer 404 (archived)', async () => {
+    const { a, key, site, on } = setup;
     const f = (await call(a, 'POST', '/api/v1/knowledge-base/facts', { key, body: { website_id: site, text: 'Acme has 5 plans.' } })).body.fact;
     const rs = await Promise.all(
       Array.from({ length: N }, (_, i) =>

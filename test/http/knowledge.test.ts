@@ -16,6 +16,8 @@ useWorld(
 );
 
 const NOT_ENABLED = 'Knowledge base is not enabled for this organization';
+/** The refusal of a key that does not reach the website. */
+const OUTSIDE = { status: 403, error: 'Unauthorized access to this website' } as const;
 /** Creates a pillar and lets its research end (it writes in the background: a refusal's check of the log's head would see it). */
 const pillar = async (key: string, body: unknown) => {
   const r = await call(s, 'POST', '/api/v1/knowledge-base/pillars', { key, body });
@@ -131,13 +133,7 @@ describe('the gates', () => {
   it("given a key scoped to another website, then a fact of this website is 403 and another organization's fact is 404", async () => {
     const f = (await fact(w.a.key, { website_id: w.a.a1, text: 'Acme was founded in 1999.' })).body.fact;
     await refusedWithoutWrite(s, w.a.scoped, [
-      {
-        method: 'PATCH',
-        path: `/api/v1/knowledge-base/facts/${f.id}`,
-        body: { text: 'Changed' },
-        status: 403,
-        error: 'Unauthorized access to this website',
-      },
+      { method: 'PATCH', path: `/api/v1/knowledge-base/facts/${f.id}`, body: { text: 'Changed' }, ...OUTSIDE },
       { method: 'POST', path: `/api/v1/knowledge-base/facts/${f.id}/review`, body: { decision: 'reject' }, status: 403 },
       { method: 'POST', path: '/api/v1/knowledge-base/facts/delete', body: { website_id: w.a.a1, fact_ids: [f.id] }, status: 403 },
     ]);
@@ -162,20 +158,8 @@ describe('the gates', () => {
     const pf = (await fact(w.a.key, { website_id: paused, text: 'Paused fact.' })).body.fact;
     expect((await call(s, 'PATCH', `/api/v1/websites/${paused}`, { key: w.a.key, body: { status: 'paused' } })).status).toBe(200);
     await refusedWithoutWrite(s, w.a.key, [
-      {
-        method: 'GET',
-        path: '/api/v1/knowledge-base/facts',
-        query: { website_id: paused },
-        status: 403,
-        error: 'Unauthorized access to this website',
-      },
-      {
-        method: 'PATCH',
-        path: `/api/v1/knowledge-base/facts/${pf.id}`,
-        body: { text: 'x' },
-        status: 403,
-        error: 'Unauthorized access to this website',
-      },
+      { method: 'GET', path: '/api/v1/knowledge-base/facts', query: { website_id: paused }, ...OUTSIDE },
+      { method: 'PATCH', path: `/api/v1/knowledge-base/facts/${pf.id}`, body: { text: 'x' }, ...OUTSIDE },
     ]);
   });
 
@@ -184,20 +168,8 @@ describe('the gates', () => {
     const f1 = (await fact(w.a.key, { website_id: w.a.a1, text: 'Acme a1 has a fact.', pillar_id: p1.id })).body.fact;
     // a key scoped to a2 reaches neither a1's pillar nor a1's facts, by id or by website
     await refusedWithoutWrite(s, w.a.scoped, [
-      {
-        method: 'PATCH',
-        path: `/api/v1/knowledge-base/pillars/${p1.id}`,
-        body: { status: 'published' },
-        status: 403,
-        error: 'Unauthorized access to this website',
-      },
-      {
-        method: 'PATCH',
-        path: `/api/v1/knowledge-base/facts/${f1.id}`,
-        body: { confidence: 'low' },
-        status: 403,
-        error: 'Unauthorized access to this website',
-      },
+      { method: 'PATCH', path: `/api/v1/knowledge-base/pillars/${p1.id}`, body: { status: 'published' }, ...OUTSIDE },
+      { method: 'PATCH', path: `/api/v1/knowledge-base/facts/${f1.id}`, body: { confidence: 'low' }, ...OUTSIDE },
       { method: 'GET', path: '/api/v1/knowledge-base/facts', query: { website_id: w.a.a1, pillar_id: p1.id }, status: 403 },
     ]);
     // naming a1's pillar or fact while addressing a2 (a key that reaches both): not found there, nothing listed or changed

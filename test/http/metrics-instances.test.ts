@@ -12,13 +12,8 @@ const suite = onPostgresServer('two-instance metrics test', 'two instances need 
  * facts in its own process: one that served them from what it held before the import would count fewer).
  */
 suite('metrics on two instances over one database', () => {
-  let a: TestServer;
-  let b: TestServer;
-  let key: string;
   let site: Site;
-  useTwoInstances(async (ctx) => {
-    ({ a, b } = ctx);
-    key = (await a.org('Round robin')).key;
+  const two = useTwoInstances('Round robin', async ({ a, key }) => {
     site = await buildSite(a, key, {
       name: 'Acme',
       url: 'https://acme-rr.example.com',
@@ -28,9 +23,10 @@ suite('metrics on two instances over one database', () => {
   });
 
   const metric = (s: TestServer, family: string, kind: string, filters: object) =>
-    call(s, 'POST', `/api/v1/metrics/${family}/${kind}`, { key, body: { website_id: site.id, filters } });
+    call(s, 'POST', `/api/v1/metrics/${family}/${kind}`, { key: two.key, body: { website_id: site.id, filters } });
 
   it('given imports alternating between the instances, when the other instance reads metrics right after each answer, then it counts every imported answer', async () => {
+    const { a, b, key } = two;
     const range = { start_date: '2026-05-01', end_date: '2026-05-31' };
     // both instances load the (empty) website's facts before any import
     for (const s of [a, b]) expect((await metric(s, 'mention-rate', 'cumulative', range)).body.responses).toBe(0);

@@ -246,55 +246,12 @@ describe('reporting connector', () => {
     const first = r.body.rows.filter(
       (x: { date: string; model: string; prompt_id: string }) => x.date === '2026-03-01' && x.model === 'chatgpt' && x.prompt_id === ids.p1,
     );
+    // the group's columns (and its schedule), then each brand's
+    const group = { date: '2026-03-01', model: 'chatgpt', prompt_id: ids.p1, prompt: 'p1', location_id: ids.L1, location: 'L1', schedule: 'default' };
     expect(first).toEqual([
-      {
-        date: '2026-03-01',
-        model: 'chatgpt',
-        prompt_id: ids.p1,
-        prompt: 'p1',
-        location_id: ids.L1,
-        location: 'L1',
-        entity_id: site.id,
-        entity: 'Acme',
-        is_self: true,
-        responses: 1,
-        mentions: 1,
-        citations: 1,
-        position: 1,
-        schedule: 'default',
-      },
-      {
-        date: '2026-03-01',
-        model: 'chatgpt',
-        prompt_id: ids.p1,
-        prompt: 'p1',
-        location_id: ids.L1,
-        location: 'L1',
-        entity_id: ids.globex,
-        entity: 'Globex',
-        is_self: false,
-        responses: 1,
-        mentions: 1,
-        citations: 0,
-        position: 2,
-        schedule: 'default',
-      },
-      {
-        date: '2026-03-01',
-        model: 'chatgpt',
-        prompt_id: ids.p1,
-        prompt: 'p1',
-        location_id: ids.L1,
-        location: 'L1',
-        entity_id: ids.initech,
-        entity: 'Initech',
-        is_self: false,
-        responses: 1,
-        mentions: 0,
-        citations: 0,
-        position: null,
-        schedule: 'default',
-      },
+      { ...group, entity_id: site.id, entity: 'Acme', is_self: true, responses: 1, mentions: 1, citations: 1, position: 1 },
+      { ...group, entity_id: ids.globex, entity: 'Globex', is_self: false, responses: 1, mentions: 1, citations: 0, position: 2 },
+      { ...group, entity_id: ids.initech, entity: 'Initech', is_self: false, responses: 1, mentions: 0, citations: 0, position: null },
     ]);
     const paged = await call(s, 'POST', '/api/v1/looker-studio/data', { key: w.a.key, body: { website_id: site.id, page_size: 10, page_num: 1 } });
     expect(paged.body).toMatchObject({ page_num: 1, page_size: 10, has_more: false });

@@ -1,21 +1,16 @@
 import { expect, it } from 'vitest';
 import { sleep } from '../support/events';
-import { call, type TestServer, useTwoInstances } from '../support/server';
+import { call, useTwoInstances } from '../support/server';
 import { onPostgresServer } from '../support/suites';
 
 // Two instances over one database: needs a real server.
 const suite = onPostgresServer('multi-instance HTTP test', 'two instances need a shared server');
 
 suite('two instances over one database', () => {
-  let a: TestServer;
-  let b: TestServer;
-  let key: string;
-  useTwoInstances(async (ctx) => {
-    ({ a, b } = ctx);
-    key = (await a.org('Shared')).key;
-  });
+  const two = useTwoInstances('Shared');
 
   it('given a write on either instance, then a read on either sees it at once (50 times)', async () => {
+    const { a, b, key } = two;
     for (let i = 0; i < 50; i++) {
       const writer = i % 2 ? a : b;
       const reader = i % 3 ? b : a;
@@ -27,6 +22,7 @@ suite('two instances over one database', () => {
   });
 
   it('given a key cached by one instance, when revoked through the other, then the first refuses it', async () => {
+    const { a, b, key } = two;
     const k = (await call(a, 'POST', '/api/v1/api-keys', { key, body: { name: 'cached elsewhere' } })).body;
     expect((await call(b, 'GET', '/api/v1/websites', { key: k.key })).status).toBe(200);
     expect((await call(a, 'DELETE', `/api/v1/api-keys/${k.id}`, { key })).status).toBe(200);
@@ -41,6 +37,7 @@ suite('two instances over one database', () => {
   });
 
   it('given both instances running, then each projection has exactly one leader', async () => {
+    const { a, b } = two;
     const names = [...a.rt.runners.keys()];
     for (const n of names) {
       const leaders = [a.rt.runners.get(n)!.status().leader, b.rt.runners.get(n)!.status().leader].filter(Boolean);

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { post } from '../mcp/support';
-import { authorizeUrl, csrfIn, follow, Jar, pkce, REDIRECT_URI, registerClient, startOAuthServer, token, userWithPassword } from '../support/oauth';
+import { authorizeUrl, csrfIn, follow, Jar, pkce, REDIRECT_URI, registerClient, startOAuthServer, userWithPassword } from '../support/oauth';
+import { codeGrant, token } from '../support/oauth';
 import type { TestServer } from '../support/server';
 import { buildWorld, type World } from '../support/tenancy';
 import { onPostgresServer } from '../support/suites';
@@ -41,31 +42,20 @@ suite('MCP sign-in across two instances and the CLI', () => {
     expect(start.status).toBe(303);
     const loginPage = await follow(jar, b, await jar.fetch(new URL(start.headers.get('location')!, b.url)));
     expect(loginPage.body).toContain('name="password"');
-    const login = await jar.fetch(new URL(`${loginPage.url.pathname}/login`, b.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrf: csrfIn(loginPage.body), email: EMAIL, password: PASSWORD }).toString(),
+    const login = await jar.post(new URL(`${loginPage.url.pathname}/login`, b.url), {
+      csrf: csrfIn(loginPage.body),
+      email: EMAIL,
+      password: PASSWORD,
     });
     expect(login.status).toBe(303);
     const consentPage = await follow(jar, a, await jar.fetch(new URL(login.headers.get('location')!, a.url)));
     expect(consentPage.body).toContain('name="decision"');
-    const consent = await jar.fetch(new URL(`${consentPage.url.pathname}/consent`, a.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrf: csrfIn(consentPage.body), decision: 'allow' }).toString(),
-    });
+    const consent = await jar.post(new URL(`${consentPage.url.pathname}/consent`, a.url), { csrf: csrfIn(consentPage.body), decision: 'allow' });
     const end = await follow(jar, b, await jar.fetch(new URL(consent.headers.get('location')!, b.url)));
     expect(end.url.origin).toBe(new URL(REDIRECT_URI).origin);
     const code = end.url.searchParams.get('code')!;
 
-    const t = await token(b, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT_URI,
-      client_id: reg.body.client_id,
-      code_verifier: p.verifier,
-      resource,
-    });
+    const t = await token(b, { ...codeGrant(code, reg.body.client_id, p.verifier), resource });
     expect(t.status, JSON.stringify(t.body)).toBe(200);
     for (const s of [a, b])
       expect((await post(s, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${t.body.access_token}` })).status).toBe(200);
@@ -75,14 +65,7 @@ suite('MCP sign-in across two instances and the CLI', () => {
     const reused = await token(b, { grant_type: 'refresh_token', refresh_token: t.body.refresh_token, client_id: reg.body.client_id, resource });
     expect(reused).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     // the code was consumed on b: a cannot exchange it again
-    const again = await token(a, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT_URI,
-      client_id: reg.body.client_id,
-      code_verifier: p.verifier,
-      resource,
-    });
+    const again = await token(a, { ...codeGrant(code, reg.body.client_id, p.verifier), resource });
     expect(again).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
@@ -117,12 +100,7 @@ suite('MCP sign-in across two instances and the CLI', () => {
       b,
       await jar.fetch(authorizeUrl(b, { client_id: reg.body.client_id, challenge: pkce().challenge, resource: `${a.url}/api/mcp` })),
     );
-    const attempt = (password: string) =>
-      jar.fetch(new URL(`${page.url.pathname}/login`, b.url), {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ csrf: csrfIn(page.body), email: EMAIL, password }).toString(),
-      });
+    const attempt = (password: string) => jar.post(new URL(`${page.url.pathname}/login`, b.url), { csrf: csrfIn(page.body), email: EMAIL, password });
     expect((await attempt(PASSWORD)).status).toBe(401);
     expect((await attempt('a brand new passphrase')).status).toBe(303);
     // three CLI processes (about 2 s of CPU each loading their modules): 39 s at load 23, against the 30 s default

@@ -9,6 +9,7 @@ import { caughtUp } from '../support/server';
 import {
   authorizeUrl,
   authorizeWithPassword,
+  codeGrant,
   csrfIn,
   follow,
   Jar,
@@ -223,11 +224,11 @@ describe('MCP sign-in: the authorization code', () => {
       VIEWER,
       PASSWORD,
     );
-    const base = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: reg.body.client_id, resource: resource() };
-    expect(await token(s, { ...base, code_verifier: pkce().verifier })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    const first = await token(s, { ...base, code_verifier: p.verifier });
+    const exchange = (verifier: string) => token(s, { ...codeGrant(code, reg.body.client_id, verifier), resource: resource() });
+    expect(await exchange(pkce().verifier)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    const first = await exchange(p.verifier);
     expect(first.status).toBe(200);
-    expect(await token(s, { ...base, code_verifier: p.verifier })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await exchange(p.verifier)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     // a code replayed revokes what it gave: the refresh token no longer works
     const refresh = await token(s, {
       grant_type: 'refresh_token',
@@ -251,14 +252,7 @@ describe('MCP sign-in: the authorization code', () => {
       VIEWER,
       PASSWORD,
     );
-    const t = await token(s, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT_URI,
-      client_id: reg.body.client_id,
-      code_verifier: p.verifier,
-      resource: 'https://elsewhere.example.com/api/mcp',
-    });
+    const t = await token(s, { ...codeGrant(code, reg.body.client_id, p.verifier), resource: 'https://elsewhere.example.com/api/mcp' });
     expect(t).toMatchObject({ status: 400, body: { error: 'invalid_target' } });
 
     // a token signed with the server's own key but for another audience
@@ -310,18 +304,10 @@ describe('MCP sign-in: the authorization code', () => {
       s,
       await jar.fetch(authorizeUrl(s, { client_id: reg.body.client_id, challenge: pkce().challenge, resource: resource() })),
     );
-    const login = await jar.fetch(new URL(`${page.url.pathname}/login`, s.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrf: csrfIn(page.body), email: VIEWER, password: PASSWORD }).toString(),
-    });
+    const login = await jar.post(new URL(`${page.url.pathname}/login`, s.url), { csrf: csrfIn(page.body), email: VIEWER, password: PASSWORD });
     page = await follow(jar, s, login);
     expect(page.body).toContain('Test Assistant');
-    const deny = await jar.fetch(new URL(`${page.url.pathname}/consent`, s.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrf: csrfIn(page.body), decision: 'deny' }).toString(),
-    });
+    const deny = await jar.post(new URL(`${page.url.pathname}/consent`, s.url), { csrf: csrfIn(page.body), decision: 'deny' });
     const end = await follow(jar, s, deny);
     expect(end.url.origin).toBe(new URL(REDIRECT_URI).origin);
     expect(end.url.searchParams.get('error')).toBe('access_denied');
@@ -339,11 +325,7 @@ describe('MCP sign-in: the sign-in page', () => {
       await jar.fetch(authorizeUrl(s, { client_id: reg.body.client_id, challenge: pkce().challenge, resource: resource() })),
     );
     const submit = (form: Record<string, string>, headers: Record<string, string> = {}) =>
-      jar.fetch(new URL(`${page.url.pathname}/login`, s.url), {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-        body: new URLSearchParams(form).toString(),
-      });
+      jar.post(new URL(`${page.url.pathname}/login`, s.url), form, headers);
     return { page, submit, csrf: csrfIn(page.body) };
   }
 

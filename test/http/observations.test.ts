@@ -4,6 +4,7 @@ import { listObservations, type ObservationRequest, observationTargets } from '.
 import { deterministicId } from '../../src/domain/ids';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, type Site } from '../support/answers';
+import { OBSERVATIONS_REQUEST_FIELDS } from '../support/observations';
 import { call, type TestServer } from '../support/server';
 import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
@@ -654,16 +655,7 @@ describe('POST /api/v1/attributes/observations: documented', () => {
     const op = r.body.paths[PATH].post;
     expect(op.tags).not.toContain('extension');
     const body = op.requestBody.content['application/json'].schema;
-    expect(Object.keys(body.properties).sort()).toEqual([
-      'attribute_ids',
-      'entity_ids',
-      'filters',
-      'page_num',
-      'page_size',
-      'positive',
-      'sort',
-      'website_id',
-    ]);
+    expect(Object.keys(body.properties).sort()).toEqual(OBSERVATIONS_REQUEST_FIELDS);
     expect(body.required).toEqual(expect.arrayContaining(['website_id', 'filters']));
     expect(body.additionalProperties).toBe(false);
     expect(body.properties.filters.required).toEqual(['start_date']);

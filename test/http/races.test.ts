@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { onRealPostgres } from '../support/db';
 import { useRaceSetup } from '../support/races';
-import { type Answer, type Call, call, type TestServer } from '../support/server';
+import { type Answer, type Call, call } from '../support/server';
 
 // Every rule two requests can race for, raced: N requests at once, spread over two instances on one database (each
 // instance serialises its own writes to a stream, so only the expected version can settle writes of two instances).
@@ -11,15 +11,11 @@ if (!onRealPostgres)
 const N = 8;
 
 describe('check-then-act rules under concurrent requests', () => {
-  let a: TestServer;
-  let b: TestServer | null = null;
-  let key: string;
-  let site: string;
-  useRaceSetup('Races', { name: 'Racer', url: 'https://racer.example.com' }, (r) => ({ a, b, key, site } = r));
+  const setup = useRaceSetup('Races', { name: 'Racer', url: 'https://racer.example.com' });
 
   /** N requests at once, alternating between the instances. */
   const race = (method: string, path: string, req: (i: number) => Call) =>
-    Promise.all(Array.from({ length: N }, (_, i) => call((b && i % 2 ? b : a) as TestServer, method, path, { key, ...req(i) })));
+    Promise.all(Array.from({ length: N }, (_, i) => call(setup.on(i), method, path, { key: setup.key, ...req(i) })));
   const statuses = (rs: Answer[]) => rs.map((r) => r.status).sort();
   const winner = (rs: Answer[], status: number) => {
     const won = rs.filter((r) => r.status === status);
@@ -28,9 +24,12 @@ describe('check-then-act rules under concurrent requests', () => {
   };
   const losers = (rs: Answer[], status: number) => rs.filter((r) => r.status !== status);
   const eventsOf = async (type: string, where: (d: Record<string, unknown>) => boolean) =>
-    (await a.rt.database.db('aivis_events').where('type', type).select('data')).map((r: { data: Record<string, unknown> }) => r.data).filter(where);
+    (await setup.a.rt.database.db('aivis_events').where('type', type).select('data'))
+      .map((r: { data: Record<string, unknown> }) => r.data)
+      .filter(where);
 
   it('given one topic name sent N times at once in different cases, then one 201 and N-1 409 naming the winner', async () => {
+    const { site } = setup;
     const rs = await race('POST', '/api/v1/topics', (i) => ({
       body: { website_id: site, name: ['Pricing', 'pricing', ' PRICING', 'PriCing '][i % 4] },
     }));
@@ -41,6 +40,7 @@ describe('check-then-act rules under concurrent requests', () => {
   });
 
   it('given a soft-deleted topic, when its name is sent N times at once, then it comes back once and the others are 409', async () => {
+    const { a, key, site } = setup;
     const t = (await call(a, 'POST', '/api/v1/topics', { key, body: { website_id: site, name: 'Support' } })).body.topic;
     expect((await call(a, 'DELETE', `/api/v1/topics/${t.id}`, { key, query: { website_id: site } })).status).toBe(200);
     const rs = await race('POST', '/api/v1/topics', () => ({ body: { website_id: site, name: 'support' } }));
@@ -51,6 +51,7 @@ describe('check-then-act rules under concurrent requests', () => {
   });
 
   it('given one topic deleted N times at once, then one 200 and N-1 404', async () => {
+    const { a, key, site } = setup;
     const t = (await call(a, 'POST', '/api/v1/topics', { key, body: { website_id: site, name: 'Gone' } })).body.topic;
     const rs = await race('DELETE', `/api/v1/topics/${t.id}`, () => ({ query: { website_id: site } }));
     expect(statuses(rs)).toEqual([200, ...Array(N - 1).fill(404)]);
@@ -59,6 +60,7 @@ describe('check-then-act rules under concurrent requests', () => {
   });
 
   it('given one attribute name sent N times at once, then one 201 and N-1 409', async () => {
+    const { site } = setup;
     const rs = await race('POST', '/api/v1/attributes', (i) => ({ body: { website_id: site, name: i % 2 ? 'Price' : 'PRICE' } }));
     expect(statuses(rs)).toEqual([201, ...Array(N - 1).fill(409)]);
     const won = winner(rs, 201);
@@ -67,6 +69,7 @@ describe('check-then-act rules under concurrent requests', () => {
   });
 
   it('given one competitor URL sent N times at once (spelled differently), then one 201 and N-1 409', async () => {
+    const { site } = setup;
     const urls = ['https://globex.example.net', 'http://www.globex.example.net/', 'globex.example.net', 'https://GLOBEX.example.net/?utm_source=x'];
     const rs = await race('POST', '/api/v1/competitors', (i) => ({ body: { website_id: site, name: `Globex ${i}`, url: urls[i % 4] } }));
     expect(statuses(rs)).toEqual([201, ...Array(N - 1).fill(409)]);
@@ -76,6 +79,7 @@ describe('check-then-act rules under concurrent requests', () => {
   });
 
   it('given one external_id sent N times at once on new websites, then one 201 and N-1 409 naming the website that has it', async () => {
+    const { a, key } = setup;
     const rs = await race('POST', '/api/v1/websites', (i) => ({
       body: { name: `Partner site ${i}`, url: `https://p${i}.example.com`, external_id: 'crm-42' },
     }));
@@ -91,15 +95,14 @@ describe('check-then-act rules under concurrent requests', () => {
   });
 
   it('given N websites given one external_id at once (PATCH), then one 200 and N-1 409', async () => {
+    const { a, key, on } = setup;
     const sites = await Promise.all(
       Array.from({ length: N }, (_, i) =>
         call(a, 'POST', '/api/v1/websites', { key, body: { name: `Mapped ${i}`, url: `https://m${i}.example.com` } }),
       ),
     );
     const rs = await Promise.all(
-      sites.map((s, i) =>
-        call((b && i % 2 ? b : a) as TestServer, 'PATCH', `/api/v1/websites/${s.body.website.id}`, { key, body: { external_id: 'crm-7' } }),
-      ),
+      sites.map((s, i) => call(on(i), 'PATCH', `/api/v1/websites/${s.body.website.id}`, { key, body: { external_id: 'crm-7' } })),
     );
     expect(statuses(rs)).toEqual([200, ...Array(N - 1).fill(409)]);
     const won = winner(rs, 200).website;
@@ -112,6 +115,7 @@ describe('check-then-act rules under concurrent requests', () => {
   });
 
   it('given one key revoked N times at once, then one 200 and N-1 404, and the key is refused everywhere', async () => {
+    const { a, b, key } = setup;
     const k = (await call(a, 'POST', '/api/v1/api-keys', { key, body: { name: 'short-lived' } })).body;
     const rs = await race('DELETE', `/api/v1/api-keys/${k.id}`, () => ({}));
     expect(statuses(rs)).toEqual([200, ...Array(N - 1).fill(404)]);
@@ -121,6 +125,7 @@ describe('check-then-act rules under concurrent requests', () => {
   });
 
   it('given a key scoped to a website created while the website is deleted, then the key either predates the delete or is refused', async () => {
+    const { a, b, key } = setup;
     for (let round = 0; round < 5; round++) {
       const w = (await call(a, 'POST', '/api/v1/websites', { key, body: { name: `Short ${round}`, url: `https://short${round}.example.com` } })).body
         .website.id;
@@ -148,6 +153,7 @@ describe('check-then-act rules under concurrent requests', () => {
   });
 
   it('given one website deleted N times at once, then one 200 and N-1 refused, one delete in the log', async () => {
+    const { a, key } = setup;
     const w = (await call(a, 'POST', '/api/v1/websites', { key, body: { name: 'Twice gone', url: 'https://twice.example.com' } })).body.website.id;
     const rs = await race('DELETE', `/api/v1/websites/${w}`, () => ({}));
     expect(rs.filter((r) => r.status === 200)).toHaveLength(1);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
 import { EngineError } from '../../src/engines/port';
 import { buildSite, finishedRun } from '../support/answers';
+import { aUnit } from '../support/events';
 import { holdSwitch, simulatedEnginesWith } from '../support/engines';
 import { call, startServer, type TestServer } from '../support/server';
 import { responseIdOf, responseStream } from '../../commands/responses/record-outcome';
@@ -99,18 +100,7 @@ describe('runs whose units fail or are still going', () => {
     const site = await buildSite(s, key, { prompts: [{ text: 'drop' }] });
     const del = await call(s, 'DELETE', `/api/v1/prompts/${site.prompts[0].id}`, { key, query: { website_id: site.id } });
     expect(del.body).toEqual({ success: true, soft_deleted: false });
-    const req = {
-      request_id: newId(),
-      run_id: newId(),
-      website_id: site.id,
-      prompt_id: site.prompts[0].id,
-      model: MODEL_IDS[0],
-      location_id: null,
-      persona_id: null,
-      schedule_id: null,
-      day: '2026-03-01',
-      run_at: null,
-    };
+    const req = aUnit({ request_id: newId(), run_id: newId(), website_id: site.id, prompt_id: site.prompts[0].id });
     const org = (await s.rt.database.db('rm_websites').where('id', site.id).first('organization_id')).organization_id;
     const metadata = {
       organization_id: org,

@@ -36,6 +36,13 @@ async function refused(
   expect(await s.head(), `${method} ${path} wrote`).toBe(before);
 }
 
+/** An invite sent with this key. */
+const invite = (key: string, body: Record<string, unknown>) => call(s, 'POST', '/api/v1/invites', { key, body });
+/** The token of the invite email the person received. */
+const tokenMailedTo = async (email: string) => {
+  const [m] = await smtp.waitFor(email, 1, 15_000);
+  return /token=([A-Za-z0-9_-]+)/.exec(m.mail.text ?? '')![1];
+};
 const groupOf = async (key: string, body: Record<string, unknown>) => {
   const r = await call(s, 'POST', '/api/v1/groups', { key, body });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
@@ -99,7 +106,7 @@ describe('groups: a scoped key and the other organization on every group endpoin
 
 describe('members and user websites: the other organization and a scoped key', () => {
   it("given another organization's member, then changing their role is 404 Member not found; a role_id of another organization 404 Role not found", async () => {
-    const mine = await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'organization', invite_method: 'direct', email: person() } });
+    const mine = await invite(w.a.key, { type: 'organization', invite_method: 'direct', email: person() });
     const user = mine.body.user_id as string;
     await refused('PATCH', `/api/v1/organizations/members/${user}`, w.b.key, { status: 404, body: { error: 'Member not found' } }, { role: 'admin' });
     const theirs = await call(s, 'POST', '/api/v1/roles', {
@@ -124,10 +131,7 @@ describe('members and user websites: the other organization and a scoped key', (
   });
 
   it("given another organization's website, then its members cannot be listed, changed or removed (403)", async () => {
-    const theirs = await call(s, 'POST', '/api/v1/invites', {
-      key: w.b.key,
-      body: { type: 'website', invite_method: 'direct', email: person(), website_id: w.b.b1 },
-    });
+    const theirs = await invite(w.b.key, { type: 'website', invite_method: 'direct', email: person(), website_id: w.b.b1 });
     const user = theirs.body.user_id as string;
     await refused('GET', `/api/v1/websites/${w.b.b1}/members`, w.a.key, WEBSITE);
     await refused('PATCH', `/api/v1/websites/${w.b.b1}/members/${user}`, w.a.key, WEBSITE, { role: 'admin' });
@@ -137,10 +141,7 @@ describe('members and user websites: the other organization and a scoped key', (
   });
 
   it("given GET /users/{id}/websites, then the other organization's user and an unknown one are 404, and a scoped key sees an empty list for a user outside its websites", async () => {
-    const outside = await call(s, 'POST', '/api/v1/invites', {
-      key: w.a.key,
-      body: { type: 'website', invite_method: 'direct', email: person(), website_id: w.a.a1 },
-    });
+    const outside = await invite(w.a.key, { type: 'website', invite_method: 'direct', email: person(), website_id: w.a.a1 });
     const nf = { status: 404, body: { error: 'User not found' } };
     await refused('GET', `/api/v1/users/${outside.body.user_id}/websites`, w.b.key, nf);
     await refused('GET', `/api/v1/users/${UNKNOWN}/websites`, w.a.key, nf);
@@ -296,13 +297,9 @@ describe('bulk invites at the limit', () => {
 describe('invite acceptance over HTTP', () => {
   it('given an email invite whose 14 days have passed, when its link is followed, then 400 Invite has expired and no membership', async () => {
     const email = person();
-    const r = await call(s, 'POST', '/api/v1/invites', {
-      key: w.a.key,
-      body: { type: 'website', invite_method: 'email', email, website_id: w.a.a1 },
-    });
+    const r = await invite(w.a.key, { type: 'website', invite_method: 'email', email, website_id: w.a.a1 });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const [m] = await smtp.waitFor(email, 1, 15_000);
-    const token = /token=([A-Za-z0-9_-]+)/.exec(m.mail.text ?? '')![1];
+    const token = await tokenMailedTo(email);
     const before = await s.head();
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + INVITE_TTL_MS + 60_000 });
     let late: Awaited<ReturnType<typeof call>>;
@@ -328,23 +325,19 @@ describe('roles in use', () => {
     });
     expect(pendingRole.status, JSON.stringify(pendingRole.body)).toBe(201);
     const email = person();
-    expect(
-      (
-        await call(s, 'POST', '/api/v1/invites', {
-          key: w.a.key,
-          body: { type: 'organization', invite_method: 'email', email, role_id: pendingRole.body.role.role_id },
-        })
-      ).status,
-    ).toBe(200);
+    expect((await invite(w.a.key, { type: 'organization', invite_method: 'email', email, role_id: pendingRole.body.role.role_id })).status).toBe(200);
     await refused('DELETE', `/api/v1/roles/${pendingRole.body.role.role_id}`, w.a.key, { status: 409, body: { error: 'Role is in use' } });
 
     const siteRole = await call(s, 'POST', '/api/v1/roles', {
       key: w.a.key,
       body: { name: 'Site holder', permissions: { billing: 'manage', api: 'edit' } },
     });
-    const held = await call(s, 'POST', '/api/v1/invites', {
-      key: w.a.key,
-      body: { type: 'website', invite_method: 'direct', email: person(), website_id: w.a.a1, role_id: siteRole.body.role.role_id },
+    const held = await invite(w.a.key, {
+      type: 'website',
+      invite_method: 'direct',
+      email: person(),
+      website_id: w.a.a1,
+      role_id: siteRole.body.role.role_id,
     });
     expect(held.status).toBe(200);
     await refused('DELETE', `/api/v1/roles/${siteRole.body.role.role_id}`, w.a.key, { status: 409, body: { error: 'Role is in use' } });
@@ -359,17 +352,10 @@ describe('roles in use', () => {
 describe('acceptance and existing accounts', () => {
   it('given a person who already has an account here, when they accept an email invite without a password, then they join with their own account', async () => {
     const email = person();
-    const direct = await call(s, 'POST', '/api/v1/invites', {
-      key: w.a.key,
-      body: { type: 'website', invite_method: 'direct', email, website_id: w.a.a1 },
-    });
+    const direct = await invite(w.a.key, { type: 'website', invite_method: 'direct', email, website_id: w.a.a1 });
     expect(direct.status).toBe(200);
-    expect(
-      (await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'website', invite_method: 'email', email, website_id: w.a.a2 } }))
-        .status,
-    ).toBe(200);
-    const [m] = await smtp.waitFor(email, 1, 15_000);
-    const token = /token=([A-Za-z0-9_-]+)/.exec(m.mail.text ?? '')![1];
+    expect((await invite(w.a.key, { type: 'website', invite_method: 'email', email, website_id: w.a.a2 })).status).toBe(200);
+    const token = await tokenMailedTo(email);
     const accepted = await call(s, 'POST', '/api/v1/invites/accept', { body: { token } });
     expect(accepted).toMatchObject({
       status: 200,
@@ -383,14 +369,8 @@ describe('acceptance and existing accounts', () => {
 describe('the activity feed of group and invite changes', () => {
   it('given a group created, a person invited by email and directly to it and removed from it, then each change is in the feed, by a key (actor.user null)', async () => {
     const g = await groupOf(w.a.key, { name: 'Audited group', website_ids: [w.a.a1] });
-    const invitedByEmail = await call(s, 'POST', '/api/v1/invites', {
-      key: w.a.key,
-      body: { type: 'website', invite_method: 'email', email: person(), website_id: w.a.a1 },
-    });
-    const joined = await call(s, 'POST', '/api/v1/invites', {
-      key: w.a.key,
-      body: { type: 'group', invite_method: 'direct', email: person(), group_id: g },
-    });
+    const invitedByEmail = await invite(w.a.key, { type: 'website', invite_method: 'email', email: person(), website_id: w.a.a1 });
+    const joined = await invite(w.a.key, { type: 'group', invite_method: 'direct', email: person(), group_id: g });
     expect(joined.status).toBe(200);
     // a direct invite creates the account at once, its email not yet verified
     expect(await s.rt.database.db('rm_team_users').where('id', joined.body.user_id).first('email_verified')).toEqual({ email_verified: false });

@@ -8,7 +8,7 @@ import { jobStream } from '../../src/domain/jobs';
 import type { Runtime } from '../../src/runtime';
 import { WORKER_NAME } from '../../src/workers/jobs';
 import { probeJob } from '../../src/workers/probe';
-import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
+import { natsServerForBlock } from '../support/nats-instances';
 import { freshDatabase } from '../support/db';
 import { jobEnded, openJobRuntime, type JobRuntimeOptions, PROBE_OF_THREE_SUCCEEDED, streamEvents } from '../support/jobs';
 import { onPostgresServer } from '../support/suites';
@@ -79,13 +79,10 @@ const serverOnly = onPostgresServer('job crash tests over a shared Postgres');
 // as each spends most of its time starting a process and waiting for it
 describe.concurrent('take-overs', () => {
   serverOnly('a job whose instance is killed mid-step (Postgres)', () => {
-    let nats: NatsServerProcess | null = null;
-    afterAll(async () => {
-      await nats?.dispose();
-    });
+    const startNats = natsServerForBlock();
 
     it('given NATS, when the instance dies in step 2, then JetStream delivers the job to another instance, which resumes at step 2', async () => {
-      nats = await startNatsServer();
+      const nats = await startNats();
       const database = await freshDatabase(10, { serverSchema: true });
       // the sweeper waits a minute here: JetStream's redelivery (ack wait 2 s) is what resumes the job
       await killedMidStepThenResumed(

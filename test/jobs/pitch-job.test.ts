@@ -9,7 +9,7 @@ import { startJobWorker } from '../../src/workers/jobs';
 import { pitchJob } from '../../src/workers/pitch';
 import { EngineError } from '../../src/engines/port';
 import type { Engines } from '../../src/engines/registry';
-import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
+import { natsServerForBlock } from '../support/nats-instances';
 import { freshDatabase, onRealPostgres } from '../support/db';
 import { gate, jobEnded, openJobRuntime, streamEvents } from '../support/jobs';
 import { engines, PITCH_MODELS, stubOutbound, submitPitch } from '../support/pitch-jobs';
@@ -132,13 +132,10 @@ afterAll(() => {
 });
 
 (onRealPostgres ? describe : describe.skip)('a pitch whose instance dies mid-job (Postgres and NATS)', () => {
-  let nats: NatsServerProcess | null = null;
-  afterAll(async () => {
-    await nats?.dispose();
-  });
+  const startNats = natsServerForBlock();
 
   it('given the instance killed while asking the second model, when JetStream delivers the job to another instance, then it resumes there and completes with every event once', async () => {
-    nats = await startNatsServer();
+    const nats = await startNats();
     const database = await freshDatabase(10, { serverSchema: true });
     const child = spawn(process.execPath, nodeArgs('test/support/pitch-child.ts'), {
       env: { ...process.env, DATABASE_URL: database.url!, NATS_URL: nats.url, ACK_WAIT_MS: '2000' } as NodeJS.ProcessEnv,

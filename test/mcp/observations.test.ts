@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, type Site } from '../support/answers';
+import { OBSERVATIONS_REQUEST_FIELDS } from '../support/observations';
 import { call, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { callTool, useMcpWorld } from './support';
@@ -160,16 +161,7 @@ describe('get_attribute_observations', () => {
     const { tools } = await a.listTools();
     const t = tools.find((x) => x.name === TOOL)!;
     expect(t).toBeDefined();
-    expect(Object.keys(t.inputSchema.properties ?? {}).sort()).toEqual([
-      'attribute_ids',
-      'entity_ids',
-      'filters',
-      'page_num',
-      'page_size',
-      'positive',
-      'sort',
-      'website_id',
-    ]);
+    expect(Object.keys(t.inputSchema.properties ?? {}).sort()).toEqual(OBSERVATIONS_REQUEST_FIELDS);
     expect(t.inputSchema.required).toEqual(expect.arrayContaining(['website_id', 'filters']));
   });
 });

@@ -8,6 +8,7 @@ import { deadLetteredSites, isDeadLettered } from '../../queries/health/dead-let
 import { type TestStore, useFreshStore } from '../support/db';
 import { until } from '../support/until';
 import { anEvent, testMetadata } from '../support/events';
+import type { NewEvent } from '../../src/eventstore/port';
 
 type T = TestStore;
 
@@ -55,6 +56,21 @@ describe('one bad event never stops everyone', () => {
       error: r.error?.slice(0, 60) ?? null,
     }));
 
+  /** Appends the events, in one stream of projection P's own. */
+  const append = (P: string, events: NewEvent[]) => t.store.append(`${P}-${randomUUID()}`, events, 'no_stream');
+  /** A runner of the projection for one-off runs: catching up, retrying, rebuilding. */
+  const runnerOf = (projection: Projection) => new ProjectionRunner({ projection, store: t.store, db: t.db, logger: silentLogger() });
+  /** Runs `body` while a live runner of the projection runs (polling every 20 ms); stops it after. */
+  const whileLive = async (projection: Projection, body: (runner: ProjectionRunner) => Promise<void>) => {
+    const runner = new ProjectionRunner({ projection, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
+    await runner.start();
+    try {
+      await body(runner);
+    } finally {
+      await runner.stop();
+    }
+  };
+
   it('given a poison event of one website amid others in one batch, then the others are applied, that website is set aside from that event on, and its later events are recorded for a retry', async () => {
     const P = 'test-poison';
     // given
@@ -65,14 +81,12 @@ describe('one bad event never stops everyone', () => {
     const c1 = eventOf(c);
     const b2 = eventOf(b);
     const a2 = eventOf(a);
-    await t.store.append(`${P}-${randomUUID()}`, [a1, b1, poison, c1, b2, a2], 'no_stream');
+    await append(P, [a1, b1, poison, c1, b2, a2]);
     const b3 = eventOf(b);
     const c2 = eventOf(c);
-    const last = await t.store.append(`${P}-${randomUUID()}`, [b3, c2], 'no_stream');
+    const last = await append(P, [b3, c2]);
     // when: a live runner, every event in one or two batches
-    const runner = new ProjectionRunner({ projection: timesProjection(P), store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
-    await runner.start();
-    try {
+    await whileLive(timesProjection(P), async (runner) => {
       // then: it passes the head (waiting writers are not held up) and keeps running
       expect(await runner.waitFor(last.position, 20_000)).toBe(true);
       expect(runner.status().status).toBe('running');
@@ -87,7 +101,7 @@ describe('one bad event never stops everyone', () => {
       // and the website's later events keep being set aside, the others applied
       const b4 = eventOf(b);
       const a3 = eventOf(a);
-      const next = await t.store.append(`${P}-${randomUUID()}`, [b4, a3], 'no_stream');
+      const next = await append(P, [b4, a3]);
       expect(await runner.waitFor(next.position, 20_000)).toBe(true);
       expect(await applied(a)).toEqual([a1.id, a2.id, a3.id]);
       expect((await letters(P)).map((l) => l.event_id)).toEqual([poison.id, b2.id, b3.id, b4.id]);
@@ -105,9 +119,7 @@ describe('one bad event never stops everyone', () => {
           held: 3,
         },
       ]);
-    } finally {
-      await runner.stop();
-    }
+    });
   });
 
   it('given a website set aside, when retried after a fix, then its events are applied in order and the live runner goes on applying it', async () => {
@@ -117,14 +129,12 @@ describe('one bad event never stops everyone', () => {
     const first = eventOf(w);
     const poison = eventOf(w, POISON_TIME);
     const after = eventOf(w);
-    const r = await t.store.append(`${P}-${randomUUID()}`, [first, poison, after], 'no_stream');
-    const live = new ProjectionRunner({ projection: timesProjection(P, state), store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
-    await live.start();
-    try {
+    const r = await append(P, [first, poison, after]);
+    await whileLive(timesProjection(P, state), async (live) => {
       expect(await live.waitFor(r.position, 20_000)).toBe(true);
       expect(live.setAside().has(w)).toBe(true);
       // a retry before the fix: the same event fails again, nothing moves
-      const operator = new ProjectionRunner({ projection: timesProjection(P, state), store: t.store, db: t.db, logger: silentLogger() });
+      const operator = runnerOf(timesProjection(P, state));
       expect(await operator.retry(w)).toEqual({ retried: 2, applied: 0, set_aside: 2 });
       expect((await letters(P)).map((l) => [l.event_id, l.state])).toEqual([
         [poison.id, 'failed'],
@@ -137,14 +147,12 @@ describe('one bad event never stops everyone', () => {
       expect(await letters(P)).toEqual([]);
       // then: the live runner, fenced by the retry, reloads and applies the website's next event
       const later = eventOf(w);
-      const n = await t.store.append(`${P}-${randomUUID()}`, [later], 'no_stream');
+      const n = await append(P, [later]);
       expect(await live.waitFor(n.position, 20_000)).toBe(true);
       await until('the later event applied', async () => (await applied(w)).includes(later.id), 20_000, 20);
       expect(await applied(w)).toContain(later.id);
       expect(live.setAside().has(w)).toBe(false);
-    } finally {
-      await live.stop();
-    }
+    });
   });
 
   it('given a website set aside, when the projection is rebuilt, then the event is tried again: set aside again while it still fails, gone once fixed', async () => {
@@ -154,8 +162,8 @@ describe('one bad event never stops everyone', () => {
     const other = randomUUID();
     const poison = eventOf(w, POISON_TIME);
     const fine = eventOf(other);
-    await t.store.append(`${P}-${randomUUID()}`, [poison, fine], 'no_stream');
-    const runner = new ProjectionRunner({ projection: timesProjection(P, state), store: t.store, db: t.db, logger: silentLogger() });
+    await append(P, [poison, fine]);
+    const runner = runnerOf(timesProjection(P, state));
     await runner.runToHead();
     expect((await letters(P)).map((l) => l.event_id)).toEqual([poison.id]);
     // a rebuild with the event still poisonous: it succeeds, the read model is whole but for that website
@@ -173,12 +181,10 @@ describe('one bad event never stops everyone', () => {
   it('given a poison event without a website (organization-level), then the projection stops on it as failed, and waiting for it answers at once', async () => {
     const P = 'test-org-poison';
     const w = randomUUID();
-    await t.store.append(`${P}-${randomUUID()}`, [eventOf(w)], 'no_stream');
+    await append(P, [eventOf(w)]);
     const orgLevel = eventOf(null, POISON_TIME);
-    const r = await t.store.append(`${P}-${randomUUID()}`, [orgLevel, eventOf(w)], 'no_stream');
-    const runner = new ProjectionRunner({ projection: timesProjection(P), store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
-    await runner.start();
-    try {
+    const r = await append(P, [orgLevel, eventOf(w)]);
+    await whileLive(timesProjection(P), async (runner) => {
       await until('the projection to stop', async () => runner.status().status === 'failed', 20_000, 20);
       expect(runner.status()).toMatchObject({ status: 'failed', error: expect.stringContaining(orgLevel.id) });
       expect((await t.db('aivis_checkpoints').where('name', P).first()).status).toBe('failed');
@@ -187,11 +193,9 @@ describe('one bad event never stops everyone', () => {
       expect(Date.now() - t0).toBeLessThan(1000);
       expect(await letters(P)).toEqual([]);
       // and a catch-up elsewhere (the CLI's) says so instead of waiting on it
-      const cli = new ProjectionRunner({ projection: timesProjection(P), store: t.store, db: t.db, logger: silentLogger() });
+      const cli = runnerOf(timesProjection(P));
       await expect(cli.runToHead()).rejects.toThrow(`projection ${P} stopped`);
-    } finally {
-      await runner.stop();
-    }
+    });
   });
 
   it('given an unreadable event of a website, then it is reported, its website set aside, and the others go on', async () => {
@@ -200,10 +204,8 @@ describe('one bad event never stops everyone', () => {
     const unreadable = anEvent({ data: { wrong: true }, metadata: testMetadata({ website_id: w }) });
     const fine = eventOf(other);
     const behind = eventOf(w);
-    const r = await t.store.append(`${P}-${randomUUID()}`, [unreadable, fine, behind], 'no_stream');
-    const runner = new ProjectionRunner({ projection: timesProjection(P), store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
-    await runner.start();
-    try {
+    const r = await append(P, [unreadable, fine, behind]);
+    await whileLive(timesProjection(P), async (runner) => {
       expect(await runner.waitFor(r.position, 20_000)).toBe(true);
       expect(runner.status().status).toBe('running');
       expect(await applied(other)).toEqual([fine.id]);
@@ -212,8 +214,6 @@ describe('one bad event never stops everyone', () => {
         { website_id: w, event_id: behind.id, state: 'held', error: null },
       ]);
       expect(await t.db('aivis_event_anomalies').where({ projection: P, event_id: unreadable.id })).toHaveLength(1);
-    } finally {
-      await runner.stop();
-    }
+    });
   });
 });

@@ -319,6 +319,17 @@ async function ok(
   return r;
 }
 
+/** Every page of a paged listing (page_num from 0, at most 52 pages), the items under `field` of each page in order. */
+async function allPages(via: TestServer, path: string, key: string, body: Record<string, unknown>, field: string) {
+  const items: Record<string, unknown>[] = [];
+  for (let page = 0; ; page++) {
+    const r = await ok('POST', path, key, { ...body, page_num: page, page_size: 100 }, [200], undefined, via);
+    items.push(...r.body[field]);
+    if (!r.body.has_more || page > 50) break;
+  }
+  return items;
+}
+
 async function build(h: History, key: string, m: Model): Promise<string> {
   const brandName = NAMES[h.brand];
   const url = `https://${m.domain(0)}`;
@@ -691,20 +702,7 @@ async function compare(
   out.push(...differences(sortRows(conn.body.rows), sortRows(expRows), `looker-studio/data ${label}`, 1e-4, ignore).slice(0, 6));
   if (conn.body.has_more) out.push(`looker-studio/data ${label}: has_more with ${conn.body.rows.length} rows`);
   // the answers listing: every page
-  const listed: Record<string, unknown>[] = [];
-  for (let page = 0; ; page++) {
-    const r = await ok(
-      'POST',
-      '/api/v1/responses',
-      key,
-      { website_id: websiteId, filters: filters.body, page_num: page, page_size: 100 },
-      [200],
-      undefined,
-      via,
-    );
-    listed.push(...r.body.responses);
-    if (!r.body.has_more || page > 50) break;
-  }
+  const listed = await allPages(via, '/api/v1/responses', key, { website_id: websiteId, filters: filters.body }, 'responses');
   const fields = ['id', 'prompt_id', 'model', 'response', 'mentioned', 'cited', 'position', 'created_at', 'competitors'] as const;
   const shown = listed.map((x) => ({
     ...Object.fromEntries(fields.map((f) => [f, x[f]])),
@@ -724,20 +722,13 @@ async function compare(
   };
   obsFilters.start_date = new Date(obsRef.start!).toISOString();
   obsFilters.end_date = new Date(obsRef.end!).toISOString();
-  const observed: Record<string, unknown>[] = [];
-  for (let page = 0; ; page++) {
-    const r = await ok(
-      'POST',
-      '/api/v1/attributes/observations',
-      key,
-      { website_id: websiteId, filters: obsFilters, sort: 'recent', page_num: page, page_size: 100 },
-      [200],
-      undefined,
-      via,
-    );
-    observed.push(...r.body.data);
-    if (!r.body.has_more || page > 50) break;
-  }
+  const observed = await allPages(
+    via,
+    '/api/v1/attributes/observations',
+    key,
+    { website_id: websiteId, filters: obsFilters, sort: 'recent' },
+    'data',
+  );
   const times = observed.map((o) => String(o.created_at));
   if (times.some((t, i) => i > 0 && t > times[i - 1])) out.push(`observations ${label}: sort recent is not newest first`);
   const imported = new Set(m.answers.filter((a) => a.observations).map((a) => a.id));

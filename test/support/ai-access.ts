@@ -1,7 +1,9 @@
 /**
  * Expectations shared by the AI access check's tests (the pure check in test/analysis and the HTTP route in
- * test/http): the flag maps of a report and the diagnostics keys it must carry, and a malformed robots.txt.
+ * test/http): the flag maps of a report and the diagnostics keys it must carry, a malformed robots.txt, and the
+ * fixture sites' homepages.
  */
+import type http from 'node:http';
 import { ENGINE_IDS, type EngineId } from '../../src/analysis/ai-crawlers';
 
 /** Every engine with both kinds set to `value`. */
@@ -47,3 +49,27 @@ export const MALFORMED_ROBOTS_TXT = [
   'Allow /',
   'Crawl-delay: soon',
 ].join('\n');
+
+/** What the fixture CDN sends: its fingerprint (server, cf-ray) and two headers that are not. */
+const CDN_HEADERS_SENT = { server: 'cloudflare', 'cf-ray': '8f1e2d3c4b5a6978-FRA', 'content-type': 'text/html', 'x-powered-by': 'fixture' };
+
+/**
+ * A fixture site's homepage (path /), by what the site is. `cdn`: behind a CDN that blocks Claude-User. `redirect`:
+ * sends GPTBot to a private address, Claude's agents to the cloud metadata address and the others to `intranet` (a
+ * name that resolves to a private address). `plain`: a page behind nginx and varnish.
+ */
+export function serveHomepage(site: 'cdn' | 'redirect' | 'plain', ua: string, intranet: string, res: http.ServerResponse): void {
+  if (site === 'cdn') {
+    if (ua.includes('Claude-User/')) return void res.writeHead(403, CDN_HEADERS_SENT).end('<h1>Sorry, you have been blocked</h1>');
+    return void res.writeHead(200, CDN_HEADERS_SENT).end('<h1>home</h1>');
+  }
+  if (site === 'redirect') {
+    const target = ua.includes('GPTBot')
+      ? 'http://10.0.0.1/'
+      : ua.includes('Claude')
+        ? 'http://169.254.169.254/latest/meta-data/'
+        : `http://${intranet}/`;
+    return void res.writeHead(302, { location: target }).end();
+  }
+  res.writeHead(200, { 'content-type': 'text/html', server: 'nginx', 'x-cache': 'MISS', via: '1.1 varnish' }).end('<h1>home</h1>');
+}

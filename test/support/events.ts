@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventData, EventMetadata } from '../../src/domain/events';
 import type { NewEvent } from '../../src/eventstore/port';
+import { MODEL_IDS } from '../../src/domain/models';
 
 export const testMetadata = (over: Partial<EventMetadata> = {}): EventMetadata => ({
   organization_id: 'org-test',
@@ -19,6 +20,19 @@ export const anEvent = (over: Partial<NewEvent> = {}): NewEvent => ({
   data: { api_key_id: randomUUID() },
   metadata: testMetadata(),
   ...over,
+});
+
+/** A unit of a run as ResponseRequested carries it: the first model on 2026-03-01, no location, persona or schedule, answered when run. */
+export const aUnit = (
+  ids: Pick<EventData<'ResponseRequested'>, 'request_id' | 'run_id' | 'website_id' | 'prompt_id'>,
+): EventData<'ResponseRequested'> => ({
+  ...ids,
+  model: MODEL_IDS[0],
+  location_id: null,
+  persona_id: null,
+  schedule_id: null,
+  day: '2026-03-01',
+  run_at: null,
 });
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -42,3 +42,18 @@ export function useTwoInstancesOverNats(
 ): void {
   useInstancesOverNats(2, args, (nats, [a, b]) => ready({ nats, a, b }));
 }
+
+/**
+ * For a describe block whose test starts NATS itself (its instances run in child processes): the returned function
+ * starts a private nats-server, which the block disposes of after its tests.
+ */
+export function natsServerForBlock(): () => Promise<NatsServerProcess> {
+  let nats: NatsServerProcess | undefined;
+  afterAll(async () => {
+    await nats?.dispose();
+  });
+  return async () => {
+    nats = await startNatsServer();
+    return nats;
+  };
+}

@@ -72,6 +72,14 @@ export class Jar {
     this.take(res);
     return res;
   }
+  /** Submits a form (as the sign-in and consent pages do), with these cookies. */
+  post(url: string | URL, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+    return this.fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(form).toString(),
+    });
+  }
 }
 
 export const csrfIn = (page: string) => /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
@@ -123,20 +131,12 @@ export async function authorizeWithPassword(
   let page = await follow(jar, s, await jar.fetch(authorizeUrl(s, a)));
   if (page.body.includes('name="password"')) {
     expect(page.res.status).toBe(200);
-    const login = await jar.fetch(new URL(`${page.url.pathname}/login`, s.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrf: csrfIn(page.body), email, password }).toString(),
-    });
+    const login = await jar.post(new URL(`${page.url.pathname}/login`, s.url), { csrf: csrfIn(page.body), email, password });
     expect(login.status, await login.clone().text()).toBe(303);
     page = await follow(jar, s, login);
   }
   if (page.body.includes('name="decision"')) {
-    const consent = await jar.fetch(new URL(`${page.url.pathname}/consent`, s.url), {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ csrf: csrfIn(page.body), decision: 'allow' }).toString(),
-    });
+    const consent = await jar.post(new URL(`${page.url.pathname}/consent`, s.url), { csrf: csrfIn(page.body), decision: 'allow' });
     expect(consent.status).toBe(303);
     page = await follow(jar, s, consent);
   }
@@ -144,6 +144,11 @@ export async function authorizeWithPassword(
   const code = page.url.searchParams.get('code');
   expect(code, page.url.toString()).toBeTruthy();
   return { code: code!, redirect: page.url, jar };
+}
+
+/** The token request's parameters that exchange an authorization code (the resource, when named, added by the caller). */
+export function codeGrant(code: string, client_id: string, code_verifier: string) {
+  return { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id, code_verifier };
 }
 
 export async function token(s: { url: string }, params: Record<string, string>) {
@@ -166,14 +171,7 @@ export async function signIn(s: { url: string }, email: string, password: string
   expect(reg.status, JSON.stringify(reg.body)).toBe(201);
   const p = pkce();
   const { code } = await authorizeWithPassword(s, { client_id: reg.body.client_id, challenge: p.challenge, ...named }, email, password);
-  const t = await token(s, {
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: REDIRECT_URI,
-    client_id: reg.body.client_id,
-    code_verifier: p.verifier,
-    ...named,
-  });
+  const t = await token(s, { ...codeGrant(code, reg.body.client_id, p.verifier), ...named });
   expect(t.status, JSON.stringify(t.body)).toBe(200);
   return { ...t.body, client_id: reg.body.client_id as string };
 }

@@ -41,12 +41,18 @@ export async function closeRaceSetup({ a, b }: { a?: TestServer; b?: TestServer 
   await a?.close();
 }
 
-/** This describe's race setup: started before its tests (`ready` receives it), closed after them. */
-export function useRaceSetup(org: string, website: { name: string; url: string }, ready: (r: RaceSetup) => unknown, start?: StartInstance): void {
-  let r: RaceSetup | undefined;
+/** A race setup with the instance each of N requests at once goes to. */
+export interface RaceContext extends RaceSetup {
+  /** the instance of request `i`: alternating between `a` and `b` when there is `b`, else `a` */
+  on(i: number): TestServer;
+}
+
+/** This describe's race setup: filled in before its tests, closed after them. */
+export function useRaceSetup(org: string, website: { name: string; url: string }, start?: StartInstance): RaceContext {
+  const ctx = { b: null, on: (i: number) => (ctx.b && i % 2 ? ctx.b : ctx.a) } as RaceContext;
   beforeAll(async () => {
-    r = await startRaceSetup(org, website, start);
-    await ready(r);
+    Object.assign(ctx, await startRaceSetup(org, website, start));
   });
-  afterAll(() => closeRaceSetup(r ?? {}));
+  afterAll(() => closeRaceSetup(ctx));
+  return ctx;
 }

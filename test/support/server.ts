@@ -205,17 +205,28 @@ export function useServer(ready: (s: TestServer) => unknown, start: () => Promis
   afterAll(async () => s?.close());
 }
 
-/** Two instances over one database (`b` joins `a`'s; needs a real Postgres server): started before the tests, `b` closed before `a` after them. */
-export function useTwoInstances(ready: (ctx: { a: TestServer; b: TestServer }) => unknown): void {
-  let a: TestServer | undefined;
-  let b: TestServer | undefined;
+/** Two instances over one database and an organization made on `a`, with its API key. */
+export interface TwoInstances {
+  a: TestServer;
+  b: TestServer;
+  key: string;
+}
+
+/**
+ * Two instances over one database (`b` joins `a`'s; needs a real Postgres server) and organization `org`: started before
+ * the tests (then `ready`, for what else the block sets up), `b` closed before `a` after them.
+ */
+export function useTwoInstances(org: string, ready?: (ctx: TwoInstances) => unknown): TwoInstances {
+  const ctx = {} as TwoInstances;
   beforeAll(async () => {
-    a = await startServer();
-    b = await startServer({}, {}, a);
-    await ready({ a, b });
+    ctx.a = await startServer();
+    ctx.b = await startServer({}, {}, ctx.a);
+    ctx.key = (await ctx.a.org(org)).key;
+    await ready?.(ctx);
   });
   afterAll(async () => {
-    await b?.close();
-    await a?.close();
+    await ctx.b?.close();
+    await ctx.a?.close();
   });
+  return ctx;
 }
