@@ -470,6 +470,7 @@ let draining = false;
 
 /** Queues a block for the background (once while queued). */
 function later(site: SiteFacts, kind: Kind, key: number): void {
+  if (site.dropped) return;
   const h = heldOf(site);
   if (h.queued[kind].has(key)) return;
   h.queued[kind].add(key);
@@ -482,7 +483,8 @@ function later(site: SiteFacts, kind: Kind, key: number): void {
 
 /**
  * Builds queued blocks for BUILD_SLICE_MS at most, then gives the event loop back (one part at least a turn). A block
- * whose parts changed meanwhile (a day written or loaded since) is not kept: the next scan queues it again.
+ * whose parts changed meanwhile (a day written or loaded since) is not kept: the next scan queues it again; those of a
+ * website its cache dropped are not built.
  */
 function drain(): void {
   const until = performance.now() + BUILD_SLICE_MS;
@@ -490,6 +492,11 @@ function drain(): void {
     const job = queued[0];
     if (!job) break;
     const { site, kind, key } = job;
+    // a website dropped meanwhile (evicted, or loaded again whole): nobody reads its blocks
+    if (site.dropped) {
+      done(job);
+      continue;
+    }
     if (!job.builder) {
       const at = partsOf(site, kind, key);
       const h = heldOf(site);

@@ -107,6 +107,8 @@ export interface SiteFacts {
    */
   from: number;
   to: number;
+  /** no longer held by the cache that loaded it (dropped or evicted): its blocks are not built in the background */
+  dropped?: boolean;
 }
 
 export const emptySite = (websiteId: string, version: bigint, generation: bigint, entities: string[], table = ''): SiteFacts => ({
@@ -518,7 +520,10 @@ export class FactsCache {
   }
 
   private drop(websiteId: string) {
-    if (!this.sites.delete(websiteId)) return;
+    const site = this.sites.get(websiteId);
+    if (!site) return;
+    site.dropped = true;
+    this.sites.delete(websiteId);
     this.bytes -= this.counted.get(websiteId) ?? 0;
     this.counted.delete(websiteId);
   }
@@ -628,6 +633,7 @@ export class FactsCache {
     if (version > site.version) site.version = version;
     if (whole) {
       this.drop(websiteId);
+      site.dropped = false;
       this.sites.set(websiteId, site);
     } else this.touch(websiteId, site);
     this.recount(websiteId, site);
@@ -758,6 +764,7 @@ export class FactsCache {
 
   private touch(websiteId: string, site: SiteFacts) {
     this.sites.delete(websiteId);
+    site.dropped = false;
     this.sites.set(websiteId, site);
   }
 

@@ -259,6 +259,25 @@ describe('metric blocks (sums of several days)', () => {
     }
   });
 
+  it('given blocks queued for the background, when the website is dropped (evicted) before they are built, then none is built, and a scan of a dropped website queues none', async () => {
+    const site = siteOf(rowsOf(17, 2000));
+    const all: Selection = { websiteId: 'w', scheduleId: null, promptIds: [...prompts] };
+    setBuildMsPerScan(null);
+    try {
+      const reference = walked(site, all, entities, {});
+      expect(plain(scanTotal(site, compileSelection(site, all, entities)))).toEqual(reference);
+      expect(blocksQueued()).toBeGreaterThan(0);
+      site.dropped = true;
+      const before = blockCounts.built;
+      await built();
+      expect(blockCounts.built).toBe(before);
+      expect(plain(scanTotal(site, compileSelection(site, all, entities)))).toEqual(reference);
+      expect(blocksQueued()).toBe(0);
+    } finally {
+      setBuildMsPerScan(Number.POSITIVE_INFINITY);
+    }
+  });
+
   it('given blocks built in the background, when a day of a block is written again (queued or held), then scans count the new parts, the block is queued again and built of them', async () => {
     const rows = rowsOf(13, 2000);
     const site = siteOf(rows);
