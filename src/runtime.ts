@@ -22,7 +22,7 @@ import { createSafeFetcher, type Outbound } from './net/safe-fetch';
 import { migrateLimits } from './limits/migrate';
 import type { SafeFetch } from './net/safe-fetch';
 import type { Logger } from './logger';
-import { factsCache } from '../queries/metrics/metrics';
+import { factsCache, warmUp as warmMetrics } from '../queries/metrics/metrics';
 import { realignSite } from '../projections/answers';
 import { startJobSweeper } from './workers/job-sweeper';
 import { jobSpecs } from './workers/job-kinds';
@@ -156,6 +156,8 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     facts.realign = (websiteId) => realignSite(database.db, websiteId);
     facts.maxBytes = config.factsCacheBytes;
     facts.log = logger;
+    // a process's first metric request decodes and scans with code V8 has compiled already
+    warmMetrics();
 
     const engines =
       options.engines ??

@@ -107,6 +107,8 @@ export interface SiteFacts {
    */
   from: number;
   to: number;
+  /** no longer held by the cache that loaded it (dropped or evicted): its blocks are not built in the background */
+  dropped?: boolean;
 }
 
 export const emptySite = (websiteId: string, version: bigint, generation: bigint, entities: string[], table = ''): SiteFacts => ({
@@ -128,12 +130,43 @@ export const emptySite = (websiteId: string, version: bigint, generation: bigint
 
 /** Where toDay decodes a chunk (it keeps none of the chunk's columns). */
 let scratch = new ArrayBuffer(64 * 1024);
+/** toDay's working arrays, reused from part to part (grown as needed): a first load puts hundreds of parts */
+let rowsScratch = new Uint32Array(1024);
+let mapScratch = new Uint16Array(256);
+let pairScratch = new Int32Array(64);
 
-/** The website's index of each of a chunk's dictionary keys (every key registered, in the chunk's order). */
-function indexMap<K>(keys: readonly K[], dict: Dictionary<K>): Uint16Array {
-  const map = new Uint16Array(keys.length);
-  for (let j = 0; j < keys.length; j++) map[j] = dict.of(keys[j]);
-  return map;
+/**
+ * A segment of a part: its sums are views of the part's packed sums, made when read (the scans read the packed sums;
+ * a year of parts holds tens of thousands of segments, four views each would be as many objects to allocate and collect).
+ */
+class PartSegment implements Segment {
+  constructor(
+    readonly schedule: number,
+    readonly model: number,
+    readonly start: number,
+    readonly end: number,
+    private readonly sums: Float64Array,
+    private readonly at: number,
+    private readonly E: number,
+  ) {}
+
+  get sum(): Segment['sum'] {
+    const { sums, at, E } = this;
+    const mo = at + 2;
+    return {
+      responses: sums[at],
+      any: sums[at + 1],
+      mentioned: sums.subarray(mo, mo + E),
+      cited: sums.subarray(mo + E, mo + 2 * E),
+      posSum: sums.subarray(mo + 2 * E, mo + 3 * E),
+      posSq: sums.subarray(mo + 3 * E, mo + 4 * E),
+    };
+  }
+}
+
+/** The website's index of each of a chunk's dictionary keys (every key registered, in the chunk's order), at `at` of `map`. */
+function indexMap<K>(keys: readonly K[], dict: Dictionary<K>, map: Uint16Array, at: number): void {
+  for (let j = 0; j < keys.length; j++) map[at + j] = dict.of(keys[j]);
 }
 
 /** Rows per (schedule, model) pair of a chunk (pair = schedule * M + model, the chunk's indices). */
@@ -141,9 +174,9 @@ function countPairs(counts: Int32Array, schedule: Uint16Array, model: Uint8Array
   for (let i = 0; i < n; i++) counts[schedule[i] * M + model[i]]++;
 }
 
-/** The counting sort's placing: the chunk's row of each of the part's rows (`next`: where each pair's rows go). */
-function placeRows(rows: Uint32Array, next: Int32Array, schedule: Uint16Array, model: Uint8Array, M: number, n: number): void {
-  for (let i = 0; i < n; i++) rows[next[schedule[i] * M + model[i]]++] = i;
+/** The counting sort's placing: the chunk's row of each of the part's rows (`next`: where each pair's rows go, from `at`). */
+function placeRows(rows: Uint32Array, next: Int32Array, at: number, schedule: Uint16Array, model: Uint8Array, M: number, n: number): void {
+  for (let i = 0; i < n; i++) rows[next[at + schedule[i] * M + model[i]]++] = i;
 }
 
 /** A chunk's columns (c*) and the part's, as copySegment reads and writes them. */
@@ -164,17 +197,18 @@ interface Columns {
   cLocation: Uint16Array;
   cPos: Uint8Array;
   cCite: Uint8Array;
-  promptOf: Uint16Array;
-  locationOf: Uint16Array;
+  /** the website's index of the chunk's prompts (at 0) and locations (at `locationsAt`) */
+  map: Uint16Array;
+  locationsAt: number;
 }
 
 /**
- * Copies the part's rows [start, end) (one segment) from the chunk and adds up the segment's sums at `o` of `sums`;
- * returns how many of its answers mention any entity. A function of its own, small: it is what runs hot on a first
- * load, and V8 optimizes a small function in a few milliseconds (toDay whole took it 60-230 ms, interpreted meanwhile).
+ * Copies the part's rows [start, end) (one segment) from the chunk and adds up the segment's sums at `o` of `sums`.
+ * A function of its own, small: it is what runs hot on a first load, and V8 optimizes a small function in a few
+ * milliseconds (toDay whole took it 60-230 ms, interpreted meanwhile).
  */
-function copySegment(cols: Columns, start: number, end: number, o: number): number {
-  const { E, rows, t, prompt, location, pos, cite, mentions, cites, sums, cT, cPrompt, cLocation, cPos, cCite, promptOf, locationOf } = cols;
+function copySegment(cols: Columns, start: number, end: number, o: number): void {
+  const { E, rows, t, prompt, location, pos, cite, mentions, cites, sums, cT, cPrompt, cLocation, cPos, cCite, map, locationsAt } = cols;
   const mo = o + 2;
   const co = mo + E;
   const so = co + E;
@@ -183,8 +217,8 @@ function copySegment(cols: Columns, start: number, end: number, o: number): numb
   for (let k = start; k < end; k++) {
     const i = rows[k];
     t[k] = cT[i];
-    prompt[k] = promptOf[cPrompt[i]];
-    location[k] = locationOf[cLocation[i]];
+    prompt[k] = map[cPrompt[i]];
+    location[k] = map[locationsAt + cLocation[i]];
     const src = i * E;
     const dst = k * E;
     // the entities it mentions and cites as bits (1 << e wraps past 32 entities: m stays non-zero iff any is mentioned)
@@ -196,31 +230,45 @@ function copySegment(cols: Columns, start: number, end: number, o: number): numb
       pos[dst + e] = p;
       cite[dst + e] = ci;
       // without branches (which entities an answer mentions is not predictable): 1 when non-zero, else 0
-      const mentioned = (p + 255) >> 8;
-      const cited = (ci + 255) >> 8;
-      m |= mentioned << e;
-      x |= cited << e;
-      sums[mo + e] += mentioned;
-      sums[co + e] += cited;
-      sums[so + e] += p;
-      sums[qo + e] += p * p;
+      m |= ((p + 255) >> 8) << e;
+      x |= ((ci + 255) >> 8) << e;
     }
     if (m !== 0) anyCount++;
     if (mentions !== null && cites !== null) {
       mentions[k] = m;
       cites[k] = x;
-    }
+      // the sums through the bits: only the entities it mentions and cites
+      while (m !== 0) {
+        const e = 31 - Math.clz32(m & -m);
+        const p = pos[dst + e];
+        sums[mo + e]++;
+        sums[so + e] += p;
+        sums[qo + e] += p * p;
+        m &= m - 1;
+      }
+      while (x !== 0) {
+        sums[co + 31 - Math.clz32(x & -x)]++;
+        x &= x - 1;
+      }
+    } else
+      for (let e = 0; e < E; e++) {
+        const p = pos[dst + e];
+        sums[mo + e] += (p + 255) >> 8;
+        sums[co + e] += (cite[dst + e] + 255) >> 8;
+        sums[so + e] += p;
+        sums[qo + e] += p * p;
+      }
   }
   sums[o] = end - start;
   sums[o + 1] = anyCount;
-  return anyCount;
 }
 
 /**
  * A stored chunk in the website's dictionaries, its rows ordered by schedule and model. The first load of a website
  * runs this for every part it reads (a year of the 1.2 M-answer website: 1,460 parts), so it reads each column once:
  * the chunk's dictionaries are mapped to the website's once, the segments are known from the counting sort before the
- * rows are copied, and each segment's sums are added up in place in the packed `sums` (its `sum` arrays are views of it).
+ * rows are copied, and each segment's sums are added up in place in the packed `sums` (its `sum` arrays are views of
+ * it, made when read). Its working arrays are reused from part to part: what it allocates is what the part keeps.
  */
 function toDay(site: SiteFacts, day: number, part: number, meta: FactDictionaries & { n: number }, data: Uint8Array): DayFacts {
   if (scratch.byteLength < data.byteLength) scratch = new ArrayBuffer(Math.max(data.byteLength, 2 * scratch.byteLength));
@@ -228,48 +276,57 @@ function toDay(site: SiteFacts, day: number, part: number, meta: FactDictionarie
   const c = decodeFacts(meta, data, scratch);
   const n = c.n;
   const E = c.entities.length;
-  const scheduleOf = indexMap(c.schedules, site.schedules);
-  const modelOf = indexMap(c.models, site.models);
-  const promptOf = indexMap(c.prompts, site.prompts);
-  const locationOf = indexMap(c.locations, site.locations);
-  const cSchedule = c.schedule;
-  const cModel = c.model;
+  const S = c.schedules.length;
+  const M = Math.max(1, c.models.length);
+  const pairs = Math.max(1, S) * M;
+  // the website's index of the chunk's prompts, locations, schedules and models, one after another
+  const keys = c.prompts.length + c.locations.length + S + c.models.length;
+  if (mapScratch.length < keys) mapScratch = new Uint16Array(Math.max(keys, 2 * mapScratch.length));
+  const map = mapScratch;
+  const locationsAt = c.prompts.length;
+  const schedulesAt = locationsAt + c.locations.length;
+  const modelsAt = schedulesAt + S;
+  indexMap(c.prompts, site.prompts, map, 0);
+  indexMap(c.locations, site.locations, map, locationsAt);
+  indexMap(c.schedules, site.schedules, map, schedulesAt);
+  indexMap(c.models, site.models, map, modelsAt);
   // order: by (schedule, model), stable - a counting sort over the chunk's own (schedule, model) pairs, no comparator
   // per row: the pairs are few, and sorted once by the website's indices
-  const M = Math.max(1, c.models.length);
-  const pairs = Math.max(1, c.schedules.length) * M;
-  const counts = new Int32Array(pairs);
-  countPairs(counts, cSchedule, cModel, M, n);
+  if (pairScratch.length < 2 * pairs) pairScratch = new Int32Array(Math.max(2 * pairs, 2 * pairScratch.length));
+  const counts = pairScratch;
+  counts.fill(0, 0, 2 * pairs);
+  countPairs(counts, c.schedule, c.model, M, n);
   const order: number[] = [];
   for (let k = 0; k < pairs; k++) if (counts[k] > 0) order.push(k);
-  order.sort((a, b) => scheduleOf[Math.floor(a / M)] - scheduleOf[Math.floor(b / M)] || modelOf[a % M] - modelOf[b % M]);
-  // the segments: a run of rows of one website (schedule, model), where each pair's rows start
-  const next = new Int32Array(pairs);
-  const bounds: { schedule: number; model: number; start: number; end: number }[] = [];
+  const scheduleOf = (k: number) => map[schedulesAt + Math.floor(k / M)];
+  const modelOf = (k: number) => map[modelsAt + (k % M)];
+  order.sort((a, b) => scheduleOf(a) - scheduleOf(b) || modelOf(a) - modelOf(b));
+  // the segments: a run of rows of one website (schedule, model); where each pair's rows start (at `pairs` of counts)
+  const bounds: number[] = [];
   let at = 0;
   for (const k of order) {
-    const schedule = scheduleOf[Math.floor(k / M)];
-    const model = modelOf[k % M];
-    const last = bounds.length ? bounds[bounds.length - 1] : null;
-    if (last === null || last.schedule !== schedule || last.model !== model) bounds.push({ schedule, model, start: at, end: at });
-    next[k] = at;
+    const g = bounds.length;
+    if (g === 0 || bounds[g - 4] !== scheduleOf(k) || bounds[g - 3] !== modelOf(k)) bounds.push(scheduleOf(k), modelOf(k), at, at);
+    counts[pairs + k] = at;
     at += counts[k];
-    bounds[bounds.length - 1].end = at;
+    bounds[bounds.length - 1] = at;
   }
-  const rows = new Uint32Array(n);
-  placeRows(rows, next, cSchedule, cModel, M, n);
+  const segs = bounds.length / 4;
+  if (rowsScratch.length < n) rowsScratch = new Uint32Array(Math.max(n, 2 * rowsScratch.length));
+  const rows = rowsScratch;
+  placeRows(rows, counts, pairs, c.schedule, c.model, M, n);
   // the part's columns in one buffer (one allocation for the collector to track, not nine): 8-byte sums first, then
   // the 4-, 2- and 1-byte columns
   const stride = 2 + 4 * E;
   const bits = E <= 32;
-  const buffer = new ArrayBuffer(8 * stride * bounds.length + 4 * n * (bits ? 3 : 1) + 4 * n + 2 * n * E);
+  const buffer = new ArrayBuffer(8 * stride * segs + 4 * n * (bits ? 3 : 1) + 4 * n + 2 * n * E);
   let off = 0;
   const take = (bytes: number) => {
     const at = off;
     off += bytes;
     return at;
   };
-  const sums = new Float64Array(buffer, take(8 * stride * bounds.length), stride * bounds.length);
+  const sums = new Float64Array(buffer, take(8 * stride * segs), stride * segs);
   const t = new Uint32Array(buffer, take(4 * n), n);
   const mentions = bits ? new Uint32Array(buffer, take(4 * n), n) : null;
   const cites = bits ? new Uint32Array(buffer, take(4 * n), n) : null;
@@ -293,29 +350,15 @@ function toDay(site: SiteFacts, day: number, part: number, meta: FactDictionarie
     cLocation: c.location,
     cPos: c.pos,
     cCite: c.cite,
-    promptOf,
-    locationOf,
+    map,
+    locationsAt,
   };
   const segments: Segment[] = [];
-  for (let g = 0; g < bounds.length; g++) {
-    const { schedule, model, start, end } = bounds[g];
-    const o = g * stride;
-    const anyCount = copySegment(cols, start, end, o);
-    const mo = o + 2;
-    segments.push({
-      schedule,
-      model,
-      start,
-      end,
-      sum: {
-        responses: end - start,
-        any: anyCount,
-        mentioned: sums.subarray(mo, mo + E),
-        cited: sums.subarray(mo + E, mo + 2 * E),
-        posSum: sums.subarray(mo + 2 * E, mo + 3 * E),
-        posSq: sums.subarray(mo + 3 * E, mo + 4 * E),
-      },
-    });
+  for (let g = 0; g < segs; g++) {
+    const start = bounds[4 * g + 2];
+    const end = bounds[4 * g + 3];
+    copySegment(cols, start, end, g * stride);
+    segments.push(new PartSegment(bounds[4 * g], bounds[4 * g + 1], start, end, sums, g * stride, E));
   }
   const bytes = n * 16 + pos.length + cite.length + (96 + 32 * E) * segments.length + sums.byteLength + 200;
   return { day, part, n, segments, t, prompt, location, pos, cite, sums, mentions, cites, bytes };
@@ -477,7 +520,10 @@ export class FactsCache {
   }
 
   private drop(websiteId: string) {
-    if (!this.sites.delete(websiteId)) return;
+    const site = this.sites.get(websiteId);
+    if (!site) return;
+    site.dropped = true;
+    this.sites.delete(websiteId);
     this.bytes -= this.counted.get(websiteId) ?? 0;
     this.counted.delete(websiteId);
   }
@@ -587,6 +633,7 @@ export class FactsCache {
     if (version > site.version) site.version = version;
     if (whole) {
       this.drop(websiteId);
+      site.dropped = false;
       this.sites.set(websiteId, site);
     } else this.touch(websiteId, site);
     this.recount(websiteId, site);
@@ -717,6 +764,7 @@ export class FactsCache {
 
   private touch(websiteId: string, site: SiteFacts) {
     this.sites.delete(websiteId);
+    site.dropped = false;
     this.sites.set(websiteId, site);
   }
 

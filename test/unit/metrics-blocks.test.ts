@@ -4,6 +4,8 @@ import type { Selection } from '../../queries/filters';
 import {
   blockBytes,
   blockCounts,
+  BlockBuilder,
+  blocksQueued,
   buildBlock,
   DEFAULT_BLOCK_LEVELS,
   DEFAULT_BUILD_MS_PER_SCAN,
@@ -191,6 +193,125 @@ describe('metric blocks (sums of several days)', () => {
       expect(builds[0]).toBe(1);
       expect(builds.every((n) => n <= 1)).toBe(true);
       expect(builds.at(-1)).toBe(0);
+    } finally {
+      setBuildMsPerScan(Number.POSITIVE_INFINITY);
+    }
+  });
+
+  it('given a block built a part at a time (as the background builds it), then it is the block built at once', () => {
+    const site = siteOf(rowsOf(16, 3000));
+    for (const byPrompt of [true, false]) {
+      const parts = site.order.slice(3, 40);
+      const b = new BlockBuilder(entities.length, 3, 7, parts, byPrompt);
+      let steps = 1;
+      // a deadline already past: one part a step (each part read twice: its dictionaries' sizes, then its sums)
+      while (!b.step(0)) steps++;
+      expect(steps).toBe(2 * parts.length);
+      expect(b.finish()).toEqual(buildBlock(entities.length, 3, 7, parts, byPrompt));
+    }
+  });
+
+  /** Turns of the event loop until the background has built every block queued. */
+  async function built(): Promise<number> {
+    let turns = 0;
+    while (blocksQueued() > 0) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      turns++;
+    }
+    return turns;
+  }
+
+  it('given blocks built in the background (the default), when a scan meets blocks it does not hold, then it builds none, counts as a walk does, and once the event loop has turned a later scan adds the blocks and builds none', async () => {
+    const site = siteOf(rowsOf(11, 3000));
+    const all: Selection = { websiteId: 'w', scheduleId: null, promptIds: [...prompts] };
+    const reference = walked(site, all, entities, {});
+    setBuildMsPerScan(null);
+    try {
+      const before = { ...blockCounts };
+      expect(plain(scanTotal(site, compileSelection(site, all, entities)))).toEqual(reference);
+      expect(blockCounts.built).toBe(before.built);
+      expect(blockCounts.added).toBe(before.added);
+      expect(blocksQueued()).toBeGreaterThan(0);
+      expect(await built()).toBeGreaterThan(0);
+      expect(blockCounts.built).toBeGreaterThan(before.built);
+      const held = { ...blockCounts };
+      expect(plain(scanTotal(site, compileSelection(site, all, entities)))).toEqual(reference);
+      expect(blockCounts.built).toBe(held.built);
+      expect(blockCounts.added).toBeGreaterThan(held.added);
+      expect(blocksQueued()).toBe(0);
+      // random selections: the same counts whatever blocks are held or queued meanwhile
+      for (const { s, ids, options } of selections(12, 150)) {
+        expect(plain(scanTotal(site, compileSelection(site, s, ids, options)))).toEqual(walked(site, s, ids, options));
+        if (blocksQueued() > 0 && s.promptIds.length % 2 === 0) await built();
+      }
+      await built();
+      // daily buckets: the days of several parts are summed in the background too
+      const days = { ...blockCounts };
+      const q = compileSelection(site, all, entities);
+      const first = scanDaily(site, q);
+      expect(blockCounts.built).toBe(days.built);
+      await built();
+      expect(blockCounts.built).toBeGreaterThan(days.built);
+      expect(scanDaily(site, q)).toEqual(first);
+      expect(daily(site, all, entities, {})).toEqual(walkedDaily(site, all, entities, {}));
+    } finally {
+      setBuildMsPerScan(Number.POSITIVE_INFINITY);
+    }
+  });
+
+  it('given blocks queued for the background, when the website is dropped (evicted) before they are built, then none is built, and a scan of a dropped website queues none', async () => {
+    const site = siteOf(rowsOf(17, 2000));
+    const all: Selection = { websiteId: 'w', scheduleId: null, promptIds: [...prompts] };
+    setBuildMsPerScan(null);
+    try {
+      const reference = walked(site, all, entities, {});
+      expect(plain(scanTotal(site, compileSelection(site, all, entities)))).toEqual(reference);
+      expect(blocksQueued()).toBeGreaterThan(0);
+      site.dropped = true;
+      const before = blockCounts.built;
+      await built();
+      expect(blockCounts.built).toBe(before);
+      expect(plain(scanTotal(site, compileSelection(site, all, entities)))).toEqual(reference);
+      expect(blocksQueued()).toBe(0);
+    } finally {
+      setBuildMsPerScan(Number.POSITIVE_INFINITY);
+    }
+  });
+
+  it('given blocks built in the background, when a day of a block is written again (queued or held), then scans count the new parts, the block is queued again and built of them', async () => {
+    const rows = rowsOf(13, 2000);
+    const site = siteOf(rows);
+    const all: Selection = { websiteId: 'w', scheduleId: null, promptIds: [...prompts] };
+    const count = () => plain(scanTotal(site, compileSelection(site, all, entities)));
+    setBuildMsPerScan(null);
+    try {
+      const first = count();
+      expect(blocksQueued()).toBeGreaterThan(0);
+      // written while queued: built of the parts held when its turn comes
+      const more = rowsOf(14, 400).map((x) => ({ ...x, day: DAY0 + 3, schedule: null }));
+      putRows(site, DAY0 + 3, [...rows, ...more]);
+      sortParts(site);
+      await built();
+      let before = { ...blockCounts };
+      const second = count();
+      expect(second.responses).toBe(first.responses + more.length);
+      expect(second).toEqual(walked(site, all, entities, {}));
+      expect(blockCounts.built).toBe(before.built);
+      expect(blocksQueued()).toBe(0);
+      // written while held: the scan walks its days and queues it again
+      const again = rowsOf(15, 300).map((x) => ({ ...x, day: DAY0 + 4, schedule: null }));
+      putRows(site, DAY0 + 4, [...rows, ...again]);
+      sortParts(site);
+      const third = count();
+      expect(third.responses).toBe(second.responses + again.length);
+      expect(third).toEqual(walked(site, all, entities, {}));
+      expect(blockCounts.built).toBe(before.built);
+      expect(blocksQueued()).toBeGreaterThan(0);
+      await built();
+      expect(blockCounts.built).toBeGreaterThan(before.built);
+      before = { ...blockCounts };
+      expect(count()).toEqual(third);
+      expect(blockCounts.built).toBe(before.built);
     } finally {
       setBuildMsPerScan(Number.POSITIVE_INFINITY);
     }
