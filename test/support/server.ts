@@ -49,6 +49,8 @@ export interface Answer<T = any> {
 export interface ServerRuntimeOptions {
   /** a real NATS server for the bus (default: the in-process bus) */
   natsUrl?: string;
+  /** that bus's settings over infra/nats.json's (e.g. a short ack wait, so that work an instance died holding is redelivered soon) */
+  nats?: RuntimeOptions['nats'];
   engines?: Engines;
   now?: () => Date;
   /** the job kinds run and their sweeper's timing (default: every kind; e.g. one whose outbound fetch reaches a local fixture server) */
@@ -77,6 +79,7 @@ export async function startServer(
   const rt = await openRuntime({ ...config, embedded: database.kind === 'pglite', natsUrl: runtime.natsUrl ?? null }, logger, {
     database,
     withoutBus: !runtime.natsUrl,
+    nats: runtime.nats,
     engines: runtime.engines,
     now: runtime.now,
     outbound: appOptions.outbound,

@@ -28,8 +28,10 @@ suite('answers pipeline over NATS JetStream, two instances', () => {
   const slow = slowEngines(40);
   beforeAll(async () => {
     nats = await startNatsServer();
-    a = await startServer({ WORKER_CONCURRENCY: '4' }, {}, undefined, { natsUrl: nats.url, engines: slow.engines });
-    b = await startServer({ WORKER_CONCURRENCY: '4' }, {}, a, { natsUrl: nats.url, engines: slow.engines });
+    // units the stopped instance held come back after JetStream's ack wait: 2 s here, not the deployment's 30
+    const bus = { natsUrl: nats.url, nats: { ackWaitMs: 2000 }, engines: slow.engines };
+    a = await startServer({ WORKER_CONCURRENCY: '4' }, {}, undefined, bus);
+    b = await startServer({ WORKER_CONCURRENCY: '4' }, {}, a, bus);
   }, 60_000);
   afterAll(async () => {
     await b?.close();
