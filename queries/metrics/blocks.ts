@@ -86,7 +86,8 @@ interface Held {
 const held = new WeakMap<SiteFacts, Held>();
 
 /** Blocks added to scans and built since the process started (what a test reads to know blocks answered). */
-export const blockCounts = { added: 0, built: 0 };
+/** blocks added and built; `failed`: background builds that threw (dropped: the scans walk those days instead) */
+export const blockCounts = { added: 0, built: 0, failed: 0, lastError: null as string | null };
 
 /**
  * Where the blocks a scan does not hold are built. By default (null) after the scan, in the background: the scan walks
@@ -487,7 +488,19 @@ function later(site: SiteFacts, kind: Kind, key: number): void {
  * website its cache dropped are not built.
  */
 function drain(): void {
-  const until = performance.now() + BUILD_SLICE_MS;
+  try {
+    drainFor(performance.now() + BUILD_SLICE_MS);
+  } catch (err) {
+    // a block is an optimisation: one that cannot be built is dropped (its days are walked), never the process
+    blockCounts.failed++;
+    blockCounts.lastError = err instanceof Error ? err.message : String(err);
+    if (queued.length) done(queued[0]);
+  }
+  if (queued.length) setImmediate(drain);
+  else draining = false;
+}
+
+function drainFor(until: number): void {
   do {
     const job = queued[0];
     if (!job) break;
@@ -512,8 +525,6 @@ function drain(): void {
     if (at && sameParts(job.builder.parts, site.order, at.from, at.to)) keep(site, heldOf(site), kind, key, job.builder.finish());
     done(job);
   } while (performance.now() < until);
-  if (queued.length) setImmediate(drain);
-  else draining = false;
 }
 
 function done(job: Queued): void {

@@ -259,6 +259,34 @@ describe('metric blocks (sums of several days)', () => {
     }
   });
 
+  it('given blocks queued for the background, when building one throws, then it is dropped and counted, the queue drains, and scans still count as a walk does', async () => {
+    const site = siteOf(rowsOf(23, 2000));
+    const all: Selection = { websiteId: 'w', scheduleId: null, promptIds: [...prompts] };
+    setBuildMsPerScan(null);
+    try {
+      const reference = walked(site, all, entities, {});
+      expect(plain(scanTotal(site, compileSelection(site, all, entities)))).toEqual(reference);
+      expect(blocksQueued()).toBeGreaterThan(0);
+      const order = site.order;
+      Object.defineProperty(site, 'order', {
+        configurable: true,
+        get() {
+          throw new Error('a part that cannot be read');
+        },
+      });
+      const before = { ...blockCounts };
+      await built();
+      expect(blockCounts.failed).toBeGreaterThan(before.failed);
+      expect(blockCounts.lastError).toBe('a part that cannot be read');
+      expect(blockCounts.built).toBe(before.built);
+      Object.defineProperty(site, 'order', { configurable: true, writable: true, value: order });
+      expect(plain(scanTotal(site, compileSelection(site, all, entities)))).toEqual(reference);
+      await built();
+    } finally {
+      setBuildMsPerScan(Number.POSITIVE_INFINITY);
+    }
+  });
+
   it('given blocks queued for the background, when the website is dropped (evicted) before they are built, then none is built, and a scan of a dropped website queues none', async () => {
     const site = siteOf(rowsOf(17, 2000));
     const all: Selection = { websiteId: 'w', scheduleId: null, promptIds: [...prompts] };
