@@ -221,6 +221,23 @@ describe('metric blocks (sums of several days)', () => {
     return turns;
   }
 
+  /**
+   * Background building on (the default), a scan of everything that counts as a walk does and queues blocks, then
+   * `body` with that selection and its counts; scans build in place again after.
+   */
+  async function withBlocksQueued(site: ReturnType<typeof siteOf>, body: (all: Selection, reference: ReturnType<typeof walked>) => Promise<void>) {
+    const all: Selection = { websiteId: 'w', scheduleId: null, promptIds: [...prompts] };
+    setBuildMsPerScan(null);
+    try {
+      const reference = walked(site, all, entities, {});
+      expect(plain(scanTotal(site, compileSelection(site, all, entities)))).toEqual(reference);
+      expect(blocksQueued()).toBeGreaterThan(0);
+      await body(all, reference);
+    } finally {
+      setBuildMsPerScan(Number.POSITIVE_INFINITY);
+    }
+  }
+
   it('given blocks built in the background (the default), when a scan meets blocks it does not hold, then it builds none, counts as a walk does, and once the event loop has turned a later scan adds the blocks and builds none', async () => {
     const site = siteOf(rowsOf(11, 3000));
     const all: Selection = { websiteId: 'w', scheduleId: null, promptIds: [...prompts] };
@@ -261,12 +278,7 @@ describe('metric blocks (sums of several days)', () => {
 
   it('given blocks queued for the background, when building one throws, then it is dropped and counted, the queue drains, and scans still count as a walk does', async () => {
     const site = siteOf(rowsOf(23, 2000));
-    const all: Selection = { websiteId: 'w', scheduleId: null, promptIds: [...prompts] };
-    setBuildMsPerScan(null);
-    try {
-      const reference = walked(site, all, entities, {});
-      expect(plain(scanTotal(site, compileSelection(site, all, entities)))).toEqual(reference);
-      expect(blocksQueued()).toBeGreaterThan(0);
+    await withBlocksQueued(site, async (all, reference) => {
       const order = site.order;
       Object.defineProperty(site, 'order', {
         configurable: true,
@@ -282,28 +294,19 @@ describe('metric blocks (sums of several days)', () => {
       Object.defineProperty(site, 'order', { configurable: true, writable: true, value: order });
       expect(plain(scanTotal(site, compileSelection(site, all, entities)))).toEqual(reference);
       await built();
-    } finally {
-      setBuildMsPerScan(Number.POSITIVE_INFINITY);
-    }
+    });
   });
 
   it('given blocks queued for the background, when the website is dropped (evicted) before they are built, then none is built, and a scan of a dropped website queues none', async () => {
     const site = siteOf(rowsOf(17, 2000));
-    const all: Selection = { websiteId: 'w', scheduleId: null, promptIds: [...prompts] };
-    setBuildMsPerScan(null);
-    try {
-      const reference = walked(site, all, entities, {});
-      expect(plain(scanTotal(site, compileSelection(site, all, entities)))).toEqual(reference);
-      expect(blocksQueued()).toBeGreaterThan(0);
+    await withBlocksQueued(site, async (all, reference) => {
       site.dropped = true;
       const before = blockCounts.built;
       await built();
       expect(blockCounts.built).toBe(before);
       expect(plain(scanTotal(site, compileSelection(site, all, entities)))).toEqual(reference);
       expect(blocksQueued()).toBe(0);
-    } finally {
-      setBuildMsPerScan(Number.POSITIVE_INFINITY);
-    }
+    });
   });
 
   it('given blocks built in the background, when a day of a block is written again (queued or held), then scans count the new parts, the block is queued again and built of them', async () => {
