@@ -110,6 +110,21 @@ describe('metric facts: loading', () => {
     expect(cache.stats().loads).toBe(1);
   });
 
+  it('given a budget that holds seven weeks of a large website, when its last week is read, then the background reads older days only while they fit: the budget holds', async () => {
+    const week = (await new FactsCache().get(d.db, BIG, { first: LAST_DAY - 6, last: LAST_DAY })).bytes;
+    const cache = new FactsCache(Math.floor(week * 7));
+    await cache.get(d.db, SMALL);
+    const big = await cache.get(d.db, BIG, { first: LAST_DAY - 6, last: LAST_DAY });
+    await until('the background reads to stop', async () => cache.fillingInBackground === 0, 30_000);
+    const stats = cache.stats();
+    expect(stats.held_bytes).toBeLessThanOrEqual(stats.budget_bytes);
+    // more than the week asked for, not all 90 days, and the small website was not pushed out for it
+    expect(big.from).toBeLessThan(LAST_DAY - 6);
+    expect(big.from).toBeGreaterThan(LAST_DAY - BIG_DAYS + 1);
+    expect(stats.websites_held).toBe(2);
+    expect(stats.evictions).toBe(0);
+  });
+
   it('given a budget below two websites, when three are read, then the least recently used are dropped and counted as evictions', async () => {
     const probe = new FactsCache();
     const mid = (await probe.get(d.db, MID)).bytes;
