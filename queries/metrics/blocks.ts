@@ -1,5 +1,5 @@
 import type { DayFacts, SiteFacts } from './facts-cache';
-import { addAnswer, addSums, type ColumnCounts, type CompiledSelection } from './scan';
+import { addAnswer, addSums, type ColumnCounts, type CompiledSelection, firstPartFrom } from './scan';
 
 /**
  * Blocks: a website's answers of several whole days summed by (schedule, model, location, prompt), kept beside its facts
@@ -445,13 +445,7 @@ function partsOf(site: SiteFacts, kind: Kind, key: number): { from: number; to: 
   const first = kind === 'days' ? key : (key % 2 ** 26) * size;
   const last = first + size - 1;
   if (last > newest) return null;
-  let lo = 0;
-  let hi = order.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (order[mid].day < first) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = firstPartFrom(order, first);
   let to = lo;
   while (to < order.length && order[to].day <= last) to++;
   if (to === lo || (kind === 'days' && to - lo < DAY_PARTS)) return null;

@@ -419,7 +419,7 @@ export function eachSelectedAnswer(site: SiteFacts, q: CompiledSelection, row: (
 }
 
 /** The first part of `order` (in day order) of `day` or later. */
-function firstPartFrom(order: DayFacts[], day: number): number {
+export function firstPartFrom(order: DayFacts[], day: number): number {
   let lo = 0;
   let hi = order.length;
   while (lo < hi) {
