@@ -4,6 +4,7 @@ import { DomainErrorException, unavailable } from '../../src/domain/errors';
 import type { Logger } from '../../src/logger';
 import { siteEntityIdsSql } from '../../projections/site-entities';
 import { type ChunkRow, readChunks } from './fact-chunks';
+import { addAnswer } from './scan';
 
 /**
  * The metric facts of a website (rm_fact_chunks, written by the answers projection) held column by column in this
@@ -209,11 +210,6 @@ interface Columns {
  */
 function copySegment(cols: Columns, start: number, end: number, o: number): void {
   const { E, rows, t, prompt, location, pos, cite, mentions, cites, sums, cT, cPrompt, cLocation, cPos, cCite, map, locationsAt } = cols;
-  const mo = o + 2;
-  const co = mo + E;
-  const so = co + E;
-  const qo = so + E;
-  let anyCount = 0;
   for (let k = start; k < end; k++) {
     const i = rows[k];
     t[k] = cT[i];
@@ -221,7 +217,7 @@ function copySegment(cols: Columns, start: number, end: number, o: number): void
     location[k] = map[locationsAt + cLocation[i]];
     const src = i * E;
     const dst = k * E;
-    // the entities it mentions and cites as bits (1 << e wraps past 32 entities: m stays non-zero iff any is mentioned)
+    // the entities it mentions and cites as bits (where the part keeps them: at most 32 entities)
     let m = 0;
     let x = 0;
     for (let e = 0; e < E; e++) {
@@ -233,34 +229,12 @@ function copySegment(cols: Columns, start: number, end: number, o: number): void
       m |= ((p + 255) >> 8) << e;
       x |= ((ci + 255) >> 8) << e;
     }
-    if (m !== 0) anyCount++;
     if (mentions !== null && cites !== null) {
       mentions[k] = m;
       cites[k] = x;
-      // the sums through the bits: only the entities it mentions and cites
-      while (m !== 0) {
-        const e = 31 - Math.clz32(m & -m);
-        const p = pos[dst + e];
-        sums[mo + e]++;
-        sums[so + e] += p;
-        sums[qo + e] += p * p;
-        m &= m - 1;
-      }
-      while (x !== 0) {
-        sums[co + 31 - Math.clz32(x & -x)]++;
-        x &= x - 1;
-      }
-    } else
-      for (let e = 0; e < E; e++) {
-        const p = pos[dst + e];
-        sums[mo + e] += (p + 255) >> 8;
-        sums[co + e] += (cite[dst + e] + 255) >> 8;
-        sums[so + e] += p;
-        sums[qo + e] += p * p;
-      }
+    }
+    addAnswer(cols, k, E, sums, o);
   }
-  sums[o] = end - start;
-  sums[o + 1] = anyCount;
 }
 
 /**

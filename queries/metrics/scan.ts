@@ -146,8 +146,9 @@ function sumsByLocation(E: number, L: number, d: DayFacts): { L: number; sums: F
 /**
  * Adds answer `i` of a part to the packed sums at `o` (responses, any, then per entity column mentioned, cited, posSum,
  * posSq: E each, as DayFacts.sums): through its mention and citation bits where the part has them (at most 32 entities).
+ * The decoding (./facts-cache copySegment) adds a part's answers with it as it writes their columns.
  */
-export function addAnswer(d: DayFacts, i: number, E: number, sums: Float64Array, o: number): void {
+export function addAnswer(d: Pick<DayFacts, 'pos' | 'cite' | 'mentions' | 'cites'>, i: number, E: number, sums: Float64Array, o: number): void {
   sums[o]++;
   const base = i * E;
   const pos = d.pos;
