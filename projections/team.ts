@@ -148,25 +148,30 @@ export const teamProjection: Projection = {
             [{ organization_id: org, user_id: e.data.user_id, role_id: SYSTEM_ROLE_IDS[e.data.role], created_at: at }],
           );
           break;
-        case 'UserCreated': {
-          const { user_id, ...user } = e.data;
-          await newRow(trx, 'rm_team_users', { id: user_id, organization_id: org, ...user, created_at: at });
-          break;
-        }
-        case 'UserPasswordSet':
-          await trx('rm_team_users').where('id', e.data.user_id).update({ password_hash: e.data.password_hash });
-          break;
-        case 'RoleCreated': {
-          const { role_id, ...role } = e.data;
-          await newRow(trx, 'rm_team_roles', {
-            id: role_id,
+        case 'UserCreated':
+          await newRow(trx, 'rm_team_users', {
+            id: e.data.user_id,
             organization_id: org,
-            ...role,
-            permissions: JSON.stringify(role.permissions),
+            email: e.data.email,
+            first_name: e.data.first_name,
+            last_name: e.data.last_name,
+            email_verified: e.data.email_verified,
             created_at: at,
           });
           break;
-        }
+        case 'UserPasswordSet':
+          await trx('rm_team_users').where('id', e.data.user_id).update({ password_hash: e.data.password_hash });
+          break;
+        case 'RoleCreated':
+          await newRow(trx, 'rm_team_roles', {
+            id: e.data.role_id,
+            organization_id: org,
+            name: e.data.name,
+            slug: e.data.slug,
+            permissions: JSON.stringify(e.data.permissions),
+            created_at: at,
+          });
+          break;
         case 'RoleDeleted':
           await trx('rm_team_roles').where('id', e.data.role_id).delete();
           break;
@@ -235,20 +240,23 @@ export const teamProjection: Projection = {
           if (e.data.website_ids.length)
             await trx('rm_team_website_members').where('user_id', e.data.user_id).whereIn('website_id', e.data.website_ids).delete();
           break;
-        case 'InviteCreated': {
-          // the read model keeps the token's hash alone (lookups), never the token
-          const { invite_id, token: _token, ...invite } = e.data;
+        case 'InviteCreated':
           await newRow(trx, 'rm_team_invites', {
-            id: invite_id,
+            id: e.data.invite_id,
             organization_id: org,
-            ...invite,
-            first_name: invite.first_name ?? null,
-            last_name: invite.last_name ?? null,
+            batch_id: e.data.batch_id,
+            type: e.data.type,
+            target_id: e.data.target_id,
+            role_id: e.data.role_id,
+            email: e.data.email,
+            first_name: e.data.first_name ?? null,
+            last_name: e.data.last_name ?? null,
+            token_hash: e.data.token_hash,
+            expires_at: e.data.expires_at,
             status: 'pending',
             created_at: at,
           });
           break;
-        }
         case 'InviteAccepted':
           await trx('rm_team_invites')
             .where('id', e.data.invite_id)
