@@ -12,6 +12,7 @@ import { lockDataDir } from './embedded-lock';
 import type { EventStore, Position } from './eventstore/port';
 import { APPENDED_CHANNEL, openPostgresEventStore } from './eventstore/postgres';
 import type { Projection } from './eventstore/projection';
+import { CheckpointWrites } from './eventstore/checkpoints';
 import { SharedFeed } from './eventstore/feed';
 import { createErasureProjection } from './eventstore/erasure';
 import { openSubjectKeyring } from './eventstore/keyring';
@@ -137,8 +138,10 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     const runners = new Map<string, ProjectionRunner>();
     // one read of each new stretch of the log for every projection of this instance (and the relay)
     const feed = new SharedFeed(store);
+    // and one statement for the checkpoints of those that had nothing to apply in it
+    const checkpoints = new CheckpointWrites(database.db);
     for (const projection of [...readModels, createErasureProjection(sealer), ...(options.projections ?? [])]) {
-      runners.set(projection.name, new ProjectionRunner({ projection, store, db: database.db, logger, feed }));
+      runners.set(projection.name, new ProjectionRunner({ projection, store, db: database.db, logger, feed, checkpoints }));
     }
     // the bus carries what workers consume (answers are large: nothing else rides along for nobody)
     const extractor = parseExtractor(config.observationExtractor);
@@ -149,6 +152,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       logger,
       batchSize: 500,
       feed,
+      checkpoints,
     });
 
     // metric reads that find a website's facts out of line with its entities have it derived again (see FactsCache)

@@ -15,6 +15,7 @@ import {
   setAsideSites,
   websiteOf,
 } from './dead-letters';
+import { CheckpointWrites, LEASE_SECONDS } from './checkpoints';
 import { type FeedReader, readInterest, type SharedFeed } from './feed';
 import {
   comparePositions,
@@ -30,7 +31,6 @@ import {
 import type { Projection } from './projection';
 import { dropSchema, inSchema, liveSchema, lockLive, setSearchPath, shadowSchema, shareSequences, swapIn } from './shadow';
 
-const LEASE_SECONDS = 15;
 /** a rebuild's claim on its projection (one rebuild at a time), renewed while it runs */
 const REBUILD_LEASE_SECONDS = 60;
 /**
@@ -41,7 +41,20 @@ const LINGER_MS = 4;
 /** the poll while a waiter waits and nothing could be read (the events it waits for sit behind an open transaction) */
 const WAITED_POLL_MS = 5;
 
-export async function migrateRunnerTables(db: Knex): Promise<void> {
+/** the databases whose runner tables this process has migrated (every runner of an instance asked, two dozen times) */
+const migratedRunnerTables = new WeakMap<Knex, Promise<void>>();
+
+export function migrateRunnerTables(db: Knex): Promise<void> {
+  let done = migratedRunnerTables.get(db);
+  if (!done) {
+    done = createRunnerTables(db);
+    migratedRunnerTables.set(db, done);
+    done.catch(() => migratedRunnerTables.delete(db));
+  }
+  return done;
+}
+
+async function createRunnerTables(db: Knex): Promise<void> {
   await db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(7163402)');
     await trx.raw(`
@@ -151,6 +164,12 @@ export class ProjectionRunner {
   private unsubscribe: (() => void) | null = null;
   private waiters = new Set<{ pos: Position; resolve: (ok: boolean) => void }>();
   private leaseRenewedAt = 0;
+  /** when the idle loop last looked for a fence (fencedElsewhere) */
+  private fenceCheckedAt = 0;
+  /** when this runner last took or renewed its lease with acquireLease (a fence read before it would not show it) */
+  private leaseAcquiredAt = 0;
+  /** prepare() has just run the projection's migrate: the first lease taken need not run it again */
+  private migrated = false;
   private ahead: { after: Position; batch: Promise<ScannedBatch> } | null = null;
   /** runToHead is between the projection's rebuild.before and rebuild.after */
   private rebuilding = false;
@@ -160,10 +179,23 @@ export class ProjectionRunner {
   /** websites this projection has set aside (dead letters), as of the lease taken; only the leader adds to them */
   private dead = new Set<string>();
 
-  constructor(opts: { projection: Projection; store: EventStore; db: Knex; logger: Logger; batchSize?: number; pollMs?: number; feed?: SharedFeed }) {
+  /** moves of the checkpoint alone, written with the other runners' of this process (default: this runner's own) */
+  private readonly checkpoints: CheckpointWrites;
+
+  constructor(opts: {
+    projection: Projection;
+    store: EventStore;
+    db: Knex;
+    logger: Logger;
+    batchSize?: number;
+    pollMs?: number;
+    feed?: SharedFeed;
+    checkpoints?: CheckpointWrites;
+  }) {
     this.projection = opts.projection;
     this.store = opts.store;
     this.feed = opts.feed ?? null;
+    this.checkpoints = opts.checkpoints ?? new CheckpointWrites(opts.db);
     this.db = opts.db;
     this.log = opts.logger.child({ projection: opts.projection.name });
     this.liveBatchSize = opts.batchSize ?? 1000;
@@ -188,6 +220,7 @@ export class ProjectionRunner {
       });
     }
     await p.migrate(this.db);
+    this.migrated = true;
     await this.db('aivis_checkpoints')
       .insert({ name: p.name, position: positionToString(START), version: p.version })
       .onConflict('name')
@@ -277,8 +310,12 @@ export class ProjectionRunner {
       .returning(['position', 'generation', 'status', 'error']);
     if (rows.length === 0) return false;
     this.position = positionFromString(rows[0].position);
-    this.generation = BigInt(rows[0].generation);
+    const generation = BigInt(rows[0].generation);
+    // reset elsewhere since the last renewal (a rebuild's swap, a retry): taken as a new lead, its dead letters read again
+    if (this.leader && generation !== this.generation) this.leader = false;
+    this.generation = generation;
     this.leaseRenewedAt = Date.now();
+    this.leaseAcquiredAt = this.leaseRenewedAt;
     if (!this.leader) {
       // taking the lead (again: a rebuild's swap or a retry fences the leader): the dead letters as they now are
       this.dead = await setAsideSites(this.db, this.projection.name);
@@ -289,10 +326,14 @@ export class ProjectionRunner {
     return true;
   }
 
-  /** True when a rebuild elsewhere reset this projection (new generation) or another instance took the lease. */
+  /**
+   * True when a rebuild elsewhere reset this projection (new generation) or another instance took the lease: from a
+   * read of the checkpoints shared with this process's other runners, at most a poll interval old and newer than this
+   * runner's last lease.
+   */
   private async fencedElsewhere(): Promise<boolean> {
-    const row = await this.db('aivis_checkpoints').where('name', this.projection.name).first('generation', 'lease_owner');
-    return !row || BigInt(row.generation) !== this.generation || row.lease_owner !== this.owner;
+    const leads = await this.checkpoints.stillLeads(this.projection.name, this.owner, this.generation, this.pollMs / 2, this.leaseAcquiredAt);
+    return !leads;
   }
 
   /**
@@ -334,9 +375,11 @@ export class ProjectionRunner {
       this.ahead = { after: last, batch: next };
     }
     try {
-      // nothing to apply (every event scanned was another projection's): the checkpoint alone, one statement
-      if (pending.length === 0) await this.saveCheckpoint(this.db, last);
-      else {
+      // nothing to apply (every event scanned was another projection's): the checkpoint alone, in one statement with
+      // the other runners' of this process that moved theirs in the same turn
+      if (pending.length === 0) {
+        if (!(await this.checkpoints.move(this.projection.name, this.owner, this.generation, positionToString(last)))) throw new Fenced();
+      } else {
         const lane: Lane = { dead: new Set(this.dead), letters: DEAD_LETTERS, searchPath: null, rebuilding: this.rebuilding };
         await this.db.transaction(async (trx) => {
           await liveWrite(trx, this.projection.name, 'shared');
@@ -478,13 +521,17 @@ export class ProjectionRunner {
         }
         if (!this.leader || Date.now() - this.leaseRenewedAt > (LEASE_SECONDS * 1000) / 3) {
           const wasLeader = this.leader;
+          // only the first try after prepare() finds the tables as it left them
+          const justMigrated = this.migrated;
+          this.migrated = false;
           if (!(await this.acquireLease())) {
             this.leader = false;
             await this.sleep(2000, false);
             continue;
           }
           // taking the lead: a rebuild that died elsewhere between rebuild.before and rebuild.after left its drops
-          if (!wasLeader) await this.projection.migrate(this.db);
+          // (at start, prepare() has just migrated)
+          if (!wasLeader && !justMigrated) await this.projection.migrate(this.db);
         }
         this.woken = false;
         const n = await this.step();
@@ -500,7 +547,12 @@ export class ProjectionRunner {
         // someone waits for a position (a write answering once its read model has it): what it waits for is committed,
         // only hidden behind another open transaction, whose commit wakes nobody; look again soon, not at the next poll
         await this.idle(this.waiters.size > 0 ? WAITED_POLL_MS : this.pollMs);
-        if (this.running && (await this.fencedElsewhere())) throw new Fenced();
+        // a rebuild's swap or another instance's takeover, noticed while idle: once a poll interval, not on each of
+        // the short polls a waiter makes (every write fences anyway: the checkpoint moves only for owner and generation)
+        if (this.running && Date.now() - this.fenceCheckedAt >= this.pollMs) {
+          this.fenceCheckedAt = Date.now();
+          if (await this.fencedElsewhere()) throw new Fenced();
+        }
       } catch (err) {
         if (err instanceof Fenced) {
           this.log.warn('projection fenced (rebuilt or lease lost); reloading');

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/db';
+import { CheckpointWrites } from '../../src/eventstore/checkpoints';
 import { SharedFeed } from '../../src/eventstore/feed';
 import { comparePositions, positionFromString } from '../../src/eventstore/port';
 import type { Projection } from '../../src/eventstore/projection';
@@ -192,6 +193,47 @@ describe('projection runner', () => {
       await a.stop();
       await b.stop();
     }
+  });
+
+  it('given checkpoint moves asked in the same turn, then they are one statement, and each moves only if its runner still leads', async () => {
+    // given three checkpoints: two led by this runner's owner at generation 0, one since taken by another instance
+    const rows = ['a', 'b', 'c'].map((n) => ({ name: `test-cw-${n}`, position: 'start', version: 1, generation: 0, lease_owner: 'me' }));
+    await t.db('aivis_checkpoints').insert(rows).onConflict('name').merge();
+    await t.db('aivis_checkpoints').where('name', 'test-cw-c').update({ lease_owner: 'another' });
+    const writes = new CheckpointWrites(t.db);
+    const statements: string[] = [];
+    const seen = (q: { sql: string }) => {
+      if (q.sql.includes('aivis_checkpoints')) statements.push(q.sql);
+    };
+    t.db.on('query', seen);
+    try {
+      // when the three move at once
+      const moved = await Promise.all(['a', 'b', 'c'].map((n) => writes.move(`test-cw-${n}`, 'me', 0n, `at-${n}`)));
+      // then one statement moved the two still led, and refused the third
+      expect(moved).toEqual([true, true, false]);
+      expect(statements).toHaveLength(1);
+    } finally {
+      t.db.off('query', seen);
+    }
+    const stored = await t.db('aivis_checkpoints').where('name', 'like', 'test-cw-%').orderBy('name').pluck('position');
+    expect(stored).toEqual(['at-a', 'at-b', 'start']);
+  });
+
+  it("given a shared read of the fences, then a runner's idle check uses it until it is older than allowed or than the runner's own lease", async () => {
+    await t
+      .db('aivis_checkpoints')
+      .insert({ name: 'test-fence', position: 'start', version: 1, generation: 0, lease_owner: 'me' })
+      .onConflict('name')
+      .merge();
+    const writes = new CheckpointWrites(t.db);
+    expect(await writes.stillLeads('test-fence', 'me', 0n, 60_000, 0)).toBe(true);
+    // when a rebuild elsewhere moves the generation on
+    await t.db('aivis_checkpoints').where('name', 'test-fence').update({ generation: 1 });
+    // then a check within the allowed age answers from the shared read, a check after the runner's own lease reads again
+    expect(await writes.stillLeads('test-fence', 'me', 0n, 60_000, 0)).toBe(true);
+    expect(await writes.stillLeads('test-fence', 'me', 0n, 60_000, Date.now())).toBe(false);
+    await sleep(5);
+    expect(await writes.stillLeads('test-fence', 'me', 1n, 0, 0)).toBe(true);
   });
 
   it('given a changed projection version, when prepared, then its tables are dropped and it rebuilds from zero', async () => {
