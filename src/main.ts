@@ -46,8 +46,14 @@ async function main() {
     logger.info({ signal }, 'shutting down: draining requests');
     const force = setTimeout(() => process.exit(1), 15_000);
     force.unref();
-    await closeHttp(); // stops accepting, waits for in-flight requests
-    await rt.close();
+    try {
+      await closeHttp(); // stops accepting, waits for in-flight requests
+      await rt.close();
+    } catch (err) {
+      // said, not left to an unhandled rejection (which exits 1 with a bare stack, or none once stderr is gone)
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
