@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ContentStage, ContentType } from '../../src/domain/content';
-import type { Selection } from '../filters';
+import { pushRunAtRange, type Selection } from '../filters';
 import type { SiteFacts } from '../metrics/facts-cache';
 import { factsCache } from '../metrics/metrics';
 import { type CompiledSelection, compileSelection, eachSelectedAnswer, scanTotal } from '../metrics/scan';
@@ -37,14 +37,7 @@ function answersWhere(t: string, f: AnswerFilter): { sql: string; bindings: Knex
     `${t}.prompt_id = any(?::uuid[])`,
   ];
   const bindings: Knex.RawBinding[] = s.scheduleId === null ? [s.websiteId, s.promptIds] : [s.websiteId, s.scheduleId, s.promptIds];
-  if (s.start) {
-    parts.push(`${t}.run_at >= ?`);
-    bindings.push(s.start);
-  }
-  if (s.end) {
-    parts.push(`${t}.run_at <= ?`);
-    bindings.push(s.end);
-  }
+  pushRunAtRange(t, s, parts, bindings);
   if (s.models) {
     parts.push(`${t}.model = any(?::text[])`);
     bindings.push(s.models);
