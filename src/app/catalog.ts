@@ -77,6 +77,17 @@ async function writeRow<I extends { website_id: string }, R extends { id: string
   return writeThenRead(c, command(commandContextOf(c, w.id), { ...input, website_id: w.id }, w), READS, (r) => read(dbOf(c), w.id, r.id));
 }
 
+/** A removal on the caller's website (`needs` on the website `input` names): `command` with the website's own id, settled. */
+async function removeOn<I extends { website_id: string }, R>(
+  c: Caller,
+  needs: Need,
+  input: I,
+  command: (ctx: CommandContext, input: I) => Promise<Handled<R> | DomainError>,
+): Promise<R> {
+  const w = await websiteFor(c, input.website_id, needs);
+  return settled(c.deps, command(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS);
+}
+
 // competitors
 export async function listCompetitors(c: Caller, websiteId: string) {
   const w = await websiteFor(c, websiteId, need.competitors('view'));
@@ -89,9 +100,8 @@ export async function addCompetitor(c: Caller, input: AddCompetitor) {
 export async function updateCompetitor(c: Caller, competitorId: string, input: UpdateCompetitor) {
   return { competitor: await writeRow(c, need.competitors('edit'), { ...input, competitor_id: competitorId }, changeCompetitor, getCompetitor) };
 }
-export async function removeCompetitor(c: Caller, websiteId: string, competitorId: string) {
-  const w = await websiteFor(c, websiteId, need.competitors('edit'));
-  return settled(c.deps, remove(commandContextOf(c, w.id), { website_id: w.id, competitor_id: competitorId }), READS);
+export function removeCompetitor(c: Caller, websiteId: string, competitorId: string) {
+  return removeOn(c, need.competitors('edit'), { website_id: websiteId, competitor_id: competitorId }, remove);
 }
 
 // topics
@@ -103,9 +113,8 @@ export async function createTopic(c: Caller, input: CreateTopic) {
     return topic && { topic, restored: r.restored };
   });
 }
-export async function deleteTopic(c: Caller, input: DeleteTopic) {
-  const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  return settled(c.deps, removeTopic(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS);
+export function deleteTopic(c: Caller, input: DeleteTopic) {
+  return removeOn(c, need.prompts('edit'), input, removeTopic);
 }
 
 // prompts
@@ -116,9 +125,8 @@ export async function createPrompt(c: Caller, input: CreatePrompt) {
 export async function updatePrompt(c: Caller, promptId: string, input: UpdatePrompt) {
   return { prompt: await writeRow(c, need.prompts('edit'), { ...input, prompt_id: promptId }, changePrompt, getPrompt) };
 }
-export async function deletePrompt(c: Caller, websiteId: string, promptId: string) {
-  const w = await websiteFor(c, websiteId, need.prompts('edit'));
-  return settled(c.deps, removePrompt(commandContextOf(c, w.id), { website_id: w.id, prompt_id: promptId }), READS);
+export function deletePrompt(c: Caller, websiteId: string, promptId: string) {
+  return removeOn(c, need.prompts('edit'), { website_id: websiteId, prompt_id: promptId }, removePrompt);
 }
 
 // personas, locations, attributes
