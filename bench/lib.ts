@@ -105,6 +105,31 @@ export const median = (xs: number[]) =>
     0.5,
   );
 
+/** `run` n times in sequence after 3 runs not counted (warm-up): the p50 and p95 of the n, in ms, and the last answer. */
+export async function warmedUp<T>(n: number, run: () => Promise<T>): Promise<{ p50: number; p95: number; last: T }> {
+  const times: number[] = [];
+  let last = undefined as T;
+  for (let i = 0; i < n + 3; i++) {
+    const t0 = nowNs();
+    last = await run();
+    if (i >= 3) times.push(Number(nowNs() - t0) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: quantile(times, 0.5), p95: quantile(times, 0.95), last };
+}
+
+/** A JSON POST to a bench server with its API key: the answer's body; anything but 200 throws with the body. */
+export async function postOk(server: { url: string; key: string }, path: string, body: unknown): Promise<any> {
+  const res = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': server.key },
+    body: JSON.stringify(body),
+  });
+  const out = await res.json();
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(out)}`);
+  return out;
+}
+
 /** Runs fn n times in sequence and returns each call's duration in microseconds. */
 export async function sampleUs(n: number, fn: (i: number) => Promise<unknown> | unknown): Promise<number[]> {
   const out: number[] = [];

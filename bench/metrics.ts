@@ -1,6 +1,6 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { decodeFacts, type FactDictionaries } from '../src/analysis/facts';
 import { MODEL_IDS } from '../src/domain/models';
 import { factsCache } from '../queries/metrics/metrics';
@@ -9,7 +9,8 @@ import { type AnswerDataset, answerDataset, caughtUp, importDataset, seedAnswerS
 import { answersIn } from './answers-data';
 import type { Knex } from 'knex';
 import type { Job, LoadOutcome, MixSpec } from './metrics-load';
-import { type Bench, cpuMeter, info, median, nowNs, quantile, report } from './lib';
+import { withDuckDb } from './duckdb';
+import { type Bench, cpuMeter, info, nowNs, postOk, quantile, report, warmedUp } from './lib';
 
 const DAY_MS = 86_400_000;
 const dayName = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
@@ -23,41 +24,20 @@ interface Case {
 
 /** p50/p95 of `n` requests one after another, in ms. */
 async function latency(ds: AnswerDataset, path: string, body: unknown, n: number): Promise<{ p50: number; p95: number; body: any }> {
-  const times: number[] = [];
-  let last: any;
-  for (let i = 0; i < n + 3; i++) {
-    const t0 = nowNs();
-    const res = await fetch(`${ds.server.url}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': ds.server.key },
-      body: JSON.stringify(body),
-    });
-    last = await res.json();
-    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(last)}`);
-    if (i >= 3) times.push(Number(nowNs() - t0) / 1e6);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: quantile(times, 0.5), p95: quantile(times, 0.95), body: last };
+  const { p50, p95, last } = await warmedUp(n, () => postOk(ds.server, path, body));
+  return { p50, p95, body: last };
 }
 
 /** One request; its time in ms. */
 async function once(ds: AnswerDataset, path: string, body: unknown): Promise<number> {
   const t0 = nowNs();
-  const res = await fetch(`${ds.server.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': ds.server.key },
-    body: JSON.stringify(body),
-  });
-  const out = await res.json();
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(out)}`);
+  await postOk(ds.server, path, body);
   return Number(nowNs() - t0) / 1e6;
 }
 
 /** The same answers and mentions as plain tables in DuckDB (what analytical databases scan). */
-async function loadDuckDb(ds: AnswerDataset) {
+async function loadDuckDb(con: DuckDBConnection, ds: AnswerDataset) {
   const db = ds.server.rt.database.db;
-  const instance = await DuckDBInstance.create(':memory:');
-  const con = await instance.connect();
   await con.run('create table answers (id integer, day integer, t integer, prompt varchar, model varchar, location varchar, schedule varchar)');
   await con.run('create table mentions (answer integer, entity varchar, position integer, cited boolean)');
   const answers = await con.createAppender('answers');
@@ -98,7 +78,7 @@ async function loadDuckDb(ds: AnswerDataset) {
   }
   answers.closeSync();
   mentions.closeSync();
-  return { instance, con, answers: id, mentions: mentionRows };
+  return { answers: id, mentions: mentionRows };
 }
 
 const list = (xs: string[]) => xs.map((x) => `'${x.replace(/'/g, "''")}'`).join(', ');
@@ -310,9 +290,9 @@ export const metrics: Bench = {
     });
     await coldLoadBesideSmallSite(ds, firstDay, lastDay);
 
-    const duck = await loadDuckDb(ds);
-    info(`metrics: DuckDB ${duck.answers} answers and ${duck.mentions} mention/citation rows loaded from the same facts`);
-    try {
+    await withDuckDb(async (con) => {
+      const duck = await loadDuckDb(con, ds);
+      info(`metrics: DuckDB ${duck.answers} answers and ${duck.mentions} mention/citation rows loaded from the same facts`);
       for (const c of cases) {
         const body = { website_id: ds.site.websiteId, filters: c.filters };
         const aivis: Record<string, any> = {};
@@ -325,15 +305,9 @@ export const metrics: Bench = {
         const series = await latency(ds, '/api/v1/metrics/share-of-voice/time-series', body, n);
 
         const sql = duckSql(c.duck);
-        const times: number[] = [];
-        let rows: unknown[][] = [];
-        for (let i = 0; i < n + 3; i++) {
-          const t = nowNs();
-          rows = (await duck.con.runAndReadAll(sql)).getRows() as unknown[][];
-          if (i >= 3) times.push(Number(nowNs() - t) / 1e6);
-        }
-        compare(c.name, readDuck(rows), names, aivis);
-        const duckP50 = median(times);
+        const inDuck = await warmedUp(n, async () => (await con.runAndReadAll(sql)).getRows() as unknown[][]);
+        compare(c.name, readDuck(inDuck.last), names, aivis);
+        const duckP50 = inDuck.p50;
         report(`metrics_cumulative_ms_${c.name}_p50`, cum.p50, 'ms', {
           note: `${cum.body.responses} answers selected; CPU ${((used.nodeUs + used.pgUs) / (n + 3) / 1000).toFixed(2)} ms per request (node + Postgres)`,
         });
@@ -346,10 +320,7 @@ export const metrics: Bench = {
           note: 'aivis p50 over HTTP / DuckDB p50 in process',
         });
       }
-    } finally {
-      duck.con.closeSync();
-      duck.instance.closeSync();
-    }
+    });
 
     const competitorIds = entities.filter((e) => !e.is_self).map((e) => e.id);
     const mix = {

@@ -1,4 +1,4 @@
-import { DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { updatePrompt } from '../commands/catalog/update-prompt';
 import { trackedEntities } from '../queries/responses/list';
 import { wholeWordPattern } from '../queries/shopping/sql';
@@ -6,7 +6,8 @@ import { isDomainError } from '../src/domain/errors';
 import { SYSTEM_ACTOR } from '../src/domain/events';
 import { SHOPPING_MODEL_IDS } from '../src/domain/models';
 import { type AnswerDataset, answerDataset, caughtUp } from './answers';
-import { type Bench, cpuMeter, info, median, nowNs, quantile, report } from './lib';
+import { withDuckDb } from './duckdb';
+import { type Bench, cpuMeter, info, nowNs, postOk, report, warmedUp } from './lib';
 
 const DAY_MS = 86_400_000;
 const dayName = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
@@ -18,21 +19,8 @@ const TARGET = 'Acme Pro';
 
 /** p50/p95 of `n` requests one after another (after 3 not counted), in ms, and the last answer. */
 async function latency(ds: AnswerDataset, body: unknown, n: number): Promise<{ p50: number; p95: number; body: any }> {
-  const times: number[] = [];
-  let last: any;
-  for (let i = 0; i < n + 3; i++) {
-    const t0 = nowNs();
-    const res = await fetch(`${ds.server.url}/api/v1/metrics/shopping`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': ds.server.key },
-      body: JSON.stringify(body),
-    });
-    last = await res.json();
-    if (res.status !== 200) throw new Error(`shopping: ${res.status} ${JSON.stringify(last)}`);
-    if (i >= 3) times.push(Number(nowNs() - t0) / 1e6);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: quantile(times, 0.5), p95: quantile(times, 0.95), body: last };
+  const { p50, p95, last } = await warmedUp(n, () => postOk(ds.server, '/api/v1/metrics/shopping', body));
+  return { p50, p95, body: last };
 }
 
 /** Two prompts in five tagged TAG (through the command, once: the kept dataset may have them already). */
@@ -51,10 +39,8 @@ async function tagPrompts(ds: AnswerDataset): Promise<string[]> {
 }
 
 /** The website's shopping answers and their cards as plain tables in DuckDB. */
-async function loadDuckDb(ds: AnswerDataset) {
+async function loadDuckDb(con: DuckDBConnection, ds: AnswerDataset) {
   const db = ds.server.rt.database.db;
-  const instance = await DuckDBInstance.create(':memory:');
-  const con = await instance.connect();
   await con.run('create table answers (id integer, day integer, prompt varchar, model varchar, schedule varchar)');
   await con.run(`create table cards (answer integer, position integer, name varchar, brand varchar, merchant varchar, merchant_key varchar,
     price double, currency varchar, entity varchar, is_own boolean, product_key varchar)`);
@@ -96,7 +82,7 @@ async function loadDuckDb(ds: AnswerDataset) {
     cards.endRow();
   }
   cards.closeSync();
-  return { instance, con, answers: rows.length, cards: cardRows.length };
+  return { answers: rows.length, cards: cardRows.length };
 }
 
 interface DuckCase {
@@ -241,25 +227,22 @@ export const shopping: Bench = {
       `shopping: the first request took ${(Number(nowNs() - t0) / 1e6).toFixed(0)} ms (${first.body.offer_summary.cards} cards of ${first.body.summary.answers} answers over ${lastDay - firstDay + 1} days)`,
     );
 
-    const duck = await loadDuckDb(ds);
-    info(`shopping: DuckDB ${duck.answers} answers of the shopping models and ${duck.cards} cards loaded from the read model`);
-    try {
+    await withDuckDb(async (con) => {
+      const duck = await loadDuckDb(con, ds);
+      info(`shopping: DuckDB ${duck.answers} answers of the shopping models and ${duck.cards} cards loaded from the read model`);
       for (const c of cases) {
         const body = { website_id: ds.site.websiteId, filters: c.filters };
         const cpu = await cpuMeter(db);
         const r = await latency(ds, body, n);
         const used = await cpu.stop();
         const qs = duckQueries(c.duck);
-        const times: number[] = [];
-        let rows: Record<string, unknown[][]> = {};
-        for (let i = 0; i < n + 3; i++) {
-          const t = nowNs();
-          rows = {};
-          for (const [k, q] of Object.entries(qs)) rows[k] = (await duck.con.runAndReadAll(q)).getRows() as unknown[][];
-          if (i >= 3) times.push(Number(nowNs() - t) / 1e6);
-        }
-        compare(c.name, rows, r.body);
-        const duckP50 = median(times);
+        const inDuck = await warmedUp(n, async () => {
+          const rows: Record<string, unknown[][]> = {};
+          for (const [k, q] of Object.entries(qs)) rows[k] = (await con.runAndReadAll(q)).getRows() as unknown[][];
+          return rows;
+        });
+        compare(c.name, inDuck.last, r.body);
+        const duckP50 = inDuck.p50;
         report(`shopping_ms_${c.name}_p50`, r.p50, 'ms', {
           note: `${r.body.offer_summary.cards} cards of ${r.body.summary.answers} answers; CPU ${((used.nodeUs + used.pgUs) / (n + 3) / 1000).toFixed(2)} ms per request (node ${(used.nodeUs / (n + 3) / 1000).toFixed(2)} + Postgres ${(used.pgUs / (n + 3) / 1000).toFixed(2)})`,
         });
@@ -272,9 +255,6 @@ export const shopping: Bench = {
           note: 'aivis p50 over HTTP (every block) / DuckDB p50 in process',
         });
       }
-    } finally {
-      duck.con.closeSync();
-      duck.instance.closeSync();
-    }
+    });
   },
 };

@@ -5,6 +5,21 @@ import type { SharedFilters } from '../src/domain/filters';
 import { isUuid } from '../src/domain/ids';
 import { isModelId } from '../src/domain/models';
 
+/**
+ * A selection's time range as SQL conditions on `alias`.run_at, both ends inclusive and either one optional: pushed onto
+ * a statement's conditions and their bindings.
+ */
+export function pushRunAtRange(alias: string, range: Pick<Selection, 'start' | 'end'>, parts: string[], bindings: Knex.RawBinding[]): void {
+  if (range.start) {
+    parts.push(`${alias}.run_at >= ?`);
+    bindings.push(range.start);
+  }
+  if (range.end) {
+    parts.push(`${alias}.run_at <= ?`);
+    bindings.push(range.end);
+  }
+}
+
 /** The answers a request selects, every reference checked against the website's catalogue. */
 export interface Selection {
   websiteId: string;

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { ContentFieldValue, ContentStage, ContentType, PipelineStatus } from '../../src/domain/content';
 import type { ColumnView, ContentItemView, SheetView } from './views';
+import { iso, isoOrNull } from '../timestamps';
 
 /** A row of rm_content with its website's organization (what access decides on). */
 export interface ContentRow {
@@ -33,8 +34,6 @@ export interface ContentRow {
 export async function contentRow(db: Knex, contentId: string): Promise<ContentRow | undefined> {
   return (await db('rm_content').where('content_id', contentId).first()) as ContentRow | undefined;
 }
-
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 export const contentHubUrl = (baseUrl: string, contentId: string) => `${baseUrl}/api/v1/content/${contentId}`;
 
@@ -70,10 +69,10 @@ export async function contentView(db: Knex, row: ContentRow, baseUrl: string): P
       return c ? [{ column_id, column: c.name, type: c.type, value }] : [];
     }),
     version_number: row.version_number,
-    mark_as_done_time: iso(row.mark_as_done_time),
+    mark_as_done_time: isoOrNull(row.mark_as_done_time),
     content_hub_url: contentHubUrl(baseUrl, row.content_id),
-    created_at: iso(row.created_at)!,
-    updated_at: iso(row.updated_at)!,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
   };
 }
 

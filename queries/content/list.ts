@@ -1,11 +1,12 @@
 import type { Knex } from 'knex';
 import type { ContentStage, ContentType } from '../../src/domain/content';
-import type { Selection } from '../filters';
+import { pushRunAtRange, type Selection } from '../filters';
 import type { SiteFacts } from '../metrics/facts-cache';
 import { factsCache } from '../metrics/metrics';
 import { type CompiledSelection, compileSelection, eachSelectedAnswer, scanTotal } from '../metrics/scan';
 import type { ContentListView, ContentPromptsView } from './views';
 import { newestFirst, onePageAndMore, pageInfo, pageRows } from '../paging';
+import { iso, isoOrNull } from '../timestamps';
 
 /** Which items the listing shows (besides the website): the tab, the types, the stage. */
 export interface ItemFilter {
@@ -37,14 +38,7 @@ function answersWhere(t: string, f: AnswerFilter): { sql: string; bindings: Knex
     `${t}.prompt_id = any(?::uuid[])`,
   ];
   const bindings: Knex.RawBinding[] = s.scheduleId === null ? [s.websiteId, s.promptIds] : [s.websiteId, s.scheduleId, s.promptIds];
-  if (s.start) {
-    parts.push(`${t}.run_at >= ?`);
-    bindings.push(s.start);
-  }
-  if (s.end) {
-    parts.push(`${t}.run_at <= ?`);
-    bindings.push(s.end);
-  }
+  pushRunAtRange(t, s, parts, bindings);
   if (s.models) {
     parts.push(`${t}.model = any(?::text[])`);
     bindings.push(s.models);
@@ -95,7 +89,6 @@ async function selectedPerPrompt(db: Knex, f: AnswerFilter): Promise<Map<string,
 }
 
 const percent = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((10000 * part) / whole) / 100);
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 /**
  * A page of the website's items, newest first, each with its citation figures over the selected answers
@@ -163,9 +156,9 @@ export async function listContent(
         citations,
         citation_percent: percent(citations, total),
         total_responses: total,
-        mark_as_done_time: iso(r.mark_as_done_time as Date | null),
-        created_at: iso(r.created_at as Date)!,
-        updated_at: iso(r.updated_at as Date)!,
+        mark_as_done_time: isoOrNull(r.mark_as_done_time as Date | null),
+        created_at: iso(r.created_at as Date),
+        updated_at: iso(r.updated_at as Date),
       };
     }),
     pagination: pageInfo(rows, page),

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { ContentStage, PipelineStatus } from '../../src/domain/content';
+import { iso } from '../timestamps';
 
 /** One version of an item (spec, Content hub records): its brief, body and meta description as they were then. */
 export const ContentVersionView = z.object({
@@ -55,8 +56,6 @@ export const PipelineAnswers = {
   versions: ContentVersionsView,
   version: ContentVersionView,
 };
-
-const iso = (d: Date | string) => new Date(d).toISOString();
 
 export async function listVersions(db: Knex, contentId: string): Promise<ContentVersionsView> {
   const rows = await db('rm_content_versions')

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import type { DiscoveryRunView } from './views';
-
-const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
+import { iso, isoOrNull } from '../timestamps';
 
 function view(r: any): DiscoveryRunView {
   return {
@@ -14,8 +13,8 @@ function view(r: any): DiscoveryRunView {
     country: r.country,
     prompt_count_min: r.prompt_count_min,
     prompt_count_max: r.prompt_count_max,
-    created_at: iso(r.created_at)!,
-    completed_at: iso(r.completed_at),
+    created_at: iso(r.created_at),
+    completed_at: isoOrNull(r.completed_at),
     prompts: r.prompts ?? [],
     unavailable_sources: r.unavailable_sources ?? [],
     accepted_indices: r.accepted ?? [],

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
+import { iso, isoOrNull } from '../timestamps';
 
 /** Where an email of the outbox stands (never its recipient or content). */
 export const EmailView = z.object({
@@ -15,8 +16,6 @@ export const EmailView = z.object({
 });
 export type EmailView = z.infer<typeof EmailView>;
 
-const iso = (v: unknown): string | null => (v === null || v === undefined ? null : new Date(v as string).toISOString());
-
 /** An email of the organization, or null (another organization's is null too). */
 export async function getEmail(db: Knex, organizationId: string, emailId: string): Promise<EmailView | null> {
   const r = await db('rm_emails').where({ email_id: emailId, organization_id: organizationId }).first();
@@ -29,7 +28,7 @@ export async function getEmail(db: Knex, organizationId: string, emailId: string
     message_id: r.message_id,
     possible_duplicate: r.possible_duplicate,
     last_error: r.last_error,
-    requested_at: iso(r.requested_at)!,
-    sent_at: iso(r.sent_at),
+    requested_at: iso(r.requested_at),
+    sent_at: isoOrNull(r.sent_at),
   };
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import type { JobKind } from '../../src/domain/jobs';
+import { iso, isoOrNull } from '../timestamps';
 
 /** A job as the jobs read model shows it: an area maps `status` to its own words (a pitch's `processing`). */
 export const JobView = z.object({
@@ -16,8 +17,6 @@ export const JobView = z.object({
 });
 export type JobView = z.infer<typeof JobView>;
 
-const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
-
 /** One job of an organization (null for another organization's, or none). */
 export async function getJob(db: Knex, organizationId: string, kind: JobKind, jobId: string): Promise<JobView | null> {
   const r = await db('rm_jobs').where({ id: jobId, kind, organization_id: organizationId }).first();
@@ -29,8 +28,8 @@ export async function getJob(db: Knex, organizationId: string, kind: JobKind, jo
     status: r.status,
     error_kind: r.error_kind,
     error: r.error,
-    requested_at: iso(r.requested_at)!,
-    started_at: iso(r.started_at),
-    finished_at: iso(r.finished_at),
+    requested_at: iso(r.requested_at),
+    started_at: isoOrNull(r.started_at),
+    finished_at: isoOrNull(r.finished_at),
   };
 }

@@ -2,8 +2,7 @@ import type { Knex } from 'knex';
 import { isUuid } from '../../src/domain/ids';
 import type { ApprovedFacts, FactsPage, FactView, PillarView, SearchAnswer } from './views';
 import { newestFirst, onePageAndMore, pageInfo, pageRows } from '../paging';
-
-const iso = (d: Date | string | null): string | null => (d === null ? null : (d instanceof Date ? d : new Date(d)).toISOString());
+import { iso, isoOrNull } from '../timestamps';
 
 const PILLAR_COLUMNS = ['id', 'name', 'description', 'status', 'last_researched_at', 'created_at'];
 const FACT_COLUMNS = [
@@ -29,8 +28,8 @@ const pillarView = (r: Row): PillarView => ({
   name: r.name,
   description: r.description,
   status: r.status,
-  last_researched_at: iso(r.last_researched_at),
-  created_at: iso(r.created_at)!,
+  last_researched_at: isoOrNull(r.last_researched_at),
+  created_at: iso(r.created_at),
 });
 
 export const factView = (r: Row): FactView => ({
@@ -45,8 +44,8 @@ export const factView = (r: Row): FactView => ({
   source_type: r.source_type,
   response_id: r.response_id,
   duplicate_of: r.duplicate_of,
-  created_at: iso(r.created_at)!,
-  updated_at: iso(r.updated_at)!,
+  created_at: iso(r.created_at),
+  updated_at: iso(r.updated_at),
 });
 
 export async function getPillar(db: Knex, websiteId: string, pillarId: string): Promise<PillarView | undefined> {

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { PitchListView, PitchPageData, PitchReportView } from './views';
 import { newestFirst, onePageAndMore, pageInfo, pageRows, type PageRequest } from '../paging';
+import { iso } from '../timestamps';
 
-const iso = (d: Date | string) => new Date(d).toISOString();
 const EMPTY_METRICS = { total_responses: 0, brand_mentions: 0, sentiment_score: 0, response_rate: 0 };
 
 interface Row {

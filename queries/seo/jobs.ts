@@ -1,8 +1,7 @@
 import type { Knex } from 'knex';
 import { factTextsByIds } from '../knowledge/knowledge';
 import type { SeoJobView } from './views';
-
-const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
+import { iso, isoOrNull } from '../timestamps';
 
 type Stored = SeoJobView['recommendations'][number] & { fact_id?: string };
 
@@ -25,8 +24,8 @@ export async function getSeoJob(db: Knex, organizationId: string, websiteId: str
   return {
     job_id: r.id,
     status: r.status,
-    created_at: iso(r.created_at)!,
-    completed_at: iso(r.completed_at),
+    created_at: iso(r.created_at),
+    completed_at: isoOrNull(r.completed_at),
     recommendations,
     error: r.error,
   };

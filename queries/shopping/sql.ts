@@ -5,6 +5,7 @@
  * (see ShoppingBlocks in ./types); blocksOf parses that row.
  */
 import type { Knex } from 'knex';
+import { pushRunAtRange } from '../filters';
 import { json } from './numbers';
 import type { ShoppingBlocks, ShoppingSelection } from './types';
 
@@ -44,14 +45,7 @@ export function scope(a: string, s: ShoppingSelection): { sql: string; bindings:
     [...s.promptIds] as unknown as Knex.RawBinding,
     [...s.models] as unknown as Knex.RawBinding,
   ];
-  if (s.start) {
-    parts.push(`${a}.run_at >= ?`);
-    bindings.push(s.start);
-  }
-  if (s.end) {
-    parts.push(`${a}.run_at <= ?`);
-    bindings.push(s.end);
-  }
+  pushRunAtRange(a, s, parts, bindings);
   return { sql: parts.join(' and '), bindings };
 }
 

@@ -63,18 +63,29 @@ function listing<T>(needs: Need, rows: (db: Knex, websiteId: string) => Promise<
 }
 
 /**
- * A write to the caller's website (`needs` on it): `command` on the website, then the row its result names, read back
- * from the catalogue read model.
+ * A write to the caller's website (`needs` on the website `input` names): `command` with the input, its website_id the
+ * website's own, then the row its result names, read back from the catalogue read model.
  */
-async function writeRow<R extends { id: string }, T>(
+async function writeRow<I extends { website_id: string }, R extends { id: string }, T>(
   c: Caller,
-  websiteId: string,
   needs: Need,
-  command: (ctx: CommandContext, w: WebsiteRow) => Promise<Pick<Handled<R>, 'result' | 'position'> | DomainError>,
+  input: I,
+  command: (ctx: CommandContext, input: I, w: WebsiteRow) => Promise<Pick<Handled<R>, 'result' | 'position'> | DomainError>,
   read: (db: Knex, websiteId: string, id: string) => Promise<T | undefined>,
 ): Promise<T> {
-  const w = await websiteFor(c, websiteId, needs);
-  return writeThenRead(c, command(commandContextOf(c, w.id), w), READS, (r) => read(dbOf(c), w.id, r.id));
+  const w = await websiteFor(c, input.website_id, needs);
+  return writeThenRead(c, command(commandContextOf(c, w.id), { ...input, website_id: w.id }, w), READS, (r) => read(dbOf(c), w.id, r.id));
+}
+
+/** A removal on the caller's website (`needs` on the website `input` names): `command` with the website's own id, settled. */
+async function removeOn<I extends { website_id: string }, R>(
+  c: Caller,
+  needs: Need,
+  input: I,
+  command: (ctx: CommandContext, input: I) => Promise<Handled<R> | DomainError>,
+): Promise<R> {
+  const w = await websiteFor(c, input.website_id, needs);
+  return settled(c.deps, command(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS);
 }
 
 // competitors
@@ -83,24 +94,14 @@ export async function listCompetitors(c: Caller, websiteId: string) {
   return { competitors: await competitorsOf(dbOf(c), w.id) };
 }
 export async function addCompetitor(c: Caller, input: AddCompetitor) {
-  const edit = need.competitors('edit');
-  const competitor = await writeRow(
-    c,
-    input.website_id,
-    edit,
-    (ctx, w) => add(ctx, { ...input, website_id: w.id, website_url: w.url }),
-    getCompetitor,
-  );
-  return { competitor };
+  const withUrl = (ctx: CommandContext, i: AddCompetitor, w: WebsiteRow) => add(ctx, { ...i, website_url: w.url });
+  return { competitor: await writeRow(c, need.competitors('edit'), input, withUrl, getCompetitor) };
 }
 export async function updateCompetitor(c: Caller, competitorId: string, input: UpdateCompetitor) {
-  const edit = need.competitors('edit');
-  const change = (ctx: CommandContext, w: WebsiteRow) => changeCompetitor(ctx, { ...input, website_id: w.id, competitor_id: competitorId });
-  return { competitor: await writeRow(c, input.website_id, edit, change, getCompetitor) };
+  return { competitor: await writeRow(c, need.competitors('edit'), { ...input, competitor_id: competitorId }, changeCompetitor, getCompetitor) };
 }
-export async function removeCompetitor(c: Caller, websiteId: string, competitorId: string) {
-  const w = await websiteFor(c, websiteId, need.competitors('edit'));
-  return settled(c.deps, remove(commandContextOf(c, w.id), { website_id: w.id, competitor_id: competitorId }), READS);
+export function removeCompetitor(c: Caller, websiteId: string, competitorId: string) {
+  return removeOn(c, need.competitors('edit'), { website_id: websiteId, competitor_id: competitorId }, remove);
 }
 
 // topics
@@ -112,66 +113,53 @@ export async function createTopic(c: Caller, input: CreateTopic) {
     return topic && { topic, restored: r.restored };
   });
 }
-export async function deleteTopic(c: Caller, input: DeleteTopic) {
-  const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  return settled(c.deps, removeTopic(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS);
+export function deleteTopic(c: Caller, input: DeleteTopic) {
+  return removeOn(c, need.prompts('edit'), input, removeTopic);
 }
 
 // prompts
 export const listPrompts = listing(need.prompts('view'), promptsOf);
 export async function createPrompt(c: Caller, input: CreatePrompt) {
-  const prompt = await writeRow(c, input.website_id, need.prompts('edit'), (ctx, w) => newPrompt(ctx, { ...input, website_id: w.id }), getPrompt);
-  return { prompt };
+  return { prompt: await writeRow(c, need.prompts('edit'), input, newPrompt, getPrompt) };
 }
 export async function updatePrompt(c: Caller, promptId: string, input: UpdatePrompt) {
-  const change = (ctx: CommandContext, w: WebsiteRow) => changePrompt(ctx, { ...input, website_id: w.id, prompt_id: promptId });
-  return { prompt: await writeRow(c, input.website_id, need.prompts('edit'), change, getPrompt) };
+  return { prompt: await writeRow(c, need.prompts('edit'), { ...input, prompt_id: promptId }, changePrompt, getPrompt) };
 }
-export async function deletePrompt(c: Caller, websiteId: string, promptId: string) {
-  const w = await websiteFor(c, websiteId, need.prompts('edit'));
-  return settled(c.deps, removePrompt(commandContextOf(c, w.id), { website_id: w.id, prompt_id: promptId }), READS);
+export function deletePrompt(c: Caller, websiteId: string, promptId: string) {
+  return removeOn(c, need.prompts('edit'), { website_id: websiteId, prompt_id: promptId }, removePrompt);
 }
 
 // personas, locations, attributes
 export const listPersonas = listing(need.prompts('view'), personasOf);
 export async function createPersona(c: Caller, input: CreatePersona) {
-  const persona = await writeRow(c, input.website_id, need.prompts('edit'), (ctx, w) => newPersona(ctx, { ...input, website_id: w.id }), getPersona);
-  return { persona };
+  return { persona: await writeRow(c, need.prompts('edit'), input, newPersona, getPersona) };
 }
 export const listLocations = listing(need.prompts('view'), locationsOf);
 /** answered flat: {id, location, country, region, city} */
 export function createLocation(c: Caller, input: CreateLocation) {
-  return writeRow(c, input.website_id, need.prompts('edit'), (ctx, w) => newLocation(ctx, { ...input, website_id: w.id }), getLocation);
+  return writeRow(c, need.prompts('edit'), input, newLocation, getLocation);
 }
 export const listAttributes = listing(need.knowledge('view'), attributesOf);
 export async function createAttribute(c: Caller, input: CreateAttribute) {
-  const edit = need.knowledge('edit');
-  const attribute = await writeRow(c, input.website_id, edit, (ctx, w) => newAttribute(ctx, { ...input, website_id: w.id }), getAttribute);
-  return { attribute };
+  return { attribute: await writeRow(c, need.knowledge('edit'), input, newAttribute, getAttribute) };
 }
 
 // prompt schedules
 export const listSchedules = listing(need.prompts('view'), schedulesOf);
 export async function createSchedule(c: Caller, input: CreateSchedule) {
-  const edit = need.prompts('edit');
-  const schedule = await writeRow(c, input.website_id, edit, (ctx, w) => newSchedule(ctx, { ...input, website_id: w.id }), getSchedule);
-  return { schedule };
+  return { schedule: await writeRow(c, need.prompts('edit'), input, newSchedule, getSchedule) };
 }
 export async function updateSchedule(c: Caller, scheduleId: string, input: UpdateSchedule) {
-  const change = (ctx: CommandContext, w: WebsiteRow) => changeSchedule(ctx, { ...input, website_id: w.id, schedule_id: scheduleId });
-  return { schedule: await writeRow(c, input.website_id, need.prompts('edit'), change, getSchedule) };
+  return { schedule: await writeRow(c, need.prompts('edit'), { ...input, schedule_id: scheduleId }, changeSchedule, getSchedule) };
 }
 
 // saved views
 export const listSavedViews = listing(need.analytics('view'), savedViewsOf);
 export async function createSavedView(c: Caller, input: CreateSavedView) {
-  const edit = need.analytics('edit');
-  const view = await writeRow(c, input.website_id, edit, (ctx, w) => newSavedView(ctx, { ...input, website_id: w.id }), getSavedView);
-  return { view };
+  return { view: await writeRow(c, need.analytics('edit'), input, newSavedView, getSavedView) };
 }
 export async function updateSavedView(c: Caller, viewId: string, input: UpdateSavedView) {
-  const change = (ctx: CommandContext, w: WebsiteRow) => changeSavedView(ctx, { ...input, website_id: w.id, view_id: viewId });
-  return { view: await writeRow(c, input.website_id, need.analytics('edit'), change, getSavedView) };
+  return { view: await writeRow(c, need.analytics('edit'), { ...input, view_id: viewId }, changeSavedView, getSavedView) };
 }
 
 // the model catalogue

@@ -73,41 +73,43 @@ function subjectLines(s: WriterSubject): string {
   return [lines.join('\n'), ...groundingPart(s.facts)].join('\n\n');
 }
 
+/** A writing task's prompt: the head naming the task, then its parts, a blank line between each. */
+const taskPrompt = (task: WriterTask['task'], ...parts: string[]) => [`${WRITER_PROMPT_HEAD} ${task}`, ...parts].join('\n\n');
+
+/** How a written page is laid out: Markdown, its title first, and the meta description on the line before it. */
+const PAGE_LAYOUT = `in Markdown, starting with its title as a level-1 heading. Before it, on the first line, write "${META_PREFIX}" followed by one sentence of at most 155 characters.`;
+
+const questions = (s: WriterSubject) => block('QUESTIONS', s.prompts.join('\n'));
+
 /** The prompt of one writing task. */
 export function writerPrompt(t: WriterTask): string {
   switch (t.task) {
     case 'brief':
-      return [
-        `${WRITER_PROMPT_HEAD} brief`,
+      return taskPrompt(
+        t.task,
         'Write a content brief in Markdown: the audience, the goal, an outline of 4 to 8 sections as a numbered list, and the questions the article must answer.',
         subjectLines(t),
-        block('QUESTIONS', t.prompts.join('\n')),
-      ].join('\n\n');
+        questions(t),
+      );
     case 'article':
-      return [
-        `${WRITER_PROMPT_HEAD} article`,
-        `Write the article the brief describes, in Markdown, starting with its title as a level-1 heading. Before it, on the first line, write "${META_PREFIX}" followed by one sentence of at most 155 characters.`,
-        subjectLines(t),
-        block('QUESTIONS', t.prompts.join('\n')),
-        block('BRIEF', t.brief),
-      ].join('\n\n');
+      return taskPrompt(t.task, `Write the article the brief describes, ${PAGE_LAYOUT}`, subjectLines(t), questions(t), block('BRIEF', t.brief));
     case 'optimize':
-      return [
-        `${WRITER_PROMPT_HEAD} optimize`,
-        `Rewrite the live page below, in Markdown, starting with its title as a level-1 heading. Before it, on the first line, write "${META_PREFIX}" followed by one sentence of at most 155 characters.`,
+      return taskPrompt(
+        t.task,
+        `Rewrite the live page below, ${PAGE_LAYOUT}`,
         subjectLines(t),
         `Live page: ${t.url}`,
-        block('QUESTIONS', t.prompts.join('\n')),
+        questions(t),
         block('PAGE', t.page),
-      ].join('\n\n');
+      );
     case 'revise':
-      return [
-        `${WRITER_PROMPT_HEAD} revise`,
+      return taskPrompt(
+        t.task,
         'Revise the document below following the instruction. Reply with the revised document only, in Markdown.',
         ...(t.whole_document ? [WHOLE_DOCUMENT_DIRECTIVE] : []),
         block('INSTRUCTION', t.instruction),
         block('DOCUMENT', t.draft),
-      ].join('\n\n');
+      );
   }
 }
 

@@ -18,10 +18,9 @@ import { type EventType, SYSTEM_ACTOR } from '../domain/events';
 import { composeMessage, messageIdFor } from '../email/message';
 import { renderEmail } from '../email/templates';
 import { classifySendError, type MailTransport } from '../email/transport';
-import type { EventStore } from '../eventstore/port';
 import type { Logger } from '../logger';
 import { systemContext } from './context';
-import { startWorker } from './worker';
+import { type BusWorkerDeps, startWorker } from './worker';
 import { sweepEvery } from './every';
 
 export const EMAIL_WORKER = 'email-workers';
@@ -35,10 +34,7 @@ export const EMAIL_DEFAULTS = {
   concurrency: 4,
 };
 
-export interface EmailWorkerDeps {
-  store: EventStore;
-  bus: Bus;
-  logger: Logger;
+export interface EmailWorkerDeps extends BusWorkerDeps {
   transport: MailTransport;
   /** MAIL_FROM */
   from: string;

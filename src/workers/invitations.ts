@@ -2,21 +2,16 @@ import { requestEmail } from '../../commands/email/request-email';
 import { load } from '../../commands/handle';
 import { Organization, organizationStream } from '../../commands/organizations/organization';
 import { roleOf } from '../../commands/team/team';
-import type { Bus, BusMessage, Consumer } from '../bus/port';
+import type { BusMessage, Consumer } from '../bus/port';
 import { isDomainError } from '../domain/errors';
 import type { EventType } from '../domain/events';
-import type { EventStore } from '../eventstore/port';
-import type { Logger } from '../logger';
 import { systemContext } from './context';
-import { startWorker } from './worker';
+import { type BusWorkerDeps, startWorker } from './worker';
 
 export const INVITATION_WORKER = 'invitation-workers';
 export const INVITATION_WORKER_TYPES: readonly EventType[] = ['InviteCreated'];
 
-export interface InvitationWorkerDeps {
-  store: EventStore;
-  bus: Bus;
-  logger: Logger;
+export interface InvitationWorkerDeps extends BusWorkerDeps {
   /** PUBLIC_BASE_URL: the acceptance link's origin */
   publicBaseUrl: string;
   now?: () => Date;

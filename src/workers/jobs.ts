@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { settleAllowance } from '../../commands/allowances/allowance';
 import type { Aggregate, CommandContext } from '../../commands/handle';
 import type { Delivery } from '../bus/memory';
-import type { Bus, BusMessage, Consumer } from '../bus/port';
+import type { BusMessage, Consumer } from '../bus/port';
 import { isDomainError } from '../domain/errors';
 import { type DomainEvent, decodeEvent, type EventData, type EventType, SYSTEM_ACTOR } from '../domain/events';
 import { deterministicId } from '../domain/ids';
@@ -11,15 +11,11 @@ import { evolveLifecycle, initialLifecycle, isFinished, jobKind, type JobKind, t
 import { type EventStore, positionToString, WrongExpectedRevisionError } from '../eventstore/port';
 import { releaseHolds } from '../limits/holds';
 import { admit, heartbeat, release, setState, type SlotPool, type SlotRow, uncapped } from '../limits/slots';
-import type { Logger } from '../logger';
-import { startWorker } from './worker';
+import { type BusWorkerDeps, startWorker } from './worker';
 import { problemLog } from '../app/problem';
 
-export interface JobDeps {
-  store: EventStore;
+export interface JobDeps extends BusWorkerDeps {
   db: Knex;
-  bus: Bus;
-  logger: Logger;
   now?: () => Date;
 }
 

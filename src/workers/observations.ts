@@ -10,14 +10,12 @@ import {
 import { compiledEntities } from '../analysis/entity-cache';
 import { createLlmJudge } from '../analysis/observation-judge';
 import { type CompiledAttributes, compileAttributes, extractObservations } from '../analysis/observations';
-import type { Bus, BusMessage, Consumer } from '../bus/port';
+import type { BusMessage, Consumer } from '../bus/port';
 import { decodeEvent, type EventData, type EventType } from '../domain/events';
 import { isModelId } from '../domain/models';
 import type { Engines } from '../engines/registry';
-import type { EventStore } from '../eventstore/port';
-import type { Logger } from '../logger';
 import { systemContext, type WebsiteContext, websiteContext } from './context';
-import { startWorker } from './worker';
+import { type BusWorkerDeps, startWorker } from './worker';
 
 export const OBSERVATION_WORKER = 'observation-workers';
 /**
@@ -37,11 +35,8 @@ export function parseExtractor(value: string | undefined): ExtractorChoice {
   throw new Error(`OBSERVATION_EXTRACTOR must be 'rules' or 'llm:<model id of the catalogue>', not ${JSON.stringify(value)}`);
 }
 
-export interface ObservationWorkerDeps {
-  store: EventStore;
-  bus: Bus;
+export interface ObservationWorkerDeps extends BusWorkerDeps {
   engines: Engines;
-  logger: Logger;
   extractor: ExtractorChoice;
   concurrency?: number;
 }

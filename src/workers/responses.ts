@@ -3,27 +3,23 @@ import { markPromptAnswered } from '../../commands/catalog/mark-prompt-answered'
 import type { CommandContext } from '../../commands/handle';
 import { type Outcome, recordOutcome, type Requested } from '../../commands/responses/record-outcome';
 import type { Delivery } from '../bus/memory';
-import type { Bus, BusMessage, Consumer } from '../bus/port';
+import type { BusMessage, Consumer } from '../bus/port';
 import { isDomainError } from '../domain/errors';
 import type { EventType } from '../domain/events';
 import type { Engines } from '../engines/registry';
 import { type AnswerRequest, isEngineError } from '../engines/port';
 import type { EventStore, Position } from '../eventstore/port';
-import type { Logger } from '../logger';
 import { systemContext, type WebsiteContext, websiteContext } from './context';
 import { type ExtractorChoice, ruleObservations } from './observations';
-import { startWorker } from './worker';
+import { type BusWorkerDeps, startWorker } from './worker';
 import { problemLog } from '../app/problem';
 
 export const RESPONSE_WORKER = 'response-workers';
 export const RESPONSE_WORKER_TYPES: readonly EventType[] = ['ResponseRequested'];
 
-export interface ResponseWorkerDeps {
-  store: EventStore;
+export interface ResponseWorkerDeps extends BusWorkerDeps {
   db: Knex;
-  bus: Bus;
   engines: Engines;
-  logger: Logger;
   /** units answered at once by this instance */
   concurrency?: number;
   /** with the rules (the default), an answer's observations are found here and recorded with it */

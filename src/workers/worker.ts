@@ -2,6 +2,14 @@ import type { Logger } from '../logger';
 import type { Delivery } from '../bus/memory';
 import type { Bus, BusMessage, Consumer } from '../bus/port';
 import { problemLog } from '../app/problem';
+import type { EventStore } from '../eventstore/port';
+
+/** What every bus worker is given: the bus it consumes, the store its commands append to, the logger. */
+export interface BusWorkerDeps {
+  store: EventStore;
+  bus: Bus;
+  logger: Logger;
+}
 
 export interface WorkerOptions {
   bus: Bus;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreatePillarAnswer, FactsPage, type FactView, PatchFactAnswer, SearchAnswer } from '../../queries/knowledge/views';
 import { MODEL_IDS } from '../../src/domain/models';
-import { buildSite } from '../support/answers';
+import { buildSite, importAnswers } from '../support/answers';
 import { grepDatabase as grep } from '../support/db-grep';
 import { jobEnded } from '../support/jobs';
 import { offlineResearch } from '../support/knowledge';
@@ -31,18 +31,14 @@ describe('knowledge base on the embedded store (PGlite, in-process bus)', () => 
 
   it('given one pillar name sent at once in several cases, then one pillar; its research runs and it becomes draft with pending candidates', async () => {
     const site = await buildSite(s, key, { name: 'Acme', url: 'https://acme-embedded.example.com' });
-    const imp = await post('/api/v1/responses/import', {
-      website_id: site.id,
-      responses: [
-        {
-          prompt_id: site.prompts[0].id,
-          model: MODEL_IDS[0],
-          run_at: '2026-03-01T10:00:00.000Z',
-          text: 'Acme pricing starts at 10 dollars a seat. Globex is pricier.',
-        },
-      ],
-    });
-    expect(imp.status, JSON.stringify(imp.body)).toBe(201);
+    await importAnswers(s, key, site.id, [
+      {
+        prompt_id: site.prompts[0].id,
+        model: MODEL_IDS[0],
+        run_at: '2026-03-01T10:00:00.000Z',
+        text: 'Acme pricing starts at 10 dollars a seat. Globex is pricier.',
+      },
+    ]);
     const rs = await Promise.all(
       ['Pricing', 'pricing', 'PRICING '].map((name) => post('/api/v1/knowledge-base/pillars', { website_id: site.id, name })),
     );

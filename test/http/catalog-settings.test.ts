@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { provisionDemoWebsite } from '../../commands/catalog/demo-catalog';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { MODEL_IDS } from '../../src/domain/models';
-import { newSite, postCreated, refusedWithoutWrite } from '../support/http';
+import { badNames, newSite, postCreated, refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, type TestServer } from '../support/server';
 import { collectionTenancyChecks, useWorld, type World } from '../support/tenancy';
 
@@ -58,7 +58,7 @@ describe('personas', () => {
     await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/personas', status: 400, error: 'website_id is required' },
       { method: 'POST', path: '/api/v1/personas', body: { name: 'X' }, status: 400, error: 'website_id is required' },
-      { method: 'POST', path: '/api/v1/personas', body: { website_id: site }, status: 400, error: 'name is required' },
+      ...badNames('/api/v1/personas', { website_id: site }),
       {
         method: 'POST',
         path: '/api/v1/personas',
@@ -142,14 +142,7 @@ describe('attributes', () => {
     const site = await newSite(s, w.a.key);
     await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/attributes', status: 400, error: 'website_id is required' },
-      { method: 'POST', path: '/api/v1/attributes', body: { website_id: site, name: '' }, status: 400, error: 'name: must not be empty' },
-      {
-        method: 'POST',
-        path: '/api/v1/attributes',
-        body: { website_id: site, name: 'n'.repeat(201) },
-        status: 400,
-        error: 'name: must be at most 200 characters',
-      },
+      ...badNames('/api/v1/attributes', { website_id: site }),
       { method: 'POST', path: '/api/v1/attributes', body: { website_id: 12, name: 'X' }, status: 400, error: 'website_id: must be a string' },
     ]);
   });
@@ -277,13 +270,7 @@ describe('prompt schedules', () => {
         status: 400,
         error: "frequency: must be 'daily' or 'weekly'",
       },
-      {
-        method: 'POST',
-        path: '/api/v1/prompt-schedules',
-        body: { ...base, name: 'n'.repeat(201) },
-        status: 400,
-        error: 'name: must be at most 200 characters',
-      },
+      ...badNames('/api/v1/prompt-schedules', base),
       {
         method: 'PATCH',
         path: `/api/v1/prompt-schedules/${x.id}`,
@@ -370,7 +357,7 @@ describe('saved views', () => {
     const v = (await post('/api/v1/saved-views', { website_id: one, name: 'Mine' })).body.view;
     await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/saved-views', status: 400, error: 'website_id is required' },
-      { method: 'POST', path: '/api/v1/saved-views', body: { website_id: one }, status: 400, error: 'name is required' },
+      ...badNames('/api/v1/saved-views', { website_id: one }),
       {
         method: 'POST',
         path: '/api/v1/saved-views',

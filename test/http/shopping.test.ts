@@ -4,6 +4,7 @@ import { SHOPPING_NOT_ENABLED } from '../../src/app/shopping';
 import { call, caughtUp, type TestServer } from '../support/server';
 import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { postCreated } from '../support/http';
+import { emptyPositionBucket } from '../support/shopping';
 
 let s: TestServer;
 let w: World;
@@ -129,17 +130,7 @@ useWorld(async (ctx) => {
   d = await buildData();
 });
 
-const zeroBuckets = (from: number, to: number) =>
-  Array.from({ length: to - from + 1 }, (_, i) => ({
-    position: String(from + i),
-    cards: 0,
-    own_cards: 0,
-    competitor_cards: 0,
-    other_cards: 0,
-    own_rate: 0,
-    competitor_rate: 0,
-    own_share: 0,
-  }));
+const zeroBuckets = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => emptyPositionBucket(String(from + i)));
 
 describe('POST /api/v1/metrics/shopping: the nine blocks', () => {
   let body: any;
@@ -762,7 +753,7 @@ describe('POST /api/v1/metrics/shopping: filters', () => {
         },
       ],
       merchant_breakdown: [],
-      position_distribution: zeroBuckets(1, 9).concat([{ ...zeroBuckets(1, 1)[0], position: '10+' }]),
+      position_distribution: zeroBuckets(1, 9).concat([emptyPositionBucket('10+')]),
       price_comparison: [],
       trend: [],
     });

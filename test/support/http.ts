@@ -25,6 +25,18 @@ export interface Refusal {
   error?: string | RegExp;
 }
 
+/**
+ * What every catalogue name refuses (a label of 1 to 200 characters): POST `path` with `base` (the other fields valid)
+ * and the name missing, empty, blank, 201 characters long, or not a string.
+ */
+export const badNames = (path: string, base: Record<string, unknown>): Refusal[] => [
+  { method: 'POST', path, body: { ...base, name: undefined }, status: 400, error: 'name is required' },
+  { method: 'POST', path, body: { ...base, name: '' }, status: 400, error: 'name: must not be empty' },
+  { method: 'POST', path, body: { ...base, name: '   ' }, status: 400, error: 'name: must not be empty' },
+  { method: 'POST', path, body: { ...base, name: 'n'.repeat(201) }, status: 400, error: 'name: must be at most 200 characters' },
+  { method: 'POST', path, body: { ...base, name: ['x'] }, status: 400, error: 'name: must be a string' },
+];
+
 /** Each case, sent with `key`: that status with an {error} (exactly `error`, or matching it, when given) and nothing written. */
 export async function refusedWithoutWrite(s: TestServer, key: string, cases: Refusal[]) {
   for (const c of cases) {

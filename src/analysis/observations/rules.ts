@@ -68,24 +68,40 @@ interface Candidate {
   neg: number;
 }
 
+/** Terms of one kind found in the sentence being read, in token order: `n` of them, each a first token, token end and what it is. */
+class Found<T> {
+  n = 0;
+  k: Int32Array;
+  end: Int32Array;
+  x: T[] = [];
+  constructor(size: number) {
+    this.k = new Int32Array(size);
+    this.end = new Int32Array(size);
+  }
+
+  add(k: number, end: number, x: T): void {
+    if (this.n >= this.k.length) {
+      this.k = grown(this.k, this.n);
+      this.end = grown(this.end, this.n);
+    }
+    this.k[this.n] = k;
+    this.end[this.n] = end;
+    this.x[this.n++] = x;
+  }
+}
+
 /** Hits of the sentence being read: scratch of one extraction, refilled by walk() for every sentence. */
 export class Hits {
-  /** lexicon hits: first token, token end, entry */
-  n = 0;
-  k = new Int32Array(128);
-  end = new Int32Array(128);
-  x: Lex[] = [];
-  /** attribute hits: first token, token end, attribute indices */
-  na = 0;
-  ak = new Int32Array(64);
-  aEnd = new Int32Array(64);
-  aa: number[][] = [];
+  /** lexicon hits: the entry */
+  readonly lex = new Found<Lex>(128);
+  /** attribute hits: the attribute indices */
+  readonly attrs = new Found<number[]>(64);
 }
 
 /** Finds lexicon and attribute terms in tokens [t0, t1) (longest match, each kind on its own). */
 export function walk(H: Hits, doc: Doc, root: Map<string, Node>, t0: number, t1: number): void {
   const { tw, tf } = doc;
-  H.n = H.na = 0;
+  H.lex.n = H.attrs.n = 0;
   let lexNext = t0;
   let attrNext = t0;
   for (let k = t0; k < t1; k++) {
@@ -116,23 +132,11 @@ export function walk(H: Hits, doc: Doc, root: Map<string, Node>, t0: number, t1:
       }
     }
     if (bestLex !== null) {
-      if (H.n >= H.k.length) {
-        H.k = grown(H.k, H.n);
-        H.end = grown(H.end, H.n);
-      }
-      H.k[H.n] = k;
-      H.end[H.n] = bestLexEnd;
-      H.x[H.n++] = bestLex;
+      H.lex.add(k, bestLexEnd, bestLex);
       lexNext = bestLexEnd;
     }
     if (bestAttr !== null) {
-      if (H.na >= H.ak.length) {
-        H.ak = grown(H.ak, H.na);
-        H.aEnd = grown(H.aEnd, H.na);
-      }
-      H.ak[H.na] = k;
-      H.aEnd[H.na] = bestAttrEnd;
-      H.aa[H.na++] = bestAttr;
+      H.attrs.add(k, bestAttrEnd, bestAttr);
       attrNext = bestAttrEnd;
     }
   }
@@ -183,9 +187,8 @@ export class Extraction {
     const t1 = doc.st1[si];
     const H = this.H;
     walk(H, doc, this.attrs.root, t0, t1);
-    if (H.na === 0) return;
-    const hn = H.n;
-    const { k: hk, end: hEnd, x: hx } = H;
+    if (H.attrs.n === 0) return;
+    const { n: hn, k: hk, end: hEnd, x: hx } = H.lex;
     let polar = false;
     for (let h = 0; h < hn && !polar; h++) {
       const x = hx[h];
@@ -312,12 +315,13 @@ export class Extraction {
         ents = clauses[from].ents;
         pos = clauses[from].pos;
       }
-      for (let q = 0; q < H.na; q++) {
-        const k = H.ak[q];
+      const attrs = H.attrs;
+      for (let q = 0; q < attrs.n; q++) {
+        const k = attrs.k[q];
         if (k < cl.k0 || k >= cl.k1) continue;
-        const v = valueFor(cl, ci, clauses, k, H.aEnd[q], seg);
+        const v = valueFor(cl, ci, clauses, k, attrs.end[q], seg);
         if (v === 0) continue;
-        for (const a of H.aa[q]) {
+        for (const a of attrs.x[q]) {
           for (let i = 0; i < ents.length; i++) {
             const e = ents[i];
             let c = cands.find((x) => x.e === e && x.a === a);
@@ -395,14 +399,15 @@ export class Extraction {
 
 /** True when tokens [from, to) hold an attribute term or a cue. */
 function says(H: Hits, from: number, to: number): boolean {
-  for (let q = 0; q < H.na; q++) if (H.ak[q] >= from && H.ak[q] < to) return true;
-  for (let q = 0; q < H.n; q++) if (H.k[q] >= from && H.k[q] < to && (H.x[q].kind === K_CUE || H.x[q].kind === K_NEG)) return true;
+  const { attrs, lex } = H;
+  for (let q = 0; q < attrs.n; q++) if (attrs.k[q] >= from && attrs.k[q] < to) return true;
+  for (let q = 0; q < lex.n; q++) if (lex.k[q] >= from && lex.k[q] < to && (lex.x[q].kind === K_CUE || lex.x[q].kind === K_NEG)) return true;
   return false;
 }
 
 /** The clause's cues: negation, intensifiers and hedges applied; conditions and baselines left out. */
 function cuesOf(H: Hits, cl: Clause, doc: Doc): void {
-  const { k: hk, end: hEnd, x: hx } = H;
+  const { n: hn, k: hk, end: hEnd, x: hx } = H.lex;
   const tf = doc.tf;
   const zone = doc.zone;
   let hedged = false;
@@ -423,7 +428,7 @@ function cuesOf(H: Hits, cl: Clause, doc: Doc): void {
     }
     negAt = -1;
   };
-  for (let h = 0; h < H.n; h++) {
+  for (let h = 0; h < hn; h++) {
     const k = hk[h];
     if (k < cl.k0 || k >= cl.k1 || zone[k] !== 0) continue;
     const x = hx[h];

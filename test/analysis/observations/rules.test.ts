@@ -27,10 +27,10 @@ describe('observations rules', () => {
     doc.load('Acme is worth a look for very good customer support, pricing', attributes.bloom, 0);
     const h = new Hits();
     walk(h, doc, attributes.root, doc.st0[0], doc.st1[0]);
-    const lexWords = Array.from({ length: h.n }, (_, i) => doc.text.slice(doc.ts[h.k[i]], doc.te[h.end[i] - 1]));
+    const lexWords = Array.from({ length: h.lex.n }, (_, i) => doc.text.slice(doc.ts[h.lex.k[i]], doc.te[h.lex.end[i] - 1]));
     expect(lexWords).toEqual(['worth a look', 'very', 'good']);
-    expect(h.x.slice(0, h.n).map((x: Lex) => x.kind)).toEqual([K_CUE, K_INT, K_CUE]);
-    const attrWords = Array.from({ length: h.na }, (_, i) => doc.text.slice(doc.ts[h.ak[i]], doc.te[h.aEnd[i] - 1]));
+    expect(h.lex.x.slice(0, h.lex.n).map((x: Lex) => x.kind)).toEqual([K_CUE, K_INT, K_CUE]);
+    const attrWords = Array.from({ length: h.attrs.n }, (_, i) => doc.text.slice(doc.ts[h.attrs.k[i]], doc.te[h.attrs.end[i] - 1]));
     expect(attrWords).toEqual(['customer support', 'pricing']);
   });
 

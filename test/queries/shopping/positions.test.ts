@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { positionDistribution } from '../../../queries/shopping/positions';
 import { LAST_POSITION_BUCKET } from '../../../queries/shopping/sql';
+import { emptyPositionBucket } from '../../support/shopping';
 
 describe('shopping positions: cards per position', () => {
   it('given cards at a few positions, then every bucket from 1 to "10+" is listed, empty ones with zeros, with rates of each side\'s cards', () => {
@@ -24,16 +25,7 @@ describe('shopping positions: cards per position', () => {
       competitor_rate: 25,
       own_share: 40,
     });
-    expect(out[1]).toEqual({
-      position: '2',
-      cards: 0,
-      own_cards: 0,
-      competitor_cards: 0,
-      other_cards: 0,
-      own_rate: 0,
-      competitor_rate: 0,
-      own_share: 0,
-    });
+    expect(out[1]).toEqual(emptyPositionBucket('2'));
     expect(out[9]).toMatchObject({ position: '10+', cards: 4, competitor_rate: 25, other_cards: 2 });
   });
 });

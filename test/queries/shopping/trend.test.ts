@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { totals } from '../../../queries/shopping/totals';
 import { trend } from '../../../queries/shopping/trend';
+import { cardDay } from '../../support/shopping';
 
 describe('shopping trend: per day', () => {
   it("given two days, one without cards, then one point per day with answers, the brand's visibility and position", () => {
@@ -9,20 +10,7 @@ describe('shopping trend: per day', () => {
         { day: '2026-01-01', answers: 4 },
         { day: '2026-01-02', answers: 3 },
       ],
-      card_days: [
-        {
-          day: '2026-01-01',
-          cards: 5,
-          own_cards: 2,
-          competitor_cards: 1,
-          priced_cards: 0,
-          own_priced_cards: 0,
-          competitor_priced_cards: 0,
-          cards_without_merchant: 0,
-          own_position_sum: 5,
-          best_own_position: 1,
-        },
-      ],
+      card_days: [cardDay('2026-01-01', { cards: 5, own_cards: 2, competitor_cards: 1, own_position_sum: 5, best_own_position: 1 })],
       answer_flags: [
         {
           day: '2026-01-01',

@@ -1,25 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { totals } from '../../../queries/shopping/totals';
 import { visibility } from '../../../queries/shopping/visibility';
+import { cardDay } from '../../support/shopping';
 
 describe('shopping visibility: the summary', () => {
   it('given answers, cards and products, then the rates are percentages of the right denominators, to two decimals', () => {
     const t = totals({
       answer_days: [{ day: 'd1', answers: 30 }],
-      card_days: [
-        {
-          day: 'd1',
-          cards: 12,
-          own_cards: 4,
-          competitor_cards: 6,
-          priced_cards: 0,
-          own_priced_cards: 0,
-          competitor_priced_cards: 0,
-          cards_without_merchant: 0,
-          own_position_sum: 10,
-          best_own_position: 1,
-        },
-      ],
+      card_days: [cardDay('d1', { cards: 12, own_cards: 4, competitor_cards: 6, own_position_sum: 10, best_own_position: 1 })],
       answer_flags: [
         { day: 'd1', answers_with_products: 9, answers_with_own_products: 3, answers_with_competitor_products: 5, own_first_position_answers: 2 },
       ],
