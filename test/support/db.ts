@@ -24,6 +24,21 @@ const TEST_DATABASE_SETTINGS = { synchronous_commit: 'off' };
 let template: Promise<string | null> | undefined;
 
 /**
+ * This run's prefix for test databases (test/support/global-setup.ts), or null outside vitest. A file's database is
+ * then left when the file closes it and dropped with the others when the run ends: a DROP DATABASE holds a transaction
+ * id while it waits for its checkpoint (0.5-2 s under load), and the event store's catch-up never reads past the oldest
+ * running transaction of the whole server (README, "Operators"), so each file's drop paused every other file's
+ * projections; under load a read-your-writes wait ran out its 5 s (metrics-instances counted an import short).
+ */
+function runDatabasePrefix(): string | null {
+  try {
+    return inject('testDatabases') ?? null;
+  } catch {
+    return null; // outside a vitest worker
+  }
+}
+
+/**
  * This run's schema template (test/support/global-setup.ts names it), built by the first file that needs it: a server
  * started and stopped on a database of that name, then every row removed but the server's secrets (aivis_secrets) and
  * every sequence restarted. Built under an
@@ -91,9 +106,10 @@ export async function freshDatabase(poolMax = 10, opts: { serverSchema?: boolean
     const d = await openPglite('memory://');
     return { ...d, url: null };
   }
+  const runPrefix = runDatabasePrefix();
   const created = await createDatabase(
     serverUrl,
-    'aivis_t',
+    runPrefix ?? 'aivis_t',
     opts.serverSchema ? ((await schemaTemplate(serverUrl)) ?? undefined) : undefined,
     TEST_DATABASE_SETTINGS,
   );
@@ -103,7 +119,7 @@ export async function freshDatabase(poolMax = 10, opts: { serverSchema?: boolean
     url: created.url,
     close: async () => {
       await d.close();
-      await created.drop();
+      if (!runPrefix) await created.drop();
     },
   };
 }

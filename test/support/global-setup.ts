@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import { onServer } from './pg-server';
+import { dropDatabases, onServer } from './pg-server';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -12,6 +12,8 @@ declare module 'vitest' {
     schemaTemplate: string | null;
     /** the directory of this run's bundles of CHILD_ENTRIES, or null (none: children load their source through tsx) */
     bundles: string | null;
+    /** the name prefix of this run's test databases on the real server, dropped together when the run ends, or null */
+    testDatabases: string | null;
   }
 }
 
@@ -106,6 +108,9 @@ export default function setup(project: TestProject): () => Promise<void> {
     project.provide('bundles', dir);
   }
   const serverUrl = process.env.DATABASE_URL;
+  // every test file's database stays until the run ends (test/support/db.ts says why), then they go together
+  project.provide('testDatabases', serverUrl ? `aivis_t_${run}` : null);
+  if (serverUrl) teardown.push(() => dropDatabases(serverUrl, `aivis_t_${run}_`));
   if (!serverUrl || process.env.TEST_SCHEMA_TEMPLATE === 'off') project.provide('schemaTemplate', null);
   else {
     const name = `aivis_tpl_${run}`;

@@ -33,3 +33,18 @@ export async function createDatabase(
   u.pathname = `/${name}`;
   return { name, url: u.toString(), drop: () => onServer(serverUrl, `drop database if exists ${name} with (force)`) };
 }
+
+/**
+ * Drops every database whose name starts with `prefix`, eight at a time: each drop waits for a checkpoint, and drops
+ * under way together share one (30 in about 0.6 s here, against some 0.1-2 s each one after the other).
+ */
+export async function dropDatabases(serverUrl: string, prefix: string): Promise<void> {
+  const admin = knex({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 8 } });
+  try {
+    const names: string[] = await admin('pg_database').whereRaw('starts_with(datname, ?)', [prefix]).pluck('datname');
+    for (let i = 0; i < names.length; i += 8)
+      await Promise.all(names.slice(i, i + 8).map((n) => admin.raw('drop database if exists ?? with (force)', [n])));
+  } finally {
+    await admin.destroy();
+  }
+}
