@@ -3,13 +3,34 @@ import type { Knex } from 'knex';
 /** how long a checkpoint write extends its runner's lease */
 export const LEASE_SECONDS = 15;
 
-interface Move {
+/** A checkpoint to move: `name`'s, to `position`, if `owner` still leads `generation`. */
+export interface CheckpointMove {
   name: string;
   owner: string;
-  generation: string;
+  generation: bigint;
   position: string;
+}
+
+interface Move extends CheckpointMove {
   settle(moved: boolean): void;
   fail(err: unknown): void;
+}
+
+/**
+ * Moves checkpoints on `conn` (a runner's batch transaction, or the database) in one statement, each only where its
+ * owner still leads its generation, and renews those leases; returns the names moved. Its commit need not wait for its
+ * WAL flush (set with it, no round trip of its own): a crash loses the last moves, and the runners read those events
+ * again.
+ */
+export async function moveCheckpoints(conn: Knex, moves: readonly CheckpointMove[]): Promise<Set<string>> {
+  const r = await conn.raw(
+    `update aivis_checkpoints as c set position = v.position, lease_until = now() + interval '${LEASE_SECONDS} seconds', updated_at = now()
+      from (values ${moves.map(() => '(?, ?, ?::bigint, ?)').join(', ')}) as v(name, owner, generation, position)
+      where c.name = v.name and c.lease_owner = v.owner and c.generation = v.generation
+      returning c.name, set_config('synchronous_commit', 'off', true)`,
+    moves.flatMap((m) => [m.name, m.owner, m.generation.toString(), m.position]),
+  );
+  return new Set((r.rows as { name: string }[]).map((row) => row.name));
 }
 
 /** A checkpoint row's fence: the generation and the instance leading it. */
@@ -41,7 +62,7 @@ export class CheckpointWrites {
       // one runner per projection in a process, and a runner waits for its move before the next: a second move of the
       // same name in one turn would be another process's runner sharing this writer, which none does; keep it apart
       if (this.pending.has(name)) void this.flush();
-      this.pending.set(name, { name, owner, generation: generation.toString(), position, settle, fail });
+      this.pending.set(name, { name, owner, generation, position, settle, fail });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => void this.flush());
@@ -79,14 +100,7 @@ export class CheckpointWrites {
     this.scheduled = false;
     if (moves.length === 0) return;
     try {
-      const r = await this.db.raw(
-        `update aivis_checkpoints as c set position = v.position, lease_until = now() + interval '${LEASE_SECONDS} seconds', updated_at = now()
-          from (values ${moves.map(() => '(?, ?, ?::bigint, ?)').join(', ')}) as v(name, owner, generation, position)
-          where c.name = v.name and c.lease_owner = v.owner and c.generation = v.generation
-          returning c.name, set_config('synchronous_commit', 'off', true)`,
-        moves.flatMap((m) => [m.name, m.owner, m.generation, m.position]),
-      );
-      const moved = new Set((r.rows as { name: string }[]).map((row) => row.name));
+      const moved = await moveCheckpoints(this.db, moves);
       for (const m of moves) m.settle(moved.has(m.name));
     } catch (err) {
       for (const m of moves) m.fail(err);

@@ -15,7 +15,7 @@ import {
   setAsideSites,
   websiteOf,
 } from './dead-letters';
-import { CheckpointWrites, LEASE_SECONDS } from './checkpoints';
+import { CheckpointWrites, LEASE_SECONDS, moveCheckpoints } from './checkpoints';
 import { type FeedReader, readInterest, type SharedFeed } from './feed';
 import {
   comparePositions,
@@ -458,19 +458,10 @@ export class ProjectionRunner {
     }
   }
 
-  /**
-   * Moves the checkpoint (and the lease) if this runner still leads this generation. It need not wait for its WAL
-   * flush (set with it, no round trip of its own): a crash loses the last batches with their checkpoint (a batch and
-   * its checkpoint stay one transaction), and the runner reads them again. The event store's appends keep waiting.
-   */
-  private async saveCheckpoint(conn: Knex, last: Position): Promise<void> {
-    const r = await conn.raw(
-      `update aivis_checkpoints set position = ?, lease_until = now() + interval '${LEASE_SECONDS} seconds', updated_at = now()
-        where name = ? and lease_owner = ? and generation = ?
-        returning set_config('synchronous_commit', 'off', true)`,
-      [positionToString(last), this.projection.name, this.owner, this.generation.toString()],
-    );
-    if (r.rows.length === 0) throw new Fenced();
+  /** Moves the checkpoint (and the lease) in the batch's transaction, if this runner still leads this generation. */
+  private async saveCheckpoint(trx: Knex, last: Position): Promise<void> {
+    const move = { name: this.projection.name, owner: this.owner, generation: this.generation, position: positionToString(last) };
+    if (!(await moveCheckpoints(trx, [move])).has(move.name)) throw new Fenced();
   }
 
   private async decode(batch: RecordedEvent[]): Promise<Item[]> {
