@@ -4,31 +4,9 @@
  * (`--quick`: 2,000), unfiltered and filtered, and the per-prompt breakdown of one item.
  */
 import { answerDataset } from './answers';
-import { type Bench, info, median, nowNs, quantile, report } from './lib';
+import { type Bench, info, median, postOk, report, warmedUp } from './lib';
 
 const DAY_MS = 86_400_000;
-
-async function post(url: string, key: string, path: string, body: unknown): Promise<any> {
-  const res = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': key },
-    body: JSON.stringify(body),
-  });
-  const json = await res.json();
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
-  return json;
-}
-
-async function timed(n: number, warm: number, fn: (i: number) => Promise<unknown>): Promise<{ p50: number; p95: number }> {
-  const times: number[] = [];
-  for (let i = 0; i < n + warm; i++) {
-    const t0 = nowNs();
-    await fn(i);
-    if (i >= warm) times.push(Number(nowNs() - t0) / 1e6);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: quantile(times, 0.5), p95: quantile(times, 0.95) };
-}
 
 export const content: Bench = {
   name: 'content',
@@ -42,11 +20,15 @@ export const content: Bench = {
     // tracking 500 new URLs per call (new pages each time: the skip path is cheaper)
     const rounds = quick ? 10 : 20;
     let made = 0;
-    const track = await timed(rounds, 2, async (i) => {
-      const urls = Array.from({ length: 500 }, (_, k) => ({ url: `https://bench-${i}.example.org/articles/page-${k}?utm_source=x` }));
-      const r = await post(s.url, s.key, '/api/v1/content/track', { website_id: site, urls });
-      made += r.created_count;
-    });
+    const track = await warmedUp(
+      rounds,
+      async (i) => {
+        const urls = Array.from({ length: 500 }, (_, k) => ({ url: `https://bench-${i}.example.org/articles/page-${k}?utm_source=x` }));
+        const r = await postOk(s, '/api/v1/content/track', { website_id: site, urls });
+        made += r.created_count;
+      },
+      2,
+    );
     report('content_track_500_ms', track.p95, 'ms', {
       goal: { op: '<=', value: 250 },
       note: `p95 of ${rounds} calls (after 2 not counted) tracking 500 new URLs each (answered once the content read model has them); median ${track.p50.toFixed(1)} ms; ${made} items made`,
@@ -62,7 +44,7 @@ export const content: Bench = {
       .pluck('normalized_url')) as string[];
     const urls = [...cited, ...Array.from({ length: Math.max(0, target - made - cited.length) }, (_, k) => `filler.example.com/p/${k}`)];
     for (let i = 0; i < urls.length; i += 500) {
-      await post(s.url, s.key, '/api/v1/content/track', { website_id: site, urls: urls.slice(i, i + 500).map((url) => ({ url })) });
+      await postOk(s, '/api/v1/content/track', { website_id: site, urls: urls.slice(i, i + 500).map((url) => ({ url })) });
     }
     const items = Number((await db('rm_content').where('website_id', site).count<{ n: string }[]>('* as n'))[0].n);
     await db.raw('analyze rm_content; analyze rm_content_cites; analyze rm_content_answers');
@@ -90,8 +72,8 @@ export const content: Bench = {
     const citedPage = Math.floor((items - cited.length) / 40);
     for (const [name, c] of Object.entries(cases)) {
       let body: any;
-      const t = await timed(n, 3, async (i) => {
-        body = await post(s.url, s.key, '/api/v1/content', { website_id: site, ...c, page_size: 40, page_num: i % 2 ? citedPage : 0 });
+      const t = await warmedUp(n, async (i) => {
+        body = await postOk(s, '/api/v1/content', { website_id: site, ...c, page_size: 40, page_num: i % 2 ? citedPage : 0 });
       });
       report(`content_list_ms_${name}`, t.p95, 'ms', {
         goal: { op: '<=', value: name === 'unfiltered' ? 50 : 80 },
@@ -108,8 +90,8 @@ export const content: Bench = {
       .orderByRaw('count(*) desc')
       .first('c.content_id')) as { content_id: string };
     let breakdown: any;
-    const p = await timed(n, 3, async () => {
-      breakdown = await post(s.url, s.key, '/api/v1/content/prompts', {
+    const p = await warmedUp(n, async () => {
+      breakdown = await postOk(s, '/api/v1/content/prompts', {
         website_id: site,
         content_id: top.content_id,
         filters: cases.unfiltered.filters,

@@ -105,16 +105,14 @@ export const median = (xs: number[]) =>
     0.5,
   );
 
-/** `run` n times in sequence after 3 runs not counted (warm-up): the p50 and p95 of the n, in ms, and the last answer. */
-export async function warmedUp<T>(n: number, run: () => Promise<T>): Promise<{ p50: number; p95: number; last: T }> {
-  const times: number[] = [];
+/**
+ * `run` n times in sequence after `warm` runs not counted (warm-up; default 3): the p50 and p95 of the n, in ms, and the
+ * last answer. `run` gets its call's index, warm-up included.
+ */
+export async function warmedUp<T>(n: number, run: (i: number) => Promise<T>, warm = 3): Promise<{ p50: number; p95: number; last: T }> {
   let last = undefined as T;
-  for (let i = 0; i < n + 3; i++) {
-    const t0 = nowNs();
-    last = await run();
-    if (i >= 3) times.push(Number(nowNs() - t0) / 1e6);
-  }
-  times.sort((a, b) => a - b);
+  for (let i = 0; i < warm; i++) last = await run(i);
+  const times = (await sampleUs(n, async (i) => (last = await run(warm + i)))).map((us) => us / 1e3).sort((a, b) => a - b);
   return { p50: quantile(times, 0.5), p95: quantile(times, 0.95), last };
 }
 
