@@ -4,6 +4,7 @@ import { inScope } from '../access';
 import { onePageAndMore, pageInfo, pageRows } from '../paging';
 import { text, Uuid } from '../../src/domain/schemas';
 import { SYSTEM_ROLE_IDS, type Principal } from '../../src/domain/principal';
+import { iso } from '../timestamps';
 
 export const ActivityFilters = z.object({
   website_id: Uuid.optional().describe("Only this website's changes; omitted = every change the key may see"),
@@ -107,7 +108,7 @@ export async function getActivity(db: Knex, p: Principal, f: ActivityFilters): P
       entity_ids: r.entity_ids,
       via_api_key: r.via_api_key,
       actor: { user: personVisible ? { id: r.actor_user_id, email: r.email } : null },
-      created_at: new Date(r.created_at).toISOString(),
+      created_at: iso(r.created_at),
     };
   });
   return { data, ...pageInfo(rows, f) };

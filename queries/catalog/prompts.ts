@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 
 import type { Prompt } from './views';
+import { iso } from '../timestamps';
 
 export type { Prompt } from './views';
 
@@ -11,7 +12,7 @@ const view = (r: Prompt & { created_at: Date | string }): Prompt => ({
   type: r.type,
   status: r.status,
   tags: r.tags,
-  created_at: new Date(r.created_at).toISOString(),
+  created_at: iso(r.created_at),
 });
 
 const columns = ['id', 'text', 'topic_id', 'type', 'status', 'tags', 'created_at'] as const;

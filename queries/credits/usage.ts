@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { CREDIT_BUCKETS } from '../../projections/credits';
 import { type AnyCreditKind, CREDIT_KINDS } from '../../src/domain/credits';
 import type { CreditEventsView, CreditUsageView } from './views';
+import { iso } from '../timestamps';
 
 /** Whose credits: an organization's, or only those of some of its websites. */
 export interface CreditScope {
@@ -23,7 +24,6 @@ export async function creditTotals(
   const parts: string[] = [];
   const args: Knex.RawBinding[] = [];
   const sites: Knex.RawBinding[] = scope.websiteIds ? [[...scope.websiteIds] as unknown as Knex.RawBinding] : [];
-  const iso = (d: number) => new Date(d).toISOString();
   /** [from, to) (or [from, to] when `closed`) from level `level` down: CREDIT_BUCKETS, then the events */
   const cover = (from: number | null, to: number, closed: boolean, level: number): void => {
     if (from !== null && (to < from || (to === from && !closed))) return;
@@ -119,7 +119,7 @@ export async function creditEvents(
   const page = rows.slice(0, q.pageSize);
   const events = page.map((r) => ({
     id: r.id,
-    occurred_at: new Date(r.occurred_at).toISOString(),
+    occurred_at: iso(r.occurred_at),
     kind: r.kind,
     credits: Number(r.credits),
     website_id: r.website_id,

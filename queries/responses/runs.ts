@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { scheduleValue } from '../../src/domain/filters';
 import type { Run, RunDetail, RunPage, RunStatus } from './views';
 import { onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
+import { iso, isoOrNull } from '../timestamps';
 
 export type { RunStatus } from './views';
 
@@ -37,8 +38,8 @@ const view = (r: RunRow): Run => ({
   recorded: r.recorded,
   failed: r.failed,
   pending: r.total - r.recorded - r.failed,
-  started_at: new Date(r.started_at).toISOString(),
-  finished_at: r.finished_at ? new Date(r.finished_at).toISOString() : null,
+  started_at: iso(r.started_at),
+  finished_at: isoOrNull(r.finished_at),
 });
 export type RunView = Run;
 

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 import { DomainErrorException, notFound } from '../../src/domain/errors';
 import type { Principal } from '../../src/domain/principal';
+import { iso } from '../timestamps';
 
 /** A group as the public documentation shows it: camelCase, `externalId` for partner keys only. */
 export const GroupView = z.object({
@@ -50,7 +51,7 @@ async function views(db: Knex, p: Principal, rows: GroupRow[]): Promise<GroupVie
       name: r.name,
       orgId: r.organization_id,
       billingEnabled: r.billing_enabled,
-      createdAt: new Date(r.created_at).toISOString(),
+      createdAt: iso(r.created_at),
       websites,
       websiteIds: websites.map((w) => w.id),
     };

@@ -4,6 +4,7 @@ import { DomainErrorException, notFound } from '../../src/domain/errors';
 import { catalogue } from '../../src/domain/events';
 import { type Permissions, type Principal, reachesEveryWebsite, SYSTEM_ROLE_IDS, SYSTEM_ROLES, type UserAccess } from '../../src/domain/principal';
 import { roleNames } from './roles';
+import { iso } from '../timestamps';
 
 export const AccessType = z.enum(['organization', 'group', 'website']);
 export type AccessType = z.infer<typeof AccessType>;
@@ -55,7 +56,7 @@ async function shape(db: Knex, organizationId: string, rows: (Row & { access_typ
     role_id: r.role_id,
     role_name: names.get(r.role_id)?.name ?? 'Unknown',
     access_type: r.access_type,
-    created_at: new Date(r.created_at).toISOString(),
+    created_at: iso(r.created_at),
   }));
 }
 

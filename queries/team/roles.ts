@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DomainErrorException, notFound } from '../../src/domain/errors';
 import { PermissionsData } from '../../src/domain/events';
 import { PERMISSION_CATEGORIES, type Permissions, SYSTEM_ROLES, systemRole } from '../../src/domain/principal';
+import { iso } from '../timestamps';
 
 /** A role as the API shows it (spec, Role). */
 export const RoleView = z.object({
@@ -48,7 +49,7 @@ const customView = (r: RoleRow): RoleView => ({
   slug: r.slug,
   is_system: false,
   permissions: inOrder(r.permissions),
-  created_at: new Date(r.created_at).toISOString(),
+  created_at: iso(r.created_at),
 });
 
 /** The system roles, then the organization's custom roles, oldest first. */
