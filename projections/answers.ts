@@ -661,6 +661,8 @@ export async function rederive(trx: Knex.Transaction, websiteId: string, version
  */
 export async function realignSite(db: Knex, websiteId: string): Promise<string | null> {
   return db.transaction(async (trx) => {
+    // long, and it appends no events: the log's readers need not wait for it (src/eventstore/horizon.ts)
+    await trx.raw('select aivis_appends_none()');
     await lockSite(trx, websiteId);
     const why = await outOfLine(trx, websiteId);
     if (why === null) return null;

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { BELOW_HORIZON, HORIZON_SQL } from './horizon';
 import { preferLz4Sql } from '../db';
 import { EventMetadata } from '../domain/events';
 import {
@@ -264,6 +265,7 @@ export async function migrateEventStore(db: Knex): Promise<void> {
   await db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(7163401)');
     await trx.raw(SCHEMA);
+    await trx.raw(HORIZON_SQL);
     await trx.raw(preferLz4Sql('aivis_events', ['data', 'metadata']));
   });
 }
@@ -553,14 +555,14 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
     },
 
     async readAll(after: Position, maxCount: number) {
-      // never read past the oldest running transaction: a late commit below it can't be skipped.
-      // order by the table's xid8 column, not the `txid` text alias of the select list (text order, and no index)
+      // never read past the oldest running transaction that may append (horizon.ts): a late commit below it can't be
+      // skipped. Order by the table's xid8 column, not the `txid` text alias of the select list (text order, no index)
+      const at = [after[0].toString(), after[1].toString()];
       const r = await db.raw(
         `select ${COLUMNS} from aivis_events
-          where (txid, position) > (?::text::xid8, ?::bigint)
-            and txid < pg_snapshot_xmin(pg_current_snapshot())
+          where (txid, position) > (?::text::xid8, ?::bigint) and ${BELOW_HORIZON}
           order by aivis_events.txid, aivis_events.position limit ?`,
-        [after[0].toString(), after[1].toString(), maxCount],
+        [...at, ...at, maxCount],
       );
       return (r.rows as EventRow[]).map(toRecorded);
     },
@@ -573,6 +575,7 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
       streamPrefixes: Readonly<Record<string, string>> = {},
     ) {
       const prefixed = Object.entries(streamPrefixes).filter(([t]) => types.includes(t));
+      const at = [after[0].toString(), after[1].toString()];
       const plain = types.filter((t) => !(t in streamPrefixes));
       // one index scan; the payloads of the other types are neither sent nor parsed (a join back to the table would
       // need a plan the planner cannot cost: it has no row count for the scanned range)
@@ -582,11 +585,10 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
            from (select *, (type = any(?::text[]) or type <> all(?::text[])
                             or exists (select 1 from unnest(?::text[], ?::text[]) as p(t, prefix) where p.t = type and starts_with(stream_id, p.prefix))) as hit
                    from aivis_events
-                  where (txid, position) > (?::text::xid8, ?::bigint)
-                    and txid < pg_snapshot_xmin(pg_current_snapshot())
+                  where (txid, position) > (?::text::xid8, ?::bigint) and ${BELOW_HORIZON}
                   order by aivis_events.txid, aivis_events.position limit ?) scanned
           order by scanned.txid, scanned.position`,
-        [plain, known as string[], prefixed.map(([t]) => t), prefixed.map(([, p]) => p), after[0].toString(), after[1].toString(), maxCount],
+        [plain, known as string[], prefixed.map(([t]) => t), prefixed.map(([, p]) => p), ...at, ...at, maxCount],
       );
       const rows = r.rows as (EventRow & { event_id: string | null })[];
       const events: RecordedEvent[] = [];
@@ -598,8 +600,9 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
     async headPosition() {
       const r = await db.raw(
         `select txid::text as txid, position from aivis_events
-          where txid < pg_snapshot_xmin(pg_current_snapshot())
+          where ${BELOW_HORIZON}
           order by aivis_events.txid desc, aivis_events.position desc limit 1`,
+        ['0', '0'],
       );
       const row = r.rows[0] as { txid: string; position: string } | undefined;
       return row ? ([BigInt(row.txid), BigInt(row.position)] as const) : START;

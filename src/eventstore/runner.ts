@@ -16,6 +16,7 @@ import {
   websiteOf,
 } from './dead-letters';
 import { CheckpointWrites, LEASE_SECONDS, moveCheckpoints } from './checkpoints';
+import { APPENDS_NONE_FUNCTION } from './horizon';
 import { type FeedReader, readInterest, type SharedFeed } from './feed';
 import {
   comparePositions,
@@ -78,6 +79,7 @@ async function createRunnerTables(db: Knex): Promise<void> {
         primary key (event_id, projection)
       );
       alter table aivis_checkpoints add column if not exists rebuild_owner text, add column if not exists rebuild_until timestamptz;`);
+    await trx.raw(APPENDS_NONE_FUNCTION);
     await migrateDeadLetters(trx);
   });
 }
@@ -128,7 +130,8 @@ export interface RunnerStatus {
  */
 async function liveWrite(trx: Knex.Transaction, projection: string, mode: 'shared' | 'exclusive'): Promise<void> {
   const fn = mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
-  await trx.raw(`select ${fn}(hashtextextended(?, 0))`, [`aivis-live:${projection}`]);
+  // with the mark that the transaction appends no events (horizon.ts): the log's readers need not wait for it
+  await trx.raw(`select ${fn}(hashtextextended(?, 0)), aivis_appends_none()`, [`aivis-live:${projection}`]);
 }
 
 /**
@@ -732,7 +735,10 @@ export class ProjectionRunner {
   /** One batch into the shadow (no checkpoint: a rebuild that stops starts over); returns the lane as it then is. */
   private async applyShadow(take: () => Item[], lane: Lane, isolating: boolean): Promise<Lane> {
     const next: Lane = { ...lane, dead: new Set(lane.dead) };
-    await this.db.transaction((trx) => this.applyItems(trx, take(), next, isolating));
+    await this.db.transaction(async (trx) => {
+      await trx.raw('select aivis_appends_none()');
+      await this.applyItems(trx, take(), next, isolating);
+    });
     return next;
   }
 

@@ -195,6 +195,59 @@ describe('projection runner', () => {
     }
   });
 
+  it.skipIf(!onRealPostgres)(
+    "given one projection's batch held open after its first write, when events are appended, then another projection applies them meanwhile",
+    async () => {
+      // given: a projection whose batch writes a row, then waits (a website's re-derivation runs seconds like this)
+      let entered!: () => void;
+      const inBatch = new Promise<void>((r) => (entered = r));
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const slow: Projection = {
+        name: 'test-slow',
+        version: 1,
+        tables: ['t_slow'],
+        handles: ['ApiKeyRevoked'],
+        migrate: async (db) => {
+          await db.raw('create table if not exists t_slow (event_id uuid primary key)');
+        },
+        apply: async (trx, events) => {
+          await trx('t_slow').insert(events.map((e) => ({ event_id: e.id })));
+          entered();
+          await gate;
+        },
+      };
+      const slowRunner = new ProjectionRunner({ projection: slow, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
+      const beside = countingProjection({ name: 'test-beside-slow' });
+      await beside.migrate(t.db);
+      await t.db.raw('truncate t_counts, t_seen');
+      const counting = new ProjectionRunner({
+        projection: beside,
+        store: t.store,
+        db: t.db,
+        logger: silentLogger(),
+        pollMs: 20,
+      });
+      await slowRunner.start();
+      await counting.start();
+      try {
+        await t.store.append('s-slow', [anEvent()], 'any');
+        await inBatch;
+        // when
+        const next = await t.store.append('s-beside-slow', [anEvent()], 'any');
+        // then: read past the open batch (it appends no events), not held behind it
+        expect(await counting.waitFor(next.position, 5000)).toBe(true);
+        expect(await slowRunner.waitFor(next.position, 50)).toBe(false);
+        release();
+        expect(await slowRunner.waitFor(next.position, 5000)).toBe(true);
+      } finally {
+        release();
+        await slowRunner.stop();
+        await counting.stop();
+      }
+    },
+  );
+
   it('given checkpoint moves asked in the same turn, then they are one statement, and each moves only if its runner still leads', async () => {
     // given three checkpoints: two led by this runner's owner at generation 0, one since taken by another instance
     const rows = ['a', 'b', 'c'].map((n) => ({ name: `test-cw-${n}`, position: 'start', version: 1, generation: 0, lease_owner: 'me' }));

@@ -1,0 +1,68 @@
+/**
+ * The read horizon of the Postgres event store: how far a catch-up reader may read without ever skipping a late commit.
+ *
+ * An event's position starts with its transaction's id (xid8). Ids are taken in one order and committed in another, so
+ * a reader reads only below the oldest transaction still running: one below it may yet commit events. But most of
+ * what runs never appends: a projection's batch (a website's re-derivation in it runs for seconds), a transaction of
+ * another database on the same server (a test file's, a DROP DATABASE). Holding every reader back behind those stalled
+ * every projection of every tenant while one re-derivation ran.
+ *
+ * So the horizon is the oldest running transaction that may still append, or the snapshot's end when none may:
+ * - a transaction of another database cannot write this database's log (pg_stat_activity: its backend's database);
+ * - a transaction that called `aivis_appends_none()` cannot either: it holds an advisory lock keyed by its own id's low
+ *   32 bits (only one running transaction can have them), and the log's insert trigger refuses it (a setting local to
+ *   the transaction). Projection batches, rebuilds and re-alignments call it first.
+ *
+ * The expensive part (pg_locks, the backends' table) runs only when a reader is held back: when the snapshot has running
+ * transactions and events past the reader were committed at or above the oldest of them. A transaction the check
+ * cannot place (gone by the time the locks are read, a prepared transaction) counts as one that may append.
+ */
+
+/** the advisory-lock class (the key's high 32 bits) of the mark "this transaction appends no events" */
+const APPENDS_NONE_CLASS = 1095325267;
+
+/** The marker, on any database the runners write (the event store's or only the read models'). */
+export const APPENDS_NONE_FUNCTION = `
+create or replace function aivis_appends_none() returns void language sql as $$
+  select set_config('aivis.appends_none', 'on', true);
+  select pg_advisory_xact_lock_shared((${APPENDS_NONE_CLASS}::bigint << 32) | (pg_current_xact_id()::text::bigint & 4294967295));
+$$;`;
+
+/** The log's side: the horizon function, and the trigger that holds a marked transaction to its word. */
+export const HORIZON_SQL = `
+create or replace function aivis_refuse_marked_append() returns trigger language plpgsql as $$
+begin
+  if current_setting('aivis.appends_none', true) = 'on' then
+    raise exception 'this transaction declared that it appends no events (aivis_appends_none): the readers have read past it';
+  end if;
+  return null;
+end $$;
+create or replace trigger aivis_events_appends_none before insert on aivis_events
+  for each statement execute function aivis_refuse_marked_append();
+
+-- stable: it sees the calling statement's snapshot, the one the reader's rows come from
+create or replace function aivis_read_horizon(p_txid xid8, p_position bigint) returns xid8 language plpgsql stable as $$
+declare
+  s pg_snapshot := pg_current_snapshot();
+  h xid8 := pg_snapshot_xmin(s);
+  v_db oid;
+begin
+  if h = pg_snapshot_xmax(s)
+     or not exists (select 1 from aivis_events where txid >= h and (txid, position) > (p_txid, p_position)) then
+    return h;
+  end if;
+  select oid into v_db from pg_database where datname = current_database();
+  return coalesce((
+    select min(x) from pg_snapshot_xip(s) as x
+     where (x::text::bigint & 4294967295) not in (
+             select l.objid::text::bigint from pg_locks l
+              where l.locktype = 'advisory' and l.database = v_db and l.classid = ${APPENDS_NONE_CLASS}::oid
+                and l.objsubid = 1 and l.granted)
+       and (x::text::bigint & 4294967295) not in (
+             select a.backend_xid::text::bigint from pg_stat_get_activity(null) a
+              where a.backend_xid is not null and a.datid <> v_db)),
+    pg_snapshot_xmax(s));
+end $$;`;
+
+/** The condition "below the horizon of a reader after position (?, ?)": txid and position as text and bigint. */
+export const BELOW_HORIZON = `txid < (select aivis_read_horizon(?::text::xid8, ?::bigint))`;

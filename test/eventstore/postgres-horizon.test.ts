@@ -1,0 +1,98 @@
+import knex, { type Knex } from 'knex';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { START } from '../../src/eventstore/port';
+import { migrateRunnerTables } from '../../src/eventstore/runner';
+import { freshStore, serverUrl } from '../support/db';
+import { anEvent, testMetadata } from '../support/events';
+import { onPostgresServer } from '../support/suites';
+
+// Needs a real server: the horizon is about other sessions' open transactions, and PGlite has one connection.
+const suite = onPostgresServer('Postgres read horizon test', 'embedded PGlite has one connection');
+
+/** Runs `body` inside a transaction that has taken its id, on `db`, and keeps it open until `body` is done. */
+async function withOpenTransaction<T>(db: Knex, body: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return db.transaction(async (trx) => {
+    await trx.raw('select pg_current_xact_id()');
+    return body(trx);
+  });
+}
+
+const ids = (events: { id: string }[]) => events.map((e) => e.id);
+
+suite('Postgres event store: how far a catch-up reader may read', () => {
+  let t: Awaited<ReturnType<typeof freshStore>>;
+  let elsewhere: Knex;
+  beforeAll(async () => {
+    t = await freshStore(6);
+    await migrateRunnerTables(t.db);
+    const u = new URL(serverUrl!);
+    u.pathname = '/postgres';
+    elsewhere = knex({ client: 'pg', connection: u.toString(), pool: { min: 0, max: 1 } });
+  });
+  afterAll(async () => {
+    await elsewhere?.destroy();
+    await t?.close();
+  });
+
+  const readFrom = async (from = START) => t.store.readAll(from, 1000);
+
+  it('given an open transaction of another database on the server, when an event is appended here, then a reader reads it', async () => {
+    const before = await t.store.lastPosition();
+    const e = anEvent();
+    await withOpenTransaction(elsewhere, async () => {
+      await t.store.append('horizon-elsewhere', [e], 'any');
+      expect(ids(await readFrom(before))).toEqual([e.id]);
+    });
+  });
+
+  it('given an open transaction here that declared it appends no events, when an event is appended, then a reader reads it', async () => {
+    const before = await t.store.lastPosition();
+    const e = anEvent();
+    await withOpenTransaction(t.db, async (trx) => {
+      await trx.raw('select aivis_appends_none()');
+      await t.store.append('horizon-marked', [e], 'any');
+      expect(ids(await readFrom(before))).toEqual([e.id]);
+    });
+  });
+
+  it('given a transaction that declared it appends no events, when it appends one, then the log refuses it and stores nothing', async () => {
+    const e = anEvent();
+    const attempt = t.db.transaction(async (trx) => {
+      await trx.raw('select aivis_appends_none()');
+      await trx.raw('select * from aivis_append(?, ?, ?::jsonb)', ['horizon-liar', 'any', JSON.stringify([e])]);
+    });
+    await expect(attempt).rejects.toThrow(/declared that it appends no events/);
+    expect(await t.store.readStream('horizon-liar')).toEqual([]);
+  });
+
+  it('given an open transaction here that took its id first, when later events commit before it, then a reader waits for it and then reads its events first, each once', async () => {
+    const before = await t.store.lastPosition();
+    const late = anEvent();
+    const early = anEvent();
+    await withOpenTransaction(t.db, async (trx) => {
+      await t.store.append('horizon-early', [early], 'any');
+      // held back: a reader past `early` would skip `late`, which commits below it
+      expect(ids(await readFrom(before))).toEqual([]);
+      await trx('aivis_events').insert({
+        stream_id: 'horizon-late',
+        revision: 0,
+        event_id: late.id,
+        type: late.type,
+        data: late.data,
+        metadata: testMetadata(),
+      });
+    });
+    expect(ids(await readFrom(before))).toEqual([late.id, early.id]);
+    expect((await t.store.headPosition())[1]).toBeGreaterThan(before[1]);
+  });
+
+  it('given an open transaction here that declared nothing, when an event commits after it, then the head does not move past it', async () => {
+    const e = anEvent();
+    await withOpenTransaction(t.db, async () => {
+      const head = await t.store.headPosition();
+      await t.store.append('horizon-head', [e], 'any');
+      expect(await t.store.headPosition()).toEqual(head);
+    });
+    expect((await readFrom()).map((x) => x.id)).toContain(e.id);
+  });
+});
