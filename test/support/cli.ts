@@ -1,4 +1,4 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 
 /** Written to stdout and stderr by the CLI host after each run (no CLI output contains a NUL). */
 export const CLI_DONE = '\u0000cli-done\u0000\n';
@@ -96,4 +96,21 @@ export function hostedCli(databaseUrl: string): { run: (...args: string[]) => Pr
     run: (...args) => host.run(args, { ...(process.env as Record<string, string>), DATABASE_URL: databaseUrl, NATS_URL: '', LOG_LEVEL: 'warn' }),
     close: () => host.close(),
   };
+}
+
+/**
+ * A process run to its end without blocking this one (unlike spawnSync): servers of this test process go on meanwhile,
+ * as they would beside an operator's CLI. `input` is written to its stdin, which is then closed.
+ */
+export function runProcess(args: string[], env: Record<string, string>, input = '', timeoutMs = 120_000): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['pipe', 'pipe', 'pipe'], timeout: timeoutMs });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(input);
+  });
 }
