@@ -40,21 +40,24 @@ end $$;
 create or replace trigger aivis_events_appends_none before insert on aivis_events
   for each statement execute function aivis_refuse_marked_append();
 
--- stable: it sees the calling statement's snapshot, the one the reader's rows come from
-create or replace function aivis_read_horizon(p_txid xid8, p_position bigint) returns xid8 language plpgsql stable as $$
+-- stable: it sees the calling statement's snapshot, the one the reader's rows come from. p_floor: a horizon this
+-- process found before (safe later too: what ran below it then has ended or never appends), so that a reader's
+-- horizon never moves back when a transaction it left out has ended and can no longer be told apart
+create or replace function aivis_read_horizon(p_txid xid8, p_position bigint, p_floor xid8) returns xid8 language plpgsql stable as $$
 declare
   s pg_snapshot := pg_current_snapshot();
-  h xid8 := pg_snapshot_xmin(s);
+  h xid8 := greatest(pg_snapshot_xmin(s), p_floor);
   v_db oid;
 begin
-  if h = pg_snapshot_xmax(s)
+  if h >= pg_snapshot_xmax(s)
      or not exists (select 1 from aivis_events where txid >= h and (txid, position) > (p_txid, p_position)) then
     return h;
   end if;
   select oid into v_db from pg_database where datname = current_database();
   return coalesce((
     select min(x) from pg_snapshot_xip(s) as x
-     where (x::text::bigint & 4294967295) not in (
+     where x >= h
+       and (x::text::bigint & 4294967295) not in (
              select l.objid::text::bigint from pg_locks l
               where l.locktype = 'advisory' and l.database = v_db and l.classid = ${APPENDS_NONE_CLASS}::oid
                 and l.objsubid = 1 and l.granted)
@@ -64,5 +67,25 @@ begin
     pg_snapshot_xmax(s));
 end $$;`;
 
-/** The condition "below the horizon of a reader after position (?, ?)": txid and position as text and bigint. */
-export const BELOW_HORIZON = `txid < (select aivis_read_horizon(?::text::xid8, ?::bigint))`;
+/**
+ * A reader's horizon, as the first column (`horizon`, text) of a query whose rows are a lateral `e` (`rows`, which
+ * compares `txid` with `h.horizon`): one row with e's columns null when nothing is below it. The function runs once
+ * (`offset 0`: not folded into the query, where each row would call it again). Parameters: the reader's
+ * position (txid and position as text, bigint), the process's floor (text), then rows' own.
+ */
+export const belowHorizon = (rows: string) => `select h.horizon::text as horizon, e.*
+  from (select aivis_read_horizon(?::text::xid8, ?::bigint, ?::text::xid8) as horizon offset 0) h
+  left join lateral (${rows}) e on true`;
+
+/** The highest horizon this process has read with (the `p_floor` of its next reads). */
+export class HorizonFloor {
+  private floor = 0n;
+  get value(): string {
+    return this.floor.toString();
+  }
+  /** Keeps `horizon` if it is higher; rows of a `belowHorizon` query all carry the same one. */
+  seen(rows: readonly { horizon: string }[]): void {
+    const h = rows.length ? BigInt(rows[0].horizon) : 0n;
+    if (h > this.floor) this.floor = h;
+  }
+}

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { BELOW_HORIZON, HORIZON_SQL } from './horizon';
+import { belowHorizon, HORIZON_SQL, HorizonFloor } from './horizon';
 import { preferLz4Sql } from '../db';
 import { EventMetadata } from '../domain/events';
 import {
@@ -327,6 +327,8 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
           // (batches of ~8), ~4.5k with two (batches of ~4 cost twice the CPU per append)
           { maxInFlight: 1, maxAppends: 48, maxEvents: 2000, ...(typeof options.batch === 'object' ? options.batch : {}) };
   const listeners = new Set<() => void>();
+  // how far this process's readers have read: their horizon never moves back (horizon.ts)
+  const floor = new HorizonFloor();
 
   // the hot path skips knex's query builder: one prepared statement on a pooled connection
   // with `notify`, the append's own statement wakes the other processes' readers (delivered at commit, once per
@@ -559,12 +561,15 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
       // skipped. Order by the table's xid8 column, not the `txid` text alias of the select list (text order, no index)
       const at = [after[0].toString(), after[1].toString()];
       const r = await db.raw(
-        `select ${COLUMNS} from aivis_events
-          where (txid, position) > (?::text::xid8, ?::bigint) and ${BELOW_HORIZON}
-          order by aivis_events.txid, aivis_events.position limit ?`,
-        [...at, ...at, maxCount],
+        `${belowHorizon(`select ${COLUMNS}, aivis_events.txid as x8 from aivis_events
+            where (txid, position) > (?::text::xid8, ?::bigint) and txid < h.horizon
+            order by aivis_events.txid, aivis_events.position limit ?`)}
+          order by e.x8, e.position`,
+        [...at, floor.value, ...at, maxCount],
       );
-      return (r.rows as EventRow[]).map(toRecorded);
+      const rows = r.rows as (EventRow & { horizon: string })[];
+      floor.seen(rows);
+      return rows.filter((row) => row.position !== null).map(toRecorded);
     },
 
     async readAllOfTypes(
@@ -580,17 +585,19 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
       // one index scan; the payloads of the other types are neither sent nor parsed (a join back to the table would
       // need a plan the planner cannot cost: it has no row count for the scanned range)
       const r = await db.raw(
-        `select position, txid::text as txid, type, stream_id, revision, ${RECORDED_MS},
+        `${belowHorizon(`select position, txid::text as txid, txid as x8, type, stream_id, revision, ${RECORDED_MS},
                 case when hit then event_id end as event_id, case when hit then data end as data, case when hit then metadata end as metadata
            from (select *, (type = any(?::text[]) or type <> all(?::text[])
                             or exists (select 1 from unnest(?::text[], ?::text[]) as p(t, prefix) where p.t = type and starts_with(stream_id, p.prefix))) as hit
                    from aivis_events
-                  where (txid, position) > (?::text::xid8, ?::bigint) and ${BELOW_HORIZON}
-                  order by aivis_events.txid, aivis_events.position limit ?) scanned
-          order by scanned.txid, scanned.position`,
-        [plain, known as string[], prefixed.map(([t]) => t), prefixed.map(([, p]) => p), ...at, ...at, maxCount],
+                  where (txid, position) > (?::text::xid8, ?::bigint) and txid < h.horizon
+                  order by aivis_events.txid, aivis_events.position limit ?) scanned`)}
+          order by e.x8, e.position`,
+        [...at, floor.value, plain, known as string[], prefixed.map(([t]) => t), prefixed.map(([, p]) => p), ...at, maxCount],
       );
-      const rows = r.rows as (EventRow & { event_id: string | null })[];
+      const all = r.rows as (EventRow & { event_id: string | null; horizon: string })[];
+      floor.seen(all);
+      const rows = all.filter((row) => row.position !== null);
       const events: RecordedEvent[] = [];
       for (const row of rows) if (row.event_id !== null) events.push(toRecorded(row));
       const last = rows[rows.length - 1];
@@ -599,13 +606,14 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
 
     async headPosition() {
       const r = await db.raw(
-        `select txid::text as txid, position from aivis_events
-          where ${BELOW_HORIZON}
-          order by aivis_events.txid desc, aivis_events.position desc limit 1`,
-        ['0', '0'],
+        belowHorizon(`select txid::text as txid, position from aivis_events
+          where txid < h.horizon order by aivis_events.txid desc, aivis_events.position desc limit 1`),
+        ['0', '0', floor.value],
       );
-      const row = r.rows[0] as { txid: string; position: string } | undefined;
-      return row ? ([BigInt(row.txid), BigInt(row.position)] as const) : START;
+      const rows = r.rows as { txid: string | null; position: string | null; horizon: string }[];
+      floor.seen(rows);
+      const row = rows[0];
+      return row?.txid ? ([BigInt(row.txid), BigInt(row.position!)] as const) : START;
     },
 
     async lastPosition() {

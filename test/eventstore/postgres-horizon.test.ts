@@ -86,6 +86,19 @@ suite('Postgres event store: how far a catch-up reader may read', () => {
     expect((await t.store.headPosition())[1]).toBeGreaterThan(before[1]);
   });
 
+  it("given a horizon this process read before (its floor), then a later read's horizon is never below it, though the transactions it left out can no longer be told apart", async () => {
+    // the floor stands for a horizon read while a transaction now ended was still left out (another database's,
+    // gone from pg_stat_activity but still running in an older snapshot): the function must not go back below it
+    const horizon = async (floor: string) =>
+      BigInt((await t.db.raw('select aivis_read_horizon(?::text::xid8, 0, ?::text::xid8)::text as h', ['0', floor])).rows[0].h as string);
+    await withOpenTransaction(t.db, async (trx) => {
+      const open = BigInt((await trx.raw('select pg_current_xact_id()::text as x')).rows[0].x as string);
+      await t.store.append('horizon-floor', [anEvent()], 'any');
+      expect(await horizon('0')).toBe(open);
+      expect(await horizon((open + 1n).toString())).toBeGreaterThan(open);
+    });
+  });
+
   it('given an open transaction here that declared nothing, when an event commits after it, then the head does not move past it', async () => {
     const e = anEvent();
     await withOpenTransaction(t.db, async () => {
