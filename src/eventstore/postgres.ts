@@ -280,9 +280,13 @@ export interface AppendBatching {
   maxAppends?: number;
   /** events per batch (a batch takes at least one append) */
   maxEvents?: number;
+  /**
+   * a dispatch running this long (ms; a lock wait, say) stops counting against maxInFlight, so it can't hold up the
+   * others (default 20); the next batch then runs beside it, so appends issued later may commit first
+   */
+  stallMs?: number;
 }
 
-// a dispatch running this long (a lock wait, say) stops counting against maxInFlight, so it can't hold up the others
 const STALL_MS = 20;
 // a batch's append that lost a race with another transaction (same event id, a deadlock) is retried alone, as today
 const RETRY_ALONE = new Set(['23505', '40P01', '40001']);
@@ -325,7 +329,7 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
         ? null
         : // one batch in flight, as a single-writer log has: on 2 cores, 8 writers reach ~5.5-6.3k appends/s with one
           // (batches of ~8), ~4.5k with two (batches of ~4 cost twice the CPU per append)
-          { maxInFlight: 1, maxAppends: 48, maxEvents: 2000, ...(typeof options.batch === 'object' ? options.batch : {}) };
+          { maxInFlight: 1, maxAppends: 48, maxEvents: 2000, stallMs: STALL_MS, ...(typeof options.batch === 'object' ? options.batch : {}) };
   const listeners = new Set<() => void>();
   // how far this process's readers have read: their horizon never moves back (horizon.ts)
   const floor = new HorizonFloor();
@@ -482,12 +486,12 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
     while (queue.length > 0) {
       const now = Date.now();
       let stalled = 0;
-      for (const d of inFlight) if (now - d.since >= STALL_MS) stalled++;
+      for (const d of inFlight) if (now - d.since >= b.stallMs) stalled++;
       if (inFlight.size >= b.maxInFlight + stalled) {
         stallTimer ??= setTimeout(() => {
           stallTimer = null;
           pump();
-        }, STALL_MS);
+        }, b.stallMs);
         return;
       }
       let n = 1;

@@ -73,8 +73,9 @@ suite('Postgres event store: concurrent appends committed in one transaction', (
   ])(
     'given 50 concurrent appends with conflicts and duplicates over %s streams, then each has the outcome the same appends one after another would have',
     async (name, existing, fresh) => {
-      // one batch slot: the first append goes alone, the other 49 wait and go in issue order, in batches
-      const store = await openPostgresEventStore(d.db, { batch: { maxInFlight: 1 } });
+      // one batch slot: the first append goes alone, the other 49 wait and go in issue order, in batches (and a slow
+      // batch is not passed by the next: under load one took over the default 20 ms, and two streams' appends swapped)
+      const store = await openPostgresEventStore(d.db, { batch: { maxInFlight: 1, stallMs: 60_000 } });
       const model = new Model();
       const seed: [string, NewEvent[]][] = Array.from({ length: existing }, (_, i) => [`seq-${name}-s${i}`, [anEvent()]]);
       for (const [s, evs] of seed) {
@@ -117,7 +118,7 @@ suite('Postgres event store: concurrent appends committed in one transaction', (
   );
 
   it('given one batch of appends to distinct streams with every kind of expected revision, then all are stored in issue order in one transaction', async () => {
-    const store = await openPostgresEventStore(d.db, { batch: { maxInFlight: 1 } });
+    const store = await openPostgresEventStore(d.db, { batch: { maxInFlight: 1, stallMs: 60_000 } });
     for (let i = 0; i < 3; i++) await store.append(`one-x${i}`, [anEvent(), anEvent()], 'no_stream');
     const blocker = store.append('one-blocker', [anEvent()], 'no_stream');
     // queued behind the blocker: they go together as the next batch
