@@ -167,6 +167,8 @@ export class ProjectionRunner {
   private unsubscribe: (() => void) | null = null;
   private waiters = new Set<{ pos: Position; resolve: (ok: boolean) => void }>();
   private leaseRenewedAt = 0;
+  /** a deferred checkpoint move found this runner no longer leading: the next step reloads */
+  private fencedByMove = false;
   /** when the idle loop last looked for a fence (fencedElsewhere) */
   private fenceCheckedAt = 0;
   /** when this runner last took or renewed its lease with acquireLease (a fence read before it would not show it) */
@@ -247,6 +249,7 @@ export class ProjectionRunner {
     this.loop = null;
     this.reader?.close();
     this.reader = null;
+    await this.checkpoints.settle(this.projection.name);
     if (this.leader) {
       await this.db('aivis_checkpoints')
         .where({ name: this.projection.name, lease_owner: this.owner })
@@ -306,6 +309,8 @@ export class ProjectionRunner {
   }
 
   private async acquireLease(): Promise<boolean> {
+    // the position read below is the stored one: this runner's deferred move first
+    await this.checkpoints.settle(this.projection.name);
     const rows = await this.db('aivis_checkpoints')
       .where('name', this.projection.name)
       .andWhere((q) => q.whereNull('lease_owner').orWhere('lease_owner', this.owner).orWhere('lease_until', '<', this.db.fn.now()))
@@ -354,6 +359,10 @@ export class ProjectionRunner {
    * is applied again piece by piece (`isolating`), and the failing event's website is set aside.
    */
   async step(readAhead = false, isolating = false): Promise<number> {
+    if (this.fencedByMove) {
+      this.fencedByMove = false;
+      throw new Fenced();
+    }
     const ahead = this.ahead;
     this.ahead = null;
     const {
@@ -381,9 +390,17 @@ export class ProjectionRunner {
       // nothing to apply (every event scanned was another projection's): the checkpoint alone, in one statement with
       // the other runners' of this process that moved theirs in the same turn
       if (pending.length === 0) {
-        if (!(await this.checkpoints.move(this.projection.name, this.owner, this.generation, positionToString(last)))) throw new Fenced();
+        // stored within DEFER_MS with the others' (checkpoints.ts); this instance's waiters go on now
+        this.checkpoints.defer(
+          { name: this.projection.name, owner: this.owner, generation: this.generation, position: positionToString(last) },
+          () => {
+            this.fencedByMove = true;
+            this.wakeUrgent?.();
+          },
+        );
       } else {
         const lane: Lane = { dead: new Set(this.dead), letters: DEAD_LETTERS, searchPath: null, rebuilding: this.rebuilding };
+        await this.checkpoints.yieldTo(this.projection.name);
         await this.db.transaction(async (trx) => {
           await liveWrite(trx, this.projection.name, 'shared');
           await this.applyItems(trx, take(), lane, isolating);
@@ -608,6 +625,7 @@ export class ProjectionRunner {
       // on a failure too (migrate at the next start would also restore what before() dropped)
       await hook?.after(this.db);
     }
+    await this.checkpoints.settle(this.projection.name);
     await this.db('aivis_checkpoints')
       .where({ name: this.projection.name, lease_owner: this.owner })
       .update({ lease_owner: null, lease_until: null });
