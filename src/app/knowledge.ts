@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { z } from 'zod';
 import { type Decision, type Handled, handle, newEventsFor } from '../../commands/handle';
 import {
@@ -54,11 +55,19 @@ async function site(c: Caller, websiteId: string) {
   return websiteFor(c, websiteId, WEBSITE_ADMIN);
 }
 
+/** What an id alone addresses: a pillar or a fact, its read model table and the 404 an unknown id gets. */
+interface Addressed {
+  table: 'rm_kb_pillars' | 'rm_kb_facts';
+  missing: string;
+}
+const PILLAR: Addressed = { table: 'rm_kb_pillars', missing: KNOWLEDGE_MESSAGES.pillarNotFound };
+const FACT: Addressed = { table: 'rm_kb_facts', missing: KNOWLEDGE_MESSAGES.factNotFound };
+
 /** The website of a pillar or fact addressed by id alone: another organization's id is 404, as an unknown one. */
-async function siteOf(c: Caller, table: 'rm_kb_pillars' | 'rm_kb_facts', id: string, missing: string): Promise<string> {
+async function siteOf(c: Caller, what: Addressed, id: string): Promise<string> {
   gate(c);
-  const at = await locate(dbOf(c), table, id);
-  if (!at || at.organization_id !== c.principal.organizationId) throw new DomainErrorException(notFound(missing));
+  const at = await locate(dbOf(c), what.table, id);
+  if (!at || at.organization_id !== c.principal.organizationId) throw new DomainErrorException(notFound(what.missing));
   await websiteFor(c, at.website_id, WEBSITE_ADMIN);
   return at.website_id;
 }
@@ -76,6 +85,21 @@ async function written<R, T>(c: Caller, run: Promise<Handled<R> | DomainError>, 
   if (isDomainError(h) || h.position !== null) return writeThenRead(c, Promise.resolve(h), READS, read);
   const head = await c.deps.rt.store.lastPosition();
   return writeThenRead(c, Promise.resolve({ ...h, position: head }), READS, read);
+}
+
+/**
+ * A change of the pillar or fact addressed by id (a pillar's PATCH, a fact's review): decided on its website's stream,
+ * then the row read back by that id (the decision answers the id it was given).
+ */
+async function changeAddressed<T>(
+  c: Caller,
+  what: Addressed,
+  id: string,
+  decide: (s: KnowledgeState) => Decision<unknown> | DomainError,
+  read: (db: Knex, websiteId: string, id: string) => Promise<T | undefined>,
+): Promise<T> {
+  const websiteId = await siteOf(c, what, id);
+  return written(c, decideOn(c, websiteId, decide), () => read(dbOf(c), websiteId, id));
 }
 
 const orNotFound = <T>(v: T | undefined, message: string): T => {
@@ -124,12 +148,7 @@ export async function listPillarsOp(c: Caller, websiteId: string): Promise<{ pil
 }
 
 export async function updatePillarOp(c: Caller, pillarId: string, input: UpdatePillar): Promise<{ pillar: PillarView }> {
-  const websiteId = await siteOf(c, 'rm_kb_pillars', pillarId, KNOWLEDGE_MESSAGES.pillarNotFound);
-  const pillar = await written(
-    c,
-    decideOn(c, websiteId, (s) => decideUpdatePillar(s, pillarId, input)),
-    (r) => getPillar(dbOf(c), websiteId, r.pillar_id),
-  );
+  const pillar = await changeAddressed(c, PILLAR, pillarId, (s) => decideUpdatePillar(s, pillarId, input), getPillar);
   return { pillar };
 }
 
@@ -196,12 +215,7 @@ export async function searchFactsOp(c: Caller, q: SearchFactsQuery): Promise<Sea
 }
 
 export async function reviewFactOp(c: Caller, factId: string, input: ReviewFact): Promise<{ fact: FactView }> {
-  const websiteId = await siteOf(c, 'rm_kb_facts', factId, KNOWLEDGE_MESSAGES.factNotFound);
-  const fact = await written(
-    c,
-    decideOn(c, websiteId, (s) => decideReviewFact(s, factId, input)),
-    (r) => getLiveFact(dbOf(c), websiteId, r.fact_id),
-  );
+  const fact = await changeAddressed(c, FACT, factId, (s) => decideReviewFact(s, factId, input), getLiveFact);
   return { fact };
 }
 
@@ -210,7 +224,7 @@ export async function reviewFactOp(c: Caller, factId: string, input: ReviewFact)
  * change answers the new fact (new id); the addressed one is archived.
  */
 export async function patchFactOp(c: Caller, factId: string, input: PatchFact): Promise<{ fact: FactView; before: FactView }> {
-  const websiteId = await siteOf(c, 'rm_kb_facts', factId, KNOWLEDGE_MESSAGES.factNotFound);
+  const websiteId = await siteOf(c, FACT, factId);
   const before = orNotFound(await getLiveFact(dbOf(c), websiteId, factId), KNOWLEDGE_MESSAGES.factNotFound);
   const new_fact_id = newId();
   const fact = await written(
