@@ -2,14 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { type DomainError, forbidden, isDomainError, rateLimited } from '../../src/domain/errors';
-import type { DomainEvent } from '../../src/domain/events';
+import { type DomainError, forbidden, isDomainError } from '../../src/domain/errors';
 import { deterministicId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
 import { label } from '../../src/domain/schemas';
 import { hostOf } from '../../src/domain/urls';
 import type { Position } from '../../src/eventstore/port';
-import { acquireHold, type ConcurrencyLimit, releaseHolds } from '../../src/limits/holds';
+import { admitUnderHold, type ConcurrencyLimit } from '../../src/limits/holds';
 import { monthOf, reserveAllowance } from '../allowances/allowance';
 import type { CommandContext } from '../handle';
 import { admitOnce } from '../idempotency/idempotency';
@@ -84,50 +83,47 @@ export async function requestPitch(ctx: CommandContext, input: CreatePitch, admi
     input: normalized,
     conflictMessage: PITCH_KEY_CONFLICT,
     streamOf: (id) => jobStream('pitch', id),
-    async admit(pitchId): Promise<(DomainEvent & { id: string })[] | DomainError> {
+    admit(pitchId) {
       const stream = jobStream('pitch', pitchId);
-      const held = await acquireHold(admission.db, PITCH_PROCESSING, ctx.organizationId, pitchId, stream);
-      if (!held.allowed) return rateLimited(held.retryAfterSeconds);
-      const period = monthOf(at);
-      const reserved = await reserveAllowance(job, {
-        allowance: PITCH_ALLOWANCE,
-        period,
-        reservation_id: pitchId,
-        subject: stream,
-        limit: admission.allowance,
-        on_failure: 'consumed',
-        exhausted: forbidden(PITCH_ALLOWANCE_EXHAUSTED),
-      });
-      if (isDomainError(reserved)) {
-        await releaseHolds(admission.db, pitchId);
-        return reserved;
-      }
-      return [
-        {
-          id: deterministicId('pitch-requested', pitchId),
-          type: 'PitchRequested',
-          data: {
-            job_id: pitchId,
-            website_url: input.website_url,
-            company_url: `https://${normalized.domain}`,
-            domain: normalized.domain,
-            country: normalized.country,
-            language: normalized.language,
-            models: [...admission.models],
-            report_token: newReportToken(),
-            allowance: { name: PITCH_ALLOWANCE, period },
+      return admitUnderHold(admission.db, PITCH_PROCESSING, ctx.organizationId, pitchId, stream, async () => {
+        const period = monthOf(at);
+        const reserved = await reserveAllowance(job, {
+          allowance: PITCH_ALLOWANCE,
+          period,
+          reservation_id: pitchId,
+          subject: stream,
+          limit: admission.allowance,
+          on_failure: 'consumed',
+          exhausted: forbidden(PITCH_ALLOWANCE_EXHAUSTED),
+        });
+        if (isDomainError(reserved)) return reserved;
+        return [
+          {
+            id: deterministicId('pitch-requested', pitchId),
+            type: 'PitchRequested',
+            data: {
+              job_id: pitchId,
+              website_url: input.website_url,
+              company_url: `https://${normalized.domain}`,
+              domain: normalized.domain,
+              country: normalized.country,
+              language: normalized.language,
+              models: [...admission.models],
+              report_token: newReportToken(),
+              allowance: { name: PITCH_ALLOWANCE, period },
+            },
           },
-        },
-        ...(admission.researched
-          ? [
-              {
-                id: deterministicId('pitch-site-known', pitchId),
-                type: 'PitchSiteResearched' as const,
-                data: { job_id: pitchId, ...admission.researched, final_url: `https://${normalized.domain}/` },
-              },
-            ]
-          : []),
-      ];
+          ...(admission.researched
+            ? [
+                {
+                  id: deterministicId('pitch-site-known', pitchId),
+                  type: 'PitchSiteResearched' as const,
+                  data: { job_id: pitchId, ...admission.researched, final_url: `https://${normalized.domain}/` },
+                },
+              ]
+            : []),
+        ];
+      });
     },
   });
   return isDomainError(r) ? r : { pitch_id: r.resultId, replayed: r.replayed, position: r.position };

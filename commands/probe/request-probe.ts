@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { type DomainError, forbidden, isDomainError, rateLimited } from '../../src/domain/errors';
+import { type DomainError, forbidden, isDomainError } from '../../src/domain/errors';
 import type { DomainEvent } from '../../src/domain/events';
 import { deterministicId, newId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
 import { Uuid } from '../../src/domain/schemas';
 import { type Position, WrongExpectedRevisionError } from '../../src/eventstore/port';
-import { acquireHold, type ConcurrencyLimit, releaseHolds } from '../../src/limits/holds';
+import { admitUnderHold, type ConcurrencyLimit } from '../../src/limits/holds';
 import { monthOf, reserveAllowance } from '../allowances/allowance';
 import { type CommandContext, newEventsFor } from '../handle';
 import { admitOnce } from '../idempotency/idempotency';
@@ -47,31 +47,28 @@ export interface ProbeAdmitted {
 export async function requestProbe(ctx: CommandContext, input: RequestProbe, admission: ProbeAdmission = {}): Promise<ProbeAdmitted | DomainError> {
   const at = ctx.now?.() ?? new Date();
   const job = { ...ctx, websiteId: input.website_id };
-  const admit = async (jobId: string): Promise<(DomainEvent & { id: string })[] | DomainError> => {
+  const admit = (jobId: string): Promise<(DomainEvent & { id: string })[] | DomainError> => {
     const stream = jobStream('probe', jobId);
-    if (admission.concurrent) {
-      const held = await acquireHold(admission.concurrent.db, admission.concurrent.limit, ctx.organizationId, jobId, stream);
-      if (!held.allowed) return rateLimited(held.retryAfterSeconds);
-    }
-    let allowance: { name: string; period: string } | null = null;
-    if (admission.allowance) {
-      const period = monthOf(at);
-      const r = await reserveAllowance(job, {
-        allowance: admission.allowance.name,
-        period,
-        reservation_id: jobId,
-        subject: stream,
-        limit: admission.allowance.limit,
-        on_failure: admission.allowance.on_failure,
-        exhausted: forbidden(PROBE_ALLOWANCE_EXHAUSTED),
-      });
-      if (isDomainError(r)) {
-        if (admission.concurrent) await releaseHolds(admission.concurrent.db, jobId);
-        return r;
+    const requested = async (): Promise<(DomainEvent & { id: string })[] | DomainError> => {
+      let allowance: { name: string; period: string } | null = null;
+      if (admission.allowance) {
+        const period = monthOf(at);
+        const r = await reserveAllowance(job, {
+          allowance: admission.allowance.name,
+          period,
+          reservation_id: jobId,
+          subject: stream,
+          limit: admission.allowance.limit,
+          on_failure: admission.allowance.on_failure,
+          exhausted: forbidden(PROBE_ALLOWANCE_EXHAUSTED),
+        });
+        if (isDomainError(r)) return r;
+        allowance = { name: admission.allowance.name, period };
       }
-      allowance = { name: admission.allowance.name, period };
-    }
-    return [{ id: deterministicId('probe-requested', jobId), type: 'ProbeRequested', data: { job_id: jobId, ...input, allowance } }];
+      return [{ id: deterministicId('probe-requested', jobId), type: 'ProbeRequested', data: { job_id: jobId, ...input, allowance } }];
+    };
+    const cap = admission.concurrent;
+    return cap ? admitUnderHold(cap.db, cap.limit, ctx.organizationId, jobId, stream, requested) : requested();
   };
 
   if (admission.idempotency_key !== undefined) {

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import type { SeoPage } from '../../src/analysis/seo';
-import { type DomainError, isDomainError, rateLimited } from '../../src/domain/errors';
+import { type DomainError, isDomainError } from '../../src/domain/errors';
 import { deterministicId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
 import type { Position } from '../../src/eventstore/port';
-import { acquireHold, type ConcurrencyLimit, releaseHolds } from '../../src/limits/holds';
+import { admitUnderHold, type ConcurrencyLimit, releaseHolds } from '../../src/limits/holds';
 import type { CommandContext } from '../handle';
 import { admitOnce } from '../idempotency/idempotency';
 
@@ -45,31 +45,28 @@ export async function requestSeoRecommendations(
     input: { website_id: input.website_id, url: input.url, draft: input.draft },
     conflictMessage: SEO_REQUEST_CONFLICT,
     streamOf: (id) => jobStream('seo', id),
-    async admit(jobId) {
-      const held = await acquireHold(db, outstanding, input.website_id, jobId, jobStream('seo', jobId));
-      if (!held.allowed) return rateLimited(held.retryAfterSeconds);
-      const p = await page().catch(async (err) => {
-        await releaseHolds(db, jobId);
-        throw err;
-      });
-      if (isDomainError(p)) {
-        await releaseHolds(db, jobId);
-        return p;
-      }
-      return [
-        {
-          id: deterministicId('seo-requested', jobId),
-          type: 'SeoRecommendationsRequested',
-          data: {
-            job_id: jobId,
-            website_id: input.website_id,
-            request_id: input.request_id,
-            source: input.url ? 'url' : 'draft',
-            url: input.url,
-            page: p,
+    admit(jobId) {
+      return admitUnderHold(db, outstanding, input.website_id, jobId, jobStream('seo', jobId), async () => {
+        const p = await page().catch(async (err) => {
+          await releaseHolds(db, jobId);
+          throw err;
+        });
+        if (isDomainError(p)) return p;
+        return [
+          {
+            id: deterministicId('seo-requested', jobId),
+            type: 'SeoRecommendationsRequested',
+            data: {
+              job_id: jobId,
+              website_id: input.website_id,
+              request_id: input.request_id,
+              source: input.url ? 'url' : 'draft',
+              url: input.url,
+              page: p,
+            },
           },
-        },
-      ];
+        ];
+      });
     },
   });
   return isDomainError(r) ? r : { job_id: r.resultId, replayed: r.replayed, position: r.position };

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { DomainErrorException, rateLimited } from '../domain/errors';
+import { type DomainError, DomainErrorException, isDomainError, rateLimited } from '../domain/errors';
 
 /**
  * A cap on things in progress at once per scope: "3 processing pitches per organization", "1,000 outstanding jobs
@@ -71,6 +71,26 @@ export async function holdOrRefuse(...args: Parameters<typeof acquireHold>): Pro
   const d = await acquireHold(...args);
   if (!d.allowed) throw new DomainErrorException(rateLimited(d.retryAfterSeconds));
   return d;
+}
+
+/**
+ * A job's admission under a cap: takes `holderId`'s place (acquireHold), then runs `admit`, the rest of the admission.
+ * A full scope is a `rate_limited` domain error (429 with the limit's Retry-After) and `admit` does not run; a refusal
+ * of `admit` (a domain error) gives the place back before it is answered.
+ */
+export async function admitUnderHold<T>(
+  db: Knex,
+  limit: ConcurrencyLimit,
+  scope: string,
+  holderId: string,
+  subject: string,
+  admit: () => Promise<T | DomainError>,
+): Promise<T | DomainError> {
+  const held = await acquireHold(db, limit, scope, holderId, subject);
+  if (!held.allowed) return rateLimited(held.retryAfterSeconds);
+  const admitted = await admit();
+  if (isDomainError(admitted)) await releaseHolds(db, holderId);
+  return admitted;
 }
 
 /** Gives back every place `holderId` holds (a job that ended); the number given back. */
