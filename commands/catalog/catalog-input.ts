@@ -22,6 +22,17 @@ export const Day = text('must be a date YYYY-MM-DD')
     return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
   }, 'must be a real calendar day');
 
+/**
+ * An update's refinement (`.refine(...somethingToChange(fields))`): at least one of `fields` sent, else a 400 that names
+ * them in their order, "nothing to change: send a, b or c".
+ */
+export function somethingToChange<K extends string>(
+  fields: readonly [K, ...K[]],
+): [(b: { [F in K]?: unknown }) => boolean, { message: string; path: string[] }] {
+  const names = `${fields.slice(0, -1).join(', ')} or ${fields.at(-1)}`;
+  return [(b) => fields.some((f) => b[f] !== undefined), { message: `nothing to change: send ${names}`, path: [] }];
+}
+
 /** Drops exact repeats, keeping the first occurrence's order. */
 export const unique = (xs: string[]) => [...new Set(xs)];
 export const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);

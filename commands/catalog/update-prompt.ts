@@ -4,7 +4,7 @@ import type { EventData } from '../../src/domain/events';
 import { Uuid } from '../../src/domain/schemas';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, isLivePrompt, type Written } from './catalog';
-import { PromptStatus, PromptText, PromptType, sameList, Tags, unique, WebsiteId } from './catalog-input';
+import { PromptStatus, PromptText, PromptType, sameList, somethingToChange, Tags, unique, WebsiteId } from './catalog-input';
 import { topicRefError } from './create-prompt';
 
 export const UpdatePrompt = z
@@ -16,10 +16,7 @@ export const UpdatePrompt = z
     status: PromptStatus.optional().describe("'active' or 'paused'; omitted = unchanged"),
     tags: Tags.optional().describe('Replaces the tags (at most 50, each up to 100 characters); omitted = unchanged'),
   })
-  .refine((b) => [b.text, b.topic_id, b.type, b.status, b.tags].some((v) => v !== undefined), {
-    message: 'nothing to change: send text, topic_id, type, status or tags',
-    path: [],
-  });
+  .refine(...somethingToChange(['text', 'topic_id', 'type', 'status', 'tags']));
 export type UpdatePrompt = z.infer<typeof UpdatePrompt>;
 
 export const PROMPT_NOT_FOUND = 'Prompt not found';

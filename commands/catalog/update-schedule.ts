@@ -4,7 +4,7 @@ import type { DomainEvent, EventData } from '../../src/domain/events';
 import { MODEL_COUNT } from '../../src/domain/models';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, type Written } from './catalog';
-import { Bool, Day, NewName, sameList, WebsiteId } from './catalog-input';
+import { Bool, Day, NewName, sameList, somethingToChange, WebsiteId } from './catalog-input';
 import { Frequency, ScheduleModels, windowError } from './create-schedule';
 
 export const UpdateSchedule = z
@@ -22,10 +22,7 @@ export const UpdateSchedule = z
       .optional()
       .describe('true archives it, for good: it stays listed and queryable and can no longer change'),
   })
-  .refine((b) => [b.name, b.models, b.starts_on, b.ends_on, b.frequency, b.is_active, b.archived].some((v) => v !== undefined), {
-    message: 'nothing to change: send name, models, starts_on, ends_on, frequency, is_active or archived',
-    path: [],
-  });
+  .refine(...somethingToChange(['name', 'models', 'starts_on', 'ends_on', 'frequency', 'is_active', 'archived']));
 export type UpdateSchedule = z.infer<typeof UpdateSchedule>;
 
 export const SCHEDULE_NOT_FOUND = 'Prompt schedule not found';
