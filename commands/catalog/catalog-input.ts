@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedString, label, text } from '../../src/domain/schemas';
+import { boundedString, label, text, WebsiteId } from '../../src/domain/schemas';
 
 /** Field schemas shared by the catalogue commands (messages name the field through issueMessage). */
 export { WebsiteId } from '../../src/domain/schemas';
@@ -13,6 +13,17 @@ export const Tags = z.array(label(100), { error: 'must be an array of strings' }
 export const PromptType = z.enum(['branded', 'non_branded'], { error: "must be 'branded' or 'non_branded'" });
 export const PromptStatus = z.enum(['active', 'paused'], { error: "must be 'active' or 'paused'" });
 export const Bool = z.boolean({ error: 'must be a boolean' });
+
+/**
+ * A new named item of a website with an optional description (a persona, an attribute): one set of fields and limits,
+ * `doc` says what the name and the description are of this kind.
+ */
+export const describedItem = (doc: { name: string; description: string }) =>
+  z.strictObject({
+    website_id: WebsiteId,
+    name: Name.describe(doc.name),
+    description: Description.nullable().optional().describe(doc.description),
+  });
 
 /** A UTC calendar day, `YYYY-MM-DD`, that exists. */
 export const Day = text('must be a date YYYY-MM-DD')

@@ -1,14 +1,13 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { conflict, type DomainError } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, nameKey, type Written } from './catalog';
-import { Description, Name, WebsiteId } from './catalog-input';
+import { describedItem } from './catalog-input';
 
-export const CreateAttribute = z.strictObject({
-  website_id: WebsiteId,
-  name: Name.describe('The trait answers are watched for, e.g. price or support (up to 200 characters; unique per website)'),
-  description: Description.nullable().optional().describe('What the trait covers (up to 2000 characters); optional'),
+export const CreateAttribute = describedItem({
+  name: 'The trait answers are watched for, e.g. price or support (up to 200 characters; unique per website)',
+  description: 'What the trait covers (up to 2000 characters); optional',
 });
 export type CreateAttribute = z.infer<typeof CreateAttribute>;
 

@@ -1,14 +1,13 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { DomainError } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, type Written } from './catalog';
-import { Description, Name, WebsiteId } from './catalog-input';
+import { describedItem } from './catalog-input';
 
-export const CreatePersona = z.strictObject({
-  website_id: WebsiteId,
-  name: Name.describe("The persona's name (up to 200 characters)"),
-  description: Description.nullable().optional().describe('Who the persona is (up to 2000 characters); optional'),
+export const CreatePersona = describedItem({
+  name: "The persona's name (up to 200 characters)",
+  description: 'Who the persona is (up to 2000 characters); optional',
 });
 export type CreatePersona = z.infer<typeof CreatePersona>;
 
