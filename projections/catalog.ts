@@ -90,6 +90,20 @@ const handlers: EventHandlers<Knex.Transaction> = {
 };
 
 /**
+ * The table of a website's named items with an optional description, listed in creation order: personas and attributes
+ * are one kind of row (id, name, description; commands/catalog/catalog-input.ts describedItem).
+ */
+const describedItems = (table: string) => `create table if not exists ${table} (
+          seq bigserial,
+          id uuid primary key,
+          website_id uuid not null,
+          name text not null,
+          description text,
+          created_at timestamptz not null
+        );
+        create index if not exists ${table}_site on ${table} (website_id, seq);`;
+
+/**
  * The catalogue of every website: competitors, topics, prompts, personas, locations, prompt schedules, saved views
  * and attributes. Soft-deleted topics and prompts keep their rows (metrics and history still join them); a
  * hard-deleted prompt's row is removed. `seq` keeps listings in the order things were created.
@@ -138,15 +152,7 @@ export const catalogProjection: Projection = handlerProjection(
           updated_at timestamptz not null
         );
         create index if not exists rm_prompts_site on rm_prompts (website_id, seq);
-        create table if not exists rm_personas (
-          seq bigserial,
-          id uuid primary key,
-          website_id uuid not null,
-          name text not null,
-          description text,
-          created_at timestamptz not null
-        );
-        create index if not exists rm_personas_site on rm_personas (website_id, seq);
+        ${describedItems('rm_personas')}
         create table if not exists rm_locations (
           seq bigserial,
           id uuid primary key,
@@ -183,15 +189,7 @@ export const catalogProjection: Projection = handlerProjection(
           updated_at timestamptz not null
         );
         create index if not exists rm_saved_views_site on rm_saved_views (website_id, seq);
-        create table if not exists rm_attributes (
-          seq bigserial,
-          id uuid primary key,
-          website_id uuid not null,
-          name text not null,
-          description text,
-          created_at timestamptz not null
-        );
-        create index if not exists rm_attributes_site on rm_attributes (website_id, seq);`),
+        ${describedItems('rm_attributes')}`),
   },
   handlers,
 );
