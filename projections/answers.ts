@@ -86,6 +86,17 @@ const handlers: EventHandlers<AnswersBatch> = {
  * A change of a website's entities (a competitor added, renamed, re-identified or removed) re-derives its whole
  * history in the same transaction: readers see the old derivation or the new one, never a mix.
  */
+/**
+ * The answer's columns a selection filters by (queries/filters.ts; queries/content/list.ts answersWhere), copied onto
+ * each per-answer row (its product cards, the content hub's answers and citations) so the shared filters read that
+ * table alone.
+ */
+const ANSWER_COLUMNS = `run_at timestamptz not null,
+        prompt_id uuid not null,
+        model text not null,
+        location_id uuid,
+        schedule_id uuid`;
+
 export const answersProjection: Projection = {
   name: 'answers',
   version: 3,
@@ -159,11 +170,7 @@ export const answersProjection: Projection = {
         response_id uuid not null,
         idx int not null,
         website_id uuid not null,
-        run_at timestamptz not null,
-        prompt_id uuid not null,
-        model text not null,
-        location_id uuid,
-        schedule_id uuid,
+        ${ANSWER_COLUMNS},
         position int not null,
         name text not null,
         brand text,
@@ -183,11 +190,7 @@ export const answersProjection: Projection = {
       create table if not exists rm_content_answers (
         response_id uuid primary key,
         website_id uuid not null,
-        run_at timestamptz not null,
-        prompt_id uuid not null,
-        model text not null,
-        location_id uuid,
-        schedule_id uuid,
+        ${ANSWER_COLUMNS},
         mentioned boolean not null
       );
       -- covering: a count of a date range is an index-only scan
@@ -196,11 +199,7 @@ export const answersProjection: Projection = {
         response_id uuid not null,
         website_id uuid not null,
         normalized_url text not null,
-        run_at timestamptz not null,
-        prompt_id uuid not null,
-        model text not null,
-        location_id uuid,
-        schedule_id uuid,
+        ${ANSWER_COLUMNS},
         mentioned boolean not null,
         primary key (response_id, normalized_url)
       );
