@@ -36,19 +36,25 @@ const keyIdOf = async (userId: string | null, name: string) =>
       .first('id')
   ).id as string;
 
+/** Creates a persona or an attribute (a described item): 201 answering it under `key` with its name and description. */
+async function createdDescribed(path: string, key: 'persona' | 'attribute', website_id: string, name: string, description: string) {
+  const r = await post(path, { website_id, name, description });
+  expect(r.status).toBe(201);
+  expect(r.body).toEqual({ [key]: { id: expect.any(String), name, description } });
+  return r.body[key];
+}
+
 describe('personas', () => {
   it('given personas created, then they are listed in order and fed to the activity', async () => {
     const site = await newSite(s, w.a.key);
-    const a = await post('/api/v1/personas', { website_id: site, name: 'CFO', description: 'Cares about cost' });
-    expect(a.status).toBe(201);
-    expect(a.body).toEqual({ persona: { id: expect.any(String), name: 'CFO', description: 'Cares about cost' } });
+    const a = await createdDescribed('/api/v1/personas', 'persona', site, 'CFO', 'Cares about cost');
     const b = await post('/api/v1/personas', { website_id: site, name: 'Engineer' });
     expect((await get('/api/v1/personas', site)).body).toEqual({
-      data: [a.body.persona, { id: b.body.persona.id, name: 'Engineer', description: null }],
+      data: [a, { id: b.body.persona.id, name: 'Engineer', description: null }],
     });
     const feed = await feedRows(site, 'persona');
     expect(feed.map((f) => [f.change_type, f.entity_ids])).toEqual([
-      ['created', [a.body.persona.id]],
+      ['created', [a.id]],
       ['created', [b.body.persona.id]],
     ]);
   });
@@ -126,14 +132,12 @@ describe('locations', () => {
 describe('attributes', () => {
   it('given attributes created, then listed; a duplicate name is 409', async () => {
     const site = await newSite(s, w.a.key);
-    const a = await post('/api/v1/attributes', { website_id: site, name: 'Price', description: 'How it is priced' });
-    expect(a.status).toBe(201);
-    expect(a.body).toEqual({ attribute: { id: expect.any(String), name: 'Price', description: 'How it is priced' } });
-    expect((await get('/api/v1/attributes', site)).body).toEqual({ data: [a.body.attribute] });
+    const a = await createdDescribed('/api/v1/attributes', 'attribute', site, 'Price', 'How it is priced');
+    expect((await get('/api/v1/attributes', site)).body).toEqual({ data: [a] });
     const before = await s.head();
     const dup = await post('/api/v1/attributes', { website_id: site, name: 'PRICE' });
     expect(dup.status).toBe(409);
-    expect(dup.body.existing.id).toBe(a.body.attribute.id);
+    expect(dup.body.existing.id).toBe(a.id);
     expect(await s.head()).toBe(before);
     expect((await feedRows(site, 'attribute')).map((f) => f.change_type)).toEqual(['created']);
   });
