@@ -27,6 +27,14 @@ const pillar = async (key: string, body: unknown) => {
 const fact = (key: string, body: unknown) => call(s, 'POST', '/api/v1/knowledge-base/facts', { key, body });
 const facts = (key: string, query: Record<string, string | number | boolean>) => call(s, 'GET', '/api/v1/knowledge-base/facts', { key, query });
 const patch = (key: string, id: string, body: unknown) => call(s, 'PATCH', `/api/v1/knowledge-base/facts/${id}`, { key, body });
+/** A change of fact `id` to `text` that is refused 409 with `error` (the reason its text may not be replaced). */
+const textChangeRefused = (id: string, text: string, error: string): Refusal => ({
+  method: 'PATCH',
+  path: `/api/v1/knowledge-base/facts/${id}`,
+  body: { text },
+  status: 409,
+  error,
+});
 const review = (key: string, id: string, decision: string) =>
   call(s, 'POST', `/api/v1/knowledge-base/facts/${id}/review`, { key, body: { decision } });
 const search = (key: string, website_id: string, query: string, limit?: number) =>
@@ -435,27 +443,9 @@ describe('PATCH a fact', () => {
     expect(dupOf).toBeDefined();
     await review(w.a.key, rejected, 'reject');
     await refusedWithoutWrite(s, w.a.key, [
-      {
-        method: 'PATCH',
-        path: `/api/v1/knowledge-base/facts/${captured}`,
-        body: { text: 'Other' },
-        status: 409,
-        error: 'Facts captured from AI responses cannot have their text changed',
-      },
-      {
-        method: 'PATCH',
-        path: `/api/v1/knowledge-base/facts/${rejected}`,
-        body: { text: 'Other' },
-        status: 409,
-        error: 'Rejected facts cannot have their text changed',
-      },
-      {
-        method: 'PATCH',
-        path: `/api/v1/knowledge-base/facts/${dup}`,
-        body: { text: 'Other' },
-        status: 409,
-        error: 'Hidden duplicate facts cannot have their text changed',
-      },
+      textChangeRefused(captured, 'Other', 'Facts captured from AI responses cannot have their text changed'),
+      textChangeRefused(rejected, 'Other', 'Rejected facts cannot have their text changed'),
+      textChangeRefused(dup, 'Other', 'Hidden duplicate facts cannot have their text changed'),
       { method: 'PATCH', path: `/api/v1/knowledge-base/facts/${captured}`, body: {}, status: 400, error: /^text: / },
       { method: 'PATCH', path: `/api/v1/knowledge-base/facts/${captured}`, body: { source_url: 'nope' }, status: 400, error: /^source_url: / },
       { method: 'PATCH', path: `/api/v1/knowledge-base/facts/${randomUUID()}`, body: { text: 'Other' }, status: 404, error: 'Fact not found' },
@@ -472,13 +462,7 @@ describe('PATCH a fact', () => {
     ]);
     const [c] = await researched(s, w.a.organization_id, site, p.id, [{ text: 'Acme has a web app.', source_type: 'oracle' }]);
     await refusedWithoutWrite(s, w.a.key, [
-      {
-        method: 'PATCH',
-        path: `/api/v1/knowledge-base/facts/${b}`,
-        body: { text: 'acme has a mobile app' },
-        status: 409,
-        error: 'Another fact captured from the same response already has this text',
-      },
+      textChangeRefused(b, 'acme has a mobile app', 'Another fact captured from the same response already has this text'),
     ]);
     expect((await patch(w.a.key, c, { text: 'Acme has a mobile app.' })).status).toBe(200);
     expect((await patch(w.a.key, a, { text: 'Acme has a tablet app.' })).status).toBe(200);
