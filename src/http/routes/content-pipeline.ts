@@ -4,6 +4,7 @@ import { GenerateContent } from '../../../commands/content/generate-content';
 import { PublishContent } from '../../../commands/content/publish-content';
 import { ReviseContent } from '../../../commands/content/revise-content';
 import { PipelineAnswers } from '../../../queries/content/versions';
+import type { Caller } from '../../app/context';
 import * as pipeline from '../../app/content-pipeline';
 import { type RouteContext, route, Uuid } from '../route';
 
@@ -33,6 +34,24 @@ function itemChange<B extends z.ZodObject>(
   });
 }
 
+/** A GET of one item: website_id may be in its query, handed to the operation with the content id (which decides the website). */
+export function itemRead(
+  def: { url: string; summary: string; extension?: boolean; answer: z.ZodType },
+  op: (c: Caller, contentId: string, websiteId?: string) => Promise<unknown>,
+) {
+  return route({
+    method: 'GET',
+    url: def.url,
+    summary: def.summary,
+    tag: 'content',
+    ...(def.extension && { extension: true }),
+    params: ItemParams,
+    query: ItemQuery,
+    responses: { 200: def.answer },
+    handler: (ctx) => op(ctx, ctx.params.content_id, ctx.query.website_id),
+  });
+}
+
 /** The content pipeline (CONTRACT.md, Content hub): generation, brief approval, status, publish, edit, revise, versions. */
 export const contentPipelineRoutes = [
   route({
@@ -56,16 +75,14 @@ export const contentPipelineRoutes = [
     responses: { 200: PipelineAnswers.approved },
     handler: (ctx) => pipeline.approveContentBrief(ctx, ctx.params.content_id, ctx.body.website_id),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/content/:content_id/status',
-    summary: "The item's pipeline status (running, succeeded, failed; null before any generation) and stage",
-    tag: 'content',
-    params: ItemParams,
-    query: ItemQuery,
-    responses: { 200: PipelineAnswers.status },
-    handler: (ctx) => pipeline.contentStatus(ctx, ctx.params.content_id, ctx.query.website_id),
-  }),
+  itemRead(
+    {
+      url: '/api/v1/content/:content_id/status',
+      summary: "The item's pipeline status (running, succeeded, failed; null before any generation) and stage",
+      answer: PipelineAnswers.status,
+    },
+    pipeline.contentStatus,
+  ),
   itemChange(
     {
       url: '/api/v1/content/:content_id/publish',
@@ -93,17 +110,15 @@ export const contentPipelineRoutes = [
     },
     pipeline.revise,
   ),
-  route({
-    method: 'GET',
-    url: '/api/v1/content/:content_id/versions',
-    summary: "The item's versions, newest first: number, label and change type",
-    tag: 'content',
-    extension: true,
-    params: ItemParams,
-    query: ItemQuery,
-    responses: { 200: PipelineAnswers.versions },
-    handler: (ctx) => pipeline.versions(ctx, ctx.params.content_id, ctx.query.website_id),
-  }),
+  itemRead(
+    {
+      url: '/api/v1/content/:content_id/versions',
+      summary: "The item's versions, newest first: number, label and change type",
+      extension: true,
+      answer: PipelineAnswers.versions,
+    },
+    pipeline.versions,
+  ),
   route({
     method: 'GET',
     url: '/api/v1/content/:content_id/versions/:version_id',

@@ -6,7 +6,7 @@ import { Answers } from '../../../queries/content/views';
 import * as content from '../../app/content';
 import { route, Uuid } from '../route';
 import { requireNoBody, websiteCollection } from './catalog';
-import { contentPipelineRoutes, ItemParams, ItemQuery } from './content-pipeline';
+import { contentPipelineRoutes, ItemParams, ItemQuery, itemRead } from './content-pipeline';
 
 /** The content hub (spec: content endpoints; CONTRACT.md, Content hub): thin routes over src/app/content.ts. */
 export const contentRoutes = [
@@ -66,17 +66,15 @@ export const contentRoutes = [
     responses: { 201: Answers.column },
     handler: (ctx) => content.createColumn(ctx, ctx.params.sheet_id, ctx.body),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/content/:content_id',
-    summary: 'A content item: its URL, type, stage, brief, body, fields and timestamps',
-    tag: 'content',
-    extension: true,
-    params: ItemParams,
-    query: ItemQuery,
-    responses: { 200: Answers.item },
-    handler: (ctx) => content.getContent(ctx, ctx.params.content_id, ctx.query.website_id),
-  }),
+  itemRead(
+    {
+      url: '/api/v1/content/:content_id',
+      summary: 'A content item: its URL, type, stage, brief, body, fields and timestamps',
+      extension: true,
+      answer: Answers.item,
+    },
+    content.getContent,
+  ),
   route({
     method: 'PATCH',
     url: '/api/v1/content/:content_id',
