@@ -6,6 +6,7 @@ import type { EventOf } from '../src/domain/events';
 import type { TypedEvent } from '../src/eventstore/port';
 import { dispatch, type EventHandlers, handledTypes, type Projection, migrateSql } from '../src/eventstore/projection';
 import { preferLz4Sql } from '../src/db';
+import { ANSWER_COLUMNS, ASKED_COLUMNS } from './answer-columns';
 import { outOfLine, sameEntities, type SiteEntity, siteEntities, siteEntityIdsSql } from './site-entities';
 
 type Recorded = TypedEvent<EventOf<'ResponseRecorded'>>;
@@ -86,17 +87,6 @@ const handlers: EventHandlers<AnswersBatch> = {
  * A change of a website's entities (a competitor added, renamed, re-identified or removed) re-derives its whole
  * history in the same transaction: readers see the old derivation or the new one, never a mix.
  */
-/**
- * The answer's columns a selection filters by (queries/filters.ts; queries/content/list.ts answersWhere), copied onto
- * each per-answer row (its product cards, the content hub's answers and citations) so the shared filters read that
- * table alone.
- */
-const ANSWER_COLUMNS = `run_at timestamptz not null,
-        prompt_id uuid not null,
-        model text not null,
-        location_id uuid,
-        schedule_id uuid`;
-
 export const answersProjection: Projection = {
   name: 'answers',
   version: 3,
@@ -124,12 +114,7 @@ export const answersProjection: Projection = {
       );
       create table if not exists rm_responses (
         id uuid primary key,
-        website_id uuid not null,
-        prompt_id uuid not null,
-        model text not null,
-        location_id uuid,
-        persona_id uuid,
-        schedule_id uuid,
+        ${ASKED_COLUMNS},
         run_id uuid,
         external_id text,
         run_at timestamptz not null,

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { RESPONSE_STREAM_PREFIX } from '../src/domain/events';
 import { dispatch, type EventHandlers, handledTypes, type Projection, migrateSql } from '../src/eventstore/projection';
+import { ASKED_COLUMNS } from './answer-columns';
 
 /** What the handlers of one batch share: units and outcomes are gathered and written together (flush). */
 interface RunsBatch {
@@ -128,12 +129,7 @@ export const runsProjection: Projection = {
         request_id uuid primary key,
         run_id uuid not null,
         organization_id uuid not null,
-        website_id uuid not null,
-        prompt_id uuid not null,
-        model text not null,
-        location_id uuid,
-        persona_id uuid,
-        schedule_id uuid,
+        ${ASKED_COLUMNS},
         day date not null,
         run_at timestamptz,
         status text not null,
