@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { type DomainError, forbidden, isDomainError } from '../../src/domain/errors';
+import type { DomainEvent } from '../../src/domain/events';
 import { deterministicId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
 import { label } from '../../src/domain/schemas';
@@ -83,11 +84,11 @@ export async function requestPitch(ctx: CommandContext, input: CreatePitch, admi
     input: normalized,
     conflictMessage: PITCH_KEY_CONFLICT,
     streamOf: (id) => jobStream('pitch', id),
-    admit(pitchId) {
+    async admit(pitchId): Promise<(DomainEvent & { id: string })[] | DomainError> {
       const stream = jobStream('pitch', pitchId);
-      return admitUnderHold(admission.db, PITCH_PROCESSING, ctx.organizationId, pitchId, stream, async () => {
-        const period = monthOf(at);
-        const reserved = await reserveAllowance(job, {
+      const period = monthOf(at);
+      const reserved = await admitUnderHold(admission.db, PITCH_PROCESSING, ctx.organizationId, pitchId, stream, () =>
+        reserveAllowance(job, {
           allowance: PITCH_ALLOWANCE,
           period,
           reservation_id: pitchId,
@@ -95,35 +96,35 @@ export async function requestPitch(ctx: CommandContext, input: CreatePitch, admi
           limit: admission.allowance,
           on_failure: 'consumed',
           exhausted: forbidden(PITCH_ALLOWANCE_EXHAUSTED),
-        });
-        if (isDomainError(reserved)) return reserved;
-        return [
-          {
-            id: deterministicId('pitch-requested', pitchId),
-            type: 'PitchRequested',
-            data: {
-              job_id: pitchId,
-              website_url: input.website_url,
-              company_url: `https://${normalized.domain}`,
-              domain: normalized.domain,
-              country: normalized.country,
-              language: normalized.language,
-              models: [...admission.models],
-              report_token: newReportToken(),
-              allowance: { name: PITCH_ALLOWANCE, period },
-            },
+        }),
+      );
+      if (isDomainError(reserved)) return reserved;
+      return [
+        {
+          id: deterministicId('pitch-requested', pitchId),
+          type: 'PitchRequested',
+          data: {
+            job_id: pitchId,
+            website_url: input.website_url,
+            company_url: `https://${normalized.domain}`,
+            domain: normalized.domain,
+            country: normalized.country,
+            language: normalized.language,
+            models: [...admission.models],
+            report_token: newReportToken(),
+            allowance: { name: PITCH_ALLOWANCE, period },
           },
-          ...(admission.researched
-            ? [
-                {
-                  id: deterministicId('pitch-site-known', pitchId),
-                  type: 'PitchSiteResearched' as const,
-                  data: { job_id: pitchId, ...admission.researched, final_url: `https://${normalized.domain}/` },
-                },
-              ]
-            : []),
-        ];
-      });
+        },
+        ...(admission.researched
+          ? [
+              {
+                id: deterministicId('pitch-site-known', pitchId),
+                type: 'PitchSiteResearched' as const,
+                data: { job_id: pitchId, ...admission.researched, final_url: `https://${normalized.domain}/` },
+              },
+            ]
+          : []),
+      ];
     },
   });
   return isDomainError(r) ? r : { pitch_id: r.resultId, replayed: r.replayed, position: r.position };

@@ -47,28 +47,26 @@ export interface ProbeAdmitted {
 export async function requestProbe(ctx: CommandContext, input: RequestProbe, admission: ProbeAdmission = {}): Promise<ProbeAdmitted | DomainError> {
   const at = ctx.now?.() ?? new Date();
   const job = { ...ctx, websiteId: input.website_id };
-  const admit = (jobId: string): Promise<(DomainEvent & { id: string })[] | DomainError> => {
+  const admit = async (jobId: string): Promise<(DomainEvent & { id: string })[] | DomainError> => {
     const stream = jobStream('probe', jobId);
-    const requested = async (): Promise<(DomainEvent & { id: string })[] | DomainError> => {
-      let allowance: { name: string; period: string } | null = null;
-      if (admission.allowance) {
-        const period = monthOf(at);
-        const r = await reserveAllowance(job, {
-          allowance: admission.allowance.name,
-          period,
-          reservation_id: jobId,
-          subject: stream,
-          limit: admission.allowance.limit,
-          on_failure: admission.allowance.on_failure,
-          exhausted: forbidden(PROBE_ALLOWANCE_EXHAUSTED),
-        });
-        if (isDomainError(r)) return r;
-        allowance = { name: admission.allowance.name, period };
-      }
-      return [{ id: deterministicId('probe-requested', jobId), type: 'ProbeRequested', data: { job_id: jobId, ...input, allowance } }];
+    const reserve = async (): Promise<{ name: string; period: string } | null | DomainError> => {
+      if (!admission.allowance) return null;
+      const period = monthOf(at);
+      const r = await reserveAllowance(job, {
+        allowance: admission.allowance.name,
+        period,
+        reservation_id: jobId,
+        subject: stream,
+        limit: admission.allowance.limit,
+        on_failure: admission.allowance.on_failure,
+        exhausted: forbidden(PROBE_ALLOWANCE_EXHAUSTED),
+      });
+      return isDomainError(r) ? r : { name: admission.allowance.name, period };
     };
     const cap = admission.concurrent;
-    return cap ? admitUnderHold(cap.db, cap.limit, ctx.organizationId, jobId, stream, requested) : requested();
+    const allowance = cap ? await admitUnderHold(cap.db, cap.limit, ctx.organizationId, jobId, stream, reserve) : await reserve();
+    if (isDomainError(allowance)) return allowance;
+    return [{ id: deterministicId('probe-requested', jobId), type: 'ProbeRequested', data: { job_id: jobId, ...input, allowance } }];
   };
 
   if (admission.idempotency_key !== undefined) {

@@ -45,28 +45,28 @@ export async function requestSeoRecommendations(
     input: { website_id: input.website_id, url: input.url, draft: input.draft },
     conflictMessage: SEO_REQUEST_CONFLICT,
     streamOf: (id) => jobStream('seo', id),
-    admit(jobId) {
-      return admitUnderHold(db, outstanding, input.website_id, jobId, jobStream('seo', jobId), async () => {
-        const p = await page().catch(async (err) => {
+    async admit(jobId) {
+      const p = await admitUnderHold(db, outstanding, input.website_id, jobId, jobStream('seo', jobId), () =>
+        page().catch(async (err) => {
           await releaseHolds(db, jobId);
           throw err;
-        });
-        if (isDomainError(p)) return p;
-        return [
-          {
-            id: deterministicId('seo-requested', jobId),
-            type: 'SeoRecommendationsRequested',
-            data: {
-              job_id: jobId,
-              website_id: input.website_id,
-              request_id: input.request_id,
-              source: input.url ? 'url' : 'draft',
-              url: input.url,
-              page: p,
-            },
+        }),
+      );
+      if (isDomainError(p)) return p;
+      return [
+        {
+          id: deterministicId('seo-requested', jobId),
+          type: 'SeoRecommendationsRequested',
+          data: {
+            job_id: jobId,
+            website_id: input.website_id,
+            request_id: input.request_id,
+            source: input.url ? 'url' : 'draft',
+            url: input.url,
+            page: p,
           },
-        ];
-      });
+        },
+      ];
     },
   });
   return isDomainError(r) ? r : { job_id: r.resultId, replayed: r.replayed, position: r.position };

@@ -74,9 +74,9 @@ export async function holdOrRefuse(...args: Parameters<typeof acquireHold>): Pro
 }
 
 /**
- * A job's admission under a cap: takes `holderId`'s place (acquireHold), then runs `admit`, the rest of the admission.
- * A full scope is a `rate_limited` domain error (429 with the limit's Retry-After) and `admit` does not run; a refusal
- * of `admit` (a domain error) gives the place back before it is answered.
+ * A job's admission under a cap: takes `holderId`'s place (acquireHold), then runs `step`, the part of the admission
+ * that may refuse (an allowance, a page to read). A full scope is a `rate_limited` domain error and `step` does not run;
+ * a refusal of `step` (a domain error) gives the place back before it is answered. What `step` answers otherwise.
  */
 export async function admitUnderHold<T>(
   db: Knex,
@@ -84,13 +84,13 @@ export async function admitUnderHold<T>(
   scope: string,
   holderId: string,
   subject: string,
-  admit: () => Promise<T | DomainError>,
+  step: () => Promise<T | DomainError>,
 ): Promise<T | DomainError> {
   const held = await acquireHold(db, limit, scope, holderId, subject);
   if (!held.allowed) return rateLimited(held.retryAfterSeconds);
-  const admitted = await admit();
-  if (isDomainError(admitted)) await releaseHolds(db, holderId);
-  return admitted;
+  const done = await step();
+  if (isDomainError(done)) await releaseHolds(db, holderId);
+  return done;
 }
 
 /** Gives back every place `holderId` holds (a job that ended); the number given back. */
