@@ -269,7 +269,12 @@ describe('projection runner', () => {
     t.db.on('query', seen);
     try {
       // when the three move, `a` twice
-      for (const [n, at] of [['a', 'at-a1'], ['b', 'at-b'], ['c', 'at-c'], ['a', 'at-a2']])
+      for (const [n, at] of [
+        ['a', 'at-a1'],
+        ['b', 'at-b'],
+        ['c', 'at-c'],
+        ['a', 'at-a2'],
+      ])
         writes.defer({ name: `test-cw-${n}`, owner: 'me', generation: 0n, position: at }, () => fenced.push(n));
       // then nothing is stored at once; within DEFER_MS one statement stores the latest of the two still led
       expect(await stored()).toEqual(['start', 'start', 'start']);
@@ -284,7 +289,11 @@ describe('projection runner', () => {
 
   it("given a deferred move, when its runner's batch writes the checkpoint, then a move not sent yet is dropped and one sent is waited for", async () => {
     await migrateRunnerTables(t.db);
-    await t.db('aivis_checkpoints').insert({ name: 'test-cw-y', position: 'start', version: 1, generation: 0, lease_owner: 'me' }).onConflict('name').merge();
+    await t
+      .db('aivis_checkpoints')
+      .insert({ name: 'test-cw-y', position: 'start', version: 1, generation: 0, lease_owner: 'me' })
+      .onConflict('name')
+      .merge();
     const writes = new CheckpointWrites(t.db);
     const move = (position: string) => writes.defer({ name: 'test-cw-y', owner: 'me', generation: 0n, position }, () => undefined);
     const stored = async () => (await t.db('aivis_checkpoints').where('name', 'test-cw-y').first('position')).position;
