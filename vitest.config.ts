@@ -11,7 +11,6 @@ const SLOW_FIRST = [
   'test/e2e/embedded.test.ts',
   'test/e2e/cli.test.ts',
   'test/jobs/crash.test.ts',
-  'test/http/oauth-instances.test.ts',
   'test/http/text-input.test.ts',
   'test/e2e/import-race.test.ts',
   'test/jobs/pitch-job.test.ts',
@@ -49,11 +48,11 @@ export default defineConfig({
     // one process per worker for all its files: each file importing the module graph afresh cost more CPU than most
     // tests (about half the suite's CPU); files share nothing else (each opens its own database, server and bus)
     isolate: false,
-    // two files at a time on two cores; each file gets its own database. Three were faster (whole suite here: 2 workers
-    // 293 s, 3 workers 225-249 s, 4 workers 245 s), but under that load a write transaction somewhere on the server
-    // (another file's) can hold back catch-up past a write's 5 s read-your-writes wait, and metrics-instances then
-    // counts an import short (2 of 2 clean-clone CI runs with 3 workers); see README, "What is tested where"
-    maxWorkers: 2,
+    // three files at a time on two cores (a file often waits on Postgres, a child process, a lease or a timer); each file
+    // gets its own database. Whole suite, quiet machine: 171 s with three, 166 s with four (busier, and one email crash
+    // test ran out its wait); two were 260-285 s before the read horizon left other databases' transactions out (with
+    // three, another file's long transaction held catch-up back past a write's 5 s wait: README, "Operators")
+    maxWorkers: 3,
     sequence: { sequencer: SlowFirst },
     // the default output, then the tests that took more than half of their timeout, if any (test/support/timeout-margin.ts)
     reporters: ['default', './test/support/timeout-margin.ts'],
