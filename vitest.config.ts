@@ -4,16 +4,22 @@ import { defineConfig } from 'vitest/config';
 /**
  * The files that take longest start first, so the suite does not end on one of them running alone. Vitest orders by
  * the durations it cached in node_modules, which `npm ci` wipes (CI starts without them, and would order by file size,
- * which puts short files of many processes, such as the job crash test, last).
+ * which puts short files of many processes, such as the job crash test, last). A file that mostly computes (the
+ * differential test, the embedded PGlite ones, text-input) alternates with one that mostly waits (a lease to lapse, a
+ * redelivery, a child process): three run at once on two cores, and three that compute slowed each other by half.
  */
 const SLOW_FIRST = [
   'test/properties/metrics-differential.test.ts',
-  'test/e2e/embedded.test.ts',
-  'test/e2e/cli.test.ts',
   'test/jobs/crash.test.ts',
-  'test/http/text-input.test.ts',
+  'test/e2e/embedded.test.ts',
   'test/e2e/import-race.test.ts',
+  'test/e2e/ai-value-demo.test.ts',
   'test/jobs/pitch-job.test.ts',
+  'test/e2e/knowledge-embedded.test.ts',
+  'test/pages/pitch-report.test.ts',
+  'test/http/text-input.test.ts',
+  'test/e2e/cli.test.ts',
+  'test/http/write-waits.test.ts',
   'test/jobs/caps.test.ts',
   'test/projections/runner.test.ts',
   'test/http/content-pipeline.test.ts',
