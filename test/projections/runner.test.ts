@@ -21,6 +21,13 @@ const snapshot = async (t: T) => ({
   seen: Number((await t.db('t_seen').count<{ count: string }[]>('* as count'))[0].count),
 });
 
+/** Checkpoint rows led by the owner 'me' at generation 0, at the start (the runner tables migrated first). */
+async function ledByMe(t: T, ...names: string[]) {
+  await migrateRunnerTables(t.db);
+  const rows = names.map((name) => ({ name, position: 'start', version: 1, generation: 0, lease_owner: 'me' }));
+  await t.db('aivis_checkpoints').insert(rows).onConflict('name').merge();
+}
+
 async function appendMany(t: T, streams: number, perStream: number) {
   for (let i = 0; i < perStream; i++) {
     await Promise.all(Array.from({ length: streams }, (_, s) => t.store.append(`s-${s}`, [anEvent(), anEvent()], 'any')));
@@ -255,9 +262,7 @@ describe('projection runner', () => {
 
   it('given idle moves deferred together, then one statement stores the latest of each within DEFER_MS, and a runner no longer leading is told', async () => {
     // given three checkpoints: two led by this runner's owner at generation 0, one since taken by another instance
-    await migrateRunnerTables(t.db);
-    const rows = ['a', 'b', 'c'].map((n) => ({ name: `test-cw-${n}`, position: 'start', version: 1, generation: 0, lease_owner: 'me' }));
-    await t.db('aivis_checkpoints').insert(rows).onConflict('name').merge();
+    await ledByMe(t, 'test-cw-a', 'test-cw-b', 'test-cw-c');
     await t.db('aivis_checkpoints').where('name', 'test-cw-c').update({ lease_owner: 'another' });
     const writes = new CheckpointWrites(t.db);
     const statements: string[] = [];
@@ -288,12 +293,7 @@ describe('projection runner', () => {
   });
 
   it("given a deferred move, when its runner's batch writes the checkpoint, then a move not sent yet is dropped and one sent is waited for", async () => {
-    await migrateRunnerTables(t.db);
-    await t
-      .db('aivis_checkpoints')
-      .insert({ name: 'test-cw-y', position: 'start', version: 1, generation: 0, lease_owner: 'me' })
-      .onConflict('name')
-      .merge();
+    await ledByMe(t, 'test-cw-y');
     const writes = new CheckpointWrites(t.db);
     const move = (position: string) => writes.defer({ name: 'test-cw-y', owner: 'me', generation: 0n, position }, () => undefined);
     const stored = async () => (await t.db('aivis_checkpoints').where('name', 'test-cw-y').first('position')).position;
@@ -319,11 +319,7 @@ describe('projection runner', () => {
   });
 
   it("given a shared read of the fences, then a runner's idle check uses it until it is older than allowed or than the runner's own lease", async () => {
-    await t
-      .db('aivis_checkpoints')
-      .insert({ name: 'test-fence', position: 'start', version: 1, generation: 0, lease_owner: 'me' })
-      .onConflict('name')
-      .merge();
+    await ledByMe(t, 'test-fence');
     const writes = new CheckpointWrites(t.db);
     expect(await writes.stillLeads('test-fence', 'me', 0n, 60_000, 0)).toBe(true);
     // when a rebuild elsewhere moves the generation on
