@@ -4,7 +4,7 @@ import { type DomainError, isDomainError } from '../../src/domain/errors';
 import { deterministicId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
 import type { Position } from '../../src/eventstore/port';
-import { admitUnderHold, type ConcurrencyLimit, releaseHolds } from '../../src/limits/holds';
+import { admitUnderHold, type ConcurrencyLimit } from '../../src/limits/holds';
 import type { CommandContext } from '../handle';
 import { admitOnce } from '../idempotency/idempotency';
 
@@ -46,12 +46,7 @@ export async function requestSeoRecommendations(
     conflictMessage: SEO_REQUEST_CONFLICT,
     streamOf: (id) => jobStream('seo', id),
     async admit(jobId) {
-      const p = await admitUnderHold(db, outstanding, input.website_id, jobId, jobStream('seo', jobId), () =>
-        page().catch(async (err) => {
-          await releaseHolds(db, jobId);
-          throw err;
-        }),
-      );
+      const p = await admitUnderHold(db, outstanding, input.website_id, jobId, jobStream('seo', jobId), page);
       if (isDomainError(p)) return p;
       return [
         {

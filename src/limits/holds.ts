@@ -76,7 +76,8 @@ export async function holdOrRefuse(...args: Parameters<typeof acquireHold>): Pro
 /**
  * A job's admission under a cap: takes `holderId`'s place (acquireHold), then runs `step`, the part of the admission
  * that may refuse (an allowance, a page to read). A full scope is a `rate_limited` domain error and `step` does not run;
- * a refusal of `step` (a domain error) gives the place back before it is answered. What `step` answers otherwise.
+ * a refusal of `step` (a domain error) or its failure (a throw) gives the place back before it is answered. What
+ * `step` answers otherwise.
  */
 export async function admitUnderHold<T>(
   db: Knex,
@@ -88,7 +89,10 @@ export async function admitUnderHold<T>(
 ): Promise<T | DomainError> {
   const held = await acquireHold(db, limit, scope, holderId, subject);
   if (!held.allowed) return rateLimited(held.retryAfterSeconds);
-  const done = await step();
+  const done = await step().catch(async (err) => {
+    await releaseHolds(db, holderId);
+    throw err;
+  });
   if (isDomainError(done)) await releaseHolds(db, holderId);
   return done;
 }

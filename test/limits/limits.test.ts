@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openPostgres } from '../../src/db';
-import { DomainErrorException } from '../../src/domain/errors';
+import { DomainErrorException, forbidden, rateLimited } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
-import { acquireHold, type ConcurrencyLimit, heldCount, holdOrRefuse, releaseHolds } from '../../src/limits/holds';
+import { acquireHold, admitUnderHold, type ConcurrencyLimit, heldCount, holdOrRefuse, releaseHolds } from '../../src/limits/holds';
 import { migrateLimits } from '../../src/limits/migrate';
 import { type Budget, hitBudgets, spendBudgets } from '../../src/limits/budgets';
 import { RateLimiter } from '../../src/limits/rate';
@@ -78,6 +78,28 @@ describe('limits, one instance (PGlite or Postgres)', () => {
     expect(await releaseHolds(d.db, j1)).toBe(1);
     expect(await acquireHold(d.db, limit, org, newId())).toMatchObject({ allowed: true, held: 2 });
     expect(await heldCount(d.db, limit.name, org)).toBe(2);
+  });
+
+  it("given an admission under a cap of 1, then a full scope is refused before its step runs, and the step's refusal or failure gives the place back", async () => {
+    const limit: ConcurrencyLimit = { name: 'admit-under-hold', limit: 1, retryAfterSeconds: 7 };
+    const org = newId();
+    const admitted = () => admitUnderHold(d.db, limit, org, newId(), 'probe-x', async () => 'admitted');
+    // a refusal of the step (a domain error) and a failure (a throw) each leave the place free
+    expect(await admitUnderHold(d.db, limit, org, newId(), 'probe-x', async () => forbidden('no allowance'))).toEqual(forbidden('no allowance'));
+    await expect(admitUnderHold(d.db, limit, org, newId(), 'probe-x', () => Promise.reject(new Error('page unreadable')))).rejects.toThrow(
+      'page unreadable',
+    );
+    expect(await heldCount(d.db, limit.name, org)).toBe(0);
+    // admitted, it keeps the place: the next is refused and its step does not run
+    expect(await admitted()).toBe('admitted');
+    let ran = false;
+    const full = await admitUnderHold(d.db, limit, org, newId(), 'probe-x', async () => {
+      ran = true;
+      return 'admitted';
+    });
+    expect(full).toEqual(rateLimited(7));
+    expect(ran).toBe(false);
+    expect(await heldCount(d.db, limit.name, org)).toBe(1);
   });
 
   it('given running caps of 2 per website and 3 in all, then jobs beyond wait queued and start oldest first as slots free', async () => {
