@@ -6,6 +6,7 @@ import type { EventOf } from '../src/domain/events';
 import type { TypedEvent } from '../src/eventstore/port';
 import { dispatch, type EventHandlers, handledTypes, type Projection, migrateSql } from '../src/eventstore/projection';
 import { preferLz4Sql } from '../src/db';
+import { declareAppendsNone } from '../src/eventstore/horizon';
 import { ANSWER_COLUMNS, ASKED_COLUMNS } from './answer-columns';
 import { outOfLine, sameEntities, type SiteEntity, siteEntities, siteEntityIdsSql } from './site-entities';
 
@@ -645,8 +646,8 @@ export async function rederive(trx: Knex.Transaction, websiteId: string, version
  */
 export async function realignSite(db: Knex, websiteId: string): Promise<string | null> {
   return db.transaction(async (trx) => {
-    // long, and it appends no events: the log's readers need not wait for it (src/eventstore/horizon.ts)
-    await trx.raw('select aivis_appends_none()');
+    // long (the website's whole history), and it appends no events
+    await declareAppendsNone(trx);
     await lockSite(trx, websiteId);
     const why = await outOfLine(trx, websiteId);
     if (why === null) return null;

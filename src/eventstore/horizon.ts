@@ -1,3 +1,5 @@
+import type { Knex } from 'knex';
+
 /**
  * The read horizon of the Postgres event store: how far a catch-up reader may read without ever skipping a late commit.
  *
@@ -20,6 +22,14 @@
 
 /** the advisory-lock class (the key's high 32 bits) of the mark "this transaction appends no events" */
 const APPENDS_NONE_CLASS = 1095325267;
+
+/** The marker's call: a transaction's first statement, or part of it (a runner's batch takes it with its lock). */
+export const APPENDS_NONE = 'aivis_appends_none()';
+
+/** Declares that `trx` appends no events: the log's readers need not wait for it (it must be long, or they would). */
+export async function declareAppendsNone(trx: Knex.Transaction): Promise<void> {
+  await trx.raw(`select ${APPENDS_NONE}`);
+}
 
 /** The marker, on any database the runners write (the event store's or only the read models'). */
 export const APPENDS_NONE_FUNCTION = `

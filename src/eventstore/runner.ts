@@ -16,7 +16,7 @@ import {
   websiteOf,
 } from './dead-letters';
 import { CheckpointWrites, LEASE_SECONDS, moveCheckpoints } from './checkpoints';
-import { APPENDS_NONE_FUNCTION } from './horizon';
+import { APPENDS_NONE, APPENDS_NONE_FUNCTION, declareAppendsNone } from './horizon';
 import { type FeedReader, readInterest, type SharedFeed } from './feed';
 import {
   comparePositions,
@@ -131,7 +131,7 @@ export interface RunnerStatus {
 async function liveWrite(trx: Knex.Transaction, projection: string, mode: 'shared' | 'exclusive'): Promise<void> {
   const fn = mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
   // with the mark that the transaction appends no events (horizon.ts): the log's readers need not wait for it
-  await trx.raw(`select ${fn}(hashtextextended(?, 0)), aivis_appends_none()`, [`aivis-live:${projection}`]);
+  await trx.raw(`select ${fn}(hashtextextended(?, 0)), ${APPENDS_NONE}`, [`aivis-live:${projection}`]);
 }
 
 /**
@@ -387,10 +387,9 @@ export class ProjectionRunner {
       this.ahead = { after: last, batch: next };
     }
     try {
-      // nothing to apply (every event scanned was another projection's): the checkpoint alone, in one statement with
-      // the other runners' of this process that moved theirs in the same turn
+      // nothing to apply (every event scanned was another projection's): the checkpoint alone, stored within DEFER_MS
+      // with the other runners' of this process (checkpoints.ts); this instance's waiters go on now
       if (pending.length === 0) {
-        // stored within DEFER_MS with the others' (checkpoints.ts); this instance's waiters go on now
         this.checkpoints.defer(
           { name: this.projection.name, owner: this.owner, generation: this.generation, position: positionToString(last) },
           () => {
@@ -754,7 +753,7 @@ export class ProjectionRunner {
   private async applyShadow(take: () => Item[], lane: Lane, isolating: boolean): Promise<Lane> {
     const next: Lane = { ...lane, dead: new Set(lane.dead) };
     await this.db.transaction(async (trx) => {
-      await trx.raw('select aivis_appends_none()');
+      await declareAppendsNone(trx);
       await this.applyItems(trx, take(), next, isolating);
     });
     return next;

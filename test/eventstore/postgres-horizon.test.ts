@@ -1,5 +1,6 @@
 import knex, { type Knex } from 'knex';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { declareAppendsNone } from '../../src/eventstore/horizon';
 import { START } from '../../src/eventstore/port';
 import { migrateRunnerTables } from '../../src/eventstore/runner';
 import { freshStore, serverUrl } from '../support/db';
@@ -49,7 +50,7 @@ suite('Postgres event store: how far a catch-up reader may read', () => {
     const before = await t.store.lastPosition();
     const e = anEvent();
     await withOpenTransaction(t.db, async (trx) => {
-      await trx.raw('select aivis_appends_none()');
+      await declareAppendsNone(trx);
       await t.store.append('horizon-marked', [e], 'any');
       expect(ids(await readFrom(before))).toEqual([e.id]);
     });
@@ -58,7 +59,7 @@ suite('Postgres event store: how far a catch-up reader may read', () => {
   it('given a transaction that declared it appends no events, when it appends one, then the log refuses it and stores nothing', async () => {
     const e = anEvent();
     const attempt = t.db.transaction(async (trx) => {
-      await trx.raw('select aivis_appends_none()');
+      await declareAppendsNone(trx);
       await trx.raw('select * from aivis_append(?, ?, ?::jsonb)', ['horizon-liar', 'any', JSON.stringify([e])]);
     });
     await expect(attempt).rejects.toThrow(/declared that it appends no events/);
