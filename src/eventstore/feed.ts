@@ -47,7 +47,13 @@ export class SharedFeed {
   private start: Position | null = null;
   private end: Position | null = null;
   private events: RecordedEvent[] = [];
-  private extending: { from: Position; done: Promise<void> } | null = null;
+  private extending: { from: Position; generation: number; done: Promise<void> } | null = null;
+  /**
+   * Bumped when readers come or go: a read asked for before (with the payloads the readers of then wanted) may still be
+   * under way, and must not become the stretch, or a reader that came meanwhile would be served events without its
+   * payloads and move past them (a projection that took its lease while another one read skipped its events)
+   */
+  private generation = 0;
 
   constructor(
     private readonly store: EventStore,
@@ -78,6 +84,7 @@ export class SharedFeed {
 
   /** Readers came or went: the payloads wanted may differ, so the stretch starts over. */
   private reset(): void {
+    this.generation++;
     this.union = null;
     this.start = this.end = null;
     this.events = [];
@@ -116,8 +123,9 @@ export class SharedFeed {
       const { start, end } = this;
       if (start === null || end === null || comparePositions(after, end) > 0) {
         // nothing held, or this reader is ahead of it: the stretch starts here
+        const generation = this.generation;
         const b = await this.fetch(after, Math.max(maxCount, this.fetchSize));
-        if (b.scanned > 0 && (this.end === null || comparePositions(after, this.end) > 0)) {
+        if (b.scanned > 0 && generation === this.generation && (this.end === null || comparePositions(after, this.end) > 0)) {
           this.start = after;
           this.end = b.scannedTo;
           this.events = b.events.slice();
@@ -128,8 +136,10 @@ export class SharedFeed {
       if (comparePositions(after, start) < 0) return this.fetch(after, maxCount, own);
       if (comparePositions(after, end) < 0) return this.serve(after, maxCount);
       // at the end: extend the stretch (once for everyone waiting here), then serve from it
-      if (this.extending && comparePositions(this.extending.from, end) !== 0) {
-        // a read from an older end (the stretch started over meanwhile): let it settle, then look again
+      const generation = this.generation;
+      if (this.extending && (this.extending.generation !== generation || comparePositions(this.extending.from, end) !== 0)) {
+        // a read from an older end, or for the readers of before (the stretch started over meanwhile): let it settle,
+        // then look again
         await this.extending.done;
         continue;
       }
@@ -137,7 +147,7 @@ export class SharedFeed {
         const from = end;
         const done = this.fetch(from, Math.max(maxCount, this.fetchSize))
           .then((b) => {
-            if (b.scanned > 0 && this.end !== null && comparePositions(this.end, from) === 0) {
+            if (b.scanned > 0 && generation === this.generation && this.end !== null && comparePositions(this.end, from) === 0) {
               for (const e of b.events) this.events.push(e);
               this.end = b.scannedTo;
               this.trim();
@@ -146,9 +156,11 @@ export class SharedFeed {
           .finally(() => {
             this.extending = null;
           });
-        this.extending = { from, done };
+        this.extending = { from, generation, done };
       }
       await this.extending.done;
+      // readers came or went meanwhile: what was read was not kept
+      if (generation !== this.generation) continue;
       // nothing new was committed below the horizon
       if (this.end !== null && comparePositions(this.end, end) === 0) return { events: [], scanned: 0, scannedTo: after };
     }

@@ -23,6 +23,37 @@ function counted(store: EventStore) {
   return { store: wrapped, calls };
 }
 
+/** The store, whose catch-up reads asked for while held read at once but answer only when let go (slow reads). */
+function held(store: EventStore) {
+  let gate: Promise<void> | null = null;
+  let open = () => {};
+  const wrapped: EventStore = {
+    ...store,
+    readAllOfTypes: async (...args) => {
+      const waits = gate;
+      const b = await store.readAllOfTypes!(...args);
+      if (waits) await waits;
+      return b;
+    },
+  };
+  return {
+    store: wrapped,
+    /** reads asked for from now on wait */
+    hold: () => {
+      gate = new Promise<void>((r) => (open = r));
+    },
+    /** reads asked for from now on answer at once; those held still wait */
+    passNew: () => {
+      gate = null;
+    },
+    /** the held reads answer */
+    release: () => {
+      gate = null;
+      open();
+    },
+  };
+}
+
 const TYPES = ['ApiKeyRevoked', 'WebsiteStatusChanged', 'UserAdded'] as const;
 
 describe('shared feed: one read of the log for the projections of a process', () => {
@@ -71,6 +102,49 @@ describe('shared feed: one read of the log for the projections of a process', ()
       for (const x of readers) x.r.close();
     });
   }
+
+  it('given a reader whose read of the log is under way, when another reader joins and then reads from the same place, then it gets its own events (a projection that took its lease meanwhile skipped them)', async () => {
+    const h = held(t.store);
+    const feed = new SharedFeed(h.store);
+    const from = await t.store.headPosition();
+    await appendOne('UserAdded', 'p-0');
+    await visible(await appendOne('ApiKeyRevoked', 'p-1'));
+    const users = feed.reader({ handles: ['UserAdded'] });
+    h.hold();
+    const first = users.read(from, 100);
+    // when
+    const keys = feed.reader({ handles: ['ApiKeyRevoked'] });
+    h.release();
+    expect((await first).events.map((e) => e.type)).toEqual(['UserAdded']);
+    const b = await keys.read(from, 100);
+    // then
+    expect(b.events.filter((e) => keeps({ handles: ['ApiKeyRevoked'] }, e)).map((e) => e.type)).toEqual(['ApiKeyRevoked']);
+    users.close();
+    keys.close();
+  });
+
+  it('given a reader extending the stretch, when another reader joins meanwhile and reads up to it, then the extension read for the readers of before is not served to it', async () => {
+    const h = held(t.store);
+    const feed = new SharedFeed(h.store, { fetchSize: 1 });
+    const from = await t.store.headPosition();
+    const p1 = await appendOne('UserAdded', 'p-0');
+    await visible(await appendOne('ApiKeyRevoked', 'p-1'));
+    const users = feed.reader({ handles: ['UserAdded'] });
+    expect((await users.read(from, 1)).scannedTo).toEqual(p1);
+    h.hold();
+    const extending = users.read(p1, 1);
+    h.passNew();
+    // when: the new reader's read answers first and starts the stretch again, up to where the extension starts
+    const keys = feed.reader({ handles: ['ApiKeyRevoked'] });
+    expect((await keys.read(from, 1)).scannedTo).toEqual(p1);
+    h.release();
+    await extending;
+    const b = await keys.read(p1, 1);
+    // then
+    expect(b.events.filter((e) => keeps({ handles: ['ApiKeyRevoked'] }, e)).map((e) => e.type)).toEqual(['ApiKeyRevoked']);
+    users.close();
+    keys.close();
+  });
 
   it('given four readers at the head, when an append arrives and all of them read, then one read of the store serves them all', async () => {
     const c = counted(t.store);
