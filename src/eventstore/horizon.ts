@@ -17,7 +17,8 @@ import type { Knex } from 'knex';
  *
  * The expensive part (pg_locks, the backends' table) runs only when a reader is held back: when the snapshot has running
  * transactions and events past the reader were committed at or above the oldest of them. A transaction the check
- * cannot place (gone by the time the locks are read, a prepared transaction) counts as one that may append.
+ * cannot place (gone by the time the locks are read, a prepared transaction) counts as one that may append; one that
+ * has ended by the end of the statement makes the read run again (HorizonReads).
  */
 
 /** the advisory-lock class (the key's high 32 bits) of the mark "this transaction appends no events" */
@@ -98,20 +99,41 @@ end $$;`;
  * compares `txid` with `h.horizon`): one row with e's columns null when nothing is below it. The function runs once
  * (`offset 0`: not folded into the query, where each row would call it again). Parameters: the reader's
  * position (txid and position as text, bigint), the process's floor (text), then rows' own.
+ *
+ * `ended` says the horizon is a transaction that was running in the statement's snapshot and has ended since: the
+ * check could not place it (its backend was gone when the backends were read: on a busy server, another database's
+ * short transaction), so it held the reader back for nothing. A new statement, with a new snapshot, reads past it.
  */
-export const belowHorizon = (rows: string) => `select h.horizon::text as horizon, e.*
-  from (select aivis_read_horizon(?::text::xid8, ?::bigint, ?::text::xid8) as horizon offset 0) h
+const belowHorizon = (rows: string) => `select h.horizon::text as horizon, h.ended, e.*
+  from (select horizon,
+               case when horizon < pg_snapshot_xmax(s) and not pg_visible_in_snapshot(horizon, s)
+                    then coalesce(pg_xact_status(horizon) <> 'in progress', false) else false end as ended
+          from (select aivis_read_horizon(?::text::xid8, ?::bigint, ?::text::xid8) as horizon, pg_current_snapshot() as s
+                offset 0) h0) h
   left join lateral (${rows}) e on true`;
 
-/** The highest horizon this process has read with (the `p_floor` of its next reads). */
-export class HorizonFloor {
+/** How many statements a read runs at most while its horizon turns out to be a transaction that has ended. */
+const HORIZON_ATTEMPTS = 3;
+
+/**
+ * One process's reads below the horizon: it keeps the highest horizon read with (the `p_floor` of the next reads: a
+ * reader's horizon never moves back), and reads again when a horizon has ended since the statement's snapshot.
+ */
+export class HorizonReads {
   private floor = 0n;
-  get value(): string {
-    return this.floor.toString();
-  }
-  /** Keeps `horizon` if it is higher; rows of a `belowHorizon` query all carry the same one. */
-  seen(rows: readonly { horizon: string }[]): void {
-    const h = rows.length ? BigInt(rows[0].horizon) : 0n;
-    if (h > this.floor) this.floor = h;
+
+  /**
+   * Runs `belowHorizon(rows)`; `params(floor)` gives the parameters: the reader's position (txid and position as
+   * text, bigint), `floor`, then rows' own. Its rows all carry the same `horizon`.
+   */
+  async read<R>(db: Knex, rows: string, params: (floor: string) => readonly unknown[]): Promise<(R & { horizon: string })[]> {
+    const sql = belowHorizon(rows);
+    for (let attempt = 1; ; attempt++) {
+      const r = await db.raw(sql, params(this.floor.toString()) as Knex.RawBinding[]);
+      const got = r.rows as (R & { horizon: string; ended: boolean })[];
+      const h = got.length ? BigInt(got[0].horizon) : 0n;
+      if (h > this.floor) this.floor = h;
+      if (!got[0]?.ended || attempt === HORIZON_ATTEMPTS) return got;
+    }
   }
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { belowHorizon, HORIZON_SQL, HorizonFloor } from './horizon';
+import { HORIZON_SQL, HorizonReads } from './horizon';
 import { preferLz4Sql } from '../db';
 import { EventMetadata } from '../domain/events';
 import {
@@ -332,7 +332,7 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
           { maxInFlight: 1, maxAppends: 48, maxEvents: 2000, stallMs: STALL_MS, ...(typeof options.batch === 'object' ? options.batch : {}) };
   const listeners = new Set<() => void>();
   // how far this process's readers have read: their horizon never moves back (horizon.ts)
-  const floor = new HorizonFloor();
+  const horizon = new HorizonReads();
 
   // the hot path skips knex's query builder: one prepared statement on a pooled connection
   // with `notify`, the append's own statement wakes the other processes' readers (delivered at commit, once per
@@ -564,15 +564,13 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
       // never read past the oldest running transaction that may append (horizon.ts): a late commit below it can't be
       // skipped. Order by the table's xid8 column, not the `txid` text alias of the select list (text order, no index)
       const at = [after[0].toString(), after[1].toString()];
-      const r = await db.raw(
-        `${belowHorizon(`select ${COLUMNS}, aivis_events.txid as x8 from aivis_events
+      const rows = await horizon.read<EventRow>(
+        db,
+        `select ${COLUMNS}, aivis_events.txid as x8 from aivis_events
             where (txid, position) > (?::text::xid8, ?::bigint) and txid < h.horizon
-            order by aivis_events.txid, aivis_events.position limit ?`)}
-          order by e.x8, e.position`,
-        [...at, floor.value, ...at, maxCount],
+            order by aivis_events.txid, aivis_events.position limit ?`,
+        (floor) => [...at, floor, ...at, maxCount],
       );
-      const rows = r.rows as (EventRow & { horizon: string })[];
-      floor.seen(rows);
       return rows.filter((row) => row.position !== null).map(toRecorded);
     },
 
@@ -588,19 +586,17 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
       const plain = types.filter((t) => !(t in streamPrefixes));
       // one index scan; the payloads of the other types are neither sent nor parsed (a join back to the table would
       // need a plan the planner cannot cost: it has no row count for the scanned range)
-      const r = await db.raw(
-        `${belowHorizon(`select position, txid::text as txid, txid as x8, type, stream_id, revision, ${RECORDED_MS},
+      const all = await horizon.read<EventRow & { event_id: string | null }>(
+        db,
+        `select position, txid::text as txid, txid as x8, type, stream_id, revision, ${RECORDED_MS},
                 case when hit then event_id end as event_id, case when hit then data end as data, case when hit then metadata end as metadata
            from (select *, (type = any(?::text[]) or type <> all(?::text[])
                             or exists (select 1 from unnest(?::text[], ?::text[]) as p(t, prefix) where p.t = type and starts_with(stream_id, p.prefix))) as hit
                    from aivis_events
                   where (txid, position) > (?::text::xid8, ?::bigint) and txid < h.horizon
-                  order by aivis_events.txid, aivis_events.position limit ?) scanned`)}
-          order by e.x8, e.position`,
-        [...at, floor.value, plain, known as string[], prefixed.map(([t]) => t), prefixed.map(([, p]) => p), ...at, maxCount],
+                  order by aivis_events.txid, aivis_events.position limit ?) scanned`,
+        (floor) => [...at, floor, plain, known as string[], prefixed.map(([t]) => t), prefixed.map(([, p]) => p), ...at, maxCount],
       );
-      const all = r.rows as (EventRow & { event_id: string | null; horizon: string })[];
-      floor.seen(all);
       const rows = all.filter((row) => row.position !== null);
       const events: RecordedEvent[] = [];
       for (const row of rows) if (row.event_id !== null) events.push(toRecorded(row));
@@ -609,13 +605,12 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
     },
 
     async headPosition() {
-      const r = await db.raw(
-        belowHorizon(`select txid::text as txid, position from aivis_events
-          where txid < h.horizon order by aivis_events.txid desc, aivis_events.position desc limit 1`),
-        ['0', '0', floor.value],
+      const rows = await horizon.read<{ txid: string | null; position: string | null }>(
+        db,
+        `select txid::text as txid, position from aivis_events
+          where txid < h.horizon order by aivis_events.txid desc, aivis_events.position desc limit 1`,
+        (floor) => ['0', '0', floor],
       );
-      const rows = r.rows as { txid: string | null; position: string | null; horizon: string }[];
-      floor.seen(rows);
       const row = rows[0];
       return row?.txid ? ([BigInt(row.txid), BigInt(row.position!)] as const) : START;
     },

@@ -18,6 +18,16 @@ async function withOpenTransaction<T>(db: Knex, body: (trx: Knex.Transaction) =>
   });
 }
 
+/** How many backends wait for a lock on pg_database. */
+async function waitingOnLock(db: Knex): Promise<number> {
+  const r = await db.raw(`select count(*)::int as n from pg_locks where relation = 'pg_database'::regclass and not granted`);
+  return r.rows[0].n as number;
+}
+
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 500 && !(await condition()); i++) await new Promise((r) => setTimeout(r, 10));
+}
+
 const ids = (events: { id: string }[]) => events.map((e) => e.id);
 
 suite('Postgres event store: how far a catch-up reader may read', () => {
@@ -44,6 +54,39 @@ suite('Postgres event store: how far a catch-up reader may read', () => {
       await t.store.append('horizon-elsewhere', [e], 'any');
       expect(ids(await readFrom(before))).toEqual([e.id]);
     });
+  });
+
+  it('given an open transaction of another database that ends while a reader is between its snapshot and its look at the backends, then the reader reads the event all the same', async () => {
+    // the check reads pg_database (for this database's oid) after the snapshot and before the backends: a lock on it
+    // holds the reader there while the other database's transaction ends, so the check can no longer place it
+    const u = new URL(serverUrl!);
+    u.pathname = '/postgres';
+    const locker = knex({ client: 'pg', connection: u.toString(), pool: { min: 0, max: 1 } });
+    try {
+      const before = await t.store.lastPosition();
+      const e = anEvent();
+      let endOther!: () => void;
+      let began!: () => void;
+      const begun = new Promise<void>((resolve) => (began = resolve));
+      const other = withOpenTransaction(elsewhere, () => {
+        began();
+        return new Promise<void>((resolve) => (endOther = resolve));
+      });
+      await begun;
+      await t.store.append('horizon-ended', [e], 'any');
+      // the reading is handed out in an object: returned as it is, the transaction would wait for it before it commits
+      const { reading } = await locker.transaction(async (trx) => {
+        await trx.raw('lock table pg_database in access exclusive mode');
+        const reading = readFrom(before);
+        await until(async () => (await waitingOnLock(trx)) > 0);
+        endOther();
+        await other;
+        return { reading };
+      });
+      expect(ids(await reading)).toEqual([e.id]);
+    } finally {
+      await locker.destroy();
+    }
   });
 
   it('given an open transaction here that declared it appends no events, when an event is appended, then a reader reads it', async () => {
