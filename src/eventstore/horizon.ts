@@ -124,10 +124,11 @@ export class HorizonReads {
 
   /**
    * Runs `belowHorizon(rows)`; `params(floor)` gives the parameters: the reader's position (txid and position as
-   * text, bigint), `floor`, then rows' own. Its rows all carry the same `horizon`.
+   * text, bigint), `floor`, then rows' own. `orderBy`: the order of the result (`e.` columns; the lateral's own order
+   * is not the result's). Its rows all carry the same `horizon`.
    */
-  async read<R>(db: Knex, rows: string, params: (floor: string) => readonly unknown[]): Promise<(R & { horizon: string })[]> {
-    const sql = belowHorizon(rows);
+  async read<R>(db: Knex, rows: string, params: (floor: string) => readonly unknown[], orderBy?: string): Promise<(R & { horizon: string })[]> {
+    const sql = orderBy ? `${belowHorizon(rows)} order by ${orderBy}` : belowHorizon(rows);
     for (let attempt = 1; ; attempt++) {
       const r = await db.raw(sql, params(this.floor.toString()) as Knex.RawBinding[]);
       const got = r.rows as (R & { horizon: string; ended: boolean })[];

@@ -570,6 +570,7 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
             where (txid, position) > (?::text::xid8, ?::bigint) and txid < h.horizon
             order by aivis_events.txid, aivis_events.position limit ?`,
         (floor) => [...at, floor, ...at, maxCount],
+        'e.x8, e.position',
       );
       return rows.filter((row) => row.position !== null).map(toRecorded);
     },
@@ -596,6 +597,7 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
                   where (txid, position) > (?::text::xid8, ?::bigint) and txid < h.horizon
                   order by aivis_events.txid, aivis_events.position limit ?) scanned`,
         (floor) => [...at, floor, plain, known as string[], prefixed.map(([t]) => t), prefixed.map(([, p]) => p), ...at, maxCount],
+        'e.x8, e.position',
       );
       const rows = all.filter((row) => row.position !== null);
       const events: RecordedEvent[] = [];
