@@ -54,6 +54,9 @@ function held(store: EventStore) {
   };
 }
 
+/** The types of a batch's events that a reader of ApiKeyRevoked keeps (those served with their payloads). */
+const keyEvents = (b: { events: RecordedEvent[] }) => b.events.filter((e) => keeps({ handles: ['ApiKeyRevoked'] }, e)).map((e) => e.type);
+
 const TYPES = ['ApiKeyRevoked', 'WebsiteStatusChanged', 'UserAdded'] as const;
 
 describe('shared feed: one read of the log for the projections of a process', () => {
@@ -103,13 +106,18 @@ describe('shared feed: one read of the log for the projections of a process', ()
     });
   }
 
-  it('given a reader whose read of the log is under way, when another reader joins and then reads from the same place, then it gets its own events (a projection that took its lease meanwhile skipped them)', async () => {
+  /** A UserAdded then an ApiKeyRevoked appended, a feed over the held store, and a reader of UserAdded on it. */
+  async function aUserThenAKey(options?: ConstructorParameters<typeof SharedFeed>[1]) {
     const h = held(t.store);
-    const feed = new SharedFeed(h.store);
+    const feed = new SharedFeed(h.store, options);
     const from = await t.store.headPosition();
-    await appendOne('UserAdded', 'p-0');
+    const p1 = await appendOne('UserAdded', 'p-0');
     await visible(await appendOne('ApiKeyRevoked', 'p-1'));
-    const users = feed.reader({ handles: ['UserAdded'] });
+    return { h, feed, from, p1, users: feed.reader({ handles: ['UserAdded'] }) };
+  }
+
+  it('given a reader whose read of the log is under way, when another reader joins and then reads from the same place, then it gets its own events (a projection that took its lease meanwhile skipped them)', async () => {
+    const { h, feed, from, users } = await aUserThenAKey();
     h.hold();
     const first = users.read(from, 100);
     // when
@@ -118,18 +126,13 @@ describe('shared feed: one read of the log for the projections of a process', ()
     expect((await first).events.map((e) => e.type)).toEqual(['UserAdded']);
     const b = await keys.read(from, 100);
     // then
-    expect(b.events.filter((e) => keeps({ handles: ['ApiKeyRevoked'] }, e)).map((e) => e.type)).toEqual(['ApiKeyRevoked']);
+    expect(keyEvents(b)).toEqual(['ApiKeyRevoked']);
     users.close();
     keys.close();
   });
 
   it('given a reader extending the stretch, when another reader joins meanwhile and reads up to it, then the extension read for the readers of before is not served to it', async () => {
-    const h = held(t.store);
-    const feed = new SharedFeed(h.store, { fetchSize: 1 });
-    const from = await t.store.headPosition();
-    const p1 = await appendOne('UserAdded', 'p-0');
-    await visible(await appendOne('ApiKeyRevoked', 'p-1'));
-    const users = feed.reader({ handles: ['UserAdded'] });
+    const { h, feed, from, p1, users } = await aUserThenAKey({ fetchSize: 1 });
     expect((await users.read(from, 1)).scannedTo).toEqual(p1);
     h.hold();
     const extending = users.read(p1, 1);
@@ -141,7 +144,7 @@ describe('shared feed: one read of the log for the projections of a process', ()
     await extending;
     const b = await keys.read(p1, 1);
     // then
-    expect(b.events.filter((e) => keeps({ handles: ['ApiKeyRevoked'] }, e)).map((e) => e.type)).toEqual(['ApiKeyRevoked']);
+    expect(keyEvents(b)).toEqual(['ApiKeyRevoked']);
     users.close();
     keys.close();
   });

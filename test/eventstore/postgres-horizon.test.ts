@@ -6,6 +6,7 @@ import { migrateRunnerTables } from '../../src/eventstore/runner';
 import { freshStore, serverUrl } from '../support/db';
 import { anEvent, testMetadata } from '../support/events';
 import { onPostgresServer } from '../support/suites';
+import { until } from '../support/until';
 
 // Needs a real server: the horizon is about other sessions' open transactions, and PGlite has one connection.
 const suite = onPostgresServer('Postgres read horizon test', 'embedded PGlite has one connection');
@@ -24,8 +25,11 @@ async function waitingOnLock(db: Knex): Promise<number> {
   return r.rows[0].n as number;
 }
 
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 500 && !(await condition()); i++) await new Promise((r) => setTimeout(r, 10));
+/** A one-connection pool on the server's `postgres` database: another database than the store's. */
+function onPostgresDatabase(): Knex {
+  const u = new URL(serverUrl!);
+  u.pathname = '/postgres';
+  return knex({ client: 'pg', connection: u.toString(), pool: { min: 0, max: 1 } });
 }
 
 const ids = (events: { id: string }[]) => events.map((e) => e.id);
@@ -36,9 +40,7 @@ suite('Postgres event store: how far a catch-up reader may read', () => {
   beforeAll(async () => {
     t = await freshStore(6);
     await migrateRunnerTables(t.db);
-    const u = new URL(serverUrl!);
-    u.pathname = '/postgres';
-    elsewhere = knex({ client: 'pg', connection: u.toString(), pool: { min: 0, max: 1 } });
+    elsewhere = onPostgresDatabase();
   });
   afterAll(async () => {
     await elsewhere?.destroy();
@@ -59,9 +61,7 @@ suite('Postgres event store: how far a catch-up reader may read', () => {
   it('given an open transaction of another database that ends while a reader is between its snapshot and its look at the backends, then the reader reads the event all the same', async () => {
     // the check reads pg_database (for this database's oid) after the snapshot and before the backends: a lock on it
     // holds the reader there while the other database's transaction ends, so the check can no longer place it
-    const u = new URL(serverUrl!);
-    u.pathname = '/postgres';
-    const locker = knex({ client: 'pg', connection: u.toString(), pool: { min: 0, max: 1 } });
+    const locker = onPostgresDatabase();
     try {
       const before = await t.store.lastPosition();
       const e = anEvent();
@@ -78,7 +78,7 @@ suite('Postgres event store: how far a catch-up reader may read', () => {
       const { reading } = await locker.transaction(async (trx) => {
         await trx.raw('lock table pg_database in access exclusive mode');
         const reading = readFrom(before);
-        await until(async () => (await waitingOnLock(trx)) > 0);
+        await until('the reader to wait for pg_database', async () => (await waitingOnLock(trx)) > 0, 5000, 10);
         endOther();
         await other;
         return { reading };
