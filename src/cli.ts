@@ -19,6 +19,7 @@ import { openRuntime, type Runtime } from './runtime';
 import { passwordProblem, setPassword } from './auth/accounts';
 import { GrantCredits, grantCredits } from '../commands/credits/grant-credits';
 import { oneOffCredits } from './app/credits';
+import { cutText } from './domain/text';
 
 type Command = (rt: Runtime, args: string[]) => Promise<unknown>;
 
@@ -52,7 +53,7 @@ async function readPassword(): Promise<string> {
             stdin.setRawMode(false);
             process.exit(130);
           }
-          value = c === '\u007f' ? value.slice(0, -1) : value + c;
+          value = c === '\u007f' ? cutText(value, value.length - 1) : value + c;
         }
       };
       stdin.on('data', onData);

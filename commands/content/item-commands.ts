@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CONTENT_NOT_FOUND, contentStream, contentUrlsStream } from '../../src/domain/content';
 import { type DomainError, isDomainError, notFound } from '../../src/domain/errors';
-import { boundedString, Uuid } from '../../src/domain/schemas';
+import { label, Uuid } from '../../src/domain/schemas';
 import { maxPosition, type Position } from '../../src/eventstore/port';
 import { type CommandContext, type Decision, type Handled, handle } from '../handle';
 import { ContentItem, type ContentItemState, isLive } from './item';
@@ -10,7 +10,7 @@ import { ContentUrls, type ContentUrlsState } from './urls';
 /** PATCH /api/v1/content/{id}: the title only (spec); any other key is a 400 naming it. */
 export const UpdateContent = z.strictObject({
   website_id: Uuid.optional().describe('The website (brand) id; optional: the content id decides it'),
-  title: boundedString(500).describe('The new title'),
+  title: label(500).describe('The new title'),
 });
 export type UpdateContent = z.infer<typeof UpdateContent>;
 

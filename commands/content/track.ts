@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type ContentFieldValue, type ContentType, contentStream, contentUrlsStream, contentSheetsStream } from '../../src/domain/content';
 import { type DomainError, invalid, isDomainError } from '../../src/domain/errors';
 import { deterministicId, newId } from '../../src/domain/ids';
-import { boundedString, text, Uuid, WebsiteId } from '../../src/domain/schemas';
+import { label, text, Uuid, WebsiteId } from '../../src/domain/schemas';
 import { isHostWithinDomain, domainOf, hostOf, normalizeUrl } from '../../src/domain/urls';
 import { appendMany, maxPosition, type Position } from '../../src/eventstore/port';
 import { type CommandContext, type Decision, handle, load, newEventsFor } from '../handle';
@@ -16,7 +16,7 @@ const MAX_FIELDS_PER_ROW = 100;
 
 export const TrackRow = z.strictObject({
   url: text().max(2048, 'must be at most 2048 characters').describe('The page URL, with or without the protocol (stored without it)'),
-  title: boundedString(500).optional().describe('Overrides the title derived from the URL slug'),
+  title: label(500).optional().describe('Overrides the title derived from the URL slug'),
   fields: z
     .array(FieldEntry)
     .max(MAX_FIELDS_PER_ROW, `must have at most ${MAX_FIELDS_PER_ROW} items`)

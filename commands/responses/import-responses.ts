@@ -4,7 +4,7 @@ import type { DomainEvent, EventData } from '../../src/domain/events';
 import { deterministicId, newId } from '../../src/domain/ids';
 import { parseFilterDate } from '../../src/domain/dates';
 import { modelIdSchema } from '../../src/domain/models';
-import { boundedString, text, Uuid, WebsiteId } from '../../src/domain/schemas';
+import { boundedString, label, text, Uuid, WebsiteId } from '../../src/domain/schemas';
 import { type Position, StoredEventsError } from '../../src/eventstore/port';
 import { type CatalogState, handleCatalog } from '../catalog/catalog';
 import { Bool } from '../catalog/catalog-input';
@@ -48,9 +48,9 @@ const RunAt = text('must be an ISO 8601 date-time').transform((s, ctx) => {
 });
 
 const ImportProduct = z.strictObject({
-  name: boundedString(500).describe("The product's name on the card (up to 500 characters)"),
-  brand: boundedString(200).nullable().optional().describe("The product's brand (up to 200 characters)"),
-  merchant: boundedString(200).nullable().optional().describe('The merchant offering it (up to 200 characters)'),
+  name: label(500).describe("The product's name on the card (up to 500 characters)"),
+  brand: label(200).nullable().optional().describe("The product's brand (up to 200 characters)"),
+  merchant: label(200).nullable().optional().describe('The merchant offering it (up to 200 characters)'),
   price: z
     .number({ error: 'must be a number' })
     .nonnegative('must not be negative')
@@ -99,7 +99,7 @@ export const ImportObservation = z
   });
 
 export const ImportItem = z.strictObject({
-  external_id: boundedString(200).optional().describe('Your id for the answer (up to 200 characters): an external_id already imported is skipped'),
+  external_id: label(200).optional().describe('Your id for the answer (up to 200 characters): an external_id already imported is skipped'),
   prompt_id: Uuid.describe('The prompt of the website this answers'),
   model: modelIdSchema.describe('The model identifier that answered'),
   run_at: RunAt.describe(`When it answered: an ISO 8601 date-time (no zone = UTC), from ${EARLIEST_RUN_AT} to one day after the server's time`),

@@ -4,6 +4,7 @@ import type { AnswerResult } from '../../src/engines/port';
 import { type Position, WrongExpectedRevisionError } from '../../src/eventstore/port';
 import { type CommandContext, newEventsFor } from '../handle';
 import { decideObservations, type Observed } from './record-observations';
+import { cutText } from '../../src/domain/text';
 
 export type Requested = EventData<'ResponseRequested'>;
 
@@ -34,7 +35,7 @@ export function decideOutcome(req: Requested, outcome: Outcome): (DomainEvent & 
           model: req.model,
           location_id: req.location_id,
           error_kind: outcome.error_kind,
-          message: outcome.message.slice(0, 2000),
+          message: cutText(outcome.message, 2000),
           attempts: outcome.attempts,
         },
       },

@@ -19,6 +19,7 @@
  */
 import type { AnswerEngine, AnswerUsage } from '../engines/port';
 import { type AttributeInput, type ExtractedObservation, normalizeScore } from './observations';
+import { cutText } from '../domain/text';
 
 export interface JudgeEntity {
   id: string;
@@ -161,7 +162,7 @@ export function createLlmJudge(engine: AnswerEngine, model: string, options: Llm
       }
       const items = parseJudgeReply(answer.text);
       if (items === undefined) {
-        warn('the reply holds no JSON array of observations; nothing kept', { model, reply: String(answer.text ?? '').slice(0, 200) });
+        warn('the reply holds no JSON array of observations; nothing kept', { model, reply: cutText(String(answer.text ?? ''), 200) });
         return [];
       }
 
@@ -203,8 +204,7 @@ export function createLlmJudge(engine: AnswerEngine, model: string, options: Llm
           continue;
         }
         let text_span = text.slice(where[0], where[1]).trim();
-        if (text_span.length > SPAN_MAX)
-          text_span = text_span.slice(0, /[\ud800-\udbff]/.test(text_span[SPAN_MAX - 1]) ? SPAN_MAX - 1 : SPAN_MAX).trimEnd();
+        if (text_span.length > SPAN_MAX) text_span = cutText(text_span, SPAN_MAX).trimEnd();
         const id = `${entity_id}\u0000${attribute_id}\u0000${text_span}`;
         if (seen.has(id)) continue;
         seen.add(id);

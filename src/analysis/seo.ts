@@ -1,5 +1,6 @@
 import type { EventData } from '../domain/events';
 import { deterministicId } from '../domain/ids';
+import { cutText } from '../domain/text';
 
 /** A page as the SEO job reads it: what it says and how it is built. */
 export type SeoPage = EventData<'SeoRecommendationsRequested'>['page'];
@@ -41,7 +42,7 @@ export function parseHtmlPage(html: string): SeoPage {
   // the visible text only: the head (title, meta) is judged on its own and never quoted as a sentence of the page
   const body = html.replace(/<(script|style|noscript|template|head|title)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ').replace(/<!--[\s\S]*?-->/g, ' ');
   const headings = [...body.matchAll(/<h([1-6])[^>]*>([\s\S]*?)<\/h\1>/gi)]
-    .map((m) => ({ level: Number(m[1]), text: stripTags(m[2]).slice(0, 500) }))
+    .map((m) => ({ level: Number(m[1]), text: cutText(stripTags(m[2]), 500) }))
     .filter((h) => h.text)
     .slice(0, 200);
   const blockBreaks = body.replace(/<\/(p|li|h[1-6]|div|section|article|header|footer|nav|aside|main|blockquote|dt|dd|tr|br)\s*>|<br\s*\/?>/gi, '\n');
@@ -51,10 +52,10 @@ export function parseHtmlPage(html: string): SeoPage {
     .filter(Boolean)
     .join('\n');
   return {
-    title: title ? stripTags(title[1]).slice(0, 1000) || null : null,
-    meta_description: meta ? squash(decodeEntities(meta[1])).slice(0, 2000) || null : null,
+    title: title ? cutText(stripTags(title[1]), 1000) || null : null,
+    meta_description: meta ? cutText(squash(decodeEntities(meta[1])), 2000) || null : null,
     headings,
-    text: text.slice(0, PAGE_TEXT_MAX),
+    text: cutText(text, PAGE_TEXT_MAX),
     schema_types: schemaTypes(html),
   };
 }
@@ -69,7 +70,7 @@ export function parseDraft(draft: { title: string; body: string }): SeoPage {
   const lines: string[] = [];
   for (const raw of draft.body.split(/\r?\n/)) {
     const h = /^(#{1,6})\s+(.+?)\s*#*\s*$/.exec(raw);
-    if (h) headings.push({ level: h[1].length, text: h[2].slice(0, 500) });
+    if (h) headings.push({ level: h[1].length, text: cutText(h[2], 500) });
     const line = squash(raw.replace(/^#{1,6}\s+/, ''));
     if (line) lines.push(line);
   }
@@ -77,7 +78,7 @@ export function parseDraft(draft: { title: string; body: string }): SeoPage {
     title: draft.title,
     meta_description: null,
     headings: headings.slice(0, 200),
-    text: lines.join('\n').slice(0, PAGE_TEXT_MAX),
+    text: cutText(lines.join('\n'), PAGE_TEXT_MAX),
     schema_types: [],
   };
 }
@@ -98,7 +99,7 @@ export function bestSentence(text: string, words: readonly string[]): { sentence
     const s = sentence.trim();
     if (!s) continue;
     const shared = new Set(contentWords(s).filter((w) => want.has(w))).size;
-    if (shared > 0 && (!best || shared > best.shared)) best = { sentence: s.slice(0, 300), shared };
+    if (shared > 0 && (!best || shared > best.shared)) best = { sentence: cutText(s, 300), shared };
   }
   return best;
 }
@@ -227,7 +228,7 @@ export function recommend(jobId: string, page: SeoPage, ctx: SeoContext, source:
       severity: 'low',
       title: title.length > 60 ? 'The title is longer than 60 characters' : 'The title is shorter than 15 characters',
       detail: `It has ${title.length} characters; 30 to 60 show whole in results and say enough.`,
-      excerpt: title.slice(0, 300),
+      excerpt: cutText(title, 300),
     });
   }
   if (source === 'url') {
@@ -246,7 +247,7 @@ export function recommend(jobId: string, page: SeoPage, ctx: SeoContext, source:
         severity: 'low',
         title: meta.length > 160 ? 'The meta description is longer than 160 characters' : 'The meta description is shorter than 70 characters',
         detail: `It has ${meta.length} characters; 70 to 160 is what results show.`,
-        excerpt: meta.slice(0, 300),
+        excerpt: cutText(meta, 300),
       });
   }
   if (h1.length === 0 && source === 'url')
@@ -263,7 +264,7 @@ export function recommend(jobId: string, page: SeoPage, ctx: SeoContext, source:
       severity: 'low',
       title: `The page has ${h1.length} H1 headings`,
       detail: 'Keep one H1; make the others H2.',
-      excerpt: h1[1].text.slice(0, 300),
+      excerpt: cutText(h1[1].text, 300),
     });
   if (page.headings.filter((h) => h.level === 2).length === 0 && page.text.length > 1500)
     out.push({
@@ -271,7 +272,7 @@ export function recommend(jobId: string, page: SeoPage, ctx: SeoContext, source:
       severity: 'medium',
       title: 'The page has no H2 sections',
       detail: 'Break a long page into sections with H2 headings phrased as the questions they answer.',
-      excerpt: page.text.slice(0, 200),
+      excerpt: cutText(page.text, 200),
     });
   const questions = page.headings.filter((h) => h.text.trim().endsWith('?'));
   const hasFaq =
@@ -298,7 +299,7 @@ export function recommend(jobId: string, page: SeoPage, ctx: SeoContext, source:
       severity: 'low',
       title: 'The FAQ has no FAQPage markup',
       detail: 'Mark the questions and answers up as FAQPage in JSON-LD.',
-      excerpt: questions[0]?.text.slice(0, 300) ?? null,
+      excerpt: questions.length ? cutText(questions[0].text, 300) : null,
     });
   if (!page.text.toLowerCase().includes(ctx.brand.toLowerCase()))
     out.push({

@@ -14,6 +14,7 @@ import { groundingFactIds } from './content-grounding';
 import { type Caller, commandContextOf, dbOf, orFail, settled, websiteFor } from './context';
 import { HttpError } from './errors';
 import type { z } from 'zod';
+import { cutText } from '../domain/text';
 
 /**
  * The content pipeline's operations (CONTRACT.md, Content hub: generate, brief approval, status, publish, edit,
@@ -59,7 +60,7 @@ export async function generateContent(c: Caller, input: GenerateContent) {
   }
   const texts = promptIds.map((id) => promptText.get(id)!);
   const factIds = input.fact_review ? await groundingFactIds(c, website.id, input.fact_review) : [];
-  const title = (input.title ?? topic?.name ?? texts[0] ?? (normalized ? `Optimize ${normalized}` : 'Untitled draft')).slice(0, MAX_TITLE);
+  const title = cutText(input.title ?? topic?.name ?? texts[0] ?? (normalized ? `Optimize ${normalized}` : 'Untitled draft'), MAX_TITLE);
   const ctx = commandContextOf(c, website.id);
   const { result, position } = await requestContentGeneration(ctx, {
     website_id: website.id,

@@ -9,6 +9,7 @@ import { SYSTEM_ACTOR } from '../domain/events';
 import { type Principal, userPrincipal } from '../domain/principal';
 import type { EventStore } from '../eventstore/port';
 import type { RateLimiter } from '../limits/rate';
+import { cutText } from '../domain/text';
 
 /** spec-free choices, CONTRACT.md "MCP sign-in": sign-in attempts counted in Postgres, so every instance holds them */
 export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
@@ -95,7 +96,7 @@ export async function signIn(
     .select('id', 'organization_id', 'email', 'password_hash')) as { id: string; organization_id: string; email: string; password_hash: string }[];
   if (!rows.length || input.password.length > MAX_PASSWORD_LENGTH) {
     decoy ??= hashPassword('decoy password, never matches');
-    await verifyPassword(await decoy, input.password.slice(0, MAX_PASSWORD_LENGTH)).catch(() => false);
+    await verifyPassword(await decoy, cutText(input.password, MAX_PASSWORD_LENGTH)).catch(() => false);
     return { ok: false, reason: 'invalid' };
   }
   for (const r of rows) {

@@ -6,6 +6,7 @@ import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import { cleanText } from '../pages/html';
 import { parseMailbox, redactAddresses } from './address';
+import { cutText } from '../domain/text';
 
 /** One message on its way: the composed bytes and the envelope. */
 export interface Outgoing {
@@ -103,7 +104,7 @@ export function createFileTransport(dir: string): MailTransport {
   };
 }
 
-const oneLine = (s: string) => redactAddresses(cleanText(s).replace(/\s+/g, ' ').trim()).slice(0, 500);
+const oneLine = (s: string) => cutText(redactAddresses(cleanText(s).replace(/\s+/g, ' ').trim()), 500);
 
 export interface SendFailure {
   /** the server refused for good (5xx): no attempt will do better */

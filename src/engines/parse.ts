@@ -3,6 +3,7 @@
  * citation list builder, and the request context every real adapter sends.
  */
 import type { AnswerRequest, EngineLocation } from './port';
+import { cutText } from '../domain/text';
 
 export type Json = Record<string, unknown>;
 
@@ -100,5 +101,5 @@ export function contextInstruction(req: AnswerRequest): string | undefined {
 /** A short, single-line excerpt of an error body for a message. */
 export const excerpt = (s: string, max = 300): string => {
   const one = s.replace(/\s+/g, ' ').trim();
-  return one.length > max ? `${one.slice(0, max)}…` : one;
+  return one.length > max ? `${cutText(one, max)}…` : one;
 };

@@ -18,6 +18,7 @@
 import { type Attempt, type AttemptResult, createLiveEngine, joinUrl, type LiveEngine, type LiveEngineDeps, type ProviderIo } from './http';
 import { asArray, asNumber, asString, countryCode, get, isRecord, locationText, UrlList } from './parse';
 import { type AnswerRequest, EngineError, type ProductCard } from './port';
+import { cutText } from '../domain/text';
 
 export const SERPAPI_BASE_URL = 'https://serpapi.com';
 export const AI_OVERVIEW_ENGINE = 'google_ai_overview';
@@ -137,7 +138,7 @@ export function parseSerpApi(body: unknown, requireAnswer = true): AttemptResult
   const error = asString(body.error);
   if (error !== undefined) {
     if (NO_RESULTS.test(error)) return { text: '', citations: [], products: [] };
-    throw new EngineError('rejected', `SerpApi error: ${error.slice(0, 300)}`);
+    throw new EngineError('rejected', `SerpApi error: ${cutText(error, 300)}`);
   }
   const source = isRecord(body.ai_overview) && body.text_blocks === undefined ? body.ai_overview : body;
   const blocks = source.text_blocks;

@@ -6,6 +6,7 @@
 import { promptBlock, WRITER_PROMPT_HEAD } from './writer';
 import type { AnswerRequest, AnswerResult } from './port';
 import { hash32, Sfc32 } from './simulated';
+import { cutText } from '../domain/text';
 
 export const isWriterPrompt = (prompt: unknown): prompt is string => typeof prompt === 'string' && prompt.startsWith(WRITER_PROMPT_HEAD);
 
@@ -92,7 +93,7 @@ function article(prompt: string): string {
   const facts = promptBlock(prompt, 'FACTS');
   if (facts) parts.push('## Key facts', facts);
   parts.push('## Summary', paragraph(r, subject, brand, 3));
-  return `Meta description: ${parts[0].slice(0, 150)}\n\n${parts.slice(1).join('\n\n')}`;
+  return `Meta description: ${cutText(parts[0], 150)}\n\n${parts.slice(1).join('\n\n')}`;
 }
 
 function optimize(prompt: string): string {
@@ -110,7 +111,7 @@ function optimize(prompt: string): string {
     '## Frequently asked questions',
     ...(questions.length ? questions : [`What is ${subject}?`]).flatMap((q) => [`### ${q}`, paragraph(r, subject, brand, 2)]),
   ];
-  return `Meta description: ${paragraph(r, subject, brand, 1).slice(0, 150)}\n\n${parts.join('\n\n')}`;
+  return `Meta description: ${cutText(paragraph(r, subject, brand, 1), 150)}\n\n${parts.join('\n\n')}`;
 }
 
 const SHORTEN = /\b(shorten\w*|shorter|condens\w*|trim\w*|cut|cuts|cutting|summari[sz]\w*|tighten\w*|brief\w*)\b/i;

@@ -17,6 +17,7 @@
 import { getModel, isShoppingModelId, type Model } from '../domain/models';
 import { type AnswerEngine, type AnswerRequest, type AnswerResult, EngineError, type ProductCard } from './port';
 import { isWriterPrompt, simulateWriting } from './simulated-writer';
+import { cutText } from '../domain/text';
 
 // --- hashing and the PRNG -------------------------------------------------------------------------
 
@@ -272,7 +273,7 @@ export function simulateAnswer(req: AnswerRequest, defaultSeed: string | number 
     if (named.length > 5) named.length = 5;
   }
 
-  const shortPrompt = prompt.length > 80 ? `${prompt.slice(0, 77).trimEnd()}...` : prompt.trim();
+  const shortPrompt = prompt.length > 80 ? `${cutText(prompt, 77).trimEnd()}...` : prompt.trim();
   const sentences: string[] = [pick(r, INTROS)(shortPrompt)];
   if (place && r.next() < 0.5) sentences.push(`For someone in ${place}, availability and local support can differ.`);
   if (req.persona?.name && r.next() < 0.4) sentences.push(`For a ${req.persona.name.toLowerCase()}, ${pick(r, QUALITIES)} usually matters most.`);

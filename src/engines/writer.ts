@@ -7,6 +7,7 @@
 import type { ModelId } from '../domain/models';
 import { groundingPart } from './grounding';
 import type { AnswerEngine } from './port';
+import { cutText } from '../domain/text';
 
 export interface WriterSubject {
   title: string;
@@ -126,7 +127,7 @@ export function metaFrom(doc: string): string {
     .map((l) => l.trim())
     .find((l) => l && !l.startsWith('#') && !l.startsWith('-') && !l.startsWith('*') && !/^\d+\./.test(l));
   const sentence = (prose ?? doc).replace(/[*_`>]/g, '').split(/(?<=[.!?])\s/)[0] ?? '';
-  return sentence.length > 155 ? `${sentence.slice(0, 152).trimEnd()}...` : sentence;
+  return sentence.length > 155 ? `${cutText(sentence, 152).trimEnd()}...` : sentence;
 }
 
 /** An answer read as the task's document: the meta line taken off the top (or made from the first sentence). */
@@ -141,7 +142,7 @@ export function readWriterAnswer(t: WriterTask, answer: string): { text: string;
     }
     if (!meta) meta = metaFrom(text);
   }
-  return { text, meta_description: meta.slice(0, 300) };
+  return { text, meta_description: cutText(meta, 300) };
 }
 
 /** A writer over an answer engine: `day` dates the request (the simulated engine's answers depend on it). */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { type Position, positionToString, type RecordedEvent, type TypedEvent } from './port';
+import { cutText } from '../domain/text';
 
 /**
  * Events a projection set aside, per website (one website's bad event never stops the others): the event it could not
@@ -63,9 +64,9 @@ export function isPoison(err: unknown): boolean {
 export function errorText(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return message.slice(0, 500);
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return cutText(message, 500);
   const i = message.lastIndexOf(' - ');
-  return `${code}: ${i >= 0 ? message.slice(i + 3) : message}`.slice(0, 500);
+  return cutText(`${code}: ${i >= 0 ? message.slice(i + 3) : message}`, 500);
 }
 
 /** An organization-level event (no website to set aside) that a projection cannot apply: the projection stops on it. */

@@ -1,4 +1,5 @@
 import { type Html, type HtmlValue, html } from './html';
+import { cutText } from '../domain/text';
 
 /**
  * Charts drawn as inline SVG, sized in percentages and pixels (no viewBox), so text stays at its reading size on a
@@ -20,7 +21,7 @@ const idOf = (s: string): string =>
 /** Long labels are cut to fit beside their value (shorter on a phone); the whole label stays in the row's tooltip. */
 const NARROW_LABEL = 34;
 const WIDE_LABEL = 72;
-const cut = (s: string, max: number): string => ([...s].length > max ? `${[...s].slice(0, max - 1).join('')}…` : s);
+const cut = (s: string, max: number): string => (s.length > max ? `${cutText(s, max - 1)}…` : s);
 
 /** 2 decimals are finer than a pixel at any width a page is read at. */
 const pct = (part: number, whole: number): string => (whole > 0 ? ((Math.max(0, part) / whole) * 100).toFixed(2) : '0');
@@ -56,7 +57,7 @@ export function barChart(o: BarChartOptions): Html {
     return html`<g>
 <title>${b.label}: ${format(b.value)}</title>
 ${
-  [...b.label].length > NARROW_LABEL
+  b.label.length > NARROW_LABEL
     ? html`<text class="narrow" x="0" y="${y + 16}">${cut(b.label, NARROW_LABEL)}</text><text class="wide" x="0" y="${y + 16}">${cut(b.label, WIDE_LABEL)}</text>`
     : html`<text x="0" y="${y + 16}">${b.label}</text>`
 }

@@ -7,6 +7,7 @@ import type { Engines } from '../engines/registry';
 import { createWriter, type Writer, type WriterSubject, type WriterTask } from '../engines/writer';
 import { createSafeFetcher, type SafeFetch, SafeFetchError } from '../net/safe-fetch';
 import type { JobSpec, JobStep, StepEvent, StepOutcome } from './jobs';
+import { cutText } from '../domain/text';
 
 /** Credits per paid step (CreditsCharged kind content_generation); a revision is REVISION_CREDITS. */
 export const GENERATION_CREDITS = { brief: 1, article: 4, review: 4 } as const;
@@ -61,7 +62,7 @@ export function pageText(html: string): { text: string; title: string | null } {
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
-  return { text: text.slice(0, MAX_PAGE_CHARS), title };
+  return { text: cutText(text, MAX_PAGE_CHARS), title };
 }
 
 /**

@@ -13,6 +13,7 @@ import { releaseHolds } from '../limits/holds';
 import { admit, heartbeat, release, setState, type SlotPool, type SlotRow, uncapped } from '../limits/slots';
 import { type BusWorkerDeps, startWorker } from './worker';
 import { problemLog } from '../app/problem';
+import { cutText } from '../domain/text';
 
 export interface JobDeps extends BusWorkerDeps {
   db: Knex;
@@ -265,7 +266,7 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
         events.push({
           id: deterministicId('job-ended', jobId),
           type: 'JobFailed',
-          data: { job_id: jobId, kind: spec.kind, ...out.failed, message: out.failed.message.slice(0, 2000) },
+          data: { job_id: jobId, kind: spec.kind, ...out.failed, message: cutText(out.failed.message, 2000) },
         });
       }
       if (!events.length) throw new Error(`job ${spec.kind} step ${step.name} made no events: it would run forever`);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { hash32 } from '../engines/simulated';
+import { cutText } from '../domain/text';
 
 /**
  * The research of a pitch report: what the prospect's home page says about it (its name and description), and the
@@ -32,7 +33,7 @@ export function plainText(s: string): string {
     .trim();
 }
 
-const cut = (s: string, max: number) => ([...s].length > max ? `${[...s].slice(0, max - 1).join('')}…` : s);
+const cut = (s: string, max: number) => (s.length > max ? `${cutText(s, max - 1)}…` : s);
 
 function metaContent(html: string, key: string): string | null {
   for (const m of html.matchAll(/<meta\b[^>]*>/gi)) {

@@ -8,6 +8,7 @@ import type { Engines } from '../engines/registry';
 import { type Outbound, SafeFetchError } from '../net/safe-fetch';
 import type { JobSpec, StepEvent, StepOutcome } from './jobs';
 import { parsePlanReply, planPrompt, readHomePage, simulatedPlan } from './pitch-research';
+import { cutText } from '../domain/text';
 
 export interface PitchState {
   requested: EventData<'PitchRequested'> | null;
@@ -208,7 +209,7 @@ async function ask(
         data: {
           job_id: r.job_id,
           model,
-          answers: results.map((a, i) => ({ prompt_id: p.prompts[i].id, text: a.text.slice(0, ANSWER_MAX), citations: a.citations.slice(0, 50) })),
+          answers: results.map((a, i) => ({ prompt_id: p.prompts[i].id, text: cutText(a.text, ANSWER_MAX), citations: a.citations.slice(0, 50) })),
         },
       },
       creditsCharged({ kind: 'pitch', credits, website_id: null, ref_id: r.job_id, step: `answers-${model}`, model }),

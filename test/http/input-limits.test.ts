@@ -181,8 +181,13 @@ describe('names and labels', () => {
     ['a first-strong isolate', 'Acme\u2068Corp\u2069'],
   ];
 
-  /** Every name or label field that exists today, as one request each (`v` in the field). */
-  const labelled = (v: string): [string, string, object][] => [
+  const answer = { prompt_id: '00000000-0000-4000-8000-000000000000', model: 'chatgpt', run_at: '2025-03-14T10:00:00Z', text: 'A' };
+  const product = { name: 'Shoe', brand: 'Stride', merchant: 'Shop', price: 10, currency: 'EUR' };
+  /** a tracked page whose title the PATCH below would change */
+  let contentId: string;
+
+  /** Every name or label field that exists today, as one request each (`v` in the field; POST unless named). */
+  const labelled = (v: string): [string, string, object, string?][] => [
     ['/api/v1/websites', 'name', { name: v, url: 'https://l.example.com' }],
     [
       '/api/v1/websites/provision',
@@ -202,17 +207,31 @@ describe('names and labels', () => {
     ['/api/v1/saved-views', 'name', { website_id: site, name: v }],
     ['/api/v1/saved-views', 'filters.prompt_tags[0]', { website_id: site, name: 'V', filters: { prompt_tags: [v] } }],
     ['/api/v1/api-keys', 'name', { name: v }],
+    ['/api/v1/content/track', 'urls[0].title', { website_id: site, urls: [{ url: 'https://zentro.example.com/x', title: v }] }],
+    [`/api/v1/content/${contentId}`, 'title', { website_id: site, title: v }, 'PATCH'],
+    ['/api/v1/responses/import', 'responses[0].external_id', { website_id: site, responses: [{ ...answer, external_id: v }] }],
+    ...(['name', 'brand', 'merchant'] as const).map((f): [string, string, object] => [
+      '/api/v1/responses/import',
+      `responses[0].products[0].${f}`,
+      { website_id: site, responses: [{ ...answer, products: [{ ...product, [f]: v }] }] },
+    ]),
   ];
 
   it('given a control or bidi override character in any name or label, then 400 naming the field and nothing written', async () => {
+    const tracked = await call(s, 'POST', '/api/v1/content/track', {
+      key,
+      body: { website_id: site, urls: [{ url: 'https://zentro.example.com/kept' }] },
+    });
+    expect(tracked.status, JSON.stringify(tracked.body)).toBe(200);
+    contentId = tracked.body.created[0].content_id;
     const before = await s.head();
     for (const [cases, message] of [
       [REFUSED, LABEL_CONTROL],
       [BIDI, LABEL_BIDI],
     ] as const) {
       for (const [what, value] of cases) {
-        for (const [path, field, body] of labelled(value)) {
-          const r = await call(s, 'POST', path, { key, body });
+        for (const [path, field, body, method = 'POST'] of labelled(value)) {
+          const r = await call(s, method, path, { key, body });
           expect(r, `${path} ${field} with ${what}`).toMatchObject({ status: 400, body: { error: `${field}: ${message}` } });
         }
       }

@@ -102,6 +102,19 @@ describe('runs', () => {
     ]);
   });
 
+  it('given a prompt of emoji longer than the simulated engine quotes, when a run starts, then every answer is recorded and quotes whole emoji', async () => {
+    const text = `ZM${'😀'.repeat(50)}`;
+    const site = await buildSite(s, w.a.key, { prompts: [{ text }] });
+    const start = await post('/api/v1/response-streaming/start', { website_id: site.id });
+    expect(start.status).toBe(202);
+    const run = await finishedRun(s, w.a.key, site.id, start.body.run_id);
+    expect(run).toMatchObject({ status: 'completed', total: MODEL_IDS.length, recorded: MODEL_IDS.length, failed: 0, pending: 0 });
+    const answers = (await list(site.id, { page_size: 40 })).body.responses;
+    expect(answers).toHaveLength(MODEL_IDS.length);
+    // the engine quotes 77 characters of a longer prompt: 77 falls inside the 38th emoji
+    expect(answers.some((r: { response: string }) => r.response.includes(`"ZM${'😀'.repeat(37)}..."`))).toBe(true);
+  });
+
   it('given a custom schedule, when a run starts for it, then only its models run and its answers carry the schedule', async () => {
     const site = await buildSite(s, w.a.key);
     const sched = await post('/api/v1/prompt-schedules', {

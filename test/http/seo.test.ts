@@ -158,6 +158,35 @@ describe('SEO recommendations', () => {
     expect(feed.body.data.map((e: any) => e.change_type).sort()).toEqual(['completed', 'created']);
   });
 
+  it('given a draft whose heading or sentence is longer than its cut and made of emoji, when submitted, then 202 and the job succeeds with recommendations quoting whole emoji', async () => {
+    const site = w.a.a1;
+    const prompt = await call(s, 'POST', '/api/v1/prompts', { key: w.a.key, body: { website_id: site, text: 'waterproof hiking boots for winter' } });
+    expect(prompt.status).toBe(201);
+    const emoji = (n: number) => '😀'.repeat(n);
+
+    // a heading is kept to 500 characters: 500 falls inside the 250th emoji
+    const heading = await submit(w.a.key, { website_id: site, request_id: 'emoji-heading', draft: { title: 'Emoji', body: `## Z${emoji(300)}` } });
+    expect(heading.status).toBe(202);
+    const headed = await finished(w.a.key, heading.body.job_id, site);
+    expect(headed.status).toBe('succeeded');
+    expect(headed.recommendations.map((r) => r.category)).toContain('faq');
+
+    // an excerpt is kept to 300 characters: 300 falls inside the 150th emoji of the sentence that answers the prompt
+    const body = `# Winter boots\n\n# Z${emoji(200)}\n\nZ${emoji(200)} waterproof hiking boots keep feet dry in winter.`;
+    const sentence = await submit(w.a.key, { website_id: site, request_id: 'emoji-sentence', draft: { title: 'Winter boots', body } });
+    expect(sentence.status).toBe(202);
+    const job = await finished(w.a.key, sentence.body.job_id, site);
+    expect(job.status).toBe('succeeded');
+    expect(job.recommendations.find((r) => r.category === 'prompt_coverage')).toMatchObject({
+      title: expect.stringContaining('waterproof hiking boots for winter'),
+      excerpt: `Z${emoji(149)}`,
+    });
+    expect(job.recommendations.find((r) => r.category === 'headings')).toMatchObject({
+      title: 'The page has 2 H1 headings',
+      excerpt: `Z${emoji(149)}`,
+    });
+  });
+
   it('given a public HTTPS page, then it is fetched through the safe fetcher and its structure judged; other schemes, private addresses and pages that do not answer are 400 with nothing written', async () => {
     const r = await submit(w.a.key, { website_id: w.a.a2, request_id: 'url-1', url: 'https://shop.example.com/shoes#top' });
     expect(r.status).toBe(202);

@@ -9,6 +9,7 @@ import type { CompiledEntities } from '../answer';
 import type { CompiledAttributes } from './attributes';
 import { K_BASELINE, K_COND, K_CONTRAST, K_CUE, K_EXCEPT, K_HEDGE, K_INT, K_JOIN, K_NEG, type Lex, type Node, PRONOUNS } from './lexicon';
 import { type Doc, F_BRK, F_SEMI, grown, LINE_BULLET, LINE_NONE } from './segmentation';
+import { cutText } from '../../domain/text';
 
 export interface ExtractedObservation {
   entity_id: string;
@@ -505,11 +506,6 @@ const SPAN_MAX = 500;
 
 function spanOf(text: string, start: number, end: number): string {
   let s = text.slice(start, end).trim();
-  if (s.length > SPAN_MAX) {
-    let cut = SPAN_MAX;
-    const c = s.charCodeAt(cut - 1);
-    if (c >= 0xd800 && c <= 0xdbff) cut--;
-    s = s.slice(0, cut).trimEnd();
-  }
+  if (s.length > SPAN_MAX) s = cutText(s, SPAN_MAX).trimEnd();
   return s;
 }
