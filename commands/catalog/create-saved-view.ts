@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type DomainError, invalid } from '../../src/domain/errors';
+import { StoredDateRange } from '../../src/domain/filters';
 import { newId } from '../../src/domain/ids';
 import { MODEL_COUNT, modelIdSchema } from '../../src/domain/models';
 import { boundedString, label, text, textProblem, Uuid } from '../../src/domain/schemas';
@@ -69,8 +70,12 @@ export const SavedViewFilters = z
         .refine((s) => s === 'default' || s === 'manual' || isUuid(s), "must be 'default' or a schedule id")
         .optional()
         .describe("'default' (alias 'manual') or a schedule id of the website"),
-      start_date: boundedString(40).optional().describe("Start of the view's range, as the app stores it; a request's start_date always wins"),
-      end_date: boundedString(40).optional().describe("End of the view's range, as the app stores it; a request's end_date always wins"),
+      start_date: boundedString(40)
+        .optional()
+        .describe("Start of the view's range: YYYY-MM-DD or an ISO 8601 date-time, stored as given; a request's start_date always wins"),
+      end_date: boundedString(40)
+        .optional()
+        .describe("End of the view's range (a plain date is inclusive), not before start_date; a request's end_date always wins"),
       models: ModelList.optional().describe('Only these model identifiers; omitted = every model'),
       models_not: ModelList.optional().describe(
         'Every model except these: stored, but metrics cannot reproduce it and refuse the view unless the request sends models',
@@ -103,6 +108,10 @@ export const SavedViewFilters = z
       if (problem) ctx.addIssue({ code: 'custom', message: `keys ${problem}` });
     }
     if (JSON.stringify(f).length > MAX_FILTERS_BYTES) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_FILTERS_BYTES} bytes of JSON` });
+    // a range the metric reads would refuse is refused when saved, with their message
+    for (const issue of StoredDateRange.safeParse({ start_date: f.start_date, end_date: f.end_date }).error?.issues ?? []) {
+      ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    }
   });
 export type SavedViewFilters = z.infer<typeof SavedViewFilters>;
 

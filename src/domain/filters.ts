@@ -60,6 +60,11 @@ const endNotBeforeStart = (f: { start_date?: Date; end_date?: Date }, ctx: z.Ref
   }
 };
 
+/** A range kept as text (a saved view's start_date and end_date), checked as the metric reads will parse it. */
+export const StoredDateRange = z
+  .object({ start_date: filterDateSchema('start').optional(), end_date: filterDateSchema('end').optional() })
+  .superRefine(endNotBeforeStart);
+
 const SHARED_FILTERS = 'Which answers count (the shared filters object); unknown keys are refused. Omitted: every answer of the default schedule';
 const OBSERVATION_FILTERS =
   'Which answers count: the shared filters without competitor_ids (use entity_ids), start_date required; unknown keys are refused';

@@ -15,6 +15,8 @@ import { listing, runTool, type ToolContext, type ToolDef } from './tool';
 import { allTools } from './tools';
 
 export const MCP_PATH = '/api/mcp';
+/** CONTRACT "MCP sign-in": the public tools for clients without an account, a whole anonymous session */
+export const MCP_PUBLIC_PATH = '/api/mcp/public';
 /** spec, "Limits": anonymous tool-server requests */
 export const ANON_REQUESTS_PER_MIN = 60;
 export const ANON_MAX_BODY_BYTES = 512 * 1024;
@@ -23,6 +25,9 @@ const SERVER_INFO = { name: 'aivis', version: '1.0.0' };
 const INSTRUCTIONS =
   'aivis: how AI answer engines talk about a brand. Sign in (OAuth), or send an API key as x-api-key or ' +
   'Authorization: Bearer <key>; without either only check_public_ai_access is available.';
+const PUBLIC_INSTRUCTIONS =
+  'aivis: how AI answer engines talk about a brand. This endpoint needs no account and serves the public tools ' +
+  `only; the others are at ${MCP_PATH}, after signing in (OAuth) or with an API key.`;
 
 interface Caller {
   principal: Principal | null;
@@ -49,10 +54,11 @@ async function clientSalt(db: Knex): Promise<string> {
 }
 
 /**
- * The MCP tool server on the app: Streamable HTTP, stateless (a fresh server and transport per POST, JSON answers),
- * API keys as x-api-key or Bearer, or a signed-in user's access token (`oauth`: README "MCP sign-in"); without
- * credentials only public tools' calls (no handshake needed: stateless), under the anonymous limits, and 401 with the
- * sign-in challenge for anything else, `initialize` included.
+ * The MCP tool servers on the app: Streamable HTTP, stateless (a fresh server and transport per POST, JSON answers).
+ * MCP_PATH: API keys as x-api-key or Bearer, or a signed-in user's access token (`oauth`: README "MCP sign-in");
+ * without credentials only public tools' calls (no handshake needed: stateless), under the anonymous limits, and 401
+ * with the sign-in challenge for anything else, `initialize` included. MCP_PUBLIC_PATH: every caller is anonymous
+ * (credentials are not read), a whole session of the public tools under the anonymous limits.
  */
 export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: ToolDef[] = allTools, oauth?: OAuthResource): Promise<void> {
   const names = new Set<string>();
@@ -81,10 +87,10 @@ export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: To
   }
 
   /** Who calls, and whether this request may go on: runs before the body is read. */
-  async function admit(req: FastifyRequest, reply: FastifyReply) {
+  async function admit(req: FastifyRequest, reply: FastifyReply, anonymousOnly: boolean) {
     try {
       const clientHash = hashClient(req.ip);
-      const presented = req.headers['x-api-key'] !== undefined || req.headers.authorization !== undefined;
+      const presented = !anonymousOnly && (req.headers['x-api-key'] !== undefined || req.headers.authorization !== undefined);
       let principal: Principal | null = null;
       if (presented) {
         // a key that is there but does not authenticate is refused, never downgraded to anonymous
@@ -107,50 +113,59 @@ export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: To
     }
   }
 
-  app.route({
-    method: 'POST',
-    url: MCP_PATH,
-    onRequest: admit,
-    handler: async (req, reply) => {
-      const caller = callers.get(req);
-      if (!caller) return sendError(reply, unauthorized());
-      // a chunked body has no Content-Length: measure what arrived (its depth and encoding were checked before parsing)
-      if (!caller.principal && req.bodyBytes > ANON_MAX_BODY_BYTES) {
-        return sendError(reply, tooLarge());
-      }
-      if (Array.isArray(req.body)) return reply.code(400).send(jsonRpcError(ErrorCode.InvalidRequest, 'Batch requests are not supported'));
-      // without credentials only the public tools' calls: anything else (initialize included) asks the client to sign in
-      if (!caller.principal && !anonymousAllowed(req.body, publicTools)) return sendError(reply, unauthenticated());
-
-      const server = toolServer(tools, { principal: caller.principal, deps, clientHash: caller.clientHash });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      reply.hijack();
-      reply.raw.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      try {
-        await server.connect(transport);
-        await transport.handleRequest(req.raw, reply.raw, req.body);
-      } catch (err) {
-        req.log.error({ err }, 'mcp request failed');
-        if (!reply.raw.headersSent) {
-          reply.raw
-            .writeHead(500, { 'content-type': 'application/json' })
-            .end(JSON.stringify(jsonRpcError(ErrorCode.InternalError, 'Internal server error')));
+  for (const publicOnly of [false, true]) {
+    const url = publicOnly ? MCP_PUBLIC_PATH : MCP_PATH;
+    const served = publicOnly ? tools.filter((t) => t.public) : tools;
+    const instructions = publicOnly ? PUBLIC_INSTRUCTIONS : INSTRUCTIONS;
+    const onRequest = (req: FastifyRequest, reply: FastifyReply) => admit(req, reply, publicOnly);
+    app.route({
+      method: 'POST',
+      url,
+      onRequest,
+      handler: async (req, reply) => {
+        const caller = callers.get(req);
+        if (!caller) return sendError(reply, unauthorized());
+        // a chunked body has no Content-Length: measure what arrived (its depth and encoding were checked before parsing)
+        if (!caller.principal && req.bodyBytes > ANON_MAX_BODY_BYTES) {
+          return sendError(reply, tooLarge());
         }
-      }
-    },
-  });
+        if (Array.isArray(req.body)) return reply.code(400).send(jsonRpcError(ErrorCode.InvalidRequest, 'Batch requests are not supported'));
+        // without credentials only the public tools' calls: anything else (initialize included) asks the client to sign in
+        if (!caller.principal && !publicOnly && !anonymousAllowed(req.body, publicTools)) return sendError(reply, unauthenticated());
 
-  // stateless: no server-initiated stream to open and no session to end; without credentials, the sign-in challenge
-  // first, as for every request but a public tool's call
-  const notAllowed = async (req: FastifyRequest, reply: FastifyReply) => {
-    if (req.headers['x-api-key'] === undefined && req.headers.authorization === undefined) return sendError(reply, unauthenticated());
-    return reply.code(405).header('allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed: this stateless server answers POST only'));
-  };
-  app.route({ method: 'GET', url: MCP_PATH, handler: notAllowed });
-  app.route({ method: 'DELETE', url: MCP_PATH, handler: notAllowed });
+        const server = toolServer(served, instructions, { principal: caller.principal, deps, clientHash: caller.clientHash });
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        reply.hijack();
+        reply.raw.on('close', () => {
+          void transport.close();
+          void server.close();
+        });
+        try {
+          await server.connect(transport);
+          await transport.handleRequest(req.raw, reply.raw, req.body);
+        } catch (err) {
+          req.log.error({ err }, 'mcp request failed');
+          if (!reply.raw.headersSent) {
+            reply.raw
+              .writeHead(500, { 'content-type': 'application/json' })
+              .end(JSON.stringify(jsonRpcError(ErrorCode.InternalError, 'Internal server error')));
+          }
+        }
+      },
+    });
+
+    // stateless: no server-initiated stream to open and no session to end; without credentials at MCP_PATH, the
+    // sign-in challenge first, as for every request but a public tool's call
+    const notAllowed = async (req: FastifyRequest, reply: FastifyReply) => {
+      if (!publicOnly && req.headers['x-api-key'] === undefined && req.headers.authorization === undefined) {
+        return sendError(reply, unauthenticated());
+      }
+      return reply.code(405).header('allow', 'POST').send(jsonRpcError(-32000, 'Method not allowed: this stateless server answers POST only'));
+    };
+    for (const method of ['GET', 'DELETE'] as const) {
+      app.route({ method, url, ...(publicOnly ? { onRequest } : {}), handler: notAllowed });
+    }
+  }
 }
 
 const tooLarge = () => new ProblemError(413, 'body is too large');
@@ -169,9 +184,9 @@ function anonymousAllowed(body: unknown, publicTools: ReadonlySet<string>): bool
   return typeof name === 'string' && publicTools.has(name);
 }
 
-/** One MCP server for one request: the caller sees only the tools it may call. */
-function toolServer(tools: ToolDef[], ctx: ToolContext): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+/** One MCP server for one request, of the endpoint's tools: the caller sees only those it may call. */
+function toolServer(tools: ToolDef[], instructions: string, ctx: ToolContext): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions });
   const visible = tools.filter((t) => t.public || ctx.principal);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: visible.map(listing) }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {

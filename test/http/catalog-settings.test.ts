@@ -436,6 +436,38 @@ describe('saved views', () => {
     expect((await get('/api/v1/saved-views', mine)).body.data).toEqual([view]);
   });
 
+  it('given an invalid, impossible, out-of-range or inverted date range in the filters, then 400 naming the field as the metric reads do, and nothing written', async () => {
+    const site = await newSite(s, w.a.key);
+    // a start later on the day a plain end date covers is a valid range, stored as given
+    const kept = { start_date: '2026-03-03T12:00:00Z', end_date: '2026-03-03' };
+    const view = (await post('/api/v1/saved-views', { website_id: site, name: 'March 3', filters: kept })).body.view;
+    expect(view.filters).toEqual(kept);
+    const ranges: [filters: Record<string, string>, error: string][] = [
+      [
+        { start_date: 'yesterday' },
+        'filters.start_date: invalid date "yesterday": expected YYYY-MM-DD or an ISO 8601 date-time such as 2026-03-05T00:00:00Z',
+      ],
+      [{ end_date: '2026-02-30' }, 'filters.end_date: invalid date "2026-02-30": day 30 does not exist in February 2026 (it has 28 days)'],
+      [{ start_date: '0000-12-31' }, 'filters.start_date: invalid date "0000-12-31": year 0 is out of range'],
+      [{ start_date: '2026-03-03', end_date: '2026-03-01' }, 'filters.end_date: is before start_date (2026-03-03T00:00:00.000Z)'],
+      [{ start_date: '2026-03-03', end_date: '2026-03-02T23:59:59Z' }, 'filters.end_date: is before start_date (2026-03-03T00:00:00.000Z)'],
+    ];
+    for (const [filters, error] of ranges) {
+      // the message the metric reads give for the same range
+      const read = await post('/api/v1/metrics/mention-rate/cumulative', { website_id: site, filters });
+      expect(read.body, JSON.stringify(filters)).toEqual({ error });
+    }
+    await refusedWithoutWrite(
+      s,
+      w.a.key,
+      ranges.flatMap(([filters, error]) => [
+        { method: 'POST', path: '/api/v1/saved-views', body: { website_id: site, name: 'Bad range', filters }, status: 400, error },
+        { method: 'PATCH', path: `/api/v1/saved-views/${view.id}`, body: { website_id: site, filters }, status: 400, error },
+      ]),
+    );
+    expect((await get('/api/v1/saved-views', site)).body.data).toEqual([view]);
+  });
+
   collectionTenancyChecks('/api/v1/saved-views', () => w, { create: { name: 'V' }, patch: { name: 'V' } });
 });
 

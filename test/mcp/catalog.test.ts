@@ -144,6 +144,13 @@ describe('MCP catalogue tools', () => {
     await refused(a, 'delete_prompt', { website_id: site, prompt_id: UNKNOWN }, 404, 'Prompt not found');
     await refused(a, 'delete_topic', { website_id: site, topic_id: UNKNOWN }, 404, 'Topic not found');
     await refused(a, 'update_saved_view', { website_id: site, view_id: UNKNOWN, name: 'X' }, 404, 'Saved view not found');
+    await refused(
+      a,
+      'create_saved_view',
+      { website_id: site, name: 'Inverted', filters: { start_date: '2026-03-03', end_date: '2026-03-01' } },
+      400,
+      'filters.end_date: is before start_date (2026-03-03T00:00:00.000Z)',
+    );
     await refused(a, 'list_competitors', {}, 400, 'website_id is required');
     await refused(a, 'delete_topic', { website_id: site, topic_id: UNKNOWN, delete_prompts: 'true' }, 400, 'delete_prompts: must be a boolean');
     await refused(a, 'create_prompt', { website_id: site, text: 'x'.repeat(2001) }, 400, 'text: must be at most 2000 characters');

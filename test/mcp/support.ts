@@ -9,11 +9,13 @@ import { useWorld, type World } from '../support/tenancy';
 import { allowLoopback, fakeResolver, startFixtureServer, watchConnections } from '../support/net';
 
 export const MCP = '/api/mcp';
+/** The endpoint of the public tools, for clients without an account */
+export const MCP_PUBLIC = '/api/mcp/public';
 
-/** An SDK client connected over real HTTP; headers carry the key (x-api-key or Authorization), or nothing. */
-export async function connect(s: { url: string }, headers: Record<string, string> = {}): Promise<Client> {
+/** An SDK client connected over real HTTP (to `path`); headers carry the key (x-api-key or Authorization), or nothing. */
+export async function connect(s: { url: string }, headers: Record<string, string> = {}, path = MCP): Promise<Client> {
   const client = new Client({ name: 'aivis-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(MCP, s.url), { requestInit: { headers } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(path, s.url), { requestInit: { headers } }));
   return client;
 }
 
@@ -150,8 +152,12 @@ export async function toolRefused(
 }
 
 /** A raw POST to the tool server (what an SDK client would refuse to send). */
-export async function post(s: { url: string }, body: unknown, headers: Record<string, string> = {}, init: RequestInit = {}) {
-  const res = await fetch(new URL(MCP, s.url), {
+export const post = (s: { url: string }, body: unknown, headers: Record<string, string> = {}, init: RequestInit = {}) =>
+  postTo(s, MCP, body, headers, init);
+
+/** A raw POST to the tool server at `path`. */
+export async function postTo(s: { url: string }, path: string, body: unknown, headers: Record<string, string> = {}, init: RequestInit = {}) {
+  const res = await fetch(new URL(path, s.url), {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
