@@ -94,6 +94,8 @@ async function versioned(
 export const pipelineHandlers: EventHandlers<Ctx> = {
   async ContentGenerationRequested(e, { trx }) {
     const d = e.data;
+    // an erased item (a rebuild): no row, so its later events have none to change
+    if (d.title === null) return;
     await trx.raw(
       `insert into rm_content (content_id, organization_id, website_id, title, url, normalized_url, type, sheet_id, topic_id, stage,
                                pipeline_status, created_at, updated_at)
@@ -127,6 +129,7 @@ export const pipelineHandlers: EventHandlers<Ctx> = {
   ContentRevised: (e, { trx }) => versioned(e, trx, { body: e.data.body }),
   async ContentPublished(e, { trx }) {
     const d = e.data;
+    if (d.url === null) return;
     await trx('rm_content')
       .where('content_id', d.content_id)
       .update({

@@ -15,8 +15,10 @@ interface ContentBatch {
 /** Tracked items in one statement (a track call makes up to 500). */
 async function writeTracked(trx: Knex.Transaction, tracked: Tracked[]): Promise<void> {
   if (!tracked.length) return;
-  const rows = tracked.map((e) => {
+  // an erased item (its title null: a rebuild) is not written; its delete follows in the log
+  const rows = tracked.flatMap((e) => {
     const d = e.data;
+    if (d.title === null) return [];
     return {
       content_id: d.content_id,
       organization_id: e.metadata.organization_id,
@@ -32,6 +34,7 @@ async function writeTracked(trx: Knex.Transaction, tracked: Tracked[]): Promise<
     };
   });
   tracked.length = 0;
+  if (!rows.length) return;
   await trx.raw(
     `insert into rm_content (content_id, organization_id, website_id, title, url, normalized_url, type, sheet_id, fields, created_at, updated_at)
      select content_id, organization_id, website_id, title, url, normalized_url, type, sheet_id, fields, created_at, updated_at
@@ -57,6 +60,7 @@ const handlers: EventHandlers<ContentBatch> = {
     tracked.push(e);
   },
   async ContentTitleChanged(e, { trx }) {
+    if (e.data.title === null) return;
     await trx('rm_content')
       .where('content_id', e.data.content_id)
       .update({ title: e.data.title, updated_at: at(e) });

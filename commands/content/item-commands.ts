@@ -32,7 +32,7 @@ export function decideDelete(
 ): Decision<{ normalized_url: string | null; website_id: string }> | DomainError {
   if (!isLive(s)) return notFound(CONTENT_NOT_FOUND);
   return {
-    events: [{ type: 'ContentDeleted', data: { content_id: cmd.content_id, website_id: s.website_id!, normalized_url: s.normalized_url } }],
+    events: [{ type: 'ContentDeleted', data: { content_id: cmd.content_id, website_id: s.website_id! } }],
     result: { normalized_url: s.normalized_url, website_id: s.website_id! },
   };
 }
@@ -40,8 +40,9 @@ export function decideDelete(
 export function decideRelease(s: ContentUrlsState, cmd: { website_id: string; content_id: string }): Decision<null> {
   const url = s.byContent.get(cmd.content_id);
   if (url === undefined || s.byUrl.get(url)?.content_id !== cmd.content_id) return { events: [], result: null };
+  // the URL is not named: it is the erased item's, sealed under its subject
   return {
-    events: [{ type: 'ContentUrlReleased', data: { website_id: cmd.website_id, content_id: cmd.content_id, normalized_url: url } }],
+    events: [{ type: 'ContentUrlReleased', data: { website_id: cmd.website_id, content_id: cmd.content_id } }],
     result: null,
   };
 }

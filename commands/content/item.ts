@@ -16,7 +16,8 @@ export interface ContentItemState {
   content_id: string | null;
   website_id: string | null;
   type: ContentType | null;
-  title: string;
+  /** null once erased, as the URLs */
+  title: string | null;
   /** without the protocol; null until a generated item is published */
   url: string | null;
   normalized_url: string | null;
@@ -72,7 +73,7 @@ export function evolveContentItem(s: ContentItemState, e: DomainEvent): ContentI
       return { ...s, title: e.data.title };
     case 'ContentDeleted':
       // erased: nothing of the sealed parts is kept in a cached state
-      return { ...s, deleted: true, brief: null, body: null, meta_description: null, fields: {} };
+      return { ...s, deleted: true, title: null, url: null, normalized_url: null, brief: null, body: null, meta_description: null, fields: {} };
     default:
       return evolveItemByPipeline(s, e);
   }

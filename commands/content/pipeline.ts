@@ -109,8 +109,15 @@ function foldItemEvent(s: ContentPipeline, e: DomainEvent): ContentPipeline {
     case 'ContentTracked':
       return { ...s, content_id: e.data.content_id, exists: true, type: e.data.type, url: e.data.url, normalized_url: e.data.normalized_url };
     case 'ContentDeleted':
-      // what the item held is dropped; what a running job needs to stop is kept
-      return { ...initialPipeline(), content_id: s.content_id, deleted: true, request: s.request, pipeline_status: s.pipeline_status, type: s.type };
+      // what the item held is dropped (the request's sealed parts too); what a running job needs to stop is kept
+      return {
+        ...initialPipeline(),
+        content_id: s.content_id,
+        deleted: true,
+        request: s.request && { ...s.request, title: null, url: null, normalized_url: null },
+        pipeline_status: s.pipeline_status,
+        type: s.type,
+      };
     default:
       return s;
   }

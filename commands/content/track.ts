@@ -136,12 +136,12 @@ export function decideClaims(
   },
 ): Decision<RowOutcome[]> {
   const claims: { content_id: string; normalized_url: string; type: ContentType; sheet_id: string | null }[] = [];
-  const releases: { content_id: string; normalized_url: string }[] = [];
+  const releases: { content_id: string }[] = [];
   const outcomes: RowOutcome[] = cmd.rows.map((r) => {
     const held = s.byUrl.get(r.normalized_url);
     if (held && cmd.orphans.has(held.content_id)) return { kind: 'adopt', claim: held };
     if (held && !cmd.dead.has(held.content_id)) return { kind: 'skipped', claim: held };
-    if (held) releases.push({ content_id: held.content_id, normalized_url: r.normalized_url });
+    if (held) releases.push({ content_id: held.content_id });
     claims.push({ content_id: r.content_id, normalized_url: r.normalized_url, type: r.type, sheet_id: cmd.sheet_id });
     return { kind: 'created', content_id: r.content_id };
   });

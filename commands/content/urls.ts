@@ -24,19 +24,26 @@ export interface ContentUrlsState {
 
 const initial = (): ContentUrlsState => ({ byUrl: new Map(), byContent: new Map() });
 
+/** The item holds no URL any more (the one it held is free, unless another item took it since). */
+function release(s: ContentUrlsState, contentId: string): void {
+  const url = s.byContent.get(contentId);
+  if (url !== undefined && s.byUrl.get(url)?.content_id === contentId) s.byUrl.delete(url);
+  s.byContent.delete(contentId);
+}
+
 function apply(s: ContentUrlsState, e: DomainEvent): ContentUrlsState {
   switch (e.type) {
     case 'ContentUrlsClaimed':
       for (const c of e.data.claims) {
-        const previous = s.byContent.get(c.content_id);
-        if (previous !== undefined && s.byUrl.get(previous)?.content_id === c.content_id) s.byUrl.delete(previous);
+        release(s, c.content_id);
+        // null: the item is erased, and the URL it held is free
+        if (c.normalized_url === null) continue;
         s.byUrl.set(c.normalized_url, { content_id: c.content_id, type: c.type, sheet_id: c.sheet_id });
         s.byContent.set(c.content_id, c.normalized_url);
       }
       return s;
     case 'ContentUrlReleased':
-      if (s.byUrl.get(e.data.normalized_url)?.content_id === e.data.content_id) s.byUrl.delete(e.data.normalized_url);
-      s.byContent.delete(e.data.content_id);
+      release(s, e.data.content_id);
       return s;
     default:
       return s;

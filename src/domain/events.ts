@@ -660,30 +660,33 @@ export const catalogue = {
 
   // ---- content ----
   // An item's own stream is `content-<content_id>`; a website's URL registry `contenturls-<website_id>` decides that a
-  // normalized URL names one item; its sheets and columns live on `contentsheets-<website_id>`. Erasable parts (custom
-  // field values, brief, body, version bodies) are sealed per subject `content-<content_id>`.
+  // normalized URL names one item; its sheets and columns live on `contentsheets-<website_id>`. Erasable parts (title,
+  // URLs, custom field values, brief, body, version bodies) are sealed per subject `content-<content_id>`, in the
+  // registry's claims too.
   /** URLs taken by items of the website (tracking, publishing): each claim moves the item's previous URL, if any */
   ContentUrlsClaimed: z.object({
     website_id: z.string(),
-    claims: z.array(z.object({ content_id: z.string(), normalized_url: z.string(), type: ContentType, sheet_id: z.string().nullable() })),
+    claims: z.array(
+      z.object({ content_id: subject('content'), normalized_url: sealed(z.string()), type: ContentType, sheet_id: z.string().nullable() }),
+    ),
   }),
-  /** a URL free again (its item deleted) */
-  ContentUrlReleased: z.object({ website_id: z.string(), content_id: z.string(), normalized_url: z.string() }),
+  /** the item's URL free again (its item deleted); older events name the URL, in clear */
+  ContentUrlReleased: z.object({ website_id: z.string(), content_id: z.string(), normalized_url: z.string().optional() }),
   /** a page tracked by URL (types imported and external): no page text, no generation */
   ContentTracked: z.object({
     content_id: subject('content'),
     website_id: z.string(),
-    url: z.string(),
-    normalized_url: z.string(),
+    url: sealed(z.string()),
+    normalized_url: sealed(z.string()),
     type: ContentType,
-    title: z.string(),
+    title: sealed(z.string()),
     sheet_id: z.string().nullable(),
     /** custom column values by column id */
     fields: sealed(z.record(z.string(), ContentFieldValue)).optional(),
   }),
-  ContentTitleChanged: z.object({ content_id: z.string(), website_id: z.string(), title: z.string() }),
-  /** the item is gone for good: its sealed parts are erased with the subject's key */
-  ContentDeleted: z.object({ content_id: erases('content'), website_id: z.string(), normalized_url: z.string().nullable() }),
+  ContentTitleChanged: z.object({ content_id: subject('content'), website_id: z.string(), title: sealed(z.string()) }),
+  /** the item is gone for good: its sealed parts are erased with the subject's key (older events name its URL, in clear) */
+  ContentDeleted: z.object({ content_id: erases('content'), website_id: z.string(), normalized_url: z.string().nullable().optional() }),
   ContentSheetCreated: z.object({ website_id: z.string(), sheet_id: z.string(), name: z.string(), type: z.enum(['sheet', 'view']) }),
   ContentColumnCreated: z.object({
     website_id: z.string(),
@@ -704,11 +707,11 @@ export const catalogue = {
     content_id: subject('content'),
     website_id: z.string(),
     type: z.enum(['generated', 'optimize', 'snipe', 'slice']),
-    title: z.string(),
+    title: sealed(z.string()),
     /** optimize: the live page (with its protocol, as fetched); stored on the item without it */
-    url: z.string().nullable(),
+    url: sealed(z.string()),
     /** the live page's normalized URL: the item's citation join key once it is published (not before) */
-    normalized_url: z.string().nullable(),
+    normalized_url: sealed(z.string()),
     topic_id: z.string().nullable(),
     topic_name: z.string().nullable(),
     prompt_ids: z.array(z.string()),
@@ -743,7 +746,7 @@ export const catalogue = {
   /** optimize: the live page as fetched (its text), the draft the review starts from */
   ContentPageFetched: z.object({
     content_id: subject('content'),
-    url: z.string(),
+    url: sealed(z.string()),
     http_status: z.number().int(),
     body: sealed(z.string()),
     version_id: z.string(),
@@ -753,9 +756,9 @@ export const catalogue = {
   ContentReviewed: WriterVersion,
   /** published at url (stored without the protocol), the item's citation join key from then on */
   ContentPublished: z.object({
-    content_id: z.string(),
-    url: z.string(),
-    normalized_url: z.string(),
+    content_id: subject('content'),
+    url: sealed(z.string()),
+    normalized_url: sealed(z.string()),
     /** the first publish time: kept when only the URL changes */
     published_at: z.string(),
     already_published: z.boolean(),

@@ -26,7 +26,8 @@ export interface ContentJobOptions {
 
 const subjectOf = (s: ContentPipeline): WriterSubject => {
   const r = s.request!;
-  return { title: r.title, type: r.type, topic_name: r.topic_name, prompts: r.prompts, brand: r.brand };
+  // an erased item's title reads as null; its job stops at the next step (deletedStep)
+  return { title: r.title ?? '', type: r.type, topic_name: r.topic_name, prompts: r.prompts, brand: r.brand };
 };
 
 /** An engine failure: one a retry may cure is thrown (the message is delivered again), any other fails the job. */

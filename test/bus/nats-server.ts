@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,4 +86,15 @@ export async function startNatsServer(): Promise<NatsServerProcess> {
       rmSync(storeDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Every file under dir, concatenated: what the JetStream store keeps on disk. */
+export function storeBytes(dir: string): Buffer {
+  const parts: Buffer[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) parts.push(storeBytes(p));
+    else parts.push(readFileSync(p));
+  }
+  return Buffer.concat(parts);
 }

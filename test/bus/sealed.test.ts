@@ -1,7 +1,5 @@
 import { type ProbeNote, noteRecorded, notesErased } from '../support/erasure-probe';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNatsBus } from '../../src/bus/nats';
 import type { Bus, BusMessage, Consumer } from '../../src/bus/port';
@@ -16,20 +14,9 @@ import { silentLogger } from '../../src/logger';
 import { freshStore } from '../support/db';
 import { testMetadata } from '../support/events';
 import { waitUntil } from './contract';
-import { type NatsServerProcess, startNatsServer } from './nats-server';
+import { type NatsServerProcess, startNatsServer, storeBytes } from './nats-server';
 
 const logger = silentLogger();
-
-/** Every file under dir, concatenated: what the JetStream store keeps on disk. */
-function storeBytes(dir: string): Buffer {
-  const parts: Buffer[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) parts.push(storeBytes(p));
-    else parts.push(readFileSync(p));
-  }
-  return Buffer.concat(parts);
-}
 
 describe('the bus carries erasable fields sealed (NATS JetStream)', () => {
   let env: Awaited<ReturnType<typeof freshStore>>;

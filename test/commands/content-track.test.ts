@@ -68,7 +68,7 @@ describe('tracking, decided', () => {
     const dead = g
       .when((s) => decideClaims(s, { website_id: W, sheet_id: S, rows: rows(['a.com/x', 'b.com/y']), dead: new Set([A]), orphans: new Set([B]) }))
       .then([
-        { type: 'ContentUrlReleased', data: { website_id: W, content_id: A, normalized_url: 'a.com/x' } },
+        { type: 'ContentUrlReleased', data: { website_id: W, content_id: A } },
         {
           type: 'ContentUrlsClaimed',
           data: { website_id: W, claims: [{ content_id: 'new-0', normalized_url: 'a.com/x', type: 'external', sheet_id: S }] },
@@ -83,6 +83,37 @@ describe('tracking, decided', () => {
       .then([]);
     expect([...state.byUrl.keys()]).toEqual(['a.com/new']);
     expect(state.byContent.get(A)).toBe('a.com/new');
+  });
+
+  it('given a release that does not name the URL (it is sealed with the erased item), then the URL the item held is free and claimed anew', () => {
+    given(ContentUrls, claimed(A, 'a.com/x'), { type: 'ContentUrlReleased', data: { website_id: W, content_id: A } })
+      .when((s) =>
+        decideClaims(s, {
+          website_id: W,
+          sheet_id: null,
+          rows: [{ normalized_url: 'a.com/x', type: 'external', content_id: B }],
+          dead: new Set(),
+          orphans: new Set(),
+        }),
+      )
+      .then([
+        {
+          type: 'ContentUrlsClaimed',
+          data: { website_id: W, claims: [{ content_id: B, normalized_url: 'a.com/x', type: 'external', sheet_id: null }] },
+        },
+      ]);
+  });
+
+  it('given claims whose URL reads null (their item erased), then the item holds no URL, and the URL it held before is free', () => {
+    const erased = {
+      type: 'ContentUrlsClaimed' as const,
+      data: { website_id: W, claims: [{ content_id: A, normalized_url: null, type: 'imported' as const, sheet_id: null }] },
+    };
+    const { state } = given(ContentUrls, claimed(A, 'a.com/old'), erased, claimed(B, 'b.com/y'))
+      .when(() => ({ events: [], result: null }))
+      .then([]);
+    expect([...state.byUrl.keys()]).toEqual(['b.com/y']);
+    expect(state.byContent.has(A)).toBe(false);
   });
 
   it('given new multi-select labels, then only those the column lacks are added, case-insensitively, first spelling kept', () => {
@@ -102,8 +133,8 @@ describe('tracking, decided', () => {
     };
     given(ContentItem, tracked)
       .when((s) => decideDelete(s, { content_id: A }))
-      .then([{ type: 'ContentDeleted', data: { content_id: A, website_id: W, normalized_url: 'a.com/x' } }]);
-    const gone = given(ContentItem, tracked, { type: 'ContentDeleted', data: { content_id: A, website_id: W, normalized_url: 'a.com/x' } });
+      .then([{ type: 'ContentDeleted', data: { content_id: A, website_id: W } }]);
+    const gone = given(ContentItem, tracked, { type: 'ContentDeleted', data: { content_id: A, website_id: W } });
     gone.when((s) => decideTitle(s, { content_id: A, title: 'Y' })).then(notFound('Content not found'));
     gone.when((s) => decideDelete(s, { content_id: A })).then(notFound('Content not found'));
     given(ContentUrls, claimed(B, 'a.com/x'))

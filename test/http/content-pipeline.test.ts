@@ -9,9 +9,9 @@ import { EngineError } from '../../src/engines/port';
 import { createEngines, type Engines } from '../../src/engines/registry';
 import { WHOLE_DOCUMENT_DIRECTIVE } from '../../src/engines/writer';
 import { createSafeFetcher } from '../../src/net/safe-fetch';
-import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
+import { type NatsServerProcess, startNatsServer, storeBytes } from '../bus/nats-server';
 import { onRealPostgres } from '../support/db';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, caughtUp, startServer, type TestServer } from '../support/server';
 import { importAnswers } from '../support/answers';
 import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { until } from '../support/until';
@@ -354,6 +354,82 @@ describe('erasure', () => {
     const again = await call(s, 'POST', '/api/v1/content/track', { key: w.a.key, body: { website_id: w.a.a1, urls: [{ url }] } });
     expect(again.body).toMatchObject({ created_count: 1 });
   }, 90_000);
+
+  it('given items whose titles and URLs carry unique markers (tracked, renamed, optimized, published), when deleted and every projection rebuilt, then no marker is in any table or the NATS store, and the feed says only that they were deleted', async () => {
+    const site = await newSite(s, w.a.key);
+    const marker = (field: string) => `${field}-${randomUUID()}`;
+    const m = {
+      trackedTitle: marker('tracked-title'),
+      trackedUrl: marker('tracked-url'),
+      changedTitle: marker('changed-title'),
+      generatedTitle: marker('generated-title'),
+      generatedUrl: marker('optimized-url'),
+      publishedUrl: marker('published-url'),
+    };
+    // given: a tracked page, renamed, and an optimize of a live page, published
+    const tracked = await call(s, 'POST', '/api/v1/content/track', {
+      key: w.a.key,
+      body: { website_id: site, urls: [{ url: `https://${m.trackedUrl}.example.com/page`, title: m.trackedTitle }] },
+    });
+    expect(tracked.status, JSON.stringify(tracked.body)).toBe(200);
+    const trackedId = tracked.body.created[0].content_id as string;
+    expect((await call(s, 'PATCH', `/api/v1/content/${trackedId}`, { key: w.a.key, body: { title: m.changedTitle } })).status).toBe(200);
+    const optimized = await generate(w.a.key, { website_id: site, type: 'optimize', title: m.generatedTitle, url: `${pageUrl}/${m.generatedUrl}` });
+    await until200Stage(w.a.key, optimized, 'pending', 'succeeded');
+    const published = await call(s, 'POST', `/api/v1/content/${optimized}/publish`, {
+      key: w.a.key,
+      body: { url: `https://${m.publishedUrl}.example.com/guide` },
+    });
+    expect(published.status, JSON.stringify(published.body)).toBe(200);
+    await caughtUp(s, ['content', 'activity']);
+    const db = s.rt.database.db;
+    // the item's read rows hold them in clear (the writer put the title in the draft too); the log and the bus only ciphertext
+    const held: Record<string, string[]> = {};
+    for (const [field, x] of Object.entries(m)) {
+      held[field] = (await grep(db, x)).sort();
+      for (const hit of held[field]) expect(hit, x).toMatch(/^rm_content(_versions)?\.(title|url|normalized_url|body|meta_description)$/);
+      if (nats) expect(storeBytes(nats.storeDir).includes(x), `${x} in the NATS store`).toBe(false);
+    }
+    expect(held).toMatchObject({
+      changedTitle: ['rm_content.title'],
+      trackedUrl: ['rm_content.normalized_url', 'rm_content.url'],
+      generatedTitle: expect.arrayContaining(['rm_content.title']),
+      publishedUrl: ['rm_content.normalized_url', 'rm_content.url'],
+    });
+    expect((await item(w.a.key, trackedId)).body).toMatchObject({ title: m.changedTitle, url: `${m.trackedUrl}.example.com/page` });
+    expect((await item(w.a.key, optimized)).body).toMatchObject({ title: m.generatedTitle, normalized_url: `${m.publishedUrl}.example.com/guide` });
+    const taken = await call(s, 'POST', '/api/v1/content/track', {
+      key: w.a.key,
+      body: { website_id: site, urls: [{ url: `${m.publishedUrl}.example.com/guide` }] },
+    });
+    expect(taken.body).toMatchObject({ created_count: 0, skipped: [{ content_id: optimized }] });
+
+    // when: both are deleted
+    for (const id of [trackedId, optimized]) expect((await call(s, 'DELETE', `/api/v1/content/${id}`, { key: w.a.key })).status).toBe(200);
+    await caughtUp(s, ['content', 'activity']);
+    const nowhere = async () => {
+      for (const x of Object.values(m)) {
+        expect(await grep(db, x), x).toEqual([]);
+        if (nats) expect(storeBytes(nats.storeDir).includes(x), `${x} in the NATS store`).toBe(false);
+      }
+    };
+    // then: no marker anywhere, in the log or the bus, nor after every projection is rebuilt from the log
+    await nowhere();
+    for (const runner of s.rt.runners.values()) await runner.rebuild();
+    await nowhere();
+    expect(await db('rm_content').whereIn('content_id', [trackedId, optimized]).first()).toBeUndefined();
+    const feed = await call(s, 'GET', '/api/v1/activity', {
+      key: w.a.key,
+      query: { website_id: site, entity_type: 'content', change_type: 'deleted' },
+    });
+    expect(feed.body.data.map((e: { entity_ids: string[] }) => e.entity_ids).sort()).toEqual([[optimized], [trackedId]].sort());
+    // and the URLs are free: tracked again, each under a new id
+    const again = await call(s, 'POST', '/api/v1/content/track', {
+      key: w.a.key,
+      body: { website_id: site, urls: [{ url: `${m.trackedUrl}.example.com/page` }, { url: `${m.publishedUrl}.example.com/guide` }] },
+    });
+    expect(again.body).toMatchObject({ created_count: 2, skipped_count: 0 });
+  }, 120_000);
 });
 
 describe('edit', () => {
