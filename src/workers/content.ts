@@ -155,6 +155,16 @@ export function contentJob(o: ContentJobOptions): JobSpec<ContentPipeline> {
     brief: s.brief ?? '',
   }));
 
+  // by kind only: a fetcher's message names the URL or its host, which a delete of the item must erase (the reason is kept)
+  const FETCH_FAILURES: Record<string, string> = {
+    BAD_URL: 'not a valid public URL',
+    BLOCKED_ADDRESS: 'its address is not public',
+    DNS_FAILURE: 'its host did not resolve',
+    TLS_ERROR: 'TLS failure',
+    TOO_MANY_REDIRECTS: 'too many redirects',
+    BODY_TOO_LARGE: 'the page is too large',
+  };
+
   const fetchStep: JobStep<ContentPipeline> = {
     name: 'fetch',
     async run({ state: s }) {
@@ -167,7 +177,7 @@ export function contentJob(o: ContentJobOptions): JobSpec<ContentPipeline> {
         if (err instanceof SafeFetchError) {
           // a timeout or a dropped connection may pass: delivered again; an address refused or a bad URL will not
           if (err.code === 'TIMEOUT' || err.code === 'CONNECTION_ERROR') throw err;
-          return { failed: { error_kind: 'fetch_failed', message: `The live page could not be fetched: ${err.message}` } };
+          return { failed: { error_kind: 'fetch_failed', message: `The live page could not be fetched: ${FETCH_FAILURES[err.code] ?? err.code}` } };
         }
         throw err;
       }

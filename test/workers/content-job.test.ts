@@ -120,6 +120,16 @@ describe('the content job', () => {
     });
   });
 
+  it('given a live page whose host does not resolve, then the job fails with a reason that names neither the URL nor its host (both erasable)', async () => {
+    const url = 'https://erasure-marker-q7.invalid/page';
+    const { result } = await requestContentGeneration(ctxOf(rt), request({ type: 'optimize', url, normalized_url: url }));
+    expect(await jobEnded(rt, result.content_id)).toBe('failed');
+    const row = await rt.database.db('rm_jobs').where('id', result.content_id).first('error_kind', 'error');
+    expect(row).toEqual({ error_kind: 'fetch_failed', error: 'The live page could not be fetched: its host did not resolve' });
+    const failed = (await streamEvents(rt, contentStream(result.content_id))).find((e) => e.type === 'JobFailed');
+    expect(JSON.stringify(failed?.data)).not.toContain('erasure-marker-q7');
+  });
+
   it('given a step delivered again after it was recorded, then nothing is appended twice', async () => {
     const { result } = await requestContentGeneration(ctxOf(rt), request({ auto_approve_brief: true }));
     const id = result.content_id;
