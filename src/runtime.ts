@@ -38,6 +38,7 @@ import { startRunEnds } from './workers/run-ends';
 import { startScheduler } from './workers/scheduler';
 import { startAiValueScheduler } from './workers/ai-value';
 import { migrateSweeper, startSweeper } from './workers/sweeper';
+import { migrateUnrecorded } from './workers/unrecorded';
 
 export interface Runtime {
   config: Config;
@@ -114,6 +115,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     }
     closers.push(() => database.close());
     await migrateLimits(database.db);
+    await migrateUnrecorded(database.db);
 
     let log: EventStore;
     if (config.eventstoreUrl) {

@@ -14,6 +14,7 @@ import { admit, heartbeat, release, setState, type SlotPool, type SlotRow, uncap
 import { type BusWorkerDeps, startWorker } from './worker';
 import { problemLog } from '../app/problem';
 import { cutText } from '../domain/text';
+import { noteUnrecorded, UNRECORDABLE, unrecordableReason } from './unrecorded';
 
 export interface JobDeps extends BusWorkerDeps {
   db: Knex;
@@ -140,7 +141,8 @@ export async function wakeJobs(
  * request event (and its resumeOn events). A delivery advances the job from what its stream says: it takes a running
  * slot (or leaves the job queued), appends JobStarted, then runs step after step, each appended with ids derived from
  * the job and the step and with the revision it read, until the job ends or waits. A redelivered message, a second
- * instance or a sweep repeats nothing that was appended. When the job ends its slot, its held places and its allowance
+ * instance or a sweep repeats nothing that was appended. A step's events the store refuses on their content end the job
+ * as failed (`unrecordable`) at once. When the job ends its slot, its held places and its allowance
  * reservation are settled, and the queued jobs that now fit are woken.
  */
 export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options: JobWorkerOptions = {}): Promise<JobWorker> {
@@ -270,7 +272,23 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
         });
       }
       if (!events.length) throw new Error(`job ${spec.kind} step ${step.name} made no events: it would run forever`);
-      await append(events);
+      try {
+        await append(events);
+      } catch (err) {
+        // refused on its content, the step's outcome would be refused on every delivery: the job fails instead
+        const reason = unrecordableReason(err);
+        if (!reason) throw err;
+        const data = { job_id: jobId, kind: spec.kind, error_kind: UNRECORDABLE, message: reason };
+        await append([{ id: deterministicId('job-ended', jobId), type: 'JobFailed', data }]);
+        if (state.lifecycle.error_kind === UNRECORDABLE) {
+          await noteUnrecorded(
+            deps.db,
+            log,
+            { id: jobId, kind: 'job', organization_id: ctx.organizationId, website_id: ctx.websiteId ?? null, reason },
+            err,
+          );
+        }
+      }
     }
   }
 

@@ -13,6 +13,7 @@ import { systemContext, type WebsiteContext, websiteContext } from './context';
 import { type ExtractorChoice, ruleObservations } from './observations';
 import { type BusWorkerDeps, startWorker } from './worker';
 import { problemLog } from '../app/problem';
+import { noteUnrecorded, UNRECORDABLE, unrecordableReason } from './unrecorded';
 
 export const RESPONSE_WORKER = 'response-workers';
 export const RESPONSE_WORKER_TYPES: readonly EventType[] = ['ResponseRequested'];
@@ -31,8 +32,9 @@ export interface ResponseWorkerDeps extends BusWorkerDeps {
 
 /**
  * Answers one unit of work: marks its prompt answered, asks the model's engine (its adapter retries with backoff),
- * and records the answer and its credits, or the failure. Throws only when the outcome could not be recorded, so the
- * bus delivers the unit again; the outcome's id derives from the unit, so nothing is recorded twice.
+ * and records the answer and its credits, or the failure. An outcome the store refuses on its content is recorded as
+ * a failure (`unrecordable`) instead; it throws only when the store could not be reached, so the bus delivers the
+ * unit again. The outcome's id derives from the unit, so nothing is recorded twice.
  */
 export async function answerUnit(
   deps: ResponseWorkerDeps,
@@ -49,10 +51,24 @@ export async function answerUnit(
   const ctx = systemContext(deps.store, msg, deps.now);
   const { outcome, site } = await answer(deps, ctx, req);
   const rules = (deps.extractor?.kind ?? 'rules') === 'rules';
-  const r = await recordOutcome(ctx, req, outcome, site && rules ? (d) => ruleObservations(site, d) : undefined);
+  let r: Awaited<ReturnType<typeof recordOutcome>>;
+  let kind = outcome.kind;
+  try {
+    r = await recordOutcome(ctx, req, outcome, site && rules ? (d) => ruleObservations(site, d) : undefined);
+  } catch (err) {
+    // refused on its content, it would be refused on every delivery: the unit fails instead, under the same event id
+    const reason = unrecordableReason(err);
+    if (!reason) throw err;
+    r = await recordOutcome(ctx, req, failed(UNRECORDABLE, reason));
+    kind = 'failed';
+    if (r.recorded) {
+      const end = { id: req.request_id, kind: 'unit' as const, organization_id: ctx.organizationId, website_id: req.website_id, reason };
+      await noteUnrecorded(deps.db, deps.logger, end, err);
+    }
+  }
   if (!r.recorded) return 'skipped';
   deps.onOutcome?.(r.position);
-  return outcome.kind === 'answered' ? 'recorded' : 'failed';
+  return kind === 'answered' ? 'recorded' : 'failed';
 }
 
 /**

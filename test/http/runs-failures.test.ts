@@ -10,6 +10,7 @@ import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { silentLogger } from '../../src/logger';
 import { answerUnit } from '../../src/workers/responses';
+import type { EventStore } from '../../src/eventstore/port';
 
 /** Simulated engines, except: one model always rate-limited, and every ask held while `hold` is set. */
 function testEngines(failing: string) {
@@ -117,5 +118,94 @@ describe('runs whose units fail or are still going', () => {
     // delivered again: one outcome per unit
     expect(await answerUnit(deps, { id: req.request_id, data: req, metadata })).toBe('skipped');
     expect(await s.rt.store.readStream(responseStream(responseIdOf(req.request_id)))).toHaveLength(1);
+  });
+});
+
+/** Simulated engines, except: one model's answers end with a lone surrogate, text Postgres refuses in jsonb. */
+const unrecordableAnswers = (model: string) =>
+  simulatedEnginesWith(async (m, _req, simulated) => {
+    const a = await simulated();
+    return m === model ? { ...a, text: `${a.text} \ud800` } : a;
+  });
+
+describe('runs whose answers cannot be recorded', () => {
+  const bad = MODEL_IDS[2];
+  const engines = unrecordableAnswers(bad);
+  let s: TestServer;
+  let key: string;
+  let otherKey: string;
+  beforeAll(async () => {
+    s = await startServer({}, {}, undefined, { engines });
+    key = (await s.org('Unrecordable')).key;
+    otherKey = (await s.org('Other tenant')).key;
+  });
+  afterAll(async () => s?.close());
+
+  it('given a model whose answers the store refuses, when the run goes, then those units fail as unrecordable, the run ends, its schedule starts again and /readyz is degraded naming them', async () => {
+    const site = await buildSite(s, key, { prompts: [{ text: 'a' }, { text: 'b' }] });
+    const start = await call(s, 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: site.id } });
+    expect(start.status).toBe(202);
+    const run = await finishedRun(s, key, site.id, start.body.run_id);
+    expect(run).toMatchObject({
+      status: 'completed_with_failures',
+      total: 2 * MODEL_IDS.length,
+      recorded: 2 * (MODEL_IDS.length - 1),
+      failed: 2,
+      pending: 0,
+    });
+    expect(run.failures).toHaveLength(2);
+    for (const f of run.failures) {
+      expect(f).toMatchObject({ model: bad, error_kind: 'unrecordable', error: 'outcome could not be recorded: invalid text (22P02)' });
+    }
+    const again = await call(s, 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: site.id } });
+    expect(again.status).toBe(202);
+    await finishedRun(s, key, site.id, again.body.run_id);
+
+    const ready = await call(s, 'GET', '/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body.status).toBe('degraded');
+    const ours = ready.body.unrecorded.filter((u: { website_id: string }) => u.website_id === site.id);
+    expect(ours).toHaveLength(4);
+    for (const u of ours) expect(u).toMatchObject({ kind: 'unit', reason: 'outcome could not be recorded: invalid text (22P02)' });
+    // another organization's key is refused the run and its failures
+    const theirs = await call(s, 'GET', `/api/v1/response-streaming/runs/${start.body.run_id}`, { key: otherKey, query: { website_id: site.id } });
+    expect(theirs.status).toBe(403);
+  });
+
+  it('given an outcome append that fails on the connection, then the unit is delivered again and recorded; refused on its content, then it fails at once', async () => {
+    const site = await buildSite(s, key, { prompts: [{ text: 'flaky' }] });
+    const org = (await s.rt.database.db('rm_websites').where('id', site.id).first('organization_id')).organization_id;
+    const unit = (model: string) => {
+      const req = { ...aUnit({ request_id: newId(), run_id: newId(), website_id: site.id, prompt_id: site.prompts[0].id }), model };
+      const metadata = {
+        organization_id: org,
+        website_id: site.id,
+        actor: SYSTEM_ACTOR,
+        correlation_id: req.run_id,
+        causation_id: null,
+        time: new Date().toISOString(),
+      };
+      return { id: req.request_id, data: req, metadata };
+    };
+    const flaky = unit(MODEL_IDS[0]);
+    // the first append of the flaky unit's outcome meets a connection the server closed
+    let dropped = false;
+    const store: EventStore = Object.create(s.rt.store);
+    store.append = (...args) => {
+      if (!dropped && args[0] === responseStream(responseIdOf(flaky.data.request_id))) {
+        dropped = true;
+        return Promise.reject(Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' }));
+      }
+      return s.rt.store.append(...args);
+    };
+    const deps = { store, db: s.rt.database.db, bus: s.rt.bus, engines, logger: silentLogger() };
+    await expect(answerUnit(deps, flaky)).rejects.toThrow('Connection terminated');
+    expect(await answerUnit(deps, flaky)).toBe('recorded');
+
+    const refused = unit(bad);
+    expect(await answerUnit(deps, refused)).toBe('failed');
+    const stream = await s.rt.store.readStream(responseStream(responseIdOf(refused.data.request_id)));
+    expect(stream.map((e) => [e.type, (e.data as { error_kind: string }).error_kind])).toEqual([['ResponseFailed', 'unrecordable']]);
+    expect(await answerUnit(deps, refused)).toBe('skipped');
   });
 });
