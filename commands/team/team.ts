@@ -1,13 +1,5 @@
 import { type DomainEvent, TEAM_EVENT_TYPES } from '../../src/domain/events';
-import {
-  type Permissions,
-  reachesEveryWebsite,
-  type RoleDefinition,
-  SYSTEM_ROLE_IDS,
-  SYSTEM_ROLES,
-  strongest,
-  systemRole,
-} from '../../src/domain/principal';
+import { type Permissions, type RoleDefinition, SYSTEM_ROLE_IDS, SYSTEM_ROLES, systemRole, websiteReach } from '../../src/domain/principal';
 
 /**
  * The organization's people and what they reach, folded from its stream `org-<id>` (a part of OrganizationState):
@@ -237,29 +229,26 @@ export function roleInUse(t: TeamState, roleId: string): boolean {
 }
 
 /**
- * What a user reaches: website id -> permissions (organization owners and admins: every website of `websites`).
- * `websites`: the organization's websites that count (not deleted).
+ * What a user reaches (websiteReach): website id -> permissions. `websites`: the organization's websites that count
+ * (not deleted), all of them for an organization member.
  */
 export function effectiveAccess(t: TeamState, userId: string, websites: Iterable<string>): Map<string, Permissions> {
-  const out = new Map<string, Permissions>();
-  const perms = (roleId: string) => roleOf(t, roleId)?.permissions;
-  const add = (websiteId: string, p: Readonly<Permissions> | undefined) => {
-    if (!p) return;
-    const had = out.get(websiteId);
-    out.set(websiteId, had ? strongest(had, p) : { ...p });
-  };
-  const org = t.members.get(userId);
+  const perms = (roleId: string | undefined) => (roleId === undefined ? undefined : roleOf(t, roleId)?.permissions);
   const all = new Set(websites);
-  if (org && reachesEveryWebsite(org)) for (const w of all) add(w, perms(org));
-  for (const g of t.groups.values()) {
-    const r = g.members.get(userId);
-    if (r) for (const w of g.website_ids) if (all.has(w)) add(w, perms(r));
-  }
-  for (const [k, r] of t.websiteMembers) {
+  const org = t.members.get(userId);
+  const orgPerms = perms(org);
+  const groups = [...t.groups.values()].flatMap((g) => {
+    const p = perms(g.members.get(userId));
+    return p ? [{ website_ids: g.website_ids.filter((w) => all.has(w)), permissions: p }] : [];
+  });
+  const memberships = [...t.websiteMembers].flatMap(([k, r]) => {
     const sp = k.indexOf(' ');
-    if (k.slice(sp + 1) === userId && all.has(k.slice(0, sp))) add(k.slice(0, sp), perms(r));
-  }
-  return out;
+    const p = perms(r);
+    return p && k.slice(sp + 1) === userId && all.has(k.slice(0, sp)) ? [{ website_id: k.slice(0, sp), permissions: p }] : [];
+  });
+  const reach = websiteReach({ orgRole: org && orgPerms ? { role_id: org, permissions: orgPerms } : null, groups, websites: memberships });
+  if (reach === null) return new Map([...all].map((w) => [w, { ...orgPerms! }]));
+  return new Map([...reach].map(([w, p]) => [w, { ...p }]));
 }
 
 /** Websites whose access differs between two effective-access maps. */

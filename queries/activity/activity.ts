@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { inScope } from '../access';
 import { onePageAndMore, pageInfo, pageRows } from '../paging';
 import { text, Uuid } from '../../src/domain/schemas';
-import { SYSTEM_ROLE_IDS, type Principal } from '../../src/domain/principal';
+import type { Principal } from '../../src/domain/principal';
 import { iso } from '../timestamps';
 
 export const ActivityFilters = z.object({
@@ -74,7 +74,7 @@ export async function getActivity(db: Knex, p: Principal, f: ActivityFilters): P
     .select(
       'a.*',
       db.raw('coalesce(tu.email, u.email) as email'),
-      db.raw(`case when tm.role_id in (?, ?) then 'admin' else u.role end as role`, [SYSTEM_ROLE_IDS.owner, SYSTEM_ROLE_IDS.admin]),
+      db.raw(`tm.user_id is not null as organization_member`),
       db.raw(
         `(exists (select 1 from rm_team_website_members wm where wm.user_id = a.actor_user_id and wm.website_id = a.website_id)
           or exists (select 1 from rm_team_group_members gm join rm_team_group_websites gw on gw.group_id = gm.group_id
@@ -95,11 +95,11 @@ export async function getActivity(db: Knex, p: Principal, f: ActivityFilters): P
     f,
   );
   const data: ActivityEntry[] = pageRows(rows, f).map((r) => {
-    // owners and admins reach every website; a person is only shown to a scoped key if they reach its websites
+    // an organization member reaches every website; a person is only shown to a scoped key if they reach its websites
     const personVisible =
       r.actor_kind === 'user' &&
       r.email &&
-      (p.websiteIds === null || (r.website_id && inScope(p, r.website_id) && (['owner', 'admin'].includes(r.role) || r.reaches_website)));
+      (p.websiteIds === null || (r.website_id && inScope(p, r.website_id) && (r.organization_member || r.reaches_website)));
     return {
       id: r.id,
       website_id: r.website_id,

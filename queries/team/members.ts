@@ -2,13 +2,13 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 import { DomainErrorException, notFound } from '../../src/domain/errors';
 import { catalogue } from '../../src/domain/events';
-import { type Permissions, type Principal, reachesEveryWebsite, SYSTEM_ROLE_IDS, SYSTEM_ROLES, type UserAccess } from '../../src/domain/principal';
+import { type Permissions, type Principal, SYSTEM_ROLES, type UserAccess } from '../../src/domain/principal';
 import { roleNames } from './roles';
 import { iso } from '../timestamps';
 
 export const AccessType = z.enum(['organization', 'group', 'website']);
 export type AccessType = z.infer<typeof AccessType>;
-/** How a group's members reach it: the group itself, or the organization role (owners and admins). */
+/** How a group's members reach it: the group itself, or the organization role (every organization member). */
 export const GroupAccessType = z.enum(['organization', 'group'], { error: "must be 'organization' or 'group'" });
 
 /** A person of the organization with the role that gives them access. */
@@ -36,7 +36,6 @@ interface Row {
   created_at: Date | string;
 }
 
-const ADMINS = [SYSTEM_ROLE_IDS.owner, SYSTEM_ROLE_IDS.admin];
 /** A user reached twice is shown by the broadest of the ways: the organization, then a website membership, then a group. */
 const RANK: Record<AccessType, number> = { organization: 0, website: 1, group: 2 };
 
@@ -62,31 +61,20 @@ async function shape(db: Knex, organizationId: string, rows: (Row & { access_typ
 
 const USER_COLUMNS = ['u.id as user_id', 'u.email', 'u.first_name', 'u.last_name'];
 
-/**
- * The organization's members with their organization role, oldest first. A scoped key sees the members who reach one
- * of its websites: owners and admins, and those whose groups or memberships include one.
- */
-export async function listOrganizationMembers(db: Knex, p: Principal): Promise<MemberView[]> {
-  const q = db('rm_team_members as m')
+/** The organization's members, oldest first: everyone whose organization role reaches every website. */
+const organizationMembers = (db: Knex, organizationId: string) =>
+  db('rm_team_members as m')
     .join('rm_team_users as u', 'u.id', 'm.user_id')
-    .where('m.organization_id', p.organizationId)
+    .where('m.organization_id', organizationId)
     .orderBy([{ column: 'm.created_at' }, { column: 'u.id' }])
     .select(...USER_COLUMNS, 'm.role_id', 'm.created_at');
-  if (p.websiteIds !== null) {
-    const scope = p.websiteIds;
-    q.where((w) =>
-      w
-        .whereIn('m.role_id', ADMINS)
-        .orWhereExists(db('rm_team_website_members as wm').whereRaw('wm.user_id = m.user_id').whereIn('wm.website_id', scope))
-        .orWhereExists(
-          db('rm_team_group_members as gm')
-            .join('rm_team_group_websites as gw', 'gw.group_id', 'gm.group_id')
-            .whereRaw('gm.user_id = m.user_id')
-            .whereIn('gw.website_id', scope),
-        ),
-    );
-  }
-  const rows = (await q) as Row[];
+
+/**
+ * The organization's members with their organization role, oldest first. Each reaches every website (websiteReach), so
+ * a scoped key sees them all too.
+ */
+export async function listOrganizationMembers(db: Knex, p: Principal): Promise<MemberView[]> {
+  const rows = (await organizationMembers(db, p.organizationId)) as Row[];
   return shape(
     db,
     p.organizationId,
@@ -94,14 +82,10 @@ export async function listOrganizationMembers(db: Knex, p: Principal): Promise<M
   );
 }
 
-/** Everyone who reaches a website: the organization's owners and admins, its groups' members, its explicit members. */
+/** Everyone who reaches a website: the organization's members, its groups' members, its explicit members. */
 export async function listWebsiteMembers(db: Knex, organizationId: string, websiteId: string): Promise<MemberView[]> {
   const [org, direct, groups] = await Promise.all([
-    db('rm_team_members as m')
-      .join('rm_team_users as u', 'u.id', 'm.user_id')
-      .where('m.organization_id', organizationId)
-      .whereIn('m.role_id', ADMINS)
-      .select(...USER_COLUMNS, 'm.role_id', 'm.created_at'),
+    organizationMembers(db, organizationId),
     db('rm_team_website_members as m')
       .join('rm_team_users as u', 'u.id', 'm.user_id')
       .where('m.website_id', websiteId)
@@ -120,61 +104,60 @@ export async function listWebsiteMembers(db: Knex, organizationId: string, websi
   return shape(db, organizationId, rows);
 }
 
-/** A group's members (access_type group) and the organization's owners and admins, who reach it too (organization). */
+/**
+ * Everyone who reaches a group's websites: its members (group) and the organization's members (organization), each
+ * listed once by the broadest way; `accessType` keeps those reaching it that way.
+ */
 export async function listGroupMembers(db: Knex, organizationId: string, groupId: string, accessType?: AccessType): Promise<MemberView[]> {
   const group = await db('rm_team_groups').where({ id: groupId, organization_id: organizationId }).first('id');
   if (!group) throw new DomainErrorException(notFound('Group not found'));
-  const rows: (Row & { access_type: AccessType })[] = [];
-  if (accessType === undefined || accessType === 'group') {
-    const direct = (await db('rm_team_group_members as m')
+  const [direct, org] = await Promise.all([
+    db('rm_team_group_members as m')
       .join('rm_team_users as u', 'u.id', 'm.user_id')
       .where('m.group_id', groupId)
       .orderBy([{ column: 'm.created_at' }, { column: 'u.id' }])
-      .select(...USER_COLUMNS, 'm.role_id', 'm.created_at')) as Row[];
-    rows.push(...direct.map((r) => ({ ...r, access_type: 'group' as const })));
-  }
-  if (accessType === undefined || accessType === 'organization') {
-    const org = (await db('rm_team_members as m')
-      .join('rm_team_users as u', 'u.id', 'm.user_id')
-      .where('m.organization_id', organizationId)
-      .whereIn('m.role_id', ADMINS)
-      .orderBy([{ column: 'm.created_at' }, { column: 'u.id' }])
-      .select(...USER_COLUMNS, 'm.role_id', 'm.created_at')) as Row[];
-    rows.push(...org.map((r) => ({ ...r, access_type: 'organization' as const })));
-  }
-  return shape(db, organizationId, rows);
+      .select(...USER_COLUMNS, 'm.role_id', 'm.created_at') as Promise<Row[]>,
+    organizationMembers(db, organizationId) as Promise<Row[]>,
+  ]);
+  const members = await shape(db, organizationId, [
+    ...direct.map((r) => ({ ...r, access_type: 'group' as const })),
+    ...org.map((r) => ({ ...r, access_type: 'organization' as const })),
+  ]);
+  return accessType === undefined ? members : members.filter((m) => m.access_type === accessType);
 }
 
 /**
- * The websites a user reaches, each once with the broadest way it is reached (organization, website, group) and that
- * way's role; within the calling key's scope. 404 for a user the organization does not have.
+ * The websites a user reaches (websiteReach), active ones only, within the calling key's scope: an organization member
+ * every one with their organization role; anyone else each website once by the broadest way it is reached (website,
+ * group) and that way's role. 404 for an id no user has; a user of another organization reaches none here.
  */
 export async function userWebsites(db: Knex, p: Principal, userId: string): Promise<z.infer<typeof UserWebsitesView>> {
-  const user = await db('rm_team_users').where({ id: userId, organization_id: p.organizationId }).first('id');
+  const user = await db('rm_team_users').where({ id: userId }).first('id');
   if (!user) throw new DomainErrorException(notFound('User not found'));
   const names = await roleNames(db, p.organizationId);
   const member = (await db('rm_team_members').where({ organization_id: p.organizationId, user_id: userId }).first('role_id')) as
     | { role_id: string }
     | undefined;
-  const sites = db('rm_websites').where('organization_id', p.organizationId).whereNot('status', 'deleted');
+  const sites = db('rm_websites').where({ organization_id: p.organizationId, status: 'active' });
   if (p.websiteIds !== null) sites.whereIn('id', p.websiteIds);
   const reached = new Map<string, { access_type: AccessType; role_id: string }>();
   const reach = (websiteId: string, access_type: AccessType, role_id: string) => {
     const had = reached.get(websiteId);
     if (!had || RANK[access_type] < RANK[had.access_type]) reached.set(websiteId, { access_type, role_id });
   };
-  if (member && reachesEveryWebsite(member.role_id)) {
+  if (member) {
     for (const w of (await sites.clone().select('id')) as { id: string }[]) reach(w.id, 'organization', member.role_id);
+  } else {
+    const [direct, grouped] = await Promise.all([
+      db('rm_team_website_members').where({ organization_id: p.organizationId, user_id: userId }).select('website_id', 'role_id'),
+      db('rm_team_group_members as m')
+        .join('rm_team_group_websites as gw', 'gw.group_id', 'm.group_id')
+        .where('m.user_id', userId)
+        .select('gw.website_id', 'm.role_id'),
+    ]);
+    for (const r of direct as { website_id: string; role_id: string }[]) reach(r.website_id, 'website', r.role_id);
+    for (const r of grouped as { website_id: string; role_id: string }[]) reach(r.website_id, 'group', r.role_id);
   }
-  const [direct, grouped] = await Promise.all([
-    db('rm_team_website_members').where({ organization_id: p.organizationId, user_id: userId }).select('website_id', 'role_id'),
-    db('rm_team_group_members as m')
-      .join('rm_team_group_websites as gw', 'gw.group_id', 'm.group_id')
-      .where('m.user_id', userId)
-      .select('gw.website_id', 'm.role_id'),
-  ]);
-  for (const r of direct as { website_id: string; role_id: string }[]) reach(r.website_id, 'website', r.role_id);
-  for (const r of grouped as { website_id: string; role_id: string }[]) reach(r.website_id, 'group', r.role_id);
   if (!reached.size) return { websites: [] };
   const rows = (await sites
     .whereIn('id', [...reached.keys()])

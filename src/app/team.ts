@@ -320,7 +320,7 @@ export async function changeWebsiteMemberOp(
   );
 }
 
-/** GET /api/v1/users/{id}/websites: 404 for a user the organization does not have, within the caller's websites. */
+/** GET /api/v1/users/{id}/websites: 404 for an id no user has, within the caller's websites. */
 export async function userWebsitesOp(c: Caller, userId: string) {
   if (isUser(c.principal) && c.principal.userId !== userId) authorize(c.principal, { category: 'team', level: 'view' });
   return userWebsites(dbOf(c), c.principal, userId);

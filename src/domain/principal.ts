@@ -3,8 +3,8 @@ import type { Feature } from './events';
 
 /**
  * Who is calling, and what they may do (ARCHITECTURE.md, "Who may do what"). An API key acts as an admin within its
- * scope; a signed-in user acts with their role's permission matrix over the websites they reach (organization role
- * owner/admin: every website; otherwise their groups' websites and explicit website memberships).
+ * scope; a signed-in user acts with their role's permission matrix over the websites they reach (an organization
+ * member: every website; anyone else: their groups' websites and explicit website memberships).
  */
 export const PERMISSION_CATEGORIES = [
   'content',
@@ -40,7 +40,7 @@ export interface Principal {
   userId: string | null;
   /** the signed-in user's email (activity's actor.user); null for keys */
   email?: string | null;
-  /** the websites reachable: null = every website of the organization (a global key, an owner or admin) */
+  /** the websites reachable: null = every website of the organization (a global key, an organization member) */
   websiteIds: string[] | null;
   partner: boolean;
   plan: 'free' | 'pro' | 'enterprise';
@@ -48,8 +48,8 @@ export interface Principal {
   /** absent: an API key, an admin within its scope */
   permissions?: Permissions;
   /**
-   * A signed-in user's websites (groups' websites ∪ explicit memberships, unless the organization role reaches them
-   * all) with the permissions they hold on each: the keys are `websiteIds`, looked up in O(1).
+   * A signed-in user's websites (groups' websites ∪ explicit memberships; absent for an organization member, who
+   * reaches them all) with the permissions they hold on each: the keys are `websiteIds`, looked up in O(1).
    */
   websiteAccess?: ReadonlyMap<string, Readonly<Permissions>>;
 }
@@ -125,9 +125,6 @@ export const SYSTEM_ROLES: readonly RoleDefinition[] = Object.freeze([
 ]);
 const systemById = new Map(SYSTEM_ROLES.map((r) => [r.role_id, r]));
 export const systemRole = (roleId: string): RoleDefinition | undefined => systemById.get(roleId);
-/** Organization roles that reach every website. */
-export const reachesEveryWebsite = (roleId: string | null | undefined) => roleId === SYSTEM_ROLE_IDS.owner || roleId === SYSTEM_ROLE_IDS.admin;
-
 const NO_PERMISSIONS: Readonly<Permissions> = Object.freeze(matrix('none'));
 
 /** The higher level of each category: a website reached twice (a group and a membership) has the better of both. */
@@ -153,10 +150,23 @@ export interface UserAccess {
 }
 
 /**
- * A signed-in user as a principal: organization role ∪ groups' websites ∪ explicit website memberships. Owners and
- * admins reach every website; anyone else reaches the websites of their groups and memberships, each with the best of
- * the roles that reach it. Built once per session; authorize() is then a map lookup.
+ * Reach (CONTRACT.md, Organization administration): an organization member, whatever their organization role (system
+ * or custom), reaches every website with that role's permissions: null. Anyone else reaches the websites of their
+ * groups and explicit memberships, each with the best of the roles that reach it.
  */
+export function websiteReach(a: Pick<UserAccess, 'orgRole' | 'groups' | 'websites'>): Map<string, Readonly<Permissions>> | null {
+  if (a.orgRole) return null;
+  const access = new Map<string, Readonly<Permissions>>();
+  const add = (id: string, perms: Readonly<Permissions>) => {
+    const had = access.get(id);
+    access.set(id, had ? strongest(had, perms) : perms);
+  };
+  for (const g of a.groups) for (const id of g.website_ids) add(id, g.permissions);
+  for (const m of a.websites) add(m.website_id, m.permissions);
+  return access;
+}
+
+/** A signed-in user as a principal (websiteReach). Built once per session; authorize() is then a map lookup. */
 export function userPrincipal(a: UserAccess): Principal {
   const base: Principal = {
     kind: 'user',
@@ -170,13 +180,6 @@ export function userPrincipal(a: UserAccess): Principal {
     features: a.features,
     permissions: { ...(a.orgRole?.permissions ?? NO_PERMISSIONS) },
   };
-  if (a.orgRole && reachesEveryWebsite(a.orgRole.role_id)) return base;
-  const access = new Map<string, Readonly<Permissions>>();
-  const add = (id: string, perms: Readonly<Permissions>) => {
-    const had = access.get(id);
-    access.set(id, had ? strongest(had, perms) : perms);
-  };
-  for (const g of a.groups) for (const id of g.website_ids) add(id, g.permissions);
-  for (const m of a.websites) add(m.website_id, m.permissions);
-  return { ...base, websiteIds: [...access.keys()], websiteAccess: access };
+  const access = websiteReach(a);
+  return access ? { ...base, websiteIds: [...access.keys()], websiteAccess: access } : base;
 }

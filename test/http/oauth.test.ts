@@ -1,6 +1,6 @@
 import { createPrivateKey, createSign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PRINCIPAL_TTL_MS, SIGN_IN_FAILED, SIGN_IN_PER_ACCOUNT, SIGN_IN_PER_ADDRESS } from '../../src/auth/accounts';
+import { PRINCIPAL_TTL_MS, setPassword, SIGN_IN_FAILED, SIGN_IN_PER_ACCOUNT, SIGN_IN_PER_ADDRESS } from '../../src/auth/accounts';
 import { until } from '../support/until';
 import { call, type TestServer } from '../support/server';
 import { REGISTRATIONS_PER_HOUR, registrationLimitKey } from '../../src/http/oauth';
@@ -41,7 +41,7 @@ beforeAll(async () => {
   smtp = await startSmtp();
   s = await startOAuthServer(undefined, { SMTP_URL: smtp.url, MAIL_FROM: 'aivis <no-reply@aivis.test>' });
   w = await buildWorld(s);
-  // a viewer of website a1 (an organization viewer reaches no website but through groups and memberships)
+  // a viewer of website a1 only (an explicit website membership, not an organization member)
   viewerId = await userWithPassword(s, w.a.key, VIEWER, PASSWORD, 'viewer', w.a.a1);
   adminId = await userWithPassword(s, w.a.key, ADMIN, PASSWORD, 'admin');
 });
@@ -420,5 +420,84 @@ describe('MCP sign-in: passwords', () => {
       isError: true,
       structuredContent: { status: 403 },
     });
+  });
+});
+
+describe('MCP sign-in: what a signed-in user reaches', () => {
+  it("given an organization viewer who signs in, then they read every website's metrics of their organization and every write is refused; another organization's website and, for a group-only user, the websites outside the group stay out of reach", async () => {
+    const email = 'org-viewer@a.example.com';
+    const id = await userWithPassword(s, w.a.key, email, PASSWORD, 'viewer');
+    const t = await signedIn(email);
+    for (const website_id of [w.a.a1, w.a.a2]) {
+      for (const [name, args] of [
+        ['get_website', { website_id }],
+        ['get_mention_rate', { website_id }],
+        ['list_prompts', { website_id }],
+      ] as const) {
+        const read = await tool(bearer(t.access_token), name, args);
+        expect(read.isError, `${name} ${website_id} ${JSON.stringify(read)}`).toBeFalsy();
+      }
+      expect(await tool(bearer(t.access_token), 'create_prompt', { website_id, text: `viewer writes ${website_id}` })).toMatchObject({
+        isError: true,
+        structuredContent: { error: 'Forbidden: insufficient permissions', status: 403 },
+      });
+    }
+    expect(await tool(bearer(t.access_token), 'get_website', { website_id: w.b.b1 })).toMatchObject({
+      isError: true,
+      structuredContent: { error: 'Unauthorized access to this website', status: 403 },
+    });
+    const sites = await call(s, 'GET', `/api/v1/users/${id}/websites`, { key: w.a.key });
+    expect(sites.body.websites).toEqual(
+      expect.arrayContaining(
+        [w.a.a1, w.a.a2].map((website_id) => expect.objectContaining({ website_id, access_type: 'organization', role: 'viewer' })),
+      ),
+    );
+
+    // a user who belongs to a group only reaches the group's websites and no other
+    const g = await call(s, 'POST', '/api/v1/groups', { key: w.a.key, body: { name: 'Reach a1', website_ids: [w.a.a1] } });
+    expect(g.status, JSON.stringify(g.body)).toBe(201);
+    const grouped = 'group-only@a.example.com';
+    const joined = await call(s, 'POST', '/api/v1/invites', {
+      key: w.a.key,
+      body: { type: 'group', group_id: g.body.group.id, invite_method: 'direct', email: grouped },
+    });
+    expect(joined.status, JSON.stringify(joined.body)).toBe(200);
+    await s.rt.waitForReadModels(await s.rt.store.lastPosition(), ['team'], 30_000);
+    await setPassword(s.rt, { email: grouped, password: PASSWORD });
+    const gt = await signedIn(grouped);
+    expect((await tool(bearer(gt.access_token), 'get_website', { website_id: w.a.a1 })).isError).toBeFalsy();
+    expect(await tool(bearer(gt.access_token), 'get_website', { website_id: w.a.a2 })).toMatchObject({
+      isError: true,
+      structuredContent: { error: 'Unauthorized access to this website', status: 403 },
+    });
+    const reached = await call(s, 'GET', `/api/v1/users/${joined.body.user_id}/websites`, { key: w.a.key });
+    expect(reached.body.websites).toMatchObject([{ website_id: w.a.a1, access_type: 'group', role: 'viewer' }]);
+  });
+
+  it('given a custom organization role with content edit, then its member tracks content on every website, writes nothing else, and a key scoped to the website sees them as the actor', async () => {
+    const role = await call(s, 'POST', '/api/v1/roles', { key: w.a.key, body: { name: 'Content editor', permissions: { content: 'edit' } } });
+    expect(role.status, JSON.stringify(role.body)).toBe(201);
+    const email = 'content-editor@a.example.com';
+    const id = await userWithPassword(s, w.a.key, email, PASSWORD, { role_id: role.body.role.role_id });
+    const t = await signedIn(email);
+    for (const [website_id, url] of [
+      [w.a.a1, 'https://acme.example.com/reach-guide'],
+      [w.a.a2, 'https://two.acme.example.com/reach-guide'],
+    ]) {
+      const tracked = await tool(bearer(t.access_token), 'track_content_urls', { website_id, urls: [{ url }] });
+      expect(tracked.isError, JSON.stringify(tracked)).toBeFalsy();
+      expect(await tool(bearer(t.access_token), 'create_prompt', { website_id, text: `editor writes ${website_id}` })).toMatchObject({
+        isError: true,
+        structuredContent: { error: 'Forbidden: insufficient permissions', status: 403 },
+      });
+    }
+    const scopedPartner = (
+      await call(s, 'POST', '/api/v1/api-keys', { key: w.a.key, body: { name: 'a2 partner', website_ids: [w.a.a2], partner: true } })
+    ).body.key;
+    const entry = await until('the editor’s entry on a2', async () => {
+      const f = await call(s, 'GET', '/api/v1/activity', { key: scopedPartner, query: { entity_type: 'content', website_id: w.a.a2 } });
+      return f.body.data.find((e: { via_api_key: boolean }) => !e.via_api_key);
+    });
+    expect(entry).toMatchObject({ change_type: 'created', actor: { user: { id, email } } });
   });
 });

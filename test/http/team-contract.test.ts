@@ -140,11 +140,12 @@ describe('members and user websites: the other organization and a scoped key', (
     await refused('GET', `/api/v1/websites/${w.a.a1}/members`, w.a.scoped, WEBSITE);
   });
 
-  it("given GET /users/{id}/websites, then the other organization's user and an unknown one are 404, and a scoped key sees an empty list for a user outside its websites", async () => {
+  it("given GET /users/{id}/websites, then an unknown user is 404, the other organization's user an empty list (the two organizations not told apart), and a scoped key sees an empty list for a user outside its websites", async () => {
     const outside = await invite(w.a.key, { type: 'website', invite_method: 'direct', email: person(), website_id: w.a.a1 });
-    const nf = { status: 404, body: { error: 'User not found' } };
-    await refused('GET', `/api/v1/users/${outside.body.user_id}/websites`, w.b.key, nf);
-    await refused('GET', `/api/v1/users/${UNKNOWN}/websites`, w.a.key, nf);
+    await refused('GET', `/api/v1/users/${UNKNOWN}/websites`, w.a.key, { status: 404, body: { error: 'User not found' } });
+    for (const user of [outside.body.user_id, w.a.owner_user_id]) {
+      expect(await call(s, 'GET', `/api/v1/users/${user}/websites`, { key: w.b.key })).toMatchObject({ status: 200, body: { websites: [] } });
+    }
     const seen = await call(s, 'GET', `/api/v1/users/${outside.body.user_id}/websites`, { key: w.a.scoped });
     expect(seen).toMatchObject({ status: 200, body: { websites: [] } });
     expect((await call(s, 'GET', `/api/v1/users/${outside.body.user_id}/websites`, { key: w.a.key })).body.websites).toMatchObject([
@@ -223,15 +224,19 @@ describe('malformed ids and bodies on every team endpoint', () => {
     }
   });
 
-  it("given a group's members filtered by an access type a group member cannot have, then 400 naming it", async () => {
+  it("given a group's members filtered by an access type a group member cannot have, then 400 naming it; organization lists the organization's members", async () => {
     const g = await groupOf(w.a.key, { name: 'Access types' });
     expect(await call(s, 'GET', `/api/v1/groups/${g}/members`, { key: w.a.key, query: { access_type: 'website' } })).toMatchObject({
       status: 400,
       body: { error: "access_type: must be 'organization' or 'group'" },
     });
-    expect(
-      (await call(s, 'GET', `/api/v1/groups/${g}/members`, { key: w.a.key, query: { access_type: 'organization' } })).body.members,
-    ).toMatchObject([{ user_id: w.a.owner_user_id }]);
+    const viewer = await invite(w.a.key, { type: 'organization', invite_method: 'direct', email: person() });
+    const org = (await call(s, 'GET', '/api/v1/organizations/members', { key: w.a.key })).body.members;
+    const listed = (await call(s, 'GET', `/api/v1/groups/${g}/members`, { key: w.a.key, query: { access_type: 'organization' } })).body.members;
+    expect(listed.map((m: { user_id: string }) => m.user_id)).toEqual(org.map((m: { user_id: string }) => m.user_id));
+    expect(listed).toEqual(
+      expect.arrayContaining([expect.objectContaining({ user_id: viewer.body.user_id, access_type: 'organization', role: 'viewer' })]),
+    );
   });
 
   it('given ill-typed bodies, then 400 naming the field, never a 500, nothing written', async () => {

@@ -47,8 +47,12 @@ describe('invites: direct', () => {
     expect(r.body).not.toHaveProperty('invite_id');
     const sites = await call(s, 'GET', `/api/v1/users/${r.body.user_id}/websites`, { key: w.a.key });
     expect(sites.status).toBe(200);
-    // a viewer of the organization reaches websites through groups and memberships only
-    expect(sites.body.websites).toEqual([]);
+    // a viewer of the organization reaches every website with the organization role
+    expect(sites.body.websites).toEqual(
+      expect.arrayContaining(
+        [w.a.a1, w.a.a2].map((website_id) => expect.objectContaining({ website_id, access_type: 'organization', role: 'viewer' })),
+      ),
+    );
     const again = await invite(w.a.key, { type: 'organization', invite_method: 'direct', email: email.toUpperCase() });
     expect(again).toMatchObject({ status: 409, body: { error: 'User is already a member of this organization' } });
     expect(smtp.to(email)).toHaveLength(0);

@@ -98,32 +98,58 @@ describe('organization members', () => {
     expect(list.filter((m: { role: string }) => m.role === 'admin').map((m: { user_id: string }) => m.user_id)).toEqual([left]);
   });
 
-  it('given a member removed from the organization, then their groups and website memberships go too, and websites_affected counts what they reached', async () => {
+  it('given a member removed from the organization, then their groups and website memberships go too, and websites_affected counts what they reached (every website)', async () => {
+    // a website neither their group nor their membership has
+    expect(
+      (await call(s, 'POST', '/api/v1/websites', { key: w.a.key, body: { name: 'Leavers Three', url: 'https://leavers.example.com' } })).status,
+    ).toBe(201);
+    const sites = (await call(s, 'GET', '/api/v1/websites', { key: w.a.key })).body.websites.length;
     const email = person();
     const g = (await call(s, 'POST', '/api/v1/groups', { key: w.a.key, body: { name: 'Leavers', website_ids: [w.a.a1] } })).body.group.id;
     const user = (await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'organization', invite_method: 'direct', email } })).body
       .user_id;
     await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'group', invite_method: 'direct', email, group_id: g } });
     await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'website', invite_method: 'direct', email, website_id: w.a.a2 } });
-    expect((await call(s, 'GET', `/api/v1/users/${user}/websites`, { key: w.a.key })).body.websites).toHaveLength(2);
+    expect((await call(s, 'GET', `/api/v1/users/${user}/websites`, { key: w.a.key })).body.websites).toHaveLength(sites);
     const r = await call(s, 'DELETE', `/api/v1/organizations/members/${user}`, { key: w.a.key });
-    expect(r).toMatchObject({ status: 200, body: { success: true, message: 'Member removed from organization', websites_affected: 2 } });
+    expect(r).toMatchObject({ status: 200, body: { success: true, message: 'Member removed from organization', websites_affected: sites } });
     const after = await call(s, 'GET', `/api/v1/users/${user}/websites`, { key: w.a.key });
     expect(UserWebsitesView.parse(after.body).websites).toEqual([]);
     expect((await members()).map((m) => m.user_id)).not.toContain(user);
   });
 
-  it('given a scoped key, then it lists only the members who reach its websites', async () => {
-    const email = person();
-    const reachesA2 = (await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'organization', invite_method: 'direct', email } }))
-      .body.user_id;
-    await call(s, 'POST', '/api/v1/invites', { key: w.a.key, body: { type: 'website', invite_method: 'direct', email, website_id: w.a.a2 } });
-    const elsewhere = await add({ type: 'organization' });
+  it('given a scoped key, then it lists every organization member, since each reaches its websites; the other organization never sees them', async () => {
+    const viewer = await add({ type: 'organization' });
     const list = (await members(w.a.scoped)).map((m) => m.user_id);
-    expect(list).toContain(w.a.owner_user_id);
-    expect(list).toContain(reachesA2);
-    expect(list).not.toContain(elsewhere);
-    expect((await members()).map((m) => m.user_id)).toContain(elsewhere);
+    expect(list).toEqual((await members()).map((m) => m.user_id));
+    expect(list).toContain(viewer);
+    expect((await members(w.b.key)).map((m) => m.user_id)).not.toContain(viewer);
+  });
+
+  it('given an organization viewer, then they reach every active website as organization viewers (a paused one is not listed), and every listing shows them once that way', async () => {
+    const org = await s.org('Reach Org');
+    const site = async (name: string) =>
+      (await call(s, 'POST', '/api/v1/websites', { key: org.key, body: { name, url: `https://${name.toLowerCase()}.example.com` } })).body.website
+        .id as string;
+    const [one, two, paused] = [await site('One'), await site('Two'), await site('Paused')];
+    expect((await call(s, 'PATCH', `/api/v1/websites/${paused}`, { key: org.key, body: { status: 'paused' } })).status).toBe(200);
+    const email = person();
+    const viewer = await add({ type: 'organization', email }, org.key);
+    // also an explicit admin of one and in a group of two: the organization role is how they reach both
+    await add({ type: 'website', website_id: one, role: 'admin', email }, org.key);
+    const g = (await call(s, 'POST', '/api/v1/groups', { key: org.key, body: { name: 'Two', website_ids: [two] } })).body.group.id;
+    await add({ type: 'group', group_id: g, email }, org.key);
+    const sites = await call(s, 'GET', `/api/v1/users/${viewer}/websites`, { key: org.key });
+    expect(UserWebsitesView.parse(sites.body).websites).toEqual([
+      { website_id: one, name: 'One', url: expect.any(String), access_type: 'organization', role: 'viewer' },
+      { website_id: two, name: 'Two', url: expect.any(String), access_type: 'organization', role: 'viewer' },
+    ]);
+    for (const path of [`/api/v1/websites/${one}/members`, `/api/v1/websites/${two}/members`, `/api/v1/groups/${g}/members`]) {
+      const listed = MembersView.parse((await call(s, 'GET', path, { key: org.key })).body).members.filter((m) => m.user_id === viewer);
+      expect(listed, path).toMatchObject([{ access_type: 'organization', role: 'viewer' }]);
+    }
+    const asGroup = await call(s, 'GET', `/api/v1/groups/${g}/members`, { key: org.key, query: { access_type: 'group' } });
+    expect(MembersView.parse(asGroup.body).members.map((m) => m.user_id)).not.toContain(viewer);
   });
 });
 

@@ -270,13 +270,15 @@ describe('HTTP rules', () => {
 });
 
 describe('users', () => {
-  it('given the owner, then their websites are the organization’s; an unknown user is 404', async () => {
+  it('given the owner, then their websites are the organization’s; to another organization an empty list; an unknown user is 404', async () => {
     const r = await call(s, 'GET', `/api/v1/users/${w.a.owner_user_id}/websites`, { key: w.a.key });
     expect(r.status).toBe(200);
     expect(r.body.websites.map((x: { website_id: string }) => x.website_id)).toEqual(expect.arrayContaining([w.a.a1, w.a.a2]));
     expect(r.body.websites[0]).toMatchObject({ access_type: 'organization', role: 'owner' });
     const other = await call(s, 'GET', `/api/v1/users/${w.a.owner_user_id}/websites`, { key: w.b.key });
-    expect(other.status).toBe(404);
+    expect(other).toMatchObject({ status: 200, body: { websites: [] } });
+    const unknown = await call(s, 'GET', '/api/v1/users/6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f/websites', { key: w.b.key });
+    expect(unknown).toMatchObject({ status: 404, body: { error: 'User not found' } });
   });
 });
 

@@ -44,7 +44,9 @@ describe('organization administration tools', () => {
       400,
       'role_id: role and role_id are mutually exclusive',
     );
-    await refused(b, 'get_user_websites', { user_id: w.a.owner_user_id }, 404, 'User not found');
+    // another organization's user: none of its websites (CONTRACT: not told apart from a user outside); an id no user has: 404
+    expect(await toolOk(b, 'get_user_websites', { user_id: w.a.owner_user_id })).toEqual({ websites: [] });
+    await refused(b, 'get_user_websites', { user_id: '6f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f' }, 404, 'User not found');
     // a filter that would be ignored is refused, naming it
     const ignored = await callTool(a, 'list_members', { access_type: 'group' });
     expect(ignored.isError, ignored.text).toBe(true);

@@ -177,24 +177,25 @@ export async function signIn(s: { url: string }, email: string, password: string
 }
 
 /**
- * A user with a password: invited directly with the role (to the organization, or to one website when `websiteId` is
- * given), then the password set as the CLI does.
+ * A user with a password: invited directly with the role (a system role's name or `{role_id}`; to the organization,
+ * or to one website when `websiteId` is given), then the password set as the CLI does.
  */
 export async function userWithPassword(
   s: TestServer,
   key: string,
   email: string,
   password: string,
-  role: 'admin' | 'viewer' = 'viewer',
+  role: 'admin' | 'viewer' | { role_id: string } = 'viewer',
   websiteId?: string,
 ) {
+  const given = typeof role === 'string' ? { role } : role;
   const res = await fetch(new URL('/api/v1/invites', s.url), {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': key },
     body: JSON.stringify(
       websiteId
-        ? { type: 'website', website_id: websiteId, invite_method: 'direct', email, role }
-        : { type: 'organization', invite_method: 'direct', email, role },
+        ? { type: 'website', website_id: websiteId, invite_method: 'direct', email, ...given }
+        : { type: 'organization', invite_method: 'direct', email, ...given },
     ),
   });
   const body = (await res.json()) as any;

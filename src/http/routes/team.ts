@@ -161,7 +161,7 @@ export const teamRoutes = [
   route({
     method: 'GET',
     url: '/api/v1/groups/:group_id/members',
-    summary: "A group's members (access_type group) and the organization's owners and admins (organization)",
+    summary: "A group's members (access_type group) and the organization's members (organization), each listed once",
     tag: TAG,
     params: GroupParams,
     query: z.strictObject({ access_type: GroupAccessType.optional() }),
@@ -182,7 +182,7 @@ export const teamRoutes = [
   route({
     method: 'GET',
     url: '/api/v1/organizations/members',
-    summary: "The organization's members with their role (a scoped key: those who reach its websites)",
+    summary: "The organization's members with their role (each reaches every website)",
     tag: TAG,
     query: NoQuery,
     responses: { 200: MembersView },
@@ -210,7 +210,7 @@ export const teamRoutes = [
   route({
     method: 'GET',
     url: '/api/v1/websites/:website_id/members',
-    summary: 'Everyone who reaches a website: owners and admins (organization), its groups (group), its members (website)',
+    summary: "Everyone who reaches a website: the organization's members (organization), its groups (group), its members (website)",
     tag: TAG,
     query: NoQuery,
     params: WebsiteParams,
@@ -239,7 +239,8 @@ export const teamRoutes = [
   route({
     method: 'GET',
     url: '/api/v1/users/:user_id/websites',
-    summary: "The websites a user reaches, with how (organization, group, website) and the role (within the key's websites)",
+    summary:
+      "The websites a user reaches, with how (organization, group, website) and the role (within the key's websites; none for another organization's user)",
     tag: TAG,
     query: NoQuery,
     params: UserParams,

@@ -21,12 +21,12 @@ export const teamTools = [
     name: 'list_members',
     title: 'List members',
     description:
-      "People with access and their role. No argument: the organization's members (a scoped key sees those who reach its websites). website_id: everyone who reaches that website, with access_type organization, group or website. group_id: the group's members (global key).",
+      "People with access and their role. No argument: the organization's members (each reaches every website). website_id: everyone who reaches that website, with access_type organization, group or website. group_id: the group's members (global key).",
     input: z
       .strictObject({
         website_id: Uuid.optional().describe('List who reaches this website instead'),
         group_id: Uuid.optional().describe("List this group's members instead (global key)"),
-        access_type: GroupAccessType.optional().describe('With group_id: only group members (group) or only owners and admins (organization)'),
+        access_type: GroupAccessType.optional().describe('With group_id: only group members (group) or only organization members (organization)'),
       })
       .refine((i) => !(i.website_id && i.group_id), { message: 'give website_id or group_id, not both', path: ['group_id'] })
       .refine((i) => i.access_type === undefined || i.group_id !== undefined, { message: 'only with group_id', path: ['access_type'] }),
@@ -62,7 +62,7 @@ export const teamTools = [
     name: 'get_user_websites',
     title: "Get a user's websites",
     description:
-      "The websites a user reaches, each with how (organization role, group, explicit membership) and the role; within the key's websites. Unknown user: not found.",
+      "The websites a user reaches, each with how (organization role, group, explicit membership) and the role; within the key's websites. An id no user has: not found; another organization's user: none.",
     input: z.strictObject({ user_id: Uuid.describe('The user') }),
     output: UserWebsitesView,
     annotations: READS,
