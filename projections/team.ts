@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { signOutUser } from '../src/auth/grants';
 import { TEAM_EVENT_TYPES } from '../src/domain/events';
 import { SYSTEM_ROLE_IDS } from '../src/domain/principal';
 import { type Projection, migrateSql } from '../src/eventstore/projection';
@@ -161,6 +162,8 @@ export const teamProjection: Projection = {
           break;
         case 'UserPasswordSet':
           await trx('rm_team_users').where('id', e.data.user_id).update({ password_hash: e.data.password_hash });
+          // a new password signs the user out of every MCP client and browser session that used the old one
+          await signOutUser(trx, e.data.user_id, at);
           break;
         case 'RoleCreated':
           await newRow(trx, 'rm_team_roles', {
@@ -191,6 +194,7 @@ export const teamProjection: Projection = {
             .where('user_id', e.data.user_id)
             .whereIn('group_id', trx('rm_team_groups').select('id').where('organization_id', org))
             .delete();
+          await signOutUser(trx, e.data.user_id, at);
           break;
         case 'WebsiteMemberRoleChanged':
           await setRoles(

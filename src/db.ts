@@ -46,7 +46,7 @@ export async function openPostgres(url: string, poolMax = 10): Promise<Database>
 }
 
 /** Channels an embedded database LISTENs on (at open: see openPglite). */
-const PGLITE_CHANNELS = ['aivis_keys', 'aivis_events', 'aivis_team'];
+const PGLITE_CHANNELS = ['aivis_keys', 'aivis_events', 'aivis_team', 'aivis_grants'];
 
 /**
  * Embedded Postgres (PGlite) in dataDir, or in memory with 'memory://'. One connection: never query db inside a trx.

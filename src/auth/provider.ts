@@ -28,7 +28,7 @@ export const INTERACTION_PATH = '/oauth/interaction';
  */
 export const MCP_SCOPE = 'mcp';
 
-/** Lifetimes (seconds). An access token is checked without the database, so it is short; refresh tokens rotate. */
+/** Lifetimes (seconds). An access token's grant is checked through a short cache (LiveGrants); refresh tokens rotate. */
 export const ACCESS_TOKEN_TTL = 15 * 60;
 export const REFRESH_TOKEN_TTL = 30 * 24 * 3600;
 export const GRANT_TTL = 30 * 24 * 3600;
@@ -129,6 +129,8 @@ export function createOAuthProvider(o: OAuthProviderOptions): Provider {
     // no scopes are advertised (spec, Authentication 2): a client with the refresh_token grant gets a refresh token
     // without asking for offline_access, and it does not end with the browser session
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // the access token names its grant, so the MCP endpoint refuses it once the grant is revoked (src/auth/grants.ts)
+    extraTokenClaims: async (_ctx, token) => ('grantId' in token && token.grantId ? { grant_id: token.grantId } : undefined),
     expiresWithSession: async () => false,
     rotateRefreshToken: true,
     ttl: {

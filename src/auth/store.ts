@@ -1,6 +1,7 @@
 import { generateKeyPairSync, type JsonWebKey, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { GRANTS_CHANNEL } from './grants';
 
 /**
  * The sign-in's storage in Postgres (ARCHITECTURE.md, "Sign-in"): oidc-provider's artifacts (registered clients,
@@ -26,6 +27,7 @@ export async function migrateOAuth(db: Knex): Promise<void> {
       create index if not exists aivis_oauth_uid on aivis_oauth (model, uid) where uid is not null;
       create index if not exists aivis_oauth_user_code on aivis_oauth (model, user_code) where user_code is not null;
       create index if not exists aivis_oauth_expires on aivis_oauth (expires_at) where expires_at is not null;
+      create index if not exists aivis_oauth_account on aivis_oauth (model, (payload->>'accountId')) where payload->>'accountId' is not null;
       create table if not exists aivis_secrets (name text primary key, value text not null);`);
   });
 }
@@ -91,6 +93,14 @@ export class PostgresOAuthAdapter implements Adapter {
   }
 
   async destroy(id: string): Promise<void> {
+    if (this.model === 'Grant') {
+      // a grant revoked (a replayed code, a refresh token used twice, a revocation): every instance refuses its access tokens
+      await this.db.raw(`with d as (delete from aivis_oauth where model = 'Grant' and id = ? returning id) select pg_notify(?, id) from d`, [
+        id,
+        GRANTS_CHANNEL,
+      ]);
+      return;
+    }
     await this.db('aivis_oauth').where({ model: this.model, id }).delete();
   }
 

@@ -1,9 +1,11 @@
 import { createPublicKey, type JsonWebKey, type KeyObject, verify } from 'node:crypto';
 
-/** What a valid access token says: who signed in, through which client. */
+/** What a valid access token says: who signed in, through which client, under which grant. */
 export interface AccessTokenClaims {
   sub: string;
   client_id: string;
+  /** the grant it was issued from (provider.ts extraTokenClaims): revoking that grant refuses the token */
+  grant_id: string;
   exp: number;
 }
 
@@ -14,7 +16,7 @@ const b64 = (s: string) => Buffer.from(s, 'base64url');
 /**
  * Checks an access token the provider issued (a JWT, RFC 9068) without a database round trip: the signature with the
  * public key kept in memory, the issuer, the audience (the one resource it was issued for: a token for another
- * resource is refused), the expiry. Revocation of a grant takes effect at the token's expiry (ACCESS_TOKEN_TTL).
+ * resource is refused), the expiry. Whether its grant still stands is LiveGrants' question (acceptAccessToken).
  */
 export class AccessTokenVerifier {
   private readonly key: KeyObject;
@@ -52,7 +54,9 @@ export class AccessTokenVerifier {
     const aud = claims.aud;
     if (!(aud === this.audience || (Array.isArray(aud) && aud.length === 1 && aud[0] === this.audience))) return { ok: false, reason: 'audience' };
     if (typeof claims.exp !== 'number' || claims.exp * 1000 <= this.now()) return { ok: false, reason: 'expired' };
-    if (typeof claims.sub !== 'string' || typeof claims.client_id !== 'string') return { ok: false, reason: 'malformed' };
-    return { ok: true, claims: { sub: claims.sub, client_id: claims.client_id, exp: claims.exp } };
+    if (typeof claims.sub !== 'string' || typeof claims.client_id !== 'string' || typeof claims.grant_id !== 'string') {
+      return { ok: false, reason: 'malformed' };
+    }
+    return { ok: true, claims: { sub: claims.sub, client_id: claims.client_id, grant_id: claims.grant_id, exp: claims.exp } };
   }
 }

@@ -2,6 +2,7 @@ import { createHash, createHmac, type JsonWebKey, timingSafeEqual } from 'node:c
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { SIGN_IN_FAILED, SignedInUsers, signIn } from '../auth/accounts';
+import { GRANTS_CHANNEL, LiveGrants } from '../auth/grants';
 import { createOAuthProvider, INTERACTION_PATH, OAUTH_ROUTES } from '../auth/provider';
 import { migrateOAuth, oauthSecrets } from '../auth/store';
 import type { OAuthResource } from '../auth/resource';
@@ -19,7 +20,7 @@ export interface MountedOAuth extends OAuthResource {
   provider: Provider;
   issuer: string;
   resource: string;
-  /** stops listening for team changes */
+  /** stops listening for team changes and revoked grants */
   close(): Promise<void>;
 }
 
@@ -62,7 +63,12 @@ export async function registerOAuth(app: FastifyInstance, deps: HttpDeps): Promi
   const issuer = rt.config.publicBaseUrl;
   const resource = `${issuer}${MCP_PATH}`;
   const users = new SignedInUsers(db);
-  const stopListening = await rt.database.listen('aivis_team', (org) => users.evictOrganization(org));
+  const stopTeam = await rt.database.listen('aivis_team', (org) => users.evictOrganization(org));
+  const grants = new LiveGrants(db);
+  const stopGrants = await rt.database.listen(GRANTS_CHANNEL, (grantId) => grants.revoked(grantId));
+  const stopListening = async () => {
+    await Promise.all([stopTeam(), stopGrants()]);
+  };
   const provider = createOAuthProvider({
     db,
     issuer,
@@ -250,5 +256,5 @@ export async function registerOAuth(app: FastifyInstance, deps: HttpDeps): Promi
     });
   });
 
-  return { provider, issuer, resource, verifier, users, resourceMetadataUrl, close: stopListening };
+  return { provider, issuer, resource, verifier, grants, users, resourceMetadataUrl, close: stopListening };
 }

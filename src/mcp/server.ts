@@ -5,7 +5,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { keyFromHeaders, spendOrganizationBudget } from '../app/auth';
-import type { OAuthResource } from '../auth/resource';
+import { acceptAccessToken, type OAuthResource } from '../auth/resource';
 import { AccessTokenVerifier } from '../auth/tokens';
 import type { AppDeps } from '../app/context';
 import { sendError, sendProblem } from '../app/errors';
@@ -80,8 +80,7 @@ export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: To
   async function authenticate(headers: FastifyRequest['headers']): Promise<Principal | null> {
     const token = keyFromHeaders(headers, true);
     if (oauth && token && headers['x-api-key'] === undefined && AccessTokenVerifier.looksLikeJwt(token)) {
-      const checked = oauth.verifier.check(token);
-      return checked.ok ? oauth.users.principal(checked.claims.sub) : null;
+      return acceptAccessToken(oauth, token);
     }
     return deps.auth.authenticate(token);
   }

@@ -1,8 +1,21 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { post } from '../mcp/support';
-import { authorizeUrl, csrfIn, follow, Jar, pkce, REDIRECT_URI, registerClient, startOAuthServer, userWithPassword } from '../support/oauth';
+import {
+  authorizeUrl,
+  authorizeWithPassword,
+  csrfIn,
+  follow,
+  Jar,
+  pkce,
+  REDIRECT_URI,
+  registerClient,
+  signIn,
+  startOAuthServer,
+  userWithPassword,
+} from '../support/oauth';
 import { codeGrant, token } from '../support/oauth';
-import type { TestServer } from '../support/server';
+import { call, type TestServer } from '../support/server';
+import { until } from '../support/until';
 import { buildWorld, type World } from '../support/tenancy';
 import { onPostgresServer } from '../support/suites';
 import { nodeArgs } from '../support/bundles';
@@ -98,5 +111,82 @@ suite('MCP sign-in across two instances and the CLI', () => {
     const attempt = (password: string) => jar.post(new URL(`${page.url.pathname}/login`, b.url), { csrf: csrfIn(page.body), email: EMAIL, password });
     expect((await attempt(PASSWORD)).status).toBe(401);
     expect((await attempt('a brand new passphrase')).status).toBe(303);
+  }, 120_000);
+
+  // CONTRACT "MCP sign-in": revoking a grant refuses its access tokens within 5 s on every instance
+  const REVOKED_WITHIN_MS = 5_000;
+  const toolsList = (s: TestServer, access: string) =>
+    post(s, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${access}` });
+  const statusOn = async (access: string) => Promise.all([a, b].map(async (s) => (await toolsList(s, access)).status));
+  const refresh = (s: TestServer, t: { refresh_token: string; client_id: string }) =>
+    token(s, { grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: t.client_id, resource: `${a.url}/api/mcp` });
+  /** The token, accepted on both instances a moment before, is refused (401 invalid_token) by both within the contract's time. */
+  async function refusedOnBoth(access: string) {
+    await until('both instances refuse the token', async () => (await statusOn(access)).every((st) => st === 401), REVOKED_WITHIN_MS);
+    for (const s of [a, b]) expect((await toolsList(s, access)).headers.get('www-authenticate')).toContain('error="invalid_token"');
+  }
+
+  it('given a token used on both instances, when its code is replayed on the other instance, then both refuse the token within 5 s and its refresh token is refused', async () => {
+    const email = 'replayed@a.example.com';
+    await userWithPassword(a, w.a.key, email, PASSWORD, 'viewer');
+    const resource = `${a.url}/api/mcp`;
+    const reg = await registerClient(a);
+    const p = pkce();
+    const { code } = await authorizeWithPassword(a, { client_id: reg.body.client_id, challenge: p.challenge, resource }, email, PASSWORD);
+    const t = await token(a, { ...codeGrant(code, reg.body.client_id, p.verifier), resource });
+    expect(t.status, JSON.stringify(t.body)).toBe(200);
+    expect(await statusOn(t.body.access_token)).toEqual([200, 200]);
+
+    const replayed = await token(b, { ...codeGrant(code, reg.body.client_id, p.verifier), resource });
+    expect(replayed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    await refusedOnBoth(t.body.access_token);
+    expect(await refresh(b, { ...t.body, client_id: reg.body.client_id })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
+  it("given a member signed in and used on both instances, when removed from the organization, then both refuse the member's token within 5 s and its refresh token; other users' tokens, in this organization and another, keep working", async () => {
+    const email = 'leaving@a.example.com';
+    const userId = await userWithPassword(a, w.a.key, email, PASSWORD, 'admin');
+    await userWithPassword(a, w.a.key, 'colleague@a.example.com', PASSWORD, 'viewer');
+    await userWithPassword(a, w.b.key, 'staying@b.example.com', PASSWORD, 'admin');
+    const leaving = await signIn(a, email, PASSWORD);
+    const colleague = await signIn(a, 'colleague@a.example.com', PASSWORD);
+    const otherTenant = await signIn(a, 'staying@b.example.com', PASSWORD);
+    for (const t of [leaving, colleague, otherTenant]) expect(await statusOn(t.access_token)).toEqual([200, 200]);
+
+    const removed = await call(b, 'DELETE', `/api/v1/organizations/members/${userId}`, { key: w.a.key });
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    await refusedOnBoth(leaving.access_token);
+    expect(await refresh(a, leaving)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    for (const t of [colleague, otherTenant]) expect(await statusOn(t.access_token)).toEqual([200, 200]);
+    expect((await refresh(b, otherTenant)).status).toBe(200);
+  });
+
+  it('given a user signed in on both instances, when users:set-password changes the password, then both refuse the old tokens within 5 s, the refresh token is refused, the browser must sign in again, and the new password works', async () => {
+    const email = 'rotating@a.example.com';
+    await userWithPassword(a, w.a.key, email, PASSWORD, 'viewer');
+    await userWithPassword(a, w.a.key, 'unchanged@a.example.com', PASSWORD, 'viewer');
+    const resource = `${a.url}/api/mcp`;
+    const reg = await registerClient(a);
+    const p = pkce();
+    const jar = new Jar();
+    const { code } = await authorizeWithPassword(a, { client_id: reg.body.client_id, challenge: p.challenge, resource }, email, PASSWORD, jar);
+    const before = await token(b, { ...codeGrant(code, reg.body.client_id, p.verifier), resource });
+    expect(before.status).toBe(200);
+    const colleague = await signIn(a, 'unchanged@a.example.com', PASSWORD);
+    expect(await statusOn(before.body.access_token)).toEqual([200, 200]);
+
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), DATABASE_URL: a.databaseUrl!, LOG_LEVEL: 'warn' };
+    delete env.NATS_URL;
+    const set = await runProcess([...nodeArgs('src/cli.ts'), 'users:set-password', '--email', email], env, 'another long passphrase\n');
+    expect(set.status, set.stderr).toBe(0);
+    await refusedOnBoth(before.body.access_token);
+    expect(await refresh(a, { ...before.body, client_id: reg.body.client_id })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await statusOn(colleague.access_token)).toEqual([200, 200]);
+
+    // the browser that signed in with the old password is asked for the new one
+    const again = await follow(jar, b, await jar.fetch(authorizeUrl(b, { client_id: reg.body.client_id, challenge: pkce().challenge, resource })));
+    expect(again.body).toContain('name="password"');
+    const after = await signIn(b, email, 'another long passphrase', { resource });
+    expect(await statusOn(after.access_token)).toEqual([200, 200]);
   }, 120_000);
 });

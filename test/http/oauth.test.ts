@@ -255,12 +255,13 @@ describe('MCP sign-in: the authorization code', () => {
     const t = await token(s, { ...codeGrant(code, reg.body.client_id, p.verifier), resource: 'https://elsewhere.example.com/api/mcp' });
     expect(t).toMatchObject({ status: 400, body: { error: 'invalid_target' } });
 
-    // a token signed with the server's own key but for another audience
+    // a token signed with the server's own key but for another audience (under a live grant of the viewer's)
+    const { grant_id } = JSON.parse(Buffer.from((await signedIn(VIEWER)).access_token.split('.')[1], 'base64url').toString());
     const { value } = await s.rt.database.db('aivis_secrets').where('name', 'oauth_signing_jwk').first('value');
     const jwk = JSON.parse(value);
     const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
     const forge = (aud: string) => {
-      const head = `${enc({ alg: 'RS256', kid: jwk.kid, typ: 'at+jwt' })}.${enc({ iss: s.url, aud, sub: viewerId, client_id: reg.body.client_id, exp: Math.floor(Date.now() / 1000) + 300 })}`;
+      const head = `${enc({ alg: 'RS256', kid: jwk.kid, typ: 'at+jwt' })}.${enc({ iss: s.url, aud, sub: viewerId, client_id: reg.body.client_id, grant_id, exp: Math.floor(Date.now() / 1000) + 300 })}`;
       const sig = createSign('sha256')
         .update(head)
         .sign(createPrivateKey({ key: jwk, format: 'jwk' }))
