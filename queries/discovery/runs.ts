@@ -18,6 +18,7 @@ function view(r: any): DiscoveryRunView {
     prompts: r.prompts ?? [],
     unavailable_sources: r.unavailable_sources ?? [],
     accepted_indices: r.accepted ?? [],
+    error: r.error ?? null,
   };
 }
 

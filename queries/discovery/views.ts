@@ -17,6 +17,8 @@ export const DiscoveryRunView = z.object({
   unavailable_sources: z.array(z.object({ source: z.string(), reason: z.string() })),
   /** extension: indices of `prompts` accepted so far */
   accepted_indices: z.array(z.number().int()),
+  /** extension: why a failed run failed (null otherwise) */
+  error: z.string().nullable(),
 });
 export type DiscoveryRunView = z.infer<typeof DiscoveryRunView>;
 

@@ -1,4 +1,6 @@
+import { Name, PromptText } from '../../commands/catalog/catalog-input';
 import type { EventData } from '../domain/events';
+import type { PromptMaterial, Writer } from '../engines/writer';
 
 export const DISCOVERY_SOURCES = ['website_analysis', 'social', 'search_console', 'keyword_gaps', 'brand_guidelines'] as const;
 export type DiscoverySource = (typeof DISCOVERY_SOURCES)[number];
@@ -25,7 +27,6 @@ export interface DiscoveryData {
   existing: readonly string[];
 }
 
-const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const clean = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /** A page URL's subject: its last meaningful path segment as words ("/guides/running-shoes-for-flat-feet" → "running shoes for flat feet"). */
@@ -66,74 +67,112 @@ export function guidelinePhrases(instructions: string): string[] {
     .map((s) => s.toLowerCase());
 }
 
-/**
- * Suggested prompts from the sources aivis can serve, from the website's own data only: its pages (website_analysis),
- * the prompts whose answers name competitors instead of the brand (keyword_gaps), the custom instructions
- * (brand_guidelines). Round-robin across the sources so each contributes, no repeats of one another or of the
- * website's prompts, at most `max`. Fewer than `min` when the data holds no more: never padded with made-up ones.
- */
-export function discoverPrompts(sources: readonly DiscoverySource[], data: DiscoveryData, max: number): DiscoveredPrompt[] {
-  const perSource: DiscoveredPrompt[][] = [];
-  const topicOf = (subject: string) => data.topics.find((t) => subject.toLowerCase().includes(t.toLowerCase())) ?? null;
-  if (sources.includes('website_analysis')) {
-    const list: DiscoveredPrompt[] = [];
-    const subjects = [...new Set(data.pages.map(pageSubject).filter((s): s is string => s !== null))];
-    for (const subject of subjects) {
-      const topic = topicOf(subject);
-      list.push(
-        { text: `What are the best ${subject}?`, topic, source: 'website_analysis' },
-        { text: `How do I choose ${subject}?`, topic, source: 'website_analysis' },
-        { text: `Which brands offer ${subject} in ${data.country}?`, topic, source: 'website_analysis' },
-      );
-    }
-    for (const topic of data.topics) {
-      list.push(
-        { text: `What should I look for in ${topic.toLowerCase()}?`, topic, source: 'website_analysis' },
-        { text: `Who are the leading ${topic.toLowerCase()} providers in ${data.country}?`, topic, source: 'website_analysis' },
-      );
-    }
-    perSource.push(list);
+/** A prompt's text compared for sameness: case, accents, punctuation and spacing aside. */
+export const normalizedPrompt = (text: string) =>
+  text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+
+/** The served sources' material for the writer, each source with something to draw on (none: no lines). */
+export function discoveryMaterial(sources: readonly DiscoverySource[], data: DiscoveryData): PromptMaterial[] {
+  const out: PromptMaterial[] = [];
+  if (sources.includes('website_analysis') && (data.pages.length || data.topics.length)) {
+    const pages = data.pages.slice(0, 100).map((u) => {
+      const subject = pageSubject(u);
+      return subject ? `Page: ${u} (about ${subject})` : `Page: ${u}`;
+    });
+    out.push({ source: 'website_analysis', lines: [...pages, ...data.topics.map((t) => `Topic: ${t}`)] });
   }
-  if (sources.includes('keyword_gaps')) {
-    const list: DiscoveredPrompt[] = [];
-    for (const gap of data.gaps) {
-      const core = gap.prompt.replace(/[?.!]+$/, '');
-      for (const competitor of gap.competitors.slice(0, 3)) {
-        list.push(
-          { text: `${data.brand} vs ${competitor}: which is better?`, topic: gap.topic, source: 'keyword_gaps' },
-          { text: `What are the best alternatives to ${competitor}?`, topic: gap.topic, source: 'keyword_gaps' },
-          { text: `${cap(core)}: is ${data.brand} a good option compared with ${competitor}?`, topic: gap.topic, source: 'keyword_gaps' },
-        );
-      }
-    }
-    perSource.push(list);
+  if (sources.includes('keyword_gaps') && data.gaps.length) {
+    const lines = data.gaps
+      .slice(0, 50)
+      .map((g) =>
+        [g.prompt, `competitors named instead of the brand: ${g.competitors.slice(0, 5).join(', ')}`, ...(g.topic ? [`topic: ${g.topic}`] : [])].join(
+          ' | ',
+        ),
+      );
+    out.push({ source: 'keyword_gaps', lines });
   }
   if (sources.includes('brand_guidelines') && data.custom_instructions) {
-    const list: DiscoveredPrompt[] = [];
-    for (const phrase of guidelinePhrases(data.custom_instructions)) {
-      const topic = topicOf(phrase);
-      list.push(
-        { text: `Which brands are known for ${phrase}?`, topic, source: 'brand_guidelines' },
-        { text: `Where can I find ${phrase} in ${data.country}?`, topic, source: 'brand_guidelines' },
-        { text: `Does ${data.brand} offer ${phrase}?`, topic, source: 'brand_guidelines' },
-      );
-    }
-    perSource.push(list);
-  }
-  const seen = new Set(data.existing.map((t) => clean(t).toLowerCase()));
-  const out: DiscoveredPrompt[] = [];
-  const cursors = perSource.map(() => 0);
-  while (out.length < max && perSource.some((l, i) => cursors[i] < l.length)) {
-    for (let i = 0; i < perSource.length && out.length < max; i++) {
-      while (cursors[i] < perSource[i].length) {
-        const p = perSource[i][cursors[i]++];
-        const key = clean(p.text).toLowerCase();
-        if (seen.has(key) || p.text.length > 2000) continue;
-        seen.add(key);
-        out.push({ ...p, text: clean(p.text) });
-        break;
-      }
-    }
+    out.push({ source: 'brand_guidelines', lines: data.custom_instructions.split('\n').filter((l) => l.trim()) });
   }
   return out;
+}
+
+/** Candidates of a writer's answer, read defensively: a JSON array (fenced, wrapped in prose or in an object) of objects. */
+export function readProposals(answer: string): { text: unknown; source: unknown; topic: unknown }[] {
+  const tries = [answer.trim(), answer.slice(answer.indexOf('['), answer.lastIndexOf(']') + 1)];
+  for (const t of tries) {
+    let v: unknown;
+    try {
+      v = JSON.parse(t);
+    } catch {
+      continue;
+    }
+    if (v && typeof v === 'object' && !Array.isArray(v)) v = Object.values(v).find(Array.isArray);
+    if (Array.isArray(v))
+      return v
+        .filter((x): x is Record<string, unknown> => !!x && typeof x === 'object')
+        .map((x) => ({ text: x.text ?? x.prompt, source: x.source, topic: x.topic }));
+  }
+  return [];
+}
+
+/** Writer calls a run makes at most to fill its band. */
+export const DISCOVERY_WRITER_CALLS = 4;
+
+export interface Proposed {
+  prompts: DiscoveredPrompt[];
+  /** credits of each writer call made */
+  calls: number[];
+}
+
+/**
+ * Prompts the writer proposes from the sources' material, at most `max`: asked for the rest again while fewer than
+ * `min` valid ones came back, at most DISCOVERY_WRITER_CALLS times. A candidate is kept when its text is a valid
+ * prompt, its source one of the material's, and it is not, once normalized, the website's or an earlier one; its topic
+ * is the website's topic of that name, else the writer's new name, else the website's topic its text names.
+ */
+export async function proposePrompts(
+  writer: Writer,
+  material: readonly PromptMaterial[],
+  data: DiscoveryData,
+  band: { min: number; max: number; locale: string },
+): Promise<Proposed> {
+  const prompts: DiscoveredPrompt[] = [];
+  const calls: number[] = [];
+  if (!material.length) return { prompts, calls };
+  const seen = new Set(data.existing.map(normalizedPrompt));
+  const served = new Set(material.map((m) => m.source));
+  const topicNamed = (name: string) => data.topics.find((t) => t.toLowerCase() === name.toLowerCase());
+  const topicIn = (text: string) => data.topics.find((t) => normalizedPrompt(text).includes(normalizedPrompt(t)));
+  while (prompts.length < band.min && calls.length < DISCOVERY_WRITER_CALLS) {
+    const w = await writer.write({
+      task: 'prompts',
+      count: band.max - prompts.length,
+      brand: data.brand,
+      country: data.country,
+      locale: band.locale,
+      topics: data.topics,
+      material,
+      avoid: [...prompts.map((p) => p.text), ...data.existing.slice(0, 300)],
+    });
+    calls.push(w.credits);
+    for (const c of readProposals(w.text)) {
+      if (prompts.length >= band.max) break;
+      const text = typeof c.text === 'string' ? clean(c.text) : '';
+      const key = normalizedPrompt(text);
+      if (!key || !PromptText.safeParse(text).success || seen.has(key)) continue;
+      if (typeof c.source !== 'string' || !served.has(c.source)) continue;
+      const named = typeof c.topic === 'string' ? clean(c.topic) : '';
+      const topic = (named && (topicNamed(named) ?? (Name.safeParse(named).success ? named : undefined))) || topicIn(text);
+      if (!topic) continue;
+      seen.add(key);
+      prompts.push({ text, topic, source: c.source });
+    }
+  }
+  return { prompts, calls };
 }

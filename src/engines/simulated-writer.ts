@@ -3,6 +3,7 @@
  * writes a deterministic brief, article, optimized page or revision from them alone. A revision whose instruction asks
  * to shorten keeps the first half of the document; any other keeps it whole and works the instruction in.
  */
+import { guidelinePhrases } from '../analysis/discovery';
 import { promptBlock, WRITER_PROMPT_HEAD } from './writer';
 import type { AnswerRequest, AnswerResult } from './port';
 import { hash32, Sfc32 } from './simulated';
@@ -126,11 +127,116 @@ function revise(prompt: string): string {
   return [...paragraphs.slice(0, at), note, ...paragraphs.slice(at)].join('\n\n');
 }
 
+/** A question about a subject, asked in a country, of a brand. */
+type Frame = (subject: string, country: string, brand: string) => string;
+
+const QUESTIONS: Frame[] = [
+  (s: string) => `What are the best ${s}?`,
+  (s: string) => `How do I choose ${s}?`,
+  (s: string, c: string) => `Which brands offer ${s} in ${c}?`,
+  (s: string) => `What should I look for in ${s}?`,
+  (s: string, c: string) => `Who are the leading ${s} providers in ${c}?`,
+  (s: string) => `Are ${s} worth the money?`,
+  (s: string) => `How much do ${s} cost?`,
+  (s: string) => `Which ${s} do experts recommend?`,
+  (s: string) => `What mistakes do people make with ${s}?`,
+  (s: string) => `Where can I buy ${s} online?`,
+  (s: string) => `What are the most reliable ${s}?`,
+  (s: string) => `How do the top ${s} compare?`,
+];
+const RIVALS = [
+  (b: string, k: string) => `${b} vs ${k}: which is better?`,
+  (_b: string, k: string) => `What are the best alternatives to ${k}?`,
+  (b: string, k: string) => `Is ${k} better than ${b}?`,
+  (b: string, k: string) => `Which is cheaper, ${b} or ${k}?`,
+  (_b: string, k: string) => `Why do people choose ${k}?`,
+  (b: string, k: string) => `Should I switch from ${k} to ${b}?`,
+];
+const GUIDED: Frame[] = [
+  (p: string) => `Which brands are known for ${p}?`,
+  (p: string, c: string) => `Where can I find ${p} in ${c}?`,
+  (p: string, _c: string, b: string) => `Does ${b} offer ${p}?`,
+];
+const AUDIENCES = ['', ' for beginners', ' on a budget', ' for families', ' for professionals', ' this year'];
+const withAudience = (q: string, a: string) => (a ? q.replace(/\?$/, `${a}?`) : q);
+const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/**
+ * Proposed prompts (task prompts): questions made of each source's material (page subjects and topics, gap prompts
+ * and their competitors, the guidelines' phrases) in an order drawn from the prompt, round-robin across the sources,
+ * `Count` of them as a JSON array in a fence. Like a model it may repeat a gap prompt as it is asked already.
+ */
+function proposals(prompt: string): string {
+  const r = rng(prompt);
+  const count = Number(field(prompt, 'Count') ?? 0);
+  const brand = field(prompt, 'Brand') ?? 'the brand';
+  const country = field(prompt, 'Country') ?? 'the United States';
+  const topics = (promptBlock(prompt, 'TOPICS') ?? '').split('\n').filter(Boolean);
+  const avoid = new Set((promptBlock(prompt, 'AVOID') ?? '').split('\n').map((l) => l.trim().toLowerCase()));
+  const topicOf = (subject: string) => topics.find((t) => subject.includes(t.toLowerCase())) ?? cap(subject);
+  const perSource = (field(prompt, 'Sources') ?? '')
+    .split(', ')
+    .filter(Boolean)
+    .map((source) => {
+      const lines = (promptBlock(prompt, source) ?? '').split('\n').filter(Boolean);
+      const out: { text: string; source: string; topic: string }[] = [];
+      const ask = (subject: string, topic: string, frames: readonly Frame[]) => {
+        for (const f of frames) for (const a of AUDIENCES) out.push({ text: withAudience(f(subject, country, brand), a), source, topic });
+      };
+      for (const line of lines) {
+        const about = /^Page: \S+ \(about (.+)\)$/.exec(line)?.[1];
+        if (about) ask(about, topicOf(about), QUESTIONS);
+        const topic = /^Topic: (.+)$/.exec(line)?.[1];
+        if (topic) ask(topic.toLowerCase(), topic, QUESTIONS);
+        const [gap, named, gapTopic] = line.split(' | ');
+        const rivals = /^competitors named instead of the brand: (.+)$/.exec(named ?? '')?.[1]?.split(', ') ?? [];
+        if (rivals.length) {
+          const t = /^topic: (.+)$/.exec(gapTopic ?? '')?.[1] ?? topicOf(gap.toLowerCase());
+          out.unshift({ text: `${cap(gap.replace(/[?.!]+$/, ''))}?`, source, topic: t });
+          for (const k of rivals)
+            for (const f of RIVALS) for (const a of AUDIENCES) out.push({ text: withAudience(f(brand, k), a), source, topic: t });
+        }
+      }
+      if (source === 'brand_guidelines') for (const p of guidelinePhrases(lines.join('\n'))) ask(p, topicOf(p), [...GUIDED, ...QUESTIONS]);
+      const [first, ...rest] = out;
+      for (let i = rest.length - 1; i > 0; i--) {
+        const j = Math.floor(r.next() * (i + 1));
+        [rest[i], rest[j]] = [rest[j], rest[i]];
+      }
+      return first ? [first, ...rest] : [];
+    });
+  const picked: { text: string; source: string; topic: string }[] = [];
+  const taken = new Set<string>();
+  const cursors = perSource.map(() => 0);
+  while (picked.length < count && perSource.some((l, i) => cursors[i] < l.length)) {
+    for (let i = 0; i < perSource.length && picked.length < count; i++) {
+      while (cursors[i] < perSource[i].length) {
+        const p = perSource[i][cursors[i]++];
+        const key = p.text.toLowerCase();
+        if (taken.has(key) || avoid.has(key)) continue;
+        taken.add(key);
+        picked.push(p);
+        break;
+      }
+    }
+  }
+  return `\`\`\`json\n${JSON.stringify(picked, null, 1)}\n\`\`\``;
+}
+
 /** The simulated engine's answer to a writer prompt. */
 export function simulateWriting(req: AnswerRequest): AnswerResult {
   const prompt = req.prompt;
   const task = prompt.slice(WRITER_PROMPT_HEAD.length).split('\n', 1)[0].trim();
-  const text = task === 'brief' ? brief(prompt) : task === 'article' ? article(prompt) : task === 'optimize' ? optimize(prompt) : revise(prompt);
+  const text =
+    task === 'prompts'
+      ? proposals(prompt)
+      : task === 'brief'
+        ? brief(prompt)
+        : task === 'article'
+          ? article(prompt)
+          : task === 'optimize'
+            ? optimize(prompt)
+            : revise(prompt);
   return {
     text,
     citations: [],

@@ -20,7 +20,27 @@ export interface WriterSubject {
   facts?: readonly string[];
 }
 
+/** One source's material to propose prompts from: its name and its lines (pages, topics, gap prompts, instructions). */
+export interface PromptMaterial {
+  source: string;
+  lines: readonly string[];
+}
+
+/** Prompts to track, proposed from the sources' material (prompt discovery). */
+export interface PromptsTask {
+  task: 'prompts';
+  count: number;
+  brand: string;
+  country: string;
+  locale: string;
+  topics: readonly string[];
+  material: readonly PromptMaterial[];
+  /** prompts the website has or the run holds already (never to be proposed again) */
+  avoid: readonly string[];
+}
+
 export type WriterTask =
+  | PromptsTask
   | ({ task: 'brief' } & WriterSubject)
   | ({ task: 'article'; brief: string } & WriterSubject)
   | ({ task: 'optimize'; url: string; page: string } & WriterSubject)
@@ -102,6 +122,15 @@ export function writerPrompt(t: WriterTask): string {
         `Live page: ${t.url}`,
         questions(t),
         block('PAGE', t.page),
+      );
+    case 'prompts':
+      return taskPrompt(
+        t.task,
+        `Propose ${t.count} prompts that people in ${t.country} would ask an AI assistant (locale ${t.locale}) when they look for what the brand below offers. Draw each from one source's material below and name that source. Each is one line, differs from the others and from the prompts to avoid, and has a topic: one of the TOPICS when it fits, else a short new topic name. Reply with a JSON array only: [{"text": "...", "source": "...", "topic": "..."}].`,
+        [`Count: ${t.count}`, `Brand: ${t.brand}`, `Country: ${t.country}`, `Sources: ${t.material.map((m) => m.source).join(', ')}`].join('\n'),
+        block('TOPICS', t.topics.join('\n')),
+        ...t.material.map((m) => block(m.source, m.lines.join('\n'))),
+        block('AVOID', t.avoid.join('\n')),
       );
     case 'revise':
       return taskPrompt(

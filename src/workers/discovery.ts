@@ -1,7 +1,11 @@
 import type { Knex } from 'knex';
-import { type DiscoveryData, type DiscoverySource, discoverPrompts, UNAVAILABLE_REASONS } from '../analysis/discovery';
+import { type DiscoveryData, type DiscoverySource, discoveryMaterial, proposePrompts, UNAVAILABLE_REASONS } from '../analysis/discovery';
 import { creditsCharged } from '../domain/credits';
 import type { EventData } from '../domain/events';
+import type { ModelId } from '../domain/models';
+import { isEngineError } from '../engines/port';
+import type { Engines } from '../engines/registry';
+import { createWriter } from '../engines/writer';
 import { isHostWithinDomain } from '../domain/urls';
 import { hostOf, domainOf } from '../domain/urls';
 import { type JobSpec, type OneStepState, oneStepAggregate } from './jobs';
@@ -71,8 +75,22 @@ function emptyReason(source: DiscoverySource, data: DiscoveryData): string | nul
   return null;
 }
 
-/** A prompt discovery run as a job: one step reads the website's data, suggests prompts, records them and the credits. */
-export function discoveryJob(deps: { db: Knex }): JobSpec<DiscoveryState> {
+export interface DiscoveryJobDeps {
+  db: Knex;
+  engines: Engines;
+  /** CONTENT_MODEL: the catalogue model that writes the proposals */
+  contentModel: ModelId;
+  now?: () => Date;
+}
+
+/**
+ * A prompt discovery run as a job: one step reads the website's data, has the writer propose prompts from the served
+ * sources' material until the band's minimum is reached (bounded), and records them with the run's and the writer
+ * calls' credits. A run the writer cannot bring to prompt_count_min fails saying how many it found and why.
+ */
+export function discoveryJob(deps: DiscoveryJobDeps): JobSpec<DiscoveryState> {
+  const day = () => (deps.now?.() ?? new Date()).toISOString().slice(0, 10);
+  const writer = createWriter(deps.engines.engineFor(deps.contentModel), deps.contentModel, day);
   return {
     kind: 'discovery',
     aggregate: oneStepAggregate('PromptDiscoveryRequested', 'PromptDiscoveryCompleted'),
@@ -89,17 +107,35 @@ export function discoveryJob(deps: { db: Knex }): JobSpec<DiscoveryState> {
             const reason = UNAVAILABLE_REASONS[source] ?? emptyReason(source, data);
             if (reason) unavailable_sources.push({ source, reason });
           }
-          const prompts = discoverPrompts(sources, data, r.prompt_count_max);
+          let proposed: Awaited<ReturnType<typeof proposePrompts>>;
+          try {
+            proposed = await proposePrompts(writer, discoveryMaterial(sources, data), data, {
+              min: r.prompt_count_min,
+              max: r.prompt_count_max,
+              locale: r.locale,
+            });
+          } catch (err) {
+            // a refusal fails the run; a failure a retry may cure delivers it again
+            if (isEngineError(err) && !err.retryable)
+              return { failed: { error_kind: 'writer_failed', message: `The writer failed: ${err.message}` } };
+            throw err;
+          }
+          const charge = (step: string, credits: number, model?: string) =>
+            creditsCharged({ kind: 'prompt_discovery', credits, website_id: r.website_id, ref_id: r.run_id, step, model });
+          const calls = proposed.calls.map((credits, i) => charge(`propose-${i + 1}`, credits, writer.model));
+          const { prompts } = proposed;
+          if (prompts.length < r.prompt_count_min) {
+            const why = unavailable_sources.map((u) => `${u.source}: ${u.reason}`).join('; ');
+            const message = calls.length
+              ? `The writer proposed ${prompts.length} new distinct prompts in ${calls.length} requests, fewer than prompt_count_min (${r.prompt_count_min})${why ? `. ${why}` : ''}`
+              : `No source has material to propose prompts from: ${why}`;
+            return { events: calls, failed: { error_kind: 'too_few_prompts', message } };
+          }
           return {
             events: [
               { type: 'PromptDiscoveryCompleted', data: { run_id: r.run_id, prompts, unavailable_sources } },
-              creditsCharged({
-                kind: 'prompt_discovery',
-                credits: DISCOVERY_RUN_CREDITS,
-                website_id: r.website_id,
-                ref_id: r.run_id,
-                step: 'discover',
-              }),
+              charge('discover', DISCOVERY_RUN_CREDITS),
+              ...calls,
             ],
             succeeded: true,
           };

@@ -29,7 +29,7 @@ export const jobSpecs = (deps: JobKindDeps): JobSpec<any>[] => [
   aiValueJob(),
   pillarResearchJob({ outbound: deps.outbound }),
   seoJob(deps),
-  discoveryJob(deps),
+  discoveryJob({ db: deps.db, engines: deps.engines, contentModel: deps.contentModel, now: deps.now }),
   pitchJob(deps),
   contentJob({ engines: deps.engines, model: deps.contentModel, fetch: deps.outbound.fetch, now: deps.now }),
 ];

@@ -1,37 +1,56 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
-import { CreditUsageView } from '../../queries/credits/views';
+import { WRITER_PROMPT_HEAD } from '../../src/engines/writer';
+import { CreditEventsView, CreditUsageView } from '../../queries/credits/views';
 import { DiscoveryAcceptView, DiscoveryRunAnswer, DiscoveryRunsView, type DiscoveryRunView } from '../../queries/discovery/views';
 import { callTool, toolOk, useAreaClients } from '../mcp/support';
 import { importAnswers } from '../support/answers';
-import { call, caughtUp, type TestServer } from '../support/server';
+import { simulatedEnginesWith } from '../support/engines';
+import { call, caughtUp, startServer, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { until } from '../support/until';
 
+/** A live writer that answers every proposal request with the same three prompts, while on. */
+let writerRepeats = false;
+const REPEATED = JSON.stringify(
+  ['Is Acme any good?', 'Acme or Zoomer for trail running?', 'Where is Acme sold?'].map((text) => ({
+    text,
+    source: 'keyword_gaps',
+    topic: 'Running shoes',
+  })),
+);
+const engines = simulatedEnginesWith(async (_model, req, simulated) => {
+  const answer = await simulated();
+  return writerRepeats && req.prompt.startsWith(`${WRITER_PROMPT_HEAD} prompts`) ? { ...answer, text: REPEATED } : answer;
+});
+
 let s: TestServer, w: World, a: Client, scoped: Client, b: Client;
 let promptId: string;
-useAreaClients(async (ctx) => {
-  ({ s, w, a, scoped, b } = ctx);
-  const site = w.a.a1;
-  const topic = await call(s, 'POST', '/api/v1/topics', { key: w.a.key, body: { website_id: site, name: 'Running shoes' } });
-  const prompt = await call(s, 'POST', '/api/v1/prompts', {
-    key: w.a.key,
-    body: { website_id: site, text: 'best trail shoes', topic_id: topic.body.topic.id },
-  });
-  promptId = prompt.body.prompt.id;
-  await call(s, 'POST', '/api/v1/competitors', { key: w.a.key, body: { website_id: site, name: 'Zoomer', url: 'https://zoomer.example.org' } });
-  await importAnswers(s, w.a.key, site, [
-    { prompt_id: promptId, model: 'chatgpt', run_at: new Date(Date.now() - 3_600_000).toISOString(), text: 'Zoomer makes the best trail shoes.' },
-    {
-      prompt_id: promptId,
-      model: 'gemini',
-      run_at: new Date(Date.now() - 7_200_000).toISOString(),
-      text: 'Acme has a guide.',
-      citations: ['https://acme.example.com/guides/running-shoes-for-flat-feet', 'https://other.example.net/x-y'],
-    },
-  ]);
-  await caughtUp(s, ['answers', 'catalog']);
-});
+useAreaClients(
+  async (ctx) => {
+    ({ s, w, a, scoped, b } = ctx);
+    const site = w.a.a1;
+    const topic = await call(s, 'POST', '/api/v1/topics', { key: w.a.key, body: { website_id: site, name: 'Running shoes' } });
+    const prompt = await call(s, 'POST', '/api/v1/prompts', {
+      key: w.a.key,
+      body: { website_id: site, text: 'best trail shoes', topic_id: topic.body.topic.id },
+    });
+    promptId = prompt.body.prompt.id;
+    await call(s, 'POST', '/api/v1/competitors', { key: w.a.key, body: { website_id: site, name: 'Zoomer', url: 'https://zoomer.example.org' } });
+    await importAnswers(s, w.a.key, site, [
+      { prompt_id: promptId, model: 'chatgpt', run_at: new Date(Date.now() - 3_600_000).toISOString(), text: 'Zoomer makes the best trail shoes.' },
+      {
+        prompt_id: promptId,
+        model: 'gemini',
+        run_at: new Date(Date.now() - 7_200_000).toISOString(),
+        text: 'Acme has a guide.',
+        citations: ['https://acme.example.com/guides/running-shoes-for-flat-feet', 'https://other.example.net/x-y'],
+      },
+    ]);
+    await caughtUp(s, ['answers', 'catalog']);
+  },
+  () => startServer({}, {}, undefined, { engines }),
+);
 
 const start = (key: string, body: unknown) => call<any>(s, 'POST', '/api/v1/prompt-discovery/runs', { key, body });
 const runs = (key: string, query: Record<string, string | number>) => call<any>(s, 'GET', '/api/v1/prompt-discovery/runs', { key, query });
@@ -41,6 +60,35 @@ async function finished(runId: string, websiteId = w.a.a1): Promise<DiscoveryRun
     const run = r.runs.find((x) => x.run_id === runId);
     return run && (run.status === 'succeeded' || run.status === 'failed') ? run : undefined;
   });
+}
+
+/** The credits recorded for a run, one amount per charge (global key, last 24 hours). */
+async function creditsOf(runId: string): Promise<number[]> {
+  await caughtUp(s, ['credits']);
+  const page = CreditEventsView.parse(await toolOk(a, 'get_credit_usage_events', { range: '24h', website_id: w.a.a1, page_size: 50 }));
+  return page.events.filter((e) => e.ref_id === runId && e.kind === 'prompt_discovery').map((e) => e.credits);
+}
+
+/** Text compared for sameness: case, punctuation and spacing aside. */
+const normalized = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+
+/** What every completed run holds: a count within its band, each prompt new to the website and to the run, with its topic and a served source. */
+function expectFilledBand(run: DiscoveryRunView, served: readonly string[]) {
+  expect(run.prompts.length).toBeGreaterThanOrEqual(run.prompt_count_min);
+  expect(run.prompts.length).toBeLessThanOrEqual(run.prompt_count_max);
+  expect(run.status).toBe('succeeded');
+  expect(run.error).toBeNull();
+  const keys = run.prompts.map((p) => normalized(p.text));
+  expect(new Set(keys).size).toBe(keys.length);
+  expect(keys).not.toContain(normalized('best trail shoes'));
+  for (const p of run.prompts) {
+    expect(p.topic, p.text).toEqual(expect.any(String));
+    expect(served, p.text).toContain(p.source);
+  }
 }
 
 describe('prompt discovery', () => {
@@ -63,21 +111,66 @@ describe('prompt discovery', () => {
       prompts: [],
     });
     const run = await finished(created.run_id);
-    expect(run.status).toBe('succeeded');
+    expectFilledBand(run, ['website_analysis', 'keyword_gaps', 'brand_guidelines']);
     expect(run.unavailable_sources.map((u) => u.source).sort()).toEqual(['search_console', 'social']);
     for (const u of run.unavailable_sources) expect(u.reason).toMatch(/connection/);
     const bySource = (src: string) => run.prompts.filter((p) => p.source === src);
-    expect(bySource('website_analysis').map((p) => p.text)).toContain('What are the best running shoes for flat feet?');
+    // each served source's material: the page's subject and the topic, the competitor named instead of the brand, the guidelines
+    expect(bySource('website_analysis').length).toBeGreaterThan(0);
+    for (const p of bySource('website_analysis')) expect(p.text.toLowerCase()).toMatch(/running shoes/);
     expect(bySource('website_analysis').some((p) => p.text.includes('x y'))).toBe(false);
-    expect(bySource('keyword_gaps').map((p) => p.text)).toContain('Acme vs Zoomer: which is better?');
+    expect(bySource('keyword_gaps').length).toBeGreaterThan(0);
+    for (const p of bySource('keyword_gaps')) expect(p.text).toMatch(/Zoomer/);
     expect(bySource('keyword_gaps')[0].topic).toBe('Running shoes');
-    expect(bySource('brand_guidelines').map((p) => p.text)).toContain('Which brands are known for waterproof trail running shoes?');
-    expect(run.prompts.length).toBeLessThanOrEqual(50);
-    expect(new Set(run.prompts.map((p) => p.text.toLowerCase())).size).toBe(run.prompts.length);
-    expect(run.prompts.some((p) => p.source === 'social' || p.source === 'search_console')).toBe(false);
-    await caughtUp(s, ['credits']);
+    expect(bySource('brand_guidelines').length).toBeGreaterThan(0);
+    for (const p of bySource('brand_guidelines')) expect(p.text.toLowerCase()).toMatch(/waterproof trail running shoes|lightweight hiking boots/);
+    // the run's 2 credits and 1 for the writer's one request
+    expect((await creditsOf(run.run_id)).sort()).toEqual([1, 2]);
     const usage = CreditUsageView.parse(await toolOk(a, 'get_credit_usage', { range: '24h', website_id: w.a.a1 }));
-    expect(usage.by_kind.find((k) => k.kind === 'prompt_discovery')).toMatchObject({ events: 1 });
+    expect(usage.by_kind.find((k) => k.kind === 'prompt_discovery')).toMatchObject({ events: 2, credits: 3 });
+  });
+
+  it('given a website with one known page and one topic, when a run asks for exactly 30, then the writer is asked again for what its first answer lacked (a prompt the website has) and the run holds 30 new prompts', async () => {
+    const r = await start(w.a.key, {
+      website_id: w.a.a1,
+      name: 'Exactly 30',
+      sources: ['website_analysis', 'keyword_gaps'],
+      prompt_count_min: 30,
+      prompt_count_max: 30,
+    });
+    const run = await finished(r.body.run.run_id);
+    expectFilledBand(run, ['website_analysis', 'keyword_gaps']);
+    expect(run.prompts).toHaveLength(30);
+    expect(run.unavailable_sources).toEqual([]);
+    // two writer requests (1 credit each) and the run's 2
+    expect((await creditsOf(run.run_id)).sort()).toEqual([1, 1, 2]);
+  });
+
+  it('given a custom band of 60 to 80, then a run holds between 60 and 80 new distinct prompts', async () => {
+    const r = await start(w.a.key, {
+      website_id: w.a.a1,
+      name: 'Wide band',
+      sources: ['website_analysis', 'keyword_gaps', 'brand_guidelines'],
+      custom_instructions: 'We make waterproof trail running shoes.',
+      prompt_count_min: 60,
+      prompt_count_max: 80,
+    });
+    expectFilledBand(await finished(r.body.run.run_id), ['website_analysis', 'keyword_gaps', 'brand_guidelines']);
+  });
+
+  it('given a writer that keeps answering the same prompts, then after 4 requests the run fails saying how many it found against prompt_count_min, and the requests are charged', async () => {
+    writerRepeats = true;
+    let run: DiscoveryRunView;
+    try {
+      const r = await start(w.a.key, { website_id: w.a.a1, name: 'Repeats', sources: ['keyword_gaps'], prompt_count_min: 5, prompt_count_max: 10 });
+      run = await finished(r.body.run.run_id);
+    } finally {
+      writerRepeats = false;
+    }
+    expect(run.status).toBe('failed');
+    expect(run.error).toBe('The writer proposed 3 new distinct prompts in 4 requests, fewer than prompt_count_min (5)');
+    expect(run.prompts).toEqual([]);
+    expect(await creditsOf(run.run_id)).toEqual([1, 1, 1, 1]);
   });
 
   it('given bad input, then 400 naming the field: brand_guidelines without instructions, no source, unknown source, counts out of order, locale; nothing written', async () => {
@@ -119,8 +212,12 @@ describe('prompt discovery', () => {
     );
     expect(started.run.status).toBe('queued');
     const done = await finished(started.run.run_id, site);
-    // nothing of a2 is known: the source says why it gave nothing
-    expect(done.unavailable_sources).toEqual([{ source: 'website_analysis', reason: expect.stringContaining('no pages') }]);
+    // nothing of a2 is known: the run fails with why the source gave nothing, and no writer request is made
+    expect(done.status).toBe('failed');
+    expect(done.error).toBe(
+      'No source has material to propose prompts from: website_analysis: no pages of the website are known yet (none is cited in its answers) and it has no topics',
+    );
+    expect(done.prompts).toEqual([]);
   });
 
   it('given a finished run, when suggestions are accepted, then they become prompts (filed under their topic), again is the same prompts, bad indices 400; the activity feed has it', async () => {
