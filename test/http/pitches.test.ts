@@ -300,7 +300,7 @@ describe('who may create and read reports', () => {
 });
 
 describe('limits', () => {
-  it('given 3 reports processing, when a 4th is asked, then 429 with Retry-After; once one ends, another is admitted', async () => {
+  it('given 3 reports processing, when a 4th is asked, then 429 Too many pitch reports in progress with Retry-After; once one ends, another is admitted', async () => {
     const org = await s.org('Busy', { pitch_allowance: 20 });
     const slow = [];
     for (let i = 0; i < 3; i++) {
@@ -310,6 +310,7 @@ describe('limits', () => {
     }
     const fourth = await create(org.key, { website_url: PROSPECT });
     expect(fourth.status).toBe(429);
+    expect(fourth.body).toEqual({ error: 'Too many pitch reports in progress: at most 3 at once' });
     expect(Number(fourth.headers.get('retry-after'))).toBeGreaterThan(0);
     // another organization is not held back
     expect((await create(w.b.key, { website_url: PROSPECT })).status).toBe(202);
@@ -318,13 +319,14 @@ describe('limits', () => {
     expect((await create(org.key, { website_url: PROSPECT })).status).toBe(202);
   });
 
-  it('given 10 requests in a minute, when an 11th comes, then 429 with Retry-After', async () => {
+  it('given 10 requests in a minute, when an 11th comes, then 429 Too many pitch report requests with Retry-After', async () => {
     const attempt = async () => {
       const org = await s.org('Chatty', { pitch_allowance: 20 });
       const key = newKey();
       for (let i = 0; i < 10; i++) expect((await create(org.key, { website_url: PROSPECT }, key)).status).not.toBe(429);
       const r = await create(org.key, { website_url: PROSPECT }, key);
       expect(r.status).toBe(429);
+      expect(r.body).toEqual({ error: 'Too many pitch report requests: at most 10 per minute' });
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
     };
     await inOneMinute(attempt);
