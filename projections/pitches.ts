@@ -16,7 +16,12 @@ const handlers: EventHandlers<Knex.Transaction> = {
   async PitchSiteResearched(e, trx) {
     await trx('rm_pitches')
       .where('id', e.data.job_id)
-      .update({ company_name: e.data.company_name, company_description: e.data.company_description, updated_at: e.metadata.time });
+      .update({
+        company_name: e.data.company_name,
+        company_description: e.data.company_description,
+        research_note: e.data.research_note ?? null,
+        updated_at: e.metadata.time,
+      });
   },
   async PitchPlanWritten(e, trx) {
     await trx('rm_pitches')
@@ -74,6 +79,7 @@ export const pitchesProjection: Projection = handlerProjection(
           domain text not null,
           company_name text,
           company_description text,
+          research_note text,
           country text not null,
           language text not null,
           models jsonb not null,
@@ -94,6 +100,7 @@ export const pitchesProjection: Projection = handlerProjection(
           updated_at timestamptz not null,
           finished_at timestamptz
         );
+        alter table rm_pitches add column if not exists research_note text;
         create unique index if not exists rm_pitches_token on rm_pitches (report_token);
         create index if not exists rm_pitches_org on rm_pitches (organization_id, created_at desc, id);`),
   },

@@ -36,10 +36,12 @@ export const PITCH_KEY_CONFLICT = 'Idempotency key reused with a different reque
 export const PITCH_ALLOWANCE_EXHAUSTED = 'Pitch allowance exhausted';
 export const PITCH_NOT_ENABLED = 'Pitch reports are not enabled for this organization';
 export const PITCH_ALLOWANCE = 'pitch';
+export const PITCH_TOO_MANY_IN_PROGRESS = 'Too many pitch reports in progress: at most 3 at once';
+export const PITCH_TOO_MANY_REQUESTS = 'Too many pitch report requests: at most 10 per minute';
 /** 3 reports processing at once per organization (spec, Limits); a place frees when a report ends */
-export const PITCH_PROCESSING: ConcurrencyLimit = { name: 'pitch-processing', limit: 3, retryAfterSeconds: 10 };
+export const PITCH_PROCESSING: ConcurrencyLimit = { name: 'pitch-processing', limit: 3, retryAfterSeconds: 10, message: PITCH_TOO_MANY_IN_PROGRESS };
 /** 10 creation requests per minute per organization (spec, Limits) */
-export const PITCH_REQUESTS = { name: 'pitch-requests', limit: 10, windowSeconds: 60 } as const;
+export const PITCH_REQUESTS = { name: 'pitch-requests', limit: 10, windowSeconds: 60, message: PITCH_TOO_MANY_REQUESTS } as const;
 
 /** What the key's fingerprint covers (CONTRACT.md): the website URL's host, the country and the language. */
 export function normalizedPitchInput(input: CreatePitch): { domain: string; country: string; language: string } {

@@ -10,6 +10,7 @@ interface Row {
   company_name: string | null;
   company_url: string;
   company_description: string | null;
+  research_note: string | null;
   status: 'processing' | 'completed' | 'failed';
   created_at: Date;
   country: string;
@@ -40,6 +41,7 @@ function reportOf(r: Row): PitchReportView {
       country: r.country,
       language: r.language,
       type: 'pitch_workspace',
+      research_note: r.research_note,
     },
     competitors: r.competitors,
     prompts: r.prompts,

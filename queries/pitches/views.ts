@@ -18,6 +18,8 @@ export const PitchReportView = z.object({
     country: z.string(),
     language: z.string(),
     type: z.literal('pitch_workspace'),
+    /** why the home page could not be read (the report then goes on from the bare domain); null when it was read */
+    research_note: z.string().nullable(),
   }),
   // the plan's prompts and the compiled report's blocks, as the pitch worker recorded them
   competitors: Compiled.competitors,

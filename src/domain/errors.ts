@@ -13,8 +13,12 @@ export const invalid = (message: string): DomainError => ({ kind: 'invalid', mes
 export const forbidden = (message: string): DomainError => ({ kind: 'forbidden', message });
 export const notFound = (message: string): DomainError => ({ kind: 'not_found', message });
 export const unavailable = (message: string, retryAfterSeconds: number): DomainError => ({ kind: 'unavailable', message, retryAfterSeconds });
-/** A limit or budget is spent: 429 Rate limit exceeded, with the seconds to wait (Retry-After). */
-export const rateLimited = (retryAfterSeconds: number): DomainError => ({ kind: 'rate_limited', message: 'Rate limit exceeded', retryAfterSeconds });
+/** A limit or budget is spent: 429 with the seconds to wait (Retry-After); the message says which, when it has its own. */
+export const rateLimited = (retryAfterSeconds: number, message = 'Rate limit exceeded'): DomainError => ({
+  kind: 'rate_limited',
+  message,
+  retryAfterSeconds,
+});
 export const conflict = (message: string, details?: Record<string, unknown>): DomainError => ({ kind: 'conflict', message, details });
 
 export const isDomainError = (x: unknown): x is DomainError =>

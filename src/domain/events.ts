@@ -618,12 +618,14 @@ export const catalogue = {
     report_token: z.string(),
     allowance: z.object({ name: z.string(), period: z.string() }).nullable(),
   }),
-  /** the home page read: the company's name and description */
+  /** the home page read: the company's name and description (from the bare domain when the page could not be read) */
   PitchSiteResearched: z.object({
     job_id: z.string(),
     company_name: z.string(),
     company_description: z.string(),
     final_url: z.string(),
+    /** why the home page could not be read, shown on the report; absent when it was read */
+    research_note: z.string().optional(),
   }),
   /** the competitors found and the discovery prompts written by the answer engine */
   PitchPlanWritten: z.object({

@@ -7,6 +7,8 @@ export interface Budget {
   name: string;
   limit: number;
   windowSeconds: number;
+  /** what a refused request is told (default `Rate limit exceeded`) */
+  message?: string;
 }
 
 /** One request charged to a budget for a scope (an organization id, a website id, a hashed address). */
@@ -51,13 +53,14 @@ export async function hitBudgets(limiter: RateLimiter, charges: readonly BudgetC
 
 /**
  * Spends one request of every budget given. When any is gone it throws a `rate_limited` domain error (429) whose
- * Retry-After is the longest wait among the refused ones.
+ * Retry-After is the longest wait among the refused ones, with the first refused budget's message.
  */
 export async function spendBudgets(limiter: RateLimiter, charges: readonly BudgetCharge[], nowMs = Date.now()): Promise<RateDecision[]> {
   const decisions = await hitBudgets(limiter, charges, nowMs);
   const refused = decisions.filter((d) => !d.allowed);
   if (refused.length) {
-    throw new DomainErrorException(rateLimited(Math.max(...refused.map((d) => d.retryAfterSeconds))));
+    const first = charges[decisions.findIndex((d) => !d.allowed)].budget;
+    throw new DomainErrorException(rateLimited(Math.max(...refused.map((d) => d.retryAfterSeconds)), first.message));
   }
   return decisions;
 }

@@ -10,6 +10,8 @@ export interface ConcurrencyLimit {
   limit: number;
   /** the Retry-After a refused request is told (nothing frees at a known time: a fair guess at when one will) */
   retryAfterSeconds: number;
+  /** what a refused request is told (default `Rate limit exceeded`) */
+  message?: string;
 }
 
 export interface HoldDecision {
@@ -66,10 +68,10 @@ export async function acquireHold(
   });
 }
 
-/** acquireHold, or a `rate_limited` domain error (429 with the limit's Retry-After) when the scope is full. */
+/** acquireHold, or a `rate_limited` domain error (429 with the limit's Retry-After and message) when the scope is full. */
 export async function holdOrRefuse(...args: Parameters<typeof acquireHold>): Promise<HoldDecision> {
   const d = await acquireHold(...args);
-  if (!d.allowed) throw new DomainErrorException(rateLimited(d.retryAfterSeconds));
+  if (!d.allowed) throw new DomainErrorException(rateLimited(d.retryAfterSeconds, args[1].message));
   return d;
 }
 
@@ -88,7 +90,7 @@ export async function admitUnderHold<T>(
   step: () => Promise<T | DomainError>,
 ): Promise<T | DomainError> {
   const held = await acquireHold(db, limit, scope, holderId, subject);
-  if (!held.allowed) return rateLimited(held.retryAfterSeconds);
+  if (!held.allowed) return rateLimited(held.retryAfterSeconds, limit.message);
   const done = await step().catch(async (err) => {
     await releaseHolds(db, holderId);
     throw err;

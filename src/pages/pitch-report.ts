@@ -18,7 +18,8 @@ export function pitchReportPage(d: PitchPageData): { title: string; body: Html; 
 <h1>How AI answer engines talk about ${p.company_name}</h1>
 <p class="muted">${d.domain} · ${p.country} · ${p.language}</p>
 ${p.company_description ? html`<p>${p.company_description}</p>` : ''}
-</header>`;
+</header>
+${p.research_note ? html`<p class="notice research-note">${p.research_note}. The company is named from its domain; what the answer engines say is measured as usual.</p>` : ''}`;
   if (p.status === 'processing') {
     return {
       title,

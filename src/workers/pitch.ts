@@ -5,9 +5,9 @@ import { deterministicId } from '../domain/ids';
 import { domainOf } from '../domain/urls';
 import { type AnswerResult, isEngineError } from '../engines/port';
 import type { Engines } from '../engines/registry';
-import { type Outbound, SafeFetchError } from '../net/safe-fetch';
+import { type Outbound, SafeFetchError, type SafeFetchErrorCode } from '../net/safe-fetch';
 import type { JobSpec, StepEvent, StepOutcome } from './jobs';
-import { parsePlanReply, planPrompt, readHomePage, simulatedPlan } from './pitch-research';
+import { nameFromDomain, parsePlanReply, planPrompt, readHomePage, simulatedPlan } from './pitch-research';
 import { cutText } from '../domain/text';
 
 export interface PitchState {
@@ -53,8 +53,8 @@ function engineFailure(err: unknown, what: string): StepOutcome {
  * The pitch report's job (README, "Jobs"): research the home page through the safe fetcher, have the answer engine
  * write the plan (competitors, 20 discovery prompts), ask each of the report's models every prompt, then compile the
  * report with the shared analysis. Each step's events carry ids derived from the job and the step, so a redelivered
- * or resumed step appends nothing twice; a failure of research or generation fails the report (its allowance stays
- * consumed).
+ * or resumed step appends nothing twice; a home page that cannot be read is noted and the report goes on from the bare
+ * domain; an engine failing for good fails the report (its allowance stays consumed).
  */
 export function pitchJob(deps: PitchJobDeps): JobSpec<PitchState> {
   return {
@@ -110,24 +110,43 @@ export function pitchJob(deps: PitchJobDeps): JobSpec<PitchState> {
   };
 }
 
-/** Deliveries a home page that times out or answers 5xx/429 is read on before the report fails (the bus's backoff between). */
+/** Deliveries a home page that times out or answers 5xx/429 is read on before the report goes on without it (the bus's backoff between). */
 export const RESEARCH_ATTEMPTS = 3;
+
+/** Why a home page could not be read, as the report's note says it. */
+const UNREADABLE: Record<SafeFetchErrorCode, string> = {
+  BAD_URL: 'its address is not valid',
+  BLOCKED_ADDRESS: 'it is not on a public address',
+  DNS_FAILURE: 'the domain does not resolve',
+  TIMEOUT: 'it did not answer in time',
+  TOO_MANY_REDIRECTS: 'it redirects too many times',
+  BODY_TOO_LARGE: 'its page is too large',
+  TLS_ERROR: 'its certificate could not be verified',
+  CONNECTION_ERROR: 'the connection failed',
+};
 
 async function research(deps: PitchJobDeps, r: EventData<'PitchRequested'>, attempt: number): Promise<StepOutcome> {
   const base = deps.outbound.baseUrl?.(r.domain) ?? `https://${r.domain}`;
-  /** a failure that may pass is tried again on a later delivery; the last attempt, or any other failure, fails the report */
-  const unreadable = (why: string, passing: boolean): StepOutcome => {
+  /** a failure that may pass is tried again on a later delivery; after that, the report goes on from the bare domain with a note */
+  const unreadable = (why: string, passing: boolean, finalUrl: string): StepOutcome => {
     if (passing && attempt < RESEARCH_ATTEMPTS) throw new Error(`the website could not be read (${why}); trying again`);
-    return failed('research_failed', `The website could not be read: ${why}`);
+    const data = {
+      job_id: r.job_id,
+      company_name: nameFromDomain(r.domain),
+      company_description: '',
+      final_url: finalUrl,
+      research_note: `The website could not be read: ${why}`,
+    };
+    return { events: [{ type: 'PitchSiteResearched', data }] };
   };
   let page: Awaited<ReturnType<Outbound['fetch']>>;
   try {
     page = await deps.outbound.fetch(`${base}/`, { timeoutMs: 10_000, maxBytes: 512 * 1024, headers: { accept: 'text/html' } });
   } catch (err) {
-    if (err instanceof SafeFetchError) return unreadable(err.code, err.code === 'TIMEOUT' || err.code === 'CONNECTION_ERROR');
+    if (err instanceof SafeFetchError) return unreadable(UNREADABLE[err.code], err.code === 'TIMEOUT' || err.code === 'CONNECTION_ERROR', `${base}/`);
     throw err;
   }
-  if (page.status >= 400) return unreadable(`HTTP ${page.status}`, page.status >= 500 || page.status === 429);
+  if (page.status >= 400) return unreadable(`it answered HTTP ${page.status}`, page.status >= 500 || page.status === 429, page.finalUrl);
   const found = readHomePage(page.body, r.domain);
   return { events: [{ type: 'PitchSiteResearched', data: { job_id: r.job_id, ...found, final_url: page.finalUrl } }] };
 }

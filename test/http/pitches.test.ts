@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODELS } from '../../src/domain/models';
-import { BROKEN, FLAKY, PROSPECT, PROSPECT_DESCRIPTION, PROSPECT_NAME, type PitchSites, SLOW, startPitchSites } from '../support/pitch-site';
+import { enginesRefusing } from '../support/pitch-jobs';
+import {
+  BROKEN,
+  FLAKY,
+  PROSPECT,
+  PROSPECT_DESCRIPTION,
+  PROSPECT_NAME,
+  type PitchSites,
+  REFUSED,
+  SLOW,
+  startPitchSites,
+  UNRESOLVED,
+} from '../support/pitch-site';
 import { call, startServer, type TestServer } from '../support/server';
 import { buildWorld, type World } from '../support/tenancy';
 import { inOneMinute, until } from '../support/until';
@@ -10,7 +22,9 @@ let w: World;
 let sites: PitchSites;
 beforeAll(async () => {
   sites = await startPitchSites();
-  s = await startServer({ PUBLIC_BASE_URL: 'https://app.aivis.test' }, { outbound: sites.outbound });
+  s = await startServer({ PUBLIC_BASE_URL: 'https://app.aivis.test' }, { outbound: sites.outbound }, undefined, {
+    engines: enginesRefusing(REFUSED),
+  });
   w = await buildWorld(s);
 });
 afterAll(async () => {
@@ -31,6 +45,40 @@ const ended = (key: string, id: string) =>
     const r = await report(key, id);
     return r.body.pitch?.status !== 'processing' && r.body;
   });
+
+/** A completed report's blocks: competitors, 20 discovery prompts, attributes, top sources, integer metrics over 80 answers. */
+function expectEveryBlock(done: Awaited<ReturnType<typeof ended>>) {
+  expect(done.competitors.length).toBeGreaterThanOrEqual(3);
+  for (const c of done.competitors) {
+    expect(c).toEqual({
+      id: expect.any(String),
+      name: expect.any(String),
+      url: expect.stringMatching(/^https:\/\//),
+      mentions: expect.any(Number),
+      sentiment: expect.any(Number),
+    });
+    expect(Number.isInteger(c.mentions) && Number.isInteger(c.sentiment)).toBe(true);
+  }
+  expect(done.competitors.some((c: { mentions: number }) => c.mentions > 0)).toBe(true);
+  expect(done.prompts).toHaveLength(20);
+  expect(new Set(done.prompts.map((p: { type: string }) => p.type))).toEqual(new Set(['discovery']));
+  expect(done.metrics.total_responses).toBe(80);
+  for (const v of Object.values(done.metrics)) expect(Number.isInteger(v)).toBe(true);
+  expect(done.metrics.brand_mentions).toBeGreaterThan(0);
+  expect(done.metrics.response_rate).toBe(Math.round((100 * done.metrics.brand_mentions) / 80));
+  expect(done.metrics.sentiment_score).toBeGreaterThanOrEqual(-100);
+  expect(done.metrics.sentiment_score).toBeLessThanOrEqual(100);
+  expect(done.sources.length).toBeGreaterThan(0);
+  expect(done.sources.length).toBeLessThanOrEqual(10);
+  const counts = done.sources.map((x: { mentions: number }) => x.mentions);
+  expect(counts).toEqual([...counts].sort((a, b) => b - a));
+  expect(done.attributes.length).toBeGreaterThan(0);
+  for (const a of done.attributes) {
+    expect(['positive', 'negative']).toContain(a.attribute_type);
+    expect(['target', 'competitor']).toContain(a.applies_to);
+    expect(a.count).toBeGreaterThan(0);
+  }
+}
 
 describe('creating a pitch report', () => {
   it('given a global key, when a report is asked for a URL, then 202 processing with an unguessable report_url, defaults United States and English', async () => {
@@ -63,36 +111,8 @@ describe('creating a pitch report', () => {
       country: 'Germany',
       language: 'German',
     });
-    expect(done.competitors.length).toBeGreaterThanOrEqual(3);
-    for (const c of done.competitors) {
-      expect(c).toEqual({
-        id: expect.any(String),
-        name: expect.any(String),
-        url: expect.stringMatching(/^https:\/\//),
-        mentions: expect.any(Number),
-        sentiment: expect.any(Number),
-      });
-      expect(Number.isInteger(c.mentions) && Number.isInteger(c.sentiment)).toBe(true);
-    }
-    expect(done.competitors.some((c: { mentions: number }) => c.mentions > 0)).toBe(true);
-    expect(done.prompts).toHaveLength(20);
-    expect(new Set(done.prompts.map((p: { type: string }) => p.type))).toEqual(new Set(['discovery']));
-    expect(done.metrics.total_responses).toBe(80);
-    for (const v of Object.values(done.metrics)) expect(Number.isInteger(v)).toBe(true);
-    expect(done.metrics.brand_mentions).toBeGreaterThan(0);
-    expect(done.metrics.response_rate).toBe(Math.round((100 * done.metrics.brand_mentions) / 80));
-    expect(done.metrics.sentiment_score).toBeGreaterThanOrEqual(-100);
-    expect(done.metrics.sentiment_score).toBeLessThanOrEqual(100);
-    expect(done.sources.length).toBeGreaterThan(0);
-    expect(done.sources.length).toBeLessThanOrEqual(10);
-    const counts = done.sources.map((x: { mentions: number }) => x.mentions);
-    expect(counts).toEqual([...counts].sort((a, b) => b - a));
-    expect(done.attributes.length).toBeGreaterThan(0);
-    for (const a of done.attributes) {
-      expect(['positive', 'negative']).toContain(a.attribute_type);
-      expect(['target', 'competitor']).toContain(a.applies_to);
-      expect(a.count).toBeGreaterThan(0);
-    }
+    expect(done.pitch.research_note).toBeNull();
+    expectEveryBlock(done);
   });
 
   it('given a URL, when the same site is asked twice, then the simulated research gives the same report (deterministic)', async () => {
@@ -114,23 +134,48 @@ describe('creating a pitch report', () => {
     expect(sites.requests.filter((h) => h === FLAKY)).toHaveLength(2);
   });
 
-  it('given a site that does not answer, when the report runs, then it fails and the allowance stays consumed', async () => {
-    const org = await s.org('Failing', { pitch_allowance: 1 });
+  it('given a domain that does not resolve, when the report runs, then it completes from the bare domain with every block filled and a note that the website could not be read', async () => {
+    const r = await create(w.a.key, { website_url: `https://${UNRESOLVED}/` });
+    expect(r.status).toBe(202);
+    const done = await ended(w.a.key, r.body.pitch_id);
+    expect(done.pitch).toMatchObject({
+      status: 'completed',
+      company_name: 'Nowhere',
+      company_description: '',
+      research_note: 'The website could not be read: the domain does not resolve',
+    });
+    expectEveryBlock(done);
+    expect(sites.requests).not.toContain(UNRESOLVED);
+    // the noted report stays the organization's own
+    expect(await report(w.b.key, r.body.pitch_id)).toMatchObject({ status: 404, body: { error: 'Pitch not found' } });
+  });
+
+  it('given a site that answers 500, when the report runs, then its page is read three times and the report completes from the bare domain, noted', async () => {
     const asked = sites.requests.filter((h) => h === BROKEN).length;
+    const r = await create(w.a.key, { website_url: BROKEN });
+    const done = await ended(w.a.key, r.body.pitch_id);
+    expect(done.pitch).toMatchObject({
+      status: 'completed',
+      company_name: 'Broken',
+      research_note: 'The website could not be read: it answered HTTP 500',
+    });
+    expect(sites.requests.filter((h) => h === BROKEN).length - asked).toBe(3);
+    expectEveryBlock(done);
+  });
+
+  it('given an answer engine that refuses for good, when the report runs, then it fails and the allowance stays consumed', async () => {
+    const org = await s.org('Failing', { pitch_allowance: 1 });
     const idempotencyKey = newKey();
-    const r = { ...(await create(org.key, { website_url: BROKEN }, idempotencyKey)), idempotencyKey };
+    const r = { ...(await create(org.key, { website_url: REFUSED }, idempotencyKey)), idempotencyKey };
     expect(r.status).toBe(202);
     const done = await ended(org.key, r.body.pitch_id);
     expect(done.pitch.status).toBe('failed');
-    // a 5xx may pass: the page is read three times before the report fails
-    expect(sites.requests.filter((h) => h === BROKEN).length - asked).toBe(3);
-    expect(done.pitch.company_name).toBe(BROKEN);
     await until('the reservation settled', async () => (await call(s, 'GET', '/api/v1/pitches/usage', { key: org.key })).body.used === 1);
     const again = await create(org.key, { website_url: PROSPECT });
     expect(again.status).toBe(403);
     expect(again.body).toEqual({ error: 'Pitch allowance exhausted' });
     // the spent allowance does not stand in the way of a retry of the report's own key: the same failed report answers
-    const retried = await create(org.key, { website_url: BROKEN }, r.idempotencyKey);
+    const retried = await create(org.key, { website_url: REFUSED }, r.idempotencyKey);
     expect(retried.status).toBe(200);
     expect(retried.body).toEqual({ pitch_id: r.body.pitch_id, status: 'failed', report_url: r.body.report_url });
     expect((await call(s, 'GET', '/api/v1/pitches/usage', { key: org.key })).body.used).toBe(1);
@@ -188,9 +233,9 @@ describe('Idempotency-Key', () => {
   it('given a failed report, when its key is retried, then the same failed report answers and nothing is charged again', async () => {
     const org = await s.org('Idem failed', { pitch_allowance: 5 });
     const key = newKey();
-    const first = await create(org.key, { website_url: BROKEN }, key);
+    const first = await create(org.key, { website_url: REFUSED }, key);
     await ended(org.key, first.body.pitch_id);
-    const again = await create(org.key, { website_url: BROKEN }, key);
+    const again = await create(org.key, { website_url: REFUSED }, key);
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ pitch_id: first.body.pitch_id, status: 'failed', report_url: first.body.report_url });
     expect((await call(s, 'GET', '/api/v1/pitches/usage', { key: org.key })).body.used).toBe(1);
@@ -300,7 +345,7 @@ describe('who may create and read reports', () => {
 });
 
 describe('limits', () => {
-  it('given 3 reports processing, when a 4th is asked, then 429 with Retry-After; once one ends, another is admitted', async () => {
+  it('given 3 reports processing, when a 4th is asked, then 429 Too many pitch reports in progress with Retry-After; once one ends, another is admitted', async () => {
     const org = await s.org('Busy', { pitch_allowance: 20 });
     const slow = [];
     for (let i = 0; i < 3; i++) {
@@ -310,6 +355,7 @@ describe('limits', () => {
     }
     const fourth = await create(org.key, { website_url: PROSPECT });
     expect(fourth.status).toBe(429);
+    expect(fourth.body).toEqual({ error: 'Too many pitch reports in progress: at most 3 at once' });
     expect(Number(fourth.headers.get('retry-after'))).toBeGreaterThan(0);
     // another organization is not held back
     expect((await create(w.b.key, { website_url: PROSPECT })).status).toBe(202);
@@ -318,13 +364,14 @@ describe('limits', () => {
     expect((await create(org.key, { website_url: PROSPECT })).status).toBe(202);
   });
 
-  it('given 10 requests in a minute, when an 11th comes, then 429 with Retry-After', async () => {
+  it('given 10 requests in a minute, when an 11th comes, then 429 Too many pitch report requests with Retry-After', async () => {
     const attempt = async () => {
       const org = await s.org('Chatty', { pitch_allowance: 20 });
       const key = newKey();
       for (let i = 0; i < 10; i++) expect((await create(org.key, { website_url: PROSPECT }, key)).status).not.toBe(429);
       const r = await create(org.key, { website_url: PROSPECT }, key);
       expect(r.status).toBe(429);
+      expect(r.body).toEqual({ error: 'Too many pitch report requests: at most 10 per minute' });
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
     };
     await inOneMinute(attempt);

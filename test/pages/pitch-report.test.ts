@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODELS } from '../../src/domain/models';
 import { join } from 'node:path';
 import { launchBrowser, PHONE, SCREENSHOT_DIR, screenshotPage, visit } from '../support/browser';
-import { BROKEN, HOSTILE, HOSTILE_NAME, PROSPECT, PROSPECT_NAME, type PitchSites, SLOW, startPitchSites } from '../support/pitch-site';
+import { enginesRefusing } from '../support/pitch-jobs';
+import { HOSTILE, HOSTILE_NAME, PROSPECT, PROSPECT_NAME, type PitchSites, REFUSED, SLOW, startPitchSites, UNRESOLVED } from '../support/pitch-site';
 import { call, startServer, type TestServer } from '../support/server';
 import { until } from '../support/until';
 
@@ -13,7 +14,7 @@ let browser: Browser;
 let org: { key: string; organization_id: string };
 beforeAll(async () => {
   sites = await startPitchSites();
-  s = await startServer({}, { outbound: sites.outbound });
+  s = await startServer({}, { outbound: sites.outbound }, undefined, { engines: enginesRefusing(REFUSED) });
   org = await s.org('Pages');
   browser = await launchBrowser();
 });
@@ -112,17 +113,31 @@ describe('the public report page', () => {
   });
 
   it('given a failed report, when opened, then it says it could not be completed', async () => {
-    const { id, url } = await create(BROKEN);
+    const { id, url } = await create(REFUSED);
     expect((await ended(id)).pitch.status).toBe('failed');
     const res = await fetch(url);
     expect(res.headers.get('x-robots-tag')).toBe('noindex, nofollow');
     const page = await res.text();
     expect(page).toContain('This report could not be completed');
-    expect(page).toContain('HTTP 500');
+    expect(page).toContain('the provider key was refused');
     expect(page).not.toContain('http-equiv="refresh"');
     expect(page).toContain('<meta name="robots" content="noindex, nofollow">');
     nothingInternal(page, id);
     await screenshotPage(browser, url, 'pitch-failed');
+  });
+
+  it('given a prospect whose domain does not resolve, when its completed report is opened, then every block is drawn and a note says the website could not be read', async () => {
+    const { id, url } = await create(UNRESOLVED);
+    const report = await ended(id);
+    expect(report.pitch.status).toBe('completed');
+    const page = await (await fetch(url)).text();
+    expect(page).toContain('<p class="notice research-note">The website could not be read: the domain does not resolve.');
+    for (const heading of ['Share of mentions by competitor', 'Sentiment', 'Sources the answers cite', 'What the answers say', 'Models', 'Prompts']) {
+      expect(page).toContain(`<h2>${heading}</h2>`);
+    }
+    for (const c of report.competitors) expect(page).toContain(c.name);
+    nothingInternal(page, id);
+    await screenshotPage(browser, url, 'pitch-unreadable');
   });
 
   it('given a prospect whose page names it with markup, then the report shows the text and runs nothing', async () => {

@@ -3,7 +3,7 @@ import { requestPitch } from '../../commands/pitches/request-pitch';
 import { isDomainError } from '../../src/domain/errors';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { MODEL_IDS } from '../../src/domain/models';
-import type { AnswerEngine } from '../../src/engines/port';
+import { type AnswerEngine, type AnswerRequest, EngineError } from '../../src/engines/port';
 import { createEngines, type Engines } from '../../src/engines/registry';
 import type { Outbound } from '../../src/net/safe-fetch';
 import type { Runtime } from '../../src/runtime';
@@ -25,8 +25,8 @@ export const stubOutbound: Outbound = {
   },
 };
 
-/** The simulated engines, with `around` called before each answer of a model (a test holds or counts there). */
-export function engines(around: (model: string, prompt: string) => Promise<void> = async () => {}): Engines {
+/** The simulated engines, with `around` called before each answer of a model (a test holds, counts or refuses there). */
+export function engines(around: (model: string, prompt: string, req: AnswerRequest) => Promise<void> = async () => {}): Engines {
   const sim = createEngines({ mode: 'simulated' });
   return {
     mode: sim.mode,
@@ -35,7 +35,7 @@ export function engines(around: (model: string, prompt: string) => Promise<void>
       const inner = sim.engineFor(model);
       const engine: AnswerEngine = {
         async ask(req) {
-          await around(req.model, req.prompt);
+          await around(req.model, req.prompt, req);
           return inner.ask(req);
         },
       };
@@ -43,6 +43,12 @@ export function engines(around: (model: string, prompt: string) => Promise<void>
     },
   };
 }
+
+/** The simulated engines, refusing for good (a rejected provider key) every answer about `domain`'s prospect. */
+export const enginesRefusing = (domain: string): Engines =>
+  engines(async (model, _prompt, req) => {
+    if (req.website?.brand.domain === domain) throw new EngineError('auth', 'the provider key was refused', { model });
+  });
 
 /** Admits a pitch report for an organization (as the route does, without its checks); its id. */
 export async function submitPitch(rt: Runtime, organizationId: string, key: string, website_url = 'zentro.example'): Promise<string> {

@@ -11,6 +11,10 @@ export const PROSPECT_NAME = 'Zentro';
 export const PROSPECT_DESCRIPTION = 'Zentro is modern project management software for growing teams & agencies.';
 /** answers 500 */
 export const BROKEN = 'broken.example';
+/** does not resolve */
+export const UNRESOLVED = 'nowhere.example';
+/** a page like any other, about which the answer engines of enginesRefusing (pitch-jobs.ts) refuse for good */
+export const REFUSED = 'refused.example';
 /** holds its answer until released */
 export const SLOW = 'slow.example';
 /** answers 503 to its first request, then its page */
@@ -53,7 +57,7 @@ export async function startPitchSites(names: readonly string[] = []): Promise<Pi
     }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(host === PROSPECT ? PROSPECT_NAME : host.split('.')[0]));
   });
-  const hosts = [PROSPECT, BROKEN, SLOW, HOSTILE, FLAKY, ...names];
+  const hosts = [PROSPECT, BROKEN, SLOW, HOSTILE, FLAKY, REFUSED, ...names];
   const fetch = createSafeFetcher({ allowAddress: allowLoopback, resolver: fakeResolver(Object.fromEntries(hosts.map((h) => [h, ['127.0.0.1']]))) });
   return {
     outbound: { fetch, baseUrl: (d) => `http://${d}:${server.port}` },
