@@ -57,7 +57,7 @@ export default defineConfig({
     // three files at a time on two cores (a file often waits on Postgres, a child process, a lease or a timer); each file
     // gets its own database. Whole suite, quiet machine: 171 s with three, 166 s with four (busier, and one email crash
     // test ran out its wait); two were 260-285 s before the read horizon left other databases' transactions out (with
-    // three, another file's long transaction held catch-up back past a write's 5 s wait: README, "Operators")
+    // three, another file's long transaction held catch-up back past a write's 5 s wait: docs/architecture.md, "Operators")
     maxWorkers: 3,
     sequence: { sequencer: SlowFirst },
     // the default output, then the tests that took more than half of their timeout, if any (test/support/timeout-margin.ts)

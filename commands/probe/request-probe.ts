@@ -22,7 +22,7 @@ export type RequestProbe = z.output<typeof RequestProbe>;
 export const PROBE_KEY_CONFLICT = 'Idempotency key reused with a different request';
 export const PROBE_ALLOWANCE_EXHAUSTED = 'Probe allowance exhausted';
 
-/** What admits a probe besides its input: the patterns an area's job request combines (README: "A new job"). */
+/** What admits a probe besides its input: the patterns an area's job request combines (docs/api/jobs-and-limits.md, "A new job"). */
 export interface ProbeAdmission {
   /** same key and input: the same probe, nothing charged again; other input: 409 */
   idempotency_key?: string;

@@ -60,7 +60,7 @@ export interface OAuthProviderOptions {
 /**
  * oidc-provider (a certified implementation) configured for MCP sign-in: dynamic client registration, authorization
  * code with PKCE S256 only, the `resource` bound into a JWT access token's audience, rotating refresh tokens, storage
- * in Postgres. aivis writes the sign-in pages and the account lookup, not the protocol. README "MCP sign-in" explains
+ * in Postgres. aivis writes the sign-in pages and the account lookup, not the protocol. docs/api/oauth.md explains
  * every setting that differs from the library's default.
  */
 export function createOAuthProvider(o: OAuthProviderOptions): Provider {

@@ -55,7 +55,7 @@ async function clientSalt(db: Knex): Promise<string> {
 
 /**
  * The MCP tool servers on the app: Streamable HTTP, stateless (a fresh server and transport per POST, JSON answers).
- * MCP_PATH: API keys as x-api-key or Bearer, or a signed-in user's access token (`oauth`: README "MCP sign-in");
+ * MCP_PATH: API keys as x-api-key or Bearer, or a signed-in user's access token (`oauth`: docs/api/oauth.md);
  * without credentials only public tools' calls (no handshake needed: stateless), under the anonymous limits, and 401
  * with the sign-in challenge for anything else, `initialize` included. MCP_PUBLIC_PATH: every caller is anonymous
  * (credentials are not read), a whole session of the public tools under the anonymous limits.

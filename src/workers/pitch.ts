@@ -50,7 +50,7 @@ function engineFailure(err: unknown, what: string): StepOutcome {
 }
 
 /**
- * The pitch report's job (README, "Jobs"): research the home page through the safe fetcher, have the answer engine
+ * The pitch report's job (docs/api/jobs-and-limits.md): research the home page through the safe fetcher, have the answer engine
  * write the plan (competitors, 20 discovery prompts), ask each of the report's models every prompt, then compile the
  * report with the shared analysis. Each step's events carry ids derived from the job and the step, so a redelivered
  * or resumed step appends nothing twice; a home page that cannot be read is noted and the report goes on from the bare

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDraft, parseHtmlPage, recommend, type SeoContext, type SeoPage } from '../../src/analysis/seo';
 
 /**
- * Every kind of SEO recommendation (spec, SEO recommendations; README "SEO recommendations"): given a page and the
+ * Every kind of SEO recommendation (spec, SEO recommendations; docs/api/seo.md): given a page and the
  * website's data, each check gives its category, severity and the excerpt of the page it concerns (null when it
  * concerns what the page lacks).
  */

@@ -6,7 +6,7 @@ import { apiKey, post } from './support';
 /**
  * What an assistant reads before calling anything: the tools/list answer, over real HTTP. Every input is described,
  * every tool says whether it only reads, and the whole list is pinned by a snapshot. After an intended change:
- * `npx vitest run -u test/mcp/tool-list.test.ts`, then review the snapshot's diff.
+ * `npx vitest run test/mcp/tool-list.test.ts --update`, then review the snapshot's diff.
  */
 
 let s: TestServer;

@@ -27,7 +27,7 @@ let template: Promise<string | null> | undefined;
  * This run's prefix for test databases (test/support/global-setup.ts), or null outside vitest. A file's database is
  * then left when the file closes it and dropped with the others when the run ends: a DROP DATABASE holds a transaction
  * id while it waits for its checkpoint (0.5-2 s under load), and the event store's catch-up never reads past the oldest
- * running transaction of the whole server (README, "Operators"), so each file's drop paused every other file's
+ * running transaction of the whole server (docs/architecture.md, "Operators"), so each file's drop paused every other file's
  * projections; under load a read-your-writes wait ran out its 5 s (metrics-instances counted an import short).
  */
 function runDatabasePrefix(): string | null {

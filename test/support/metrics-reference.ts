@@ -457,7 +457,7 @@ function entityNamedIn(entities: RefEntity[], s: string): RefEntity | null {
 }
 
 /**
- * Shopping visibility of the selected answers of the shopping models (README, "Shopping"; the spec's shopping
+ * Shopping visibility of the selected answers of the shopping models (docs/api/answers-and-metrics.md, "Shopping"; the spec's shopping
  * endpoint): each card belongs to the entity its brand names (its name when it has no brand); own = the brand's cards
  * (with target identifiers: only those whose name or brand holds one as a whole word), competitor = a selected
  * competitor's, other = the rest. Priced = a price and a currency. Merchants are keyed lower-case.

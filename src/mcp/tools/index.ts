@@ -6,7 +6,7 @@
  * the operation's: a thrown DomainErrorException / HttpError reaches the caller as a tool error with REST's message.
  * Tools are private unless `public: true`. Every tool has a `title` and `annotations` (ToolHints), every input field
  * a `.describe()` in the spec's words; test/mcp/tool-list.test.ts checks both and pins the list
- * (`npx vitest run -u test/mcp/tool-list.test.ts` after an intended change). Then spread the list into `allTools`.
+ * (`npx vitest run test/mcp/tool-list.test.ts --update` after an intended change). Then spread the list into `allTools`.
  */
 import type { ToolDef } from '../tool';
 import { activityTools } from './activity';
