@@ -26,7 +26,7 @@ export const aiAccessTools = [
     name: 'check_ai_access',
     title: 'Check AI crawler access',
     annotations: { readOnlyHint: true, openWorldHint: true },
-    description: `${WHAT} Shares the organization's budget of ${ORG_CHECKS_PER_MIN} checks per minute with POST /api/v1/ai-access/check.`,
+    description: `Can AI answer engines crawl a domain? Per engine (eight): answer and training access by robots.txt and by HTTP, a sitemap flag and a log. Shares the organization's ${ORG_CHECKS_PER_MIN} checks per minute with REST.`,
     input: AiAccessCheckBody,
     output: AiAccessReport,
     handler: (ctx, input) => checkAiAccessFor(ctx, input),
