@@ -6,7 +6,8 @@ import { apiKey, post } from './support';
 /**
  * What an assistant reads before calling anything: the tools/list answer, over real HTTP. Every input is described,
  * every tool says whether it only reads, and the whole list is pinned by a snapshot. After an intended change:
- * `npx vitest run test/mcp/tool-list.test.ts --update`, then review the snapshot's diff.
+ * `npx vitest run test/mcp/tool-list.test.ts --update` (the file first: `-u` takes the next word as its value), then
+ * review the snapshot's diff.
  */
 
 let s: TestServer;
@@ -83,6 +84,11 @@ describe('MCP tool list: what an assistant reads', () => {
       expect(typeof t.annotations?.destructiveHint, t.name).toBe('boolean');
       expect(typeof t.annotations?.idempotentHint, t.name).toBe('boolean');
     }
+  });
+
+  it('given a key, then every tool says what it does and when to use it in at most 200 characters (field details stay in the schemas)', () => {
+    const long = tools.filter((t) => (t.description ?? '').length > 200).map((t) => `${t.name} (${t.description?.length})`);
+    expect(long).toEqual([]);
   });
 
   it('given the tool names, then list_, get_, check_ and search_ tools only read, and every delete, remove or update is destructive', () => {

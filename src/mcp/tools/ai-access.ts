@@ -8,15 +8,12 @@ import {
 } from '../../app/ai-access';
 import { tool } from '../tool';
 
-const WHAT =
-  'Can AI answer engines crawl a domain (e.g. example.com)? Per engine (eight), conversational and training access over robots.txt and over HTTP, a sitemap flag, fingerprints of each fetch, and a plain-text log.';
-
 export const aiAccessTools = [
   tool({
     name: 'check_public_ai_access',
     title: 'Check AI crawler access (public)',
     annotations: { readOnlyHint: true, openWorldHint: true },
-    description: `${WHAT} Needs no account; ${PUBLIC_SCANS_PER_MIN} scans per minute per client address.`,
+    description: `Can AI answer engines crawl a domain? Per engine (eight): answer and training access by robots.txt and by HTTP, a sitemap flag and a log. No account needed; ${PUBLIC_SCANS_PER_MIN} scans per minute.`,
     public: true,
     input: AiAccessCheckBody,
     output: AiAccessReport,
@@ -26,7 +23,7 @@ export const aiAccessTools = [
     name: 'check_ai_access',
     title: 'Check AI crawler access',
     annotations: { readOnlyHint: true, openWorldHint: true },
-    description: `${WHAT} Shares the organization's budget of ${ORG_CHECKS_PER_MIN} checks per minute with POST /api/v1/ai-access/check.`,
+    description: `Can AI answer engines crawl a domain? Per engine (eight): answer and training access by robots.txt and by HTTP, a sitemap flag and a log. Shares the organization's ${ORG_CHECKS_PER_MIN} checks per minute with REST.`,
     input: AiAccessCheckBody,
     output: AiAccessReport,
     handler: (ctx, input) => checkAiAccessFor(ctx, input),

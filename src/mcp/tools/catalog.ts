@@ -80,7 +80,7 @@ export const catalogTools = [
     title: 'Delete a topic',
     annotations: REPLACES,
     description:
-      'Soft-delete a topic. delete_prompts false (default): its prompts stay active and keep their history. delete_prompts true: every active prompt in it is soft-deleted too. Answers success, name, deleted_prompt_count.',
+      'Soft-delete a topic. With delete_prompts true its active prompts are soft-deleted too; otherwise they stay active with their history.',
     input: DeleteTopic,
     output: Answers.topicDeleted,
     handler: (ctx, input) => catalog.deleteTopic(ctx, input),
@@ -177,7 +177,7 @@ export const catalogTools = [
     name: 'get_prompt_schedules',
     title: 'List prompt schedules',
     description:
-      "The website's prompt schedules: `default` first (starts_on and ends_on null), then custom ones with starts_on/ends_on (UTC days, null = unbounded), is_active, archived, models, frequency. Archived schedules stay listed and queryable.",
+      "The website's prompt schedules, `default` first, then custom ones (starts_on/ends_on UTC days, null = unbounded). Ids go in filters.schedule_id; archived ones stay queryable.",
     output: Answers.schedules,
     read: catalog.listSchedules,
   }),

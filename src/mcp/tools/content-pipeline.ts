@@ -41,7 +41,7 @@ export const contentPipelineTools = [
     name: 'get_content_status',
     title: 'Get content status',
     description:
-      "A content item's generation status (running, succeeded, failed; null for tracked pages) and stage (pending_brief, generated_brief (waits for approval), pending_article, generated, pending (optimize), done, failed), with the reason of a failure.",
+      "A content item's generation status (null for tracked pages), stage (generated_brief: the brief awaits approval) and failure reason. Poll it after generate_content.",
     input: z.strictObject(item),
     output: PipelineAnswers.status,
     annotations: READS,
@@ -61,7 +61,7 @@ export const contentPipelineTools = [
     name: 'generate_content',
     title: 'Generate content',
     description:
-      'Start generating content as a job; answers its content_id, status running and first stage. generated/snipe/slice write a brief first, which waits for approval (POST /content/{id}/brief/approve) unless auto_approve_brief; optimize fetches the live page (url) and reviews it. Poll get_content_status. Costs credits.',
+      'Start writing content as a job (costs credits); poll get_content_status. generated, snipe and slice write a brief first that awaits approval unless auto_approve_brief; optimize reviews a live url.',
     input: GenerateContent,
     output: PipelineAnswers.generated,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -71,7 +71,7 @@ export const contentPipelineTools = [
     name: 'publish_content',
     title: 'Publish content',
     description:
-      'Mark finished content published at its live URL: stage done, the publish time stamped, the URL the citation join key. Sent again with another URL only the URL changes (already_published true, first publish time kept). Unfinished content is refused with the reason (Content is not finished, Brief is not approved, Review is running, Generation failed).',
+      'Mark finished content published at its live URL, which becomes the key citations are matched by. Sent again with another URL, only the URL changes.',
     body: PublishContent,
     output: PipelineAnswers.published,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -81,7 +81,7 @@ export const contentPipelineTools = [
     name: 'edit_content',
     title: 'Edit content',
     description:
-      'Exact replacements in the current draft: 1 to 20 {find, replace}, applied in order, each find matching the body exactly once (else nothing is saved and the error names the edit). One new version. expected_version_number guards against a newer version (409).',
+      'Exact find-and-replace edits of the current draft (1 to 20, in order, each find matching once; all or nothing), saved as one new version. No credits; to reword, use revise_content.',
     body: EditContent,
     output: PipelineAnswers.edited,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
@@ -91,7 +91,7 @@ export const contentPipelineTools = [
     name: 'revise_content',
     title: 'Revise content',
     description:
-      'Rewrite the draft by an instruction through the writer; answers the new body and its word count beside the previous one. A result far shorter than the draft (without asking to shorten) is retried once; still a fragment, the call fails and the draft is unchanged. Costs credits.',
+      'Rewrite the draft by an instruction through the writer (costs credits); answers the new body and word counts. A result far shorter than the draft fails, leaving the draft unchanged.',
     body: ReviseContent,
     output: PipelineAnswers.revised,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },

@@ -12,8 +12,7 @@ const OfItem = z.strictObject({
   website_id: WebsiteId.optional().describe('The website (brand) id; optional: the content id decides it (one that differs answers 404)'),
 });
 
-const FIGURES =
-  "citations = selected answers citing the item (an answer cites it when one of its cited URLs, engine citations or URLs in its text, has the item's normalized URL), total_responses = selected answers, citation_percent = 100 × citations / total_responses. filters: schedule_id, start_date/end_date (YYYY-MM-DD, ISO timestamps or spelled-out dates), models, prompt_ids, location_ids, prompt_status, prompt_type, saved_view_id; mentioned true/false keeps answers that do / do not mention the brand.";
+const CITED = "an answer cites an item when a URL it cites or contains is the item's normalized URL.";
 
 /** The content hub's tools: the same operations as the REST routes (src/app/content.ts). */
 export const contentTools: ToolDef[] = [
@@ -23,7 +22,7 @@ export const contentTools: ToolDef[] = [
     title: 'Track content URLs',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     description:
-      "Track 1 to 500 pages by URL (own pages become type imported, other domains external): no generation, no credit cost. Idempotent per URL: a URL already on the website (any type) is listed in skipped with its content_id and type (check the type before destructive calls) and is not moved; duplicates in one call (tracking-parameter variants included) collapse, first wins. title overrides the slug title. sheet_id: a tab (a view-type tab or none: the shared pool). fields: [{column, value}] for the tab's customer columns (text, link, number, date, checkbox, multi_select up to 50 labels; options created on the fly); a bad field tracks nothing.",
+      'Track existing pages by URL (1 to 500; own domain: imported, others: external) to measure their citations; no generation, no credits. URLs already on the website come back in skipped with their type.',
     input: TrackContent,
     output: Answers.track,
     handler: (ctx, input) => content.trackContent(ctx, input),
@@ -32,7 +31,7 @@ export const contentTools: ToolDef[] = [
     name: 'list_content',
     title: 'List content',
     annotations: READS,
-    description: `The website's content items, newest first, with citation figures over the selected answers. content_type: generated, optimize, snipe, slice, manual, external, imported, draft (= generated) or generated_any; stage; sheet_id. ${FIGURES} page_num from 0, page_size 1 to 100 (default 40).`,
+    description: `The website's content items, newest first, with how many selected answers cite each and their %; ${CITED}`,
     input: content.ToolListContent,
     output: Answers.list,
     handler: (ctx, input) => content.listContent(ctx, input),
@@ -41,7 +40,7 @@ export const contentTools: ToolDef[] = [
     name: 'get_tracked_content',
     title: 'Get tracked content with citations',
     annotations: READS,
-    description: `The website's finished content, the items with a URL (tracked pages and published items), newest first, with their citation figures. ${FIGURES}`,
+    description: `Tracked pages and published items, newest first, with how many selected answers cite each and their %; ${CITED}`,
     input: content.ToolListContent,
     output: Answers.list,
     handler: (ctx, input) => content.listContent(ctx, input, { withUrl: true }),
@@ -50,8 +49,7 @@ export const contentTools: ToolDef[] = [
     name: 'get_content_detail',
     title: 'Get a content item',
     annotations: READS,
-    description:
-      'One content item: title, url (without protocol), normalized_url, type, tab, topic, stage (status repeats it), pipeline_status, brief, body, meta_description, custom fields, version_number, mark_as_done_time.',
+    description: 'One content item in full: title, url, type, tab, topic, stage, brief, body, meta description, custom fields, version number.',
     input: OfItem,
     output: Answers.item,
     handler: (ctx, input) => content.getContent(ctx, input.content_id, input.website_id),
@@ -88,7 +86,7 @@ export const contentTools: ToolDef[] = [
     name: 'get_content_citation_prompts',
     title: "Get a content item's citing prompts",
     annotations: READS,
-    description: `Per prompt, the selected answers citing one content item (citations) and their share of that prompt's selected answers (citation_percent); prompts with at least one citation, most first. ${FIGURES}`,
+    description: `Per prompt, the selected answers citing one content item and their % of that prompt's answers, most first; ${CITED}`,
     input: content.ToolContentPromptsRequest,
     output: Answers.prompts,
     handler: (ctx, input) => content.contentPrompts(ctx, input),
@@ -98,7 +96,7 @@ export const contentTools: ToolDef[] = [
     title: 'Delete a content item',
     annotations: REPLACES,
     description:
-      'Delete a content item permanently (no undo): its body, brief, versions and custom values are erased everywhere. Its URL can then be tracked again (under a new id). Check the item type first: a generated draft is deleted too.',
+      'Delete a content item for good, no undo: its body, brief, versions and custom values are erased; its URL can be tracked again. Check its type first: a generated draft goes too.',
     input: OfItem,
     output: Answers.deleted,
     handler: (ctx, input) => content.deleteContent(ctx, input.content_id, input.website_id),

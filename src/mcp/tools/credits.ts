@@ -17,8 +17,7 @@ export const creditsTools = [
   tool({
     name: 'get_credit_usage',
     title: 'Get credit usage',
-    description:
-      'Credits used by kind (engine answers, observation judging, content generation and revision, pitches, prompt discovery, SEO recommendations, pillar research) over a range: 24h, 7d, 30d (default), 90d or all; start_at_utc and end_at_utc, when given, win over the range. Global key.',
+    description: 'Credits used by kind over a period (range, or start_at_utc/end_at_utc), for the organization or one website. Needs a global key.',
     input: z.strictObject(Window),
     output: CreditUsageView,
     annotations: READS,
@@ -28,7 +27,7 @@ export const creditsTools = [
     name: 'get_credit_usage_events',
     title: 'Get credit usage events',
     description:
-      'The credit events themselves, newest first: id, occurred_at, kind, credits, website_id, ref_id (the answer, job or run charged). page_size 1 to 50 (default 25); pass next_offset from a page to read the next one (null at the end; events recorded meanwhile never shift a later page). Global key.',
+      'The credit events behind get_credit_usage, newest first: kind, credits and the answer, job or run charged. Page on with next_offset (null at the end). Needs a global key.',
     input: z.strictObject({
       ...Window,
       page_size: PageSize(false, 50, 25),

@@ -9,7 +9,7 @@ export const discoveryTools = [
     name: 'start_prompt_discovery',
     title: 'Start prompt discovery',
     description:
-      "Start a run that suggests prompts to track: website_id, name and at least one source of website_analysis (the site's pages), social, search_console, keyword_gaps (prompts where competitors are named and the brand is not), brand_guidelines (needs non-empty custom_instructions). Defaults: locale en-US, country United States, 25 to 50 prompts. social and search_console need connections aivis lacks: the run lists them in unavailable_sources. The writer proposes the prompts from the sources' material; a run that cannot reach prompt_count_min fails, its error saying why. Poll get_prompt_discovery_runs for the suggestions.",
+      "Start a run in which the writer suggests prompts to track (25 to 50 by default) from the chosen sources: the site's pages, keyword gaps, brand guidelines. Poll get_prompt_discovery_runs for them.",
     input: StartPromptDiscovery,
     output: DiscoveryRunAnswer,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

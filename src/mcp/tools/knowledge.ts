@@ -14,14 +14,14 @@ import { Uuid } from '../../domain/schemas';
 import { tool, READS, REPLACES, websiteRead } from '../tool';
 
 const FactId = Uuid.describe('The fact id');
-const GATE = 'Needs the knowledge base enabled for the organization and a website-admin key (any key within its websites).';
+const GATE = 'Needs the knowledge base and website-admin rights (any key reaching the website).';
 
 /** The knowledge base for assistants, with REST's rules and messages (src/app/knowledge.ts). */
 export const knowledgeTools = [
   tool({
     name: 'create_pillar',
     title: 'Create a pillar',
-    description: `Get or create a knowledge-base pillar (subject area) by name, case-insensitively: an existing one answers created false. A new pillar is researched (facts from the website's answers and pages arrive pending, then the pillar is draft). ${GATE}`,
+    description: `Get or create a knowledge-base pillar (subject area) by name; a new one is researched and its facts await review. ${GATE}`,
     input: CreatePillar,
     output: CreatePillarAnswer,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -30,14 +30,14 @@ export const knowledgeTools = [
   websiteRead({
     name: 'list_pillars',
     title: 'List pillars',
-    description: `The website's knowledge-base pillars with their status (researching, draft, published, archived) and last research time. ${GATE}`,
+    description: `The website's knowledge-base pillars (subject areas) with their status and last research time. ${GATE}`,
     output: PillarsView,
     read: knowledge.listPillarsOp,
   }),
   tool({
     name: 'list_brand_facts',
     title: 'List brand facts',
-    description: `A page of the website's brand facts, newest first, filtered by pillar_id, unfiled, review_status; facts from automated analysis only with include_oracle. ${GATE}`,
+    description: `A page of the website's brand facts, newest first, by pillar or review status. ${GATE}`,
     input: knowledge.ListFactsQuery,
     output: FactsPage,
     annotations: READS,
@@ -55,7 +55,7 @@ export const knowledgeTools = [
   tool({
     name: 'update_brand_fact',
     title: 'Update a brand fact',
-    description: `Edit a fact; only the fields given change. A new text makes a new fact (new id, same pillar, provenance and review status) and archives this one; source_url ("" clears) and confidence change in place. Facts captured from AI responses, hidden duplicates and rejected facts cannot change their text. Answers the fact and before. ${GATE}`,
+    description: `Edit a fact's text, source_url or confidence; a new text makes a new fact (new id) and archives this one. ${GATE}`,
     input: PatchFactFields.extend({ fact_id: FactId }).refine(...somePatchField),
     output: PatchFactAnswer,
     // the same call again changes nothing more (a text change archived the fact: 404)
@@ -65,7 +65,7 @@ export const knowledgeTools = [
   tool({
     name: 'delete_brand_facts',
     title: 'Delete brand facts',
-    description: `Delete 1 to 50 facts of the website for good: their texts are erased. Unknown ids are listed in not_found_ids. ${GATE}`,
+    description: `Delete 1 to 50 of the website's facts for good (texts erased); unknown ids come back in not_found_ids. ${GATE}`,
     input: DeleteFacts,
     output: DeleteFactsAnswer,
     annotations: REPLACES,
@@ -74,7 +74,7 @@ export const knowledgeTools = [
   tool({
     name: 'review_brand_fact',
     title: 'Review a brand fact',
-    description: `Approve or reject a fact (research's candidates arrive pending; only approved facts are searched and used for content). ${GATE}`,
+    description: `Approve or reject a fact; only approved facts are searched and used for content. ${GATE}`,
     input: ReviewFact.extend({ fact_id: FactId }),
     output: FactAnswer,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },

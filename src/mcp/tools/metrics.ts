@@ -6,9 +6,6 @@ import * as metrics from '../../app/metrics';
 import { PageNum, PageSize, WebsiteId } from '../../domain/schemas';
 import { tool, type ToolDef, READS } from '../tool';
 
-const FILTERS =
-  "filters: schedule_id ('default' or a schedule id), saved_view_id, start_date/end_date (YYYY-MM-DD, ISO timestamps or spelled-out dates such as 'March 5, 2026'; a date end covers the whole day), models, prompt_ids, location_ids, prompt_status, prompt_type, competitor_ids.";
-
 const Input = z.strictObject({
   website_id: WebsiteId,
   filters: ToolSharedFilters.optional(),
@@ -23,7 +20,7 @@ const family = (name: string, title: string, f: Family, what: string): ToolDef =
     name,
     title,
     annotations: READS,
-    description: `${what}, keyed by brand name (is_self marks the website's own), with the sample behind each value (numerator, denominator, 95% interval). series 'cumulative' (default) or 'daily'. ${FILTERS}`,
+    description: `${what}, per brand name (is_self: the website's own), each with its sample and 95% interval.`,
     input: Input,
     output: FamilySeries(f),
     handler: (ctx, input) =>
@@ -38,7 +35,7 @@ export const metricsTools: ToolDef[] = [
     'get_mention_rate',
     'Get mention rates',
     'mention-rate',
-    'Mention rate (% of answers mentioning each brand) and relative mention rate (% of answers that mention any included brand)',
+    '% of answers mentioning each brand, among all answers (mention_rate) and among those mentioning any included brand',
   ),
   family('get_share_of_voice', 'Get share of voice', 'share-of-voice', "Share of voice (each brand's share of all mentions of the included brands)"),
   family('get_citation_rate', 'Get citation rates', 'citation-rate', "Citation rate (% of answers citing each brand's domain)"),
@@ -47,7 +44,8 @@ export const metricsTools: ToolDef[] = [
     name: 'get_reporting_rows',
     title: 'Get reporting rows',
     annotations: READS,
-    description: `Flat rows for reporting: per day, model, prompt, location and brand, the answers selected and how many mention and cite the brand, with its mean position. page_num from 0, page_size 1 to 10000 (default 5000). ${FILTERS}`,
+    description:
+      'Flat rows for reporting and export: per day, model, prompt, location and brand, the selected answers, how many mention and cite the brand, and its mean position.',
     input: z.strictObject({
       website_id: WebsiteId,
       filters: ToolSharedFilters.optional(),

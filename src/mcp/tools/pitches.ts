@@ -11,7 +11,7 @@ export const pitchesTools = [
     name: 'create_pitch',
     title: 'Create a pitch report',
     description:
-      "Starts a pitch report on a prospect's website (global key): research of its home page, competitors and 20 discovery prompts asked to four models. Answers {pitch_id, status, report_url}; anyone with report_url can view the report. Retrying with the same idempotency_key and input returns the same report without a second charge; other input with that key is refused (409). Poll get_pitch every 10 seconds until status is completed or failed.",
+      "Start a pitch report on a prospect's website (global key): what four answer engines say of it. Retrying with the same idempotency_key returns the same report. Poll get_pitch until completed or failed.",
     input: CreatePitch.extend({
       idempotency_key: IdempotencyKey.describe('One key per report (as the Idempotency-Key header): retry with the same key after an error'),
     }),

@@ -14,7 +14,7 @@ export const responseTools = [
     title: 'Start a response run',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     description:
-      "Start a run now: the website's active prompts are asked to every model of the schedule (schedule_id: 'default' or a schedule id; default when omitted) at each of its locations. Answers arrive over the next minutes; poll get_response_run with the run_id.",
+      "Ask the engines now (costs credits): the website's active prompts go to every model of the schedule at each of its locations. Answers arrive over minutes; poll get_response_run.",
     input: StartRun,
     output: StartedRun,
     handler: (ctx, input) => responses.startRun(ctx, input),
@@ -34,7 +34,7 @@ export const responseTools = [
     title: 'List AI answers',
     annotations: READS,
     description:
-      'AI answers of a website, newest first: the answer text, whether it mentions and cites the brand and at which position, the competitors it mentions with theirs, and its sources. filters: schedule_id, start_date/end_date (YYYY-MM-DD, ISO timestamps or spelled-out dates; a date end covers the whole day), models, prompt_ids, location_ids, prompt_status, prompt_type, competitor_ids. page_num from 0, page_size 1 to 100 (default 40).',
+      "The website's AI answers, newest first: the text, whether and where it mentions and cites the brand, the competitors it mentions, its sources. Use to read what the engines said.",
     input: z.strictObject({ website_id: WebsiteId, filters: ToolSharedFilters.optional(), page_num: PageNum(), page_size: PageSize() }),
     output: AnswerPage,
     handler: (ctx, input) => responses.listResponses(ctx, input.website_id, input.filters ?? {}, input, 'filters'),
@@ -52,7 +52,7 @@ export const responseTools = [
     name: 'import_responses',
     title: 'Import AI answers',
     description:
-      'Import 1 to 1000 answers (all or none): each {external_id?, prompt_id, model, run_at, text, citations?, location_id?, persona_id?, schedule_id?, products?, observations?}. An external_id already imported is skipped. Imported answers are analyzed like streamed ones.',
+      'Import 1 to 1000 answers collected elsewhere, all or none; an external_id already imported is skipped. They are analyzed like the answers aivis asks for.',
     input: ImportResponses,
     output: ImportAnswer,
     create: responses.importResponses,

@@ -21,7 +21,7 @@ export const teamTools = [
     name: 'list_members',
     title: 'List members',
     description:
-      "People with access and their role. No argument: the organization's members (each reaches every website). website_id: everyone who reaches that website, with access_type organization, group or website. group_id: the group's members (global key).",
+      "Who has access and with which role: the organization's members (each reaches every website), everyone reaching a website_id (access_type organization, group or website), or a group_id's members.",
     input: z
       .strictObject({
         website_id: Uuid.optional().describe('List who reaches this website instead'),
@@ -72,7 +72,7 @@ export const teamTools = [
     name: 'invite_user',
     title: 'Invite a user',
     description:
-      'Invite a person (email) to the organization, a website or a group. invite_method direct adds them at once (creating the user if needed) and answers user_id; email sends an invitation and answers invite_id. role admin/viewer or a role_id (not both; default viewer). Organization and group invites need a global key; a website invite, a key that reaches the website.',
+      'Invite a person by email to the organization, a website or a group: added at once (direct) or sent an invitation (email). Organization and group invites need a global key.',
     input: CreateInvite,
     output: z.object({ success: z.boolean(), message: z.string(), invite_id: z.string().optional(), user_id: z.string().optional() }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
