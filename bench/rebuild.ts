@@ -1,4 +1,5 @@
-import { activityProjection } from '../projections/activity';
+import { activityProjection as activityOf } from '../projections/activity';
+import { feed } from '../src/areas';
 import { decodeEvent } from '../src/domain/events';
 import { openSubjectKeyring } from '../src/eventstore/keyring';
 import { openPostgresEventStore } from '../src/eventstore/postgres';
@@ -9,6 +10,8 @@ import { ProjectionRunner } from '../src/eventstore/runner';
 import { silentLogger } from '../src/logger';
 import { generateCatalog, waitUntilVisible } from './generate';
 import { type Bench, cpuMeter, info, nowNs, report, secondsSince, withFreshDatabase } from './lib';
+
+const activityProjection = activityOf(feed);
 
 const us = (ns: bigint, n: number) => Number(ns) / 1e3 / n;
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { jobOfStream, jobRequestTypes } from '../src/domain/jobs';
+import { type JobKinds, jobOfStream, jobRequestTypes } from '../src/domain/jobs';
 import type { TypedEvent } from '../src/eventstore/port';
 import { dispatch, type EventHandlers, handledTypes, type Projection, migrateSql } from '../src/eventstore/projection';
 
@@ -26,8 +26,8 @@ async function requested(e: TypedEvent, { trx, job }: JobContext): Promise<void>
     .ignore();
 }
 
-const handlers: EventHandlers<JobContext> = {
-  ...Object.fromEntries(jobRequestTypes().map((t) => [t, requested])),
+/** The lifecycle's handlers; the requests of every kind are added by jobsProjection. */
+const lifecycle: EventHandlers<JobContext> = {
   async JobStarted(e, { trx, job }) {
     const at = e.metadata.time;
     await trx('rm_jobs').where('id', job.jobId).where('status', 'queued').update({ status: 'running', started_at: at, updated_at: at });
@@ -47,13 +47,16 @@ const handlers: EventHandlers<JobContext> = {
 /**
  * Every job of every kind and where it stands (queued, running, succeeded, failed): what the job sweeper reads to find
  * jobs their workers lost, and what an area can show as a job's status. An area's own read model holds the rest.
+ * `kinds`: every kind of job, from the areas' manifests (the registry builds this read model).
  */
-export const jobsProjection: Projection = {
-  name: 'jobs',
-  version: 1,
-  tables: ['rm_jobs'],
-  handles: handledTypes(handlers),
-  migrate: migrateSql(`
+export const jobsProjection = (kinds: JobKinds): Projection => {
+  const handlers: EventHandlers<JobContext> = { ...Object.fromEntries(jobRequestTypes(kinds).map((t) => [t, requested])), ...lifecycle };
+  return {
+    name: 'jobs',
+    version: 1,
+    tables: ['rm_jobs'],
+    handles: handledTypes(handlers),
+    migrate: migrateSql(`
       create table if not exists rm_jobs (
         id text primary key,
         kind text not null,
@@ -70,10 +73,11 @@ export const jobsProjection: Projection = {
       );
       create index if not exists rm_jobs_open on rm_jobs (kind, updated_at) where status in ('queued', 'running');
       create index if not exists rm_jobs_org on rm_jobs (organization_id, kind, requested_at);`),
-  async apply(trx, events) {
-    for (const e of events) {
-      const job = jobOfStream(e.streamId);
-      if (job) await dispatch(handlers, e, { trx, job });
-    }
-  },
+    async apply(trx, events) {
+      for (const e of events) {
+        const job = jobOfStream(kinds, e.streamId);
+        if (job) await dispatch(handlers, e, { trx, job });
+      }
+    },
+  };
 };

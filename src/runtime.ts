@@ -1,6 +1,5 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ReadModelName, readModels } from '../projections';
 import { createMemoryBus } from './bus/memory';
 import { type NatsBusOptions, openNatsBus } from './bus/nats';
 import type { Bus } from './bus/port';
@@ -26,7 +25,7 @@ import type { Logger } from './logger';
 import { factsCache, warmUp as warmMetrics } from '../queries/metrics/metrics';
 import { realignSite } from '../projections/answers';
 import { startJobSweeper } from './workers/job-sweeper';
-import { jobSpecs } from './workers/job-kinds';
+import { JOB_KINDS, jobSpecs, type ReadModelName, readModels } from './areas';
 import { type JobSpec, startJobWorker } from './workers/jobs';
 import { createFileTransport, createSmtpTransport, type MailTransport } from './email/transport';
 import { type EmailWorkerDeps, startEmailSweeper, startEmailWorkers } from './workers/email';
@@ -80,7 +79,7 @@ export interface RuntimeOptions {
   now?: () => Date;
   /** NATS settings over infra/nats.json's (tests: a short ack wait) */
   nats?: NatsBusOptions;
-  /** the job kinds run (default: every kind of src/workers/job-kinds.ts) and their sweeper's timing (tests) */
+  /** the job kinds run (default: every kind of the areas' manifests, src/areas/) and their sweeper's timing (tests) */
   jobs?: {
     specs?: JobSpec<any>[];
     heartbeatMs?: number;
@@ -148,7 +147,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     // the bus carries what workers consume (answers are large: nothing else rides along for nobody)
     const extractor = parseExtractor(config.observationExtractor);
     const relay = new ProjectionRunner({
-      projection: createRelayProjection(bus, busEventTypes(extractor), BUS_STREAM_PREFIXES),
+      projection: createRelayProjection(bus, busEventTypes(extractor, JOB_KINDS), BUS_STREAM_PREFIXES),
       store,
       db: database.db,
       logger,
@@ -223,7 +222,11 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
           jobSpecs({ db: database.db, engines, outbound, pitchModels: config.pitchModels, contentModel: config.contentModel, now: options.now });
         for (const spec of specs)
           workers.push(
-            await startJobWorker(spec, { store, db: database.db, bus, logger, now: options.now }, { heartbeatMs: options.jobs?.heartbeatMs }),
+            await startJobWorker(
+              spec,
+              { store, db: database.db, bus, logger, kinds: JOB_KINDS, now: options.now },
+              { heartbeatMs: options.jobs?.heartbeatMs },
+            ),
           );
         workers.push(
           startJobSweeper({
@@ -232,6 +235,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
             bus,
             logger,
             specs,
+            kinds: JOB_KINDS,
             staleMs: options.jobs?.staleMs,
             everyMs: options.jobs?.sweepEveryMs,
             maxWakes: options.jobs?.maxWakes,

@@ -1,5 +1,5 @@
 import { setTopicEconomics, type UpdateTopicEconomics } from '../../commands/ai-value/set-topic-economics';
-import type { ReadModelName } from '../../projections';
+import type { ReadModelName } from '../areas';
 import { readAiSearchValue } from '../../queries/ai-value/read';
 import type { AiSearchValue } from '../../queries/ai-value/views';
 import { getTopic } from '../../queries/catalog/topics';

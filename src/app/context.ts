@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { CommandContext, Handled } from '../../commands/handle';
-import type { ReadModelName } from '../../projections';
+import type { ReadModelName } from '../areas';
 import { requireWebsite, type WebsiteRow } from '../../queries/access';
 import { isDeadLettered } from '../../queries/health/dead-letters';
 import { type DomainError, isDomainError } from '../domain/errors';

@@ -30,7 +30,7 @@ import {
   type MemberChange,
 } from '../../commands/team/members';
 import { type CreateRole, decideCreateRole, decideDeleteRole } from '../../commands/team/roles';
-import type { ReadModelName } from '../../projections';
+import type { ReadModelName } from '../areas';
 import { getGroup, type GroupView, listGroups } from '../../queries/team/groups';
 import {
   type AccessType,

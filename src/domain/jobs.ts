@@ -1,44 +1,36 @@
 import type { DomainEvent, EventType } from './events';
 
 /**
- * Every kind of job: the event that requests one (opening its stream `<kind>-<job_id>`) and the events from outside
- * that give a waiting job work again (a brief approved). A new kind is one line here: the jobs read model, the bus
- * relay and the kind's workers read it.
+ * A kind of job: the event that requests one (opening its stream `<kind>-<job_id>`) and the events from outside that
+ * give a waiting job work again (a brief approved). An area's manifest declares its kinds (src/areas/); the registry
+ * hands the table of every kind (`JobKinds`) to the jobs read model, the bus relay and the workers.
  */
-export const JOB_KINDS = {
-  probe: { requested: 'ProbeRequested' },
-  aivalue: { requested: 'AiValueRequested' },
-  pillar_research: { requested: 'PillarResearchRequested' },
-  seo: { requested: 'SeoRecommendationsRequested' },
-  discovery: { requested: 'PromptDiscoveryRequested' },
-  pitch: { requested: 'PitchRequested' },
-  content: { requested: 'ContentGenerationRequested', resumeOn: ['ContentBriefApproved', 'ContentDeleted'] },
-} as const satisfies Record<string, JobKindDefinition>;
-
 export interface JobKindDefinition {
   requested: EventType;
   resumeOn?: readonly EventType[];
 }
 
-export type JobKind = keyof typeof JOB_KINDS;
-export const jobKind = (k: JobKind): JobKindDefinition => JOB_KINDS[k];
-export const jobKinds = (): JobKind[] => Object.keys(JOB_KINDS) as JobKind[];
-export const isJobKind = (k: string): k is JobKind => Object.hasOwn(JOB_KINDS, k);
+/** A kind's name: its streams' prefix. */
+export type JobKind = string;
+/** Every kind of job by its name, as the registry composes it from the areas' manifests. */
+export type JobKinds = Readonly<Record<JobKind, JobKindDefinition>>;
 
 export const jobStream = (kind: JobKind, jobId: string) => `${kind}-${jobId}`;
 
 /** The kind and id of a job stream; null for any other stream. */
-export function jobOfStream(streamId: string): { kind: JobKind; jobId: string } | null {
+export function jobOfStream(kinds: JobKinds, streamId: string): { kind: JobKind; jobId: string } | null {
   const dash = streamId.indexOf('-');
   if (dash < 1) return null;
   const kind = streamId.slice(0, dash);
-  return isJobKind(kind) ? { kind, jobId: streamId.slice(dash + 1) } : null;
+  return Object.hasOwn(kinds, kind) ? { kind, jobId: streamId.slice(dash + 1) } : null;
 }
 
 export const JOB_LIFECYCLE_TYPES = ['JobStarted', 'JobSucceeded', 'JobFailed'] as const satisfies readonly EventType[];
-export const jobRequestTypes = (): EventType[] => jobKinds().map((k) => jobKind(k).requested);
+export const jobRequestTypes = (kinds: JobKinds): EventType[] => Object.values(kinds).map((k) => k.requested);
+/** What a kind's workers consume from the bus: its requests and resumes. */
+export const jobTriggers = (k: JobKindDefinition): EventType[] => [k.requested, ...(k.resumeOn ?? [])];
 /** What the job workers consume from the bus: requests and resumes. */
-export const jobTriggerTypes = (): EventType[] => [...new Set(jobKinds().flatMap((k) => [jobKind(k).requested, ...(jobKind(k).resumeOn ?? [])]))];
+export const jobTriggerTypes = (kinds: JobKinds): EventType[] => [...new Set(Object.values(kinds).flatMap(jobTriggers))];
 
 /** queued: requested, waiting for a slot or a worker; running: started; then one of the two ends. */
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';

@@ -18,49 +18,11 @@ import { buildOpenApi } from './openapi';
 import { migrateRateLimits, RateLimiter } from '../limits/rate';
 import { createSafeFetcher } from '../net/safe-fetch';
 import { type HttpDeps, mount, type Outbound, route, type RouteDef } from './route';
-import { activityRoutes } from './routes/activity';
-import { aiAccessRoutes } from './routes/ai-access';
-import { apiKeyRoutes } from './routes/api-keys';
-import { catalogRoutes } from './routes/catalog';
-import { catalogSettingsRoutes } from './routes/catalog-settings';
-import { metricsRoutes } from './routes/metrics';
-import { observationsRoutes } from './routes/observations';
-import { responseRoutes } from './routes/responses';
-import { shoppingRoutes } from './routes/shopping';
-import { teamRoutes } from './routes/team';
-import { aiValueRoutes } from './routes/ai-value';
-import { knowledgeRoutes } from './routes/knowledge';
-import { creditsRoutes } from './routes/credits';
-import { seoRoutes } from './routes/seo';
-import { discoveryRoutes } from './routes/discovery';
-import { pitchRoutes, registerPitchPages } from './routes/pitches';
-import { websiteRoutes } from './routes/websites';
-import { contentRoutes } from './routes/content';
+import { registerPitchPages } from './routes/pitches';
 import { registerMcp } from '../mcp/server';
+import { allTools, restRoutes } from '../areas';
 import type { SeoOptions } from '../app/seo';
 import { registerOAuth } from './oauth';
-
-/** Every REST route; an area adds its list here. */
-export const restRoutes: RouteDef<any, any, any>[] = [
-  ...websiteRoutes,
-  ...apiKeyRoutes,
-  ...activityRoutes,
-  ...aiAccessRoutes,
-  ...catalogRoutes,
-  ...catalogSettingsRoutes,
-  ...responseRoutes,
-  ...metricsRoutes,
-  ...observationsRoutes,
-  ...shoppingRoutes,
-  ...teamRoutes,
-  ...aiValueRoutes,
-  ...knowledgeRoutes,
-  ...creditsRoutes,
-  ...seoRoutes,
-  ...discoveryRoutes,
-  ...pitchRoutes,
-  ...contentRoutes,
-];
 
 const openapiRoute = route({
   method: 'GET',
@@ -218,7 +180,7 @@ export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<A
   mount(app, deps, allRoutes);
   registerPitchPages(app, deps);
   const oauth = await registerOAuth(app, deps);
-  await registerMcp(app, deps, undefined, oauth);
+  await registerMcp(app, deps, allTools, oauth);
   return {
     app,
     deps,

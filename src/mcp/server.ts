@@ -12,7 +12,6 @@ import { sendError, sendProblem } from '../app/errors';
 import { ProblemError, toProblem, tooManyRequests, unauthorized } from '../app/problem';
 import type { Principal } from '../domain/principal';
 import { listing, runTool, type ToolContext, type ToolDef } from './tool';
-import { allTools } from './tools';
 
 export const MCP_PATH = '/api/mcp';
 /** CONTRACT "MCP sign-in": the public tools for clients without an account, a whole anonymous session */
@@ -60,7 +59,7 @@ async function clientSalt(db: Knex): Promise<string> {
  * with the sign-in challenge for anything else, `initialize` included. MCP_PUBLIC_PATH: every caller is anonymous
  * (credentials are not read), a whole session of the public tools under the anonymous limits.
  */
-export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: ToolDef[] = allTools, oauth?: OAuthResource): Promise<void> {
+export async function registerMcp(app: FastifyInstance, deps: AppDeps, tools: ToolDef[], oauth?: OAuthResource): Promise<void> {
   const names = new Set<string>();
   for (const t of tools) {
     if (names.has(t.name)) throw new Error(`MCP tool ${t.name} is defined twice`);

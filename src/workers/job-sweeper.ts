@@ -3,7 +3,7 @@ import { settleAllowance } from '../../commands/allowances/allowance';
 import type { Bus } from '../bus/port';
 import { SYSTEM_ACTOR } from '../domain/events';
 import { deterministicId } from '../domain/ids';
-import { jobOfStream } from '../domain/jobs';
+import { type JobKinds, jobOfStream } from '../domain/jobs';
 import { type EventStore, WrongExpectedRevisionError } from '../eventstore/port';
 import { releaseHolds } from '../limits/holds';
 import { promoteQueued } from '../limits/slots';
@@ -18,6 +18,8 @@ export interface JobSweeperDeps {
   logger: Logger;
   /** the job kinds this instance runs */
   specs: readonly JobSpec<any>[];
+  /** every kind of job (the registry's) */
+  kinds: JobKinds;
   /** a job whose last step, heartbeat or request is older than this counts as lost (default 60 s) */
   staleMs?: number;
   /** wakes of one job after which it fails as abandoned (its workers kept dying on it; default 5) */
@@ -139,7 +141,7 @@ async function abandon(
   deps: JobSweeperDeps,
   c: { job_id: string; kind: string; stream_id: string; organization_id: string; website_id: string | null },
 ): Promise<boolean> {
-  const job = jobOfStream(c.stream_id);
+  const job = jobOfStream(deps.kinds, c.stream_id);
   if (!job) return false;
   const events = await deps.store.readStream(c.stream_id);
   if (events.some((e) => e.type === 'JobSucceeded' || e.type === 'JobFailed')) return false;

@@ -3,11 +3,22 @@ import type { Knex } from 'knex';
 import { settleAllowance } from '../../commands/allowances/allowance';
 import type { Aggregate, CommandContext } from '../../commands/handle';
 import type { Delivery } from '../bus/memory';
+import type { Engines } from '../engines/registry';
+import type { Outbound } from '../net/safe-fetch';
 import type { BusMessage, Consumer } from '../bus/port';
 import { isDomainError } from '../domain/errors';
 import { type DomainEvent, decodeEvent, type EventData, type EventType, SYSTEM_ACTOR } from '../domain/events';
 import { deterministicId } from '../domain/ids';
-import { evolveLifecycle, initialLifecycle, isFinished, jobKind, type JobKind, type JobLifecycle, jobOfStream } from '../domain/jobs';
+import {
+  evolveLifecycle,
+  initialLifecycle,
+  isFinished,
+  type JobKind,
+  type JobKinds,
+  type JobLifecycle,
+  jobOfStream,
+  jobTriggers,
+} from '../domain/jobs';
 import { type EventStore, positionToString, WrongExpectedRevisionError } from '../eventstore/port';
 import { releaseHolds } from '../limits/holds';
 import { admit, heartbeat, release, setState, type SlotPool, type SlotRow, uncapped } from '../limits/slots';
@@ -18,6 +29,21 @@ import { noteUnrecorded, UNRECORDABLE, unrecordableReason } from './unrecorded';
 
 export interface JobDeps extends BusWorkerDeps {
   db: Knex;
+  /** every kind of job (the registry's, src/areas/): a stream's kind and its request */
+  kinds: JobKinds;
+  now?: () => Date;
+}
+
+/**
+ * What a kind's steps reach besides their job's stream: the read models, the answer engines, the safe outbound
+ * fetcher, the deployment's choices.
+ */
+export interface JobKindDeps {
+  db: Knex;
+  engines: Engines;
+  outbound: Outbound;
+  pitchModels: readonly string[];
+  contentModel: string;
   now?: () => Date;
 }
 
@@ -53,7 +79,7 @@ export interface JobSpec<S> {
   kind: JobKind;
   /** the kind's own state from its stream (the worker follows JobStarted/JobSucceeded/JobFailed itself) */
   aggregate: Aggregate<S>;
-  /** the next step, or null when there is nothing to do until outside input arrives (JOB_KINDS' resumeOn) */
+  /** the next step, or null when there is nothing to do until outside input arrives (its kind's resumeOn) */
   next(state: S): JobStep<S> | null;
   /** running caps (default: none) and the scope a job counts in (a website) */
   slots?: { pool: SlotPool; scopeOf(state: S): string };
@@ -112,16 +138,16 @@ export const poolOf = (spec: JobSpec<any>): SlotPool => spec.slots?.pool ?? unca
 
 /** The job's first events up to its request, sent again to its workers as a message (a promotion, a sweep). */
 export async function wakeJobs(
-  deps: Pick<JobDeps, 'store' | 'bus' | 'logger'>,
+  deps: Pick<JobDeps, 'store' | 'bus' | 'logger' | 'kinds'>,
   rows: readonly Pick<SlotRow, 'job_id' | 'stream_id'>[],
   reason: string,
 ): Promise<number> {
   const messages: BusMessage[] = [];
   for (const row of rows) {
-    const job = jobOfStream(row.stream_id);
+    const job = jobOfStream(deps.kinds, row.stream_id);
     if (!job) continue;
     const head = await deps.store.readStream(row.stream_id, { maxCount: 4 });
-    const requested = head.find((e) => e.type === jobKind(job.kind).requested);
+    const requested = head.find((e) => e.type === deps.kinds[job.kind].requested);
     if (!requested) continue;
     messages.push({
       id: `${requested.id}.${reason}`,
@@ -148,12 +174,14 @@ export async function wakeJobs(
 export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options: JobWorkerOptions = {}): Promise<JobWorker> {
   const log = deps.logger.child({ job_kind: spec.kind });
   const pool = poolOf(spec);
+  const kind = deps.kinds[spec.kind];
+  if (!kind) throw new Error(`job kind ${spec.kind} is in no area's manifest`);
   const agg: Aggregate<JobState<S>> = {
     initial: () => ({ lifecycle: initialLifecycle(), area: spec.aggregate.initial(), requested: false }),
     evolve: (s, e) => ({
       lifecycle: evolveLifecycle(s.lifecycle, e),
       area: spec.aggregate.evolve(s.area, e),
-      requested: s.requested || e.type === jobKind(spec.kind).requested,
+      requested: s.requested || e.type === kind.requested,
     }),
   };
   /** jobs with a step under way here: their heartbeats */
@@ -176,7 +204,7 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
   }
 
   async function advance(msg: BusMessage, delivery?: Delivery): Promise<void> {
-    const job = jobOfStream(msg.streamId);
+    const job = jobOfStream(deps.kinds, msg.streamId);
     if (!job || job.kind !== spec.kind) return;
     const stream = msg.streamId;
     const jobId = job.jobId;
@@ -304,7 +332,7 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
   const consumer = await startWorker({
     bus: deps.bus,
     name: jobWorkerName(spec.kind),
-    types: [jobKind(spec.kind).requested, ...(jobKind(spec.kind).resumeOn ?? [])],
+    types: jobTriggers(kind),
     concurrency: spec.concurrency ?? 16,
     maxDeliver: spec.maxDeliver,
     backoffMs: spec.backoffMs,

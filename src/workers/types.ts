@@ -1,5 +1,5 @@
 import { type EventType, RESPONSE_STREAM_PREFIX } from '../domain/events';
-import { jobTriggerTypes } from '../domain/jobs';
+import { type JobKinds, jobTriggerTypes } from '../domain/jobs';
 import type { Projection } from '../eventstore/projection';
 import { EMAIL_WORKER_TYPES } from './email';
 import { INVITATION_WORKER_TYPES } from './invitations';
@@ -7,11 +7,11 @@ import { type ExtractorChoice, observationWorkerTypes } from './observations';
 import { RESPONSE_WORKER_TYPES } from './responses';
 
 /** Every event type a worker consumes from the bus: the relay publishes these (a new worker adds its list here). */
-export const busEventTypes = (extractor: ExtractorChoice): readonly EventType[] => [
+export const busEventTypes = (extractor: ExtractorChoice, jobKinds: JobKinds): readonly EventType[] => [
   ...new Set([
     ...RESPONSE_WORKER_TYPES,
     ...observationWorkerTypes(extractor),
-    ...jobTriggerTypes(),
+    ...jobTriggerTypes(jobKinds),
     ...EMAIL_WORKER_TYPES,
     ...INVITATION_WORKER_TYPES,
   ]),

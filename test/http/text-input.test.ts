@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOT_PERCENT_UTF8 } from '../../src/domain/raw-input';
 import { TEXT_LONE_SURROGATE, TEXT_NUL } from '../../src/domain/schemas';
-import { restRoutes } from '../../src/http/app';
+import { allTools, restRoutes } from '../../src/areas';
 import type { RouteDef } from '../../src/http/route';
-import { allTools } from '../../src/mcp/tools';
 import { fieldName, inputsFor, type StringField, stringFields, validInput } from '../support/input-walk';
 import { call, startServer, type TestServer } from '../support/server';
 import { post as mcpPost } from '../mcp/support';

@@ -6,6 +6,7 @@ import { isDomainError } from '../../src/domain/errors';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
+import { JOB_KINDS } from '../../src/areas';
 import { positionToString } from '../../src/eventstore/port';
 import { heldCount } from '../../src/limits/holds';
 import type { Runtime } from '../../src/runtime';
@@ -72,7 +73,7 @@ describe('jobs: a probe through the job workers', () => {
     // a second instance's worker on the same store and database (its own in-process bus carries nothing)
     const { createMemoryBus } = await import('../../src/bus/memory');
     const otherBus = createMemoryBus();
-    const other: JobWorker = await startJobWorker(spec, { store: rt.store, db: rt.database.db, bus: otherBus, logger: rt.logger });
+    const other: JobWorker = await startJobWorker(spec, { store: rt.store, db: rt.database.db, bus: otherBus, logger: rt.logger, kinds: JOB_KINDS });
     try {
       hold = gate();
       ran = [];

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryBus } from '../../src/bus/memory';
 import { newId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
+import { JOB_KINDS } from '../../src/areas';
 import { positionToString } from '../../src/eventstore/port';
 import type { Runtime } from '../../src/runtime';
 import { startJobWorker } from '../../src/workers/jobs';
@@ -49,7 +50,7 @@ describe('the pitch job', () => {
     });
     const rt = await openJobRuntime(database, { specs: [spec] });
     const otherBus = createMemoryBus();
-    const other = await startJobWorker(spec, { store: rt.store, db: rt.database.db, bus: otherBus, logger: rt.logger });
+    const other = await startJobWorker(spec, { store: rt.store, db: rt.database.db, bus: otherBus, logger: rt.logger, kinds: JOB_KINDS });
     try {
       const id = await submitPitch(rt, newId(), 'twice');
       const [e] = (await rt.store.readStream(jobStream('pitch', id))).filter((x) => x.type === 'PitchRequested');

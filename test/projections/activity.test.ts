@@ -5,10 +5,13 @@ import type { NewEvent } from '../../src/eventstore/port';
 import { copyRows, type Projection } from '../../src/eventstore/projection';
 import { ProjectionRunner } from '../../src/eventstore/runner';
 import { silentLogger } from '../../src/logger';
-import { activityProjection } from '../../projections/activity';
+import { activityProjection as activityOf } from '../../projections/activity';
+import { feed } from '../../src/areas';
 import { freshStore, onRealPostgres } from '../support/db';
 
 type T = Awaited<ReturnType<typeof freshStore>>;
+
+const activityProjection = activityOf(feed);
 
 const org = randomUUID();
 const site = randomUUID();

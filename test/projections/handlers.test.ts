@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readModels } from '../../projections';
+import { readModels } from '../../src/areas';
 import { catalogue, type EventType } from '../../src/domain/events';
 import type { TypedEvent } from '../../src/eventstore/port';
 import { dispatch, type EventHandlers, handledTypes } from '../../src/eventstore/projection';

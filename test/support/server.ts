@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config';
 import { isDomainError } from '../../src/domain/errors';
 import { type AppOptions, buildApp } from '../../src/http/app';
 import { comparePositions, positionToString } from '../../src/eventstore/port';
-import type { ReadModelName } from '../../projections';
+import type { ReadModelName } from '../../src/areas';
 import { createLogger, silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime';
 import { freshDatabase } from './db';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { feed } from '../../projections/activity';
+import { feed } from '../../src/areas';
 
 /** The activity feed shows an SEO job and a discovery run from creation to their end, failure included. */
 const failed = (kind: string) =>

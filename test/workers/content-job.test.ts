@@ -15,6 +15,7 @@ import { createSafeFetcher } from '../../src/net/safe-fetch';
 import type { Runtime } from '../../src/runtime';
 import { contentJob } from '../../src/workers/content';
 import { startJobWorker } from '../../src/workers/jobs';
+import { JOB_KINDS } from '../../src/areas';
 import { generationRequest } from '../commands/content-events';
 import { freshDatabase } from '../support/db';
 import { jobEnded, openJobRuntime, streamEvents } from '../support/jobs';
@@ -151,6 +152,7 @@ describe('the content job', () => {
       db: rt.database.db,
       bus,
       logger: rt.logger,
+      kinds: JOB_KINDS,
     });
     try {
       await other.advance(msg, { count: 2, maxDeliver: 4 });

@@ -4,6 +4,7 @@ import type { AnswerRequest } from '../../src/engines/port';
 import { silentLogger } from '../../src/logger';
 import { observeImport, parseExtractor } from '../../src/workers/observations';
 import { busEventTypes } from '../../src/workers/types';
+import { JOB_KINDS } from '../../src/areas';
 import { buildSite, finishedRun } from '../support/answers';
 import { simulatedEnginesWith } from '../support/engines';
 import { call, startServer, type TestServer } from '../support/server';
@@ -127,8 +128,8 @@ describe('observation extraction with the rules (the default)', () => {
   afterAll(async () => s?.close());
 
   it('given engine answers, then each answer is recorded with its observations in one append, and only import batches ride the bus to the observation worker', async () => {
-    expect(busEventTypes(parseExtractor(undefined))).not.toContain('ResponseRecorded');
-    expect(busEventTypes(parseExtractor(`llm:${JUDGE}`))).toContain('ResponseRecorded');
+    expect(busEventTypes(parseExtractor(undefined), JOB_KINDS)).not.toContain('ResponseRecorded');
+    expect(busEventTypes(parseExtractor(`llm:${JUDGE}`), JOB_KINDS)).toContain('ResponseRecorded');
     const site = await buildSite(s, key, { name: 'Acme', attributes: [{ name: 'Price' }] });
     const start = await call(s, 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: site.id } });
     expect(start.status).toBe(202);

@@ -1,0 +1,24 @@
+import { discoveryProjection } from '../../projections/discovery';
+import { discoveryRoutes } from '../http/routes/discovery';
+import { discoveryTools } from '../mcp/tools/discovery';
+import { discoveryJob } from '../workers/discovery';
+import { entry } from '../../projections/activity';
+import type { AreaManifest } from './manifest';
+
+/** Prompt discovery runs. */
+export const discovery: AreaManifest<'discovery'> = {
+  readModels: { discovery: discoveryProjection },
+  routes: discoveryRoutes,
+  tools: discoveryTools,
+  jobs: {
+    discovery: {
+      requested: 'PromptDiscoveryRequested',
+      spec: (deps) => discoveryJob({ db: deps.db, engines: deps.engines, contentModel: deps.contentModel, now: deps.now }),
+    },
+  },
+  feed: {
+    PromptDiscoveryCompleted: (e) => entry('prompt_discovery_run', 'completed', [e.data.run_id]),
+    PromptDiscoveryRequested: (e) => entry('prompt_discovery_run', 'created', [e.data.run_id], e.data.website_id),
+    PromptDiscoveryAccepted: (e) => entry('prompt_discovery_run', 'accepted', [e.data.run_id, ...e.data.prompt_ids]),
+  },
+};

@@ -1,0 +1,24 @@
+import { answersProjection } from '../../projections/answers';
+import { runsProjection } from '../../projections/runs';
+import { responseRoutes } from '../http/routes/responses';
+import { responseTools } from '../mcp/tools/responses';
+import { entry } from '../../projections/activity';
+import type { AreaManifest } from './manifest';
+
+/** Runs and their answers, imports of answers. */
+export const responses: AreaManifest<'answers' | 'runs'> = {
+  readModels: { answers: answersProjection, runs: runsProjection },
+  routes: responseRoutes,
+  tools: responseTools,
+  feed: {
+    RunStarted: (e) => entry('run', 'started', [e.data.run_id]),
+    RunEnded: (e) => entry('run', e.data.reason, [e.data.run_id]),
+    ResponsesImported: (e) => entry('response', 'imported', e.data.response_ids.length <= 100 ? e.data.response_ids : null),
+  },
+  notInFeed: [
+    {
+      why: "a run's units and answers: the run's start and end stand for them",
+      types: ['RunSlotTaken', 'ResponseRequested', 'ResponseRecorded', 'ResponseFailed'],
+    },
+  ],
+};
