@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answersProjection, PART_ROWS } from '../../projections/answers';
 import { encodeFacts, FactChunkBuilder } from '../../src/analysis/facts';
 import { seededRandom } from '../../src/domain/random';
-import { dayName, FactsCache, type SiteFacts } from '../../queries/metrics/facts-cache';
+import { FactsCache } from '../../queries/metrics/facts/cache';
+import { dayName, type SiteFacts } from '../../queries/metrics/facts/layout';
 import { freshDatabase, type TestDatabase } from '../support/db';
 import { until } from '../support/until';
 
