@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answersProjection, PART_ROWS } from '../../projections/answers';
+import { answersProjection } from '../../projections/answers';
+import { PART_ROWS } from '../../projections/answers/writers';
 import { encodeFacts, FactChunkBuilder } from '../../src/analysis/facts';
 import { seededRandom } from '../../src/domain/random';
 import { FactsCache } from '../../queries/metrics/facts/cache';
