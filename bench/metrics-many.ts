@@ -11,7 +11,7 @@
  */
 import type { Knex } from 'knex';
 import { provisionWebsite } from '../commands/websites/provision-website';
-import { PART_ROWS } from '../projections/answers';
+import { PART_ROWS } from '../projections/answers/writers';
 import { siteEntities } from '../projections/site-entities';
 import { encodeFacts, FactChunkBuilder } from '../src/analysis/facts';
 import { isDomainError } from '../src/domain/errors';

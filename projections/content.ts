@@ -52,7 +52,7 @@ const at = (e: TypedEvent) => e.metadata.time;
  * - rm_content: one row per item with every field of CONTRACT's content item (sealed parts null once erased);
  * - rm_content_sheets, rm_content_columns: a website's tabs and their customer columns (multi-select options in order);
  * The answers' side of the citation join (rm_content_answers, rm_content_cites) is written by the answers projection
- * from its own analysis of each answer (projections/answers.ts), never analyzed a second time here.
+ * from its own analysis of each answer (projections/answers/), never analyzed a second time here.
  * Pipeline events (generation, versions, publish) add their handlers here.
  */
 const handlers: EventHandlers<ContentBatch> = {

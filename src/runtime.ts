@@ -23,7 +23,7 @@ import { migrateLimits } from './limits/migrate';
 import type { SafeFetch } from './net/safe-fetch';
 import type { Logger } from './logger';
 import { factsCache, warmUp as warmMetrics } from '../queries/metrics/metrics';
-import { realignSite } from '../projections/answers';
+import { realignSite } from '../projections/answers/realign';
 import { startJobSweeper } from './workers/job-sweeper';
 import { JOB_KINDS, jobSpecs, type ReadModelName, readModels } from './areas';
 import { type JobSpec, startJobWorker } from './workers/jobs';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { ContentStage, ContentType } from '../../src/domain/content';
 import { pushRunAtRange, type Selection } from '../filters';
-import type { SiteFacts } from '../metrics/facts-cache';
+import type { SiteFacts } from '../metrics/facts/layout';
 import { factsCache } from '../metrics/metrics';
 import { type CompiledSelection, compileSelection, eachSelectedAnswer, scanTotal } from '../metrics/scan';
 import type { ContentListView, ContentPromptsView } from './views';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { entityIdsAgg, outOfLine, siteEntityIdsSql } from '../../projections/site-entities';
-import type { FactsCache } from '../metrics/facts-cache';
+import type { FactsCache } from '../metrics/facts/cache';
 
 /** A website whose stored metric facts are not laid out for its entity list (brand first, then competitors). */
 export interface SiteOutOfLine {

@@ -1,9 +1,9 @@
-import type { DayFacts, SiteFacts } from './facts-cache';
+import type { DayFacts, SiteFacts } from './facts/layout';
 import { addAnswer, addSums, type ColumnCounts, type CompiledSelection, firstPartFrom } from './scan';
 
 /**
  * Blocks: a website's answers of several whole days summed by (schedule, model, location, prompt), kept beside its facts
- * (./facts-cache) so a cumulative selection over many days adds a few dozen sums per block instead of walking every
+ * (./facts/) so a cumulative selection over many days adds a few dozen sums per block instead of walking every
  * answer of those days (./scan scanTotal).
  *
  * A block holds days [i·2^level, (i+1)·2^level) for each level of BLOCK_LEVELS, so a span of days is a few blocks and

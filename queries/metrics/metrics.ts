@@ -3,7 +3,8 @@ import { scheduleValue } from '../../src/domain/filters';
 import type { Selection } from '../filters';
 import { trackedEntities } from '../responses/list';
 import { encodeFacts, type FactChunk } from '../../src/analysis/facts';
-import { dayName, daysOf, emptySite, FactsCache, type Head, putDay, type SiteFacts, sortParts } from './facts-cache';
+import { FactsCache, type Head } from './facts/cache';
+import { dayName, daysOf, emptySite, putDay, type SiteFacts, sortParts } from './facts/layout';
 import { compileSelection, type Counts, type Reads, scanDaily, scanGroups, scanTotal } from './scan';
 
 /** The four metric families (CONTRACT.md, Metrics). */
@@ -113,7 +114,7 @@ let warmed = false;
 
 /**
  * Decodes and scans a small made-up website once per process (at the runtime's start, about 22 ms of CPU), so V8
- * has compiled the decoding (./facts-cache toDay, copySegment) and the scans before a website's first load. A
+ * has compiled the decoding (./facts/layout toDay, copySegment) and the scans before a website's first load. A
  * process's first load ran them interpreted for its first tens of parts (its first 16 parts of the 1.2 M-answer
  * website took 35-180 ms instead of 11-14 at load average 4-6); with it, the 90-day first load took 132-141 ms of the
  * main thread's CPU instead of 147-209 (4 runs each, load average 3.4-5). Nothing of it is kept. Whether it ran now.

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { orderOf } from '../../projections/site-entities';
 import { DEAD_LETTERS } from '../../src/eventstore/dead-letters';
 import type { SelectablePrompt, SelectionCatalogue } from '../filters';
-import type { Head } from './facts-cache';
+import type { Head } from './facts/cache';
 import type { MetricEntity } from './metrics';
 
 /**

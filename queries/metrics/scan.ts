@@ -1,6 +1,6 @@
 import type { Selection } from '../filters';
 import { addBlock, blockAt, dayBlockAt, startScanBuilds } from './blocks';
-import type { DayFacts, SiteFacts } from './facts-cache';
+import type { DayFacts, SiteFacts } from './facts/layout';
 
 const DAY_MS = 86_400_000;
 
@@ -146,7 +146,7 @@ function sumsByLocation(E: number, L: number, d: DayFacts): { L: number; sums: F
 /**
  * Adds answer `i` of a part to the packed sums at `o` (responses, any, then per entity column mentioned, cited, posSum,
  * posSq: E each, as DayFacts.sums): through its mention and citation bits where the part has them (at most 32 entities).
- * The decoding (./facts-cache copySegment) adds a part's answers with it as it writes their columns.
+ * The decoding (./facts/layout copySegment) adds a part's answers with it as it writes their columns.
  */
 export function addAnswer(d: Pick<DayFacts, 'pos' | 'cite' | 'mentions' | 'cites'>, i: number, E: number, sums: Float64Array, o: number): void {
   sums[o]++;

@@ -3,7 +3,7 @@ import type { EntityInput } from '../../src/analysis/answer';
 import { scheduleValue } from '../../src/domain/filters';
 import type { Selection } from '../filters';
 import type { AnswerPage, DateRange } from './views';
-import type { StoredMatched, StoredSource } from '../../projections/answers';
+import type { StoredMatched, StoredSource } from '../../projections/answers/schema';
 import { siteEntitiesOf } from '../../projections/site-entities';
 import { newestFirst, onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
 

@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
 import { decodeFacts, type FactDictionaries } from '../../src/analysis/facts';
-import { Dictionary, dayNumber } from '../metrics/facts-cache';
+import { Dictionary, dayNumber } from '../metrics/facts/layout';
 
 /**
  * The shopping cards of a website (rm_response_products) and the answers they are counted against (the answer rows
  * of rm_fact_chunks: time, schedule, prompt, model), held column by column in this process so a shopping request
  * scans typed arrays instead of rows (./fast computes the blocks from them).
  *
- * Like the metric facts (queries/metrics/facts-cache.ts) it is not a cache of answers to requests: every request
+ * Like the metric facts (queries/metrics/facts/) it is not a cache of answers to requests: every request
  * reads the website's version row (rm_fact_sites, one indexed row) first. The answers projection moves that version
  * with every write and rewrites the day's fact chunk of every new answer in the same transaction as its cards, so the
  * days whose chunks are newer than what is held are exactly the days with new answers: those days (their chunks and

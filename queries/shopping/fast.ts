@@ -1,4 +1,4 @@
-import { dayName } from '../metrics/facts-cache';
+import { dayName } from '../metrics/facts/layout';
 import type { CardDay, ShoppingSite } from './cards-cache';
 import { addRollups, familyOf, medianOfHists, RECENT_DAYS } from './rollups';
 import { addPrice, COMPETITOR, countDay, DAY_MS, newScan, OWN, type PriceGroup, priceGroup, rangeOf, type Scan, scanDay, sideOf } from './scan';

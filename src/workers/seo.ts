@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { StoredMatched } from '../../projections/answers';
+import type { StoredMatched } from '../../projections/answers/schema';
 import { promptsCovered, recommend, type SeoContext } from '../analysis/seo';
 import { approvedFactTexts } from '../../queries/knowledge/knowledge';
 import { creditsCharged } from '../domain/credits';

@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { factsCache } from '../../queries/metrics/metrics';
-import { OUT_OF_LINE_MESSAGE } from '../../queries/metrics/facts-cache';
+import { OUT_OF_LINE_MESSAGE } from '../../queries/metrics/facts/cache';
 import { outOfLine } from '../../projections/site-entities';
 import { provisionWebsite } from '../../commands/websites/provision-website';
 import { SYSTEM_ACTOR } from '../../src/domain/events';

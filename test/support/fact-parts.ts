@@ -1,5 +1,5 @@
 import { encodeFacts, FactChunkBuilder, type FactDictionaries } from '../../src/analysis/facts';
-import { putDay, type SiteFacts } from '../../queries/metrics/facts-cache';
+import { putDay, type SiteFacts } from '../../queries/metrics/facts/layout';
 
 const DAY_MS = 86_400_000;
 

@@ -3,7 +3,7 @@ import { answersProjection } from '../../projections/answers';
 import { decodeFacts, encodeFacts, FactChunkBuilder } from '../../src/analysis/facts';
 import { seededRandom } from '../../src/domain/random';
 import { copySql, parseCopy, readChunks } from '../../queries/metrics/fact-chunks';
-import { type DayFacts, emptySite, putDay, sortParts } from '../../queries/metrics/facts-cache';
+import { type DayFacts, emptySite, putDay, sortParts } from '../../queries/metrics/facts/layout';
 import { freshDatabase, onRealPostgres, type TestDatabase } from '../support/db';
 
 const SITE = '00000000-0000-4000-8000-00000000c0c0';

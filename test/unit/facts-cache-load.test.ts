@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answersProjection, PART_ROWS } from '../../projections/answers';
+import { answersProjection } from '../../projections/answers';
+import { PART_ROWS } from '../../projections/answers/writers';
 import { encodeFacts, FactChunkBuilder } from '../../src/analysis/facts';
 import { seededRandom } from '../../src/domain/random';
-import { dayName, FactsCache, type SiteFacts } from '../../queries/metrics/facts-cache';
+import { FactsCache } from '../../queries/metrics/facts/cache';
+import { dayName, type SiteFacts } from '../../queries/metrics/facts/layout';
 import { freshDatabase, type TestDatabase } from '../support/db';
 import { until } from '../support/until';
 

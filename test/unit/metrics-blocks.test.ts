@@ -12,7 +12,7 @@ import {
   setBlockLevels,
   setBuildMsPerScan,
 } from '../../queries/metrics/blocks';
-import { emptySite, type SiteFacts, sortParts } from '../../queries/metrics/facts-cache';
+import { emptySite, type SiteFacts, sortParts } from '../../queries/metrics/facts/layout';
 import { type FactRow, putDayParts, randomFactRow } from '../support/fact-parts';
 import { compileSelection, type Reads, scanDaily, scanTotal } from '../../queries/metrics/scan';
 

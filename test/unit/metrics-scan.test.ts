@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/domain/random';
 import type { Selection } from '../../queries/filters';
-import { emptySite, sortParts } from '../../queries/metrics/facts-cache';
+import { emptySite, sortParts } from '../../queries/metrics/facts/layout';
 import { type FactRow, putDayParts, randomFactRow } from '../support/fact-parts';
 import { compileSelection, scanDaily, scanTotal } from '../../queries/metrics/scan';
 

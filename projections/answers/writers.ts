@@ -1,0 +1,243 @@
+import type { Knex } from 'knex';
+import { type AnswerAnalysis, analyzeProducts, type CompiledEntities } from '../../src/analysis/answer';
+import { compiledEntities } from '../../src/analysis/entity-cache';
+import { dayAndTime, decodeFacts, encodeFacts, type FactChunk, FactChunkBuilder, type FactDictionaries } from '../../src/analysis/facts';
+import { sameEntities, type SiteEntity } from '../site-entities';
+import type { Recorded } from './handlers';
+import type { StoredMatched, StoredSource } from './schema';
+
+/** Answers per stored part of a day's facts. */
+export const PART_ROWS = 1024;
+
+export async function nextVersion(trx: Knex.Transaction): Promise<string> {
+  const r = await trx.raw(`select nextval('rm_fact_version')::text as v`);
+  return r.rows[0].v as string;
+}
+
+export type TrackedEntity = SiteEntity;
+
+/** The website's site row, locked until the transaction ends: every writer of a website's facts takes it first. */
+export async function lockSite(trx: Knex.Transaction, websiteId: string): Promise<{ entities: string[] } | undefined> {
+  return trx('rm_fact_sites').where('website_id', websiteId).forUpdate().first('entities');
+}
+
+export const compile = (websiteId: string, entities: TrackedEntity[]): CompiledEntities => compiledEntities(websiteId, entities);
+
+const storedSources = (a: AnswerAnalysis): StoredSource[] => a.sources.map((x) => [x.url, x.root_domain, x.normalized_url, x.suffix]);
+export const storedMatched = (a: AnswerAnalysis): StoredMatched => ({ m: a.mentions.map((x) => [x.entity_id, x.position]), c: a.cited_entity_ids });
+
+/** Inserts the answers not stored yet (a replayed event is skipped), each with its analysis; returns those it inserted. */
+export async function insertResponses(trx: Knex.Transaction, recorded: Recorded[], analyses: Map<string, AnswerAnalysis>): Promise<Recorded[]> {
+  if (!recorded.length) return [];
+  const rows = recorded.map((e) => {
+    const d = e.data;
+    return {
+      id: d.response_id,
+      website_id: d.website_id,
+      prompt_id: d.prompt_id,
+      model: d.model,
+      location_id: d.location_id,
+      persona_id: d.persona_id,
+      schedule_id: d.schedule_id,
+      run_id: d.run_id,
+      external_id: d.external_id,
+      run_at: d.run_at,
+      text: d.text,
+      citations: d.citations,
+      products: d.products,
+      source: d.source,
+      provider_model: d.provider_model,
+      latency_ms: d.latency_ms === null ? null : Math.round(d.latency_ms),
+      sources: storedSources(analyses.get(d.response_id)!),
+      matched: storedMatched(analyses.get(d.response_id)!),
+    };
+  });
+  const r = await trx.raw(
+    `insert into rm_responses (id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched)
+     select id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched
+       from json_to_recordset(?::json) as x(id uuid, website_id uuid, prompt_id uuid, model text, location_id uuid, persona_id uuid, schedule_id uuid,
+         run_id uuid, external_id text, run_at timestamptz, text text, citations jsonb, products jsonb, source text, provider_model text, latency_ms int,
+         sources jsonb, matched jsonb)
+     on conflict (id) do nothing
+     returning id`,
+    [JSON.stringify(rows)],
+  );
+  const inserted = new Set((r.rows as { id: string }[]).map((x) => x.id));
+  return recorded.filter((e) => inserted.delete(e.data.response_id));
+}
+
+export interface AnswerFacts {
+  run_at: string | Date;
+  prompt_id: string;
+  model: string;
+  location_id: string | null;
+  schedule_id: string | null;
+  text: string;
+  citations: readonly string[];
+}
+
+/** One answer's metric facts from its analysis: its mentions and citations by entity slot. */
+export function factRow(analysis: AnswerAnalysis, slots: Map<string, number>, a: Omit<AnswerFacts, 'text' | 'citations'>) {
+  const { t } = dayAndTime(a.run_at instanceof Date ? a.run_at : new Date(a.run_at));
+  return {
+    t,
+    prompt_id: a.prompt_id,
+    location_id: a.location_id,
+    schedule_id: a.schedule_id,
+    model: a.model,
+    mentions: analysis.mentions.map((m) => [slots.get(m.entity_id)!, m.position] as const),
+    cited: analysis.cited_entity_ids.map((id) => slots.get(id)!),
+  };
+}
+
+export const slotsOf = (entities: TrackedEntity[]) => new Map(entities.map((e, i) => [e.id, i]));
+
+const scheduleKeys = (c: FactDictionaries) => [...new Set(c.schedules.map((s) => s ?? 'default'))];
+
+interface PartOut {
+  day: string;
+  part: number;
+  chunk: FactChunk;
+}
+
+export async function writeParts(trx: Knex.Transaction, websiteId: string, parts: PartOut[], version: string): Promise<void> {
+  for (let i = 0; i < parts.length; i += 50) {
+    const some = parts.slice(i, i + 50);
+    const values: unknown[] = [];
+    for (const { day, part, chunk } of some) {
+      const { meta, data } = encodeFacts(chunk);
+      values.push(websiteId, day, part, version, chunk.n, scheduleKeys(chunk), JSON.stringify(meta), data);
+    }
+    await trx.raw(
+      `insert into rm_fact_chunks (website_id, day, part, version, n, schedule_keys, meta, data)
+       values ${some.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
+       on conflict (website_id, day, part) do update set version = excluded.version, n = excluded.n, schedule_keys = excluded.schedule_keys, meta = excluded.meta, data = excluded.data`,
+      values as Knex.RawBinding[],
+    );
+  }
+}
+
+/** Rows of a day as parts of at most PART_ROWS, numbered from `first`; `from` is the stored part being continued. */
+export function intoParts(ids: string[], day: string, first: number, from: FactChunk | undefined, rows: ReturnType<typeof factRow>[]): PartOut[] {
+  const out: PartOut[] = [];
+  let part = first;
+  let b = new FactChunkBuilder(ids, from);
+  for (const r of rows) {
+    if (b.size >= PART_ROWS) {
+      out.push({ day, part, chunk: b.build() });
+      part++;
+      b = new FactChunkBuilder(ids);
+    }
+    b.add(r);
+  }
+  if (b.size > 0) out.push({ day, part, chunk: b.build() });
+  return out;
+}
+
+/**
+ * Appends new answers to their days' last parts (new parts once full). A website whose stored facts were laid out
+ * for other entities (only possible if a re-derivation was lost) is returned, to be re-derived instead.
+ */
+export async function appendFacts(
+  trx: Knex.Transaction,
+  fresh: Recorded[],
+  tracked: Map<string, TrackedEntity[]>,
+  version: string,
+  analyses: Map<string, AnswerAnalysis>,
+): Promise<string[]> {
+  const groups = new Map<string, Map<string, Recorded[]>>();
+  for (const e of fresh) {
+    const { day } = dayAndTime(new Date(e.data.run_at));
+    let byDay = groups.get(e.data.website_id);
+    if (!byDay) groups.set(e.data.website_id, (byDay = new Map()));
+    let list = byDay.get(day);
+    if (!list) byDay.set(day, (list = []));
+    list.push(e);
+  }
+  const mismatched: string[] = [];
+  for (const [websiteId, byDay] of groups) {
+    const entities = tracked.get(websiteId) ?? [];
+    const ids = entities.map((e) => e.id);
+    // a site row laid out for other entities (or none): the whole history is derived again instead
+    const site = await lockSite(trx, websiteId);
+    if (!site || !sameEntities(site.entities, ids)) {
+      mismatched.push(websiteId);
+      continue;
+    }
+    const slots = slotsOf(entities);
+    // each day's last part: the one new answers continue
+    const last: { day: string; part: number; meta: FactDictionaries & { n: number }; data: Buffer }[] = await trx
+      .raw(
+        `select distinct on (day) day::text as day, part, meta, data from rm_fact_chunks
+        where website_id = ? and day = any(?::date[]) order by day, part desc`,
+        [websiteId, [...byDay.keys()]],
+      )
+      .then((r: { rows: never[] }) => r.rows);
+    const lastOf = new Map(last.map((r) => [r.day, r]));
+    const out: PartOut[] = [];
+    let ok = true;
+    for (const [day, list] of byDay) {
+      const stored = lastOf.get(day);
+      const chunk = stored ? decodeFacts(stored.meta, stored.data) : undefined;
+      if (chunk && !sameEntities(chunk.entities, ids)) {
+        ok = false;
+        break;
+      }
+      const rows = list.map((e) => factRow(analyses.get(e.data.response_id)!, slots, e.data));
+      if (chunk && chunk.n >= PART_ROWS) out.push(...intoParts(ids, day, stored!.part + 1, undefined, rows));
+      else out.push(...intoParts(ids, day, stored?.part ?? 0, chunk, rows));
+    }
+    if (!ok) {
+      mismatched.push(websiteId);
+      continue;
+    }
+    await writeParts(trx, websiteId, out, version);
+    await trx('rm_fact_sites').where('website_id', websiteId).update({ version });
+  }
+  return mismatched;
+}
+
+export function productRows(
+  compiled: CompiledEntities,
+  e: Pick<Recorded['data'], 'response_id' | 'website_id' | 'run_at' | 'prompt_id' | 'model' | 'location_id' | 'schedule_id' | 'products'>,
+) {
+  return analyzeProducts(compiled, e.products).map((p, idx) => ({
+    response_id: e.response_id,
+    idx,
+    website_id: e.website_id,
+    run_at: e.run_at,
+    prompt_id: e.prompt_id,
+    model: e.model,
+    location_id: e.location_id,
+    schedule_id: e.schedule_id,
+    position: p.position,
+    name: p.name,
+    brand: p.brand,
+    merchant: p.merchant,
+    merchant_key: p.merchant_key,
+    price: p.price,
+    currency: p.currency,
+    url: p.url,
+    normalized_url: p.normalized_url,
+    entity_id: p.entity_id,
+    matched_by: p.matched_by,
+    is_own: p.is_own,
+    product_key: productKey(p.name, p.brand),
+  }));
+}
+
+/** What groups cards into one product: name and brand, trimmed, whitespace runs collapsed, lower case. */
+const keyPart = (s: string | null) => (s ?? '').normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
+const productKey = (name: string, brand: string | null) => `${keyPart(name)}\u001f${keyPart(brand)}`;
+
+const PRODUCT_COLUMNS =
+  'response_id uuid, idx int, website_id uuid, run_at timestamptz, prompt_id uuid, model text, location_id uuid, schedule_id uuid, position int, name text, brand text, merchant text, merchant_key text, price double precision, currency text, url text, normalized_url text, entity_id uuid, matched_by text, is_own boolean, product_key text';
+
+export async function insertProducts(trx: Knex.Transaction, withProducts: Recorded[], tracked: Map<string, TrackedEntity[]>): Promise<void> {
+  const rows = withProducts.flatMap((e) => productRows(compile(e.data.website_id, tracked.get(e.data.website_id) ?? []), e.data));
+  for (let i = 0; i < rows.length; i += 2000) {
+    await trx.raw(`insert into rm_response_products select * from json_to_recordset(?::json) as x(${PRODUCT_COLUMNS}) on conflict do nothing`, [
+      JSON.stringify(rows.slice(i, i + 2000)),
+    ]);
+  }
+}
