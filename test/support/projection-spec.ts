@@ -68,9 +68,13 @@ const OPEN_TIMEOUT_MS = 300_000;
  * PGlite (embedded; the hook that migrates the projection is registered by the call). Each scenario empties the projection's tables (`tables`), then applies the
  * given events as one batch and the `when` events as the next, as the runner does: decoded against the catalogue,
  * only the types (and streams) the projection reads, with metadata and a position, through its own `apply` in one
- * transaction per batch. `defaults` is the metadata of every event that names none (testMetadata's otherwise).
+ * transaction per batch. `defaults` is the metadata of every event that names none (testMetadata's otherwise), its
+ * organization and website `org` and `site`.
  */
 export function projectionSpec(projection: Projection, defaults: Partial<EventMetadata> = {}) {
+  const org = defaults.organization_id ?? randomUUID();
+  const site = defaults.website_id ?? randomUUID();
+  const base = { ...defaults, organization_id: org, website_id: site };
   let d: Database | undefined;
   let position = 0n;
   beforeAll(async () => {
@@ -86,7 +90,7 @@ export function projectionSpec(projection: Projection, defaults: Partial<EventMe
   async function applyBatch(events: readonly SpecEvent[], revisions: Map<string, bigint>): Promise<void> {
     const batch: TypedEvent[] = [];
     for (const e of events) {
-      const metadata = testMetadata({ time: T0, ...defaults, ...e.meta });
+      const metadata = testMetadata({ time: T0, ...base, ...e.meta });
       const streamId = e.stream ?? `test-${metadata.website_id ?? metadata.organization_id}`;
       const revision = revisions.get(streamId) ?? 0n;
       revisions.set(streamId, revision + 1n);
@@ -113,6 +117,9 @@ export function projectionSpec(projection: Projection, defaults: Partial<EventMe
   }
 
   return {
+    /** the organization and website of the events that name none (random unless `defaults` names them) */
+    org,
+    site,
     /** the database, for a look the tables cannot give (rarely needed) */
     db,
     given(...history: SpecEvent[]) {

@@ -3,10 +3,9 @@ import { describe, it } from 'vitest';
 import { activityProjection } from '../../../projections/activity';
 import { event, projectionSpec, T0 } from '../../support/projection-spec';
 
-const org = randomUUID();
-const site = randomUUID();
+const spec = projectionSpec(activityProjection);
+const { org, site } = spec;
 const key = randomUUID();
-const spec = projectionSpec(activityProjection, { organization_id: org, website_id: site });
 const byKey = { actor: { kind: 'api_key' as const, user_id: null, api_key_id: key } };
 
 describe('activity read model: the feed of changes to resources', () => {

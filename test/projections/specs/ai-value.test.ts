@@ -3,11 +3,10 @@ import { describe, it } from 'vitest';
 import { aiValueProjection } from '../../../projections/ai-value';
 import { event, projectionSpec, T1 } from '../../support/projection-spec';
 
-const org = randomUUID();
-const site = randomUUID();
+const spec = projectionSpec(aiValueProjection);
+const { org, site } = spec;
 const other = randomUUID();
 const topic = randomUUID();
-const spec = projectionSpec(aiValueProjection, { organization_id: org, website_id: site });
 
 const economics = (e: { monthly_searches: number; cpc_usd: number } | null, website = site, time = T1) =>
   event('TopicEconomicsSet', { topic_id: topic, economics: e }, { stream: `catalog-${website}`, meta: { time } });

@@ -3,9 +3,9 @@ import { describe, it } from 'vitest';
 import { allowancesProjection } from '../../../projections/allowances';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const org = randomUUID();
+const spec = projectionSpec(allowancesProjection);
+const { org } = spec;
 const job = randomUUID();
-const spec = projectionSpec(allowancesProjection, { organization_id: org });
 
 const reserved = (reservation_id: string, meta = {}) =>
   event(

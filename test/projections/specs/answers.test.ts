@@ -4,13 +4,12 @@ import { answersProjection } from '../../../projections/answers';
 import { anAnswer } from '../../support/events';
 import { event, projectionSpec } from '../../support/projection-spec';
 
-const org = randomUUID();
-const site = randomUUID();
+const spec = projectionSpec(answersProjection);
+const { site } = spec;
 const other = randomUUID();
 const prompt = randomUUID();
 const rival = randomUUID();
 const answer = randomUUID();
-const spec = projectionSpec(answersProjection, { organization_id: org, website_id: site });
 
 const websiteCreated = (id = site, name = 'Acme') =>
   event(

@@ -3,10 +3,9 @@ import { describe, it } from 'vitest';
 import { catalogProjection } from '../../../projections/catalog';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const org = randomUUID();
-const site = randomUUID();
+const spec = projectionSpec(catalogProjection);
+const { site } = spec;
 const other = randomUUID();
-const spec = projectionSpec(catalogProjection, { organization_id: org, website_id: site });
 
 const topic = randomUUID();
 const prompt = randomUUID();

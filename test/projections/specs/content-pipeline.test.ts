@@ -3,11 +3,10 @@ import { describe, it } from 'vitest';
 import { contentProjection } from '../../../projections/content';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const org = randomUUID();
-const site = randomUUID();
+const spec = projectionSpec(contentProjection);
+const { site } = spec;
 const item = randomUUID();
 const stream = `content-${item}`;
-const spec = projectionSpec(contentProjection, { organization_id: org, website_id: site });
 
 const requested = event(
   'ContentGenerationRequested',

@@ -3,12 +3,11 @@ import { describe, it } from 'vitest';
 import { contentProjection } from '../../../projections/content';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const org = randomUUID();
-const site = randomUUID();
+const spec = projectionSpec(contentProjection);
+const { org, site } = spec;
 const item = randomUUID();
 const sheet = randomUUID();
 const column = randomUUID();
-const spec = projectionSpec(contentProjection, { organization_id: org, website_id: site });
 
 const tracked = (id: string, title: string | null = 'Pricing page', website_id = site) =>
   event('ContentTracked', {

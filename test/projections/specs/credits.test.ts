@@ -3,10 +3,9 @@ import { describe, it } from 'vitest';
 import { creditsProjection } from '../../../projections/credits';
 import { event, projectionSpec } from '../../support/projection-spec';
 
-const org = randomUUID();
-const site = randomUUID();
+const spec = projectionSpec(creditsProjection);
+const { org, site } = spec;
 const run = randomUUID();
-const spec = projectionSpec(creditsProjection, { organization_id: org, website_id: site });
 
 const used = (credits: number, time: string, over: { id?: string; organization_id?: string } = {}) =>
   event(

@@ -3,11 +3,10 @@ import { describe, it } from 'vitest';
 import { discoveryProjection } from '../../../projections/discovery';
 import { event, projectionSpec } from '../../support/projection-spec';
 
-const org = randomUUID();
-const site = randomUUID();
+const spec = projectionSpec(discoveryProjection);
+const { org, site } = spec;
 const run = randomUUID();
 const stream = `discovery-${run}`;
-const spec = projectionSpec(discoveryProjection, { organization_id: org, website_id: site });
 
 const requested = event(
   'PromptDiscoveryRequested',

@@ -3,10 +3,10 @@ import { describe, it } from 'vitest';
 import { emailsProjection } from '../../../projections/emails';
 import { event, projectionSpec, T1 } from '../../support/projection-spec';
 
-const org = randomUUID();
+const spec = projectionSpec(emailsProjection);
+const { org } = spec;
 const id = randomUUID();
 const stream = `email-${id}`;
-const spec = projectionSpec(emailsProjection, { organization_id: org });
 
 const requested = event(
   'EmailRequested',

@@ -3,12 +3,11 @@ import { describe, it } from 'vitest';
 import { jobsProjection } from '../../../projections/jobs';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const org = randomUUID();
-const site = randomUUID();
+const spec = projectionSpec(jobsProjection);
+const { org, site } = spec;
 const job = randomUUID();
 const stream = `probe-${job}`;
 const T2 = '2026-03-03T00:00:00.000Z';
-const spec = projectionSpec(jobsProjection, { organization_id: org, website_id: site });
 
 const requested = (id = job, s = stream) =>
   event('ProbeRequested', { job_id: id, website_id: site, steps: 1, step_ms: 0, fail_at_step: null, allowance: null }, { stream: s });

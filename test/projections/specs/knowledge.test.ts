@@ -3,11 +3,10 @@ import { describe, it } from 'vitest';
 import { knowledgeProjection } from '../../../projections/knowledge';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const org = randomUUID();
-const site = randomUUID();
+const spec = projectionSpec(knowledgeProjection);
+const { org, site } = spec;
 const pillar = randomUUID();
 const fact = randomUUID();
-const spec = projectionSpec(knowledgeProjection, { organization_id: org, website_id: site });
 
 const pillarCreated = event('PillarCreated', { pillar_id: pillar, website_id: site, name: 'Pricing', description: 'What it costs' });
 const recorded = (id: string, over: { text?: string | null; replaces?: string | null } = {}) =>

@@ -3,13 +3,12 @@ import { describe, it } from 'vitest';
 import { observationsProjection } from '../../../projections/observations';
 import { event, projectionSpec } from '../../support/projection-spec';
 
-const org = randomUUID();
-const site = randomUUID();
+const spec = projectionSpec(observationsProjection);
+const { site } = spec;
 const response = randomUUID();
 const prompt = randomUUID();
 const entity = randomUUID();
 const attribute = randomUUID();
-const spec = projectionSpec(observationsProjection, { organization_id: org, website_id: site });
 
 const observation = (score: number | null, positive = true) => ({
   observation_id: randomUUID(),

@@ -3,10 +3,10 @@ import { describe, it } from 'vitest';
 import { organizationsProjection } from '../../../projections/organizations';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const org = randomUUID();
+const spec = projectionSpec(organizationsProjection);
+const { org } = spec;
 const user = randomUUID();
 const key = randomUUID();
-const spec = projectionSpec(organizationsProjection, { organization_id: org });
 
 const created = event('OrganizationCreated', { organization_id: org, name: 'Acme', plan: 'pro', features: ['pitch'], pitch_allowance: 5 });
 const keyCreated = (id: string, hash: string) =>

@@ -3,10 +3,10 @@ import { describe, it } from 'vitest';
 import { pitchesProjection } from '../../../projections/pitches';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const org = randomUUID();
+const spec = projectionSpec(pitchesProjection);
+const { org } = spec;
 const job = randomUUID();
 const stream = `pitch-${job}`;
-const spec = projectionSpec(pitchesProjection, { organization_id: org });
 
 const requested = (id = job, token = 'tok') =>
   event(

@@ -5,12 +5,11 @@ import { MODEL_IDS } from '../../../src/domain/models';
 import { anAnswer, aUnit } from '../../support/events';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const org = randomUUID();
-const site = randomUUID();
+const spec = projectionSpec(runsProjection);
+const { site } = spec;
 const run = randomUUID();
 const prompt = randomUUID();
 const [first, second] = [randomUUID(), randomUUID()];
-const spec = projectionSpec(runsProjection, { organization_id: org, website_id: site });
 
 const started = (id = run, total = 2) =>
   event('RunStarted', { run_id: id, website_id: site, schedule_id: null, trigger: 'manual', day: '2026-03-01', models: [MODEL_IDS[0]], total });

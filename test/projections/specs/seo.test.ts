@@ -3,11 +3,10 @@ import { describe, it } from 'vitest';
 import { seoProjection } from '../../../projections/seo';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const org = randomUUID();
-const site = randomUUID();
+const spec = projectionSpec(seoProjection);
+const { org, site } = spec;
 const job = randomUUID();
 const stream = `seo-${job}`;
-const spec = projectionSpec(seoProjection, { organization_id: org, website_id: site });
 
 const requested = event(
   'SeoRecommendationsRequested',

@@ -4,13 +4,12 @@ import { teamProjection } from '../../../projections/team';
 import { SYSTEM_ROLE_IDS, SYSTEM_ROLES } from '../../../src/domain/principal';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const org = randomUUID();
+const spec = projectionSpec(teamProjection);
+const { org, site } = spec;
 const user = randomUUID();
 const role = randomUUID();
-const site = randomUUID();
 const other = randomUUID();
 const group = randomUUID();
-const spec = projectionSpec(teamProjection, { organization_id: org });
 
 const userCreated = event('UserCreated', { user_id: user, email: 'b@example.com', first_name: 'Bea', last_name: null, email_verified: false });
 const groupCreated = event('GroupCreated', { group_id: group, name: 'EU', website_ids: [site], external_id: null, billing_enabled: false });

@@ -3,10 +3,9 @@ import { describe, it } from 'vitest';
 import { websitesProjection } from '../../../projections/websites';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const org = randomUUID();
-const site = randomUUID();
+const spec = projectionSpec(websitesProjection);
+const { org, site } = spec;
 const other = randomUUID();
-const spec = projectionSpec(websitesProjection, { organization_id: org, website_id: site });
 
 const created = (id: string, name: string) =>
   event(
