@@ -37,6 +37,32 @@ export const aUnit = (
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** An engine's answer as ResponseRecorded carries it: the first model, no location, persona or schedule, no citation or product. */
+export const anAnswer = (
+  ids: Pick<EventData<'ResponseRecorded'>, 'response_id' | 'website_id' | 'prompt_id'> &
+    Partial<Pick<EventData<'ResponseRecorded'>, 'run_id' | 'request_id'>>,
+  text: string,
+  over: Partial<EventData<'ResponseRecorded'>> = {},
+): EventData<'ResponseRecorded'> => ({
+  model: MODEL_IDS[0],
+  location_id: null,
+  persona_id: null,
+  schedule_id: null,
+  run_id: null,
+  request_id: null,
+  external_id: null,
+  run_at: '2026-03-01T10:00:00.000Z',
+  text,
+  citations: [],
+  products: [],
+  source: 'engine',
+  observations_supplied: false,
+  provider_model: null,
+  latency_ms: null,
+  ...ids,
+  ...over,
+});
+
 /**
  * An imported answer from year 0 in UTC (run_at '0000-12-31T23:00:00.000Z', as '0001-01-01T00:00:00+01:00' reads):
  * one the answers read model cannot hold, appended to the store directly by the tests of what is set aside.
@@ -44,21 +70,4 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const answerFromYearZero = (
   ids: { response_id: string; website_id: string; prompt_id: string },
   text: string,
-): EventData<'ResponseRecorded'> => ({
-  ...ids,
-  model: 'chatgpt',
-  location_id: null,
-  persona_id: null,
-  schedule_id: null,
-  run_id: null,
-  request_id: null,
-  external_id: null,
-  run_at: '0000-12-31T23:00:00.000Z',
-  text,
-  citations: [],
-  products: [],
-  source: 'import',
-  observations_supplied: false,
-  provider_model: null,
-  latency_ms: null,
-});
+): EventData<'ResponseRecorded'> => anAnswer(ids, text, { model: 'chatgpt', run_at: '0000-12-31T23:00:00.000Z', source: 'import' });
