@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { activityProjection } from '../../../projections/activity';
+import { feed } from '../../../src/areas';
 import { event, projectionSpec, T0 } from '../../support/projection-spec';
 
-const spec = projectionSpec(activityProjection);
+const spec = projectionSpec(activityProjection(feed));
 const { org, site } = spec;
 const key = randomUUID();
 const byKey = { actor: { kind: 'api_key' as const, user_id: null, api_key_id: key } };

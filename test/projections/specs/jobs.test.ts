@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { jobsProjection } from '../../../projections/jobs';
+import { JOB_KINDS } from '../../../src/areas';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const spec = projectionSpec(jobsProjection);
+const spec = projectionSpec(jobsProjection(JOB_KINDS));
 const { org, site } = spec;
 const job = randomUUID();
 const stream = `probe-${job}`;
