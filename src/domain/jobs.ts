@@ -1,4 +1,4 @@
-import type { DomainEvent, EventType } from './events';
+import { type EventsOf, type EventType, exhaustive, isEventOf } from './events';
 
 /**
  * Every kind of job: the event that requests one (opening its stream `<kind>-<job_id>`) and the events from outside
@@ -36,6 +36,8 @@ export function jobOfStream(streamId: string): { kind: JobKind; jobId: string } 
 }
 
 export const JOB_LIFECYCLE_TYPES = ['JobStarted', 'JobSucceeded', 'JobFailed'] as const satisfies readonly EventType[];
+export type JobLifecycleEvent = EventsOf<typeof JOB_LIFECYCLE_TYPES>;
+export const isJobLifecycleEvent = isEventOf(JOB_LIFECYCLE_TYPES);
 export const jobRequestTypes = (): EventType[] => jobKinds().map((k) => jobKind(k).requested);
 /** What the job workers consume from the bus: requests and resumes. */
 export const jobTriggerTypes = (): EventType[] => [...new Set(jobKinds().flatMap((k) => [jobKind(k).requested, ...(jobKind(k).resumeOn ?? [])]))];
@@ -51,8 +53,8 @@ export interface JobLifecycle {
 
 export const initialLifecycle = (): JobLifecycle => ({ status: 'queued', error_kind: null, error: null });
 
-/** A job's lifecycle from its stream's events (the kind's own events leave it as it is). */
-export function evolveLifecycle(s: JobLifecycle, e: DomainEvent): JobLifecycle {
+/** A job's lifecycle from its stream's lifecycle events (the kind's own events are its spec's). */
+export function evolveLifecycle(s: JobLifecycle, e: JobLifecycleEvent): JobLifecycle {
   switch (e.type) {
     case 'JobStarted':
       return s.status === 'queued' ? { ...s, status: 'running' } : s;
@@ -61,7 +63,7 @@ export function evolveLifecycle(s: JobLifecycle, e: DomainEvent): JobLifecycle {
     case 'JobFailed':
       return { status: 'failed', error_kind: e.data.error_kind, error: e.data.message };
     default:
-      return s;
+      return exhaustive(e, s);
   }
 }
 
