@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog, type CatalogEvent, type CatalogState } from '../../commands/catalog/catalog';
 import { type Aggregate, load, newEventsFor } from '../../commands/handle';
 import { Organization } from '../../commands/organizations/organization';
-import { RunSlot } from '../../commands/responses/run-slot';
-import { type DomainEvent, type EventOf, SYSTEM_ACTOR } from '../../src/domain/events';
+import { RunSlot, type RunSlotEvent } from '../../commands/responses/run-slot';
+import { type DomainEvent, type EventOf, exhaustive, SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { freshStore } from '../support/db';
 
@@ -180,6 +180,21 @@ describe.each(aggregates)('%s.evolve', (_name, agg, event) => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('exhaustive', () => {
+  it('given a stream’s union, when an evolve leaves one of its types without a case, then tsc refuses it (checked by tsc --noEmit)', () => {
+    const takenOnly = (s: number, e: RunSlotEvent) => {
+      switch (e.type) {
+        case 'RunSlotTaken':
+          return s + 1;
+        default:
+          // @ts-expect-error RunEnded is in the run slot's union and has no case
+          return exhaustive(e, s);
+      }
+    };
+    expect(takenOnly(0, { type: 'RunEnded', data: { run_id: 'r1', website_id: 'w1', schedule_id: null, reason: 'finished' } })).toBe(0);
   });
 });
 
