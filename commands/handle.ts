@@ -1,21 +1,39 @@
 import { newId } from '../src/domain/ids';
-import { type Actor, type DomainEvent, decodeEvent, type EventMetadata } from '../src/domain/events';
+import { type Actor, type DomainEvent, decodeEvent, type EventMetadata, type EventType, isEventOf } from '../src/domain/events';
 import { type DomainError, isDomainError } from '../src/domain/errors';
 import { type EventStore, type Position, WrongExpectedRevisionError } from '../src/eventstore/port';
 
 /** How a stream's state is rebuilt from its events. */
-export interface Aggregate<S> {
+export interface Aggregate<S, E extends DomainEvent = DomainEvent> {
+  /** the event types of its kind of stream (the union E): load folds these and passes any other by */
+  types: readonly E['type'][];
   /** the stream's state before its first event (a new object on every call) */
   initial: () => S;
-  /** Pure: the state after the event; `state` is never changed, so two evolves of one state are independent. */
-  evolve: (state: S, event: DomainEvent) => S;
+  /**
+   * Pure: the state after the event; `state` is never changed, so two evolves of one state are independent. Its
+   * switch ends in `exhaustive(e, s)` (src/domain/events.ts): a type of E without its case (handled, or listed as
+   * ignored) fails tsc.
+   */
+  evolve: (state: S, event: E) => S;
   /**
    * Replay for load alone, so a long stream costs one copy, not one per event: `own` copies a state deep enough
    * that `apply` may change the copy in place; `apply` folds an event into a state load owns and returns it.
    * Without it load folds with evolve.
    */
-  replay?: { own: (state: S) => S; apply: (owned: S, event: DomainEvent) => S };
+  replay?: { own: (state: S) => S; apply: (owned: S, event: E) => S };
 }
+
+const guards = new WeakMap<readonly EventType[], (e: DomainEvent) => boolean>();
+/** The event is of the aggregate's stream kind (its evolve takes it). */
+export function isEventFor<S, E extends DomainEvent>(agg: Aggregate<S, E>, e: DomainEvent): e is E {
+  let guard = guards.get(agg.types);
+  if (!guard) guards.set(agg.types, (guard = isEventOf(agg.types)));
+  return guard(e);
+}
+
+/** A state folded from events with evolve (those of other types passed by, as load does). */
+export const foldEvents = <S, E extends DomainEvent>(agg: Aggregate<S, E>, events: readonly DomainEvent[], state = agg.initial()): S =>
+  events.reduce((s, e) => (isEventFor(agg, e) ? agg.evolve(s, e) : s), state);
 
 /** What decide returns: events to append (with optional deterministic ids) and what the caller gets back. */
 export interface Decision<R> {
@@ -54,11 +72,11 @@ const caches = new WeakMap<EventStore, Map<string, Cached<unknown>>>();
  * Loads a stream's state, reading only the events after a cached revision. The cached state is shared by every
  * caller and never changed: new events are folded into a copy (or into initial(), which nobody else holds).
  */
-export async function load<S>(store: EventStore, streamId: string, agg: Aggregate<S>): Promise<Cached<S>> {
+export async function load<S, E extends DomainEvent>(store: EventStore, streamId: string, agg: Aggregate<S, E>): Promise<Cached<S>> {
   let cache = caches.get(store);
   if (!cache) caches.set(store, (cache = new Map()));
   const cached = cache.get(streamId) as Cached<S> | undefined;
-  const hit = cached && cached.agg === (agg as Aggregate<unknown>) ? cached : undefined;
+  const hit = cached && cached.agg === (agg as unknown as Aggregate<unknown>) ? cached : undefined;
   let state = hit ? hit.state : agg.initial();
   let revision = hit ? hit.revision : -1n;
   const events = await store.readStream(streamId, { fromRevision: revision + 1n });
@@ -67,11 +85,12 @@ export async function load<S>(store: EventStore, streamId: string, agg: Aggregat
     if (replay && hit) state = replay.own(state);
     const step = replay ? replay.apply : agg.evolve;
     for (const e of events) {
-      state = step(state, decodeEvent(e.id, e.type, e.data));
+      const d = decodeEvent(e.id, e.type, e.data, e.metadata.schema_version);
+      if (isEventFor(agg, d)) state = step(state, d);
       revision = e.revision;
     }
   }
-  const fresh: Cached<S> = { revision, state, agg: agg as Aggregate<unknown> };
+  const fresh: Cached<S> = { revision, state, agg: agg as unknown as Aggregate<unknown> };
   if (revision >= 0n) {
     cache.delete(streamId);
     cache.set(streamId, fresh);
@@ -124,10 +143,10 @@ async function withStreamLock<T>(store: EventStore, streamId: string, fn: () => 
  * again after a short jittered pause, up to MAX_ATTEMPTS (and at once after an append whose event ids were all
  * stored already). decide must be pure: it may run several times.
  */
-export function handle<S, R>(
+export function handle<S, R, E extends DomainEvent>(
   ctx: CommandContext,
   streamId: string,
-  agg: Aggregate<S>,
+  agg: Aggregate<S, E>,
   decide: (state: S) => Decision<R> | DomainError,
 ): Promise<Handled<R> | DomainError> {
   return withStreamLock(ctx.store, streamId, async (): Promise<Handled<R> | DomainError> => {

@@ -1,5 +1,5 @@
 import { type DomainError, notFound } from '../../src/domain/errors';
-import type { DomainEvent, EventData } from '../../src/domain/events';
+import { type DomainEvent, type EventData, type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
 import { deterministicId } from '../../src/domain/ids';
 import { type Aggregate, type CommandContext, type Decision, handle } from '../handle';
 
@@ -25,7 +25,11 @@ export interface AllowanceState {
   used: number;
 }
 
-export const Allowance: Aggregate<AllowanceState> = {
+export const ALLOWANCE_EVENT_TYPES = ['AllowanceReserved', 'AllowanceSettled'] as const satisfies readonly EventType[];
+export type AllowanceEvent = EventsOf<typeof ALLOWANCE_EVENT_TYPES>;
+
+export const Allowance: Aggregate<AllowanceState, AllowanceEvent> = {
+  types: ALLOWANCE_EVENT_TYPES,
   initial: () => ({ reservations: new Map(), used: 0 }),
   evolve(s, e) {
     switch (e.type) {
@@ -49,7 +53,7 @@ export const Allowance: Aggregate<AllowanceState> = {
         return { reservations, used: e.data.outcome === 'released' ? s.used - r.amount : s.used };
       }
       default:
-        return s;
+        return exhaustive(e, s);
     }
   },
 };

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { isDomainError } from '../../src/domain/errors';
 import { decodeEvent } from '../../src/domain/events';
-import { evolveLifecycle, initialLifecycle } from '../../src/domain/jobs';
+import { evolveLifecycle, initialLifecycle, isJobLifecycleEvent } from '../../src/domain/jobs';
 import type { EventStore, Position } from '../../src/eventstore/port';
 import type { CommandContext } from '../handle';
 import { settleAllowance } from './allowance';
@@ -37,7 +37,10 @@ export async function openReservations(
   const out: OpenReservation[] = [];
   for (const r of await q) {
     const events = await store.readStream(r.subject);
-    const lifecycle = events.reduce((s, e) => evolveLifecycle(s, decodeEvent(e.id, e.type, e.data)), initialLifecycle());
+    const lifecycle = events
+      .map((e) => decodeEvent(e.id, e.type, e.data, e.metadata.schema_version))
+      .filter(isJobLifecycleEvent)
+      .reduce(evolveLifecycle, initialLifecycle());
     out.push({ ...r, amount: Number(r.amount), reserved_at: new Date(r.reserved_at).toISOString(), job: events.length ? lifecycle.status : 'gone' });
   }
   return out;

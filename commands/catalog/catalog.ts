@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../src/domain/events';
+import { type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
 import type { DomainError } from '../../src/domain/errors';
 import { type Aggregate, type CommandContext, type Decision, handle } from '../handle';
 
@@ -91,6 +91,31 @@ export interface CatalogState {
 
 export const catalogStream = (websiteId: string) => `catalog-${websiteId}`;
 
+/** The events of a catalogue stream. */
+export const CATALOG_EVENT_TYPES = [
+  'CompetitorAdded',
+  'CompetitorRenamed',
+  'CompetitorIdentifiersChanged',
+  'CompetitorRemoved',
+  'TopicCreated',
+  'TopicDeleted',
+  'TopicRestored',
+  'PromptCreated',
+  'PromptUpdated',
+  'PromptDeleted',
+  'PromptAnswered',
+  'PersonaCreated',
+  'LocationCreated',
+  'PromptScheduleCreated',
+  'PromptScheduleUpdated',
+  'PromptScheduleArchived',
+  'SavedViewCreated',
+  'SavedViewUpdated',
+  'AttributeCreated',
+  'TopicEconomicsSet',
+] as const satisfies readonly EventType[];
+export type CatalogEvent = EventsOf<typeof CATALOG_EVENT_TYPES>;
+
 const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 /**
@@ -98,7 +123,7 @@ const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o)
  * otherwise the maps the event touches are copied into a new state and `s` is left as it was. Entities are never
  * changed in place either way: a change replaces the entry.
  */
-function fold(s: CatalogState, e: DomainEvent, owned: boolean): CatalogState {
+function fold(s: CatalogState, e: CatalogEvent, owned: boolean): CatalogState {
   let next = s;
   const write = <K extends keyof CatalogState>(k: K): CatalogState[K] => {
     if (owned) return s[k];
@@ -185,6 +210,11 @@ function fold(s: CatalogState, e: DomainEvent, owned: boolean): CatalogState {
     case 'AttributeCreated':
       write('attributes').set(e.data.attribute_id, { id: e.data.attribute_id, name: e.data.name, description: e.data.description });
       break;
+    // a topic's economics are the AI value's (its read model), not a rule of the catalogue
+    case 'TopicEconomicsSet':
+      break;
+    default:
+      return exhaustive(e, next);
   }
   return next;
 }
@@ -203,7 +233,8 @@ const ownCopy = (s: CatalogState): CatalogState => ({
   attributes: new Map(s.attributes),
 });
 
-export const Catalog: Aggregate<CatalogState> = {
+export const Catalog: Aggregate<CatalogState, CatalogEvent> = {
+  types: CATALOG_EVENT_TYPES,
   initial: () => ({
     competitors: new Map(),
     topics: new Map(),

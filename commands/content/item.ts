@@ -1,5 +1,11 @@
-import type { ContentFieldValue, ContentStage, ContentType, PipelineStatus } from '../../src/domain/content';
-import type { DomainEvent } from '../../src/domain/events';
+import {
+  CONTENT_EVENT_TYPES,
+  type ContentEvent,
+  type ContentFieldValue,
+  type ContentStage,
+  type ContentType,
+  type PipelineStatus,
+} from '../../src/domain/content';
 import type { Aggregate } from '../handle';
 import { evolveItemByPipeline } from './pipeline';
 
@@ -65,7 +71,7 @@ export function itemCreated(
 }
 
 /** Pure: the item after one of its events (the pipeline's events are folded here too, one case each). */
-export function evolveContentItem(s: ContentItemState, e: DomainEvent): ContentItemState {
+export function evolveContentItem(s: ContentItemState, e: ContentEvent): ContentItemState {
   switch (e.type) {
     case 'ContentTracked':
       return { ...itemCreated(s, e.data), url: e.data.url, normalized_url: e.data.normalized_url, fields: { ...(e.data.fields ?? {}) } };
@@ -74,12 +80,20 @@ export function evolveContentItem(s: ContentItemState, e: DomainEvent): ContentI
     case 'ContentDeleted':
       // erased: nothing of the sealed parts is kept in a cached state
       return { ...s, deleted: true, title: null, url: null, normalized_url: null, brief: null, body: null, meta_description: null, fields: {} };
+    // the job's start and charges change nothing an item's decider reads
+    case 'JobStarted':
+    case 'CreditsCharged':
+      return s;
     default:
       return evolveItemByPipeline(s, e);
   }
 }
 
-export const ContentItem: Aggregate<ContentItemState> = { initial: initialContentItem, evolve: evolveContentItem };
+export const ContentItem: Aggregate<ContentItemState, ContentEvent> = {
+  types: CONTENT_EVENT_TYPES,
+  initial: initialContentItem,
+  evolve: evolveContentItem,
+};
 
 /** The item is there to act on: its stream exists and it is not deleted. */
 export const isLive = (s: ContentItemState) => s.exists && !s.deleted;

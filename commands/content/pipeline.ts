@@ -1,5 +1,14 @@
-import type { DomainEvent, EventData } from '../../src/domain/events';
-import { CONTENT_NOT_FOUND, type ContentStage, type ContentType, contentStream, type PipelineStatus } from '../../src/domain/content';
+import { type EventData, exhaustive } from '../../src/domain/events';
+import {
+  CONTENT_EVENT_TYPES,
+  CONTENT_NOT_FOUND,
+  type ContentEvent,
+  type ContentPipelineEvent,
+  type ContentStage,
+  type ContentType,
+  contentStream,
+  type PipelineStatus,
+} from '../../src/domain/content';
 import { deterministicId } from '../../src/domain/ids';
 import type { Aggregate } from '../handle';
 import { type ContentItemState, itemCreated } from './item';
@@ -68,7 +77,7 @@ const onRequest = (d: EventData<'ContentGenerationRequested'>) => ({
 });
 
 /** Pure: the item after one event of its stream (events of the item that the pipeline does not read leave it as it is). */
-export function evolvePipeline(s: ContentPipeline, e: DomainEvent): ContentPipeline {
+export function evolvePipeline(s: ContentPipeline, e: ContentEvent): ContentPipeline {
   switch (e.type) {
     case 'ContentGenerationRequested':
       return {
@@ -104,7 +113,7 @@ export function evolvePipeline(s: ContentPipeline, e: DomainEvent): ContentPipel
 }
 
 /** The content item's own events (tracking, delete), as far as the pipeline needs them: that it exists, its type, its URL. */
-function foldItemEvent(s: ContentPipeline, e: DomainEvent): ContentPipeline {
+function foldItemEvent(s: ContentPipeline, e: Exclude<ContentEvent, ContentPipelineEvent>): ContentPipeline {
   switch (e.type) {
     case 'ContentTracked':
       return { ...s, content_id: e.data.content_id, exists: true, type: e.data.type, url: e.data.url, normalized_url: e.data.normalized_url };
@@ -118,8 +127,13 @@ function foldItemEvent(s: ContentPipeline, e: DomainEvent): ContentPipeline {
         pipeline_status: s.pipeline_status,
         type: s.type,
       };
-    default:
+    // the title is the item's; the job's start and charges say nothing of the draft
+    case 'ContentTitleChanged':
+    case 'JobStarted':
+    case 'CreditsCharged':
       return s;
+    default:
+      return exhaustive(e, s);
   }
 }
 
@@ -127,7 +141,7 @@ function foldItemEvent(s: ContentPipeline, e: DomainEvent): ContentPipeline {
  * The pipeline's events folded into the item aggregate (commands/content/item.ts) for the item's own deciders (title,
  * delete): a generated item exists from its request; its stage, draft, version and publish follow.
  */
-export function evolveItemByPipeline(s: ContentItemState, e: DomainEvent): ContentItemState {
+export function evolveItemByPipeline(s: ContentItemState, e: ContentPipelineEvent): ContentItemState {
   switch (e.type) {
     case 'ContentGenerationRequested':
       return { ...itemCreated(s, e.data), topic_id: e.data.topic_id, ...onRequest(e.data) };
@@ -150,11 +164,15 @@ export function evolveItemByPipeline(s: ContentItemState, e: DomainEvent): Conte
     case 'JobFailed':
       return e.data.kind === 'content' ? { ...s, pipeline_status: 'failed', stage: 'failed' } : s;
     default:
-      return s;
+      return exhaustive(e, s);
   }
 }
 
-export const pipelineAggregate: Aggregate<ContentPipeline> = { initial: initialPipeline, evolve: evolvePipeline };
+export const pipelineAggregate: Aggregate<ContentPipeline, ContentEvent> = {
+  types: CONTENT_EVENT_TYPES,
+  initial: initialPipeline,
+  evolve: evolvePipeline,
+};
 
 /** A URL as the item stores it: without its protocol. */
 export const stripProtocol = (url: string) => url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');

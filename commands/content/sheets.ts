@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type ContentColumnType, ContentColumnType as ColumnTypeSchema, contentSheetsStream, SHEET_NOT_FOUND } from '../../src/domain/content';
 import { conflict, type DomainError, invalid, notFound } from '../../src/domain/errors';
-import type { DomainEvent } from '../../src/domain/events';
+import { type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { label, Uuid, WebsiteId } from '../../src/domain/schemas';
 import { type Aggregate, type CommandContext, type Decision, handle } from '../handle';
@@ -34,7 +34,14 @@ function withColumns(s: ContentSheetsState, sheetId: string, change: (columns: C
   return s;
 }
 
-function apply(s: ContentSheetsState, e: DomainEvent): ContentSheetsState {
+export const CONTENT_SHEETS_EVENT_TYPES = [
+  'ContentSheetCreated',
+  'ContentColumnCreated',
+  'ContentColumnOptionsAdded',
+] as const satisfies readonly EventType[];
+export type ContentSheetsEvent = EventsOf<typeof CONTENT_SHEETS_EVENT_TYPES>;
+
+function apply(s: ContentSheetsState, e: ContentSheetsEvent): ContentSheetsState {
   switch (e.type) {
     case 'ContentSheetCreated':
       s.sheets.set(e.data.sheet_id, { sheet_id: e.data.sheet_id, name: e.data.name, type: e.data.type, columns: [] });
@@ -50,13 +57,14 @@ function apply(s: ContentSheetsState, e: DomainEvent): ContentSheetsState {
       );
     }
     default:
-      return s;
+      return exhaustive(e, s);
   }
 }
 
 const copy = (s: ContentSheetsState): ContentSheetsState => ({ sheets: new Map(s.sheets) });
 
-export const ContentSheets: Aggregate<ContentSheetsState> = {
+export const ContentSheets: Aggregate<ContentSheetsState, ContentSheetsEvent> = {
+  types: CONTENT_SHEETS_EVENT_TYPES,
   initial: () => ({ sheets: new Map() }),
   evolve: (s, e) => apply(copy(s), e),
   replay: { own: copy, apply },

@@ -1,5 +1,5 @@
 import type { ContentType } from '../../src/domain/content';
-import type { DomainEvent } from '../../src/domain/events';
+import { type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
 import type { Aggregate } from '../handle';
 
 export { contentUrlsStream } from '../../src/domain/content';
@@ -31,7 +31,10 @@ function release(s: ContentUrlsState, contentId: string): void {
   s.byContent.delete(contentId);
 }
 
-function apply(s: ContentUrlsState, e: DomainEvent): ContentUrlsState {
+export const CONTENT_URLS_EVENT_TYPES = ['ContentUrlsClaimed', 'ContentUrlReleased'] as const satisfies readonly EventType[];
+export type ContentUrlsEvent = EventsOf<typeof CONTENT_URLS_EVENT_TYPES>;
+
+function apply(s: ContentUrlsState, e: ContentUrlsEvent): ContentUrlsState {
   switch (e.type) {
     case 'ContentUrlsClaimed':
       for (const c of e.data.claims) {
@@ -46,13 +49,14 @@ function apply(s: ContentUrlsState, e: DomainEvent): ContentUrlsState {
       release(s, e.data.content_id);
       return s;
     default:
-      return s;
+      return exhaustive(e, s);
   }
 }
 
 const copy = (s: ContentUrlsState): ContentUrlsState => ({ byUrl: new Map(s.byUrl), byContent: new Map(s.byContent) });
 
-export const ContentUrls: Aggregate<ContentUrlsState> = {
+export const ContentUrls: Aggregate<ContentUrlsState, ContentUrlsEvent> = {
+  types: CONTENT_URLS_EVENT_TYPES,
   initial,
   evolve: (s, e) => apply(copy(s), e),
   replay: { own: copy, apply },

@@ -1,4 +1,4 @@
-import { type DomainEvent, EMAIL_STREAM_PREFIX } from '../../src/domain/events';
+import { EMAIL_STREAM_PREFIX, type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
 import { type Aggregate, type CommandContext, type Decision, handle } from '../handle';
 
 /**
@@ -24,7 +24,17 @@ export interface EmailState {
 
 export const emailStream = (emailId: string) => `${EMAIL_STREAM_PREFIX}${emailId}`;
 
-export const Email: Aggregate<EmailState> = {
+export const EMAIL_EVENT_TYPES = [
+  'EmailRequested',
+  'EmailSending',
+  'EmailDeferred',
+  'EmailSent',
+  'EmailFailed',
+] as const satisfies readonly EventType[];
+export type EmailEvent = EventsOf<typeof EMAIL_EVENT_TYPES>;
+
+export const Email: Aggregate<EmailState, EmailEvent> = {
+  types: EMAIL_EVENT_TYPES,
   initial: () => ({
     status: 'none',
     email_id: null,
@@ -36,7 +46,7 @@ export const Email: Aggregate<EmailState> = {
     lease_until: null,
     uncertain: false,
   }),
-  evolve(s, e: DomainEvent): EmailState {
+  evolve(s, e): EmailState {
     switch (e.type) {
       case 'EmailRequested':
         return {
@@ -64,7 +74,7 @@ export const Email: Aggregate<EmailState> = {
       case 'EmailFailed':
         return { ...s, status: 'failed', lease_until: null };
       default:
-        return s;
+        return exhaustive(e, s);
     }
   },
 };

@@ -4,7 +4,7 @@ import { deterministicId, newId } from '../../src/domain/ids';
 import { parseMailbox } from '../../src/email/address';
 import { checkParams, TEMPLATE_NAMES, type TemplateName, type TemplateParams } from '../../src/email/templates';
 import { type CommandContext, type Handled, handle } from '../handle';
-import { Email, type EmailState, emailStream } from './email';
+import { Email, type EmailEvent, type EmailState, emailStream } from './email';
 
 export const RequestEmail = z.object({
   template: z.enum(TEMPLATE_NAMES),
@@ -46,7 +46,7 @@ export async function requestEmail(
   if (!params.ok) return invalid(params.message);
   const email_id = input.key ? emailIdForKey(ctx.organizationId, input.key) : newId();
   const requested_at = (ctx.now?.() ?? new Date()).toISOString();
-  return handle<EmailState, { email_id: string; requested: boolean }>(ctx, emailStream(email_id), Email, (s) =>
+  return handle<EmailState, { email_id: string; requested: boolean }, EmailEvent>(ctx, emailStream(email_id), Email, (s) =>
     s.status !== 'none'
       ? { events: [], result: { email_id, requested: false } }
       : {

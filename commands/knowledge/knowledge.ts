@@ -1,5 +1,5 @@
 import type { Aggregate } from '../handle';
-import type { DomainEvent, EventData } from '../../src/domain/events';
+import { type EventData, type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
 
 /**
  * A website's knowledge base, folded from its stream `knowledge-<website_id>`: pillars (names unique
@@ -8,6 +8,18 @@ import type { DomainEvent, EventData } from '../../src/domain/events';
  * found by research, deletes) is decided on this state with the stream's expected revision.
  */
 export const knowledgeStream = (websiteId: string) => `knowledge-${websiteId}`;
+
+export const KNOWLEDGE_EVENT_TYPES = [
+  'PillarCreated',
+  'PillarUpdated',
+  'PillarResearched',
+  'FactRecorded',
+  'FactReviewed',
+  'FactUpdated',
+  'FactArchived',
+  'FactsDeleted',
+] as const satisfies readonly EventType[];
+export type KnowledgeEvent = EventsOf<typeof KNOWLEDGE_EVENT_TYPES>;
 
 export type PillarStatus = EventData<'PillarUpdated'>['status'] & string;
 export type Confidence = EventData<'FactRecorded'>['confidence'];
@@ -117,7 +129,7 @@ function index(s: KnowledgeState, f: FactState): void {
 }
 
 /** Folds one event into a state the caller owns (changed in place; entries are replaced, never changed). */
-function apply(s: KnowledgeState, e: DomainEvent): KnowledgeState {
+function apply(s: KnowledgeState, e: KnowledgeEvent): KnowledgeState {
   switch (e.type) {
     case 'PillarCreated': {
       const d = e.data;
@@ -185,11 +197,14 @@ function apply(s: KnowledgeState, e: DomainEvent): KnowledgeState {
       }
       break;
     }
+    default:
+      return exhaustive(e, s);
   }
   return s;
 }
 
-export const Knowledge: Aggregate<KnowledgeState> = {
+export const Knowledge: Aggregate<KnowledgeState, KnowledgeEvent> = {
+  types: KNOWLEDGE_EVENT_TYPES,
   initial: emptyKnowledge,
   evolve: (s, e) => apply(own(s), e),
   replay: { own, apply },

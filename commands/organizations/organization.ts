@@ -1,6 +1,6 @@
 import type { Aggregate } from '../handle';
-import type { DomainEvent, Feature } from '../../src/domain/events';
-import { emptyTeam, foldTeam, ownTeam, TEAM_EVENTS, type TeamState } from '../team/team';
+import { type EventsOf, type EventType, exhaustive, type Feature, TEAM_EVENT_TYPES } from '../../src/domain/events';
+import { emptyTeam, foldTeam, isTeamEvent, ownTeam, type TeamState } from '../team/team';
 
 export interface WebsiteState {
   id: string;
@@ -36,14 +36,28 @@ export interface OrganizationState {
 
 export const organizationStream = (organizationId: string) => `org-${organizationId}`;
 
+/** The events of an organization stream: its own, its team's (commands/team), and two no rule reads. */
+export const ORGANIZATION_EVENT_TYPES = [
+  'OrganizationCreated',
+  'ApiKeyCreated',
+  'ApiKeyRevoked',
+  'WebsiteCreated',
+  'WebsiteExternalIdSet',
+  'WebsiteStatusChanged',
+  ...TEAM_EVENT_TYPES,
+  'UserPasswordSet',
+  'CreditsGranted',
+] as const satisfies readonly EventType[];
+export type OrganizationEvent = EventsOf<typeof ORGANIZATION_EVENT_TYPES>;
+
 /**
  * Folds one event into the organization. `owned`: the state is load's own copy and its maps are changed in place;
  * otherwise the maps the event touches are copied into a new state and `s` is left as it was. Entries are never
  * changed in place either way: a change replaces the entry.
  */
-function fold(s: OrganizationState, e: DomainEvent, owned: boolean): OrganizationState {
+function fold(s: OrganizationState, e: OrganizationEvent, owned: boolean): OrganizationState {
   let next = s;
-  if (TEAM_EVENTS.has(e.type)) {
+  if (isTeamEvent(e)) {
     const team = foldTeam(s.team, e, owned);
     if (team !== s.team) next = owned ? Object.assign(s, { team }) : { ...s, team };
   }
@@ -93,11 +107,19 @@ function fold(s: OrganizationState, e: DomainEvent, owned: boolean): Organizatio
       if (w) write('websites').set(w.id, { ...w, status: e.data.status });
       break;
     }
+    // for the read models (sign-in, credits): no rule of this state reads them
+    case 'UserPasswordSet':
+    case 'CreditsGranted':
+      break;
+    default:
+      // the team's events were folded above
+      if (!isTeamEvent(e)) return exhaustive(e, next);
   }
   return next;
 }
 
-export const Organization: Aggregate<OrganizationState> = {
+export const Organization: Aggregate<OrganizationState, OrganizationEvent> = {
+  types: ORGANIZATION_EVENT_TYPES,
   initial: () => ({
     id: null,
     name: '',

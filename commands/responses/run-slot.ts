@@ -1,5 +1,5 @@
 import { conflict, type DomainError } from '../../src/domain/errors';
-import type { DomainEvent } from '../../src/domain/events';
+import { type DomainEvent, type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
 import { deterministicId } from '../../src/domain/ids';
 import { type Aggregate, type CommandContext, type Decision, handle } from '../handle';
 
@@ -24,7 +24,10 @@ export interface RunSlotState {
   ended: ReadonlySet<string>;
 }
 
-function fold(s: RunSlotState, e: DomainEvent, owned: boolean): RunSlotState {
+export const RUN_SLOT_EVENT_TYPES = ['RunSlotTaken', 'RunEnded'] as const satisfies readonly EventType[];
+export type RunSlotEvent = EventsOf<typeof RUN_SLOT_EVENT_TYPES>;
+
+function fold(s: RunSlotState, e: RunSlotEvent, owned: boolean): RunSlotState {
   switch (e.type) {
     case 'RunSlotTaken': {
       const holder = { run_id: e.data.run_id, expires_at: e.data.expires_at };
@@ -39,11 +42,12 @@ function fold(s: RunSlotState, e: DomainEvent, owned: boolean): RunSlotState {
       return { holder, ended: new Set(s.ended).add(e.data.run_id) };
     }
     default:
-      return s;
+      return exhaustive(e, s);
   }
 }
 
-export const RunSlot: Aggregate<RunSlotState> = {
+export const RunSlot: Aggregate<RunSlotState, RunSlotEvent> = {
+  types: RUN_SLOT_EVENT_TYPES,
   initial: () => ({ holder: null, ended: new Set() }),
   evolve: (s, e) => fold(s, e, false),
   replay: { own: (s) => ({ holder: s.holder, ended: new Set(s.ended) }), apply: (s, e) => fold(s, e, true) },

@@ -1,4 +1,4 @@
-import { type DomainEvent, TEAM_EVENT_TYPES } from '../../src/domain/events';
+import { type EventsOf, exhaustive, isEventOf, TEAM_EVENT_TYPES } from '../../src/domain/events';
 import { type Permissions, type RoleDefinition, SYSTEM_ROLE_IDS, SYSTEM_ROLES, systemRole, websiteReach } from '../../src/domain/principal';
 
 /**
@@ -56,7 +56,9 @@ export interface TeamState {
   invites: Map<string, InviteState>;
 }
 
-export const TEAM_EVENTS = new Set<DomainEvent['type']>(TEAM_EVENT_TYPES);
+/** The organization stream's events that make its team. */
+export type TeamEvent = EventsOf<typeof TEAM_EVENT_TYPES>;
+export const isTeamEvent = isEventOf(TEAM_EVENT_TYPES);
 
 export const emptyTeam = (): TeamState => ({
   roles: new Map(),
@@ -85,7 +87,7 @@ export const membershipKey = (websiteId: string, userId: string) => `${websiteId
  * Folds one event. `owned`: the maps are the caller's own (load's replay) and are changed in place; otherwise only
  * the maps the event touches are copied and `t` is left as it was.
  */
-export function foldTeam(t: TeamState, e: DomainEvent, owned: boolean): TeamState {
+export function foldTeam(t: TeamState, e: TeamEvent, owned: boolean): TeamState {
   let next = t;
   const write = <K extends keyof TeamState>(k: K): TeamState[K] => {
     if (owned) return t[k];
@@ -205,6 +207,8 @@ export function foldTeam(t: TeamState, e: DomainEvent, owned: boolean): TeamStat
       if (i) write('invites').set(i.id, { ...i, status: 'accepted' });
       break;
     }
+    default:
+      return exhaustive(e, next);
   }
   return next;
 }

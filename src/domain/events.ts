@@ -19,6 +19,8 @@ export const EventMetadata = z.object({
   correlation_id: z.string(),
   causation_id: z.string().nullable(),
   time: z.string(),
+  /** the data's schema version when its type's is past 1 (absent: 1); decodeEvent upcasts older ones */
+  schema_version: z.number().int().positive().optional(),
 });
 export type EventMetadata = z.infer<typeof EventMetadata>;
 
@@ -810,6 +812,17 @@ export const TEAM_EVENT_TYPES = [
   'InviteAccepted',
 ] as const satisfies readonly EventType[];
 export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
+/** The events of one kind of stream, from the const list of its types. */
+export type EventsOf<L extends readonly EventType[]> = EventOf<L[number]>;
+
+/** The end of an evolve's switch: `e` is `never` once every type of the stream's union has its case, or tsc fails. */
+export const exhaustive = <S>(_e: never, s: S): S => s;
+
+/** A guard for the events of a list of types (a stream's, a part of a state's). */
+export function isEventOf<const L extends readonly EventType[]>(types: L): (e: DomainEvent) => e is EventsOf<L> {
+  const known = new Set<string>(types);
+  return (e): e is EventsOf<L> => known.has(e.type);
+}
 
 export const isKnownType = (t: string): t is EventType => Object.hasOwn(catalogue, t);
 /** The stream of one email of the outbox: `email-<email id>`. */
@@ -830,9 +843,35 @@ export class MalformedEventError extends Error {
   }
 }
 
-/** Validates an event read from a store against the catalogue; never silently drops it. */
-export function decodeEvent(id: string, type: string, data: unknown): DomainEvent {
+/** Lifts an event's stored data from one schema version to the next. */
+export type Upcaster = (data: unknown) => unknown;
+/**
+ * A breaking change of an event's data (a field renamed, retyped, made required) goes here: by type, the function
+ * lifting each older version to the next (`{ TopicCreated: { 1: (d) => ... } }` makes today's version 2). Stored
+ * events keep their shape; new ones are stored with today's version. A field added as optional needs none.
+ */
+export const UPCASTERS: Partial<Record<EventType, Record<number, Upcaster>>> = {};
+
+/** The schema version events of this type are written with today: 1 past its last upcaster. */
+export function schemaVersion(type: string): number {
+  const steps = isKnownType(type) ? UPCASTERS[type] : undefined;
+  return steps ? Math.max(0, ...Object.keys(steps).map(Number)) + 1 : 1;
+}
+
+/** An event's metadata as it is stored: with its schema version when its type is past version 1. */
+export function withSchemaVersion(type: string, metadata: EventMetadata): EventMetadata {
+  const version = schemaVersion(type);
+  return version === 1 ? metadata : { ...metadata, schema_version: version };
+}
+
+/**
+ * Validates an event read from a store against the catalogue, upcast first from the version it was stored with
+ * (metadata.schema_version); never silently drops it.
+ */
+export function decodeEvent(id: string, type: string, data: unknown, storedVersion = 1): DomainEvent {
   if (!isKnownType(type)) throw new MalformedEventError(id, type, 'unknown event type');
+  const steps = UPCASTERS[type];
+  if (steps) for (let v = storedVersion; steps[v]; v++) data = steps[v](data);
   const r = catalogue[type].safeParse(data);
   if (!r.success) throw new MalformedEventError(id, type, r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
   return { type, data: r.data } as DomainEvent;

@@ -1,4 +1,4 @@
-import type { DomainEvent, EventType } from './events';
+import { type EventsOf, type EventType, exhaustive, isEventOf } from './events';
 
 /**
  * A kind of job: the event that requests one (opening its stream `<kind>-<job_id>`) and the events from outside that
@@ -26,6 +26,8 @@ export function jobOfStream(kinds: JobKinds, streamId: string): { kind: JobKind;
 }
 
 export const JOB_LIFECYCLE_TYPES = ['JobStarted', 'JobSucceeded', 'JobFailed'] as const satisfies readonly EventType[];
+export type JobLifecycleEvent = EventsOf<typeof JOB_LIFECYCLE_TYPES>;
+export const isJobLifecycleEvent = isEventOf(JOB_LIFECYCLE_TYPES);
 export const jobRequestTypes = (kinds: JobKinds): EventType[] => Object.values(kinds).map((k) => k.requested);
 /** What a kind's workers consume from the bus: its requests and resumes. */
 export const jobTriggers = (k: JobKindDefinition): EventType[] => [k.requested, ...(k.resumeOn ?? [])];
@@ -43,8 +45,8 @@ export interface JobLifecycle {
 
 export const initialLifecycle = (): JobLifecycle => ({ status: 'queued', error_kind: null, error: null });
 
-/** A job's lifecycle from its stream's events (the kind's own events leave it as it is). */
-export function evolveLifecycle(s: JobLifecycle, e: DomainEvent): JobLifecycle {
+/** A job's lifecycle from its stream's lifecycle events (the kind's own events are its spec's). */
+export function evolveLifecycle(s: JobLifecycle, e: JobLifecycleEvent): JobLifecycle {
   switch (e.type) {
     case 'JobStarted':
       return s.status === 'queued' ? { ...s, status: 'running' } : s;
@@ -53,7 +55,7 @@ export function evolveLifecycle(s: JobLifecycle, e: DomainEvent): JobLifecycle {
     case 'JobFailed':
       return { status: 'failed', error_kind: e.data.error_kind, error: e.data.message };
     default:
-      return s;
+      return exhaustive(e, s);
   }
 }
 

@@ -18,7 +18,7 @@ import {
   type ResolvedEvent,
   type StreamingRead,
 } from '@eventstore/db-client';
-import { EventMetadata } from '../domain/events';
+import { EventMetadata, withSchemaVersion } from '../domain/events';
 import {
   type AppendResult,
   type EventStore,
@@ -170,7 +170,7 @@ export async function openEsdbEventStore(connectionString: string): Promise<Even
       contentType: 'application/json',
       type: e.type,
       data: e.data as JSONType,
-      metadata: e.metadata as unknown as JSONType,
+      metadata: withSchemaVersion(e.type, e.metadata) as unknown as JSONType,
     }) as EventData;
 
   async function positionAt(streamId: string, revision: bigint, fallback: Position | undefined): Promise<Position> {

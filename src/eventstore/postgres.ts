@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { HORIZON_SQL, HorizonReads } from './horizon';
 import { preferLz4Sql } from '../db';
-import { EventMetadata } from '../domain/events';
+import { EventMetadata, withSchemaVersion } from '../domain/events';
 import {
   type AppendOptions,
   type AppendOutcome,
@@ -362,7 +362,7 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
     }
     // data and metadata as two JSON arrays: a jsonb[] parameter would escape every quote of every document
     const data = JSON.stringify(events.map((e) => e.data));
-    const metadata = JSON.stringify(events.map((e) => e.metadata));
+    const metadata = JSON.stringify(events.map((e) => withSchemaVersion(e.type, e.metadata)));
     return { streamId, expected, ids, types, data, metadata };
   }
 

@@ -496,7 +496,7 @@ export class ProjectionRunner {
       const prefix = prefixes?.[e.type];
       if (prefix !== undefined && !e.streamId.startsWith(prefix)) continue;
       try {
-        const d = decodeEvent(e.id, e.type, e.data);
+        const d = decodeEvent(e.id, e.type, e.data, e.metadata?.schema_version);
         out.push({ ...e, type: d.type, data: d.data } as TypedEvent);
       } catch (err) {
         if (!(err instanceof MalformedEventError)) throw err;

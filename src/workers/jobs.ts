@@ -1,21 +1,24 @@
 import { hostname } from 'node:os';
 import type { Knex } from 'knex';
 import { settleAllowance } from '../../commands/allowances/allowance';
-import type { Aggregate, CommandContext } from '../../commands/handle';
+import { type Aggregate, type CommandContext, foldEvents, isEventFor } from '../../commands/handle';
 import type { Delivery } from '../bus/memory';
 import type { Engines } from '../engines/registry';
 import type { Outbound } from '../net/safe-fetch';
 import type { BusMessage, Consumer } from '../bus/port';
 import { isDomainError } from '../domain/errors';
-import { type DomainEvent, decodeEvent, type EventData, type EventType, SYSTEM_ACTOR } from '../domain/events';
+import { type DomainEvent, decodeEvent, type EventData, type EventOf, type EventType, SYSTEM_ACTOR } from '../domain/events';
 import { deterministicId } from '../domain/ids';
 import {
   evolveLifecycle,
   initialLifecycle,
   isFinished,
+  isJobLifecycleEvent,
+  JOB_LIFECYCLE_TYPES,
   type JobKind,
   type JobKinds,
   type JobLifecycle,
+  type JobLifecycleEvent,
   jobOfStream,
   jobTriggers,
 } from '../domain/jobs';
@@ -75,10 +78,10 @@ export interface JobStep<S> {
   run(ctx: StepContext<S>): Promise<StepOutcome>;
 }
 
-export interface JobSpec<S> {
+export interface JobSpec<S, E extends DomainEvent = any> {
   kind: JobKind;
-  /** the kind's own state from its stream (the worker follows JobStarted/JobSucceeded/JobFailed itself) */
-  aggregate: Aggregate<S>;
+  /** the kind's own state from its own events (the worker follows JobStarted/JobSucceeded/JobFailed itself) */
+  aggregate: Aggregate<S, E>;
   /** the next step, or null when there is nothing to do until outside input arrives (its kind's resumeOn) */
   next(state: S): JobStep<S> | null;
   /** running caps (default: none) and the scope a job counts in (a website) */
@@ -98,8 +101,9 @@ export interface OneStepState<T extends EventType> {
 }
 
 /** The aggregate of a one-step job: `requestType` carries the request, `doneType` records its one step's outcome. */
-export function oneStepAggregate<T extends EventType>(requestType: T, doneType: EventType): Aggregate<OneStepState<T>> {
+export function oneStepAggregate<T extends EventType, D extends EventType>(requestType: T, doneType: D): Aggregate<OneStepState<T>, EventOf<T | D>> {
   return {
+    types: [requestType, doneType] as EventOf<T | D>['type'][],
     initial: () => ({ requested: null, done: false }),
     evolve(s, e) {
       if (e.type === requestType) return { ...s, requested: e.data as EventData<T> };
@@ -171,17 +175,24 @@ export async function wakeJobs(
  * as failed (`unrecordable`) at once. When the job ends its slot, its held places and its allowance
  * reservation are settled, and the queued jobs that now fit are woken.
  */
-export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options: JobWorkerOptions = {}): Promise<JobWorker> {
+export async function startJobWorker<S, E extends DomainEvent>(
+  spec: JobSpec<S, E>,
+  deps: JobDeps,
+  options: JobWorkerOptions = {},
+): Promise<JobWorker> {
   const log = deps.logger.child({ job_kind: spec.kind });
   const pool = poolOf(spec);
   const kind = deps.kinds[spec.kind];
   if (!kind) throw new Error(`job kind ${spec.kind} is in no area's manifest`);
-  const agg: Aggregate<JobState<S>> = {
+  const requestType = kind.requested;
+  // the lifecycle's events, the kind's own and its request; the rest of a job stream (charges, its admission) is neither's
+  const agg: Aggregate<JobState<S>, JobLifecycleEvent | E> = {
+    types: [...new Set([...JOB_LIFECYCLE_TYPES, ...spec.aggregate.types, requestType])] as (JobLifecycleEvent | E)['type'][],
     initial: () => ({ lifecycle: initialLifecycle(), area: spec.aggregate.initial(), requested: false }),
     evolve: (s, e) => ({
-      lifecycle: evolveLifecycle(s.lifecycle, e),
-      area: spec.aggregate.evolve(s.area, e),
-      requested: s.requested || e.type === kind.requested,
+      lifecycle: isJobLifecycleEvent(e) ? evolveLifecycle(s.lifecycle, e) : s.lifecycle,
+      area: isEventFor(spec.aggregate, e) ? spec.aggregate.evolve(s.area, e) : s.area,
+      requested: s.requested || e.type === requestType,
     }),
   };
   /** jobs with a step under way here: their heartbeats */
@@ -221,7 +232,8 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
     let revision = -1n;
     const refresh = async () => {
       for (const e of await deps.store.readStream(stream, { fromRevision: revision + 1n })) {
-        state = agg.evolve(state, decodeEvent(e.id, e.type, e.data));
+        const d = decodeEvent(e.id, e.type, e.data, e.metadata.schema_version);
+        if (isEventFor(agg, d)) state = agg.evolve(state, d);
         revision = e.revision;
       }
     };
@@ -250,7 +262,7 @@ export async function startJobWorker<S>(spec: JobSpec<S>, deps: JobDeps, options
         await refresh();
       } else {
         // what was appended is what the stream now ends with: no need to read it back
-        for (const e of events) state = agg.evolve(state, e);
+        state = foldEvents(agg, events, state);
         revision = r.revision;
       }
     };

@@ -126,7 +126,7 @@ export async function observeImport(deps: ObservationWorkerDeps, msg: Pick<BusMe
   if (!site || site.catalog.attributes.size === 0) return 0;
   const answers = (await deps.store.readStream(importStream(d.import_id)))
     .filter((e) => e.type === 'ResponseRecorded')
-    .map((e) => decodeEvent(e.id, e.type, e.data).data as Recorded);
+    .map((e) => decodeEvent(e.id, e.type, e.data, e.metadata.schema_version).data as Recorded);
   const found: Observed[] = [];
   // judge calls go a few at a time (the engine's own limiter bounds them too); the rules are synchronous
   for (let i = 0; i < answers.length; i += 8) {

@@ -4,7 +4,7 @@ import { type Candidate, decideRecordCandidates } from '../../commands/knowledge
 import { Knowledge, knowledgeStream } from '../../commands/knowledge/knowledge';
 import { decidePillarResearched } from '../../commands/knowledge/pillars';
 import { isDomainError } from '../domain/errors';
-import type { EventData } from '../domain/events';
+import { type EventData, type EventOf, exhaustive } from '../domain/events';
 import { deterministicId } from '../domain/ids';
 import { createSafeFetcher, type Outbound } from '../net/safe-fetch';
 import type { CommandContext } from '../../commands/handle';
@@ -246,7 +246,9 @@ export interface PillarResearchOptions {
   outbound?: Outbound;
 }
 
-export function pillarResearchJob(options: PillarResearchOptions = {}): JobSpec<ResearchState> {
+type ResearchEvent = EventOf<'PillarResearchRequested' | 'PillarResearchStepDone'>;
+
+export function pillarResearchJob(options: PillarResearchOptions = {}): JobSpec<ResearchState, ResearchEvent> {
   const outbound = options.outbound ?? { fetch: createSafeFetcher() };
   const stepDone = (jobId: string, step: string, facts: number) => ({
     type: 'PillarResearchStepDone' as const,
@@ -267,11 +269,17 @@ export function pillarResearchJob(options: PillarResearchOptions = {}): JobSpec<
   return {
     kind: 'pillar_research',
     aggregate: {
+      types: ['PillarResearchRequested', 'PillarResearchStepDone'],
       initial: () => ({ requested: null, done: new Set() }),
       evolve(s, e) {
-        if (e.type === 'PillarResearchRequested') return { ...s, requested: e.data };
-        if (e.type === 'PillarResearchStepDone') return { ...s, done: new Set([...s.done, e.data.step]) };
-        return s;
+        switch (e.type) {
+          case 'PillarResearchRequested':
+            return { ...s, requested: e.data };
+          case 'PillarResearchStepDone':
+            return { ...s, done: new Set([...s.done, e.data.step]) };
+          default:
+            return exhaustive(e, s);
+        }
       },
     },
     next(s): JobStep<ResearchState> | null {

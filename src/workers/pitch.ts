@@ -1,6 +1,6 @@
 import { compilePitchReport, PITCH_ATTRIBUTES } from '../../commands/pitches/report';
 import { creditsCharged } from '../domain/credits';
-import type { EventData } from '../domain/events';
+import { type EventData, type EventsOf, type EventType, exhaustive } from '../domain/events';
 import { deterministicId } from '../domain/ids';
 import { domainOf } from '../domain/urls';
 import { type AnswerResult, isEngineError } from '../engines/port';
@@ -9,6 +9,16 @@ import { type Outbound, SafeFetchError, type SafeFetchErrorCode } from '../net/s
 import type { JobSpec, StepEvent, StepOutcome } from './jobs';
 import { nameFromDomain, parsePlanReply, planPrompt, readHomePage, simulatedPlan } from './pitch-research';
 import { cutText } from '../domain/text';
+
+/** The pitch's own events in its job stream. */
+const PITCH_EVENT_TYPES = [
+  'PitchRequested',
+  'PitchSiteResearched',
+  'PitchPlanWritten',
+  'PitchAnswersRecorded',
+  'PitchReportCompiled',
+] as const satisfies readonly EventType[];
+type PitchEvent = EventsOf<typeof PITCH_EVENT_TYPES>;
 
 export interface PitchState {
   requested: EventData<'PitchRequested'> | null;
@@ -56,10 +66,11 @@ function engineFailure(err: unknown, what: string): StepOutcome {
  * or resumed step appends nothing twice; a home page that cannot be read is noted and the report goes on from the bare
  * domain; an engine failing for good fails the report (its allowance stays consumed).
  */
-export function pitchJob(deps: PitchJobDeps): JobSpec<PitchState> {
+export function pitchJob(deps: PitchJobDeps): JobSpec<PitchState, PitchEvent> {
   return {
     kind: 'pitch',
     aggregate: {
+      types: PITCH_EVENT_TYPES,
       initial: () => ({ requested: null, site: null, plan: null, answers: new Map(), compiled: false }),
       evolve(s, e) {
         switch (e.type) {
@@ -77,7 +88,7 @@ export function pitchJob(deps: PitchJobDeps): JobSpec<PitchState> {
           case 'PitchReportCompiled':
             return { ...s, compiled: true };
           default:
-            return s;
+            return exhaustive(e, s);
         }
       },
     },

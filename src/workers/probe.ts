@@ -1,4 +1,4 @@
-import type { EventData } from '../domain/events';
+import { type EventData, type EventOf, exhaustive } from '../domain/events';
 import type { SlotPool } from '../limits/slots';
 import { type JobSpec, perWebsite, WORKER_NAME } from './jobs';
 
@@ -24,16 +24,24 @@ export interface ProbeOptions {
  * ending the job (or the step `fail_at_step` failing it). It exercises what every job relies on: caps, redelivery,
  * crash recovery, allowance settlement.
  */
-export function probeJob(options: ProbeOptions = {}): JobSpec<ProbeState> {
+type ProbeEvent = EventOf<'ProbeRequested' | 'ProbeStepCompleted'>;
+
+export function probeJob(options: ProbeOptions = {}): JobSpec<ProbeState, ProbeEvent> {
   const work = options.work ?? ((_step, r) => sleep(r.step_ms));
   return {
     kind: 'probe',
     aggregate: {
+      types: ['ProbeRequested', 'ProbeStepCompleted'],
       initial: () => ({ requested: null, done: 0 }),
       evolve(s, e) {
-        if (e.type === 'ProbeRequested') return { ...s, requested: e.data };
-        if (e.type === 'ProbeStepCompleted') return { ...s, done: Math.max(s.done, e.data.step) };
-        return s;
+        switch (e.type) {
+          case 'ProbeRequested':
+            return { ...s, requested: e.data };
+          case 'ProbeStepCompleted':
+            return { ...s, done: Math.max(s.done, e.data.step) };
+          default:
+            return exhaustive(e, s);
+        }
       },
     },
     slots: perWebsite(options.slots ?? PROBE_SLOTS),

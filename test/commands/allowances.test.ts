@@ -9,6 +9,7 @@ import {
   type Reserve,
 } from '../../commands/allowances/allowance';
 import { openReservations, settleOpenReservations } from '../../commands/allowances/reconcile';
+import { foldEvents } from '../../commands/handle';
 import { idempotentResultId } from '../../commands/idempotency/idempotency';
 import { PROBE_ALLOWANCE_EXHAUSTED, type RequestProbe, requestProbe } from '../../commands/probe/request-probe';
 import { type DomainError, forbidden, isDomainError, notFound } from '../../src/domain/errors';
@@ -89,13 +90,13 @@ describe('allowance: the decisions', () => {
     again.then([reserved('a')]);
     // its events are not the first round's (an event store would take them for the same events)
     const first = decideReserve(Allowance.initial(), reserve('a'));
-    const second = decideReserve([reserved('a'), settled('a', 'released')].reduce(Allowance.evolve, Allowance.initial()), reserve('a'));
+    const second = decideReserve(foldEvents(Allowance, [reserved('a'), settled('a', 'released')]), reserve('a'));
     if (isDomainError(first) || isDomainError(second)) throw new Error('refused');
     expect(second.events[0].id).not.toBe(first.events[0].id);
-    const reReserved = [reserved('a'), settled('a', 'released'), reserved('a')].reduce(Allowance.evolve, Allowance.initial());
+    const reReserved = foldEvents(Allowance, [reserved('a'), settled('a', 'released'), reserved('a')]);
     expect(reReserved.used).toBe(1);
     const s2 = settle('a', 'succeeded')(reReserved);
-    const s1 = settle('a', 'succeeded')([reserved('a')].reduce(Allowance.evolve, Allowance.initial()));
+    const s1 = settle('a', 'succeeded')(foldEvents(Allowance, [reserved('a')]));
     if (isDomainError(s1) || isDomainError(s2)) throw new Error('refused');
     expect(s2.events).toEqual([expect.objectContaining(settled('a', 'consumed'))]);
     expect(s2.events[0].id).not.toBe(s1.events[0].id);

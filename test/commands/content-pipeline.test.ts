@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decideApproveBrief } from '../../commands/content/approve-brief';
 import { applyEdits, decideEdit, EditContent } from '../../commands/content/edit-content';
 import { type ContentPipeline, pipelineAggregate, wordCount } from '../../commands/content/pipeline';
+import { foldEvents } from '../../commands/handle';
 import { BRIEF_NOT_APPROVED, decidePublish, GENERATION_FAILED, NOT_FINISHED, REVIEW_RUNNING } from '../../commands/content/publish-content';
 import type { DomainEvent } from '../../src/domain/events';
 import { given } from '../support/given';
@@ -26,7 +27,7 @@ const publish =
   (url: string, now = NOW) =>
   (s: ContentPipeline) =>
     decidePublish(s, { url }, now);
-const stateOf = (...events: DomainEvent[]) => events.reduce(pipelineAggregate.evolve, pipelineAggregate.initial());
+const stateOf = (...events: DomainEvent[]) => foldEvents(pipelineAggregate, events);
 
 describe('content pipeline: stages and statuses', () => {
   it('given a generation requested, then pending_brief and running', () => {

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Catalog } from '../../commands/catalog/catalog';
+import { Catalog, type CatalogEvent, type CatalogState } from '../../commands/catalog/catalog';
 import { type Aggregate, load, newEventsFor } from '../../commands/handle';
 import { Organization } from '../../commands/organizations/organization';
-import { RunSlot } from '../../commands/responses/run-slot';
-import { type DomainEvent, SYSTEM_ACTOR } from '../../src/domain/events';
+import { RunSlot, type RunSlotEvent } from '../../commands/responses/run-slot';
+import { type DomainEvent, type EventOf, exhaustive, SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { freshStore } from '../support/db';
 
@@ -145,10 +145,10 @@ const runSlotEvent: fc.Arbitrary<DomainEvent> = fc.oneof(
     .map((data) => ({ type: 'RunEnded' as const, data })),
 );
 
-const aggregates: [string, Aggregate<unknown>, fc.Arbitrary<DomainEvent>][] = [
-  ['Catalog', Catalog as Aggregate<unknown>, catalogEvent],
-  ['Organization', Organization as Aggregate<unknown>, organizationEvent],
-  ['RunSlot', RunSlot as Aggregate<unknown>, runSlotEvent],
+const aggregates: [string, Aggregate<unknown, any>, fc.Arbitrary<DomainEvent>][] = [
+  ['Catalog', Catalog as Aggregate<unknown, any>, catalogEvent],
+  ['Organization', Organization as Aggregate<unknown, any>, organizationEvent],
+  ['RunSlot', RunSlot as Aggregate<unknown, any>, runSlotEvent],
 ];
 
 describe.each(aggregates)('%s.evolve', (_name, agg, event) => {
@@ -183,6 +183,21 @@ describe.each(aggregates)('%s.evolve', (_name, agg, event) => {
   });
 });
 
+describe('exhaustive', () => {
+  it('given a stream’s union, when an evolve leaves one of its types without a case, then tsc refuses it (checked by tsc --noEmit)', () => {
+    const takenOnly = (s: number, e: RunSlotEvent) => {
+      switch (e.type) {
+        case 'RunSlotTaken':
+          return s + 1;
+        default:
+          // @ts-expect-error RunEnded is in the run slot's union and has no case
+          return exhaustive(e, s);
+      }
+    };
+    expect(takenOnly(0, { type: 'RunEnded', data: { run_id: 'r1', website_id: 'w1', schedule_id: null, reason: 'finished' } })).toBe(0);
+  });
+});
+
 describe('load', () => {
   let db: Awaited<ReturnType<typeof freshStore>>;
   beforeAll(async () => {
@@ -201,7 +216,8 @@ describe('load', () => {
     }));
     for (let i = 0; i < events.length; i += 1000) await append(stream, events.slice(i, i + 1000));
     const calls = { own: 0, apply: 0, evolve: 0 };
-    const counted: Aggregate<ReturnType<typeof Catalog.initial>> = {
+    const counted: Aggregate<CatalogState, CatalogEvent> = {
+      types: Catalog.types,
       initial: Catalog.initial,
       evolve: (s, e) => (calls.evolve++, Catalog.evolve(s, e)),
       replay: { own: (s) => (calls.own++, Catalog.replay!.own(s)), apply: (s, e) => (calls.apply++, Catalog.replay!.apply(s, e)) },
@@ -244,7 +260,7 @@ describe('load', () => {
     const stream = `catalog-${newId()}`;
     await append(stream, [{ type: 'TopicCreated', data: { topic_id: 't1', name: 'Pricing' } }]);
     await load(db.store, stream, Catalog);
-    const names: Aggregate<string[]> = { initial: () => [], evolve: (s, e) => (e.type === 'TopicCreated' ? [...s, e.data.name] : s) };
+    const names: Aggregate<string[], EventOf<'TopicCreated'>> = { types: ['TopicCreated'], initial: () => [], evolve: (s, e) => [...s, e.data.name] };
     const other = await load(db.store, stream, names);
     expect(other.state).toEqual(['Pricing']);
     expect((await load(db.store, stream, Catalog)).state.topics.get('t1')?.name).toBe('Pricing');

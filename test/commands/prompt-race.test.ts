@@ -4,7 +4,7 @@ import { createPrompt } from '../../commands/catalog/create-prompt';
 import { createTopic } from '../../commands/catalog/create-topic';
 import { deletePrompt } from '../../commands/catalog/delete-prompt';
 import { markPromptAnswered } from '../../commands/catalog/mark-prompt-answered';
-import type { CommandContext } from '../../commands/handle';
+import { type CommandContext, foldEvents } from '../../commands/handle';
 import { decodeEvent, SYSTEM_ACTOR } from '../../src/domain/events';
 import { isDomainError } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
@@ -21,7 +21,8 @@ const ctx = (): CommandContext => ({ store: db.store, organizationId: newId(), a
 /** The catalogue as the log says, folded from scratch (no handler cache). */
 async function fromLog(websiteId: string) {
   const events = await db.store.readStream(catalogStream(websiteId));
-  return events.map((e) => decodeEvent(e.id, e.type, e.data)).reduce(Catalog.evolve, Catalog.initial());
+  const decoded = events.map((e) => decodeEvent(e.id, e.type, e.data));
+  return foldEvents(Catalog, decoded);
 }
 
 describe('delete and the first-answer marker race', () => {

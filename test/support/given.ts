@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { Aggregate, Decision } from '../../commands/handle';
+import { type Aggregate, type Decision, foldEvents } from '../../commands/handle';
 import type { DomainEvent } from '../../src/domain/events';
 import { type DomainError, isDomainError } from '../../src/domain/errors';
 
@@ -7,8 +7,8 @@ import { type DomainError, isDomainError } from '../../src/domain/errors';
  * given(aggregate, ...past events).when(decide).then(expected events | expected error)
  * Reads as the specification of a command.
  */
-export function given<S>(agg: Aggregate<S>, ...history: DomainEvent[]) {
-  const state = history.reduce(agg.evolve, agg.initial());
+export function given<S, E extends DomainEvent>(agg: Aggregate<S, E>, ...history: DomainEvent[]) {
+  const state = foldEvents(agg, history);
   return {
     when<R>(decide: (s: S) => Decision<R> | DomainError) {
       const outcome = decide(state);
