@@ -114,8 +114,13 @@ function merged(request: SharedFilters, view: ViewFilters) {
     competitor_ids: request.competitor_ids ?? view.competitor_ids,
     prompt_status: request.prompt_status ?? view.prompt_status ?? (request.saved_view_id ? ('active' as const) : undefined),
     prompt_type: request.prompt_type ?? view.prompt_type,
+    prompt_tags: view.prompt_tags?.length ? view.prompt_tags : undefined,
+    prompt_tags_operator: view.prompt_tags_operator,
   };
 }
+
+/** A request's filters merged with its saved view's (merged), computed once per selection. */
+type Merged = ReturnType<typeof merged>;
 
 /** A prompt of the website, as a selection reads it. */
 export interface SelectablePrompt {
@@ -180,13 +185,13 @@ export async function resolveSelection(db: Knex, websiteId: string, request: Sha
   return selectionFrom(
     websiteId,
     request,
-    view,
+    f,
     { prompts: prompts as SelectablePrompt[], allPromptIds, locations, competitors, scheduleFound: schedule !== undefined && schedule !== null },
     at,
   );
 }
 
-const checkRange = (f: ReturnType<typeof merged>, at: (field: string) => string) => {
+const checkRange = (f: Merged, at: (field: string) => string) => {
   if (f.start_date && f.end_date && f.end_date.getTime() < f.start_date.getTime()) {
     fail(`${at('end_date')}: is before start_date (${f.start_date.toISOString()})`);
   }
@@ -199,30 +204,30 @@ const checkRange = (f: ReturnType<typeof merged>, at: (field: string) => string)
 export function selectionOf(websiteId: string, request: SharedFilters, catalogue: SelectionCatalogue, options: { prefix?: string } = {}): Selection {
   const at = (field: string) => (options.prefix ? `${options.prefix}.${field}` : field);
   if (request.saved_view_id) throw new Error('selectionOf: a saved view is resolved by resolveSelection');
-  checkRange(merged(request, {}), at);
+  const f = merged(request, {});
+  checkRange(f, at);
   if (request.schedule_id && !catalogue.scheduleFound) fail(`${at('schedule_id')}: no schedule of this website has this id`);
-  return selectionFrom(websiteId, request, {}, catalogue, at);
+  return selectionFrom(websiteId, request, f, catalogue, at);
 }
 
 function selectionFrom(
   websiteId: string,
   request: SharedFilters,
-  view: ViewFilters,
+  f: Merged,
   catalogue: SelectionCatalogue,
   at: (field: string) => string,
 ): Selection {
-  const f = merged(request, view);
   const { prompts, locations, competitors } = catalogue;
   if (request.prompt_ids) checkIds(at('prompt_ids'), request.prompt_ids, new Set(catalogue.allPromptIds ?? []), 'prompt');
   if (request.location_ids && locations) checkIds(at('location_ids'), request.location_ids, new Set(locations), 'location');
   if (request.competitor_ids && competitors) checkIds(at('competitor_ids'), request.competitor_ids, new Set(competitors), 'competitor');
   const wanted = f.prompt_ids ? new Set(f.prompt_ids.map((p) => p.toLowerCase())) : null;
-  const tags = view.prompt_tags?.length ? view.prompt_tags : null;
+  const tags = f.prompt_tags ?? null;
   const promptIds = prompts
     .filter(
       (p) => (!wanted || wanted.has(p.id)) && (!f.prompt_status || p.status === f.prompt_status) && (!f.prompt_type || p.type === f.prompt_type),
     )
-    .filter((p) => !tags || (view.prompt_tags_operator === 'all' ? tags.every((t) => p.tags.includes(t)) : tags.some((t) => p.tags.includes(t))))
+    .filter((p) => !tags || (f.prompt_tags_operator === 'all' ? tags.every((t) => p.tags.includes(t)) : tags.some((t) => p.tags.includes(t))))
     .map((p) => p.id);
   // a view's competitors that were removed since select nothing
   const liveCompetitors = competitors ? new Set(competitors) : null;

@@ -44,3 +44,34 @@ export async function readAiSearchValue(db: Knex, websiteId: string, now: Date):
     measured_responses: measured,
   };
 }
+
+/** A topic's economics as set (PATCH /topics/{id}); null when none are. */
+export async function topicEconomicsOf(db: Knex, topicId: string): Promise<{ monthly_searches: number; cpc_usd: number } | null> {
+  const row = await db('rm_topic_economics').where({ topic_id: topicId }).first('monthly_searches', 'cpc_usd');
+  return row ? { monthly_searches: Number(row.monthly_searches), cpc_usd: Number(row.cpc_usd) } : null;
+}
+
+/** A website's value state as the scheduler weighs it (dueReason). */
+export interface DueRow {
+  website_id: string;
+  organization_id: string;
+  requested_at: Date | null;
+  economics_changed_at: Date | null;
+  checked_at: Date | null;
+  facts_version: string | null;
+  facts_now: string | null;
+}
+
+/** Every active website of an organization with the AI search value: its value's state and its facts' version now. */
+export async function valuationStates(db: Knex): Promise<DueRow[]> {
+  const r = await db.raw(
+    `select w.id as website_id, w.organization_id, v.requested_at, v.economics_changed_at, v.checked_at, v.facts_version,
+            s.version::text as facts_now
+       from rm_websites w
+       join rm_organizations o on o.id = w.organization_id and 'ai_search_value' = any(o.features)
+       left join rm_ai_values v on v.website_id = w.id
+       left join rm_fact_sites s on s.website_id = w.id
+      where w.status = 'active'`,
+  );
+  return r.rows;
+}

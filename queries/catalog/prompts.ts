@@ -23,6 +23,20 @@ export async function listPrompts(db: Knex, websiteId: string): Promise<Prompt[]
   return rows.map(view);
 }
 
+/** The texts of the website's prompts among `ids` that are not soft-deleted, by id. */
+export async function livePromptTexts(db: Knex, websiteId: string, ids: readonly string[]): Promise<Map<string, string>> {
+  if (!ids.length) return new Map();
+  const rows = (await db('rm_prompts')
+    .where('website_id', websiteId)
+    .whereIn('id', [...ids])
+    .whereNull('soft_deleted_at')
+    .select('id', 'text')) as {
+    id: string;
+    text: string;
+  }[];
+  return new Map(rows.map((p) => [p.id, p.text]));
+}
+
 export async function getPrompt(db: Knex, websiteId: string, id: string): Promise<Prompt | undefined> {
   const r = await db('rm_prompts').where({ website_id: websiteId, id }).whereNull('soft_deleted_at').first(columns);
   return r ? view(r) : undefined;

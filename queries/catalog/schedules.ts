@@ -51,3 +51,30 @@ export async function getSchedule(db: Knex, websiteId: string, id: string): Prom
   const r: Row | undefined = await db('rm_prompt_schedules').where({ website_id: websiteId, id }).first(columns);
   return r ? view(r) : undefined;
 }
+
+/** The active websites with at least one active prompt: what the scheduler starts runs for. */
+export async function schedulableWebsites(db: Knex): Promise<{ id: string; organization_id: string }[]> {
+  return db('rm_websites as w')
+    .where('w.status', 'active')
+    .whereExists(db('rm_prompts as p').whereRaw('p.website_id = w.id').andWhere('p.status', 'active').whereNull('p.soft_deleted_at'))
+    .select('w.id', 'w.organization_id');
+}
+
+/** A custom schedule as the scheduler reads it. */
+export interface ActiveSchedule {
+  id: string;
+  website_id: string;
+  frequency: 'daily' | 'weekly';
+  starts_on: string | null;
+  ends_on: string | null;
+  created_at: Date;
+}
+
+/** The websites' active, unarchived custom schedules. */
+export async function activeSchedules(db: Knex, websiteIds: readonly string[]): Promise<ActiveSchedule[]> {
+  return db('rm_prompt_schedules')
+    .whereIn('website_id', [...websiteIds])
+    .whereNull('archived_at')
+    .andWhere('is_active', true)
+    .select('id', 'website_id', 'frequency', 'starts_on', 'ends_on', 'created_at');
+}

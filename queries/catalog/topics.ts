@@ -23,3 +23,9 @@ export async function listTopics(db: Knex, websiteId: string): Promise<Topic[]> 
 export async function getTopic(db: Knex, websiteId: string, id: string): Promise<TopicView | undefined> {
   return db('rm_topics').where({ website_id: websiteId, id }).whereNull('deleted_at').first('id', 'name');
 }
+
+/** The names of the website's topics by id, soft-deleted ones included. */
+export async function topicNamesById(db: Knex, websiteId: string): Promise<Map<string, string>> {
+  const rows = (await db('rm_topics').where('website_id', websiteId).select('id', 'name')) as TopicView[];
+  return new Map(rows.map((t) => [t.id, t.name]));
+}

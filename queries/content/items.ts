@@ -100,6 +100,20 @@ export async function getSheet(db: Knex, websiteId: string, sheetId: string): Pr
   return (await listSheets(db, websiteId, sheetId))[0];
 }
 
+/** A tab of the website: its type, or undefined for an id no tab of the website has. */
+export async function sheetType(db: Knex, websiteId: string, sheetId: string): Promise<SheetView['type'] | undefined> {
+  const sheet = await db('rm_content_sheets').where({ website_id: websiteId, sheet_id: sheetId }).first('type');
+  return sheet?.type;
+}
+
+/** Where a tab addressed by id alone lives: its website and that website's organization. */
+export async function sheetOwner(db: Knex, sheetId: string): Promise<{ website_id: string; organization_id: string } | undefined> {
+  return db('rm_content_sheets as s')
+    .join('rm_websites as w', 'w.id', 's.website_id')
+    .where('s.sheet_id', sheetId)
+    .first('s.website_id', 'w.organization_id');
+}
+
 /** The ids among `ids` that are live items of the website. */
 export async function liveContentIds(db: Knex, websiteId: string, ids: string[]): Promise<Set<string>> {
   if (!ids.length) return new Set();

@@ -32,3 +32,17 @@ export async function getEmail(db: Knex, organizationId: string, emailId: string
     sent_at: isoOrNull(r.sent_at),
   };
 }
+
+/** Emails still to be sent whose due time is more than `age` (an SQL interval) past, oldest due first. */
+export async function overdueEmails(
+  db: Knex,
+  age: string,
+  limit: number,
+): Promise<{ email_id: string; organization_id: string; updated_at: Date | string }[]> {
+  return db('rm_emails')
+    .whereIn('status', ['requested', 'deferred', 'sending'])
+    .andWhere('due_at', '<', db.raw('now() - ?::interval', [age]))
+    .orderBy('due_at')
+    .limit(limit)
+    .select('email_id', 'organization_id', 'updated_at');
+}

@@ -63,12 +63,10 @@ export async function listPillars(db: Knex, websiteId: string): Promise<PillarVi
 }
 
 /** Where a pillar or fact lives, by its id alone (routes that address one by id): its organization and website. */
-export async function locate(
-  db: Knex,
-  table: 'rm_kb_pillars' | 'rm_kb_facts',
-  id: string,
-): Promise<{ organization_id: string; website_id: string } | undefined> {
-  return db(table).where('id', id).first('organization_id', 'website_id');
+export async function locate(db: Knex, kind: 'pillar' | 'fact', id: string): Promise<{ organization_id: string; website_id: string } | undefined> {
+  return db(kind === 'pillar' ? 'rm_kb_pillars' : 'rm_kb_facts')
+    .where('id', id)
+    .first('organization_id', 'website_id');
 }
 
 /** A fact, archived ones included (a PATCH's `before`). */

@@ -213,3 +213,20 @@ export async function listObservations(
     has_more: rows.length > r.page_size,
   };
 }
+
+/** The latest `limit` observations about an entity of the website, newest first: their spans and answers. */
+export async function entitySpans(
+  db: Knex,
+  websiteId: string,
+  entityId: string,
+  limit: number,
+): Promise<{ id: string; response_id: string; text_span: string }[]> {
+  return db('rm_observations')
+    .where({ website_id: websiteId, entity_id: entityId })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit)
+    .select('id', 'response_id', 'text_span');
+}

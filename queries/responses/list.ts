@@ -139,3 +139,41 @@ export async function dateRange(db: Knex, websiteId: string, scheduleId: string 
     schedule: scheduleValue(scheduleId),
   };
 }
+
+/** Each prompt's latest `perPrompt` answers (of `promptIds`) with the entities they mention, as the answers projection stored them. */
+export async function latestMatched(
+  db: Knex,
+  websiteId: string,
+  promptIds: readonly string[],
+  perPrompt: number,
+): Promise<{ prompt_id: string; matched: StoredMatched }[]> {
+  const r = await db.raw(
+    `select prompt_id, matched from (
+       select prompt_id, matched, row_number() over (partition by prompt_id order by run_at desc) as n
+         from rm_responses where website_id = ? and prompt_id = any(?::uuid[])
+     ) r where n <= ?`,
+    [websiteId, [...promptIds], perPrompt],
+  );
+  return r.rows;
+}
+
+/** The website's latest `limit` answers' texts, newest first. */
+export async function latestAnswerTexts(db: Knex, websiteId: string, limit: number): Promise<{ id: string; text: string }[]> {
+  return db('rm_responses')
+    .where('website_id', websiteId)
+    .orderBy([
+      { column: 'run_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit)
+    .select('id', 'text');
+}
+
+/** The URLs cited by the website's latest 20,000 answers, each once (5,000 at most). */
+export async function recentCitedUrls(db: Knex, websiteId: string): Promise<string[]> {
+  const cited = await db.raw(
+    `select distinct c as url from (select citations from rm_responses where website_id = ? order by run_at desc limit 20000) r, jsonb_array_elements_text(r.citations) c limit 5000`,
+    [websiteId],
+  );
+  return (cited.rows as { url: string }[]).map((x) => x.url);
+}

@@ -74,3 +74,45 @@ export async function runFinished(db: Knex, runId: string): Promise<boolean> {
   const r = await db('rm_runs').where('id', runId).whereNotNull('finished_at').first('id');
   return r !== undefined;
 }
+
+/** A run holding its schedule's slot. */
+export interface HeldSlot {
+  run_id: string;
+  organization_id: string;
+  website_id: string;
+  schedule_id: string | null;
+}
+
+const HELD = ['s.run_id', 's.organization_id', 's.website_id', 's.schedule_id'];
+
+/** The runs holding a slot that have an outcome for every unit (done), and the others whose hold ran out by `now` (late). */
+export async function heldSlotsToEnd(db: Knex, now: Date): Promise<{ done: HeldSlot[]; late: HeldSlot[] }> {
+  const done: HeldSlot[] = await db('rm_run_slots as s')
+    .join('rm_runs as r', 'r.id', 's.run_id')
+    .whereNull('s.ended_at')
+    .whereNotNull('r.finished_at')
+    .select(HELD);
+  const doneIds = new Set(done.map((h) => h.run_id));
+  const late = ((await db('rm_run_slots as s').whereNull('s.ended_at').where('s.expires_at', '<=', now).select(HELD)) as HeldSlot[]).filter(
+    (h) => !doneIds.has(h.run_id),
+  );
+  return { done, late };
+}
+
+/** The ids among `ids` of runs the read model has, read a thousand at a time. */
+export async function knownRunIds(db: Knex, ids: readonly string[]): Promise<Set<string>> {
+  const known = new Set<string>();
+  for (let i = 0; i < ids.length; i += 1000) {
+    for (const r of await db('rm_runs')
+      .whereIn('id', ids.slice(i, i + 1000))
+      .select('id'))
+      known.add(r.id);
+  }
+  return known;
+}
+
+/** A unit's status (pending until its outcome is recorded); undefined while the read model does not have it. */
+export async function unitStatus(db: Knex, requestId: string): Promise<string | undefined> {
+  const unit = await db('rm_run_units').where('request_id', requestId).first('status');
+  return unit?.status;
+}

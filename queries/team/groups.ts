@@ -69,6 +69,13 @@ export async function listGroups(db: Knex, p: Principal, externalId?: string): P
   return views(db, p, (await q) as GroupRow[]);
 }
 
+/** The website ids of the organization's group (deleted websites too); undefined when it has no such group. */
+export async function groupWebsiteIds(db: Knex, organizationId: string, groupId: string): Promise<string[] | undefined> {
+  const group = await db('rm_team_groups').where({ id: groupId, organization_id: organizationId }).first('id');
+  if (!group) return undefined;
+  return (await db('rm_team_group_websites').where('group_id', groupId).pluck('website_id')) as string[];
+}
+
 export async function getGroup(db: Knex, p: Principal, groupId: string): Promise<GroupView> {
   const row = (await db('rm_team_groups').where({ id: groupId, organization_id: p.organizationId }).first()) as GroupRow | undefined;
   if (!row) throw new DomainErrorException(notFound('Group not found'));

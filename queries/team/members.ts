@@ -221,3 +221,9 @@ export async function userAccess(db: Knex, organizationId: string, userId: strin
     }),
   };
 }
+
+/** The organization of the pending invites a token's hash addresses; undefined for a token no invite has. */
+export async function inviteOrganization(db: Knex, tokenHash: string): Promise<string | undefined> {
+  const row = (await db('rm_team_invites').where('token_hash', tokenHash).first('organization_id')) as { organization_id: string } | undefined;
+  return row?.organization_id;
+}

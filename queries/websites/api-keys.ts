@@ -16,6 +16,25 @@ export async function getApiKey(db: Knex, organizationId: string, id: string): P
   return row && apiKeyView(row);
 }
 
+/** An API key by its hash with its organization's plan and features (revoked ones too: their refusal is cached). */
+export interface KeyOfHash {
+  id: string;
+  organization_id: string;
+  user_id: string | null;
+  website_ids: Principal['websiteIds'];
+  partner: boolean;
+  revoked_at: Date | null;
+  plan: Principal['plan'];
+  features: Principal['features'];
+}
+
+export async function apiKeyByHash(db: Knex, hash: string): Promise<KeyOfHash | undefined> {
+  return db('rm_api_keys as k')
+    .join('rm_organizations as o', 'o.id', 'k.organization_id')
+    .where('k.key_hash', hash)
+    .first('k.id', 'k.organization_id', 'k.user_id', 'k.website_ids', 'k.partner', 'k.revoked_at', 'o.plan', 'o.features');
+}
+
 function apiKeyView(k: Record<string, any>): ApiKeyView {
   return {
     id: k.id,

@@ -53,3 +53,18 @@ export async function websitesOfUser(db: Knex, p: Principal, userId: string): Pr
   if (!user) throw new DomainErrorException(notFound('User not found'));
   return listWebsites(db, p);
 }
+
+/** The ids among `ids` of websites that are another organization's. */
+export async function foreignWebsiteIds(db: Knex, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const rows = (await db('rm_websites')
+    .whereIn('id', [...ids])
+    .whereNot('organization_id', organizationId)
+    .select('id')) as { id: string }[];
+  return new Set(rows.map((r) => r.id));
+}
+
+/** A website by id alone, whoever's it is (workers, which act for the system); undefined for an unknown id. */
+export async function websiteById(db: Knex, websiteId: string): Promise<WebsiteRow | undefined> {
+  return db('rm_websites').where('id', websiteId).first();
+}

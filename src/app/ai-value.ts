@@ -1,6 +1,6 @@
 import { setTopicEconomics, type UpdateTopicEconomics } from '../../commands/ai-value/set-topic-economics';
 import type { ReadModelName } from '../areas';
-import { readAiSearchValue } from '../../queries/ai-value/read';
+import { readAiSearchValue, topicEconomicsOf } from '../../queries/ai-value/read';
 import type { AiSearchValue } from '../../queries/ai-value/views';
 import { getTopic } from '../../queries/catalog/topics';
 import { DomainErrorException, forbidden } from '../domain/errors';
@@ -33,12 +33,8 @@ export async function updateTopicEconomics(c: Caller, topicId: string, input: Up
   const w = await websiteFor(c, input.website_id, EDIT_TOPICS);
   return writeThenRead(c, setTopicEconomics(commandContextOf(c, w.id), { ...input, website_id: w.id, topic_id: topicId }), READS, async () => {
     const db = dbOf(c);
-    const [topic, row] = await Promise.all([
-      getTopic(db, w.id, topicId),
-      db('rm_topic_economics').where({ topic_id: topicId }).first('monthly_searches', 'cpc_usd'),
-    ]);
+    const [topic, economics] = await Promise.all([getTopic(db, w.id, topicId), topicEconomicsOf(db, topicId)]);
     if (!topic) return undefined;
-    const economics = row ? { monthly_searches: Number(row.monthly_searches), cpc_usd: Number(row.cpc_usd) } : null;
     if ((economics === null) !== (input.economics === null)) return undefined;
     return { topic: { id: topic.id, name: topic.name, economics } };
   });

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { apiKeyByHash } from '../../queries/websites/api-keys';
 import { API_KEY_RE, hashApiKey } from '../domain/keys';
 import type { Principal } from '../domain/principal';
 import type { RateLimiter } from '../limits/rate';
@@ -64,10 +65,7 @@ export class KeyAuthenticator {
       this.unknown.delete(hash);
     }
     const seen = this.evictions;
-    const row = await this.db('rm_api_keys as k')
-      .join('rm_organizations as o', 'o.id', 'k.organization_id')
-      .where('k.key_hash', hash)
-      .first('k.id', 'k.organization_id', 'k.user_id', 'k.website_ids', 'k.partner', 'k.revoked_at', 'o.plan', 'o.features');
+    const row = await apiKeyByHash(this.db, hash);
     if (!row || row.revoked_at) {
       this.cache.delete(hash);
       // a revocation is final, so its refusal is cached whatever came meanwhile; an unknown key's only when no notice

@@ -4,6 +4,9 @@ import { type GenerateContent, requestContentGeneration } from '../../commands/c
 import { publishContent, type PublishContent } from '../../commands/content/publish-content';
 import { FRAGMENT, REVISION_FRAGMENT, type ReviseContent, reviseContent } from '../../commands/content/revise-content';
 import { getVersion, listVersions } from '../../queries/content/versions';
+import { getTopic } from '../../queries/catalog/topics';
+import { livePromptTexts } from '../../queries/catalog/prompts';
+import { sheetType } from '../../queries/content/items';
 import { SHEET_NOT_FOUND } from '../domain/content';
 import { DomainErrorException, forbidden, invalid, notFound } from '../domain/errors';
 import { tryNormalizeUrl } from '../domain/urls';
@@ -41,22 +44,17 @@ export async function generateContent(c: Caller, input: GenerateContent) {
   } else if (input.url !== undefined) {
     throw new DomainErrorException(invalid('url is only taken with type optimize (a draft gets its URL when it is published)'));
   }
-  const topic = input.topic_id
-    ? await db('rm_topics').where({ id: input.topic_id, website_id: website.id }).whereNull('deleted_at').first('id', 'name')
-    : undefined;
+  const topic = input.topic_id ? await getTopic(db, website.id, input.topic_id) : undefined;
   if (input.topic_id && !topic) throw new DomainErrorException(notFound('Topic not found'));
   const promptIds = [...new Set(input.prompt_ids ?? [])];
-  const prompts = promptIds.length
-    ? await db('rm_prompts').where('website_id', website.id).whereIn('id', promptIds).whereNull('soft_deleted_at').select('id', 'text')
-    : [];
-  if (prompts.length !== promptIds.length) throw new DomainErrorException(notFound('Prompt not found'));
-  const promptText = new Map(prompts.map((p: { id: string; text: string }) => [p.id, p.text]));
+  const promptText = await livePromptTexts(db, website.id, promptIds);
+  if (promptText.size !== promptIds.length) throw new DomainErrorException(notFound('Prompt not found'));
   let sheetId: string | null = null;
   if (input.sheet_id) {
-    const sheet = await db('rm_content_sheets').where({ sheet_id: input.sheet_id, website_id: website.id }).first('type');
-    if (!sheet) throw new DomainErrorException(notFound(SHEET_NOT_FOUND));
+    const type = await sheetType(db, website.id, input.sheet_id);
+    if (!type) throw new DomainErrorException(notFound(SHEET_NOT_FOUND));
     // a view-type tab resolves to the main pool, as tracking does
-    sheetId = sheet.type === 'view' ? null : input.sheet_id;
+    sheetId = type === 'view' ? null : input.sheet_id;
   }
   const texts = promptIds.map((id) => promptText.get(id)!);
   const factIds = input.fact_review ? await groundingFactIds(c, website.id, input.fact_review) : [];

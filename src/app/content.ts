@@ -8,6 +8,8 @@ import {
   contentView,
   getSheet,
   listSheets as sheetsOf,
+  sheetOwner,
+  sheetType,
   liveContentIds,
   sheetNames,
 } from '../../queries/content/items';
@@ -122,10 +124,7 @@ export async function createSheet(c: Caller, input: CreateSheet) {
 
 /** The tab a request addresses: 404 'Sheet not found' for an unknown id, another organization's, or a differing website_id. */
 async function sheetFor(c: Caller, sheetId: string, websiteId: string | undefined) {
-  const s = (await dbOf(c)('rm_content_sheets as s')
-    .join('rm_websites as w', 'w.id', 's.website_id')
-    .where('s.sheet_id', sheetId)
-    .first('s.website_id', 'w.organization_id')) as { website_id: string; organization_id: string } | undefined;
+  const s = await sheetOwner(dbOf(c), sheetId);
   if (!s || s.organization_id !== c.principal.organizationId || (websiteId !== undefined && websiteId.toLowerCase() !== s.website_id)) {
     throw new DomainErrorException(notFound(SHEET_NOT_FOUND));
   }
@@ -185,9 +184,9 @@ export async function listContent(c: Caller, input: ListContent, options: { with
   const db = dbOf(c);
   let sheetId: string | undefined;
   if (input.sheet_id !== undefined) {
-    const sheet = await db('rm_content_sheets').where({ website_id: w.id, sheet_id: input.sheet_id }).first('type');
-    if (!sheet) throw new DomainErrorException(invalid('sheet_id: no tab of this website has this id'));
-    if (sheet.type === 'sheet') sheetId = input.sheet_id.toLowerCase();
+    const type = await sheetType(db, w.id, input.sheet_id);
+    if (!type) throw new DomainErrorException(invalid('sheet_id: no tab of this website has this id'));
+    if (type === 'sheet') sheetId = input.sheet_id.toLowerCase();
   }
   const selection = await resolveSelection(db, w.id, input.filters ?? {}, { prefix: 'filters' });
   return flagStale(

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { type CreditScope, creditEvents, creditMonths, creditTotals, creditUsage, decodeOffset } from '../../queries/credits/usage';
 import type { CreditEventsView, CreditRange, CreditsView, CreditUsageView } from '../../queries/credits/views';
+import { groupWebsiteIds } from '../../queries/team/groups';
 import { MONTHLY_CREDITS, monthStart, nextMonthlyReset, oneOffBalance } from '../domain/credits';
 import { DomainErrorException, invalid, notFound } from '../domain/errors';
 import { authorize, isUser, requireGlobal } from '../domain/principal';
@@ -60,10 +61,8 @@ export async function websiteCreditsOp(c: Caller, websiteId: string): Promise<Cr
 /** A group's credits: its websites' (group management is global-only, and so is this). */
 export async function groupCreditsOp(c: Caller, groupId: string): Promise<CreditsView> {
   organizationWide(c);
-  const db = dbOf(c);
-  const group = await db('rm_team_groups').where({ id: groupId, organization_id: c.principal.organizationId }).first('id');
-  if (!group) throw new DomainErrorException(notFound('Group not found'));
-  const sites = (await db('rm_team_group_websites').where('group_id', groupId).pluck('website_id')) as string[];
+  const sites = await groupWebsiteIds(dbOf(c), c.principal.organizationId, groupId);
+  if (!sites) throw new DomainErrorException(notFound('Group not found'));
   return balances(c, { organizationId: c.principal.organizationId, websiteIds: sites });
 }
 

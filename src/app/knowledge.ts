@@ -55,18 +55,18 @@ async function site(c: Caller, websiteId: string) {
   return websiteFor(c, websiteId, WEBSITE_ADMIN);
 }
 
-/** What an id alone addresses: a pillar or a fact, its read model table and the 404 an unknown id gets. */
+/** What an id alone addresses: a pillar or a fact, and the 404 an unknown id gets. */
 interface Addressed {
-  table: 'rm_kb_pillars' | 'rm_kb_facts';
+  kind: 'pillar' | 'fact';
   missing: string;
 }
-const PILLAR: Addressed = { table: 'rm_kb_pillars', missing: KNOWLEDGE_MESSAGES.pillarNotFound };
-const FACT: Addressed = { table: 'rm_kb_facts', missing: KNOWLEDGE_MESSAGES.factNotFound };
+const PILLAR: Addressed = { kind: 'pillar', missing: KNOWLEDGE_MESSAGES.pillarNotFound };
+const FACT: Addressed = { kind: 'fact', missing: KNOWLEDGE_MESSAGES.factNotFound };
 
 /** The website of a pillar or fact addressed by id alone: another organization's id is 404, as an unknown one. */
 async function siteOf(c: Caller, what: Addressed, id: string): Promise<string> {
   gate(c);
-  const at = await locate(dbOf(c), what.table, id);
+  const at = await locate(dbOf(c), what.kind, id);
   if (!at || at.organization_id !== c.principal.organizationId) throw new DomainErrorException(notFound(what.missing));
   await websiteFor(c, at.website_id, WEBSITE_ADMIN);
   return at.website_id;

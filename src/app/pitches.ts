@@ -1,6 +1,7 @@
 import { type CreatePitch, PITCH_ALLOWANCE, PITCH_NOT_ENABLED, PITCH_REQUESTS, requestPitch } from '../../commands/pitches/request-pitch';
 import { allowanceUsage } from '../../queries/allowances/usage';
 import { getPitch, listPitches, pitchByToken, pitchHandle } from '../../queries/pitches/pitches';
+import { pitchAllowance } from '../../queries/organizations/organizations';
 import type { PitchAdmittedView, PitchListView, PitchPageData, PitchReportView, PitchUsageView } from '../../queries/pitches/views';
 import { DomainErrorException, forbidden, invalid, notFound } from '../domain/errors';
 import { isUuid } from '../domain/ids';
@@ -33,8 +34,7 @@ export const reportUrlOf = (deps: AppDeps, token: string) => `${deps.rt.config.p
 
 /** The organization's pitch allowance per UTC month (org:create --pitch-allowance). */
 async function allowanceOf(c: Caller): Promise<number> {
-  const org = await dbOf(c)('rm_organizations').where('id', c.principal.organizationId).first('pitch_allowance');
-  return Number(org?.pitch_allowance ?? 0);
+  return pitchAllowance(dbOf(c), c.principal.organizationId);
 }
 
 export interface PitchAdmission {

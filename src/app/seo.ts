@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { requestSeoRecommendations, SEO_OUTSTANDING, type SeoRequest } from '../../commands/seo/request-recommendations';
 import { getSeoJob } from '../../queries/seo/jobs';
+import { hasFeature } from '../../queries/organizations/organizations';
 import type { SeoJobView, SeoSubmittedView } from '../../queries/seo/views';
 import { parseDraft, parseHtmlPage, type SeoPage } from '../analysis/seo';
 import { type DomainError, DomainErrorException, forbidden, invalid, notFound } from '../domain/errors';
@@ -72,10 +73,7 @@ function entitlementsOf(deps: AppDeps): EntitlementCache {
   let c = caches.get(deps);
   if (!c) {
     const db = deps.rt.database.db;
-    c = new EntitlementCache(async (org, feature) => {
-      const row = await db('rm_organizations').where('id', org).first('features');
-      return Array.isArray(row?.features) && row.features.includes(feature);
-    });
+    c = new EntitlementCache((org, feature) => hasFeature(db, org, feature));
     caches.set(deps, c);
   }
   return c;

@@ -34,6 +34,7 @@ import type { ReadModelName } from '../areas';
 import { getGroup, type GroupView, listGroups } from '../../queries/team/groups';
 import {
   type AccessType,
+  inviteOrganization,
   listGroupMembers,
   listOrganizationMembers,
   listWebsiteMembers,
@@ -41,6 +42,7 @@ import {
   userWebsites,
 } from '../../queries/team/members';
 import { getRole, listRoles, type RoleView } from '../../queries/team/roles';
+import { foreignWebsiteIds } from '../../queries/websites/websites';
 import { type DomainError, DomainErrorException, forbidden, invalid, isDomainError } from '../domain/errors';
 import { SYSTEM_ACTOR } from '../domain/events';
 import { newId } from '../domain/ids';
@@ -111,12 +113,7 @@ export const tokenHash = (token: string) => createHash('sha256').update(token).d
 
 /** Website ids that are another organization's: the spec answers 403 for them, not 404. */
 async function foreignWebsites(c: Caller, ids: readonly string[]): Promise<Set<string>> {
-  if (!ids.length) return new Set();
-  const rows = (await dbOf(c)('rm_websites')
-    .whereIn('id', [...ids])
-    .whereNot('organization_id', c.principal.organizationId)
-    .select('id')) as { id: string }[];
-  return new Set(rows.map((r) => r.id));
+  return foreignWebsiteIds(dbOf(c), c.principal.organizationId, ids);
 }
 
 async function invite(
@@ -205,11 +202,9 @@ export async function bulkInviteOp(c: Caller, input: BulkInvite) {
  */
 export async function acceptInviteOp(deps: AppDeps, input: AcceptInvite): Promise<AcceptResult> {
   const hash = tokenHash(input.token);
-  const row = (await deps.rt.database.db('rm_team_invites').where('token_hash', hash).first('organization_id')) as
-    | { organization_id: string }
-    | undefined;
-  if (!row) throw new DomainErrorException(invalid(ACCEPT_MESSAGES.invalid));
-  const ctx = { store: deps.rt.store, organizationId: row.organization_id, actor: SYSTEM_ACTOR };
+  const organizationId = await inviteOrganization(deps.rt.database.db, hash);
+  if (!organizationId) throw new DomainErrorException(invalid(ACCEPT_MESSAGES.invalid));
+  const ctx = { store: deps.rt.store, organizationId, actor: SYSTEM_ACTOR };
   const password_hash = input.password ? await hashPassword(input.password) : null;
   const cmd = {
     token_hash: hash,
@@ -219,7 +214,7 @@ export async function acceptInviteOp(deps: AppDeps, input: AcceptInvite): Promis
     last_name: input.last_name ?? null,
     password_hash,
   };
-  const h = await handle(ctx, organizationStream(row.organization_id), Organization, (s) => decideAccept(s, cmd));
+  const h = await handle(ctx, organizationStream(organizationId), Organization, (s) => decideAccept(s, cmd));
   if (isDomainError(h)) throw new DomainErrorException(h);
   await deps.rt.waitForReadModels(h.position, READS);
   return h.result;

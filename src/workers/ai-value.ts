@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { requestValuation, type ValuationReason } from '../../commands/ai-value/request-valuation';
 import type { CommandContext } from '../../commands/handle';
 import { computeValuation } from '../../queries/ai-value/compute';
+import { type DueRow, valuationStates } from '../../queries/ai-value/read';
 import { utcDay } from '../domain/dates';
 import { SYSTEM_ACTOR } from '../domain/events';
 import type { EventStore } from '../eventstore/port';
@@ -41,16 +42,6 @@ export function aiValueJob(): JobSpec<AiValueJobState> {
   };
 }
 
-interface DueRow {
-  website_id: string;
-  organization_id: string;
-  requested_at: Date | null;
-  economics_changed_at: Date | null;
-  checked_at: Date | null;
-  facts_version: string | null;
-  facts_now: string | null;
-}
-
 /** Why the website's value is due now, and the slot that names the job; null when it is not. */
 export function dueReason(row: DueRow, now: Date): { reason: ValuationReason; slot: string } | null {
   const t = now.getTime();
@@ -68,17 +59,7 @@ export function dueReason(row: DueRow, now: Date): { reason: ValuationReason; sl
 /** The websites whose value is due (feature on, website active), each requested once per slot. */
 export async function aiValuePass(deps: { db: Knex; store: EventStore; now?: () => Date }): Promise<string[]> {
   const now = deps.now?.() ?? new Date();
-  const rows: DueRow[] = (
-    await deps.db.raw(
-      `select w.id as website_id, w.organization_id, v.requested_at, v.economics_changed_at, v.checked_at, v.facts_version,
-              s.version::text as facts_now
-         from rm_websites w
-         join rm_organizations o on o.id = w.organization_id and 'ai_search_value' = any(o.features)
-         left join rm_ai_values v on v.website_id = w.id
-         left join rm_fact_sites s on s.website_id = w.id
-        where w.status = 'active'`,
-    )
-  ).rows;
+  const rows = await valuationStates(deps.db);
   const jobs: string[] = [];
   for (const row of rows) {
     const due = dueReason(row, now);

@@ -10,6 +10,10 @@ import { isHostWithinDomain } from '../domain/urls';
 import { hostOf, domainOf } from '../domain/urls';
 import { type JobSpec, type OneStepState, oneStepAggregate } from './jobs';
 import { competitorGapsOf } from './seo';
+import { listPrompts } from '../../queries/catalog/prompts';
+import { listTopics, topicNamesById } from '../../queries/catalog/topics';
+import { recentCitedUrls } from '../../queries/responses/list';
+import { websiteById } from '../../queries/websites/websites';
 
 /** Credits one prompt discovery run costs. */
 export const DISCOVERY_RUN_CREDITS = 2;
@@ -19,26 +23,15 @@ export type DiscoveryState = OneStepState<'PromptDiscoveryRequested'>;
 
 /** The website's own data the served sources read. */
 export async function discoveryData(db: Knex, r: EventData<'PromptDiscoveryRequested'>): Promise<DiscoveryData> {
-  const site = await db('rm_websites').where('id', r.website_id).first('name', 'url');
-  const topics = (await db('rm_topics').where('website_id', r.website_id).whereNull('deleted_at').orderBy('seq').pluck('name')) as string[];
-  const prompts = (await db('rm_prompts')
-    .where('website_id', r.website_id)
-    .whereNull('soft_deleted_at')
-    .orderBy('seq')
-    .limit(5000)
-    .select('id', 'text', 'topic_id', 'status')) as { id: string; text: string; topic_id: string | null; status: string }[];
+  const site = await websiteById(db, r.website_id);
+  const topics = (await listTopics(db, r.website_id)).map((t) => t.name);
+  const prompts = (await listPrompts(db, r.website_id)).slice(0, 5000);
   const domain = site ? domainOf(site.url) : null;
   let pages: string[] = [];
   if (r.sources.includes('website_analysis') && domain) {
-    const cited = await db.raw(
-      `select distinct c as url from (select citations from rm_responses where website_id = ? order by run_at desc limit 20000) r, jsonb_array_elements_text(r.citations) c limit 5000`,
-      [r.website_id],
-    );
-    pages = (cited.rows as { url: string }[]).map((x) => x.url).filter((u) => isHostWithinDomain(hostOf(u), domain));
+    pages = (await recentCitedUrls(db, r.website_id)).filter((u) => isHostWithinDomain(hostOf(u), domain));
   }
-  const topicName = new Map(
-    (await db('rm_topics').where('website_id', r.website_id).select('id', 'name')).map((t: { id: string; name: string }) => [t.id, t.name]),
-  );
+  const topicName = await topicNamesById(db, r.website_id);
   let gaps: DiscoveryData['gaps'] = [];
   if (r.sources.includes('keyword_gaps')) {
     const active = prompts.filter((p) => p.status === 'active').slice(0, 500);

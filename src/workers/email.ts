@@ -22,6 +22,7 @@ import type { Logger } from '../logger';
 import { systemContext } from './context';
 import { type BusWorkerDeps, startWorker } from './worker';
 import { sweepEvery } from './every';
+import { overdueEmails } from '../../queries/email/emails';
 
 export const EMAIL_WORKER = 'email-workers';
 export const EMAIL_WORKER_TYPES: readonly EventType[] = ['EmailRequested'];
@@ -187,13 +188,7 @@ export interface EmailSweeperDeps {
  */
 export async function sweepEmails(deps: EmailSweeperDeps): Promise<number> {
   const age = `${Math.max(0, Math.round(deps.minAgeMs ?? 60_000))} milliseconds`;
-  const rows = (await deps
-    .db('rm_emails')
-    .whereIn('status', ['requested', 'deferred', 'sending'])
-    .andWhere('due_at', '<', deps.db.raw('now() - ?::interval', [age]))
-    .orderBy('due_at')
-    .limit(deps.limit ?? 500)
-    .select('email_id', 'organization_id', 'updated_at')) as { email_id: string; organization_id: string; updated_at: Date | string }[];
+  const rows = await overdueEmails(deps.db, age, deps.limit ?? 500);
   if (!rows.length) return 0;
   const time = new Date().toISOString();
   await deps.bus.publish(

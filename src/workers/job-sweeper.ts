@@ -10,6 +10,7 @@ import { promoteQueued } from '../limits/slots';
 import type { Logger } from '../logger';
 import { jobWorkerName, type JobSpec, poolOf, wakeJobs } from './jobs';
 import { sweepEvery } from './every';
+import { lostJobs, orphanHolds, type SweptJob, unsettledReservations } from '../../queries/jobs/lost';
 
 export interface JobSweeperDeps {
   db: Knex;
@@ -57,22 +58,7 @@ export async function sweepJobs(deps: JobSweeperDeps): Promise<SweepReport> {
   const busy = new Set<string>();
   for (const k of kinds) if ((await deps.bus.backlog(jobWorkerName(k))) > 0) busy.add(k);
 
-  const lost = await db.raw(
-    `select j.id as job_id, j.kind, j.stream_id, j.organization_id, j.website_id
-       from rm_jobs j left join aivis_job_slots s on s.job_id = j.id
-      where j.status in ('queued', 'running') and j.kind = any (?::text[]) and j.updated_at < now() - ?::interval
-        and ((s.job_id is null and not (j.kind = any (?::text[])))
-             or (s.state = 'running' and s.heartbeat_at < now() - ?::interval))
-      order by j.updated_at limit ?`,
-    [kinds, stale, [...busy], stale, limit],
-  );
-  const ended = await db.raw(
-    `select s.job_id, j.kind, j.stream_id, j.organization_id, j.website_id from aivis_job_slots s join rm_jobs j on j.id = s.job_id
-      where j.status in ('succeeded', 'failed') and j.finished_at < now() - ?::interval and j.kind = any (?::text[]) limit ?`,
-    ['5 seconds', kinds, limit],
-  );
-  type Row = { job_id: string; kind: string; stream_id: string; organization_id: string; website_id: string | null };
-  const candidates = [...(lost.rows as Row[]), ...(ended.rows as Row[])];
+  const candidates = await lostJobs(db, kinds, [...busy], stale, limit);
   if (candidates.length) {
     // one instance wakes a job per period: the first to move its claim
     const claimed = await db.raw(
@@ -82,7 +68,7 @@ export async function sweepJobs(deps: JobSweeperDeps): Promise<SweepReport> {
       [candidates.map((c) => c.job_id), stale],
     );
     const counts = new Map<string, number>((claimed.rows as { job_id: string; count: number }[]).map((r) => [r.job_id, Number(r.count)]));
-    const toWake: Row[] = [];
+    const toWake: SweptJob[] = [];
     for (const c of candidates) {
       const count = counts.get(c.job_id);
       if (count === undefined) continue;
@@ -104,30 +90,11 @@ export async function sweepJobs(deps: JobSweeperDeps): Promise<SweepReport> {
     `delete from aivis_limit_holds h using rm_jobs j where j.id = h.holder_id and j.status in ('succeeded', 'failed') returning h.holder_id`,
   );
   report.settled += done.rows.length;
-  const orphans = await db.raw(
-    `select h.holder_id, h.subject from aivis_limit_holds h
-      where h.acquired_at < now() - ?::interval and h.subject is not null and not exists (select 1 from rm_jobs j where j.id = h.holder_id)
-      limit ?`,
-    [stale, limit],
-  );
-  for (const o of orphans.rows as { holder_id: string; subject: string }[]) {
+  for (const o of await orphanHolds(db, stale, limit)) {
     if ((await deps.store.readStream(o.subject, { maxCount: 1 })).length === 0) report.settled += await releaseHolds(db, o.holder_id);
   }
   // reservations of ended jobs whose own settlement was lost with their process
-  const unsettled = await db.raw(
-    `select r.organization_id, r.allowance, r.period, r.reservation_id, j.status, j.website_id from rm_allowance_reservations r
-       join rm_jobs j on j.id = r.reservation_id and j.stream_id = r.subject
-      where r.state = 'reserved' and j.status in ('succeeded', 'failed') and j.finished_at < now() - ?::interval limit ?`,
-    ['5 seconds', limit],
-  );
-  for (const r of unsettled.rows as {
-    organization_id: string;
-    allowance: string;
-    period: string;
-    reservation_id: string;
-    status: 'succeeded' | 'failed';
-    website_id: string | null;
-  }[]) {
+  for (const r of await unsettledReservations(db, limit)) {
     const ctx = { store: deps.store, organizationId: r.organization_id, websiteId: r.website_id, actor: SYSTEM_ACTOR };
     await settleAllowance(ctx, { allowance: r.allowance, period: r.period, reservation_id: r.reservation_id, ended: r.status });
     report.settled++;

@@ -9,6 +9,10 @@ import { deterministicId } from '../domain/ids';
 import { createSafeFetcher, type Outbound } from '../net/safe-fetch';
 import type { CommandContext } from '../../commands/handle';
 import type { JobSpec, JobStep, StepContext } from './jobs';
+import { getPillar } from '../../queries/knowledge/knowledge';
+import { entitySpans } from '../../queries/observations/list';
+import { latestAnswerTexts, trackedEntities } from '../../queries/responses/list';
+import { websiteById } from '../../queries/websites/websites';
 
 /**
  * The research of a new pillar (job `pillar_research-<pillar_id>`): candidate facts about the pillar's subject from
@@ -128,18 +132,16 @@ interface PillarRow {
   description: string;
 }
 
-async function pillarOf(db: Knex, pillarId: string): Promise<PillarRow | undefined> {
-  return db('rm_kb_pillars').where('id', pillarId).first('name', 'description');
+async function pillarOf(db: Knex, websiteId: string, pillarId: string): Promise<PillarRow | undefined> {
+  return getPillar(db, websiteId, pillarId);
 }
 
 /** The brand's names: its entity's name and identifiers, else the website's name. */
 async function brandNames(db: Knex, websiteId: string): Promise<{ names: string[]; entityId: string | null; url: string }> {
-  const site = (await db('rm_websites').where('id', websiteId).first('name', 'url')) as { name: string; url: string };
-  const self = (await db('rm_analysis_entities').where({ website_id: websiteId, is_self: true }).first('entity_id', 'name', 'identifiers')) as
-    | { entity_id: string; name: string; identifiers: string[] }
-    | undefined;
-  const names = [...new Set([site.name, ...(self ? [self.name, ...self.identifiers] : [])].filter((n) => n.trim()))];
-  return { names, entityId: self?.entity_id ?? null, url: site.url };
+  const site = (await websiteById(db, websiteId))!;
+  const self = (await trackedEntities(db, websiteId)).find((e) => e.is_self);
+  const names = [...new Set([site.name, ...(self ? [self.name, ...(self.identifiers ?? [])] : [])].filter((n) => n.trim()))];
+  return { names, entityId: self?.id ?? null, url: site.url };
 }
 
 async function record(ctx: CommandContext, websiteId: string, candidates: Candidate[]): Promise<number> {
@@ -158,14 +160,7 @@ function candidatesOf(jobId: string, pillarId: string, found: Found[]): Candidat
 /** Sentences of the website's latest answers that name the brand and the pillar, and the brand's observations about it. */
 async function fromAnswers(db: Knex, websiteId: string, terms: ReadonlySet<string>): Promise<Found[]> {
   const brand = await brandNames(db, websiteId);
-  const answers = (await db('rm_responses')
-    .where('website_id', websiteId)
-    .orderBy([
-      { column: 'run_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(RESEARCH_LIMITS.answers)
-    .select('id', 'text')) as { id: string; text: string }[];
+  const answers = await latestAnswerTexts(db, websiteId, RESEARCH_LIMITS.answers);
   const out: Found[] = [];
   for (const a of answers) {
     sentences(a.text).forEach((s, i) => {
@@ -183,14 +178,7 @@ async function fromAnswers(db: Knex, websiteId: string, terms: ReadonlySet<strin
     if (out.length >= RESEARCH_LIMITS.fromAnswers) break;
   }
   if (brand.entityId) {
-    const spans = (await db('rm_observations')
-      .where({ website_id: websiteId, entity_id: brand.entityId })
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(RESEARCH_LIMITS.answers)
-      .select('id', 'response_id', 'text_span')) as { id: string; response_id: string; text_span: string }[];
+    const spans = await entitySpans(db, websiteId, brand.entityId, RESEARCH_LIMITS.answers);
     let n = 0;
     for (const o of spans) {
       const span = o.text_span.replace(/\s+/g, ' ').trim();
@@ -258,7 +246,7 @@ export function pillarResearchJob(options: PillarResearchOptions = {}): JobSpec<
     (step: 'answers' | 'site') =>
     async ({ jobId, state, command, db }: StepContext<ResearchState>) => {
       const r = state.requested!;
-      const pillar = await pillarOf(db, r.pillar_id);
+      const pillar = await pillarOf(db, r.website_id, r.pillar_id);
       if (!pillar) throw new Error(`pillar ${r.pillar_id} is not in the read model yet`);
       const terms = pillarTerms(pillar.name, pillar.description);
       const found =

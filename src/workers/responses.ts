@@ -14,6 +14,7 @@ import { type ExtractorChoice, ruleObservations } from './observations';
 import { type BusWorkerDeps, startWorker } from './worker';
 import { problemLog } from '../app/problem';
 import { noteUnrecorded, UNRECORDABLE, unrecordableReason } from './unrecorded';
+import { unitStatus } from '../../queries/responses/runs';
 
 export const RESPONSE_WORKER = 'response-workers';
 export const RESPONSE_WORKER_TYPES: readonly EventType[] = ['ResponseRequested'];
@@ -45,8 +46,8 @@ export async function answerUnit(
   // a unit seen before (delivered again, or sent again by the sweeper) may have its outcome already: skip the engine
   const again = !delivery || delivery.count > 1 || msg.id !== req.request_id;
   if (again) {
-    const unit = await deps.db('rm_run_units').where('request_id', req.request_id).first('status');
-    if (unit && unit.status !== 'pending') return 'skipped';
+    const status = await unitStatus(deps.db, req.request_id);
+    if (status !== undefined && status !== 'pending') return 'skipped';
   }
   const ctx = systemContext(deps.store, msg, deps.now);
   const { outcome, site } = await answer(deps, ctx, req);

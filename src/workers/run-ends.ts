@@ -5,6 +5,7 @@ import { SYSTEM_ACTOR } from '../domain/events';
 import { comparePositions, type EventStore, type Position } from '../eventstore/port';
 import type { Logger } from '../logger';
 import { problemLog } from '../app/problem';
+import { heldSlotsToEnd } from '../../queries/responses/runs';
 
 export interface RunEndsDeps {
   store: EventStore;
@@ -15,15 +16,6 @@ export interface RunEndsDeps {
   waitForRuns?: (position: Position) => Promise<unknown>;
 }
 
-interface Held {
-  run_id: string;
-  organization_id: string;
-  website_id: string;
-  schedule_id: string | null;
-}
-
-const HELD = ['s.run_id', 's.organization_id', 's.website_id', 's.schedule_id'];
-
 /**
  * One pass: records the end of every run that holds its schedule's slot and has an outcome for every unit (as the
  * runs read model says), and of every run whose hold has run out. The end is decided on the slot's stream under an
@@ -31,16 +23,7 @@ const HELD = ['s.run_id', 's.organization_id', 's.website_id', 's.schedule_id'];
  */
 export async function recordRunEnds(deps: RunEndsDeps): Promise<{ finished: string[]; expired: string[] }> {
   const now = deps.now?.() ?? new Date();
-  const done: Held[] = await deps
-    .db('rm_run_slots as s')
-    .join('rm_runs as r', 'r.id', 's.run_id')
-    .whereNull('s.ended_at')
-    .whereNotNull('r.finished_at')
-    .select(HELD);
-  const doneIds = new Set(done.map((h) => h.run_id));
-  const late = ((await deps.db('rm_run_slots as s').whereNull('s.ended_at').where('s.expires_at', '<=', now).select(HELD)) as Held[]).filter(
-    (h) => !doneIds.has(h.run_id),
-  );
+  const { done, late } = await heldSlotsToEnd(deps.db, now);
   const ended = { finished: [] as string[], expired: [] as string[] };
   for (const [reason, held] of [
     ['finished', done],

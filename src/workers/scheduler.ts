@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { RUN_IN_PROGRESS } from '../../commands/responses/run-slot';
 import { startRun } from '../../commands/responses/start-run';
-import { runFinished } from '../../queries/responses/runs';
+import { knownRunIds, runFinished } from '../../queries/responses/runs';
 import { isDomainError } from '../domain/errors';
 import { SYSTEM_ACTOR } from '../domain/events';
 import { deterministicId } from '../domain/ids';
@@ -9,6 +9,7 @@ import { utcDay } from '../domain/dates';
 import type { EventStore } from '../eventstore/port';
 import type { Logger } from '../logger';
 import { every } from './every';
+import { activeSchedules, schedulableWebsites } from '../../queries/catalog/schedules';
 
 const DAY_MS = 86_400_000;
 const dayNumber = (day: string) => Math.floor(Date.parse(`${day}T00:00:00Z`) / DAY_MS);
@@ -66,28 +67,12 @@ interface Due {
 export async function schedulePass(deps: SchedulerDeps): Promise<string[]> {
   const now = deps.now?.() ?? new Date();
   const today = utcDay(now);
-  const sites: { id: string; organization_id: string }[] = await deps
-    .db('rm_websites as w')
-    .where('w.status', 'active')
-    .whereExists(deps.db('rm_prompts as p').whereRaw('p.website_id = w.id').andWhere('p.status', 'active').whereNull('p.soft_deleted_at'))
-    .select('w.id', 'w.organization_id');
+  const sites = await schedulableWebsites(deps.db);
   if (!sites.length) return [];
-  const schedules: {
-    id: string;
-    website_id: string;
-    frequency: 'daily' | 'weekly';
-    starts_on: string | null;
-    ends_on: string | null;
-    created_at: Date;
-  }[] = await deps
-    .db('rm_prompt_schedules')
-    .whereIn(
-      'website_id',
-      sites.map((s) => s.id),
-    )
-    .whereNull('archived_at')
-    .andWhere('is_active', true)
-    .select('id', 'website_id', 'frequency', 'starts_on', 'ends_on', 'created_at');
+  const schedules = await activeSchedules(
+    deps.db,
+    sites.map((s) => s.id),
+  );
   const due: Due[] = [];
   const orgOf = new Map(sites.map((s) => [s.id, s.organization_id]));
   for (const s of sites) {
@@ -110,11 +95,10 @@ export async function schedulePass(deps: SchedulerDeps): Promise<string[]> {
         run_id: scheduledRunId(x.website_id, x.id, slot),
       });
   }
-  const known = new Set<string>();
-  for (let i = 0; i < due.length; i += 1000) {
-    const ids = due.slice(i, i + 1000).map((d) => d.run_id);
-    for (const r of await deps.db('rm_runs').whereIn('id', ids).select('id')) known.add(r.id);
-  }
+  const known = await knownRunIds(
+    deps.db,
+    due.map((d) => d.run_id),
+  );
   const started: string[] = [];
   const finished = (runId: string) => runFinished(deps.db, runId);
   for (const d of due) {

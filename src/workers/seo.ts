@@ -1,11 +1,14 @@
 import type { Knex } from 'knex';
-import type { StoredMatched } from '../../projections/answers/schema';
 import { promptsCovered, recommend, type SeoContext } from '../analysis/seo';
 import { approvedFactTexts } from '../../queries/knowledge/knowledge';
 import { creditsCharged } from '../domain/credits';
 import type { EventData } from '../domain/events';
 import type { SlotPool } from '../limits/slots';
 import { type JobSpec, type OneStepState, oneStepAggregate, perWebsite } from './jobs';
+import { listPrompts } from '../../queries/catalog/prompts';
+import { hasFeature } from '../../queries/organizations/organizations';
+import { latestMatched, trackedEntities } from '../../queries/responses/list';
+import { websiteById } from '../../queries/websites/websites';
 
 /** The spec's caps: 4 SEO jobs running per website, 16 in all; beyond, a job waits queued. */
 export const SEO_SLOTS: SlotPool = { name: 'seo', perScope: 4, overall: 16 };
@@ -31,20 +34,11 @@ export async function competitorGapsOf(
 ): Promise<Map<string, { name: string; answers: number }[]>> {
   const gaps = new Map<string, { name: string; answers: number }[]>();
   if (!promptIds.length) return gaps;
-  const entities = (await db('rm_analysis_entities')
-    .where({ website_id: websiteId, removed: false })
-    .orderBy('slot')
-    .select('entity_id as id', 'name', 'is_self')) as { id: string; name: string; is_self: boolean }[];
+  const entities = await trackedEntities(db, websiteId);
   // each answer's entity matches as the answers projection stored them (its one analysis, kept in line by re-derivation)
-  const answers = await db.raw(
-    `select prompt_id, matched from (
-       select prompt_id, matched, row_number() over (partition by prompt_id order by run_at desc) as n
-         from rm_responses where website_id = ? and prompt_id = any(?::uuid[])
-     ) r where n <= ?`,
-    [websiteId, [...promptIds], perPrompt],
-  );
+  const answers = await latestMatched(db, websiteId, promptIds, perPrompt);
   const byId = new Map(entities.map((e) => [e.id, e]));
-  for (const a of answers.rows as { prompt_id: string; matched: StoredMatched }[]) {
+  for (const a of answers) {
     const mentioned = a.matched.m.map(([id]) => byId.get(id));
     if (mentioned.some((e) => e?.is_self)) continue;
     const counts = gaps.get(a.prompt_id) ?? [];
@@ -62,13 +56,11 @@ export async function competitorGapsOf(
 
 /** The website's data a page is weighed against: its brand, active prompts, who the answers name instead, approved facts. */
 export async function seoContext(db: Knex, websiteId: string, page: EventData<'SeoRecommendationsRequested'>['page']): Promise<SeoContext> {
-  const site = await db('rm_websites').where('id', websiteId).first('name', 'organization_id');
-  const prompts = (await db('rm_prompts')
-    .where({ website_id: websiteId, status: 'active' })
-    .whereNull('soft_deleted_at')
-    .orderBy('seq')
-    .limit(2000)
-    .select('id', 'text')) as { id: string; text: string }[];
+  const site = await websiteById(db, websiteId);
+  const prompts = (await listPrompts(db, websiteId))
+    .filter((p) => p.status === 'active')
+    .slice(0, 2000)
+    .map((p) => ({ id: p.id, text: p.text }));
   const covered = promptsCovered(page, prompts).slice(0, 10);
   const competitorGaps = await competitorGapsOf(
     db,
@@ -77,8 +69,8 @@ export async function seoContext(db: Knex, websiteId: string, page: EventData<'S
     ANSWERS_PER_PROMPT,
   );
   // approved facts, when the organization has the knowledge base (checked as the job runs; off: no facts, no error)
-  const org = site ? await db('rm_organizations').where('id', site.organization_id).first('features') : null;
-  const facts = Array.isArray(org?.features) && org.features.includes('knowledge_base') ? await approvedFactTexts(db, websiteId, FACTS_READ) : [];
+  const knowledgeBase = site ? await hasFeature(db, site.organization_id, 'knowledge_base') : false;
+  const facts = knowledgeBase ? await approvedFactTexts(db, websiteId, FACTS_READ) : [];
   return { brand: site?.name ?? 'the brand', prompts, competitorGaps, facts };
 }
 
