@@ -20,7 +20,7 @@ import { SharedFilters, ToolSharedFilters } from '../domain/filters';
 import { PageNum, PageSize, Uuid, WebsiteId } from '../domain/schemas';
 import { DomainErrorException, invalid, notFound } from '../domain/errors';
 import type { Need } from '../domain/principal';
-import { type Caller, commandContextOf, dbOf, orFail, type Reads, flagStale, settled, websiteFor, writeThenRead } from './context';
+import { type Caller, commandContextOf, dbOf, type Reads, flagStale, settled, websiteFor, writeThenRead, written } from './context';
 
 /**
  * The content hub's operations (REST routes and MCP tools both call them): access, the command or query,
@@ -65,10 +65,11 @@ export const SHARED_POOL_NAME = 'All content';
 export async function trackContent(c: Caller, input: TrackContent) {
   const w = await websiteFor(c, input.website_id, CONTENT_EDIT);
   const db = dbOf(c);
-  const r = orFail(
-    await track(commandContextOf(c, w.id), { ...input, website_id: w.id, website_url: w.url }, { live: (ids) => liveContentIds(db, w.id, ids) }),
+  const r = await written(
+    c.deps,
+    track(commandContextOf(c, w.id), { ...input, website_id: w.id, website_url: w.url }, { live: (ids) => liveContentIds(db, w.id, ids) }),
+    CONTENT_READS,
   );
-  await c.deps.rt.waitForReadModels(r.position, CONTENT_READS);
   const sheetIds = [...new Set([...r.result.created, ...r.result.skipped].flatMap((x) => x.sheet_id ?? []))];
   const names = await sheetNames(db, sheetIds);
   const base = c.deps.rt.config.publicBaseUrl;

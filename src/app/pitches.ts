@@ -7,8 +7,7 @@ import { isUuid } from '../domain/ids';
 import { authorize, isUser, requireGlobal } from '../domain/principal';
 import { spendBudgets } from '../limits/budgets';
 import { monthOf } from '../../commands/allowances/allowance';
-import { type AppDeps, type Caller, commandContextOf, dbOf, orFail } from './context';
-import { HttpError } from './errors';
+import { type AppDeps, type Caller, commandContextOf, dbOf, readBack, written } from './context';
 
 /**
  * Pitch reports (spec, "Pitch reports"; CONTRACT.md): creation and reading need a global key (Authentication 4).
@@ -49,21 +48,9 @@ export async function createPitchOp(c: Caller, input: CreatePitch, key: string |
   if (!c.principal.features.includes('pitch')) throw new DomainErrorException(forbidden(PITCH_NOT_ENABLED));
   if (key === undefined) throw new DomainErrorException(invalid(IDEMPOTENCY_KEY_REQUIRED));
   await spendBudgets(c.deps.limiter, [{ budget: PITCH_REQUESTS, scope: c.principal.organizationId }]);
-  const admitted = orFail(
-    await requestPitch(commandContextOf(c), input, {
-      key,
-      db: dbOf(c),
-      allowance: await allowanceOf(c),
-      models: c.deps.rt.config.pitchModels,
-    }),
-  );
-  await c.deps.rt.waitForReadModels(admitted.position, ['pitches']);
-  let handle = await pitchHandle(dbOf(c), c.principal.organizationId, admitted.pitch_id);
-  if (!handle) {
-    await c.deps.rt.waitForReadModels(admitted.position, ['pitches'], 20_000);
-    handle = await pitchHandle(dbOf(c), c.principal.organizationId, admitted.pitch_id);
-  }
-  if (!handle) throw new HttpError(503, 'The change is recorded but cannot be read yet: read it again shortly');
+  const admission = { key, db: dbOf(c), allowance: await allowanceOf(c), models: c.deps.rt.config.pitchModels };
+  const admitted = await written(c.deps, requestPitch(commandContextOf(c), input, admission), ['pitches']);
+  const handle = await readBack(c.deps, admitted.position, ['pitches'], () => pitchHandle(dbOf(c), c.principal.organizationId, admitted.pitch_id));
   return {
     status: handle.status === 'processing' ? 202 : 200,
     body: { pitch_id: admitted.pitch_id, status: handle.status, report_url: reportUrlOf(c.deps, handle.report_token) },

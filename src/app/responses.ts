@@ -10,7 +10,7 @@ import { conflict, DomainErrorException, isDomainError, notFound } from '../doma
 import type { SharedFilters } from '../domain/filters';
 import type { Need } from '../domain/principal';
 import { readCheckpoint } from '../eventstore/runner';
-import { type Caller, commandContextOf, dbOf, orFail, websiteFor, writeThenRead } from './context';
+import { type Caller, caughtUp, commandContextOf, dbOf, type Reads, settled, websiteFor, writeThenRead } from './context';
 
 export const RUN_NOT_FOUND = 'Run not found';
 
@@ -57,7 +57,7 @@ export async function getRun(c: Caller, websiteId: string, runId: string) {
   // could predate the batch that finished the run)
   if (found.finished_at !== null) {
     const runs = await readCheckpoint(dbOf(c), 'runs');
-    if (runs) await c.deps.rt.waitForReadModels(runs, ['answers', 'observations'], 2000);
+    if (runs) await caughtUp(c.deps, runs, ['answers', 'observations'], 2000);
   }
   return found;
 }
@@ -79,12 +79,11 @@ export async function importResponses(c: Caller, input: ImportResponses) {
   const w = await websiteFor(c, input.website_id, IMPORT);
   const external = input.responses.flatMap((r) => (r.external_id === undefined ? [] : [r.external_id]));
   const known = await importedExternalIds(dbOf(c), w.id, external);
-  const r = orFail(await record(commandContextOf(c, w.id), { ...input, website_id: w.id, already_imported: known }));
   // the caller reads the answers next (listing, metrics, a re-import's skips), and the observations it supplied
   const supplied = input.responses.some((x) => x.observations?.length);
   // (and the content hub's citation figures, which count answers from its own read model)
-  await c.deps.rt.waitForReadModels(r.position, supplied ? ['answers', 'observations', 'content'] : ['answers', 'content']);
-  return r.result;
+  const reads: Reads = supplied ? ['answers', 'observations', 'content'] : ['answers', 'content'];
+  return settled(c.deps, record(commandContextOf(c, w.id), { ...input, website_id: w.id, already_imported: known }), reads);
 }
 
 export async function dateRange(c: Caller, websiteId: string, scheduleId: string | null) {

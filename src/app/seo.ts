@@ -9,7 +9,7 @@ import type { Feature } from '../domain/events';
 import { Text, text, Uuid } from '../domain/schemas';
 import { spendBudgets } from '../limits/budgets';
 import { isPublicAddress, SafeFetchError } from '../net/safe-fetch';
-import { type AppDeps, type Caller, commandContextOf, dbOf, orFail, websiteFor } from './context';
+import { type AppDeps, type Caller, commandContextOf, dbOf, websiteFor, written } from './context';
 import { HttpError } from './errors';
 
 /**
@@ -152,16 +152,14 @@ export async function submitSeoRecommendationsOp(c: Caller, input: SubmitSeoReco
   ]);
   await entitled(c);
   const req: SeoRequest = { website_id: site.id, request_id: input.request_id, url: url?.href ?? null, draft: input.draft ?? null };
-  const admitted = orFail(
-    await requestSeoRecommendations(
-      commandContextOf(c, site.id),
-      dbOf(c),
-      req,
-      async () => (url ? fetchPage(c.deps, url) : parseDraft(input.draft!)),
-      { ...SEO_OUTSTANDING, limit: c.deps.seo?.outstandingPerWebsite ?? SEO_OUTSTANDING.limit },
-    ),
+  const admitted = await written(
+    c.deps,
+    requestSeoRecommendations(commandContextOf(c, site.id), dbOf(c), req, async () => (url ? fetchPage(c.deps, url) : parseDraft(input.draft!)), {
+      ...SEO_OUTSTANDING,
+      limit: c.deps.seo?.outstandingPerWebsite ?? SEO_OUTSTANDING.limit,
+    }),
+    ['seo'],
   );
-  await c.deps.rt.waitForReadModels(admitted.position, ['seo']);
   // a new job is answered as admitted (CONTRACT: "queued"), even if a worker already took it; a repeat as it stands
   if (!admitted.replayed) return { job_id: admitted.job_id, status: 'queued' };
   const job = await getSeoJob(dbOf(c), c.principal.organizationId, site.id, admitted.job_id);

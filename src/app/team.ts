@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hash as hashPassword } from '@node-rs/argon2';
-import { type Decision, type Handled, handle } from '../../commands/handle';
+import { type Decision, handle } from '../../commands/handle';
 import { Organization, type OrganizationState, organizationStream } from '../../commands/organizations/organization';
 import {
   type CreateGroup,
@@ -45,7 +45,7 @@ import { type DomainError, DomainErrorException, forbidden, invalid, isDomainErr
 import { SYSTEM_ACTOR } from '../domain/events';
 import { newId } from '../domain/ids';
 import { authorize, isUser, requireGlobal, requirePartner, WEBSITE_FORBIDDEN } from '../domain/principal';
-import { type AppDeps, type Caller, commandContextOf, dbOf, websiteFor } from './context';
+import { type AppDeps, type Caller, commandContextOf, dbOf, settled, websiteFor } from './context';
 
 /**
  * Organization administration (spec, "Organization administration"; CONTRACT.md): roles, members, invites, groups.
@@ -55,13 +55,6 @@ import { type AppDeps, type Caller, commandContextOf, dbOf, websiteFor } from '.
 
 /** The team read model answers every read of this area. */
 const READS: readonly ReadModelName[] = ['team'];
-
-async function settle<R>(c: Caller, run: Promise<Handled<R> | DomainError>, reads: readonly ReadModelName[] = READS): Promise<R> {
-  const h = await run;
-  if (isDomainError(h)) throw new DomainErrorException(h);
-  await c.deps.rt.waitForReadModels(h.position, reads);
-  return h.result;
-}
 
 function decideOnOrganization<R>(c: Caller, decide: (s: OrganizationState) => Decision<R> | DomainError) {
   return handle(commandContextOf(c), organizationStream(c.principal.organizationId), Organization, decide);
@@ -86,18 +79,20 @@ export async function listRolesOp(c: Caller): Promise<{ roles: RoleView[] }> {
 export async function createRoleOp(c: Caller, input: CreateRole): Promise<{ success: true; role: RoleView }> {
   globalOnly(c, 'manage');
   const role_id = newId();
-  await settle(
-    c,
+  await settled(
+    c.deps,
     decideOnOrganization(c, (s) => decideCreateRole(s, { ...input, role_id })),
+    READS,
   );
   return { success: true, role: await getRole(dbOf(c), c.principal.organizationId, role_id) };
 }
 
 export async function deleteRoleOp(c: Caller, roleId: string): Promise<{ success: true; message: string }> {
   globalOnly(c, 'manage');
-  return settle(
-    c,
+  return settled(
+    c.deps,
     decideOnOrganization(c, (s) => decideDeleteRole(s, roleId)),
+    READS,
   );
 }
 
@@ -144,8 +139,8 @@ async function invite(
     token,
     token_hash: tokenHash(token),
   };
-  const decided = await settle(
-    c,
+  const decided = await settled(
+    c.deps,
     decideOnOrganization(c, (s) => {
       const d = decideInvite(s, cmd);
       if (isDomainError(d)) return d;
@@ -155,6 +150,7 @@ async function invite(
       );
       return { ...d, result: { ...d.result, outcomes } };
     }),
+    READS,
   );
   // the invitation email follows from the invites recorded (src/workers/invitations.ts, then the outbox)
   return decided.outcomes;
@@ -219,10 +215,11 @@ export async function acceptInviteOp(deps: AppDeps, input: AcceptInvite): Promis
     last_name: input.last_name ?? null,
     password_hash,
   };
-  const h = await handle(ctx, organizationStream(row.organization_id), Organization, (s) => decideAccept(s, cmd));
-  if (isDomainError(h)) throw new DomainErrorException(h);
-  await deps.rt.waitForReadModels(h.position, READS);
-  return h.result;
+  return settled(
+    deps,
+    handle(ctx, organizationStream(row.organization_id), Organization, (s) => decideAccept(s, cmd)),
+    READS,
+  );
 }
 
 // ---- groups -------------------------------------------------------------------------------------------------------
@@ -247,9 +244,10 @@ export async function createGroupOp(c: Caller, input: CreateGroup): Promise<{ gr
   globalOnly(c, 'manage');
   await refuseForeignWebsites(c, input.website_ids);
   const group_id = newId();
-  await settle(
-    c,
+  await settled(
+    c.deps,
     decideOnOrganization(c, (s) => decideCreateGroup(s, { ...input, group_id, partner: c.principal.partner })),
+    READS,
   );
   return { group: await getGroup(dbOf(c), c.principal, group_id) };
 }
@@ -257,9 +255,10 @@ export async function createGroupOp(c: Caller, input: CreateGroup): Promise<{ gr
 export async function updateGroupOp(c: Caller, groupId: string, input: UpdateGroup): Promise<{ group: GroupView }> {
   globalOnly(c, 'manage');
   await refuseForeignWebsites(c, [...(input.add_website_ids ?? []), ...(input.remove_website_ids ?? [])]);
-  await settle(
-    c,
+  await settled(
+    c.deps,
     decideOnOrganization(c, (s) => decideUpdateGroup(s, groupId, { ...input, partner: c.principal.partner })),
+    READS,
   );
   return { group: await getGroup(dbOf(c), c.principal, groupId) };
 }
@@ -271,9 +270,10 @@ export async function listGroupMembersOp(c: Caller, groupId: string, accessType?
 
 export async function removeGroupMemberOp(c: Caller, groupId: string, userId: string): Promise<GroupMemberRemoval> {
   globalOnly(c, 'manage');
-  return settle(
-    c,
+  return settled(
+    c.deps,
     decideOnOrganization(c, (s) => decideRemoveGroupMember(s, groupId, userId, c.principal.userId)),
+    READS,
   );
 }
 
@@ -287,17 +287,19 @@ export async function listOrganizationMembersOp(c: Caller): Promise<{ members: M
 
 export async function changeMemberRoleOp(c: Caller, userId: string, input: ChangeRole): Promise<MemberChange> {
   globalOnly(c, 'manage');
-  return settle(
-    c,
+  return settled(
+    c.deps,
     decideOnOrganization(c, (s) => decideChangeMemberRole(s, userId, input, c.principal.userId)),
+    READS,
   );
 }
 
 export async function removeMemberOp(c: Caller, userId: string): Promise<MemberChange> {
   globalOnly(c, 'manage');
-  return settle(
-    c,
+  return settled(
+    c.deps,
     decideOnOrganization(c, (s) => decideRemoveMember(s, userId, c.principal.userId)),
+    READS,
   );
 }
 
@@ -314,9 +316,10 @@ export async function changeWebsiteMemberOp(
   input: ChangeRole | null,
 ): Promise<{ success: true; message: string }> {
   await websiteFor(c, websiteId, { category: 'team', level: 'manage' });
-  return settle(
-    c,
+  return settled(
+    c.deps,
     decideOnOrganization(c, (s) => decideChangeWebsiteMember(s, websiteId, userId, input, c.principal.userId)),
+    READS,
   );
 }
 
