@@ -12,7 +12,7 @@ import { createWriter } from '../engines/writer';
 import { CONTENT_EDIT, CONTENT_READS, CONTENT_VIEW, contentFor } from './content';
 import { groundingFactIds } from './content-grounding';
 import { type Caller, commandContextOf, dbOf, settled, websiteFor } from './context';
-import { HttpError } from './errors';
+import { ProblemError } from './problem';
 import type { z } from 'zod';
 import { cutText } from '../domain/text';
 
@@ -123,10 +123,10 @@ export async function revise(c: Caller, contentId: string, input: ReviseContent,
     r = await reviseContent(commandContextOf(c, row.website_id), contentId, input, writer);
   } catch (err) {
     // the writer's engine down or refusing: nothing saved, the caller may try again
-    if (isEngineError(err)) throw new HttpError(503, WRITER_UNAVAILABLE, undefined, { 'retry-after': '30' });
+    if (isEngineError(err)) throw new ProblemError(503, WRITER_UNAVAILABLE, undefined, { 'retry-after': '30' });
     throw err;
   }
-  if (r === FRAGMENT) throw new HttpError(500, REVISION_FRAGMENT);
+  if (r === FRAGMENT) throw new ProblemError(500, REVISION_FRAGMENT);
   const { content_id: _, ...answer } = await settled(c.deps, Promise.resolve(r), CONTENT_READS);
   return answer;
 }

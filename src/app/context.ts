@@ -8,7 +8,7 @@ import { authorize, type Need, type Principal } from '../domain/principal';
 import type { Actor } from '../domain/events';
 import type { Position } from '../eventstore/port';
 import type { KeyAuthenticator } from './auth';
-import { fromDomainError, HttpError } from './errors';
+import { ProblemError, problemError } from './problem';
 import type { RateLimiter } from '../limits/rate';
 import type { Outbound } from '../net/safe-fetch';
 import type { Runtime } from '../runtime';
@@ -57,7 +57,7 @@ export async function websiteFor(c: Caller, websiteId: string, need: Need, allow
 
 /** Unwraps a command result: a domain error becomes its HTTP error. */
 export function orFail<T>(r: T | DomainError): T {
-  if (isDomainError(r)) throw fromDomainError(r);
+  if (isDomainError(r)) throw problemError(r);
   return r;
 }
 
@@ -98,7 +98,7 @@ export async function readBack<T>(deps: AppDeps, position: Position | null, read
   await caughtUp(deps, position, reads, READ_BACK_MS);
   const again = await read();
   if (again !== undefined) return again;
-  throw new HttpError(503, 'The change is recorded but cannot be read yet: read it again shortly');
+  throw new ProblemError(503, 'The change is recorded but cannot be read yet: read it again shortly');
 }
 
 /** A write answered with its row as the read model has it (commands return ids, never views): `written`, then `readBack`. */

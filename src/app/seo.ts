@@ -10,7 +10,7 @@ import { Text, text, Uuid } from '../domain/schemas';
 import { spendBudgets } from '../limits/budgets';
 import { isPublicAddress, SafeFetchError } from '../net/safe-fetch';
 import { type AppDeps, type Caller, commandContextOf, dbOf, websiteFor, written } from './context';
-import { HttpError } from './errors';
+import { ProblemError } from './problem';
 
 /**
  * SEO recommendations (spec, "SEO recommendations" and its row in "Limits"; CONTRACT.md): a draft or a public HTTPS
@@ -50,7 +50,7 @@ export class EntitlementCache {
       return allowed;
     } catch {
       if (seen && t - seen.at < this.healthyMs + this.staleMs) return seen.allowed;
-      throw new HttpError(500, ENTITLEMENT_UNAVAILABLE);
+      throw new ProblemError(500, ENTITLEMENT_UNAVAILABLE);
     }
   }
 }
