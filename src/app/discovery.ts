@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { acceptDiscoveredPrompts, type StartPromptDiscovery, startPromptDiscovery } from '../../commands/discovery/discovery';
+import * as discoveryCommands from '../../commands/discovery/discovery';
+import { acceptDiscoveredPrompts, type StartPromptDiscovery } from '../../commands/discovery/discovery';
 import { getDiscoveryRun, listDiscoveryRuns } from '../../queries/discovery/runs';
 import type { DiscoveryAcceptView, DiscoveryRunsView, DiscoveryRunView } from '../../queries/discovery/views';
 import { DomainErrorException, invalid, notFound } from '../domain/errors';
@@ -39,23 +40,23 @@ export const AcceptDiscovered = z.strictObject({
 });
 export type AcceptDiscovered = z.output<typeof AcceptDiscovered>;
 
-export async function startPromptDiscoveryOp(c: Caller, input: StartPromptDiscovery): Promise<{ run: DiscoveryRunView }> {
+export async function startPromptDiscovery(c: Caller, input: StartPromptDiscovery): Promise<{ run: DiscoveryRunView }> {
   const site = await websiteFor(c, input.website_id, PROMPTS_EDIT);
   const run = await writeThenRead(
     c,
-    startPromptDiscovery(commandContextOf(c, site.id), input),
+    discoveryCommands.startPromptDiscovery(commandContextOf(c, site.id), input),
     ['discovery'],
     async (r) => (await getDiscoveryRun(dbOf(c), c.principal.organizationId, r.run_id)) ?? undefined,
   );
   return { run };
 }
 
-export async function listPromptDiscoveryRunsOp(c: Caller, input: z.output<typeof DiscoveryRunsQuery>): Promise<DiscoveryRunsView> {
+export async function listPromptDiscoveryRuns(c: Caller, input: z.output<typeof DiscoveryRunsQuery>): Promise<DiscoveryRunsView> {
   const site = await websiteFor(c, input.website_id, PROMPTS_VIEW);
   return { runs: await listDiscoveryRuns(dbOf(c), c.principal.organizationId, site.id, input.limit) };
 }
 
-export async function acceptDiscoveredOp(c: Caller, runId: string, input: AcceptDiscovered): Promise<DiscoveryAcceptView> {
+export async function acceptDiscovered(c: Caller, runId: string, input: AcceptDiscovered): Promise<DiscoveryAcceptView> {
   const run = await getDiscoveryRun(dbOf(c), c.principal.organizationId, runId);
   if (!run || (input.website_id !== undefined && input.website_id !== run.website_id)) throw new DomainErrorException(notFound(RUN_NOT_FOUND));
   await websiteFor(c, run.website_id, PROMPTS_EDIT);

@@ -142,7 +142,7 @@ async function fetchPage(deps: AppDeps, u: URL): Promise<SeoPage | DomainError> 
   }
 }
 
-export async function submitSeoRecommendationsOp(c: Caller, input: SubmitSeoRecommendations): Promise<SeoSubmittedView> {
+export async function submitSeoRecommendations(c: Caller, input: SubmitSeoRecommendations): Promise<SeoSubmittedView> {
   if ((input.url === undefined) === (input.draft === undefined)) throw new DomainErrorException(invalid(URL_OR_DRAFT));
   const site = await websiteFor(c, input.website_id, { category: 'content', level: 'manage' });
   const url = input.url !== undefined ? publicHttpsUrl(input.url) : null;
@@ -166,7 +166,7 @@ export async function submitSeoRecommendationsOp(c: Caller, input: SubmitSeoReco
   return { job_id: admitted.job_id, status: job?.status ?? 'queued' };
 }
 
-export async function getSeoRecommendationsOp(c: Caller, jobId: string, websiteId: string): Promise<SeoJobView> {
+export async function getSeoRecommendations(c: Caller, jobId: string, websiteId: string): Promise<SeoJobView> {
   const site = await websiteFor(c, websiteId, { category: 'content', level: 'view' });
   await spendBudgets(c.deps.limiter, [organizationBudget(c)]);
   await entitled(c);

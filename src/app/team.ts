@@ -31,16 +31,12 @@ import {
 } from '../../commands/team/members';
 import { type CreateRole, decideCreateRole, decideDeleteRole } from '../../commands/team/roles';
 import type { ReadModelName } from '../../projections';
-import { getGroup, type GroupView, listGroups } from '../../queries/team/groups';
-import {
-  type AccessType,
-  listGroupMembers,
-  listOrganizationMembers,
-  listWebsiteMembers,
-  type MemberView,
-  userWebsites,
-} from '../../queries/team/members';
-import { getRole, listRoles, type RoleView } from '../../queries/team/roles';
+import * as groupsQueries from '../../queries/team/groups';
+import type { GroupView } from '../../queries/team/groups';
+import * as membersQueries from '../../queries/team/members';
+import type { AccessType, MemberView } from '../../queries/team/members';
+import * as rolesQueries from '../../queries/team/roles';
+import { getRole, type RoleView } from '../../queries/team/roles';
 import { type DomainError, DomainErrorException, forbidden, invalid, isDomainError } from '../domain/errors';
 import { SYSTEM_ACTOR } from '../domain/events';
 import { newId } from '../domain/ids';
@@ -71,12 +67,12 @@ function globalOnly(c: Caller, level: 'view' | 'manage'): void {
 
 // ---- roles --------------------------------------------------------------------------------------------------------
 
-export async function listRolesOp(c: Caller): Promise<{ roles: RoleView[] }> {
+export async function listRoles(c: Caller): Promise<{ roles: RoleView[] }> {
   globalOnly(c, 'view');
-  return { roles: await listRoles(dbOf(c), c.principal.organizationId) };
+  return { roles: await rolesQueries.listRoles(dbOf(c), c.principal.organizationId) };
 }
 
-export async function createRoleOp(c: Caller, input: CreateRole): Promise<{ success: true; role: RoleView }> {
+export async function createRole(c: Caller, input: CreateRole): Promise<{ success: true; role: RoleView }> {
   globalOnly(c, 'manage');
   const role_id = newId();
   await settled(
@@ -87,7 +83,7 @@ export async function createRoleOp(c: Caller, input: CreateRole): Promise<{ succ
   return { success: true, role: await getRole(dbOf(c), c.principal.organizationId, role_id) };
 }
 
-export async function deleteRoleOp(c: Caller, roleId: string): Promise<{ success: true; message: string }> {
+export async function deleteRole(c: Caller, roleId: string): Promise<{ success: true; message: string }> {
   globalOnly(c, 'manage');
   return settled(
     c.deps,
@@ -165,7 +161,7 @@ const outcomeView = (o: TargetOutcome): InviteOutcomeView =>
  * POST /api/v1/invites: organization and group invites need a global key; a website invite works with a key whose
  * scope includes the website. direct answers user_id, email answers invite_id.
  */
-export async function createInviteOp(c: Caller, input: CreateInvite) {
+export async function createInvite(c: Caller, input: CreateInvite) {
   if (input.type === 'website') {
     if (isUser(c.principal)) authorize(c.principal, { category: 'team', level: 'manage' }, input.website_id);
   } else globalOnly(c, 'manage');
@@ -179,7 +175,7 @@ export async function createInviteOp(c: Caller, input: CreateInvite) {
 }
 
 /** POST /api/v1/invites/bulk: each target on its own (one consolidated email); group targets need a global key. */
-export async function bulkInviteOp(c: Caller, input: BulkInvite) {
+export async function bulkInvite(c: Caller, input: BulkInvite) {
   if (input.group_ids) globalOnly(c, 'manage');
   else if (isUser(c.principal)) authorize(c.principal, { category: 'team', level: 'manage' });
   const targets: InviteTarget[] = input.website_ids
@@ -199,7 +195,7 @@ export async function bulkInviteOp(c: Caller, input: BulkInvite) {
  * POST /api/v1/invites/accept (no key): the token's pending invites become memberships; expired or used tokens 400.
  * The organization is found by the token's hash in the read model, then the acceptance is decided on its stream.
  */
-export async function acceptInviteOp(deps: AppDeps, input: AcceptInvite): Promise<AcceptResult> {
+export async function acceptInvite(deps: AppDeps, input: AcceptInvite): Promise<AcceptResult> {
   const hash = tokenHash(input.token);
   const row = (await deps.rt.database.db('rm_team_invites').where('token_hash', hash).first('organization_id')) as
     | { organization_id: string }
@@ -224,15 +220,15 @@ export async function acceptInviteOp(deps: AppDeps, input: AcceptInvite): Promis
 
 // ---- groups -------------------------------------------------------------------------------------------------------
 
-export async function listGroupsOp(c: Caller, externalId?: string): Promise<{ groups: GroupView[] }> {
+export async function listGroups(c: Caller, externalId?: string): Promise<{ groups: GroupView[] }> {
   globalOnly(c, 'view');
   if (externalId !== undefined) requirePartner(c.principal);
-  return { groups: await listGroups(dbOf(c), c.principal, externalId) };
+  return { groups: await groupsQueries.listGroups(dbOf(c), c.principal, externalId) };
 }
 
-export async function getGroupOp(c: Caller, groupId: string): Promise<{ group: GroupView }> {
+export async function getGroup(c: Caller, groupId: string): Promise<{ group: GroupView }> {
   globalOnly(c, 'view');
-  return { group: await getGroup(dbOf(c), c.principal, groupId) };
+  return { group: await groupsQueries.getGroup(dbOf(c), c.principal, groupId) };
 }
 
 /** Another organization's website in a group's websites: 403, as every endpoint answers for its website ids. */
@@ -240,7 +236,7 @@ async function refuseForeignWebsites(c: Caller, ids: readonly string[] | undefin
   if (ids?.length && (await foreignWebsites(c, ids)).size) throw new DomainErrorException(forbidden(WEBSITE_FORBIDDEN));
 }
 
-export async function createGroupOp(c: Caller, input: CreateGroup): Promise<{ group: GroupView }> {
+export async function createGroup(c: Caller, input: CreateGroup): Promise<{ group: GroupView }> {
   globalOnly(c, 'manage');
   await refuseForeignWebsites(c, input.website_ids);
   const group_id = newId();
@@ -249,10 +245,10 @@ export async function createGroupOp(c: Caller, input: CreateGroup): Promise<{ gr
     decideOnOrganization(c, (s) => decideCreateGroup(s, { ...input, group_id, partner: c.principal.partner })),
     READS,
   );
-  return { group: await getGroup(dbOf(c), c.principal, group_id) };
+  return { group: await groupsQueries.getGroup(dbOf(c), c.principal, group_id) };
 }
 
-export async function updateGroupOp(c: Caller, groupId: string, input: UpdateGroup): Promise<{ group: GroupView }> {
+export async function updateGroup(c: Caller, groupId: string, input: UpdateGroup): Promise<{ group: GroupView }> {
   globalOnly(c, 'manage');
   await refuseForeignWebsites(c, [...(input.add_website_ids ?? []), ...(input.remove_website_ids ?? [])]);
   await settled(
@@ -260,15 +256,15 @@ export async function updateGroupOp(c: Caller, groupId: string, input: UpdateGro
     decideOnOrganization(c, (s) => decideUpdateGroup(s, groupId, { ...input, partner: c.principal.partner })),
     READS,
   );
-  return { group: await getGroup(dbOf(c), c.principal, groupId) };
+  return { group: await groupsQueries.getGroup(dbOf(c), c.principal, groupId) };
 }
 
-export async function listGroupMembersOp(c: Caller, groupId: string, accessType?: AccessType): Promise<{ members: MemberView[] }> {
+export async function listGroupMembers(c: Caller, groupId: string, accessType?: AccessType): Promise<{ members: MemberView[] }> {
   globalOnly(c, 'view');
-  return { members: await listGroupMembers(dbOf(c), c.principal.organizationId, groupId, accessType) };
+  return { members: await membersQueries.listGroupMembers(dbOf(c), c.principal.organizationId, groupId, accessType) };
 }
 
-export async function removeGroupMemberOp(c: Caller, groupId: string, userId: string): Promise<GroupMemberRemoval> {
+export async function removeGroupMember(c: Caller, groupId: string, userId: string): Promise<GroupMemberRemoval> {
   globalOnly(c, 'manage');
   return settled(
     c.deps,
@@ -280,12 +276,12 @@ export async function removeGroupMemberOp(c: Caller, groupId: string, userId: st
 // ---- members ------------------------------------------------------------------------------------------------------
 
 /** GET /api/v1/organizations/members: a scoped key sees those who reach one of its websites. */
-export async function listOrganizationMembersOp(c: Caller): Promise<{ members: MemberView[] }> {
+export async function listOrganizationMembers(c: Caller): Promise<{ members: MemberView[] }> {
   if (isUser(c.principal)) authorize(c.principal, { category: 'team', level: 'view' });
-  return { members: await listOrganizationMembers(dbOf(c), c.principal) };
+  return { members: await membersQueries.listOrganizationMembers(dbOf(c), c.principal) };
 }
 
-export async function changeMemberRoleOp(c: Caller, userId: string, input: ChangeRole): Promise<MemberChange> {
+export async function changeMemberRole(c: Caller, userId: string, input: ChangeRole): Promise<MemberChange> {
   globalOnly(c, 'manage');
   return settled(
     c.deps,
@@ -294,7 +290,7 @@ export async function changeMemberRoleOp(c: Caller, userId: string, input: Chang
   );
 }
 
-export async function removeMemberOp(c: Caller, userId: string): Promise<MemberChange> {
+export async function removeMember(c: Caller, userId: string): Promise<MemberChange> {
   globalOnly(c, 'manage');
   return settled(
     c.deps,
@@ -303,13 +299,13 @@ export async function removeMemberOp(c: Caller, userId: string): Promise<MemberC
   );
 }
 
-export async function listWebsiteMembersOp(c: Caller, websiteId: string): Promise<{ members: MemberView[] }> {
+export async function listWebsiteMembers(c: Caller, websiteId: string): Promise<{ members: MemberView[] }> {
   await websiteFor(c, websiteId, { category: 'team', level: 'view' });
-  return { members: await listWebsiteMembers(dbOf(c), c.principal.organizationId, websiteId) };
+  return { members: await membersQueries.listWebsiteMembers(dbOf(c), c.principal.organizationId, websiteId) };
 }
 
 /** PATCH (input) or DELETE (null) /api/v1/websites/{id}/members/{user_id}: a key whose scope includes the website. */
-export async function changeWebsiteMemberOp(
+export async function changeWebsiteMember(
   c: Caller,
   websiteId: string,
   userId: string,
@@ -324,7 +320,7 @@ export async function changeWebsiteMemberOp(
 }
 
 /** GET /api/v1/users/{id}/websites: 404 for an id no user has, within the caller's websites. */
-export async function userWebsitesOp(c: Caller, userId: string) {
+export async function userWebsites(c: Caller, userId: string) {
   if (isUser(c.principal) && c.principal.userId !== userId) authorize(c.principal, { category: 'team', level: 'view' });
-  return userWebsites(dbOf(c), c.principal, userId);
+  return membersQueries.userWebsites(dbOf(c), c.principal, userId);
 }
