@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { ImportResponses, importResponses, MAX_IMPORT } from '../commands/responses/import-responses';
 import { importedExternalIds } from '../queries/responses/list';
 import { SYSTEM_ACTOR } from './domain/events';
-import { issueMessage } from './app/errors';
+import { issueMessage } from './app/problem';
 import { createOrganization, CreateOrganization } from '../commands/organizations/create-organization';
 import { openReservations, settleOpenReservations } from '../commands/allowances/reconcile';
 import { isDomainError } from './domain/errors';

@@ -1,4 +1,5 @@
-import { type ActivityFilters, getActivity as read } from '../../queries/activity/activity';
+import * as activityQueries from '../../queries/activity/activity';
+import type { ActivityFilters } from '../../queries/activity/activity';
 import { authorize, type Need, requirePartner } from '../domain/principal';
 import { type Caller, dbOf, websiteFor } from './context';
 
@@ -9,5 +10,5 @@ export async function getActivity(c: Caller, filters: ActivityFilters) {
   if (filters.website_id) await websiteFor(c, filters.website_id, VIEW, { paused: true, deleted: true });
   requirePartner(c.principal);
   authorize(c.principal, VIEW);
-  return read(dbOf(c), c.principal, filters);
+  return activityQueries.getActivity(dbOf(c), c.principal, filters);
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { type AiAccessReport as Report, checkAiAccess, parseDomainInput } from '../analysis/ai-access';
+import type * as aiAccessAnalysis from '../analysis/ai-access';
+import { checkAiAccess, parseDomainInput } from '../analysis/ai-access';
 import { ENGINE_IDS } from '../analysis/ai-crawlers';
 import { DomainErrorException, invalid, rateLimited } from '../domain/errors';
 import { text } from '../domain/schemas';
@@ -68,7 +69,7 @@ export const AiAccessReport = z
   .strict();
 
 // the check's result is exactly what the schema describes
-const _documented: z.input<typeof AiAccessReport> = {} as Report;
+const _documented: z.input<typeof AiAccessReport> = {} as aiAccessAnalysis.AiAccessReport;
 void _documented;
 
 /** Takes one unit of a budget or fails with 429 and the seconds to wait. */
@@ -86,17 +87,18 @@ function domainOf(input: AiAccessCheckBody): string {
   return parsed.domain;
 }
 
-const run = (deps: AppDeps, domain: string): Promise<Report> => checkAiAccess(domain, { fetch: deps.outbound.fetch, baseUrl: deps.outbound.baseUrl });
+const run = (deps: AppDeps, domain: string): Promise<aiAccessAnalysis.AiAccessReport> =>
+  checkAiAccess(domain, { fetch: deps.outbound.fetch, baseUrl: deps.outbound.baseUrl });
 
 /** Any key of the organization, on the organization's budget. */
-export async function checkAiAccessFor(c: Caller, input: AiAccessCheckBody): Promise<Report> {
+export async function checkAiAccessFor(c: Caller, input: AiAccessCheckBody): Promise<aiAccessAnalysis.AiAccessReport> {
   const domain = domainOf(input);
   await spend(c.deps.limiter, orgLimitKey(c.principal.organizationId), ORG_CHECKS_PER_MIN);
   return run(c.deps, domain);
 }
 
 /** Without an account (the public tool), on the budget of the client's hashed address. */
-export async function checkPublicAiAccess(deps: AppDeps, clientHash: string, input: AiAccessCheckBody): Promise<Report> {
+export async function checkPublicAiAccess(deps: AppDeps, clientHash: string, input: AiAccessCheckBody): Promise<aiAccessAnalysis.AiAccessReport> {
   const domain = domainOf(input);
   await spend(deps.limiter, publicLimitKey(clientHash), PUBLIC_SCANS_PER_MIN);
   return run(deps, domain);

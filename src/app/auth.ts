@@ -3,7 +3,7 @@ import { apiKeyByHash } from '../../queries/websites/api-keys';
 import { API_KEY_RE, hashApiKey } from '../domain/keys';
 import type { Principal } from '../domain/principal';
 import type { RateLimiter } from '../limits/rate';
-import { HttpError } from './errors';
+import { ProblemError } from './problem';
 
 /** Extracts the key from `x-api-key` (REST) or also `Authorization: Bearer` (MCP). */
 export function keyFromHeaders(headers: Record<string, string | string[] | undefined>, allowBearer: boolean): string | null {
@@ -123,5 +123,5 @@ export async function spendOrganizationBudget(
   setHeader('x-rate-limit-limit', String(rate.limit));
   setHeader('x-rate-limit-remaining', String(rate.remaining));
   setHeader('x-rate-limit-reset', String(rate.resetAt));
-  if (!rate.allowed) throw new HttpError(429, 'Too many requests', undefined, { 'retry-after': String(rate.retryAfterSeconds) });
+  if (!rate.allowed) throw new ProblemError(429, 'Too many requests', undefined, { 'retry-after': String(rate.retryAfterSeconds) });
 }

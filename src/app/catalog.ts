@@ -1,31 +1,43 @@
-import { addCompetitor as add, type AddCompetitor } from '../../commands/catalog/add-competitor';
-import { createAttribute as newAttribute, type CreateAttribute } from '../../commands/catalog/create-attribute';
-import { createLocation as newLocation, type CreateLocation } from '../../commands/catalog/create-location';
-import { createPersona as newPersona, type CreatePersona } from '../../commands/catalog/create-persona';
-import { createPrompt as newPrompt, type CreatePrompt } from '../../commands/catalog/create-prompt';
-import { createSavedView as newSavedView, type CreateSavedView } from '../../commands/catalog/create-saved-view';
-import { createSchedule as newSchedule, type CreateSchedule } from '../../commands/catalog/create-schedule';
-import { createTopic as newTopic, type CreateTopic } from '../../commands/catalog/create-topic';
-import { deletePrompt as removePrompt } from '../../commands/catalog/delete-prompt';
-import { deleteTopic as removeTopic, type DeleteTopic } from '../../commands/catalog/delete-topic';
-import { removeCompetitor as remove } from '../../commands/catalog/remove-competitor';
-import { updateCompetitor as changeCompetitor, type UpdateCompetitor } from '../../commands/catalog/update-competitor';
-import { updatePrompt as changePrompt, type UpdatePrompt } from '../../commands/catalog/update-prompt';
-import { updateSavedView as changeSavedView, type UpdateSavedView } from '../../commands/catalog/update-saved-view';
-import { updateSchedule as changeSchedule, type UpdateSchedule } from '../../commands/catalog/update-schedule';
-import { getCompetitor, listCompetitors as competitorsOf } from '../../queries/catalog/competitors';
-import { getPrompt, listPrompts as promptsOf } from '../../queries/catalog/prompts';
-import { getSavedView, listSavedViews as savedViewsOf } from '../../queries/catalog/saved-views';
-import { getSchedule, listSchedules as schedulesOf } from '../../queries/catalog/schedules';
-import {
-  getAttribute,
-  getLocation,
-  getPersona,
-  listAttributes as attributesOf,
-  listLocations as locationsOf,
-  listPersonas as personasOf,
-} from '../../queries/catalog/settings';
-import { getTopic, listTopics as topicsOf } from '../../queries/catalog/topics';
+import * as addCompetitorCommands from '../../commands/catalog/add-competitor';
+import type { AddCompetitor } from '../../commands/catalog/add-competitor';
+import * as createAttributeCommands from '../../commands/catalog/create-attribute';
+import type { CreateAttribute } from '../../commands/catalog/create-attribute';
+import * as createLocationCommands from '../../commands/catalog/create-location';
+import type { CreateLocation } from '../../commands/catalog/create-location';
+import * as createPersonaCommands from '../../commands/catalog/create-persona';
+import type { CreatePersona } from '../../commands/catalog/create-persona';
+import * as createPromptCommands from '../../commands/catalog/create-prompt';
+import type { CreatePrompt } from '../../commands/catalog/create-prompt';
+import * as createSavedViewCommands from '../../commands/catalog/create-saved-view';
+import type { CreateSavedView } from '../../commands/catalog/create-saved-view';
+import * as createScheduleCommands from '../../commands/catalog/create-schedule';
+import type { CreateSchedule } from '../../commands/catalog/create-schedule';
+import * as createTopicCommands from '../../commands/catalog/create-topic';
+import type { CreateTopic } from '../../commands/catalog/create-topic';
+import * as deletePromptCommands from '../../commands/catalog/delete-prompt';
+import * as deleteTopicCommands from '../../commands/catalog/delete-topic';
+import type { DeleteTopic } from '../../commands/catalog/delete-topic';
+import * as removeCompetitorCommands from '../../commands/catalog/remove-competitor';
+import * as updateCompetitorCommands from '../../commands/catalog/update-competitor';
+import type { UpdateCompetitor } from '../../commands/catalog/update-competitor';
+import * as updatePromptCommands from '../../commands/catalog/update-prompt';
+import type { UpdatePrompt } from '../../commands/catalog/update-prompt';
+import * as updateSavedViewCommands from '../../commands/catalog/update-saved-view';
+import type { UpdateSavedView } from '../../commands/catalog/update-saved-view';
+import * as updateScheduleCommands from '../../commands/catalog/update-schedule';
+import type { UpdateSchedule } from '../../commands/catalog/update-schedule';
+import * as competitorsQueries from '../../queries/catalog/competitors';
+import { getCompetitor } from '../../queries/catalog/competitors';
+import * as promptsQueries from '../../queries/catalog/prompts';
+import { getPrompt } from '../../queries/catalog/prompts';
+import * as savedViewsQueries from '../../queries/catalog/saved-views';
+import { getSavedView } from '../../queries/catalog/saved-views';
+import * as schedulesQueries from '../../queries/catalog/schedules';
+import { getSchedule } from '../../queries/catalog/schedules';
+import * as settingsQueries from '../../queries/catalog/settings';
+import { getAttribute, getLocation, getPersona } from '../../queries/catalog/settings';
+import * as topicsQueries from '../../queries/catalog/topics';
+import { getTopic } from '../../queries/catalog/topics';
 import type { Knex } from 'knex';
 import type { CommandContext, Handled } from '../../commands/handle';
 import type { WebsiteRow } from '../../queries/access';
@@ -91,75 +103,85 @@ async function removeOn<I extends { website_id: string }, R>(
 // competitors
 export async function listCompetitors(c: Caller, websiteId: string) {
   const w = await websiteFor(c, websiteId, need.competitors('view'));
-  return { competitors: await competitorsOf(dbOf(c), w.id) };
+  return { competitors: await competitorsQueries.listCompetitors(dbOf(c), w.id) };
 }
 export async function addCompetitor(c: Caller, input: AddCompetitor) {
-  const withUrl = (ctx: CommandContext, i: AddCompetitor, w: WebsiteRow) => add(ctx, { ...i, website_url: w.url });
+  const withUrl = (ctx: CommandContext, i: AddCompetitor, w: WebsiteRow) => addCompetitorCommands.addCompetitor(ctx, { ...i, website_url: w.url });
   return { competitor: await writeRow(c, need.competitors('edit'), input, withUrl, getCompetitor) };
 }
 export async function updateCompetitor(c: Caller, competitorId: string, input: UpdateCompetitor) {
-  return { competitor: await writeRow(c, need.competitors('edit'), { ...input, competitor_id: competitorId }, changeCompetitor, getCompetitor) };
+  return {
+    competitor: await writeRow(
+      c,
+      need.competitors('edit'),
+      { ...input, competitor_id: competitorId },
+      updateCompetitorCommands.updateCompetitor,
+      getCompetitor,
+    ),
+  };
 }
 export function removeCompetitor(c: Caller, websiteId: string, competitorId: string) {
-  return removeOn(c, need.competitors('edit'), { website_id: websiteId, competitor_id: competitorId }, remove);
+  return removeOn(c, need.competitors('edit'), { website_id: websiteId, competitor_id: competitorId }, removeCompetitorCommands.removeCompetitor);
 }
 
 // topics
-export const listTopics = listing(need.prompts('view'), topicsOf);
+export const listTopics = listing(need.prompts('view'), topicsQueries.listTopics);
 export async function createTopic(c: Caller, input: CreateTopic) {
   const w = await websiteFor(c, input.website_id, need.prompts('edit'));
-  return writeThenRead(c, newTopic(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, async (r) => {
+  return writeThenRead(c, createTopicCommands.createTopic(commandContextOf(c, w.id), { ...input, website_id: w.id }), READS, async (r) => {
     const topic = await getTopic(dbOf(c), w.id, r.id);
     return topic && { topic, restored: r.restored };
   });
 }
 export function deleteTopic(c: Caller, input: DeleteTopic) {
-  return removeOn(c, need.prompts('edit'), input, removeTopic);
+  return removeOn(c, need.prompts('edit'), input, deleteTopicCommands.deleteTopic);
 }
 
 // prompts
-export const listPrompts = listing(need.prompts('view'), promptsOf);
+export const listPrompts = listing(need.prompts('view'), promptsQueries.listPrompts);
 export async function createPrompt(c: Caller, input: CreatePrompt) {
-  return { prompt: await writeRow(c, need.prompts('edit'), input, newPrompt, getPrompt) };
+  return { prompt: await writeRow(c, need.prompts('edit'), input, createPromptCommands.createPrompt, getPrompt) };
 }
 export async function updatePrompt(c: Caller, promptId: string, input: UpdatePrompt) {
-  return { prompt: await writeRow(c, need.prompts('edit'), { ...input, prompt_id: promptId }, changePrompt, getPrompt) };
+  return { prompt: await writeRow(c, need.prompts('edit'), { ...input, prompt_id: promptId }, updatePromptCommands.updatePrompt, getPrompt) };
 }
 export function deletePrompt(c: Caller, websiteId: string, promptId: string) {
-  return removeOn(c, need.prompts('edit'), { website_id: websiteId, prompt_id: promptId }, removePrompt);
+  return removeOn(c, need.prompts('edit'), { website_id: websiteId, prompt_id: promptId }, deletePromptCommands.deletePrompt);
 }
 
 // personas, locations, attributes
-export const listPersonas = listing(need.prompts('view'), personasOf);
+export const listPersonas = listing(need.prompts('view'), settingsQueries.listPersonas);
 export async function createPersona(c: Caller, input: CreatePersona) {
-  return { persona: await writeRow(c, need.prompts('edit'), input, newPersona, getPersona) };
+  return { persona: await writeRow(c, need.prompts('edit'), input, createPersonaCommands.createPersona, getPersona) };
 }
-export const listLocations = listing(need.prompts('view'), locationsOf);
+export const listLocations = listing(need.prompts('view'), settingsQueries.listLocations);
 /** answered flat: {id, location, country, region, city} */
 export function createLocation(c: Caller, input: CreateLocation) {
-  return writeRow(c, need.prompts('edit'), input, newLocation, getLocation);
+  return writeRow(c, need.prompts('edit'), input, createLocationCommands.createLocation, getLocation);
 }
-export const listAttributes = listing(need.knowledge('view'), attributesOf);
+export const listAttributes = listing(need.knowledge('view'), settingsQueries.listAttributes);
 export async function createAttribute(c: Caller, input: CreateAttribute) {
-  return { attribute: await writeRow(c, need.knowledge('edit'), input, newAttribute, getAttribute) };
+  return { attribute: await writeRow(c, need.knowledge('edit'), input, createAttributeCommands.createAttribute, getAttribute) };
 }
 
 // prompt schedules
-export const listSchedules = listing(need.prompts('view'), schedulesOf);
+export const listSchedules = listing(need.prompts('view'), schedulesQueries.listSchedules);
 export async function createSchedule(c: Caller, input: CreateSchedule) {
-  return { schedule: await writeRow(c, need.prompts('edit'), input, newSchedule, getSchedule) };
+  return { schedule: await writeRow(c, need.prompts('edit'), input, createScheduleCommands.createSchedule, getSchedule) };
 }
 export async function updateSchedule(c: Caller, scheduleId: string, input: UpdateSchedule) {
-  return { schedule: await writeRow(c, need.prompts('edit'), { ...input, schedule_id: scheduleId }, changeSchedule, getSchedule) };
+  return {
+    schedule: await writeRow(c, need.prompts('edit'), { ...input, schedule_id: scheduleId }, updateScheduleCommands.updateSchedule, getSchedule),
+  };
 }
 
 // saved views
-export const listSavedViews = listing(need.analytics('view'), savedViewsOf);
+export const listSavedViews = listing(need.analytics('view'), savedViewsQueries.listSavedViews);
 export async function createSavedView(c: Caller, input: CreateSavedView) {
-  return { view: await writeRow(c, need.analytics('edit'), input, newSavedView, getSavedView) };
+  return { view: await writeRow(c, need.analytics('edit'), input, createSavedViewCommands.createSavedView, getSavedView) };
 }
 export async function updateSavedView(c: Caller, viewId: string, input: UpdateSavedView) {
-  return { view: await writeRow(c, need.analytics('edit'), { ...input, view_id: viewId }, changeSavedView, getSavedView) };
+  return { view: await writeRow(c, need.analytics('edit'), { ...input, view_id: viewId }, updateSavedViewCommands.updateSavedView, getSavedView) };
 }
 
 // the model catalogue

@@ -2,7 +2,7 @@ import type { GenerateContent } from '../../commands/content/generate-content';
 import { approvedFactIdsOfPillars, MAX_GROUNDING_FACTS, notPillarIds } from '../../queries/knowledge/grounding';
 import { DomainErrorException, forbidden, invalid } from '../domain/errors';
 import { dbOf, type Caller } from './context';
-import { approvedFactsOp, KNOWLEDGE_BASE_NOT_ENABLED } from './knowledge';
+import { approvedFacts, KNOWLEDGE_BASE_NOT_ENABLED } from './knowledge';
 
 type FactReview = NonNullable<GenerateContent['fact_review']>;
 
@@ -22,9 +22,9 @@ export async function groundingFactIds(c: Caller, websiteId: string, review: Fac
   const excluded = [...new Set(review.excluded_claim_ids)];
   const both = kept.filter((id) => excluded.includes(id));
   if (both.length) throw refused('excluded_claim_ids', 'ids also kept', both);
-  const keptFacts = await approvedFactsOp(c, websiteId, kept);
+  const keptFacts = await approvedFacts(c, websiteId, kept);
   if (keptFacts.not_approved_ids.length) throw refused('kept_claim_ids', 'not approved facts of this website', keptFacts.not_approved_ids);
-  const excludedFacts = await approvedFactsOp(c, websiteId, excluded);
+  const excludedFacts = await approvedFacts(c, websiteId, excluded);
   if (excludedFacts.not_approved_ids.length)
     throw refused('excluded_claim_ids', 'not approved facts of this website', excludedFacts.not_approved_ids);
   const db = dbOf(c);

@@ -14,8 +14,8 @@ import { isEngineError } from '../engines/port';
 import { createWriter } from '../engines/writer';
 import { CONTENT_EDIT, CONTENT_READS, CONTENT_VIEW, contentFor } from './content';
 import { groundingFactIds } from './content-grounding';
-import { type Caller, commandContextOf, dbOf, orFail, settled, websiteFor } from './context';
-import { HttpError } from './errors';
+import { type Caller, commandContextOf, dbOf, settled, websiteFor } from './context';
+import { ProblemError } from './problem';
 import type { z } from 'zod';
 import { cutText } from '../domain/text';
 
@@ -60,26 +60,28 @@ export async function generateContent(c: Caller, input: GenerateContent) {
   const factIds = input.fact_review ? await groundingFactIds(c, website.id, input.fact_review) : [];
   const title = cutText(input.title ?? topic?.name ?? texts[0] ?? (normalized ? `Optimize ${normalized}` : 'Untitled draft'), MAX_TITLE);
   const ctx = commandContextOf(c, website.id);
-  const { result, position } = await requestContentGeneration(ctx, {
-    website_id: website.id,
-    type: input.type,
-    title,
-    url,
-    normalized_url: normalized,
-    topic_id: topic?.id ?? null,
-    topic_name: topic?.name ?? null,
-    prompt_ids: promptIds,
-    prompts: texts,
-    sheet_id: sheetId,
-    auto_approve_brief: input.auto_approve_brief,
-    mode: input.mode,
-    model: c.deps.rt.config.contentModel,
-    brand: { name: website.name, domain: website.normalized_url.split('/')[0] },
-    fact_review: input.fact_review ?? null,
-    fact_ids: factIds,
-  });
-  await c.deps.rt.waitForReadModels(position, CONTENT_READS);
-  return result;
+  return settled(
+    c.deps,
+    requestContentGeneration(ctx, {
+      website_id: website.id,
+      type: input.type,
+      title,
+      url,
+      normalized_url: normalized,
+      topic_id: topic?.id ?? null,
+      topic_name: topic?.name ?? null,
+      prompt_ids: promptIds,
+      prompts: texts,
+      sheet_id: sheetId,
+      auto_approve_brief: input.auto_approve_brief,
+      mode: input.mode,
+      model: c.deps.rt.config.contentModel,
+      brand: { name: website.name, domain: website.normalized_url.split('/')[0] },
+      fact_review: input.fact_review ?? null,
+      fact_ids: factIds,
+    }),
+    CONTENT_READS,
+  );
 }
 
 /** POST /api/v1/content/{id}/brief/approve */
@@ -119,13 +121,11 @@ export async function revise(c: Caller, contentId: string, input: ReviseContent,
     r = await reviseContent(commandContextOf(c, row.website_id), contentId, input, writer);
   } catch (err) {
     // the writer's engine down or refusing: nothing saved, the caller may try again
-    if (isEngineError(err)) throw new HttpError(503, WRITER_UNAVAILABLE, undefined, { 'retry-after': '30' });
+    if (isEngineError(err)) throw new ProblemError(503, WRITER_UNAVAILABLE, undefined, { 'retry-after': '30' });
     throw err;
   }
-  if (r === FRAGMENT) throw new HttpError(500, REVISION_FRAGMENT);
-  const done = orFail(r);
-  await c.deps.rt.waitForReadModels(done.position, CONTENT_READS);
-  const { content_id: _, ...answer } = done.result;
+  if (r === FRAGMENT) throw new ProblemError(500, REVISION_FRAGMENT);
+  const { content_id: _, ...answer } = await settled(c.deps, Promise.resolve(r), CONTENT_READS);
   return answer;
 }
 

@@ -1,28 +1,31 @@
-import { changeTitle, deleteContent as remove, type UpdateContent } from '../../commands/content/item-commands';
-import { type CreateColumn, type CreateSheet, createColumn as newColumn, createSheet as newSheet } from '../../commands/content/sheets';
-import { type TrackContent, trackContent as track } from '../../commands/content/track';
+import * as itemCommands from '../../commands/content/item-commands';
+import { changeTitle, type UpdateContent } from '../../commands/content/item-commands';
+import * as sheetsCommands from '../../commands/content/sheets';
+import type { CreateColumn, CreateSheet } from '../../commands/content/sheets';
+import * as trackCommands from '../../commands/content/track';
+import type { TrackContent } from '../../commands/content/track';
+import * as itemsQueries from '../../queries/content/items';
 import {
   type ContentRow,
   contentHubUrl,
   contentRow,
   contentView,
   getSheet,
-  listSheets as sheetsOf,
-  sheetOwner,
-  sheetType,
   liveContentIds,
   sheetNames,
+  sheetOwner,
+  sheetType,
 } from '../../queries/content/items';
 import type { WebsiteRow } from '../../queries/access';
 import { z } from 'zod';
-import { contentPrompts as prompts, listContent as list } from '../../queries/content/list';
+import * as listQueries from '../../queries/content/list';
 import { resolveSelection } from '../../queries/filters';
 import { CONTENT_NOT_FOUND, CONTENT_TYPES, ContentStage, type ContentType, GENERATED_TYPES, SHEET_NOT_FOUND } from '../domain/content';
 import { SharedFilters, ToolSharedFilters } from '../domain/filters';
 import { PageNum, PageSize, Uuid, WebsiteId } from '../domain/schemas';
 import { DomainErrorException, invalid, notFound } from '../domain/errors';
 import type { Need } from '../domain/principal';
-import { type Caller, commandContextOf, dbOf, orFail, type Reads, flagStale, settled, websiteFor, writeThenRead } from './context';
+import { type Caller, commandContextOf, dbOf, type Reads, flagStale, settled, websiteFor, writeThenRead, written } from './context';
 
 /**
  * The content hub's operations (REST routes and MCP tools both call them): access, the command or query,
@@ -67,10 +70,15 @@ export const SHARED_POOL_NAME = 'All content';
 export async function trackContent(c: Caller, input: TrackContent) {
   const w = await websiteFor(c, input.website_id, CONTENT_EDIT);
   const db = dbOf(c);
-  const r = orFail(
-    await track(commandContextOf(c, w.id), { ...input, website_id: w.id, website_url: w.url }, { live: (ids) => liveContentIds(db, w.id, ids) }),
+  const r = await written(
+    c.deps,
+    trackCommands.trackContent(
+      commandContextOf(c, w.id),
+      { ...input, website_id: w.id, website_url: w.url },
+      { live: (ids) => liveContentIds(db, w.id, ids) },
+    ),
+    CONTENT_READS,
   );
-  await c.deps.rt.waitForReadModels(r.position, CONTENT_READS);
   const sheetIds = [...new Set([...r.result.created, ...r.result.skipped].flatMap((x) => x.sheet_id ?? []))];
   const names = await sheetNames(db, sheetIds);
   const base = c.deps.rt.config.publicBaseUrl;
@@ -105,18 +113,18 @@ export async function updateContent(c: Caller, contentId: string, input: UpdateC
 /** DELETE /api/v1/content/{id}: physical; `{success: true}`. */
 export async function deleteContent(c: Caller, contentId: string, websiteId?: string) {
   const { row } = await contentFor(c, contentId, websiteId, CONTENT_EDIT);
-  return settled(c.deps, remove(commandContextOf(c, row.website_id), { content_id: row.content_id }), CONTENT_READS);
+  return settled(c.deps, itemCommands.deleteContent(commandContextOf(c, row.website_id), { content_id: row.content_id }), CONTENT_READS);
 }
 
 // sheets and columns (extension)
 export async function listSheets(c: Caller, websiteId: string) {
   const w = await websiteFor(c, websiteId, CONTENT_VIEW);
-  return { sheets: await sheetsOf(dbOf(c), w.id) };
+  return { sheets: await itemsQueries.listSheets(dbOf(c), w.id) };
 }
 
 export async function createSheet(c: Caller, input: CreateSheet) {
   const w = await websiteFor(c, input.website_id, CONTENT_EDIT);
-  const sheet = await writeThenRead(c, newSheet(commandContextOf(c, w.id), { ...input, website_id: w.id }), CONTENT_READS, (r) =>
+  const sheet = await writeThenRead(c, sheetsCommands.createSheet(commandContextOf(c, w.id), { ...input, website_id: w.id }), CONTENT_READS, (r) =>
     getSheet(dbOf(c), w.id, r.sheet_id),
   );
   return { sheet };
@@ -135,7 +143,7 @@ export async function createColumn(c: Caller, sheetId: string, input: CreateColu
   const w = await sheetFor(c, sheetId, input.website_id);
   const column = await writeThenRead(
     c,
-    newColumn(commandContextOf(c, w.id), { ...input, website_id: w.id, sheet_id: sheetId.toLowerCase() }),
+    sheetsCommands.createColumn(commandContextOf(c, w.id), { ...input, website_id: w.id, sheet_id: sheetId.toLowerCase() }),
     CONTENT_READS,
     async (r) => (await getSheet(dbOf(c), w.id, sheetId.toLowerCase()))?.columns.find((x) => x.column_id === r.column_id),
   );
@@ -193,7 +201,7 @@ export async function listContent(c: Caller, input: ListContent, options: { with
     c,
     w.id,
     ['content'],
-    list(
+    listQueries.listContent(
       db,
       w.id,
       { sheetId, types: typesOf(input.content_type), stage: input.stage, withUrl: options.withUrl },
@@ -208,5 +216,5 @@ export async function contentPrompts(c: Caller, input: ContentPromptsRequest) {
   const w = await websiteFor(c, input.website_id, CONTENT_VIEW);
   const { row } = await contentFor(c, input.content_id, w.id, CONTENT_VIEW);
   const selection = await resolveSelection(dbOf(c), w.id, input.filters ?? {}, { prefix: 'filters' });
-  return prompts(dbOf(c), row, { selection, mentioned: input.mentioned });
+  return listQueries.contentPrompts(dbOf(c), row, { selection, mentioned: input.mentioned });
 }

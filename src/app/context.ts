@@ -6,8 +6,9 @@ import { isDeadLettered } from '../../queries/health/dead-letters';
 import { type DomainError, isDomainError } from '../domain/errors';
 import { authorize, type Need, type Principal } from '../domain/principal';
 import type { Actor } from '../domain/events';
+import type { Position } from '../eventstore/port';
 import type { KeyAuthenticator } from './auth';
-import { fromDomainError, HttpError } from './errors';
+import { ProblemError, problemError } from './problem';
 import type { RateLimiter } from '../limits/rate';
 import type { Outbound } from '../net/safe-fetch';
 import type { Runtime } from '../runtime';
@@ -56,45 +57,59 @@ export async function websiteFor(c: Caller, websiteId: string, need: Need, allow
 
 /** Unwraps a command result: a domain error becomes its HTTP error. */
 export function orFail<T>(r: T | DomainError): T {
-  if (isDomainError(r)) throw fromDomainError(r);
+  if (isDomainError(r)) throw problemError(r);
   return r;
 }
 
 /** The read models a write's caller reads next: its answer, and what a client reads after it. */
 export type Reads = readonly ReadModelName[];
 
+/** Waits (bounded, `timeoutMs` past the usual) until the read models `reads` have what `position` wrote. */
+export async function caughtUp(deps: AppDeps, position: Position | null, reads: Reads, timeoutMs?: number): Promise<boolean> {
+  return deps.rt.waitForReadModels(position, reads, timeoutMs);
+}
+
 /**
- * Runs a command and waits (bounded) until the read models its caller reads next have it, so the caller reads its
- * write next; the others (the activity feed, a website's re-derived metrics) catch up on their own.
+ * Runs a write and waits (bounded) until the read models its caller reads next have it, so the caller reads its
+ * write next; the others (the activity feed, a website's re-derived metrics) catch up on their own. Answers the
+ * write as its command answered it (its position with the rest).
  */
-export async function settled<R>(deps: AppDeps, run: Promise<Handled<R> | DomainError>, reads: Reads): Promise<R> {
-  const h = orFail(await run);
-  await deps.rt.waitForReadModels(h.position, reads);
-  return h.result;
+export async function written<W extends { position: Position | null }>(deps: AppDeps, run: Promise<W | DomainError>, reads: Reads): Promise<W> {
+  const w = orFail(await run);
+  await caughtUp(deps, w.position, reads);
+  return w;
+}
+
+/** A command run and waited for as `written` does: its result. */
+export async function settled<R>(deps: AppDeps, run: Promise<Pick<Handled<R>, 'result' | 'position'> | DomainError>, reads: Reads): Promise<R> {
+  return (await written(deps, run, reads)).result;
 }
 
 /** How much longer a write's answer waits for a read model that lags past the usual bound, before giving up. */
 const READ_BACK_MS = 20_000;
 
 /**
- * A write answered with its row as the read model has it (commands return ids, never views): runs the command, waits
- * for `reads` (bounded), then reads the row. A read model lagging past the bound is waited for once more; still
- * without the row, the answer is 503 (the write is recorded: read it again shortly).
+ * A write's row as the read model has it, once `reads` had the write (`written`): a read model lagging past the bound
+ * is waited for once more; still without the row, the answer is 503 (the write is recorded: read it again shortly).
  */
+export async function readBack<T>(deps: AppDeps, position: Position | null, reads: Reads, read: () => Promise<T | undefined>): Promise<T> {
+  const row = await read();
+  if (row !== undefined) return row;
+  await caughtUp(deps, position, reads, READ_BACK_MS);
+  const again = await read();
+  if (again !== undefined) return again;
+  throw new ProblemError(503, 'The change is recorded but cannot be read yet: read it again shortly');
+}
+
+/** A write answered with its row as the read model has it (commands return ids, never views): `written`, then `readBack`. */
 export async function writeThenRead<R, T>(
   c: Caller,
   run: Promise<Pick<Handled<R>, 'result' | 'position'> | DomainError>,
   reads: Reads,
   read: (result: R) => Promise<T | undefined>,
 ): Promise<T> {
-  const h = orFail(await run);
-  await c.deps.rt.waitForReadModels(h.position, reads);
-  const row = await read(h.result);
-  if (row !== undefined) return row;
-  await c.deps.rt.waitForReadModels(h.position, reads, READ_BACK_MS);
-  const again = await read(h.result);
-  if (again !== undefined) return again;
-  throw new HttpError(503, 'The change is recorded but cannot be read yet: read it again shortly');
+  const h = await written(c.deps, run, reads);
+  return readBack(c.deps, h.position, reads, () => read(h.result));
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { type CreditScope, creditEvents, creditMonths, creditTotals, creditUsage, decodeOffset } from '../../queries/credits/usage';
+import * as usageQueries from '../../queries/credits/usage';
+import { type CreditScope, creditEvents, creditMonths, creditTotals, decodeOffset } from '../../queries/credits/usage';
 import type { CreditEventsView, CreditRange, CreditsView, CreditUsageView } from '../../queries/credits/views';
 import { groupWebsiteIds } from '../../queries/team/groups';
 import { MONTHLY_CREDITS, monthStart, nextMonthlyReset, oneOffBalance } from '../domain/credits';
@@ -48,18 +49,18 @@ async function balances(c: Caller, scope: CreditScope): Promise<CreditsView> {
   };
 }
 
-export async function organizationCreditsOp(c: Caller): Promise<CreditsView> {
+export async function organizationCredits(c: Caller): Promise<CreditsView> {
   organizationWide(c);
   return balances(c, { organizationId: c.principal.organizationId, websiteIds: null });
 }
 
-export async function websiteCreditsOp(c: Caller, websiteId: string): Promise<CreditsView> {
+export async function websiteCredits(c: Caller, websiteId: string): Promise<CreditsView> {
   const w = await websiteFor(c, websiteId, BILLING_VIEW);
   return balances(c, { organizationId: c.principal.organizationId, websiteIds: [w.id] });
 }
 
 /** A group's credits: its websites' (group management is global-only, and so is this). */
-export async function groupCreditsOp(c: Caller, groupId: string): Promise<CreditsView> {
+export async function groupCredits(c: Caller, groupId: string): Promise<CreditsView> {
   organizationWide(c);
   const sites = await groupWebsiteIds(dbOf(c), c.principal.organizationId, groupId);
   if (!sites) throw new DomainErrorException(notFound('Group not found'));
@@ -93,12 +94,12 @@ async function windowOf(c: Caller, input: CreditWindow): Promise<{ scope: Credit
   return { scope, start, end };
 }
 
-export async function creditUsageOp(c: Caller, input: CreditWindow): Promise<CreditUsageView> {
+export async function creditUsage(c: Caller, input: CreditWindow): Promise<CreditUsageView> {
   const w = await windowOf(c, input);
-  return creditUsage(dbOf(c), w.scope, { range: input.range, start: w.start, end: w.end });
+  return usageQueries.creditUsage(dbOf(c), w.scope, { range: input.range, start: w.start, end: w.end });
 }
 
-export async function creditUsageEventsOp(c: Caller, input: CreditWindow & { page_size: number; next_offset?: string }): Promise<CreditEventsView> {
+export async function creditUsageEvents(c: Caller, input: CreditWindow & { page_size: number; next_offset?: string }): Promise<CreditEventsView> {
   const w = await windowOf(c, input);
   const after = input.next_offset === undefined ? null : decodeOffset(input.next_offset);
   if (input.next_offset !== undefined && !after) throw new DomainErrorException(invalid('next_offset: not an offset this tool gave'));

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { acceptDiscoveredPrompts, type StartPromptDiscovery, startPromptDiscovery } from '../../commands/discovery/discovery';
+import * as discoveryCommands from '../../commands/discovery/discovery';
+import { acceptDiscoveredPrompts, type StartPromptDiscovery } from '../../commands/discovery/discovery';
 import { getDiscoveryRun, listDiscoveryRuns } from '../../queries/discovery/runs';
 import type { DiscoveryAcceptView, DiscoveryRunsView, DiscoveryRunView } from '../../queries/discovery/views';
 import { DomainErrorException, invalid, notFound } from '../domain/errors';
 import { Uuid } from '../domain/schemas';
-import { type Caller, commandContextOf, dbOf, orFail, websiteFor } from './context';
+import { type Caller, commandContextOf, dbOf, settled, websiteFor, writeThenRead } from './context';
 
 /**
  * Prompt discovery (spec, Remote tool server; CONTRACT.md): runs as jobs that suggest prompts from the sources aivis
@@ -39,34 +40,37 @@ export const AcceptDiscovered = z.strictObject({
 });
 export type AcceptDiscovered = z.output<typeof AcceptDiscovered>;
 
-export async function startPromptDiscoveryOp(c: Caller, input: StartPromptDiscovery): Promise<{ run: DiscoveryRunView }> {
+export async function startPromptDiscovery(c: Caller, input: StartPromptDiscovery): Promise<{ run: DiscoveryRunView }> {
   const site = await websiteFor(c, input.website_id, PROMPTS_EDIT);
-  const h = await startPromptDiscovery(commandContextOf(c, site.id), input);
-  await c.deps.rt.waitForReadModels(h.position, ['discovery']);
-  const run = await getDiscoveryRun(dbOf(c), c.principal.organizationId, h.result.run_id);
-  if (!run) throw new Error(`run ${h.result.run_id} is not in the read model after its write`);
+  const run = await writeThenRead(
+    c,
+    discoveryCommands.startPromptDiscovery(commandContextOf(c, site.id), input),
+    ['discovery'],
+    async (r) => (await getDiscoveryRun(dbOf(c), c.principal.organizationId, r.run_id)) ?? undefined,
+  );
   return { run };
 }
 
-export async function listPromptDiscoveryRunsOp(c: Caller, input: z.output<typeof DiscoveryRunsQuery>): Promise<DiscoveryRunsView> {
+export async function listPromptDiscoveryRuns(c: Caller, input: z.output<typeof DiscoveryRunsQuery>): Promise<DiscoveryRunsView> {
   const site = await websiteFor(c, input.website_id, PROMPTS_VIEW);
   return { runs: await listDiscoveryRuns(dbOf(c), c.principal.organizationId, site.id, input.limit) };
 }
 
-export async function acceptDiscoveredOp(c: Caller, runId: string, input: AcceptDiscovered): Promise<DiscoveryAcceptView> {
+export async function acceptDiscovered(c: Caller, runId: string, input: AcceptDiscovered): Promise<DiscoveryAcceptView> {
   const run = await getDiscoveryRun(dbOf(c), c.principal.organizationId, runId);
   if (!run || (input.website_id !== undefined && input.website_id !== run.website_id)) throw new DomainErrorException(notFound(RUN_NOT_FOUND));
   await websiteFor(c, run.website_id, PROMPTS_EDIT);
   if (run.status !== 'succeeded') throw new DomainErrorException({ kind: 'conflict', message: 'The run has not finished' });
   const past = input.indices.find((i) => i >= run.prompts.length);
   if (past !== undefined) throw new DomainErrorException(invalid(`indices: ${past} is past the run's ${run.prompts.length} prompts`));
-  const done = orFail(
-    await acceptDiscoveredPrompts(
+  const prompts = await settled(
+    c.deps,
+    acceptDiscoveredPrompts(
       commandContextOf(c, run.website_id),
       run,
       input.indices.map((index) => ({ index, text: run.prompts[index].text, topic: run.prompts[index].topic })),
     ),
+    ['catalog', 'discovery'],
   );
-  await c.deps.rt.waitForReadModels(done.position, ['catalog', 'discovery']);
-  return { run_id: run.run_id, prompts: done.result };
+  return { run_id: run.run_id, prompts };
 }

@@ -1,8 +1,5 @@
 import { type Problem, type ProblemError, toProblem } from './problem';
 
-/** REST's and MCP's names for the problems of src/app/problem.ts (one mapping, toProblem, for every catch site). */
-export { ProblemError as HttpError, badRequest, issueMessage, problemError as fromDomainError, unauthorized } from './problem';
-
 /** What sending needs of a reply (fastify's). */
 interface Reply {
   header(name: string, value: string): unknown;

@@ -14,17 +14,8 @@ import {
 } from '../../commands/knowledge/facts';
 import { KNOWLEDGE_MESSAGES, Knowledge, type KnowledgeState, knowledgeStream } from '../../commands/knowledge/knowledge';
 import { type CreatePillar, decideCreatePillar, decideUpdatePillar, type UpdatePillar } from '../../commands/knowledge/pillars';
-import {
-  approvedFactsByIds,
-  type FactFilters,
-  getFact,
-  getLiveFact,
-  getPillar,
-  listFacts,
-  listPillars,
-  locate,
-  searchFacts,
-} from '../../queries/knowledge/knowledge';
+import * as knowledgeQueries from '../../queries/knowledge/knowledge';
+import { approvedFactsByIds, type FactFilters, getFact, getLiveFact, getPillar, locate } from '../../queries/knowledge/knowledge';
 import type { ApprovedFacts, FactsPage, FactView, PillarView, SearchAnswer } from '../../queries/knowledge/views';
 import { type DomainError, DomainErrorException, forbidden, isDomainError, notFound } from '../domain/errors';
 import { deterministicId, newId } from '../domain/ids';
@@ -126,7 +117,7 @@ async function requestResearch(c: Caller, websiteId: string, pillarId: string): 
 }
 
 /** POST /knowledge-base/pillars: get-or-create by name (case-insensitive); a new pillar is `researching` and researched. */
-export async function createPillarOp(c: Caller, input: CreatePillar): Promise<{ pillar: PillarView; created: boolean }> {
+export async function createPillar(c: Caller, input: CreatePillar): Promise<{ pillar: PillarView; created: boolean }> {
   const w = await site(c, input.website_id);
   const pillar_id = newId();
   let created = false;
@@ -142,12 +133,12 @@ export async function createPillarOp(c: Caller, input: CreatePillar): Promise<{ 
   return { pillar, created };
 }
 
-export async function listPillarsOp(c: Caller, websiteId: string): Promise<{ pillars: PillarView[] }> {
+export async function listPillars(c: Caller, websiteId: string): Promise<{ pillars: PillarView[] }> {
   const w = await site(c, websiteId);
-  return { pillars: await listPillars(dbOf(c), w.id) };
+  return { pillars: await knowledgeQueries.listPillars(dbOf(c), w.id) };
 }
 
-export async function updatePillarOp(c: Caller, pillarId: string, input: UpdatePillar): Promise<{ pillar: PillarView }> {
+export async function updatePillar(c: Caller, pillarId: string, input: UpdatePillar): Promise<{ pillar: PillarView }> {
   const pillar = await changeAddressed(c, PILLAR, pillarId, (s) => decideUpdatePillar(s, pillarId, input), getPillar);
   return { pillar };
 }
@@ -155,7 +146,7 @@ export async function updatePillarOp(c: Caller, pillarId: string, input: UpdateP
 // ---- facts ------------------------------------------------------------------------------------------------------
 
 /** POST /knowledge-base/facts: a manual fact, approved. */
-export async function createFactOp(c: Caller, input: CreateFact): Promise<{ fact: FactView }> {
+export async function createFact(c: Caller, input: CreateFact): Promise<{ fact: FactView }> {
   const w = await site(c, input.website_id);
   const fact_id = newId();
   const fact = await written(
@@ -188,10 +179,10 @@ export const ListFactsQuery = z
   .refine((q) => !(q.unfiled && q.pillar_id !== undefined), { message: 'give pillar_id or unfiled=true, not both', path: ['unfiled'] });
 export type ListFactsQuery = z.output<typeof ListFactsQuery>;
 
-export async function listFactsOp(c: Caller, q: ListFactsQuery): Promise<FactsPage> {
+export async function listFacts(c: Caller, q: ListFactsQuery): Promise<FactsPage> {
   const w = await site(c, q.website_id);
   const filters: FactFilters = { ...q, unfiled: q.unfiled ?? false };
-  return listFacts(dbOf(c), w.id, filters);
+  return knowledgeQueries.listFacts(dbOf(c), w.id, filters);
 }
 
 export const SEARCH_LIMIT_MAX = 50;
@@ -209,12 +200,12 @@ export const SearchFactsQuery = z.strictObject({
 export type SearchFactsQuery = z.output<typeof SearchFactsQuery>;
 
 /** GET /knowledge-base/facts/search: the approved corpus only, best first. */
-export async function searchFactsOp(c: Caller, q: SearchFactsQuery): Promise<SearchAnswer> {
+export async function searchFacts(c: Caller, q: SearchFactsQuery): Promise<SearchAnswer> {
   const w = await site(c, q.website_id);
-  return searchFacts(dbOf(c), w.id, q.query, q.limit);
+  return knowledgeQueries.searchFacts(dbOf(c), w.id, q.query, q.limit);
 }
 
-export async function reviewFactOp(c: Caller, factId: string, input: ReviewFact): Promise<{ fact: FactView }> {
+export async function reviewFact(c: Caller, factId: string, input: ReviewFact): Promise<{ fact: FactView }> {
   const fact = await changeAddressed(c, FACT, factId, (s) => decideReviewFact(s, factId, input), getLiveFact);
   return { fact };
 }
@@ -223,7 +214,7 @@ export async function reviewFactOp(c: Caller, factId: string, input: ReviewFact)
  * PATCH /knowledge-base/facts/{id}: the fact as it is after, plus `before` (the addressed fact as it was). A text
  * change answers the new fact (new id); the addressed one is archived.
  */
-export async function patchFactOp(c: Caller, factId: string, input: PatchFact): Promise<{ fact: FactView; before: FactView }> {
+export async function patchFact(c: Caller, factId: string, input: PatchFact): Promise<{ fact: FactView; before: FactView }> {
   const websiteId = await siteOf(c, FACT, factId);
   const before = orNotFound(await getLiveFact(dbOf(c), websiteId, factId), KNOWLEDGE_MESSAGES.factNotFound);
   const new_fact_id = newId();
@@ -236,7 +227,7 @@ export async function patchFactOp(c: Caller, factId: string, input: PatchFact): 
 }
 
 /** POST /knowledge-base/facts/delete: for good (their texts are erased); unknown or other websites' ids in not_found_ids. */
-export async function deleteFactsOp(c: Caller, input: DeleteFacts): Promise<DeleteFactsResult> {
+export async function deleteFacts(c: Caller, input: DeleteFacts): Promise<DeleteFactsResult> {
   const w = await site(c, input.website_id);
   return settled(
     c.deps,
@@ -251,7 +242,7 @@ export async function deleteFactsOp(c: Caller, input: DeleteFacts): Promise<Dele
  * deleted, hidden duplicates). Checks the knowledge-base gate and the caller's access to the website (403 otherwise);
  * the content pipeline answers 400 naming `not_approved_ids` when there are any, and gives the writer `facts` only.
  */
-export async function approvedFactsOp(c: Caller, websiteId: string, ids: readonly string[]): Promise<ApprovedFacts> {
+export async function approvedFacts(c: Caller, websiteId: string, ids: readonly string[]): Promise<ApprovedFacts> {
   const w = await site(c, websiteId);
   return approvedFactsByIds(dbOf(c), w.id, ids);
 }

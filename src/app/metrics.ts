@@ -1,6 +1,7 @@
 import { catalogueNeeds, resolveSelection, type Selection, selectionOf } from '../../queries/filters';
 import { inScope, WEBSITE_FORBIDDEN } from '../../queries/access';
-import { connectorRows, cumulative as total, type Family, type Read, timeSeries as daily } from '../../queries/metrics/metrics';
+import * as metricsQueries from '../../queries/metrics/metrics';
+import { connectorRows, type Family, type Read } from '../../queries/metrics/metrics';
 import { readForMetricsGrouped } from '../../queries/metrics/request';
 import { DomainErrorException, forbidden, notFound } from '../domain/errors';
 import type { SharedFilters } from '../domain/filters';
@@ -48,12 +49,12 @@ async function metricRead<T extends object>(
 
 /** One value per brand over the selection; flagged stale when the website's facts wait behind a set-aside event. */
 export async function cumulative(c: Caller, family: Family, websiteId: string, filters?: SharedFilters) {
-  return metricRead(c, websiteId, filters, (sel, read) => total(dbOf(c), sel, family, read));
+  return metricRead(c, websiteId, filters, (sel, read) => metricsQueries.cumulative(dbOf(c), sel, family, read));
 }
 
 /** One row per UTC day with answers, oldest first. */
 export async function timeSeries(c: Caller, family: Family, websiteId: string, filters?: SharedFilters) {
-  return metricRead(c, websiteId, filters, (sel, read) => daily(dbOf(c), sel, family, read));
+  return metricRead(c, websiteId, filters, (sel, read) => metricsQueries.timeSeries(dbOf(c), sel, family, read));
 }
 
 /** The reporting connector's flat rows. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { resolveSelection } from '../../queries/filters';
-import { checkTargets, listObservations as observationsOf, type ObservationRequest, observationTargets } from '../../queries/observations/list';
+import * as listQueries from '../../queries/observations/list';
+import { checkTargets, type ObservationRequest, observationTargets } from '../../queries/observations/list';
 import { Ids, ObservationFilters, ToolObservationFilters } from '../domain/filters';
 import type { Need } from '../domain/principal';
 import { PageNum, PageSize, WebsiteId } from '../domain/schemas';
@@ -50,5 +51,5 @@ export async function listObservations(c: Caller, input: ObservationsBody) {
     page_size: input.page_size,
   };
   checkTargets(targets, request);
-  return observationsOf(db, selection, targets, request);
+  return listQueries.listObservations(db, selection, targets, request);
 }

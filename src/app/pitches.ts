@@ -1,6 +1,7 @@
 import { type CreatePitch, PITCH_ALLOWANCE, PITCH_NOT_ENABLED, PITCH_REQUESTS, requestPitch } from '../../commands/pitches/request-pitch';
 import { allowanceUsage } from '../../queries/allowances/usage';
-import { getPitch, listPitches, pitchByToken, pitchHandle } from '../../queries/pitches/pitches';
+import * as pitchesQueries from '../../queries/pitches/pitches';
+import { pitchByToken, pitchHandle } from '../../queries/pitches/pitches';
 import { pitchAllowance } from '../../queries/organizations/organizations';
 import type { PitchAdmittedView, PitchListView, PitchPageData, PitchReportView, PitchUsageView } from '../../queries/pitches/views';
 import { DomainErrorException, forbidden, invalid, notFound } from '../domain/errors';
@@ -8,8 +9,7 @@ import { isUuid } from '../domain/ids';
 import { authorize, isUser, requireGlobal } from '../domain/principal';
 import { spendBudgets } from '../limits/budgets';
 import { monthOf } from '../../commands/allowances/allowance';
-import { type AppDeps, type Caller, commandContextOf, dbOf, orFail } from './context';
-import { HttpError } from './errors';
+import { type AppDeps, type Caller, commandContextOf, dbOf, readBack, written } from './context';
 
 /**
  * Pitch reports (spec, "Pitch reports"; CONTRACT.md): creation and reading need a global key (Authentication 4).
@@ -44,26 +44,14 @@ export interface PitchAdmission {
 }
 
 /** POST /api/v1/pitches and create_pitch. */
-export async function createPitchOp(c: Caller, input: CreatePitch, key: string | undefined): Promise<PitchAdmission> {
+export async function createPitch(c: Caller, input: CreatePitch, key: string | undefined): Promise<PitchAdmission> {
   globalOnly(c, 'manage');
   if (!c.principal.features.includes('pitch')) throw new DomainErrorException(forbidden(PITCH_NOT_ENABLED));
   if (key === undefined) throw new DomainErrorException(invalid(IDEMPOTENCY_KEY_REQUIRED));
   await spendBudgets(c.deps.limiter, [{ budget: PITCH_REQUESTS, scope: c.principal.organizationId }]);
-  const admitted = orFail(
-    await requestPitch(commandContextOf(c), input, {
-      key,
-      db: dbOf(c),
-      allowance: await allowanceOf(c),
-      models: c.deps.rt.config.pitchModels,
-    }),
-  );
-  await c.deps.rt.waitForReadModels(admitted.position, ['pitches']);
-  let handle = await pitchHandle(dbOf(c), c.principal.organizationId, admitted.pitch_id);
-  if (!handle) {
-    await c.deps.rt.waitForReadModels(admitted.position, ['pitches'], 20_000);
-    handle = await pitchHandle(dbOf(c), c.principal.organizationId, admitted.pitch_id);
-  }
-  if (!handle) throw new HttpError(503, 'The change is recorded but cannot be read yet: read it again shortly');
+  const admission = { key, db: dbOf(c), allowance: await allowanceOf(c), models: c.deps.rt.config.pitchModels };
+  const admitted = await written(c.deps, requestPitch(commandContextOf(c), input, admission), ['pitches']);
+  const handle = await readBack(c.deps, admitted.position, ['pitches'], () => pitchHandle(dbOf(c), c.principal.organizationId, admitted.pitch_id));
   return {
     status: handle.status === 'processing' ? 202 : 200,
     body: { pitch_id: admitted.pitch_id, status: handle.status, report_url: reportUrlOf(c.deps, handle.report_token) },
@@ -71,22 +59,22 @@ export async function createPitchOp(c: Caller, input: CreatePitch, key: string |
 }
 
 /** GET /api/v1/pitches/{pitch_id} and get_pitch. */
-export async function getPitchOp(c: Caller, pitchId: string): Promise<PitchReportView> {
+export async function getPitch(c: Caller, pitchId: string): Promise<PitchReportView> {
   globalOnly(c, 'view');
   if (!isUuid(pitchId)) throw new DomainErrorException(invalid(INVALID_PITCH_ID));
-  const report = await getPitch(dbOf(c), c.principal.organizationId, pitchId.toLowerCase());
+  const report = await pitchesQueries.getPitch(dbOf(c), c.principal.organizationId, pitchId.toLowerCase());
   if (!report) throw new DomainErrorException(notFound(PITCH_NOT_FOUND));
   return report;
 }
 
 /** GET /api/v1/pitches and list_pitches (extension). */
-export async function listPitchesOp(c: Caller, page: { page_num: number; page_size: number }): Promise<PitchListView> {
+export async function listPitches(c: Caller, page: { page_num: number; page_size: number }): Promise<PitchListView> {
   globalOnly(c, 'view');
-  return listPitches(dbOf(c), c.principal.organizationId, page, (t) => reportUrlOf(c.deps, t));
+  return pitchesQueries.listPitches(dbOf(c), c.principal.organizationId, page, (t) => reportUrlOf(c.deps, t));
 }
 
 /** GET /api/v1/pitches/usage (extension): the current UTC month's allowance. */
-export async function pitchUsageOp(c: Caller): Promise<PitchUsageView> {
+export async function pitchUsage(c: Caller): Promise<PitchUsageView> {
   globalOnly(c, 'view');
   const now = new Date();
   const period = monthOf(now);

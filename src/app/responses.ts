@@ -1,16 +1,20 @@
-import { importResponses as record, type ImportResponses } from '../../commands/responses/import-responses';
+import * as importResponsesCommands from '../../commands/responses/import-responses';
+import type { ImportResponses } from '../../commands/responses/import-responses';
 import { RUN_IN_PROGRESS } from '../../commands/responses/run-slot';
-import { SCHEDULE_NOT_FOUND, startRun as start, type StartRun } from '../../commands/responses/start-run';
+import * as startRunCommands from '../../commands/responses/start-run';
+import { SCHEDULE_NOT_FOUND, type StartRun } from '../../commands/responses/start-run';
 import { getSchedule } from '../../queries/catalog/schedules';
 import { resolveSelection } from '../../queries/filters';
-import { dateRange as range, importedExternalIds, listResponses as answersOf, type Page } from '../../queries/responses/list';
-import { getRun as run, listRuns as runsOf, runFinished, runView } from '../../queries/responses/runs';
+import * as listQueries from '../../queries/responses/list';
+import { importedExternalIds, type Page } from '../../queries/responses/list';
+import * as runsQueries from '../../queries/responses/runs';
+import { runFinished, runView } from '../../queries/responses/runs';
 import { utcDay } from '../domain/dates';
 import { conflict, DomainErrorException, isDomainError, notFound } from '../domain/errors';
 import type { SharedFilters } from '../domain/filters';
 import type { Need } from '../domain/principal';
 import { readCheckpoint } from '../eventstore/runner';
-import { type Caller, commandContextOf, dbOf, orFail, websiteFor, writeThenRead } from './context';
+import { type Caller, caughtUp, commandContextOf, dbOf, type Reads, settled, websiteFor, writeThenRead } from './context';
 
 export const RUN_NOT_FOUND = 'Run not found';
 
@@ -25,7 +29,7 @@ const IMPORT: Need = { category: 'analytics', level: 'edit' };
 export async function startRun(c: Caller, input: StartRun) {
   const w = await websiteFor(c, input.website_id, RUN);
   const scheduleId = input.schedule_id ?? null;
-  const started = await start(
+  const started = await startRunCommands.startRun(
     { ...commandContextOf(c, w.id), runFinished: (runId) => runFinished(dbOf(c), runId) },
     { website_id: w.id, schedule_id: scheduleId, trigger: 'manual', day: utcDay(new Date()) },
   );
@@ -50,28 +54,28 @@ export async function startRun(c: Caller, input: StartRun) {
 
 export async function getRun(c: Caller, websiteId: string, runId: string) {
   const w = await websiteFor(c, websiteId, VIEW);
-  const found = await run(dbOf(c), w.id, runId);
+  const found = await runsQueries.getRun(dbOf(c), w.id, runId);
   if (!found) throw new DomainErrorException(notFound(RUN_NOT_FOUND));
   // a run read as finished has its answers (and, with the rules, their observations: recorded with each answer)
   // listed: those read models catch up with the runs checkpoint read after the run (read before it, the checkpoint
   // could predate the batch that finished the run)
   if (found.finished_at !== null) {
     const runs = await readCheckpoint(dbOf(c), 'runs');
-    if (runs) await c.deps.rt.waitForReadModels(runs, ['answers', 'observations'], 2000);
+    if (runs) await caughtUp(c.deps, runs, ['answers', 'observations'], 2000);
   }
   return found;
 }
 
 export async function listRuns(c: Caller, websiteId: string, page: Page) {
   const w = await websiteFor(c, websiteId, VIEW);
-  return runsOf(dbOf(c), w.id, page);
+  return runsQueries.listRuns(dbOf(c), w.id, page);
 }
 
 /** Answers newest first with what analysis derives from each; `prefix` names the filters object in messages. */
 export async function listResponses(c: Caller, websiteId: string, filters: SharedFilters, page: Page, prefix?: string) {
   const w = await websiteFor(c, websiteId, VIEW);
   const selection = await resolveSelection(dbOf(c), w.id, filters, { prefix });
-  return answersOf(dbOf(c), selection, page);
+  return listQueries.listResponses(dbOf(c), selection, page);
 }
 
 /** Imports answers (all or none); a known external_id is a skip. */
@@ -79,16 +83,19 @@ export async function importResponses(c: Caller, input: ImportResponses) {
   const w = await websiteFor(c, input.website_id, IMPORT);
   const external = input.responses.flatMap((r) => (r.external_id === undefined ? [] : [r.external_id]));
   const known = await importedExternalIds(dbOf(c), w.id, external);
-  const r = orFail(await record(commandContextOf(c, w.id), { ...input, website_id: w.id, already_imported: known }));
   // the caller reads the answers next (listing, metrics, a re-import's skips), and the observations it supplied
   const supplied = input.responses.some((x) => x.observations?.length);
   // (and the content hub's citation figures, which count answers from its own read model)
-  await c.deps.rt.waitForReadModels(r.position, supplied ? ['answers', 'observations', 'content'] : ['answers', 'content']);
-  return r.result;
+  const reads: Reads = supplied ? ['answers', 'observations', 'content'] : ['answers', 'content'];
+  return settled(
+    c.deps,
+    importResponsesCommands.importResponses(commandContextOf(c, w.id), { ...input, website_id: w.id, already_imported: known }),
+    reads,
+  );
 }
 
 export async function dateRange(c: Caller, websiteId: string, scheduleId: string | null) {
   const w = await websiteFor(c, websiteId, VIEW);
   if (scheduleId !== null && !(await getSchedule(dbOf(c), w.id, scheduleId))) throw new DomainErrorException(notFound(SCHEDULE_NOT_FOUND));
-  return range(dbOf(c), w.id, scheduleId);
+  return listQueries.dateRange(dbOf(c), w.id, scheduleId);
 }

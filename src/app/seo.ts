@@ -10,8 +10,8 @@ import type { Feature } from '../domain/events';
 import { Text, text, Uuid } from '../domain/schemas';
 import { spendBudgets } from '../limits/budgets';
 import { isPublicAddress, SafeFetchError } from '../net/safe-fetch';
-import { type AppDeps, type Caller, commandContextOf, dbOf, orFail, websiteFor } from './context';
-import { HttpError } from './errors';
+import { type AppDeps, type Caller, commandContextOf, dbOf, websiteFor, written } from './context';
+import { ProblemError } from './problem';
 
 /**
  * SEO recommendations (spec, "SEO recommendations" and its row in "Limits"; CONTRACT.md): a draft or a public HTTPS
@@ -51,7 +51,7 @@ export class EntitlementCache {
       return allowed;
     } catch {
       if (seen && t - seen.at < this.healthyMs + this.staleMs) return seen.allowed;
-      throw new HttpError(500, ENTITLEMENT_UNAVAILABLE);
+      throw new ProblemError(500, ENTITLEMENT_UNAVAILABLE);
     }
   }
 }
@@ -140,7 +140,7 @@ async function fetchPage(deps: AppDeps, u: URL): Promise<SeoPage | DomainError> 
   }
 }
 
-export async function submitSeoRecommendationsOp(c: Caller, input: SubmitSeoRecommendations): Promise<SeoSubmittedView> {
+export async function submitSeoRecommendations(c: Caller, input: SubmitSeoRecommendations): Promise<SeoSubmittedView> {
   if ((input.url === undefined) === (input.draft === undefined)) throw new DomainErrorException(invalid(URL_OR_DRAFT));
   const site = await websiteFor(c, input.website_id, { category: 'content', level: 'manage' });
   const url = input.url !== undefined ? publicHttpsUrl(input.url) : null;
@@ -150,23 +150,21 @@ export async function submitSeoRecommendationsOp(c: Caller, input: SubmitSeoReco
   ]);
   await entitled(c);
   const req: SeoRequest = { website_id: site.id, request_id: input.request_id, url: url?.href ?? null, draft: input.draft ?? null };
-  const admitted = orFail(
-    await requestSeoRecommendations(
-      commandContextOf(c, site.id),
-      dbOf(c),
-      req,
-      async () => (url ? fetchPage(c.deps, url) : parseDraft(input.draft!)),
-      { ...SEO_OUTSTANDING, limit: c.deps.seo?.outstandingPerWebsite ?? SEO_OUTSTANDING.limit },
-    ),
+  const admitted = await written(
+    c.deps,
+    requestSeoRecommendations(commandContextOf(c, site.id), dbOf(c), req, async () => (url ? fetchPage(c.deps, url) : parseDraft(input.draft!)), {
+      ...SEO_OUTSTANDING,
+      limit: c.deps.seo?.outstandingPerWebsite ?? SEO_OUTSTANDING.limit,
+    }),
+    ['seo'],
   );
-  await c.deps.rt.waitForReadModels(admitted.position, ['seo']);
   // a new job is answered as admitted (CONTRACT: "queued"), even if a worker already took it; a repeat as it stands
   if (!admitted.replayed) return { job_id: admitted.job_id, status: 'queued' };
   const job = await getSeoJob(dbOf(c), c.principal.organizationId, site.id, admitted.job_id);
   return { job_id: admitted.job_id, status: job?.status ?? 'queued' };
 }
 
-export async function getSeoRecommendationsOp(c: Caller, jobId: string, websiteId: string): Promise<SeoJobView> {
+export async function getSeoRecommendations(c: Caller, jobId: string, websiteId: string): Promise<SeoJobView> {
   const site = await websiteFor(c, websiteId, { category: 'content', level: 'view' });
   await spendBudgets(c.deps.limiter, [organizationBudget(c)]);
   await entitled(c);

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hash as hashPassword } from '@node-rs/argon2';
-import { type Decision, type Handled, handle } from '../../commands/handle';
+import { type Decision, handle } from '../../commands/handle';
 import { Organization, type OrganizationState, organizationStream } from '../../commands/organizations/organization';
 import {
   type CreateGroup,
@@ -31,23 +31,18 @@ import {
 } from '../../commands/team/members';
 import { type CreateRole, decideCreateRole, decideDeleteRole } from '../../commands/team/roles';
 import type { ReadModelName } from '../areas';
-import { getGroup, type GroupView, listGroups } from '../../queries/team/groups';
-import {
-  type AccessType,
-  inviteOrganization,
-  listGroupMembers,
-  listOrganizationMembers,
-  listWebsiteMembers,
-  type MemberView,
-  userWebsites,
-} from '../../queries/team/members';
-import { getRole, listRoles, type RoleView } from '../../queries/team/roles';
+import * as groupsQueries from '../../queries/team/groups';
+import type { GroupView } from '../../queries/team/groups';
+import * as membersQueries from '../../queries/team/members';
+import { type AccessType, inviteOrganization, type MemberView } from '../../queries/team/members';
+import * as rolesQueries from '../../queries/team/roles';
+import { getRole, type RoleView } from '../../queries/team/roles';
 import { foreignWebsiteIds } from '../../queries/websites/websites';
 import { type DomainError, DomainErrorException, forbidden, invalid, isDomainError } from '../domain/errors';
 import { SYSTEM_ACTOR } from '../domain/events';
 import { newId } from '../domain/ids';
 import { authorize, isUser, requireGlobal, requirePartner, WEBSITE_FORBIDDEN } from '../domain/principal';
-import { type AppDeps, type Caller, commandContextOf, dbOf, websiteFor } from './context';
+import { type AppDeps, type Caller, commandContextOf, dbOf, settled, websiteFor } from './context';
 
 /**
  * Organization administration (spec, "Organization administration"; CONTRACT.md): roles, members, invites, groups.
@@ -57,13 +52,6 @@ import { type AppDeps, type Caller, commandContextOf, dbOf, websiteFor } from '.
 
 /** The team read model answers every read of this area. */
 const READS: readonly ReadModelName[] = ['team'];
-
-async function settle<R>(c: Caller, run: Promise<Handled<R> | DomainError>, reads: readonly ReadModelName[] = READS): Promise<R> {
-  const h = await run;
-  if (isDomainError(h)) throw new DomainErrorException(h);
-  await c.deps.rt.waitForReadModels(h.position, reads);
-  return h.result;
-}
 
 function decideOnOrganization<R>(c: Caller, decide: (s: OrganizationState) => Decision<R> | DomainError) {
   return handle(commandContextOf(c), organizationStream(c.principal.organizationId), Organization, decide);
@@ -80,26 +68,28 @@ function globalOnly(c: Caller, level: 'view' | 'manage'): void {
 
 // ---- roles --------------------------------------------------------------------------------------------------------
 
-export async function listRolesOp(c: Caller): Promise<{ roles: RoleView[] }> {
+export async function listRoles(c: Caller): Promise<{ roles: RoleView[] }> {
   globalOnly(c, 'view');
-  return { roles: await listRoles(dbOf(c), c.principal.organizationId) };
+  return { roles: await rolesQueries.listRoles(dbOf(c), c.principal.organizationId) };
 }
 
-export async function createRoleOp(c: Caller, input: CreateRole): Promise<{ success: true; role: RoleView }> {
+export async function createRole(c: Caller, input: CreateRole): Promise<{ success: true; role: RoleView }> {
   globalOnly(c, 'manage');
   const role_id = newId();
-  await settle(
-    c,
+  await settled(
+    c.deps,
     decideOnOrganization(c, (s) => decideCreateRole(s, { ...input, role_id })),
+    READS,
   );
   return { success: true, role: await getRole(dbOf(c), c.principal.organizationId, role_id) };
 }
 
-export async function deleteRoleOp(c: Caller, roleId: string): Promise<{ success: true; message: string }> {
+export async function deleteRole(c: Caller, roleId: string): Promise<{ success: true; message: string }> {
   globalOnly(c, 'manage');
-  return settle(
-    c,
+  return settled(
+    c.deps,
     decideOnOrganization(c, (s) => decideDeleteRole(s, roleId)),
+    READS,
   );
 }
 
@@ -141,8 +131,8 @@ async function invite(
     token,
     token_hash: tokenHash(token),
   };
-  const decided = await settle(
-    c,
+  const decided = await settled(
+    c.deps,
     decideOnOrganization(c, (s) => {
       const d = decideInvite(s, cmd);
       if (isDomainError(d)) return d;
@@ -152,6 +142,7 @@ async function invite(
       );
       return { ...d, result: { ...d.result, outcomes } };
     }),
+    READS,
   );
   // the invitation email follows from the invites recorded (src/workers/invitations.ts, then the outbox)
   return decided.outcomes;
@@ -166,7 +157,7 @@ const outcomeView = (o: TargetOutcome): InviteOutcomeView =>
  * POST /api/v1/invites: organization and group invites need a global key; a website invite works with a key whose
  * scope includes the website. direct answers user_id, email answers invite_id.
  */
-export async function createInviteOp(c: Caller, input: CreateInvite) {
+export async function createInvite(c: Caller, input: CreateInvite) {
   if (input.type === 'website') {
     if (isUser(c.principal)) authorize(c.principal, { category: 'team', level: 'manage' }, input.website_id);
   } else globalOnly(c, 'manage');
@@ -180,7 +171,7 @@ export async function createInviteOp(c: Caller, input: CreateInvite) {
 }
 
 /** POST /api/v1/invites/bulk: each target on its own (one consolidated email); group targets need a global key. */
-export async function bulkInviteOp(c: Caller, input: BulkInvite) {
+export async function bulkInvite(c: Caller, input: BulkInvite) {
   if (input.group_ids) globalOnly(c, 'manage');
   else if (isUser(c.principal)) authorize(c.principal, { category: 'team', level: 'manage' });
   const targets: InviteTarget[] = input.website_ids
@@ -200,7 +191,7 @@ export async function bulkInviteOp(c: Caller, input: BulkInvite) {
  * POST /api/v1/invites/accept (no key): the token's pending invites become memberships; expired or used tokens 400.
  * The organization is found by the token's hash in the read model, then the acceptance is decided on its stream.
  */
-export async function acceptInviteOp(deps: AppDeps, input: AcceptInvite): Promise<AcceptResult> {
+export async function acceptInvite(deps: AppDeps, input: AcceptInvite): Promise<AcceptResult> {
   const hash = tokenHash(input.token);
   const organizationId = await inviteOrganization(deps.rt.database.db, hash);
   if (!organizationId) throw new DomainErrorException(invalid(ACCEPT_MESSAGES.invalid));
@@ -214,23 +205,24 @@ export async function acceptInviteOp(deps: AppDeps, input: AcceptInvite): Promis
     last_name: input.last_name ?? null,
     password_hash,
   };
-  const h = await handle(ctx, organizationStream(organizationId), Organization, (s) => decideAccept(s, cmd));
-  if (isDomainError(h)) throw new DomainErrorException(h);
-  await deps.rt.waitForReadModels(h.position, READS);
-  return h.result;
+  return settled(
+    deps,
+    handle(ctx, organizationStream(organizationId), Organization, (s) => decideAccept(s, cmd)),
+    READS,
+  );
 }
 
 // ---- groups -------------------------------------------------------------------------------------------------------
 
-export async function listGroupsOp(c: Caller, externalId?: string): Promise<{ groups: GroupView[] }> {
+export async function listGroups(c: Caller, externalId?: string): Promise<{ groups: GroupView[] }> {
   globalOnly(c, 'view');
   if (externalId !== undefined) requirePartner(c.principal);
-  return { groups: await listGroups(dbOf(c), c.principal, externalId) };
+  return { groups: await groupsQueries.listGroups(dbOf(c), c.principal, externalId) };
 }
 
-export async function getGroupOp(c: Caller, groupId: string): Promise<{ group: GroupView }> {
+export async function getGroup(c: Caller, groupId: string): Promise<{ group: GroupView }> {
   globalOnly(c, 'view');
-  return { group: await getGroup(dbOf(c), c.principal, groupId) };
+  return { group: await groupsQueries.getGroup(dbOf(c), c.principal, groupId) };
 }
 
 /** Another organization's website in a group's websites: 403, as every endpoint answers for its website ids. */
@@ -238,85 +230,91 @@ async function refuseForeignWebsites(c: Caller, ids: readonly string[] | undefin
   if (ids?.length && (await foreignWebsites(c, ids)).size) throw new DomainErrorException(forbidden(WEBSITE_FORBIDDEN));
 }
 
-export async function createGroupOp(c: Caller, input: CreateGroup): Promise<{ group: GroupView }> {
+export async function createGroup(c: Caller, input: CreateGroup): Promise<{ group: GroupView }> {
   globalOnly(c, 'manage');
   await refuseForeignWebsites(c, input.website_ids);
   const group_id = newId();
-  await settle(
-    c,
+  await settled(
+    c.deps,
     decideOnOrganization(c, (s) => decideCreateGroup(s, { ...input, group_id, partner: c.principal.partner })),
+    READS,
   );
-  return { group: await getGroup(dbOf(c), c.principal, group_id) };
+  return { group: await groupsQueries.getGroup(dbOf(c), c.principal, group_id) };
 }
 
-export async function updateGroupOp(c: Caller, groupId: string, input: UpdateGroup): Promise<{ group: GroupView }> {
+export async function updateGroup(c: Caller, groupId: string, input: UpdateGroup): Promise<{ group: GroupView }> {
   globalOnly(c, 'manage');
   await refuseForeignWebsites(c, [...(input.add_website_ids ?? []), ...(input.remove_website_ids ?? [])]);
-  await settle(
-    c,
+  await settled(
+    c.deps,
     decideOnOrganization(c, (s) => decideUpdateGroup(s, groupId, { ...input, partner: c.principal.partner })),
+    READS,
   );
-  return { group: await getGroup(dbOf(c), c.principal, groupId) };
+  return { group: await groupsQueries.getGroup(dbOf(c), c.principal, groupId) };
 }
 
-export async function listGroupMembersOp(c: Caller, groupId: string, accessType?: AccessType): Promise<{ members: MemberView[] }> {
+export async function listGroupMembers(c: Caller, groupId: string, accessType?: AccessType): Promise<{ members: MemberView[] }> {
   globalOnly(c, 'view');
-  return { members: await listGroupMembers(dbOf(c), c.principal.organizationId, groupId, accessType) };
+  return { members: await membersQueries.listGroupMembers(dbOf(c), c.principal.organizationId, groupId, accessType) };
 }
 
-export async function removeGroupMemberOp(c: Caller, groupId: string, userId: string): Promise<GroupMemberRemoval> {
+export async function removeGroupMember(c: Caller, groupId: string, userId: string): Promise<GroupMemberRemoval> {
   globalOnly(c, 'manage');
-  return settle(
-    c,
+  return settled(
+    c.deps,
     decideOnOrganization(c, (s) => decideRemoveGroupMember(s, groupId, userId, c.principal.userId)),
+    READS,
   );
 }
 
 // ---- members ------------------------------------------------------------------------------------------------------
 
 /** GET /api/v1/organizations/members: a scoped key sees those who reach one of its websites. */
-export async function listOrganizationMembersOp(c: Caller): Promise<{ members: MemberView[] }> {
+export async function listOrganizationMembers(c: Caller): Promise<{ members: MemberView[] }> {
   if (isUser(c.principal)) authorize(c.principal, { category: 'team', level: 'view' });
-  return { members: await listOrganizationMembers(dbOf(c), c.principal) };
+  return { members: await membersQueries.listOrganizationMembers(dbOf(c), c.principal) };
 }
 
-export async function changeMemberRoleOp(c: Caller, userId: string, input: ChangeRole): Promise<MemberChange> {
+export async function changeMemberRole(c: Caller, userId: string, input: ChangeRole): Promise<MemberChange> {
   globalOnly(c, 'manage');
-  return settle(
-    c,
+  return settled(
+    c.deps,
     decideOnOrganization(c, (s) => decideChangeMemberRole(s, userId, input, c.principal.userId)),
+    READS,
   );
 }
 
-export async function removeMemberOp(c: Caller, userId: string): Promise<MemberChange> {
+export async function removeMember(c: Caller, userId: string): Promise<MemberChange> {
   globalOnly(c, 'manage');
-  return settle(
-    c,
+  return settled(
+    c.deps,
     decideOnOrganization(c, (s) => decideRemoveMember(s, userId, c.principal.userId)),
+    READS,
   );
 }
 
-export async function listWebsiteMembersOp(c: Caller, websiteId: string): Promise<{ members: MemberView[] }> {
+export async function listWebsiteMembers(c: Caller, websiteId: string): Promise<{ members: MemberView[] }> {
   await websiteFor(c, websiteId, { category: 'team', level: 'view' });
-  return { members: await listWebsiteMembers(dbOf(c), c.principal.organizationId, websiteId) };
+  return { members: await membersQueries.listWebsiteMembers(dbOf(c), c.principal.organizationId, websiteId) };
 }
 
 /** PATCH (input) or DELETE (null) /api/v1/websites/{id}/members/{user_id}: a key whose scope includes the website. */
-export async function changeWebsiteMemberOp(
+export async function changeWebsiteMember(
   c: Caller,
   websiteId: string,
   userId: string,
   input: ChangeRole | null,
 ): Promise<{ success: true; message: string }> {
   await websiteFor(c, websiteId, { category: 'team', level: 'manage' });
-  return settle(
-    c,
+  return settled(
+    c.deps,
     decideOnOrganization(c, (s) => decideChangeWebsiteMember(s, websiteId, userId, input, c.principal.userId)),
+    READS,
   );
 }
 
 /** GET /api/v1/users/{id}/websites: 404 for an id no user has, within the caller's websites. */
-export async function userWebsitesOp(c: Caller, userId: string) {
+export async function userWebsites(c: Caller, userId: string) {
   if (isUser(c.principal) && c.principal.userId !== userId) authorize(c.principal, { category: 'team', level: 'view' });
-  return userWebsites(dbOf(c), c.principal, userId);
+  return membersQueries.userWebsites(dbOf(c), c.principal, userId);
 }

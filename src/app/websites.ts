@@ -1,8 +1,11 @@
-import { provisionWebsite as provision, type ProvisionWebsite } from '../../commands/websites/provision-website';
-import { createWebsite as create } from '../../commands/websites/create-website';
-import { deleteWebsite as remove, updateWebsite as update, type UpdateWebsite } from '../../commands/websites/update-website';
+import * as provisionWebsiteCommands from '../../commands/websites/provision-website';
+import type { ProvisionWebsite } from '../../commands/websites/provision-website';
+import * as createWebsiteCommands from '../../commands/websites/create-website';
+import * as updateWebsiteCommands from '../../commands/websites/update-website';
+import type { UpdateWebsite } from '../../commands/websites/update-website';
 import type { CreateWebsite } from '../../commands/websites/website-input';
-import { listWebsites as list, websiteByExternalId as byExternalId, websiteView, findWebsiteView } from '../../queries/websites/websites';
+import * as websitesQueries from '../../queries/websites/websites';
+import { websiteView, findWebsiteView } from '../../queries/websites/websites';
 import { authorize, type Need, requireGlobal, requirePartner } from '../domain/principal';
 import { type Caller, commandContextOf, dbOf, type Reads, settled, websiteFor, writeThenRead } from './context';
 
@@ -19,7 +22,7 @@ const MANAGE: Need = { category: 'organization', level: 'manage' };
 /** The websites the caller reaches (deleted ones left out). */
 export async function listWebsites(c: Caller) {
   authorize(c.principal, VIEW);
-  return { websites: await list(dbOf(c), c.principal) };
+  return { websites: await websitesQueries.listWebsites(dbOf(c), c.principal) };
 }
 
 /** One active website within the caller's reach. */
@@ -33,7 +36,9 @@ export async function createWebsite(c: Caller, input: CreateWebsite) {
   requireGlobal(c.principal);
   if (input.external_id !== undefined) requirePartner(c.principal);
   authorize(c.principal, MANAGE);
-  const website = await writeThenRead(c, create(commandContextOf(c), input), CREATE_READS, (r) => findWebsiteView(dbOf(c), c.principal, r.id));
+  const website = await writeThenRead(c, createWebsiteCommands.createWebsite(commandContextOf(c), input), CREATE_READS, (r) =>
+    findWebsiteView(dbOf(c), c.principal, r.id),
+  );
   return { website };
 }
 
@@ -42,7 +47,7 @@ export async function provisionWebsite(c: Caller, input: ProvisionWebsite) {
   requireGlobal(c.principal);
   if (input.external_id !== undefined) requirePartner(c.principal);
   authorize(c.principal, MANAGE);
-  return writeThenRead(c, provision(commandContextOf(c), input), PROVISION_READS, async (r) => {
+  return writeThenRead(c, provisionWebsiteCommands.provisionWebsite(commandContextOf(c), input), PROVISION_READS, async (r) => {
     const website = await findWebsiteView(dbOf(c), c.principal, r.website.id);
     return website && { ...r, website };
   });
@@ -51,7 +56,7 @@ export async function provisionWebsite(c: Caller, input: ProvisionWebsite) {
 /** A website by the partner's own id (partner keys). */
 export async function websiteByExternalId(c: Caller, externalId: string) {
   requirePartner(c.principal);
-  return { website: await byExternalId(dbOf(c), c.principal, externalId) };
+  return { website: await websitesQueries.websiteByExternalId(dbOf(c), c.principal, externalId) };
 }
 
 /** Sets or clears the external_id (partner global key; works on deleted websites), pauses or resumes. */
@@ -62,8 +67,11 @@ export async function updateWebsite(c: Caller, websiteId: string, input: UpdateW
   }
   // a paused website can be resumed; a deleted one only re-mapped
   await websiteFor(c, websiteId, MANAGE, { paused: true, deleted: input.status === undefined });
-  const website = await writeThenRead(c, update(commandContextOf(c, websiteId), { ...input, website_id: websiteId }), READS, (r) =>
-    findWebsiteView(dbOf(c), c.principal, r.id),
+  const website = await writeThenRead(
+    c,
+    updateWebsiteCommands.updateWebsite(commandContextOf(c, websiteId), { ...input, website_id: websiteId }),
+    READS,
+    (r) => findWebsiteView(dbOf(c), c.principal, r.id),
   );
   return { website };
 }
@@ -71,5 +79,5 @@ export async function updateWebsite(c: Caller, websiteId: string, input: UpdateW
 /** Soft-deletes a website. */
 export async function deleteWebsite(c: Caller, websiteId: string) {
   await websiteFor(c, websiteId, MANAGE, { paused: true });
-  return settled(c.deps, remove(commandContextOf(c, websiteId), { website_id: websiteId }), READS);
+  return settled(c.deps, updateWebsiteCommands.deleteWebsite(commandContextOf(c, websiteId), { website_id: websiteId }), READS);
 }

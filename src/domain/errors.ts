@@ -1,4 +1,4 @@
-/** Domain errors are values, mapped to HTTP statuses in one place (src/http/errors.ts). */
+/** Domain errors are values, mapped to HTTP statuses in one place (src/app/problem.ts). */
 export type DomainError =
   | { kind: 'invalid'; message: string }
   | { kind: 'unauthorized'; message: string }

@@ -12,7 +12,8 @@ import type { Runtime } from '../runtime';
 import type { TrustProxy } from '../config';
 import { KeyAuthenticator } from './auth';
 import { BAD_BODY, toProblem } from '../app/problem';
-import { badRequest, HttpError, sendError, sendProblem } from './errors';
+import { sendError, sendProblem } from '../app/errors';
+import { badRequest, ProblemError } from '../app/problem';
 import { registerHealth } from './health';
 import { buildOpenApi } from './openapi';
 import { migrateRateLimits, RateLimiter } from '../limits/rate';
@@ -118,7 +119,7 @@ export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<A
         reply,
         err.code === 'FST_ERR_BAD_URL'
           ? badRequest(`${undecodableParam(allRoutes, req.method, req.url)}: ${NOT_PERCENT_UTF8}`)
-          : new HttpError(err.statusCode ?? 400, err.message),
+          : new ProblemError(err.statusCode ?? 400, err.message),
       ),
   });
   // a JSON body must be UTF-8 and nested at most MAX_JSON_DEPTH levels: both checked on the bytes, before JSON.parse
@@ -160,14 +161,14 @@ export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<A
     }
     const len = req.headers['content-length'];
     if ((len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined) {
-      return sendError(reply, new HttpError(405, 'Method Not Allowed: GET requests must not have a body'));
+      return sendError(reply, new ProblemError(405, 'Method Not Allowed: GET requests must not have a body'));
     }
   });
   app.addHook('onRequest', async (req, reply) => {
     const bad = undecodableQuery(req.url);
     if (bad) return sendError(reply, badRequest(`${bad}: ${NOT_PERCENT_UTF8}`));
   });
-  app.setNotFoundHandler((_req, reply) => sendError(reply, new HttpError(404, 'Not found')));
+  app.setNotFoundHandler((_req, reply) => sendError(reply, new ProblemError(404, 'Not found')));
   // what the routes did not answer themselves: the framework's input errors (the body's bytes, JSON, size, media type), else a 500
   app.setErrorHandler((err, req, reply) => {
     const p = toProblem(err);

@@ -6,7 +6,8 @@ import type { Principal } from '../domain/principal';
 import type { Outbound } from '../net/safe-fetch';
 import { keyFromHeaders, spendOrganizationBudget } from '../app/auth';
 import { type AppDeps, commandContextOf } from '../app/context';
-import { badRequest, issueMessage, sendProblem, unauthorized } from '../app/errors';
+import { sendProblem } from '../app/errors';
+import { badRequest, issueMessage, unauthorized } from '../app/problem';
 import { toProblem } from '../app/problem';
 
 export type { Outbound };

@@ -10,7 +10,7 @@ import {
 } from '../../src/analysis/observations';
 import { MODEL_IDS } from '../../src/domain/models';
 import { createSimulatedEngine } from '../../src/engines/simulated';
-import { SIM_PROMPTS as PROMPTS, SIM_WEBSITE as website, simDays as days } from '../support/engines';
+import { SIM_PROMPTS, SIM_WEBSITE, simDays } from '../support/engines';
 
 // Given: a website (Acme) with competitors and the traits it watches, compiled once for every case below.
 const ENTITIES: EntityInput[] = [
@@ -254,7 +254,7 @@ describe('compileAttributes', () => {
 // ---- over many simulated answers ----
 
 const simEntities = compileEntities(
-  [website.brand, ...website.competitors].map((e, i) => ({
+  [SIM_WEBSITE.brand, ...SIM_WEBSITE.competitors].map((e, i) => ({
     id: `e${i}`,
     name: e.name,
     is_self: i === 0,
@@ -268,7 +268,7 @@ async function simulatedTexts(): Promise<string[]> {
   const engine = createSimulatedEngine({ seed: 7 });
   const out: string[] = [];
   for (const model of MODEL_IDS)
-    for (const prompt of PROMPTS) for (const day of days(6)) out.push((await engine.ask({ model, prompt, day, website })).text);
+    for (const prompt of SIM_PROMPTS) for (const day of simDays(6)) out.push((await engine.ask({ model, prompt, day, website: SIM_WEBSITE })).text);
   return out;
 }
 

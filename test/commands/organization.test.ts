@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import { decideCreateApiKey, decideRevokeApiKey } from '../../commands/api-keys/api-keys';
-import { decide as decideCreateOrganization } from '../../commands/organizations/create-organization';
+import { decide } from '../../commands/organizations/create-organization';
 import { Organization } from '../../commands/organizations/organization';
 import { decideCreateWebsite } from '../../commands/websites/create-website';
 import { decideDeleteWebsite, decideUpdateWebsite } from '../../commands/websites/update-website';
@@ -37,7 +37,7 @@ const create = {
 describe('organization', () => {
   it('given nothing, when an organization is created, then it, its owner and a global partner key are recorded', () => {
     given(Organization)
-      .when((s) => decideCreateOrganization(s, create))
+      .when((s) => decide(s, create))
       .then([
         orgCreated,
         { type: 'UserAdded', data: { user_id: OWNER, email: 'o@acme.test', role: 'owner' } },
@@ -50,7 +50,7 @@ describe('organization', () => {
 
   it('given an organization, when it is created again, then conflict', () => {
     given(Organization, orgCreated)
-      .when((s) => decideCreateOrganization(s, create))
+      .when((s) => decide(s, create))
       .then({ kind: 'conflict', message: 'Organization already exists', details: undefined });
   });
 

@@ -11,7 +11,7 @@ import { openPostgresEventStore } from '../../src/eventstore/postgres';
 import { silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime } from '../../src/runtime';
 import { freshDatabase, onRealPostgres, type TestDatabase } from '../support/db';
-import { grepDatabase as grep } from '../support/db-grep';
+import { grepDatabase } from '../support/db-grep';
 
 /** The embedded data directory (PGlite on disk, so that a second runtime opens the same data), or the test database. */
 let pgliteDir: string | null = null;
@@ -65,8 +65,8 @@ describe(`erasure: an erased note is nowhere in the database (${onRealPostgres ?
       const r = await a.store.append(`note-${(kept.data as ProbeNote).note_id}`, [kept], 'no_stream');
       expect(await a.waitForReadModels(r.position, 'all', 15_000)).toBe(true);
       // the read model has the text; the log never had it in clear
-      for (const m of Object.values(erased)) expect(await grep(a.database.db, m)).toEqual([expect.stringMatching(/^rm_probe_notes\./)]);
-      expect(await grep(a.database.db, 'Our launch price is')).toEqual(['rm_probe_notes.text']);
+      for (const m of Object.values(erased)) expect(await grepDatabase(a.database.db, m)).toEqual([expect.stringMatching(/^rm_probe_notes\./)]);
+      expect(await grepDatabase(a.database.db, 'Our launch price is')).toEqual(['rm_probe_notes.text']);
 
       // when: the note is erased (the delete event names it) and the read model drops its rows
       const e = await a.store.append(`notes-erased-${randomUUID()}`, [notesErased([noteId])], 'no_stream');
@@ -86,8 +86,8 @@ describe(`erasure: an erased note is nowhere in the database (${onRealPostgres ?
       expect(b.runners.has('probe-notes')).toBe(true);
 
       // then: the erased text is nowhere, while the rebuild did bring the other note back
-      for (const m of [...Object.values(erased), 'Our launch price is']) expect(await grep(b.database.db, m)).toEqual([]);
-      expect(await grep(b.database.db, keptText)).toEqual(['rm_probe_notes.text']);
+      for (const m of [...Object.values(erased), 'Our launch price is']) expect(await grepDatabase(b.database.db, m)).toEqual([]);
+      expect(await grepDatabase(b.database.db, keptText)).toEqual(['rm_probe_notes.text']);
       expect(await b.database.db('rm_probe_notes').pluck('note_id')).toEqual([(kept.data as ProbeNote).note_id]);
       expect(await b.database.db('aivis_subject_keys').where('subject', `note-${noteId}`).first('key', 'shredded_at')).toMatchObject({
         key: null,

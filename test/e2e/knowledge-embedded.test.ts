@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreatePillarAnswer, FactsPage, type FactView, PatchFactAnswer, SearchAnswer } from '../../queries/knowledge/views';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, importAnswers } from '../support/answers';
-import { grepDatabase as grep } from '../support/db-grep';
+import { grepDatabase } from '../support/db-grep';
 import { jobEnded } from '../support/jobs';
 import { offlineResearch } from '../support/knowledge';
 import { call, startServer, type TestServer } from '../support/server';
@@ -87,7 +87,7 @@ describe('knowledge base on the embedded store (PGlite, in-process bus)', () => 
     expect(cleared.body.fact).toMatchObject({ id: changed.fact.id, source_url: null });
 
     // delete: physical; after every projection is rebuilt the texts are in no column of any table
-    const before = await grep(s.rt.database.db, marker);
+    const before = await grepDatabase(s.rt.database.db, marker);
     expect(before).toContain('rm_kb_facts.text');
     // the log holds it sealed only
     expect(before.filter((h) => h.startsWith('aivis_events'))).toEqual([]);
@@ -95,7 +95,7 @@ describe('knowledge base on the embedded store (PGlite, in-process bus)', () => 
     const del = await post('/api/v1/knowledge-base/facts/delete', { website_id: site, fact_ids: [changed.fact.id, unknown] });
     expect(del.body).toEqual({ success: true, deleted_ids: [changed.fact.id], not_found_ids: [unknown] });
     for (const runner of s.rt.runners.values()) await runner.rebuild();
-    expect(await grep(s.rt.database.db, marker)).toEqual([]);
+    expect(await grepDatabase(s.rt.database.db, marker)).toEqual([]);
     expect((await facts({ website_id: site })).map((f) => f.id).sort()).toEqual([best.id, weaker.id].sort());
   }, 150_000);
 });

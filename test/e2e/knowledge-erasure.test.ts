@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { onRealPostgres } from '../support/db';
 import { newSite } from '../support/http';
 import { call, type TestServer, useServer } from '../support/server';
-import { grepDatabase as grep } from '../support/db-grep';
+import { grepDatabase } from '../support/db-grep';
 
 let s: TestServer;
 useServer((x) => {
@@ -32,19 +32,19 @@ describe(`deleted facts are erased (${onRealPostgres ? 'real Postgres' : 'PGlite
       .body.fact;
     expect(changed.id).not.toBe(f.id);
     // the read model holds the texts; the log holds them sealed only
-    expect(await grep(s.rt.database.db, marker.first)).toContain('rm_kb_facts.text');
-    expect(await grep(s.rt.database.db, marker.second)).toContain('rm_kb_facts.text');
-    for (const m of Object.values(marker)) expect((await grep(s.rt.database.db, m)).filter((h) => h.startsWith('aivis_events'))).toEqual([]);
+    expect(await grepDatabase(s.rt.database.db, marker.first)).toContain('rm_kb_facts.text');
+    expect(await grepDatabase(s.rt.database.db, marker.second)).toContain('rm_kb_facts.text');
+    for (const m of Object.values(marker)) expect((await grepDatabase(s.rt.database.db, m)).filter((h) => h.startsWith('aivis_events'))).toEqual([]);
 
     // when: the fact (its current id) is deleted
     const r = await call(s, 'POST', '/api/v1/knowledge-base/facts/delete', { key, body: { website_id: site, fact_ids: [changed.id] } });
     expect(r.body).toEqual({ success: true, deleted_ids: [changed.id], not_found_ids: [] });
-    for (const m of Object.values(marker)) expect(await grep(s.rt.database.db, m), m).toEqual([]);
+    for (const m of Object.values(marker)) expect(await grepDatabase(s.rt.database.db, m), m).toEqual([]);
 
     // and every projection is rebuilt from the log
     for (const runner of s.rt.runners.values()) await runner.rebuild();
-    for (const m of Object.values(marker)) expect(await grep(s.rt.database.db, m), m).toEqual([]);
-    expect(await grep(s.rt.database.db, kept)).toContain('rm_kb_facts.text');
+    for (const m of Object.values(marker)) expect(await grepDatabase(s.rt.database.db, m), m).toEqual([]);
+    expect(await grepDatabase(s.rt.database.db, kept)).toContain('rm_kb_facts.text');
     const listed = (await call(s, 'GET', '/api/v1/knowledge-base/facts', { key, query: { website_id: site } })).body.facts;
     expect(listed.map((x: { text: string }) => x.text)).toEqual([`We keep ${kept}`]);
     // the log still has the events, with the erased fields unreadable

@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { MODEL_IDS, SHOPPING_MODEL_IDS } from '../../src/domain/models';
 import { type AnswerRequest, type AnswerResult, EngineError } from '../../src/engines/port';
 import { createSimulatedEngine, simulateAnswer } from '../../src/engines/simulated';
-import { SIM_PROMPTS as PROMPTS, SIM_WEBSITE as website, simDays as days } from '../support/engines';
+import { SIM_PROMPTS, SIM_WEBSITE, simDays } from '../support/engines';
 
-const entities = [website.brand, ...website.competitors];
+const entities = [SIM_WEBSITE.brand, ...SIM_WEBSITE.competitors];
 
 const req = (extra: Partial<AnswerRequest> = {}): AnswerRequest => ({
   model: MODEL_IDS[0],
-  prompt: PROMPTS[0],
-  website,
+  prompt: SIM_PROMPTS[0],
+  website: SIM_WEBSITE,
   day: '2025-03-14',
   seed: 7,
   ...extra,
@@ -29,7 +29,8 @@ function mentions(r: AnswerResult): string[] {
 
 function sample(): AnswerResult[] {
   const out: AnswerResult[] = [];
-  for (const model of MODEL_IDS) for (const prompt of PROMPTS) for (const day of days(8)) out.push(simulateAnswer(req({ model, prompt, day })));
+  for (const model of MODEL_IDS)
+    for (const prompt of SIM_PROMPTS) for (const day of simDays(8)) out.push(simulateAnswer(req({ model, prompt, day })));
   return out;
 }
 
@@ -50,8 +51,8 @@ describe('the simulated engine', () => {
       req({ day: '2025-03-15' }),
       req({ model: MODEL_IDS[1] }),
       req({ location: { country: 'US', city: 'Denver' } }),
-      req({ website: { ...website, competitors: website.competitors.slice(1) } }),
-      req({ prompt: PROMPTS[1] }),
+      req({ website: { ...SIM_WEBSITE, competitors: SIM_WEBSITE.competitors.slice(1) } }),
+      req({ prompt: SIM_PROMPTS[1] }),
     ];
     for (const v of variants) expect(simulateAnswer(v)).not.toEqual(base);
   });
@@ -72,13 +73,13 @@ describe('the simulated engine', () => {
     for (const e of entities) expect(ms.some((m) => m.includes(e.name))).toBe(true);
     expect(new Set(ms.filter((m) => m.length).map((m) => m[0])).size).toBeGreaterThan(2);
     // the brand is not always at the same position
-    const brandPositions = new Set(ms.map((m) => m.indexOf(website.brand.name)).filter((p) => p >= 0));
+    const brandPositions = new Set(ms.map((m) => m.indexOf(SIM_WEBSITE.brand.name)).filter((p) => p >= 0));
     expect(brandPositions.size).toBeGreaterThan(1);
     const texts = answers.map((a) => a.text).join('\n');
     expect(texts).toMatch(/\bTrello Boards\b|\bAsana Inc\b|\bMondayWorkOS\b|monday\.com Work OS/);
     expect(texts).toMatch(/\b(acmetasks|trello|asana|monday|clickup)\.com\b/);
     // the same prompt across days keeps a recognisable pattern but is not frozen
-    const oneSeries = days(8).map((day) => simulateAnswer(req({ day })).text);
+    const oneSeries = simDays(8).map((day) => simulateAnswer(req({ day })).text);
     expect(new Set(oneSeries).size).toBeGreaterThan(4);
   });
 
@@ -97,7 +98,7 @@ describe('the simulated engine', () => {
 
   it('given shopping models, then priced product cards in order on some answers; never on other models', () => {
     const answers = MODEL_IDS.flatMap((model) =>
-      PROMPTS.flatMap((prompt) => days(6).map((day) => ({ model, r: simulateAnswer(req({ model, prompt, day })) }))),
+      SIM_PROMPTS.flatMap((prompt) => simDays(6).map((day) => ({ model, r: simulateAnswer(req({ model, prompt, day })) }))),
     );
     for (const { model, r } of answers) {
       if (!SHOPPING_MODEL_IDS.includes(model)) expect(r.products).toEqual([]);
@@ -122,7 +123,7 @@ describe('the simulated engine', () => {
   });
 
   it('given a location, then prices in its currency', () => {
-    const cards = days(20).flatMap(
+    const cards = simDays(20).flatMap(
       (day) => simulateAnswer(req({ model: SHOPPING_MODEL_IDS[0], day, location: { country: 'GB', city: 'Leeds' } })).products,
     );
     expect(cards.length).toBeGreaterThan(0);
@@ -149,7 +150,7 @@ describe('the simulated engine', () => {
 
   it('is fast (prints the rate)', () => {
     const n = 100_000;
-    const reqs = PROMPTS.map((prompt) => req({ prompt, location: { country: 'US', city: 'Austin' } }));
+    const reqs = SIM_PROMPTS.map((prompt) => req({ prompt, location: { country: 'US', city: 'Austin' } }));
     let chars = 0;
     const started = performance.now();
     for (let i = 0; i < n; i++) {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { newSite, refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, type TestServer } from '../support/server';
 import { tenancyChecks, useWorld, type World } from '../support/tenancy';
-import { grepDatabase as grep } from '../support/db-grep';
+import { grepDatabase } from '../support/db-grep';
 
 let s: TestServer;
 let w: World;
@@ -83,7 +83,7 @@ describe('content items: detail, title, physical delete', () => {
     const id = r.body.created[0].content_id;
     const db = s.rt.database.db;
     // the read model has it; the log only as ciphertext
-    expect(await grep(db, marker)).toEqual(['rm_content.fields']);
+    expect(await grepDatabase(db, marker)).toEqual(['rm_content.fields']);
 
     await refusedWithoutWrite(s, w.b.key, [{ method: 'DELETE', path: `/api/v1/content/${id}`, status: 404, error: 'Content not found' }]);
     await refusedWithoutWrite(s, w.a.key, [
@@ -95,7 +95,7 @@ describe('content items: detail, title, physical delete', () => {
     expect((await call(s, 'DELETE', `/api/v1/content/${id}`, { key: w.a.key })).status).toBe(404);
 
     for (const runner of s.rt.runners.values()) await runner.rebuild();
-    expect(await grep(db, marker)).toEqual([]);
+    expect(await grepDatabase(db, marker)).toEqual([]);
     expect(await db('rm_content').where('content_id', id).first()).toBeUndefined();
 
     const again = await call(s, 'POST', '/api/v1/content/track', {

@@ -250,6 +250,27 @@ describe('prompt discovery', () => {
     expect(feed.body.data.length).toBeGreaterThanOrEqual(1);
   });
 
+  it('given the runs read model held back past the wait, when a run is started, then 503 says the change is recorded and the run is listed once the read model catches up', async () => {
+    // given
+    const runner = s.rt.runners.get('discovery')!;
+    await runner.stop();
+    let r: Awaited<ReturnType<typeof start>>;
+    try {
+      // when
+      r = await start(w.a.key, { website_id: w.a.a1, name: 'Held back', sources: ['keyword_gaps'] });
+    } finally {
+      await runner.start();
+    }
+    // then
+    expect(r.status).toBe(503);
+    expect(r.body).toEqual({ error: 'The change is recorded but cannot be read yet: read it again shortly' });
+    const listed = await until('the run is listed', async () => {
+      const all = DiscoveryRunsView.parse((await runs(w.a.key, { website_id: w.a.a1, limit: 20 })).body).runs;
+      return all.find((x) => x.name === 'Held back');
+    });
+    await finished(listed.run_id);
+  }, 120_000);
+
   it("given tenancy, then another organization's website is 403 and a scoped key reaches its own website only (REST and tools)", async () => {
     expect((await start(w.b.key, { website_id: w.a.a1, name: 'x', sources: ['keyword_gaps'] })).body).toEqual({
       error: 'Unauthorized access to this website',

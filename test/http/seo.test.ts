@@ -7,11 +7,11 @@ import type { AppDeps, Caller } from '../../src/app/context';
 import {
   EntitlementCache,
   ENTITLEMENT_UNAVAILABLE,
-  getSeoRecommendationsOp,
+  getSeoRecommendations,
   NOT_PUBLIC_HTTPS,
   SEO_NOT_ENABLED,
   type SeoOptions,
-  submitSeoRecommendationsOp,
+  submitSeoRecommendations,
 } from '../../src/app/seo';
 import { DomainErrorException } from '../../src/domain/errors';
 import { ADMIN_PERMISSIONS, type AccessLevel, PERMISSION_DENIED, type Principal } from '../../src/domain/principal';
@@ -330,14 +330,14 @@ describe('SEO recommendations', () => {
       );
     const before = await s.head();
     for (const level of ['none', 'view', 'edit'] as const)
-      expect(await refusal(submitSeoRecommendationsOp(user(level), { website_id: site, request_id: `user-${level}`, draft })), level).toBe(
+      expect(await refusal(submitSeoRecommendations(user(level), { website_id: site, request_id: `user-${level}`, draft })), level).toBe(
         PERMISSION_DENIED,
       );
     expect(await s.head()).toBe(before);
-    const admitted = await submitSeoRecommendationsOp(user('manage'), { website_id: site, request_id: 'user-manage', draft });
+    const admitted = await submitSeoRecommendations(user('manage'), { website_id: site, request_id: 'user-manage', draft });
     expect(admitted.job_id).toEqual(expect.any(String));
-    expect(await refusal(getSeoRecommendationsOp(user('none'), admitted.job_id, site))).toBe(PERMISSION_DENIED);
-    expect((await getSeoRecommendationsOp(user('view'), admitted.job_id, site)).job_id).toBe(admitted.job_id);
+    expect(await refusal(getSeoRecommendations(user('none'), admitted.job_id, site))).toBe(PERMISSION_DENIED);
+    expect((await getSeoRecommendations(user('view'), admitted.job_id, site)).job_id).toBe(admitted.job_id);
   });
 
   it("given the OpenAPI document, then it describes the SEO job routes (the spec's) and the credits and prompt discovery routes (extensions)", async () => {

@@ -4,7 +4,7 @@ import { call, type TestServer } from '../support/server';
 import { useWorld, type World } from '../support/tenancy';
 import { until } from '../support/until';
 import type { AppDeps } from '../../src/app/context';
-import { createInviteOp } from '../../src/app/team';
+import { createInvite } from '../../src/app/team';
 import { userPrincipal } from '../../src/domain/principal';
 import { userAccess } from '../../queries/team/members';
 
@@ -206,12 +206,12 @@ describe('website members', () => {
     const access = await userAccess(s.rt.database.db, w.a.organization_id, u);
     const caller = { deps: { rt: s.rt } as unknown as AppDeps, principal: userPrincipal(access!) };
     expect(caller.principal.websiteIds).toEqual([w.a.a2]);
-    const invited = await createInviteOp(caller, { type: 'website', invite_method: 'direct', email: person(), website_id: w.a.a2 });
+    const invited = await createInvite(caller, { type: 'website', invite_method: 'direct', email: person(), website_id: w.a.a2 });
     expect(invited).toMatchObject({ success: true, message: 'User added to website' });
-    await expect(createInviteOp(caller, { type: 'website', invite_method: 'direct', email: person(), website_id: w.a.a1 })).rejects.toThrow(
+    await expect(createInvite(caller, { type: 'website', invite_method: 'direct', email: person(), website_id: w.a.a1 })).rejects.toThrow(
       'Unauthorized access to this website',
     );
-    await expect(createInviteOp(caller, { type: 'organization', invite_method: 'direct', email: person() })).rejects.toThrow(
+    await expect(createInvite(caller, { type: 'organization', invite_method: 'direct', email: person() })).rejects.toThrow(
       'Forbidden: insufficient permissions',
     );
     // the feed needs a partner key: the global one, and one scoped to a2 (the person reaches a2: shown to it too)

@@ -5,7 +5,7 @@ import { allTools, restRoutes } from '../../src/areas';
 import type { RouteDef } from '../../src/http/route';
 import { fieldName, inputsFor, type StringField, stringFields, validInput } from '../support/input-walk';
 import { call, startServer, type TestServer } from '../support/server';
-import { post as mcpPost } from '../mcp/support';
+import { post } from '../mcp/support';
 
 /*
  * Every string every route and tool accepts, driven from the route table and the tool list (a new route or tool is
@@ -120,11 +120,7 @@ describe('REST: every string field of every route refuses NUL and lone surrogate
 
 describe('MCP: every string argument of every tool refuses NUL and lone surrogates', () => {
   const callTool = async (name: string, args: unknown, withKey: boolean) => {
-    const r = await mcpPost(
-      s,
-      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
-      withKey ? { 'x-api-key': key } : {},
-    );
+    const r = await post(s, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }, withKey ? { 'x-api-key': key } : {});
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     return r.body.result as { isError?: boolean; structuredContent?: { error: string; status: number } };
   };

@@ -2,7 +2,8 @@ import net from 'node:net';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { label } from '../../src/domain/schemas';
-import { type HttpError, sendError } from '../../src/http/errors';
+import { sendError } from '../../src/app/errors';
+import type { ProblemError } from '../../src/app/problem';
 import { headerInput } from '../../src/http/route';
 
 /**
@@ -16,7 +17,7 @@ beforeAll(async () => {
     try {
       return { key: headerInput(req.headers, 'Idempotency-Key', label(255)) };
     } catch (err) {
-      return sendError(reply, err as HttpError);
+      return sendError(reply, err as ProblemError);
     }
   });
   await app.listen({ host: '127.0.0.1', port: 0 });

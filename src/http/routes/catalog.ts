@@ -5,7 +5,7 @@ import { CreatePrompt } from '../../../commands/catalog/create-prompt';
 import { CreateTopic } from '../../../commands/catalog/create-topic';
 import { UpdateCompetitor } from '../../../commands/catalog/update-competitor';
 import { UpdatePrompt } from '../../../commands/catalog/update-prompt';
-import { badRequest } from '../errors';
+import { badRequest } from '../../app/problem';
 import { route, Uuid } from '../route';
 import { Answers } from '../../../queries/catalog/views';
 import * as catalog from '../../app/catalog';

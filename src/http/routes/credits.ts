@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CreditsView } from '../../../queries/credits/views';
-import { groupCreditsOp, organizationCreditsOp, websiteCreditsOp } from '../../app/credits';
+import { groupCredits, organizationCredits, websiteCredits } from '../../app/credits';
 import { type RouteContext, route, Uuid } from '../route';
 
 /**
@@ -31,18 +31,18 @@ export const creditsRoutes = [
     scope: 'organization',
     summary: "The organization's credits: the plan's monthly allowance left (with its reset) and one-off credits (global key)",
     query: z.strictObject({}),
-    read: (ctx) => organizationCreditsOp(ctx),
+    read: (ctx) => organizationCredits(ctx),
   }),
   balancesOf({
     scope: 'website',
     summary: "Credits as a website sees them: the organization's balances, and what the website used this month",
     query: z.strictObject({ website_id: Uuid }),
-    read: (ctx) => websiteCreditsOp(ctx, ctx.query.website_id),
+    read: (ctx) => websiteCredits(ctx, ctx.query.website_id),
   }),
   balancesOf({
     scope: 'group',
     summary: "Credits as a group sees them: the organization's balances, and what the group's websites used this month (global key)",
     query: z.strictObject({ group_id: Uuid }),
-    read: (ctx) => groupCreditsOp(ctx, ctx.query.group_id),
+    read: (ctx) => groupCredits(ctx, ctx.query.group_id),
   }),
 ];

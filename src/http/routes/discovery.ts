@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { StartPromptDiscovery } from '../../../commands/discovery/discovery';
 import { DiscoveryAcceptView, DiscoveryRunAnswer, DiscoveryRunsView } from '../../../queries/discovery/views';
-import { AcceptDiscovered, acceptDiscoveredOp, DiscoveryRunsQuery, listPromptDiscoveryRunsOp, startPromptDiscoveryOp } from '../../app/discovery';
+import { AcceptDiscovered, acceptDiscovered, DiscoveryRunsQuery, listPromptDiscoveryRuns, startPromptDiscovery } from '../../app/discovery';
 import { route, Uuid } from '../route';
 
 const TAG = 'prompt discovery';
@@ -18,7 +18,7 @@ export const discoveryRoutes = [
     body: StartPromptDiscovery,
     status: 201,
     responses: { 201: DiscoveryRunAnswer },
-    handler: (ctx) => startPromptDiscoveryOp(ctx, ctx.body),
+    handler: (ctx) => startPromptDiscovery(ctx, ctx.body),
   }),
   route({
     method: 'GET',
@@ -28,7 +28,7 @@ export const discoveryRoutes = [
     extension: true,
     query: DiscoveryRunsQuery,
     responses: { 200: DiscoveryRunsView },
-    handler: (ctx) => listPromptDiscoveryRunsOp(ctx, ctx.query),
+    handler: (ctx) => listPromptDiscoveryRuns(ctx, ctx.query),
   }),
   route({
     method: 'POST',
@@ -39,6 +39,6 @@ export const discoveryRoutes = [
     params: z.object({ run_id: Uuid }),
     body: AcceptDiscovered,
     responses: { 200: DiscoveryAcceptView },
-    handler: (ctx) => acceptDiscoveredOp(ctx, ctx.params.run_id, ctx.body),
+    handler: (ctx) => acceptDiscovered(ctx, ctx.params.run_id, ctx.body),
   }),
 ];

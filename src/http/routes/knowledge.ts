@@ -26,7 +26,7 @@ export const knowledgeRoutes = [
     tag: TAG,
     body: CreatePillar,
     responses: { 200: CreatePillarAnswer },
-    handler: (ctx) => knowledge.createPillarOp(ctx, ctx.body),
+    handler: (ctx) => knowledge.createPillar(ctx, ctx.body),
   }),
   route({
     method: 'GET',
@@ -36,7 +36,7 @@ export const knowledgeRoutes = [
     extension: true,
     query: z.strictObject({ website_id: Uuid }),
     responses: { 200: PillarsView },
-    handler: (ctx) => knowledge.listPillarsOp(ctx, ctx.query.website_id),
+    handler: (ctx) => knowledge.listPillars(ctx, ctx.query.website_id),
   }),
   route({
     method: 'PATCH',
@@ -47,7 +47,7 @@ export const knowledgeRoutes = [
     params: z.object({ pillar_id: Uuid }),
     body: UpdatePillar,
     responses: { 200: PillarAnswer },
-    handler: (ctx) => knowledge.updatePillarOp(ctx, ctx.params.pillar_id, ctx.body),
+    handler: (ctx) => knowledge.updatePillar(ctx, ctx.params.pillar_id, ctx.body),
   }),
   route({
     method: 'POST',
@@ -58,7 +58,7 @@ export const knowledgeRoutes = [
     body: CreateFact,
     status: 201,
     responses: { 201: FactAnswer },
-    handler: (ctx) => knowledge.createFactOp(ctx, ctx.body),
+    handler: (ctx) => knowledge.createFact(ctx, ctx.body),
   }),
   route({
     method: 'GET',
@@ -67,7 +67,7 @@ export const knowledgeRoutes = [
     tag: TAG,
     query: knowledge.ListFactsQuery,
     responses: { 200: FactsPage },
-    handler: (ctx) => knowledge.listFactsOp(ctx, ctx.query),
+    handler: (ctx) => knowledge.listFacts(ctx, ctx.query),
   }),
   route({
     method: 'GET',
@@ -76,7 +76,7 @@ export const knowledgeRoutes = [
     tag: TAG,
     query: knowledge.SearchFactsQuery,
     responses: { 200: SearchAnswer },
-    handler: (ctx) => knowledge.searchFactsOp(ctx, ctx.query),
+    handler: (ctx) => knowledge.searchFacts(ctx, ctx.query),
   }),
   route({
     method: 'PATCH',
@@ -86,7 +86,7 @@ export const knowledgeRoutes = [
     params: FactParams,
     body: PatchFact,
     responses: { 200: PatchFactAnswer },
-    handler: (ctx) => knowledge.patchFactOp(ctx, ctx.params.fact_id, ctx.body),
+    handler: (ctx) => knowledge.patchFact(ctx, ctx.params.fact_id, ctx.body),
   }),
   route({
     method: 'POST',
@@ -97,7 +97,7 @@ export const knowledgeRoutes = [
     params: FactParams,
     body: ReviewFact,
     responses: { 200: FactAnswer },
-    handler: (ctx) => knowledge.reviewFactOp(ctx, ctx.params.fact_id, ctx.body),
+    handler: (ctx) => knowledge.reviewFact(ctx, ctx.params.fact_id, ctx.body),
   }),
   route({
     method: 'POST',
@@ -106,6 +106,6 @@ export const knowledgeRoutes = [
     tag: TAG,
     body: DeleteFacts,
     responses: { 200: DeleteFactsAnswer },
-    handler: (ctx) => knowledge.deleteFactsOp(ctx, ctx.body),
+    handler: (ctx) => knowledge.deleteFacts(ctx, ctx.body),
   }),
 ];

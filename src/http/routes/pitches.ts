@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { CreatePitch, IdempotencyKey } from '../../../commands/pitches/request-pitch';
 import { PitchAdmittedView, PitchListView, PitchReportView, PitchUsageView } from '../../../queries/pitches/views';
-import { createPitchOp, getPitchOp, listPitchesOp, pitchUsageOp, reportPageData } from '../../app/pitches';
+import { createPitch, getPitch, listPitches, pitchUsage, reportPageData } from '../../app/pitches';
 import { PageNum, PageSize, Text } from '../../domain/schemas';
 import { sendPage } from '../../pages/layout';
 import { pitchReportPage, reportNotFoundPage } from '../../pages/pitch-report';
@@ -23,7 +23,7 @@ export const pitchRoutes = [
     responses: { 202: PitchAdmittedView, 200: PitchAdmittedView },
     async handler(ctx) {
       const key = headerInput(ctx.req.headers, 'Idempotency-Key', IdempotencyKey.optional());
-      const r = await createPitchOp(ctx, ctx.body, key);
+      const r = await createPitch(ctx, ctx.body, key);
       if (r.status === 200) return ctx.reply.code(200).send(r.body);
       return r.body;
     },
@@ -36,7 +36,7 @@ export const pitchRoutes = [
     extension: true,
     query: z.strictObject({ page_num: PageNum(true), page_size: PageSize(true) }),
     responses: { 200: PitchListView },
-    handler: (ctx) => listPitchesOp(ctx, ctx.query),
+    handler: (ctx) => listPitches(ctx, ctx.query),
   }),
   route({
     method: 'GET',
@@ -46,7 +46,7 @@ export const pitchRoutes = [
     extension: true,
     query: z.strictObject({}),
     responses: { 200: PitchUsageView },
-    handler: (ctx) => pitchUsageOp(ctx),
+    handler: (ctx) => pitchUsage(ctx),
   }),
   route({
     method: 'GET',
@@ -57,7 +57,7 @@ export const pitchRoutes = [
     params: z.object({ pitch_id: Text.describe('The pitch report id (a UUID)') }),
     query: z.strictObject({}),
     responses: { 200: PitchReportView },
-    handler: (ctx) => getPitchOp(ctx, ctx.params.pitch_id),
+    handler: (ctx) => getPitch(ctx, ctx.params.pitch_id),
   }),
 ];
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SeoJobView, SeoSubmittedView } from '../../../queries/seo/views';
-import { getSeoRecommendationsOp, SubmitSeoRecommendations, submitSeoRecommendationsOp } from '../../app/seo';
+import { getSeoRecommendations, SubmitSeoRecommendations, submitSeoRecommendations } from '../../app/seo';
 import { route, Uuid } from '../route';
 
 const TAG = 'seo recommendations';
@@ -16,7 +16,7 @@ export const seoRoutes = [
     body: SubmitSeoRecommendations,
     status: 202,
     responses: { 202: SeoSubmittedView },
-    handler: (ctx) => submitSeoRecommendationsOp(ctx, ctx.body),
+    handler: (ctx) => submitSeoRecommendations(ctx, ctx.body),
   }),
   route({
     method: 'GET',
@@ -26,6 +26,6 @@ export const seoRoutes = [
     params: z.object({ job_id: Uuid }),
     query: z.strictObject({ website_id: Uuid }),
     responses: { 200: SeoJobView },
-    handler: (ctx) => getSeoRecommendationsOp(ctx, ctx.params.job_id, ctx.query.website_id),
+    handler: (ctx) => getSeoRecommendations(ctx, ctx.params.job_id, ctx.query.website_id),
   }),
 ];

@@ -7,24 +7,24 @@ import { GroupAccessType, MembersView, UserWebsitesView } from '../../../queries
 import { ChangeRole } from '../../../commands/team/members';
 import { RolesView, RoleView } from '../../../queries/team/roles';
 import {
-  acceptInviteOp,
-  bulkInviteOp,
-  changeMemberRoleOp,
-  changeWebsiteMemberOp,
-  listOrganizationMembersOp,
-  listWebsiteMembersOp,
-  removeMemberOp,
-  userWebsitesOp,
-  createGroupOp,
-  createInviteOp,
-  createRoleOp,
-  deleteRoleOp,
-  getGroupOp,
-  listGroupMembersOp,
-  listGroupsOp,
-  listRolesOp,
-  removeGroupMemberOp,
-  updateGroupOp,
+  acceptInvite,
+  bulkInvite,
+  changeMemberRole,
+  changeWebsiteMember,
+  listOrganizationMembers,
+  listWebsiteMembers,
+  removeMember,
+  userWebsites,
+  createGroup,
+  createInvite,
+  createRole,
+  deleteRole,
+  getGroup,
+  listGroupMembers,
+  listGroups,
+  listRoles,
+  removeGroupMember,
+  updateGroup,
 } from '../../app/team';
 import { boundedString, route, Uuid } from '../route';
 
@@ -62,7 +62,7 @@ export const teamRoutes = [
     tag: TAG,
     query: NoQuery,
     responses: { 200: RolesView },
-    handler: (ctx) => listRolesOp(ctx),
+    handler: (ctx) => listRoles(ctx),
   }),
   route({
     method: 'POST',
@@ -72,7 +72,7 @@ export const teamRoutes = [
     body: CreateRole,
     status: 201,
     responses: { 201: z.object({ success: z.boolean(), role: RoleView }) },
-    handler: (ctx) => createRoleOp(ctx, ctx.body),
+    handler: (ctx) => createRole(ctx, ctx.body),
   }),
   route({
     method: 'DELETE',
@@ -81,7 +81,7 @@ export const teamRoutes = [
     tag: TAG,
     params: z.object({ role_id: RoleId }),
     responses: { 200: Success },
-    handler: (ctx) => deleteRoleOp(ctx, ctx.params.role_id),
+    handler: (ctx) => deleteRole(ctx, ctx.params.role_id),
   }),
   route({
     method: 'POST',
@@ -90,7 +90,7 @@ export const teamRoutes = [
     tag: TAG,
     body: CreateInvite,
     responses: { 200: InviteAnswer },
-    handler: (ctx) => createInviteOp(ctx, ctx.body),
+    handler: (ctx) => createInvite(ctx, ctx.body),
   }),
   route({
     method: 'POST',
@@ -99,7 +99,7 @@ export const teamRoutes = [
     tag: TAG,
     body: BulkInvite,
     responses: { 200: BulkAnswer },
-    handler: (ctx) => bulkInviteOp(ctx, ctx.body),
+    handler: (ctx) => bulkInvite(ctx, ctx.body),
   }),
   route({
     method: 'POST',
@@ -117,7 +117,7 @@ export const teamRoutes = [
         memberships: z.array(z.object({ type: z.enum(['organization', 'website', 'group']), target_id: z.string().nullable() })),
       }),
     },
-    handler: (ctx) => acceptInviteOp(ctx.deps, ctx.body),
+    handler: (ctx) => acceptInvite(ctx.deps, ctx.body),
   }),
   route({
     method: 'GET',
@@ -126,7 +126,7 @@ export const teamRoutes = [
     tag: TAG,
     query: z.strictObject({ external_id: boundedString(255).optional() }),
     responses: { 200: GroupsView },
-    handler: (ctx) => listGroupsOp(ctx, ctx.query.external_id),
+    handler: (ctx) => listGroups(ctx, ctx.query.external_id),
   }),
   route({
     method: 'POST',
@@ -136,7 +136,7 @@ export const teamRoutes = [
     body: CreateGroup,
     status: 201,
     responses: { 201: z.object({ group: GroupView }) },
-    handler: (ctx) => createGroupOp(ctx, ctx.body),
+    handler: (ctx) => createGroup(ctx, ctx.body),
   }),
   route({
     method: 'GET',
@@ -146,7 +146,7 @@ export const teamRoutes = [
     query: NoQuery,
     params: GroupParams,
     responses: { 200: z.object({ group: GroupView }) },
-    handler: (ctx) => getGroupOp(ctx, ctx.params.group_id),
+    handler: (ctx) => getGroup(ctx, ctx.params.group_id),
   }),
   route({
     method: 'PATCH',
@@ -156,7 +156,7 @@ export const teamRoutes = [
     params: GroupParams,
     body: UpdateGroup,
     responses: { 200: z.object({ group: GroupView }) },
-    handler: (ctx) => updateGroupOp(ctx, ctx.params.group_id, ctx.body),
+    handler: (ctx) => updateGroup(ctx, ctx.params.group_id, ctx.body),
   }),
   route({
     method: 'GET',
@@ -166,7 +166,7 @@ export const teamRoutes = [
     params: GroupParams,
     query: z.strictObject({ access_type: GroupAccessType.optional() }),
     responses: { 200: MembersView },
-    handler: (ctx) => listGroupMembersOp(ctx, ctx.params.group_id, ctx.query.access_type),
+    handler: (ctx) => listGroupMembers(ctx, ctx.params.group_id, ctx.query.access_type),
   }),
   route({
     method: 'DELETE',
@@ -177,7 +177,7 @@ export const teamRoutes = [
     responses: {
       200: z.object({ success: z.boolean(), group_membership_removed: z.boolean(), website_memberships_removed: z.number().int().nonnegative() }),
     },
-    handler: (ctx) => removeGroupMemberOp(ctx, ctx.params.group_id, ctx.params.user_id),
+    handler: (ctx) => removeGroupMember(ctx, ctx.params.group_id, ctx.params.user_id),
   }),
   route({
     method: 'GET',
@@ -186,7 +186,7 @@ export const teamRoutes = [
     tag: TAG,
     query: NoQuery,
     responses: { 200: MembersView },
-    handler: (ctx) => listOrganizationMembersOp(ctx),
+    handler: (ctx) => listOrganizationMembers(ctx),
   }),
   route({
     method: 'PATCH',
@@ -196,7 +196,7 @@ export const teamRoutes = [
     params: UserParams,
     body: ChangeRole,
     responses: { 200: MemberChangeAnswer },
-    handler: (ctx) => changeMemberRoleOp(ctx, ctx.params.user_id, ctx.body),
+    handler: (ctx) => changeMemberRole(ctx, ctx.params.user_id, ctx.body),
   }),
   route({
     method: 'DELETE',
@@ -205,7 +205,7 @@ export const teamRoutes = [
     tag: TAG,
     params: UserParams,
     responses: { 200: MemberChangeAnswer },
-    handler: (ctx) => removeMemberOp(ctx, ctx.params.user_id),
+    handler: (ctx) => removeMember(ctx, ctx.params.user_id),
   }),
   route({
     method: 'GET',
@@ -215,7 +215,7 @@ export const teamRoutes = [
     query: NoQuery,
     params: WebsiteParams,
     responses: { 200: MembersView },
-    handler: (ctx) => listWebsiteMembersOp(ctx, ctx.params.website_id),
+    handler: (ctx) => listWebsiteMembers(ctx, ctx.params.website_id),
   }),
   route({
     method: 'PATCH',
@@ -225,7 +225,7 @@ export const teamRoutes = [
     params: WebsiteUserParams,
     body: ChangeRole,
     responses: { 200: Success },
-    handler: (ctx) => changeWebsiteMemberOp(ctx, ctx.params.website_id, ctx.params.user_id, ctx.body),
+    handler: (ctx) => changeWebsiteMember(ctx, ctx.params.website_id, ctx.params.user_id, ctx.body),
   }),
   route({
     method: 'DELETE',
@@ -234,7 +234,7 @@ export const teamRoutes = [
     tag: TAG,
     params: WebsiteUserParams,
     responses: { 200: Success },
-    handler: (ctx) => changeWebsiteMemberOp(ctx, ctx.params.website_id, ctx.params.user_id, null),
+    handler: (ctx) => changeWebsiteMember(ctx, ctx.params.website_id, ctx.params.user_id, null),
   }),
   route({
     method: 'GET',
@@ -245,6 +245,6 @@ export const teamRoutes = [
     query: NoQuery,
     params: UserParams,
     responses: { 200: UserWebsitesView },
-    handler: (ctx) => userWebsitesOp(ctx, ctx.params.user_id),
+    handler: (ctx) => userWebsites(ctx, ctx.params.user_id),
   }),
 ];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CreditEventsView, CreditRange, CreditUsageView } from '../../../queries/credits/views';
-import { creditUsageEventsOp, creditUsageOp } from '../../app/credits';
+import { creditUsageEvents, creditUsage } from '../../app/credits';
 import { toolDateSchema } from '../../domain/dates';
 import { PageSize, text, Uuid } from '../../domain/schemas';
 import { tool, READS } from '../tool';
@@ -21,7 +21,7 @@ export const creditsTools = [
     input: z.strictObject(Window),
     output: CreditUsageView,
     annotations: READS,
-    handler: (ctx, input) => creditUsageOp(ctx, input),
+    handler: (ctx, input) => creditUsage(ctx, input),
   }),
   tool({
     name: 'get_credit_usage_events',
@@ -35,6 +35,6 @@ export const creditsTools = [
     }),
     output: CreditEventsView,
     annotations: READS,
-    handler: (ctx, input) => creditUsageEventsOp(ctx, input),
+    handler: (ctx, input) => creditUsageEvents(ctx, input),
   }),
 ];

@@ -1,6 +1,6 @@
 import { StartPromptDiscovery } from '../../../commands/discovery/discovery';
 import { DiscoveryRunAnswer, DiscoveryRunsView } from '../../../queries/discovery/views';
-import { DiscoveryRunsQuery, listPromptDiscoveryRunsOp, startPromptDiscoveryOp } from '../../app/discovery';
+import { DiscoveryRunsQuery, listPromptDiscoveryRuns, startPromptDiscovery } from '../../app/discovery';
 import { tool, READS } from '../tool';
 
 /** Prompt discovery for assistants, with REST's rules (src/app/discovery.ts). */
@@ -13,7 +13,7 @@ export const discoveryTools = [
     input: StartPromptDiscovery,
     output: DiscoveryRunAnswer,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    handler: (ctx, input) => startPromptDiscoveryOp(ctx, input),
+    handler: (ctx, input) => startPromptDiscovery(ctx, input),
   }),
   tool({
     name: 'get_prompt_discovery_runs',
@@ -22,6 +22,6 @@ export const discoveryTools = [
     input: DiscoveryRunsQuery,
     output: DiscoveryRunsView,
     annotations: READS,
-    handler: (ctx, input) => listPromptDiscoveryRunsOp(ctx, input),
+    handler: (ctx, input) => listPromptDiscoveryRuns(ctx, input),
   }),
 ];

@@ -25,14 +25,14 @@ export const knowledgeTools = [
     input: CreatePillar,
     output: CreatePillarAnswer,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-    handler: (ctx, input) => knowledge.createPillarOp(ctx, input),
+    handler: (ctx, input) => knowledge.createPillar(ctx, input),
   }),
   websiteRead({
     name: 'list_pillars',
     title: 'List pillars',
     description: `The website's knowledge-base pillars (subject areas) with their status and last research time. ${GATE}`,
     output: PillarsView,
-    read: knowledge.listPillarsOp,
+    read: knowledge.listPillars,
   }),
   tool({
     name: 'list_brand_facts',
@@ -41,7 +41,7 @@ export const knowledgeTools = [
     input: knowledge.ListFactsQuery,
     output: FactsPage,
     annotations: READS,
-    handler: (ctx, input) => knowledge.listFactsOp(ctx, input),
+    handler: (ctx, input) => knowledge.listFacts(ctx, input),
   }),
   tool({
     name: 'search_brand_facts',
@@ -50,7 +50,7 @@ export const knowledgeTools = [
     input: knowledge.SearchFactsQuery,
     output: SearchAnswer,
     annotations: READS,
-    handler: (ctx, input) => knowledge.searchFactsOp(ctx, input),
+    handler: (ctx, input) => knowledge.searchFacts(ctx, input),
   }),
   tool({
     name: 'update_brand_fact',
@@ -60,7 +60,7 @@ export const knowledgeTools = [
     output: PatchFactAnswer,
     // the same call again changes nothing more (a text change archived the fact: 404)
     annotations: REPLACES,
-    handler: ({ deps, principal }, { fact_id, ...patch }) => knowledge.patchFactOp({ deps, principal }, fact_id, patch),
+    handler: ({ deps, principal }, { fact_id, ...patch }) => knowledge.patchFact({ deps, principal }, fact_id, patch),
   }),
   tool({
     name: 'delete_brand_facts',
@@ -69,7 +69,7 @@ export const knowledgeTools = [
     input: DeleteFacts,
     output: DeleteFactsAnswer,
     annotations: REPLACES,
-    handler: (ctx, input) => knowledge.deleteFactsOp(ctx, input),
+    handler: (ctx, input) => knowledge.deleteFacts(ctx, input),
   }),
   tool({
     name: 'review_brand_fact',
@@ -78,6 +78,6 @@ export const knowledgeTools = [
     input: ReviewFact.extend({ fact_id: FactId }),
     output: FactAnswer,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    handler: ({ deps, principal }, { fact_id, decision }) => knowledge.reviewFactOp({ deps, principal }, fact_id, { decision }),
+    handler: ({ deps, principal }, { fact_id, decision }) => knowledge.reviewFact({ deps, principal }, fact_id, { decision }),
   }),
 ];

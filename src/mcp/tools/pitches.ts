@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CreatePitch, IdempotencyKey } from '../../../commands/pitches/request-pitch';
 import { PitchAdmittedView, PitchListView, PitchReportView } from '../../../queries/pitches/views';
-import { createPitchOp, getPitchOp, listPitchesOp } from '../../app/pitches';
+import { createPitch, getPitch, listPitches } from '../../app/pitches';
 import { PageNum, PageSize, text } from '../../domain/schemas';
 import { tool, READS } from '../tool';
 
@@ -19,7 +19,7 @@ export const pitchesTools = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     async handler(ctx, input) {
       const { idempotency_key, ...body } = input;
-      return (await createPitchOp(ctx, body, idempotency_key)).body;
+      return (await createPitch(ctx, body, idempotency_key)).body;
     },
   }),
   tool({
@@ -30,7 +30,7 @@ export const pitchesTools = [
     input: z.strictObject({ pitch_id: text().describe('The pitch report id (pitch_id from create_pitch)') }),
     output: PitchReportView,
     annotations: READS,
-    handler: (ctx, input) => getPitchOp(ctx, input.pitch_id),
+    handler: (ctx, input) => getPitch(ctx, input.pitch_id),
   }),
   tool({
     name: 'list_pitches',
@@ -39,6 +39,6 @@ export const pitchesTools = [
     input: z.strictObject({ page_num: PageNum(), page_size: PageSize() }),
     output: PitchListView,
     annotations: READS,
-    handler: (ctx, input) => listPitchesOp(ctx, input),
+    handler: (ctx, input) => listPitches(ctx, input),
   }),
 ];

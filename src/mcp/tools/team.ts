@@ -3,15 +3,7 @@ import { CreateInvite } from '../../../commands/team/invites';
 import { GroupsView } from '../../../queries/team/groups';
 import { GroupAccessType, MembersView, UserWebsitesView } from '../../../queries/team/members';
 import { RolesView } from '../../../queries/team/roles';
-import {
-  createInviteOp,
-  listGroupMembersOp,
-  listGroupsOp,
-  listOrganizationMembersOp,
-  listRolesOp,
-  listWebsiteMembersOp,
-  userWebsitesOp,
-} from '../../app/team';
+import { createInvite, listGroupMembers, listGroups, listOrganizationMembers, listRoles, listWebsiteMembers, userWebsites } from '../../app/team';
 import { boundedString, Uuid } from '../../domain/schemas';
 import { tool, READS } from '../tool';
 
@@ -33,9 +25,9 @@ export const teamTools = [
     output: MembersView,
     annotations: READS,
     handler(ctx, input) {
-      if (input.website_id) return listWebsiteMembersOp(ctx, input.website_id);
-      if (input.group_id) return listGroupMembersOp(ctx, input.group_id, input.access_type);
-      return listOrganizationMembersOp(ctx);
+      if (input.website_id) return listWebsiteMembers(ctx, input.website_id);
+      if (input.group_id) return listGroupMembers(ctx, input.group_id, input.access_type);
+      return listOrganizationMembers(ctx);
     },
   }),
   tool({
@@ -46,7 +38,7 @@ export const teamTools = [
     input: z.strictObject({}),
     output: RolesView,
     annotations: READS,
-    handler: (ctx) => listRolesOp(ctx),
+    handler: (ctx) => listRoles(ctx),
   }),
   tool({
     name: 'list_groups',
@@ -56,7 +48,7 @@ export const teamTools = [
     input: z.strictObject({ external_id: boundedString(255).optional().describe('Only the group with this partner id (partner key)') }),
     output: GroupsView,
     annotations: READS,
-    handler: (ctx, input) => listGroupsOp(ctx, input.external_id),
+    handler: (ctx, input) => listGroups(ctx, input.external_id),
   }),
   tool({
     name: 'get_user_websites',
@@ -66,7 +58,7 @@ export const teamTools = [
     input: z.strictObject({ user_id: Uuid.describe('The user') }),
     output: UserWebsitesView,
     annotations: READS,
-    handler: (ctx, input) => userWebsitesOp(ctx, input.user_id),
+    handler: (ctx, input) => userWebsites(ctx, input.user_id),
   }),
   tool({
     name: 'invite_user',
@@ -76,6 +68,6 @@ export const teamTools = [
     input: CreateInvite,
     output: z.object({ success: z.boolean(), message: z.string(), invite_id: z.string().optional(), user_id: z.string().optional() }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    handler: (ctx, input) => createInviteOp(ctx, input),
+    handler: (ctx, input) => createInvite(ctx, input),
   }),
 ];
