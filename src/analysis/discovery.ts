@@ -1,5 +1,6 @@
 import { Name, PromptText } from '../../commands/catalog/catalog-input';
 import type { EventData } from '../domain/events';
+import { type EngineError, isEngineError } from '../engines/port';
 import type { PromptMaterial, Writer } from '../engines/writer';
 
 export const DISCOVERY_SOURCES = ['website_analysis', 'social', 'search_console', 'keyword_gaps', 'brand_guidelines'] as const;
@@ -128,6 +129,8 @@ export interface Proposed {
   prompts: DiscoveredPrompt[];
   /** credits of each writer call made */
   calls: number[];
+  /** the writer refused for good: the run fails, the calls made before it are still charged */
+  refused?: EngineError;
 }
 
 /**
@@ -150,16 +153,22 @@ export async function proposePrompts(
   const topicNamed = (name: string) => data.topics.find((t) => t.toLowerCase() === name.toLowerCase());
   const topicIn = (text: string) => data.topics.find((t) => normalizedPrompt(text).includes(normalizedPrompt(t)));
   while (prompts.length < band.min && calls.length < DISCOVERY_WRITER_CALLS) {
-    const w = await writer.write({
-      task: 'prompts',
-      count: band.max - prompts.length,
-      brand: data.brand,
-      country: data.country,
-      locale: band.locale,
-      topics: data.topics,
-      material,
-      avoid: [...prompts.map((p) => p.text), ...data.existing.slice(0, 300)],
-    });
+    let w: Awaited<ReturnType<Writer['write']>>;
+    try {
+      w = await writer.write({
+        task: 'prompts',
+        count: band.max - prompts.length,
+        brand: data.brand,
+        country: data.country,
+        locale: band.locale,
+        topics: data.topics,
+        material,
+        avoid: [...prompts.map((p) => p.text), ...data.existing.slice(0, 300)],
+      });
+    } catch (err) {
+      if (isEngineError(err) && !err.retryable) return { prompts, calls, refused: err };
+      throw err;
+    }
     calls.push(w.credits);
     for (const c of readProposals(w.text)) {
       if (prompts.length >= band.max) break;

@@ -3,7 +3,6 @@ import { type DiscoveryData, type DiscoverySource, discoveryMaterial, proposePro
 import { creditsCharged } from '../domain/credits';
 import type { EventData } from '../domain/events';
 import type { ModelId } from '../domain/models';
-import { isEngineError } from '../engines/port';
 import type { Engines } from '../engines/registry';
 import { createWriter } from '../engines/writer';
 import { isHostWithinDomain } from '../domain/urls';
@@ -100,22 +99,17 @@ export function discoveryJob(deps: DiscoveryJobDeps): JobSpec<DiscoveryState> {
             const reason = UNAVAILABLE_REASONS[source] ?? emptyReason(source, data);
             if (reason) unavailable_sources.push({ source, reason });
           }
-          let proposed: Awaited<ReturnType<typeof proposePrompts>>;
-          try {
-            proposed = await proposePrompts(writer, discoveryMaterial(sources, data), data, {
-              min: r.prompt_count_min,
-              max: r.prompt_count_max,
-              locale: r.locale,
-            });
-          } catch (err) {
-            // a refusal fails the run; a failure a retry may cure delivers it again
-            if (isEngineError(err) && !err.retryable)
-              return { failed: { error_kind: 'writer_failed', message: `The writer failed: ${err.message}` } };
-            throw err;
-          }
+          // a failure a retry may cure throws (delivered again); a refusal fails the run with the calls made before it
+          const proposed = await proposePrompts(writer, discoveryMaterial(sources, data), data, {
+            min: r.prompt_count_min,
+            max: r.prompt_count_max,
+            locale: r.locale,
+          });
           const charge = (step: string, credits: number, model?: string) =>
             creditsCharged({ kind: 'prompt_discovery', credits, website_id: r.website_id, ref_id: r.run_id, step, model });
           const calls = proposed.calls.map((credits, i) => charge(`propose-${i + 1}`, credits, writer.model));
+          if (proposed.refused)
+            return { events: calls, failed: { error_kind: 'writer_failed', message: `The writer failed: ${proposed.refused.message}` } };
           const { prompts } = proposed;
           if (prompts.length < r.prompt_count_min) {
             const why = unavailable_sources.map((u) => `${u.source}: ${u.reason}`).join('; ');

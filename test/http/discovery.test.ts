@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
 import { WRITER_PROMPT_HEAD } from '../../src/engines/writer';
+import { EngineError } from '../../src/engines/port';
 import { CreditEventsView, CreditUsageView } from '../../queries/credits/views';
 import { DiscoveryAcceptView, DiscoveryRunAnswer, DiscoveryRunsView, type DiscoveryRunView } from '../../queries/discovery/views';
 import { callTool, toolOk, useAreaClients } from '../mcp/support';
@@ -19,7 +20,12 @@ const REPEATED = JSON.stringify(
     topic: 'Running shoes',
   })),
 );
+/** when set, the writer's prompt requests after this many are refused for good */
+let writerRefusesAfter: number | null = null;
+let writerRequests = 0;
 const engines = simulatedEnginesWith(async (_model, req, simulated) => {
+  if (writerRefusesAfter !== null && req.prompt.startsWith(`${WRITER_PROMPT_HEAD} prompts`) && ++writerRequests > writerRefusesAfter)
+    throw new EngineError('rejected', 'the provider refused the request');
   const answer = await simulated();
   return writerRepeats && req.prompt.startsWith(`${WRITER_PROMPT_HEAD} prompts`) ? { ...answer, text: REPEATED } : answer;
 });
@@ -171,6 +177,21 @@ describe('prompt discovery', () => {
     expect(run.error).toBe('The writer proposed 3 new distinct prompts in 4 requests, fewer than prompt_count_min (5)');
     expect(run.prompts).toEqual([]);
     expect(await creditsOf(run.run_id)).toEqual([1, 1, 1, 1]);
+  });
+
+  it('given a writer that answers once and then refuses for good, then the run fails with the refusal and the request it answered is charged', async () => {
+    writerRefusesAfter = 1;
+    writerRequests = 0;
+    let run: DiscoveryRunView;
+    try {
+      const body = { website_id: w.a.a1, name: 'Refused', sources: ['website_analysis', 'keyword_gaps'], prompt_count_min: 30, prompt_count_max: 30 };
+      run = await finished((await start(w.a.key, body)).body.run.run_id);
+    } finally {
+      writerRefusesAfter = null;
+    }
+    expect(run.status).toBe('failed');
+    expect(run.error).toBe('The writer failed: the provider refused the request');
+    expect(await creditsOf(run.run_id)).toEqual([1]);
   });
 
   it('given bad input, then 400 naming the field: brand_guidelines without instructions, no source, unknown source, counts out of order, locale; nothing written', async () => {
