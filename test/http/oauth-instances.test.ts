@@ -3,6 +3,7 @@ import { post } from '../mcp/support';
 import {
   authorizeUrl,
   authorizeWithPassword,
+  codeGrant,
   csrfIn,
   follow,
   Jar,
@@ -11,9 +12,9 @@ import {
   registerClient,
   signIn,
   startOAuthServer,
+  token,
   userWithPassword,
 } from '../support/oauth';
-import { codeGrant, token } from '../support/oauth';
 import { call, type TestServer } from '../support/server';
 import { until } from '../support/until';
 import { buildWorld, type World } from '../support/tenancy';

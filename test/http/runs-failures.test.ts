@@ -23,6 +23,26 @@ function testEngines(failing: string) {
   return { engines, hold: gate.hold, release: gate.release };
 }
 
+/**
+ * Given a website of two prompts, when a run goes, then it ends completed_with_failures: the one failing model's two
+ * units failed, every other unit recorded.
+ */
+async function runWithOneModelFailing(s: TestServer, key: string) {
+  const site = await buildSite(s, key, { prompts: [{ text: 'a' }, { text: 'b' }] });
+  const start = await call(s, 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: site.id } });
+  expect(start.status).toBe(202);
+  const run = await finishedRun(s, key, site.id, start.body.run_id);
+  expect(run).toMatchObject({
+    status: 'completed_with_failures',
+    total: 2 * MODEL_IDS.length,
+    recorded: 2 * (MODEL_IDS.length - 1),
+    failed: 2,
+    pending: 0,
+  });
+  expect(run.failures).toHaveLength(2);
+  return { site, run, runId: start.body.run_id as string };
+}
+
 describe('runs whose units fail or are still going', () => {
   const t = testEngines(MODEL_IDS[5]);
   let s: TestServer;
@@ -34,18 +54,7 @@ describe('runs whose units fail or are still going', () => {
   afterAll(async () => s?.close());
 
   it('given a model whose calls keep failing, then its units are recorded as failures with the reason and the rest as answers', async () => {
-    const site = await buildSite(s, key, { prompts: [{ text: 'a' }, { text: 'b' }] });
-    const start = await call(s, 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: site.id } });
-    expect(start.status).toBe(202);
-    const run = await finishedRun(s, key, site.id, start.body.run_id);
-    expect(run).toMatchObject({
-      status: 'completed_with_failures',
-      total: 2 * MODEL_IDS.length,
-      recorded: 2 * (MODEL_IDS.length - 1),
-      failed: 2,
-      pending: 0,
-    });
-    expect(run.failures).toHaveLength(2);
+    const { run, runId } = await runWithOneModelFailing(s, key);
     for (const f of run.failures) {
       expect(f).toMatchObject({ model: MODEL_IDS[5], error_kind: 'rate_limited', error: 'provider said 429 four times', attempts: 4 });
     }
@@ -53,7 +62,7 @@ describe('runs whose units fail or are still going', () => {
     const credits = await s.rt.database
       .db('aivis_events')
       .where('type', 'CreditsUsed')
-      .whereRaw("data->>'run_id' = ?", [start.body.run_id])
+      .whereRaw("data->>'run_id' = ?", [runId])
       .count<{ n: string }[]>('* as n');
     expect(Number(credits[0].n)).toBe(2 * (MODEL_IDS.length - 1));
   });
@@ -142,18 +151,7 @@ describe('runs whose answers cannot be recorded', () => {
   afterAll(async () => s?.close());
 
   it('given a model whose answers the store refuses, when the run goes, then those units fail as unrecordable, the run ends, its schedule starts again and /readyz is degraded naming them', async () => {
-    const site = await buildSite(s, key, { prompts: [{ text: 'a' }, { text: 'b' }] });
-    const start = await call(s, 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: site.id } });
-    expect(start.status).toBe(202);
-    const run = await finishedRun(s, key, site.id, start.body.run_id);
-    expect(run).toMatchObject({
-      status: 'completed_with_failures',
-      total: 2 * MODEL_IDS.length,
-      recorded: 2 * (MODEL_IDS.length - 1),
-      failed: 2,
-      pending: 0,
-    });
-    expect(run.failures).toHaveLength(2);
+    const { site, run, runId } = await runWithOneModelFailing(s, key);
     for (const f of run.failures) {
       expect(f).toMatchObject({ model: bad, error_kind: 'unrecordable', error: 'outcome could not be recorded: invalid text (22P02)' });
     }
@@ -168,7 +166,7 @@ describe('runs whose answers cannot be recorded', () => {
     expect(ours).toHaveLength(4);
     for (const u of ours) expect(u).toMatchObject({ kind: 'unit', reason: 'outcome could not be recorded: invalid text (22P02)' });
     // another organization's key is refused the run and its failures
-    const theirs = await call(s, 'GET', `/api/v1/response-streaming/runs/${start.body.run_id}`, { key: otherKey, query: { website_id: site.id } });
+    const theirs = await call(s, 'GET', `/api/v1/response-streaming/runs/${runId}`, { key: otherKey, query: { website_id: site.id } });
     expect(theirs.status).toBe(403);
   });
 
