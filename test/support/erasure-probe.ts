@@ -8,9 +8,9 @@ import { testMetadata } from './events';
 
 /**
  * Probe events for the erasure mechanism, which no area uses yet: a note whose text (and its lines' bodies) a user
- * can erase, and the delete that erases notes. The catalogue is the one list of event types, so a test adds them to
- * it in its own process (vitest runs each file in a fork of its own); import this module before anything that reads
- * the catalogue.
+ * can erase, and the delete that erases notes. The catalogue is the one list of event types, so importing this module adds
+ * them to it for the rest of the worker process (test files share workers: later files see them too); import it before
+ * anything that reads the catalogue.
  */
 export const probeEvents = {
   ProbeNoteRecorded: z.object({
