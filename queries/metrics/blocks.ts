@@ -1,27 +1,7 @@
 import type { DayFacts, SiteFacts } from './facts/layout';
 import { addAnswer, addSums, type ColumnCounts, type CompiledSelection, firstPartFrom } from './scan';
 
-/**
- * Blocks: a website's answers of several whole days summed by (schedule, model, location, prompt), kept beside its facts
- * (./facts/) so a cumulative selection over many days adds a few dozen sums per block instead of walking every
- * answer of those days (./scan scanTotal).
- *
- * A block holds days [i·2^level, (i+1)·2^level) for each level of BLOCK_LEVELS, so a span of days is a few blocks and
- * the days at its edges. It is built from the parts held when first asked (walking their answers once) and remembers
- * those parts: a block is used only while the website's parts of its days are exactly these (a day written since, or
- * a day loaded since, is another part: the block is built again). Its sums are the same numbers a walk adds: counts
- * and position sums are whole numbers, exact in a double.
- *
- * A block serves a selection whose counts come from sums (every entity column, or no count of answers mentioning any
- * of them: CompiledSelection.everyColumn) and takes whole days only (a day cut by the selection's start or end time
- * is walked). Its sums by prompt are kept only when there are at most a quarter as many as its answers (ANSWERS_PER_CELL: a sparse
- * website's would be its answers again): without them it serves selections of every prompt. A day of several parts is
- * summed the same way, without prompts (a day block), for daily buckets. The website's two newest days are never
- * summed in blocks: answers arrive there. Blocks are built lazily (by default in the background, after the scan that
- * first needs them: BUILD_SLICE_MS at a time), counted in the website's bytes (SiteFacts.bytes, so
- * the facts budget covers them), at most BLOCK_BYTES per website (past it, its blocks are dropped and built again as
- * asked).
- */
+/** Blocks: a website's answers of whole days summed per (schedule, model, location, prompt), so a long span adds a few sums (rules: docs/architecture.md#metric-blocks) */
 
 /** The block sizes as powers of two of days, largest first: 64 and 16 days. */
 export const DEFAULT_BLOCK_LEVELS: readonly number[] = [6, 4];

@@ -2,19 +2,7 @@ import type { Knex } from 'knex';
 import { decodeFacts, type FactDictionaries } from '../../src/analysis/facts';
 import { Dictionary, dayNumber } from '../metrics/facts/layout';
 
-/**
- * The shopping cards of a website (rm_response_products) and the answers they are counted against (the answer rows
- * of rm_fact_chunks: time, schedule, prompt, model), held column by column in this process so a shopping request
- * scans typed arrays instead of rows (./fast computes the blocks from them).
- *
- * Like the metric facts (queries/metrics/facts/) it is not a cache of answers to requests: every request
- * reads the website's version row (rm_fact_sites, one indexed row) first. The answers projection moves that version
- * with every write and rewrites the day's fact chunk of every new answer in the same transaction as its cards, so the
- * days whose chunks are newer than what is held are exactly the days with new answers: those days (their chunks and
- * all their cards) are loaded again, in one repeatable-read snapshot. A re-derivation (a new generation: cards
- * attributed again) or a rebuild's new tables reload the website whole. Websites are evicted least-recently used past
- * a byte budget.
- */
+/** A website's shopping cards held column by column in this process, checked against the website's version on every read (rules: docs/architecture.md#shopping-cards-in-memory) */
 
 /** Answer rows of one stored part of a day (the denominators). */
 export interface AnswerPart {

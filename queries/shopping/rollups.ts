@@ -1,19 +1,7 @@
 import { ROLLUP_LEVELS, type ShoppingSite } from './cards-cache';
 import { COMPETITOR, countDay, type DayCount, newScan, OWN, type PriceGroup, type PriceHist, type Scan, scanDay } from './scan';
 
-/**
- * Day-range rollups of a website's held cards (./cards-cache): what one pass (./scan) accumulates over a range of
- * whole days, kept, so a selection over many days adds a few ranges instead of walking every card.
- *
- * A rollup is kept per selection family: schedule, models and competitors (which cards are competitor cards), without
- * target identifiers (they decide per card which brand cards are own) and over every prompt (a selection missing a
- * prompt the website has answers of walks the cards). Its ranges are aligned on powers of two: range (level, i) holds
- * days [i·2^level, (i+1)·2^level), so a span of days is a few ranges (at most two per level), each built by walking its
- * days once, then reused by every span that holds it. A day whose answers change drops the ranges holding it
- * (./cards-cache dropRollupDay). Every sum in a range adds as it would card by card: counts and positions are whole
- * numbers, answers of different days are different answers, and a range's prices are kept as distinct prices with
- * their counts, so medians come out exactly.
- */
+/** Day-range rollups of a website's held shopping cards, reused across spans (rules: docs/architecture.md#shopping-rollups) */
 
 /** Bytes of rollups a website may hold; past it, its rollups are dropped (they are built again as asked). */
 const ROLLUP_BYTES = 64 * 1024 * 1024;

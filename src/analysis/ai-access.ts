@@ -1,36 +1,4 @@
-/**
- * AI access check: can the AI answer engines' crawlers read a domain?
- *
- * For each of the eight engines (infra/ai-crawlers.json) and each kind of agent
- * (conversational, training) it reports two flags:
- * - robots: robots.txt allows every documented agent of that kind to fetch "/";
- * - http:   GET https://<domain>/ with each such agent's User-Agent answers 2xx/3xx
- *           (after following redirects); 403/429/5xx/other 4xx or a network error do not.
- *
- * A kind the vendor documents no agent for (see the list's `undocumented`) follows
- * the robots.txt `*` group and a fetch with aivis' own User-Agent: that is what an
- * unidentified crawler of that engine would meet. A robots-token-only agent
- * (Google-Extended) is judged by its own robots group, and over HTTP by the fetch
- * of the agent that crawls for it (`fetchedBy`, Googlebot).
- *
- * result.status:
- * - blocked:    no engine has working conversational access (robots AND http both true);
- * - accessible: every flag of every engine, both kinds, robots and http, is true;
- * - partial:    anything in between.
- *
- * robots.txt (RFC 9309): 2xx is parsed (robots-parser: agent groups, longest match,
- * Allow/Disallow, wildcards; lines it cannot parse are ignored; the first 500 KiB are
- * used); 4xx other than 429, or more redirects than allowed, means "no robots.txt":
- * everything allowed; 429, 5xx and network errors mean "unreachable": everything
- * disallowed. When the domain itself fails (does not resolve, resolves to a refused
- * address, is not a valid host) no further request is made: every user-agent
- * fingerprint carries that error, every flag is false and the status is blocked.
- *
- * Requests: robots.txt first, then one GET / per distinct User-Agent plus /sitemap.xml
- * (only when robots.txt names no sitemap), at most `concurrency` (4) at a time, each
- * capped at `timeoutMs` (6 s) and all within `budgetMs` (20 s); a request not started
- * within the budget is reported with error BUDGET_EXCEEDED. The check never throws.
- */
+/** AI access check: can the AI answer engines' crawlers read a domain? Never throws (rules: docs/analysis.md#ai-access-check) */
 import { domainToASCII } from 'node:url';
 import { isIP } from 'node:net';
 import robotsParser from 'robots-parser';

@@ -1,22 +1,4 @@
-/**
- * The LLM-judge variant of the attribute-observation extractor (./observations has the deterministic
- * one): one prompt to a catalogue model through its AnswerEngine, asking for a JSON array of
- * {entity, attribute, positive, score, text_span}; the reply is checked before anything is kept.
- *
- * - The JSON is taken from a ```json (or bare ```) fence when there is one, else from the first `[`
- *   to the last `]`; `{"observations": [...]}` is accepted too. A reply that holds no such array
- *   yields [] and one onWarning call; the judge never throws for content.
- * - entity and attribute are names, mapped back to ids case-insensitively (surrounding spaces
- *   ignored); an unknown name drops the item.
- * - text_span must occur in the answer text: verbatim, else with whitespace runs and typographic
- *   quotes taken as equal (the span returned is then the answer's own excerpt); otherwise the item
- *   is dropped. Spans are trimmed and cut to 500 characters.
- * - positive must be a boolean (when it is missing, the sign of a valid score decides); score goes
- *   through normalizeScore: an invalid score becomes null, the item is kept.
- * - Duplicates (same entity, attribute and span) are kept once; output in text order of the spans.
- * - Errors of engine.ask (EngineError: rate limits, timeouts, …) propagate to the caller.
- * - No entities, no attributes or an empty text: [] without asking the engine.
- */
+/** The LLM-judge variant of the observation extractor: one prompt, a JSON reply checked before anything is kept (rules: docs/analysis.md#the-llm-judge-of-observations) */
 import type { AnswerEngine, AnswerUsage } from '../engines/port';
 import { type AttributeInput, type ExtractedObservation, normalizeScore } from './observations';
 import { cutText } from '../domain/text';

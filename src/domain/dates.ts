@@ -1,21 +1,7 @@
 import { z } from 'zod';
 import { text } from './schemas';
 
-/**
- * The one date parser of aivis. MCP tool filters use `parseToolDate` (lenient about spelling,
- * strict about meaning); REST metric filters use `parseFilterDate` (ISO 8601 only). Both share
- * the ISO rules below, so the same string means the same instant on either surface.
- *
- * Rules (spec, "Remote tool server"; CONTRACT.md, "Metrics"):
- * - a plain date `YYYY-MM-DD` starts at 00:00:00.000Z; as an end it covers the whole UTC day,
- *   through 23:59:59.999Z;
- * - an ISO 8601 timestamp is that instant; a timestamp without a zone is UTC;
- * - tool filters also take spelled-out dates ("March 5, 2026", "5 March 2026", "Mar 5 2026",
- *   "Thursday, 5th of March 2026"), which behave like a plain date;
- * - relative words ("today", "last week", "3 days ago"), incomplete dates ("2026-03", "2026",
- *   "March 2026": a month without a day is incomplete), ambiguous numeric dates ("03/04/2026",
- *   "04-03-2026", "3/4/26") and impossible dates ("2026-02-30") are validation errors.
- */
+/** The one date parser: `parseToolDate` for MCP filters, `parseFilterDate` for REST; the same string means the same instant on both (rules: docs/analysis.md#dates) */
 
 export type DateSide = 'start' | 'end';
 export type DateResult = { ok: true; value: Date } | { ok: false; error: string };

@@ -1,25 +1,6 @@
 import type { Knex } from 'knex';
 
-/**
- * The read horizon of the Postgres event store: how far a catch-up reader may read without ever skipping a late commit.
- *
- * An event's position starts with its transaction's id (xid8). Ids are taken in one order and committed in another, so
- * a reader reads only below the oldest transaction still running: one below it may yet commit events. But most of
- * what runs never appends: a projection's batch (a website's re-derivation in it runs for seconds), a transaction of
- * another database on the same server (a test file's, a DROP DATABASE). Holding every reader back behind those stalled
- * every projection of every tenant while one re-derivation ran.
- *
- * So the horizon is the oldest running transaction that may still append, or the snapshot's end when none may:
- * - a transaction of another database cannot write this database's log (pg_stat_activity: its backend's database);
- * - a transaction that called `aivis_appends_none()` cannot either: it holds an advisory lock keyed by its own id's low
- *   32 bits (only one running transaction can have them), and the log's insert trigger refuses it (a setting local to
- *   the transaction). Projection batches, rebuilds and re-alignments call it first.
- *
- * The expensive part (pg_locks, the backends' table) runs only when a reader is held back: when the snapshot has running
- * transactions and events past the reader were committed at or above the oldest of them. A transaction the check
- * cannot place (gone by the time the locks are read, a prepared transaction) counts as one that may append; one that
- * has ended by the end of the statement makes the read run again (HorizonReads).
- */
+/** The read horizon: how far a catch-up reader may read without ever skipping a late commit (rules: docs/architecture.md#the-read-horizon) */
 
 /** the advisory-lock class (the key's high 32 bits) of the mark "this transaction appends no events" */
 const APPENDS_NONE_CLASS = 1095325267;

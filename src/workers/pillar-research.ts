@@ -14,22 +14,7 @@ import { entitySpans } from '../../queries/observations/list';
 import { latestAnswerTexts, trackedEntities } from '../../queries/responses/list';
 import { websiteById } from '../../queries/websites/websites';
 
-/**
- * The research of a new pillar (job `pillar_research-<pillar_id>`): candidate facts about the pillar's subject from
- * what the website already has and from its own pages, recorded pending on the website's knowledge stream (a text some
- * fact has already is recorded as its hidden duplicate), then the pillar moves to `draft` with last_researched_at.
- *
- * - `answers`: sentences of the website's recorded answers that name the brand and a word of the pillar (source
- *   `ai_response`, with the answer's id and the sentence as quote), and the automated analysis of those answers: the
- *   brand's attribute observations whose span names a word of the pillar (source `oracle`);
- * - `site`: the website's home page and up to 4 of its own pages linked from it whose link names a word of the
- *   pillar, fetched through the safe fetcher: their sentences that name a word of the pillar (source `site`); a page
- *   that cannot be fetched gives nothing (the research goes on);
- * - `finish`: the pillar's report.
- *
- * Rule-based (no engine is asked), so it charges no credits. Fact ids derive from the job and where a candidate was
- * found: a step run twice records nothing twice.
- */
+/** The research of a new pillar: candidate facts from the website's answers and its own pages, recorded pending (rules: docs/analysis.md#pillar-research) */
 
 export const RESEARCH_LIMITS = { answers: 200, fromAnswers: 30, fromAnalysis: 20, pages: 5, fromSite: 30, sentence: { min: 20, max: 400 } };
 
