@@ -22,7 +22,7 @@ import { createSafeFetcher, type Outbound } from './net/safe-fetch';
 import { migrateLimits } from './limits/migrate';
 import type { SafeFetch } from './net/safe-fetch';
 import type { Logger } from './logger';
-import { factsCache, warmUp as warmMetrics } from '../queries/metrics/metrics';
+import { factsCache, warmMetrics } from '../queries/metrics/metrics';
 import { realignSite } from '../projections/answers/realign';
 import { startJobSweeper } from './workers/job-sweeper';
 import { JOB_KINDS, jobSpecs, type ReadModelName, readModels } from './areas';

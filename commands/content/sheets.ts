@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type ContentColumnType, ContentColumnType as ColumnTypeSchema, contentSheetsStream, SHEET_NOT_FOUND } from '../../src/domain/content';
+import { ContentColumnType, contentSheetsStream, SHEET_NOT_FOUND } from '../../src/domain/content';
 import { conflict, type DomainError, invalid, notFound } from '../../src/domain/errors';
 import { type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
@@ -83,7 +83,7 @@ export type CreateSheet = z.infer<typeof CreateSheet>;
 export const CreateColumn = z.strictObject({
   website_id: WebsiteId.optional(),
   name: label(200).describe('The column name'),
-  type: ColumnTypeSchema.describe('text, link, number, date, checkbox, multi_select or generated'),
+  type: ContentColumnType.describe('text, link, number, date, checkbox, multi_select or generated'),
   options: z.array(OptionLabel).max(50, 'must have at most 50 items').optional().describe('Options of a multi_select column'),
 });
 export type CreateColumn = z.infer<typeof CreateColumn>;

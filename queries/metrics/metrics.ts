@@ -119,7 +119,7 @@ let warmed = false;
  * website took 35-180 ms instead of 11-14 at load average 4-6); with it, the 90-day first load took 132-141 ms of the
  * main thread's CPU instead of 147-209 (4 runs each, load average 3.4-5). Nothing of it is kept. Whether it ran now.
  */
-export function warmUp(): boolean {
+export function warmMetrics(): boolean {
   if (warmed) return false;
   warmed = true;
   const E = 11;

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, type KeyObject, randomBytes } from 'node:crypto';
 import type { z } from 'zod';
-import { catalogue as eventCatalogue, MalformedEventError } from '../domain/events';
+import { catalogue, MalformedEventError } from '../domain/events';
 import { compileSealing, type SealingPlan, sealedSubjects } from '../domain/sealing';
 import type { SubjectKeyring } from './keyring';
 import {
@@ -101,9 +101,9 @@ export class Sealer {
 
   constructor(
     readonly keyring: SubjectKeyring,
-    catalogue: Readonly<Record<string, z.ZodType>> = eventCatalogue,
+    types: Readonly<Record<string, z.ZodType>> = catalogue,
   ) {
-    this.plans = compileSealing(catalogue);
+    this.plans = compileSealing(types);
     this.seals = [...this.plans.values()].some((p) => p.seals);
   }
 
