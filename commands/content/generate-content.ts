@@ -40,7 +40,12 @@ export const GenerateContent = z.strictObject({
     .describe(`Prompts the content must answer (at most ${MAX_GENERATION_PROMPTS})`),
   url: label(2048).optional().describe('optimize only: the live page to review (fetched)'),
   sheet_id: Uuid.optional().describe('The tab the item goes to (a view tab resolves to the main pool)'),
-  auto_approve_brief: z.boolean().default(false).describe('Approve the brief at once and write the article without waiting (default false)'),
+  auto_approve_brief: z
+    .boolean()
+    .default(false)
+    .describe(
+      'Approve the brief at once and write the article without waiting (default false); otherwise the brief waits for POST /api/v1/content/{id}/brief/approve',
+    ),
   mode: z.enum(['draft'], { error: 'must be draft (the only mode)' }).default('draft').describe('draft (the only mode)'),
   fact_review: FactReview.optional().describe(
     "Ground the draft on the knowledge base (needs the organization's knowledge base): the writer gets the kept facts and the topics' approved facts, never the excluded ones; ids that are not approved facts (topics: pillars) of the website are refused. Without it the writer gets no facts.",

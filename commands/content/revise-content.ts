@@ -12,7 +12,9 @@ export const ReviseContent = z.strictObject({
   instruction: text()
     .refine((s) => s.trim().length > 0, 'must not be empty')
     .refine((s) => s.length <= MAX_INSTRUCTION_CHARS, `must be at most ${MAX_INSTRUCTION_CHARS} characters`)
-    .describe('What to change, in words (e.g. "make the intro friendlier"); ask to shorten explicitly for a shorter text'),
+    .describe(
+      'What to change, in words (e.g. "make the intro friendlier"); ask to shorten explicitly for a shorter text (a result far shorter is retried once, then refused)',
+    ),
 });
 export type ReviseContent = z.output<typeof ReviseContent>;
 

@@ -29,7 +29,7 @@ export const TrackContent = z.strictObject({
     .array(TrackRow, { error: 'must be an array of {url, title?, fields?}' })
     .min(1, `must have between 1 and ${MAX_TRACK_URLS} items`)
     .max(MAX_TRACK_URLS, `must have between 1 and ${MAX_TRACK_URLS} items`)
-    .describe(`1 to ${MAX_TRACK_URLS} pages to track`),
+    .describe(`1 to ${MAX_TRACK_URLS} pages to track; variants of one URL (tracking parameters included) collapse, the first wins`),
   sheet_id: Uuid.nullable().optional().describe('The tab the rows go to; a view-type tab or none: the shared pool'),
 });
 export type TrackContent = z.infer<typeof TrackContent>;

@@ -48,7 +48,9 @@ export type CreateFact = z.output<typeof CreateFact>;
 
 /** Only the supplied fields change; `source_url: ""` clears it. */
 export const PatchFactFields = z.strictObject({
-  text: FactText.optional(),
+  text: FactText.optional().describe(
+    'A new text makes a new fact and archives this one; facts captured from AI responses, hidden duplicates and rejected facts keep theirs',
+  ),
   source_url: z
     .union([z.literal(''), SourceUrl], { error: 'must be an http or https URL, or "" to clear it' })
     .optional()

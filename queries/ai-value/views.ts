@@ -72,8 +72,8 @@ export type Valuation = z.infer<typeof Valuation>;
 export const AiSearchValue = Valuation.extend({
   website_id: z.string().describe('extension'),
   computed_at: z.string().nullable(),
-  has_computed_valuations: z.boolean(),
-  is_stale_value: z.boolean(),
+  has_computed_valuations: z.boolean().describe('false while gathering: under 50 answers'),
+  is_stale_value: z.boolean().describe('The last figure is over 7 days old and the website is below the 50-answer threshold'),
   measured_responses: z.number().int().describe('AI answers in the trailing 28 days, at the latest check'),
   forecast: z.null().describe('null until a forecast exists'),
 });

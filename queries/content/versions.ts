@@ -43,7 +43,7 @@ export const PipelineAnswers = {
     normalized_url: z.string(),
     stage: ContentStage,
     mark_as_done_time: z.string(),
-    already_published: z.boolean(),
+    already_published: z.boolean().describe('Published before: only the URL changed, the first publish time is kept'),
   }),
   edited: z.object({ success: z.literal(true), version_id: z.string(), version_number: z.number().int(), body_word_count: z.number().int() }),
   revised: z.object({

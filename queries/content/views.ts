@@ -12,7 +12,7 @@ export const ContentItemView = z.object({
   content_id: z.string(),
   website_id: z.string(),
   title: z.string(),
-  url: z.string().nullable(),
+  url: z.string().nullable().describe('The live URL without its protocol; null until it has one'),
   normalized_url: z.string().nullable(),
   type: ContentType,
   sheet_id: z.string().nullable(),
@@ -40,7 +40,7 @@ export type ContentItemView = z.infer<typeof ContentItemView>;
 export const ContentListItem = z.object({
   content_id: z.string(),
   title: z.string(),
-  url: z.string().nullable(),
+  url: z.string().nullable().describe('The live URL without its protocol; null until it has one'),
   normalized_url: z.string().nullable(),
   type: ContentType,
   stage: ContentStage.nullable(),

@@ -36,5 +36,8 @@ export const CreditEventView = z.object({
 });
 
 /** MCP get_credit_usage_events: newest first; `next_offset` continues after the page's last event, null at the end. */
-export const CreditEventsView = z.object({ events: z.array(CreditEventView), next_offset: z.string().nullable() });
+export const CreditEventsView = z.object({
+  events: z.array(CreditEventView),
+  next_offset: z.string().nullable().describe('Reads the next page; null at the end. Events recorded meanwhile never shift a later page'),
+});
 export type CreditEventsView = z.infer<typeof CreditEventsView>;

@@ -32,7 +32,11 @@ export const PitchReportView = z.object({
 export type PitchReportView = z.infer<typeof PitchReportView>;
 
 /** 202 (admitted, or the key's report still processing) or 200 (the key's report has ended). */
-export const PitchAdmittedView = z.object({ pitch_id: z.string(), status: PitchStatus, report_url: z.string() });
+export const PitchAdmittedView = z.object({
+  pitch_id: z.string(),
+  status: PitchStatus.describe('processing until completed or failed: poll get_pitch every 10 seconds'),
+  report_url: z.string(),
+});
 export type PitchAdmittedView = z.infer<typeof PitchAdmittedView>;
 
 export const PitchListItem = z.object({
