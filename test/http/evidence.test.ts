@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildSite, importAnswers, type Site } from '../support/answers';
+import { buildSite, everyListedAnswer, finishedRun, importAnswers, type Site } from '../support/answers';
 import { call, type TestServer } from '../support/server';
 import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
@@ -91,6 +91,39 @@ describe('answer evidence on answers', () => {
     expect(r.status).toBe(400);
     expect(r.body.error).toBe(message);
     expect(await s.head()).toBe(before);
+  });
+});
+
+describe('a run of the simulated engines', () => {
+  it('given a run, then search-backed answers list the pages they read beyond their citations and their queries, and sources count them', async () => {
+    const site = await evidenceSite();
+    const start = await call(s, 'POST', '/api/v1/response-streaming/start', { key: w.a.key, body: { website_id: site.id } });
+    expect(start.status).toBe(202);
+    await finishedRun(s, w.a.key, site.id, start.body.run_id);
+    const listed: {
+      model: string;
+      retrieved: { cited: boolean; normalized_url: string }[];
+      search_queries: string[];
+      sources: { normalized_url: string }[];
+    }[] = await everyListedAnswer(s, w.a.key, site.id);
+    const perplexity = listed.filter((a) => a.model === 'perplexity');
+    expect(perplexity.length).toBeGreaterThan(0);
+    for (const a of perplexity) {
+      expect(a.retrieved.some((r) => !r.cited)).toBe(true);
+      expect(a.search_queries.length).toBeGreaterThan(0);
+      // every cited source is retrieved, marked cited
+      expect(a.retrieved.filter((r) => r.cited).map((r) => r.normalized_url)).toEqual(a.sources.map((x) => x.normalized_url));
+    }
+    const mistral = listed.find((a) => a.model === 'mistral')!;
+    expect(mistral.search_queries).toEqual([]);
+    expect(mistral.retrieved.every((r) => r.cited)).toBe(true);
+    let retrievedTotal = 0;
+    for (let page_num = 0; ; page_num++) {
+      const r = await get('/api/v1/sources', { website_id: site.id, group_by: 'url', page_size: 100, page_num });
+      retrievedTotal += r.body.data.reduce((n: number, x: { retrieved: number }) => n + x.retrieved, 0);
+      if (!r.body.has_more) break;
+    }
+    expect(retrievedTotal).toBe(listed.reduce((n, a) => n + a.retrieved.length, 0));
   });
 });
 
