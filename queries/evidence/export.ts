@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { ANSWER_SELECT, type AnswerRow, answerShaper, trackedEntities } from '../responses/list';
 import type { Answer } from '../responses/views';
+import type { StoredMatched } from '../../projections/answers/schema';
 
 /**
  * The answers export (CONTRACT.md, Answer evidence): every answer of a website in a stable order, from a cursor.
@@ -82,45 +83,92 @@ export async function planExport(db: Knex, websiteId: string, after: ExportCurso
   return { rederived, afterA, endA, afterB, endB, next };
 }
 
-/** The planned answers, shaped like the answers listing's items, a page per read (the next read while this one is sent). */
-export async function* exportAnswers(db: Knex, websiteId: string, plan: Plan): AsyncGenerator<Answer> {
-  const shape = answerShaper(websiteId, await trackedEntities(db, websiteId), null);
+/** The planned rows, `columns` of each (with `r.id` and `r.changed`), a page per read (the next read while this one is used). */
+async function* plannedRows<R extends { id: string; changed: string }>(db: Knex, websiteId: string, plan: Plan, columns: (string | Knex.Raw)[]) {
   const base = () =>
     db('rm_responses as r')
       .leftJoin('rm_prompts as p', 'p.id', 'r.prompt_id')
       .where('r.website_id', websiteId)
-      .select([...ANSWER_SELECT, 'r.changed']);
-  type Row = AnswerRow & { changed: string };
-  const pages = async function* (read: (after: Row | null) => Promise<Row[]>) {
-    let pending: Promise<Row[]> | null = read(null);
+      .select([...columns, 'r.id', 'r.changed']);
+  const pages = async function* (read: (after: R | null) => Promise<R[]>) {
+    let pending: Promise<R[]> | null = read(null);
     while (pending) {
-      const rows: Row[] = await pending;
+      const rows: R[] = await pending;
       pending = rows.length === PAGE ? read(rows[rows.length - 1]) : null;
+      // a client gone mid-stream ends this generator with a read still under way: its failure is nobody's then
+      pending?.catch(() => {});
       yield rows;
     }
   };
   if (plan.endA !== null) {
     const endA = plan.endA;
-    const readA = (after: Row | null): Promise<Row[]> => {
+    const readA = async (after: R | null): Promise<R[]> => {
       const [cond, b] = idAfter(after ? after.id : plan.afterA);
       return base()
         .where('r.changed', '<=', plan.rederived)
         .whereRaw(`${cond.replace('id', 'r.id')} and r.id <= ?::uuid`, [...b, endA])
         .orderBy('r.id')
-        .limit(PAGE) as unknown as Promise<Row[]>;
+        .limit(PAGE) as unknown as Promise<R[]>;
     };
-    for await (const rows of pages(readA)) for (const row of rows) yield shape(row);
+    yield* pages(readA);
   }
   if (plan.endB !== null) {
     const endB = plan.endB;
-    const readB = (after: Row | null): Promise<Row[]> => {
+    const readB = async (after: R | null): Promise<R[]> => {
       const [cond, b] = keyAfter(after ? { v: Number(after.changed), id: after.id } : plan.afterB);
       return base()
         .where('r.changed', '>', plan.rederived)
         .whereRaw(`${cond.replace('(changed, id)', '(r.changed, r.id)')} and (r.changed, r.id) <= (?, ?::uuid)`, [...b, endB.v, endB.id])
         .orderBy(['r.changed', 'r.id'])
-        .limit(PAGE) as unknown as Promise<Row[]>;
+        .limit(PAGE) as unknown as Promise<R[]>;
     };
-    for await (const rows of pages(readB)) for (const row of rows) yield shape(row);
+    yield* pages(readB);
+  }
+}
+
+/** The planned answers, shaped like the answers listing's items. */
+export async function* exportAnswers(db: Knex, websiteId: string, plan: Plan): AsyncGenerator<Answer> {
+  const shape = answerShaper(websiteId, await trackedEntities(db, websiteId), null);
+  for await (const rows of plannedRows<AnswerRow & { changed: string }>(db, websiteId, plan, ANSWER_SELECT)) for (const row of rows) yield shape(row);
+}
+
+/**
+ * The same items as NDJSON lines: Postgres writes the stored fields as JSON text, node adds what the website's
+ * current entities decide (mentioned, cited, position, competitors), so no stored list is parsed and written again.
+ */
+export async function* exportNdjson(db: Knex, websiteId: string, plan: Plan): AsyncGenerator<string> {
+  const entities = await trackedEntities(db, websiteId);
+  const byId = new Map(entities.map((e) => [e.id, e]));
+  const competitorJson = new Map(
+    entities
+      .filter((e) => !e.is_self)
+      .map((e) => [e.id, `{"id":${JSON.stringify(e.id)},"name":${JSON.stringify(e.name)},"url":${JSON.stringify(e.url)},"position":`]),
+  );
+  const stored = db.raw(`json_build_object(
+      'id', r.id, 'website_id', r.website_id, 'prompt_id', r.prompt_id, 'prompt', p.text, 'model', r.model, 'response', r.text,
+      'created_at', to_char(r.run_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+      'sources', (select coalesce(json_agg(json_build_object('url', e->>0, 'root_domain', e->>1, 'normalized_url', e->>2, 'suffix', e->>3) order by i), '[]')
+                    from jsonb_array_elements(r.sources) with ordinality x(e, i)),
+      'schedule', coalesce(r.schedule_id::text, 'default'), 'location_id', r.location_id, 'persona_id', r.persona_id, 'run_id', r.run_id,
+      'external_id', r.external_id, 'citations', r.citations, 'products', r.products,
+      'retrieved', (select coalesce(json_agg(json_build_object('url', e->>0, 'normalized_url', e->>1, 'cited', (e->2)::boolean) order by i), '[]')
+                      from jsonb_array_elements(r.retrieved) with ordinality x(e, i)),
+      'search_queries', r.search_queries)::text as j`);
+  type Row = { id: string; changed: string; j: string; matched: StoredMatched };
+  for await (const rows of plannedRows<Row>(db, websiteId, plan, [stored, 'r.matched'])) {
+    let out = '';
+    for (const r of rows) {
+      let position: number | null = null;
+      let competitors = '';
+      for (const [id, at] of r.matched.m) {
+        if (byId.get(id)?.is_self) position = at;
+        else {
+          const c = competitorJson.get(id);
+          if (c) competitors += `${competitors ? ',' : ''}${c}${at}}`;
+        }
+      }
+      out += `${r.j.slice(0, -1)},"mentioned":${position !== null},"cited":${r.matched.c.includes(websiteId)},"position":${position},"competitors":[${competitors}]}\n`;
+    }
+    yield out;
   }
 }

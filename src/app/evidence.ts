@@ -1,4 +1,4 @@
-import { decodeCursor, encodeCursor, type ExportCursor, exportAnswers, planExport, START } from '../../queries/evidence/export';
+import { decodeCursor, encodeCursor, type ExportCursor, exportAnswers, exportNdjson, planExport, START } from '../../queries/evidence/export';
 import * as evidenceQueries from '../../queries/evidence/reads';
 import type { SearchQueriesRequest, SourcesRequest } from '../../queries/evidence/reads';
 import type { PageRequest } from '../../queries/paging';
@@ -36,8 +36,8 @@ export async function exportResponses(
   websiteId: string,
   after: ExportCursor,
   limit: number,
-): Promise<{ next: string; answers: AsyncGenerator<Answer> }> {
+): Promise<{ next: string; answers: () => AsyncGenerator<Answer>; ndjson: () => AsyncGenerator<string> }> {
   const w = await websiteFor(c, websiteId, VIEW);
   const plan = await planExport(dbOf(c), w.id, after, limit);
-  return { next: encodeCursor(plan.next), answers: exportAnswers(dbOf(c), w.id, plan) };
+  return { next: encodeCursor(plan.next), answers: () => exportAnswers(dbOf(c), w.id, plan), ndjson: () => exportNdjson(dbOf(c), w.id, plan) };
 }

@@ -228,7 +228,16 @@ describe('GET /api/v1/responses/export', () => {
       s,
       w.a.key,
       site.id,
-      Array.from({ length: 5 }, (_, i) => answer(p, { run_at: `2026-11-0${i + 1}T10:00:00Z`, text: `Answer ${i} names Globex.` })),
+      Array.from({ length: 5 }, (_, i) =>
+        answer(p, {
+          run_at: `2026-11-0${i + 1}T10:00:00Z`,
+          text: `Answer ${i} names Globex and Acme, see https://www.acme-ev.example.com/x?utm_source=y.`,
+          citations: [`https://g2.com/${i}`],
+          retrieved: ['https://reddit.com/r/crm/', `https://g2.com/${i}`],
+          search_queries: ['crm "quoted" \\ query'],
+          products: [{ name: 'Acme One', brand: 'Acme', price: 9.5, currency: 'USD', position: 1 }],
+        }),
+      ),
     );
     const whole = await exported(site.id);
     expect(whole.headers.get('content-type')).toMatch(/^application\/x-ndjson/);

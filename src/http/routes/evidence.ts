@@ -62,9 +62,6 @@ export const ExportQuery = z.strictObject({
 const COLUMNS = Object.keys(Answer.shape);
 const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
-async function* ndjson(answers: AsyncIterable<Answer>) {
-  for await (const a of answers) yield `${JSON.stringify(a)}\n`;
-}
 async function* csvRows(answers: AsyncIterable<Answer>) {
   for await (const a of answers) yield COLUMNS.map((k) => cell((a as Record<string, unknown>)[k]));
 }
@@ -107,11 +104,12 @@ export const evidenceRoutes = [
     query: ExportQuery,
     handler: async (ctx) => {
       const { website_id, format, after, limit } = ctx.query;
-      const { next, answers } = await evidence.exportResponses(ctx, website_id, evidence.parseCursor(after), limit);
+      const out = await evidence.exportResponses(ctx, website_id, evidence.parseCursor(after), limit);
+      const next = out.next;
       const body =
         format === 'csv'
-          ? Readable.from(csvRows(answers)).pipe(stringify({ header: true, columns: COLUMNS }))
-          : Readable.from(ndjson(answers), { objectMode: false });
+          ? Readable.from(csvRows(out.answers())).pipe(stringify({ header: true, columns: COLUMNS }))
+          : Readable.from(out.ndjson(), { objectMode: false });
       ctx.reply
         .code(200)
         .header('x-next-cursor', next)
