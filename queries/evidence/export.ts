@@ -28,7 +28,7 @@ export function decodeCursor(s: string): ExportCursor | null {
 }
 
 /** Rows per round trip while streaming. */
-const PAGE = 2000;
+const PAGE = 500;
 
 interface Plan {
   rederived: number;
