@@ -69,6 +69,8 @@ export interface ImportItem {
   citations: string[];
   location_id: string;
   products?: unknown[];
+  retrieved?: string[];
+  search_queries?: string[];
 }
 
 const DAY_MS = 86_400_000;
@@ -107,6 +109,8 @@ export async function* answerBatches(s: DatasetShape, ids: SiteIds, size = 1000)
             citations: a.citations,
             location_id: ids.locationIds[l],
             ...(a.products.length ? { products: a.products } : {}),
+            ...(a.retrieved ? { retrieved: a.retrieved } : {}),
+            ...(a.search_queries ? { search_queries: a.search_queries } : {}),
           });
           if (batch.length === size) {
             yield batch;

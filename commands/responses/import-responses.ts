@@ -112,6 +112,21 @@ export const ImportItem = z.strictObject({
     .max(200, 'must have at most 200 items')
     .optional()
     .describe('The http(s) URLs the answer cites (at most 200)'),
+  retrieved: z
+    .array(HttpUrl, { error: 'must be an array of URLs' })
+    .max(500, 'must have at most 500 items')
+    .optional()
+    .describe('The http(s) URLs the engine read or was given, cited or not (at most 500)'),
+  search_queries: z
+    .array(
+      text()
+        .max(1000, 'must be at most 1000 characters')
+        .refine((s) => s.trim() !== '', 'must not be empty'),
+      { error: 'must be an array of strings' },
+    )
+    .max(50, 'must have at most 50 items')
+    .optional()
+    .describe('The queries the engine searched (at most 50)'),
   location_id: Uuid.nullable().optional().describe('The location of the website it was asked from; null or omitted = none'),
   persona_id: Uuid.nullable().optional().describe('The persona of the website it was asked as; null or omitted = none'),
   schedule_id: Uuid.nullable().optional().describe('The custom schedule it belongs to; null or omitted = default'),
@@ -223,6 +238,8 @@ function importEvents(websiteId: string, planned: Planned[]): (DomainEvent & { i
       observations_supplied: item.observations !== undefined,
       provider_model: null,
       latency_ms: null,
+      ...(item.retrieved?.length ? { retrieved: item.retrieved.map((u) => u.trim()) } : {}),
+      ...(item.search_queries?.length ? { search_queries: item.search_queries.map((q) => q.trim()) } : {}),
     };
     events.push({ id: deterministicId('recorded', response_id), type: 'ResponseRecorded', data: recorded });
     if (item.observations?.length) {

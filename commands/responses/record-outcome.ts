@@ -66,6 +66,8 @@ export function decideOutcome(req: Requested, outcome: Outcome): (DomainEvent & 
         observations_supplied: false,
         provider_model: a.provider_model,
         latency_ms: a.latency_ms,
+        ...(a.retrieved?.length ? { retrieved: a.retrieved } : {}),
+        ...(a.search_queries?.length ? { search_queries: a.search_queries } : {}),
       },
     },
     {

@@ -2,6 +2,7 @@ import { type AnswerAnalysis, analyzeAnswer } from '../../src/analysis/answer';
 import { dispatch, handledTypes, type Projection, migrateSql } from '../../src/eventstore/projection';
 import { siteEntities } from '../site-entities';
 import { CONTENT_TABLES_SQL, insertContentRows } from './content-tables';
+import { EVIDENCE_SQL, insertEvidence, retrievedOf, type StoredRetrieved } from './evidence';
 import { type AnswersBatch, handlers, type Recorded } from './handlers';
 import { rederive } from './rederive';
 import { ANSWERS_SQL } from './schema';
@@ -22,7 +23,7 @@ import { appendFacts, compile, insertProducts, insertResponses, nextVersion } fr
  */
 export const answersProjection: Projection = {
   name: 'answers',
-  version: 3,
+  version: 4,
   tables: [
     'rm_responses',
     'rm_fact_chunks',
@@ -31,9 +32,11 @@ export const answersProjection: Projection = {
     'rm_analysis_entities',
     'rm_content_answers',
     'rm_content_cites',
+    'rm_source_days',
+    'rm_response_queries',
   ],
   handles: handledTypes(handlers),
-  migrate: migrateSql(`${ANSWERS_SQL}${CONTENT_TABLES_SQL}`),
+  migrate: migrateSql(`${ANSWERS_SQL}${CONTENT_TABLES_SQL}${EVIDENCE_SQL}`),
   async apply(trx, events) {
     const dirty = new Set<string>();
     const recorded: Recorded[] = [];
@@ -48,9 +51,12 @@ export const answersProjection: Projection = {
     const analyses = new Map<string, AnswerAnalysis>();
     for (const e of recorded)
       analyses.set(e.data.response_id, analyzeAnswer(compile(e.data.website_id, tracked.get(e.data.website_id) ?? []), e.data));
-    const fresh = await insertResponses(trx, recorded, analyses);
+    const retrieved = new Map<string, StoredRetrieved[]>();
+    for (const e of recorded) retrieved.set(e.data.response_id, retrievedOf(analyses.get(e.data.response_id)!, e.data.retrieved));
     const version = await nextVersion(trx);
+    const fresh = await insertResponses(trx, recorded, analyses, retrieved, version);
     if (fresh.length) {
+      await insertEvidence(trx, fresh, retrieved);
       await insertContentRows(trx, fresh, analyses, tracked);
       const appendable = fresh.filter((e) => !dirty.has(e.data.website_id));
       const mismatched = await appendFacts(trx, appendable, tracked, version, analyses);

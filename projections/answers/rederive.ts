@@ -135,7 +135,7 @@ export async function rederive(trx: Knex.Transaction, websiteId: string, version
     );
   }
   await trx('rm_fact_sites')
-    .insert({ website_id: websiteId, version, generation: 1, entities: JSON.stringify(ids) })
+    .insert({ website_id: websiteId, version, generation: 1, entities: JSON.stringify(ids), rederived: version })
     .onConflict('website_id')
-    .merge({ version, generation: trx.raw('rm_fact_sites.generation + 1'), entities: JSON.stringify(ids) });
+    .merge({ version, generation: trx.raw('rm_fact_sites.generation + 1'), entities: JSON.stringify(ids), rederived: version });
 }

@@ -27,10 +27,15 @@ export const ANSWERS_SQL = `
         provider_model text,
         latency_ms int,
         sources jsonb not null default '[]',
-        matched jsonb not null default '{"m": [], "c": []}'
+        matched jsonb not null default '{"m": [], "c": []}',
+        retrieved jsonb not null default '[]',
+        search_queries jsonb not null default '[]',
+        changed bigint not null default 0
       );
       ${preferLz4Sql('rm_responses', ['text', 'citations', 'products'])}
       create index if not exists rm_responses_site_time on rm_responses (website_id, run_at, id);
+      create index if not exists rm_responses_changed on rm_responses (website_id, changed, id);
+      create index if not exists rm_responses_site_id on rm_responses (website_id, id);
       create index if not exists rm_responses_external on rm_responses (website_id, external_id) where external_id is not null;
       create table if not exists rm_fact_chunks (
         website_id uuid not null,
@@ -50,7 +55,9 @@ export const ANSWERS_SQL = `
         website_id uuid primary key,
         version bigint not null,
         generation bigint not null,
-        entities jsonb not null
+        entities jsonb not null,
+        -- the version of the last re-derivation of the website's history: the export hands every answer out again past it
+        rederived bigint not null default 0
       );
       create sequence if not exists rm_fact_version;
       create table if not exists rm_response_products (

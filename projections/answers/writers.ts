@@ -3,6 +3,7 @@ import { type AnswerAnalysis, analyzeProducts, type CompiledEntities } from '../
 import { compiledEntities } from '../../src/analysis/entity-cache';
 import { dayAndTime, decodeFacts, encodeFacts, type FactChunk, FactChunkBuilder, type FactDictionaries } from '../../src/analysis/facts';
 import { sameEntities, type SiteEntity } from '../site-entities';
+import { queriesOf, type StoredRetrieved } from './evidence';
 import type { Recorded } from './handlers';
 import type { StoredMatched, StoredSource } from './schema';
 
@@ -27,7 +28,13 @@ const storedSources = (a: AnswerAnalysis): StoredSource[] => a.sources.map((x) =
 export const storedMatched = (a: AnswerAnalysis): StoredMatched => ({ m: a.mentions.map((x) => [x.entity_id, x.position]), c: a.cited_entity_ids });
 
 /** Inserts the answers not stored yet (a replayed event is skipped), each with its analysis; returns those it inserted. */
-export async function insertResponses(trx: Knex.Transaction, recorded: Recorded[], analyses: Map<string, AnswerAnalysis>): Promise<Recorded[]> {
+export async function insertResponses(
+  trx: Knex.Transaction,
+  recorded: Recorded[],
+  analyses: Map<string, AnswerAnalysis>,
+  retrieved: Map<string, StoredRetrieved[]>,
+  version: string,
+): Promise<Recorded[]> {
   if (!recorded.length) return [];
   const rows = recorded.map((e) => {
     const d = e.data;
@@ -50,14 +57,17 @@ export async function insertResponses(trx: Knex.Transaction, recorded: Recorded[
       latency_ms: d.latency_ms === null ? null : Math.round(d.latency_ms),
       sources: storedSources(analyses.get(d.response_id)!),
       matched: storedMatched(analyses.get(d.response_id)!),
+      retrieved: retrieved.get(d.response_id) ?? [],
+      search_queries: queriesOf(d.search_queries),
+      changed: version,
     };
   });
   const r = await trx.raw(
-    `insert into rm_responses (id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched)
-     select id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched
+    `insert into rm_responses (id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched, retrieved, search_queries, changed)
+     select id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched, retrieved, search_queries, changed
        from json_to_recordset(?::json) as x(id uuid, website_id uuid, prompt_id uuid, model text, location_id uuid, persona_id uuid, schedule_id uuid,
          run_id uuid, external_id text, run_at timestamptz, text text, citations jsonb, products jsonb, source text, provider_model text, latency_ms int,
-         sources jsonb, matched jsonb)
+         sources jsonb, matched jsonb, retrieved jsonb, search_queries jsonb, changed bigint)
      on conflict (id) do nothing
      returning id`,
     [JSON.stringify(rows)],

@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { EntityInput } from '../../src/analysis/answer';
 import { scheduleValue } from '../../src/domain/filters';
 import type { Selection } from '../filters';
-import type { AnswerPage, DateRange } from './views';
+import type { Answer, AnswerPage, DateRange } from './views';
+import type { StoredRetrieved } from '../../projections/answers/evidence';
 import type { StoredMatched, StoredSource } from '../../projections/answers/schema';
 import { siteEntitiesOf } from '../../projections/site-entities';
 import { newestFirst, onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
@@ -30,7 +31,7 @@ export function selectAnswers(db: Knex, s: Selection) {
 /** A page of answers: page_num from 0, page_size rows. */
 export type Page = PageRequest;
 
-interface Row {
+export interface AnswerRow {
   id: string;
   website_id: string;
   prompt_id: string;
@@ -47,39 +48,36 @@ interface Row {
   products: Record<string, unknown>[];
   sources: StoredSource[];
   matched: StoredMatched;
+  retrieved: StoredRetrieved[];
+  search_queries: string[];
 }
 
-/**
- * A page of answers, newest first, each with what analysis finds in it with the website's current entities: whether
- * it mentions and cites the brand and at which position, the competitors it mentions, and its sources. Read as the
- * answers projection stored them (its one analysis per answer, done again when the website's entities change).
- */
-export async function listResponses(db: Knex, s: Selection, page: Page): Promise<AnswerPage> {
-  const rows: Row[] = await onePageAndMore(
-    selectAnswers(db, s).leftJoin('rm_prompts as p', 'p.id', 'r.prompt_id').orderBy(newestFirst('r.run_at', 'r.id')),
-    page,
-  ).select(
-    'r.id',
-    'r.website_id',
-    'r.prompt_id',
-    'p.text as prompt',
-    'r.model',
-    'r.location_id',
-    'r.persona_id',
-    'r.schedule_id',
-    'r.run_id',
-    'r.external_id',
-    'r.run_at',
-    'r.text',
-    'r.citations',
-    'r.products',
-    'r.sources',
-    'r.matched',
-  );
-  const entities = await trackedEntities(db, s.websiteId);
+/** The columns of rm_responses (as `r`, the prompt as `p`) an answer is shaped from (toAnswer). */
+export const ANSWER_SELECT = [
+  'r.id',
+  'r.website_id',
+  'r.prompt_id',
+  'p.text as prompt',
+  'r.model',
+  'r.location_id',
+  'r.persona_id',
+  'r.schedule_id',
+  'r.run_id',
+  'r.external_id',
+  'r.run_at',
+  'r.text',
+  'r.citations',
+  'r.products',
+  'r.sources',
+  'r.matched',
+  'r.retrieved',
+  'r.search_queries',
+];
+
+/** Shapes stored answers with the website's current entities (`shown`: the competitors a request selects, null = all). */
+export function answerShaper(websiteId: string, entities: TrackedEntity[], shown: Set<string> | null) {
   const byId = new Map(entities.map((e) => [e.id, e]));
-  const shown = s.competitorIds ? new Set(s.competitorIds) : null;
-  const responses = pageRows(rows, page).map((r) => {
+  return (r: AnswerRow): Answer => {
     const mentions = r.matched.m.map(([entity_id, position]) => ({ entity_id, position }));
     const brand = mentions.find((m) => byId.get(m.entity_id)?.is_self);
     const competitors = mentions
@@ -96,7 +94,7 @@ export async function listResponses(db: Knex, s: Selection, page: Page): Promise
       model: r.model,
       response: r.text,
       mentioned: brand !== undefined,
-      cited: r.matched.c.includes(s.websiteId),
+      cited: r.matched.c.includes(websiteId),
       position: brand?.position ?? null,
       created_at: r.run_at.toISOString(),
       sources: r.sources.map(([url, root_domain, normalized_url, suffix]) => ({ url, root_domain, normalized_url, suffix })),
@@ -108,8 +106,24 @@ export async function listResponses(db: Knex, s: Selection, page: Page): Promise
       external_id: r.external_id,
       citations: r.citations,
       products: r.products,
+      retrieved: r.retrieved.map(([url, normalized_url, cited]) => ({ url, normalized_url, cited })),
+      search_queries: r.search_queries,
     };
-  });
+  };
+}
+
+/**
+ * A page of answers, newest first, each with what analysis finds in it with the website's current entities: whether
+ * it mentions and cites the brand and at which position, the competitors it mentions, and its sources. Read as the
+ * answers projection stored them (its one analysis per answer, done again when the website's entities change).
+ */
+export async function listResponses(db: Knex, s: Selection, page: Page): Promise<AnswerPage> {
+  const rows: AnswerRow[] = await onePageAndMore(
+    selectAnswers(db, s).leftJoin('rm_prompts as p', 'p.id', 'r.prompt_id').orderBy(newestFirst('r.run_at', 'r.id')),
+    page,
+  ).select(ANSWER_SELECT);
+  const shape = answerShaper(s.websiteId, await trackedEntities(db, s.websiteId), s.competitorIds ? new Set(s.competitorIds) : null);
+  const responses = pageRows(rows, page).map(shape);
   return { responses, ...pageInfo(rows, page) };
 }
 

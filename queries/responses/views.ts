@@ -23,6 +23,10 @@ export const Answer = z.object({
   // as recorded (ResponseRecorded)
   ...catalogue.ResponseRecorded.pick({ location_id: true, persona_id: true, run_id: true, external_id: true, citations: true }).shape,
   products: z.array(z.record(z.string(), z.unknown())),
+  /** the pages the engine read or was given, one per normalized URL; its cited sources count as retrieved */
+  retrieved: z.array(z.object({ url: z.string(), normalized_url: z.string(), cited: z.boolean() })),
+  /** the queries the engine searched */
+  search_queries: z.array(z.string()),
 });
 export type Answer = z.infer<typeof Answer>;
 export const AnswerPage = z.object({ responses: z.array(Answer), page_num: z.number(), page_size: z.number(), has_more: z.boolean() });

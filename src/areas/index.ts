@@ -20,6 +20,7 @@ import { catalog } from './catalog';
 import { content } from './content';
 import { credits } from './credits';
 import { discovery } from './discovery';
+import { evidence } from './evidence';
 import { emails } from './emails';
 import { idempotency } from './idempotency';
 import { jobs } from './jobs';
@@ -60,6 +61,7 @@ export const areas = [
   discovery,
   pitches,
   content,
+  evidence,
 ] as const;
 
 /** A read model's name: what a write names when it waits for the read models its caller reads next. */

@@ -311,6 +311,10 @@ export const catalogue = {
     observations_supplied: z.boolean(),
     provider_model: z.string().nullable(),
     latency_ms: z.number().nullable(),
+    /** pages the engine read or was given, cited or not (answer evidence); absent = not reported */
+    retrieved: z.array(z.string()).optional(),
+    /** the queries the engine searched (its fan-out); absent = not reported */
+    search_queries: z.array(z.string()).optional(),
   }),
   /** a unit of work that produced no answer after its retries */
   ResponseFailed: z.object({

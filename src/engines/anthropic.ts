@@ -9,9 +9,10 @@
  * blocks around its citations, so they are joined without separators). Citations: the URLs of the
  * text blocks' `citations` (web_search_result_location) in reading order, then the remaining
  * `web_search_tool_result` result URLs (sources the engine read). Tokens: usage.input_tokens / output_tokens.
+ * Evidence: the search results are retrieved; the `server_tool_use` web_search inputs' `query` are the queries searched.
  */
 import { type AttemptResult, createJsonEngine, DEFAULT_MAX_OUTPUT_TOKENS, joinUrl, type LiveEngine, type LiveEngineDeps } from './http';
-import { asArray, asNumber, asString, contextInstruction, countryCode, get, isRecord, type Json, UrlList } from './parse';
+import { asArray, asNumber, asString, contextInstruction, countryCode, get, isRecord, type Json, stringList, UrlList } from './parse';
 import { type AnswerRequest, EngineError } from './port';
 import type { Model } from '../domain/models';
 
@@ -49,11 +50,14 @@ export function parseAnthropic(body: unknown): AttemptResult {
   const texts: string[] = [];
   const cited = new UrlList();
   const searched: unknown[] = [];
+  const queries: unknown[] = [];
   for (const block of content) {
     if (!isRecord(block)) continue;
     if (block.type === 'text' && typeof block.text === 'string') {
       texts.push(block.text);
       for (const c of asArray(block.citations)) cited.add(get(c, 'url'));
+    } else if (block.type === 'server_tool_use' && block.name === 'web_search') {
+      queries.push(get(block, 'input', 'query'));
     } else if (block.type === 'web_search_tool_result') {
       for (const r of asArray(block.content)) if (get(r, 'type') === 'web_search_result') searched.push(get(r, 'url'));
     }
@@ -61,7 +65,11 @@ export function parseAnthropic(body: unknown): AttemptResult {
   if (texts.length === 0) {
     throw new EngineError('bad_response', `answer has no text block (stop_reason ${String(get(body, 'stop_reason') ?? 'unknown')})`);
   }
-  for (const u of searched) cited.add(u);
+  const retrieved = new UrlList();
+  for (const u of searched) {
+    cited.add(u);
+    retrieved.add(u);
+  }
   return {
     text: texts.join(''),
     citations: cited.urls,
@@ -69,6 +77,8 @@ export function parseAnthropic(body: unknown): AttemptResult {
     input_tokens: asNumber(get(body, 'usage', 'input_tokens')),
     output_tokens: asNumber(get(body, 'usage', 'output_tokens')),
     provider_model: asString(get(body, 'model')),
+    retrieved: retrieved.urls,
+    search_queries: stringList(queries),
   };
 }
 

@@ -10,10 +10,11 @@
  * candidates[0].groundingMetadata.groundingChunks[].web.uri in order (Google returns its
  * grounding-redirect URLs there; they are kept as given). A prompt blocked by safety
  * (promptFeedback.blockReason, no candidates) is `rejected`. Tokens: usageMetadata.promptTokenCount /
- * candidatesTokenCount + thoughtsTokenCount (thinking is billed as output).
+ * candidatesTokenCount + thoughtsTokenCount (thinking is billed as output). Evidence: the grounding chunks are
+ * retrieved; groundingMetadata.webSearchQueries are the queries searched.
  */
 import { type AttemptResult, createJsonEngine, joinUrl, type LiveEngine, type LiveEngineDeps } from './http';
-import { asArray, asNumber, asString, contextInstruction, get, isRecord, type Json, UrlList } from './parse';
+import { asArray, asNumber, asString, contextInstruction, get, isRecord, type Json, stringList, UrlList } from './parse';
 import { type AnswerRequest, EngineError } from './port';
 import type { Model } from '../domain/models';
 
@@ -46,6 +47,8 @@ export function parseGemini(body: unknown): AttemptResult {
   }
   const citations = new UrlList();
   for (const chunk of asArray(get(candidate, 'groundingMetadata', 'groundingChunks'))) citations.add(get(chunk, 'web', 'uri'));
+  // the grounding chunks are what it read; every one is cited, so they are the retrieved pages as well
+  const search_queries = stringList(asArray(get(candidate, 'groundingMetadata', 'webSearchQueries')));
   const output = asNumber(get(body, 'usageMetadata', 'candidatesTokenCount'));
   const thoughts = asNumber(get(body, 'usageMetadata', 'thoughtsTokenCount'));
   return {
@@ -55,6 +58,8 @@ export function parseGemini(body: unknown): AttemptResult {
     input_tokens: asNumber(get(body, 'usageMetadata', 'promptTokenCount')),
     output_tokens: output === undefined && thoughts === undefined ? undefined : (output ?? 0) + (thoughts ?? 0),
     provider_model: asString(get(body, 'modelVersion')),
+    retrieved: citations.urls,
+    search_queries,
   };
 }
 

@@ -49,6 +49,10 @@ export interface AttemptResult {
   input_tokens?: number;
   output_tokens?: number;
   provider_model?: string;
+  /** pages the engine read, cited or not (answer evidence) */
+  retrieved?: string[];
+  /** the queries it searched */
+  search_queries?: string[];
 }
 
 export type Attempt = (req: AnswerRequest, io: ProviderIo) => Promise<AttemptResult>;
@@ -224,6 +228,8 @@ export function createLiveEngine(deps: LiveEngineDeps, attempt: Attempt): LiveEn
       usage,
       provider_model: out.provider_model || model.provider_model,
       latency_ms: Math.round(performance.now() - started),
+      ...(out.retrieved?.length ? { retrieved: out.retrieved } : {}),
+      ...(out.search_queries?.length ? { search_queries: out.search_queries } : {}),
     };
   };
 

@@ -40,6 +40,16 @@ export class UrlList {
   }
 }
 
+/** Non-empty strings, trimmed, each once in order (a provider's search queries). */
+export function stringList(values: unknown[]): string[] {
+  const out: string[] = [];
+  for (const v of values) {
+    const s = typeof v === 'string' ? v.trim() : '';
+    if (s && !out.includes(s)) out.push(s);
+  }
+  return out;
+}
+
 let regionCodes: Map<string, string> | null = null;
 
 /** An ISO 3166-1 alpha-2 code for a country given as a code or an English name; undefined when unknown. */

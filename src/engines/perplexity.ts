@@ -6,7 +6,8 @@
  * web_search_options.user_location {country (ISO alpha-2), region, city} when a location is given.
  * Answer: choices[0].message.content with any `<think>…</think>` reasoning removed (sonar-reasoning
  * models). Citations: the top-level `citations` URL array, then `search_results[].url` (the newer
- * field; same sources), once each. Tokens: usage.prompt_tokens / completion_tokens.
+ * field; same sources), once each; `search_results` are also the retrieved pages. Tokens: usage.prompt_tokens /
+ * completion_tokens.
  */
 import { type AttemptResult, createJsonEngine, joinUrl, type LiveEngine, type LiveEngineDeps } from './http';
 import { chatBody, chatCompletionUsage, messageText } from './openai-compatible';
@@ -31,12 +32,17 @@ export function parsePerplexity(body: unknown): AttemptResult {
   const text = raw.replace(/<think>[\s\S]*?<\/think>\s*/g, '');
   const citations = new UrlList();
   for (const c of asArray(get(body, 'citations'))) citations.add(isRecord(c) ? c.url : c);
-  for (const r of asArray(get(body, 'search_results'))) citations.add(get(r, 'url'));
+  const retrieved = new UrlList();
+  for (const r of asArray(get(body, 'search_results'))) {
+    citations.add(get(r, 'url'));
+    retrieved.add(get(r, 'url'));
+  }
   return {
     text,
     citations: citations.urls,
     products: [],
     ...chatCompletionUsage(body),
+    retrieved: retrieved.urls,
   };
 }
 

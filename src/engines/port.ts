@@ -79,6 +79,10 @@ export interface AnswerResult {
   provider_model: string;
   /** Duration of the attempt that produced the answer (queueing and retries excluded). */
   latency_ms: number;
+  /** Pages the engine read or was given (search results, grounding chunks), cited or not; absent when not reported. */
+  retrieved?: string[];
+  /** The queries the engine searched; absent when not reported. */
+  search_queries?: string[];
 }
 
 export interface AnswerEngine {

@@ -347,10 +347,14 @@ export function simulateAnswer(req: AnswerRequest, defaultSeed: string | number 
   }
 
   const text = sentences.join(' ');
+  const evidence = searches
+    ? simulateEvidence(new Sfc32(mix(hPrompt, 0x51ed), hContext, hModel ^ hEntities, hSeed), prompt, day, entities, citations)
+    : {};
   return {
     text,
     citations,
     products,
+    ...evidence,
     usage: {
       credits: 1,
       input_tokens: Math.ceil((prompt.length + place.length) / 4) + 8,
@@ -359,6 +363,34 @@ export function simulateAnswer(req: AnswerRequest, defaultSeed: string | number 
     provider_model: `simulated/${model.provider_model}`,
     latency_ms: Math.round((searches ? 1500 : 600) + r.next() * 3500),
   };
+}
+
+const QUERY_SUFFIXES = [' reviews', ' comparison', ' pricing', ' alternatives', ' best rated'];
+
+/** A search-backed model's evidence, from its own generator (the answer's text and citations stay as they were). */
+function simulateEvidence(r: Sfc32, prompt: string, day: string, entities: SimEntity[], citations: string[]) {
+  const retrieved = [...citations];
+  const extra = 1 + Math.floor(r.next() * 5);
+  for (let i = 0; i < extra; i++) {
+    const e = entities.length > 0 && r.next() < 0.4 ? entities[Math.floor(r.next() * entities.length)] : undefined;
+    const url = e?.domain ? `https://${e.domain}${pick(r, ENTITY_PATHS)}` : pick(r, THIRD_PARTY)(cachedSlug(prompt), r, day || '2000-01-01');
+    if (!retrieved.includes(url)) retrieved.push(url);
+  }
+  const base =
+    cutText(
+      prompt
+        .trim()
+        .toLowerCase()
+        .replace(/[?!.]+$/, ''),
+      120,
+    ).trim() || 'best options';
+  const queries = [base];
+  const more = Math.floor(r.next() * 3);
+  for (let i = 0; i < more; i++) {
+    const q = `${base}${pick(r, QUERY_SUFFIXES)}`;
+    if (!queries.includes(q)) queries.push(q);
+  }
+  return { retrieved, search_queries: queries };
 }
 
 export interface SimulatedEngineOptions {

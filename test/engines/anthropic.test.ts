@@ -77,6 +77,16 @@ adapterContract({
     tokens: { input_tokens: 2100, output_tokens: 180 },
     provider_model: 'claude-sonnet-4-5-20250929',
   },
+  evidence: {
+    // every search result the engine read, and the query it searched
+    retrieved: [
+      'https://www.pcmag.com/picks/the-best-project-management-software',
+      'https://asana.com/',
+      'https://www.reddit.com/r/projectmanagement/comments/abc/',
+    ],
+    search_queries: ['best project management tool small team'],
+    bare: { ...good, content: good.content.filter((b) => b.type === 'text').map((b) => ({ type: 'text', text: b.text })) },
+  },
   sent: { method: 'POST', path: '/v1/messages' },
   expectRequest(hit) {
     expect(hit.headers['x-api-key']).toBe(KEY);

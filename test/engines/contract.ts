@@ -20,6 +20,11 @@ export interface AdapterCase {
   good: unknown;
   /** What the good answer must read as: its text (or a pattern of it), its citations in order, the provider's model name, and the tokens where the provider counts them. */
   reads: { text: string | RegExp; citations: string[]; provider_model: string; tokens?: { input_tokens: number; output_tokens: number } };
+  /**
+   * The answer evidence the good answer carries (absent: the adapter reports none), and a good body without it
+   * (`bare`), which must read as no evidence at all.
+   */
+  evidence?: { retrieved?: string[]; search_queries?: string[]; bare: unknown };
   /** Anything else the good answer must read as (products, the exact usage). */
   expectGood?(result: AnswerResult): void;
   /** The request's method and path. */
@@ -48,6 +53,8 @@ export function adapterContract(c: AdapterCase): void {
     expect(r.citations).toEqual(c.reads.citations);
     if (c.reads.tokens) expect(r.usage).toMatchObject({ credits: 1, ...c.reads.tokens });
     expect(r.provider_model).toBe(c.reads.provider_model);
+    expect(r.retrieved).toEqual(c.evidence?.retrieved);
+    expect(r.search_queries).toEqual(c.evidence?.search_queries);
     c.expectGood?.(r);
   };
   const sentWell = (hit: Hit) => {
@@ -83,6 +90,16 @@ export function adapterContract(c: AdapterCase): void {
       expect(server.hits).toHaveLength(1);
       sentWell(server.hits[0]);
     });
+
+    if (c.evidence) {
+      const bare = c.evidence.bare;
+      it('given a good answer without search results or queries, then no retrieved pages and no search queries', async () => {
+        server.script({ body: bare });
+        const result = await engine().ask(request(c.model));
+        expect(result.retrieved).toBeUndefined();
+        expect(result.search_queries).toBeUndefined();
+      });
+    }
 
     it('given a 429 with Retry-After, then it waits that long and retries', async () => {
       server.script({ status: 429, headers: { 'retry-after': '1' }, body: c.errorBody('slow down') }, { body: c.good });

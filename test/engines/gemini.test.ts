@@ -50,6 +50,14 @@ adapterContract({
     tokens: { input_tokens: 12, output_tokens: 140 },
     provider_model: 'gemini-2.5-flash',
   },
+  evidence: {
+    retrieved: [
+      'https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbC123',
+      'https://www.techradar.com/best/best-project-management-software',
+    ],
+    search_queries: ['best project management tool small team'],
+    bare: { ...good, candidates: [{ ...good.candidates[0], groundingMetadata: undefined }] },
+  },
   sent: { method: 'POST', path: `/v1beta/models/${model.provider_model}:generateContent` },
   expectRequest(hit) {
     expect(hit.headers['x-goog-api-key']).toBe(KEY);

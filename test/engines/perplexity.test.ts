@@ -44,6 +44,15 @@ adapterContract({
     tokens: { input_tokens: 10, output_tokens: 30 },
     provider_model: 'sonar',
   },
+  evidence: {
+    retrieved: [
+      'https://www.forbes.com/advisor/business/software/best-project-management-software/',
+      'https://asana.com/',
+      'https://www.notion.com/',
+      'https://www.reddit.com/r/smallbusiness/comments/x1/',
+    ],
+    bare: { ...good, search_results: undefined },
+  },
   sent: { method: 'POST', path: '/chat/completions' },
   expectRequest(hit) {
     expect(hit.headers.authorization).toBe(`Bearer ${KEY}`);

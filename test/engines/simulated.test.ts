@@ -136,6 +136,22 @@ describe('the simulated engine', () => {
     expect(mentions(r)).toEqual([]);
   });
 
+  it('given search-backed models, then retrieved pages include every citation and more, with search queries; other models report none; the same each time', () => {
+    const searching = ['perplexity', 'gemini', 'claude', 'chatgpt'] as const;
+    for (const model of searching) {
+      for (const day of simDays(5)) {
+        const r = simulateAnswer(req({ model, day }));
+        expect(r.retrieved!.slice(0, r.citations.length)).toEqual(r.citations);
+        expect(r.retrieved!.length).toBeGreaterThan(r.citations.length);
+        expect(r.search_queries!.length).toBeGreaterThan(0);
+        expect(simulateAnswer(req({ model, day }))).toEqual(r);
+      }
+    }
+    const plain = simulateAnswer(req({ model: 'mistral' }));
+    expect(plain.retrieved).toBeUndefined();
+    expect(plain.search_queries).toBeUndefined();
+  });
+
   it('reports usage and a simulated provider model', () => {
     const r = simulateAnswer(req());
     expect(r.usage.credits).toBe(1);

@@ -282,6 +282,13 @@ describe('import', () => {
         external_id: 'ext-1',
         citations: ['https://blog.globex-import.example.net/review', 'https://www.g2.com/crm?gclid=1'],
         products: [{ name: 'Acme CRM', brand: 'Acme', merchant: 'Shop', price: 10, currency: 'usd', position: 1 }],
+        // no pages reported besides the cited ones, no queries
+        retrieved: [
+          { url: 'https://blog.globex-import.example.net/review', normalized_url: 'blog.globex-import.example.net/review', cited: true },
+          { url: 'https://www.g2.com/crm?gclid=1', normalized_url: 'g2.com/crm', cited: true },
+          { url: 'https://www.acme-import.example.com/pricing?utm_source=x', normalized_url: 'acme-import.example.com/pricing', cited: true },
+        ],
+        search_queries: [],
       },
     ]);
     const facts = async () => {

@@ -10,6 +10,7 @@ import {
   expectedListing,
   expectedObservations,
   expectedShopping,
+  expectedSources,
   expectedTimeSeries,
   FAMILIES,
   type RefAnswer,
@@ -69,6 +70,7 @@ type Token = { k: 'name' | 'near' | 'alias' | 'domain' | 'filler'; i: number; v:
 const item = fc.record({
   tokens: fc.array(fc.tuple(token, fc.nat(SEPARATORS.length - 1)), { minLength: 1, maxLength: 8 }),
   citations: fc.array(fc.record({ i: fc.nat(7), v: fc.nat(5) }), { maxLength: 3 }),
+  retrieved: fc.array(fc.record({ i: fc.nat(7), v: fc.nat(5) }), { maxLength: 3 }),
   prompt: fc.nat(9),
   model: fc.nat(MODELS.length - 1),
   day: fc.nat(DAYS - 1),
@@ -456,6 +458,7 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
           run_at: new Date(DAY0 + it.day * 86_400_000 + it.minute * 60_000).toISOString(),
           text: textOf(m, it.tokens),
           citations: it.citations.map((c) => citation(m, c)),
+          retrieved: it.retrieved.map((c) => citation(m, c)),
           location_id: loc?.id ?? null,
           schedule_id: it.scheduled === 0 ? m.schedule : null,
           // sent with every model: only the shopping models' count
@@ -600,12 +603,13 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
         run_at: Date;
         text: string;
         citations: string[];
+        retrieved: [string, string, boolean][];
         location_id: string | null;
         schedule_id: string | null;
       }[] = await s.rt.database
         .db('rm_responses')
         .where({ website_id: websiteId, run_id: r.body.run_id })
-        .select('id', 'prompt_id', 'model', 'run_at', 'text', 'citations', 'location_id', 'schedule_id');
+        .select('id', 'prompt_id', 'model', 'run_at', 'text', 'citations', 'retrieved', 'location_id', 'schedule_id');
       expect(rows.length).toBe(done.recorded);
       expect(new Set(rows.map((x) => x.prompt_id))).toEqual(new Set(active.map((p) => p.id)));
       for (const p of active) p.answered = true;
@@ -622,6 +626,8 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
       m.answers.push(
         ...rows.map((x) => ({
           ...x,
+          // the engine's reported pages as recorded (the reference decides itself which are cited)
+          retrieved: x.retrieved.map(([url]) => url),
           run_at: x.run_at.toISOString(),
           products: cards.filter((c) => c.response_id === x.id).map(({ response_id: _, ...c }) => c),
         })),
@@ -710,6 +716,7 @@ async function compare(
   }));
   out.push(...differences(shown, expectedListing(entities, m.answers, m.prompts, filters.ref), `responses ${label}`, 0).slice(0, 6));
   out.push(...(await compareShopping(via, key, websiteId, m, filters.ref, label)));
+  out.push(...(await compareSources(via, key, websiteId, m, filters.ref, label)));
   out.push(...(await compareContent(via, key, websiteId, m, filters, label)));
   // attribute observations of the imported answers (those of runs come from the text: not compared), newest first
   // competitor_ids is refused there, and dates must be date-times (start_date required): the selection's range, sent
@@ -750,6 +757,32 @@ async function compare(
   out.push(
     ...differences(canon(observed.filter((o) => imported.has(o.response_id as string))), canon(expObs), `observations ${label}`, 0).slice(0, 6),
   );
+  return out;
+}
+
+/**
+ * GET /api/v1/sources by domain and by URL over the whole UTC days of the filters' range and their models (the
+ * endpoint takes only those), every page, against the reference.
+ */
+async function compareSources(via: TestServer, key: string, websiteId: string, m: Model, ref: RefFilters, label: string): Promise<string[]> {
+  const day = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString().slice(0, 10));
+  const f = { startDay: day(ref.start), endDay: day(ref.end), models: ref.models };
+  const query: Record<string, string> = { website_id: websiteId };
+  if (f.startDay) query.start_date = f.startDay;
+  if (f.endDay) query.end_date = f.endDay;
+  if (f.models) query.models = f.models.join(',');
+  const out: string[] = [];
+  for (const group_by of ['domain', 'url'] as const) {
+    const rows: unknown[] = [];
+    for (let page = 0; page < 50; page++) {
+      const r = await ok('GET', '/api/v1/sources', key, undefined, [200], { ...query, group_by, page_num: String(page), page_size: '100' }, via);
+      rows.push(...r.body.data);
+      if (!r.body.has_more) break;
+    }
+    const exp = expectedSources(m.entities(), m.answers, f, group_by);
+    tally['sources rows'] = (tally['sources rows'] ?? 0) + exp.length;
+    out.push(...differences(rows, exp, `sources ${group_by} ${label}`, 1e-9).slice(0, 6));
+  }
   return out;
 }
 

@@ -33,6 +33,8 @@ export interface RefAnswer {
   run_at: string;
   text: string;
   citations: string[];
+  /** pages the engine reported it read besides what it cited (import items' `retrieved`) */
+  retrieved?: string[];
   location_id: string | null;
   schedule_id: string | null;
   /** the observations the import carried (undefined: found by the product in the text, not compared) */
@@ -687,4 +689,52 @@ export function expectedContentPrompts(
     })
     .filter((x) => x.citations > 0)
     .sort((a, b) => (a.prompt_id < b.prompt_id ? -1 : 1));
+}
+
+// ---- answer evidence (CONTRACT.md, Answer evidence: GET /api/v1/sources) ----
+
+/**
+ * Per domain (the normalized URL's host) or normalized URL over the answers of whole UTC days `startDay`..`endDay` and
+ * `models`: the answers retrieving it (its cited URLs and its reported pages), the answers citing it, the rate, and
+ * the entity whose domain it equals or lies under (the longest such domain); cited desc, retrieved desc, key.
+ */
+export function expectedSources(
+  entities: RefEntity[],
+  answers: RefAnswer[],
+  f: { startDay?: string; endDay?: string; models?: string[] },
+  groupBy: 'domain' | 'url',
+) {
+  const counts = new Map<string, { retrieved: number; cited: number }>();
+  for (const a of answers) {
+    const day = new Date(a.run_at).toISOString().slice(0, 10);
+    if ((f.startDay && day < f.startDay) || (f.endDay && day > f.endDay) || (f.models && !f.models.includes(a.model))) continue;
+    const cited = citedNormalized(a);
+    const reported = (a.retrieved ?? []).filter((u) => hostOfUrl(u) !== null).map((u) => tryNormalizeUrl(u));
+    const keys = new Map<string, boolean>();
+    for (const n of new Set([...cited, ...reported.filter((u): u is string => u !== null)])) {
+      const k = groupBy === 'url' ? n : hostOfUrl(`http://${n}`)!;
+      keys.set(k, (keys.get(k) ?? false) || cited.has(n));
+    }
+    for (const [k, c] of keys) {
+      const x = counts.get(k) ?? { retrieved: 0, cited: 0 };
+      x.retrieved++;
+      if (c) x.cited++;
+      counts.set(k, x);
+    }
+  }
+  const entityOf = (host: string) =>
+    entities.filter((e) => e.domain && (host === e.domain || host.endsWith(`.${e.domain}`))).sort((a, b) => b.domain!.length - a.domain!.length)[0];
+  return [...counts]
+    .sort(([ka, a], [kb, b]) => b.cited - a.cited || b.retrieved - a.retrieved || (ka < kb ? -1 : ka > kb ? 1 : 0))
+    .map(([k, x]) => {
+      const e = entityOf(groupBy === 'url' ? hostOfUrl(`http://${k}`)! : k);
+      return {
+        [groupBy]: k,
+        retrieved: x.retrieved,
+        cited: x.cited,
+        cited_when_retrieved: (100 * x.cited) / x.retrieved,
+        is_self: e?.is_self ?? false,
+        entity_id: e?.id ?? null,
+      };
+    });
 }
