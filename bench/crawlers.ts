@@ -5,6 +5,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import { request } from 'undici';
+import { newEventsFor } from '../commands/handle';
+import { CRAWLER_STREAM_PREFIX, type EventData, SYSTEM_ACTOR } from '../src/domain/events';
 import { seededRandom } from '../src/domain/random';
 import { type Bench, info, median, nowNs, quantile, report, sampleUs, secondsSince } from './lib';
 import { withBenchServer } from './with-server';
@@ -110,16 +112,22 @@ export const crawlers: Bench = {
         const rand = seededRandom(9);
         const bots = ['GPTBot', 'ClaudeBot', 'Googlebot', 'ChatGPT-User', 'PerplexityBot', 'OAI-SearchBot', 'bingbot', 'Amazonbot'];
         const day0 = Date.parse('2026-08-01T00:00:00Z');
-        const rows: (string | number)[][] = [[], [], [], [], [], [], []];
+        type Row = EventData<'CrawlerHitsImported'>['rows'][number];
+        let rows: Row[] = [];
         let hits = 0;
+        let nRows = 0;
         const tw = nowNs();
+        const ctx = { store: s.rt.store, organizationId: s.organizationId, websiteId, actor: SYSTEM_ACTOR };
+        // through the projection, as imports write them: events of 5,000 aggregated rows
         const flush = async () => {
-          await db.raw(
-            `insert into rm_crawler_hits (website_id, day, bot, url, status, verification, hits, last_seen)
-             select ?::uuid, * from unnest(?::date[], ?::text[], ?::text[], ?::int[], ?::text[], ?::bigint[], ?::timestamptz[]) on conflict do nothing`,
-            [websiteId, ...(rows as string[][])],
+          if (!rows.length) return;
+          await s.rt.store.append(
+            `${CRAWLER_STREAM_PREFIX}${websiteId}`,
+            newEventsFor(ctx, [{ type: 'CrawlerHitsImported', data: { website_id: websiteId, import_id: 'bench', rows } }]),
+            'any',
           );
-          for (const r of rows) r.length = 0;
+          nRows += rows.length;
+          rows = [];
         };
         // per day and bot, about 300 pages (of 2,000) with their statuses: hits spread to reach `total`
         const perRow = Math.max(1, Math.round(total / (90 * bots.length * 330)));
@@ -132,18 +140,19 @@ export const crawlers: Bench = {
               for (const status of rand() < 0.1 ? [200, 404] : [200]) {
                 const h = 1 + Math.floor(rand() * 2 * perRow);
                 hits += h;
-                const v = rand() < 0.85 ? 'verified' : rand() < 0.5 ? 'unverified' : 'unverifiable';
-                const r = [day, bot, `example.com/docs/page-${p}`, status, v, h, `${day}T12:00:00Z`];
-                for (let i = 0; i < r.length; i++) rows[i].push(r[i]);
+                const verification = rand() < 0.85 ? 'verified' : rand() < 0.5 ? 'unverified' : 'unverifiable';
+                rows.push({ day, bot, url: `example.com/docs/page-${p}`, status, verification, hits: h, last_seen: `${day}T12:00:00.000Z` });
               }
             }
-            if (rows[0].length > 20_000) await flush();
+            if (rows.length >= 5000) await flush();
           }
         }
         await flush();
-        await db.raw('vacuum analyze rm_crawler_hits');
-        const nRows = (await db('rm_crawler_hits').where('website_id', websiteId).count({ n: '*' }))[0].n;
-        info(`${hits} hits over 90 days in ${nRows} rows (8 bots, 2,000 pages, ~300 a bot a day) written in ${secondsSince(tw).toFixed(1)} s`);
+        await s.rt.runners.get('crawlers')!.waitFor(await s.rt.store.lastPosition(), 600_000);
+        await db.raw('vacuum analyze rm_crawler_hits, rm_crawler_daily, rm_crawler_url_months');
+        info(
+          `${hits} hits over 90 days in ${nRows} rows (8 bots, 2,000 pages, ~300 a bot a day) appended as events and projected in ${secondsSince(tw).toFixed(1)} s`,
+        );
         const get = (query: Record<string, string>) =>
           request(
             `${s.url}/api/v1/crawlers/activity?${new URLSearchParams({ website_id: websiteId, start_date: '2026-08-01', end_date: '2026-10-29', ...query })}`,

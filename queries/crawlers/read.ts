@@ -14,7 +14,6 @@ export interface ActivityRequest extends DayRange {
   group_by: 'bot' | 'day' | 'path' | 'status';
 }
 
-const GROUP_COLUMN = { day: 'day', path: 'url', status: 'status' } as const;
 const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : new Date(d).toISOString());
 const dayText = (d: Date | string) => (d instanceof Date ? d.toISOString().slice(0, 10) : String(d).slice(0, 10));
 /** The path of a normalized URL (host/path?query): from its first "/" or "?". */
@@ -23,11 +22,10 @@ const pathOf = (url: string) => {
   return i < 0 ? '/' : url[i] === '?' ? `/${url.slice(i)}` : url.slice(i);
 };
 
-/** GET /api/v1/crawlers/activity: hits, distinct pages and last visit per bot, or per bot and day, page or status. */
-export async function crawlerActivity(db: Knex, websiteId: string, r: ActivityRequest): Promise<CrawlerActivity> {
-  const g = r.group_by === 'bot' ? null : GROUP_COLUMN[r.group_by];
-  const where: string[] = ['website_id = ?', 'day between ?::date and ?::date'];
-  const params: Knex.Value[] = [websiteId, r.start, r.end];
+/** The filters every activity read shares: website, verification, bots (table alias-free). */
+function filters(websiteId: string, r: ActivityRequest): { sql: string; params: Knex.Value[] } {
+  const where: string[] = ['website_id = ?'];
+  const params: Knex.Value[] = [websiteId];
   if (r.verification !== 'all') {
     where.push('verification = ?');
     params.push(r.verification);
@@ -36,15 +34,56 @@ export async function crawlerActivity(db: Knex, websiteId: string, r: ActivityRe
     where.push('bot = any(?::text[])');
     params.push(r.bots);
   }
-  const select = g ? `bot, ${g} as g,` : 'bot,';
-  const pages = g === 'url' ? '1' : 'count(distinct url)';
-  const rows = (
+  return { sql: where.join(' and '), params };
+}
+
+type Grouped = { bot: string; g?: unknown; hits: string; pages: number; last_seen: Date }[];
+
+/**
+ * Per bot (or bot and status): hits from the daily rollup, distinct pages from the monthly page bits (a page counts
+ * when a bit of a day inside the period is set), so a long period reads a few rows per page rather than one per day.
+ */
+async function fromRollups(db: Knex, websiteId: string, r: ActivityRequest): Promise<Grouped> {
+  const f = filters(websiteId, r);
+  const g = r.group_by === 'status' ? ', status' : '';
+  const on = r.group_by === 'status' ? 'and p.status = h.status' : '';
+  return (
     await db.raw(
-      `select ${select} sum(hits)::bigint as hits, ${pages}::int as pages, max(last_seen) as last_seen
-       from rm_crawler_hits where ${where.join(' and ')} group by bot${g ? ', g' : ''} order by bot${g ? ', g' : ''}`,
-      params,
+      `with h as (
+         select bot${g}, sum(hits)::bigint as hits, max(last_seen) as last_seen from rm_crawler_daily
+         where ${f.sql} and day between ?::date and ?::date group by bot${g}
+       ), m as (
+         select bot${g}, url, days, greatest(0, ?::date - month) as lo, least(?::date, (month + interval '1 month')::date - 1) - month as hi
+         from rm_crawler_url_months
+         where ${f.sql} and month between date_trunc('month', ?::date)::date and ?::date
+       ), p as (
+         select bot${g}, count(distinct url)::int as pages from m
+         where days & (((1::bigint << (hi + 1)) - 1) & ~((1::bigint << lo) - 1)) <> 0 group by bot${g}
+       )
+       select h.bot${g ? ', h.status as g' : ''}, h.hits, coalesce(p.pages, 0) as pages, h.last_seen
+       from h left join p on p.bot = h.bot ${on} order by h.bot${g ? ', h.status' : ''}`,
+      [...f.params, r.start, r.end, r.start, r.end, ...f.params, r.start, r.end],
     )
-  ).rows as { bot: string; g?: unknown; hits: string; pages: number; last_seen: Date }[];
+  ).rows;
+}
+
+/** Per bot and day or page: the hits table itself (a day's or a page's rows). */
+async function fromHits(db: Knex, websiteId: string, r: ActivityRequest): Promise<Grouped> {
+  const f = filters(websiteId, r);
+  const g = r.group_by === 'day' ? 'day' : 'url';
+  const pages = g === 'url' ? '1' : 'count(distinct url)';
+  return (
+    await db.raw(
+      `select bot, ${g} as g, sum(hits)::bigint as hits, ${pages}::int as pages, max(last_seen) as last_seen
+       from rm_crawler_hits where ${f.sql} and day between ?::date and ?::date group by bot, g order by bot, g`,
+      [...f.params, r.start, r.end],
+    )
+  ).rows;
+}
+
+/** GET /api/v1/crawlers/activity: hits, distinct pages and last visit per bot, or per bot and day, page or status. */
+export async function crawlerActivity(db: Knex, websiteId: string, r: ActivityRequest): Promise<CrawlerActivity> {
+  const rows = r.group_by === 'bot' || r.group_by === 'status' ? await fromRollups(db, websiteId, r) : await fromHits(db, websiteId, r);
   const bots = botMatcher().byToken;
   return {
     data: rows.map((x) => {

@@ -54,11 +54,6 @@ export function botMatcher(list: AiCrawlers = aiCrawlers()): BotMatcher {
 }
 
 const MONTHS: Record<string, number> = { Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 };
-const Q = '"([^"\\\\]*(?:\\\\.[^"\\\\]*)*)"';
-const COMBINED = new RegExp(
-  `^(\\S+) \\S+ \\S+ \\[(\\d{2})/([A-Z][a-z]{2})/(\\d{4}):(\\d{2}):(\\d{2}):(\\d{2}) ([+-])(\\d{2})(\\d{2})\\] ${Q} (\\d{3}) (?:\\d+|-) ${Q} ${Q}`,
-);
-
 function validStatus(n: number): boolean {
   return Number.isInteger(n) && n >= 100 && n <= 599;
 }
@@ -72,17 +67,44 @@ function requestPath(request: string): string | null {
   return target.startsWith('/') ? target : null;
 }
 
+const digit = (c: number) => c >= 48 && c <= 57;
+const TIME_DIGITS = [0, 1, 7, 8, 9, 10, 12, 13, 15, 16, 18, 19, 22, 23, 24, 25];
+const num2 = (l: string, i: number) => (l.charCodeAt(i) - 48) * 10 + (l.charCodeAt(i + 1) - 48);
+
+/**
+ * `ip ident user [10/Oct/2000:13:55:36 -0700] "GET /p HTTP/1.1" 200 2326 "referer" "agent"`, read by position (a regex
+ * cost five times as much): the agent is the last quoted field, the request the first.
+ */
 export function parseCombined(line: string): LogHit | null {
-  const m = COMBINED.exec(line);
-  if (!m) return null;
-  const month = MONTHS[m[3]];
-  if (month === undefined) return null;
-  const offset = (m[8] === '-' ? -1 : 1) * (Number(m[9]) * 60 + Number(m[10]));
-  const time = Date.UTC(Number(m[4]), month, Number(m[2]), Number(m[5]), Number(m[6]), Number(m[7])) - offset * 60_000;
-  const path = requestPath(m[11]);
-  const status = Number(m[12]);
+  const sp = line.indexOf(' ');
+  const open = line.indexOf(' [', sp);
+  if (sp <= 0 || open < 0 || line.charCodeAt(open + 28) !== 93 /* ] */ || line.charCodeAt(open + 29) !== 32) return null;
+  const t = open + 2;
+  // dd/Mon/yyyy:HH:MM:SS +zzzz
+  if (line[t + 2] !== '/' || line[t + 6] !== '/' || line[t + 11] !== ':' || line[t + 14] !== ':' || line[t + 17] !== ':' || line[t + 20] !== ' ')
+    return null;
+  for (const i of TIME_DIGITS) if (!digit(line.charCodeAt(t + i))) return null;
+  const month = MONTHS[line.slice(t + 3, t + 6)];
+  const sign = line[t + 21];
+  if (month === undefined || (sign !== '+' && sign !== '-')) return null;
+  const offset = (sign === '-' ? -1 : 1) * (num2(line, t + 22) * 60 + num2(line, t + 24));
+  const year = num2(line, t + 7) * 100 + num2(line, t + 9);
+  const time = Date.UTC(year, month, num2(line, t), num2(line, t + 12), num2(line, t + 15), num2(line, t + 18)) - offset * 60_000;
+  const rq = open + 30;
+  if (line.charCodeAt(rq) !== 34 /* " */) return null;
+  const rqEnd = line.indexOf('" ', rq + 1);
+  if (rqEnd < 0) return null;
+  const s = rqEnd + 2;
+  if (!digit(line.charCodeAt(s)) || !digit(line.charCodeAt(s + 1)) || !digit(line.charCodeAt(s + 2)) || line.charCodeAt(s + 3) !== 32) return null;
+  const status = Number(line.slice(s, s + 3));
+  // the agent: the last quoted field, after the referer's
+  let end = line.length - 1;
+  while (end > s && line.charCodeAt(end) !== 34) end--;
+  const uaStart = line.lastIndexOf(' "', end - 1);
+  if (uaStart <= s + 4 || line.charCodeAt(uaStart - 1) !== 34) return null;
+  const path = requestPath(line.slice(rq + 1, rqEnd));
   if (path === null || !validStatus(status) || Number.isNaN(time)) return null;
-  return { ip: m[1], time, path, status, ua: m[14] };
+  return { ip: line.slice(0, sp), time, path, status, ua: line.slice(uaStart + 2, end) };
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);

@@ -170,6 +170,30 @@ describe('the JSON and CloudFront formats', () => {
   });
 });
 
+describe('activity over a period of several days and months', () => {
+  it('given crawls on days of two months, then a page counts in a period only when it was crawled on one of its days', async () => {
+    const site = await newSite(s, w.a.key);
+    const at = (d: string, path: string, status = 200) =>
+      combined('20.171.206.10', GPT, path, status).replace(clf(YESTERDAY, '10'), `${d}:10:00:00 +0000`);
+    const r = await upload(
+      site,
+      [at('30/Sep/2026', '/a'), at('02/Oct/2026', '/b'), at('31/Oct/2026', '/b', 404), at('01/Nov/2026', '/c')].join('\n'),
+    );
+    expect(r.body).toMatchObject({ ai_hits: 4, verified: 4, rejected: 0 });
+    const read = async (start_date: string, end_date: string, group_by = 'bot') =>
+      (
+        await call(s, 'GET', '/api/v1/crawlers/activity', { key: w.a.key, query: { website_id: site, start_date, end_date, group_by } })
+      ).body.data.map((x: any) => [x.status ?? x.bot, x.hits, x.pages]);
+    expect(await read('2026-10-01', '2026-10-31')).toEqual([['GPTBot', 2, 1]]);
+    expect(await read('2026-09-30', '2026-11-01')).toEqual([['GPTBot', 4, 3]]);
+    expect(await read('2026-10-03', '2026-10-30')).toEqual([]);
+    expect(await read('2026-10-01', '2026-10-31', 'status')).toEqual([
+      [200, 1, 1],
+      [404, 1, 1],
+    ]);
+  });
+});
+
 describe('bad input writes nothing', () => {
   const refused = async (o: Parameters<typeof upload>[2] & { site?: string; body?: string | Buffer }, status: number, error: string | RegExp) => {
     const before = await s.head();
