@@ -57,8 +57,10 @@ async function fromRollups(db: Knex, websiteId: string, r: ActivityRequest): Pro
          from rm_crawler_url_months
          where ${f.sql} and month between date_trunc('month', ?::date)::date and ?::date
        ), p as (
-         select bot${g}, count(distinct url)::int as pages from m
-         where days & (((1::bigint << (hi + 1)) - 1) & ~((1::bigint << lo) - 1)) <> 0 group by bot${g}
+         -- distinct pages as a hashed distinct, then a count (count(distinct) would sort every group)
+         select bot${g}, count(*)::int as pages from (
+           select distinct bot${g}, url from m where days & (((1::bigint << (hi + 1)) - 1) & ~((1::bigint << lo) - 1)) <> 0
+         ) d group by bot${g}
        )
        select h.bot${g ? ', h.status as g' : ''}, h.hits, coalesce(p.pages, 0) as pages, h.last_seen
        from h left join p on p.bot = h.bot ${on} order by h.bot${g ? ', h.status' : ''}`,
