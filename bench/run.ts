@@ -32,6 +32,7 @@ import { pitches } from './pitches';
 import { content } from './content';
 import { shopping } from './shopping';
 import { evidence } from './evidence';
+import { crawlers } from './crawlers';
 
 const all: Bench[] = [
   append,
@@ -57,6 +58,7 @@ const all: Bench[] = [
   content,
   shopping,
   evidence,
+  crawlers,
 ];
 
 function usage(): never {

@@ -1,4 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { createGunzip } from 'node:zlib';
+import { importCrawlerLog } from '../commands/crawlers/import-crawler-log';
+import { botMatcher, LOG_FORMATS, type LogFormat } from './analysis/crawler-logs';
+import { replaceRanges } from './analysis/crawler-ranges';
 import { listOrganizationMembers } from '../queries/team/members';
 import type { Principal } from './domain/principal';
 import { PITCH_ALLOWANCE } from '../commands/pitches/request-pitch';
@@ -322,6 +326,75 @@ const commands: Record<string, { usage: string; run: Command }> = {
         out[n] = { events, seconds: (Date.now() - t0) / 1000, set_aside: setAside };
       }
       return { rebuilt: out };
+    },
+  },
+  'crawlers:import': {
+    usage: 'crawlers:import --website W --file F [--format combined|json|cloudfront]  (F.gz is gunzipped)',
+    async run(rt, argv) {
+      const { values } = parseArgs({
+        args: argv,
+        options: { website: { type: 'string' }, file: { type: 'string' }, format: { type: 'string' } },
+        strict: true,
+      });
+      if (!values.website || !values.file) throw new UsageError('usage: crawlers:import --website W --file F [--format combined|json|cloudfront]');
+      const websiteId = Uuid.safeParse(values.website);
+      if (!websiteId.success) throw new UsageError(`--website: ${websiteId.error.issues[0].message}`);
+      const format = (values.format ?? 'combined') as LogFormat;
+      if (!LOG_FORMATS.includes(format)) throw new UsageError(`--format: must be one of ${LOG_FORMATS.join(', ')}`);
+      const website = await rt.database.db('rm_websites').where('id', websiteId.data).first('id', 'organization_id', 'normalized_url');
+      if (!website) throw new UsageError(`website ${values.website} not found`);
+      let size: number;
+      try {
+        size = statSync(values.file).size;
+      } catch (e) {
+        throw new UsageError(`cannot read ${values.file}: ${(e as Error).message}`);
+      }
+      const file = createReadStream(values.file);
+      let read = 0;
+      file.on('data', (c) => {
+        read += c.length;
+      });
+      const source = values.file.endsWith('.gz') ? file.pipe(createGunzip()) : file;
+      const p = progress('importing');
+      const ctx = { store: rt.store, organizationId: website.organization_id, websiteId: website.id, actor: SYSTEM_ACTOR };
+      const r = await importCrawlerLog(
+        {
+          db: rt.database.db,
+          ctx,
+          website: { id: website.id, host: website.normalized_url.split(/[/?]/)[0] },
+          format,
+          onProgress: () => p.update(read, size),
+        },
+        source,
+      );
+      await rt.runners.get('crawlers')?.runToHead();
+      const { position: _p, ...counts } = r;
+      p.done(`${counts.lines} lines, ${counts.ai_hits} AI hits, ${counts.duplicates} duplicates, ${counts.rejected} rejected`);
+      return counts;
+    },
+  },
+  'crawlers:ranges': {
+    usage: "crawlers:ranges --bot B --file F  (F in the operators' {prefixes: [{ipv4Prefix|ipv6Prefix}]} format)",
+    async run(_rt, argv) {
+      const { values } = parseArgs({
+        args: argv,
+        options: { bot: { type: 'string' }, file: { type: 'string' }, source: { type: 'string' } },
+        strict: true,
+      });
+      if (!values.bot || !values.file) throw new UsageError('usage: crawlers:ranges --bot B --file F');
+      const bot = botMatcher().byToken.get(values.bot.toLowerCase());
+      if (!bot) throw new UsageError(`--bot: ${values.bot} is not a bot of infra/ai-crawlers.json`);
+      let text: string;
+      try {
+        text = readFileSync(values.file, 'utf8');
+      } catch (e) {
+        throw new UsageError(`cannot read ${values.file}: ${(e as Error).message}`);
+      }
+      try {
+        return replaceRanges(bot.token, text, values.source ?? values.file);
+      } catch (e) {
+        throw new UsageError(`${values.file}: ${(e as Error).message}`);
+      }
     },
   },
   'projections:retry': {

@@ -18,6 +18,7 @@ import { allowances } from './allowances';
 import { apiKeys } from './api-keys';
 import { catalog } from './catalog';
 import { content } from './content';
+import { crawlers } from './crawlers';
 import { credits } from './credits';
 import { discovery } from './discovery';
 import { evidence } from './evidence';
@@ -62,6 +63,7 @@ export const areas = [
   pitches,
   content,
   evidence,
+  crawlers,
 ] as const;
 
 /** A read model's name: what a write names when it waits for the read models its caller reads next. */

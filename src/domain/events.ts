@@ -790,6 +790,23 @@ export const catalogue = {
     version_id: z.string(),
     version_number: z.number().int().positive(),
   }),
+  // AI crawler analytics (docs/api/crawlers.md): one event per ingested batch of log lines, aggregated, never one per line
+  /** the new (not duplicate) AI-crawler hits of a batch of log lines, per (day, bot, page, status, verification) */
+  CrawlerHitsImported: z.object({
+    website_id: z.string(),
+    import_id: z.string(),
+    rows: z.array(
+      z.object({
+        day: z.string(),
+        bot: z.string(),
+        url: z.string(),
+        status: z.number().int(),
+        verification: z.enum(['verified', 'unverified', 'unverifiable']),
+        hits: z.number().int().positive(),
+        last_seen: z.string(),
+      }),
+    ),
+  }),
 } as const;
 
 export type EventType = keyof typeof catalogue;
@@ -830,6 +847,9 @@ export function isEventOf<const L extends readonly EventType[]>(types: L): (e: D
 
 export const isKnownType = (t: string): t is EventType => Object.hasOwn(catalogue, t);
 /** The stream of one email of the outbox: `email-<email id>`. */
+/** The AI crawler log imports of a website: `crawlerlogs-<website_id>`. */
+export const CRAWLER_EVENT_TYPES = ['CrawlerHitsImported'] as const satisfies readonly EventType[];
+export const CRAWLER_STREAM_PREFIX = 'crawlerlogs-';
 export const EMAIL_STREAM_PREFIX = 'email-';
 /** The stream of one engine answer (its outcome and credits): `response-<response id>`; imports have their own. */
 export const RESPONSE_STREAM_PREFIX = 'response-';

@@ -56,7 +56,15 @@ export function buildOpenApi(defs: readonly RouteDef<any, any, any>[], extra: { 
       parameters,
       ...(d.body
         ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(d.body, 'input', `${d.method} ${d.url} body`) } } } }
-        : {}),
+        : d.streamedBody
+          ? {
+              requestBody: {
+                required: true,
+                description: d.streamedBody.description,
+                content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+              },
+            }
+          : {}),
       responses,
     };
   }

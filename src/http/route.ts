@@ -50,6 +50,8 @@ export interface RouteDef<B extends Schema = undefined, Q extends Schema = undef
   responses?: Record<number, z.ZodType>;
   /** default 200 */
   status?: number;
+  /** the body is the handler's to stream (`req.raw`), of any content type: no parser reads it first */
+  streamedBody?: { description: string };
   handler(ctx: RouteContext<B, Q, P>): Promise<unknown>;
 }
 
@@ -88,6 +90,14 @@ export const STALE_HEADER = 'x-aivis-stale';
 /** Authenticates, applies the organization's general budget (with its headers), validates, runs the handler. */
 export function mount(app: FastifyInstance, deps: HttpDeps, defs: RouteDef<any, any, any>[]) {
   for (const def of defs) {
+    if (def.streamedBody) {
+      app.register(async (scope) => {
+        scope.removeAllContentTypeParsers();
+        scope.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+        mount(scope, deps, [{ ...def, streamedBody: undefined }]);
+      });
+      continue;
+    }
     app.route({
       method: def.method,
       url: def.url,

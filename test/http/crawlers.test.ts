@@ -1,0 +1,328 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { request } from 'undici';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { NOT_GZIP } from '../../src/app/crawlers';
+import { NOT_OPERATOR_FORMAT, replaceRanges } from '../../src/analysis/crawler-ranges';
+import { MODEL_IDS } from '../../src/domain/models';
+import { newSite, postCreated } from '../support/http';
+import { call, type TestServer } from '../support/server';
+import { useWorld, type World } from '../support/tenancy';
+
+// the ranges this file's server verifies against (read when the server first verifies)
+const RANGES = mkdtempSync(join(tmpdir(), 'crawler-ranges-'));
+writeFileSync(join(RANGES, 'GPTBot.json'), JSON.stringify({ prefixes: [{ ipv4Prefix: '20.171.206.0/24' }, { ipv6Prefix: '2a0d:1234::/32' }] }));
+writeFileSync(join(RANGES, 'Googlebot.json'), JSON.stringify({ prefixes: [{ ipv4Prefix: '66.249.64.0/27' }] }));
+process.env.CRAWLER_RANGES_DIR = RANGES;
+
+let s: TestServer;
+let w: World;
+useWorld((ctx) => ({ s, w } = ctx));
+
+const GPT = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.1; +https://openai.com/gptbot';
+const CLAUDE = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)';
+const GOOGLE = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
+const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36';
+
+const YESTERDAY = new Date(Date.now() - 86_400_000);
+const DAY = YESTERDAY.toISOString().slice(0, 10);
+const MON = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const clf = (d: Date, hh: string) => `${String(d.getUTCDate()).padStart(2, '0')}/${MON[d.getUTCMonth()]}/${d.getUTCFullYear()}:${hh}:00:00 +0000`;
+const combined = (ip: string, ua: string, path: string, status = 200, hh = '10') =>
+  `${ip} - - [${clf(YESTERDAY, hh)}] "GET ${path} HTTP/1.1" ${status} 512 "-" "${ua}"`;
+
+async function upload(site: string, body: string | Buffer, o: { format?: string; key?: string; headers?: Record<string, string> } = {}) {
+  const u = new URL('/api/v1/crawler-logs', s.url);
+  u.searchParams.set('website_id', site);
+  if (o.format !== '') u.searchParams.set('format', o.format ?? 'combined');
+  const res = await request(u, { method: 'POST', headers: { 'x-api-key': o.key ?? w.a.key, 'content-type': 'text/plain', ...o.headers }, body });
+  const text = await res.body.text();
+  return { status: res.statusCode, body: JSON.parse(text) };
+}
+
+const activity = async (site: string, query: Record<string, string> = {}) => {
+  const r = await call(s, 'GET', '/api/v1/crawlers/activity', {
+    key: w.a.key,
+    query: { website_id: site, start_date: DAY, end_date: DAY, ...query },
+  });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return r.body.data as any[];
+};
+
+describe('POST /api/v1/crawler-logs (combined)', () => {
+  let site: string;
+  const log = [
+    '#Version: 1.0',
+    combined('20.171.206.10', GPT, '/pricing'),
+    combined('20.171.206.11', GPT, '/pricing/', 200, '11'),
+    combined('203.0.113.7', GPT, '/admin', 403),
+    combined('66.249.64.5', GOOGLE, '/blog?utm_source=x&b=2&a=1'),
+    combined('198.51.100.2', CLAUDE, '/'),
+    combined('198.51.100.3', BROWSER, '/pricing'),
+    '',
+    'not a log line at all',
+    combined('20.171.206.12', GPT, '/nul\u0000byte'),
+    combined('20.171.206.13', `${GPT} ${'x'.repeat(100_000)}`, '/long'),
+  ].join('\n');
+  const withBadUtf8 = Buffer.concat([Buffer.from(`${log}\n`), Buffer.from([0x31, 0x20, 0xff, 0xfe, 0x0a])]);
+
+  beforeAll(async () => {
+    site = await newSite(s, w.a.key, 'Logs', 'https://www.logs.example.com');
+  });
+
+  it('given a log with AI crawlers, a spoofed agent, a browser and bad lines, when imported, then every line is counted exactly', async () => {
+    const r = await upload(site, withBadUtf8);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    // 10 non-empty, non-header lines: 6 well formed (5 AI), 4 rejected (malformed, NUL, 100 KB agent, invalid UTF-8)
+    expect(r.body).toEqual({ lines: 10, ai_hits: 5, verified: 3, unverified: 1, unverifiable: 1, duplicates: 0, rejected: 4 });
+  });
+
+  it('when the same log is sent again, then it adds nothing and says so', async () => {
+    const before = await activity(site, { verification: 'all' });
+    const r = await upload(site, gzipSync(withBadUtf8), { headers: { 'content-encoding': 'gzip' } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body).toEqual({ lines: 10, ai_hits: 0, verified: 0, unverified: 0, unverifiable: 0, duplicates: 5, rejected: 4 });
+    expect(await activity(site, { verification: 'all' })).toEqual(before);
+  });
+
+  it('then the activity counts verified hits per bot by default, with operator, purpose and distinct pages', async () => {
+    expect(await activity(site)).toEqual([
+      { bot: 'GPTBot', operator: 'OpenAI', purpose: 'training', hits: 2, pages: 1, last_seen: `${DAY}T11:00:00.000Z` },
+      { bot: 'Googlebot', operator: 'Google', purpose: 'conversational', hits: 1, pages: 1, last_seen: `${DAY}T10:00:00.000Z` },
+    ]);
+    expect(await activity(site, { verification: 'unverified' })).toEqual([
+      { bot: 'GPTBot', operator: 'OpenAI', purpose: 'training', hits: 1, pages: 1, last_seen: `${DAY}T10:00:00.000Z` },
+    ]);
+    const unverifiable = await activity(site, { verification: 'unverifiable' });
+    expect(unverifiable.map((r) => [r.bot, r.hits])).toEqual([['ClaudeBot', 1]]);
+  });
+
+  it('then group_by day, path and status split the rows; bots filters case-insensitively', async () => {
+    const byPath = await activity(site, { verification: 'all', group_by: 'path', bots: 'gptbot' });
+    expect(byPath.map((r) => [r.bot, r.path, r.hits])).toEqual([
+      ['GPTBot', '/admin', 1],
+      ['GPTBot', '/pricing', 2],
+    ]);
+    const byStatus = await activity(site, { verification: 'all', group_by: 'status', bots: 'GPTBot' });
+    expect(byStatus.map((r) => [r.status, r.hits])).toEqual([
+      [200, 2],
+      [403, 1],
+    ]);
+    const byDay = await activity(site, { verification: 'all', group_by: 'day' });
+    expect(byDay.map((r) => [r.bot, r.day, r.hits])).toEqual([
+      ['ClaudeBot', DAY, 1],
+      ['GPTBot', DAY, 3],
+      ['Googlebot', DAY, 1],
+    ]);
+  });
+
+  it('then a day outside the period holds nothing', async () => {
+    const r = await call(s, 'GET', '/api/v1/crawlers/activity', {
+      key: w.a.key,
+      query: { website_id: site, start_date: '2020-01-01', end_date: '2020-01-31' },
+    });
+    expect(r.body).toEqual({ data: [] });
+  });
+});
+
+describe('the JSON and CloudFront formats', () => {
+  it('given Cloudflare and Vercel lines, when imported as json, then both are read', async () => {
+    const site = await newSite(s, w.a.key);
+    const ns = BigInt(YESTERDAY.getTime()) * 1_000_000n;
+    const lines = [
+      JSON.stringify({
+        ClientIP: '20.171.206.1',
+        ClientRequestUserAgent: GPT,
+        ClientRequestMethod: 'GET',
+        ClientRequestPath: '/a',
+        EdgeResponseStatus: 200,
+        EdgeStartTimestamp: `${YESTERDAY.toISOString()}`,
+      }),
+      `{"ClientIP":"20.171.206.2","ClientRequestUserAgent":"${GPT}","ClientRequestMethod":"GET","ClientRequestPath":"/b","EdgeResponseStatus":404,"EdgeStartTimestamp":${ns}}`,
+      JSON.stringify({
+        timestamp: YESTERDAY.getTime(),
+        proxy: { clientIp: '2a0d:1234::5', userAgent: [GPT], method: 'GET', path: '/c', statusCode: 200 },
+      }),
+      '{"ClientIP": 1}',
+      '[1,2]',
+    ];
+    const r = await upload(site, lines.join('\n'), { format: 'json' });
+    expect(r.body).toEqual({ lines: 5, ai_hits: 3, verified: 3, unverified: 0, unverifiable: 0, duplicates: 0, rejected: 2 });
+    const rows = await activity(site, { group_by: 'status' });
+    expect(rows.map((x) => [x.status, x.hits])).toEqual([
+      [200, 2],
+      [404, 1],
+    ]);
+  });
+
+  it('given a CloudFront standard log with its #Fields header, when imported, then its URL-encoded agents are read', async () => {
+    const site = await newSite(s, w.a.key);
+    const fields =
+      '#Fields: date time x-edge-location sc-bytes c-ip cs-method cs(Host) cs-uri-stem sc-status cs(Referer) cs(User-Agent) cs-uri-query';
+    const row = (ip: string, path: string) =>
+      [DAY, '09:30:00', 'IAD89-C1', '512', ip, 'GET', 'd1.cloudfront.net', path, '200', '-', encodeURIComponent(GOOGLE), '-'].join('\t');
+    const r = await upload(site, ['#Version: 1.0', fields, row('66.249.64.1', '/x'), row('10.0.0.1', '/y'), 'short\tline'].join('\n'), {
+      format: 'cloudfront',
+    });
+    expect(r.body).toEqual({ lines: 3, ai_hits: 2, verified: 1, unverified: 1, unverifiable: 0, duplicates: 0, rejected: 1 });
+  });
+});
+
+describe('activity over a period of several days and months', () => {
+  it('given crawls on days of two months, then a page counts in a period only when it was crawled on one of its days', async () => {
+    const site = await newSite(s, w.a.key);
+    const at = (d: string, path: string, status = 200) =>
+      combined('20.171.206.10', GPT, path, status).replace(clf(YESTERDAY, '10'), `${d}:10:00:00 +0000`);
+    const r = await upload(
+      site,
+      [at('30/Sep/2026', '/a'), at('02/Oct/2026', '/b'), at('31/Oct/2026', '/b', 404), at('01/Nov/2026', '/c')].join('\n'),
+    );
+    expect(r.body).toMatchObject({ ai_hits: 4, verified: 4, rejected: 0 });
+    const read = async (start_date: string, end_date: string, group_by = 'bot') =>
+      (
+        await call(s, 'GET', '/api/v1/crawlers/activity', { key: w.a.key, query: { website_id: site, start_date, end_date, group_by } })
+      ).body.data.map((x: any) => [x.status ?? x.bot, x.hits, x.pages]);
+    expect(await read('2026-10-01', '2026-10-31')).toEqual([['GPTBot', 2, 1]]);
+    expect(await read('2026-09-30', '2026-11-01')).toEqual([['GPTBot', 4, 3]]);
+    expect(await read('2026-10-03', '2026-10-30')).toEqual([]);
+    expect(await read('2026-10-01', '2026-10-31', 'status')).toEqual([
+      [200, 1, 1],
+      [404, 1, 1],
+    ]);
+  });
+});
+
+describe('bad input writes nothing', () => {
+  const refused = async (o: Parameters<typeof upload>[2] & { site?: string; body?: string | Buffer }, status: number, error: string | RegExp) => {
+    const before = await s.head();
+    const r = await upload(o.site ?? w.a.a1, o.body ?? combined('20.171.206.10', GPT, '/p'), o);
+    expect(r.status, JSON.stringify(r.body)).toBe(status);
+    if (typeof error === 'string') expect(r.body.error).toBe(error);
+    else expect(r.body.error).toMatch(error);
+    expect(await s.head()).toBe(before);
+  };
+
+  it('an unknown or missing format is a 400 naming format', async () => {
+    await refused({ format: 'apache2' }, 400, /^format: /);
+    await refused({ format: '' }, 400, /^format: /);
+  });
+
+  it('a body that is not the gzip it declares is a 400', async () => {
+    await refused({ headers: { 'content-encoding': 'gzip' } }, 400, NOT_GZIP);
+  });
+
+  it('an encoding other than gzip is a 400 naming Content-Encoding', async () => {
+    await refused({ headers: { 'content-encoding': 'br' } }, 400, /^Content-Encoding: /);
+  });
+
+  it("another organization's website is a 403, a scoped key on another website a 403, an unknown website a 404", async () => {
+    await refused({ site: w.b.b1 }, 403, /./);
+    await refused({ key: w.a.scoped, site: w.a.a1 }, 403, /./);
+    await refused({ site: '00000000-0000-4000-8000-000000000000' }, 404, 'Website not found');
+    await refused({ key: w.b.key }, 403, /./);
+  });
+
+  it('the reads refuse bad dates, values and other organizations', async () => {
+    const bad = async (query: Record<string, string>, status: number, error: RegExp, path = '/api/v1/crawlers/activity') => {
+      const r = await call(s, 'GET', path, { key: w.a.key, query: { website_id: w.a.a1, ...query } });
+      expect(r.status, JSON.stringify(r.body)).toBe(status);
+      expect(r.body.error).toMatch(error);
+    };
+    await bad({ start_date: '2026-02-30' }, 400, /^start_date: /);
+    await bad({ start_date: '2026-03-02', end_date: '2026-03-01' }, 400, /^end_date: /);
+    await bad({ verification: 'maybe' }, 400, /^verification: /);
+    await bad({ group_by: 'week' }, 400, /^group_by: /);
+    await bad({ only: 'both' }, 400, /^only: /, '/api/v1/crawlers/pages');
+    await bad({ page_size: '1000' }, 400, /^page_size: /, '/api/v1/crawlers/pages');
+    await bad({ website_id: w.b.b1 }, 403, /./);
+  });
+});
+
+describe('ranges', () => {
+  it("given a bot's ranges replaced while the server runs, then hits imported afterwards are verified against them", async () => {
+    const site = await newSite(s, w.a.key);
+    const r1 = await upload(site, combined('192.0.2.10', GPT, '/one'));
+    expect(r1.body).toMatchObject({ ai_hits: 1, unverified: 1 });
+    replaceRanges('GPTBot', JSON.stringify({ prefixes: [{ ipv4Prefix: '20.171.206.0/24' }, { ipv4Prefix: '192.0.2.0/24' }] }), 'test', RANGES);
+    // the server looks at the folder at most every 2 s
+    await new Promise((r) => setTimeout(r, 2100));
+    const r2 = await upload(site, combined('192.0.2.10', GPT, '/two'));
+    expect(r2.body).toMatchObject({ ai_hits: 1, verified: 1 });
+    expect(JSON.parse(readFileSync(join(RANGES, 'GPTBot.json'), 'utf8'))).toMatchObject({ source: 'test' });
+  });
+
+  it("a ranges file that is not the operators' format is refused and leaves the ranges as they were", () => {
+    const before = readFileSync(join(RANGES, 'Googlebot.json'), 'utf8');
+    expect(() => replaceRanges('Googlebot', JSON.stringify({ ranges: ['66.249.64.0/27'] }), 'x', RANGES)).toThrow(NOT_OPERATOR_FORMAT);
+    expect(() => replaceRanges('Googlebot', JSON.stringify({ prefixes: [{ ipv4Prefix: '2001:db8::/32' }] }), 'x', RANGES)).toThrow(
+      NOT_OPERATOR_FORMAT,
+    );
+    expect(() => replaceRanges('Googlebot', '{"prefixes": [{"ipv4Prefix": "300.1.1.1/8"}]}', 'x', RANGES)).toThrow(NOT_OPERATOR_FORMAT);
+    expect(readFileSync(join(RANGES, 'Googlebot.json'), 'utf8')).toBe(before);
+  });
+});
+
+describe('GET /api/v1/crawlers/pages', () => {
+  let site: string;
+  beforeAll(async () => {
+    site = await newSite(s, w.a.key, 'Pages', 'https://pages.example.com');
+    const topic = (await postCreated(s, w.a.key, '/api/v1/topics', { website_id: site, name: 'Pricing' })).topic.id;
+    const prompt = (await postCreated(s, w.a.key, '/api/v1/prompts', { website_id: site, topic_id: topic, text: 'What does Pages cost?' })).prompt.id;
+    const answer = (citations: string[], hour: number) => ({
+      prompt_id: prompt,
+      model: MODEL_IDS[0],
+      run_at: `${DAY}T0${hour}:00:00.000Z`,
+      text: 'Pages is fine.',
+      citations,
+    });
+    await postCreated(s, w.a.key, '/api/v1/responses/import', {
+      website_id: site,
+      responses: [
+        answer(['https://pages.example.com/pricing'], 1),
+        answer(['https://www.pages.example.com/pricing/', 'https://pages.example.com/faq'], 2),
+      ],
+    });
+    await upload(
+      site,
+      [
+        combined('20.171.206.10', GPT, '/pricing'),
+        combined('66.249.64.5', GOOGLE, '/blog'),
+        combined('66.249.64.5', GOOGLE, '/blog', 200, '12'),
+        combined('203.0.113.1', GPT, '/spoofed'),
+      ].join('\n'),
+    );
+  });
+
+  const pages = async (query: Record<string, string> = {}) => {
+    const r = await call(s, 'GET', '/api/v1/crawlers/pages', { key: w.a.key, query: { website_id: site, start_date: DAY, end_date: DAY, ...query } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    return r.body;
+  };
+
+  it('joins pages crawled by verified bots with the answers citing them; a spoofed crawl is not a crawl', async () => {
+    const r = await pages();
+    expect(r.data).toEqual([
+      { url: 'pages.example.com/blog', crawls: 2, bots: ['Googlebot'], last_crawled: `${DAY}T12:00:00.000Z`, cited: 0, last_cited: null },
+      {
+        url: 'pages.example.com/pricing',
+        crawls: 1,
+        bots: ['GPTBot'],
+        last_crawled: `${DAY}T10:00:00.000Z`,
+        cited: 2,
+        last_cited: `${DAY}T02:00:00.000Z`,
+      },
+      { url: 'pages.example.com/faq', crawls: 0, bots: [], last_crawled: null, cited: 1, last_cited: `${DAY}T02:00:00.000Z` },
+    ]);
+    expect(r).toMatchObject({ page_num: 0, page_size: 40, has_more: false });
+  });
+
+  it('only=crawled_not_cited and cited_not_crawled show the gaps; pages page', async () => {
+    expect((await pages({ only: 'crawled_not_cited' })).data.map((p: any) => p.url)).toEqual(['pages.example.com/blog']);
+    expect((await pages({ only: 'cited_not_crawled' })).data.map((p: any) => p.url)).toEqual(['pages.example.com/faq']);
+    const first = await pages({ page_size: '2' });
+    expect(first.has_more).toBe(true);
+    expect((await pages({ page_size: '2', page_num: '1' })).data.map((p: any) => p.url)).toEqual(['pages.example.com/faq']);
+  });
+});

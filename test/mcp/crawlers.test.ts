@@ -1,0 +1,61 @@
+import { request } from 'undici';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, type TestServer } from '../support/server';
+import type { World } from '../support/tenancy';
+import { type AreaClients, toolOk, useAreaClients } from './support';
+
+let s: TestServer;
+let w: World;
+let a: Client;
+let scoped: Client;
+let b: Client;
+let refused: AreaClients['refused'];
+useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx));
+
+const CLAUDE = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)';
+const DAY = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+const line = (ip: string, ua: string, path: string) =>
+  JSON.stringify({
+    ClientIP: ip,
+    ClientRequestUserAgent: ua,
+    ClientRequestMethod: 'GET',
+    ClientRequestPath: path,
+    EdgeResponseStatus: 200,
+    EdgeStartTimestamp: `${DAY}T08:00:00Z`,
+  });
+
+describe('MCP get_crawler_activity and get_crawled_pages', () => {
+  beforeAll(async () => {
+    const u = new URL('/api/v1/crawler-logs', s.url);
+    u.searchParams.set('website_id', w.a.a1);
+    u.searchParams.set('format', 'json');
+    const res = await request(u, {
+      method: 'POST',
+      headers: { 'x-api-key': w.a.key },
+      body: [line('198.51.100.1', CLAUDE, '/docs'), line('198.51.100.2', CLAUDE, '/docs/')].join('\n'),
+    });
+    expect(res.statusCode, await res.body.text()).toBe(200);
+  });
+
+  it('answers what REST answers', async () => {
+    const args = { website_id: w.a.a1, start_date: DAY, end_date: DAY, verification: 'all' };
+    const rest = await call(s, 'GET', '/api/v1/crawlers/activity', { key: w.a.key, query: args });
+    const tool = await toolOk(a, 'get_crawler_activity', args);
+    expect(tool).toEqual(rest.body);
+    expect(tool.data).toEqual([
+      { bot: 'ClaudeBot', operator: 'Anthropic', purpose: 'training', hits: 2, pages: 1, last_seen: `${DAY}T08:00:00.000Z` },
+    ]);
+  });
+
+  it('get_crawled_pages lists verified crawls only: an unverifiable bot is not among them', async () => {
+    const pages = await toolOk(a, 'get_crawled_pages', { website_id: w.a.a1, start_date: DAY, end_date: DAY });
+    expect(pages).toMatchObject({ data: [], page_num: 0, has_more: false });
+  });
+
+  it('refuses the other organization, a scoped key outside its website and bad input with REST’s status and message', async () => {
+    await refused(b, 'get_crawler_activity', { website_id: w.a.a1 }, 403, /./);
+    await refused(scoped, 'get_crawled_pages', { website_id: w.a.a1 }, 403, /./);
+    await refused(a, 'get_crawler_activity', { website_id: w.a.a1, group_by: 'week' }, 400, /^group_by: /);
+  });
+});
