@@ -66,6 +66,7 @@ export function decideOutcome(req: Requested, outcome: Outcome): (DomainEvent & 
         observations_supplied: false,
         provider_model: a.provider_model,
         latency_ms: a.latency_ms,
+        ...(req.sample_index !== undefined && { sample_index: req.sample_index }),
       },
     },
     {

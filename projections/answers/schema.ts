@@ -27,8 +27,11 @@ export const ANSWERS_SQL = `
         provider_model text,
         latency_ms int,
         sources jsonb not null default '[]',
-        matched jsonb not null default '{"m": [], "c": []}'
+        matched jsonb not null default '{"m": [], "c": []}',
+        sample_index int not null default 0
       );
+      -- every answer stored before samples existed is its unit's only sample
+      alter table rm_responses add column if not exists sample_index int not null default 0;
       ${preferLz4Sql('rm_responses', ['text', 'citations', 'products'])}
       create index if not exists rm_responses_site_time on rm_responses (website_id, run_at, id);
       create index if not exists rm_responses_external on rm_responses (website_id, external_id) where external_id is not null;

@@ -47,6 +47,7 @@ interface Row {
   products: Record<string, unknown>[];
   sources: StoredSource[];
   matched: StoredMatched;
+  sample_index: number;
 }
 
 /**
@@ -75,6 +76,7 @@ export async function listResponses(db: Knex, s: Selection, page: Page): Promise
     'r.products',
     'r.sources',
     'r.matched',
+    'r.sample_index',
   );
   const entities = await trackedEntities(db, s.websiteId);
   const byId = new Map(entities.map((e) => [e.id, e]));
@@ -108,6 +110,7 @@ export async function listResponses(db: Knex, s: Selection, page: Page): Promise
       external_id: r.external_id,
       citations: r.citations,
       products: r.products,
+      sample_index: r.sample_index,
     };
   });
   return { responses, ...pageInfo(rows, page) };

@@ -23,6 +23,8 @@ export const Answer = z.object({
   // as recorded (ResponseRecorded)
   ...catalogue.ResponseRecorded.pick({ location_id: true, persona_id: true, run_id: true, external_id: true, citations: true }).shape,
   products: z.array(z.record(z.string(), z.unknown())),
+  /** which sample of its run's (prompt, model, location, persona) it is: 0 to the schedule's samples_per_prompt - 1 */
+  sample_index: z.number().int(),
 });
 export type Answer = z.infer<typeof Answer>;
 export const AnswerPage = z.object({ responses: z.array(Answer), page_num: z.number(), page_size: z.number(), has_more: z.boolean() });

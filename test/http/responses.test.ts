@@ -282,6 +282,7 @@ describe('import', () => {
         external_id: 'ext-1',
         citations: ['https://blog.globex-import.example.net/review', 'https://www.g2.com/crm?gclid=1'],
         products: [{ name: 'Acme CRM', brand: 'Acme', merchant: 'Shop', price: 10, currency: 'usd', position: 1 }],
+        sample_index: 0,
       },
     ]);
     const facts = async () => {
