@@ -4,7 +4,7 @@ import type { Selection } from '../filters';
 import { daysOf, type SiteFacts } from './facts/layout';
 import { chosen, factsCache, type Family, keyed, type MetricEntity, metricEntities, READS, type Read } from './metrics';
 import { compileSelection, eachSelectedAnswer, scanTotal } from './scan';
-import { meanDifference, newcombeInterval, round2, round4, stabilityOf, twoProportionP, verdictOf, wilsonInterval } from './stats';
+import { meanDifference, newcombeInterval, round2, round4, twoProportionP, verdictOf, wilsonInterval } from './stats';
 
 /** The family each compared metric reads. */
 const FAMILY: Record<CompareMetric, Family> = {
@@ -124,43 +124,61 @@ export async function promptStability(db: Knex, s: Selection & { start: Date; en
   const q = compileSelection(site, s, brand ? [brand.id] : [], { any: false, reads: 'mentions' });
   const col = brand ? q.slots[0] : -1;
   const E = site.entities.length;
-  const M = site.models.size;
-  // per (prompt, model): its days in order (the parts come in day order), each [answers, mentioned]
-  const pairs = new Map<number, { day: number; days: { answers: number; mentioned: number }[] }>();
+  const M = Math.max(1, site.models.size);
+  const K = Math.max(1, site.prompts.size) * M;
+  // per (prompt, model): the day open now and its counts, then the closed days' totals (the parts come in day order)
+  const open = new Int32Array(K).fill(-1);
+  const dayA = new Uint32Array(K);
+  const dayM = new Uint32Array(K);
+  const answers = new Uint32Array(K);
+  const mentioned = new Uint32Array(K);
+  const days = new Uint32Array(K);
+  const flips = new Uint32Array(K);
+  const last = new Int8Array(K).fill(-1);
+  const close = (k: number) => {
+    const flag = 2 * dayM[k] >= dayA[k] ? 1 : 0;
+    if (last[k] >= 0 && last[k] !== flag) flips[k]++;
+    last[k] = flag;
+    days[k]++;
+    answers[k] += dayA[k];
+    mentioned[k] += dayM[k];
+  };
   eachSelectedAnswer(site, q, (d, i, model) => {
-    const key = d.prompt[i] * M + model;
-    let p = pairs.get(key);
-    if (!p) pairs.set(key, (p = { day: -1, days: [] }));
-    if (p.day !== d.day) {
-      p.day = d.day;
-      p.days.push({ answers: 0, mentioned: 0 });
+    const k = d.prompt[i] * M + model;
+    if (open[k] !== d.day) {
+      if (open[k] >= 0) close(k);
+      open[k] = d.day;
+      dayA[k] = 0;
+      dayM[k] = 0;
     }
-    const today = p.days[p.days.length - 1];
-    today.answers++;
-    if (col >= 0 && d.pos[i * E + col] !== 0) today.mentioned++;
+    dayA[k]++;
+    if (col >= 0 && d.pos[i * E + col] !== 0) dayM[k]++;
   });
   const text = new Map(prompts.map((p) => [p.id, p.text]));
-  const rows = [...pairs].map(([key, p]) => {
-    const promptId = site.prompts.keys[Math.floor(key / M)];
-    const st = stabilityOf(p.days);
-    const ci = wilsonInterval(st.mentioned, st.answers);
-    return {
+  const rows = [];
+  for (let k = 0; k < K; k++) {
+    if (open[k] < 0) continue;
+    close(k);
+    const promptId = site.prompts.keys[Math.floor(k / M)];
+    const volatility = days[k] < 2 ? 0 : flips[k] / (days[k] - 1);
+    const ci = wilsonInterval(mentioned[k], answers[k]);
+    rows.push({
       prompt_id: promptId,
       prompt: text.get(promptId) ?? '',
-      model: site.models.keys[key % M],
-      answers: st.answers,
-      mentioned: st.mentioned,
-      mention_rate: round2((100 * st.mentioned) / st.answers),
+      model: site.models.keys[k % M],
+      answers: answers[k],
+      mentioned: mentioned[k],
+      mention_rate: round2((100 * mentioned[k]) / answers[k]),
       ci_low: ci === null ? 0 : round2(100 * ci[0]),
       ci_high: ci === null ? 0 : round2(100 * ci[1]),
-      days: st.days,
-      flips: st.flips,
-      volatility: round4(st.volatility),
-      consistency: round2(st.consistency),
-      volatile: st.days >= VOLATILE.days && st.volatility >= VOLATILE.volatility,
-      raw: st.volatility,
-    };
-  });
+      days: days[k],
+      flips: flips[k],
+      volatility: round4(volatility),
+      consistency: round2((100 * Math.max(mentioned[k], answers[k] - mentioned[k])) / answers[k]),
+      volatile: days[k] >= VOLATILE.days && volatility >= VOLATILE.volatility,
+      raw: volatility,
+    });
+  }
   rows.sort((a, b) => b.raw - a.raw || cmp(a.prompt, b.prompt) || cmp(a.model, b.model) || cmp(a.prompt_id, b.prompt_id));
   const volatile = rows.filter((r) => r.volatile).length;
   return { data: rows.map(({ volatile: _v, raw: _r, ...row }) => row), summary: { pairs: rows.length, volatile_pairs: volatile } };

@@ -86,23 +86,5 @@ export type Verdict = 'up' | 'down' | 'within_noise' | 'insufficient_data';
 export const verdictOf = (interval: [number, number] | null): Verdict =>
   interval === null ? 'insufficient_data' : interval[0] > 0 ? 'up' : interval[1] < 0 ? 'down' : 'within_noise';
 
-/** Stability of one (prompt, model): per UTC day in order, answers and those mentioning the brand. */
-export function stabilityOf(days: { answers: number; mentioned: number }[]) {
-  let answers = 0;
-  let mentioned = 0;
-  let flips = 0;
-  let last: boolean | null = null;
-  for (const d of days) {
-    answers += d.answers;
-    mentioned += d.mentioned;
-    const flag = 2 * d.mentioned >= d.answers;
-    if (last !== null && flag !== last) flips++;
-    last = flag;
-  }
-  const volatility = days.length < 2 ? 0 : flips / (days.length - 1);
-  const consistency = answers === 0 ? 0 : (100 * Math.max(mentioned, answers - mentioned)) / answers;
-  return { answers, mentioned, days: days.length, flips, volatility, consistency };
-}
-
 export const round2 = (x: number) => Math.round(x * 100) / 100;
 export const round4 = (x: number) => Math.round(x * 10_000) / 10_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { meanDifference, newcombeInterval, stabilityOf, twoProportionP, twoSidedP, verdictOf, wilsonInterval } from '../../queries/metrics/stats';
+import { meanDifference, newcombeInterval, twoProportionP, twoSidedP, verdictOf, wilsonInterval } from '../../queries/metrics/stats';
 
 const four = (r: [number, number] | null) => r?.map((x) => Number(x.toFixed(4)));
 
@@ -62,16 +62,5 @@ describe('the statistics against published worked examples', () => {
     expect(verdictOf([-0.2, -0.01])).toBe('down');
     expect(verdictOf([-0.1, 0.2])).toBe('within_noise');
     expect(verdictOf(null)).toBe('insufficient_data');
-  });
-
-  it('stability: a day is mentioned at half its answers or more; flips count changes between consecutive days', () => {
-    const s = stabilityOf([
-      { answers: 2, mentioned: 1 },
-      { answers: 3, mentioned: 1 },
-      { answers: 1, mentioned: 1 },
-      { answers: 2, mentioned: 2 },
-    ]);
-    expect(s).toEqual({ answers: 8, mentioned: 5, days: 4, flips: 2, volatility: 2 / 3, consistency: (100 * 5) / 8 });
-    expect(stabilityOf([{ answers: 4, mentioned: 0 }])).toMatchObject({ flips: 0, volatility: 0, consistency: 100 });
   });
 });
