@@ -12,6 +12,7 @@ import { metrics } from './metrics';
 import { metricsMany } from './metrics-many';
 import { observations } from './observations';
 import { workers } from './workers';
+import { signal } from './signal';
 import { append } from './append';
 import { auth } from './auth';
 import { catchup } from './catchup';
@@ -43,6 +44,7 @@ const all: Bench[] = [
   auth,
   http,
   workers,
+  signal,
   jobs,
   metrics,
   metricsMany,

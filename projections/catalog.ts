@@ -63,6 +63,7 @@ const handlers: EventHandlers<Knex.Transaction> = {
     table: 'rm_prompt_schedules',
     id: 'schedule_id',
     columns: ['name', 'models', 'starts_on', 'ends_on', 'frequency', 'is_active'],
+    extra: (e) => ({ samples_per_prompt: e.data.samples_per_prompt ?? 1 }),
     stamps: CREATED_UPDATED,
   }),
   PromptScheduleUpdated: updateRow({ table: 'rm_prompt_schedules', id: 'schedule_id' }),
@@ -111,7 +112,7 @@ const describedItems = (table: string) => `create table if not exists ${table} (
 export const catalogProjection: Projection = handlerProjection(
   {
     name: 'catalog',
-    version: 1,
+    version: 2,
     tables: ['rm_competitors', 'rm_topics', 'rm_prompts', 'rm_personas', 'rm_locations', 'rm_prompt_schedules', 'rm_saved_views', 'rm_attributes'],
     migrate: migrateSql(`
         create table if not exists rm_competitors (
@@ -174,6 +175,7 @@ export const catalogProjection: Projection = handlerProjection(
           ends_on text,
           frequency text not null,
           is_active boolean not null,
+          samples_per_prompt int not null default 1,
           archived_at timestamptz,
           created_at timestamptz not null,
           updated_at timestamptz not null

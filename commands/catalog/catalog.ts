@@ -60,6 +60,8 @@ export interface ScheduleState {
   ends_on: string | null;
   frequency: Frequency;
   is_active: boolean;
+  /** absent: 1 */
+  samples_per_prompt?: number;
   archived: boolean;
 }
 

@@ -18,6 +18,10 @@ export const Frequency = text(FREQUENCY_ERROR)
   .pipe(z.enum(['daily', 'weekly'], { error: FREQUENCY_ERROR }))
   .meta({ enum: ['daily', 'weekly'] });
 
+const SAMPLES_ERROR = 'must be an integer from 1 to 10';
+/** How many times a run asks each (prompt, model, location, persona): each sample is an answer of its own. */
+export const SamplesPerPrompt = z.number({ error: SAMPLES_ERROR }).int(SAMPLES_ERROR).min(1, SAMPLES_ERROR).max(10, SAMPLES_ERROR);
+
 export const CreateSchedule = z.strictObject({
   website_id: WebsiteId,
   name: Name.describe("The schedule's name (up to 200 characters)"),
@@ -27,6 +31,9 @@ export const CreateSchedule = z.strictObject({
   ends_on: Day.nullable().optional().describe('Last UTC day it fires, YYYY-MM-DD (not before starts_on); null or omitted = unbounded'),
   frequency: Frequency.describe("'daily' or 'weekly'"),
   is_active: Bool.optional().describe('Whether it fires (default true); an active schedule does not fire outside starts_on..ends_on'),
+  samples_per_prompt: SamplesPerPrompt.optional().describe(
+    'How many times each run asks each prompt, model and location (1 to 10, default 1); each sample is an answer of its own',
+  ),
 });
 export type CreateSchedule = z.infer<typeof CreateSchedule>;
 
@@ -44,6 +51,7 @@ export function decideCreateSchedule(_s: CatalogState, cmd: CreateSchedule & { s
     ends_on: cmd.ends_on ?? null,
     frequency: cmd.frequency,
     is_active: cmd.is_active ?? true,
+    samples_per_prompt: cmd.samples_per_prompt ?? 1,
   };
   const bad = windowError(data.starts_on, data.ends_on);
   if (bad) return bad;

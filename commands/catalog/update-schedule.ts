@@ -5,7 +5,7 @@ import { MODEL_COUNT } from '../../src/domain/models';
 import type { CommandContext, Decision } from '../handle';
 import { type CatalogState, handleCatalog, type Written } from './catalog';
 import { Bool, Day, NewName, sameList, somethingToChange, WebsiteId } from './catalog-input';
-import { Frequency, ScheduleModels, windowError } from './create-schedule';
+import { Frequency, SamplesPerPrompt, ScheduleModels, windowError } from './create-schedule';
 
 export const UpdateSchedule = z
   .strictObject({
@@ -16,13 +16,16 @@ export const UpdateSchedule = z
     ends_on: Day.nullable().optional().describe('Last UTC day it fires, YYYY-MM-DD; null = unbounded; omitted = unchanged'),
     frequency: Frequency.optional().describe("'daily' or 'weekly'; omitted = unchanged"),
     is_active: Bool.optional().describe('Whether it fires; omitted = unchanged'),
+    samples_per_prompt: SamplesPerPrompt.optional().describe(
+      'How many times each run asks each prompt, model and location (1 to 10); omitted = unchanged',
+    ),
     /** archiving is final: the schedule stays listed and queryable, and no longer changes */
     archived: z
       .literal(true, { error: 'must be true (archiving cannot be undone)' })
       .optional()
       .describe('true archives it, for good: it stays listed and queryable and can no longer change'),
   })
-  .refine(...somethingToChange(['name', 'models', 'starts_on', 'ends_on', 'frequency', 'is_active', 'archived']));
+  .refine(...somethingToChange(['name', 'models', 'starts_on', 'ends_on', 'frequency', 'is_active', 'samples_per_prompt', 'archived']));
 export type UpdateSchedule = z.infer<typeof UpdateSchedule>;
 
 export const SCHEDULE_NOT_FOUND = 'Prompt schedule not found';
@@ -42,6 +45,8 @@ export function decideUpdateSchedule(s: CatalogState, scheduleId: string, cmd: U
   if (edits.ends_on !== undefined && edits.ends_on !== x.ends_on) changes.ends_on = edits.ends_on;
   if (edits.frequency !== undefined && edits.frequency !== x.frequency) changes.frequency = edits.frequency;
   if (edits.is_active !== undefined && edits.is_active !== x.is_active) changes.is_active = edits.is_active;
+  if (edits.samples_per_prompt !== undefined && edits.samples_per_prompt !== (x.samples_per_prompt ?? 1))
+    changes.samples_per_prompt = edits.samples_per_prompt;
   const next = { ...x, ...changes, archived: archived === true };
   const bad = windowError(next.starts_on, next.ends_on);
   if (bad) return bad;

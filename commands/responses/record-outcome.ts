@@ -68,6 +68,7 @@ export function decideOutcome(req: Requested, outcome: Outcome): (DomainEvent & 
         latency_ms: a.latency_ms,
         ...(a.retrieved?.length ? { retrieved: a.retrieved } : {}),
         ...(a.search_queries?.length ? { search_queries: a.search_queries } : {}),
+        ...(req.sample_index !== undefined && { sample_index: req.sample_index }),
       },
     },
     {

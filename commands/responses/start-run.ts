@@ -20,7 +20,7 @@ export const StartRun = z.strictObject({
 export type StartRun = z.output<typeof StartRun>;
 
 export const SCHEDULE_NOT_FOUND = 'Schedule not found';
-/** units one run may hold (prompts x models x locations) */
+/** units one run may hold (prompts x models x locations x samples) */
 export const MAX_RUN_UNITS = 25_000;
 
 export interface RunPlan {
@@ -31,6 +31,7 @@ export interface RunPlan {
   day: string;
   models: string[];
   total: number;
+  samples_per_prompt?: number;
 }
 
 export interface StartRunInput {
@@ -50,18 +51,22 @@ export interface StartRunInput {
  */
 export function decideStartRun(s: CatalogState, cmd: StartRunInput): { events: (DomainEvent & { id: string })[]; result: RunPlan } | DomainError {
   let models: string[] = [...MODEL_IDS];
+  let samples = 1;
   if (cmd.schedule_id !== null) {
     const schedule = s.schedules.get(cmd.schedule_id);
     if (!schedule) return notFound(SCHEDULE_NOT_FOUND);
     if (schedule.archived) return conflict('Schedule is archived');
     models = [...schedule.models];
+    samples = schedule.samples_per_prompt ?? 1;
   }
   const prompts = [...s.prompts.values()].filter((p) => isLivePrompt(p) && p.status === 'active');
   if (prompts.length === 0) return invalid('website_id: the website has no active prompts to run');
   const locations: (string | null)[] = s.locations.size ? [...s.locations.keys()] : [null];
-  const total = prompts.length * models.length * locations.length;
+  const total = prompts.length * models.length * locations.length * samples;
   if (total > MAX_RUN_UNITS)
-    return invalid(`website_id: a run may hold at most ${MAX_RUN_UNITS} units (active prompts x models x locations); this one would hold ${total}`);
+    return invalid(
+      `website_id: a run may hold at most ${MAX_RUN_UNITS} units (active prompts x models x locations x samples); this one would hold ${total}`,
+    );
   const result: RunPlan = {
     run_id: cmd.run_id,
     website_id: cmd.website_id,
@@ -70,28 +75,36 @@ export function decideStartRun(s: CatalogState, cmd: StartRunInput): { events: (
     day: cmd.day,
     models,
     total,
+    ...(samples > 1 && { samples_per_prompt: samples }),
   };
   const events: (DomainEvent & { id: string })[] = [{ id: deterministicId('run-started', cmd.run_id), type: 'RunStarted', data: { ...result } }];
   for (const p of prompts) {
     for (const location_id of locations) {
       for (const model of models) {
-        const request_id = deterministicId('request', cmd.run_id, p.id, model, location_id ?? '');
-        events.push({
-          id: request_id,
-          type: 'ResponseRequested',
-          data: {
-            request_id,
-            run_id: cmd.run_id,
-            website_id: cmd.website_id,
-            prompt_id: p.id,
-            model,
-            location_id,
-            persona_id: null,
-            schedule_id: cmd.schedule_id,
-            day: cmd.day,
-            run_at: cmd.run_at ?? null,
-          },
-        });
+        for (let sample = 0; sample < samples; sample++) {
+          // sample 0 keeps the id a unit had before samples existed
+          const request_id =
+            sample === 0
+              ? deterministicId('request', cmd.run_id, p.id, model, location_id ?? '')
+              : deterministicId('request', cmd.run_id, p.id, model, location_id ?? '', String(sample));
+          events.push({
+            id: request_id,
+            type: 'ResponseRequested',
+            data: {
+              request_id,
+              run_id: cmd.run_id,
+              website_id: cmd.website_id,
+              prompt_id: p.id,
+              model,
+              location_id,
+              persona_id: null,
+              schedule_id: cmd.schedule_id,
+              day: cmd.day,
+              run_at: cmd.run_at ?? null,
+              ...(samples > 1 && { sample_index: sample }),
+            },
+          });
+        }
       }
     }
   }

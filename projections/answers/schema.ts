@@ -30,8 +30,11 @@ export const ANSWERS_SQL = `
         matched jsonb not null default '{"m": [], "c": []}',
         retrieved jsonb not null default '[]',
         search_queries jsonb not null default '[]',
-        changed bigint not null default 0
+        changed bigint not null default 0,
+        sample_index int not null default 0
       );
+      -- every answer stored before samples existed is its unit's only sample
+      alter table rm_responses add column if not exists sample_index int not null default 0;
       ${preferLz4Sql('rm_responses', ['text', 'citations', 'products'])}
       create index if not exists rm_responses_site_time on rm_responses (website_id, run_at, id);
       create index if not exists rm_responses_changed on rm_responses (website_id, changed, id);

@@ -60,14 +60,15 @@ export async function insertResponses(
       retrieved: retrieved.get(d.response_id) ?? [],
       search_queries: queriesOf(d.search_queries),
       changed: version,
+      sample_index: d.sample_index ?? 0,
     };
   });
   const r = await trx.raw(
-    `insert into rm_responses (id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched, retrieved, search_queries, changed)
-     select id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched, retrieved, search_queries, changed
+    `insert into rm_responses (id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched, retrieved, search_queries, changed, sample_index)
+     select id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched, retrieved, search_queries, changed, sample_index
        from json_to_recordset(?::json) as x(id uuid, website_id uuid, prompt_id uuid, model text, location_id uuid, persona_id uuid, schedule_id uuid,
          run_id uuid, external_id text, run_at timestamptz, text text, citations jsonb, products jsonb, source text, provider_model text, latency_ms int,
-         sources jsonb, matched jsonb, retrieved jsonb, search_queries jsonb, changed bigint)
+         sources jsonb, matched jsonb, retrieved jsonb, search_queries jsonb, changed bigint, sample_index int)
      on conflict (id) do nothing
      returning id`,
     [JSON.stringify(rows)],

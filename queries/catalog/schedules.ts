@@ -14,6 +14,7 @@ export const DEFAULT_SCHEDULE: PromptSchedule = Object.freeze({
   ends_on: null,
   frequency: 'daily',
   is_active: true,
+  samples_per_prompt: 1,
   archived: false,
 }) as PromptSchedule;
 
@@ -25,6 +26,7 @@ interface Row {
   ends_on: string | null;
   frequency: 'daily' | 'weekly';
   is_active: boolean;
+  samples_per_prompt: number;
   archived_at: Date | null;
 }
 
@@ -36,10 +38,11 @@ const view = (r: Row): PromptSchedule => ({
   ends_on: r.ends_on,
   frequency: r.frequency,
   is_active: r.is_active && !r.archived_at,
+  samples_per_prompt: r.samples_per_prompt,
   archived: r.archived_at !== null,
 });
 
-const columns = ['id', 'name', 'models', 'starts_on', 'ends_on', 'frequency', 'is_active', 'archived_at'] as const;
+const columns = ['id', 'name', 'models', 'starts_on', 'ends_on', 'frequency', 'is_active', 'samples_per_prompt', 'archived_at'] as const;
 
 /** `default` first, then the custom schedules in creation order, archived ones included (they stay queryable). */
 export async function listSchedules(db: Knex, websiteId: string): Promise<PromptSchedule[]> {

@@ -28,6 +28,7 @@ export type Attribute = z.infer<typeof Attribute>;
 export const PromptSchedule = z.object({
   id: z.string(),
   ...catalogue.PromptScheduleCreated.omit({ schedule_id: true }).shape,
+  samples_per_prompt: z.number(),
   archived: z.boolean(),
 });
 export type PromptSchedule = z.infer<typeof PromptSchedule>;

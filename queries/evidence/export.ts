@@ -153,7 +153,7 @@ export async function* exportNdjson(db: Knex, websiteId: string, plan: Plan): As
       'external_id', r.external_id, 'citations', r.citations, 'products', r.products,
       'retrieved', (select coalesce(json_agg(json_build_object('url', e->>0, 'normalized_url', e->>1, 'cited', (e->2)::boolean) order by i), '[]')
                       from jsonb_array_elements(r.retrieved) with ordinality x(e, i)),
-      'search_queries', r.search_queries)::text as j`);
+      'search_queries', r.search_queries, 'sample_index', r.sample_index)::text as j`);
   type Row = { id: string; changed: string; j: string; matched: StoredMatched };
   for await (const rows of plannedRows<Row>(db, websiteId, plan, [stored, 'r.matched'])) {
     let out = '';

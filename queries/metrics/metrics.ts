@@ -26,7 +26,7 @@ export interface MetricEntity {
 }
 
 /** The brand and the competitors a selection includes (of `all`, the tracked entities in their order). */
-const chosen = <E extends MetricEntity>(all: E[], s: Selection): E[] => {
+export const chosen = <E extends MetricEntity>(all: E[], s: Selection): E[] => {
   const wanted = s.competitorIds ? new Set(s.competitorIds) : null;
   return all.filter((e) => e.is_self || !wanted || wanted.has(e.id));
 };
@@ -82,7 +82,7 @@ function values(family: Family, c: Counts, j: number, mentionsOfAll: number, isS
 }
 
 /** Entities keyed by name, as the public API keys them; a name shared by two entities gets the later one's id appended. */
-function keyed(entities: MetricEntity[]): string[] {
+export function keyed(entities: MetricEntity[]): string[] {
   const seen = new Set<string>();
   return entities.map((e) => {
     const key = seen.has(e.name) ? `${e.name} (${e.id})` : e.name;
@@ -108,7 +108,12 @@ export interface Read {
 }
 
 /** The counts each family's values read (values): the scans count only those. */
-const READS: Record<Family, Reads> = { 'mention-rate': 'mentions', 'share-of-voice': 'mentions', 'citation-rate': 'cites', position: 'positions' };
+export const READS: Record<Family, Reads> = {
+  'mention-rate': 'mentions',
+  'share-of-voice': 'mentions',
+  'citation-rate': 'cites',
+  position: 'positions',
+};
 
 let warmed = false;
 

@@ -414,9 +414,9 @@ const inRange = (q: CompiledSelection, day: number) => day >= q.firstDay && day 
  * Every selected answer of the range, part by part: the selection rule of the metric scans (schedule, models,
  * prompts, locations, the first and last day's time bounds) for a reader that counts something else per answer.
  */
-export function eachSelectedAnswer(site: SiteFacts, q: CompiledSelection, row: (d: DayFacts, i: number) => void): void {
+export function eachSelectedAnswer(site: SiteFacts, q: CompiledSelection, row: (d: DayFacts, i: number, model: number) => void): void {
   if (q.schedule < 0) return;
-  for (const d of site.order) if (inRange(q, d.day)) eachSelected(d, q, (i) => row(d, i));
+  for (const d of site.order) if (inRange(q, d.day)) eachSelected(d, q, (i, model) => row(d, i, model));
 }
 
 /** The first part of `order` (in day order) of `day` or later. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { connectorRows, cumulative, Family, timeSeries } from './metrics';
+import type { comparePeriods, promptStability } from './compare';
 
 /** The metrics' answers (read from the answers read model's facts): the one description each. */
 
@@ -72,3 +73,51 @@ const _connector: z.input<typeof ConnectorPage> = {} as Returned<typeof connecto
 void _cumulative;
 void _timeSeries;
 void _connector;
+
+/** The period comparison (CONTRACT "Signal, not noise"): values in percent (avg_position: a rank), change in points. */
+const Verdict = z.enum(['up', 'down', 'within_noise', 'insufficient_data']);
+const PeriodSummary = z.object({ start_date: z.string(), end_date: z.string(), responses: z.number() });
+export const Comparison = z.object({
+  metric: z.enum(['mention_rate', 'share_of_voice', 'citation_rate', 'avg_position']),
+  current: PeriodSummary,
+  previous: PeriodSummary,
+  data: z.record(
+    z.string(),
+    z.object({
+      is_self: z.boolean(),
+      current: z.number().nullable(),
+      previous: z.number().nullable(),
+      change: z.number().nullable(),
+      change_ci_low: z.number().nullable(),
+      change_ci_high: z.number().nullable(),
+      p_value: z.number().nullable(),
+      verdict: Verdict,
+    }),
+  ),
+  ...stale,
+});
+
+export const Stability = z.object({
+  data: z.array(
+    z.object({
+      prompt_id: z.string(),
+      prompt: z.string(),
+      model: z.string(),
+      answers: z.number(),
+      mentioned: z.number(),
+      mention_rate: z.number(),
+      ci_low: z.number(),
+      ci_high: z.number(),
+      days: z.number(),
+      flips: z.number(),
+      volatility: z.number(),
+      consistency: z.number(),
+    }),
+  ),
+  summary: z.object({ pairs: z.number(), volatile_pairs: z.number() }),
+  ...stale,
+});
+const _comparison: z.input<typeof Comparison> = {} as Returned<typeof comparePeriods>;
+const _stability: z.input<typeof Stability> = {} as Returned<typeof promptStability>;
+void _comparison;
+void _stability;

@@ -50,6 +50,7 @@ export interface AnswerRow {
   matched: StoredMatched;
   retrieved: StoredRetrieved[];
   search_queries: string[];
+  sample_index: number;
 }
 
 /** The columns of rm_responses (as `r`, the prompt as `p`) an answer is shaped from (toAnswer). */
@@ -72,6 +73,7 @@ export const ANSWER_SELECT = [
   'r.matched',
   'r.retrieved',
   'r.search_queries',
+  'r.sample_index',
 ];
 
 /** Shapes stored answers with the website's current entities (`shown`: the competitors a request selects, null = all). */
@@ -108,6 +110,7 @@ export function answerShaper(websiteId: string, entities: TrackedEntity[], shown
       products: r.products,
       retrieved: r.retrieved.map(([url, normalized_url, cited]) => ({ url, normalized_url, cited })),
       search_queries: r.search_queries,
+      sample_index: r.sample_index,
     };
   };
 }

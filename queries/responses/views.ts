@@ -27,6 +27,8 @@ export const Answer = z.object({
   retrieved: z.array(z.object({ url: z.string(), normalized_url: z.string(), cited: z.boolean() })),
   /** the queries the engine searched */
   search_queries: z.array(z.string()),
+  /** which sample of its run's (prompt, model, location, persona) it is: 0 to the schedule's samples_per_prompt - 1 */
+  sample_index: z.number().int(),
 });
 export type Answer = z.infer<typeof Answer>;
 export const AnswerPage = z.object({ responses: z.array(Answer), page_num: z.number(), page_size: z.number(), has_more: z.boolean() });

@@ -3,6 +3,8 @@ import { inScope, WEBSITE_FORBIDDEN } from '../../queries/access';
 import * as metricsQueries from '../../queries/metrics/metrics';
 import { connectorRows, type Family, type Read } from '../../queries/metrics/metrics';
 import { readForMetricsGrouped } from '../../queries/metrics/request';
+import * as compareQueries from '../../queries/metrics/compare';
+import type { CompareInput, StabilityInput } from '../domain/comparison';
 import { DomainErrorException, forbidden, notFound } from '../domain/errors';
 import type { SharedFilters } from '../domain/filters';
 import { authorize, type Need } from '../domain/principal';
@@ -13,9 +15,9 @@ const READS: Reads = ['answers'];
 const VIEW: Need = { category: 'analytics', level: 'view' };
 
 /** The website's answers the filters select (saved view included; 400 naming a bad filter under `filters`). */
-async function selection(c: Caller, websiteId: string, filters: SharedFilters | undefined) {
+async function selection(c: Caller, websiteId: string, filters: SharedFilters | undefined, prefix = 'filters') {
   const w = await websiteFor(c, websiteId, VIEW);
-  return resolveSelection(dbOf(c), w.id, filters ?? {}, { prefix: 'filters' });
+  return resolveSelection(dbOf(c), w.id, filters ?? {}, { prefix });
 }
 
 /**
@@ -27,6 +29,7 @@ async function metricRead<T extends object>(
   websiteId: string,
   filters: SharedFilters | undefined,
   compute: (sel: Selection, read?: Read) => Promise<T>,
+  prefix = 'filters',
 ): Promise<T | (T & { stale: true })> {
   const needs = catalogueNeeds(filters ?? {});
   if (!needs)
@@ -34,7 +37,7 @@ async function metricRead<T extends object>(
       c,
       websiteId,
       READS,
-      selection(c, websiteId, filters).then((sel) => compute(sel)),
+      selection(c, websiteId, filters, prefix).then((sel) => compute(sel)),
     );
   const r = await readForMetricsGrouped(dbOf(c), websiteId, needs, READS);
   const p = c.principal;
@@ -42,7 +45,7 @@ async function metricRead<T extends object>(
   if (r.website.organization_id !== p.organizationId || !inScope(p, websiteId) || r.website.status === 'paused' || r.website.status === 'deleted')
     throw new DomainErrorException(forbidden(WEBSITE_FORBIDDEN));
   authorize(p, VIEW, websiteId);
-  const sel = selectionOf(websiteId, filters ?? {}, r.catalogue, { prefix: 'filters' });
+  const sel = selectionOf(websiteId, filters ?? {}, r.catalogue, { prefix });
   const body = await compute(sel, { entities: r.entities, head: r.head });
   return r.stale ? { ...body, stale: true as const } : body;
 }
@@ -64,5 +67,27 @@ export async function connector(c: Caller, websiteId: string, filters: SharedFil
     websiteId,
     READS,
     selection(c, websiteId, filters).then((sel) => connectorRows(dbOf(c), sel, page)),
+  );
+}
+
+/** Each entity's value in two periods, the change with its 95% interval, p-value and verdict (the filters apply to both). */
+export async function comparePeriods(c: Caller, input: CompareInput) {
+  return metricRead(
+    c,
+    input.website_id,
+    input.filters,
+    (sel, read) => compareQueries.comparePeriods(dbOf(c), sel, input.metric, input.current, input.previous, read),
+    '',
+  );
+}
+
+/** Per (prompt, model), how steadily the brand is mentioned from day to day over the range. */
+export async function promptStability(c: Caller, input: StabilityInput) {
+  return metricRead(
+    c,
+    input.website_id,
+    input.filters,
+    (sel, read) => compareQueries.promptStability(dbOf(c), { ...sel, start: input.range.start, end: input.range.end }, read),
+    '',
   );
 }

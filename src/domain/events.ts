@@ -226,6 +226,8 @@ export const catalogue = {
     ends_on: z.string().nullable(),
     frequency: z.enum(['daily', 'weekly']),
     is_active: z.boolean(),
+    /** how many times a run asks each (prompt, model, location, persona); absent: 1 */
+    samples_per_prompt: z.number().int().min(1).max(10).optional(),
   }),
   /** only the fields that changed */
   PromptScheduleUpdated: z.object({
@@ -236,6 +238,7 @@ export const catalogue = {
     ends_on: z.string().nullable().optional(),
     frequency: z.enum(['daily', 'weekly']).optional(),
     is_active: z.boolean().optional(),
+    samples_per_prompt: z.number().int().min(1).max(10).optional(),
   }),
   PromptScheduleArchived: z.object({ schedule_id: z.string() }),
   SavedViewCreated: z.object({ view_id: z.string(), name: z.string(), filters: z.record(z.string(), z.unknown()) }),
@@ -255,6 +258,8 @@ export const catalogue = {
     day: z.string(),
     models: z.array(z.string()),
     total: z.number().int().nonnegative(),
+    /** units per (prompt, model, location, persona); absent: 1 */
+    samples_per_prompt: z.number().int().min(1).optional(),
   }),
   /**
    * a manual or scheduled run takes its schedule's slot (stream runslot-<website_id>-<schedule_id|default>) before it
@@ -289,6 +294,8 @@ export const catalogue = {
     day: z.string(),
     /** the answer's time for a backfilled day; null = when it is answered */
     run_at: z.string().nullable(),
+    /** which of the run's samples of this (prompt, model, location, persona); absent: 0 */
+    sample_index: z.number().int().nonnegative().optional(),
   }),
   /** an answer: the engine's text, citations and product cards, as they came (derivations live in projections) */
   ResponseRecorded: z.object({
@@ -315,6 +322,8 @@ export const catalogue = {
     retrieved: z.array(z.string()).optional(),
     /** the queries the engine searched (its fan-out); absent = not reported */
     search_queries: z.array(z.string()).optional(),
+    /** the unit's sample (ResponseRequested.sample_index); absent: 0 */
+    sample_index: z.number().int().nonnegative().optional(),
   }),
   /** a unit of work that produced no answer after its retries */
   ResponseFailed: z.object({

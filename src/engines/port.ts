@@ -44,6 +44,8 @@ export interface AnswerRequest {
   day: string;
   /** Simulated engine only: the seed of its answers. */
   seed?: string | number;
+  /** Which sample of the run's (prompt, model, location, persona) this is; absent: 0. Only the simulated engine reads it. */
+  sample?: number;
 }
 
 export interface ProductCard {

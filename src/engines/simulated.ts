@@ -256,7 +256,9 @@ export function simulateAnswer(req: AnswerRequest, defaultSeed: string | number 
     hEntities = mix(hEntities, cachedHash(e.domain));
     for (const id of e.identifiers) hEntities = mix(hEntities, cachedHash(id));
   }
-  const hContext = hash32(`${day}\u0000${place}\u0000${req.persona?.name ?? ''}`, hSeed);
+  // a later sample of the same unit is another draw; sample 0 is the answer the unit gave before samples existed
+  const sample = req.sample ? `\u0000${req.sample}` : '';
+  const hContext = hash32(`${day}\u0000${place}\u0000${req.persona?.name ?? ''}${sample}`, hSeed);
   const r = new Sfc32(mix(hPrompt, hContext), mix(hModel, hEntities), mix(hContext, hModel) ^ hPrompt, mix(hEntities, hSeed));
 
   // who is named, and in which order

@@ -122,6 +122,7 @@ async function answer(deps: ResponseWorkerDeps, ctx: CommandContext, req: Reques
     }),
     ...(persona && { persona: { name: persona.name, ...(persona.description && { description: persona.description }) } }),
     website: site.engineWebsite,
+    ...(req.sample_index && { sample: req.sample_index }),
   };
   try {
     const answer = await deps.engines.engineFor(req.model).ask(request);

@@ -47,7 +47,16 @@ describe('prompt schedules', () => {
       .then([
         {
           type: 'PromptScheduleCreated',
-          data: { schedule_id: 's1', name: 'Q1', models, starts_on: '2026-01-01', ends_on: '2026-03-31', frequency: 'weekly', is_active: true },
+          data: {
+            schedule_id: 's1',
+            name: 'Q1',
+            models,
+            starts_on: '2026-01-01',
+            ends_on: '2026-03-31',
+            frequency: 'weekly',
+            is_active: true,
+            samples_per_prompt: 1,
+          },
         },
       ]);
   });

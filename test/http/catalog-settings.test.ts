@@ -182,6 +182,7 @@ describe('prompt schedules', () => {
       ends_on: '2026-03-31',
       frequency: 'weekly',
       is_active: true,
+      samples_per_prompt: 1,
       archived: false,
     });
     const b = await post('/api/v1/prompt-schedules', { website_id: site, name: 'Open', models: [MODEL_IDS[2]], frequency: 'daily' });

@@ -289,6 +289,7 @@ describe('import', () => {
           { url: 'https://www.acme-import.example.com/pricing?utm_source=x', normalized_url: 'acme-import.example.com/pricing', cited: true },
         ],
         search_queries: [],
+        sample_index: 0,
       },
     ]);
     const facts = async () => {

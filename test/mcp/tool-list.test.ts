@@ -91,9 +91,9 @@ describe('MCP tool list: what an assistant reads', () => {
     expect(long).toEqual([]);
   });
 
-  it('given the tool names, then list_, get_, check_ and search_ tools only read, and every delete, remove or update is destructive', () => {
-    const reads = tools.filter((t) => /^(list|get|check|search)_/.test(t.name));
-    const writes = tools.filter((t) => !/^(list|get|check|search)_/.test(t.name));
+  it('given the tool names, then list_, get_, check_, search_ and compare_ tools only read, and every delete, remove or update is destructive', () => {
+    const reads = tools.filter((t) => /^(list|get|check|search|compare)_/.test(t.name));
+    const writes = tools.filter((t) => !/^(list|get|check|search|compare)_/.test(t.name));
     expect(reads.length).toBeGreaterThan(0);
     expect(writes.length).toBeGreaterThan(0);
     for (const t of reads) expect(t.annotations?.readOnlyHint, t.name).toBe(true);

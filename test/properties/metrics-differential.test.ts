@@ -6,7 +6,10 @@ import {
   expectedConnectorRows,
   expectedContent,
   expectedContentPrompts,
+  expectedComparison,
   expectedCumulative,
+  expectedStability,
+  type CompareMetricRef,
   expectedListing,
   expectedObservations,
   expectedShopping,
@@ -147,6 +150,8 @@ const history = fc.record({
   prompts: fc.array(fc.boolean(), { minLength: 1, maxLength: 3 }),
   locations: fc.nat(2),
   schedule: fc.boolean(),
+  /** the custom schedule's samples_per_prompt: its runs ask each unit that many times */
+  samples: fc.integer({ min: 1, max: 3 }),
   steps: fc.array(step, { minLength: 1, maxLength: 6 }),
   filters: fc.array(query, { maxLength: 1 }),
 });
@@ -166,6 +171,7 @@ class Model {
   topics: { id: string; name: string; deleted: boolean; took: string[] }[] = [];
   attributes: { id: string; name: string }[] = [];
   schedule: string | null = null;
+  samples = 1;
   answers: RefAnswer[] = [];
   nextSlot = 1;
   constructor(readonly tag: string) {}
@@ -403,8 +409,15 @@ async function build(h: History, key: string, m: Model): Promise<string> {
     m.attributes.push({ id: r.body.attribute.id, name });
   }
   if (h.schedule) {
-    const r = await ok('POST', '/api/v1/prompt-schedules', key, { website_id: websiteId, name: 'Weekly', models: ['chatgpt'], frequency: 'weekly' });
+    const r = await ok('POST', '/api/v1/prompt-schedules', key, {
+      website_id: websiteId,
+      name: 'Weekly',
+      models: ['chatgpt'],
+      frequency: 'weekly',
+      samples_per_prompt: h.samples,
+    });
     m.schedule = r.body.schedule.id;
+    m.samples = h.samples;
   }
   return websiteId;
 }
@@ -606,11 +619,21 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
         retrieved: [string, string, boolean][];
         location_id: string | null;
         schedule_id: string | null;
+        sample_index: number;
       }[] = await s.rt.database
         .db('rm_responses')
         .where({ website_id: websiteId, run_id: r.body.run_id })
-        .select('id', 'prompt_id', 'model', 'run_at', 'text', 'citations', 'retrieved', 'location_id', 'schedule_id');
+        .select('id', 'prompt_id', 'model', 'run_at', 'text', 'citations', 'retrieved', 'location_id', 'schedule_id', 'sample_index');
       expect(rows.length).toBe(done.recorded);
+      // every unit answered once per sample of its schedule (the default schedule: one)
+      const samples = schedule ? m.samples : 1;
+      const perUnit = new Map<string, number[]>();
+      for (const x of rows) {
+        const unit = `${x.prompt_id}/${x.model}/${x.location_id}`;
+        perUnit.set(unit, [...(perUnit.get(unit) ?? []), x.sample_index]);
+      }
+      for (const indices of perUnit.values()) expect(indices.sort()).toEqual(Array.from({ length: samples }, (_, i) => i));
+      if (samples > 1) count('runs with samples');
       expect(new Set(rows.map((x) => x.prompt_id))).toEqual(new Set(active.map((p) => p.id)));
       for (const p of active) p.answered = true;
       // the cards the engine showed, as recorded (name, brand, merchant, price, currency, position): the reference
@@ -624,7 +647,7 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
         .orderBy(['response_id', 'idx'])
         .select('response_id', 'name', 'brand', 'merchant', 'price', 'currency', 'position');
       m.answers.push(
-        ...rows.map((x) => ({
+        ...rows.map(({ sample_index: _, ...x }) => ({
           ...x,
           // the engine's reported pages as recorded (the reference decides itself which are cited)
           retrieved: x.retrieved.map(([url]) => url),
@@ -647,6 +670,80 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
       return;
     }
   }
+}
+
+const COMPARED: CompareMetricRef[] = ['mention_rate', 'share_of_voice', 'citation_rate', 'avg_position'];
+/** the periods compared: the first three days of the imports, then everything after (runs' answers are today's) */
+const PREVIOUS = { previous_start: '2026-03-01', previous_end: '2026-03-03' };
+const CURRENT = { current_start: '2026-03-04', current_end: '2099-12-31' };
+const span = (start: string, end: string): [number, number] => [Date.parse(`${start}T00:00:00Z`), Date.parse(`${end}T23:59:59.999Z`)];
+
+/** A filters body as the GET reads' query: lists comma-separated. */
+const asQuery = (body: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(body).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]));
+
+/**
+ * GET /metrics/compare (every metric) and /metrics/stability under one filter set, against the reference's own Wilson,
+ * Newcombe and z-test: values within the rounding (two decimals), p-values within 1e-4, verdicts exactly.
+ */
+async function compareSignal(
+  via: TestServer,
+  key: string,
+  websiteId: string,
+  m: Model,
+  filters: { body: Record<string, unknown>; ref: RefFilters },
+  label: string,
+) {
+  const out: string[] = [];
+  const entities = m.entities();
+  const { start_date, end_date, ...rest } = filters.body;
+  const { start: _s, end: _e, ...refNoDates } = filters.ref;
+  const compared = await Promise.all(
+    COMPARED.map((metric) =>
+      ok('GET', '/api/v1/metrics/compare', key, undefined, [200], { website_id: websiteId, metric, ...CURRENT, ...PREVIOUS, ...asQuery(rest) }, via),
+    ),
+  );
+  COMPARED.forEach((metric, i) => {
+    const exp = expectedComparison(
+      metric,
+      entities,
+      m.answers,
+      m.prompts,
+      refNoDates,
+      span(CURRENT.current_start, CURRENT.current_end),
+      span(PREVIOUS.previous_start, PREVIOUS.previous_end),
+    );
+    const got = compared[i].body;
+    const where = `compare ${metric} ${label}`;
+    out.push(
+      ...differences(
+        { c: got.current.responses, p: got.previous.responses },
+        { c: exp.current.responses, p: exp.previous.responses },
+        `${where} responses`,
+        0,
+      ),
+    );
+    out.push(...differences(got.data, exp.data, where, 0.0051, new Set(['p_value'])).slice(0, 6));
+    const pValues = (d: Record<string, { p_value: number | null }>) => Object.fromEntries(Object.entries(d).map(([k, v]) => [k, v.p_value]));
+    out.push(...differences(pValues(got.data), pValues(exp.data as never), `${where} p_value`, 1e-4).slice(0, 6));
+  });
+  // stability: the request's dates, else a range holding every answer
+  const range = { start_date: (start_date as string | undefined) ?? '2026-01-01', end_date: (end_date as string | undefined) ?? '2099-12-31' };
+  const stRef: RefFilters = {
+    ...refNoDates,
+    start: start_date === undefined ? Date.parse('2026-01-01T00:00:00Z') : filters.ref.start,
+    end: end_date === undefined ? Date.parse('2099-12-31T23:59:59.999Z') : filters.ref.end,
+  };
+  const { competitor_ids: _c, ...stRest } = rest;
+  const st = await ok('GET', '/api/v1/metrics/stability', key, undefined, [200], { website_id: websiteId, ...range, ...asQuery(stRest) }, via);
+  const rows = st.body.data as { prompt_id: string; model: string; volatility: number }[];
+  const exp = expectedStability(entities, m.answers, m.prompts, stRef);
+  const byKey = [...rows].sort((a, b) =>
+    a.prompt_id < b.prompt_id ? -1 : a.prompt_id > b.prompt_id ? 1 : a.model < b.model ? -1 : a.model > b.model ? 1 : 0,
+  );
+  out.push(...differences({ data: byKey, summary: st.body.summary }, exp, `stability ${label}`, 0.0051).slice(0, 6));
+  if (rows.some((r, i) => i > 0 && r.volatility > rows[i - 1].volatility)) out.push(`stability ${label}: not sorted by volatility desc`);
+  return out;
 }
 
 /** Every metric endpoint under one filter set, against the reference; returns the differences found. */
@@ -715,6 +812,7 @@ async function compare(
     competitors: (x.competitors as { id: string; name: string; position: number }[]).map(({ id, name, position }) => ({ id, name, position })),
   }));
   out.push(...differences(shown, expectedListing(entities, m.answers, m.prompts, filters.ref), `responses ${label}`, 0).slice(0, 6));
+  out.push(...(await compareSignal(via, key, websiteId, m, filters, label)));
   out.push(...(await compareShopping(via, key, websiteId, m, filters.ref, label)));
   out.push(...(await compareSources(via, key, websiteId, m, filters.ref, label)));
   out.push(...(await compareContent(via, key, websiteId, m, filters, label)));

@@ -738,3 +738,147 @@ export function expectedSources(
       };
     });
 }
+
+// ---- signal, not noise (CONTRACT "Signal, not noise"): period comparison and prompt stability ----
+
+/** Two-sided p-value of a standard normal statistic: 1 − 2∫₀^|z| φ, by Simpson's rule (no closed-form approximation). */
+export function normalTwoSidedRef(z: number): number {
+  const x = Math.abs(z);
+  if (x > 12) return 0;
+  const steps = 4000;
+  const h = x / steps;
+  const phi = (t: number) => Math.exp((-t * t) / 2) / Math.sqrt(2 * Math.PI);
+  let sum = phi(0) + phi(x);
+  for (let i = 1; i < steps; i++) sum += (i % 2 ? 4 : 2) * phi(i * h);
+  return Math.max(0, Math.min(1, 1 - 2 * ((h / 3) * sum)));
+}
+
+const verdictRef = (lo: number | null, hi: number | null) =>
+  lo === null || hi === null ? 'insufficient_data' : lo > 0 ? 'up' : hi < 0 ? 'down' : 'within_noise';
+
+/** A rate's row: values and change in percent points, Newcombe's method 10 from the two Wilson intervals, the pooled z-test. */
+function rateChangeRef(k1: number, n1: number, k2: number, n2: number, isSelf: boolean) {
+  if (n1 === 0 || n2 === 0) {
+    return {
+      is_self: isSelf,
+      current: n1 === 0 ? null : (100 * k1) / n1,
+      previous: n2 === 0 ? null : (100 * k2) / n2,
+      change: null,
+      change_ci_low: null,
+      change_ci_high: null,
+      p_value: null,
+      verdict: 'insufficient_data',
+    };
+  }
+  const p1 = k1 / n1;
+  const p2 = k2 / n2;
+  const [l1, u1] = wilsonRef(k1, n1)!.map((x) => x / 100);
+  const [l2, u2] = wilsonRef(k2, n2)!.map((x) => x / 100);
+  const d = p1 - p2;
+  const lo = Math.max(-1, d - Math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2));
+  const hi = Math.min(1, d + Math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2));
+  const pooled = (k1 + k2) / (n1 + n2);
+  const se = Math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2));
+  return {
+    is_self: isSelf,
+    current: 100 * p1,
+    previous: 100 * p2,
+    change: 100 * d,
+    change_ci_low: 100 * lo,
+    change_ci_high: 100 * hi,
+    p_value: se === 0 ? 1 : normalTwoSidedRef(d / se),
+    verdict: verdictRef(lo, hi),
+  };
+}
+
+function positionChangeRef(cur: number[], prev: number[], isSelf: boolean) {
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const s2 = (xs: number[]) => xs.reduce((a, b) => a + (b - mean(xs)) ** 2, 0) / (xs.length - 1);
+  const base = { is_self: isSelf, current: cur.length ? mean(cur) : null, previous: prev.length ? mean(prev) : null };
+  if (cur.length < 2 || prev.length < 2) {
+    return { ...base, change: null, change_ci_low: null, change_ci_high: null, p_value: null, verdict: 'insufficient_data' };
+  }
+  const d = mean(cur) - mean(prev);
+  const se = Math.sqrt(s2(cur) / cur.length + s2(prev) / prev.length);
+  const lo = d - 1.96 * se;
+  const hi = d + 1.96 * se;
+  return {
+    ...base,
+    change: d,
+    change_ci_low: lo,
+    change_ci_high: hi,
+    p_value: se === 0 ? (d === 0 ? 1 : 0) : normalTwoSidedRef(d / se),
+    verdict: verdictRef(lo, hi),
+  };
+}
+
+export type CompareMetricRef = 'mention_rate' | 'share_of_voice' | 'citation_rate' | 'avg_position';
+
+/** GET /metrics/compare: `f` without dates; each period [start, end] in epoch ms, inclusive. */
+export function expectedComparison(
+  metric: CompareMetricRef,
+  entities: RefEntity[],
+  answers: RefAnswer[],
+  prompts: RefPrompt[],
+  f: RefFilters,
+  current: [number, number],
+  previous: [number, number],
+) {
+  const inc = included(entities, f);
+  const [tc, tp] = [current, previous].map(([start, end]) => tally(entities, inc, select(answers, prompts, { ...f, start, end })));
+  const data: Record<string, unknown> = {};
+  inc.forEach((e, j) => {
+    if (metric === 'avg_position') data[e.name] = positionChangeRef(tc.positions[j], tp.positions[j], e.is_self);
+    else {
+      const kn = (t: Tally): [number, number] =>
+        metric === 'mention_rate'
+          ? [t.mentioned[j], t.responses]
+          : metric === 'citation_rate'
+            ? [t.cited[j], t.responses]
+            : [t.mentioned[j], t.mentioned.reduce((a, b) => a + b, 0)];
+      data[e.name] = rateChangeRef(...kn(tc), ...kn(tp), e.is_self);
+    }
+  });
+  return { metric, current: { responses: tc.responses }, previous: { responses: tp.responses }, data };
+}
+
+/** GET /metrics/stability, its rows in (prompt_id, model) order. */
+export function expectedStability(entities: RefEntity[], answers: RefAnswer[], prompts: RefPrompt[], f: RefFilters) {
+  const brand = entities.find((e) => e.is_self)!;
+  const text = new Map(prompts.map((p) => [p.id, p.text]));
+  const groups = new Map<string, Map<string, { answers: number; mentioned: number }>>();
+  for (const a of select(answers, prompts, f)) {
+    const key = JSON.stringify([a.prompt_id, a.model]);
+    const days = groups.get(key) ?? new Map();
+    groups.set(key, days);
+    const day = days.get(utcDay(a.run_at)) ?? { answers: 0, mentioned: 0 };
+    days.set(utcDay(a.run_at), day);
+    day.answers++;
+    if (analyze(entities, a).position.has(brand.id)) day.mentioned++;
+  }
+  const rows = [...groups].map(([key, days]) => {
+    const [prompt_id, model] = JSON.parse(key) as [string, string];
+    const ordered = [...days.keys()].sort().map((d) => days.get(d)!);
+    const flags = ordered.map((d) => d.mentioned * 2 >= d.answers);
+    const flips = flags.filter((x, i) => i > 0 && x !== flags[i - 1]).length;
+    const answers = ordered.reduce((s, d) => s + d.answers, 0);
+    const mentioned = ordered.reduce((s, d) => s + d.mentioned, 0);
+    const [ci_low, ci_high] = wilsonRef(mentioned, answers)!;
+    return {
+      prompt_id,
+      prompt: text.get(prompt_id),
+      model,
+      answers,
+      mentioned,
+      mention_rate: (100 * mentioned) / answers,
+      ci_low,
+      ci_high,
+      days: ordered.length,
+      flips,
+      volatility: ordered.length < 2 ? 0 : flips / (ordered.length - 1),
+      consistency: (100 * Math.max(mentioned, answers - mentioned)) / answers,
+    };
+  });
+  rows.sort((a, b) => (a.prompt_id < b.prompt_id ? -1 : a.prompt_id > b.prompt_id ? 1 : a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
+  return { data: rows, summary: { pairs: rows.length, volatile_pairs: rows.filter((r) => r.days >= 3 && r.volatility >= 0.5).length } };
+}

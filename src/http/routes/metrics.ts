@@ -3,7 +3,8 @@ import { FAMILIES, type Family } from '../../../queries/metrics/metrics';
 import { SharedFilters } from '../../domain/filters';
 import { PageNum, PageSize } from '../../domain/schemas';
 import { route, type RouteDef, Uuid } from '../route';
-import { ConnectorPage, Cumulative, FamilyValue, TimeSeries } from '../../../queries/metrics/views';
+import { Comparison, ConnectorPage, Cumulative, FamilyValue, Stability, TimeSeries } from '../../../queries/metrics/views';
+import { CompareQuery, StabilityQuery } from '../../domain/comparison';
 import * as metrics from '../../app/metrics';
 
 export const MetricsBody = z.strictObject({ website_id: Uuid, filters: SharedFilters.optional() });
@@ -49,5 +50,26 @@ export const metricsRoutes: RouteDef<any, any, any>[] = [
     body: MetricsBody.extend({ page_num: PageNum(), page_size: PageSize(false, 10_000, 5_000) }),
     responses: { 200: ConnectorPage },
     handler: (ctx) => metrics.connector(ctx, ctx.body.website_id, ctx.body.filters, ctx.body),
+  }),
+  route({
+    method: 'GET',
+    url: '/api/v1/metrics/compare',
+    summary:
+      "Two periods compared per brand: each period's value, the change with its 95% interval (Newcombe for rates, normal for positions), p-value and verdict",
+    tag: 'metrics',
+    extension: true,
+    query: CompareQuery,
+    responses: { 200: Comparison },
+    handler: (ctx) => metrics.comparePeriods(ctx, ctx.query),
+  }),
+  route({
+    method: 'GET',
+    url: '/api/v1/metrics/stability',
+    summary: 'Per prompt and model, how steadily the brand is mentioned day to day: rate with its 95% interval, flips, volatility, consistency',
+    tag: 'metrics',
+    extension: true,
+    query: StabilityQuery,
+    responses: { 200: Stability },
+    handler: (ctx) => metrics.promptStability(ctx, ctx.query),
   }),
 ];

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Family } from '../../../queries/metrics/metrics';
 import { ToolSharedFilters } from '../../domain/filters';
-import { ConnectorPage, FamilySeries } from '../../../queries/metrics/views';
+import { Comparison, ConnectorPage, FamilySeries, Stability } from '../../../queries/metrics/views';
+import { compareInput, stabilityInput, ToolCompareInput, ToolStabilityInput } from '../../domain/comparison';
 import * as metrics from '../../app/metrics';
 import { PageNum, PageSize, WebsiteId } from '../../domain/schemas';
 import { tool, type ToolDef, READS } from '../tool';
@@ -54,5 +55,25 @@ export const metricsTools: ToolDef[] = [
     }),
     output: ConnectorPage,
     handler: (ctx, input) => metrics.connector(ctx, input.website_id, input.filters, input),
+  }),
+  tool({
+    name: 'compare_periods',
+    title: 'Compare two periods',
+    annotations: READS,
+    description:
+      'Whether a metric really changed between two periods: per brand, both values, the change with its 95% interval, p-value and verdict (up, down, within_noise).',
+    input: ToolCompareInput,
+    output: Comparison,
+    handler: (ctx, input) => metrics.comparePeriods(ctx, compareInput(input)),
+  }),
+  tool({
+    name: 'get_prompt_stability',
+    title: 'Get prompt stability',
+    annotations: READS,
+    description:
+      'Per prompt and model, how steadily the brand is mentioned day to day: rate with its 95% interval, days, flips, volatility, consistency; volatile pairs counted.',
+    input: ToolStabilityInput,
+    output: Stability,
+    handler: (ctx, input) => metrics.promptStability(ctx, stabilityInput(input)),
   }),
 ];
