@@ -21,6 +21,7 @@ import { content } from './content';
 import { credits } from './credits';
 import { discovery } from './discovery';
 import { emails } from './emails';
+import { entityQuality } from './entity-quality';
 import { idempotency } from './idempotency';
 import { jobs } from './jobs';
 import { knowledge } from './knowledge';
@@ -60,6 +61,7 @@ export const areas = [
   discovery,
   pitches,
   content,
+  entityQuality,
 ] as const;
 
 /** A read model's name: what a write names when it waits for the read models its caller reads next. */
