@@ -14,33 +14,29 @@ export interface SuggestionsRequest {
  * identifier) nor dismissed, with at least min_answers answers: most answers first, then the name.
  */
 export async function listSuggestions(db: Knex, websiteId: string, q: SuggestionsRequest): Promise<SuggestionsAnswer> {
-  const range = `d.website_id = :site ${q.from ? 'and d.day >= cast(:from as date)' : ''} ${q.to ? 'and d.day <= cast(:to as date)' : ''}`;
+  // one pass over the range's day rows: examples the latest days' first, domains gathered and made unique here
   const r = await db.raw(
-    `with totals as (
-       select d.key, sum(d.answers)::int as answers, min(d.first_seen) as first_seen, max(d.last_seen) as last_seen
-         from rm_suggestion_days d where ${range} group by d.key having sum(d.answers) >= :min
-     ), kept as (
-       select t.* from totals t
-        where not exists (select 1 from rm_suggestion_entities e where e.website_id = :site and t.key = any(e.keys))
-          and not exists (select 1 from rm_suggestion_dismissed x where x.website_id = :site and x.key = t.key)
-     )
-     select k.key, k.answers, k.first_seen, k.last_seen,
-       (select d.name from rm_suggestion_days d where ${range} and d.key = k.key order by d.first_seen limit 1) as name,
-       array(select u.id from rm_suggestion_days d, unnest(d.examples) with ordinality u(id, n)
-              where ${range} and d.key = k.key order by d.day desc, u.n limit 3) as examples,
-       array(select distinct u.h from rm_suggestion_days d, unnest(d.domains) u(h) where ${range} and d.key = k.key order by u.h) as domains
-       from kept k
-      order by k.answers desc, k.key`,
+    `select d.key, sum(d.answers)::int as answers, min(d.first_seen) as first_seen, max(d.last_seen) as last_seen,
+       (array_agg(d.name order by d.first_seen))[1] as name,
+       (string_to_array(string_agg(array_to_string(d.examples, ','), ',' order by d.day desc), ','))[1:3] as examples,
+       string_agg(array_to_string(d.domains, ','), ',') as domains
+       from rm_suggestion_days d
+      where d.website_id = :site ${q.from ? 'and d.day >= cast(:from as date)' : ''} ${q.to ? 'and d.day <= cast(:to as date)' : ''}
+        and d.key not in (select unnest(e.keys) from rm_suggestion_entities e where e.website_id = :site)
+        and d.key not in (select x.key from rm_suggestion_dismissed x where x.website_id = :site)
+      group by d.key
+     having sum(d.answers) >= :min
+      order by answers desc, d.key`,
     { site: websiteId, from: q.from ?? null, to: q.to ?? null, min: q.min_answers },
   );
   return {
-    suggestions: r.rows.map((row: { name: string; answers: number; first_seen: Date; last_seen: Date; examples: string[]; domains: string[] }) => ({
+    suggestions: r.rows.map((row: { name: string; answers: number; first_seen: Date; last_seen: Date; examples: string[]; domains: string }) => ({
       name: row.name,
       answers: row.answers,
       first_seen: iso(row.first_seen),
       last_seen: iso(row.last_seen),
-      example_response_ids: row.examples,
-      domains: row.domains,
+      example_response_ids: row.examples.filter(Boolean),
+      domains: [...new Set(row.domains.split(',').filter(Boolean))].sort(),
     })),
   };
 }
