@@ -210,7 +210,8 @@ export const entityQuality: Bench = {
   name: 'entity-quality',
   about: 'competitor suggestions over 90 days of 1.2 M answers; the simulated fact judge through the real workers',
   async run({ quick }) {
-    await suggestionsFigure(quick);
-    await judgeFigure(quick);
+    // BENCH_ONLY=suggestions|judge runs one of the two
+    if (process.env.BENCH_ONLY !== 'judge') await suggestionsFigure(quick);
+    if (process.env.BENCH_ONLY !== 'suggestions') await judgeFigure(quick);
   },
 };

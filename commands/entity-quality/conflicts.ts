@@ -5,47 +5,42 @@ import type { Aggregate, CommandContext, Decision } from '../handle';
 import { newEventsFor } from '../handle';
 import type { JudgedConflict } from '../../src/analysis/entity-quality';
 
-/** A website's fact conflicts: `fact-conflicts-<website_id>`; resolving and dismissing are decided on it. */
-export const conflictsStream = (websiteId: string) => `fact-conflicts-${websiteId}`;
+/** One fact conflict's stream, `fact-conflict-<conflict_id>`: its detection, then its resolution or dismissal, decided there. */
+export const conflictStream = (conflictId: string) => `fact-conflict-${conflictId}`;
 
 export const CONFLICT_EVENT_TYPES = ['FactConflictDetected', 'FactConflictResolved', 'FactConflictDismissed'] as const satisfies readonly EventType[];
 type ConflictEvent = EventsOf<typeof CONFLICT_EVENT_TYPES>;
 type Status = 'open' | 'resolved' | 'dismissed';
 
-export interface ConflictsState {
-  conflicts: Map<string, Status>;
+export interface ConflictState {
+  /** null before its detection */
+  status: Status | null;
 }
 
 export const CONFLICT_NOT_FOUND = 'Conflict not found';
 
-export const FactConflicts: Aggregate<ConflictsState, ConflictEvent> = {
+export const FactConflict: Aggregate<ConflictState, ConflictEvent> = {
   types: CONFLICT_EVENT_TYPES,
-  initial: () => ({ conflicts: new Map() }),
+  initial: () => ({ status: null }),
   evolve: (s, e) => {
-    const conflicts = new Map(s.conflicts);
     switch (e.type) {
       case 'FactConflictDetected':
-        if (!conflicts.has(e.data.conflict_id)) conflicts.set(e.data.conflict_id, 'open');
-        break;
+        return s.status === null ? { status: 'open' } : s;
       case 'FactConflictResolved':
-        conflicts.set(e.data.conflict_id, 'resolved');
-        break;
+        return { status: 'resolved' };
       case 'FactConflictDismissed':
-        conflicts.set(e.data.conflict_id, 'dismissed');
-        break;
+        return { status: 'dismissed' };
       default:
         return exhaustive(e, s);
     }
-    return { conflicts };
   },
 };
 
 /** Resolve or dismiss an open conflict; the same again changes nothing; the other once decided is 409. */
-export function decideCloseConflict(s: ConflictsState, id: string, to: 'resolved' | 'dismissed'): Decision<{ id: string }> | DomainError {
-  const status = s.conflicts.get(id);
-  if (!status) return notFound(CONFLICT_NOT_FOUND);
-  if (status === to) return { events: [], result: { id } };
-  if (status !== 'open') return conflict(`Conflict is already ${status}`);
+export function decideCloseConflict(s: ConflictState, id: string, to: 'resolved' | 'dismissed'): Decision<{ id: string }> | DomainError {
+  if (s.status === null) return notFound(CONFLICT_NOT_FOUND);
+  if (s.status === to) return { events: [], result: { id } };
+  if (s.status !== 'open') return conflict(`Conflict is already ${s.status}`);
   const type = to === 'resolved' ? 'FactConflictResolved' : 'FactConflictDismissed';
   return { events: [{ type, data: { conflict_id: id } }], result: { id } };
 }
@@ -61,14 +56,15 @@ export interface Judged {
   conflicts: (JudgedConflict & { fact_text: string })[];
 }
 
-/** Records what the judge found in one answer (one append; ids derived from the answer and the fact). */
+/**
+ * Records what the judge found in one answer: each conflict on its own stream (no contention between answers), its
+ * event's id derived from the answer and the fact, so a redelivered answer appends nothing.
+ */
 export async function recordConflicts(ctx: CommandContext, j: Judged) {
-  if (!j.conflicts.length) return null;
-  const events = newEventsFor(
-    ctx,
-    j.conflicts.map((c) => {
-      const conflict_id = conflictId(j.response_id, c.fact_id);
-      return {
+  for (const c of j.conflicts) {
+    const conflict_id = conflictId(j.response_id, c.fact_id);
+    const events = newEventsFor(ctx, [
+      {
         id: conflict_id,
         type: 'FactConflictDetected' as const,
         data: {
@@ -81,8 +77,8 @@ export async function recordConflicts(ctx: CommandContext, j: Judged) {
           model: j.model,
           judge: j.judge,
         },
-      };
-    }),
-  );
-  return ctx.store.append(conflictsStream(j.website_id), events, 'any');
+      },
+    ]);
+    await ctx.store.append(conflictStream(conflict_id), events, 'any');
+  }
 }

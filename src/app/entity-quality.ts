@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { handleCatalog } from '../../commands/catalog/catalog';
-import { conflictsStream, decideCloseConflict, FactConflicts, CONFLICT_NOT_FOUND } from '../../commands/entity-quality/conflicts';
+import { CONFLICT_NOT_FOUND, conflictStream, decideCloseConflict, FactConflict } from '../../commands/entity-quality/conflicts';
 import {
   type AcceptSuggestion,
   alreadyTracked,
@@ -108,7 +108,7 @@ export async function factConflicts(c: Caller, q: ConflictsQuery): Promise<{ con
 
 export const ConflictParams = z.strictObject({ id: Uuid.describe('The conflict id') });
 
-/** POST /knowledge-base/conflicts/{id}/resolve|dismiss: decided on the website's conflicts stream; another organization's id is 404. */
+/** POST /knowledge-base/conflicts/{id}/resolve|dismiss: decided on the conflict's stream; another organization's id is 404. */
 export async function closeConflict(c: Caller, id: string, to: 'resolved' | 'dismissed'): Promise<{ conflict: ConflictView }> {
   gate(c);
   const at = await locateConflict(dbOf(c), id);
@@ -116,7 +116,7 @@ export async function closeConflict(c: Caller, id: string, to: 'resolved' | 'dis
   const w = await websiteFor(c, at.website_id, KNOWLEDGE_MANAGE);
   const h = await written(
     c.deps,
-    handle(commandContextOf(c, w.id), conflictsStream(w.id), FactConflicts, (s) => decideCloseConflict(s, id, to)),
+    handle(commandContextOf(c, w.id), conflictStream(id), FactConflict, (s) => decideCloseConflict(s, id, to)),
     ['fact_conflicts'],
   );
   // nothing appended (the same decision again): what the stream held may be another request's, not applied yet

@@ -787,8 +787,8 @@ export const catalogue = {
     version_number: z.number().int().positive(),
   }),
   // ---- entity quality ----
-  // competitor suggestions (stream competitor-suggestions-<website_id>) and fact conflicts (stream
-  // fact-conflicts-<website_id>); a conflict's texts are sealed under its fact's subject, so erasing the fact erases them
+  // competitor suggestions (stream competitor-suggestions-<website_id>) and fact conflicts (one stream each,
+  // fact-conflict-<conflict_id>); a conflict's texts are sealed under its fact's subject, so erasing the fact erases them
   /** a name answers put forward is never suggested again (key: the name compared case-insensitively) */
   CompetitorSuggestionDismissed: z.object({ website_id: z.string(), name: z.string(), key: z.string() }),
   /** a name answers put forward reached the default min_answers for the first time */

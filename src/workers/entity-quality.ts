@@ -27,13 +27,26 @@ export interface EntityQualityDeps extends BusWorkerDeps {
 
 type Recorded = EventData<'ResponseRecorded'>;
 
-/** The website's approved facts (live, not hidden duplicates, text readable), from its knowledge stream. */
-async function approvedFacts(store: EventStore, websiteId: string): Promise<{ id: string; text: string }[]> {
-  const { state } = await load(store, knowledgeStream(websiteId), Knowledge);
-  const out: { id: string; text: string }[] = [];
-  for (const f of state.facts.values())
-    if (!f.archived && f.review_status === 'approved' && f.duplicate_of === null && f.text !== null) out.push({ id: f.id, text: f.text });
-  return out;
+/** How long the judge reuses a website's facts: answers come in bursts, and a second is fresh enough. */
+const FACTS_TTL_MS = 1000;
+const factsCache = new WeakMap<EventStore, Map<string, { at: number; value: Promise<{ id: string; text: string }[]> }>>();
+
+/** The website's approved facts (live, not hidden duplicates, text readable), from its knowledge stream (at most once a second). */
+function approvedFacts(store: EventStore, websiteId: string): Promise<{ id: string; text: string }[]> {
+  let byStore = factsCache.get(store);
+  if (!byStore) factsCache.set(store, (byStore = new Map()));
+  const hit = byStore.get(websiteId);
+  if (hit && Date.now() - hit.at < FACTS_TTL_MS) return hit.value;
+  const value = load(store, knowledgeStream(websiteId), Knowledge).then(({ state }) => {
+    const out: { id: string; text: string }[] = [];
+    for (const f of state.facts.values())
+      if (!f.archived && f.review_status === 'approved' && f.duplicate_of === null && f.text !== null) out.push({ id: f.id, text: f.text });
+    return out;
+  });
+  byStore.set(websiteId, { at: Date.now(), value });
+  value.catch(() => byStore.delete(websiteId));
+  if (byStore.size > 5000) byStore.delete(byStore.keys().next().value as string);
+  return value;
 }
 
 type Msg = Pick<BusMessage, 'id' | 'data' | 'metadata' | 'position'>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conflictsStream } from '../../commands/entity-quality/conflicts';
+import { conflictStream } from '../../commands/entity-quality/conflicts';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, importAnswers, type Site } from '../support/answers';
 import { refusedWithoutWrite } from '../support/http';
@@ -282,7 +282,7 @@ describe('fact conflicts', () => {
     expect(r.status).toBe(200);
     await until('gone', async () => (await list(site.id)).length === 0);
     for (const status of ['resolved', 'dismissed']) expect(await list(site.id, status)).toEqual([]);
-    const [stored] = await s.rt.store.readStream(conflictsStream(site.id));
+    const [stored] = await s.rt.store.readStream(conflictStream(c.id));
     expect(stored.data).toMatchObject({ conflict_id: c.id, fact_text: null, answer_excerpt: null });
     await refusedWithoutWrite(s, w.a.key, [{ method: 'POST', path: `${CONFLICTS}/${c.id}/resolve`, status: 404, error: 'Conflict not found' }]);
   });
