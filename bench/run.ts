@@ -34,6 +34,7 @@ import { content } from './content';
 import { shopping } from './shopping';
 import { evidence } from './evidence';
 import { crawlers } from './crawlers';
+import { entityQuality } from './entity-quality';
 
 const all: Bench[] = [
   append,
@@ -61,6 +62,7 @@ const all: Bench[] = [
   shopping,
   evidence,
   crawlers,
+  entityQuality,
 ];
 
 function usage(): never {

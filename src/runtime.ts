@@ -30,6 +30,7 @@ import { type JobSpec, startJobWorker } from './workers/jobs';
 import { createFileTransport, createSmtpTransport, type MailTransport } from './email/transport';
 import { type EmailWorkerDeps, startEmailSweeper, startEmailWorkers } from './workers/email';
 import { startInvitationWorkers } from './workers/invitations';
+import { startEntityQualityWorkers } from './workers/entity-quality';
 import { parseExtractor, startObservationWorkers } from './workers/observations';
 import { startResponseWorkers } from './workers/responses';
 import { BUS_STREAM_PREFIXES, busEventTypes } from './workers/types';
@@ -215,6 +216,9 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         workers.push(runEnds);
         workers.push(await startResponseWorkers({ ...deps, extractor, concurrency: config.workerConcurrency, onOutcome: (p) => runEnds.poke(p) }));
         workers.push(await startObservationWorkers({ ...deps, extractor }));
+        workers.push(
+          await startEntityQualityWorkers({ ...deps, waitForSuggestions: (p) => runtime.waitForReadModels(p, ['competitor_suggestions']) }),
+        );
         workers.push(startSweeper({ db: database.db, bus, logger }));
         const outbound = options.outbound ?? { fetch: options.jobs?.fetch ?? createSafeFetcher() };
         const specs =

@@ -23,6 +23,7 @@ import { credits } from './credits';
 import { discovery } from './discovery';
 import { evidence } from './evidence';
 import { emails } from './emails';
+import { entityQuality } from './entity-quality';
 import { idempotency } from './idempotency';
 import { jobs } from './jobs';
 import { knowledge } from './knowledge';
@@ -64,6 +65,7 @@ export const areas = [
   content,
   evidence,
   crawlers,
+  entityQuality,
 ] as const;
 
 /** A read model's name: what a write names when it waits for the read models its caller reads next. */

@@ -816,6 +816,26 @@ export const catalogue = {
       }),
     ),
   }),
+  // ---- entity quality ----
+  // competitor suggestions (stream competitor-suggestions-<website_id>) and fact conflicts (one stream each,
+  // fact-conflict-<conflict_id>); a conflict's texts are sealed under its fact's subject, so erasing the fact erases them
+  /** a name answers put forward is never suggested again (key: the name compared case-insensitively) */
+  CompetitorSuggestionDismissed: z.object({ website_id: z.string(), name: z.string(), key: z.string() }),
+  /** a name answers put forward reached the default min_answers for the first time */
+  CompetitorSuggested: z.object({ website_id: z.string(), name: z.string(), key: z.string(), answers: z.number().int().positive() }),
+  /** the judge found a sentence about the brand contradicting an approved fact */
+  FactConflictDetected: z.object({
+    conflict_id: z.string(),
+    website_id: z.string(),
+    response_id: z.string(),
+    fact_id: subject('fact'),
+    fact_text: sealed(z.string()),
+    answer_excerpt: sealed(z.string()),
+    model: z.string(),
+    judge: z.enum(['simulated', 'engine']),
+  }),
+  FactConflictResolved: z.object({ conflict_id: z.string() }),
+  FactConflictDismissed: z.object({ conflict_id: z.string() }),
 } as const;
 
 export type EventType = keyof typeof catalogue;

@@ -2,6 +2,7 @@ import { type EventType, RESPONSE_STREAM_PREFIX } from '../domain/events';
 import { type JobKinds, jobTriggerTypes } from '../domain/jobs';
 import type { Projection } from '../eventstore/projection';
 import { EMAIL_WORKER_TYPES } from './email';
+import { ENTITY_QUALITY_WORKER_TYPES } from './entity-quality';
 import { INVITATION_WORKER_TYPES } from './invitations';
 import { type ExtractorChoice, observationWorkerTypes } from './observations';
 import { RESPONSE_WORKER_TYPES } from './responses';
@@ -14,6 +15,7 @@ export const busEventTypes = (extractor: ExtractorChoice, jobKinds: JobKinds): r
     ...jobTriggerTypes(jobKinds),
     ...EMAIL_WORKER_TYPES,
     ...INVITATION_WORKER_TYPES,
+    ...ENTITY_QUALITY_WORKER_TYPES,
   ]),
 ];
 

@@ -1,0 +1,48 @@
+import type { Knex } from 'knex';
+import { iso } from '../timestamps';
+import type { SuggestionsAnswer } from './views';
+
+export interface SuggestionsRequest {
+  /** UTC days, inclusive; absent: unbounded */
+  from?: string;
+  to?: string;
+  min_answers: number;
+}
+
+/**
+ * The names a website's answers put forward in the range that are neither its brand, a tracked competitor (name or
+ * identifier) nor dismissed, with at least min_answers answers: most answers first, then the name.
+ */
+export async function listSuggestions(db: Knex, websiteId: string, q: SuggestionsRequest): Promise<SuggestionsAnswer> {
+  // one pass over the range's day rows: examples the latest days' first, domains gathered and made unique here
+  const r = await db.raw(
+    `select d.key, sum(d.answers)::int as answers, min(d.first_seen) as first_seen, max(d.last_seen) as last_seen,
+       (array_agg(d.name order by d.first_seen))[1] as name,
+       (string_to_array(string_agg(array_to_string(d.examples, ','), ',' order by d.day desc), ','))[1:3] as examples,
+       string_agg(array_to_string(d.domains, ','), ',') as domains
+       from rm_suggestion_days d
+      where d.website_id = :site ${q.from ? 'and d.day >= cast(:from as date)' : ''} ${q.to ? 'and d.day <= cast(:to as date)' : ''}
+        and d.key not in (select unnest(e.keys) from rm_suggestion_entities e where e.website_id = :site)
+        and d.key not in (select x.key from rm_suggestion_dismissed x where x.website_id = :site)
+      group by d.key
+     having sum(d.answers) >= :min
+      order by answers desc, d.key`,
+    { site: websiteId, from: q.from ?? null, to: q.to ?? null, min: q.min_answers },
+  );
+  return {
+    suggestions: r.rows.map((row: { name: string; answers: number; first_seen: Date; last_seen: Date; examples: string[]; domains: string }) => ({
+      name: row.name,
+      answers: row.answers,
+      first_seen: iso(row.first_seen),
+      last_seen: iso(row.last_seen),
+      example_response_ids: row.examples.filter(Boolean),
+      domains: [...new Set(row.domains.split(',').filter(Boolean))].sort(),
+    })),
+  };
+}
+
+/** Whether a website's brand or a tracked competitor goes by this key (name or identifier). */
+export async function trackedName(db: Knex, websiteId: string, key: string): Promise<boolean> {
+  const r = await db.raw('select 1 from rm_suggestion_entities where website_id = ? and ? = any(keys) limit 1', [websiteId, key]);
+  return r.rows.length > 0;
+}

@@ -1,0 +1,22 @@
+import { competitorSuggestionsProjection } from '../../projections/competitor-suggestions';
+import { entry } from '../../projections/activity';
+import { factConflictsProjection } from '../../projections/fact-conflicts';
+import { suggestionId } from '../../commands/entity-quality/suggestions';
+import { entityQualityRoutes } from '../http/routes/entity-quality';
+import { entityQualityTools } from '../mcp/tools/entity-quality';
+import type { AreaManifest } from './manifest';
+
+/** Entity quality: competitor suggestions from the answers, and answers contradicting the brand's facts. */
+export const entityQuality: AreaManifest<'competitor_suggestions' | 'fact_conflicts'> = {
+  readModels: { competitor_suggestions: competitorSuggestionsProjection, fact_conflicts: factConflictsProjection },
+  routes: entityQualityRoutes,
+  tools: entityQualityTools,
+  feed: {
+    // a name has no id of its own: the entry carries one derived from the website and the name
+    CompetitorSuggested: (e) => entry('competitor_suggestion', 'created', [suggestionId(e.data.website_id, e.data.key)]),
+    CompetitorSuggestionDismissed: (e) => entry('competitor_suggestion', 'dismissed', [suggestionId(e.data.website_id, e.data.key)]),
+    FactConflictDetected: (e) => entry('fact_conflict', 'detected', [e.data.conflict_id, e.data.fact_id]),
+    FactConflictResolved: (e) => entry('fact_conflict', 'resolved', [e.data.conflict_id]),
+    FactConflictDismissed: (e) => entry('fact_conflict', 'dismissed', [e.data.conflict_id]),
+  },
+};

@@ -1,0 +1,307 @@
+import { describe, expect, it } from 'vitest';
+import { conflictStream } from '../../commands/entity-quality/conflicts';
+import { MODEL_IDS } from '../../src/domain/models';
+import { buildSite, importAnswers, type Site } from '../support/answers';
+import { refusedWithoutWrite } from '../support/http';
+import { call, type TestServer } from '../support/server';
+import { tenancyChecks, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
+import { until } from '../support/until';
+
+let s: TestServer;
+let w: World;
+useWorld((ctx) => ({ s, w } = ctx));
+
+const SUGGESTIONS = '/api/v1/competitors/suggestions';
+const CONFLICTS = '/api/v1/knowledge-base/conflicts';
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+
+/** Answers of the site's first prompt, one a day from 2026-11-01 (each an import item). */
+const answers = (site: Site, texts: readonly (string | { text: string; citations: string[] })[], firstDay = 1) =>
+  texts.map((t, i) => ({
+    prompt_id: site.prompts[0].id,
+    model: MODEL_IDS[i % 3],
+    run_at: `2026-11-${String(firstDay + i).padStart(2, '0')}T10:00:00Z`,
+    ...(typeof t === 'string' ? { text: t } : t),
+  }));
+
+const suggestions = async (websiteId: string, query: Record<string, string | number> = {}) => {
+  const r = await call(s, 'GET', SUGGESTIONS, { key: w.a.key, query: { website_id: websiteId, ...query } });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return r.body.suggestions as {
+    name: string;
+    answers: number;
+    first_seen: string;
+    last_seen: string;
+    example_response_ids: string[];
+    domains: string[];
+  }[];
+};
+/** The suggestions once the read model shows `names` (in that order). */
+const suggested = (websiteId: string, names: string[], query: Record<string, string | number> = {}) =>
+  until(`suggestions ${names.join(', ')}`, async () => {
+    const list = await suggestions(websiteId, query);
+    return JSON.stringify(list.map((x) => x.name)) === JSON.stringify(names) && list;
+  });
+
+describe('competitor suggestions', () => {
+  const fixture = async () => {
+    const site = await buildSite(s, w.a.key, {
+      name: 'Acme',
+      competitors: [{ name: 'Bravo', url: 'https://bravo.example.com', identifiers: ['BravoCo'] }],
+    });
+    const imported = await importAnswers(
+      s,
+      w.a.key,
+      site.id,
+      answers(site, [
+        { text: 'Top picks:\n1. **Zeta** - fast\n2. Gamma: cheap\n3. Acme\n**zeta** again, and **Bravo**.', citations: ['https://www.zeta.io/a'] },
+        { text: '- Zeta (new)\n- BravoCo, fine\n- lower case item', citations: ['https://ze-ta.com/x', 'https://zeta-app.com/y'] },
+        'Consider **Zeta**, **Gamma** and **Delta Labs**.',
+        '* Omega, later',
+      ]),
+    );
+    return { site, ids: imported.response_ids as string[] };
+  };
+
+  it('given answers naming the brand, a competitor (by name and identifier) and others, then only the others, counted once per answer, most answers first', async () => {
+    const { site, ids } = await fixture();
+    const list = await suggested(site.id, ['Zeta', 'Gamma'], { min_answers: 2 });
+    expect(list[0]).toEqual({
+      name: 'Zeta',
+      answers: 3,
+      first_seen: '2026-11-01T10:00:00.000Z',
+      last_seen: '2026-11-03T10:00:00.000Z',
+      example_response_ids: [ids[2], ids[1], ids[0]],
+      domains: ['ze-ta.com', 'zeta.io'],
+    });
+    expect(list[1]).toMatchObject({ name: 'Gamma', answers: 2, domains: [] });
+    // the default min_answers is 3; a range counts only its days
+    expect((await suggestions(site.id)).map((x) => x.name)).toEqual(['Zeta']);
+    expect(await suggestions(site.id, { min_answers: 1, start_date: '2026-11-03', end_date: '2026-11-04' })).toMatchObject([
+      { name: 'Delta Labs', answers: 1 },
+      { name: 'Gamma', answers: 1 },
+      { name: 'Omega', answers: 1 },
+      { name: 'Zeta', answers: 1, example_response_ids: [ids[2]] },
+    ]);
+  });
+
+  it('given a suggestion, when it is accepted, then it is a competitor and no longer suggested; accepting a tracked name again is 409 naming it', async () => {
+    const { site } = await fixture();
+    await suggested(site.id, ['Zeta']);
+    const r = await call(s, 'POST', `${SUGGESTIONS}/accept`, { key: w.a.key, body: { website_id: site.id, name: 'Zeta', url: 'https://zeta.io' } });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    expect(r.body.competitor).toMatchObject({ name: 'Zeta', url: 'https://zeta.io' });
+    const listed = await call(s, 'GET', '/api/v1/competitors', { key: w.a.key, query: { website_id: site.id } });
+    expect(listed.body.competitors.map((c: { name: string }) => c.name)).toEqual(['Bravo', 'Zeta']);
+    await suggested(site.id, []);
+    await refusedWithoutWrite(s, w.a.key, [
+      {
+        method: 'POST',
+        path: `${SUGGESTIONS}/accept`,
+        body: { website_id: site.id, name: 'zeta', url: 'https://zeta2.io' },
+        status: 409,
+        error: 'Competitor already tracked: Zeta',
+      },
+      {
+        method: 'POST',
+        path: `${SUGGESTIONS}/accept`,
+        body: { website_id: site.id, name: 'BRAVOCO', url: 'https://b2.io' },
+        status: 409,
+        error: 'Competitor already tracked: Bravo',
+      },
+      {
+        method: 'POST',
+        path: `${SUGGESTIONS}/accept`,
+        body: { website_id: site.id, name: 'acme', url: 'https://acme2.io' },
+        status: 409,
+        error: 'Competitor already tracked: Acme',
+      },
+    ]);
+    // removing the competitor suggests the name again (what is excluded follows the catalogue)
+    const id = r.body.competitor.id;
+    expect((await call(s, 'DELETE', `/api/v1/competitors/${id}`, { key: w.a.key, query: { website_id: site.id } })).status).toBe(200);
+    await suggested(site.id, ['Zeta']);
+  });
+
+  it('given a suggestion, when it is dismissed, then it is never suggested again, even with new answers; dismissing twice answers the same', async () => {
+    const { site } = await fixture();
+    await suggested(site.id, ['Zeta', 'Gamma'], { min_answers: 2 });
+    for (let i = 0; i < 2; i++) {
+      const r = await call(s, 'POST', `${SUGGESTIONS}/dismiss`, { key: w.a.key, body: { website_id: site.id, name: 'ZETA' } });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body).toEqual({ name: 'ZETA', dismissed: true });
+    }
+    expect((await suggestions(site.id, { min_answers: 2 })).map((x) => x.name)).toEqual(['Gamma']);
+    await importAnswers(s, w.a.key, site.id, answers(site, ['**Zeta** is back.', '**Gamma** too.'], 10));
+    await suggested(site.id, ['Gamma'], { min_answers: 3 });
+    expect((await suggestions(site.id, { min_answers: 1 })).map((x) => x.name)).not.toContain('Zeta');
+  });
+
+  it('given a name reaching 3 answers, then one activity entry announces it (not again with more answers)', async () => {
+    const { site } = await fixture();
+    const entries = () =>
+      s.rt.database
+        .db('rm_activity')
+        .where({ website_id: site.id, entity_type: 'competitor_suggestion', change_type: 'created' })
+        .select('entity_ids');
+    await until('the announcement', async () => (await entries()).length === 1);
+    await importAnswers(s, w.a.key, site.id, answers(site, ['**Zeta** once more.', '**Zeta** and **Gamma**.'], 12));
+    await until('Gamma announced', async () => (await entries()).length === 2);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await entries()).toHaveLength(2);
+  });
+
+  it('given bad input, then 400 naming the field and nothing written', async () => {
+    const site = await buildSite(s, w.a.key);
+    const accept = (body: Record<string, unknown>) => ({
+      method: 'POST',
+      path: `${SUGGESTIONS}/accept`,
+      body: { website_id: site.id, name: 'Zeta', url: 'https://zeta.io', ...body },
+      status: 400,
+    });
+    await refusedWithoutWrite(s, w.a.key, [
+      { ...accept({ name: '' }), error: /^name: / },
+      { ...accept({ name: 'x'.repeat(201) }), error: /^name: / },
+      { ...accept({ url: 'http://127.0.0.1/x' }), error: 'url: must be a public http(s) URL or domain' },
+      { ...accept({ url: 'http://10.1.2.3' }), error: 'url: must be a public http(s) URL or domain' },
+      { ...accept({ url: 'http://localhost:8080' }), error: 'url: must be a public http(s) URL or domain' },
+      { ...accept({ url: 'https://intranet.internal' }), error: 'url: must be a public http(s) URL or domain' },
+      { ...accept({ url: 'not a url' }), error: /^url: / },
+      { method: 'POST', path: `${SUGGESTIONS}/dismiss`, body: { website_id: site.id, name: '   ' }, status: 400, error: /^name: / },
+      { method: 'POST', path: `${SUGGESTIONS}/dismiss`, body: { website_id: site.id, name: 'y'.repeat(201) }, status: 400, error: /^name: / },
+      { method: 'GET', path: SUGGESTIONS, query: { website_id: site.id, min_answers: '0' }, status: 400, error: /^min_answers: / },
+      {
+        method: 'GET',
+        path: SUGGESTIONS,
+        query: { website_id: site.id, start_date: '2026-11-05', end_date: '2026-11-01' },
+        status: 400,
+        error: /^end_date: /,
+      },
+      { method: 'GET', path: CONFLICTS, query: { website_id: site.id, status: 'closed' }, status: 400, error: /^status: / },
+    ]);
+  });
+});
+
+websiteTenancyChecks(() => w, 'GET', SUGGESTIONS);
+websiteTenancyChecks(() => w, 'POST', `${SUGGESTIONS}/accept`, { name: 'Zeta', url: 'https://zeta.io' });
+websiteTenancyChecks(() => w, 'POST', `${SUGGESTIONS}/dismiss`, { name: 'Zeta' });
+websiteTenancyChecks(() => w, 'GET', CONFLICTS);
+
+describe('fact conflicts', () => {
+  const PRICE = 'Acme Pro costs 49 dollars per month.';
+  const fixture = async () => {
+    const site = await buildSite(s, w.a.key, { name: 'Acme' });
+    const fact = async (text: string) => {
+      const r = await call(s, 'POST', '/api/v1/knowledge-base/facts', { key: w.a.key, body: { website_id: site.id, text } });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      return r.body.fact.id as string;
+    };
+    const price = await fact(PRICE);
+    const founded = await fact('Acme was founded in 2012 in Berlin.');
+    const imported = await importAnswers(
+      s,
+      w.a.key,
+      site.id,
+      answers(site, [
+        'Acme is popular. Acme Pro costs 99 dollars per month, billed yearly. Acme was founded in 2012 in Berlin.',
+        'Zeta Pro costs 99 dollars per month.',
+        'Acme Pro costs 49 dollars per month.',
+      ]),
+    );
+    return { site, price, founded, ids: imported.response_ids as string[] };
+  };
+  const list = async (websiteId: string, status?: string, key = w.a.key) => {
+    const r = await call(s, 'GET', CONFLICTS, { key, query: { website_id: websiteId, ...(status ? { status } : {}) } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    return r.body.conflicts as { id: string; status: string; fact_id: string }[];
+  };
+  const detected = (websiteId: string) => until('the conflict', async () => ((await list(websiteId)).length ? list(websiteId) : false));
+
+  it('given an approved fact and an answer contradicting it about the brand, then one open conflict with the sentence and the fact, and an activity entry', async () => {
+    const { site, price, ids } = await fixture();
+    const [c] = await detected(site.id);
+    expect(await list(site.id)).toEqual([
+      {
+        id: c.id,
+        response_id: ids[0],
+        fact_id: price,
+        fact_text: PRICE,
+        answer_excerpt: 'Acme Pro costs 99 dollars per month, billed yearly.',
+        model: MODEL_IDS[0],
+        detected_at: expect.any(String),
+        status: 'open',
+      },
+    ]);
+    const entry: { entity_ids: string[] } = await until('its entry', async () =>
+      s.rt.database.db('rm_activity').where({ website_id: site.id, entity_type: 'fact_conflict', change_type: 'detected' }).first('entity_ids'),
+    );
+    expect(entry.entity_ids).toEqual([c.id, price]);
+  });
+
+  it('given an open conflict, when it is resolved, then it is listed as resolved; resolving again answers the same; dismissing it then is 409', async () => {
+    const { site } = await fixture();
+    const [c] = await detected(site.id);
+    for (let i = 0; i < 2; i++) {
+      const r = await call(s, 'POST', `${CONFLICTS}/${c.id}/resolve`, { key: w.a.key });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.conflict).toMatchObject({ id: c.id, status: 'resolved' });
+    }
+    expect(await list(site.id)).toEqual([]);
+    expect((await list(site.id, 'resolved')).map((x) => x.id)).toEqual([c.id]);
+    await refusedWithoutWrite(s, w.a.key, [
+      { method: 'POST', path: `${CONFLICTS}/${c.id}/dismiss`, status: 409, error: 'Conflict is already resolved' },
+    ]);
+  });
+
+  it('given an open conflict, when it is dismissed, then it is listed as dismissed', async () => {
+    const { site } = await fixture();
+    const [c] = await detected(site.id);
+    const r = await call(s, 'POST', `${CONFLICTS}/${c.id}/dismiss`, { key: w.a.key });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect((await list(site.id, 'dismissed')).map((x) => x.id)).toEqual([c.id]);
+  });
+
+  it('given an open conflict, when its fact is edited or rejected, then the conflict is closed (resolved)', async () => {
+    for (const change of ['edit', 'reject'] as const) {
+      const { site, price } = await fixture();
+      const [c] = await detected(site.id);
+      const r =
+        change === 'edit'
+          ? await call(s, 'PATCH', `/api/v1/knowledge-base/facts/${price}`, { key: w.a.key, body: { text: 'Acme Pro costs 99 dollars per month.' } })
+          : await call(s, 'POST', `/api/v1/knowledge-base/facts/${price}/review`, { key: w.a.key, body: { decision: 'reject' } });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      await until(`closed by ${change}`, async () => (await list(site.id, 'resolved')).map((x) => x.id).join() === c.id);
+      expect(await list(site.id)).toEqual([]);
+    }
+  });
+
+  it('given a conflict, when its fact is deleted, then it is gone from every status and the log keeps none of its text', async () => {
+    const { site, price } = await fixture();
+    const [c] = await detected(site.id);
+    const r = await call(s, 'POST', '/api/v1/knowledge-base/facts/delete', { key: w.a.key, body: { website_id: site.id, fact_ids: [price] } });
+    expect(r.status).toBe(200);
+    await until('gone', async () => (await list(site.id)).length === 0);
+    for (const status of ['resolved', 'dismissed']) expect(await list(site.id, status)).toEqual([]);
+    const [stored] = await s.rt.store.readStream(conflictStream(c.id));
+    expect(stored.data).toMatchObject({ conflict_id: c.id, fact_text: null, answer_excerpt: null });
+    await refusedWithoutWrite(s, w.a.key, [{ method: 'POST', path: `${CONFLICTS}/${c.id}/resolve`, status: 404, error: 'Conflict not found' }]);
+  });
+
+  it("given another organization's conflict, an unknown id or a key scoped to another website, then 404 or 403 and nothing written", async () => {
+    const { site } = await fixture();
+    const [c] = await detected(site.id);
+    await refusedWithoutWrite(s, w.b.key, [
+      { method: 'POST', path: `${CONFLICTS}/${c.id}/resolve`, status: 404, error: 'Conflict not found' },
+      { method: 'POST', path: `${CONFLICTS}/${UNKNOWN}/dismiss`, status: 404, error: 'Conflict not found' },
+    ]);
+    await refusedWithoutWrite(s, w.a.scoped, [
+      { method: 'POST', path: `${CONFLICTS}/${c.id}/resolve`, status: 403, error: 'Unauthorized access to this website' },
+    ]);
+    await refusedWithoutWrite(s, w.a.key, [{ method: 'POST', path: `${CONFLICTS}/not-a-uuid/resolve`, status: 400, error: /^id: / }]);
+  });
+});
+
+tenancyChecks(`POST ${CONFLICTS}/{id}/resolve`, () => w, {
+  method: 'POST',
+  request: () => ({ path: `${CONFLICTS}/${UNKNOWN}/resolve` }),
+});

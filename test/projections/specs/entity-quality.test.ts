@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import { describe, it } from 'vitest';
+import { competitorSuggestionsProjection } from '../../../projections/competitor-suggestions';
+import { factConflictsProjection } from '../../../projections/fact-conflicts';
+import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
+
+describe('competitor suggestions read model: names per website, name and day', () => {
+  const spec = projectionSpec(competitorSuggestionsProjection);
+  const { site } = spec;
+  const answer = (text: string, run_at: string, citations: string[] = [], response_id = randomUUID()) =>
+    event('ResponseRecorded', {
+      response_id,
+      website_id: site,
+      prompt_id: randomUUID(),
+      model: 'gpt-4o',
+      location_id: null,
+      persona_id: null,
+      schedule_id: null,
+      run_id: null,
+      request_id: null,
+      external_id: null,
+      run_at,
+      text,
+      citations,
+      products: [],
+      source: 'import',
+      observations_supplied: false,
+      provider_model: null,
+      latency_ms: null,
+    });
+  const a1 = randomUUID();
+  const a2 = randomUUID();
+
+  it('given nothing, when answers of one day name Zeta twice in one answer and once in another, then one day row of 2 answers with both as examples and its domain', async () => {
+    await spec
+      .given()
+      .when(answer('**Zeta** and **zeta**', T0, ['https://www.zeta.io/x'], a1), answer('1. Zeta - ok', '2026-03-01T05:00:00.000Z', [], a2))
+      .then({
+        rm_suggestion_days: [{ key: 'zeta', day: '2026-03-01', name: 'Zeta', answers: 2, first_seen: T0, examples: [a1, a2], domains: ['zeta.io'] }],
+      });
+  });
+
+  it('given a day row, when a later batch adds an answer of the same day, then it is counted into that row; another day has its own row', async () => {
+    await spec
+      .given(answer('**Zeta**', T0, [], a1))
+      .when(answer('**Zeta**', '2026-03-01T09:00:00.000Z', ['https://zeta.io'], a2), answer('**Zeta**', T1))
+      .then({
+        rm_suggestion_days: {
+          columns: ['answers', 'last_seen', 'domains'],
+          orderBy: 'day',
+          rows: [
+            { answers: 2, last_seen: '2026-03-01T09:00:00.000Z', domains: ['zeta.io'] },
+            { answers: 1, last_seen: T1, domains: [] },
+          ],
+        },
+      });
+  });
+
+  it('given the brand and a competitor, when the competitor is renamed and given identifiers, then its keys follow; when removed, its row goes', async () => {
+    const c = randomUUID();
+    const stream = `catalog-${site}`;
+    const added = event(
+      'CompetitorAdded',
+      { competitor_id: c, name: 'Bravo', url: 'https://bravo.io', normalized_url: 'https://bravo.io', identifiers: [] },
+      { stream },
+    );
+    await spec
+      .given(
+        event('WebsiteCreated', { website_id: site, name: 'Acme', url: 'https://acme.io', normalized_url: 'https://acme.io', external_id: null }),
+        added,
+      )
+      .when(
+        event('CompetitorRenamed', { competitor_id: c, name: 'Bravo Labs' }, { stream }),
+        event('CompetitorIdentifiersChanged', { competitor_id: c, identifiers: ['BRAVO'] }, { stream }),
+      )
+      .then({
+        rm_suggestion_entities: {
+          columns: ['entity_id', 'keys'],
+          orderBy: 'name',
+          rows: [
+            { entity_id: site, keys: ['acme'] },
+            { entity_id: c, keys: ['bravo labs', 'bravo'] },
+          ],
+        },
+      });
+    await spec
+      .given(added)
+      .when(event('CompetitorRemoved', { competitor_id: c }, { stream }))
+      .then({ rm_suggestion_entities: [] });
+  });
+
+  it('given a dismissal and an announcement, when either comes again, then one row each', async () => {
+    const dismissed = event('CompetitorSuggestionDismissed', { website_id: site, name: 'Zeta', key: 'zeta' });
+    const announced = event('CompetitorSuggested', { website_id: site, name: 'Gamma', key: 'gamma', answers: 3 });
+    await spec
+      .given(dismissed, announced)
+      .when(dismissed, announced)
+      .then({ rm_suggestion_dismissed: [{ key: 'zeta', name: 'Zeta' }], rm_suggestion_announced: [{ key: 'gamma' }] });
+  });
+});
+
+describe('fact conflicts read model', () => {
+  const spec = projectionSpec(factConflictsProjection);
+  const { site } = spec;
+  const fact = randomUUID();
+  const id = randomUUID();
+  const detected = (over: { fact_text?: string | null } = {}) =>
+    event('FactConflictDetected', {
+      conflict_id: id,
+      website_id: site,
+      response_id: randomUUID(),
+      fact_id: fact,
+      fact_text: 'Acme costs 49 dollars.',
+      answer_excerpt: 'Acme costs 99 dollars.',
+      model: 'gpt-4o',
+      judge: 'simulated',
+      ...over,
+    });
+
+  it('given nothing, when a conflict is detected, then it is open with both texts', async () => {
+    await spec
+      .given()
+      .when(detected())
+      .then({
+        rm_fact_conflicts: [
+          { id, fact_id: fact, fact_text: 'Acme costs 49 dollars.', answer_excerpt: 'Acme costs 99 dollars.', status: 'open', detected_at: T0 },
+        ],
+      });
+  });
+
+  it('given a dismissed conflict, when its fact is rejected, then it stays dismissed; an open one of an archived fact is resolved', async () => {
+    await spec
+      .given(detected(), event('FactConflictDismissed', { conflict_id: id }))
+      .when(event('FactReviewed', { fact_id: fact, review_status: 'rejected' }))
+      .then({ rm_fact_conflicts: [{ id, status: 'dismissed' }] });
+    await spec
+      .given(detected())
+      .when(event('FactArchived', { fact_id: fact, replaced_by: randomUUID() }, { meta: { time: T1 } }))
+      .then({ rm_fact_conflicts: [{ id, status: 'resolved', updated_at: T1 }] });
+  });
+
+  it('given a conflict, when its fact is deleted, then its row goes; an erased one applied again (a rebuild) keeps nothing', async () => {
+    await spec
+      .given(detected())
+      .when(event('FactsDeleted', { fact_ids: [fact], replaced_ids: [] }))
+      .then({ rm_fact_conflicts: [] });
+    await spec
+      .given()
+      .when(detected({ fact_text: null }))
+      .then({ rm_fact_conflicts: [] });
+  });
+});
