@@ -34,6 +34,7 @@ import { responses } from './responses';
 import { seo } from './seo';
 import { shopping } from './shopping';
 import { team } from './team';
+import { webhooks } from './webhooks';
 import { websites } from './websites';
 
 export const areas = [
@@ -60,6 +61,7 @@ export const areas = [
   discovery,
   pitches,
   content,
+  webhooks,
 ] as const;
 
 /** A read model's name: what a write names when it waits for the read models its caller reads next. */
