@@ -31,6 +31,7 @@ import { oauth } from './oauth';
 import { pitches } from './pitches';
 import { content } from './content';
 import { shopping } from './shopping';
+import { webhooks } from './webhooks';
 
 const all: Bench[] = [
   append,
@@ -55,6 +56,7 @@ const all: Bench[] = [
   seo,
   content,
   shopping,
+  webhooks,
 ];
 
 function usage(): never {

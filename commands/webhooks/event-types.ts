@@ -87,10 +87,6 @@ export const WEBHOOK_EVENT_TYPES_LIST = [
   'webhook.updated',
   'webhook.secret_rotated',
   'webhook.deleted',
-  'alert_rule.created',
-  'alert_rule.updated',
-  'alert_rule.deleted',
-  'alert.acknowledged',
   'alert.fired',
   'webhook.test',
 ] as const;

@@ -48,7 +48,7 @@ export async function migrateWebhookDeliveries(db: Knex): Promise<void> {
       lease_owner text,
       unique (webhook_id, event_id)
     );
-    create index if not exists webhook_deliveries_due on webhook_deliveries (next_attempt_at) where status = 'pending';
+    create index if not exists webhook_deliveries_due_by_hook on webhook_deliveries (webhook_id, next_attempt_at) where status = 'pending';
     create index if not exists webhook_deliveries_list on webhook_deliveries (webhook_id, created_at desc, id);`);
 }
 
@@ -236,19 +236,65 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
     await finish(c, code, error);
   }
 
+  interface Outcome {
+    c: Claimed;
+    status: DeliveryStatus;
+    code: number | null;
+    error: string | null;
+    wait: number;
+    done: () => void;
+    fail: (err: unknown) => void;
+  }
+  let outcomes: Outcome[] = [];
+  let flushing: Promise<void> | null = null;
+
+  /** Records the outcomes waiting, in one statement; each fenced by its attempt (a lease taken over records nothing). */
+  async function flush(): Promise<void> {
+    while (outcomes.length > 0) {
+      const batch = outcomes;
+      outcomes = [];
+      try {
+        await deps.db.raw(
+          `update webhook_deliveries d
+              set status = o.status, last_status_code = o.code, last_error = o.error, lease_until = null, lease_owner = null,
+                  delivered_at = case when o.status = 'succeeded' then now() else d.delivered_at end,
+                  next_attempt_at = case when o.status = 'pending' then now() + make_interval(secs => o.wait) else null end
+             from unnest(?::uuid[], ?::int[], ?::text[], ?::int[], ?::text[], ?::int[]) as o(id, attempt, status, code, error, wait)
+            where d.id = o.id and d.attempts = o.attempt and d.lease_owner = ?`,
+          [
+            batch.map((o) => o.c.id),
+            batch.map((o) => o.c.attempts),
+            batch.map((o) => o.status),
+            batch.map((o) => o.code),
+            batch.map((o) => o.error),
+            batch.map((o) => o.wait),
+            owner,
+          ] as unknown as readonly Knex.RawBinding[],
+        );
+        for (const o of batch) o.done();
+      } catch (err) {
+        for (const o of batch) o.fail(err);
+      }
+    }
+  }
+
+  function scheduleFlush(): void {
+    if (flushing) return;
+    flushing = flush().finally(() => {
+      flushing = null;
+      if (outcomes.length > 0) scheduleFlush();
+    });
+  }
+
   async function finish(c: Claimed, code: number | null, error: string | null): Promise<void> {
     const gone = code === 410;
     const retries = deps.retryScheduleS;
     const status: DeliveryStatus = error === null ? 'succeeded' : gone ? 'failed' : c.attempts > retries.length ? 'dead' : 'pending';
-    const wait = status === 'pending' ? retries[c.attempts - 1] : null;
-    // fenced by the attempt: an attempt whose lease ran out and was taken over records nothing
-    await deps.db.raw(
-      `update webhook_deliveries set status = ?, last_status_code = ?, last_error = ?, lease_until = null, lease_owner = null,
-              delivered_at = case when ? = 'succeeded' then now() else delivered_at end,
-              next_attempt_at = case when ? = 'pending' then now() + make_interval(secs => ?) else null end
-        where id = ? and attempts = ? and lease_owner = ?`,
-      [status, code, error, status, status, wait ?? 0, c.id, c.attempts, owner],
-    );
+    const wait = status === 'pending' ? retries[c.attempts - 1] : 0;
+    await new Promise<void>((done, fail) => {
+      outcomes.push({ c, status, code, error, wait, done, fail });
+      scheduleFlush();
+    });
     if (gone) {
       const ctx = { store: deps.store, organizationId: c.organization_id, actor: SYSTEM_ACTOR };
       await updateWebhook(ctx, c.webhook_id, { status: 'disabled', reason: 'the endpoint answered 410 Gone' }).catch((err) =>
@@ -258,19 +304,22 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
     if (error !== null) log.debug({ delivery_id: c.id, webhook_id: c.webhook_id, attempt: c.attempts, status, error }, 'webhook attempt failed');
   }
 
+  /**
+   * Up to `limit` due deliveries, at most `perEndpoint` of one endpoint and none of an endpoint already at its share
+   * here: one slow receiver cannot hold every slot. Each endpoint's due rows are read from the index of its own.
+   */
   async function claim(limit: number): Promise<Claimed[]> {
     const saturated = [...inFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
     const r = await deps.db.raw(
       `with due as (
-         select id from (
-           select d.id, row_number() over (partition by d.webhook_id order by d.next_attempt_at) as n
-             from webhook_deliveries d
-            where d.status = 'pending' and d.next_attempt_at <= now() and (d.lease_until is null or d.lease_until < now())
-              and not (d.webhook_id = any(?::uuid[]))
-              and exists (select 1 from rm_webhooks w where w.id = d.webhook_id and w.status = 'enabled')
-            order by d.next_attempt_at
-            limit ?) c
-          where n <= ?),
+         select c.id from rm_webhooks w
+         cross join lateral (
+           select d.id, d.next_attempt_at from webhook_deliveries d
+            where d.webhook_id = w.id and d.status = 'pending' and d.next_attempt_at <= now()
+              and (d.lease_until is null or d.lease_until < now())
+            order by d.next_attempt_at limit ?) c
+          where w.status = 'enabled' and not (w.id = any(?::uuid[]))
+          order by c.next_attempt_at limit ?),
        locked as (select d.id from webhook_deliveries d join due on due.id = d.id
                    where d.status = 'pending' and (d.lease_until is null or d.lease_until < now()) for update of d skip locked)
        update webhook_deliveries d
@@ -278,9 +327,9 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
          from locked, rm_webhooks w
         where d.id = locked.id and w.id = d.webhook_id
         returning d.id, d.webhook_id, d.organization_id, d.event_id, d.event_type, d.payload, d.attempts, w.url, w.format, w.secret_changed_at`,
-      [saturated, limit * 4, perEndpoint, LEASE_S, owner],
+      [perEndpoint, saturated, limit, LEASE_S, owner],
     );
-    return (r.rows as Claimed[]).slice(0, limit);
+    return r.rows as Claimed[];
   }
 
   const loop = (async () => {
