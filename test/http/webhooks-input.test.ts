@@ -53,6 +53,12 @@ describe('webhook input (WEBHOOK_ALLOW_PRIVATE unset)', () => {
       },
       { method: 'PATCH', path: `${P}/${r.body.webhook.id}`, body: { event_types: ['*', 'topic.created'] }, status: 400 },
     ]);
+    // a disabled endpoint gets no test event: 409 and nothing written
+    expect((await call(s, 'PATCH', `${P}/${r.body.webhook.id}`, { key: w.a.key, body: { status: 'disabled' } })).status).toBe(200);
+    await refusedWithoutWrite(s, w.a.key, [
+      { method: 'POST', path: `${P}/${r.body.webhook.id}/test`, status: 409, error: 'Webhook is disabled: enable it to send a test event' },
+    ]);
+    expect((await call(s, 'PATCH', `${P}/${r.body.webhook.id}`, { key: w.a.key, body: { status: 'enabled' } })).status).toBe(200);
     const other = await call(s, 'PATCH', `${P}/${r.body.webhook.id}`, { key: w.b.key, body: { status: 'disabled' } });
     expect(other.status).toBe(404);
     expect((await call(s, 'GET', `${P}/${r.body.webhook.id}`, { key: w.a.key })).body.webhook.status).toBe('enabled');
