@@ -265,7 +265,8 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
             feed: feedMapping,
             retryScheduleS: config.webhookRetryScheduleS,
             ...options.webhooks,
-            fetch: options.webhooks?.fetch ?? createSafeFetcher(config.webhookAllowPrivate ? { allowAddress: () => true } : {}),
+            // one pool of connections: many deliveries to few endpoints
+            fetch: options.webhooks?.fetch ?? createSafeFetcher({ keepAlive: true, ...(config.webhookAllowPrivate && { allowAddress: () => true }) }),
           }),
         );
         if (config.scheduler) workers.push(startScheduler({ ...deps }));
