@@ -35,6 +35,7 @@ import { shopping } from './shopping';
 import { evidence } from './evidence';
 import { crawlers } from './crawlers';
 import { entityQuality } from './entity-quality';
+import { webhooks } from './webhooks';
 
 const all: Bench[] = [
   append,
@@ -63,6 +64,7 @@ const all: Bench[] = [
   evidence,
   crawlers,
   entityQuality,
+  webhooks,
 ];
 
 function usage(): never {

@@ -98,6 +98,11 @@ const Env = z.object({
     .string()
     .refine(isModelId, `must be a model id of the catalogue (${MODEL_IDS.join(', ')})`)
     .default('claude'),
+  WEBHOOK_RETRY_SCHEDULE_S: z
+    .string()
+    .regex(/^\s*\d+(\s*,\s*\d+)*\s*$/, 'must be comma-separated whole seconds, e.g. 5,300,1800')
+    .default('5,300,1800,7200,18000,36000'),
+  WEBHOOK_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
 });
 
 export interface Config {
@@ -136,6 +141,10 @@ export interface Config {
   contentModel: string;
   /** bytes of metric facts this instance holds in memory (FACTS_CACHE_MB); least recently used websites go past it */
   factsCacheBytes: number;
+  /** the waits before each retry of a webhook delivery, in seconds (the first attempt plus one per wait, then dead) */
+  webhookRetryScheduleS: number[];
+  /** webhook URLs may be http and private addresses (self-hosted receivers) */
+  webhookAllowPrivate: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -174,6 +183,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pitchModels: e.PITCH_MODELS ? e.PITCH_MODELS.split(',').map((x) => x.trim()) : MODEL_IDS.slice(0, 4),
     contentModel: e.CONTENT_MODEL,
     factsCacheBytes: e.FACTS_CACHE_MB * 1024 * 1024,
+    webhookRetryScheduleS: e.WEBHOOK_RETRY_SCHEDULE_S.split(',').map((x) => Number(x.trim())),
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === '1',
   };
 }
 

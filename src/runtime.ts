@@ -25,7 +25,8 @@ import type { Logger } from './logger';
 import { factsCache, warmMetrics } from '../queries/metrics/metrics';
 import { realignSite } from '../projections/answers/realign';
 import { startJobSweeper } from './workers/job-sweeper';
-import { JOB_KINDS, jobSpecs, type ReadModelName, readModels } from './areas';
+import { feed as feedMapping, JOB_KINDS, jobSpecs, type ReadModelName, readModels } from './areas';
+import { migrateWebhookDeliveries, startWebhookWorkers, webhookBusTypes } from './workers/webhooks';
 import { type JobSpec, startJobWorker } from './workers/jobs';
 import { createFileTransport, createSmtpTransport, type MailTransport } from './email/transport';
 import { type EmailWorkerDeps, startEmailSweeper, startEmailWorkers } from './workers/email';
@@ -90,6 +91,8 @@ export interface RuntimeOptions {
     /** the outbound client of the kinds' workers (tests: one that reaches 127.0.0.1) */
     fetch?: SafeFetch;
   };
+  /** the webhook dispatcher's client and timing (tests, benchmarks) */
+  webhooks?: { fetch?: SafeFetch; concurrency?: number; perEndpoint?: number; pollMs?: number };
   /** the email outbox's transport and timing (tests); by default SMTP_URL's server or DATA_DIR/outbox */
   email?: Partial<Pick<EmailWorkerDeps, 'transport' | 'maxAttempts' | 'backoffMs' | 'sendTimeoutMs' | 'leaseMarginMs'>> & {
     sweepEveryMs?: number;
@@ -116,6 +119,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     closers.push(() => database.close());
     await migrateLimits(database.db);
     await migrateUnrecorded(database.db);
+    await migrateWebhookDeliveries(database.db);
 
     let log: EventStore;
     if (config.eventstoreUrl) {
@@ -148,7 +152,11 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     // the bus carries what workers consume (answers are large: nothing else rides along for nobody)
     const extractor = parseExtractor(config.observationExtractor);
     const relay = new ProjectionRunner({
-      projection: createRelayProjection(bus, busEventTypes(extractor, JOB_KINDS), BUS_STREAM_PREFIXES),
+      projection: createRelayProjection(
+        bus,
+        [...new Set([...busEventTypes(extractor, JOB_KINDS), ...webhookBusTypes(feedMapping)])],
+        BUS_STREAM_PREFIXES,
+      ),
       store,
       db: database.db,
       logger,
@@ -252,6 +260,19 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         workers.push(await startEmailWorkers({ store, bus, logger, now: options.now, from: config.mailFrom, ...email, transport }));
         workers.push(startEmailSweeper({ db: database.db, bus, logger, everyMs: sweepEveryMs, minAgeMs: sweepMinAgeMs }));
         workers.push(await startInvitationWorkers({ store, bus, logger, publicBaseUrl: config.publicBaseUrl, now: options.now }));
+        workers.push(
+          await startWebhookWorkers({
+            db: database.db,
+            store,
+            bus,
+            logger,
+            feed: feedMapping,
+            retryScheduleS: config.webhookRetryScheduleS,
+            ...options.webhooks,
+            // one pool of connections: many deliveries to few endpoints
+            fetch: options.webhooks?.fetch ?? createSafeFetcher({ keepAlive: true, ...(config.webhookAllowPrivate && { allowAddress: () => true }) }),
+          }),
+        );
         if (config.scheduler) workers.push(startScheduler({ ...deps }));
         if (config.scheduler) workers.push(startAiValueScheduler({ db: database.db, store, logger, now: options.now }));
       },

@@ -37,6 +37,7 @@ import { responses } from './responses';
 import { seo } from './seo';
 import { shopping } from './shopping';
 import { team } from './team';
+import { webhooks } from './webhooks';
 import { websites } from './websites';
 
 export const areas = [
@@ -66,6 +67,7 @@ export const areas = [
   evidence,
   crawlers,
   entityQuality,
+  webhooks,
 ] as const;
 
 /** A read model's name: what a write names when it waits for the read models its caller reads next. */

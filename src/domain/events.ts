@@ -836,6 +836,35 @@ export const catalogue = {
   }),
   FactConflictResolved: z.object({ conflict_id: z.string() }),
   FactConflictDismissed: z.object({ conflict_id: z.string() }),
+
+  // ---- webhooks and alerts ----
+  // a webhook endpoint (stream webhook-<id>); its signing secrets are sealed under webhook-<id>: encrypted at rest,
+  // erased with the endpoint. Deliveries and their attempts are the delivery worker's table (src/workers/webhooks.ts)
+  WebhookCreated: z.object({
+    webhook_id: subject('webhook'),
+    url: z.string(),
+    description: z.string().nullable(),
+    event_types: z.array(z.string()),
+    /** null: every website of the organization, later ones included */
+    website_ids: z.array(z.string()).nullable(),
+    format: z.enum(['standard', 'slack']),
+    secret: sealed(z.string()),
+  }),
+  /** only the fields that changed; `reason` says why the worker disabled it (a 410) */
+  WebhookUpdated: z.object({
+    webhook_id: z.string(),
+    url: z.string().optional(),
+    description: z.string().nullable().optional(),
+    event_types: z.array(z.string()).optional(),
+    website_ids: z.array(z.string()).nullable().optional(),
+    status: z.enum(['enabled', 'disabled']).optional(),
+    reason: z.string().optional(),
+  }),
+  /** a new secret; the one before it still signs until previous_valid_until */
+  WebhookSecretRotated: z.object({ webhook_id: subject('webhook'), secret: sealed(z.string()), previous_valid_until: z.string() }),
+  WebhookDeleted: z.object({ webhook_id: erases('webhook') }),
+  /** a `webhook.test` event for this endpoint alone */
+  WebhookTested: z.object({ webhook_id: z.string() }),
 } as const;
 
 export type EventType = keyof typeof catalogue;

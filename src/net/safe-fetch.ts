@@ -56,6 +56,11 @@ export interface SafeFetcherOptions {
   timeoutMs?: number;
   maxBytes?: number;
   maxRedirects?: number;
+  /**
+   * Keep connections open between requests (one pool for this fetcher; every new connection still resolves and checks
+   * its address in the lookup, IP literals before each request). For a sender of many requests to few hosts.
+   */
+  keepAlive?: boolean;
 }
 
 export interface SafeFetchInit {
@@ -250,6 +255,15 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetch {
         .catch((err: Error) => callback(err, []));
     };
 
+  const shared = options.keepAlive
+    ? new Agent({
+        connect: { lookup: makeLookup(() => 'a pooled connection'), timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS },
+        headersTimeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        bodyTimeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        keepAliveTimeout: 10_000,
+      })
+    : null;
+
   return async function safeFetch(rawUrl: string, init: SafeFetchInit = {}): Promise<SafeFetchResponse> {
     const started = performance.now();
     const timeoutMs = init.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -276,12 +290,14 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetch {
     });
     deadline.catch(() => undefined);
 
-    const agent = new Agent({
-      connect: { lookup: makeLookup(() => url.href), timeout: timeoutMs },
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      keepAliveTimeout: 1_000,
-    });
+    const agent =
+      shared ??
+      new Agent({
+        connect: { lookup: makeLookup(() => url.href), timeout: timeoutMs },
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        keepAliveTimeout: 1_000,
+      });
 
     const redirects: Array<{ url: string; status: number }> = [];
     try {
@@ -362,7 +378,7 @@ export function createSafeFetcher(options: SafeFetcherOptions = {}): SafeFetch {
       throw classify(err, url.href, timedOut);
     } finally {
       clearTimeout(timer);
-      agent.destroy().catch(() => undefined);
+      if (agent !== shared) agent.destroy().catch(() => undefined);
     }
   };
 }

@@ -31,6 +31,7 @@ export const CHILD_ENTRIES = [
   'test/support/pitch-child.ts',
   'test/support/runner-child.ts',
   'test/support/email-child.ts',
+  'test/support/webhook-child.ts',
 ] as const;
 
 export type ChildEntry = (typeof CHILD_ENTRIES)[number];

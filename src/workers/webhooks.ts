@@ -1,0 +1,404 @@
+import { hostname } from 'node:os';
+import type { Knex } from 'knex';
+import { Webhook as Signer } from 'standardwebhooks';
+import type { FeedMapping } from '../../projections/activity';
+import { load } from '../../commands/handle';
+import { signingSecrets, updateWebhook, Webhook, webhookStream } from '../../commands/webhooks/webhook';
+import type { Bus, BusMessage, Consumer } from '../bus/port';
+import { type EventType, isKnownType, SYSTEM_ACTOR } from '../domain/events';
+import { newId } from '../domain/ids';
+import type { EventStore, TypedEvent } from '../eventstore/port';
+import type { Logger } from '../logger';
+import { type SafeFetch, SafeFetchError } from '../net/safe-fetch';
+import { startWorker } from './worker';
+
+/**
+ * Webhook delivery. A durable consumer shared by every instance turns each event a webhook may want (every activity
+ * entry, `webhook.test`, `alert.fired`) into one delivery row per matching endpoint (unique per endpoint and event, so
+ * a redelivered message adds nothing); the bus message is acked only after that commit, so an instance killed before
+ * loses nothing. Every instance's dispatcher then claims due rows with a lease (`for update skip locked`: one attempt
+ * at a time per delivery), posts them signed (Standard Webhooks) through the safe fetcher, and records the outcome
+ * fenced by its attempt number; a lease that runs out (its instance died) makes the delivery due again.
+ */
+
+export const WEBHOOK_FANOUT = 'webhook-fanout';
+/** what the lease of one attempt covers beyond its 10 s timeout */
+const LEASE_S = 20;
+const TIMEOUT_MS = 10_000;
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dead';
+
+export async function migrateWebhookDeliveries(db: Knex): Promise<void> {
+  await db.raw(`
+    create table if not exists webhook_deliveries (
+      id uuid primary key,
+      webhook_id uuid not null,
+      organization_id uuid not null,
+      event_id uuid not null,
+      event_type text not null,
+      payload jsonb not null,
+      status text not null default 'pending',
+      attempts int not null default 0,
+      last_status_code int,
+      last_error text,
+      created_at timestamptz not null default now(),
+      next_attempt_at timestamptz,
+      delivered_at timestamptz,
+      lease_until timestamptz,
+      lease_owner text,
+      unique (webhook_id, event_id)
+    );
+    create index if not exists webhook_deliveries_due_by_hook on webhook_deliveries (webhook_id, next_attempt_at) where status = 'pending';
+    create index if not exists webhook_deliveries_list on webhook_deliveries (webhook_id, created_at desc, id);`);
+}
+
+/** What a webhook receives of one event: its type and body's `data`, or null when no webhook wants it. */
+export interface Outgoing {
+  type: string;
+  website_id: string | null;
+  data: unknown;
+  /** the one endpoint it goes to (a test event), else every matching one */
+  only?: string;
+}
+
+export type AlertOutgoing = (msg: BusMessage) => Outgoing | null;
+
+/** The event types a webhook is told of: the activity feed's, plus a test event and fired alerts. */
+export function outgoing(feed: FeedMapping, msg: BusMessage): Outgoing | null {
+  if (msg.type === 'WebhookTested') {
+    const id = (msg.data as { webhook_id: string }).webhook_id;
+    return { type: 'webhook.test', website_id: null, data: { webhook_id: id, message: 'a test event' }, only: id };
+  }
+  if (msg.type === 'AlertFired') {
+    const d = msg.data as { alert: { website_id: string } };
+    return { type: 'alert.fired', website_id: d.alert.website_id, data: d.alert };
+  }
+  const map = feed[msg.type as EventType] as ((e: TypedEvent) => ReturnType<NonNullable<FeedMapping[EventType]>>) | undefined;
+  if (!map) return null;
+  const entry = map({ id: msg.id, type: msg.type, data: msg.data, metadata: msg.metadata, streamId: msg.streamId } as unknown as TypedEvent);
+  if (!entry) return null;
+  const website_id = entry.website_id !== undefined ? entry.website_id : (msg.metadata.website_id ?? null);
+  const actor = msg.metadata.actor;
+  return {
+    type: `${entry.entity_type}.${entry.change_type}`,
+    website_id,
+    data: {
+      id: msg.id,
+      website_id,
+      entity_type: entry.entity_type,
+      change_type: entry.change_type,
+      entity_ids: entry.entity_ids,
+      via_api_key: actor.kind === 'api_key',
+      actor: { kind: actor.kind, user_id: actor.user_id, api_key_id: actor.api_key_id },
+      created_at: msg.metadata.time,
+    },
+  };
+}
+
+/** One row per enabled endpoint of the organization that wants the event; returns how many were added. */
+export async function fanOut(db: Knex, msg: BusMessage, out: Outgoing): Promise<number> {
+  const payload = {
+    id: msg.id,
+    type: out.type,
+    created_at: msg.metadata.time,
+    organization_id: msg.metadata.organization_id,
+    website_id: out.website_id,
+    data: out.data,
+  };
+  // alert.fired also reaches the rule's own webhooks whatever their event types
+  const ruleHooks = out.type === 'alert.fired' ? ((out.data as { webhook_ids?: string[] }).webhook_ids ?? []) : [];
+  const r = await db.raw(
+    `insert into webhook_deliveries (id, webhook_id, organization_id, event_id, event_type, payload, next_attempt_at)
+     select gen_random_uuid(), w.id, w.organization_id, ?, ?, ?::jsonb, now()
+       from rm_webhooks w
+      where w.organization_id = ? and w.status = 'enabled'
+        and (?::uuid is null or w.id = ?::uuid)
+        and (w.id = any(?::uuid[]) or w.event_types @> '["*"]' or w.event_types @> ?::jsonb)
+        and (w.website_ids is null or (?::text is not null and w.website_ids @> ?::jsonb))
+     on conflict (webhook_id, event_id) do nothing`,
+    [
+      msg.id,
+      out.type,
+      JSON.stringify(payload),
+      msg.metadata.organization_id,
+      out.only ?? null,
+      out.only ?? null,
+      ruleHooks,
+      JSON.stringify([out.type]),
+      out.website_id,
+      JSON.stringify([out.website_id]),
+    ],
+  );
+  return r.rowCount ?? 0;
+}
+
+export interface WebhookWorkerDeps {
+  db: Knex;
+  store: EventStore;
+  bus: Bus;
+  logger: Logger;
+  feed: FeedMapping;
+  fetch: SafeFetch;
+  /** the waits before each retry, in seconds */
+  retryScheduleS: readonly number[];
+  /** attempts in flight on this instance (default 128) and per endpoint (default 16) */
+  concurrency?: number;
+  perEndpoint?: number;
+  /** how often the dispatcher looks for due deliveries when nothing woke it (default 500 ms) */
+  pollMs?: number;
+}
+
+interface Claimed {
+  id: string;
+  webhook_id: string;
+  organization_id: string;
+  event_id: string;
+  event_type: string;
+  payload: { created_at: string; data: unknown; type: string; website_id: string | null };
+  attempts: number;
+  url: string;
+  format: 'standard' | 'slack';
+  secret_changed_at: Date;
+}
+
+/** The Slack format's one line of text. */
+function slackText(p: Claimed['payload']): string {
+  const d = p.data as Record<string, unknown>;
+  if (p.type === 'alert.fired' && typeof d.summary === 'string') return `aivis alert: ${d.summary}`;
+  if (p.type === 'webhook.test') return 'aivis: a test event';
+  const ids = Array.isArray(d.entity_ids) ? ` (${(d.entity_ids as string[]).slice(0, 5).join(', ')})` : '';
+  return `aivis: ${p.type}${ids}${p.website_id ? ` on website ${p.website_id}` : ''}`;
+}
+
+/** The delivery workers of this instance: the shared fan-out consumer and this instance's dispatcher. */
+export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ stop(): Promise<void>; poke(): void }> {
+  const log = deps.logger.child({ worker: 'webhooks' });
+  const owner = `${hostname()}:${process.pid}:${newId().slice(0, 8)}`;
+  const concurrency = deps.concurrency ?? 128;
+  const perEndpoint = deps.perEndpoint ?? 16;
+  const inFlight = new Map<string, number>();
+  let total = 0;
+  let running = true;
+  let wake: (() => void) | null = null;
+  let poked = false;
+  const poke = () => {
+    poked = true;
+    wake?.();
+  };
+  const secrets = new Map<string, { at: number; secrets: string[]; until: number }>();
+
+  async function secretsOf(c: Claimed): Promise<string[]> {
+    const changed = new Date(c.secret_changed_at).getTime();
+    const hit = secrets.get(c.webhook_id);
+    if (hit && hit.at === changed && hit.until > Date.now()) return hit.secrets;
+    const { state } = await load(deps.store, webhookStream(c.webhook_id), Webhook);
+    const now = new Date();
+    const list = signingSecrets(state, now);
+    // the rotated-out secret stops signing at its time: read again then
+    const until = state.previous && list.length > 1 ? Date.parse(state.previous.until) : Number.POSITIVE_INFINITY;
+    secrets.set(c.webhook_id, { at: changed, secrets: list, until });
+    return list;
+  }
+
+  async function attempt(c: Claimed): Promise<void> {
+    const body = c.format === 'slack' ? JSON.stringify({ text: slackText(c.payload) }) : JSON.stringify(c.payload);
+    let code: number | null = null;
+    let error: string | null = null;
+    try {
+      const keys = await secretsOf(c);
+      if (keys.length === 0) throw new Error('the endpoint has no secret (erased)');
+      const ts = new Date();
+      const signature = keys.map((k) => new Signer(k).sign(c.event_id, ts, body)).join(' ');
+      const res = await deps.fetch(c.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': c.event_id,
+          'webhook-timestamp': String(Math.floor(ts.getTime() / 1000)),
+          'webhook-signature': signature,
+        },
+        body,
+        timeoutMs: TIMEOUT_MS,
+        maxRedirects: 0,
+        maxBytes: 4096,
+      });
+      code = res.status;
+      if (res.status < 200 || res.status >= 300) error = `answered ${res.status}`;
+    } catch (err) {
+      error =
+        err instanceof SafeFetchError
+          ? err.code === 'TOO_MANY_REDIRECTS'
+            ? 'a redirect (not followed)'
+            : `${err.code}: ${err.message}`
+          : (err as Error).message;
+      if (err instanceof SafeFetchError && err.code === 'TOO_MANY_REDIRECTS') code = null;
+    }
+    await finish(c, code, error);
+  }
+
+  interface Outcome {
+    c: Claimed;
+    status: DeliveryStatus;
+    code: number | null;
+    error: string | null;
+    wait: number;
+    done: () => void;
+    fail: (err: unknown) => void;
+  }
+  let outcomes: Outcome[] = [];
+  let flushing: Promise<void> | null = null;
+
+  /** Records the outcomes waiting, in one statement; each fenced by its attempt (a lease taken over records nothing). */
+  async function flush(): Promise<void> {
+    while (outcomes.length > 0) {
+      const batch = outcomes;
+      outcomes = [];
+      try {
+        await deps.db.raw(
+          `update webhook_deliveries d
+              set status = o.status, last_status_code = o.code, last_error = o.error, lease_until = null, lease_owner = null,
+                  delivered_at = case when o.status = 'succeeded' then now() else d.delivered_at end,
+                  next_attempt_at = case when o.status = 'pending' then now() + make_interval(secs => o.wait) else null end
+             from unnest(?::uuid[], ?::int[], ?::text[], ?::int[], ?::text[], ?::int[]) as o(id, attempt, status, code, error, wait)
+            where d.id = o.id and d.attempts = o.attempt and d.lease_owner = ?`,
+          [
+            batch.map((o) => o.c.id),
+            batch.map((o) => o.c.attempts),
+            batch.map((o) => o.status),
+            batch.map((o) => o.code),
+            batch.map((o) => o.error),
+            batch.map((o) => o.wait),
+            owner,
+          ] as unknown as readonly Knex.RawBinding[],
+        );
+        for (const o of batch) o.done();
+      } catch (err) {
+        for (const o of batch) o.fail(err);
+      }
+    }
+  }
+
+  function scheduleFlush(): void {
+    if (flushing) return;
+    flushing = flush().finally(() => {
+      flushing = null;
+      if (outcomes.length > 0) scheduleFlush();
+    });
+  }
+
+  async function finish(c: Claimed, code: number | null, error: string | null): Promise<void> {
+    const gone = code === 410;
+    const retries = deps.retryScheduleS;
+    const status: DeliveryStatus = error === null ? 'succeeded' : gone ? 'failed' : c.attempts > retries.length ? 'dead' : 'pending';
+    const wait = status === 'pending' ? retries[c.attempts - 1] : 0;
+    await new Promise<void>((done, fail) => {
+      outcomes.push({ c, status, code, error, wait, done, fail });
+      scheduleFlush();
+    });
+    if (gone) {
+      const ctx = { store: deps.store, organizationId: c.organization_id, actor: SYSTEM_ACTOR };
+      await updateWebhook(ctx, c.webhook_id, { status: 'disabled', reason: 'the endpoint answered 410 Gone' }).catch((err) =>
+        log.warn({ err, webhook_id: c.webhook_id }, 'could not disable a webhook that answered 410'),
+      );
+    }
+    if (error !== null) log.debug({ delivery_id: c.id, webhook_id: c.webhook_id, attempt: c.attempts, status, error }, 'webhook attempt failed');
+  }
+
+  /**
+   * Up to `limit` due deliveries, at most `perEndpoint` of one endpoint and none of an endpoint already at its share
+   * here: one slow receiver cannot hold every slot. Each endpoint's due rows are read from the index of its own.
+   */
+  async function claim(limit: number): Promise<Claimed[]> {
+    const saturated = [...inFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+    const r = await deps.db.raw(
+      `with due as (
+         select c.id from rm_webhooks w
+         cross join lateral (
+           select d.id, d.next_attempt_at from webhook_deliveries d
+            where d.webhook_id = w.id and d.status = 'pending' and d.next_attempt_at <= now()
+              and (d.lease_until is null or d.lease_until < now())
+            order by d.next_attempt_at limit ?) c
+          where w.status = 'enabled' and not (w.id = any(?::uuid[]))
+          order by c.next_attempt_at limit ?),
+       locked as (select d.id from webhook_deliveries d join due on due.id = d.id
+                   where d.status = 'pending' and (d.lease_until is null or d.lease_until < now()) for update of d skip locked)
+       update webhook_deliveries d
+          set attempts = d.attempts + 1, lease_until = now() + make_interval(secs => ?), lease_owner = ?
+         from locked, rm_webhooks w
+        where d.id = locked.id and w.id = d.webhook_id
+        returning d.id, d.webhook_id, d.organization_id, d.event_id, d.event_type, d.payload, d.attempts, w.url, w.format, w.secret_changed_at`,
+      [perEndpoint, saturated, limit, LEASE_S, owner],
+    );
+    return r.rows as Claimed[];
+  }
+
+  const loop = (async () => {
+    while (running) {
+      let got = 0;
+      try {
+        poked = false;
+        const room = concurrency - total;
+        if (room > 0) {
+          const rows = await claim(room);
+          got = rows.length;
+          for (const c of rows) {
+            total++;
+            inFlight.set(c.webhook_id, (inFlight.get(c.webhook_id) ?? 0) + 1);
+            attempt(c)
+              .catch((err) => log.error({ err, delivery_id: c.id }, 'webhook attempt could not be recorded'))
+              .finally(() => {
+                total--;
+                const n = (inFlight.get(c.webhook_id) ?? 1) - 1;
+                if (n <= 0) inFlight.delete(c.webhook_id);
+                else inFlight.set(c.webhook_id, n);
+                poke();
+              });
+          }
+        }
+      } catch (err) {
+        if (running) log.warn({ err }, 'webhook dispatcher could not claim deliveries');
+      }
+      if (!running) break;
+      if (got > 0 && total < concurrency) continue;
+      if (poked) continue;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, deps.pollMs ?? 500);
+        wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      wake = null;
+    }
+  })();
+
+  const consumer: Consumer = await startWorker({
+    bus: deps.bus,
+    name: WEBHOOK_FANOUT,
+    types: webhookBusTypes(deps.feed),
+    concurrency: 16,
+    maxDeliver: 1000,
+    logger: deps.logger,
+    handle: async (msg) => {
+      const out = outgoing(deps.feed, msg);
+      if (!out) return;
+      if ((await fanOut(deps.db, msg, out)) > 0) poke();
+    },
+  });
+
+  return {
+    poke,
+    async stop() {
+      await consumer.stop();
+      running = false;
+      wake?.();
+      await loop;
+      const deadline = Date.now() + TIMEOUT_MS + 1000;
+      while (total > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    },
+  };
+}
+
+/** The event types the fan-out consumes: the feed's, a webhook's test and a fired alert. */
+export const webhookBusTypes = (feed: FeedMapping): EventType[] =>
+  [...new Set<string>([...Object.keys(feed), 'WebhookTested', 'AlertFired'])].filter(isKnownType);
