@@ -2,9 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
 import type { AnswerRequest } from '../../src/engines/port';
 import { silentLogger } from '../../src/logger';
-import { observeImport, parseExtractor } from '../../src/workers/observations';
-import { busEventTypes } from '../../src/workers/types';
-import { JOB_KINDS } from '../../src/areas';
+import { observationWorkerTypes, observeImport, parseExtractor } from '../../src/workers/observations';
 import { buildSite, finishedRun } from '../support/answers';
 import { simulatedEnginesWith } from '../support/engines';
 import { call, startServer, type TestServer } from '../support/server';
@@ -128,8 +126,8 @@ describe('observation extraction with the rules (the default)', () => {
   afterAll(async () => s?.close());
 
   it('given engine answers, then each answer is recorded with its observations in one append, and only import batches ride the bus to the observation worker', async () => {
-    expect(busEventTypes(parseExtractor(undefined), JOB_KINDS)).not.toContain('ResponseRecorded');
-    expect(busEventTypes(parseExtractor(`llm:${JUDGE}`), JOB_KINDS)).toContain('ResponseRecorded');
+    expect(observationWorkerTypes(parseExtractor(undefined))).not.toContain('ResponseRecorded');
+    expect(observationWorkerTypes(parseExtractor(`llm:${JUDGE}`))).toContain('ResponseRecorded');
     const site = await buildSite(s, key, { name: 'Acme', attributes: [{ name: 'Price' }] });
     const start = await call(s, 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: site.id } });
     expect(start.status).toBe(202);
