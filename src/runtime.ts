@@ -1,3 +1,4 @@
+import type { ModelId } from './domain/models';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMemoryBus } from './bus/memory';
@@ -225,7 +226,12 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         workers.push(await startResponseWorkers({ ...deps, extractor, concurrency: config.workerConcurrency, onOutcome: (p) => runEnds.poke(p) }));
         workers.push(await startObservationWorkers({ ...deps, extractor }));
         workers.push(
-          await startEntityQualityWorkers({ ...deps, waitForSuggestions: (p) => runtime.waitForReadModels(p, ['competitor_suggestions']) }),
+          await startEntityQualityWorkers({
+            ...deps,
+            factJudge: engines.mode === 'simulated' ? undefined : { engines, model: config.contentModel as ModelId },
+            waitForSuggestions: (p) => runtime.waitForReadModels(p, ['competitor_suggestions']),
+            waitForConflicts: (p) => runtime.waitForReadModels(p, ['fact_conflicts']),
+          }),
         );
         workers.push(startSweeper({ db: database.db, bus, logger }));
         const outbound = options.outbound ?? { fetch: options.jobs?.fetch ?? createSafeFetcher() };

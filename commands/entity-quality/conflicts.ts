@@ -45,6 +45,12 @@ export function decideCloseConflict(s: ConflictState, id: string, to: 'resolved'
   return { events: [{ type, data: { conflict_id: id } }], result: { id } };
 }
 
+/** A conflict whose fact was edited or rejected: resolved in its stream when open, else left as it is. */
+export function decideCloseByFact(s: ConflictState, id: string): Decision<{ id: string }> {
+  if (s.status !== 'open') return { events: [], result: { id } };
+  return { events: [{ type: 'FactConflictResolved', data: { conflict_id: id } }], result: { id } };
+}
+
 /** A conflict's id: one per answer and fact, so a redelivered answer records nothing new. */
 export const conflictId = (responseId: string, factId: string) => deterministicId('fact-conflict', responseId, factId);
 

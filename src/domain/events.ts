@@ -354,7 +354,7 @@ export const catalogue = {
    * src/domain/credits.ts), so a redelivered step charges once. Engine answers keep `CreditsUsed`.
    */
   CreditsCharged: z.object({
-    kind: z.enum(['content_generation', 'content_revision', 'pitch', 'prompt_discovery', 'seo_recommendation', 'pillar_research']),
+    kind: z.enum(['content_generation', 'content_revision', 'pitch', 'prompt_discovery', 'seo_recommendation', 'pillar_research', 'fact_judge']),
     credits: z.number().nonnegative(),
     website_id: z.string().nullable(),
     ref_id: z.string(),

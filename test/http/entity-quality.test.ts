@@ -272,6 +272,17 @@ describe('fact conflicts', () => {
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       await until(`closed by ${change}`, async () => (await list(site.id, 'resolved')).map((x) => x.id).join() === c.id);
       expect(await list(site.id)).toEqual([]);
+      // closed in the log too: a dismiss is 409 as for any resolved conflict, and a resolve answers it unchanged
+      await until(`closed in the log by ${change}`, async () =>
+        (await s.rt.store.readStream(conflictStream(c.id))).some((e) => e.type === 'FactConflictResolved'),
+      );
+      await refusedWithoutWrite(s, w.a.key, [
+        { method: 'POST', path: `${CONFLICTS}/${c.id}/dismiss`, status: 409, error: 'Conflict is already resolved' },
+      ]);
+      const again = await call(s, 'POST', `${CONFLICTS}/${c.id}/resolve`, { key: w.a.key });
+      expect(again.status).toBe(200);
+      expect(again.body.conflict).toMatchObject({ id: c.id, status: 'resolved' });
+      expect((await s.rt.store.readStream(conflictStream(c.id))).map((e) => e.type)).toEqual(['FactConflictDetected', 'FactConflictResolved']);
     }
   });
 
