@@ -59,7 +59,7 @@ export const crawlers: Bench = {
   name: 'crawlers',
   about: 'AI crawler analytics: combined-log ingestion over HTTP, RSS while streaming a gzip body, activity reads over 90 days',
   async run({ quick }) {
-    const lines = quick ? 200_000 : 1_000_000;
+    const lines = Number(process.env.BENCH_CRAWLER_LINES ?? (quick ? 200_000 : 1_000_000));
     const dir = mkdtempSync(join(tmpdir(), 'bench-crawlers-'));
     try {
       await withBenchServer(1, async (s) => {
@@ -90,7 +90,7 @@ export const crawlers: Bench = {
           });
 
           // 2. RSS growth while a gzip body streams in (generated on the fly, never on disk)
-          const gzLines = quick ? 1_000_000 : Number(process.env.BENCH_CRAWLER_GZ_LINES ?? 5_000_000);
+          const gzLines = Number(process.env.BENCH_CRAWLER_GZ_LINES ?? (quick ? 1_000_000 : 5_000_000));
           let sent = 0;
           const gz = Readable.from(logLines(gzLines, 7, Date.parse('2026-10-01T00:00:00Z'))).pipe(createGzip({ level: 1 }));
           gz.on('data', (c: Buffer) => {
