@@ -59,54 +59,58 @@ export const crawlers: Bench = {
   name: 'crawlers',
   about: 'AI crawler analytics: combined-log ingestion over HTTP, RSS while streaming a gzip body, activity reads over 90 days',
   async run({ quick }) {
-    const lines = quick ? 200_000 : 1_000_000;
+    const lines = Number(process.env.BENCH_CRAWLER_LINES ?? (quick ? 200_000 : 1_000_000));
     const dir = mkdtempSync(join(tmpdir(), 'bench-crawlers-'));
     try {
       await withBenchServer(1, async (s) => {
         const db = s.rt.database.db;
         const websiteId = ((await db('rm_websites').where('organization_id', s.organizationId).first('id')) as { id: string }).id;
 
-        // 1. throughput: a file of `lines` lines streamed from disk (the client's cost is a file read)
-        const file = join(dir, 'access.log');
-        await pipeline(Readable.from(logLines(lines, 42, Date.parse('2026-11-01T00:00:00Z'))), createWriteStream(file));
-        const bytes = statSync(file).size;
-        const cpu0 = process.cpuUsage();
-        const t0 = nowNs();
-        const counts = await post(s.url, s.key, websiteId, createReadStream(file, { highWaterMark: 256 * 1024 }));
-        const seconds = secondsSince(t0);
-        const cpu = process.cpuUsage(cpu0);
-        const cpuUs = (cpu.user + cpu.system) / lines;
-        report('crawler_ingest_lines_per_s', lines / seconds, 'lines/s', {
-          goal: { op: '>=', value: 150_000 },
-          note: `${lines} combined lines (${(bytes / 1e6).toFixed(0)} MB, ${counts.ai_hits} AI hits, ${counts.verified} verified) in ${seconds.toFixed(2)} s over HTTP into one instance, read model waited for; CPU ${cpuUs.toFixed(2)} us a line (server and client in one process)`,
-        });
-        const again = nowNs();
-        const dup = await post(s.url, s.key, websiteId, createReadStream(file, { highWaterMark: 256 * 1024 }));
-        report('crawler_reimport_lines_per_s', lines / secondsSince(again), 'lines/s', {
-          note: `the same file again: ${dup.duplicates} duplicates, ${dup.ai_hits} added`,
-        });
+        // BENCH_ONLY=ingest|activity runs one half
+        const only = process.env.BENCH_ONLY;
+        if (only !== 'activity') {
+          // 1. throughput: a file of `lines` lines streamed from disk (the client's cost is a file read)
+          const file = join(dir, 'access.log');
+          await pipeline(Readable.from(logLines(lines, 42, Date.parse('2026-11-01T00:00:00Z'))), createWriteStream(file));
+          const bytes = statSync(file).size;
+          const cpu0 = process.cpuUsage();
+          const t0 = nowNs();
+          const counts = await post(s.url, s.key, websiteId, createReadStream(file, { highWaterMark: 256 * 1024 }));
+          const seconds = secondsSince(t0);
+          const cpu = process.cpuUsage(cpu0);
+          const cpuUs = (cpu.user + cpu.system) / lines;
+          report('crawler_ingest_lines_per_s', lines / seconds, 'lines/s', {
+            goal: { op: '>=', value: 150_000 },
+            note: `${lines} combined lines (${(bytes / 1e6).toFixed(0)} MB, ${counts.ai_hits} AI hits, ${counts.verified} verified) in ${seconds.toFixed(2)} s over HTTP into one instance, read model waited for; CPU ${cpuUs.toFixed(2)} us a line (server and client in one process)`,
+          });
+          const again = nowNs();
+          const dup = await post(s.url, s.key, websiteId, createReadStream(file, { highWaterMark: 256 * 1024 }));
+          report('crawler_reimport_lines_per_s', lines / secondsSince(again), 'lines/s', {
+            note: `the same file again: ${dup.duplicates} duplicates, ${dup.ai_hits} added`,
+          });
 
-        // 2. RSS growth while a gzip body streams in (generated on the fly, never on disk)
-        const gzLines = quick ? 1_000_000 : Number(process.env.BENCH_CRAWLER_GZ_LINES ?? 5_000_000);
-        let sent = 0;
-        const gz = Readable.from(logLines(gzLines, 7, Date.parse('2026-10-01T00:00:00Z'))).pipe(createGzip({ level: 1 }));
-        gz.on('data', (c: Buffer) => {
-          sent += c.length;
-        });
-        global.gc?.();
-        const base = process.memoryUsage().rss;
-        let peak = base;
-        const timer = setInterval(() => {
-          peak = Math.max(peak, process.memoryUsage().rss);
-        }, 50);
-        const tg = nowNs();
-        const gzCounts = await post(s.url, s.key, websiteId, gz, { 'content-encoding': 'gzip' });
-        clearInterval(timer);
-        report('crawler_stream_rss_growth_mb', (peak - base) / 1e6, 'MB', {
-          goal: { op: '<=', value: 128 },
-          note: `peak RSS over the start while streaming ${(sent / 1e6).toFixed(0)} MB of gzip (${gzLines} lines, ${gzCounts.ai_hits} AI hits) in ${secondsSince(tg).toFixed(1)} s; client, gzip and server in one process`,
-        });
-
+          // 2. RSS growth while a gzip body streams in (generated on the fly, never on disk)
+          const gzLines = Number(process.env.BENCH_CRAWLER_GZ_LINES ?? (quick ? 1_000_000 : 5_000_000));
+          let sent = 0;
+          const gz = Readable.from(logLines(gzLines, 7, Date.parse('2026-10-01T00:00:00Z'))).pipe(createGzip({ level: 1 }));
+          gz.on('data', (c: Buffer) => {
+            sent += c.length;
+          });
+          global.gc?.();
+          const base = process.memoryUsage().rss;
+          let peak = base;
+          const timer = setInterval(() => {
+            peak = Math.max(peak, process.memoryUsage().rss);
+          }, 50);
+          const tg = nowNs();
+          const gzCounts = await post(s.url, s.key, websiteId, gz, { 'content-encoding': 'gzip' });
+          clearInterval(timer);
+          report('crawler_stream_rss_growth_mb', (peak - base) / 1e6, 'MB', {
+            goal: { op: '<=', value: 128 },
+            note: `peak RSS over the start while streaming ${(sent / 1e6).toFixed(0)} MB of gzip (${gzLines} lines, ${gzCounts.ai_hits} AI hits) in ${secondsSince(tg).toFixed(1)} s; client, gzip and server in one process`,
+          });
+        }
+        if (only === 'ingest') return;
         // 3. activity reads: `hits` hits over 90 days written straight into the read model
         const total = quick ? 1_000_000 : 10_000_000;
         const rand = seededRandom(9);
@@ -149,7 +153,7 @@ export const crawlers: Bench = {
         }
         await flush();
         await s.rt.runners.get('crawlers')!.waitFor(await s.rt.store.lastPosition(), 600_000);
-        await db.raw('vacuum analyze rm_crawler_hits, rm_crawler_daily, rm_crawler_url_months');
+        await db.raw('vacuum analyze rm_crawler_hits, rm_crawler_daily, rm_crawler_url_days');
         info(
           `${hits} hits over 90 days in ${nRows} rows (8 bots, 2,000 pages, ~300 a bot a day) appended as events and projected in ${secondsSince(tw).toFixed(1)} s`,
         );

@@ -21,9 +21,8 @@ const handlers: EventHandlers<Knex.Transaction> = {
         rows.map((r) => r.last_seen),
       ],
     );
-    // the rollups the activity reads over long periods: hits per day without pages, and per month each page's days as bits
+    // hits per day without pages; per page the days it was crawled as a multirange (a page a row, whatever the period)
     const daily = new Map<string, { day: string; bot: string; status: number; verification: string; hits: number; last_seen: string }>();
-    const months = new Map<string, { month: string; bot: string; status: number; verification: string; url: string; days: bigint }>();
     for (const r of rows) {
       const dk = `${r.day}\t${r.bot}\t${r.status}\t${r.verification}`;
       const d = daily.get(dk);
@@ -31,12 +30,6 @@ const handlers: EventHandlers<Knex.Transaction> = {
         d.hits += r.hits;
         if (r.last_seen > d.last_seen) d.last_seen = r.last_seen;
       } else daily.set(dk, { day: r.day, bot: r.bot, status: r.status, verification: r.verification, hits: r.hits, last_seen: r.last_seen });
-      const month = `${r.day.slice(0, 7)}-01`;
-      const bit = 1n << BigInt(Number(r.day.slice(8, 10)) - 1);
-      const mk = `${month}\t${r.bot}\t${r.status}\t${r.verification}\t${r.url}`;
-      const m = months.get(mk);
-      if (m) m.days |= bit;
-      else months.set(mk, { month, bot: r.bot, status: r.status, verification: r.verification, url: r.url, days: bit });
     }
     const ds = [...daily.values()];
     await trx.raw(
@@ -54,34 +47,44 @@ const handlers: EventHandlers<Knex.Transaction> = {
         ds.map((r) => r.last_seen),
       ],
     );
-    const ms = [...months.values()];
     await trx.raw(
-      `insert into rm_crawler_url_months (website_id, month, bot, status, verification, url, days)
-       select ?::uuid, * from unnest(?::date[], ?::text[], ?::int[], ?::text[], ?::text[], ?::bigint[])
-       on conflict (website_id, verification, month, bot, status, url) do update set days = rm_crawler_url_months.days | excluded.days`,
+      `insert into rm_crawler_url_days (website_id, verification, bot, status, url, days)
+       select ?::uuid, v, b, s, u, range_agg(daterange(d, d, '[]'))
+       from unnest(?::date[], ?::text[], ?::text[], ?::int[], ?::text[]) as t(d, b, u, s, v)
+       group by v, b, s, u
+       on conflict (website_id, verification, bot, status, url) do update set days = rm_crawler_url_days.days + excluded.days`,
       [
         e.data.website_id,
-        ms.map((r) => r.month),
-        ms.map((r) => r.bot),
-        ms.map((r) => r.status),
-        ms.map((r) => r.verification),
-        ms.map((r) => r.url),
-        ms.map((r) => r.days.toString()),
+        rows.map((r) => r.day),
+        rows.map((r) => r.bot),
+        rows.map((r) => r.url),
+        rows.map((r) => r.status),
+        rows.map((r) => r.verification),
       ],
+    );
+    // per bot and page whatever the status, under its verification and under "all": the per-bot read counts rows, no distinct
+    await trx.raw(
+      `insert into rm_crawler_bot_pages (website_id, verification, bot, url, days)
+       select ?::uuid, v, b, u, range_agg(daterange(d, d, '[]'))
+       from unnest(?::date[], ?::text[], ?::text[], ?::text[]) as t(d, b, u, v0), unnest(array[v0, 'all']) as v
+       group by v, b, u
+       on conflict (website_id, verification, bot, url) do update set days = rm_crawler_bot_pages.days + excluded.days`,
+      [e.data.website_id, rows.map((r) => r.day), rows.map((r) => r.bot), rows.map((r) => r.url), rows.map((r) => r.verification)],
     );
   },
 };
 
 /**
- * AI crawler hits per (website, day, bot, page, status, verification), summed as batches of log lines arrive, with two
- * rollups for long periods: hits per day (no page) and, per month, the days each page was crawled as bits.
+ * AI crawler hits per (website, day, bot, page, status, verification), summed as batches of log lines arrive, with
+ * rollups for long periods: hits per day (no page) and, per page, the days it was crawled as one multirange.
  */
 export const crawlersProjection = handlerProjection(
   {
     name: 'crawlers',
-    version: 2,
-    tables: ['rm_crawler_hits', 'rm_crawler_daily', 'rm_crawler_url_months'],
+    version: 3,
+    tables: ['rm_crawler_hits', 'rm_crawler_daily', 'rm_crawler_url_days', 'rm_crawler_bot_pages'],
     migrate: migrateSql(`
+        drop table if exists rm_crawler_url_months;
         create table if not exists rm_crawler_hits (
           website_id uuid not null,
           day date not null,
@@ -104,16 +107,24 @@ export const crawlersProjection = handlerProjection(
           last_seen timestamptz not null,
           primary key (website_id, day, bot, status, verification)
         );
-        -- bit d-1 of days: the page was crawled on day d of the month
-        create table if not exists rm_crawler_url_months (
+        -- the days the page was crawled: a page's row answers "crawled in the period?" with one overlap test
+        create table if not exists rm_crawler_url_days (
           website_id uuid not null,
           verification text not null,
-          month date not null,
           bot text not null,
           status int not null,
           url text not null,
-          days bigint not null,
-          primary key (website_id, verification, month, bot, status, url)
+          days datemultirange not null,
+          primary key (website_id, verification, bot, status, url)
+        );
+        -- the same without the status, verification also 'all'
+        create table if not exists rm_crawler_bot_pages (
+          website_id uuid not null,
+          verification text not null,
+          bot text not null,
+          url text not null,
+          days datemultirange not null,
+          primary key (website_id, verification, bot, url)
         );`),
   },
   handlers,

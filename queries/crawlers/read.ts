@@ -22,11 +22,11 @@ const pathOf = (url: string) => {
   return i < 0 ? '/' : url[i] === '?' ? `/${url.slice(i)}` : url.slice(i);
 };
 
-/** The filters every activity read shares: website, verification, bots (table alias-free). */
-function filters(websiteId: string, r: ActivityRequest): { sql: string; params: Knex.Value[] } {
+/** The filters every activity read shares: website, verification, bots (table alias-free); `allStored`: a table with 'all' rows. */
+function filters(websiteId: string, r: ActivityRequest, allStored = false): { sql: string; params: Knex.Value[] } {
   const where: string[] = ['website_id = ?'];
   const params: Knex.Value[] = [websiteId];
-  if (r.verification !== 'all') {
+  if (r.verification !== 'all' || allStored) {
     where.push('verification = ?');
     params.push(r.verification);
   }
@@ -40,31 +40,34 @@ function filters(websiteId: string, r: ActivityRequest): { sql: string; params: 
 type Grouped = { bot: string; g?: unknown; hits: string; pages: number; last_seen: Date }[];
 
 /**
- * Per bot (or bot and status): hits from the daily rollup, distinct pages from the monthly page bits (a page counts
- * when a bit of a day inside the period is set), so a long period reads a few rows per page rather than one per day.
+ * Per bot (or bot and status): hits from the daily rollup, distinct pages from the pages' crawl days (a page counts when
+ * its days overlap the period), so a long period reads one row per page rather than one per page and day.
  */
 async function fromRollups(db: Knex, websiteId: string, r: ActivityRequest): Promise<Grouped> {
   const f = filters(websiteId, r);
   const g = r.group_by === 'status' ? ', status' : '';
   const on = r.group_by === 'status' ? 'and p.status = h.status' : '';
+  // per bot: one row per page (verification 'all' folded in by the projection); per status with one verification: one row
+  // per page too; per status over all verifications: a page's verifications folded here
+  const days = `days && daterange(?::date, ?::date, '[]')`;
+  const folded = filters(websiteId, r, true);
+  const pages = !g
+    ? `select bot, count(*)::int as pages from rm_crawler_bot_pages where ${folded.sql} and ${days} group by bot`
+    : r.verification !== 'all'
+      ? `select bot, status, count(*)::int as pages from rm_crawler_url_days where ${f.sql} and ${days} group by bot, status`
+      : `select bot, status, count(*)::int as pages from (
+           select distinct bot, status, url from rm_crawler_url_days where ${f.sql} and ${days}
+         ) d group by bot, status`;
+  const pageParams = !g ? folded.params : f.params;
   return (
     await db.raw(
       `with h as (
          select bot${g}, sum(hits)::bigint as hits, max(last_seen) as last_seen from rm_crawler_daily
          where ${f.sql} and day between ?::date and ?::date group by bot${g}
-       ), m as (
-         select bot${g}, url, days, greatest(0, ?::date - month) as lo, least(?::date, (month + interval '1 month')::date - 1) - month as hi
-         from rm_crawler_url_months
-         where ${f.sql} and month between date_trunc('month', ?::date)::date and ?::date
-       ), p as (
-         -- distinct pages as a hashed distinct, then a count (count(distinct) would sort every group)
-         select bot${g}, count(*)::int as pages from (
-           select distinct bot${g}, url from m where days & (((1::bigint << (hi + 1)) - 1) & ~((1::bigint << lo) - 1)) <> 0
-         ) d group by bot${g}
-       )
+       ), p as (${pages})
        select h.bot${g ? ', h.status as g' : ''}, h.hits, coalesce(p.pages, 0) as pages, h.last_seen
        from h left join p on p.bot = h.bot ${on} order by h.bot${g ? ', h.status' : ''}`,
-      [...f.params, r.start, r.end, r.start, r.end, ...f.params, r.start, r.end],
+      [...f.params, r.start, r.end, ...pageParams, r.start, r.end],
     )
   ).rows;
 }

@@ -1,12 +1,13 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { request } from 'undici';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOT_GZIP } from '../../src/app/crawlers';
 import { NOT_OPERATOR_FORMAT, replaceRanges } from '../../src/analysis/crawler-ranges';
 import { MODEL_IDS } from '../../src/domain/models';
+import { cliHost } from '../support/cli';
 import { newSite, postCreated } from '../support/http';
 import { call, type TestServer } from '../support/server';
 import { useWorld, type World } from '../support/tenancy';
@@ -325,4 +326,65 @@ describe('GET /api/v1/crawlers/pages', () => {
     expect(first.has_more).toBe(true);
     expect((await pages({ page_size: '2', page_num: '1' })).data.map((p: any) => p.url)).toEqual(['pages.example.com/faq']);
   });
+});
+
+// the operator CLI against this file's server's database and ranges folder (skipped on the in-memory store)
+describe('CLI crawlers:import and crawlers:ranges', () => {
+  const host = cliHost();
+  afterAll(() => host.close());
+  const cli = (...args: string[]) => {
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), LOG_LEVEL: 'warn', CRAWLER_RANGES_DIR: RANGES };
+    delete env.NATS_URL;
+    env.DATABASE_URL = s.databaseUrl!;
+    return host.run(args, env);
+  };
+  const PERPLEXITY = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; PerplexityBot/1.0; +https://perplexity.ai/perplexitybot)';
+
+  it('given a gzip log, when imported with crawlers:import, then it shows progress and the exact counts, and a re-run adds nothing', async (t) => {
+    if (!s.databaseUrl) t.skip();
+    const site = await newSite(s, w.a.key, 'Cli', 'https://cli-crawl.example.com');
+    const file = join(RANGES, '..', `crawler-cli-${process.pid}.log.gz`);
+    const log = [
+      combined('20.171.206.10', GPT, '/a'),
+      combined('203.0.113.7', GPT, '/b'),
+      combined('198.51.100.1', CLAUDE, '/c'),
+      combined('198.51.100.2', BROWSER, '/d'),
+      'not a log line',
+    ];
+    writeFileSync(file, gzipSync(`${log.join('\n')}\n`));
+    const r = await cli('crawlers:import', '--website', site, '--file', file);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ lines: 5, ai_hits: 3, verified: 1, unverified: 1, unverifiable: 1, duplicates: 0, rejected: 1 });
+    const size = readFileSync(file).length;
+    expect(r.stderr).toContain(`importing: ${size}/${size} 100%`);
+    expect(r.stderr).toContain('importing: 5 lines, 3 AI hits, 0 duplicates, 1 rejected');
+    const again = await cli('crawlers:import', '--website', site, '--file', file);
+    expect(JSON.parse(again.stdout)).toMatchObject({ lines: 5, ai_hits: 0, duplicates: 3, rejected: 1 });
+    expect(await activity(site, { verification: 'all' })).toEqual([
+      expect.objectContaining({ bot: 'ClaudeBot', hits: 1, pages: 1 }),
+      expect.objectContaining({ bot: 'GPTBot', hits: 2, pages: 2 }),
+    ]);
+    expect((await cli('crawlers:import', '--website', site, '--file', file, '--format', 'w3c')).status).toBe(1);
+  }, 120_000);
+
+  it("given crawlers:ranges, then a file not in the operators' format is refused and a good one takes effect on the running server", async (t) => {
+    if (!s.databaseUrl) t.skip();
+    const site = await newSite(s, w.a.key, 'Ranges', 'https://cli-ranges.example.com');
+    expect((await upload(site, combined('192.0.2.77', PERPLEXITY, '/one'))).body).toMatchObject({ ai_hits: 1, unverifiable: 1 });
+    const bad = join(RANGES, '..', `perplexity-bad-${process.pid}.json`);
+    writeFileSync(bad, JSON.stringify({ ranges: ['192.0.2.0/24'] }));
+    const refused = await cli('crawlers:ranges', '--bot', 'perplexitybot', '--file', bad);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(NOT_OPERATOR_FORMAT);
+    expect(existsSync(join(RANGES, 'PerplexityBot.json'))).toBe(false);
+    const good = join(RANGES, '..', `perplexity-${process.pid}.json`);
+    writeFileSync(good, JSON.stringify({ creationTime: '2026-11-01', prefixes: [{ ipv4Prefix: '192.0.2.0/24' }] }));
+    const ok = await cli('crawlers:ranges', '--bot', 'perplexitybot', '--file', good, '--source', 'https://www.perplexity.com/perplexitybot.json');
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ bot: 'PerplexityBot', prefixes: 1 });
+    // the server looks at the folder at most every 2 s
+    await new Promise((r) => setTimeout(r, 2100));
+    expect((await upload(site, combined('192.0.2.77', PERPLEXITY, '/two'))).body).toMatchObject({ ai_hits: 1, verified: 1 });
+    expect((await upload(site, combined('198.51.100.9', PERPLEXITY, '/three'))).body).toMatchObject({ ai_hits: 1, unverified: 1 });
+  }, 120_000);
 });
