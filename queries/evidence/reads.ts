@@ -4,6 +4,7 @@ import { utcDay } from '../../src/domain/dates';
 import { hostOf, isHostWithinDomain } from '../../src/domain/urls';
 import { type PageRequest, pageInfo, pageRows } from '../paging';
 import { trackedEntities } from '../responses/list';
+import { dayNumber, sourceCounts } from './source-index';
 import type { SearchQueryList, SourcePage } from './views';
 
 export interface SourcesRequest {
@@ -15,21 +16,18 @@ export interface SourcesRequest {
 }
 
 /**
- * Retrieved and cited counts per domain or normalized URL over whole UTC days (rm_source_days), sorted by cited
+ * Retrieved and cited counts per domain or normalized URL over whole UTC days (rm_source_days, held in memory: ./source-index), sorted by cited
  * desc, retrieved desc, then the key; each with the entity whose domain it equals or lies under (the nearest).
  */
 export async function sources(db: Knex, r: SourcesRequest, page: PageRequest): Promise<SourcePage> {
-  const q = db('rm_source_days')
-    .where({ website_id: r.websiteId, kind: r.groupBy === 'domain' ? BY_DOMAIN : BY_URL })
-    .groupBy('key')
-    .select('key', db.raw('sum(retrieved)::int as retrieved'), db.raw('sum(cited)::int as cited'))
-    .orderByRaw('sum(cited) desc, sum(retrieved) desc, key collate "C"')
-    .offset(page.page_num * page.page_size)
-    .limit(page.page_size + 1);
-  if (r.start) q.where('day', '>=', utcDay(r.start));
-  if (r.end) q.where('day', '<=', utcDay(r.end));
-  if (r.models) q.whereIn('model', r.models);
-  const rows: { key: string; retrieved: number; cited: number }[] = await q;
+  const rows = await sourceCounts(
+    db,
+    r.websiteId,
+    r.groupBy === 'domain' ? BY_DOMAIN : BY_URL,
+    { fromDay: r.start ? dayNumber(utcDay(r.start)) : null, toDay: r.end ? dayNumber(utcDay(r.end)) : null, models: r.models ?? null },
+    page.page_num * page.page_size,
+    page.page_size + 1,
+  );
   const entities = (await trackedEntities(db, r.websiteId)).flatMap((e) => {
     const domain = e.url ? hostOf(e.url) : null;
     return domain ? [{ id: e.id, is_self: e.is_self, domain }] : [];

@@ -1,0 +1,215 @@
+import type { Knex } from 'knex';
+
+/**
+ * A website's rm_source_days of one kind held in memory as columns sorted by day, so the sources read sums a range of
+ * days in typed arrays instead of grouping rows in Postgres. An index is used while the website's rm_fact_sites.version
+ * (moved in the same transaction as every rm_source_days write) is the one it was loaded at.
+ */
+interface SourceIndex {
+  version: string;
+  /** distinct keys in `collate "C"` order: a key's index is its rank */
+  keys: string[];
+  models: string[];
+  /** day numbers (days since 1970-01-01) ascending; dayStart[i] is the first row of days[i] */
+  days: Int32Array;
+  dayStart: Int32Array;
+  rowKey: Int32Array;
+  rowModel: Uint16Array;
+  rowRetrieved: Int32Array;
+  rowCited: Int32Array;
+  bytes: number;
+}
+
+// per process; least recently read websites go past it
+const BUDGET = 256 * 1024 * 1024;
+const held = new Map<string, SourceIndex>();
+const loading = new Map<string, Promise<SourceIndex>>();
+let heldBytes = 0;
+
+const DAY_MS = 86_400_000;
+export const dayNumber = (day: string) => Math.floor(Date.parse(`${day}T00:00:00Z`) / DAY_MS);
+
+async function load(db: Knex, websiteId: string, kind: number, version: string): Promise<SourceIndex> {
+  const res = await db.raw(
+    `select (day - date '1970-01-01') as d, model, key, retrieved, cited from rm_source_days
+      where website_id = ? and kind = ? order by key collate "C"`,
+    [websiteId, kind],
+  );
+  const rows = res.rows as { d: number; model: string; key: string; retrieved: number; cited: number }[];
+  const keys: string[] = [];
+  const models: string[] = [];
+  const modelIdx = new Map<string, number>();
+  const n = rows.length;
+  const key = new Int32Array(n);
+  const model = new Uint16Array(n);
+  const dayOf = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const r = rows[i];
+    if (keys.length === 0 || keys[keys.length - 1] !== r.key) keys.push(r.key);
+    key[i] = keys.length - 1;
+    let m = modelIdx.get(r.model);
+    if (m === undefined) {
+      m = models.length;
+      models.push(r.model);
+      modelIdx.set(r.model, m);
+    }
+    model[i] = m;
+    dayOf[i] = r.d;
+  }
+  // rows by day (stable: within a day, key order)
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => dayOf[a] - dayOf[b] || a - b);
+  const distinctDays: number[] = [];
+  const starts: number[] = [];
+  const rowKey = new Int32Array(n);
+  const rowModel = new Uint16Array(n);
+  const rowRetrieved = new Int32Array(n);
+  const rowCited = new Int32Array(n);
+  for (let j = 0; j < n; j++) {
+    const i = order[j];
+    if (distinctDays.length === 0 || distinctDays[distinctDays.length - 1] !== dayOf[i]) {
+      distinctDays.push(dayOf[i]);
+      starts.push(j);
+    }
+    rowKey[j] = key[i];
+    rowModel[j] = model[i];
+    rowRetrieved[j] = rows[i].retrieved;
+    rowCited[j] = rows[i].cited;
+  }
+  starts.push(n);
+  const bytes = n * 14 + keys.reduce((s, k) => s + 40 + 2 * k.length, 0);
+  return {
+    version,
+    keys,
+    models,
+    days: Int32Array.from(distinctDays),
+    dayStart: Int32Array.from(starts),
+    rowKey,
+    rowModel,
+    rowRetrieved,
+    rowCited,
+    bytes,
+  };
+}
+
+function hold(name: string, index: SourceIndex) {
+  const old = held.get(name);
+  if (old) {
+    held.delete(name);
+    heldBytes -= old.bytes;
+  }
+  if (index.bytes > BUDGET) return;
+  held.set(name, index);
+  heldBytes += index.bytes;
+  for (const [k, v] of held) {
+    if (heldBytes <= BUDGET) break;
+    held.delete(k);
+    heldBytes -= v.bytes;
+  }
+}
+
+/** The website's index of a kind at its current version, loaded when missing or stale. */
+async function indexOf(db: Knex, websiteId: string, kind: number): Promise<SourceIndex> {
+  const site = await db('rm_fact_sites').where('website_id', websiteId).first(db.raw('version::text as version'));
+  // no site row yet: nothing to keep a version for, read as it is
+  if (!site) return load(db, websiteId, kind, '');
+  const version: string = site.version;
+  const name = `${websiteId}:${kind}`;
+  const have = held.get(name);
+  if (have && have.version === version) {
+    held.delete(name);
+    held.set(name, have);
+    return have;
+  }
+  const pending = loading.get(`${name}:${version}`);
+  if (pending) return pending;
+  const p = load(db, websiteId, kind, version).then(
+    (index) => {
+      loading.delete(`${name}:${version}`);
+      hold(name, index);
+      return index;
+    },
+    (err) => {
+      loading.delete(`${name}:${version}`);
+      throw err;
+    },
+  );
+  loading.set(`${name}:${version}`, p);
+  return p;
+}
+
+export interface SourceCount {
+  key: string;
+  retrieved: number;
+  cited: number;
+}
+
+/**
+ * The rows at [offset, offset + count) of the keys summed over days [fromDay, toDay] (day numbers; null = open) and
+ * the models (null = all), sorted by cited desc, retrieved desc, then the key in `collate "C"` order.
+ */
+export async function sourceCounts(
+  db: Knex,
+  websiteId: string,
+  kind: number,
+  r: { fromDay: number | null; toDay: number | null; models: string[] | null },
+  offset: number,
+  count: number,
+): Promise<SourceCount[]> {
+  const x = await indexOf(db, websiteId, kind);
+  if (x.keys.length === 0) return [];
+  const firstDay = lowerBound(x.days, r.fromDay ?? Number.MIN_SAFE_INTEGER);
+  const endDay = lowerBound(x.days, r.toDay === null ? Number.MAX_SAFE_INTEGER : r.toDay + 1);
+  const from = x.dayStart[firstDay];
+  const to = x.dayStart[endDay];
+  let allowed: Uint8Array | null = null;
+  if (r.models) {
+    allowed = new Uint8Array(x.models.length);
+    const wanted = new Set(r.models);
+    x.models.forEach((m, i) => {
+      if (wanted.has(m)) allowed![i] = 1;
+    });
+  }
+  const retrieved = new Int32Array(x.keys.length);
+  const cited = new Int32Array(x.keys.length);
+  const touched: number[] = [];
+  for (let i = from; i < to; i++) {
+    if (allowed && allowed[x.rowModel[i]] === 0) continue;
+    const k = x.rowKey[i];
+    if (retrieved[k] === 0) touched.push(k);
+    retrieved[k] += x.rowRetrieved[i];
+    cited[k] += x.rowCited[i];
+  }
+  const before = (a: number, b: number) =>
+    cited[a] > cited[b] || (cited[a] === cited[b] && (retrieved[a] > retrieved[b] || (retrieved[a] === retrieved[b] && a < b)));
+  const want = offset + count;
+  let top: number[];
+  if (want >= touched.length / 4) top = touched.sort((a, b) => (before(a, b) ? -1 : 1));
+  else {
+    // the best `want` kept sorted; a key enters only when it beats the worst kept
+    top = [];
+    for (const k of touched) {
+      if (top.length === want && !before(k, top[want - 1])) continue;
+      let lo = 0;
+      let hi = top.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (before(top[mid], k)) lo = mid + 1;
+        else hi = mid;
+      }
+      top.splice(lo, 0, k);
+      if (top.length > want) top.pop();
+    }
+  }
+  return top.slice(offset, want).map((k) => ({ key: x.keys[k], retrieved: retrieved[k], cited: cited[k] }));
+}
+
+function lowerBound(a: Int32Array, v: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
