@@ -186,12 +186,26 @@ async function rowOf(db: Knex, websiteId: string, data: Record<string, { is_self
   return c ? (data[`${c.name} (${entity})`] ?? data[c.name]) : undefined;
 }
 
-async function metricChange(db: Knex, rule: AlertRuleView): Promise<Firing | null> {
-  const p = rule.params as { metric: 'mention_rate'; entity: string; window_days: number; min_change_points: number };
-  const w = await windows(db, rule.website_id, p.window_days);
+type Memo = Map<string, Promise<unknown>>;
+const memoized = <T>(memo: Memo, key: string, run: () => Promise<T>): Promise<T> => {
+  if (!memo.has(key)) memo.set(key, run());
+  return memo.get(key) as Promise<T>;
+};
+
+/** The comparison of one metric over one window, shared by the rules of one evaluation (one selection, one newest day). */
+async function comparison(db: Knex, memo: Memo, websiteId: string, metric: 'mention_rate' | 'share_of_voice' | 'citation_rate', days: number) {
+  const w = await memoized(memo, `w${days}`, () => windows(db, websiteId, days));
   if (!w) return null;
-  const sel = await resolveSelection(db, rule.website_id, {});
-  const cmp = await comparePeriods(db, sel, p.metric, w.current, w.previous);
+  const sel = await memoized(memo, 'sel', () => resolveSelection(db, websiteId, {}));
+  const cmp = await memoized(memo, `c${metric}:${days}`, () => comparePeriods(db, sel, metric, w.current, w.previous));
+  return { w, cmp };
+}
+
+async function metricChange(db: Knex, memo: Memo, rule: AlertRuleView): Promise<Firing | null> {
+  const p = rule.params as { metric: 'mention_rate'; entity: string; window_days: number; min_change_points: number };
+  const c = await comparison(db, memo, rule.website_id, p.metric, p.window_days);
+  if (!c) return null;
+  const { w, cmp } = c;
   const row = (await rowOf(db, rule.website_id, cmp.data, p.entity)) as (typeof cmp.data)[string] | undefined;
   if (!row || (row.verdict !== 'up' && row.verdict !== 'down') || row.change === null || Math.abs(row.change) < p.min_change_points) return null;
   const who = p.entity === 'brand' ? 'the brand' : 'a competitor';
@@ -202,12 +216,11 @@ async function metricChange(db: Knex, rule: AlertRuleView): Promise<Firing | nul
   };
 }
 
-async function competitorOvertakes(db: Knex, rule: AlertRuleView): Promise<Firing | null> {
+async function competitorOvertakes(db: Knex, memo: Memo, rule: AlertRuleView): Promise<Firing | null> {
   const p = rule.params as { metric: 'mention_rate'; competitor_id: string; window_days: number };
-  const w = await windows(db, rule.website_id, p.window_days);
-  if (!w) return null;
-  const sel = await resolveSelection(db, rule.website_id, {});
-  const cmp = await comparePeriods(db, sel, p.metric, w.current, w.previous);
+  const c = await comparison(db, memo, rule.website_id, p.metric, p.window_days);
+  if (!c) return null;
+  const { w, cmp } = c;
   type Row = (typeof cmp.data)[string];
   const brand = (await rowOf(db, rule.website_id, cmp.data, 'brand')) as Row | undefined;
   const rival = (await rowOf(db, rule.website_id, cmp.data, p.competitor_id)) as Row | undefined;
@@ -273,9 +286,9 @@ async function accessChanged(deps: EvaluateDeps, rule: AlertRuleView): Promise<F
   };
 }
 
-const EVALUATORS: Record<AlertKind, (deps: EvaluateDeps, r: AlertRuleView) => Promise<Firing | null>> = {
-  metric_change: (d, r) => metricChange(d.db, r),
-  competitor_overtakes: (d, r) => competitorOvertakes(d.db, r),
+const EVALUATORS: Record<AlertKind, (deps: EvaluateDeps, r: AlertRuleView, memo: Memo) => Promise<Firing | null>> = {
+  metric_change: (d, r, m) => metricChange(d.db, m, r),
+  competitor_overtakes: (d, r, m) => competitorOvertakes(d.db, m, r),
   run_failed: (d, r) => runFailed(d.db, r),
   access_changed: accessChanged,
 };
@@ -287,12 +300,13 @@ const EVALUATORS: Record<AlertKind, (deps: EvaluateDeps, r: AlertRuleView) => Pr
  */
 export async function evaluateWebsite(deps: EvaluateDeps, websiteId: string, trigger: Trigger, kinds?: AlertKind[]) {
   const rules = await alertQueries.enabledRules(deps.db, websiteId);
+  const memo: Memo = new Map();
   const fired: ruleCommands.FiredAlert[] = [];
   for (const rule of rules) {
     if (kinds && !kinds.includes(rule.kind)) continue;
     // the access check fetches the website: once a day, not at every run's end
     if (rule.kind === 'access_changed' && trigger !== 'daily') continue;
-    const f = await EVALUATORS[rule.kind](deps, rule);
+    const f = await EVALUATORS[rule.kind](deps, rule, memo);
     if (!f) continue;
     const a = await fire(deps, rule, f, trigger);
     if (a) fired.push(a);
