@@ -189,8 +189,13 @@ describe('alerts', () => {
     expect(open.body.alerts.some((a: { id: string }) => a.id === alert.id)).toBe(false);
   });
 
-  it('given two evaluations at once of a new rule, then it fires once', async () => {
-    const made = await call(s, 'POST', R, { key: w.a.key, body: rule({ name: 'Race' }) });
+  it("given two evaluations at once of a new rule, then it fires once, delivered as alert.fired to the rule's webhook", async () => {
+    const hook = await call(s, 'POST', '/api/v1/webhooks', {
+      key: w.a.key,
+      body: { url: 'https://hooks.example.com/a', event_types: ['topic.created'] },
+    });
+    expect(hook.status).toBe(201);
+    const made = await call(s, 'POST', R, { key: w.a.key, body: rule({ name: 'Race', webhook_ids: [hook.body.webhook.id] }) });
     const ruleId = made.body.rule.id;
     const fired = await Promise.all(Array.from({ length: 4 }, () => evaluateWebsite(deps(), site.id, 'daily')));
     const listed = await waitFor(async () => {
@@ -200,6 +205,13 @@ describe('alerts', () => {
     });
     expect(fired.flat().filter((a) => a.rule_id === ruleId).length).toBeLessThanOrEqual(1);
     expect(listed).toHaveLength(1);
+    // the rule's webhook gets it whatever its event types, the same alert as the listing's
+    const delivery = await waitFor(async () => {
+      const rows = await s.rt.database.db('webhook_deliveries').where({ webhook_id: hook.body.webhook.id, event_type: 'alert.fired' });
+      return rows.length ? rows : undefined;
+    });
+    expect(delivery).toHaveLength(1);
+    expect(delivery[0].payload.data).toMatchObject({ id: listed[0].id, rule_id: ruleId, website_id: site.id });
   });
 
   it("given an access_changed rule, then the daily check records a baseline and fires once when an engine's access changes", async () => {
