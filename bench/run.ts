@@ -36,6 +36,7 @@ import { evidence } from './evidence';
 import { crawlers } from './crawlers';
 import { entityQuality } from './entity-quality';
 import { webhooks } from './webhooks';
+import { alerts } from './alerts';
 
 const all: Bench[] = [
   append,
@@ -65,6 +66,7 @@ const all: Bench[] = [
   crawlers,
   entityQuality,
   webhooks,
+  alerts,
 ];
 
 function usage(): never {

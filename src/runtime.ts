@@ -28,6 +28,8 @@ import { realignSite } from '../projections/answers/realign';
 import { startJobSweeper } from './workers/job-sweeper';
 import { feed as feedMapping, JOB_KINDS, jobSpecs, type ReadModelName, readModels } from './areas';
 import { migrateWebhookDeliveries, startWebhookWorkers, webhookBusTypes } from './workers/webhooks';
+import { ALERT_BUS_TYPES, startAlertWorkers } from './workers/alerts';
+import { checkAiAccess } from './analysis/ai-access';
 import { type JobSpec, startJobWorker } from './workers/jobs';
 import { createFileTransport, createSmtpTransport, type MailTransport } from './email/transport';
 import { type EmailWorkerDeps, startEmailSweeper, startEmailWorkers } from './workers/email';
@@ -155,7 +157,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     const relay = new ProjectionRunner({
       projection: createRelayProjection(
         bus,
-        [...new Set([...busEventTypes(extractor, JOB_KINDS), ...webhookBusTypes(feedMapping)])],
+        [...new Set([...busEventTypes(extractor, JOB_KINDS), ...webhookBusTypes(feedMapping), ...ALERT_BUS_TYPES])],
         BUS_STREAM_PREFIXES,
       ),
       store,
@@ -277,6 +279,18 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
             ...options.webhooks,
             // one pool of connections: many deliveries to few endpoints
             fetch: options.webhooks?.fetch ?? createSafeFetcher({ keepAlive: true, ...(config.webhookAllowPrivate && { allowAddress: () => true }) }),
+          }),
+        );
+        workers.push(
+          await startAlertWorkers({
+            db: database.db,
+            store,
+            bus,
+            logger,
+            now: options.now,
+            waitForReadModels: (p) => runtime.waitForReadModels(p, ['runs', 'answers', 'alerts']),
+            daily: config.scheduler,
+            checkAccess: (domain) => checkAiAccess(domain, { fetch: outbound.fetch, baseUrl: outbound.baseUrl }),
           }),
         );
         if (config.scheduler) workers.push(startScheduler({ ...deps }));

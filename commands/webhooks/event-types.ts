@@ -92,6 +92,10 @@ export const WEBHOOK_EVENT_TYPES_LIST = [
   'fact_conflict.detected',
   'fact_conflict.dismissed',
   'fact_conflict.resolved',
+  'alert_rule.created',
+  'alert_rule.updated',
+  'alert_rule.deleted',
+  'alert.acknowledged',
   'alert.fired',
   'webhook.test',
 ] as const;

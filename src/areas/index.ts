@@ -13,6 +13,7 @@ import type { ToolDef } from '../mcp/tool';
 import type { JobKindDeps, JobSpec } from '../workers/jobs';
 import { activity } from './activity';
 import { aiAccess } from './ai-access';
+import { alerts } from './alerts';
 import { aiValue } from './ai-value';
 import { allowances } from './allowances';
 import { apiKeys } from './api-keys';
@@ -68,6 +69,7 @@ export const areas = [
   crawlers,
   entityQuality,
   webhooks,
+  alerts,
 ] as const;
 
 /** A read model's name: what a write names when it waits for the read models its caller reads next. */

@@ -865,6 +865,44 @@ export const catalogue = {
   WebhookDeleted: z.object({ webhook_id: erases('webhook') }),
   /** a `webhook.test` event for this endpoint alone */
   WebhookTested: z.object({ webhook_id: z.string() }),
+
+  // ---- alerts ----
+  // an alert rule and the alerts it fires, on one stream (alert-rule-<id>): a firing is decided there with the
+  // stream's expected version, so instances evaluating at once fire once per (window end day, direction)
+  AlertRuleCreated: z.object({
+    rule_id: z.string(),
+    website_id: z.string(),
+    name: z.string(),
+    kind: z.enum(['metric_change', 'competitor_overtakes', 'access_changed', 'run_failed']),
+    params: z.record(z.string(), z.unknown()),
+    webhook_ids: z.array(z.string()),
+    emails: z.array(z.string()),
+  }),
+  /** only the fields that changed */
+  AlertRuleUpdated: z.object({
+    rule_id: z.string(),
+    name: z.string().optional(),
+    params: z.record(z.string(), z.unknown()).optional(),
+    webhook_ids: z.array(z.string()).optional(),
+    emails: z.array(z.string()).optional(),
+    enabled: z.boolean().optional(),
+  }),
+  AlertRuleDeleted: z.object({ rule_id: z.string() }),
+  /** `key` is (window end day, direction): a rule fires once per key; `alert` is what alert.fired carries */
+  AlertFired: z.object({
+    key: z.string(),
+    alert: z.object({
+      id: z.string(),
+      rule_id: z.string(),
+      website_id: z.string(),
+      kind: z.string(),
+      fired_at: z.string(),
+      summary: z.string(),
+      details: z.record(z.string(), z.unknown()),
+      webhook_ids: z.array(z.string()),
+    }),
+  }),
+  AlertAcknowledged: z.object({ alert_id: z.string(), rule_id: z.string() }),
 } as const;
 
 export type EventType = keyof typeof catalogue;

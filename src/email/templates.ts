@@ -88,7 +88,21 @@ ${targets.length ? html`<p style="margin:0 0 12px">You will have access to:</p><
   },
 });
 
-export const emailTemplates = { invitation } as const;
+const alert = define({
+  params: z.object({ rule: Name, website: Name, summary: z.string().trim().min(1).max(1000), fired_at: z.iso.datetime({ offset: true }) }),
+  render(p) {
+    const summary = line(p.summary);
+    const text = ['Hello,', '', `The alert rule "${line(p.rule)}" of ${line(p.website)} fired on ${formatExpiry(p.fired_at)}:`, '', summary, ''].join(
+      '\n',
+    );
+    const body = html`<h1 style="font-size:20px;line-height:1.3;margin:0 0 16px">${line(p.rule)}</h1>
+<p style="margin:0 0 12px">${line(p.website)}, ${formatExpiry(p.fired_at)}:</p>
+<p style="margin:0 0 12px">${summary}</p>`;
+    return { subject: line(`aivis alert: ${summary}`).slice(0, 200), text, html: emailHtml(line(p.rule), body) };
+  },
+});
+
+export const emailTemplates = { invitation, alert } as const;
 
 export type TemplateName = keyof typeof emailTemplates;
 export type TemplateParams<T extends TemplateName> = z.input<(typeof emailTemplates)[T]['params']>;

@@ -1,0 +1,20 @@
+import { entry } from '../../projections/activity';
+import { alertsProjection } from '../../projections/alerts';
+import { alertRoutes } from '../http/routes/alerts';
+import { alertTools } from '../mcp/tools/alerts';
+import type { AreaManifest } from './manifest';
+
+/** Alert rules and the alerts they fire; evaluated at a run's end, after an import and daily (src/workers/alerts.ts). */
+export const alerts: AreaManifest<'alerts'> = {
+  readModels: { alerts: alertsProjection },
+  routes: alertRoutes,
+  tools: alertTools,
+  feed: {
+    AlertRuleCreated: (e) => entry('alert_rule', 'created', [e.data.rule_id], e.data.website_id),
+    AlertRuleUpdated: (e) => entry('alert_rule', 'updated', [e.data.rule_id]),
+    AlertRuleDeleted: (e) => entry('alert_rule', 'deleted', [e.data.rule_id]),
+    // the alert's own feed entry is this event, delivered as alert.fired (src/workers/webhooks.ts)
+    AlertFired: (e) => entry('alert', 'fired', [e.data.alert.id], e.data.alert.website_id),
+    AlertAcknowledged: (e) => entry('alert', 'acknowledged', [e.data.alert_id]),
+  },
+};

@@ -1,0 +1,249 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { evaluateWebsite } from '../../src/app/alerts';
+import { apiKey, connect, toolOk } from '../mcp/support';
+import { buildSite, importAnswers, type Site } from '../support/answers';
+import { refusedWithoutWrite } from '../support/http';
+import { call, type TestServer } from '../support/server';
+import { useWorld, type World } from '../support/tenancy';
+
+let s: TestServer;
+let w: World;
+let site: Site;
+let other: Site;
+let mcp: Client;
+
+const R = '/api/v1/alert-rules';
+const deps = () => ({ db: s.rt.database.db, store: s.rt.store });
+
+/** Brand Acme, competitor Globex; p1 on chatgpt two answers a day March 1-10: Acme in 3 of the first five days' answers, 9 of the last five's. */
+function answers(p1: string) {
+  const items: object[] = [];
+  for (let d = 1; d <= 10; d++)
+    for (let k = 0; k < 2; k++) {
+      const acme = d >= 6 ? !(d === 6 && k === 1) : d === 1 || (d === 2 && k === 0);
+      items.push({
+        prompt_id: p1,
+        model: 'chatgpt',
+        run_at: `2026-03-${String(d).padStart(2, '0')}T0${8 + k}:00:00Z`,
+        text: acme ? 'Acme alone.' : 'Globex alone.',
+      });
+    }
+  return items;
+}
+
+useWorld(async (ctx) => {
+  ({ s, w } = ctx);
+  site = await buildSite(s, w.a.key, {
+    name: 'Acme',
+    url: 'https://acme-alert.example.com',
+    competitors: [{ name: 'Globex', url: 'https://globex-alert.example.net' }],
+    prompts: [{ text: 'p1' }],
+  });
+  other = await buildSite(s, w.a.key, {
+    name: 'Other',
+    url: 'https://other-alert.example.com',
+    competitors: [{ name: 'Initech', url: 'https://initech.example.net' }],
+  });
+  await importAnswers(s, w.a.key, site.id, answers(site.prompts[0].id));
+  mcp = await connect(s, apiKey(w.a.key));
+});
+
+afterAll(async () => mcp?.close());
+
+const rule = (extra: object = {}) => ({
+  website_id: site.id,
+  name: 'Mentions move',
+  kind: 'metric_change',
+  params: { metric: 'mention_rate', window_days: 5 },
+  ...extra,
+});
+
+async function waitFor<T>(read: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('alert rules', () => {
+  it('given a rule, then it is created with its defaults, listed, changed, and each change is an activity entry', async () => {
+    const made = await call(s, 'POST', R, { key: w.a.key, body: rule({ emails: ['ops@example.com'] }) });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body.rule).toMatchObject({
+      website_id: site.id,
+      kind: 'metric_change',
+      params: { metric: 'mention_rate', entity: 'brand', window_days: 5, min_change_points: 5 },
+      emails: ['ops@example.com'],
+      webhook_ids: [],
+      enabled: true,
+    });
+    const id = made.body.rule.id;
+    const list = await call(s, 'GET', R, { key: w.a.key, query: { website_id: site.id } });
+    expect(list.body.rules.map((r: { id: string }) => r.id)).toContain(id);
+    const patched = await call(s, 'PATCH', `${R}/${id}`, { key: w.a.key, body: { enabled: false, params: { metric: 'citation_rate' } } });
+    expect(patched.body.rule).toMatchObject({ enabled: false, params: { metric: 'citation_rate', window_days: 7 } });
+    expect((await call(s, 'GET', `${R}/${id}`, { key: w.b.key })).status).toBe(404);
+    expect((await call(s, 'DELETE', `${R}/${id}`, { key: w.a.key })).status).toBe(200);
+    expect((await call(s, 'GET', `${R}/${id}`, { key: w.a.key })).status).toBe(404);
+    const feed = await call(s, 'GET', '/api/v1/activity', { key: w.a.key, query: { entity_type: 'alert_rule' } });
+    expect(feed.body.data.map((e: { change_type: string }) => e.change_type).sort()).toEqual(['created', 'deleted', 'updated']);
+  });
+
+  it('given bad input, then 400 naming the field and nothing written; a scoped key is 403; another organization is refused', async () => {
+    const globex = site.competitors[0].id;
+    const initech = other.competitors[0].id;
+    await refusedWithoutWrite(s, w.a.key, [
+      { method: 'POST', path: R, body: rule({ params: { metric: 'joy' } }), status: 400, error: /^params\.metric: / },
+      {
+        method: 'POST',
+        path: R,
+        body: rule({ params: { metric: 'mention_rate', window_days: 0 } }),
+        status: 400,
+        error: 'params.window_days: must be 1 to 90',
+      },
+      {
+        method: 'POST',
+        path: R,
+        body: rule({ params: { metric: 'mention_rate', window_days: 91 } }),
+        status: 400,
+        error: 'params.window_days: must be 1 to 90',
+      },
+      {
+        method: 'POST',
+        path: R,
+        body: rule({ kind: 'competitor_overtakes', params: { competitor_id: initech } }),
+        status: 400,
+        error: `params.competitor_id: ${initech} is not a competitor of this website`,
+      },
+      { method: 'POST', path: R, body: rule({ params: { metric: 'mention_rate', entity: initech } }), status: 400, error: /^params\.entity: / },
+      { method: 'POST', path: R, body: rule({ emails: Array.from({ length: 21 }, (_, i) => `a${i}@example.com`) }), status: 400, error: /^emails: / },
+      { method: 'POST', path: R, body: rule({ emails: ['nope'] }), status: 400, error: /^emails/ },
+      { method: 'POST', path: R, body: rule({ kind: 'sometimes' }), status: 400, error: /^kind: / },
+      {
+        method: 'POST',
+        path: R,
+        body: rule({ kind: 'run_failed', params: { min_failed_percent: 101 } }),
+        status: 400,
+        error: /^params\.min_failed_percent: /,
+      },
+      {
+        method: 'POST',
+        path: R,
+        body: rule({ webhook_ids: [initech] }),
+        status: 400,
+        error: `webhook_ids: ${initech} is not a webhook of this organization`,
+      },
+    ]);
+    expect((await call(s, 'POST', R, { key: w.a.key, body: rule({ kind: 'competitor_overtakes', params: { competitor_id: globex } }) })).status).toBe(
+      201,
+    );
+    await refusedWithoutWrite(s, w.a.scoped, [
+      { method: 'POST', path: R, body: { ...rule(), website_id: w.a.a2 }, status: 403, error: 'Forbidden: global API key required' },
+      { method: 'GET', path: '/api/v1/alerts', query: { website_id: w.a.a2 }, status: 403, error: 'Forbidden: global API key required' },
+    ]);
+    await refusedWithoutWrite(s, w.b.key, [{ method: 'POST', path: R, body: rule(), status: 403 }]);
+  });
+});
+
+describe('alerts', () => {
+  it('given a metric_change rule and a new import, then it fires once for (window end day, up): listed, in the feed, mailed, acknowledged', async () => {
+    const made = await call(s, 'POST', R, { key: w.a.key, body: rule({ name: 'Up', emails: ['ops@example.com'] }) });
+    const ruleId = made.body.rule.id;
+    // the import is a trigger: the worker evaluates the website's rules
+    await importAnswers(s, w.a.key, site.id, [
+      { prompt_id: site.prompts[0].id, model: 'claude', run_at: '2026-03-10T12:00:00Z', text: 'Acme alone.' },
+    ]);
+    const alert = await waitFor(async () => {
+      const r = await call(s, 'GET', '/api/v1/alerts', { key: w.a.key, query: { website_id: site.id } });
+      return r.body.alerts.find((a: { rule_id: string }) => a.rule_id === ruleId);
+    });
+    expect(alert).toMatchObject({
+      kind: 'metric_change',
+      acknowledged_at: null,
+      details: { window_end_day: '2026-03-10', direction: 'up', trigger: 'import' },
+    });
+    expect(alert.summary).toMatch(/^mention_rate of the brand went up /);
+
+    // evaluated again (twice at once): the same window end day and direction fire nothing more
+    const again = await Promise.all([evaluateWebsite(deps(), site.id, 'daily'), evaluateWebsite(deps(), site.id, 'daily')]);
+    expect(again.flat().filter((a) => a.rule_id === ruleId)).toEqual([]);
+    const listed = await call(s, 'GET', '/api/v1/alerts', { key: w.a.key, query: { website_id: site.id, status: 'open' } });
+    expect(listed.body.alerts.filter((a: { rule_id: string }) => a.rule_id === ruleId)).toHaveLength(1);
+
+    const feed = await call(s, 'GET', '/api/v1/activity', { key: w.a.key, query: { entity_type: 'alert' } });
+    expect(feed.body.data.some((e: { change_type: string; entity_ids: string[] }) => e.change_type === 'fired' && e.entity_ids[0] === alert.id)).toBe(
+      true,
+    );
+    const mails = await s.rt.database.db('rm_emails').where({ organization_id: w.a.organization_id, template: 'alert' });
+    expect(mails).toHaveLength(1);
+
+    const acked = await call(s, 'POST', `/api/v1/alerts/${alert.id}/acknowledge`, { key: w.a.key });
+    expect(acked.status).toBe(200);
+    expect(acked.body.alert.acknowledged_at).not.toBeNull();
+    expect((await call(s, 'POST', `/api/v1/alerts/${alert.id}/acknowledge`, { key: w.b.key })).status).toBe(404);
+    const open = await call(s, 'GET', '/api/v1/alerts', { key: w.a.key, query: { website_id: site.id, status: 'open' } });
+    expect(open.body.alerts.some((a: { id: string }) => a.id === alert.id)).toBe(false);
+  });
+
+  it("given two evaluations at once of a new rule, then it fires once, delivered as alert.fired to the rule's webhook", async () => {
+    const hook = await call(s, 'POST', '/api/v1/webhooks', {
+      key: w.a.key,
+      body: { url: 'https://hooks.example.com/a', event_types: ['topic.created'] },
+    });
+    expect(hook.status).toBe(201);
+    const made = await call(s, 'POST', R, { key: w.a.key, body: rule({ name: 'Race', webhook_ids: [hook.body.webhook.id] }) });
+    const ruleId = made.body.rule.id;
+    const fired = await Promise.all(Array.from({ length: 4 }, () => evaluateWebsite(deps(), site.id, 'daily')));
+    const listed = await waitFor(async () => {
+      const r = await call(s, 'GET', '/api/v1/alerts', { key: w.a.key, query: { website_id: site.id } });
+      const mine = r.body.alerts.filter((a: { rule_id: string }) => a.rule_id === ruleId);
+      return mine.length ? mine : undefined;
+    });
+    expect(fired.flat().filter((a) => a.rule_id === ruleId).length).toBeLessThanOrEqual(1);
+    expect(listed).toHaveLength(1);
+    // the rule's webhook gets it whatever its event types, the same alert as the listing's
+    const delivery = await waitFor(async () => {
+      const rows = await s.rt.database.db('webhook_deliveries').where({ webhook_id: hook.body.webhook.id, event_type: 'alert.fired' });
+      return rows.length ? rows : undefined;
+    });
+    expect(delivery).toHaveLength(1);
+    expect(delivery[0].payload.data).toMatchObject({ id: listed[0].id, rule_id: ruleId, website_id: site.id });
+  });
+
+  it("given an access_changed rule, then the daily check records a baseline and fires once when an engine's access changes", async () => {
+    const made = await call(s, 'POST', R, { key: w.a.key, body: { website_id: site.id, name: 'Access', kind: 'access_changed', params: {} } });
+    expect(made.status).toBe(201);
+    const check = (gptbot: boolean) => async (domain: string) => {
+      expect(domain).toBe('acme-alert.example.com');
+      const flags = (ok: boolean) => ({ conversational: ok, training: ok });
+      return {
+        result: {
+          status: gptbot ? 'accessible' : 'partial',
+          http: { chatgpt: flags(true), claude: flags(true) },
+          robots: { chatgpt: flags(gptbot), claude: flags(true) },
+        },
+      } as never;
+    };
+    const run = (open: boolean) => evaluateWebsite({ ...deps(), checkAccess: check(open) }, site.id, 'daily', ['access_changed']);
+    expect(await run(true)).toEqual([]);
+    expect(await run(true)).toEqual([]);
+    // a run's end does not fetch the website
+    expect(await evaluateWebsite({ ...deps(), checkAccess: check(false) }, site.id, 'run_ended', ['access_changed'])).toEqual([]);
+    const fired = await run(false);
+    expect(fired).toHaveLength(1);
+    expect(fired[0]).toMatchObject({ kind: 'access_changed', details: { changed: ['chatgpt'], status: 'partial' } });
+    expect(await run(true)).toEqual([]);
+  });
+
+  it('given MCP, then list_alerts and acknowledge_alert answer as REST does', async () => {
+    const r = await toolOk(mcp, 'list_alerts', { website_id: site.id });
+    expect(r.alerts.length).toBeGreaterThan(0);
+    const open = r.alerts.find((a: { acknowledged_at: string | null }) => a.acknowledged_at === null);
+    const acked = await toolOk(mcp, 'acknowledge_alert', { alert_id: open.id });
+    expect(acked.alert.acknowledged_at).not.toBeNull();
+  });
+});
