@@ -25,15 +25,15 @@ export type FiredAlert = EventData<'AlertFired'>['alert'];
 
 export interface AlertRuleState {
   status: 'none' | 'live' | 'deleted';
-  /** the (window end day, direction) keys it fired for */
-  fired: Set<string>;
+  /** the alert fired for each (window end day, direction) key */
+  fired: Map<string, FiredAlert>;
   /** alert id -> acknowledged */
   alerts: Map<string, boolean>;
 }
 
 export const AlertRule: Aggregate<AlertRuleState, AlertRuleEvent> = {
   types: ALERT_RULE_EVENT_TYPES,
-  initial: () => ({ status: 'none', fired: new Set(), alerts: new Map() }),
+  initial: () => ({ status: 'none', fired: new Map(), alerts: new Map() }),
   evolve(s, e) {
     switch (e.type) {
       case 'AlertRuleCreated':
@@ -43,7 +43,7 @@ export const AlertRule: Aggregate<AlertRuleState, AlertRuleEvent> = {
       case 'AlertRuleDeleted':
         return { ...s, status: 'deleted' };
       case 'AlertFired':
-        return { ...s, fired: new Set([...s.fired, e.data.key]), alerts: new Map([...s.alerts, [e.data.alert.id, false]]) };
+        return { ...s, fired: new Map([...s.fired, [e.data.key, e.data.alert]]), alerts: new Map([...s.alerts, [e.data.alert.id, false]]) };
       case 'AlertAcknowledged':
         return { ...s, alerts: new Map([...s.alerts, [e.data.alert_id, true]]) };
     }
@@ -136,12 +136,13 @@ export function deleteAlertRule(ctx: CommandContext, id: string) {
   );
 }
 
-/** Fires once per key: a second evaluation (this instance or another) of the same key appends nothing. */
+/** Fires once per key: a second evaluation (this instance or another) of the same key appends nothing and names the alert fired before. */
 export function fireAlert(ctx: CommandContext, ruleId: string, key: string, alert: Omit<FiredAlert, 'id' | 'rule_id'>) {
   return handle(ctx, alertRuleStream(ruleId), AlertRule, (s) => {
-    if (s.status !== 'live' || s.fired.has(key)) return { events: [], result: { fired: null as FiredAlert | null } };
+    const none = { fired: null as FiredAlert | null, earlier: s.fired.get(key) ?? null };
+    if (s.status !== 'live' || none.earlier) return { events: [], result: none };
     const full: FiredAlert = { id: newId(), rule_id: ruleId, ...alert };
-    return { events: [{ type: 'AlertFired' as const, data: { key, alert: full } }], result: { fired: full } };
+    return { events: [{ type: 'AlertFired' as const, data: { key, alert: full } }], result: { fired: full, earlier: null } };
   });
 }
 

@@ -314,7 +314,10 @@ export async function evaluateWebsite(deps: EvaluateDeps, websiteId: string, tri
   return fired;
 }
 
-/** Fires one finding of a rule (once per key) and mails it. */
+/**
+ * Fires one finding of a rule (once per key) and mails it. A key fired before is mailed again: the email keys make it
+ * a no-op when sent, and it is what delivers the emails of an instance that died between the fire and the mail.
+ */
 export async function fire(deps: EvaluateDeps, rule: AlertRuleView & { organization_id: string }, f: Firing, trigger: Trigger) {
   const ctx: CommandContext = {
     store: deps.store,
@@ -332,8 +335,9 @@ export async function fire(deps: EvaluateDeps, rule: AlertRuleView & { organizat
     details: { ...f.details, trigger, rule_name: rule.name },
     webhook_ids: rule.webhook_ids,
   });
-  if (isDomainError(r) || !r.result.fired) return null;
-  const alert = r.result.fired;
+  if (isDomainError(r)) return null;
+  const alert = r.result.fired ?? r.result.earlier;
+  if (!alert) return null;
   const site = await deps.db('rm_websites').where('id', rule.website_id).first('name');
   for (const to of rule.emails) {
     await requestEmail(ctx, {
@@ -343,5 +347,5 @@ export async function fire(deps: EvaluateDeps, rule: AlertRuleView & { organizat
       params: { rule: rule.name, website: site?.name ?? 'your website', summary: alert.summary, fired_at: alert.fired_at },
     });
   }
-  return alert;
+  return r.result.fired;
 }

@@ -1,6 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { evaluateWebsite } from '../../src/app/alerts';
+import { fireAlert } from '../../commands/alerts/rule';
+import { emailIdForKey } from '../../commands/email/request-email';
+import { evaluateWebsite, fire } from '../../src/app/alerts';
+import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { apiKey, connect, toolOk } from '../mcp/support';
 import { buildSite, importAnswers, type Site } from '../support/answers';
 import { refusedWithoutWrite } from '../support/http';
@@ -187,6 +190,33 @@ describe('alerts', () => {
     expect((await call(s, 'POST', `/api/v1/alerts/${alert.id}/acknowledge`, { key: w.b.key })).status).toBe(404);
     const open = await call(s, 'GET', '/api/v1/alerts', { key: w.a.key, query: { website_id: site.id, status: 'open' } });
     expect(open.body.alerts.some((a: { id: string }) => a.id === alert.id)).toBe(false);
+  });
+
+  it('given an alert fired whose emails were never asked for (its instance died in between), when it fires again for that key, then each address is mailed once', async () => {
+    const made = await call(s, 'POST', R, { key: w.a.key, body: rule({ name: 'Crashed', emails: ['one@example.com', 'two@example.com'] }) });
+    const view = { ...made.body.rule, organization_id: w.a.organization_id };
+    const ctx = { store: s.rt.store, organizationId: w.a.organization_id, websiteId: site.id, actor: SYSTEM_ACTOR };
+    const finding = { key: '2026-03-10/up', summary: 'mention_rate went up', details: {} };
+    // the fire without its mail: what an instance killed between the two leaves behind
+    const fired = await fireAlert(ctx, view.id, finding.key, {
+      website_id: site.id,
+      kind: 'metric_change',
+      fired_at: new Date().toISOString(),
+      webhook_ids: [],
+      ...finding,
+    });
+    if (!('result' in fired) || !fired.result.fired) throw new Error('the first fire appended nothing');
+    const ids = ['one@example.com', 'two@example.com'].map((to) => emailIdForKey(w.a.organization_id, `alert-${fired.result.fired!.id}-${to}`));
+    const mailed = () => s.rt.database.db('rm_emails').whereIn('email_id', ids);
+    expect(await mailed()).toHaveLength(0);
+
+    // the next evaluation finds the same key: nothing fires again, and the emails go out
+    expect(await fire(deps(), view, finding, 'daily')).toBeNull();
+    expect(await waitFor(async () => ((await mailed()).length === 2 ? true : undefined))).toBe(true);
+    expect(await fire(deps(), view, finding, 'daily')).toBeNull();
+    const alerts = await call(s, 'GET', '/api/v1/alerts', { key: w.a.key, query: { website_id: site.id } });
+    expect(alerts.body.alerts.filter((a: { rule_id: string }) => a.rule_id === view.id)).toHaveLength(1);
+    expect(await mailed()).toHaveLength(2);
   });
 
   it("given two evaluations at once of a new rule, then it fires once, delivered as alert.fired to the rule's webhook", async () => {
