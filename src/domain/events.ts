@@ -865,6 +865,19 @@ export const catalogue = {
   WebhookDeleted: z.object({ webhook_id: erases('webhook') }),
   /** a `webhook.test` event for this endpoint alone */
   WebhookTested: z.object({ webhook_id: z.string() }),
+
+  // ---- website reports ----
+  // a report (stream report-<id>): the snapshot of its numbers taken at creation, which its page shows forever
+  ReportCreated: z.object({
+    report_id: z.string(),
+    website_id: z.string(),
+    title: z.string(),
+    start_date: z.string(),
+    end_date: z.string(),
+    token: z.string(),
+    snapshot: z.record(z.string(), z.unknown()),
+  }),
+  ReportDeleted: z.object({ report_id: z.string() }),
 } as const;
 
 export type EventType = keyof typeof catalogue;
