@@ -13,6 +13,7 @@ import { metricsMany } from './metrics-many';
 import { observations } from './observations';
 import { workers } from './workers';
 import { signal } from './signal';
+import { reports } from './reports';
 import { append } from './append';
 import { auth } from './auth';
 import { catchup } from './catchup';
@@ -65,6 +66,7 @@ const all: Bench[] = [
   crawlers,
   entityQuality,
   webhooks,
+  reports,
 ];
 
 function usage(): never {
