@@ -13,6 +13,7 @@ import { metricsMany } from './metrics-many';
 import { observations } from './observations';
 import { workers } from './workers';
 import { signal } from './signal';
+import { reports } from './reports';
 import { append } from './append';
 import { auth } from './auth';
 import { catchup } from './catchup';
@@ -67,6 +68,7 @@ const all: Bench[] = [
   entityQuality,
   webhooks,
   alerts,
+  reports,
 ];
 
 function usage(): never {

@@ -34,6 +34,7 @@ import { observations } from './observations';
 import { organizations } from './organizations';
 import { pitches } from './pitches';
 import { probe } from './probe';
+import { reports } from './reports';
 import { responses } from './responses';
 import { seo } from './seo';
 import { shopping } from './shopping';
@@ -70,6 +71,7 @@ export const areas = [
   entityQuality,
   webhooks,
   alerts,
+  reports,
 ] as const;
 
 /** A read model's name: what a write names when it waits for the read models its caller reads next. */

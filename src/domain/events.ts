@@ -903,6 +903,18 @@ export const catalogue = {
     }),
   }),
   AlertAcknowledged: z.object({ alert_id: z.string(), rule_id: z.string() }),
+  // ---- website reports ----
+  // a report (stream report-<id>): the snapshot of its numbers taken at creation, which its page shows forever
+  ReportCreated: z.object({
+    report_id: z.string(),
+    website_id: z.string(),
+    title: z.string(),
+    start_date: z.string(),
+    end_date: z.string(),
+    token: z.string(),
+    snapshot: z.record(z.string(), z.unknown()),
+  }),
+  ReportDeleted: z.object({ report_id: z.string() }),
 } as const;
 
 export type EventType = keyof typeof catalogue;

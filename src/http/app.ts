@@ -20,6 +20,7 @@ import { migrateRateLimits, RateLimiter } from '../limits/rate';
 import { createSafeFetcher } from '../net/safe-fetch';
 import { type HttpDeps, mount, type Outbound, route, type RouteDef } from './route';
 import { registerPitchPages } from './routes/pitches';
+import { registerReportPages } from './routes/reports';
 import { registerMcp } from '../mcp/server';
 import { allTools, restRoutes } from '../areas';
 import type { SeoOptions } from '../app/seo';
@@ -180,6 +181,7 @@ export async function buildApp(rt: Runtime, options: AppOptions = {}): Promise<A
   openApiDocument();
   mount(app, deps, allRoutes);
   registerPitchPages(app, deps);
+  registerReportPages(app, deps);
   const oauth = await registerOAuth(app, deps);
   await registerMcp(app, deps, allTools, oauth);
   return {

@@ -57,6 +57,7 @@ input.field:focus{outline:2px solid var(--accent);outline-offset:1px}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.875em;background:var(--wash);padding:0 .25rem;border-radius:.25rem}
 @media (min-width:40rem){.page{padding:2rem 1.5rem 4rem}h1{font-size:2rem}svg.chart .wide{display:inline}svg.chart .narrow{display:none}}
 @media print{
+@page{size:A4;margin:14mm}
 body{background:#fff;font-size:11pt}
 .page{max-width:none;padding:0}
 section.card,.figure{border-color:#bbb;break-inside:avoid}

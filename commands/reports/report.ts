@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import { type DomainError, notFound } from '../../src/domain/errors';
+import { type EventData, type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
+import { newId } from '../../src/domain/ids';
+import { type Aggregate, type CommandContext, handle } from '../handle';
+
+/** One website report, folded from its stream `report-<id>`: it exists until deleted. */
+export const reportStream = (reportId: string) => `report-${reportId}`;
+
+export const REPORT_EVENT_TYPES = ['ReportCreated', 'ReportDeleted'] as const satisfies readonly EventType[];
+type ReportEvent = EventsOf<typeof REPORT_EVENT_TYPES>;
+
+export const REPORT_NOT_FOUND = 'Report not found';
+
+export interface ReportState {
+  status: 'none' | 'live' | 'deleted';
+}
+
+export const Report: Aggregate<ReportState, ReportEvent> = {
+  types: REPORT_EVENT_TYPES,
+  initial: () => ({ status: 'none' }),
+  evolve(s, e) {
+    switch (e.type) {
+      case 'ReportCreated':
+        return { status: 'live' };
+      case 'ReportDeleted':
+        return { status: 'deleted' };
+    }
+    return exhaustive(e, s);
+  },
+};
+
+/** 192 random bits: the link is the only key to the page. */
+export const newReportToken = () => randomBytes(24).toString('base64url');
+
+export type NewReport = Omit<EventData<'ReportCreated'>, 'report_id' | 'token'>;
+
+export async function createReport(ctx: CommandContext, input: NewReport) {
+  const id = newId();
+  const token = newReportToken();
+  return handle(ctx, reportStream(id), Report, () => ({
+    events: [{ type: 'ReportCreated' as const, data: { report_id: id, token, ...input } }],
+    result: { id },
+  }));
+}
+
+export function deleteReport(ctx: CommandContext, id: string) {
+  return handle(ctx, reportStream(id), Report, (s): ReturnType<typeof decideDelete> | DomainError => decideDelete(s, id));
+}
+
+function decideDelete(s: ReportState, id: string) {
+  if (s.status !== 'live') return notFound(REPORT_NOT_FOUND);
+  return { events: [{ type: 'ReportDeleted' as const, data: { report_id: id } }], result: { id } };
+}

@@ -1,0 +1,48 @@
+import type { Knex } from 'knex';
+import { type EventHandlers, handlerProjection, migrateSql, type Projection } from '../src/eventstore/projection';
+
+const handlers: EventHandlers<Knex.Transaction> = {
+  async ReportCreated(e, trx) {
+    const d = e.data;
+    await trx('rm_reports')
+      .insert({
+        id: d.report_id,
+        organization_id: e.metadata.organization_id,
+        website_id: d.website_id,
+        title: d.title,
+        start_date: d.start_date,
+        end_date: d.end_date,
+        token: d.token,
+        snapshot: JSON.stringify(d.snapshot),
+        created_at: e.metadata.time,
+      })
+      .onConflict('id')
+      .ignore();
+  },
+  async ReportDeleted(e, trx) {
+    await trx('rm_reports').where('id', e.data.report_id).delete();
+  },
+};
+
+/** Website reports with their snapshots: the listing, and the public page by its token. */
+export const reportsProjection: Projection = handlerProjection(
+  {
+    name: 'reports',
+    version: 1,
+    tables: ['rm_reports'],
+    migrate: migrateSql(`
+      create table if not exists rm_reports (
+        id uuid primary key,
+        organization_id uuid not null,
+        website_id uuid not null,
+        title text not null,
+        start_date text not null,
+        end_date text not null,
+        token text not null unique,
+        snapshot jsonb not null,
+        created_at timestamptz not null
+      );
+      create index if not exists rm_reports_website on rm_reports (website_id, created_at desc, id);`),
+  },
+  handlers,
+);

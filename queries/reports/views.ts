@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+/** The numbers a report's page shows, taken once at its creation. */
+const Interval = z.tuple([z.number(), z.number()]).nullable();
+export const ReportSnapshot = z.object({
+  website: z.object({ name: z.string(), url: z.string() }),
+  previous: z.object({ start_date: z.string(), end_date: z.string() }),
+  responses: z.number(),
+  rates: z.array(
+    z.object({ name: z.string(), is_self: z.boolean(), mention_rate: z.number(), ci95: Interval, mentions: z.number(), responses: z.number() }),
+  ),
+  comparison: z.array(
+    z.object({
+      name: z.string(),
+      is_self: z.boolean(),
+      current: z.number().nullable(),
+      previous: z.number().nullable(),
+      change: z.number().nullable(),
+      change_ci_low: z.number().nullable(),
+      change_ci_high: z.number().nullable(),
+      verdict: z.enum(['up', 'down', 'within_noise', 'insufficient_data']),
+    }),
+  ),
+  share_of_voice_by_model: z.array(
+    z.object({
+      model: z.string(),
+      responses: z.number(),
+      entities: z.array(z.object({ name: z.string(), is_self: z.boolean(), share_of_voice: z.number() })),
+    }),
+  ),
+  trend: z.array(z.object({ date: z.string(), responses: z.number(), mention_rate: z.number().nullable() })),
+  sources: z.array(z.object({ domain: z.string(), retrieved: z.number(), cited: z.number() })),
+  crawlers: z.array(z.object({ bot: z.string(), operator: z.string(), hits: z.number(), pages: z.number(), last_seen: z.string() })),
+});
+export type ReportSnapshot = z.infer<typeof ReportSnapshot>;
+
+export const ReportView = z.object({
+  id: z.string(),
+  website_id: z.string(),
+  title: z.string(),
+  start_date: z.string(),
+  end_date: z.string(),
+  report_url: z.string(),
+  created_at: z.string(),
+});
+export type ReportView = z.infer<typeof ReportView>;
+export const ReportAnswer = z.object({ report: ReportView.extend({ snapshot: ReportSnapshot }) });
+export const ReportList = z.object({ reports: z.array(ReportView) });
+
+export interface ReportPage {
+  title: string;
+  start_date: string;
+  end_date: string;
+  created_at: string;
+  snapshot: ReportSnapshot;
+}
