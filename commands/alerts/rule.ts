@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { notFound } from '../../src/domain/errors';
 import { type EventData, type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
-import { boundedString, Uuid } from '../../src/domain/schemas';
+import { boundedString, textProblem, Uuid } from '../../src/domain/schemas';
 import { type Aggregate, type CommandContext, handle } from '../handle';
 
 /** One alert rule and the alerts it fired, folded from its stream `alert-rule-<id>`. */
@@ -88,6 +88,13 @@ const Emails = z
   .max(20, 'must list at most 20 emails');
 const WebhookIds = z.array(Uuid, { error: 'must be a list of webhook ids' }).max(100);
 const Name = boundedString(200);
+/** A kind's params: checked against the kind when the rule's website is known; text in them is valid text first. */
+const Params = z.record(z.string(), z.unknown(), { error: 'must be an object' }).superRefine((p, ctx) => {
+  for (const [k, v] of Object.entries(p)) {
+    const problem = typeof v === 'string' ? textProblem(v) : null;
+    if (problem) ctx.addIssue({ code: 'custom', path: [k], message: problem });
+  }
+});
 
 export const CreateAlertRule = z.strictObject({
   website_id: Uuid,
@@ -95,7 +102,7 @@ export const CreateAlertRule = z.strictObject({
   kind: z.enum(['metric_change', 'competitor_overtakes', 'access_changed', 'run_failed'], {
     error: 'must be metric_change, competitor_overtakes, access_changed or run_failed',
   }),
-  params: z.record(z.string(), z.unknown(), { error: 'must be an object' }).default({}),
+  params: Params.default({}),
   webhook_ids: WebhookIds.default([]),
   emails: Emails.default([]),
 });
@@ -103,7 +110,7 @@ export type CreateAlertRule = z.infer<typeof CreateAlertRule>;
 
 export const UpdateAlertRule = z.strictObject({
   name: Name.optional(),
-  params: z.record(z.string(), z.unknown(), { error: 'must be an object' }).optional(),
+  params: Params.optional(),
   webhook_ids: WebhookIds.optional(),
   emails: Emails.optional(),
   enabled: z.boolean({ error: 'must be true or false' }).optional(),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type DomainError, notFound } from '../../src/domain/errors';
 import { type EventData, type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
-import { boundedString, Uuid } from '../../src/domain/schemas';
+import { boundedString, text, Uuid } from '../../src/domain/schemas';
 import { type Aggregate, type CommandContext, type Decision, handle } from '../handle';
 
 /** One webhook endpoint, folded from its stream `webhook-<id>`: its settings and signing secrets. */
@@ -65,7 +65,7 @@ export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 const EventTypes = z.array(boundedString(100), { error: 'must be a list of event types' }).min(1, 'must list at least one event type').max(200);
 const WebsiteIds = z.array(Uuid).min(1, 'must list at least one website (omit it for every website)').max(1000).nullable();
-const Description = z.string({ error: 'must be a string' }).max(500, 'must be at most 500 characters').nullable();
+const Description = text().max(500, 'must be at most 500 characters').nullable();
 const Url = boundedString(2000);
 
 export const CreateWebhook = z.strictObject({

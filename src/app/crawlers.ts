@@ -1,12 +1,13 @@
 import { Transform, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { z } from 'zod';
+import { PlainDay } from '../domain/dates';
 import { importCrawlerLog } from '../../commands/crawlers/import-crawler-log';
 import { crawledPages, crawlerActivity } from '../../queries/crawlers/read';
 import type { CrawledPages, CrawlerActivity } from '../../queries/crawlers/views';
 import { botMatcher, LOG_FORMATS, type LogFormat } from '../analysis/crawler-logs';
 import type { Need } from '../domain/principal';
-import { PageNum, PageSize, WebsiteId } from '../domain/schemas';
+import { PageNum, PageSize, text, WebsiteId } from '../domain/schemas';
 import { type Caller, caughtUp, commandContextOf, dbOf, flagStale, type Reads, websiteFor } from './context';
 import { badRequest, ProblemError } from './problem';
 
@@ -19,10 +20,7 @@ const READS: Reads = ['crawlers'];
 export const MAX_LOG_BYTES = 1024 ** 3;
 export const NOT_GZIP = 'body: is not gzip data, as Content-Encoding: gzip declares';
 
-const Day = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
-  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'must be a date YYYY-MM-DD');
+const Day = PlainDay;
 
 export const CrawlerLogQuery = z.strictObject({
   website_id: WebsiteId,
@@ -37,11 +35,7 @@ const period = {
 export const CrawlerActivityInput = z.strictObject({
   website_id: WebsiteId,
   ...period,
-  bots: z
-    .string()
-    .max(2000, 'must be at most 2000 characters')
-    .optional()
-    .describe('comma-separated robots tokens (e.g. GPTBot,ClaudeBot); default all'),
+  bots: text().max(2000, 'must be at most 2000 characters').optional().describe('comma-separated robots tokens (e.g. GPTBot,ClaudeBot); default all'),
   verification: z.enum(['verified', 'unverified', 'unverifiable', 'all']).default('verified').describe('which hits count (default verified)'),
   group_by: z.enum(['bot', 'day', 'path', 'status']).default('bot').describe('one row per bot (default), or per bot and day, path or status'),
 });

@@ -15,6 +15,7 @@ import { listSuggestions } from '../../queries/entity-quality/suggestions';
 import { CONFLICT_STATUSES, type ConflictView, type SuggestionsAnswer } from '../../queries/entity-quality/views';
 import { nameKey } from '../analysis/entity-quality';
 import { filterDateSchema, utcDay } from '../domain/dates';
+import { endNotBeforeStart } from '../domain/filters';
 import { conflict, DomainErrorException, forbidden, notFound } from '../domain/errors';
 import { newId } from '../domain/ids';
 import type { Need } from '../domain/principal';
@@ -48,10 +49,7 @@ export const SuggestionsQuery = z
       .default(DEFAULT_MIN_ANSWERS)
       .describe(`Answers a name needs to be suggested (default ${DEFAULT_MIN_ANSWERS})`),
   })
-  .refine((q) => !(q.start_date && q.end_date && q.end_date.getTime() < q.start_date.getTime()), {
-    message: 'is before start_date',
-    path: ['end_date'],
-  });
+  .superRefine(endNotBeforeStart);
 export type SuggestionsQuery = z.output<typeof SuggestionsQuery>;
 
 /** GET /competitors/suggestions: from the read model, most answers first. */

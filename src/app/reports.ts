@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PlainDay } from '../domain/dates';
 import * as reportCommands from '../../commands/reports/report';
 import { REPORT_NOT_FOUND } from '../../commands/reports/report';
 import * as reportQueries from '../../queries/reports/reports';
@@ -6,7 +7,7 @@ import type { ReportPage, ReportSnapshot } from '../../queries/reports/views';
 import { DomainErrorException, notFound } from '../domain/errors';
 import { MODEL_IDS } from '../domain/models';
 import type { Need } from '../domain/principal';
-import { Uuid, WebsiteId } from '../domain/schemas';
+import { label, Uuid, WebsiteId } from '../domain/schemas';
 import { getCrawlerActivity } from './crawlers';
 import { type AppDeps, type Caller, commandContextOf, dbOf, type Reads, settled, websiteFor, writeThenRead } from './context';
 import { getSources } from './evidence';
@@ -18,11 +19,7 @@ const VIEW: Need = { category: 'analytics', level: 'view' };
 const DAY_MS = 86_400_000;
 export const MAX_REPORT_DAYS = 366;
 
-const Day = z
-  .string({ error: 'must be a date YYYY-MM-DD' })
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
-  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'must be a date YYYY-MM-DD')
-  .refine((d) => d >= '2000-01-01' && d <= '2099-12-31', 'must be between 2000-01-01 and 2099-12-31');
+const Day = PlainDay.refine((d) => d >= '2000-01-01' && d <= '2099-12-31', 'must be between 2000-01-01 and 2099-12-31');
 
 const dayMs = (d: string) => Date.parse(`${d}T00:00:00Z`);
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -32,11 +29,7 @@ export const CreateReport = z
     website_id: WebsiteId,
     start_date: Day.describe('First UTC day of the period, YYYY-MM-DD'),
     end_date: Day.describe('Last UTC day of the period, YYYY-MM-DD (at most 366 days in all)'),
-    title: z
-      .string({ error: 'must be a string' })
-      .trim()
-      .min(1, 'must not be empty')
-      .max(200, 'must be at most 200 characters')
+    title: label(200)
       .optional()
       .describe('The title (default: the website and period)'),
   })

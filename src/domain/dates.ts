@@ -302,3 +302,8 @@ export const filterDateSchema = (side: DateSide, options: FilterDateOptions = {}
         ? 'an ISO 8601 date-time (no zone = UTC)'
         : `YYYY-MM-DD (${side === 'start' ? 'from 00:00:00Z' : 'inclusive, through 23:59:59.999Z'}) or an ISO 8601 date-time (no zone = UTC)`),
   );
+
+/** A UTC day as `YYYY-MM-DD` kept as text (crawler periods, reports); an impossible day (2026-02-30) is refused. */
+export const PlainDay = text('must be a date YYYY-MM-DD')
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  .refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d), 'must be a date YYYY-MM-DD');

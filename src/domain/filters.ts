@@ -53,7 +53,8 @@ function filterFields(date: (side: 'start' | 'end') => z.ZodType<Date, string>) 
   };
 }
 
-const endNotBeforeStart = (f: { start_date?: Date; end_date?: Date }, ctx: z.RefinementCtx) => {
+/** An end before its start is refused naming end_date; a date that failed its own check is left to that check. */
+export const endNotBeforeStart = (f: { start_date?: Date; end_date?: Date }, ctx: z.RefinementCtx) => {
   // a date that failed its own check is still its input string here: nothing to compare
   if (f.start_date instanceof Date && f.end_date instanceof Date && f.end_date.getTime() < f.start_date.getTime()) {
     ctx.addIssue({ code: 'custom', path: ['end_date'], message: `is before start_date (${f.start_date.toISOString()})` });

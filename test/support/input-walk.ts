@@ -59,6 +59,11 @@ const HINTS: Record<string, unknown[]> = {
   citations: ['https://example.com/a'],
   frequency: ['daily'],
   email: ['person@example.com'],
+  current_start: ['2026-01-08'],
+  current_end: ['2026-01-14'],
+  previous_start: ['2026-01-01'],
+  previous_end: ['2026-01-07'],
+  event_types: ['*'],
 };
 /** Fields an "exactly one of" rule ties to another (role or role_id, website_ids or group_ids, url or draft): left out of `all`. */
 const NOT_WITH_ALL = new Set(['role_id', 'group_ids', 'draft']);

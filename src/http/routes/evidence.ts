@@ -5,7 +5,7 @@ import { Answer } from '../../../queries/responses/views';
 import { SearchQueryList, SourcePage } from '../../../queries/evidence/views';
 import * as evidence from '../../app/evidence';
 import { filterDateSchema } from '../../domain/dates';
-import { ModelList } from '../../domain/filters';
+import { endNotBeforeStart, ModelList } from '../../domain/filters';
 import { PageNum, PageSize, Text } from '../../domain/schemas';
 import { route, Uuid } from '../route';
 
@@ -23,11 +23,6 @@ const csvList = <T extends z.ZodType>(schema: T) =>
         : v,
     schema,
   );
-
-const endNotBeforeStart = (q: { start_date?: Date; end_date?: Date }, ctx: z.RefinementCtx) => {
-  if (q.start_date && q.end_date && q.end_date.getTime() < q.start_date.getTime())
-    ctx.addIssue({ code: 'custom', path: ['end_date'], message: `is before start_date (${q.start_date.toISOString()})` });
-};
 
 export const SourcesQuery = z
   .strictObject({
