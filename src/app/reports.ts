@@ -29,9 +29,7 @@ export const CreateReport = z
     website_id: WebsiteId,
     start_date: Day.describe('First UTC day of the period, YYYY-MM-DD'),
     end_date: Day.describe('Last UTC day of the period, YYYY-MM-DD (at most 366 days in all)'),
-    title: label(200)
-      .optional()
-      .describe('The title (default: the website and period)'),
+    title: label(200).optional().describe('The title (default: the website and period)'),
   })
   .superRefine((q, ctx) => {
     if (typeof q.start_date !== 'string' || typeof q.end_date !== 'string') return;
