@@ -63,6 +63,18 @@ export async function listAlerts(db: Knex, websiteId: string, f: PageRequest & {
   return { alerts: pageRows(rows, f).map(alertView), ...pageInfo(rows, f) };
 }
 
+/** The alerts a website fired in [start, end], oldest first (a report's section). */
+export async function alertsFiredIn(db: Knex, websiteId: string, start: Date, end: Date): Promise<AlertView[]> {
+  const rows = await db('rm_alerts')
+    .where('website_id', websiteId)
+    .whereBetween('fired_at', [start, end])
+    .orderBy([
+      { column: 'fired_at', order: 'asc' },
+      { column: 'id', order: 'asc' },
+    ]);
+  return rows.map(alertView);
+}
+
 export async function getAlert(db: Knex, organizationId: string, id: string): Promise<AlertView | undefined> {
   const r = await db('rm_alerts').where({ organization_id: organizationId, id }).first();
   return r ? alertView(r) : undefined;

@@ -31,6 +31,7 @@ export const ReportSnapshot = z.object({
   trend: z.array(z.object({ date: z.string(), responses: z.number(), mention_rate: z.number().nullable() })),
   sources: z.array(z.object({ domain: z.string(), retrieved: z.number(), cited: z.number() })),
   crawlers: z.array(z.object({ bot: z.string(), operator: z.string(), hits: z.number(), pages: z.number(), last_seen: z.string() })),
+  alerts: z.array(z.object({ kind: z.string(), fired_at: z.string(), summary: z.string() })),
 });
 export type ReportSnapshot = z.infer<typeof ReportSnapshot>;
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PlainDay } from '../domain/dates';
 import * as reportCommands from '../../commands/reports/report';
 import { REPORT_NOT_FOUND } from '../../commands/reports/report';
+import { alertsFiredIn } from '../../queries/alerts/alerts';
 import * as reportQueries from '../../queries/reports/reports';
 import type { ReportPage, ReportSnapshot } from '../../queries/reports/views';
 import { DomainErrorException, notFound } from '../domain/errors';
@@ -54,7 +55,7 @@ async function takeSnapshot(c: Caller, websiteId: string, startDay: string, endD
   const prevEnd = dayOf(dayMs(startDay) - DAY_MS);
   const prevStart = dayOf(dayMs(startDay) - days * DAY_MS);
   const filters = { start_date: start, end_date: end };
-  const [rates, comparison, trend, sources, crawlers, ...byModel] = await Promise.all([
+  const [rates, comparison, trend, sources, crawlers, alerts, ...byModel] = await Promise.all([
     cumulative(c, 'mention-rate', websiteId, filters),
     comparePeriods(c, {
       website_id: websiteId,
@@ -66,6 +67,7 @@ async function takeSnapshot(c: Caller, websiteId: string, startDay: string, endD
     timeSeries(c, 'mention-rate', websiteId, filters),
     getSources(c, { website_id: websiteId, start, end, groupBy: 'domain' }, { page_num: 0, page_size: 10 }),
     getCrawlerActivity(c, { website_id: websiteId, start_date: startDay, end_date: endDay, verification: 'verified', group_by: 'bot' }),
+    alertsFiredIn(dbOf(c), websiteId, start, end),
     ...MODEL_IDS.map((m) => cumulative(c, 'share-of-voice', websiteId, { ...filters, models: [m] })),
   ]);
   const rateData = rates.data as Record<
@@ -108,6 +110,7 @@ async function takeSnapshot(c: Caller, websiteId: string, startDay: string, endD
     }),
     sources: sources.data.flatMap((s) => ('domain' in s ? [{ domain: s.domain, retrieved: s.retrieved, cited: s.cited }] : [])),
     crawlers: crawlers.data.map((b) => ({ bot: b.bot, operator: b.operator, hits: b.hits, pages: b.pages, last_seen: b.last_seen })),
+    alerts: alerts.map((a) => ({ kind: a.kind, fired_at: a.fired_at, summary: a.summary })),
   };
 }
 

@@ -138,6 +138,18 @@ ${table({
     : none('No verified AI crawler visits in this period (no access logs imported, or none matched).')
 }
 </section>
+<section class="card" id="alerts">
+<h2>Alerts fired in the period</h2>
+${
+  s.alerts.length
+    ? table({
+        caption: 'Alerts fired',
+        columns: [{ label: 'Fired (UTC)' }, { label: 'Kind' }, { label: 'What happened' }],
+        rows: s.alerts.map((a) => [a.fired_at.slice(0, 16).replace('T', ' '), a.kind, a.summary]),
+      })
+    : none('No alerts fired in this period.')
+}
+</section>
 <footer class="colophon">Made with aivis · a snapshot taken ${d.created_at.slice(0, 16).replace('T', ' ')} UTC</footer>`,
   };
 }

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { fireAlert } from '../../commands/alerts/rule';
+import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { buildSite, importAnswers, type Site } from '../support/answers';
 import { call, type TestServer } from '../support/server';
+import { until } from '../support/until';
 import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
@@ -97,12 +100,40 @@ describe('POST /api/v1/reports', () => {
     expect(p.text).not.toContain('claude');
   });
 
+  it('given alerts fired in and after the period, then the report lists those of the period only, escaped', async () => {
+    const rule = await call(s, 'POST', '/api/v1/alert-rules', {
+      key: w.a.key,
+      body: { website_id: site.id, name: 'Watch', kind: 'metric_change', params: { metric: 'mention_rate' } },
+    });
+    expect(rule.status).toBe(201);
+    const ctx = { store: s.rt.store, organizationId: w.a.organization_id, websiteId: site.id, actor: SYSTEM_ACTOR };
+    const fired = (key: string, fired_at: string, summary: string) =>
+      fireAlert(ctx, rule.body.rule.id, key, { website_id: site.id, kind: 'metric_change', fired_at, summary, details: {}, webhook_ids: [] });
+    await fired('2026-03-08/up', '2026-03-08T09:00:00.000Z', 'mention_rate of the brand went up <b>40</b> points');
+    await fired('2026-03-12/down', '2026-03-12T09:00:00.000Z', 'after the period');
+    await until('both alerts listed', async () => {
+      const listed = await call(s, 'GET', '/api/v1/alerts', { key: w.a.key, query: { website_id: site.id } });
+      return listed.body.alerts.length === 2;
+    });
+
+    const r = await create({ website_id: site.id, start_date: '2026-03-06', end_date: '2026-03-10', title: 'With alerts' });
+    expect(r.status).toBe(201);
+    expect(r.body.report.snapshot.alerts).toEqual([
+      { kind: 'metric_change', fired_at: '2026-03-08T09:00:00.000Z', summary: 'mention_rate of the brand went up <b>40</b> points' },
+    ]);
+    const p = await page(r.body.report.report_url);
+    const section = p.text.match(/<section class="card" id="alerts">[\s\S]*?<\/section>/)![0];
+    expect(section).toContain('mention_rate of the brand went up &lt;b&gt;40&lt;/b&gt; points');
+    expect(section).toContain('2026-03-08 09:00');
+    expect(section).not.toContain('after the period');
+  });
+
   it('given a period with no answers, then every section says it has no data', async () => {
     const r = await create({ website_id: site.id, start_date: '2025-01-01', end_date: '2025-01-31' });
     expect(r.status).toBe(201);
     const p = await page(r.body.report.report_url);
     expect(p.status).toBe(200);
-    for (const section of ['rates', 'share-of-voice', 'trend', 'sources', 'crawlers']) {
+    for (const section of ['rates', 'share-of-voice', 'trend', 'sources', 'crawlers', 'alerts']) {
       expect(p.text).toMatch(new RegExp(`<section class="card" id="${section}">[\\s\\S]*?class="muted empty"`));
     }
   });

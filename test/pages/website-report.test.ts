@@ -19,7 +19,7 @@ afterAll(async () => {
   await s?.close();
 });
 
-const SECTIONS = ['rates', 'comparison', 'share-of-voice', 'trend', 'sources', 'crawlers'];
+const SECTIONS = ['rates', 'comparison', 'share-of-voice', 'trend', 'sources', 'crawlers', 'alerts'];
 
 describe('the website report page in Chromium', () => {
   it('given a report, when opened without a key, then no console error, nothing fetched elsewhere, every chart named, the figures equal the API, and it prints on A4', async () => {
