@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { filterDateSchema, toolDateSchema } from './dates';
 import { SharedFilters, ToolSharedFilters } from './filters';
-import { WebsiteId } from './schemas';
+import { queryList, WebsiteId } from './schemas';
 
 /** The metrics a period comparison takes. */
 export const COMPARE_METRICS = ['mention_rate', 'share_of_voice', 'citation_rate', 'avg_position'] as const;
@@ -12,19 +12,6 @@ export type CompareMetric = (typeof COMPARE_METRICS)[number];
 const FIRST = Date.UTC(2000, 0, 1);
 const LAST = Date.UTC(2100, 0, 1) - 1;
 export const DATE_RANGE_ERROR = 'must be between 2000-01-01 and 2099-12-31';
-
-/** A list in a query string: repeated (`models=a&models=b`) or comma-separated (`models=a,b`). */
-const csv = <T extends z.ZodType>(schema: T) =>
-  z.preprocess(
-    (v) =>
-      typeof v === 'string'
-        ? v
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean)
-        : v,
-    schema,
-  );
 
 type Surface = 'rest' | 'tool';
 
@@ -40,9 +27,9 @@ function filterFields(surface: Surface) {
     website_id: WebsiteId,
     schedule_id: f.schedule_id.describe("'default' (alias 'manual', the default) or a schedule id"),
     saved_view_id: f.saved_view_id,
-    models: csv(f.models),
-    prompt_ids: csv(f.prompt_ids),
-    location_ids: csv(f.location_ids),
+    models: queryList(f.models),
+    prompt_ids: queryList(f.prompt_ids),
+    location_ids: queryList(f.location_ids),
     prompt_status: f.prompt_status,
     prompt_type: f.prompt_type,
   };
@@ -62,7 +49,7 @@ const compareShape = (surface: Surface) =>
   z
     .strictObject({
       ...filterFields(surface),
-      competitor_ids: csv((surface === 'rest' ? SharedFilters : ToolSharedFilters).shape.competitor_ids),
+      competitor_ids: queryList((surface === 'rest' ? SharedFilters : ToolSharedFilters).shape.competitor_ids),
       metric: z.enum(COMPARE_METRICS, { error: METRIC_ERROR }).describe(`The metric compared: ${COMPARE_METRICS.join(', ')}`),
       current_start: date(surface, 'start', 'Start of the current period'),
       current_end: date(surface, 'end', 'End of the current period'),

@@ -63,3 +63,16 @@ export const PageSize = (coerce = false, max = 100, byDefault = 40) =>
     .max(max, `must be between 1 and ${max}`)
     .default(byDefault)
     .describe(`Items per page, 1 to ${max} (default ${byDefault})`);
+
+/** A list in a query string: repeated (`models=a&models=b`) or comma-separated (`models=a,b`). */
+export const queryList = <T extends z.ZodType>(schema: T) =>
+  z.preprocess(
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : v,
+    schema,
+  );

@@ -6,30 +6,17 @@ import { SearchQueryList, SourcePage } from '../../../queries/evidence/views';
 import * as evidence from '../../app/evidence';
 import { filterDateSchema } from '../../domain/dates';
 import { endNotBeforeStart, ModelList } from '../../domain/filters';
-import { PageNum, PageSize, Text } from '../../domain/schemas';
+import { PageNum, PageSize, queryList, Text } from '../../domain/schemas';
 import { route, Uuid } from '../route';
 
 const TAG = 'answer evidence';
-
-/** A list in a query string: repeated (`models=a&models=b`) or comma-separated (`models=a,b`). */
-const csvList = <T extends z.ZodType>(schema: T) =>
-  z.preprocess(
-    (v) =>
-      typeof v === 'string'
-        ? v
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean)
-        : v,
-    schema,
-  );
 
 export const SourcesQuery = z
   .strictObject({
     website_id: Uuid,
     start_date: filterDateSchema('start').optional(),
     end_date: filterDateSchema('end').optional(),
-    models: csvList(ModelList).optional(),
+    models: queryList(ModelList).optional(),
     group_by: z.enum(['domain', 'url'], { error: "must be 'domain' or 'url'" }).default('domain'),
     page_num: PageNum(true),
     page_size: PageSize(true),

@@ -2,24 +2,11 @@ import { z } from 'zod';
 import { ImportResponses } from '../../../commands/responses/import-responses';
 import { StartRun } from '../../../commands/responses/start-run';
 import { PromptStatusFilter, PromptTypeFilter, ScheduleSelection, SharedFilters } from '../../domain/filters';
-import { PageNum, PageSize, Text } from '../../domain/schemas';
+import { PageNum, PageSize, queryList, Text } from '../../domain/schemas';
 import { route, Uuid } from '../route';
 import { WebsiteQuery } from './catalog';
 import { AnswerPage, DateRange, ImportAnswer, RunDetail, RunPage, StartedRun } from '../../../queries/responses/views';
 import * as responses from '../../app/responses';
-
-/** A list in a query string: repeated (`models=a&models=b`) or comma-separated (`models=a,b`). */
-const csv = <T extends z.ZodType>(schema: T) =>
-  z.preprocess(
-    (v) =>
-      typeof v === 'string'
-        ? v
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean)
-        : v,
-    schema,
-  );
 
 /** GET /responses: the shared filters as query parameters (location_ids travel in the body only, per the spec). */
 const ListQuery = z
@@ -28,9 +15,9 @@ const ListQuery = z
     schedule_id: Text.optional(),
     start_date: Text.optional(),
     end_date: Text.optional(),
-    models: csv(z.array(Text)).optional(),
-    prompt_ids: csv(z.array(Text)).optional(),
-    competitor_ids: csv(z.array(Text)).optional(),
+    models: queryList(z.array(Text)).optional(),
+    prompt_ids: queryList(z.array(Text)).optional(),
+    competitor_ids: queryList(z.array(Text)).optional(),
     prompt_status: PromptStatusFilter.optional(),
     prompt_type: PromptTypeFilter.optional(),
     location_ids: z.unknown().optional(),
