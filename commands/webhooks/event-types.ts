@@ -92,6 +92,8 @@ export const WEBHOOK_EVENT_TYPES_LIST = [
   'fact_conflict.detected',
   'fact_conflict.dismissed',
   'fact_conflict.resolved',
+  'report.created',
+  'report.deleted',
   'alert_rule.created',
   'alert_rule.updated',
   'alert_rule.deleted',
