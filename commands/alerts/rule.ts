@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { notFound } from '../../src/domain/errors';
-import { type EventData, type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
+import { ALERT_KINDS, type EventData, type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { boundedString, textProblem, Uuid } from '../../src/domain/schemas';
 import { type Aggregate, type CommandContext, handle } from '../handle';
@@ -99,7 +99,7 @@ const Params = z.record(z.string(), z.unknown(), { error: 'must be an object' })
 export const CreateAlertRule = z.strictObject({
   website_id: Uuid,
   name: Name,
-  kind: z.enum(['metric_change', 'competitor_overtakes', 'access_changed', 'run_failed'], {
+  kind: z.enum(ALERT_KINDS, {
     error: 'must be metric_change, competitor_overtakes, access_changed or run_failed',
   }),
   params: Params.default({}),

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { ALERT_KINDS } from '../../src/domain/events';
 
 export const AlertRuleView = z.object({
   id: z.string(),
   website_id: z.string(),
   name: z.string(),
-  kind: z.enum(['metric_change', 'competitor_overtakes', 'access_changed', 'run_failed']),
+  kind: z.enum(ALERT_KINDS),
   params: z.record(z.string(), z.unknown()),
   webhook_ids: z.array(z.string()),
   emails: z.array(z.string()),

@@ -72,6 +72,9 @@ const WriterVersion = z.object({
  * The event catalogue: every event type with its data schema. Adding an event is one entry here.
  * Facts only: derivations live in projections. What a user can erase is marked sealed (see src/domain/sealing.ts).
  */
+/** The kinds of alert rule (CONTRACT "Webhooks and alerts"). */
+export const ALERT_KINDS = ['metric_change', 'competitor_overtakes', 'access_changed', 'run_failed'] as const;
+
 export const catalogue = {
   OrganizationCreated: z.object({
     organization_id: z.string(),
@@ -873,7 +876,7 @@ export const catalogue = {
     rule_id: z.string(),
     website_id: z.string(),
     name: z.string(),
-    kind: z.enum(['metric_change', 'competitor_overtakes', 'access_changed', 'run_failed']),
+    kind: z.enum(ALERT_KINDS),
     params: z.record(z.string(), z.unknown()),
     webhook_ids: z.array(z.string()),
     emails: z.array(z.string()),
