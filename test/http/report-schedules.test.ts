@@ -6,7 +6,7 @@ import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { createSafeFetcher } from '../../src/net/safe-fetch';
 import { buildSite, importAnswers, type Site } from '../support/answers';
 import { onRealPostgres } from '../support/db';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, caughtUp, startServer, type TestServer } from '../support/server';
 import type { TestSmtp } from '../support/smtp';
 import { useWorldWithSmtp, websiteTenancyChecks, type World } from '../support/tenancy';
 import { until } from '../support/until';
@@ -93,6 +93,11 @@ describe('POST, GET, PATCH and DELETE /api/v1/report-schedules', () => {
     const after = await call(s, 'GET', R, { key: w.a.key, query: { website_id: site.id } });
     expect(after.body.schedules.map((x: { id: string }) => x.id)).not.toContain(sc.id);
     expect((await call(s, 'DELETE', `${R}/${sc.id}`, { key: w.a.key })).status).toBe(404);
+
+    await caughtUp(s, ['activity']);
+    const feed = await call(s, 'GET', '/api/v1/activity', { key: w.a.key, query: { website_id: site.id, entity_type: 'report_schedule' } });
+    const mine = feed.body.data.filter((e: { entity_ids: string[] }) => e.entity_ids.includes(sc.id));
+    expect(mine.map((e: { change_type: string }) => e.change_type)).toEqual(['deleted', 'updated', 'created']);
   });
 
   for (const [name, body, message] of [
