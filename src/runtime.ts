@@ -41,6 +41,8 @@ import { BUS_STREAM_PREFIXES, busEventTypes } from './workers/types';
 import { startRunEnds } from './workers/run-ends';
 import { startScheduler } from './workers/scheduler';
 import { startAiValueScheduler } from './workers/ai-value';
+import { startReportSchedules } from './workers/report-schedules';
+import { appDepsOf } from './app/context';
 import { migrateSweeper, startSweeper } from './workers/sweeper';
 import { migrateUnrecorded } from './workers/unrecorded';
 
@@ -295,6 +297,9 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         );
         if (config.scheduler) workers.push(startScheduler({ ...deps }));
         if (config.scheduler) workers.push(startAiValueScheduler({ db: database.db, store, logger, now: options.now }));
+        if (config.scheduler) {
+          workers.push(startReportSchedules({ ...appDepsOf(runtime, outbound), now: options.now }));
+        }
       },
       async close() {
         for (const w of workers.reverse()) await w.stop();

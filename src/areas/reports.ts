@@ -12,5 +12,14 @@ export const reports: AreaManifest<'reports'> = {
   feed: {
     ReportCreated: (e) => entry('report', 'created', [e.data.report_id]),
     ReportDeleted: (e) => entry('report', 'deleted', [e.data.report_id]),
+    ReportScheduleCreated: (e) => entry('report_schedule', 'created', [e.data.schedule_id], e.data.website_id),
+    ReportScheduleUpdated: (e) => entry('report_schedule', 'updated', [e.data.schedule_id]),
+    ReportScheduleDeleted: (e) => entry('report_schedule', 'deleted', [e.data.schedule_id]),
   },
+  notInFeed: [
+    {
+      why: "a schedule's period at work: the report it makes is in the feed (report.created), its emails in the outbox",
+      types: ['ReportSchedulePeriodClaimed', 'ReportSchedulePeriodSent'],
+    },
+  ],
 };
