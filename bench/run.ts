@@ -6,6 +6,7 @@
  */
 import { execSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
+import { abRun } from './ab';
 import { analysis } from './analysis';
 import { answers } from './answers';
 import { metrics } from './metrics';
@@ -73,7 +74,7 @@ const all: Bench[] = [
 
 function usage(): never {
   process.stderr.write(
-    `usage: npm run bench -- [--quick] [${all.map((b) => b.name).join('|')} ...]\n${all.map((b) => `  ${b.name.padEnd(8)} ${b.about}`).join('\n')}\n`,
+    `usage: npm run bench -- [--quick] [--ab <commit> [--rounds N]] [${all.map((b) => b.name).join('|')} ...]\n  --ab: run the named benchmarks from a worktree of <commit> and from here, alternately (N rounds, 2 by default), and print CPU per unit of both and the ratio new/old\n${all.map((b) => `  ${b.name.padEnd(8)} ${b.about}`).join('\n')}\n`,
   );
   process.exit(2);
 }
@@ -82,9 +83,28 @@ async function main(): Promise<number> {
   const args = process.argv.slice(2);
   if (args.includes('--help') || args.includes('-h')) usage();
   const quick = args.includes('--quick');
-  const names = args.filter((a) => !a.startsWith('--'));
-  for (const a of args) if (a.startsWith('--') && a !== '--quick') usage();
+  const valued = new Map<string, string>();
+  const names: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--ab' || a === '--rounds') {
+      if (i + 1 >= args.length) usage();
+      valued.set(a, args[++i]);
+    } else if (a.startsWith('--')) {
+      if (a !== '--quick') usage();
+    } else names.push(a);
+  }
   for (const n of names) if (!all.some((b) => b.name === n)) usage();
+  const ab = valued.get('--ab');
+  if (ab) {
+    const rounds = Number(valued.get('--rounds') ?? 2);
+    if (!Number.isInteger(rounds) || rounds < 1 || names.length === 0) usage();
+    const t0 = nowNs();
+    await abRun(ab, names, quick, rounds);
+    process.stdout.write(`\n# summary (${secondsSince(t0).toFixed(0)} s, A/B against ${ab}${quick ? ', quick' : ''})\n`);
+    for (const f of figures) process.stdout.write(`${line(f).split('  # ')[0]}\n`);
+    return 0;
+  }
   const chosen = names.length ? all.filter((b) => names.includes(b.name)) : all;
 
   const u = new URL(SERVER_URL);
