@@ -153,8 +153,27 @@ export interface Figure {
   unit: string;
   goal?: Goal;
   ref?: { name: string; value: number };
+  /** CPU per unit of a throughput figure, in µs: this process's and the Postgres backends' */
+  cpu?: UnitCpu;
   note?: string;
 }
+
+export interface UnitCpu {
+  nodeUs: number;
+  pgUs: number;
+  /** what one unit is (answer, event, request) */
+  per: string;
+}
+
+/** A meter's reading spread over `units` units. */
+export const perUnit = (c: { nodeUs: number; pgUs: number }, units: number, per: string): UnitCpu => ({
+  nodeUs: c.nodeUs / units,
+  pgUs: c.pgUs / units,
+  per,
+});
+
+/** A throughput figure: its unit is a rate. */
+export const isRate = (f: Figure): boolean => f.unit.endsWith('/s');
 
 export const figures: Figure[] = [];
 
@@ -172,6 +191,7 @@ export const goalMet = (f: Figure): boolean | null => (f.goal ? (f.goal.op === '
 
 export function line(f: Figure): string {
   let s = `${f.name} ${fmt(f.value)} ${f.unit}`;
+  if (f.cpu) s += `  cpu ${fmt(f.cpu.nodeUs + f.cpu.pgUs)} us/${f.cpu.per} (node ${fmt(f.cpu.nodeUs)} + Postgres ${fmt(f.cpu.pgUs)})`;
   if (f.ref) s += `  ref ${f.ref.name} ${fmt(f.ref.value)}  ratio ${(f.value / f.ref.value).toFixed(3)}`;
   if (f.goal) s += `  [goal ${f.goal.op} ${f.goal.value}: ${goalMet(f) ? 'met' : 'NOT met'}]`;
   if (f.note) s += `  # ${f.note}`;

@@ -19,9 +19,9 @@ import { append } from './append';
 import { auth } from './auth';
 import { catchup } from './catchup';
 import { erasure } from './erasure';
-import { http } from './http';
+import { http, machineSpeed } from './http';
 import { jobs } from './jobs';
-import { type Bench, dropAll, figures, goalMet, info, line, nowNs, report, secondsSince, SERVER_URL } from './lib';
+import { type Bench, dropAll, figures, goalMet, info, isRate, line, nowNs, report, secondsSince, SERVER_URL } from './lib';
 import { rebuild } from './rebuild';
 import { team } from './team';
 import { aiValue } from './ai-value';
@@ -127,6 +127,13 @@ async function main(): Promise<number> {
 
   const t0 = nowNs();
   let failed = 0;
+  if (!chosen.includes(http)) {
+    try {
+      await machineSpeed(quick ? 2 : 5);
+    } catch (err) {
+      info(`machine speed not measured: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
   for (const b of chosen) {
     const tb = nowNs();
     try {
@@ -146,6 +153,8 @@ async function main(): Promise<number> {
     `\n# summary (${secondsSince(t0).toFixed(0)} s${quick ? ', quick' : ''}): ${goals.filter((f) => goalMet(f)).length}/${goals.length} goals met${failed ? `, ${failed} benchmark(s) FAILED` : ''}\n`,
   );
   for (const f of figures) process.stdout.write(`${line(f).split('  # ')[0]}\n`);
+  const bare = figures.filter(isRate).filter((f) => !f.cpu);
+  if (bare.length) process.stdout.write(`# throughput figures without CPU per unit: ${bare.map((f) => f.name).join(', ')}\n`);
   return failed ? 1 : 0;
 }
 
