@@ -50,6 +50,11 @@ export const workers: Bench = {
             await a.rt.database.db.raw('select relname, coalesce(seq_tup_read,0) + coalesce(idx_tup_fetch,0) as n, seq_scan from pg_stat_user_tables')
           ).rows.map((r: { relname: string; n: string }) => [r.relname, Number(r.n)]),
         );
+      // what the two instances spend doing nothing (polls, leases, pull requests): a cost per second, not per answer
+      const idle = await cpuMeter(a.rt.database.db);
+      await new Promise((res) => setTimeout(res, 3000));
+      const ic = await idle.stop();
+      info(`workers: idle, both instances: node ${(ic.nodeUs / 3000).toFixed(0)} ms/s, Postgres ${(ic.pgUs / 3000).toFixed(0)} ms/s of CPU`);
       const t0Tables = await tables();
       const s0 = await stat();
       const queries = { n: 0 };
