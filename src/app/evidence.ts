@@ -51,7 +51,6 @@ export async function exportResponses(
   const db = dbOf(c);
   const plan = await planExport(db, w.id, after, limit);
   // COPY where the database is a Postgres server, pages of rows otherwise (PGlite)
-  const ndjson = async () =>
-    (await copyNdjson(db, w.id, plan)) ?? Readable.from(exportNdjson(db, w.id, plan), { objectMode: false });
+  const ndjson = async () => (await copyNdjson(db, w.id, plan)) ?? Readable.from(exportNdjson(db, w.id, plan), { objectMode: false });
   return { next: encodeCursor(plan.next), answers: () => exportAnswers(db, w.id, plan), ndjson };
 }
