@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { type BotMatcher, botMatcher, type LogFormat, lineParser } from '../../src/analysis/crawler-logs';
 import { type BotRanges, crawlerRanges, inRanges } from '../../src/analysis/crawler-ranges';
@@ -137,7 +137,7 @@ export async function importCrawlerLog(
       return;
     }
     pending.push({
-      hash: createHash('sha256').update(buf).digest(),
+      hash: hash('sha256', buf, 'buffer'),
       day: day.toISOString().slice(0, 10),
       bot: bot.token,
       url,
@@ -194,40 +194,53 @@ export async function importCrawlerLog(
     }
   };
 
+  // one batch written while the next is read: parsing and the database's work overlap, batches still appended in order
+  let writing = null as Promise<void> | null;
+  const write = async () => {
+    if (writing) await writing;
+    writing = flush();
+    writing.catch(() => {});
+  };
   let carry: Buffer | null = null;
   let oversize = false;
-  for await (const chunk of body) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    bytes += buf.length;
-    let start = 0;
-    for (;;) {
-      const nl = buf.indexOf(10, start);
-      if (nl === -1) break;
-      if (oversize) {
-        oversize = false;
-        counts.lines++;
-        counts.rejected++;
-      } else {
-        let l = carry ? Buffer.concat([carry, buf.subarray(start, nl)]) : buf.subarray(start, nl);
-        carry = null;
-        if (l.length > 0 && l[l.length - 1] === 13) l = l.subarray(0, l.length - 1);
-        if (l.length > MAX_LINE_BYTES) {
+  try {
+    for await (const chunk of body) {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      bytes += buf.length;
+      let start = 0;
+      for (;;) {
+        const nl = buf.indexOf(10, start);
+        if (nl === -1) break;
+        if (oversize) {
+          oversize = false;
           counts.lines++;
           counts.rejected++;
-        } else line(l);
+        } else {
+          let l = carry ? Buffer.concat([carry, buf.subarray(start, nl)]) : buf.subarray(start, nl);
+          carry = null;
+          if (l.length > 0 && l[l.length - 1] === 13) l = l.subarray(0, l.length - 1);
+          if (l.length > MAX_LINE_BYTES) {
+            counts.lines++;
+            counts.rejected++;
+          } else line(l);
+        }
+        start = nl + 1;
       }
-      start = nl + 1;
-    }
-    if (start < buf.length && !oversize) {
-      const rest = buf.subarray(start);
-      carry = carry ? Buffer.concat([carry, rest]) : Buffer.from(rest);
-      if (carry.length > MAX_LINE_BYTES) {
-        carry = null;
-        oversize = true;
+      if (start < buf.length && !oversize) {
+        const rest = buf.subarray(start);
+        carry = carry ? Buffer.concat([carry, rest]) : Buffer.from(rest);
+        if (carry.length > MAX_LINE_BYTES) {
+          carry = null;
+          oversize = true;
+        }
       }
+      if (pending.length >= BATCH) await write();
+      deps.onProgress?.(bytes, counts);
     }
-    if (pending.length >= BATCH) await flush();
-    deps.onProgress?.(bytes, counts);
+  } catch (e) {
+    // the batch under way ends (appended, or its hashes taken back) before the failure is answered
+    await writing?.catch(() => {});
+    throw e;
   }
   if (oversize) {
     counts.lines++;
@@ -237,7 +250,8 @@ export async function importCrawlerLog(
     if (l.length > 0 && l[l.length - 1] === 13) l = l.subarray(0, l.length - 1);
     line(l);
   }
-  await flush();
+  await write();
+  await writing;
   deps.onProgress?.(bytes, counts);
   return { ...counts, position };
 }

@@ -76,6 +76,11 @@ export const ANSWER_SELECT = [
   'r.sample_index',
 ];
 
+/** An answer's stored sources and retrieved pages as the listing shows them. */
+export const sourceItems = (sources: StoredSource[]) =>
+  sources.map(([url, root_domain, normalized_url, suffix]) => ({ url, root_domain, normalized_url, suffix }));
+export const retrievedItems = (retrieved: StoredRetrieved[]) => retrieved.map(([url, normalized_url, cited]) => ({ url, normalized_url, cited }));
+
 /** Shapes stored answers with the website's current entities (`shown`: the competitors a request selects, null = all). */
 export function answerShaper(websiteId: string, entities: TrackedEntity[], shown: Set<string> | null) {
   const byId = new Map(entities.map((e) => [e.id, e]));
@@ -99,7 +104,7 @@ export function answerShaper(websiteId: string, entities: TrackedEntity[], shown
       cited: r.matched.c.includes(websiteId),
       position: brand?.position ?? null,
       created_at: r.run_at.toISOString(),
-      sources: r.sources.map(([url, root_domain, normalized_url, suffix]) => ({ url, root_domain, normalized_url, suffix })),
+      sources: sourceItems(r.sources),
       competitors,
       schedule: scheduleValue(r.schedule_id),
       location_id: r.location_id,
@@ -108,7 +113,7 @@ export function answerShaper(websiteId: string, entities: TrackedEntity[], shown
       external_id: r.external_id,
       citations: r.citations,
       products: r.products,
-      retrieved: r.retrieved.map(([url, normalized_url, cited]) => ({ url, normalized_url, cited })),
+      retrieved: retrievedItems(r.retrieved),
       search_queries: r.search_queries,
       sample_index: r.sample_index,
     };

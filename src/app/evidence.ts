@@ -1,4 +1,14 @@
-import { decodeCursor, encodeCursor, type ExportCursor, exportAnswers, exportNdjson, planExport, START } from '../../queries/evidence/export';
+import { Readable } from 'node:stream';
+import {
+  copyNdjson,
+  decodeCursor,
+  encodeCursor,
+  type ExportCursor,
+  exportAnswers,
+  exportNdjson,
+  planExport,
+  START,
+} from '../../queries/evidence/export';
 import * as evidenceQueries from '../../queries/evidence/reads';
 import type { SearchQueriesRequest, SourcesRequest } from '../../queries/evidence/reads';
 import type { PageRequest } from '../../queries/paging';
@@ -36,8 +46,11 @@ export async function exportResponses(
   websiteId: string,
   after: ExportCursor,
   limit: number,
-): Promise<{ next: string; answers: () => AsyncGenerator<Answer>; ndjson: () => AsyncGenerator<string> }> {
+): Promise<{ next: string; answers: () => AsyncGenerator<Answer>; ndjson: () => Promise<Readable> }> {
   const w = await websiteFor(c, websiteId, VIEW);
-  const plan = await planExport(dbOf(c), w.id, after, limit);
-  return { next: encodeCursor(plan.next), answers: () => exportAnswers(dbOf(c), w.id, plan), ndjson: () => exportNdjson(dbOf(c), w.id, plan) };
+  const db = dbOf(c);
+  const plan = await planExport(db, w.id, after, limit);
+  // COPY where the database is a Postgres server, pages of rows otherwise (PGlite)
+  const ndjson = async () => (await copyNdjson(db, w.id, plan)) ?? Readable.from(exportNdjson(db, w.id, plan), { objectMode: false });
+  return { next: encodeCursor(plan.next), answers: () => exportAnswers(db, w.id, plan), ndjson };
 }

@@ -88,10 +88,7 @@ export const evidenceRoutes = [
       const { website_id, format, after, limit } = ctx.query;
       const out = await evidence.exportResponses(ctx, website_id, evidence.parseCursor(after), limit);
       const next = out.next;
-      const body =
-        format === 'csv'
-          ? Readable.from(csvRows(out.answers())).pipe(stringify({ header: true, columns: COLUMNS }))
-          : Readable.from(out.ndjson(), { objectMode: false });
+      const body = format === 'csv' ? Readable.from(csvRows(out.answers())).pipe(stringify({ header: true, columns: COLUMNS })) : await out.ndjson();
       ctx.reply
         .code(200)
         .header('x-next-cursor', next)
