@@ -27,6 +27,7 @@ const NatsConfig = z.object({
   stream: z.object({
     name: z.string().min(1),
     subject_prefix: z.string().min(1),
+    busy_types: z.array(z.string().min(1)),
     storage: z.enum(['file', 'memory']),
     retention: z.enum(['limits', 'interest', 'workqueue']),
     discard: z.enum(['old', 'new']),
@@ -59,6 +60,8 @@ export interface NatsBusOptions {
   stream?: string;
   /** subject prefix (default aivis.events); streams on one server must not overlap */
   subjectPrefix?: string;
+  /** the types published under `<prefix>.busy.<type>` (default from infra/nats.json) */
+  busyTypes?: readonly string[];
   /** overrides of infra/nats.json consumer settings, for tests */
   ackWaitMs?: number;
   fetchExpiresMs?: number;
@@ -71,6 +74,8 @@ export interface NatsBusOptions {
 }
 
 const TOKEN = /^[A-Za-z0-9_-]+$/;
+/** the subject level of the high-volume types, which consumers of other types then never receive on any server */
+const BUSY = 'busy';
 /** messages published without waiting for their acks */
 const PUBLISH_WINDOW = 256;
 const codec = JSONCodec<BusMessage>();
@@ -105,10 +110,14 @@ export async function openNatsBus(url: string, logger: Logger, options: NatsBusO
   const publishAttempts = Math.max(1, options.publishAttempts ?? 3);
   const publishTimeoutMs = options.publishTimeoutMs ?? 5000;
   const log = logger.child({ component: 'bus', bus: 'nats', stream: streamName });
+  const busy = new Set(options.busyTypes ?? cfg.stream.busy_types);
   const subjectOf = (type: string) => {
     if (!TOKEN.test(type)) throw new Error(`event type ${JSON.stringify(type)} is not a valid subject token`);
-    return `${prefix}.${type}`;
+    return busy.has(type) ? `${prefix}.${BUSY}.${type}` : `${prefix}.${type}`;
   };
+  /** servers before 2.10 take one filter: the narrowest wildcard over every type given (filtered again on receipt) */
+  const sharedFilter = (types: readonly string[]) =>
+    types.every((t) => busy.has(t)) ? `${prefix}.${BUSY}.*` : types.some((t) => busy.has(t)) ? `${prefix}.>` : `${prefix}.*`;
 
   const nc = await connect({
     servers: url,
@@ -266,13 +275,12 @@ export async function openNatsBus(url: string, logger: Logger, options: NatsBusO
 
     private config(): Partial<ConsumerConfig> {
       const subjects = [...this.types].map(subjectOf).sort();
-      // servers before 2.10 take one filter: several types share the stream-wide one and are filtered here
       const filter =
         subjects.length === 1
           ? { filter_subject: subjects[0] }
           : supportsMultipleFilters(nc)
             ? { filter_subjects: subjects }
-            : { filter_subject: `${prefix}.>` };
+            : { filter_subject: sharedFilter([...this.types]) };
       return {
         durable_name: this.opts.durable,
         ack_policy: AckPolicy.Explicit,

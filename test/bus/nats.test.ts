@@ -91,6 +91,31 @@ describe('nats bus', () => {
     await deleteStream(stream);
   });
 
+  it('given busy types, when a consumer of other types consumes, then the server never sends it the busy messages (one filter per consumer before 2.10)', async () => {
+    const id = unique();
+    const stream = `AIVIS_TEST_${id}`;
+    const subjectPrefix = `aivis-test-${id}.events`;
+    const bus = await openNatsBus(sharedUrl, logger, { stream, subjectPrefix, busyTypes: ['Busy'] });
+    const got: string[] = [];
+    const quiet = await bus.consume({ durable: 'quiet', types: ['Alpha', 'Beta'], handler: async (m) => void got.push(m.type) });
+    const busy = await bus.consume({ durable: 'busy', types: ['Busy'], handler: async (m) => void got.push(m.type) });
+    await bus.publish([message('Busy'), message('Alpha'), message('Busy'), message('Busy'), message('Beta'), message('Gamma')]);
+    await waitUntil('the five wanted messages', () => got.length === 5);
+    const jsm = await admin.jetstreamManager();
+    expect((await jsm.streams.info(stream, { subjects_filter: '>' })).state.subjects).toEqual({
+      [`${subjectPrefix}.busy.Busy`]: 3,
+      [`${subjectPrefix}.Alpha`]: 1,
+      [`${subjectPrefix}.Beta`]: 1,
+      [`${subjectPrefix}.Gamma`]: 1,
+    });
+    // delivered to the quiet durable: its two types and the other quiet one (Gamma, filtered here), no busy message
+    expect((await jsm.consumers.info(stream, 'quiet')).delivered.consumer_seq).toBeLessThanOrEqual(3);
+    expect(got.filter((t) => t === 'Busy')).toHaveLength(3);
+    await Promise.all([quiet.stop(), busy.stop()]);
+    await bus.close();
+    await deleteStream(stream);
+  });
+
   it('shares a durable between two connections (two processes) without handling a message twice', async () => {
     const { bus: a, stream, subjectPrefix } = await openPrivateStream();
     const b = await openNatsBus(sharedUrl, logger, { stream, subjectPrefix });
