@@ -1,7 +1,7 @@
 import { aiValueProjection } from '../../projections/ai-value';
 import { aiValueRoutes } from '../http/routes/ai-value';
 import { aiValueTools } from '../mcp/tools/ai-value';
-import { aiValueJob } from '../workers/ai-value';
+import { aiValueJob, startAiValueScheduler } from '../workers/ai-value';
 import { entry } from '../../projections/activity';
 import type { AreaManifest } from './manifest';
 
@@ -16,4 +16,5 @@ export const aiValue: AreaManifest<'ai-value'> = {
     AiValueComputed: (e) => entry('ai_search_value', 'computed', [e.data.job_id]),
   },
   notInFeed: [{ why: "the computation's request: its result is the entry", types: ['AiValueRequested'] }],
+  workers: [{ start: ({ config, db, store, logger, now }) => (config.scheduler ? startAiValueScheduler({ db, store, logger, now }) : null) }],
 };

@@ -2,6 +2,8 @@ import { entry } from '../../projections/activity';
 import { alertsProjection } from '../../projections/alerts';
 import { alertRoutes } from '../http/routes/alerts';
 import { alertTools } from '../mcp/tools/alerts';
+import { checkAiAccess } from '../analysis/ai-access';
+import { ALERT_BUS_TYPES, startAlertWorkers } from '../workers/alerts';
 import type { AreaManifest } from './manifest';
 
 /** Alert rules and the alerts they fire; evaluated at a run's end, after an import and daily (src/workers/alerts.ts). */
@@ -17,4 +19,20 @@ export const alerts: AreaManifest<'alerts'> = {
     AlertFired: (e) => entry('alert', 'fired', [e.data.alert.id], e.data.alert.website_id),
     AlertAcknowledged: (e) => entry('alert', 'acknowledged', [e.data.alert_id]),
   },
+  workers: [
+    {
+      busTypes: ALERT_BUS_TYPES,
+      start: ({ config, db, store, bus, logger, now, outbound, waitForReadModels }) =>
+        startAlertWorkers({
+          db,
+          store,
+          bus,
+          logger,
+          now,
+          waitForReadModels: (p) => waitForReadModels(p, ['runs', 'answers', 'alerts']),
+          daily: config.scheduler,
+          checkAccess: (domain) => checkAiAccess(domain, { fetch: outbound.fetch, baseUrl: outbound.baseUrl }),
+        }),
+    },
+  ],
 };

@@ -4,6 +4,8 @@ import { factConflictsProjection } from '../../projections/fact-conflicts';
 import { suggestionId } from '../../commands/entity-quality/suggestions';
 import { entityQualityRoutes } from '../http/routes/entity-quality';
 import { entityQualityTools } from '../mcp/tools/entity-quality';
+import type { ModelId } from '../domain/models';
+import { ENTITY_QUALITY_WORKER_TYPES, startEntityQualityWorkers } from '../workers/entity-quality';
 import type { AreaManifest } from './manifest';
 
 /** Entity quality: competitor suggestions from the answers, and answers contradicting the brand's facts. */
@@ -19,4 +21,19 @@ export const entityQuality: AreaManifest<'competitor_suggestions' | 'fact_confli
     FactConflictResolved: (e) => entry('fact_conflict', 'resolved', [e.data.conflict_id]),
     FactConflictDismissed: (e) => entry('fact_conflict', 'dismissed', [e.data.conflict_id]),
   },
+  workers: [
+    {
+      busTypes: ENTITY_QUALITY_WORKER_TYPES,
+      start: ({ config, store, db, bus, engines, logger, waitForReadModels }) =>
+        startEntityQualityWorkers({
+          store,
+          db,
+          bus,
+          logger,
+          factJudge: engines.mode === 'simulated' ? undefined : { engines, model: config.contentModel as ModelId },
+          waitForSuggestions: (p) => waitForReadModels(p, ['competitor_suggestions']),
+          waitForConflicts: (p) => waitForReadModels(p, ['fact_conflicts']),
+        }),
+    },
+  ],
 };

@@ -1,6 +1,7 @@
 import { teamProjection } from '../../projections/team';
 import { teamRoutes } from '../http/routes/team';
 import { teamTools } from '../mcp/tools/team';
+import { INVITATION_WORKER_TYPES, startInvitationWorkers } from '../workers/invitations';
 import { entry } from '../../projections/activity';
 import type { AreaManifest } from './manifest';
 
@@ -27,4 +28,11 @@ export const team: AreaManifest<'team'> = {
     InviteAccepted: (e) => entry('invite', 'accepted', [e.data.invite_id, e.data.user_id], null),
   },
   notInFeed: [{ why: 'a credential, never shown', types: ['UserPasswordSet'] }],
+  // an email invite's email, requested from the outbox
+  workers: [
+    {
+      busTypes: INVITATION_WORKER_TYPES,
+      start: ({ config, store, bus, logger, now }) => startInvitationWorkers({ store, bus, logger, publicBaseUrl: config.publicBaseUrl, now }),
+    },
+  ],
 };

@@ -2,9 +2,11 @@ import { entry } from '../../projections/activity';
 import { webhooksProjection } from '../../projections/webhooks';
 import { webhookRoutes } from '../http/routes/webhooks';
 import { webhookTools } from '../mcp/tools/webhooks';
+import { createSafeFetcher } from '../net/safe-fetch';
+import { migrateWebhookDeliveries, startWebhookWorkers, webhookBusTypes } from '../workers/webhooks';
 import type { AreaManifest } from './manifest';
 
-/** Webhook endpoints; their deliveries are the delivery worker's (src/workers/webhooks.ts, started by the runtime). */
+/** Webhook endpoints, and the worker that delivers every event they want (src/workers/webhooks.ts). */
 export const webhooks: AreaManifest<'webhooks'> = {
   readModels: { webhooks: webhooksProjection },
   routes: webhookRoutes,
@@ -16,4 +18,22 @@ export const webhooks: AreaManifest<'webhooks'> = {
     WebhookDeleted: (e) => entry('webhook', 'deleted', [e.data.webhook_id], null),
   },
   notInFeed: [{ why: 'a test delivery to one endpoint changes nothing (it is delivered as webhook.test)', types: ['WebhookTested'] }],
+  workers: [
+    {
+      busTypes: ({ feed }) => webhookBusTypes(feed),
+      migrate: migrateWebhookDeliveries,
+      start: ({ config, options, db, store, bus, logger, composed }) =>
+        startWebhookWorkers({
+          db,
+          store,
+          bus,
+          logger,
+          feed: composed.feed,
+          retryScheduleS: config.webhookRetryScheduleS,
+          ...options.webhooks,
+          // one pool of connections: many deliveries to few endpoints
+          fetch: options.webhooks?.fetch ?? createSafeFetcher({ keepAlive: true, ...(config.webhookAllowPrivate && { allowAddress: () => true }) }),
+        }),
+    },
+  ],
 };
