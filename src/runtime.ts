@@ -25,6 +25,7 @@ import type { Logger } from './logger';
 import { factsCache, warmMetrics } from '../queries/metrics/metrics';
 import { realignSite } from '../projections/answers/realign';
 import { startJobSweeper } from './workers/job-sweeper';
+import type { Composed } from './areas/manifest';
 import { areaWorkers, composed, JOB_KINDS, jobSpecs, type ReadModelName, readModels, workerBusTypes } from './areas';
 import { type JobSpec, startJobWorker } from './workers/jobs';
 import type { EmailWorkerDeps } from './workers/email';
@@ -46,6 +47,8 @@ export interface Runtime {
   runners: Map<string, ProjectionRunner>;
   /** the checkpointed relay from the event store to the bus */
   relay: ProjectionRunner;
+  /** what the registry composed from every area's manifest (the activity feed's mapping, the kinds of job), for the layers below it */
+  composed: Composed;
   /** answer engines per model (simulated, or live provider adapters; a model without a key is reported at start) */
   engines: Engines;
   /**
@@ -182,6 +185,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       bus,
       runners,
       relay,
+      composed,
       engines,
       async waitForReadModels(position, names, timeoutMs = 5000) {
         if (!position || !started) return true;

@@ -1,106 +1,13 @@
-/**
- * Every event type a webhook can subscribe to: each activity entry as `{entity_type}.{action}` (the areas' feed
- * mappings, src/areas/), plus `alert.fired` and `webhook.test`. A feed entry added to a manifest goes here too
- * (test/unit/webhook-event-types.test.ts compares this list with the manifests' sources).
- */
-export const WEBHOOK_EVENT_TYPES_LIST = [
-  'ai_search_value.computed',
-  'api_key.created',
-  'api_key.revoked',
-  'attribute.created',
-  'competitor.created',
-  'competitor.deleted',
-  'competitor.updated',
-  'content.brief_approved',
-  'content.brief_generated',
-  'content.created',
-  'content.deleted',
-  'content.edited',
-  'content.generated',
-  'content.generation_requested',
-  'content.optimized',
-  'content.published',
-  'content.revised',
-  'content.updated',
-  'content_column.created',
-  'content_column.updated',
-  'content_sheet.created',
-  'credit_grant.created',
-  'fact.archived',
-  'fact.created',
-  'fact.deleted',
-  'fact.updated',
-  'group.created',
-  'group.updated',
-  'group_member.created',
-  'group_member.deleted',
-  'invite.accepted',
-  'invite.created',
-  'location.created',
-  'organization_member.created',
-  'organization_member.deleted',
-  'organization_member.updated',
-  'persona.created',
-  'pillar.created',
-  'pillar.researched',
-  'pillar.updated',
-  'pitch.completed',
-  'pitch.created',
-  'pitch.failed',
-  'prompt.created',
-  'prompt.deleted',
-  'prompt.updated',
-  'prompt_discovery_run.accepted',
-  'prompt_discovery_run.completed',
-  'prompt_discovery_run.created',
-  'prompt_schedule.archived',
-  'prompt_schedule.created',
-  'prompt_schedule.updated',
-  'response.imported',
-  'role.created',
-  'role.deleted',
-  'run.started',
-  'saved_view.created',
-  'saved_view.updated',
-  'seo_recommendation_job.completed',
-  'seo_recommendation_job.created',
-  'topic.created',
-  'topic.deleted',
-  'topic.restored',
-  'topic.updated',
-  'user.created',
-  'website.created',
-  'website.updated',
-  'website_member.created',
-  'website_member.deleted',
-  'website_member.updated',
-  'fact.approved',
-  'fact.rejected',
-  'run.finished',
-  'run.expired',
-  'website.paused',
-  'website.deleted',
-  'website.resumed',
-  'prompt_discovery_run.failed',
-  'seo_recommendation_job.failed',
-  'webhook.created',
-  'webhook.updated',
-  'webhook.secret_rotated',
-  'webhook.deleted',
-  'competitor_suggestion.created',
-  'competitor_suggestion.dismissed',
-  'fact_conflict.detected',
-  'fact_conflict.dismissed',
-  'fact_conflict.resolved',
-  'report.created',
-  'report.deleted',
-  'alert_rule.created',
-  'alert_rule.updated',
-  'alert_rule.deleted',
-  'alert.acknowledged',
-  'alert.fired',
-  'webhook.test',
-] as const;
+import type { FeedMapping } from '../../projections/activity';
 
-const KNOWN = new Set<string>(WEBHOOK_EVENT_TYPES_LIST);
-export const isWebhookEventType = (t: string) => KNOWN.has(t);
+const known = new WeakMap<FeedMapping, ReadonlySet<string>>();
+
+/**
+ * Every event type a webhook can subscribe to: each `{entity_type}.{change_type}` the activity feed's entries can be
+ * (the mapping the registry composes from the areas' manifests, handed in), then `alert.fired` and `webhook.test`.
+ */
+export function webhookEventTypes(feed: FeedMapping): ReadonlySet<string> {
+  let types = known.get(feed);
+  if (!types) known.set(feed, (types = new Set([...Object.values(feed).flatMap((m) => m.words), 'alert.fired', 'webhook.test'])));
+  return types;
+}

@@ -1,4 +1,4 @@
-import { entry } from '../../projections/activity';
+import { entryOf } from '../../projections/activity';
 import { alertsProjection } from '../../projections/alerts';
 import { alertRoutes } from '../http/routes/alerts';
 import { alertTools } from '../mcp/tools/alerts';
@@ -12,12 +12,22 @@ export const alerts: AreaManifest<'alerts'> = {
   routes: alertRoutes,
   tools: alertTools,
   feed: {
-    AlertRuleCreated: (e) => entry('alert_rule', 'created', [e.data.rule_id], e.data.website_id),
-    AlertRuleUpdated: (e) => entry('alert_rule', 'updated', [e.data.rule_id]),
-    AlertRuleDeleted: (e) => entry('alert_rule', 'deleted', [e.data.rule_id]),
+    AlertRuleCreated: entryOf(
+      'alert_rule',
+      'created',
+      (e) => [e.data.rule_id],
+      (e) => e.data.website_id,
+    ),
+    AlertRuleUpdated: entryOf('alert_rule', 'updated', (e) => [e.data.rule_id]),
+    AlertRuleDeleted: entryOf('alert_rule', 'deleted', (e) => [e.data.rule_id]),
     // the alert's own feed entry is this event, delivered as alert.fired (src/workers/webhooks.ts)
-    AlertFired: (e) => entry('alert', 'fired', [e.data.alert.id], e.data.alert.website_id),
-    AlertAcknowledged: (e) => entry('alert', 'acknowledged', [e.data.alert_id]),
+    AlertFired: entryOf(
+      'alert',
+      'fired',
+      (e) => [e.data.alert.id],
+      (e) => e.data.alert.website_id,
+    ),
+    AlertAcknowledged: entryOf('alert', 'acknowledged', (e) => [e.data.alert_id]),
   },
   workers: [
     {

@@ -1,4 +1,4 @@
-import { entry } from '../../projections/activity';
+import { entryOf } from '../../projections/activity';
 import { reportsProjection } from '../../projections/reports';
 import { reportRoutes } from '../http/routes/reports';
 import { reportTools } from '../mcp/tools/reports';
@@ -10,7 +10,7 @@ export const reports: AreaManifest<'reports'> = {
   routes: reportRoutes,
   tools: reportTools,
   feed: {
-    ReportCreated: (e) => entry('report', 'created', [e.data.report_id]),
-    ReportDeleted: (e) => entry('report', 'deleted', [e.data.report_id]),
+    ReportCreated: entryOf('report', 'created', (e) => [e.data.report_id]),
+    ReportDeleted: entryOf('report', 'deleted', (e) => [e.data.report_id]),
   },
 };

@@ -1,4 +1,4 @@
-import { entry } from '../../projections/activity';
+import { entryOf } from '../../projections/activity';
 import { webhooksProjection } from '../../projections/webhooks';
 import { webhookRoutes } from '../http/routes/webhooks';
 import { webhookTools } from '../mcp/tools/webhooks';
@@ -12,10 +12,10 @@ export const webhooks: AreaManifest<'webhooks'> = {
   routes: webhookRoutes,
   tools: webhookTools,
   feed: {
-    WebhookCreated: (e) => entry('webhook', 'created', [e.data.webhook_id], null),
-    WebhookUpdated: (e) => entry('webhook', 'updated', [e.data.webhook_id], null),
-    WebhookSecretRotated: (e) => entry('webhook', 'secret_rotated', [e.data.webhook_id], null),
-    WebhookDeleted: (e) => entry('webhook', 'deleted', [e.data.webhook_id], null),
+    WebhookCreated: entryOf('webhook', 'created', (e) => [e.data.webhook_id], null),
+    WebhookUpdated: entryOf('webhook', 'updated', (e) => [e.data.webhook_id], null),
+    WebhookSecretRotated: entryOf('webhook', 'secret_rotated', (e) => [e.data.webhook_id], null),
+    WebhookDeleted: entryOf('webhook', 'deleted', (e) => [e.data.webhook_id], null),
   },
   notInFeed: [{ why: 'a test delivery to one endpoint changes nothing (it is delivered as webhook.test)', types: ['WebhookTested'] }],
   workers: [
