@@ -2,8 +2,8 @@
  * The registry: every area, one line each (src/areas/<area>.ts, its manifest), in the order their routes and tools
  * are listed (the OpenAPI document's and tools/list's order) and their read models start. Every shared list is built
  * here from the manifests: the read models, the REST routes, the MCP tools, the kinds of job and their specs, the
- * activity feed's mapping, the areas' workers and the bus types they consume. Nothing below imports this file at runtime: what a lower layer needs (the job kinds, the
- * feed) is handed to it from here or from the runtime.
+ * activity feed's mapping, the areas' workers and the bus types they consume. Nothing below imports this file at
+ * runtime: what a lower layer needs (the job kinds, the feed) is handed to it from here or from the runtime.
  */
 import type { FeedMapping } from '../../projections/activity';
 import type { EventType } from '../domain/events';
