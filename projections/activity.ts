@@ -30,14 +30,17 @@ type Of<T extends EventType> = Extract<TypedEvent, { type: T }>;
  */
 type Mapper<T extends EventType> = ((e: Of<T>) => FeedEntry | null) & { readonly words: readonly string[] };
 
-/** Every event of the type is one entry: its entity type and change, the ids it names, its website (as `entry`). */
+/**
+ * Every event of the type is one entry: its entity type and change, the ids it names, and its website: null for an
+ * organization-level change, `'website_id'` for the one the event's data names, left out for the event's own.
+ */
 export const entryOf = <T extends EventType>(
   entity_type: string,
   change_type: string,
   ids: (e: Of<T>) => string[] | null,
-  website?: null | ((e: Of<T>) => string | null),
+  website?: null | (keyof Of<T>['data'] & 'website_id'),
 ): Mapper<T> =>
-  Object.assign((e: Of<T>) => entry(entity_type, change_type, ids(e), website === null ? null : website?.(e)), {
+  Object.assign((e: Of<T>) => entry(entity_type, change_type, ids(e), website && (e.data as { website_id: string | null }).website_id), {
     words: [`${entity_type}.${change_type}`],
   });
 

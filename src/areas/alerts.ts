@@ -1,4 +1,4 @@
-import { entryOf } from '../../projections/activity';
+import { entriesOf, entry, entryOf } from '../../projections/activity';
 import { alertsProjection } from '../../projections/alerts';
 import { alertRoutes } from '../http/routes/alerts';
 import { alertTools } from '../mcp/tools/alerts';
@@ -12,21 +12,11 @@ export const alerts: AreaManifest<'alerts'> = {
   routes: alertRoutes,
   tools: alertTools,
   feed: {
-    AlertRuleCreated: entryOf(
-      'alert_rule',
-      'created',
-      (e) => [e.data.rule_id],
-      (e) => e.data.website_id,
-    ),
+    AlertRuleCreated: entryOf('alert_rule', 'created', (e) => [e.data.rule_id], 'website_id'),
     AlertRuleUpdated: entryOf('alert_rule', 'updated', (e) => [e.data.rule_id]),
     AlertRuleDeleted: entryOf('alert_rule', 'deleted', (e) => [e.data.rule_id]),
     // the alert's own feed entry is this event, delivered as alert.fired (src/workers/webhooks.ts)
-    AlertFired: entryOf(
-      'alert',
-      'fired',
-      (e) => [e.data.alert.id],
-      (e) => e.data.alert.website_id,
-    ),
+    AlertFired: entriesOf(['alert.fired'], (e) => entry('alert', 'fired', [e.data.alert.id], e.data.alert.website_id)),
     AlertAcknowledged: entryOf('alert', 'acknowledged', (e) => [e.data.alert_id]),
   },
   workers: [

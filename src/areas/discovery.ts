@@ -18,12 +18,7 @@ export const discovery: AreaManifest<'discovery'> = {
   },
   feed: {
     PromptDiscoveryCompleted: entryOf('prompt_discovery_run', 'completed', (e) => [e.data.run_id]),
-    PromptDiscoveryRequested: entryOf(
-      'prompt_discovery_run',
-      'created',
-      (e) => [e.data.run_id],
-      (e) => e.data.website_id,
-    ),
+    PromptDiscoveryRequested: entryOf('prompt_discovery_run', 'created', (e) => [e.data.run_id], 'website_id'),
     PromptDiscoveryAccepted: entryOf('prompt_discovery_run', 'accepted', (e) => [e.data.run_id, ...e.data.prompt_ids]),
   },
 };

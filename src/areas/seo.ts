@@ -10,12 +10,7 @@ export const seo: AreaManifest<'seo'> = {
   routes: seoRoutes,
   jobs: { seo: { requested: 'SeoRecommendationsRequested', spec: (deps) => seoJob(deps) } },
   feed: {
-    SeoRecommendationsRequested: entryOf(
-      'seo_recommendation_job',
-      'created',
-      (e) => [e.data.job_id],
-      (e) => e.data.website_id,
-    ),
+    SeoRecommendationsRequested: entryOf('seo_recommendation_job', 'created', (e) => [e.data.job_id], 'website_id'),
     SeoRecommendationsProduced: entryOf('seo_recommendation_job', 'completed', (e) => [e.data.job_id]),
   },
 };

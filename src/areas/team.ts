@@ -2,7 +2,7 @@ import { teamProjection } from '../../projections/team';
 import { teamRoutes } from '../http/routes/team';
 import { teamTools } from '../mcp/tools/team';
 import { INVITATION_WORKER_TYPES, startInvitationWorkers } from '../workers/invitations';
-import { entryOf } from '../../projections/activity';
+import { entriesOf, entry, entryOf } from '../../projections/activity';
 import type { AreaManifest } from './manifest';
 
 /** Users, roles, members, groups and invitations. */
@@ -17,33 +17,15 @@ export const team: AreaManifest<'team'> = {
     OrganizationMemberAdded: entryOf('organization_member', 'created', (e) => [e.data.user_id], null),
     OrganizationMemberRoleChanged: entryOf('organization_member', 'updated', (e) => [e.data.user_id], null),
     OrganizationMemberRemoved: entryOf('organization_member', 'deleted', (e) => [e.data.user_id], null),
-    WebsiteMemberAdded: entryOf(
-      'website_member',
-      'created',
-      (e) => [e.data.user_id],
-      (e) => e.data.website_id,
-    ),
-    WebsiteMemberRoleChanged: entryOf(
-      'website_member',
-      'updated',
-      (e) => [e.data.user_id],
-      (e) => e.data.website_id,
-    ),
-    WebsiteMemberRemoved: entryOf(
-      'website_member',
-      'deleted',
-      (e) => [e.data.user_id],
-      (e) => e.data.website_id,
-    ),
+    WebsiteMemberAdded: entryOf('website_member', 'created', (e) => [e.data.user_id], 'website_id'),
+    WebsiteMemberRoleChanged: entryOf('website_member', 'updated', (e) => [e.data.user_id], 'website_id'),
+    WebsiteMemberRemoved: entryOf('website_member', 'deleted', (e) => [e.data.user_id], 'website_id'),
     GroupCreated: entryOf('group', 'created', (e) => [e.data.group_id], null),
     GroupUpdated: entryOf('group', 'updated', (e) => [e.data.group_id], null),
     GroupMemberAdded: entryOf('group_member', 'created', (e) => [e.data.user_id, e.data.group_id], null),
     GroupMemberRemoved: entryOf('group_member', 'deleted', (e) => [e.data.user_id, e.data.group_id], null),
-    InviteCreated: entryOf(
-      'invite',
-      'created',
-      (e) => [e.data.invite_id],
-      (e) => (e.data.type === 'website' ? e.data.target_id : null),
+    InviteCreated: entriesOf(['invite.created'], (e) =>
+      entry('invite', 'created', [e.data.invite_id], e.data.type === 'website' ? e.data.target_id : null),
     ),
     InviteAccepted: entryOf('invite', 'accepted', (e) => [e.data.invite_id, e.data.user_id], null),
   },

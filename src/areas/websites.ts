@@ -10,18 +10,8 @@ export const websites: AreaManifest<'websites'> = {
   routes: websiteRoutes,
   tools: websiteTools,
   feed: {
-    WebsiteCreated: entryOf(
-      'website',
-      'created',
-      (e) => [e.data.website_id],
-      (e) => e.data.website_id,
-    ),
-    WebsiteExternalIdSet: entryOf(
-      'website',
-      'updated',
-      (e) => [e.data.website_id],
-      (e) => e.data.website_id,
-    ),
+    WebsiteCreated: entryOf('website', 'created', (e) => [e.data.website_id], 'website_id'),
+    WebsiteExternalIdSet: entryOf('website', 'updated', (e) => [e.data.website_id], 'website_id'),
     WebsiteStatusChanged: entriesOf(['website.resumed', 'website.paused', 'website.deleted'], (e) =>
       entry('website', e.data.status === 'active' ? 'resumed' : e.data.status, [e.data.website_id], e.data.website_id),
     ),
