@@ -193,6 +193,7 @@ export const analysis: Bench = {
     };
     const r = answersPerSecond(all, corpus.answers.length, seconds);
     report('analysis_pure_answers_per_s', r.wall, 'answers/s', {
+      cpu: { nodeUs: 1e6 / r.cpu, pgUs: 0, per: 'answer' },
       goal: { op: '>=', value: 100_000 },
       note: `analyzeAnswer, one thread, memo tables warm (citation URLs recur across a history); ${Math.round(r.cpu)} per CPU-second; load average ${loadavg()[0].toFixed(2)} on ${cpus().length} CPUs`,
     });

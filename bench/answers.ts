@@ -11,7 +11,7 @@ import type { Runtime } from '../src/runtime';
 import { OBSERVATION_WORKER } from '../src/workers/observations';
 import { startNatsServer } from '../test/bus/nats-server';
 import { answersIn, type DatasetShape, fullShape, quickShape, type SiteIds, siteSpec } from './answers-data';
-import { type Bench, cpuMeter, databaseExists, info, keptDatabase, nowNs, report, secondsSince } from './lib';
+import { type Bench, cpuMeter, databaseExists, info, keptDatabase, nowNs, perUnit, report, secondsSince } from './lib';
 import { type BenchServer, startBenchServer } from './server';
 import { runsAnswered } from './workers';
 
@@ -196,6 +196,7 @@ async function buildDataset(quick: boolean): Promise<AnswerDataset> {
     const rows = Number((await s.rt.database.db('rm_responses').count<{ n: string }[]>('* as n'))[0].n);
     const obs = Number((await s.rt.database.db('rm_observations').count<{ n: string }[]>('* as n'))[0].n);
     report('analysis_answers_per_s', total / seconds, 'answers/s', {
+      cpu: perUnit(c, total, 'answer'),
       goal: { op: '>=', value: 5000 },
       note: `${total} answers in ${r.requests} import calls of 1000 (3 at a time), ${httpSeconds.toFixed(1)} s of HTTP, ${seconds.toFixed(1)} s until every read model had them; ${rows} rows, ${obs} observations extracted meanwhile`,
     });
@@ -272,6 +273,7 @@ export const answers: Bench = {
       const seconds2 = secondsSince(t2);
       const c2 = await cpu2.stop();
       report('worker_answers_per_s_large_site', units / seconds2, 'answers/s', {
+        cpu: perUnit(c2, units, 'answer'),
         note: `${units} units of 2 runs answered on the ${total}-answer site by one instance in ${seconds2.toFixed(1)} s; node ${(c2.nodeUs / units).toFixed(0)} us + Postgres ${(c2.pgUs / units).toFixed(0)} us per answer`,
       });
     } finally {

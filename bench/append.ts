@@ -3,7 +3,7 @@ import { openPostgresEventStore } from '../src/eventstore/postgres';
 import { Sealer, sealEventStore } from '../src/eventstore/sealed';
 import type { EventStore } from '../src/eventstore/port';
 import { catalogEvent, generateCatalog, makeSites, rng, type Site } from './generate';
-import { type Bench, cpuMeter, info, nowNs, quantile, report, secondsSince, withFreshDatabase } from './lib';
+import { type Bench, cpuMeter, info, nowNs, perUnit, quantile, report, secondsSince, withFreshDatabase } from './lib';
 
 const WRITERS = 8;
 
@@ -37,6 +37,7 @@ async function drive(store: EventStore, db: import('knex').Knex, sites: Site[], 
   const { nodeUs, pgUs } = await cpu.stop();
   lat.sort((a, b) => a - b);
   return {
+    perEvent: perUnit({ nodeUs, pgUs }, events, 'event'),
     cpu: `CPU per append: node ${(nodeUs / lat.length).toFixed(0)} us (event generation included), Postgres backends ${(pgUs / lat.length).toFixed(0)} us`,
     perSecond: events / s,
     events,
@@ -66,11 +67,13 @@ export const append: Bench = {
       await drive(store, d.db, makeSites(7, 4, 10), 1, 0.5, 7);
       const single = await drive(store, d.db, makeSites(1, 20, 20), 1, seconds, 1);
       report('append_events_per_s', single.perSecond, 'events/s', {
+        cpu: single.perEvent,
         goal: { op: '>=', value: 5000 },
         note: `single-event appends; ${single.appends} appends, p50 ${single.p50.toFixed(2)} ms p95 ${single.p95.toFixed(2)} ms; ${single.cpu}`,
       });
       const batch = await drive(store, d.db, makeSites(2, 20, 20), 10, seconds, 2);
       report('append_events_per_s_batch10', batch.perSecond, 'events/s', {
+        cpu: batch.perEvent,
         ref: { name: 'append_events_per_s', value: single.perSecond },
         goal: { op: '>=', value: 5000 },
         note: `10-event appends; ${batch.appends} appends, p50 ${batch.p50.toFixed(2)} ms p95 ${batch.p95.toFixed(2)} ms; ${batch.cpu}`,

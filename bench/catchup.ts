@@ -1,7 +1,7 @@
 import { openPostgresEventStore } from '../src/eventstore/postgres';
 import { type EventStore, type Position, START } from '../src/eventstore/port';
 import { generateCatalog, waitUntilVisible } from './generate';
-import { type Bench, cpuMeter, info, nowNs, report, secondsSince, withFreshDatabase } from './lib';
+import { type Bench, cpuMeter, info, nowNs, perUnit, report, secondsSince, withFreshDatabase } from './lib';
 
 /** Reads the whole log with readAll in batches of `batch`, as a catching-up projection does. */
 export async function readEverything(store: EventStore, batch: number): Promise<{ events: number; seconds: number }> {
@@ -34,11 +34,17 @@ export const catchup: Bench = {
       const c = await cpu.stop();
       if (r.events !== g.events) throw new Error(`read ${r.events} events, wrote ${g.events}`);
       report('catchup_events_per_s', r.events / r.seconds, 'events/s', {
+        cpu: perUnit(c, r.events, 'event'),
         goal: { op: '>=', value: 50_000 },
         note: `readAll batches of 1000 (the runner's default) over ${r.events} events; CPU per event: node ${(c.nodeUs / r.events).toFixed(1)} us, Postgres ${(c.pgUs / r.events).toFixed(1)} us`,
       });
+      const cpuBig = await cpuMeter(d.db);
       const big = await readEverything(store, 5000);
-      report('catchup_events_per_s_batch5000', big.events / big.seconds, 'events/s', { note: 'readAll batches of 5000' });
+      const cBig = await cpuBig.stop();
+      report('catchup_events_per_s_batch5000', big.events / big.seconds, 'events/s', {
+        cpu: perUnit(cBig, big.events, 'event'),
+        note: 'readAll batches of 5000',
+      });
     });
   },
 };

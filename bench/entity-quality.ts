@@ -17,7 +17,7 @@ import { MODEL_IDS } from '../src/domain/models';
 import type { TypedEvent } from '../src/eventstore/port';
 import { startNatsServer } from '../test/bus/nats-server';
 import { rng, seededUuid } from './generate';
-import { type Bench, cpuMeter, info, nowNs, quantile, report, secondsSince, sleep, withFreshDatabase } from './lib';
+import { type Bench, cpuMeter, info, nowNs, perUnit, quantile, report, secondsSince, sleep, withFreshDatabase } from './lib';
 import { startBenchServer } from './server';
 
 const DAY_MS = 86_400_000;
@@ -197,6 +197,7 @@ async function judgeFigure(quick: boolean): Promise<void> {
       `judge: ${total} engine answers appended in ${appended.toFixed(1)} s (500 per append), all ${total} conflicts in the read model ${took.toFixed(1)} s after the first append; one instance, worker concurrency 8`,
     );
     report('fact_judge_answers_per_s', total / took, 'answers/s', {
+      cpu: perUnit(used, total, 'answer'),
       goal: { op: '>=', value: 2000 },
       note: `simulated judge, 20 approved facts; CPU per answer: node ${Math.round(used.nodeUs / total)} us, Postgres ${Math.round(used.pgUs / total)} us (every read model and the relay run too)`,
     });

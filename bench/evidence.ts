@@ -1,5 +1,5 @@
 import { answerDataset } from './answers';
-import { type Bench, cpuMeter, info, nowNs, report, secondsSince, warmedUp } from './lib';
+import { type Bench, cpuMeter, info, nowNs, perUnit, report, secondsSince, warmedUp } from './lib';
 
 const DAY_MS = 86_400_000;
 const dayName = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
@@ -66,6 +66,7 @@ export const evidence: Bench = {
     clearInterval(sampler);
     if (answers !== ds.total) throw new Error(`exported ${answers} of ${ds.total}`);
     report('export_answers_per_s', answers / seconds, 'answers/s', {
+      cpu: perUnit(used, answers, 'answer'),
       goal: { op: '>=', value: 50_000 },
       note: `${answers} answers, ${(bytes / 1e6).toFixed(0)} MB of NDJSON in ${seconds.toFixed(1)} s over HTTP; CPU ${((used.nodeUs + used.pgUs) / answers).toFixed(1)} us per answer (node ${(used.nodeUs / answers).toFixed(1)} + Postgres ${(used.pgUs / answers).toFixed(1)}; the client shares the node process)`,
     });

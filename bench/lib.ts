@@ -99,11 +99,12 @@ export function quantile(sorted: number[], q: number): number {
   const i = Math.min(sorted.length - 1, Math.max(0, Math.round(q * (sorted.length - 1))));
   return sorted[i];
 }
-export const median = (xs: number[]) =>
-  quantile(
-    [...xs].sort((a, b) => a - b),
-    0.5,
-  );
+/** The middle value; of an even count, the mean of the two middle ones. */
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const h = s.length >> 1;
+  return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
+};
 
 /**
  * `run` n times in sequence after `warm` runs not counted (warm-up; default 3): the p50 and p95 of the n, in ms, and the
@@ -152,8 +153,27 @@ export interface Figure {
   unit: string;
   goal?: Goal;
   ref?: { name: string; value: number };
+  /** CPU per unit of a throughput figure, in µs: this process's and the Postgres backends' */
+  cpu?: UnitCpu;
   note?: string;
 }
+
+export interface UnitCpu {
+  nodeUs: number;
+  pgUs: number;
+  /** what one unit is (answer, event, request) */
+  per: string;
+}
+
+/** A meter's reading spread over `units` units. */
+export const perUnit = (c: { nodeUs: number; pgUs: number }, units: number, per: string): UnitCpu => ({
+  nodeUs: c.nodeUs / units,
+  pgUs: c.pgUs / units,
+  per,
+});
+
+/** A throughput figure: its unit is a rate. */
+export const isRate = (f: Figure): boolean => f.unit.endsWith('/s');
 
 export const figures: Figure[] = [];
 
@@ -171,6 +191,7 @@ export const goalMet = (f: Figure): boolean | null => (f.goal ? (f.goal.op === '
 
 export function line(f: Figure): string {
   let s = `${f.name} ${fmt(f.value)} ${f.unit}`;
+  if (f.cpu) s += `  cpu ${fmt(f.cpu.nodeUs + f.cpu.pgUs)} us/${f.cpu.per} (node ${fmt(f.cpu.nodeUs)} + Postgres ${fmt(f.cpu.pgUs)})`;
   if (f.ref) s += `  ref ${f.ref.name} ${fmt(f.ref.value)}  ratio ${(f.value / f.ref.value).toFixed(3)}`;
   if (f.goal) s += `  [goal ${f.goal.op} ${f.goal.value}: ${goalMet(f) ? 'met' : 'NOT met'}]`;
   if (f.note) s += `  # ${f.note}`;
@@ -208,13 +229,35 @@ export async function pgBackendCpuUs(db: import('knex').Knex): Promise<Map<numbe
   return out;
 }
 
+/** With BENCH_CPU_PROF=dir, a V8 CPU profile of this process over the metered span, written to dir on stop. */
+async function profileSpan(): Promise<() => Promise<void>> {
+  const dir = process.env.BENCH_CPU_PROF;
+  if (!dir) return async () => undefined;
+  const { Session } = await import('node:inspector/promises');
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(dir, { recursive: true });
+    const file = `${dir}/bench-${Date.now()}.cpuprofile`;
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+    info(`CPU profile of the metered span: ${file}`);
+  };
+}
+
 /** Starts a CPU meter for this process and the database's backends; stop() returns µs used by each. */
 export async function cpuMeter(db: import('knex').Knex) {
+  const endProfile = await profileSpan();
   const node0 = process.cpuUsage();
   const pg0 = await pgBackendCpuUs(db);
   return {
     async stop(): Promise<{ nodeUs: number; pgUs: number }> {
       const n = process.cpuUsage(node0);
+      await endProfile();
       const pg1 = await pgBackendCpuUs(db);
       let pgUs = 0;
       for (const [pid, us] of pg1) pgUs += us - (pg0.get(pid) ?? 0);

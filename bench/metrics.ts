@@ -10,7 +10,7 @@ import { answersIn } from './answers-data';
 import type { Knex } from 'knex';
 import type { Job, LoadOutcome, MixSpec } from './metrics-load';
 import { withDuckDb } from './duckdb';
-import { type Bench, cpuMeter, info, nowNs, postOk, quantile, report, warmedUp } from './lib';
+import { type Bench, cpuMeter, info, nowNs, perUnit, postOk, quantile, report, warmedUp } from './lib';
 
 const DAY_MS = 86_400_000;
 const dayName = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
@@ -209,6 +209,7 @@ async function loadFigures(
   const ok = load.statuses['200'] ?? 0;
   const perRequest = (us: number) => (us / Math.max(1, load.total) / 1000).toFixed(2);
   report(`metrics_rps_50_clients${label}`, load.rps, 'req/s', {
+    cpu: perUnit({ nodeUs: used.nodeUs + other, pgUs: used.pgUs }, Math.max(1, load.total), 'request'),
     goal: { op: '>=', value: 300 },
     note: `${load.total} requests in ${seconds} s (${ok} answered 200) on ${urls.length} instance(s), ${load.distinct} distinct filter combinations (${((100 * load.repeats) / Math.max(1, load.total)).toFixed(1)}% repeats); CPU ${perRequest(used.nodeUs + other + used.pgUs)} ms per request (node ${perRequest(used.nodeUs + other)} + Postgres ${perRequest(used.pgUs)}), and the load generator's own ${perRequest(load.cpuUs)} ms`,
   });

@@ -9,7 +9,7 @@ import type { Projection } from '../src/eventstore/projection';
 import { ProjectionRunner } from '../src/eventstore/runner';
 import { silentLogger } from '../src/logger';
 import { generateCatalog, waitUntilVisible } from './generate';
-import { type Bench, cpuMeter, info, nowNs, report, secondsSince, withFreshDatabase } from './lib';
+import { type Bench, cpuMeter, info, nowNs, perUnit, report, secondsSince, withFreshDatabase } from './lib';
 
 const activityProjection = activityOf(feed);
 
@@ -84,6 +84,7 @@ export const rebuild: Bench = {
       const sample = await store.readAll([0n, 0n], Math.min(20_000, g.events));
       const dc = decodeCost(sample);
       report('rebuild_events_per_s', g.events / seconds, 'events/s', {
+        cpu: perUnit(c, g.events, 'event'),
         goal: { op: '>=', value: 50_000 },
         note: `ProjectionRunner(activity).rebuild() (shadow tables, indexes built at the end, swap), ${g.events} events -> ${rows} feed rows in ${seconds.toFixed(1)} s, ${t.batches} catch-up reads`,
       });

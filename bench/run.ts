@@ -6,6 +6,7 @@
  */
 import { execSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
+import { abRun } from './ab';
 import { analysis } from './analysis';
 import { answers } from './answers';
 import { metrics } from './metrics';
@@ -18,9 +19,9 @@ import { append } from './append';
 import { auth } from './auth';
 import { catchup } from './catchup';
 import { erasure } from './erasure';
-import { http } from './http';
+import { http, machineSpeed } from './http';
 import { jobs } from './jobs';
-import { type Bench, dropAll, figures, goalMet, info, line, nowNs, report, secondsSince, SERVER_URL } from './lib';
+import { type Bench, dropAll, figures, goalMet, info, isRate, line, nowNs, report, secondsSince, SERVER_URL } from './lib';
 import { rebuild } from './rebuild';
 import { team } from './team';
 import { aiValue } from './ai-value';
@@ -73,7 +74,7 @@ const all: Bench[] = [
 
 function usage(): never {
   process.stderr.write(
-    `usage: npm run bench -- [--quick] [${all.map((b) => b.name).join('|')} ...]\n${all.map((b) => `  ${b.name.padEnd(8)} ${b.about}`).join('\n')}\n`,
+    `usage: npm run bench -- [--quick] [--ab <commit> [--rounds N]] [${all.map((b) => b.name).join('|')} ...]\n  --ab: run the named benchmarks from a worktree of <commit> and from here, alternately (N rounds, 2 by default), and print CPU per unit of both and the ratio new/old\n${all.map((b) => `  ${b.name.padEnd(8)} ${b.about}`).join('\n')}\n`,
   );
   process.exit(2);
 }
@@ -82,9 +83,28 @@ async function main(): Promise<number> {
   const args = process.argv.slice(2);
   if (args.includes('--help') || args.includes('-h')) usage();
   const quick = args.includes('--quick');
-  const names = args.filter((a) => !a.startsWith('--'));
-  for (const a of args) if (a.startsWith('--') && a !== '--quick') usage();
+  const valued = new Map<string, string>();
+  const names: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--ab' || a === '--rounds') {
+      if (i + 1 >= args.length) usage();
+      valued.set(a, args[++i]);
+    } else if (a.startsWith('--')) {
+      if (a !== '--quick') usage();
+    } else names.push(a);
+  }
   for (const n of names) if (!all.some((b) => b.name === n)) usage();
+  const ab = valued.get('--ab');
+  if (ab) {
+    const rounds = Number(valued.get('--rounds') ?? 2);
+    if (!Number.isInteger(rounds) || rounds < 1 || names.length === 0) usage();
+    const t0 = nowNs();
+    await abRun(ab, names, quick, rounds);
+    process.stdout.write(`\n# summary (${secondsSince(t0).toFixed(0)} s, A/B against ${ab}${quick ? ', quick' : ''})\n`);
+    for (const f of figures) process.stdout.write(`${line(f).split('  # ')[0]}\n`);
+    return 0;
+  }
   const chosen = names.length ? all.filter((b) => names.includes(b.name)) : all;
 
   const u = new URL(SERVER_URL);
@@ -107,6 +127,13 @@ async function main(): Promise<number> {
 
   const t0 = nowNs();
   let failed = 0;
+  if (!chosen.includes(http)) {
+    try {
+      await machineSpeed(quick ? 2 : 5);
+    } catch (err) {
+      info(`machine speed not measured: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
   for (const b of chosen) {
     const tb = nowNs();
     try {
@@ -126,6 +153,8 @@ async function main(): Promise<number> {
     `\n# summary (${secondsSince(t0).toFixed(0)} s${quick ? ', quick' : ''}): ${goals.filter((f) => goalMet(f)).length}/${goals.length} goals met${failed ? `, ${failed} benchmark(s) FAILED` : ''}\n`,
   );
   for (const f of figures) process.stdout.write(`${line(f).split('  # ')[0]}\n`);
+  const bare = figures.filter(isRate).filter((f) => !f.cpu);
+  if (bare.length) process.stdout.write(`# throughput figures without CPU per unit: ${bare.map((f) => f.name).join(', ')}\n`);
   return failed ? 1 : 0;
 }
 

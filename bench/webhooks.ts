@@ -5,7 +5,7 @@ import { newId } from '../src/domain/ids';
 import type { Runtime } from '../src/runtime';
 import { startNatsServer } from '../test/bus/nats-server';
 import { startReceiver } from '../test/support/receiver';
-import { type Bench, cpuMeter, info, median, nowNs, quantile, report, secondsSince, sleep } from './lib';
+import { type Bench, cpuMeter, info, median, nowNs, perUnit, quantile, report, secondsSince, sleep } from './lib';
 import { startBenchServer } from './server';
 
 /** `n` endpoints of the organization subscribed to webhook.updated, delivering to `url`/<i>. */
@@ -81,7 +81,8 @@ export const webhooks: Bench = {
       const secs = secondsSince(t1);
       const used = await cpu.stop();
       const got = rx.received.length;
-      report('webhook_deliveries_per_s', got / secs, '/s', {
+      report('webhook_deliveries_per_s', got / secs, 'deliveries/s', {
+        cpu: perUnit(used, Math.max(1, got), 'delivery'),
         goal: { op: '>=', value: 1000 },
         note: `${got}/${total} deliveries (${batch} events to ${tp + eps} endpoints) in ${secs.toFixed(1)} s, one instance; CPU per delivery: node ${(used.nodeUs / got).toFixed(0)} µs (server, workers and receiver), Postgres ${(used.pgUs / got).toFixed(0)} µs`,
       });

@@ -3,7 +3,7 @@ import { isDomainError } from '../src/domain/errors';
 import { SYSTEM_ACTOR } from '../src/domain/events';
 import { fullShape, quickShape } from './answers-data';
 import { type AnswerSite, seedAnswerSite } from './answers';
-import { type Bench, cpuMeter, info, nowNs, report, secondsSince } from './lib';
+import { type Bench, cpuMeter, info, nowNs, perUnit, report, secondsSince } from './lib';
 import type { BenchServer } from './server';
 import { withTwoWorkerInstances } from './with-server';
 
@@ -50,10 +50,25 @@ export const workers: Bench = {
             await a.rt.database.db.raw('select relname, coalesce(seq_tup_read,0) + coalesce(idx_tup_fetch,0) as n, seq_scan from pg_stat_user_tables')
           ).rows.map((r: { relname: string; n: string }) => [r.relname, Number(r.n)]),
         );
+      // what the two instances spend doing nothing (polls, leases, pull requests): a cost per second, not per answer
+      const idle = await cpuMeter(a.rt.database.db);
+      await new Promise((res) => setTimeout(res, 3000));
+      const ic = await idle.stop();
+      info(`workers: idle, both instances: node ${(ic.nodeUs / 3000).toFixed(0)} ms/s, Postgres ${(ic.pgUs / 3000).toFixed(0)} ms/s of CPU`);
       const t0Tables = await tables();
       const s0 = await stat();
       const queries = { n: 0 };
-      for (const x of [a, b]) x.rt.database.db.on('query', () => queries.n++);
+      // BENCH_QUERIES=1: the statements of the measured span by count (what pg_stat_statements would say, without it)
+      const bySql = new Map<string, number>();
+      const tally = process.env.BENCH_QUERIES
+        ? (q: { sql: string }) =>
+            bySql.set(q.sql.replace(/\$\d+|\?/g, '?').slice(0, 160), (bySql.get(q.sql.replace(/\$\d+|\?/g, '?').slice(0, 160)) ?? 0) + 1)
+        : () => undefined;
+      for (const x of [a, b])
+        x.rt.database.db.on('query', (q: { sql: string }) => {
+          queries.n++;
+          tally(q);
+        });
       const cpu = await cpuMeter(a.rt.database.db);
       const t0 = nowNs();
       const { ids, units } = await runsAnswered(a, site, runs, '2026-03-01');
@@ -68,6 +83,7 @@ export const workers: Bench = {
         .sort((x, y) => y[1] - x[1])
         .slice(0, 6);
       info(`workers: rows read by table ${reads.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      for (const [sql, n] of [...bySql].sort((x, y) => y[1] - x[1]).slice(0, 25)) info(`workers: query x${n}: ${sql}`);
       info(
         `workers: ${s1.c - s0.c} Postgres transactions, ${queries.n} knex queries, ${Number(s1.r) - Number(s0.r)} tuples returned, ${Number(s1.f) - Number(s0.f)} fetched`,
       );
@@ -84,6 +100,7 @@ export const workers: Bench = {
         `workers: ${runs} runs of ${units / runs} units (${shape.prompts} prompts x 11 models x ${shape.locations} locations), WORKER_CONCURRENCY 16 per instance, 2 instances; ${byInstance[0].n} answers recorded`,
       );
       report('worker_answers_per_s', units / seconds, 'answers/s', {
+        cpu: perUnit(c, units, 'answer'),
         goal: { op: '>=', value: 2000 },
         note: `${units} units answered and recorded in ${seconds.toFixed(1)} s (from the first start until every run was finished in the read model)`,
       });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { notFound } from '../../src/domain/errors';
 import { ALERT_KINDS, type EventData, type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
-import { boundedString, textProblem, Uuid } from '../../src/domain/schemas';
+import { boundedString, EmailAddress, textProblem, Uuid } from '../../src/domain/schemas';
 import { type Aggregate, type CommandContext, handle } from '../handle';
 
 /** One alert rule and the alerts it fired, folded from its stream `alert-rule-<id>`. */
@@ -83,9 +83,7 @@ export const PARAMS = {
   }),
 } as const;
 
-const Emails = z
-  .array(z.email({ error: 'must be an email address' }).max(320), { error: 'must be a list of email addresses' })
-  .max(20, 'must list at most 20 emails');
+const Emails = z.array(EmailAddress, { error: 'must be a list of email addresses' }).max(20, 'must list at most 20 emails');
 const WebhookIds = z.array(Uuid, { error: 'must be a list of webhook ids' }).max(100);
 const Name = boundedString(200);
 /** A kind's params: checked against the kind when the rule's website is known; text in them is valid text first. */

@@ -14,17 +14,19 @@ export const REPORT_NOT_FOUND = 'Report not found';
 
 export interface ReportState {
   status: 'none' | 'live' | 'deleted';
+  /** what its creation recorded (a schedule's retry mails the numbers its first attempt stored) */
+  created: EventData<'ReportCreated'> | null;
 }
 
 export const Report: Aggregate<ReportState, ReportEvent> = {
   types: REPORT_EVENT_TYPES,
-  initial: () => ({ status: 'none' }),
+  initial: () => ({ status: 'none', created: null }),
   evolve(s, e) {
     switch (e.type) {
       case 'ReportCreated':
-        return { status: 'live' };
+        return { status: 'live', created: e.data };
       case 'ReportDeleted':
-        return { status: 'deleted' };
+        return { ...s, status: 'deleted' };
     }
     return exhaustive(e, s);
   },
@@ -42,6 +44,18 @@ export async function createReport(ctx: CommandContext, input: NewReport) {
     events: [{ type: 'ReportCreated' as const, data: { report_id: id, token, ...input } }],
     result: { id },
   }));
+}
+
+/**
+ * A schedule's report of one period (its id claimed on the schedule's stream): made once, whoever retries; answers
+ * what its creation recorded (null once deleted).
+ */
+export function createReportOnce(ctx: CommandContext, id: string, input: NewReport) {
+  return handle(ctx, reportStream(id), Report, (s) => {
+    if (s.status !== 'none') return { events: [], result: { created: s.status === 'live' ? s.created : null } };
+    const data = { report_id: id, token: newReportToken(), ...input };
+    return { events: [{ type: 'ReportCreated' as const, data }], result: { created: data as EventData<'ReportCreated'> | null } };
+  });
 }
 
 export function deleteReport(ctx: CommandContext, id: string) {

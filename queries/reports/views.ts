@@ -55,3 +55,19 @@ export interface ReportPage {
   created_at: string;
   snapshot: ReportSnapshot;
 }
+
+export const ReportScheduleView = z.object({
+  id: z.string(),
+  website_id: z.string(),
+  frequency: z.enum(['weekly', 'monthly']),
+  recipients: z.array(z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+  last_sent: z
+    .object({ period: z.string(), report_id: z.string(), sent_at: z.string() })
+    .nullable()
+    .describe('The last period whose report was made and mailed; null before the first'),
+});
+export type ReportScheduleView = z.infer<typeof ReportScheduleView>;
+export const ReportScheduleAnswer = z.object({ schedule: ReportScheduleView });
+export const ReportScheduleList = z.object({ schedules: z.array(ReportScheduleView) });

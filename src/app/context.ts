@@ -7,9 +7,9 @@ import { type DomainError, isDomainError } from '../domain/errors';
 import { authorize, type Need, type Principal } from '../domain/principal';
 import type { Actor } from '../domain/events';
 import type { Position } from '../eventstore/port';
-import type { KeyAuthenticator } from './auth';
+import { KeyAuthenticator } from './auth';
 import { ProblemError, problemError } from './problem';
-import type { RateLimiter } from '../limits/rate';
+import { RateLimiter } from '../limits/rate';
 import type { Outbound } from '../net/safe-fetch';
 import type { Runtime } from '../runtime';
 import type { SeoOptions } from './seo';
@@ -27,6 +27,14 @@ export interface AppDeps {
   /** the SEO area's entitlement cache and budgets (tests replace them) */
   seo?: SeoOptions;
 }
+
+/** The operations' services for work no request started (a worker's): no key is authenticated through them. */
+export const appDepsOf = (rt: Runtime, outbound: Outbound): AppDeps => ({
+  rt,
+  outbound,
+  limiter: new RateLimiter(rt.database.db),
+  auth: new KeyAuthenticator(rt.database.db),
+});
 
 /** Who calls an operation, and with what. A route's context and a tool's context are both Callers. */
 export interface Caller {

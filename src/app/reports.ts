@@ -115,9 +115,14 @@ async function takeSnapshot(c: Caller, websiteId: string, startDay: string, endD
 }
 
 /** POST /api/v1/reports: the snapshot taken now and stored in the report's event. */
+/** The website's numbers of a period as a report stores them (its schedule's reports take the same). */
+export async function snapshotOf(c: Caller, w: { id: string; name: string; url: string }, startDay: string, endDay: string): Promise<ReportSnapshot> {
+  return { website: { name: w.name, url: w.url }, ...(await takeSnapshot(c, w.id, startDay, endDay)) };
+}
+
 export async function createReport(c: Caller, input: CreateReport) {
   const w = await websiteFor(c, input.website_id, VIEW);
-  const snapshot: ReportSnapshot = { website: { name: w.name, url: w.url }, ...(await takeSnapshot(c, w.id, input.start_date, input.end_date)) };
+  const snapshot = await snapshotOf(c, w, input.start_date, input.end_date);
   const title = input.title ?? `${w.name}: ${input.start_date} to ${input.end_date}`;
   const report = await writeThenRead(
     c,

@@ -12,5 +12,14 @@ export const reports: AreaManifest<'reports'> = {
   feed: {
     ReportCreated: entryOf('report', 'created', (e) => [e.data.report_id]),
     ReportDeleted: entryOf('report', 'deleted', (e) => [e.data.report_id]),
+    ReportScheduleCreated: entryOf('report_schedule', 'created', (e) => [e.data.schedule_id], 'website_id'),
+    ReportScheduleUpdated: entryOf('report_schedule', 'updated', (e) => [e.data.schedule_id]),
+    ReportScheduleDeleted: entryOf('report_schedule', 'deleted', (e) => [e.data.schedule_id]),
   },
+  notInFeed: [
+    {
+      why: "a schedule's period at work: the report it makes is in the feed (report.created), its emails in the outbox",
+      types: ['ReportSchedulePeriodClaimed', 'ReportSchedulePeriodSent'],
+    },
+  ],
 };

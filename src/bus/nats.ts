@@ -241,6 +241,7 @@ export async function openNatsBus(url: string, logger: Logger, options: NatsBusO
 
   class NatsConsumer implements Consumer {
     private readonly types: Set<string>;
+    private readonly subjects: Set<string>;
     private readonly concurrency: number;
     private readonly maxDeliver: number;
     private readonly backoffMs: readonly number[];
@@ -255,7 +256,7 @@ export async function openNatsBus(url: string, logger: Logger, options: NatsBusO
 
     constructor(private readonly opts: ConsumeOptions) {
       this.types = new Set(opts.types);
-      for (const t of this.types) subjectOf(t);
+      this.subjects = new Set([...this.types].map(subjectOf));
       this.concurrency = Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY);
       this.maxDeliver = Math.max(1, opts.maxDeliver ?? DEFAULT_MAX_DELIVER);
       this.backoffMs = opts.backoffMs ?? DEFAULT_BACKOFF_MS;
@@ -366,6 +367,12 @@ export async function openNatsBus(url: string, logger: Logger, options: NatsBusO
     }
 
     private dispatch(m: JsMsg): void {
+      // outside this durable's types (a stream-wide filter on servers before 2.10): told by its subject, never parsed,
+      // and holding no slot
+      if (!this.subjects.has(m.subject)) {
+        m.ack();
+        return;
+      }
       if (this.stopping) {
         m.nak(); // another instance takes it now rather than after ack_wait
         return;
@@ -386,10 +393,6 @@ export async function openNatsBus(url: string, logger: Logger, options: NatsBusO
       } catch (err) {
         this.clog.error({ err, subject: m.subject, seq: m.seq }, 'bus: undecodable message terminated');
         m.term();
-        return;
-      }
-      if (!this.types.has(msg.type)) {
-        m.ack(); // outside this durable's types (stream-wide filter on servers before 2.10)
         return;
       }
       const count = m.info.redeliveryCount;

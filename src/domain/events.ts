@@ -918,6 +918,30 @@ export const catalogue = {
     snapshot: z.record(z.string(), z.unknown()),
   }),
   ReportDeleted: z.object({ report_id: z.string() }),
+  // a report schedule (stream report-schedule-<id>): each period's report made and mailed once (claimed, then sent)
+  ReportScheduleCreated: z.object({
+    schedule_id: z.string(),
+    website_id: z.string(),
+    frequency: z.enum(['weekly', 'monthly']),
+    recipients: z.array(z.string()),
+  }),
+  ReportScheduleUpdated: z.object({
+    schedule_id: z.string(),
+    frequency: z.enum(['weekly', 'monthly']).optional(),
+    recipients: z.array(z.string()).optional(),
+  }),
+  ReportScheduleDeleted: z.object({ schedule_id: z.string() }),
+  /** the period (`weekly:<monday>` or `monthly:<yyyy-mm>`) taken by one instance: its report has this id */
+  ReportSchedulePeriodClaimed: z.object({
+    schedule_id: z.string(),
+    period: z.string(),
+    start_date: z.string(),
+    end_date: z.string(),
+    report_id: z.string(),
+    claimed_at: z.string(),
+  }),
+  /** the period's report made and its emails asked of the outbox */
+  ReportSchedulePeriodSent: z.object({ schedule_id: z.string(), period: z.string(), report_id: z.string(), recipients: z.number() }),
 } as const;
 
 export type EventType = keyof typeof catalogue;

@@ -41,6 +41,8 @@ export const asLabel = <S extends z.ZodString>(s: S): S =>
   s.refine((v) => !CONTROL.test(v), LABEL_CONTROL).refine((v) => !BIDI.test(v), LABEL_BIDI) as S;
 
 export const Uuid = text().uuid({ message: 'must be a UUID' });
+/** One address the outbox can mail (it takes at most 254 characters): valid text first, so NUL is named as such. */
+export const EmailAddress = text().email('must be an email address').max(254, 'must be at most 254 characters');
 /** The website (brand) an operation is about: one of the key's websites. */
 export const WebsiteId = Uuid.describe('The website (brand) id');
 /** The id of one record of a website ("competitor", "topic", ...): `Uuid` with its description. */

@@ -102,7 +102,99 @@ const alert = define({
   },
 });
 
-export const emailTemplates = { invitation, alert } as const;
+const Num = z.number().finite();
+const Day = z.iso.date();
+const VERDICT_WORDS = { up: 'up', down: 'down', within_noise: 'within noise', insufficient_data: 'insufficient data' } as const;
+const percent = (v: number | null) => (v === null ? '—' : `${Math.round(v * 10) / 10} %`);
+const points = (v: number | null) => (v === null ? '—' : `${v > 0 ? '+' : ''}${Math.round(v * 10) / 10} pts`);
+
+/** A table mail clients render: inline styles, cellpadding; every cell escaped. */
+function emailTable(head: string[], rows: (string | number)[][]): Html {
+  return html`<table role="presentation" cellpadding="0" cellspacing="0" border="0" width="100%" style="border-collapse:collapse;margin:0 0 20px">
+<tr>${head.map((h) => html`<th style="text-align:left;padding:6px 8px;border-bottom:2px solid #d9dee5;font-size:13px;color:#5b6574">${h}</th>`)}</tr>
+${rows.map((r) => html`<tr>${r.map((c) => html`<td style="padding:6px 8px;border-bottom:1px solid #e8ebf0;font-size:14px">${c}</td>`)}</tr>`)}
+</table>`;
+}
+
+/** Text columns padded to their widest cell. */
+function textTable(head: string[], rows: (string | number)[][]): string {
+  const all = [head, ...rows.map((r) => r.map(String))];
+  const widths = head.map((_, i) => Math.max(...all.map((r) => line(String(r[i])).length)));
+  return all
+    .map((r) =>
+      r
+        .map((c, i) => line(String(c)).padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+const scheduledReport = define({
+  params: z.object({
+    website: Name,
+    frequency: z.enum(['weekly', 'monthly']),
+    start_date: Day,
+    end_date: Day,
+    report_url: HttpUrl,
+    responses: Num,
+    rates: z.array(z.object({ name: Name, is_self: z.boolean(), mention_rate: Num, ci95: z.tuple([Num, Num]).nullable() })).max(50),
+    comparison: z
+      .array(
+        z.object({
+          name: Name,
+          current: Num.nullable(),
+          previous: Num.nullable(),
+          change: Num.nullable(),
+          verdict: z.enum(['up', 'down', 'within_noise', 'insufficient_data']),
+        }),
+      )
+      .max(50),
+    sources: z.array(z.object({ domain: Name, retrieved: Num, cited: Num })).max(20),
+  }),
+  render(p) {
+    const website = line(p.website);
+    const period = `${p.start_date} to ${p.end_date}`;
+    const title = `${website}: ${p.frequency} report, ${period}`;
+    const rateRows = p.rates.map((r) => [
+      `${line(r.name)}${r.is_self ? ' (you)' : ''}`,
+      percent(r.mention_rate),
+      r.ci95 ? `${percent(r.ci95[0])} to ${percent(r.ci95[1])}` : '—',
+    ]);
+    const rateHead = ['Brand', 'Mention rate', '95% interval'];
+    const cmpRows = p.comparison.map((r) => [line(r.name), percent(r.previous), percent(r.current), points(r.change), VERDICT_WORDS[r.verdict]]);
+    const cmpHead = ['Brand', 'Period before', 'This period', 'Change', 'Verdict'];
+    const srcRows = p.sources.map((r) => [line(r.domain), r.retrieved, r.cited]);
+    const srcHead = ['Source', 'Retrieved', 'Cited'];
+    const section = (name: string, head: string[], rows: (string | number)[][], none: string) => ({
+      text: [name, rows.length ? textTable(head, rows) : none, ''].join('\n'),
+      html: html`<h2 style="font-size:16px;margin:20px 0 8px">${name}</h2>${rows.length ? emailTable(head, rows) : html`<p style="margin:0 0 12px;color:#5b6574">${none}</p>`}`,
+    });
+    const sections = [
+      section('Mention rate', rateHead, rateRows, 'No answers in this period.'),
+      section('Compared with the period before', cmpHead, cmpRows, 'No answers to compare.'),
+      section('Top sources', srcHead, srcRows, 'No sources retrieved or cited in this period.'),
+    ];
+    const text = [
+      'Hello,',
+      '',
+      `The ${p.frequency} report of ${website} for ${period} (${p.responses} answers):`,
+      '',
+      ...sections.map((x) => x.text),
+      'The full report, with its charts:',
+      p.report_url,
+      '',
+    ].join('\n');
+    const body = html`<h1 style="font-size:20px;line-height:1.3;margin:0 0 16px">${title}</h1>
+<p style="margin:0 0 12px">${p.responses} answers from ${period}.</p>
+${sections.map((x) => x.html)}
+<p style="margin:20px 0"><a href="${p.report_url}" style="display:inline-block;background:#1f5fbf;color:#ffffff;text-decoration:none;padding:10px 18px;border-radius:6px;font-weight:600">Open the full report</a></p>
+<p style="margin:0;font-size:14px;color:#5b6574">Or open this link: <a href="${p.report_url}" style="color:#1f5fbf">${p.report_url}</a></p>`;
+    return { subject: line(`aivis: ${title}`).slice(0, 200), text, html: emailHtml(title, body) };
+  },
+});
+
+export const emailTemplates = { invitation, alert, scheduled_report: scheduledReport } as const;
 
 export type TemplateName = keyof typeof emailTemplates;
 export type TemplateParams<T extends TemplateName> = z.input<(typeof emailTemplates)[T]['params']>;

@@ -33,7 +33,7 @@ function probeWithUnrecordableSteps(runs: Map<string, number>): JobSpec<ProbeSta
           runs.set(ctx.jobId, (runs.get(ctx.jobId) ?? 0) + 1);
           const out = await step.run(ctx);
           if (!out.events) return out;
-          return { ...out, events: out.events.map((e) => ({ ...e, data: { ...e.data, worker: 'host \ud800' } }) as typeof e) };
+          return { ...out, events: out.events.map((e) => ({ ...e, data: { ...e.data, worker: 'host \ud800' } }) as unknown as typeof e) };
         },
       };
     },

@@ -85,6 +85,7 @@ function sample(s0: Js, name: string, all: boolean, variant = 0): unknown {
   if (isType(s, 'array')) return Array.from({ length: Math.max(s.minItems ?? 0, all ? 1 : 0) }, () => sample(s.items ?? {}, name, all, variant));
   if (isType(s, 'string')) {
     if (s.format === 'uuid') return UUID;
+    if (s.format === 'email') return 'person@example.com';
     if (name in HINTS) return HINTS[name][variant % HINTS[name].length];
     if (/_ids?$/.test(name)) return UUID;
     if (s.format === 'date') return '2026-01-01';

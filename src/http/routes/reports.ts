@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { ReportAnswer, ReportList } from '../../../queries/reports/views';
+import { CreateReportSchedule, UpdateReportSchedule } from '../../../commands/reports/schedule';
+import { ReportAnswer, ReportList, ReportScheduleAnswer, ReportScheduleList } from '../../../queries/reports/views';
+import * as schedules from '../../app/report-schedules';
 import * as reports from '../../app/reports';
 import { sendPage } from '../../pages/layout';
 import { websiteReportNotFoundPage, websiteReportPage } from '../../pages/website-report';
@@ -53,6 +55,62 @@ export const reportRoutes = [
     responses: { 204: z.null().describe('No content') },
     handler: async (ctx) => {
       await reports.deleteReport(ctx, ctx.params.report_id);
+      return ctx.reply.code(204).send();
+    },
+  }),
+  route({
+    method: 'POST',
+    url: '/api/v1/report-schedules',
+    summary: "Schedule a website's report: each week (Monday to Sunday, UTC) or month that ends, its report is made and mailed to 1 to 20 recipients",
+    tag: TAG,
+    extension: true,
+    body: CreateReportSchedule,
+    status: 201,
+    responses: { 201: ReportScheduleAnswer },
+    handler: (ctx) => schedules.createReportSchedule(ctx, ctx.body),
+  }),
+  route({
+    method: 'GET',
+    url: '/api/v1/report-schedules',
+    summary: "A website's report schedules, oldest first, each with the last period it sent",
+    tag: TAG,
+    extension: true,
+    query: schedules.ReportSchedulesQuery,
+    responses: { 200: ReportScheduleList },
+    handler: (ctx) => schedules.listReportSchedules(ctx, ctx.query.website_id),
+  }),
+  route({
+    method: 'GET',
+    url: '/api/v1/report-schedules/:schedule_id',
+    summary: 'One report schedule',
+    tag: TAG,
+    extension: true,
+    params: schedules.ReportScheduleParams,
+    responses: { 200: ReportScheduleAnswer },
+    handler: (ctx) => schedules.getReportSchedule(ctx, ctx.params.schedule_id),
+  }),
+  route({
+    method: 'PATCH',
+    url: '/api/v1/report-schedules/:schedule_id',
+    summary: "Change a report schedule's frequency or recipients (from the next period that ends)",
+    tag: TAG,
+    extension: true,
+    params: schedules.ReportScheduleParams,
+    body: UpdateReportSchedule,
+    responses: { 200: ReportScheduleAnswer },
+    handler: (ctx) => schedules.updateReportSchedule(ctx, ctx.params.schedule_id, ctx.body),
+  }),
+  route({
+    method: 'DELETE',
+    url: '/api/v1/report-schedules/:schedule_id',
+    summary: 'Delete a report schedule: no period is mailed from then on (its reports stay)',
+    tag: TAG,
+    extension: true,
+    params: schedules.ReportScheduleParams,
+    status: 204,
+    responses: { 204: z.null().describe('No content') },
+    handler: async (ctx) => {
+      await schedules.deleteReportSchedule(ctx, ctx.params.schedule_id);
       return ctx.reply.code(204).send();
     },
   }),
