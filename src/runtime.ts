@@ -34,8 +34,6 @@ import { startResponseWorkers } from './workers/responses';
 import { BUS_STREAM_PREFIXES, busEventTypes } from './workers/types';
 import { startRunEnds } from './workers/run-ends';
 import { startScheduler } from './workers/scheduler';
-import { startReportSchedules } from './workers/report-schedules';
-import { appDepsOf } from './app/context';
 import { migrateSweeper, startSweeper } from './workers/sweeper';
 import { migrateUnrecorded } from './workers/unrecorded';
 
@@ -255,6 +253,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
           db: database.db,
           outbound,
           composed,
+          runtime,
           waitForReadModels: (p: Position, names: readonly ReadModelName[]) => runtime.waitForReadModels(p, names),
         };
         for (const w of areaWorkers) {
@@ -262,9 +261,6 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
           if (started) workers.push(started);
         }
         if (config.scheduler) workers.push(startScheduler({ ...deps }));
-        if (config.scheduler) {
-          workers.push(startReportSchedules({ ...appDepsOf(runtime, outbound), now: options.now }));
-        }
       },
       async close() {
         for (const w of workers.reverse()) await w.stop();

@@ -11,7 +11,7 @@ import type { RouteDef } from '../http/route';
 import type { Logger } from '../logger';
 import type { ToolDef } from '../mcp/tool';
 import type { Outbound } from '../net/safe-fetch';
-import type { RuntimeOptions } from '../runtime';
+import type { Runtime, RuntimeOptions } from '../runtime';
 import type { JobKindDeps, JobSpec } from '../workers/jobs';
 import type { ReadModelName } from '.';
 
@@ -43,6 +43,8 @@ export interface AreaWorkerDeps {
   outbound: Outbound;
   now?: () => Date;
   composed: Composed;
+  /** the runtime itself, for a worker that runs the area's operations (src/app) */
+  runtime: Runtime;
   /** read your writes: waits (bounded) until the named read models have passed position */
   waitForReadModels(position: Position, names: readonly ReadModelName[]): Promise<boolean>;
 }

@@ -2,6 +2,8 @@ import { entryOf } from '../../projections/activity';
 import { reportsProjection } from '../../projections/reports';
 import { reportRoutes } from '../http/routes/reports';
 import { reportTools } from '../mcp/tools/reports';
+import { appDepsOf } from '../app/context';
+import { startReportSchedules } from '../workers/report-schedules';
 import type { AreaManifest } from './manifest';
 
 /** Website reports: snapshots of a website's numbers for a period, shared by link. */
@@ -21,5 +23,9 @@ export const reports: AreaManifest<'reports'> = {
       why: "a schedule's period at work: the report it makes is in the feed (report.created), its emails in the outbox",
       types: ['ReportSchedulePeriodClaimed', 'ReportSchedulePeriodSent'],
     },
+  ],
+  // each ended period's report, mailed once (SCHEDULER=on, as the other schedules)
+  workers: [
+    { start: ({ config, runtime, outbound, now }) => (config.scheduler ? startReportSchedules({ ...appDepsOf(runtime, outbound), now }) : null) },
   ],
 };
