@@ -22,8 +22,31 @@ export const affected = (id: string, carried: string[]) => (carried.length < 100
 /** A Postgres array literal (each element quoted), so a list of ids travels as one element of a text[] column array. */
 const pgArray = (xs: string[]) => `{${xs.map((x) => `"${x.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
 
-/** null: this event of the type is no change of a resource (a job end of a kind the feed does not show) */
-type Mapper<T extends EventType> = (e: Extract<TypedEvent, { type: T }>) => FeedEntry | null;
+type Of<T extends EventType> = Extract<TypedEvent, { type: T }>;
+
+/**
+ * An event type's feed entry (null: this event of the type is no change of a resource, a job end of a kind the feed
+ * does not show), and every `{entity_type}.{change_type}` it can be: the words a webhook subscribes to.
+ */
+type Mapper<T extends EventType> = ((e: Of<T>) => FeedEntry | null) & { readonly words: readonly string[] };
+
+/**
+ * Every event of the type is one entry: its entity type and change, the ids it names, and its website: null for an
+ * organization-level change, `'website_id'` for the one the event's data names, left out for the event's own.
+ */
+export const entryOf = <T extends EventType>(
+  entity_type: string,
+  change_type: string,
+  ids: (e: Of<T>) => string[] | null,
+  website?: null | (keyof Of<T>['data'] & 'website_id'),
+): Mapper<T> =>
+  Object.assign((e: Of<T>) => entry(entity_type, change_type, ids(e), website && (e.data as { website_id: string | null }).website_id), {
+    words: [`${entity_type}.${change_type}`],
+  });
+
+/** An event type whose entry's words depend on the event: every word it can be, and the mapping. */
+export const entriesOf = <T extends EventType>(words: readonly string[], map: (e: Of<T>) => FeedEntry | null): Mapper<T> =>
+  Object.assign(map, { words });
 
 /** Event types that change a resource, each as a feed entry: an area's manifest maps its own (src/areas/). */
 export type FeedMapping = { [T in EventType]?: Mapper<T> };

@@ -1,4 +1,3 @@
-import type { ModelId } from './domain/models';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMemoryBus } from './bus/memory';
@@ -26,23 +25,15 @@ import type { Logger } from './logger';
 import { factsCache, warmMetrics } from '../queries/metrics/metrics';
 import { realignSite } from '../projections/answers/realign';
 import { startJobSweeper } from './workers/job-sweeper';
-import { feed as feedMapping, JOB_KINDS, jobSpecs, type ReadModelName, readModels } from './areas';
-import { migrateWebhookDeliveries, startWebhookWorkers, webhookBusTypes } from './workers/webhooks';
-import { ALERT_BUS_TYPES, startAlertWorkers } from './workers/alerts';
-import { checkAiAccess } from './analysis/ai-access';
+import type { Composed } from './areas/manifest';
+import { areaWorkers, composed, JOB_KINDS, jobSpecs, type ReadModelName, readModels, workerBusTypes } from './areas';
 import { type JobSpec, startJobWorker } from './workers/jobs';
-import { createFileTransport, createSmtpTransport, type MailTransport } from './email/transport';
-import { type EmailWorkerDeps, startEmailSweeper, startEmailWorkers } from './workers/email';
-import { startInvitationWorkers } from './workers/invitations';
-import { startEntityQualityWorkers } from './workers/entity-quality';
+import type { EmailWorkerDeps } from './workers/email';
 import { parseExtractor, startObservationWorkers } from './workers/observations';
 import { startResponseWorkers } from './workers/responses';
 import { BUS_STREAM_PREFIXES, busEventTypes } from './workers/types';
 import { startRunEnds } from './workers/run-ends';
 import { startScheduler } from './workers/scheduler';
-import { startAiValueScheduler } from './workers/ai-value';
-import { startReportSchedules } from './workers/report-schedules';
-import { appDepsOf } from './app/context';
 import { migrateSweeper, startSweeper } from './workers/sweeper';
 import { migrateUnrecorded } from './workers/unrecorded';
 
@@ -56,6 +47,8 @@ export interface Runtime {
   runners: Map<string, ProjectionRunner>;
   /** the checkpointed relay from the event store to the bus */
   relay: ProjectionRunner;
+  /** what the registry composed from every area's manifest (the activity feed's mapping, the kinds of job), for the layers below it */
+  composed: Composed;
   /** answer engines per model (simulated, or live provider adapters; a model without a key is reported at start) */
   engines: Engines;
   /**
@@ -64,7 +57,7 @@ export interface Runtime {
    */
   waitForReadModels(position: Position | null, names: readonly ReadModelName[] | 'all', timeoutMs?: number): Promise<boolean>;
   startProjections(): Promise<void>;
-  /** response, observation, job and email workers, run ends, the scheduler and the sweepers of lost units, jobs and emails (after startProjections) */
+  /** response, observation and job workers, run ends, the scheduler, the sweepers of lost units and jobs, and every area's workers (after startProjections) */
   startWorkers(): Promise<void>;
   close(): Promise<void>;
 }
@@ -124,7 +117,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     closers.push(() => database.close());
     await migrateLimits(database.db);
     await migrateUnrecorded(database.db);
-    await migrateWebhookDeliveries(database.db);
+    for (const w of areaWorkers) await w.migrate?.(database.db);
 
     let log: EventStore;
     if (config.eventstoreUrl) {
@@ -157,11 +150,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     // the bus carries what workers consume (answers are large: nothing else rides along for nobody)
     const extractor = parseExtractor(config.observationExtractor);
     const relay = new ProjectionRunner({
-      projection: createRelayProjection(
-        bus,
-        [...new Set([...busEventTypes(extractor, JOB_KINDS), ...webhookBusTypes(feedMapping), ...ALERT_BUS_TYPES])],
-        BUS_STREAM_PREFIXES,
-      ),
+      projection: createRelayProjection(bus, [...new Set([...busEventTypes(extractor, JOB_KINDS), ...workerBusTypes])], BUS_STREAM_PREFIXES),
       store,
       db: database.db,
       logger,
@@ -196,6 +185,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       bus,
       runners,
       relay,
+      composed,
       engines,
       async waitForReadModels(position, names, timeoutMs = 5000) {
         if (!position || !started) return true;
@@ -229,14 +219,6 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         workers.push(runEnds);
         workers.push(await startResponseWorkers({ ...deps, extractor, concurrency: config.workerConcurrency, onOutcome: (p) => runEnds.poke(p) }));
         workers.push(await startObservationWorkers({ ...deps, extractor }));
-        workers.push(
-          await startEntityQualityWorkers({
-            ...deps,
-            factJudge: engines.mode === 'simulated' ? undefined : { engines, model: config.contentModel as ModelId },
-            waitForSuggestions: (p) => runtime.waitForReadModels(p, ['competitor_suggestions']),
-            waitForConflicts: (p) => runtime.waitForReadModels(p, ['fact_conflicts']),
-          }),
-        );
         workers.push(startSweeper({ db: database.db, bus, logger }));
         const outbound = options.outbound ?? { fetch: options.jobs?.fetch ?? createSafeFetcher() };
         const specs =
@@ -263,43 +245,22 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
             maxWakes: options.jobs?.maxWakes,
           }),
         );
-        const { sweepEveryMs, sweepMinAgeMs, ...email } = options.email ?? {};
-        const transport: MailTransport =
-          email.transport ?? (config.smtpUrl ? createSmtpTransport(config.smtpUrl) : createFileTransport(join(config.dataDir, 'outbox')));
-        workers.push({ stop: async () => transport.close() });
-        workers.push(await startEmailWorkers({ store, bus, logger, now: options.now, from: config.mailFrom, ...email, transport }));
-        workers.push(startEmailSweeper({ db: database.db, bus, logger, everyMs: sweepEveryMs, minAgeMs: sweepMinAgeMs }));
-        workers.push(await startInvitationWorkers({ store, bus, logger, publicBaseUrl: config.publicBaseUrl, now: options.now }));
-        workers.push(
-          await startWebhookWorkers({
-            db: database.db,
-            store,
-            bus,
-            logger,
-            feed: feedMapping,
-            retryScheduleS: config.webhookRetryScheduleS,
-            ...options.webhooks,
-            // one pool of connections: many deliveries to few endpoints
-            fetch: options.webhooks?.fetch ?? createSafeFetcher({ keepAlive: true, ...(config.webhookAllowPrivate && { allowAddress: () => true }) }),
-          }),
-        );
-        workers.push(
-          await startAlertWorkers({
-            db: database.db,
-            store,
-            bus,
-            logger,
-            now: options.now,
-            waitForReadModels: (p) => runtime.waitForReadModels(p, ['runs', 'answers', 'alerts']),
-            daily: config.scheduler,
-            checkAccess: (domain) => checkAiAccess(domain, { fetch: outbound.fetch, baseUrl: outbound.baseUrl }),
-          }),
-        );
-        if (config.scheduler) workers.push(startScheduler({ ...deps }));
-        if (config.scheduler) workers.push(startAiValueScheduler({ db: database.db, store, logger, now: options.now }));
-        if (config.scheduler) {
-          workers.push(startReportSchedules({ ...appDepsOf(runtime, outbound), now: options.now }));
+        // each area's own workers (src/areas/<area>.ts), in registry order
+        const areaDeps = {
+          ...deps,
+          config,
+          options,
+          db: database.db,
+          outbound,
+          composed,
+          runtime,
+          waitForReadModels: (p: Position, names: readonly ReadModelName[]) => runtime.waitForReadModels(p, names),
+        };
+        for (const w of areaWorkers) {
+          const started = await w.start(areaDeps);
+          if (started) workers.push(started);
         }
+        if (config.scheduler) workers.push(startScheduler({ ...deps }));
       },
       async close() {
         for (const w of workers.reverse()) await w.stop();

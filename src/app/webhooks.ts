@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { isWebhookEventType, WEBHOOK_EVENT_TYPES_LIST } from '../../commands/webhooks/event-types';
+import { webhookEventTypes } from '../../commands/webhooks/event-types';
 import * as webhookCommands from '../../commands/webhooks/webhook';
 import { type CreateWebhook, type UpdateWebhook, WEBHOOK_NOT_FOUND } from '../../commands/webhooks/webhook';
 import * as webhookQueries from '../../queries/webhooks/webhooks';
@@ -51,10 +51,11 @@ export function checkWebhookUrl(raw: string, allowPrivate: boolean): string {
   return u.href;
 }
 
-function checkEventTypes(types: string[]): string[] {
+function checkEventTypes(c: Caller, types: string[]): string[] {
   const list = [...new Set(types)];
   if (list.includes('*') && list.length > 1) bad('event_types: "*" stands alone');
-  for (const t of list) if (t !== '*' && !isWebhookEventType(t)) bad(`event_types: unknown event type ${JSON.stringify(t)}`);
+  const known = webhookEventTypes(c.deps.rt.composed.feed);
+  for (const t of list) if (t !== '*' && !known.has(t)) bad(`event_types: unknown event type ${JSON.stringify(t)}`);
   return list;
 }
 
@@ -82,7 +83,7 @@ const read = (c: Caller, id: string) => () => webhookQueries.getWebhook(dbOf(c),
 export async function createWebhook(c: Caller, input: CreateWebhook): Promise<{ webhook: WebhookView; secret: string }> {
   gate(c, MANAGE);
   const url = checkWebhookUrl(input.url, c.deps.rt.config.webhookAllowPrivate);
-  const event_types = checkEventTypes(input.event_types);
+  const event_types = checkEventTypes(c, input.event_types);
   const website_ids = await checkWebsites(c, input.website_ids);
   return writeThenRead(
     c,
@@ -111,7 +112,7 @@ export async function updateWebhook(c: Caller, id: string, input: UpdateWebhook)
   const patch = {
     ...input,
     url: input.url === undefined ? undefined : checkWebhookUrl(input.url, c.deps.rt.config.webhookAllowPrivate),
-    event_types: input.event_types === undefined ? undefined : checkEventTypes(input.event_types),
+    event_types: input.event_types === undefined ? undefined : checkEventTypes(c, input.event_types),
     website_ids: input.website_ids === undefined ? undefined : await checkWebsites(c, input.website_ids),
   };
   const webhook = await writeThenRead(c, webhookCommands.updateWebhook(commandContextOf(c), id, patch), READS, read(c, id));
@@ -164,7 +165,7 @@ export async function testWebhook(c: Caller, id: string): Promise<{ delivery_id:
 
 export function eventTypes(c: Caller): { event_types: string[] } {
   gate(c, VIEW);
-  return { event_types: [...WEBHOOK_EVENT_TYPES_LIST] };
+  return { event_types: [...webhookEventTypes(c.deps.rt.composed.feed)] };
 }
 
 export const DeliveriesQuery = z.strictObject({

@@ -1,7 +1,9 @@
-import { entry } from '../../projections/activity';
+import { entriesOf, entry, entryOf } from '../../projections/activity';
 import { alertsProjection } from '../../projections/alerts';
 import { alertRoutes } from '../http/routes/alerts';
 import { alertTools } from '../mcp/tools/alerts';
+import { checkAiAccess } from '../analysis/ai-access';
+import { ALERT_BUS_TYPES, startAlertWorkers } from '../workers/alerts';
 import type { AreaManifest } from './manifest';
 
 /** Alert rules and the alerts they fire; evaluated at a run's end, after an import and daily (src/workers/alerts.ts). */
@@ -10,11 +12,27 @@ export const alerts: AreaManifest<'alerts'> = {
   routes: alertRoutes,
   tools: alertTools,
   feed: {
-    AlertRuleCreated: (e) => entry('alert_rule', 'created', [e.data.rule_id], e.data.website_id),
-    AlertRuleUpdated: (e) => entry('alert_rule', 'updated', [e.data.rule_id]),
-    AlertRuleDeleted: (e) => entry('alert_rule', 'deleted', [e.data.rule_id]),
+    AlertRuleCreated: entryOf('alert_rule', 'created', (e) => [e.data.rule_id], 'website_id'),
+    AlertRuleUpdated: entryOf('alert_rule', 'updated', (e) => [e.data.rule_id]),
+    AlertRuleDeleted: entryOf('alert_rule', 'deleted', (e) => [e.data.rule_id]),
     // the alert's own feed entry is this event, delivered as alert.fired (src/workers/webhooks.ts)
-    AlertFired: (e) => entry('alert', 'fired', [e.data.alert.id], e.data.alert.website_id),
-    AlertAcknowledged: (e) => entry('alert', 'acknowledged', [e.data.alert_id]),
+    AlertFired: entriesOf(['alert.fired'], (e) => entry('alert', 'fired', [e.data.alert.id], e.data.alert.website_id)),
+    AlertAcknowledged: entryOf('alert', 'acknowledged', (e) => [e.data.alert_id]),
   },
+  workers: [
+    {
+      busTypes: ALERT_BUS_TYPES,
+      start: ({ config, db, store, bus, logger, now, outbound, waitForReadModels }) =>
+        startAlertWorkers({
+          db,
+          store,
+          bus,
+          logger,
+          now,
+          waitForReadModels: (p) => waitForReadModels(p, ['runs', 'answers', 'alerts']),
+          daily: config.scheduler,
+          checkAccess: (domain) => checkAiAccess(domain, { fetch: outbound.fetch, baseUrl: outbound.baseUrl }),
+        }),
+    },
+  ],
 };

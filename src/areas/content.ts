@@ -2,7 +2,7 @@ import { contentProjection } from '../../projections/content';
 import { contentRoutes } from '../http/routes/content';
 import { contentTools } from '../mcp/tools/content';
 import { contentJob } from '../workers/content';
-import { entry } from '../../projections/activity';
+import { entryOf } from '../../projections/activity';
 import type { AreaManifest } from './manifest';
 
 /** Content items, sheets and columns, and the content pipeline. */
@@ -18,20 +18,20 @@ export const content: AreaManifest<'content'> = {
     },
   },
   feed: {
-    ContentTracked: (e) => entry('content', 'created', [e.data.content_id], e.data.website_id),
-    ContentTitleChanged: (e) => entry('content', 'updated', [e.data.content_id], e.data.website_id),
-    ContentDeleted: (e) => entry('content', 'deleted', [e.data.content_id], e.data.website_id),
-    ContentSheetCreated: (e) => entry('content_sheet', 'created', [e.data.sheet_id], e.data.website_id),
-    ContentColumnCreated: (e) => entry('content_column', 'created', [e.data.column_id, e.data.sheet_id], e.data.website_id),
-    ContentColumnOptionsAdded: (e) => entry('content_column', 'updated', [e.data.column_id, e.data.sheet_id], e.data.website_id),
-    ContentGenerationRequested: (e) => entry('content', 'generation_requested', [e.data.content_id]),
-    ContentBriefGenerated: (e) => entry('content', 'brief_generated', [e.data.content_id]),
-    ContentBriefApproved: (e) => entry('content', 'brief_approved', [e.data.content_id]),
-    ContentArticleGenerated: (e) => entry('content', 'generated', [e.data.content_id]),
-    ContentReviewed: (e) => entry('content', 'optimized', [e.data.content_id]),
-    ContentPublished: (e) => entry('content', 'published', [e.data.content_id]),
-    ContentEdited: (e) => entry('content', 'edited', [e.data.content_id]),
-    ContentRevised: (e) => entry('content', 'revised', [e.data.content_id]),
+    ContentTracked: entryOf('content', 'created', (e) => [e.data.content_id], 'website_id'),
+    ContentTitleChanged: entryOf('content', 'updated', (e) => [e.data.content_id], 'website_id'),
+    ContentDeleted: entryOf('content', 'deleted', (e) => [e.data.content_id], 'website_id'),
+    ContentSheetCreated: entryOf('content_sheet', 'created', (e) => [e.data.sheet_id], 'website_id'),
+    ContentColumnCreated: entryOf('content_column', 'created', (e) => [e.data.column_id, e.data.sheet_id], 'website_id'),
+    ContentColumnOptionsAdded: entryOf('content_column', 'updated', (e) => [e.data.column_id, e.data.sheet_id], 'website_id'),
+    ContentGenerationRequested: entryOf('content', 'generation_requested', (e) => [e.data.content_id]),
+    ContentBriefGenerated: entryOf('content', 'brief_generated', (e) => [e.data.content_id]),
+    ContentBriefApproved: entryOf('content', 'brief_approved', (e) => [e.data.content_id]),
+    ContentArticleGenerated: entryOf('content', 'generated', (e) => [e.data.content_id]),
+    ContentReviewed: entryOf('content', 'optimized', (e) => [e.data.content_id]),
+    ContentPublished: entryOf('content', 'published', (e) => [e.data.content_id]),
+    ContentEdited: entryOf('content', 'edited', (e) => [e.data.content_id]),
+    ContentRevised: entryOf('content', 'revised', (e) => [e.data.content_id]),
   },
   notInFeed: [
     {

@@ -1,7 +1,7 @@
 import { creditsProjection } from '../../projections/credits';
 import { creditsRoutes } from '../http/routes/credits';
 import { creditsTools } from '../mcp/tools/credits';
-import { entry } from '../../projections/activity';
+import { entryOf } from '../../projections/activity';
 import type { AreaManifest } from './manifest';
 
 /** Credits granted and spent. */
@@ -10,7 +10,7 @@ export const credits: AreaManifest<'credits'> = {
   routes: creditsRoutes,
   tools: creditsTools,
   feed: {
-    CreditsGranted: (e) => entry('credit_grant', 'created', [e.data.grant_id], null),
+    CreditsGranted: entryOf('credit_grant', 'created', (e) => [e.data.grant_id], null),
   },
   notInFeed: [{ why: 'spending, one per answer or step: the credits ledger shows it', types: ['CreditsUsed', 'CreditsCharged'] }],
 };

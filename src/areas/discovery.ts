@@ -2,7 +2,7 @@ import { discoveryProjection } from '../../projections/discovery';
 import { discoveryRoutes } from '../http/routes/discovery';
 import { discoveryTools } from '../mcp/tools/discovery';
 import { discoveryJob } from '../workers/discovery';
-import { entry } from '../../projections/activity';
+import { entryOf } from '../../projections/activity';
 import type { AreaManifest } from './manifest';
 
 /** Prompt discovery runs. */
@@ -17,8 +17,8 @@ export const discovery: AreaManifest<'discovery'> = {
     },
   },
   feed: {
-    PromptDiscoveryCompleted: (e) => entry('prompt_discovery_run', 'completed', [e.data.run_id]),
-    PromptDiscoveryRequested: (e) => entry('prompt_discovery_run', 'created', [e.data.run_id], e.data.website_id),
-    PromptDiscoveryAccepted: (e) => entry('prompt_discovery_run', 'accepted', [e.data.run_id, ...e.data.prompt_ids]),
+    PromptDiscoveryCompleted: entryOf('prompt_discovery_run', 'completed', (e) => [e.data.run_id]),
+    PromptDiscoveryRequested: entryOf('prompt_discovery_run', 'created', (e) => [e.data.run_id], 'website_id'),
+    PromptDiscoveryAccepted: entryOf('prompt_discovery_run', 'accepted', (e) => [e.data.run_id, ...e.data.prompt_ids]),
   },
 };

@@ -1,9 +1,11 @@
 import { competitorSuggestionsProjection } from '../../projections/competitor-suggestions';
-import { entry } from '../../projections/activity';
+import { entryOf } from '../../projections/activity';
 import { factConflictsProjection } from '../../projections/fact-conflicts';
 import { suggestionId } from '../../commands/entity-quality/suggestions';
 import { entityQualityRoutes } from '../http/routes/entity-quality';
 import { entityQualityTools } from '../mcp/tools/entity-quality';
+import type { ModelId } from '../domain/models';
+import { ENTITY_QUALITY_WORKER_TYPES, startEntityQualityWorkers } from '../workers/entity-quality';
 import type { AreaManifest } from './manifest';
 
 /** Entity quality: competitor suggestions from the answers, and answers contradicting the brand's facts. */
@@ -13,10 +15,25 @@ export const entityQuality: AreaManifest<'competitor_suggestions' | 'fact_confli
   tools: entityQualityTools,
   feed: {
     // a name has no id of its own: the entry carries one derived from the website and the name
-    CompetitorSuggested: (e) => entry('competitor_suggestion', 'created', [suggestionId(e.data.website_id, e.data.key)]),
-    CompetitorSuggestionDismissed: (e) => entry('competitor_suggestion', 'dismissed', [suggestionId(e.data.website_id, e.data.key)]),
-    FactConflictDetected: (e) => entry('fact_conflict', 'detected', [e.data.conflict_id, e.data.fact_id]),
-    FactConflictResolved: (e) => entry('fact_conflict', 'resolved', [e.data.conflict_id]),
-    FactConflictDismissed: (e) => entry('fact_conflict', 'dismissed', [e.data.conflict_id]),
+    CompetitorSuggested: entryOf('competitor_suggestion', 'created', (e) => [suggestionId(e.data.website_id, e.data.key)]),
+    CompetitorSuggestionDismissed: entryOf('competitor_suggestion', 'dismissed', (e) => [suggestionId(e.data.website_id, e.data.key)]),
+    FactConflictDetected: entryOf('fact_conflict', 'detected', (e) => [e.data.conflict_id, e.data.fact_id]),
+    FactConflictResolved: entryOf('fact_conflict', 'resolved', (e) => [e.data.conflict_id]),
+    FactConflictDismissed: entryOf('fact_conflict', 'dismissed', (e) => [e.data.conflict_id]),
   },
+  workers: [
+    {
+      busTypes: ENTITY_QUALITY_WORKER_TYPES,
+      start: ({ config, store, db, bus, engines, logger, waitForReadModels }) =>
+        startEntityQualityWorkers({
+          store,
+          db,
+          bus,
+          logger,
+          factJudge: engines.mode === 'simulated' ? undefined : { engines, model: config.contentModel as ModelId },
+          waitForSuggestions: (p) => waitForReadModels(p, ['competitor_suggestions']),
+          waitForConflicts: (p) => waitForReadModels(p, ['fact_conflicts']),
+        }),
+    },
+  ],
 };

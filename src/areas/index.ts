@@ -2,10 +2,11 @@
  * The registry: every area, one line each (src/areas/<area>.ts, its manifest), in the order their routes and tools
  * are listed (the OpenAPI document's and tools/list's order) and their read models start. Every shared list is built
  * here from the manifests: the read models, the REST routes, the MCP tools, the kinds of job and their specs, the
- * activity feed's mapping. Nothing below imports this file at runtime: what a lower layer needs (the job kinds, the
- * feed) is handed to it from here or from the runtime.
+ * activity feed's mapping, the areas' workers and the bus types they consume. Nothing below imports this file at
+ * runtime: what a lower layer needs (the job kinds, the feed) is handed to it from here or from the runtime.
  */
 import type { FeedMapping } from '../../projections/activity';
+import type { EventType } from '../domain/events';
 import type { JobKindDefinition, JobKinds } from '../domain/jobs';
 import type { Projection } from '../eventstore/projection';
 import type { RouteDef } from '../http/route';
@@ -28,7 +29,7 @@ import { entityQuality } from './entity-quality';
 import { idempotency } from './idempotency';
 import { jobs } from './jobs';
 import { knowledge } from './knowledge';
-import type { AreaManifest, Composed } from './manifest';
+import type { AreaManifest, AreaWorker, Composed } from './manifest';
 import { metrics } from './metrics';
 import { observations } from './observations';
 import { organizations } from './organizations';
@@ -91,7 +92,14 @@ export const JOB_KINDS: JobKinds = Object.fromEntries(
 /** The kinds of job every instance runs. */
 export const jobSpecs = (deps: JobKindDeps): JobSpec<any>[] => jobEntries.map(([, job]) => job.spec(deps));
 
-const composed: Composed = { feed, jobKinds: JOB_KINDS };
+/** What every area's read models and workers may be built from: the feed and the kinds of job of all of them. */
+export const composed: Composed = { feed, jobKinds: JOB_KINDS };
+
+/** Every area's background worker, in registry order. */
+export const areaWorkers: AreaWorker[] = areas.flatMap((a) => a.workers ?? []);
+
+/** The event types the areas' workers consume from the bus. */
+export const workerBusTypes: EventType[] = areaWorkers.flatMap((w) => (typeof w.busTypes === 'function' ? w.busTypes(composed) : (w.busTypes ?? [])));
 
 /** Every read model, in the order they are started. */
 export const readModels: Projection[] = areas.flatMap((a) =>

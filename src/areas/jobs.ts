@@ -1,5 +1,5 @@
 import { jobsProjection } from '../../projections/jobs';
-import { entry } from '../../projections/activity';
+import { entriesOf, entry } from '../../projections/activity';
 import type { AreaManifest } from './manifest';
 
 /** Job kinds whose failure is a feed entry of their own entity type (pitches are organization-level: mapped apart). */
@@ -9,12 +9,12 @@ const FAILURES_SHOWN: Record<string, string> = { seo: 'seo_recommendation_job', 
 export const jobs: AreaManifest<'jobs'> = {
   readModels: { jobs: (all) => jobsProjection(all.jobKinds) },
   feed: {
-    JobFailed: (e) => {
+    JobFailed: entriesOf(['pitch.failed', ...Object.values(FAILURES_SHOWN).map((t) => `${t}.failed`)], (e) => {
       if (e.data.kind === 'pitch') return entry('pitch', 'failed', [e.data.job_id], null);
       // the jobs whose start and end the feed shows: their failure too (the website from the job's metadata)
       const entity_type = FAILURES_SHOWN[e.data.kind];
       return entity_type ? entry(entity_type, 'failed', [e.data.job_id]) : null;
-    },
+    }),
   },
   notInFeed: [{ why: "a job's start and success: its area's own events show its progress", types: ['JobStarted', 'JobSucceeded'] }],
 };

@@ -2,7 +2,7 @@ import { pitchesProjection } from '../../projections/pitches';
 import { pitchRoutes } from '../http/routes/pitches';
 import { pitchesTools } from '../mcp/tools/pitches';
 import { pitchJob } from '../workers/pitch';
-import { entry } from '../../projections/activity';
+import { entryOf } from '../../projections/activity';
 import type { AreaManifest } from './manifest';
 
 /** Pitch reports (organization-level). */
@@ -12,8 +12,8 @@ export const pitches: AreaManifest<'pitches'> = {
   tools: pitchesTools,
   jobs: { pitch: { requested: 'PitchRequested', spec: (deps) => pitchJob(deps) } },
   feed: {
-    PitchRequested: (e) => entry('pitch', 'created', [e.data.job_id], null),
-    PitchReportCompiled: (e) => entry('pitch', 'completed', [e.data.job_id], null),
+    PitchRequested: entryOf('pitch', 'created', (e) => [e.data.job_id], null),
+    PitchReportCompiled: entryOf('pitch', 'completed', (e) => [e.data.job_id], null),
   },
   notInFeed: [
     {

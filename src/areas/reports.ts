@@ -1,7 +1,9 @@
-import { entry } from '../../projections/activity';
+import { entryOf } from '../../projections/activity';
 import { reportsProjection } from '../../projections/reports';
 import { reportRoutes } from '../http/routes/reports';
 import { reportTools } from '../mcp/tools/reports';
+import { appDepsOf } from '../app/context';
+import { startReportSchedules } from '../workers/report-schedules';
 import type { AreaManifest } from './manifest';
 
 /** Website reports: snapshots of a website's numbers for a period, shared by link. */
@@ -10,16 +12,20 @@ export const reports: AreaManifest<'reports'> = {
   routes: reportRoutes,
   tools: reportTools,
   feed: {
-    ReportCreated: (e) => entry('report', 'created', [e.data.report_id]),
-    ReportDeleted: (e) => entry('report', 'deleted', [e.data.report_id]),
-    ReportScheduleCreated: (e) => entry('report_schedule', 'created', [e.data.schedule_id], e.data.website_id),
-    ReportScheduleUpdated: (e) => entry('report_schedule', 'updated', [e.data.schedule_id]),
-    ReportScheduleDeleted: (e) => entry('report_schedule', 'deleted', [e.data.schedule_id]),
+    ReportCreated: entryOf('report', 'created', (e) => [e.data.report_id]),
+    ReportDeleted: entryOf('report', 'deleted', (e) => [e.data.report_id]),
+    ReportScheduleCreated: entryOf('report_schedule', 'created', (e) => [e.data.schedule_id], 'website_id'),
+    ReportScheduleUpdated: entryOf('report_schedule', 'updated', (e) => [e.data.schedule_id]),
+    ReportScheduleDeleted: entryOf('report_schedule', 'deleted', (e) => [e.data.schedule_id]),
   },
   notInFeed: [
     {
       why: "a schedule's period at work: the report it makes is in the feed (report.created), its emails in the outbox",
       types: ['ReportSchedulePeriodClaimed', 'ReportSchedulePeriodSent'],
     },
+  ],
+  // each ended period's report, mailed once (SCHEDULER=on, as the other schedules)
+  workers: [
+    { start: ({ config, runtime, outbound, now }) => (config.scheduler ? startReportSchedules({ ...appDepsOf(runtime, outbound), now }) : null) },
   ],
 };

@@ -2,7 +2,7 @@ import { answersProjection } from '../../projections/answers';
 import { runsProjection } from '../../projections/runs';
 import { responseRoutes } from '../http/routes/responses';
 import { responseTools } from '../mcp/tools/responses';
-import { entry } from '../../projections/activity';
+import { entriesOf, entry, entryOf } from '../../projections/activity';
 import type { AreaManifest } from './manifest';
 
 /** Runs and their answers, imports of answers. */
@@ -11,9 +11,9 @@ export const responses: AreaManifest<'answers' | 'runs'> = {
   routes: responseRoutes,
   tools: responseTools,
   feed: {
-    RunStarted: (e) => entry('run', 'started', [e.data.run_id]),
-    RunEnded: (e) => entry('run', e.data.reason, [e.data.run_id]),
-    ResponsesImported: (e) => entry('response', 'imported', e.data.response_ids.length <= 100 ? e.data.response_ids : null),
+    RunStarted: entryOf('run', 'started', (e) => [e.data.run_id]),
+    RunEnded: entriesOf(['run.finished', 'run.expired'], (e) => entry('run', e.data.reason, [e.data.run_id])),
+    ResponsesImported: entryOf('response', 'imported', (e) => (e.data.response_ids.length <= 100 ? e.data.response_ids : null)),
   },
   notInFeed: [
     {

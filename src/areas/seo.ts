@@ -1,7 +1,7 @@
 import { seoProjection } from '../../projections/seo';
 import { seoRoutes } from '../http/routes/seo';
 import { seoJob } from '../workers/seo';
-import { entry } from '../../projections/activity';
+import { entryOf } from '../../projections/activity';
 import type { AreaManifest } from './manifest';
 
 /** SEO recommendations jobs. */
@@ -10,7 +10,7 @@ export const seo: AreaManifest<'seo'> = {
   routes: seoRoutes,
   jobs: { seo: { requested: 'SeoRecommendationsRequested', spec: (deps) => seoJob(deps) } },
   feed: {
-    SeoRecommendationsRequested: (e) => entry('seo_recommendation_job', 'created', [e.data.job_id], e.data.website_id),
-    SeoRecommendationsProduced: (e) => entry('seo_recommendation_job', 'completed', [e.data.job_id]),
+    SeoRecommendationsRequested: entryOf('seo_recommendation_job', 'created', (e) => [e.data.job_id], 'website_id'),
+    SeoRecommendationsProduced: entryOf('seo_recommendation_job', 'completed', (e) => [e.data.job_id]),
   },
 };

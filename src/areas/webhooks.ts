@@ -1,19 +1,39 @@
-import { entry } from '../../projections/activity';
+import { entryOf } from '../../projections/activity';
 import { webhooksProjection } from '../../projections/webhooks';
 import { webhookRoutes } from '../http/routes/webhooks';
 import { webhookTools } from '../mcp/tools/webhooks';
+import { createSafeFetcher } from '../net/safe-fetch';
+import { migrateWebhookDeliveries, startWebhookWorkers, webhookBusTypes } from '../workers/webhooks';
 import type { AreaManifest } from './manifest';
 
-/** Webhook endpoints; their deliveries are the delivery worker's (src/workers/webhooks.ts, started by the runtime). */
+/** Webhook endpoints, and the worker that delivers every event they want (src/workers/webhooks.ts). */
 export const webhooks: AreaManifest<'webhooks'> = {
   readModels: { webhooks: webhooksProjection },
   routes: webhookRoutes,
   tools: webhookTools,
   feed: {
-    WebhookCreated: (e) => entry('webhook', 'created', [e.data.webhook_id], null),
-    WebhookUpdated: (e) => entry('webhook', 'updated', [e.data.webhook_id], null),
-    WebhookSecretRotated: (e) => entry('webhook', 'secret_rotated', [e.data.webhook_id], null),
-    WebhookDeleted: (e) => entry('webhook', 'deleted', [e.data.webhook_id], null),
+    WebhookCreated: entryOf('webhook', 'created', (e) => [e.data.webhook_id], null),
+    WebhookUpdated: entryOf('webhook', 'updated', (e) => [e.data.webhook_id], null),
+    WebhookSecretRotated: entryOf('webhook', 'secret_rotated', (e) => [e.data.webhook_id], null),
+    WebhookDeleted: entryOf('webhook', 'deleted', (e) => [e.data.webhook_id], null),
   },
   notInFeed: [{ why: 'a test delivery to one endpoint changes nothing (it is delivered as webhook.test)', types: ['WebhookTested'] }],
+  workers: [
+    {
+      busTypes: ({ feed }) => webhookBusTypes(feed),
+      migrate: migrateWebhookDeliveries,
+      start: ({ config, options, db, store, bus, logger, composed }) =>
+        startWebhookWorkers({
+          db,
+          store,
+          bus,
+          logger,
+          feed: composed.feed,
+          retryScheduleS: config.webhookRetryScheduleS,
+          ...options.webhooks,
+          // one pool of connections: many deliveries to few endpoints
+          fetch: options.webhooks?.fetch ?? createSafeFetcher({ keepAlive: true, ...(config.webhookAllowPrivate && { allowAddress: () => true }) }),
+        }),
+    },
+  ],
 };

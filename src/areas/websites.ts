@@ -1,7 +1,7 @@
 import { websitesProjection } from '../../projections/websites';
 import { websiteRoutes } from '../http/routes/websites';
 import { websiteTools } from '../mcp/tools/websites';
-import { entry } from '../../projections/activity';
+import { entriesOf, entry, entryOf } from '../../projections/activity';
 import type { AreaManifest } from './manifest';
 
 /** Websites: creation, external ids, pause, resume, delete. */
@@ -10,8 +10,10 @@ export const websites: AreaManifest<'websites'> = {
   routes: websiteRoutes,
   tools: websiteTools,
   feed: {
-    WebsiteCreated: (e) => entry('website', 'created', [e.data.website_id], e.data.website_id),
-    WebsiteExternalIdSet: (e) => entry('website', 'updated', [e.data.website_id], e.data.website_id),
-    WebsiteStatusChanged: (e) => entry('website', e.data.status === 'active' ? 'resumed' : e.data.status, [e.data.website_id], e.data.website_id),
+    WebsiteCreated: entryOf('website', 'created', (e) => [e.data.website_id], 'website_id'),
+    WebsiteExternalIdSet: entryOf('website', 'updated', (e) => [e.data.website_id], 'website_id'),
+    WebsiteStatusChanged: entriesOf(['website.resumed', 'website.paused', 'website.deleted'], (e) =>
+      entry('website', e.data.status === 'active' ? 'resumed' : e.data.status, [e.data.website_id], e.data.website_id),
+    ),
   },
 };
