@@ -99,6 +99,18 @@ export function answerDataset(quick: boolean): Promise<AnswerDataset> {
   return shared;
 }
 
+const DAY_MS = 86_400_000;
+
+/** The dataset's last day with answers, and the name of any day counted from the epoch (`day(lastDay - 14)`). */
+export async function datasetDays(ds: AnswerDataset): Promise<{ lastDay: number; day: (n: number) => string }> {
+  const db = ds.server.rt.database.db;
+  const row: { last: string } = await db('rm_fact_chunks').where('website_id', ds.site.websiteId).first(db.raw('max(day)::text as last'));
+  return {
+    lastDay: Math.floor(Date.parse(`${row.last}T00:00:00Z`) / DAY_MS),
+    day: (n) => new Date(n * DAY_MS).toISOString().slice(0, 10),
+  };
+}
+
 /** What a kept dataset database remembers about itself (table bench_dataset). */
 interface KeptDataset {
   key: string;

@@ -1,8 +1,5 @@
-import { answerDataset } from './answers';
+import { answerDataset, datasetDays } from './answers';
 import { type Bench, cpuMeter, info, report, warmedUp } from './lib';
-
-const DAY_MS = 86_400_000;
-const dayName = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
 
 async function created(server: { url: string; key: string }, body: unknown): Promise<{ report: { report_url: string } }> {
   const res = await fetch(`${server.url}/api/v1/reports`, {
@@ -21,8 +18,7 @@ export const reports: Bench = {
   async run({ quick }) {
     const ds = await answerDataset(quick);
     const db = ds.server.rt.database.db;
-    const days: { last: string } = await db('rm_fact_chunks').where('website_id', ds.site.websiteId).first(db.raw('max(day)::text as last'));
-    const lastDay = Math.floor(Date.parse(`${days.last}T00:00:00Z`) / DAY_MS);
+    const { lastDay, day: dayName } = await datasetDays(ds);
     // the quick dataset's 30 days: 15, so the period before has answers too
     const span = quick ? 15 : 90;
     const body = { website_id: ds.site.websiteId, start_date: dayName(lastDay - span + 1), end_date: dayName(lastDay) };

@@ -3,15 +3,12 @@ import { startRun } from '../commands/responses/start-run';
 import { isDomainError } from '../src/domain/errors';
 import { SYSTEM_ACTOR } from '../src/domain/events';
 import { MODEL_IDS } from '../src/domain/models';
-import { answerDataset } from './answers';
+import { answerDataset, datasetDays } from './answers';
 import { quickShape } from './answers-data';
 import { type AnswerSite, seedAnswerSite } from './answers';
 import { type Bench, cpuMeter, info, postOk, report, warmedUp } from './lib';
 import type { BenchServer } from './server';
 import { withTwoWorkerInstances } from './with-server';
-
-const DAY_MS = 86_400_000;
-const dayName = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
 
 async function getOk(server: { url: string; key: string }, path: string, query: Record<string, string>): Promise<any> {
   const res = await fetch(`${server.url}${path}?${new URLSearchParams(query)}`, { headers: { 'x-api-key': server.key } });
@@ -58,8 +55,7 @@ export const signal: Bench = {
   async run({ quick }) {
     const ds = await answerDataset(quick);
     const db = ds.server.rt.database.db;
-    const days: { last: string } = await db('rm_fact_chunks').where('website_id', ds.site.websiteId).first(db.raw('max(day)::text as last'));
-    const lastDay = Math.floor(Date.parse(`${days.last}T00:00:00Z`) / DAY_MS);
+    const { lastDay, day: dayName } = await datasetDays(ds);
     // two 90-day periods (the quick dataset's 30 days: two of 15)
     const span = quick ? 15 : 90;
     const periods = {

@@ -77,23 +77,22 @@ void _connector;
 /** The period comparison (CONTRACT "Signal, not noise"): values in percent (avg_position: a rank), change in points. */
 const Verdict = z.enum(['up', 'down', 'within_noise', 'insufficient_data']);
 const PeriodSummary = z.object({ start_date: z.string(), end_date: z.string(), responses: z.number() });
+/** One entity's figure in both periods, its change with the interval, and the verdict. */
+export const ComparedEntity = z.object({
+  is_self: z.boolean(),
+  current: z.number().nullable(),
+  previous: z.number().nullable(),
+  change: z.number().nullable(),
+  change_ci_low: z.number().nullable(),
+  change_ci_high: z.number().nullable(),
+  p_value: z.number().nullable(),
+  verdict: Verdict,
+});
 export const Comparison = z.object({
   metric: z.enum(['mention_rate', 'share_of_voice', 'citation_rate', 'avg_position']),
   current: PeriodSummary,
   previous: PeriodSummary,
-  data: z.record(
-    z.string(),
-    z.object({
-      is_self: z.boolean(),
-      current: z.number().nullable(),
-      previous: z.number().nullable(),
-      change: z.number().nullable(),
-      change_ci_low: z.number().nullable(),
-      change_ci_high: z.number().nullable(),
-      p_value: z.number().nullable(),
-      verdict: Verdict,
-    }),
-  ),
+  data: z.record(z.string(), ComparedEntity),
   ...stale,
 });
 

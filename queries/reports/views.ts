@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ComparedEntity } from '../metrics/views';
 
 /** The numbers a report's page shows, taken once at its creation. */
 const Interval = z.tuple([z.number(), z.number()]).nullable();
@@ -9,18 +10,7 @@ export const ReportSnapshot = z.object({
   rates: z.array(
     z.object({ name: z.string(), is_self: z.boolean(), mention_rate: z.number(), ci95: Interval, mentions: z.number(), responses: z.number() }),
   ),
-  comparison: z.array(
-    z.object({
-      name: z.string(),
-      is_self: z.boolean(),
-      current: z.number().nullable(),
-      previous: z.number().nullable(),
-      change: z.number().nullable(),
-      change_ci_low: z.number().nullable(),
-      change_ci_high: z.number().nullable(),
-      verdict: z.enum(['up', 'down', 'within_noise', 'insufficient_data']),
-    }),
-  ),
+  comparison: z.array(z.object({ name: z.string(), ...ComparedEntity.omit({ p_value: true }).shape })),
   share_of_voice_by_model: z.array(
     z.object({
       model: z.string(),
