@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { iso } from '../timestamps';
 import type { SuggestionsAnswer } from './views';
+import { cover } from '../../projections/competitor-suggestions';
 
 export interface SuggestionsRequest {
   /** UTC days, inclusive; absent: unbounded */
@@ -11,23 +12,38 @@ export interface SuggestionsRequest {
 
 /**
  * The names a website's answers put forward in the range that are neither its brand, a tracked competitor (name or
- * identifier) nor dismissed, with at least min_answers answers: most answers first, then the name.
+ * identifier) nor dismissed, with at least min_answers answers: most answers first, then the name. The range is read
+ * as whole spans (rm_suggestion_spans) and the day rows at its edges: what its day rows alone would give.
  */
 export async function listSuggestions(db: Knex, websiteId: string, q: SuggestionsRequest): Promise<SuggestionsAnswer> {
-  // one pass over the range's day rows: examples the latest days' first, domains gathered and made unique here
+  let { from, to } = q;
+  if (from === undefined || to === undefined) {
+    const r = await db('rm_suggestion_days').where('website_id', websiteId).first(db.raw('min(day)::text as a, max(day)::text as b'));
+    if (!r?.a) return { suggestions: [] };
+    from ??= r.a as string;
+    to ??= r.b as string;
+  }
+  const pieces = from <= to ? cover(from, to) : [];
+  const days = pieces.filter((p) => p.span === 1).map((p) => p.day);
+  const spans = pieces.filter((p) => p.span > 1);
+  // one pass over the pieces' rows: examples the latest days' first, domains gathered and made unique here
   const r = await db.raw(
     `select d.key, sum(d.answers)::int as answers, min(d.first_seen) as first_seen, max(d.last_seen) as last_seen,
        (array_agg(d.name order by d.first_seen))[1] as name,
        (string_to_array(string_agg(array_to_string(d.examples, ','), ',' order by d.day desc), ','))[1:3] as examples,
        string_agg(array_to_string(d.domains, ','), ',') as domains
-       from rm_suggestion_days d
-      where d.website_id = :site ${q.from ? 'and d.day >= cast(:from as date)' : ''} ${q.to ? 'and d.day <= cast(:to as date)' : ''}
-        and d.key not in (select unnest(e.keys) from rm_suggestion_entities e where e.website_id = :site)
+       from (select key, day, name, answers, first_seen, last_seen, examples, domains
+               from rm_suggestion_days where website_id = :site and day = any(cast(:days as date[]))
+             union all
+             select s.key, s.day, s.name, s.answers, s.first_seen, s.last_seen, s.examples, s.domains
+               from unnest(cast(:spans as int[]), cast(:starts as date[])) as c(span, day)
+               join rm_suggestion_spans s on s.website_id = :site and s.span = c.span and s.day = c.day) d
+      where d.key not in (select unnest(e.keys) from rm_suggestion_entities e where e.website_id = :site)
         and d.key not in (select x.key from rm_suggestion_dismissed x where x.website_id = :site)
       group by d.key
      having sum(d.answers) >= :min
       order by answers desc, d.key`,
-    { site: websiteId, from: q.from ?? null, to: q.to ?? null, min: q.min_answers },
+    { site: websiteId, days, spans: spans.map((p) => p.span), starts: spans.map((p) => p.day), min: q.min_answers },
   );
   return {
     suggestions: r.rows.map((row: { name: string; answers: number; first_seen: Date; last_seen: Date; examples: string[]; domains: string }) => ({
