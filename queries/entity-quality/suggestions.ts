@@ -18,13 +18,11 @@ export interface SuggestionsRequest {
  * as whole spans (rm_suggestion_spans) and the day rows at its edges: what its day rows alone would give.
  */
 export async function listSuggestions(db: Knex, websiteId: string, q: SuggestionsRequest): Promise<SuggestionsAnswer> {
-  let { from, to } = q;
-  if (from === undefined || to === undefined) {
-    const r = await db('rm_suggestion_days').where('website_id', websiteId).first(db.raw('min(day)::text as a, max(day)::text as b'));
-    if (!r?.a) return { suggestions: [] };
-    from ??= r.a as string;
-    to ??= r.b as string;
-  }
+  // the range within the days that have rows: an open or very long range is a few pieces too
+  const r0 = await db('rm_suggestion_days').where('website_id', websiteId).first(db.raw('min(day)::text as a, max(day)::text as b'));
+  if (!r0?.a) return { suggestions: [] };
+  const from = q.from === undefined || q.from < r0.a ? (r0.a as string) : q.from;
+  const to = q.to === undefined || q.to > r0.b ? (r0.b as string) : q.to;
   const pieces = from <= to ? cover(from, to) : [];
   const days = pieces.filter((p) => p.span === 1).map((p) => p.day);
   const spans = pieces.filter((p) => p.span > 1);

@@ -115,6 +115,7 @@ describe('competitor suggestions read model: names per website, name and day', (
       [day(3), day(92)],
       [day(64), day(127)],
       [day(10), day(10)],
+      ['1900-01-01', '9999-12-31'],
     ];
     for (let i = 0; i < 25; i++) {
       const a = Math.floor(rand() * 200);
