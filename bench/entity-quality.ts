@@ -4,7 +4,7 @@
  * ResponseRecorded events whose texts list and bold 3 to 6 names out of 2,000 (Zipf-like); (2)
  * `fact_judge_answers_per_s`, engine answers (ResponseRecorded in answer streams, 500 per append) relayed over a
  * private nats-server to the entity-quality workers, each judged by the simulated judge against 20 approved facts and
- * contradicting one: answers per second from the first append until every conflict is in the read model.
+ * contradicting one of them: answers per second from the first append until every conflict is in the read model.
  */
 import { handle } from '../commands/handle';
 import { Knowledge, knowledgeStream } from '../commands/knowledge/knowledge';
@@ -16,6 +16,7 @@ import { isDomainError } from '../src/domain/errors';
 import { MODEL_IDS } from '../src/domain/models';
 import type { TypedEvent } from '../src/eventstore/port';
 import { startNatsServer } from '../test/bus/nats-server';
+import { anAnswer } from '../test/support/events';
 import { rng, seededUuid } from './generate';
 import { type Bench, cpuMeter, info, nowNs, perUnit, quantile, report, secondsSince, sleep, withFreshDatabase } from './lib';
 import { startBenchServer } from './server';
@@ -34,6 +35,17 @@ function names(r: () => number, n: number): string[] {
   }
   return [...out];
 }
+
+/** An engine answer's ResponseRecorded data (the prompt: the website's id, unused here). */
+const engineAnswer = (websiteId: string, responseId: string, made: number, run_at: string, text: string, citations: string[]) =>
+  anAnswer({ response_id: responseId, website_id: websiteId, prompt_id: websiteId }, text, {
+    model: MODEL_IDS[made % MODEL_IDS.length],
+    run_at,
+    citations,
+  });
+
+/** Fact i's two words of its own (letters only, four or more), so an answer about fact i shares two words with it alone. */
+const factWords = (i: number) => [`tier${String.fromCharCode(97 + i)}x`, `seat${String.fromCharCode(97 + i)}s`];
 
 async function suggestionsFigure(quick: boolean): Promise<void> {
   const total = quick ? 120_000 : 1_200_000;
@@ -63,26 +75,10 @@ async function suggestionsFigure(quick: boolean): Promise<void> {
         batch.push({
           id: seededUuid(r),
           type: 'ResponseRecorded',
-          data: {
-            response_id: seededUuid(r),
-            website_id: websiteId,
-            prompt_id: websiteId,
-            model: MODEL_IDS[made % MODEL_IDS.length],
-            location_id: null,
-            persona_id: null,
-            schedule_id: null,
-            run_id: null,
-            request_id: null,
-            external_id: null,
-            run_at,
-            text,
-            citations: [`https://www.${listed[0].toLowerCase().replace(/ /g, '')}.com/`, 'https://review.example.com/x'],
-            products: [],
-            source: 'engine',
-            observations_supplied: false,
-            provider_model: null,
-            latency_ms: null,
-          },
+          data: engineAnswer(websiteId, seededUuid(r), made, run_at, text, [
+            `https://www.${listed[0].toLowerCase().replace(/ /g, '')}.com/`,
+            'https://review.example.com/x',
+          ]),
           metadata,
           streamId: `response-${made}`,
           revision: 0n,
@@ -126,14 +122,17 @@ async function judgeFigure(quick: boolean): Promise<void> {
   const s = await startBenchServer(1, undefined, { natsUrl: nats.url, workers: true });
   try {
     const db = s.rt.database.db;
-    const websiteId = ((await db('rm_websites').where('organization_id', s.organizationId).first('id')) as { id: string }).id;
+    const { id: websiteId, name: brand } = (await db('rm_websites').where('organization_id', s.organizationId).first('id', 'name')) as {
+      id: string;
+      name: string;
+    };
     const ctx = { store: s.rt.store, organizationId: s.organizationId, actor: SYSTEM_ACTOR, websiteId };
     const facts: string[] = [];
     for (let i = 0; i < 20; i++) {
       const h = await handle(ctx, knowledgeStream(websiteId), Knowledge, (st) =>
         decideCreateFact(st, {
           website_id: websiteId,
-          text: `Shop 1 plan ${i} includes ${10 + i} seats per workspace.`,
+          text: `${brand} ${factWords(i)[0]} has ${10 + i} ${factWords(i)[1]}.`,
           confidence: 'high',
           fact_id: seededUuid(rng(100 + i)),
         }),
@@ -156,29 +155,18 @@ async function judgeFigure(quick: boolean): Promise<void> {
       const events = [];
       for (; events.length < 500 && made < total; made++) {
         const i = made % 20;
+        const [a, b] = factWords(i);
         events.push({
           id: seededUuid(r),
           type: 'ResponseRecorded',
-          data: {
-            response_id: seededUuid(r),
-            website_id: websiteId,
-            prompt_id: websiteId,
-            model: MODEL_IDS[made % MODEL_IDS.length],
-            location_id: null,
-            persona_id: null,
-            schedule_id: null,
-            run_id: null,
-            request_id: null,
-            external_id: null,
-            run_at: new Date().toISOString(),
-            text: `Many teams compare tools. Shop 1 plan ${i} includes ${99 + i} seats per workspace, say reviewers. Support is fine.`,
-            citations: [],
-            products: [],
-            source: 'engine',
-            observations_supplied: false,
-            provider_model: null,
-            latency_ms: null,
-          },
+          data: engineAnswer(
+            websiteId,
+            seededUuid(r),
+            made,
+            new Date().toISOString(),
+            `Many teams compare tools. ${brand} ${a} has ${99 + i} ${b}, say reviewers. Support is fine.`,
+            [],
+          ),
           metadata,
         });
       }
@@ -193,8 +181,11 @@ async function judgeFigure(quick: boolean): Promise<void> {
     }
     const took = secondsSince(t0);
     const used = await cpu.stop();
+    await sleep(1000);
+    const n = Number((await db('rm_fact_conflicts').where('website_id', websiteId).count<{ n: string }[]>('* as n'))[0].n);
+    if (n !== total) throw new Error(`${n} conflicts for ${total} answers (each contradicts one fact)`);
     info(
-      `judge: ${total} engine answers appended in ${appended.toFixed(1)} s (500 per append), all ${total} conflicts in the read model ${took.toFixed(1)} s after the first append; one instance, worker concurrency 8`,
+      `judge: ${total} engine answers appended in ${appended.toFixed(1)} s (500 per append), each contradicting one of the 20 facts; all ${total} conflicts in the read model ${took.toFixed(1)} s after the first append; one instance`,
     );
     report('fact_judge_answers_per_s', total / took, 'answers/s', {
       cpu: perUnit(used, total, 'answer'),

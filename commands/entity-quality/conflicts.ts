@@ -4,6 +4,7 @@ import { deterministicId } from '../../src/domain/ids';
 import type { Aggregate, CommandContext, Decision } from '../handle';
 import { newEventsFor } from '../handle';
 import type { JudgedConflict } from '../../src/analysis/entity-quality';
+import type { StreamAppend } from '../../src/eventstore/port';
 
 /** One fact conflict's stream, `fact-conflict-<conflict_id>`: its detection, then its resolution or dismissal, decided there. */
 export const conflictStream = (conflictId: string) => `fact-conflict-${conflictId}`;
@@ -63,11 +64,11 @@ export interface Judged {
 }
 
 /**
- * Records what the judge found in one answer: each conflict on its own stream (no contention between answers), its
- * event's id derived from the answer and the fact, so a redelivered answer appends nothing.
+ * The appends of what the judge found in one answer: each conflict on its own stream (no contention between answers),
+ * its event's id derived from the answer and the fact, so a redelivered answer appends nothing.
  */
-export async function recordConflicts(ctx: CommandContext, j: Judged) {
-  for (const c of j.conflicts) {
+export function conflictAppends(ctx: CommandContext, j: Judged): StreamAppend[] {
+  return j.conflicts.map((c) => {
     const conflict_id = conflictId(j.response_id, c.fact_id);
     const events = newEventsFor(ctx, [
       {
@@ -85,6 +86,6 @@ export async function recordConflicts(ctx: CommandContext, j: Judged) {
         },
       },
     ]);
-    await ctx.store.append(conflictStream(conflict_id), events, 'any');
-  }
+    return { streamId: conflictStream(conflict_id), events, expected: 'any' as const };
+  });
 }

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
-import { conflictStream, decideCloseByFact, FactConflict, recordConflicts } from '../../commands/entity-quality/conflicts';
+import { conflictAppends, conflictStream, decideCloseByFact, FactConflict } from '../../commands/entity-quality/conflicts';
 import { suggestionsStream } from '../../commands/entity-quality/suggestions';
 import { handle, load, newEventsFor } from '../../commands/handle';
 import { Knowledge, knowledgeStream } from '../../commands/knowledge/knowledge';
 import { importStream } from '../../commands/responses/import-responses';
-import { judgeSimulated, namesPutForward } from '../analysis/entity-quality';
+import { type JudgedConflict, judgeSimulated, namesPutForward } from '../analysis/entity-quality';
 import { judgeWithEngine } from '../analysis/fact-judge';
 import { creditsCharged } from '../domain/credits';
 import type { ModelId } from '../domain/models';
@@ -13,10 +13,10 @@ import { isEngineError } from '../engines/port';
 import type { BusMessage, Consumer } from '../bus/port';
 import { decodeEvent, type EventData, type EventType } from '../domain/events';
 import { deterministicId } from '../domain/ids';
-import { type EventStore, type Position, positionFromString } from '../eventstore/port';
+import { appendMany, type EventStore, maxPosition, type Position, positionFromString, type StreamAppend } from '../eventstore/port';
 import { SubjectErasedError } from '../eventstore/sealed';
 import { systemContext, websiteContext } from './context';
-import { type BusWorkerDeps, startWorker } from './worker';
+import { type BusWorkerDeps, mapLimit, startWorker } from './worker';
 
 export const ENTITY_QUALITY_WORKER = 'entity-quality-workers';
 export const ENTITY_QUALITY_WORKER_TYPES = [
@@ -40,76 +40,91 @@ export interface EntityQualityDeps extends BusWorkerDeps {
 }
 
 type Recorded = EventData<'ResponseRecorded'>;
+type Fact = { id: string; text: string };
 
-/** How long the judge reuses a website's facts: answers come in bursts, and a second is fresh enough. */
-const FACTS_TTL_MS = 1000;
-const factsCache = new WeakMap<EventStore, Map<string, { at: number; value: Promise<{ id: string; text: string }[]> }>>();
+const factsCache = new WeakMap<EventStore, Map<string, { revision: bigint; facts: Fact[] }>>();
 
-/** The website's approved facts (live, not hidden duplicates, text readable), from its knowledge stream (at most once a second). */
-function approvedFacts(store: EventStore, websiteId: string): Promise<{ id: string; text: string }[]> {
+/**
+ * The website's approved facts (live, not hidden duplicates, text readable): its knowledge stream read from the cached
+ * revision on (one small read, so a fact event is seen at once), the list made again only when the stream moved.
+ */
+async function approvedFacts(store: EventStore, websiteId: string): Promise<Fact[]> {
   let byStore = factsCache.get(store);
   if (!byStore) factsCache.set(store, (byStore = new Map()));
+  const { state, revision } = await load(store, knowledgeStream(websiteId), Knowledge);
   const hit = byStore.get(websiteId);
-  if (hit && Date.now() - hit.at < FACTS_TTL_MS) return hit.value;
-  const value = load(store, knowledgeStream(websiteId), Knowledge).then(({ state }) => {
-    const out: { id: string; text: string }[] = [];
-    for (const f of state.facts.values())
-      if (!f.archived && f.review_status === 'approved' && f.duplicate_of === null && f.text !== null) out.push({ id: f.id, text: f.text });
-    return out;
-  });
-  byStore.set(websiteId, { at: Date.now(), value });
-  value.catch(() => byStore.delete(websiteId));
+  if (hit && hit.revision === revision) return hit.facts;
+  const facts: Fact[] = [];
+  for (const f of state.facts.values())
+    if (!f.archived && f.review_status === 'approved' && f.duplicate_of === null && f.text !== null) facts.push({ id: f.id, text: f.text });
+  byStore.delete(websiteId);
+  byStore.set(websiteId, { revision, facts });
   if (byStore.size > 5000) byStore.delete(byStore.keys().next().value as string);
-  return value;
+  return facts;
 }
 
 /** The live judge's stream of one answer: its charge, whose presence says the answer was judged (a redelivery asks nothing). */
 export const factJudgeStream = (responseId: string) => `fact-judge-${responseId}`;
 
 type Msg = Pick<BusMessage, 'id' | 'data' | 'metadata' | 'position'>;
+/** Answers delivered in one message (an engine answer, or an import's), judged as one unit of a batch. */
+interface Unit {
+  msg: Msg;
+  answers: readonly Recorded[];
+}
 
-/** The judge (simulated, or the writer engine in live mode) over answers of one website: conflicts recorded (one append per answer). Returns how many. */
-async function judge(deps: EntityQualityDeps, msg: Msg, websiteId: string, answers: readonly Recorded[]): Promise<number> {
+/** Live engine calls at once within a batch (as many as the worker took messages at once before batching). */
+const ENGINE_CALLS = 8;
+
+/**
+ * The judge (simulated, or the writer engine in live mode) over units of one website: the facts read once, every
+ * conflict appended in one go (each on its own stream, its id derived from answer and fact, so a redelivery adds
+ * nothing), then the live judge's charges (after their conflicts, so a crash between asks again rather than losing
+ * them). Returns how many conflicts.
+ */
+async function judge(deps: EntityQualityDeps, websiteId: string, units: readonly Unit[]): Promise<number> {
   const facts = await approvedFacts(deps.store, websiteId);
   if (!facts.length) return 0;
-  const site = await websiteContext(deps.store, msg.metadata.organization_id, websiteId);
+  const site = await websiteContext(deps.store, units[0].msg.metadata.organization_id, websiteId);
   if (!site) return 0;
   const brand = [site.website.name];
   const texts = new Map(facts.map((f) => [f.id, f.text]));
-  let found = 0;
-  for (const d of answers) {
-    let conflicts: { fact_id: string; excerpt: string }[];
-    let charge: (() => Promise<unknown>) | undefined;
-    if (deps.factJudge) {
-      const judged = await engineJudgement(deps, msg, websiteId, brand[0], facts, d);
-      if (!judged) continue;
-      ({ conflicts, charge } = judged);
-    } else conflicts = judgeSimulated(d.text, brand, facts);
-    // the charge marks the answer judged: appended after its conflicts, so a crash between asks again rather than losing them
-    if (!conflicts.length) {
-      await charge?.();
-      continue;
-    }
-    try {
-      await recordConflicts(systemContext(deps.store, msg), {
+  // an answer once: a message delivered again while its first delivery is in the same batch is judged (and charged) once
+  const byAnswer = new Map(units.flatMap((u) => u.answers.map((d) => [d.response_id, { msg: u.msg, d }] as const)));
+  const items = [...byAnswer.values()];
+  const judged = deps.factJudge
+    ? await mapLimit(items, ENGINE_CALLS, ({ msg, d }) => engineJudgement(deps, msg, websiteId, brand[0], facts, d))
+    : items.map(({ d }) => ({ conflicts: judgeSimulated(d.text, brand, facts), charge: undefined }));
+  const conflicts: StreamAppend[] = [];
+  const charges: StreamAppend[] = [];
+  items.forEach(({ msg, d }, i) => {
+    const j = judged[i];
+    if (!j) return;
+    if (j.charge) charges.push(j.charge);
+    const found = j.conflicts.map((c) => ({ ...c, fact_text: texts.get(c.fact_id)! }));
+    const judgedBy = deps.factJudge ? ('engine' as const) : ('simulated' as const);
+    conflicts.push(
+      ...conflictAppends(systemContext(deps.store, msg), {
         website_id: websiteId,
         response_id: d.response_id,
         model: d.model,
-        judge: deps.factJudge ? 'engine' : 'simulated',
-        conflicts: conflicts.map((c) => ({ ...c, fact_text: texts.get(c.fact_id)! })),
-      });
-      found += conflicts.length;
-    } catch (err) {
-      // a fact erased since it was read: its conflict cannot be recorded, and must not be
-      if (!(err instanceof SubjectErasedError)) throw err;
-    }
-    await charge?.();
+        judge: judgedBy,
+        conflicts: found,
+      }),
+    );
+  });
+  let found = 0;
+  for (const o of await appendMany(deps.store, conflicts)) {
+    // a fact erased since it was read: its conflict cannot be recorded, and must not be
+    if (o.ok) found++;
+    else if (!(o.error instanceof SubjectErasedError)) throw o.error;
   }
+  for (const o of await appendMany(deps.store, charges)) if (!o.ok) throw o.error;
   return found;
 }
 
 /**
- * The writer engine's conflicts in one answer and the append of its charge (on the answer's judge stream); null when the
+ * The writer engine's conflicts in one answer and its charge's append (on the answer's judge stream); null when the
  * answer was judged already, names no brand, or the engine refused for good (logged; a retryable failure throws and
  * the message is delivered again).
  */
@@ -120,7 +135,7 @@ async function engineJudgement(
   brand: string,
   facts: { id: string; text: string }[],
   d: Recorded,
-): Promise<{ conflicts: { fact_id: string; excerpt: string }[]; charge: () => Promise<unknown> } | null> {
+): Promise<{ conflicts: JudgedConflict[]; charge: StreamAppend } | null> {
   const { engines, model } = deps.factJudge!;
   const stream = factJudgeStream(d.response_id);
   if ((await deps.store.readStream(stream, { maxCount: 1 })).length) return null;
@@ -136,19 +151,20 @@ async function engineJudgement(
   const charge = creditsCharged({ kind: 'fact_judge', credits: judged.credits, website_id: websiteId, ref_id: d.response_id, step: 'judge', model });
   return {
     conflicts: judged.conflicts,
-    charge: () => deps.store.append(stream, newEventsFor(systemContext(deps.store, msg), [charge]), 'any'),
+    charge: { streamId: stream, events: newEventsFor(systemContext(deps.store, msg), [charge]), expected: 'any' },
   };
 }
 
 /**
- * Names of these answers that have reached ANNOUNCE_AT answers (as the suggestions read model counts them so far),
- * are not tracked, dismissed or announced already: each announced once (`CompetitorSuggested`, id derived from the
- * website and name). A name whose last answers arrive before the read model has them is announced with its next answer.
+ * Names of these units' answers that have reached ANNOUNCE_AT answers (as the suggestions read model counts them so
+ * far), are not tracked, dismissed or announced already: each announced once (`CompetitorSuggested`, id derived from
+ * the website and name). A name whose last answers arrive before the read model has them is announced with its next
+ * answer.
  */
-async function announce(deps: EntityQualityDeps, msg: Msg, websiteId: string, answers: readonly Recorded[]): Promise<void> {
-  const keys = [...new Set(answers.flatMap((d) => namesPutForward(d.text).map((n) => n.key)))];
+async function announce(deps: EntityQualityDeps, websiteId: string, units: readonly Unit[]): Promise<void> {
+  const keys = [...new Set(units.flatMap((u) => u.answers.flatMap((d) => namesPutForward(d.text).map((n) => n.key))))];
   if (!keys.length) return;
-  await deps.waitForSuggestions?.(positionFromString(msg.position));
+  await deps.waitForSuggestions?.(units.map((u) => positionFromString(u.msg.position)).reduce(maxPosition));
   const r = await deps.db.raw(
     `select d.key, sum(d.answers)::int as answers, (array_agg(d.name order by d.first_seen))[1] as name
        from rm_suggestion_days d
@@ -160,7 +176,7 @@ async function announce(deps: EntityQualityDeps, msg: Msg, websiteId: string, an
     [websiteId, keys, ANNOUNCE_AT],
   );
   if (!r.rows.length) return;
-  const ctx = systemContext(deps.store, msg);
+  const ctx = systemContext(deps.store, units[units.length - 1].msg);
   const events = newEventsFor(
     ctx,
     r.rows.map((row: { key: string; name: string; answers: number }) => ({
@@ -172,27 +188,83 @@ async function announce(deps: EntityQualityDeps, msg: Msg, websiteId: string, an
   await deps.store.append(suggestionsStream(websiteId), events, 'any');
 }
 
-/** One engine answer: judged against the facts, its names looked at for an announcement. */
-export async function judgeAnswer(deps: EntityQualityDeps, msg: Msg): Promise<number> {
-  const d = msg.data as Recorded;
-  if (d.source === 'import') return 0;
-  const found = await judge(deps, msg, d.website_id, [d]);
-  await announce(deps, msg, d.website_id, [d]);
+/** Units judged and looked at for announcements, website by website. Returns how many conflicts. */
+export async function judgeUnits(deps: EntityQualityDeps, units: readonly Unit[]): Promise<number> {
+  const bySite = new Map<string, Unit[]>();
+  for (const u of units) {
+    const site = u.answers[0]?.website_id;
+    if (site === undefined) continue;
+    const list = bySite.get(site);
+    if (list) list.push(u);
+    else bySite.set(site, [u]);
+  }
+  let found = 0;
+  for (const [site, list] of bySite) {
+    found += await judge(deps, site, list);
+    await announce(deps, site, list);
+  }
   return found;
 }
 
+/** One engine answer's unit (none for an imported answer: its import's message brings it). */
+const answerUnit = (msg: Msg): Unit => {
+  const d = msg.data as Recorded;
+  return { msg, answers: d.source === 'import' ? [] : [d] };
+};
+
 /** The answers of one import call, read from its stream. */
-export async function judgeImport(deps: EntityQualityDeps, msg: Msg): Promise<number> {
+async function importUnit(deps: EntityQualityDeps, msg: Msg): Promise<Unit> {
   const d = msg.data as EventData<'ResponsesImported'>;
-  if (d.imported === 0) return 0;
+  if (d.imported === 0) return { msg, answers: [] };
   const answers = (await deps.store.readStream(importStream(d.import_id)))
     .filter((e) => e.type === 'ResponseRecorded')
     .map((e) => decodeEvent(e.id, e.type, e.data, e.metadata.schema_version).data as Recorded);
-  const found = await judge(deps, msg, d.website_id, answers);
-  await announce(deps, msg, d.website_id, answers);
-  return found;
+  return { msg, answers };
 }
 
+/** One engine answer: judged against the facts, its names looked at for an announcement. */
+export const judgeAnswer = (deps: EntityQualityDeps, msg: Msg): Promise<number> => judgeUnits(deps, [answerUnit(msg)]);
+
+/** The answers of one import call. */
+export const judgeImport = async (deps: EntityQualityDeps, msg: Msg): Promise<number> => judgeUnits(deps, [await importUnit(deps, msg)]);
+
+/** Units judged together at most, each message settled with its batch; the consumer holds two batches' worth, so the next batch is pulled while one is judged. */
+const BATCH = 256;
+/** How long the first unit of a batch waits for others (the messages of one pull arrive within a few ms). */
+const BATCH_WAIT_MS = 5;
+
+/**
+ * Gathers the units of concurrently delivered messages and judges them together; each message's delivery resolves
+ * (and is acked) when its batch is recorded. A batch that fails is judged again unit by unit, so one bad message
+ * fails (and is redelivered) alone.
+ */
+export function unitBatcher(deps: EntityQualityDeps, max = BATCH, waitMs = BATCH_WAIT_MS): (u: Unit) => Promise<void> {
+  let pending: { unit: Unit; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    const batch = pending;
+    pending = [];
+    judgeUnits(
+      deps,
+      batch.map((b) => b.unit),
+    ).then(
+      () => {
+        for (const b of batch) b.resolve();
+      },
+      () => {
+        for (const b of batch) judgeUnits(deps, [b.unit]).then(() => b.resolve(), b.reject);
+      },
+    );
+  };
+  return (unit) =>
+    new Promise<void>((resolve, reject) => {
+      pending.push({ unit, resolve, reject });
+      if (pending.length >= max) flush();
+      else timer ??= setTimeout(flush, waitMs);
+    });
+}
 /**
  * A fact edited (archived) or rejected: each of its conflicts still open in its stream is resolved there, so a later
  * resolve answers it unchanged and a dismiss 409, as the read model (which closed them already) shows. Returns how many.
@@ -214,16 +286,20 @@ export async function closeFactConflicts(deps: EntityQualityDeps, msg: Msg & { t
 
 /** The fact judge and the suggestions' announcer (every answer, engine's or imported), and the closer of an edited or rejected fact's conflicts. */
 export function startEntityQualityWorkers(deps: EntityQualityDeps): Promise<Consumer> {
+  const concurrency = deps.concurrency ?? 2 * BATCH;
+  const batch = unitBatcher(deps, Math.max(1, Math.floor(concurrency / 2)));
   return startWorker({
     bus: deps.bus,
     name: ENTITY_QUALITY_WORKER,
     types: ENTITY_QUALITY_WORKER_TYPES,
-    concurrency: deps.concurrency ?? 8,
+    concurrency,
     logger: deps.logger,
     handle: async (msg) => {
-      if (msg.type === 'ResponsesImported') await judgeImport(deps, msg);
-      else if (msg.type === 'FactArchived' || msg.type === 'FactReviewed') await closeFactConflicts(deps, msg);
-      else await judgeAnswer(deps, msg);
+      if (msg.type === 'FactArchived' || msg.type === 'FactReviewed') await closeFactConflicts(deps, msg);
+      else {
+        const unit = msg.type === 'ResponsesImported' ? await importUnit(deps, msg) : answerUnit(msg);
+        if (unit.answers.length) await batch(unit);
+      }
     },
   });
 }

@@ -9,6 +9,7 @@ import { type Outbound, SafeFetchError, type SafeFetchErrorCode } from '../net/s
 import type { JobSpec, StepEvent, StepOutcome } from './jobs';
 import { nameFromDomain, parsePlanReply, planPrompt, readHomePage, simulatedPlan } from './pitch-research';
 import { cutText } from '../domain/text';
+import { mapLimit } from './worker';
 
 /** The pitch's own events in its job stream. */
 const PITCH_EVENT_TYPES = [
@@ -39,19 +40,6 @@ const ASK_CONCURRENCY = 5;
 const ANSWER_MAX = 20_000;
 
 const failed = (error_kind: string, message: string): StepOutcome => ({ failed: { error_kind, message } });
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const run = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
-  return out;
-}
 
 /** An engine failure a retry may cure is thrown (the bus delivers the job again); any other fails the report. */
 function engineFailure(err: unknown, what: string): StepOutcome {

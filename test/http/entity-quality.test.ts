@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { conflictStream } from '../../commands/entity-quality/conflicts';
+import { conflictId, conflictStream } from '../../commands/entity-quality/conflicts';
+import { handle } from '../../commands/handle';
+import { decideCreateFact } from '../../commands/knowledge/facts';
+import { Knowledge, knowledgeStream } from '../../commands/knowledge/knowledge';
+import { isDomainError } from '../../src/domain/errors';
+import { SYSTEM_ACTOR } from '../../src/domain/events';
+import { newId } from '../../src/domain/ids';
+import { judgeUnits } from '../../src/workers/entity-quality';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, importAnswers, type Site } from '../support/answers';
 import { refusedWithoutWrite } from '../support/http';
@@ -284,6 +291,46 @@ describe('fact conflicts', () => {
       expect(again.body.conflict).toMatchObject({ id: c.id, status: 'resolved' });
       expect((await s.rt.store.readStream(conflictStream(c.id))).map((e) => e.type)).toEqual(['FactConflictDetected', 'FactConflictResolved']);
     }
+  });
+
+  it('given an answer delivered twice in one batch and again later, then one conflict per answer and fact; a fact added a moment after a judgement is judged against by the next', async () => {
+    const { site, price } = await fixture();
+    await detected(site.id);
+    const deps = { store: s.rt.store, db: s.rt.database.db, bus: s.rt.bus, logger: s.rt.logger };
+    const { organization_id } = await s.rt.database.db('rm_websites').where({ id: site.id }).first('organization_id');
+    const delivery = (text: string) => {
+      const data = { response_id: newId(), website_id: site.id, model: MODEL_IDS[1], run_at: '2026-11-20T10:00:00Z', text, source: 'engine' };
+      const metadata = {
+        organization_id,
+        website_id: site.id,
+        actor: SYSTEM_ACTOR,
+        correlation_id: newId(),
+        causation_id: null,
+        time: new Date().toISOString(),
+      };
+      return { msg: { id: newId(), data, metadata, position: '0:0' }, answers: [data] } as unknown as Parameters<typeof judgeUnits>[1][number];
+    };
+    const twice = delivery('Acme Pro costs 79 dollars per month.');
+    expect(await judgeUnits(deps, [twice, twice])).toBe(1);
+    expect(await judgeUnits(deps, [twice])).toBe(1);
+    const stored = await s.rt.store.readStream(conflictStream(conflictId(twice.answers[0].response_id, price)));
+    expect(stored.map((e) => e.type)).toEqual(['FactConflictDetected']);
+
+    const founded = await handle(
+      { store: s.rt.store, organizationId: organization_id, actor: SYSTEM_ACTOR, websiteId: site.id },
+      knowledgeStream(site.id),
+      Knowledge,
+      (st) => decideCreateFact(st, { website_id: site.id, text: 'Acme has 40 offices in Europe.', confidence: 'high', fact_id: newId() }),
+    );
+    if (isDomainError(founded)) throw new Error(founded.message);
+    const later = delivery('Acme has 45 offices in Europe.');
+    expect(await judgeUnits(deps, [later])).toBe(1);
+    await s.head();
+    const rows = await s.rt.database
+      .db('rm_fact_conflicts')
+      .whereIn('response_id', [twice.answers[0].response_id, later.answers[0].response_id])
+      .select('fact_id');
+    expect(rows.map((r) => r.fact_id).sort()).toEqual([price, founded.result.fact_id].sort());
   });
 
   it('given a conflict, when its fact is deleted, then it is gone from every status and the log keeps none of its text', async () => {

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { competitorSuggestionsProjection } from '../../../projections/competitor-suggestions';
 import { factConflictsProjection } from '../../../projections/fact-conflicts';
+import { listSuggestions } from '../../../queries/entity-quality/suggestions';
+import { citedHosts, hostsNaming, namesPutForward } from '../../../src/analysis/entity-quality';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
 describe('competitor suggestions read model: names per website, name and day', () => {
@@ -54,6 +56,76 @@ describe('competitor suggestions read model: names per website, name and day', (
           ],
         },
       });
+  });
+
+  it('given answers over 200 days in two batches out of order, when any range is listed, then it is what the answers in it give one by one (spans and edge days read together)', async () => {
+    const NAMES = ['Zeta', 'zeta', 'Gamma Labs', 'Delta', 'Omega', 'Kappa One', 'Sigma', 'Tau'];
+    let seed = 7;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const DAY = 86_400_000;
+    const first = Date.parse('2026-01-01T00:00:00Z');
+    const made = Array.from({ length: 300 }, (_, i) => {
+      const named = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => NAMES[Math.floor(rand() * NAMES.length)]);
+      const run_at = new Date(first + Math.floor(rand() * 200) * DAY + i * 1000).toISOString();
+      const cites = rand() < 0.5 ? [`https://www.${named[0].toLowerCase().replace(/ /g, '')}.com/x`, 'https://other.example.org/'] : [];
+      return { id: randomUUID(), run_at, text: named.map((n) => `**${n}**`).join(' and '), cites };
+    });
+    const split = 120;
+    await spec
+      .given(...made.slice(0, split).map((a) => answer(a.text, a.run_at, a.cites, a.id)))
+      .when(...made.slice(split).map((a) => answer(a.text, a.run_at, a.cites, a.id)))
+      .then({});
+    const expected = (from: string, to: string) => {
+      const byKey = new Map<
+        string,
+        { name: string; answers: number; first: string; last: string; days: Map<string, string[]>; domains: Set<string> }
+      >();
+      for (const a of made) {
+        const day = a.run_at.slice(0, 10);
+        if (day < from || day > to) continue;
+        for (const n of namesPutForward(a.text)) {
+          let k = byKey.get(n.key);
+          if (!k) byKey.set(n.key, (k = { name: n.name, answers: 0, first: a.run_at, last: a.run_at, days: new Map(), domains: new Set() }));
+          k.answers++;
+          if (a.run_at < k.first) [k.first, k.name] = [a.run_at, n.name];
+          if (a.run_at > k.last) k.last = a.run_at;
+          const ex = k.days.get(day) ?? [];
+          if (ex.length < 3) ex.push(a.id);
+          k.days.set(day, ex);
+          for (const h of hostsNaming(n.name, citedHosts(a.cites, a.text))) k.domains.add(h);
+        }
+      }
+      return [...byKey.entries()]
+        .sort(([ka, a], [kb, b]) => b.answers - a.answers || (ka < kb ? -1 : 1))
+        .map(([, k]) => ({
+          name: k.name,
+          answers: k.answers,
+          first_seen: k.first,
+          last_seen: k.last,
+          example_response_ids: [...k.days.entries()]
+            .sort(([a], [b]) => (a < b ? 1 : -1))
+            .flatMap(([, ids]) => ids)
+            .slice(0, 3),
+          domains: [...k.domains].sort(),
+        }));
+    };
+    const day = (n: number) => new Date(first + n * DAY).toISOString().slice(0, 10);
+    const ranges: [string, string][] = [
+      [day(0), day(199)],
+      [day(3), day(92)],
+      [day(64), day(127)],
+      [day(10), day(10)],
+      ['1900-01-01', '9999-12-31'],
+    ];
+    for (let i = 0; i < 25; i++) {
+      const a = Math.floor(rand() * 200);
+      ranges.push([day(a), day(Math.min(199, a + Math.floor(rand() * 120)))]);
+    }
+    for (const [from, to] of ranges) {
+      const got = await listSuggestions(spec.db(), spec.site, { from, to, min_answers: 1 });
+      expect(got.suggestions, `${from}..${to}`).toEqual(expected(from, to));
+    }
+    expect((await listSuggestions(spec.db(), spec.site, { min_answers: 1 })).suggestions).toEqual(expected(day(0), day(199)));
   });
 
   it('given the brand and a competitor, when the competitor is renamed and given identifiers, then its keys follow; when removed, its row goes', async () => {
