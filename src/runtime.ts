@@ -28,8 +28,7 @@ import { realignSite } from '../projections/answers/realign';
 import { startJobSweeper } from './workers/job-sweeper';
 import { feed as feedMapping, JOB_KINDS, jobSpecs, type ReadModelName, readModels } from './areas';
 import { migrateWebhookDeliveries, startWebhookWorkers, webhookBusTypes } from './workers/webhooks';
-import { ALERT_BUS_TYPES, startAlertWorkers } from './workers/alerts';
-import { checkAiAccess } from './analysis/ai-access';
+import { ALERT_BUS_TYPES, accessCheckThrough, startAlertWorkers } from './workers/alerts';
 import { type JobSpec, startJobWorker } from './workers/jobs';
 import { createFileTransport, createSmtpTransport, type MailTransport } from './email/transport';
 import { type EmailWorkerDeps, startEmailSweeper, startEmailWorkers } from './workers/email';
@@ -290,7 +289,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
             now: options.now,
             waitForReadModels: (p) => runtime.waitForReadModels(p, ['runs', 'answers', 'alerts']),
             daily: config.scheduler,
-            checkAccess: (domain) => checkAiAccess(domain, { fetch: outbound.fetch, baseUrl: outbound.baseUrl }),
+            checkAccess: accessCheckThrough(outbound),
           }),
         );
         if (config.scheduler) workers.push(startScheduler({ ...deps }));
