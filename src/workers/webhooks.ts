@@ -49,7 +49,9 @@ export async function migrateWebhookDeliveries(db: Knex): Promise<void> {
       unique (webhook_id, event_id)
     );
     create index if not exists webhook_deliveries_due_by_hook on webhook_deliveries (webhook_id, next_attempt_at) where status = 'pending';
-    create index if not exists webhook_deliveries_list on webhook_deliveries (webhook_id, created_at desc, id);`);
+    create index if not exists webhook_deliveries_list on webhook_deliveries (webhook_id, created_at desc, id);
+    -- room on each page: a claim (attempts, lease) rewrites the row in place, without new index entries
+    alter table webhook_deliveries set (fillfactor = 70);`);
 }
 
 /** What a webhook receives of one event: its type and body's `data`, or null when no webhook wants it. */
@@ -185,15 +187,16 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
     poked = true;
     wake?.();
   };
-  const secrets = new Map<string, { at: number; secrets: string[]; until: number }>();
+  // the signers of each endpoint (a signer decodes its secret once), read again when the secret changes
+  const secrets = new Map<string, { at: number; secrets: Signer[]; until: number }>();
 
-  async function secretsOf(c: Claimed): Promise<string[]> {
+  async function secretsOf(c: Claimed): Promise<Signer[]> {
     const changed = new Date(c.secret_changed_at).getTime();
     const hit = secrets.get(c.webhook_id);
     if (hit && hit.at === changed && hit.until > Date.now()) return hit.secrets;
     const { state } = await load(deps.store, webhookStream(c.webhook_id), Webhook);
     const now = new Date();
-    const list = signingSecrets(state, now);
+    const list = signingSecrets(state, now).map((k) => new Signer(k));
     // the rotated-out secret stops signing at its time: read again then
     const until = state.previous && list.length > 1 ? Date.parse(state.previous.until) : Number.POSITIVE_INFINITY;
     secrets.set(c.webhook_id, { at: changed, secrets: list, until });
@@ -208,7 +211,7 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
       const keys = await secretsOf(c);
       if (keys.length === 0) throw new Error('the endpoint has no secret (erased)');
       const ts = new Date();
-      const signature = keys.map((k) => new Signer(k).sign(c.event_id, ts, body)).join(' ');
+      const signature = keys.map((k) => k.sign(c.event_id, ts, body)).join(' ');
       const res = await deps.fetch(c.url, {
         method: 'POST',
         headers: {
