@@ -73,8 +73,8 @@ async function firedOnce(site: Site, ruleId: string, hookId: string, path: strin
   expect(requests[0].json).toMatchObject({ type: 'alert.fired', website_id: site.id, data: { id: alert.id, rule_id: ruleId, kind: alert.kind } });
   const emailId = emailIdForKey(orgId, `alert-${alert.id}-${path.slice(1)}@example.com`);
   const mails = () => s.rt.database.db('rm_emails').where({ organization_id: orgId, template: 'alert' });
-  const before = (await mails()).length;
   await until(`the alert email of ${path}`, async () => (await mails()).some((m) => m.email_id === emailId && m.status === 'sent'), 30_000, 100);
+  const before = (await mails()).length;
   // evaluated again: the same finding fires nothing more
   expect((await evaluateWebsite({ db: s.rt.database.db, store: s.rt.store }, site.id, 'run_ended')).filter((a) => a.rule_id === ruleId)).toEqual([]);
   await new Promise((r) => setTimeout(r, 1500));
