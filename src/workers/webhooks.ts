@@ -97,8 +97,19 @@ export function outgoing(feed: FeedMapping, msg: BusMessage): Outgoing | null {
   };
 }
 
-/** One row per enabled endpoint of the organization that wants the event; returns how many were added. */
-export async function fanOut(db: Knex, msg: BusMessage, out: Outgoing): Promise<number> {
+/** How a fan-out takes the first attempts itself: up to `room` rows, none of a `saturated` endpoint, leased to `owner`. */
+export interface FanOutLease {
+  owner: string;
+  seconds: number;
+  room: number;
+  saturated: string[];
+}
+
+/**
+ * One row per enabled endpoint of the organization that wants the event; returns how many were added and, with a
+ * lease, the rows whose first attempt is this caller's (written leased: no claim of their own).
+ */
+export async function fanOut(db: Knex, msg: BusMessage, out: Outgoing, lease?: FanOutLease): Promise<{ added: number; leased: Claimed[] }> {
   const payload = {
     id: msg.id,
     type: out.type,
@@ -110,18 +121,28 @@ export async function fanOut(db: Knex, msg: BusMessage, out: Outgoing): Promise<
   // alert.fired also reaches the rule's own webhooks whatever their event types
   const ruleHooks = out.type === 'alert.fired' ? ((out.data as { webhook_ids?: string[] }).webhook_ids ?? []) : [];
   const r = await db.raw(
-    `insert into webhook_deliveries (id, webhook_id, organization_id, event_id, event_type, payload, next_attempt_at)
-     select gen_random_uuid(), w.id, w.organization_id, ?, ?, ?::jsonb, now()
-       from rm_webhooks w
-      where w.organization_id = ? and w.status = 'enabled'
-        and (?::uuid is null or w.id = ?::uuid)
-        and (w.id = any(?::uuid[]) or w.event_types @> '["*"]' or w.event_types @> ?::jsonb)
-        and (w.website_ids is null or (?::text is not null and w.website_ids @> ?::jsonb))
-     on conflict (webhook_id, event_id) do nothing`,
+    `with wanted as (
+       select w.id, w.organization_id, not (w.id = any(?::uuid[])) as free
+         from rm_webhooks w
+        where w.organization_id = ? and w.status = 'enabled'
+          and (?::uuid is null or w.id = ?::uuid)
+          and (w.id = any(?::uuid[]) or w.event_types @> '["*"]' or w.event_types @> ?::jsonb)
+          and (w.website_ids is null or (?::text is not null and w.website_ids @> ?::jsonb))),
+     picked as (select id, organization_id, free and row_number() over (partition by free order by id) <= ? as leased from wanted),
+     ins as (
+       insert into webhook_deliveries (id, webhook_id, organization_id, event_id, event_type, payload, next_attempt_at, attempts, lease_until, lease_owner)
+       select gen_random_uuid(), p.id, p.organization_id, ?, ?, ?::jsonb, now(),
+              case when p.leased then 1 else 0 end,
+              case when p.leased then now() + make_interval(secs => ?) end,
+              case when p.leased then ?::text end
+         from picked p
+       on conflict (webhook_id, event_id) do nothing
+       returning id, webhook_id, organization_id, event_id, event_type, payload, attempts, lease_owner)
+     select ins.id, ins.webhook_id, ins.organization_id, ins.event_id, ins.event_type, ins.attempts, ins.lease_owner is not null as leased,
+            case when ins.lease_owner is not null then ins.payload end as payload, w.url, w.format, w.secret_changed_at
+       from ins join rm_webhooks w on w.id = ins.webhook_id`,
     [
-      msg.id,
-      out.type,
-      JSON.stringify(payload),
+      lease?.saturated ?? [],
       msg.metadata.organization_id,
       out.only ?? null,
       out.only ?? null,
@@ -129,9 +150,16 @@ export async function fanOut(db: Knex, msg: BusMessage, out: Outgoing): Promise<
       JSON.stringify([out.type]),
       out.website_id,
       JSON.stringify([out.website_id]),
+      lease?.room ?? 0,
+      msg.id,
+      out.type,
+      JSON.stringify(payload),
+      lease?.seconds ?? 0,
+      lease?.owner ?? null,
     ],
   );
-  return r.rowCount ?? 0;
+  const rows = r.rows as (Claimed & { leased: boolean })[];
+  return { added: rows.length, leased: rows.filter((x) => x.leased).map(({ leased: _, ...c }) => c) };
 }
 
 export interface WebhookWorkerDeps {
@@ -150,7 +178,7 @@ export interface WebhookWorkerDeps {
   pollMs?: number;
 }
 
-interface Claimed {
+export interface Claimed {
   id: string;
   webhook_id: string;
   organization_id: string;
@@ -312,7 +340,7 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
    * here: one slow receiver cannot hold every slot. Each endpoint's due rows are read from the index of its own.
    */
   async function claim(limit: number): Promise<Claimed[]> {
-    const saturated = [...inFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+    const saturated = saturatedEndpoints();
     const r = await deps.db.raw(
       `with due as (
          select c.id from rm_webhooks w
@@ -335,6 +363,39 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
     return r.rows as Claimed[];
   }
 
+  function start(c: Claimed): void {
+    total++;
+    inFlight.set(c.webhook_id, (inFlight.get(c.webhook_id) ?? 0) + 1);
+    attempt(c)
+      .catch((err) => log.error({ err, delivery_id: c.id }, 'webhook attempt could not be recorded'))
+      .finally(() => {
+        total--;
+        const n = (inFlight.get(c.webhook_id) ?? 1) - 1;
+        if (n <= 0) inFlight.delete(c.webhook_id);
+        else inFlight.set(c.webhook_id, n);
+        poke();
+      });
+  }
+
+  const saturatedEndpoints = () => [...inFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+  // one fan-out at a time takes first attempts (the in-flight shares it reads stay true); the others only write rows
+  let leasing = false;
+  async function fanOutHere(msg: BusMessage, out: Outgoing): Promise<void> {
+    const room = leasing ? 0 : Math.max(0, concurrency - total);
+    if (room > 0) leasing = true;
+    total += room;
+    let leased: Claimed[] = [];
+    let added = 0;
+    try {
+      ({ added, leased } = await fanOut(deps.db, msg, out, { owner, seconds: LEASE_S, room, saturated: room > 0 ? saturatedEndpoints() : [] }));
+    } finally {
+      total -= room;
+      if (room > 0) leasing = false;
+    }
+    for (const c of leased) start(c);
+    if (added > leased.length) poke();
+  }
+
   const loop = (async () => {
     while (running) {
       let got = 0;
@@ -344,19 +405,7 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
         if (room > 0) {
           const rows = await claim(room);
           got = rows.length;
-          for (const c of rows) {
-            total++;
-            inFlight.set(c.webhook_id, (inFlight.get(c.webhook_id) ?? 0) + 1);
-            attempt(c)
-              .catch((err) => log.error({ err, delivery_id: c.id }, 'webhook attempt could not be recorded'))
-              .finally(() => {
-                total--;
-                const n = (inFlight.get(c.webhook_id) ?? 1) - 1;
-                if (n <= 0) inFlight.delete(c.webhook_id);
-                else inFlight.set(c.webhook_id, n);
-                poke();
-              });
-          }
+          for (const c of rows) start(c);
         }
       } catch (err) {
         if (running) log.warn({ err }, 'webhook dispatcher could not claim deliveries');
@@ -385,7 +434,7 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
     handle: async (msg) => {
       const out = outgoing(deps.feed, msg);
       if (!out) return;
-      if ((await fanOut(deps.db, msg, out)) > 0) poke();
+      await fanOutHere(msg, out);
     },
   });
 
