@@ -16,9 +16,9 @@ import { startWorker } from './worker';
  * Webhook delivery. A durable consumer shared by every instance turns each event a webhook may want (every activity
  * entry, `webhook.test`, `alert.fired`) into one delivery row per matching endpoint (unique per endpoint and event, so
  * a redelivered message adds nothing); the bus message is acked only after that commit, so an instance killed before
- * loses nothing. Every instance's dispatcher then claims due rows with a lease (`for update skip locked`: one attempt
- * at a time per delivery), posts them signed (Standard Webhooks) through the safe fetcher, and records the outcome
- * fenced by its attempt number; a lease that runs out (its instance died) makes the delivery due again.
+ * loses nothing. The fan-out leases the first attempts it has room for to its own instance; every instance's dispatcher
+ * claims the other due rows with a lease (`for update skip locked`: one attempt at a time per delivery), posts them
+ * signed (Standard Webhooks) through the safe fetcher, and records the outcome fenced by its attempt number; a lease that runs out (its instance died) makes the delivery due again.
  */
 
 export const WEBHOOK_FANOUT = 'webhook-fanout';
