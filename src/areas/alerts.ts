@@ -2,8 +2,7 @@ import { entriesOf, entry, entryOf } from '../../projections/activity';
 import { alertsProjection } from '../../projections/alerts';
 import { alertRoutes } from '../http/routes/alerts';
 import { alertTools } from '../mcp/tools/alerts';
-import { checkAiAccess } from '../analysis/ai-access';
-import { ALERT_BUS_TYPES, startAlertWorkers } from '../workers/alerts';
+import { ALERT_BUS_TYPES, accessCheckThrough, startAlertWorkers } from '../workers/alerts';
 import type { AreaManifest } from './manifest';
 
 /** Alert rules and the alerts they fire; evaluated at a run's end, after an import and daily (src/workers/alerts.ts). */
@@ -31,7 +30,7 @@ export const alerts: AreaManifest<'alerts'> = {
           now,
           waitForReadModels: (p) => waitForReadModels(p, ['runs', 'answers', 'alerts']),
           daily: config.scheduler,
-          checkAccess: (domain) => checkAiAccess(domain, { fetch: outbound.fetch, baseUrl: outbound.baseUrl }),
+          checkAccess: accessCheckThrough(outbound),
         }),
     },
   ],

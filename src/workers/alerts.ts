@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { type AiAccessDeps, checkAiAccess } from '../analysis/ai-access';
 import { type EvaluateDeps, evaluateWebsite, migrateAlertAccess } from '../app/alerts';
 import type { Bus, BusMessage } from '../bus/port';
 import { type EventStore, type Position, positionFromString } from '../eventstore/port';
@@ -39,6 +40,12 @@ export async function dailyAlertPass(deps: EvaluateDeps) {
   const sites = await deps.db('rm_alert_rules').where('enabled', true).distinct('website_id');
   for (const s of sites) await evaluateWebsite(deps, s.website_id, 'daily');
 }
+
+/** The daily access check of a website's domain: the AI access check, outbound through the given (safe) fetcher. */
+export const accessCheckThrough =
+  (outbound: AiAccessDeps): NonNullable<EvaluateDeps['checkAccess']> =>
+  (domain) =>
+    checkAiAccess(domain, { fetch: outbound.fetch, baseUrl: outbound.baseUrl });
 
 /** The durable consumer of run ends and imports (shared by instances), and the daily pass. */
 export async function startAlertWorkers(deps: AlertWorkerDeps): Promise<{ stop(): Promise<void> }> {

@@ -16,9 +16,9 @@ import { startWorker } from './worker';
  * Webhook delivery. A durable consumer shared by every instance turns each event a webhook may want (every activity
  * entry, `webhook.test`, `alert.fired`) into one delivery row per matching endpoint (unique per endpoint and event, so
  * a redelivered message adds nothing); the bus message is acked only after that commit, so an instance killed before
- * loses nothing. Every instance's dispatcher then claims due rows with a lease (`for update skip locked`: one attempt
- * at a time per delivery), posts them signed (Standard Webhooks) through the safe fetcher, and records the outcome
- * fenced by its attempt number; a lease that runs out (its instance died) makes the delivery due again.
+ * loses nothing. The fan-out leases the first attempts it has room for to its own instance; every instance's dispatcher
+ * claims the other due rows with a lease (`for update skip locked`: one attempt at a time per delivery), posts them
+ * signed (Standard Webhooks) through the safe fetcher, and records the outcome fenced by its attempt number; a lease that runs out (its instance died) makes the delivery due again.
  */
 
 export const WEBHOOK_FANOUT = 'webhook-fanout';
@@ -49,7 +49,9 @@ export async function migrateWebhookDeliveries(db: Knex): Promise<void> {
       unique (webhook_id, event_id)
     );
     create index if not exists webhook_deliveries_due_by_hook on webhook_deliveries (webhook_id, next_attempt_at) where status = 'pending';
-    create index if not exists webhook_deliveries_list on webhook_deliveries (webhook_id, created_at desc, id);`);
+    create index if not exists webhook_deliveries_list on webhook_deliveries (webhook_id, created_at desc, id);
+    -- room on each page: a claim (attempts, lease) rewrites the row in place, without new index entries
+    alter table webhook_deliveries set (fillfactor = 70);`);
 }
 
 /** What a webhook receives of one event: its type and body's `data`, or null when no webhook wants it. */
@@ -95,8 +97,19 @@ export function outgoing(feed: FeedMapping, msg: BusMessage): Outgoing | null {
   };
 }
 
-/** One row per enabled endpoint of the organization that wants the event; returns how many were added. */
-export async function fanOut(db: Knex, msg: BusMessage, out: Outgoing): Promise<number> {
+/** How a fan-out takes the first attempts itself: up to `room` rows, none of a `saturated` endpoint, leased to `owner`. */
+export interface FanOutLease {
+  owner: string;
+  seconds: number;
+  room: number;
+  saturated: string[];
+}
+
+/**
+ * One row per enabled endpoint of the organization that wants the event; returns how many were added and, with a
+ * lease, the rows whose first attempt is this caller's (written leased: no claim of their own).
+ */
+export async function fanOut(db: Knex, msg: BusMessage, out: Outgoing, lease?: FanOutLease): Promise<{ added: number; leased: Claimed[] }> {
   const payload = {
     id: msg.id,
     type: out.type,
@@ -108,18 +121,28 @@ export async function fanOut(db: Knex, msg: BusMessage, out: Outgoing): Promise<
   // alert.fired also reaches the rule's own webhooks whatever their event types
   const ruleHooks = out.type === 'alert.fired' ? ((out.data as { webhook_ids?: string[] }).webhook_ids ?? []) : [];
   const r = await db.raw(
-    `insert into webhook_deliveries (id, webhook_id, organization_id, event_id, event_type, payload, next_attempt_at)
-     select gen_random_uuid(), w.id, w.organization_id, ?, ?, ?::jsonb, now()
-       from rm_webhooks w
-      where w.organization_id = ? and w.status = 'enabled'
-        and (?::uuid is null or w.id = ?::uuid)
-        and (w.id = any(?::uuid[]) or w.event_types @> '["*"]' or w.event_types @> ?::jsonb)
-        and (w.website_ids is null or (?::text is not null and w.website_ids @> ?::jsonb))
-     on conflict (webhook_id, event_id) do nothing`,
+    `with wanted as (
+       select w.id, w.organization_id, not (w.id = any(?::uuid[])) as free
+         from rm_webhooks w
+        where w.organization_id = ? and w.status = 'enabled'
+          and (?::uuid is null or w.id = ?::uuid)
+          and (w.id = any(?::uuid[]) or w.event_types @> '["*"]' or w.event_types @> ?::jsonb)
+          and (w.website_ids is null or (?::text is not null and w.website_ids @> ?::jsonb))),
+     picked as (select id, organization_id, free and row_number() over (partition by free order by id) <= ? as leased from wanted),
+     ins as (
+       insert into webhook_deliveries (id, webhook_id, organization_id, event_id, event_type, payload, next_attempt_at, attempts, lease_until, lease_owner)
+       select gen_random_uuid(), p.id, p.organization_id, ?, ?, ?::jsonb, now(),
+              case when p.leased then 1 else 0 end,
+              case when p.leased then now() + make_interval(secs => ?) end,
+              case when p.leased then ?::text end
+         from picked p
+       on conflict (webhook_id, event_id) do nothing
+       returning id, webhook_id, organization_id, event_id, event_type, payload, attempts, lease_owner)
+     select ins.id, ins.webhook_id, ins.organization_id, ins.event_id, ins.event_type, ins.attempts, ins.lease_owner is not null as leased,
+            case when ins.lease_owner is not null then ins.payload end as payload, w.url, w.format, w.secret_changed_at
+       from ins join rm_webhooks w on w.id = ins.webhook_id`,
     [
-      msg.id,
-      out.type,
-      JSON.stringify(payload),
+      lease?.saturated ?? [],
       msg.metadata.organization_id,
       out.only ?? null,
       out.only ?? null,
@@ -127,9 +150,16 @@ export async function fanOut(db: Knex, msg: BusMessage, out: Outgoing): Promise<
       JSON.stringify([out.type]),
       out.website_id,
       JSON.stringify([out.website_id]),
+      lease?.room ?? 0,
+      msg.id,
+      out.type,
+      JSON.stringify(payload),
+      lease?.seconds ?? 0,
+      lease?.owner ?? null,
     ],
   );
-  return r.rowCount ?? 0;
+  const rows = r.rows as (Claimed & { leased: boolean })[];
+  return { added: rows.length, leased: rows.filter((x) => x.leased).map(({ leased: _, ...c }) => c) };
 }
 
 export interface WebhookWorkerDeps {
@@ -148,7 +178,7 @@ export interface WebhookWorkerDeps {
   pollMs?: number;
 }
 
-interface Claimed {
+export interface Claimed {
   id: string;
   webhook_id: string;
   organization_id: string;
@@ -185,15 +215,16 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
     poked = true;
     wake?.();
   };
-  const secrets = new Map<string, { at: number; secrets: string[]; until: number }>();
+  // the signers of each endpoint (a signer decodes its secret once), read again when the secret changes
+  const secrets = new Map<string, { at: number; secrets: Signer[]; until: number }>();
 
-  async function secretsOf(c: Claimed): Promise<string[]> {
+  async function secretsOf(c: Claimed): Promise<Signer[]> {
     const changed = new Date(c.secret_changed_at).getTime();
     const hit = secrets.get(c.webhook_id);
     if (hit && hit.at === changed && hit.until > Date.now()) return hit.secrets;
     const { state } = await load(deps.store, webhookStream(c.webhook_id), Webhook);
     const now = new Date();
-    const list = signingSecrets(state, now);
+    const list = signingSecrets(state, now).map((k) => new Signer(k));
     // the rotated-out secret stops signing at its time: read again then
     const until = state.previous && list.length > 1 ? Date.parse(state.previous.until) : Number.POSITIVE_INFINITY;
     secrets.set(c.webhook_id, { at: changed, secrets: list, until });
@@ -208,7 +239,7 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
       const keys = await secretsOf(c);
       if (keys.length === 0) throw new Error('the endpoint has no secret (erased)');
       const ts = new Date();
-      const signature = keys.map((k) => new Signer(k).sign(c.event_id, ts, body)).join(' ');
+      const signature = keys.map((k) => k.sign(c.event_id, ts, body)).join(' ');
       const res = await deps.fetch(c.url, {
         method: 'POST',
         headers: {
@@ -309,7 +340,7 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
    * here: one slow receiver cannot hold every slot. Each endpoint's due rows are read from the index of its own.
    */
   async function claim(limit: number): Promise<Claimed[]> {
-    const saturated = [...inFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+    const saturated = saturatedEndpoints();
     const r = await deps.db.raw(
       `with due as (
          select c.id from rm_webhooks w
@@ -332,6 +363,39 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
     return r.rows as Claimed[];
   }
 
+  function start(c: Claimed): void {
+    total++;
+    inFlight.set(c.webhook_id, (inFlight.get(c.webhook_id) ?? 0) + 1);
+    attempt(c)
+      .catch((err) => log.error({ err, delivery_id: c.id }, 'webhook attempt could not be recorded'))
+      .finally(() => {
+        total--;
+        const n = (inFlight.get(c.webhook_id) ?? 1) - 1;
+        if (n <= 0) inFlight.delete(c.webhook_id);
+        else inFlight.set(c.webhook_id, n);
+        poke();
+      });
+  }
+
+  const saturatedEndpoints = () => [...inFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+  // one fan-out at a time takes first attempts (the in-flight shares it reads stay true); the others only write rows
+  let leasing = false;
+  async function fanOutHere(msg: BusMessage, out: Outgoing): Promise<void> {
+    const room = leasing ? 0 : Math.max(0, concurrency - total);
+    if (room > 0) leasing = true;
+    total += room;
+    let leased: Claimed[] = [];
+    let added = 0;
+    try {
+      ({ added, leased } = await fanOut(deps.db, msg, out, { owner, seconds: LEASE_S, room, saturated: room > 0 ? saturatedEndpoints() : [] }));
+    } finally {
+      total -= room;
+      if (room > 0) leasing = false;
+    }
+    for (const c of leased) start(c);
+    if (added > leased.length) poke();
+  }
+
   const loop = (async () => {
     while (running) {
       let got = 0;
@@ -341,19 +405,7 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
         if (room > 0) {
           const rows = await claim(room);
           got = rows.length;
-          for (const c of rows) {
-            total++;
-            inFlight.set(c.webhook_id, (inFlight.get(c.webhook_id) ?? 0) + 1);
-            attempt(c)
-              .catch((err) => log.error({ err, delivery_id: c.id }, 'webhook attempt could not be recorded'))
-              .finally(() => {
-                total--;
-                const n = (inFlight.get(c.webhook_id) ?? 1) - 1;
-                if (n <= 0) inFlight.delete(c.webhook_id);
-                else inFlight.set(c.webhook_id, n);
-                poke();
-              });
-          }
+          for (const c of rows) start(c);
         }
       } catch (err) {
         if (running) log.warn({ err }, 'webhook dispatcher could not claim deliveries');
@@ -382,7 +434,7 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
     handle: async (msg) => {
       const out = outgoing(deps.feed, msg);
       if (!out) return;
-      if ((await fanOut(deps.db, msg, out)) > 0) poke();
+      await fanOutHere(msg, out);
     },
   });
 

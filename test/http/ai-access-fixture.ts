@@ -59,13 +59,13 @@ const ROBOTS: Record<string, string> = {
   [D.idn]: 'User-agent: *\nAllow: /\n',
 };
 
-function serve(host: string, req: http.IncomingMessage, res: http.ServerResponse): void {
+function serve(host: string, req: http.IncomingMessage, res: http.ServerResponse, robots: Record<string, string>): void {
   const path = req.url ?? '/';
   const ua = req.headers['user-agent'] ?? '';
   if (neverAnswered(host, path, ua)) return;
   if (path === '/robots.txt') {
     if (host === D.norobots) return void res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not found</h1>');
-    return void res.writeHead(200, { 'content-type': 'text/plain' }).end(ROBOTS[host] ?? '');
+    return void res.writeHead(200, { 'content-type': 'text/plain' }).end(robots[host] ?? ROBOTS[host] ?? '');
   }
   if (path === '/sitemap.xml') {
     if (host === D.norobots) return void res.writeHead(200, { 'content-type': 'application/xml' }).end('<urlset/>');
@@ -79,6 +79,8 @@ export interface Fixture {
   port: number;
   /** every request the fixture received (host without port, path, User-Agent) */
   requests: Array<{ host: string; path: string; ua: string }>;
+  /** robots.txt served instead of a domain's own (a site that changes its mind between two checks) */
+  robots: Record<string, string>;
   /** the outbound deps the app gets: the safe fetcher allowed to reach 127.0.0.1, domains served by the fixture */
   outbound: Outbound;
   close(): Promise<void>;
@@ -86,10 +88,11 @@ export interface Fixture {
 
 export async function startFixture(): Promise<Fixture> {
   const requests: Fixture['requests'] = [];
+  const robots: Fixture['robots'] = {};
   const server = await startFixtureServer((req, res) => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
     requests.push({ host, path: req.url ?? '', ua: req.headers['user-agent'] ?? '' });
-    serve(host, req, res);
+    serve(host, req, res, robots);
   });
   const { port } = server;
   const safeFetch = createSafeFetcher({ allowAddress: allowLoopback, resolver });
@@ -102,6 +105,7 @@ export async function startFixture(): Promise<Fixture> {
   return {
     port,
     requests,
+    robots,
     outbound: { fetch, baseUrl: (d) => `http://${d}:${port}` },
     close: () => server.close(),
   };
