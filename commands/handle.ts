@@ -116,8 +116,12 @@ export function newEventsFor(ctx: CommandContext, events: (DomainEvent & { id?: 
   return events.map(({ id, ...e }) => ({ id: id ?? newId(), type: e.type, data: e.data, metadata }));
 }
 
-/** Attempts before a concurrency conflict reaches the caller (only writers in other instances can still race). */
+/**
+ * A concurrency conflict reaches the caller after at least MAX_ATTEMPTS and CONFLICT_BUDGET_MS (only writers in other
+ * instances can still race: one draining a queue of writes to the stream can win many rounds in a row).
+ */
 const MAX_ATTEMPTS = 8;
+const CONFLICT_BUDGET_MS = 3000;
 
 /**
  * Writes to one stream through one store (one per process) run one at a time: they would only conflict with each
@@ -140,7 +144,7 @@ async function withStreamLock<T>(store: EventStore, streamId: string, fn: () => 
 
 /**
  * Loads the stream, decides, appends with the expected revision; on a concurrency conflict reloads and decides
- * again after a short jittered pause, up to MAX_ATTEMPTS (and at once after an append whose event ids were all
+ * again after a short jittered pause, within MAX_ATTEMPTS and CONFLICT_BUDGET_MS (and at once after an append whose event ids were all
  * stored already). decide must be pure: it may run several times.
  */
 export function handle<S, R, E extends DomainEvent>(
@@ -151,6 +155,7 @@ export function handle<S, R, E extends DomainEvent>(
 ): Promise<Handled<R> | DomainError> {
   return withStreamLock(ctx.store, streamId, async (): Promise<Handled<R> | DomainError> => {
     const correlationId = ctx.correlationId ?? newId();
+    const started = Date.now();
     for (let attempt = 0; ; attempt++) {
       const { revision, state } = await load(ctx.store, streamId, agg);
       const decision = decide(state);
@@ -168,7 +173,8 @@ export function handle<S, R, E extends DomainEvent>(
         if (r.noop && attempt + 1 < MAX_ATTEMPTS) continue;
         return { result: decision.result, position: r.position, events: decision.events };
       } catch (err) {
-        if (!(err instanceof WrongExpectedRevisionError) || attempt + 1 >= MAX_ATTEMPTS) throw err;
+        if (!(err instanceof WrongExpectedRevisionError)) throw err;
+        if (attempt + 1 >= MAX_ATTEMPTS && Date.now() - started >= CONFLICT_BUDGET_MS) throw err;
         await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * 2 ** attempt)));
       }
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { type DomainError, DomainErrorException, isDomainError } from '../domain/errors';
+import { WrongExpectedRevisionError } from '../eventstore/port';
 
 /**
  * What a failure becomes for whoever asked: one mapping (toProblem) for every catch site. The HTTP error path sends
@@ -116,6 +117,9 @@ const problemOfError = (e: ProblemError): Problem => ({
   unexpected: false,
 });
 
+/** A write that lost every round of its retries to writers of other instances: nothing was written, try again. */
+const BUSY_STREAM = new ProblemError(503, 'Too many concurrent changes: try again shortly', undefined, { 'retry-after': '1' });
+
 const internal = (): Problem => ({ status: 500, body: { error: INTERNAL_ERROR }, kind: 'internal', unexpected: true });
 
 /**
@@ -125,6 +129,7 @@ const internal = (): Problem => ({ status: 500, body: { error: INTERNAL_ERROR },
  */
 export function toProblem(err: unknown): Problem {
   if (err instanceof ProblemError) return problemOfError(err);
+  if (err instanceof WrongExpectedRevisionError) return problemOfError(BUSY_STREAM);
   if (err instanceof DomainErrorException) return problemOfError(problemError(err.error));
   if (err instanceof z.ZodError) return problemOfError(badRequest(issueMessage(err.issues[0])));
   // a DomainError is a plain value: an Error with a `kind` of its own (an engine's, say) is not one

@@ -39,6 +39,17 @@ describe('check-then-act rules under concurrent requests', () => {
     expect(await eventsOf('TopicCreated', (d) => String(d.name).trim().toLowerCase() === 'pricing')).toHaveLength(1);
   });
 
+  it('given 60 topics of different names created at once over both instances, then every one is created (a conflict is retried, never a 500)', async () => {
+    const { site } = setup;
+    const rs = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        call(setup.on(i), 'POST', '/api/v1/topics', { key: setup.key, body: { website_id: site, name: `Crowd ${i}` } }),
+      ),
+    );
+    expect(rs.filter((r) => r.status !== 201).map((r) => [r.status, r.body])).toEqual([]);
+    expect(await eventsOf('TopicCreated', (d) => String(d.name).startsWith('Crowd '))).toHaveLength(60);
+  });
+
   it('given a soft-deleted topic, when its name is sent N times at once, then it comes back once and the others are 409', async () => {
     const { a, key, site } = setup;
     const t = (await call(a, 'POST', '/api/v1/topics', { key, body: { website_id: site, name: 'Support' } })).body.topic;

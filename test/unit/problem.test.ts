@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BAD_BODY, badRequest, ProblemError, problemLog, toProblem, tooManyRequests, unauthorized } from '../../src/app/problem';
+import { WrongExpectedRevisionError } from '../../src/eventstore/port';
 import { conflict, DomainErrorException, forbidden, invalid, notFound } from '../../src/domain/errors';
 
 const inputError = (statusCode: number, code: string, message: string) => Object.assign(new Error(message), { statusCode, code });
@@ -37,6 +38,16 @@ describe('toProblem: one mapping from any failure to its answer', () => {
       unexpected: false,
     });
     expect(toProblem(tooManyRequests(3))).toMatchObject({ status: 429, body: { error: 'Too many requests' }, headers: { 'retry-after': '3' } });
+  });
+
+  it('given a write that lost every retry to writers of other instances, then 503 with Retry-After, nothing unexpected', () => {
+    expect(toProblem(new WrongExpectedRevisionError('catalog-x', 4n, 5n))).toEqual({
+      status: 503,
+      body: { error: 'Too many concurrent changes: try again shortly' },
+      headers: { 'retry-after': '1' },
+      kind: 'unavailable',
+      unexpected: false,
+    });
   });
 
   it('given errors that are their own answer, then their status, message, details and headers as they are', () => {
