@@ -145,23 +145,7 @@ export function daysOfPeriod(x: HitsIndex, fromDay: number, toDay: number): [num
   return [lowerBound(x.days, fromDay), lowerBound(x.days, toDay + 1)];
 }
 
-/** Pairs (group, member) seen once: a bitmap while groups x members is small, else a set. */
-export function pairSet(groups: number, members: number): (group: number, member: number) => boolean {
-  const size = groups * members;
-  if (size <= 16 * 1024 * 1024) {
-    const seen = new Uint8Array(size);
-    return (g, m) => {
-      const k = g * members + m;
-      if (seen[k]) return false;
-      seen[k] = 1;
-      return true;
-    };
-  }
-  const seen = new Set<number>();
-  return (g, m) => {
-    const k = g * members + m;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  };
+/** Marks per key (a group and a page): an array while the keys are few enough (16 MB), else a map. */
+export function pageMarks(keys: number): { dense: Int32Array; sparse: null } | { dense: null; sparse: Map<number, number> } {
+  return keys <= 4 * 1024 * 1024 ? { dense: new Int32Array(keys), sparse: null } : { dense: null, sparse: new Map() };
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { botMatcher } from '../../src/analysis/crawler-logs';
 import { type PageRequest, pageInfo, pageRows } from '../paging';
-import { codePointCompare, dayNumber, dayOfNumber, daysOfPeriod, type HitsIndex, hitsIndexOf, pairSet } from './hits-index';
+import { codePointCompare, dayNumber, dayOfNumber, daysOfPeriod, type HitsIndex, hitsIndexOf, pageMarks } from './hits-index';
 import type { CrawledPages, CrawlerActivity } from './views';
 
 export interface DayRange {
@@ -42,21 +42,41 @@ function activityGroups(x: HitsIndex, r: ActivityRequest): Group[] {
   const verification = r.verification === 'all' ? -1 : x.verifications.indexOf(r.verification);
   if (r.verification !== 'all' && verification < 0) return [];
   const by = r.group_by;
-  const width = by === 'bot' ? 1 : by === 'status' ? x.statuses.length : by === 'path' ? x.urls.length : end - first;
+  const byDay = by === 'day';
+  const byPath = by === 'path';
+  // the group's part after the bot: a column of the row, or the day
+  const sub = by === 'status' ? x.rowStatus : byPath ? x.rowUrl : null;
+  const width = by === 'bot' ? 1 : by === 'status' ? x.statuses.length : byPath ? x.urls.length : end - first;
   const groups = x.bots.length * width;
   const hits = new Float64Array(groups);
   const pages = new Int32Array(groups);
   const last = new Float64Array(groups);
-  const firstPage = pairSet(groups, x.urls.length);
+  // a page counts once per group: marked with the day's stamp per (bot, page) by day (rows come a day at a time), else per (group, page)
+  const nu = x.urls.length;
+  const marks = pageMarks(byPath ? 0 : (byDay ? x.bots.length : groups) * nu);
+  const { rowBot, rowUrl, rowVerification, rowHits, rowLast } = x;
   for (let d = first; d < end; d++) {
+    const stamp = byDay ? d - first + 1 : 1;
     for (let i = x.dayStart[d]; i < x.dayStart[d + 1]; i++) {
-      if (!botOk[x.rowBot[i]] || (verification >= 0 && x.rowVerification[i] !== verification)) continue;
-      const u = x.rowUrl[i];
-      const g = x.rowBot[i] * width + (by === 'status' ? x.rowStatus[i] : by === 'path' ? u : by === 'day' ? d - first : 0);
-      hits[g] += x.rowHits[i];
-      if (pages[g] === 0 || x.rowLast[i] > last[g]) last[g] = x.rowLast[i];
-      // a page a group: per page, the group is the page
-      if (by === 'path' ? pages[g] === 0 : firstPage(g, u)) pages[g]++;
+      const bot = rowBot[i];
+      if (botOk[bot] === 0 || (verification >= 0 && rowVerification[i] !== verification)) continue;
+      const g = bot * width + (sub ? sub[i] : byDay ? d - first : 0);
+      if (pages[g] === 0 || rowLast[i] > last[g]) last[g] = rowLast[i];
+      hits[g] += rowHits[i];
+      if (byPath) {
+        if (pages[g] === 0) pages[g] = 1;
+        continue;
+      }
+      const k = (byDay ? bot : g) * nu + rowUrl[i];
+      if (marks.dense) {
+        if (marks.dense[k] !== stamp) {
+          marks.dense[k] = stamp;
+          pages[g]++;
+        }
+      } else if (marks.sparse.get(k) !== stamp) {
+        marks.sparse.set(k, stamp);
+        pages[g]++;
+      }
     }
   }
   const out: Group[] = [];
@@ -111,14 +131,19 @@ function crawledInPeriod(x: HitsIndex, r: DayRange): Map<string, PageRow> {
   const verified = x.verifications.indexOf('verified');
   const crawls = new Float64Array(x.urls.length);
   const last = new Float64Array(x.urls.length);
-  const firstBot = pairSet(x.urls.length, x.bots.length);
+  const firstBot = pageMarks(x.urls.length * x.bots.length);
   const botsOf: number[][] = [];
   for (let i = x.dayStart[first]; i < x.dayStart[end]; i++) {
     if (x.rowVerification[i] !== verified) continue;
     const u = x.rowUrl[i];
     if (crawls[u] === 0 || x.rowLast[i] > last[u]) last[u] = x.rowLast[i];
     crawls[u] += x.rowHits[i];
-    if (firstBot(u, x.rowBot[i])) (botsOf[u] ??= []).push(x.rowBot[i]);
+    const k = u * x.bots.length + x.rowBot[i];
+    if (firstBot.dense ? firstBot.dense[k] === 0 : !firstBot.sparse.has(k)) {
+      if (firstBot.dense) firstBot.dense[k] = 1;
+      else firstBot.sparse.set(k, 1);
+      (botsOf[u] ??= []).push(x.rowBot[i]);
+    }
   }
   const out = new Map<string, PageRow>();
   botsOf.forEach((bots, u) => {
