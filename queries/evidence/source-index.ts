@@ -1,4 +1,7 @@
 import type { Knex } from 'knex';
+import { heldIndexes, lowerBound } from '../held-indexes';
+
+export { dayNumber } from '../held-indexes';
 
 /**
  * A website's rm_source_days of one kind held in memory as columns sorted by day, so the sources read sums a range of
@@ -21,13 +24,7 @@ interface SourceIndex {
 }
 
 // per process; least recently read websites go past it
-const BUDGET = 256 * 1024 * 1024;
-const held = new Map<string, SourceIndex>();
-const loading = new Map<string, Promise<SourceIndex>>();
-let heldBytes = 0;
-
-const DAY_MS = 86_400_000;
-export const dayNumber = (day: string) => Math.floor(Date.parse(`${day}T00:00:00Z`) / DAY_MS);
+const held = heldIndexes<SourceIndex>(256 * 1024 * 1024);
 
 async function load(db: Knex, websiteId: string, kind: number, version: string): Promise<SourceIndex> {
   const res = await db.raw(
@@ -91,50 +88,12 @@ async function load(db: Knex, websiteId: string, kind: number, version: string):
   };
 }
 
-function hold(name: string, index: SourceIndex) {
-  const old = held.get(name);
-  if (old) {
-    held.delete(name);
-    heldBytes -= old.bytes;
-  }
-  if (index.bytes > BUDGET) return;
-  held.set(name, index);
-  heldBytes += index.bytes;
-  for (const [k, v] of held) {
-    if (heldBytes <= BUDGET) break;
-    held.delete(k);
-    heldBytes -= v.bytes;
-  }
-}
-
 /** The website's index of a kind at its current version, loaded when missing or stale. */
 async function indexOf(db: Knex, websiteId: string, kind: number): Promise<SourceIndex> {
   const site = await db('rm_fact_sites').where('website_id', websiteId).first(db.raw('version::text as version'));
   // no site row yet: nothing to keep a version for, read as it is
   if (!site) return load(db, websiteId, kind, '');
-  const version: string = site.version;
-  const name = `${websiteId}:${kind}`;
-  const have = held.get(name);
-  if (have && have.version === version) {
-    held.delete(name);
-    held.set(name, have);
-    return have;
-  }
-  const pending = loading.get(`${name}:${version}`);
-  if (pending) return pending;
-  const p = load(db, websiteId, kind, version).then(
-    (index) => {
-      loading.delete(`${name}:${version}`);
-      hold(name, index);
-      return index;
-    },
-    (err) => {
-      loading.delete(`${name}:${version}`);
-      throw err;
-    },
-  );
-  loading.set(`${name}:${version}`, p);
-  return p;
+  return held(`${websiteId}:${kind}`, site.version, () => load(db, websiteId, kind, site.version));
 }
 
 export interface SourceCount {
@@ -201,15 +160,4 @@ export async function sourceCounts(
     }
   }
   return top.slice(offset, want).map((k) => ({ key: x.keys[k], retrieved: retrieved[k], cited: cited[k] }));
-}
-
-function lowerBound(a: Int32Array, v: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (a[mid] < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
