@@ -153,20 +153,24 @@ interface CopyConn {
 
 /** The signature, flags and header extension length a binary COPY starts with. */
 const COPY_HEADER = 19;
-const NO_BYTES = Buffer.alloc(0);
+/** Bytes of lines passed on at once: COPY sends a message per row, and a write per row cost node more than the row. */
+const BATCH = 128 * 1024;
 
 /**
  * Binary COPY rows of one text column (one or more COPY statements one after the other) to the columns' bytes, each
  * row's text as it is: no escaping on either side, only the framing dropped.
  */
 function copyBinaryText(): Transform {
-  let rest: Buffer = NO_BYTES;
   let held: Buffer[] = [];
   let heldBytes = 0;
-  /** bytes needed before anything more can be read from `rest` */
+  /** bytes the first held buffer must grow to before anything more can be read */
   let need = 0;
   let header = true;
+  let lines: Buffer[] = [];
+  let linesBytes = 0;
   return new Transform({
+    // a few batches in flight on each side, so Postgres keeps sending while the reply is written
+    highWaterMark: 4 * BATCH,
     transform(chunk: Buffer, _enc, done) {
       if (heldBytes + chunk.length < need) {
         held.push(chunk);
@@ -176,46 +180,44 @@ function copyBinaryText(): Transform {
       const b = held.length ? Buffer.concat([...held, chunk]) : chunk;
       held = [];
       heldBytes = 0;
-      const out: Buffer[] = [];
-      let at = 0;
       need = 0;
+      let at = 0;
       for (;;) {
+        const left = b.length - at;
         if (header) {
-          if (b.length - at < COPY_HEADER || b.length - at < COPY_HEADER + b.readUInt32BE(at + 15)) {
-            need = COPY_HEADER + (b.length - at >= COPY_HEADER ? b.readUInt32BE(at + 15) : 0);
-            break;
-          }
-          at += COPY_HEADER + b.readUInt32BE(at + 15);
+          need = left < COPY_HEADER ? COPY_HEADER : COPY_HEADER + b.readUInt32BE(at + 15);
+          if (left < need) break;
+          at += need;
           header = false;
         }
-        if (b.length - at < 2) {
-          need = 2;
-          break;
-        }
+        need = 2;
+        if (left < need) break;
         // the trailer (-1): a next statement starts with its own header
         if (b.readInt16BE(at) === -1) {
           at += 2;
           header = true;
           continue;
         }
-        if (b.length - at < 6) {
-          need = 6;
-          break;
-        }
-        const len = b.readInt32BE(at + 2);
-        if (b.length - at < 6 + len) {
-          need = 6 + len;
-          break;
-        }
-        out.push(b.subarray(at + 6, at + 6 + len));
-        at += 6 + len;
+        need = 6;
+        if (left < need) break;
+        need = 6 + b.readInt32BE(at + 2);
+        if (left < need) break;
+        lines.push(b.subarray(at + 6, at + need));
+        linesBytes += need - 6;
+        at += need;
       }
-      rest = at < b.length ? b.subarray(at) : NO_BYTES;
-      if (rest.length) {
-        held = [rest];
-        heldBytes = rest.length;
-      }
-      done(null, out.length ? Buffer.concat(out) : undefined);
+      if (at < b.length) {
+        held = [b.subarray(at)];
+        heldBytes = b.length - at;
+      } else need = 0;
+      if (linesBytes < BATCH) return done();
+      const out = Buffer.concat(lines, linesBytes);
+      lines = [];
+      linesBytes = 0;
+      done(null, out);
+    },
+    flush(done) {
+      done(null, linesBytes ? Buffer.concat(lines, linesBytes) : undefined);
     },
   });
 }
