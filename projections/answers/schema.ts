@@ -34,7 +34,9 @@ export const ANSWERS_SQL = `
         sample_index int not null default 0,
         export_json text not null,
         export_entities text not null
-      );
+      -- an answer with its export line is 3-5 KB: kept whole in its page rather than compressed into TOAST, which cost
+      -- the answers' writes a fifth more CPU
+      ) with (toast_tuple_target = 8160);
       -- every answer stored before samples existed is its unit's only sample
       alter table rm_responses add column if not exists sample_index int not null default 0;
       ${preferLz4Sql('rm_responses', ['text', 'citations', 'products', 'export_json'])}
