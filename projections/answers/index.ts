@@ -23,7 +23,7 @@ import { appendFacts, compile, insertProducts, insertResponses, nextVersion } fr
  */
 export const answersProjection: Projection = {
   name: 'answers',
-  version: 4,
+  version: 5,
   tables: [
     'rm_responses',
     'rm_fact_chunks',
@@ -54,7 +54,7 @@ export const answersProjection: Projection = {
     const retrieved = new Map<string, StoredRetrieved[]>();
     for (const e of recorded) retrieved.set(e.data.response_id, retrievedOf(analyses.get(e.data.response_id)!, e.data.retrieved));
     const version = await nextVersion(trx);
-    const fresh = await insertResponses(trx, recorded, analyses, retrieved, version);
+    const fresh = await insertResponses(trx, recorded, analyses, retrieved, version, tracked);
     if (fresh.length) {
       await insertEvidence(trx, fresh, retrieved);
       await insertContentRows(trx, fresh, analyses, tracked);

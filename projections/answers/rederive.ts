@@ -3,6 +3,7 @@ import { analyzeAnswer } from '../../src/analysis/answer';
 import { dayAndTime } from '../../src/analysis/facts';
 import { siteEntities } from '../site-entities';
 import { brandMentioned, brandOf } from './content-tables';
+import { entitiesJson } from './export-line';
 import type { Recorded } from './handlers';
 import type { StoredMatched } from './schema';
 import { type AnswerFacts, compile, factRow, intoParts, lockSite, productRows, slotsOf, storedMatched, writeParts } from './writers';
@@ -13,18 +14,20 @@ const REDERIVE_PAGE = 5000;
 const REDERIVE_SLICE = 250;
 
 /**
- * Stores the analyses a re-derivation changed: the answers' entity matches, and the content hub's `mentioned` of the
- * answers whose brand mention changed.
+ * Stores the analyses a re-derivation changed: the answers' entity matches and their export lines' entities part, and
+ * the content hub's `mentioned` of the answers whose brand mention changed.
  */
 async function writeRederived(
   trx: Knex.Transaction,
-  matched: { id: string; matched: StoredMatched }[],
+  matched: { id: string; matched: StoredMatched; entities: string }[],
   mentioned: { id: string; mentioned: boolean }[],
 ) {
   if (matched.length) {
-    await trx.raw(`update rm_responses r set matched = x.matched from json_to_recordset(?::json) as x(id uuid, matched jsonb) where r.id = x.id`, [
-      JSON.stringify(matched),
-    ]);
+    await trx.raw(
+      `update rm_responses r set matched = x.matched, export_entities = x.entities
+         from json_to_recordset(?::json) as x(id uuid, matched jsonb, entities text) where r.id = x.id`,
+      [JSON.stringify(matched)],
+    );
   }
   if (mentioned.length) {
     const ids = mentioned.map((x) => x.id);
@@ -48,16 +51,17 @@ export async function rederive(trx: Knex.Transaction, websiteId: string, version
   const ids = entities.map((e) => e.id);
   const compiled = compile(websiteId, entities);
   const slots = slotsOf(entities);
+  const entitiesPart = entitiesJson(websiteId, entities);
   await trx('rm_fact_chunks').where('website_id', websiteId).delete();
   const brand = brandOf(entities);
   let byDay = new Map<string, ReturnType<typeof factRow>[]>();
-  type Page = Array<AnswerFacts & { id: string; run_at: Date; matched: StoredMatched }>;
+  type Page = Array<AnswerFacts & { id: string; run_at: Date; matched: StoredMatched; export_entities: string }>;
   const fetchPage = (after: { run_at: Date; id: string } | null): Promise<Page> => {
     const q = trx('rm_responses')
       .where('website_id', websiteId)
       .orderBy([{ column: 'run_at' }, { column: 'id' }])
       .limit(REDERIVE_PAGE)
-      .select('id', 'run_at', 'prompt_id', 'model', 'location_id', 'schedule_id', 'text', 'citations', 'matched');
+      .select('id', 'run_at', 'prompt_id', 'model', 'location_id', 'schedule_id', 'text', 'citations', 'matched', 'export_entities');
     if (after) q.andWhereRaw('(run_at, id) > (?, ?)', [after.run_at, after.id]);
     return q;
   };
@@ -74,7 +78,7 @@ export async function rederive(trx: Knex.Transaction, websiteId: string, version
     const page: Page = await pending;
     const last = page[page.length - 1];
     pending = page.length === REDERIVE_PAGE ? fetchPage({ run_at: last.run_at, id: last.id }) : null;
-    const changed: { id: string; matched: StoredMatched }[] = [];
+    const changed: { id: string; matched: StoredMatched; entities: string }[] = [];
     const mentionChanged: { id: string; mentioned: boolean }[] = [];
     for (let i = 0; i < page.length; i++) {
       // the server shares this process: a whole page analyzed at once kept its requests waiting for ~150 ms
@@ -86,9 +90,12 @@ export async function rederive(trx: Knex.Transaction, websiteId: string, version
       const analysis = analyzeAnswer(compiled, a);
       list.push(factRow(analysis, slots, a));
       const matched = storedMatched(analysis);
+      const part = entitiesPart(matched);
       // compared part by part: jsonb gives its keys back in its own order
-      if (JSON.stringify(matched.m) !== JSON.stringify(a.matched.m) || JSON.stringify(matched.c) !== JSON.stringify(a.matched.c)) {
-        changed.push({ id: a.id, matched });
+      const same = JSON.stringify(matched.m) === JSON.stringify(a.matched.m) && JSON.stringify(matched.c) === JSON.stringify(a.matched.c);
+      // a renamed competitor changes the export line of an answer whose matches stay the same
+      if (!same || part !== a.export_entities) changed.push({ id: a.id, matched, entities: part });
+      if (!same) {
         const mentioned = brandMentioned(analysis, brand);
         if (mentioned !== a.matched.m.some(([id]) => id === brand)) mentionChanged.push({ id: a.id, mentioned });
       }

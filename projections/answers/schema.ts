@@ -31,11 +31,15 @@ export const ANSWERS_SQL = `
         retrieved jsonb not null default '[]',
         search_queries jsonb not null default '[]',
         changed bigint not null default 0,
-        sample_index int not null default 0
-      );
+        sample_index int not null default 0,
+        export_json text not null,
+        export_entities text not null
+      -- an answer with its export line is 3-5 KB: kept whole in its page rather than compressed into TOAST, which cost
+      -- the answers' writes a fifth more CPU
+      ) with (toast_tuple_target = 8160);
       -- every answer stored before samples existed is its unit's only sample
       alter table rm_responses add column if not exists sample_index int not null default 0;
-      ${preferLz4Sql('rm_responses', ['text', 'citations', 'products'])}
+      ${preferLz4Sql('rm_responses', ['text', 'citations', 'products', 'export_json'])}
       create index if not exists rm_responses_site_time on rm_responses (website_id, run_at, id);
       create index if not exists rm_responses_changed on rm_responses (website_id, changed, id);
       create index if not exists rm_responses_site_id on rm_responses (website_id, id);

@@ -4,6 +4,7 @@ import { compiledEntities } from '../../src/analysis/entity-cache';
 import { dayAndTime, decodeFacts, encodeFacts, type FactChunk, FactChunkBuilder, type FactDictionaries } from '../../src/analysis/facts';
 import { sameEntities, type SiteEntity } from '../site-entities';
 import { queriesOf, type StoredRetrieved } from './evidence';
+import { entitiesJson, exportJson } from './export-line';
 import type { Recorded } from './handlers';
 import type { StoredMatched, StoredSource } from './schema';
 
@@ -34,10 +35,17 @@ export async function insertResponses(
   analyses: Map<string, AnswerAnalysis>,
   retrieved: Map<string, StoredRetrieved[]>,
   version: string,
+  tracked: Map<string, TrackedEntity[]>,
 ): Promise<Recorded[]> {
   if (!recorded.length) return [];
+  const entitiesOf = new Map<string, ReturnType<typeof entitiesJson>>();
   const rows = recorded.map((e) => {
     const d = e.data;
+    const analysis = analyses.get(d.response_id)!;
+    const matched = storedMatched(analysis);
+    const pages = retrieved.get(d.response_id) ?? [];
+    let entities = entitiesOf.get(d.website_id);
+    if (!entities) entitiesOf.set(d.website_id, (entities = entitiesJson(d.website_id, tracked.get(d.website_id) ?? [])));
     return {
       id: d.response_id,
       website_id: d.website_id,
@@ -55,20 +63,22 @@ export async function insertResponses(
       source: d.source,
       provider_model: d.provider_model,
       latency_ms: d.latency_ms === null ? null : Math.round(d.latency_ms),
-      sources: storedSources(analyses.get(d.response_id)!),
-      matched: storedMatched(analyses.get(d.response_id)!),
-      retrieved: retrieved.get(d.response_id) ?? [],
+      sources: storedSources(analysis),
+      matched,
+      retrieved: pages,
       search_queries: queriesOf(d.search_queries),
       changed: version,
       sample_index: d.sample_index ?? 0,
+      export_json: exportJson(d, analysis, pages),
+      export_entities: entities(matched),
     };
   });
   const r = await trx.raw(
-    `insert into rm_responses (id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched, retrieved, search_queries, changed, sample_index)
-     select id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched, retrieved, search_queries, changed, sample_index
+    `insert into rm_responses (id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched, retrieved, search_queries, changed, sample_index, export_json, export_entities)
+     select id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched, retrieved, search_queries, changed, sample_index, export_json, export_entities
        from json_to_recordset(?::json) as x(id uuid, website_id uuid, prompt_id uuid, model text, location_id uuid, persona_id uuid, schedule_id uuid,
          run_id uuid, external_id text, run_at timestamptz, text text, citations jsonb, products jsonb, source text, provider_model text, latency_ms int,
-         sources jsonb, matched jsonb, retrieved jsonb, search_queries jsonb, changed bigint, sample_index int)
+         sources jsonb, matched jsonb, retrieved jsonb, search_queries jsonb, changed bigint, sample_index int, export_json text, export_entities text)
      on conflict (id) do nothing
      returning id`,
     [JSON.stringify(rows)],

@@ -2,9 +2,9 @@ import { type Readable, Transform } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Knex } from 'knex';
 import { to as copyTo } from 'pg-copy-streams';
-import { ANSWER_SELECT, type AnswerRow, answerShaper, retrievedItems, sourceItems, type TrackedEntity, trackedEntities } from '../responses/list';
+import { EXPORT_LINE_SQL } from '../../projections/answers/export-line';
+import { ANSWER_SELECT, type AnswerRow, answerShaper, trackedEntities } from '../responses/list';
 import type { Answer } from '../responses/views';
-import type { StoredMatched } from '../../projections/answers/schema';
 
 /**
  * The answers export (CONTRACT.md, Answer evidence): every answer of a website in a stable order, from a cursor.
@@ -135,50 +135,12 @@ export async function* exportAnswers(db: Knex, websiteId: string, plan: Plan): A
   for await (const rows of plannedRows<AnswerRow & { changed: string }>(db, websiteId, plan, ANSWER_SELECT)) for (const row of rows) yield shape(row);
 }
 
-/** The stored fields of an answer (`r`, its prompt `p`) as a JSON object's text, written by Postgres. */
-const STORED_JSON = `json_build_object(
-      'id', r.id, 'website_id', r.website_id, 'prompt_id', r.prompt_id, 'prompt', p.text, 'model', r.model, 'response', r.text,
-      'created_at', to_char(r.run_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-      'sources', (select coalesce(json_agg(json_build_object('url', e->>0, 'root_domain', e->>1, 'normalized_url', e->>2, 'suffix', e->>3) order by i), '[]')
-                    from jsonb_array_elements(r.sources) with ordinality x(e, i)),
-      'schedule', coalesce(r.schedule_id::text, 'default'), 'location_id', r.location_id, 'persona_id', r.persona_id, 'run_id', r.run_id,
-      'external_id', r.external_id, 'citations', r.citations, 'products', r.products,
-      'retrieved', (select coalesce(json_agg(json_build_object('url', e->>0, 'normalized_url', e->>1, 'cited', (e->2)::boolean) order by i), '[]')
-                      from jsonb_array_elements(r.retrieved) with ordinality x(e, i)),
-      'search_queries', r.search_queries, 'sample_index', r.sample_index)::text`;
-
-/** An NDJSON line's end from an answer's mentions: mentioned, cited, position and competitors with the current entities, and `}`. */
-function entitiesTail(entities: TrackedEntity[]) {
-  const self = new Set(entities.filter((e) => e.is_self).map((e) => e.id));
-  const competitorJson = new Map(
-    entities
-      .filter((e) => !e.is_self)
-      .map((e) => [e.id, `{"id":${JSON.stringify(e.id)},"name":${JSON.stringify(e.name)},"url":${JSON.stringify(e.url)},"position":`]),
-  );
-  return (mentions: [string, number][], cited: boolean) => {
-    let position: number | null = null;
-    let competitors = '';
-    for (const [id, at] of mentions) {
-      if (self.has(id)) position = at;
-      else {
-        const c = competitorJson.get(id);
-        if (c) competitors += `${competitors ? ',' : ''}${c}${at}}`;
-      }
-    }
-    return `,"mentioned":${position !== null},"cited":${cited},"position":${position},"competitors":[${competitors}]}`;
-  };
-}
-
-/**
- * The same items as NDJSON lines: Postgres writes the stored fields as JSON text, node adds what the website's
- * current entities decide (mentioned, cited, position, competitors), so no stored list is parsed and written again.
- */
+/** The planned answers' NDJSON lines, a page per read (PGlite, which has no COPY): the lines kept ready, joined. */
 export async function* exportNdjson(db: Knex, websiteId: string, plan: Plan): AsyncGenerator<string> {
-  const tail = entitiesTail(await trackedEntities(db, websiteId));
-  type Row = { id: string; changed: string; j: string; matched: StoredMatched };
-  for await (const rows of plannedRows<Row>(db, websiteId, plan, [db.raw(`${STORED_JSON} as j`), 'r.matched'])) {
+  type Row = { id: string; changed: string; line: string };
+  for await (const rows of plannedRows<Row>(db, websiteId, plan, [db.raw(`${EXPORT_LINE_SQL} as line`)])) {
     let out = '';
-    for (const r of rows) out += `${r.j.slice(0, -1)}${tail(r.matched.m, r.matched.c.includes(websiteId))}\n`;
+    for (const r of rows) out += r.line;
     yield out;
   }
 }
@@ -186,87 +148,93 @@ export async function* exportNdjson(db: Knex, websiteId: string, plan: Plan): As
 interface CopyConn {
   connection?: { stream?: { write?: unknown } };
   escapeLiteral(s: string): string;
-  query(q: object): Readable;
+  query(q: object | string): Readable | Promise<unknown>;
 }
 
-/** Column separator of the COPY rows: a JSON text never holds a raw control character. */
-const SEP = 1;
+/** The signature, flags and header extension length a binary COPY starts with. */
+const COPY_HEADER = 19;
+/** Bytes of lines passed on at once: COPY sends a message per row, and a write per row cost node more than the row. */
+const BATCH = 128 * 1024;
 
 /**
- * An answer's COPY row: the scalar fields and stored JSON lists as one JSON object's text without its `}`, then the
- * sources, the retrieved pages and the mentions as stored, and whether it cites the brand (t or f).
+ * Binary COPY rows of one text column (one or more COPY statements one after the other) to the columns' bytes, each
+ * row's text as it is: no escaping on either side, only the framing dropped.
  */
-const COPY_ROW = (websiteId: string) => `left(json_build_object(
-      'id', r.id, 'website_id', r.website_id, 'prompt_id', r.prompt_id, 'prompt', p.text, 'model', r.model, 'response', r.text,
-      'created_at', to_char(r.run_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-      'schedule', coalesce(r.schedule_id::text, 'default'), 'location_id', r.location_id, 'persona_id', r.persona_id, 'run_id', r.run_id,
-      'external_id', r.external_id, 'citations', r.citations, 'products', r.products,
-      'search_queries', r.search_queries, 'sample_index', r.sample_index)::text, -1),
-    r.sources, r.retrieved, r.matched->'m', r.matched->'c' ? ${websiteId}`;
-
-/** COPY rows (COPY_ROW) to NDJSON lines: the lists reshaped as the listing shows them, the entities' part added. */
-function copyRowsToLines(tail: (m: [string, number][], cited: boolean) => string): Transform {
-  let carry: Buffer | null = null;
-  const lines = (buf: Buffer, out: Buffer[]) => {
-    let start = 0;
-    for (;;) {
-      const nl = buf.indexOf(10, start);
-      if (nl === -1) break;
-      const a = buf.indexOf(SEP, start);
-      const b = buf.indexOf(SEP, a + 1);
-      const c = buf.indexOf(SEP, b + 1);
-      const d = buf.indexOf(SEP, c + 1);
-      const sources = sourceItems(JSON.parse(buf.toString('utf8', a + 1, b)));
-      const retrieved = retrievedItems(JSON.parse(buf.toString('utf8', b + 1, c)));
-      const mentions = JSON.parse(buf.toString('utf8', c + 1, d));
-      out.push(
-        buf.subarray(start, a),
-        Buffer.from(`,"sources":${JSON.stringify(sources)},"retrieved":${JSON.stringify(retrieved)}${tail(mentions, buf[d + 1] === 0x74)}\n`),
-      );
-      start = nl + 1;
-    }
-    return start;
-  };
+function copyBinaryText(): Transform {
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  /** bytes the first held buffer must grow to before anything more can be read */
+  let need = 0;
+  let header = true;
+  let lines: Buffer[] = [];
+  let linesBytes = 0;
   return new Transform({
+    // a few batches in flight on each side, so Postgres keeps sending while the reply is written
+    highWaterMark: 4 * BATCH,
     transform(chunk: Buffer, _enc, done) {
-      try {
-        const out: Buffer[] = [];
-        let buf = chunk;
-        if (carry) {
-          const nl = chunk.indexOf(10);
-          if (nl === -1) {
-            carry = Buffer.concat([carry, chunk]);
-            return done();
-          }
-          lines(Buffer.concat([carry, chunk.subarray(0, nl + 1)]), out);
-          buf = chunk.subarray(nl + 1);
-          carry = null;
-        }
-        const used = lines(buf, out);
-        if (used < buf.length) carry = Buffer.from(buf.subarray(used));
-        done(null, out.length ? Buffer.concat(out) : undefined);
-      } catch (err) {
-        done(err as Error);
+      if (heldBytes + chunk.length < need) {
+        held.push(chunk);
+        heldBytes += chunk.length;
+        return done();
       }
+      const b = held.length ? Buffer.concat([...held, chunk]) : chunk;
+      held = [];
+      heldBytes = 0;
+      need = 0;
+      let at = 0;
+      for (;;) {
+        const left = b.length - at;
+        if (header) {
+          need = left < COPY_HEADER ? COPY_HEADER : COPY_HEADER + b.readUInt32BE(at + 15);
+          if (left < need) break;
+          at += need;
+          header = false;
+        }
+        need = 2;
+        if (left < need) break;
+        // the trailer (-1): a next statement starts with its own header
+        if (b.readInt16BE(at) === -1) {
+          at += 2;
+          header = true;
+          continue;
+        }
+        need = 6;
+        if (left < need) break;
+        need = 6 + b.readInt32BE(at + 2);
+        if (left < need) break;
+        lines.push(b.subarray(at + 6, at + need));
+        linesBytes += need - 6;
+        at += need;
+      }
+      if (at < b.length) {
+        held = [b.subarray(at)];
+        heldBytes = b.length - at;
+      } else need = 0;
+      if (linesBytes < BATCH) return done();
+      const out = Buffer.concat(lines, linesBytes);
+      lines = [];
+      linesBytes = 0;
+      done(null, out);
+    },
+    flush(done) {
+      done(null, linesBytes ? Buffer.concat(lines, linesBytes) : undefined);
     },
   });
 }
 
 /**
  * The planned answers' NDJSON lines streamed by COPY, one statement per part of the plan, on one connection held until
- * the stream ends, at the reader's pace: Postgres writes the stored fields as JSON text, node reshapes the lists and adds
- * the entities' part (JSON.parse and stringify cost node less than json_agg costs Postgres). Null when the connection
- * is not a socket to a Postgres server (PGlite).
+ * the stream ends, at the reader's pace: Postgres joins each answer's ready line (EXPORT_LINE_SQL) and sends it in
+ * binary, node drops the framing. Null when the connection is not a socket to a Postgres server (PGlite).
  */
 export async function copyNdjson(db: Knex, websiteId: string, plan: Plan): Promise<Readable | null> {
-  const tail = entitiesTail(await trackedEntities(db, websiteId));
   const conn = (await db.client.acquireConnection()) as CopyConn;
   if (typeof conn.connection?.stream?.write !== 'function') {
     await db.client.releaseConnection(conn);
     return null;
   }
   const lit = (v: string | number) => (typeof v === 'number' ? String(v) : conn.escapeLiteral(v));
-  const select = `select ${COPY_ROW(lit(websiteId))} from rm_responses r left join rm_prompts p on p.id = r.prompt_id
+  const select = `select ${EXPORT_LINE_SQL} from rm_responses r left join rm_prompts p on p.id = r.prompt_id
     where r.website_id = ${lit(websiteId)}::uuid`;
   const parts: string[] = [];
   if (plan.endA !== null) {
@@ -280,7 +248,7 @@ export async function copyNdjson(db: Knex, websiteId: string, plan: Plan): Promi
       `${select} and r.changed > ${lit(plan.rederived)} ${from} and (r.changed, r.id) <= (${lit(plan.endB.v)}, ${lit(plan.endB.id)}::uuid) order by r.changed, r.id`,
     );
   }
-  const out = copyRowsToLines(tail);
+  const out = copyBinaryText();
   let current: Readable | null = null;
   out.on('close', () => {
     // the reader went away: what is still coming is read and dropped, so the connection goes back clean
@@ -291,10 +259,11 @@ export async function copyNdjson(db: Knex, websiteId: string, plan: Plan): Promi
   });
   void (async () => {
     try {
+      // the order comes from the indexes: a sort of whole lines would spill to disk
+      await conn.query('set enable_sort = off');
       for (const sql of parts) {
         if (out.destroyed) break;
-        // CSV with control characters as delimiter and quote writes each JSON text as it is
-        const copy = conn.query(copyTo(`copy (${sql}) to stdout with (format csv, delimiter e'\\x01', quote e'\\x02')`));
+        const copy = conn.query(copyTo(`copy (${sql}) to stdout with (format binary)`)) as Readable;
         current = copy;
         copy.pipe(out, { end: false });
         await finished(copy);
@@ -303,6 +272,7 @@ export async function copyNdjson(db: Knex, websiteId: string, plan: Plan): Promi
     } catch (err) {
       out.destroy(err as Error);
     } finally {
+      await Promise.resolve(conn.query('reset enable_sort')).catch(() => {});
       await db.client.releaseConnection(conn);
     }
   })();

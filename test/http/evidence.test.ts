@@ -124,6 +124,9 @@ describe('a run of the simulated engines', () => {
       if (!r.body.has_more) break;
     }
     expect(retrievedTotal).toBe(listed.reduce((n, a) => n + a.retrieved.length, 0));
+    // the engines' answers export as they list
+    const byId = (xs: { id: string }[]) => new Map(xs.map((x) => [x.id, x]));
+    expect(byId((await exported(site.id)).records)).toEqual(byId(listed as unknown as { id: string }[]));
   });
 });
 

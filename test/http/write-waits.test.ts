@@ -27,10 +27,10 @@ describe.runIf(onRealPostgres)('a write waits for what its caller reads, not for
     // a large history, written straight into the answers read model (imported over HTTP it would take minutes here):
     // what a re-derivation reads
     await s.rt.database.db.raw(
-      `insert into rm_responses (id, website_id, prompt_id, model, run_at, text, citations, products, source)
+      `insert into rm_responses (id, website_id, prompt_id, model, run_at, text, citations, products, source, export_json, export_entities)
        select gen_random_uuid(), ?, ?, 'chatgpt', timestamptz '2025-06-01' + make_interval(secs => i * 60),
               case when i % 3 = 0 then 'Newco first, Acme second, Globex too. ' else 'Acme and Globex are both fine. ' end || repeat('Filler words about CRMs. ', 20),
-              '[]', '[]', 'import'
+              '[]', '[]', 'import', '', ''
          from generate_series(1, ?) as i`,
       [site.id, site.prompts[0].id, HISTORY],
     );
