@@ -15,6 +15,7 @@ import { Uuid } from '../domain/schemas';
 import { problemLog } from './problem';
 import { type AppDeps, type Caller, commandContextOf, dbOf, orFail, type Reads, settled, websiteFor, writeThenRead } from './context';
 import { reportUrlOf, snapshotOf } from './reports';
+import { cutText } from '../domain/text';
 
 /**
  * Report schedules (CONTRACT.md "Website reports (extension)"): each weekly or monthly period that ends, its report
@@ -123,7 +124,7 @@ const systemCaller = (deps: AppDeps, s: ActiveSchedule): Caller => {
   return { deps, principal };
 };
 
-const cut = (s: string) => s.slice(0, 200);
+const cut = (s: string) => cutText(s, 200);
 
 /** The email's tables: the report's numbers, bounded as the template's schema bounds them. */
 const emailParams = (snapshot: ReportSnapshot, frequency: Frequency, period: Period, reportUrl: string) => ({

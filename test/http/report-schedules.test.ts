@@ -34,8 +34,15 @@ const create = async (body: Record<string, unknown>, key = w.a.key) => call(s, '
 let n = 0;
 /** Addresses no other test mails. */
 const addresses = (count: number) => Array.from({ length: count }, () => `r${++n}@example.com`);
-/** A time at which the schedule's first week has ended (8 days after its creation: that week ended 1 to 7 days before). */
-const weekAfter = (created: string, extraMs = 0) => new Date(Date.parse(created) + 8 * DAY + extraMs);
+/**
+ * Thursday noon (UTC) of the week after the creation's: the creation's Monday-to-Sunday week has ended, and an hour
+ * or a few minutes later the same week is still the one due (8 days after a Saturday evening, an hour later is Monday).
+ */
+const weekAfter = (created: string, extraMs = 0) => {
+  const c = new Date(created);
+  const monday = Date.UTC(c.getUTCFullYear(), c.getUTCMonth(), c.getUTCDate()) - ((c.getUTCDay() + 6) % 7) * DAY;
+  return new Date(monday + 10 * DAY + 12 * 3600_000 + extraMs);
+};
 const reportsOf = async () => (await call(s, 'GET', '/api/v1/reports', { key: w.a.key, query: { website_id: site.id } })).body.reports;
 
 describe('report periods', () => {
