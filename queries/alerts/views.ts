@@ -1,14 +1,9 @@
 import { z } from 'zod';
-import { ALERT_KINDS } from '../../src/domain/events';
+import { catalogue } from '../../src/domain/events';
 
 export const AlertRuleView = z.object({
   id: z.string(),
-  website_id: z.string(),
-  name: z.string(),
-  kind: z.enum(ALERT_KINDS),
-  params: z.record(z.string(), z.unknown()),
-  webhook_ids: z.array(z.string()),
-  emails: z.array(z.string()),
+  ...catalogue.AlertRuleCreated.omit({ rule_id: true }).shape,
   enabled: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),
@@ -18,13 +13,7 @@ export const AlertRuleAnswer = z.object({ rule: AlertRuleView });
 export const AlertRulesView = z.object({ rules: z.array(AlertRuleView) });
 
 export const AlertView = z.object({
-  id: z.string(),
-  rule_id: z.string(),
-  website_id: z.string(),
-  kind: z.string(),
-  fired_at: z.string(),
-  summary: z.string(),
-  details: z.record(z.string(), z.unknown()),
+  ...catalogue.AlertFired.shape.alert.omit({ webhook_ids: true }).shape,
   acknowledged_at: z.string().nullable(),
 });
 export type AlertView = z.infer<typeof AlertView>;
