@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import robotsParser from 'robots-parser';
 import { aiCrawlers, AGENT_KINDS, ENGINE_IDS, type AgentKind, type AiCrawlers, type EngineId } from './ai-crawlers';
 import { SafeFetchError, type SafeFetch, type SafeFetchResponse } from '../net/safe-fetch';
+import { mapLimit } from '../domain/map-limit';
 
 // ---------------------------------------------------------------------------
 // Input
@@ -202,19 +203,6 @@ async function probe(fetch: SafeFetch, url: string, userAgent: string, now: () =
       fingerprint: { url, status: null, headers: {}, error: errorCode(err), duration_ms: Math.round(performance.now() - t0), checked_at: checkedAt },
     };
   }
-}
-
-async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return out;
 }
 
 function probesOf(crawlers: AiCrawlers, checkerUserAgent: string): Probe[] {

@@ -16,7 +16,8 @@ import { deterministicId } from '../domain/ids';
 import { appendMany, type EventStore, maxPosition, type Position, positionFromString, type StreamAppend } from '../eventstore/port';
 import { SubjectErasedError } from '../eventstore/sealed';
 import { systemContext, websiteContext } from './context';
-import { type BusWorkerDeps, mapLimit, startWorker } from './worker';
+import { mapLimit } from '../domain/map-limit';
+import { type BusWorkerDeps, startWorker } from './worker';
 
 export const ENTITY_QUALITY_WORKER = 'entity-quality-workers';
 export const ENTITY_QUALITY_WORKER_TYPES = [

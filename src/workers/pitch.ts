@@ -9,7 +9,7 @@ import { type Outbound, SafeFetchError, type SafeFetchErrorCode } from '../net/s
 import type { JobSpec, StepEvent, StepOutcome } from './jobs';
 import { nameFromDomain, parsePlanReply, planPrompt, readHomePage, simulatedPlan } from './pitch-research';
 import { cutText } from '../domain/text';
-import { mapLimit } from './worker';
+import { mapLimit } from '../domain/map-limit';
 
 /** The pitch's own events in its job stream. */
 const PITCH_EVENT_TYPES = [

@@ -60,17 +60,3 @@ export async function startWorker(options: WorkerOptions): Promise<Consumer> {
     },
   };
 }
-
-/** fn over items, at most `limit` at once; the results in the items' order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const run = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
-  return out;
-}
