@@ -7,7 +7,7 @@ import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { apiKey, connect, toolOk } from '../mcp/support';
 import { buildSite, importAnswers, type Site } from '../support/answers';
 import { refusedWithoutWrite } from '../support/http';
-import { call, type TestServer } from '../support/server';
+import { call, caughtUp, type TestServer } from '../support/server';
 import { useWorld, type World } from '../support/tenancy';
 
 let s: TestServer;
@@ -92,6 +92,7 @@ describe('alert rules', () => {
     expect((await call(s, 'GET', `${R}/${id}`, { key: w.b.key })).status).toBe(404);
     expect((await call(s, 'DELETE', `${R}/${id}`, { key: w.a.key })).status).toBe(200);
     expect((await call(s, 'GET', `${R}/${id}`, { key: w.a.key })).status).toBe(404);
+    await caughtUp(s, ['activity']); // the feed is projected after the write answers
     const feed = await call(s, 'GET', '/api/v1/activity', { key: w.a.key, query: { entity_type: 'alert_rule' } });
     expect(feed.body.data.map((e: { change_type: string }) => e.change_type).sort()).toEqual(['created', 'deleted', 'updated']);
   });
@@ -177,6 +178,7 @@ describe('alerts', () => {
     const listed = await call(s, 'GET', '/api/v1/alerts', { key: w.a.key, query: { website_id: site.id, status: 'open' } });
     expect(listed.body.alerts.filter((a: { rule_id: string }) => a.rule_id === ruleId)).toHaveLength(1);
 
+    await caughtUp(s, ['activity']);
     const feed = await call(s, 'GET', '/api/v1/activity', { key: w.a.key, query: { entity_type: 'alert' } });
     expect(feed.body.data.some((e: { change_type: string; entity_ids: string[] }) => e.change_type === 'fired' && e.entity_ids[0] === alert.id)).toBe(
       true,

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { apiKey, connect, toolOk, toolRefused } from '../mcp/support';
 import { WebhooksView } from '../../queries/webhooks/views';
 import { type Receiver, startReceiver } from '../support/receiver';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, caughtUp, startServer, type TestServer } from '../support/server';
 import { buildWorld, type World } from '../support/tenancy';
 import { until } from '../support/until';
 import { beforeAll } from 'vitest';
@@ -72,6 +72,8 @@ describe('webhook endpoints', () => {
     expect((await call(s, 'GET', `/api/v1/webhooks/${made.webhook.id}`, { key: w.b.key })).status).toBe(404);
     expect((await call(s, 'DELETE', `/api/v1/webhooks/${made.webhook.id}`, { key: w.a.key })).status).toBe(200);
     expect((await call(s, 'GET', `/api/v1/webhooks/${made.webhook.id}`, { key: w.a.key })).status).toBe(404);
+    // the activity feed is projected after the write answers (CI read it before the deletion was in)
+    await caughtUp(s, ['activity']);
     const feed = await call(s, 'GET', '/api/v1/activity', { key: w.a.key, query: { entity_type: 'webhook' } });
     expect(feed.body.data.map((e: { change_type: string }) => e.change_type).sort()).toEqual(['created', 'deleted', 'updated']);
   });
