@@ -15,6 +15,8 @@ interface Printed {
   value: number;
   unit: string;
   note: string;
+  /** a rate's `cpu N us/<unit> (node a + Postgres b)`, when printed */
+  cpu?: { per: string; nodeUs: number; pgUs: number };
 }
 
 /** The figures one bench process printed before its summary, by name. */
@@ -23,15 +25,22 @@ export function parseFigures(stdout: string): Map<string, Printed> {
   for (const l of stdout.split('\n')) {
     if (l.startsWith('# summary')) break;
     const m = /^([a-z][a-z0-9_]*) (-?[0-9.e+]+|NaN|Infinity) (\S+)(.*)$/.exec(l);
-    if (m && !out.has(m[1])) out.set(m[1], { value: Number(m[2]), unit: m[3], note: m[4].split('  # ')[1] ?? '' });
+    if (!m || out.has(m[1])) continue;
+    const [before, note = ''] = m[4].split('  # ');
+    const c = /\bcpu [0-9.]+ us\/([a-z]+) \(node ([0-9.]+) \+ Postgres ([0-9.]+)\)/.exec(before);
+    out.set(m[1], { value: Number(m[2]), unit: m[3], note, ...(c ? { cpu: { per: c[1], nodeUs: Number(c[2]), pgUs: Number(c[3]) } } : {}) });
   }
   return out;
 }
 
-/** The CPU per unit of each `*_cpu_us_per_*` figure, split into node and Postgres by its note. */
+/**
+ * The CPU per unit of each `*_cpu_us_per_*` figure, split into node and Postgres by its note; and of each rate printed
+ * with its CPU per unit (`<rate>_cpu_us_per_<unit>`), so that a commit whose bench printed only that still compares.
+ */
 export function cpuPerUnit(figs: Map<string, Printed>): Map<string, { nodeUs: number; pgUs: number }> {
   const out = new Map<string, { nodeUs: number; pgUs: number }>();
   for (const [name, f] of figs) {
+    if (f.cpu) out.set(`${name}_cpu_us_per_${f.cpu.per}`, { nodeUs: f.cpu.nodeUs, pgUs: f.cpu.pgUs });
     if (!/_cpu_us_per_/.test(name)) continue;
     const node = /\bnode (-?[0-9.]+) us/.exec(f.note);
     const pg = /Postgres (-?[0-9.]+) us/.exec(f.note);

@@ -255,13 +255,14 @@ export async function cpuMeter(db: import('knex').Knex) {
   const node0 = process.cpuUsage();
   const pg0 = await pgBackendCpuUs(db);
   return {
-    async stop(): Promise<{ nodeUs: number; pgUs: number }> {
+    /** nodeUs is user + system time; nodeSysUs the system (kernel) part of it, socket copies mostly */
+    async stop(): Promise<{ nodeUs: number; nodeSysUs: number; pgUs: number }> {
       const n = process.cpuUsage(node0);
       await endProfile();
       const pg1 = await pgBackendCpuUs(db);
       let pgUs = 0;
       for (const [pid, us] of pg1) pgUs += us - (pg0.get(pid) ?? 0);
-      return { nodeUs: n.user + n.system, pgUs };
+      return { nodeUs: n.user + n.system, nodeSysUs: n.system, pgUs };
     },
   };
 }

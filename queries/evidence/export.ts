@@ -156,68 +156,89 @@ const COPY_HEADER = 19;
 /** Bytes of lines passed on at once: COPY sends a message per row, and a write per row cost node more than the row. */
 const BATCH = 128 * 1024;
 
+/** Parser states: the file header, its extension, a tuple's field count, the field's length, the field's bytes. */
+const SIG = 0;
+const SKIP = 1;
+const COUNT = 2;
+const LEN = 3;
+const DATA = 4;
+
 /**
  * Binary COPY rows of one text column (one or more COPY statements one after the other) to the columns' bytes, each
- * row's text as it is: no escaping on either side, only the framing dropped.
+ * row's text as it is: no escaping on either side, only the framing dropped. Each row's bytes are copied once, straight
+ * from the chunk they came in into a batch of BATCH bytes (no joining of chunks, no object per row); a batch is passed
+ * on when full, the last one at the end.
  */
-function copyBinaryText(): Transform {
-  let held: Buffer[] = [];
-  let heldBytes = 0;
-  /** bytes the first held buffer must grow to before anything more can be read */
-  let need = 0;
-  let header = true;
-  let lines: Buffer[] = [];
-  let linesBytes = 0;
+export function copyBinaryText(): Transform {
+  /** the bytes of a header or length that straddles two chunks */
+  const scratch = Buffer.alloc(COPY_HEADER);
+  let have = 0;
+  let state = SIG;
+  /** bytes of the extension still to skip, or of the field still to copy */
+  let left = 0;
+  let out = Buffer.allocUnsafe(BATCH);
+  let outLen = 0;
   return new Transform({
     // a few batches in flight on each side, so Postgres keeps sending while the reply is written
     highWaterMark: 4 * BATCH,
     transform(chunk: Buffer, _enc, done) {
-      if (heldBytes + chunk.length < need) {
-        held.push(chunk);
-        heldBytes += chunk.length;
-        return done();
-      }
-      const b = held.length ? Buffer.concat([...held, chunk]) : chunk;
-      held = [];
-      heldBytes = 0;
-      need = 0;
+      const end = chunk.length;
       let at = 0;
-      for (;;) {
-        const left = b.length - at;
-        if (header) {
-          need = left < COPY_HEADER ? COPY_HEADER : COPY_HEADER + b.readUInt32BE(at + 15);
-          if (left < need) break;
-          at += need;
-          header = false;
-        }
-        need = 2;
-        if (left < need) break;
-        // the trailer (-1): a next statement starts with its own header
-        if (b.readInt16BE(at) === -1) {
-          at += 2;
-          header = true;
+      while (at < end) {
+        if (state === DATA) {
+          const n = Math.min(left, end - at, BATCH - outLen);
+          chunk.copy(out, outLen, at, at + n);
+          outLen += n;
+          at += n;
+          left -= n;
+          if (outLen === BATCH) {
+            this.push(out);
+            out = Buffer.allocUnsafe(BATCH);
+            outLen = 0;
+          }
+          if (left === 0) state = COUNT;
           continue;
         }
-        need = 6;
-        if (left < need) break;
-        need = 6 + b.readInt32BE(at + 2);
-        if (left < need) break;
-        lines.push(b.subarray(at + 6, at + need));
-        linesBytes += need - 6;
-        at += need;
+        if (state === SKIP) {
+          const n = Math.min(left, end - at);
+          at += n;
+          left -= n;
+          if (left === 0) state = COUNT;
+          continue;
+        }
+        const need = state === SIG ? COPY_HEADER : state === COUNT ? 2 : 4;
+        let src = chunk;
+        let pos = at;
+        if (have === 0 && end - at >= need) at += need;
+        else {
+          const n = Math.min(need - have, end - at);
+          chunk.copy(scratch, have, at, at + n);
+          have += n;
+          at += n;
+          if (have < need) break;
+          src = scratch;
+          pos = 0;
+          have = 0;
+        }
+        if (state === SIG) {
+          left = src.readUInt32BE(pos + 15);
+          state = left > 0 ? SKIP : COUNT;
+        } else if (state === COUNT) {
+          const fields = src.readInt16BE(pos);
+          // the trailer (-1): a next statement starts with its own header
+          if (fields === -1) state = SIG;
+          else if (fields === 1) state = LEN;
+          else return done(new Error(`export COPY: a row of ${fields} columns, expected 1`));
+        } else {
+          // -1 is NULL, which the line's concat never is
+          left = Math.max(src.readInt32BE(pos), 0);
+          state = left > 0 ? DATA : COUNT;
+        }
       }
-      if (at < b.length) {
-        held = [b.subarray(at)];
-        heldBytes = b.length - at;
-      } else need = 0;
-      if (linesBytes < BATCH) return done();
-      const out = Buffer.concat(lines, linesBytes);
-      lines = [];
-      linesBytes = 0;
-      done(null, out);
+      done();
     },
     flush(done) {
-      done(null, linesBytes ? Buffer.concat(lines, linesBytes) : undefined);
+      done(null, outLen ? out.subarray(0, outLen) : undefined);
     },
   });
 }

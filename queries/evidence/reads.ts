@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { BY_DOMAIN, BY_URL, domainOfNormalized } from '../../projections/answers/evidence';
 import { utcDay } from '../../src/domain/dates';
-import { hostOf, isHostWithinDomain } from '../../src/domain/urls';
+import { comparableHost, hostOf, isComparableHostWithin } from '../../src/domain/urls';
 import { type PageRequest, pageInfo, pageRows } from '../paging';
 import { trackedEntities } from '../responses/list';
 import { dayNumber, sourceCounts } from './source-index';
@@ -28,13 +28,15 @@ export async function sources(db: Knex, r: SourcesRequest, page: PageRequest): P
     page.page_num * page.page_size,
     page.page_size + 1,
   );
+  // each entity's domain and each row's host parsed once (not once per pair: 2 URL parses a pair were most of a warm read)
   const entities = (await trackedEntities(db, r.websiteId)).flatMap((e) => {
     const domain = e.url ? hostOf(e.url) : null;
-    return domain ? [{ id: e.id, is_self: e.is_self, domain }] : [];
+    return domain ? [{ id: e.id, is_self: e.is_self, domain, comparable: comparableHost(domain) }] : [];
   });
   const entityOf = (host: string) => {
+    const h = comparableHost(host);
     let best: (typeof entities)[number] | undefined;
-    for (const e of entities) if (isHostWithinDomain(host, e.domain) && (!best || e.domain.length > best.domain.length)) best = e;
+    for (const e of entities) if (isComparableHostWithin(h, e.comparable) && (!best || e.domain.length > best.domain.length)) best = e;
     return best;
   };
   const data = pageRows(rows, page).map((x) => {

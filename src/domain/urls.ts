@@ -124,13 +124,23 @@ function bareHost(hostOrUrl: string): string | null {
   return hostOf(hostOrUrl);
 }
 
+/**
+ * A host or domain as isHostWithinDomain compares it (parsed, without `www.`), or null: to parse each of many hosts and
+ * domains once when comparing them all (isComparableHostWithin).
+ */
+export function comparableHost(hostOrUrl: string | null | undefined): string | null {
+  return hostOrUrl ? bareHost(hostOrUrl) : null;
+}
+
+/** isHostWithinDomain of two comparableHost values. */
+export function isComparableHostWithin(h: string | null, d: string | null): boolean {
+  return !!h && !!d && (h === d || h.endsWith(`.${d}`));
+}
+
 /** True when host equals domain or is a subdomain of it (`blog.acme.com` is within `acme.com`). */
 export function isHostWithinDomain(host: string | null | undefined, domain: string | null | undefined): boolean {
   if (!host || !domain) return false;
-  const h = bareHost(host);
-  const d = bareHost(domain);
-  if (!h || !d) return false;
-  return h === d || h.endsWith(`.${d}`);
+  return isComparableHostWithin(comparableHost(host), comparableHost(domain));
 }
 
 /**

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  comparableHost,
   domainOf,
   extractUrls,
   hostOf,
+  isComparableHostWithin,
   isHostWithinDomain,
   isTrackingParam,
   isUrlAtOrBelow,
@@ -142,6 +144,16 @@ describe('isHostWithinDomain', () => {
     { host: null, domain: 'example.com', then: false },
   ])('given host $host and domain $domain, then $then', ({ host, domain, then }) => {
     expect(isHostWithinDomain(host, domain)).toBe(then);
+    // each side parsed once (the sources read compares a page of hosts with every entity): the same answer
+    expect(isComparableHostWithin(comparableHost(host), comparableHost(domain))).toBe(then);
+  });
+
+  it('given hosts and domains parsed once, then comparableHost is the bare host (null when unusable)', () => {
+    expect(comparableHost('WWW.Example.com')).toBe('example.com');
+    expect(comparableHost('https://blog.example.com/a?b')).toBe('blog.example.com');
+    expect(comparableHost('  ')).toBeNull();
+    expect(comparableHost(undefined)).toBeNull();
+    expect(isComparableHostWithin(null, 'example.com')).toBe(false);
   });
 });
 
