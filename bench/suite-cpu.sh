@@ -84,6 +84,9 @@ if ! as_pg "$PGBIN/pg_ctl" -D "$PGDIR/data" status >/dev/null 2>&1; then
   trap stop_pg EXIT
 fi
 PM="$(head -1 "$PGDIR/data/postmaster.pid")"
+# what an interrupted run left (its teardown drops them): test databases and templates only ever made here
+as_pg "$PGBIN/psql" -h "$PGDIR" -p "$PORT" -U postgres -qAt -c "select format('drop database %I with (force)', datname) from pg_database where datname ~ '^aivis_(t|tpl)_'" |
+  while read -r sql; do as_pg "$PGBIN/psql" -h "$PGDIR" -p "$PORT" -U postgres -qAt -c "$sql" >/dev/null; done
 # clock ticks of the cluster: the postmaster's own and its reaped children's, plus its live children's
 pg_ticks() {
   local t=0 f
