@@ -28,9 +28,9 @@ export interface DayBlock {
   /** ms since the epoch */
   first: Float64Array;
   last: Float64Array;
-  /** examples of row i: 16 bytes each, from exStart[i] to exStart[i + 1] (in examples) */
+  /** examples of row i: a uuid's text each (36 bytes), from byte exStart[i] to exStart[i + 1] */
   exStart: Int32Array;
-  examples: Uint8Array;
+  examples: Buffer;
   /** domain ids of row i: domStart[i] to domStart[i + 1] */
   domStart: Int32Array;
   domainIds: Int32Array;
@@ -57,25 +57,26 @@ export class Interned {
 // per process; least recently read websites go past it (1.2 M answers over a year: about 40 MB)
 const held = heldIndexes<SuggestionIndex>(256 * 1024 * 1024);
 
-interface DayRow {
+/** A day row as the load reads it. */
+export interface DayRow {
   d: number;
   key: string;
   name: string;
   answers: number;
   f: number;
   l: number;
-  /** the examples' hex digits, 32 each */
+  /** the examples' texts one after the other, 36 characters each */
   ex: string;
   /** the domains joined by commas */
   dom: string;
 }
 
-function blocksOf(rows: DayRow[], x: Pick<SuggestionIndex, 'keys' | 'names' | 'domains'>): Map<number, DayBlock> {
+export function blocksOf(rows: DayRow[], x: Pick<SuggestionIndex, 'keys' | 'names' | 'domains'>): Map<number, DayBlock> {
   const out = new Map<number, DayBlock>();
   for (let s = 0; s < rows.length; ) {
     let e = s;
     let exBytes = 0;
-    while (e < rows.length && rows[e].d === rows[s].d) exBytes += rows[e++].ex.length / 2;
+    while (e < rows.length && rows[e].d === rows[s].d) exBytes += rows[e++].ex.length;
     const n = e - s;
     const b: DayBlock = {
       key: new Int32Array(n),
@@ -84,7 +85,7 @@ function blocksOf(rows: DayRow[], x: Pick<SuggestionIndex, 'keys' | 'names' | 'd
       first: new Float64Array(n),
       last: new Float64Array(n),
       exStart: new Int32Array(n + 1),
-      examples: new Uint8Array(exBytes),
+      examples: Buffer.alloc(exBytes),
       domStart: new Int32Array(n + 1),
       domainIds: new Int32Array(0),
       bytes: 0,
@@ -99,7 +100,7 @@ function blocksOf(rows: DayRow[], x: Pick<SuggestionIndex, 'keys' | 'names' | 'd
       b.first[i] = r.f;
       b.last[i] = r.l;
       b.exStart[i] = exAt;
-      if (r.ex) exAt += Buffer.from(b.examples.buffer, b.examples.byteOffset + exAt, r.ex.length / 2).write(r.ex, 'hex');
+      if (r.ex) exAt += b.examples.write(r.ex, exAt, 'latin1');
       b.domStart[i] = doms.length;
       if (r.dom) for (const h of r.dom.split(',')) doms.push(x.domains.id(h));
     }
@@ -128,7 +129,7 @@ async function load(db: Knex, websiteId: string, version: string, previous: Sugg
       await db.raw(
         `select (day - date '1970-01-01') as d, key, name, answers,
                 (extract(epoch from first_seen) * 1000)::float8 as f, (extract(epoch from last_seen) * 1000)::float8 as l,
-                replace(array_to_string(examples, ''), '-', '') as ex, array_to_string(domains, ',') as dom
+                array_to_string(examples, '') as ex, array_to_string(domains, ',') as dom
            from rm_suggestion_days
           where website_id = ? ${stale === null ? '' : 'and day = any(cast(? as date[]))'}
           order by day`,

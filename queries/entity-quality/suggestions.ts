@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { codePointCompare } from '../crawlers/hits-index';
 import { dayNumber, lowerBound } from '../held-indexes';
-import { suggestionIndexOf } from './suggestion-index';
+import { type SuggestionIndex, suggestionIndexOf } from './suggestion-index';
 import type { SuggestionsAnswer, SuggestionView } from './views';
 
 export interface SuggestionsRequest {
@@ -11,13 +11,23 @@ export interface SuggestionsRequest {
   min_answers: number;
 }
 
-/** Examples listed per name. */
+/** Examples listed per name; the bytes of one (a uuid's text). */
 const EXAMPLES = 3;
+const UUID = 36;
 
-const uuidOf = (b: Uint8Array, at: number) => {
-  const h = Buffer.from(b.buffer, b.byteOffset + at, 16).toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-};
+const P2 = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
+const P3 = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+const DAY_MS = 86_400_000;
+/** ms since the epoch as Date.toISOString writes it: the day's part made once per read and day. */
+function isoOf(t: number, days: Map<number, string>): string {
+  const ms = t % DAY_MS;
+  if (t < 0 || t >= 253402300800000) return new Date(t).toISOString();
+  const d = t - ms;
+  let day = days.get(d);
+  if (day === undefined) days.set(d, (day = new Date(d).toISOString().slice(0, 11)));
+  const s = Math.floor(ms / 1000);
+  return `${day}${P2[Math.floor(s / 3600)]}:${P2[Math.floor(s / 60) % 60]}:${P2[s % 60]}.${P3[ms % 1000]}Z`;
+}
 
 /**
  * The names a website's answers put forward in the range that are neither its brand, a tracked competitor (name or
@@ -29,7 +39,11 @@ const uuidOf = (b: Uint8Array, at: number) => {
 export async function listSuggestions(db: Knex, websiteId: string, q: SuggestionsRequest): Promise<SuggestionsAnswer> {
   const held = await suggestionIndexOf(db, websiteId);
   if (!held) return { suggestions: [] };
-  const { index: x, excluded } = held;
+  return { suggestions: sumRange(held.index, held.excluded, q) };
+}
+
+/** The listing of the range from a website's held day rows, leaving out the excluded keys. */
+export function sumRange(x: SuggestionIndex, excluded: ReadonlySet<string>, q: SuggestionsRequest): SuggestionView[] {
   const first = q.from === undefined ? 0 : lowerBound(x.days, dayNumber(q.from));
   const end = q.to === undefined ? x.days.length : lowerBound(x.days, dayNumber(q.to) + 1);
   const k = x.keys.values.length;
@@ -41,7 +55,9 @@ export async function listSuggestions(db: Knex, websiteId: string, q: Suggestion
   const exCount = new Uint8Array(k);
   const exBlock = new Int32Array(k * EXAMPLES);
   const exAt = new Int32Array(k * EXAMPLES);
-  const domains: (number[] | undefined)[] = [];
+  // the first domain of each key (-1: none yet), the others of the few keys with more
+  const domain = new Int32Array(k).fill(-1);
+  const moreDomains = new Map<number, number[]>();
   const seen: number[] = [];
   // the latest day first: examples are taken in that order
   for (let bi = end - 1; bi >= first; bi--) {
@@ -62,35 +78,47 @@ export async function listSuggestions(db: Knex, websiteId: string, q: Suggestion
         if (b.last[i] > lastSeen[key]) lastSeen[key] = b.last[i];
       }
       answers[key] += b.answers[i];
-      for (let e = b.exStart[i]; e < b.exStart[i + 1] && exCount[key] < EXAMPLES; e += 16) {
+      for (let e = b.exStart[i]; e < b.exStart[i + 1] && exCount[key] < EXAMPLES; e += UUID) {
         const at = key * EXAMPLES + exCount[key]++;
         exBlock[at] = bi;
         exAt[at] = e;
       }
-      const d0 = b.domStart[i];
-      const d1 = b.domStart[i + 1];
-      if (d0 < d1) {
-        let ds = domains[key];
-        if (!ds) domains[key] = ds = [];
-        for (let d = d0; d < d1; d++) if (!ds.includes(b.domainIds[d])) ds.push(b.domainIds[d]);
+      for (let d = b.domStart[i]; d < b.domStart[i + 1]; d++) {
+        const id = b.domainIds[d];
+        if (domain[key] === -1) domain[key] = id;
+        else if (domain[key] !== id) {
+          const more = moreDomains.get(key);
+          if (!more) moreDomains.set(key, [id]);
+          else if (!more.includes(id)) more.push(id);
+        }
       }
     }
   }
   const listed = seen.filter((key) => answers[key] >= q.min_answers && !excluded.has(x.keys.values[key]));
   listed.sort((a, b) => answers[b] - answers[a] || codePointCompare(x.keys.values[a], x.keys.values[b]));
-  const suggestions = listed.map(
-    (key): SuggestionView => ({
+  const isoDays = new Map<number, string>();
+  const out: SuggestionView[] = new Array(listed.length);
+  for (let i = 0; i < listed.length; i++) {
+    const key = listed[i];
+    const examples: string[] = [];
+    for (let j = key * EXAMPLES, e = j + exCount[key]; j < e; j++)
+      examples.push(x.blocks[exBlock[j]].examples.toString('latin1', exAt[j], exAt[j] + UUID));
+    const more = moreDomains.get(key);
+    const domains = domain[key] === -1 ? [] : [x.domains.values[domain[key]]];
+    if (more) {
+      for (const d of more) domains.push(x.domains.values[d]);
+      domains.sort(codePointCompare);
+    }
+    out[i] = {
       name: x.names.values[name[key]],
       answers: answers[key],
-      first_seen: new Date(firstSeen[key]).toISOString(),
-      last_seen: new Date(lastSeen[key]).toISOString(),
-      example_response_ids: Array.from({ length: exCount[key] }, (_, j) =>
-        uuidOf(x.blocks[exBlock[key * EXAMPLES + j]].examples, exAt[key * EXAMPLES + j]),
-      ),
-      domains: (domains[key] ?? []).map((d) => x.domains.values[d]).sort(codePointCompare),
-    }),
-  );
-  return { suggestions };
+      first_seen: isoOf(firstSeen[key], isoDays),
+      last_seen: isoOf(lastSeen[key], isoDays),
+      example_response_ids: examples,
+      domains,
+    };
+  }
+  return out;
 }
 
 /** Whether a website's brand or a tracked competitor goes by this key (name or identifier). */
