@@ -97,7 +97,10 @@ export async function abRun(commit: string, names: string[], quick: boolean, rou
       const figs = parseFigures(await runBench(dir, args));
       sides[side].push(figs);
       const cpu = [...cpuPerUnit(figs)].map(([n, c]) => `${n} node ${c.nodeUs.toFixed(0)} + Postgres ${c.pgUs.toFixed(0)} us`);
-      const rates = [...figs].filter(([, f]) => f.unit.endsWith('/s')).map(([n, f]) => `${n} ${f.value.toFixed(0)} ${f.unit}`);
+      const rates = [...figs]
+        .filter(([, f]) => f.unit.endsWith('/s') || f.unit === 'ms')
+        // a latency's note (its spread, its CPU per request) beside it: the old side may print no CPU figure for it
+        .map(([n, f]) => (f.unit === 'ms' ? `${n} ${f.value.toFixed(1)} ms (${f.note})` : `${n} ${f.value.toFixed(0)} ${f.unit}`));
       info(`A/B round ${i + 1} ${side === 'a' ? 'A (old)' : 'B (new)'}: ${[...rates, ...cpu].join('; ')}`);
     }
   }

@@ -8,30 +8,7 @@ import type { TypedEvent } from '../src/eventstore/port';
 const EXAMPLES = 3;
 const DOMAINS = 20;
 
-/** Spans of days summed beside the day rows (aligned on multiples of their length since 1970-01-01): a range is read as a few spans and the days at its edges. */
-export const SPANS = [64, 16, 4] as const;
-const DAY_MS = 86_400_000;
-const dayNumber = (day: string) => Math.floor(Date.parse(`${day}T00:00:00Z`) / DAY_MS);
-const dayOf = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
-/** The first day of the span of this length holding the day. */
-export const spanStart = (day: string, span: number) => dayOf(Math.floor(dayNumber(day) / span) * span);
-
-/**
- * The range's days (inclusive) as whole spans and single days: the longest aligned span that fits at each step, so a
- * 90-day range is about ten pieces. `span` 1 is a day row.
- */
-export function cover(from: string, to: string): { span: number; day: string }[] {
-  const out: { span: number; day: string }[] = [];
-  const last = dayNumber(to);
-  for (let a = dayNumber(from); a <= last; ) {
-    const span = SPANS.find((s) => a % s === 0 && a + s - 1 <= last) ?? 1;
-    out.push({ span, day: dayOf(a) });
-    a += span;
-  }
-  return out;
-}
-
-/** One name's answers on one day (or in one span), as a batch gathers them before one upsert. */
+/** One name's answers on one day, as a batch gathers them before one upsert. */
 interface DayRow {
   website_id: string;
   key: string;
@@ -44,19 +21,12 @@ interface DayRow {
   domains: string[];
 }
 
-/** A span's row: its examples the latest days' first (each with its day), as the span's day rows read in a range give them. */
-interface SpanRow extends DayRow {
-  span: number;
-  example_days: string[];
-}
-
 interface Batch {
   trx: Knex.Transaction;
   days: Map<string, DayRow>;
-  spans: Map<string, SpanRow>;
 }
 
-/** The answer's name counted in a row (a day's or a span's). */
+/** The answer's name counted in its day row. */
 function count(r: DayRow, name: string, run_at: string, hosts: readonly string[]): void {
   r.answers++;
   if (run_at < r.first_seen) {
@@ -94,32 +64,23 @@ function gather(b: Batch, e: TypedEvent<EventOf<'ResponseRecorded'>>): void {
     if (!r) b.days.set(id, (r = newRow(d.website_id, n.key, day, n.name, d.run_at)));
     count(r, n.name, d.run_at, hosts);
     if (r.examples.length < EXAMPLES) r.examples.push(d.response_id);
-    for (const span of SPANS) {
-      const start = spanStart(day, span);
-      const sid = `${d.website_id}|${n.key}|${span}|${start}`;
-      let x = b.spans.get(sid);
-      if (!x) b.spans.set(sid, (x = { ...newRow(d.website_id, n.key, start, n.name, d.run_at), span, example_days: [] }));
-      count(x, n.name, d.run_at, hosts);
-      // after the examples of later days and of this day so far: the order of the span's day rows read latest first
-      const at = x.example_days.findIndex((e) => e < day);
-      const i = at < 0 ? x.examples.length : at;
-      if (i < EXAMPLES) {
-        x.examples.splice(i, 0, d.response_id);
-        x.example_days.splice(i, 0, day);
-        x.examples.length = Math.min(x.examples.length, EXAMPLES);
-        x.example_days.length = x.examples.length;
-      }
-    }
   }
 }
 
+/**
+ * The batch's day rows counted in, and the version of each day they touch and of their websites moved to this
+ * transaction's id (unique in the cluster, so a rebuild's rows never take a version a reader holds): the reads hold a
+ * website's day rows in memory per day while these are the versions they loaded (queries/entity-quality/suggestion-index.ts).
+ */
 async function flush(b: Batch): Promise<void> {
-  await flushSpans(b);
   if (!b.days.size) return;
   const rows = [...b.days.values()];
   b.days.clear();
+  const days = new Set(rows.map((r) => `${r.website_id}|${r.day}`));
+  const sites = [...new Set(rows.map((r) => r.website_id))];
   await b.trx.raw(
-    `insert into rm_suggestion_days as d (website_id, key, day, name, answers, first_seen, last_seen, examples, domains)
+    `with v as (select txid_current() as v),
+     d as (insert into rm_suggestion_days as d (website_id, key, day, name, answers, first_seen, last_seen, examples, domains)
      select website_id, key, day, name, answers, first_seen, last_seen, examples, domains
        from jsonb_to_recordset(?::jsonb) as x(website_id uuid, key text, day date, name text, answers int,
          first_seen timestamptz, last_seen timestamptz, examples uuid[], domains text[])
@@ -129,39 +90,13 @@ async function flush(b: Batch): Promise<void> {
        first_seen = least(d.first_seen, excluded.first_seen),
        last_seen = greatest(d.last_seen, excluded.last_seen),
        examples = (d.examples || excluded.examples)[1:${EXAMPLES}],
-       domains = (select coalesce(array_agg(x order by x), '{}') from (select distinct unnest(d.domains || excluded.domains) as x limit ${DOMAINS}) u)`,
-    [JSON.stringify(rows)],
-  );
-}
-
-async function flushSpans(b: Batch): Promise<void> {
-  if (!b.spans.size) return;
-  const rows = [...b.spans.values()];
-  b.spans.clear();
-  // examples merged by day, latest first, the stored ones before the batch's within a day (they arrived first)
-  await b.trx.raw(
-    `insert into rm_suggestion_spans as d (website_id, key, span, day, name, answers, first_seen, last_seen, examples, example_days, domains)
-     select website_id, key, span, day, name, answers, first_seen, last_seen, examples, example_days, domains
-       from jsonb_to_recordset(?::jsonb) as x(website_id uuid, key text, span int, day date, name text, answers int,
-         first_seen timestamptz, last_seen timestamptz, examples uuid[], example_days date[], domains text[])
-     on conflict (website_id, span, day, key) do update set
-       answers = d.answers + excluded.answers,
-       name = case when excluded.first_seen < d.first_seen then excluded.name else d.name end,
-       first_seen = least(d.first_seen, excluded.first_seen),
-       last_seen = greatest(d.last_seen, excluded.last_seen),
-       (examples, example_days) = (
-         select case when excluded.example_days[cardinality(excluded.example_days)] > d.example_days[1] or cardinality(d.examples) = 0
-                  then (excluded.examples || d.examples)[1:${EXAMPLES}] else coalesce(array_agg(e order by dd desc, o), '{}') end,
-                case when excluded.example_days[cardinality(excluded.example_days)] > d.example_days[1] or cardinality(d.examples) = 0
-                  then (excluded.example_days || d.example_days)[1:${EXAMPLES}] else coalesce(array_agg(dd order by dd desc, o), '{}') end
-           from (select e, dd, o from (
-                   select e, dd, o from unnest(d.examples, d.example_days) with ordinality as u(e, dd, o)
-                   union all
-                   select e, dd, o + ${EXAMPLES} from unnest(excluded.examples, excluded.example_days) with ordinality as v(e, dd, o)
-                 ) m order by dd desc, o limit ${EXAMPLES}) t),
-       domains = case when excluded.domains <@ d.domains then d.domains
-         else (select coalesce(array_agg(x order by x), '{}') from (select distinct unnest(d.domains || excluded.domains) as x limit ${DOMAINS}) u) end`,
-    [JSON.stringify(rows)],
+       domains = (select coalesce(array_agg(x order by x), '{}') from (select distinct unnest(d.domains || excluded.domains) as x limit ${DOMAINS}) u)),
+     dv as (insert into rm_suggestion_day_versions as t (website_id, day, version)
+       select x.w, x.d, v.v from unnest(?::uuid[], ?::date[]) as x(w, d), v
+       on conflict (website_id, day) do update set version = excluded.version)
+     insert into rm_suggestion_sites as t (website_id, version) select w, v.v from unnest(?::uuid[]) as w, v
+       on conflict (website_id) do update set version = excluded.version`,
+    [JSON.stringify(rows), [...days].map((x) => x.split('|')[0]), [...days].map((x) => x.split('|')[1]), sites],
   );
 }
 
@@ -178,10 +113,6 @@ async function changeEntity(trx: Knex.Transaction, websiteId: string, entityId: 
   if (!row) return;
   await setEntity(trx, websiteId, entityId, change.name ?? row.name, change.identifiers ?? row.identifiers);
 }
-
-/** The columns a day row and a span row share. */
-const COUNTED =
-  'name text not null, answers int not null, first_seen timestamptz not null, last_seen timestamptz not null, examples uuid[] not null,';
 
 const handlers: EventHandlers<Batch> = {
   ResponseRecorded: (e, b) => gather(b, e),
@@ -224,28 +155,40 @@ const handlers: EventHandlers<Batch> = {
  */
 export const competitorSuggestionsProjection: Projection = {
   name: 'competitor_suggestions',
-  version: 2,
-  tables: ['rm_suggestion_days', 'rm_suggestion_spans', 'rm_suggestion_entities', 'rm_suggestion_dismissed', 'rm_suggestion_announced'],
+  version: 3,
+  tables: [
+    'rm_suggestion_days',
+    'rm_suggestion_day_versions',
+    'rm_suggestion_sites',
+    'rm_suggestion_entities',
+    'rm_suggestion_dismissed',
+    'rm_suggestion_announced',
+  ],
   handles: handledTypes(handlers),
   migrate: migrateSql(`
+    drop table if exists rm_suggestion_spans;
     create table if not exists rm_suggestion_days (
       website_id uuid not null,
       key text not null,
       day date not null,
-      ${COUNTED}
+      name text not null,
+      answers int not null,
+      first_seen timestamptz not null,
+      last_seen timestamptz not null,
+      examples uuid[] not null,
       domains text[] not null,
       primary key (website_id, day, key)
     );
     create index if not exists rm_suggestion_days_key on rm_suggestion_days (website_id, key);
-    create table if not exists rm_suggestion_spans (
+    create table if not exists rm_suggestion_day_versions (
       website_id uuid not null,
-      key text not null,
-      span int not null,
       day date not null,
-      ${COUNTED}
-      example_days date[] not null,
-      domains text[] not null,
-      primary key (website_id, span, day, key)
+      version bigint not null,
+      primary key (website_id, day)
+    );
+    create table if not exists rm_suggestion_sites (
+      website_id uuid primary key,
+      version bigint not null
     );
     create table if not exists rm_suggestion_announced (
       website_id uuid not null,
@@ -269,7 +212,7 @@ export const competitorSuggestionsProjection: Projection = {
       primary key (website_id, key)
     );`),
   async apply(trx, events) {
-    const b: Batch = { trx, days: new Map(), spans: new Map() };
+    const b: Batch = { trx, days: new Map() };
     for (const e of events) {
       const h = handlers[e.type] as ((e: TypedEvent, b: Batch) => Promise<void> | void) | undefined;
       await h?.(e, b);

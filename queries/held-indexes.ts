@@ -24,8 +24,8 @@ export function heldIndexes<T extends { version: string; bytes: number }>(budget
     }
   }
 
-  /** The index of `key` at `version`, loaded when missing or held at another version. */
-  return function at(key: string, version: string, load: () => Promise<T>): Promise<T> {
+  /** The index of `key` at `version`, loaded when missing or held at another version (given to `load`, which may keep parts of it). */
+  return function at(key: string, version: string, load: (previous: T | undefined) => Promise<T>): Promise<T> {
     const have = held.get(key);
     if (have && have.version === version) {
       held.delete(key);
@@ -35,7 +35,7 @@ export function heldIndexes<T extends { version: string; bytes: number }>(budget
     const name = `${key}:${version}`;
     const pending = loading.get(name);
     if (pending) return pending;
-    const p = load().then(
+    const p = load(have).then(
       (index) => {
         loading.delete(name);
         hold(key, index);

@@ -2,14 +2,57 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { competitorSuggestionsProjection } from '../../../projections/competitor-suggestions';
 import { factConflictsProjection } from '../../../projections/fact-conflicts';
+import { suggestionIndexOf } from '../../../queries/entity-quality/suggestion-index';
 import { listSuggestions } from '../../../queries/entity-quality/suggestions';
 import { citedHosts, hostsNaming, namesPutForward } from '../../../src/analysis/entity-quality';
+import type { TypedEvent } from '../../../src/eventstore/port';
+import { testMetadata } from '../../support/events';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
+
+interface Made {
+  id: string;
+  run_at: string;
+  text: string;
+  cites: string[];
+}
+
+/** What the answers in the range give one by one. */
+const expectedOf = (made: readonly Made[], from: string, to: string) => {
+  const byKey = new Map<string, { name: string; answers: number; first: string; last: string; days: Map<string, string[]>; domains: Set<string> }>();
+  for (const a of made) {
+    const day = a.run_at.slice(0, 10);
+    if (day < from || day > to) continue;
+    for (const n of namesPutForward(a.text)) {
+      let k = byKey.get(n.key);
+      if (!k) byKey.set(n.key, (k = { name: n.name, answers: 0, first: a.run_at, last: a.run_at, days: new Map(), domains: new Set() }));
+      k.answers++;
+      if (a.run_at < k.first) [k.first, k.name] = [a.run_at, n.name];
+      if (a.run_at > k.last) k.last = a.run_at;
+      const ex = k.days.get(day) ?? [];
+      if (ex.length < 3) ex.push(a.id);
+      k.days.set(day, ex);
+      for (const h of hostsNaming(n.name, citedHosts(a.cites, a.text))) k.domains.add(h);
+    }
+  }
+  return [...byKey.entries()]
+    .sort(([ka, a], [kb, b]) => b.answers - a.answers || (ka < kb ? -1 : 1))
+    .map(([, k]) => ({
+      name: k.name,
+      answers: k.answers,
+      first_seen: k.first,
+      last_seen: k.last,
+      example_response_ids: [...k.days.entries()]
+        .sort(([a], [b]) => (a < b ? 1 : -1))
+        .flatMap(([, ids]) => ids)
+        .slice(0, 3),
+      domains: [...k.domains].sort(),
+    }));
+};
 
 describe('competitor suggestions read model: names per website, name and day', () => {
   const spec = projectionSpec(competitorSuggestionsProjection);
   const { site } = spec;
-  const answer = (text: string, run_at: string, citations: string[] = [], response_id = randomUUID()) =>
+  const answer = (text: string, run_at: string, citations: string[] = [], response_id: string = randomUUID()) =>
     event('ResponseRecorded', {
       response_id,
       website_id: site,
@@ -58,7 +101,7 @@ describe('competitor suggestions read model: names per website, name and day', (
       });
   });
 
-  it('given answers over 200 days in two batches out of order, when any range is listed, then it is what the answers in it give one by one (spans and edge days read together)', async () => {
+  it('given answers over 200 days in two batches out of order, when any range is listed, then it is what the answers in it give one by one (the day rows held in memory)', async () => {
     const NAMES = ['Zeta', 'zeta', 'Gamma Labs', 'Delta', 'Omega', 'Kappa One', 'Sigma', 'Tau'];
     let seed = 7;
     const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
@@ -75,40 +118,7 @@ describe('competitor suggestions read model: names per website, name and day', (
       .given(...made.slice(0, split).map((a) => answer(a.text, a.run_at, a.cites, a.id)))
       .when(...made.slice(split).map((a) => answer(a.text, a.run_at, a.cites, a.id)))
       .then({});
-    const expected = (from: string, to: string) => {
-      const byKey = new Map<
-        string,
-        { name: string; answers: number; first: string; last: string; days: Map<string, string[]>; domains: Set<string> }
-      >();
-      for (const a of made) {
-        const day = a.run_at.slice(0, 10);
-        if (day < from || day > to) continue;
-        for (const n of namesPutForward(a.text)) {
-          let k = byKey.get(n.key);
-          if (!k) byKey.set(n.key, (k = { name: n.name, answers: 0, first: a.run_at, last: a.run_at, days: new Map(), domains: new Set() }));
-          k.answers++;
-          if (a.run_at < k.first) [k.first, k.name] = [a.run_at, n.name];
-          if (a.run_at > k.last) k.last = a.run_at;
-          const ex = k.days.get(day) ?? [];
-          if (ex.length < 3) ex.push(a.id);
-          k.days.set(day, ex);
-          for (const h of hostsNaming(n.name, citedHosts(a.cites, a.text))) k.domains.add(h);
-        }
-      }
-      return [...byKey.entries()]
-        .sort(([ka, a], [kb, b]) => b.answers - a.answers || (ka < kb ? -1 : 1))
-        .map(([, k]) => ({
-          name: k.name,
-          answers: k.answers,
-          first_seen: k.first,
-          last_seen: k.last,
-          example_response_ids: [...k.days.entries()]
-            .sort(([a], [b]) => (a < b ? 1 : -1))
-            .flatMap(([, ids]) => ids)
-            .slice(0, 3),
-          domains: [...k.domains].sort(),
-        }));
-    };
+    const expected = (from: string, to: string) => expectedOf(made, from, to);
     const day = (n: number) => new Date(first + n * DAY).toISOString().slice(0, 10);
     const ranges: [string, string][] = [
       [day(0), day(199)],
@@ -126,6 +136,74 @@ describe('competitor suggestions read model: names per website, name and day', (
       expect(got.suggestions, `${from}..${to}`).toEqual(expected(from, to));
     }
     expect((await listSuggestions(spec.db(), spec.site, { min_answers: 1 })).suggestions).toEqual(expected(day(0), day(199)));
+  });
+
+  it('given a website listed once, when later answers come on some days, then only those days are read again and the list is what all answers give; when the rows are built again with fewer days, the others are gone', async () => {
+    const DAY = 86_400_000;
+    const first = Date.parse('2026-05-01T00:00:00Z');
+    const day = (n: number) => new Date(first + n * DAY).toISOString().slice(0, 10);
+    const NAMES = ['Zeta', 'Gamma Labs', 'Delta', 'Omega'];
+    const make = (n: number, i: number): Made => ({
+      id: randomUUID(),
+      run_at: new Date(first + n * DAY + i * 1000).toISOString(),
+      text: `**${NAMES[i % 4]}** and **${NAMES[(i * 7 + n) % 4]}**`,
+      cites: i % 3 ? [`https://www.${NAMES[i % 4].toLowerCase().replace(/ /g, '')}.com/`] : [],
+    });
+    const made = Array.from({ length: 120 }, (_, i) => make(i % 30, i));
+    const asEvent = (a: Made) => answer(a.text, a.run_at, a.cites, a.id);
+    const all = () => listSuggestions(spec.db(), site, { min_answers: 1 });
+    await spec
+      .given(...made.map(asEvent))
+      .when()
+      .then({});
+    expect((await all()).suggestions).toEqual(expectedOf(made, day(0), day(99)));
+    const before = (await suggestionIndexOf(spec.db(), site))?.index;
+    // the runner's next batch: days 3 and 17 again, day 40 new
+    const more = [make(3, 500), make(17, 501), make(40, 502), make(3, 503)];
+    await spec.db().transaction((trx) =>
+      competitorSuggestionsProjection.apply(
+        trx,
+        more.map(
+          (a, i) =>
+            ({
+              id: randomUUID(),
+              type: 'ResponseRecorded',
+              data: asEvent(a).data,
+              metadata: testMetadata({ time: T0, website_id: site }),
+              streamId: `response-${a.id}`,
+              revision: 0n,
+              position: [BigInt(10_000 + i), 0n],
+              recordedAt: new Date(),
+            }) as TypedEvent,
+        ),
+        { rebuilding: false },
+      ),
+    );
+    expect((await all()).suggestions).toEqual(expectedOf([...made, ...more], day(0), day(99)));
+    expect((await listSuggestions(spec.db(), site, { from: day(3), to: day(3), min_answers: 1 })).suggestions).toEqual(
+      expectedOf([...made, ...more], day(3), day(3)),
+    );
+    const after = (await suggestionIndexOf(spec.db(), site))?.index;
+    if (!before || !after) throw new Error('no index held');
+    expect(after.version).not.toBe(before.version);
+    expect([...after.days].map((d) => new Date(d * DAY).toISOString().slice(0, 10))).toEqual([
+      ...Array.from({ length: 30 }, (_, n) => day(n)),
+      day(40),
+    ]);
+    before.days.forEach((d, i) => {
+      const again = [3, 17].includes(d - first / DAY);
+      const now = after.blocks[after.days.indexOf(d)];
+      if (again) expect(now, day(d - first / DAY)).not.toBe(before.blocks[i]);
+      else expect(now, day(d - first / DAY)).toBe(before.blocks[i]);
+    });
+    // built again from fewer answers (as a rebuild swaps tables in): the days without rows are no longer read
+    const fewer = made.filter((a) => a.run_at < day(10));
+    await spec
+      .given(...fewer.map(asEvent))
+      .when()
+      .then({});
+    expect((await all()).suggestions).toEqual(expectedOf(fewer, day(0), day(99)));
+    expect((await suggestionIndexOf(spec.db(), site))?.index.days.length).toBe(10);
   });
 
   it('given the brand and a competitor, when the competitor is renamed and given identifiers, then its keys follow; when removed, its row goes', async () => {
