@@ -51,6 +51,8 @@ interface Pending {
   hash: string;
   day: number;
   bot: string;
+  /** the bot's place in the matcher's list */
+  botIndex: number;
   url: string;
   status: number;
   verification: Verification;
@@ -58,6 +60,9 @@ interface Pending {
 }
 
 const DAY_MS = 86_400_000;
+const VERIFICATIONS: Verification[] = ['verified', 'unverified', 'unverifiable'];
+/** more than the bots of infra/ai-crawlers.json (a row's key is a number: day, bot, status, verification) */
+const BOT_SLOTS = 64;
 
 const migrated = new WeakMap<Knex, Promise<void>>();
 /** The write side's record of imported lines (a SHA-256 per line per website): what makes a re-sent line a duplicate. */
@@ -118,6 +123,8 @@ export async function importCrawlerLog(
   // the bot of an agent, by the agent's bytes as latin1 (one string per distinct byte sequence); null: no AI crawler
   const agents = new Map<string, CrawlerBot | null>();
   const dayText = new Map<number, string>();
+  const botIndexes = new Map(bots.bots.map((b, i) => [b, i]));
+  if (bots.bots.length > BOT_SLOTS) throw new Error(`more than ${BOT_SLOTS} bots in the list`);
   let pending: Pending[] = [];
   let position: Position | null = null;
   let bytes = 0;
@@ -157,7 +164,8 @@ export async function importCrawlerLog(
   const hitOf = (line: Buffer, start: number, end: number, bot: CrawlerBot, ip: string, path: string, status: number, time: number) => {
     const url = pageOf(path);
     const verification = verdictOf(bot.token, ranges.get(bot.token.toLowerCase()), ip);
-    const dayMs = new Date(time).getTime();
+    // as new Date(time) reads it: whole milliseconds, NaN outside its range
+    const dayMs = Math.abs(time) <= 8.64e15 ? Math.trunc(time) : Number.NaN;
     if (url === null || verification === null || Number.isNaN(dayMs)) {
       counts.rejected++;
       return;
@@ -166,6 +174,7 @@ export async function importCrawlerLog(
       hash: hash('sha256', start === 0 && end === line.length ? line : line.subarray(start, end), 'binary'),
       day: Math.floor(dayMs / DAY_MS),
       bot: bot.token,
+      botIndex: botIndexes.get(bot) as number,
       url,
       status,
       verification,
@@ -218,9 +227,10 @@ export async function importCrawlerLog(
   };
 
   // the new hits summed per row since the last append, and their hashes (taken back if the append fails)
-  let held = new Map<string, Row & { last: number }>();
+  let held = new Map<string, Map<number, Row & { last: number }>>();
   let heldHashes: Buffer[] = [];
   let heldHits = 0;
+  let heldRows = 0;
 
   const takeBack = async (hashes: Buffer[]) => {
     for (const h of hashes)
@@ -233,12 +243,14 @@ export async function importCrawlerLog(
 
   /** Appends the held rows as events of EVENT_ROWS rows, in one append. */
   const append = async () => {
-    if (held.size === 0) return;
-    const rows = [...held.values()].map(({ last, ...r }) => ({ ...r, last_seen: new Date(last).toISOString() }));
+    if (heldRows === 0) return;
+    const rows: Row[] = [];
+    for (const page of held.values()) for (const { last, ...r } of page.values()) rows.push({ ...r, last_seen: new Date(last).toISOString() });
     const hashes = heldHashes;
     held = new Map();
     heldHashes = [];
     heldHits = 0;
+    heldRows = 0;
     const events = [];
     for (let i = 0; i < rows.length; i += EVENT_ROWS)
       events.push({
@@ -271,20 +283,29 @@ export async function importCrawlerLog(
            insert into aivis_crawler_lines (website_id, hash)
            select ?, substring(?::bytea from i * 32 + 1 for 32) from generate_series(0, ?::int - 1) i
            on conflict do nothing returning hash)
-         select string_agg(hash, ''::bytea) as fresh from added`,
+         select count(*)::int as n, string_agg(hash, ''::bytea) as fresh from added`,
         [deps.website.id, all, unique.size],
       );
-      const fresh = ((r.rows as { fresh: Buffer | null }[])[0]?.fresh ?? Buffer.alloc(0)) as Buffer;
-      const n = fresh.length / 32;
+      const { n, fresh } = (r.rows as { n: number; fresh: Buffer | null }[])[0];
       counts.duplicates += unique.size - n;
-      if (n > 0) heldHashes.push(fresh);
-      for (let i = 0; i < n; i++) {
-        const p = unique.get(fresh.toString('latin1', i * 32, i * 32 + 32)) as Pending;
+      if (n > 0) heldHashes.push(n === unique.size ? all : (fresh as Buffer));
+      // every line new (a first import): no need to find them by their hashes
+      const added: Iterable<Pending> =
+        n === unique.size
+          ? unique.values()
+          : Array.from({ length: n }, (_, i) => unique.get((fresh as Buffer).toString('latin1', i * 32, i * 32 + 32)) as Pending);
+      for (const p of added) {
         counts.ai_hits++;
         counts[p.verification]++;
         heldHits++;
-        const key = `${p.day}\t${p.bot}\t${p.url}\t${p.status}\t${p.verification}`;
-        const row = held.get(key);
+        // per page (the cached URL string: its hash is computed once), then a number for the rest of the row's key
+        let rows = held.get(p.url);
+        if (!rows) {
+          rows = new Map();
+          held.set(p.url, rows);
+        }
+        const key = ((p.day * BOT_SLOTS + p.botIndex) * 500 + (p.status - 100)) * 3 + VERIFICATIONS.indexOf(p.verification);
+        const row = rows.get(key);
         if (row) {
           row.hits++;
           if (p.time > row.last) row.last = p.time;
@@ -294,11 +315,12 @@ export async function importCrawlerLog(
             day = new Date(p.day * DAY_MS).toISOString().slice(0, 10);
             dayText.set(p.day, day);
           }
-          held.set(key, { day, bot: p.bot, url: p.url, status: p.status, verification: p.verification, hits: 1, last_seen: '', last: p.time });
+          rows.set(key, { day, bot: p.bot, url: p.url, status: p.status, verification: p.verification, hits: 1, last_seen: '', last: p.time });
+          heldRows++;
         }
       }
     }
-    if (last || held.size >= (deps.heldRows ?? HELD_ROWS) || heldHits >= HELD_HITS) await append();
+    if (last || heldRows >= (deps.heldRows ?? HELD_ROWS) || heldHits >= HELD_HITS) await append();
   };
 
   // one batch written while the next is read: parsing and the database's work overlap, batches still written in order

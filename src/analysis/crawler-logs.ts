@@ -133,7 +133,7 @@ const MONTH_BYTES = new Map(Object.entries(MONTHS).map(([m, i]) => [(m.charCodeA
  * it checks by position are ASCII, so byte and character offsets agree there); test/analysis/crawler-scan.test.ts
  * compares the two.
  */
-export function scanCombined(b: Uint8Array, start: number, end: number, out: CombinedScan): boolean {
+export function scanCombined(b: Buffer, start: number, end: number, out: CombinedScan): boolean {
   let sp = start;
   while (sp < end && b[sp] !== 32) sp++;
   if (sp === start || sp === end) return false;
@@ -144,20 +144,29 @@ export function scanCombined(b: Uint8Array, start: number, end: number, out: Com
   if (rq >= end || b[open + 28] !== 93 || b[open + 29] !== 32 || b[rq] !== 34) return false;
   const t = open + 2;
   if (b[t + 2] !== 47 || b[t + 6] !== 47 || b[t + 11] !== 58 || b[t + 14] !== 58 || b[t + 17] !== 58 || b[t + 20] !== 32) return false;
-  for (const i of TIME_DIGITS) if (!isDigit(b, t + i)) return false;
-  if (!MONTH_BYTES.has((b[t + 3] << 16) | (b[t + 4] << 8) | b[t + 5])) return false;
+  if (!stampDigits(b, t) || !MONTH_BYTES.has((b[t + 3] << 16) | (b[t + 4] << 8) | b[t + 5])) return false;
   if (b[t + 21] !== 43 && b[t + 21] !== 45) return false;
-  let rqEnd = rq + 1;
-  while (rqEnd + 1 < end && !(b[rqEnd] === 34 && b[rqEnd + 1] === 32)) rqEnd++;
-  if (rqEnd + 1 >= end) return false;
+  // the end of the request: its quote and a space (searched natively; past the line is no match)
+  let rqEnd = b.indexOf(34, rq + 1);
+  while (rqEnd >= 0 && rqEnd + 1 < end && b[rqEnd + 1] !== 32) rqEnd = b.indexOf(34, rqEnd + 1);
+  if (rqEnd < 0 || rqEnd + 1 >= end) return false;
   const s = rqEnd + 2;
   if (s + 3 >= end || !isDigit(b, s) || !isDigit(b, s + 1) || !isDigit(b, s + 2) || b[s + 3] !== 32) return false;
   const status = (b[s] - 48) * 100 + byte2(b, s + 1);
   // the agent: the last quoted field, after the referer's
   let q = end - 1;
   while (q > s && b[q] !== 34) q--;
-  let ua = q - 1;
-  while (ua > s + 4 && !(b[ua] === 32 && b[ua + 1] === 34)) ua--;
+  // the last ' "' starting at or before q - 1 (a quote at or before q, after a space)
+  let ua = -1;
+  for (let k = q; k > s + 5; ) {
+    k = b.lastIndexOf(34, k);
+    if (k <= s + 5) break;
+    if (b[k - 1] === 32) {
+      ua = k - 1;
+      break;
+    }
+    k--;
+  }
   if (ua <= s + 4 || b[ua - 1] !== 34) return false;
   // the request's target: after its first space (not at its start), to the next space
   let a = rq + 1;
@@ -174,6 +183,28 @@ export function scanCombined(b: Uint8Array, start: number, end: number, out: Com
   out.uaStart = ua + 2;
   out.uaEnd = q;
   return true;
+}
+
+/** the stamp's 16 digits: dd, yyyy, HH, MM, SS, zzzz */
+function stampDigits(b: Uint8Array, t: number): boolean {
+  return (
+    isDigit(b, t) &&
+    isDigit(b, t + 1) &&
+    isDigit(b, t + 7) &&
+    isDigit(b, t + 8) &&
+    isDigit(b, t + 9) &&
+    isDigit(b, t + 10) &&
+    isDigit(b, t + 12) &&
+    isDigit(b, t + 13) &&
+    isDigit(b, t + 15) &&
+    isDigit(b, t + 16) &&
+    isDigit(b, t + 18) &&
+    isDigit(b, t + 19) &&
+    isDigit(b, t + 22) &&
+    isDigit(b, t + 23) &&
+    isDigit(b, t + 24) &&
+    isDigit(b, t + 25)
+  );
 }
 
 /** The time (epoch ms) of the stamp scanCombined found at `t`. */

@@ -12,8 +12,8 @@ import { inRanges, parseRanges } from '../../src/analysis/crawler-ranges';
 
 const scanned = (line: string): LogHit | null => {
   // the line inside a larger buffer, as the import sees it within a chunk
-  const b = Buffer.from(`x y\n${line}\n"z" "`);
-  const start = 4;
+  const b = Buffer.from(`"x" " y\n${line}\n"z" "`);
+  const start = 8;
   const end = start + Buffer.byteLength(line);
   const o = newCombinedScan();
   if (!scanCombined(b, start, end, o)) return null;
