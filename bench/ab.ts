@@ -15,6 +15,8 @@ interface Printed {
   value: number;
   unit: string;
   note: string;
+  /** `cpu N us/<unit> (node a + Postgres b)` printed beside a rate */
+  cpu?: { unit: string; nodeUs: number; pgUs: number };
 }
 
 /** The figures one bench process printed before its summary, by name. */
@@ -23,7 +25,11 @@ export function parseFigures(stdout: string): Map<string, Printed> {
   for (const l of stdout.split('\n')) {
     if (l.startsWith('# summary')) break;
     const m = /^([a-z][a-z0-9_]*) (-?[0-9.e+]+|NaN|Infinity) (\S+)(.*)$/.exec(l);
-    if (m && !out.has(m[1])) out.set(m[1], { value: Number(m[2]), unit: m[3], note: m[4].split('  # ')[1] ?? '' });
+    if (m && !out.has(m[1])) {
+      const [rest, note = ''] = m[4].split('  # ');
+      const c = /\bcpu [0-9.]+ us\/(\w+) \(node ([0-9.]+) \+ Postgres ([0-9.]+)\)/.exec(rest);
+      out.set(m[1], { value: Number(m[2]), unit: m[3], note, ...(c && { cpu: { unit: c[1], nodeUs: Number(c[2]), pgUs: Number(c[3]) } }) });
+    }
   }
   return out;
 }
@@ -32,6 +38,8 @@ export function parseFigures(stdout: string): Map<string, Printed> {
 export function cpuPerUnit(figs: Map<string, Printed>): Map<string, { nodeUs: number; pgUs: number }> {
   const out = new Map<string, { nodeUs: number; pgUs: number }>();
   for (const [name, f] of figs) {
+    // a rate with its CPU printed beside it counts as `<rate>_cpu_us_per_<unit>`
+    if (f.cpu && !/_cpu_us_per_/.test(name)) out.set(`${name}_cpu_us_per_${f.cpu.unit}`, { nodeUs: f.cpu.nodeUs, pgUs: f.cpu.pgUs });
     if (!/_cpu_us_per_/.test(name)) continue;
     const node = /\bnode (-?[0-9.]+) us/.exec(f.note);
     const pg = /Postgres (-?[0-9.]+) us/.exec(f.note);
