@@ -38,8 +38,9 @@ export function parseFigures(stdout: string): Map<string, Printed> {
 export function cpuPerUnit(figs: Map<string, Printed>): Map<string, { nodeUs: number; pgUs: number }> {
   const out = new Map<string, { nodeUs: number; pgUs: number }>();
   for (const [name, f] of figs) {
-    // a rate with its CPU printed beside it counts as `<rate>_cpu_us_per_<unit>`
-    if (f.cpu && !/_cpu_us_per_/.test(name)) out.set(`${name}_cpu_us_per_${f.cpu.unit}`, { nodeUs: f.cpu.nodeUs, pgUs: f.cpu.pgUs });
+    // a rate with its CPU printed beside it counts as `<rate>_cpu_us_per_<unit>` (not the machine's own speed, bare_fastify_rps)
+    if (f.cpu && name !== 'bare_fastify_rps' && !/_cpu_us_per_/.test(name))
+      out.set(`${name}_cpu_us_per_${f.cpu.unit}`, { nodeUs: f.cpu.nodeUs, pgUs: f.cpu.pgUs });
     if (!/_cpu_us_per_/.test(name)) continue;
     const node = /\bnode (-?[0-9.]+) us/.exec(f.note);
     const pg = /Postgres (-?[0-9.]+) us/.exec(f.note);
