@@ -15,8 +15,8 @@ interface Printed {
   value: number;
   unit: string;
   note: string;
-  /** a rate's `cpu N us/<unit> (node a + Postgres b)`, when printed */
-  cpu?: { per: string; nodeUs: number; pgUs: number };
+  /** `cpu N us/<unit> (node a + Postgres b)` printed beside a rate */
+  cpu?: { unit: string; nodeUs: number; pgUs: number };
 }
 
 /** The figures one bench process printed before its summary, by name. */
@@ -25,10 +25,11 @@ export function parseFigures(stdout: string): Map<string, Printed> {
   for (const l of stdout.split('\n')) {
     if (l.startsWith('# summary')) break;
     const m = /^([a-z][a-z0-9_]*) (-?[0-9.e+]+|NaN|Infinity) (\S+)(.*)$/.exec(l);
-    if (!m || out.has(m[1])) continue;
-    const [before, note = ''] = m[4].split('  # ');
-    const c = /\bcpu [0-9.]+ us\/([a-z]+) \(node ([0-9.]+) \+ Postgres ([0-9.]+)\)/.exec(before);
-    out.set(m[1], { value: Number(m[2]), unit: m[3], note, ...(c ? { cpu: { per: c[1], nodeUs: Number(c[2]), pgUs: Number(c[3]) } } : {}) });
+    if (m && !out.has(m[1])) {
+      const [rest, note = ''] = m[4].split('  # ');
+      const c = /\bcpu [0-9.]+ us\/(\w+) \(node ([0-9.]+) \+ Postgres ([0-9.]+)\)/.exec(rest);
+      out.set(m[1], { value: Number(m[2]), unit: m[3], note, ...(c && { cpu: { unit: c[1], nodeUs: Number(c[2]), pgUs: Number(c[3]) } }) });
+    }
   }
   return out;
 }
@@ -40,7 +41,9 @@ export function parseFigures(stdout: string): Map<string, Printed> {
 export function cpuPerUnit(figs: Map<string, Printed>): Map<string, { nodeUs: number; pgUs: number }> {
   const out = new Map<string, { nodeUs: number; pgUs: number }>();
   for (const [name, f] of figs) {
-    if (f.cpu) out.set(`${name}_cpu_us_per_${f.cpu.per}`, { nodeUs: f.cpu.nodeUs, pgUs: f.cpu.pgUs });
+    // a rate with its CPU printed beside it counts as `<rate>_cpu_us_per_<unit>` (not the machine's own speed, bare_fastify_rps)
+    if (f.cpu && name !== 'bare_fastify_rps' && !/_cpu_us_per_/.test(name))
+      out.set(`${name}_cpu_us_per_${f.cpu.unit}`, { nodeUs: f.cpu.nodeUs, pgUs: f.cpu.pgUs });
     if (!/_cpu_us_per_/.test(name)) continue;
     const node = /\bnode (-?[0-9.]+) us/.exec(f.note);
     const pg = /Postgres (-?[0-9.]+) us/.exec(f.note);

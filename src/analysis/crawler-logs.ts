@@ -107,6 +107,114 @@ export function parseCombined(line: string): LogHit | null {
   return { ip: line.slice(0, sp), time, path, status, ua: line.slice(uaStart + 2, end) };
 }
 
+/** Where scanCombined found a line's fields: byte offsets into the buffer it read, and the status. */
+export interface CombinedScan {
+  /** the address is [line start, ipEnd) */
+  ipEnd: number;
+  /** the first byte of the time stamp (dd/Mon/yyyy:HH:MM:SS +zzzz) */
+  timeAt: number;
+  pathStart: number;
+  pathEnd: number;
+  status: number;
+  uaStart: number;
+  uaEnd: number;
+}
+
+export const newCombinedScan = (): CombinedScan => ({ ipEnd: 0, timeAt: 0, pathStart: 0, pathEnd: 0, status: 0, uaStart: 0, uaEnd: 0 });
+
+const isDigit = (b: Uint8Array, i: number) => b[i] >= 48 && b[i] <= 57;
+const byte2 = (b: Uint8Array, i: number) => (b[i] - 48) * 10 + (b[i + 1] - 48);
+/** `Jan`..`Dec` as their three bytes (b0 << 16 | b1 << 8 | b2) -> month index */
+const MONTH_BYTES = new Map(Object.entries(MONTHS).map(([m, i]) => [(m.charCodeAt(0) << 16) | (m.charCodeAt(1) << 8) | m.charCodeAt(2), i]));
+
+/**
+ * parseCombined over the bytes [start, end) of a buffer (valid UTF-8, as the import checks first), without making a
+ * string: whether the line is well formed, its fields' offsets in `out`. Exactly parseCombined's verdicts (the fields
+ * it checks by position are ASCII, so byte and character offsets agree there); test/analysis/crawler-scan.test.ts
+ * compares the two.
+ */
+export function scanCombined(b: Buffer, start: number, end: number, out: CombinedScan): boolean {
+  let sp = start;
+  while (sp < end && b[sp] !== 32) sp++;
+  if (sp === start || sp === end) return false;
+  let open = sp;
+  while (open + 1 < end && !(b[open] === 32 && b[open + 1] === 91)) open++;
+  // the stamp's 26 bytes, "] " and the request's opening quote
+  const rq = open + 30;
+  if (rq >= end || b[open + 28] !== 93 || b[open + 29] !== 32 || b[rq] !== 34) return false;
+  const t = open + 2;
+  if (b[t + 2] !== 47 || b[t + 6] !== 47 || b[t + 11] !== 58 || b[t + 14] !== 58 || b[t + 17] !== 58 || b[t + 20] !== 32) return false;
+  if (!stampDigits(b, t) || !MONTH_BYTES.has((b[t + 3] << 16) | (b[t + 4] << 8) | b[t + 5])) return false;
+  if (b[t + 21] !== 43 && b[t + 21] !== 45) return false;
+  // the end of the request: its quote and a space (searched natively; past the line is no match)
+  let rqEnd = b.indexOf(34, rq + 1);
+  while (rqEnd >= 0 && rqEnd + 1 < end && b[rqEnd + 1] !== 32) rqEnd = b.indexOf(34, rqEnd + 1);
+  if (rqEnd < 0 || rqEnd + 1 >= end) return false;
+  const s = rqEnd + 2;
+  if (s + 3 >= end || !isDigit(b, s) || !isDigit(b, s + 1) || !isDigit(b, s + 2) || b[s + 3] !== 32) return false;
+  const status = (b[s] - 48) * 100 + byte2(b, s + 1);
+  // the agent: the last quoted field, after the referer's
+  let q = end - 1;
+  while (q > s && b[q] !== 34) q--;
+  // the last ' "' starting at or before q - 1 (a quote at or before q, after a space)
+  let ua = -1;
+  for (let k = q; k > s + 5; ) {
+    k = b.lastIndexOf(34, k);
+    if (k <= s + 5) break;
+    if (b[k - 1] === 32) {
+      ua = k - 1;
+      break;
+    }
+    k--;
+  }
+  if (ua <= s + 4 || b[ua - 1] !== 34) return false;
+  // the request's target: after its first space (not at its start), to the next space
+  let a = rq + 1;
+  while (a < rqEnd && b[a] !== 32) a++;
+  if (a === rq + 1 || a === rqEnd) return false;
+  let pathEnd = a + 1;
+  while (pathEnd < rqEnd && b[pathEnd] !== 32) pathEnd++;
+  if (pathEnd === a + 1 || b[a + 1] !== 47 || !validStatus(status)) return false;
+  out.ipEnd = sp;
+  out.timeAt = t;
+  out.pathStart = a + 1;
+  out.pathEnd = pathEnd;
+  out.status = status;
+  out.uaStart = ua + 2;
+  out.uaEnd = q;
+  return true;
+}
+
+/** the stamp's 16 digits: dd, yyyy, HH, MM, SS, zzzz */
+function stampDigits(b: Uint8Array, t: number): boolean {
+  return (
+    isDigit(b, t) &&
+    isDigit(b, t + 1) &&
+    isDigit(b, t + 7) &&
+    isDigit(b, t + 8) &&
+    isDigit(b, t + 9) &&
+    isDigit(b, t + 10) &&
+    isDigit(b, t + 12) &&
+    isDigit(b, t + 13) &&
+    isDigit(b, t + 15) &&
+    isDigit(b, t + 16) &&
+    isDigit(b, t + 18) &&
+    isDigit(b, t + 19) &&
+    isDigit(b, t + 22) &&
+    isDigit(b, t + 23) &&
+    isDigit(b, t + 24) &&
+    isDigit(b, t + 25)
+  );
+}
+
+/** The time (epoch ms) of the stamp scanCombined found at `t`. */
+export function combinedTime(b: Uint8Array, t: number): number {
+  const month = MONTH_BYTES.get((b[t + 3] << 16) | (b[t + 4] << 8) | b[t + 5]) as number;
+  const offset = (b[t + 21] === 45 ? -1 : 1) * (byte2(b, t + 22) * 60 + byte2(b, t + 24));
+  const year = byte2(b, t + 7) * 100 + byte2(b, t + 9);
+  return Date.UTC(year, month, byte2(b, t), byte2(b, t + 12), byte2(b, t + 15), byte2(b, t + 18)) - offset * 60_000;
+}
+
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** A Cloudflare timestamp: RFC 3339, or Unix nanoseconds (also seconds or milliseconds by magnitude). */

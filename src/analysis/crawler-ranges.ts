@@ -73,22 +73,51 @@ export function parseRanges(json: unknown): BotRanges {
   return { v4: flat, v6, count: r.data.prefixes.length };
 }
 
+/**
+ * A plain dotted-quad address (four decimal parts of 0-255 without leading zeros) as its integer, or -1 for anything
+ * else (ipaddr.js reads those: octal and hex parts, fewer parts, IPv6), so that most addresses skip its parser.
+ */
+function dottedQuad(ip: string): number {
+  let n = 0;
+  let part = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < ip.length; i++) {
+    const c = ip.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || dots === 3) return -1;
+      n = n * 256 + part;
+      part = 0;
+      digits = 0;
+      dots++;
+    } else if (c >= 48 && c <= 57) {
+      if (digits === 1 && part === 0) return -1;
+      part = part * 10 + (c - 48);
+      if (++digits > 3 || part > 255) return -1;
+    } else return -1;
+  }
+  if (digits === 0 || dots !== 3) return -1;
+  return n * 256 + part;
+}
+
+function inV4(v: Uint32Array, n: number): boolean {
+  let lo = 0;
+  let hi = v.length / 2 - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (v[2 * mid] <= n) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return hi >= 0 && v[2 * hi + 1] >= n;
+}
+
 /** Whether `ip` (text) lies in the ranges; null when it is not an IP address. */
 export function inRanges(ranges: BotRanges, ip: string): boolean | null {
+  const quad = dottedQuad(ip);
+  if (quad >= 0) return inV4(ranges.v4, quad);
   if (!ipaddr.isValid(ip)) return null;
   const addr = ipaddr.process(ip);
-  if (addr.kind() === 'ipv4') {
-    const n = v4Int(addr as ipaddr.IPv4);
-    const v = ranges.v4;
-    let lo = 0;
-    let hi = v.length / 2 - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (v[2 * mid] <= n) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return hi >= 0 && v[2 * hi + 1] >= n;
-  }
+  if (addr.kind() === 'ipv4') return inV4(ranges.v4, v4Int(addr as ipaddr.IPv4));
   for (const [net, bits] of ranges.v6) if ((addr as ipaddr.IPv6).match(net, bits)) return true;
   return false;
 }

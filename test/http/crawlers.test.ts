@@ -2,11 +2,17 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importCrawlerLog } from '../../commands/crawlers/import-crawler-log';
+import { botMatcher, parseCombined } from '../../src/analysis/crawler-logs';
 import { NOT_GZIP } from '../../src/app/crawlers';
-import { NOT_OPERATOR_FORMAT, replaceRanges } from '../../src/analysis/crawler-ranges';
+import { crawlerRanges, inRanges, NOT_OPERATOR_FORMAT, replaceRanges } from '../../src/analysis/crawler-ranges';
+import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { MODEL_IDS } from '../../src/domain/models';
+import { seededRandom } from '../../src/domain/random';
+import { tryNormalizeUrl } from '../../src/domain/urls';
 import { cliHost } from '../support/cli';
 import { newSite, postCreated } from '../support/http';
 import { call, type TestServer } from '../support/server';
@@ -386,5 +392,165 @@ describe('CLI crawlers:import and crawlers:ranges', () => {
     await new Promise((r) => setTimeout(r, 2100));
     expect((await upload(site, combined('192.0.2.77', PERPLEXITY, '/two'))).body).toMatchObject({ ai_hits: 1, verified: 1 });
     expect((await upload(site, combined('198.51.100.9', PERPLEXITY, '/three'))).body).toMatchObject({ ai_hits: 1, unverified: 1 });
+  }, 120_000);
+});
+
+// the import itself, with fewer rows held before an append than a server holds (100), so that one body makes several appends
+describe('importCrawlerLog: a large body in odd chunks', () => {
+  const HOST = 'big-crawl.example.com';
+  const rand = seededRandom(11);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
+  const stamp = (ms: number, offsetMin: number) => {
+    const d = new Date(ms + offsetMin * 60_000);
+    const p = (n: number) => String(n).padStart(2, '0');
+    const off = `${offsetMin < 0 ? '-' : '+'}${p(Math.floor(Math.abs(offsetMin) / 60))}${p(Math.abs(offsetMin) % 60)}`;
+    return `${p(d.getUTCDate())}/${MON[d.getUTCMonth()]}/${d.getUTCFullYear()}:${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} ${off}`;
+  };
+  // 9,000 lines over three days around midnights, in three time zones: AI crawlers (verified, spoofed, unverifiable),
+  // browsers, repeated lines, CRLF endings, broken lines, a NUL, invalid UTF-8, a multi-byte agent and path
+  const t0 = Date.parse('2026-10-30T20:00:00Z');
+  const lines: Buffer[] = [];
+  for (let i = 0; i < 9000; i++) {
+    const r = rand();
+    if (r < 0.01 && lines.length) {
+      lines.push(lines[Math.floor(rand() * lines.length)]);
+      continue;
+    }
+    const ip = pick(['20.171.206.7', '20.171.206.99', '66.249.64.3', '203.0.113.5', '198.51.100.8', '2a0d:1234::9', '10.1.2.3']);
+    const ua = pick([GPT, CLAUDE, GOOGLE, BROWSER, BROWSER, 'Mozilla/5.0 (Ünïcode) GPTBot/1.2', 'Mozilla/5.0 navigateur « spécial »']);
+    const path = pick(['/', '/pricing', '/pricing/', '/docs/a?x=1&b=2', '/blog/ça-va', '/blog?utm_source=z', '/b%20c']);
+    const status = pick([200, 200, 200, 404, 301, 500]);
+    let l = `${ip} - - [${stamp(t0 + Math.floor(rand() * 3 * 86_400_000), pick([0, -300, 330]))}] "GET ${path} HTTP/1.1" ${status} ${i} "-" "${ua}"`;
+    if (r > 0.995) l = l.slice(0, Math.floor(rand() * l.length));
+    const b = Buffer.from(r > 0.9 ? `${l}\r` : l);
+    if (r > 0.993 && r < 0.994) b[5] = 0;
+    if (r > 0.994 && r < 0.995) b[b.length - 3] = 0xff;
+    lines.push(b);
+  }
+  const body = Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')]));
+
+  /** What a line-by-line reading of the body gives (parseCombined, the bot list, the test's ranges, no caches). */
+  function expected() {
+    const bots = botMatcher();
+    const counts = { lines: 0, ai_hits: 0, verified: 0, unverified: 0, unverifiable: 0, duplicates: 0, rejected: 0 };
+    const seen = new Set<string>();
+    const rows = new Map<string, { day: string; bot: string; url: string; status: number; verification: string; hits: number; last_seen: string }>();
+    for (let l of lines) {
+      if (l.length && l[l.length - 1] === 13) l = l.subarray(0, l.length - 1);
+      if (l.length === 0) continue;
+      counts.lines++;
+      const text = l.toString();
+      const hit = l.includes(0) || !Buffer.from(text).equals(l) ? null : parseCombined(text);
+      if (!hit) {
+        counts.rejected++;
+        continue;
+      }
+      const bot = bots.match(hit.ua);
+      if (!bot) continue;
+      const key = l.toString('hex');
+      if (seen.has(key)) {
+        counts.duplicates++;
+        continue;
+      }
+      seen.add(key);
+      // the ranges as the file's other tests left them (inRanges has its own test against ipaddr.js)
+      const published = crawlerRanges().current().get(bot.token.toLowerCase());
+      const verification = !published ? 'unverifiable' : inRanges(published, hit.ip) ? 'verified' : 'unverified';
+      counts.ai_hits++;
+      counts[verification]++;
+      const url = `${HOST}${hit.path}`.replace(/\/$/, '');
+      const day = new Date(hit.time).toISOString().slice(0, 10);
+      const k = [day, bot.token, hit.path, hit.status, verification].join(' ');
+      const row = rows.get(k);
+      const last = new Date(hit.time).toISOString();
+      if (row) {
+        row.hits++;
+        if (last > row.last_seen) row.last_seen = last;
+      } else rows.set(k, { day, bot: bot.token, url, status: hit.status, verification, hits: 1, last_seen: last });
+    }
+    return { counts, rows: [...rows.values()] };
+  }
+
+  const chunks = async function* () {
+    for (let at = 0; at < body.length; ) {
+      const n = 1 + Math.floor(rand() * 700);
+      yield body.subarray(at, at + n);
+      at += n;
+    }
+  };
+
+  it('given the body sent in chunks of 1 to 700 bytes, then the counts and hits are what reading it line by line gives; sent again, it adds nothing', async () => {
+    const site = await newSite(s, w.a.key, 'Big', `https://${HOST}`);
+    const db = s.rt.database.db;
+    const deps = {
+      db,
+      ctx: { store: s.rt.store, organizationId: w.a.organization_id, websiteId: site, actor: SYSTEM_ACTOR },
+      website: { id: site, host: HOST },
+      format: 'combined' as const,
+      heldRows: 100,
+    };
+    const want = expected();
+    const appendedBefore = await s.rt.store.lastPosition();
+    const got = await importCrawlerLog(deps, chunks());
+    expect(got.position).not.toBeNull();
+    const { position, ...counts } = got;
+    expect(counts).toEqual(want.counts);
+    // several batches of hashes and several appends
+    expect(want.counts.ai_hits).toBeGreaterThan(5000);
+    expect(want.rows.length).toBeGreaterThan(300);
+    await s.rt.runners.get('crawlers')!.waitFor(position!, 60_000);
+    const stored = async () =>
+      (
+        await db.raw(
+          `select to_char(day, 'YYYY-MM-DD') as day, bot, url, status, verification, hits::int as hits, last_seen
+             from rm_crawler_hits where website_id = ? order by 1, 2, 3, 4, 5`,
+          [site],
+        )
+      ).rows.map((r: any) => ({ ...r, last_seen: r.last_seen.toISOString() }));
+    const order = (rows: any[]) => [...rows].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+    // a page is its normalized URL: /pricing and /pricing/ are one row, so compare sums per normalized row
+    const merged = new Map<string, any>();
+    for (const r of want.rows) {
+      const url = tryNormalizeUrl(`https://${HOST}${r.url.slice(HOST.length)}`);
+      const k = [r.day, r.bot, url, r.status, r.verification].join(' ');
+      const m = merged.get(k);
+      if (m) {
+        m.hits += r.hits;
+        if (r.last_seen > m.last_seen) m.last_seen = r.last_seen;
+      } else merged.set(k, { ...r, url });
+    }
+    const before = await stored();
+    expect(order(before)).toEqual(order([...merged.values()]));
+    expect(before.length).toBeGreaterThan(0);
+    expect(appendedBefore).not.toBe(position);
+
+    const again = await importCrawlerLog(deps, chunks());
+    expect(again).toMatchObject({
+      ...want.counts,
+      ai_hits: 0,
+      verified: 0,
+      unverified: 0,
+      unverifiable: 0,
+      duplicates: want.counts.ai_hits + want.counts.duplicates,
+      position: null,
+    });
+    expect(await stored()).toEqual(before);
+  }, 120_000);
+
+  it('given an append that fails, then the lines it held are taken back: sent again, they are imported', async () => {
+    const site = await newSite(s, w.a.key, 'Fails', `https://${HOST}`);
+    const db = s.rt.database.db;
+    const failing = { ...s.rt.store, append: async () => Promise.reject(new Error('store down')) } as unknown as typeof s.rt.store;
+    const deps = (store: typeof s.rt.store) => ({
+      db,
+      ctx: { store, organizationId: w.a.organization_id, websiteId: site, actor: SYSTEM_ACTOR },
+      website: { id: site, host: HOST },
+      format: 'combined' as const,
+      heldRows: 100,
+    });
+    await expect(importCrawlerLog(deps(failing), chunks())).rejects.toThrow('store down');
+    expect((await db.raw('select count(*)::int as n from aivis_crawler_lines where website_id = ?', [site])).rows[0].n).toBe(0);
+    const r = await importCrawlerLog(deps(s.rt.store), Readable.from([body]));
+    expect(r.ai_hits).toBe(expected().counts.ai_hits);
   }, 120_000);
 });
