@@ -13,12 +13,12 @@ export async function withBenchServer(websites: number, use: (s: BenchServer) =>
 
 /**
  * Runs `use` with two instances running the job workers over a private nats-server: `a` with `websites` websites,
- * `b` joining a's database; `env` goes to both. Closed after: b, a, then the bus.
+ * `b` joining a's database; `env` goes to both; `use` is also given the bus's URL. Closed after: b, a, then the bus.
  */
 export async function withTwoWorkerInstances(
   websites: number,
   env: Record<string, string> | undefined,
-  use: (a: BenchServer, b: BenchServer) => Promise<void>,
+  use: (a: BenchServer, b: BenchServer, natsUrl: string) => Promise<void>,
 ): Promise<void> {
   const nats = await startNatsServer();
   const options = { natsUrl: nats.url, workers: true, ...(env && { env }) };
@@ -26,7 +26,7 @@ export async function withTwoWorkerInstances(
   let b: BenchServer | null = null;
   try {
     b = await startBenchServer(0, undefined, { ...options, join: a });
-    await use(a, b);
+    await use(a, b, nats.url);
   } finally {
     await b?.close();
     await a.close();

@@ -1,3 +1,5 @@
+import pg from 'pg';
+import { connect } from 'nats';
 import { startRun } from '../commands/responses/start-run';
 import { isDomainError } from '../src/domain/errors';
 import { SYSTEM_ACTOR } from '../src/domain/events';
@@ -29,6 +31,19 @@ export async function runsAnswered(s: BenchServer, site: AnswerSite, runs: numbe
   }
 }
 
+/** Messages delivered so far to each durable of the bus (its consumer sequence), by durable name. */
+async function deliveries(url: string): Promise<Map<string, number>> {
+  const nc = await connect({ servers: url });
+  try {
+    const jsm = await nc.jetstreamManager();
+    const out = new Map<string, number>();
+    for await (const st of jsm.streams.list()) for await (const c of jsm.consumers.list(st.config.name)) out.set(c.name, c.delivered.consumer_seq);
+    return out;
+  } finally {
+    await nc.close();
+  }
+}
+
 /** Answers of the simulated engine recorded per second by the response workers of two instances sharing NATS. */
 export const workers: Bench = {
   name: 'workers',
@@ -36,7 +51,7 @@ export const workers: Bench = {
   async run({ quick }) {
     const shape = quick ? { ...quickShape, days: 1 } : { ...fullShape, days: 1 };
     const runs = quick ? 2 : 6;
-    await withTwoWorkerInstances(0, { ENGINE_MODE: 'simulated' }, async (a, b) => {
+    await withTwoWorkerInstances(0, { ENGINE_MODE: 'simulated' }, async (a, b, natsUrl) => {
       const site = await seedAnswerSite(a, shape);
       const stat = async () =>
         (
@@ -51,24 +66,55 @@ export const workers: Bench = {
           ).rows.map((r: { relname: string; n: string }) => [r.relname, Number(r.n)]),
         );
       // what the two instances spend doing nothing (polls, leases, pull requests): a cost per second, not per answer
+      // (BENCH_IDLE_MS: over a longer span, to profile it)
+      const idleMs = Number(process.env.BENCH_IDLE_MS ?? 3000);
       const idle = await cpuMeter(a.rt.database.db);
-      await new Promise((res) => setTimeout(res, 3000));
+      await new Promise((res) => setTimeout(res, idleMs));
       const ic = await idle.stop();
-      info(`workers: idle, both instances: node ${(ic.nodeUs / 3000).toFixed(0)} ms/s, Postgres ${(ic.pgUs / 3000).toFixed(0)} ms/s of CPU`);
+      info(`workers: idle, both instances: node ${(ic.nodeUs / idleMs).toFixed(0)} ms/s, Postgres ${(ic.pgUs / idleMs).toFixed(0)} ms/s of CPU`);
       const t0Tables = await tables();
       const s0 = await stat();
       const queries = { n: 0 };
       // BENCH_QUERIES=1: the statements of the measured span by count (what pg_stat_statements would say, without it)
-      const bySql = new Map<string, number>();
+      // and the milliseconds from sending each to its answer (wall time: on a loaded host a proxy for its cost)
+      const bySql = new Map<string, { n: number; ms: number }>();
+      const started = new Map<string, { key: string; t: bigint }>();
       const tally = process.env.BENCH_QUERIES
-        ? (q: { sql: string }) =>
-            bySql.set(q.sql.replace(/\$\d+|\?/g, '?').slice(0, 160), (bySql.get(q.sql.replace(/\$\d+|\?/g, '?').slice(0, 160)) ?? 0) + 1)
+        ? (q: { sql: string; __knexQueryUid?: string }) => {
+            const key = q.sql.replace(/\$\d+|\?/g, '?').slice(0, 160);
+            const t = bySql.get(key) ?? { n: 0, ms: 0 };
+            t.n++;
+            bySql.set(key, t);
+            if (q.__knexQueryUid) started.set(q.__knexQueryUid, { key, t: nowNs() });
+          }
         : () => undefined;
-      for (const x of [a, b])
+      const answered = (_r: unknown, q: { __knexQueryUid?: string }) => {
+        const s = q?.__knexQueryUid ? started.get(q.__knexQueryUid) : undefined;
+        if (!s) return;
+        started.delete(q.__knexQueryUid!);
+        bySql.get(s.key)!.ms += Number(nowNs() - s.t) / 1e6;
+      };
+      for (const x of [a, b]) {
         x.rt.database.db.on('query', (q: { sql: string }) => {
           queries.n++;
           tally(q);
         });
+        if (process.env.BENCH_QUERIES) {
+          x.rt.database.db.on('query-response', answered);
+          x.rt.database.db.on('query-error', (_e: unknown, q: { __knexQueryUid?: string }) => answered(null, q));
+        }
+      }
+      const d0 = process.env.BENCH_QUERIES ? await deliveries(natsUrl) : null;
+      // every statement sent on a pg connection (knex's and the event store's own, which bypass knex's events)
+      const onWire = new Map<string, number>();
+      const query = pg.Client.prototype.query;
+      if (process.env.BENCH_QUERIES)
+        pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+          const q = args[0] as string | { text?: string; name?: string };
+          const key = (typeof q === 'string' ? q : (q?.name ?? q?.text ?? '?')).replace(/\s+/g, ' ').slice(0, 90);
+          onWire.set(key, (onWire.get(key) ?? 0) + 1);
+          return (query as (...a: unknown[]) => unknown).apply(this, args);
+        } as typeof query;
       const cpu = await cpuMeter(a.rt.database.db);
       const t0 = nowNs();
       const { ids, units } = await runsAnswered(a, site, runs, '2026-03-01');
@@ -76,6 +122,16 @@ export const workers: Bench = {
       const seconds = secondsSince(t0);
       const c = await cpu.stop();
       const s1 = await stat();
+      pg.Client.prototype.query = query;
+      if (onWire.size) {
+        info(`workers: ${[...onWire.values()].reduce((x, y) => x + y, 0)} statements on the wire`);
+        for (const [k, n] of [...onWire].sort((x, y) => y[1] - x[1]).slice(0, 15)) info(`workers: wire x${n}: ${k}`);
+      }
+      if (d0) {
+        const d1 = await deliveries(natsUrl);
+        const moved = [...d1].map(([k, v]) => [k, v - (d0.get(k) ?? 0)] as const).filter(([, v]) => v > 0);
+        info(`workers: bus deliveries by durable ${moved.map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      }
       const t1Tables = await tables();
       const reads = [...t1Tables]
         .map(([k, v]) => [k, v - (t0Tables.get(k) ?? 0)] as const)
@@ -83,7 +139,7 @@ export const workers: Bench = {
         .sort((x, y) => y[1] - x[1])
         .slice(0, 6);
       info(`workers: rows read by table ${reads.map(([k, v]) => `${k} ${v}`).join(', ')}`);
-      for (const [sql, n] of [...bySql].sort((x, y) => y[1] - x[1]).slice(0, 25)) info(`workers: query x${n}: ${sql}`);
+      for (const [sql, t] of [...bySql].sort((x, y) => y[1].ms - x[1].ms).slice(0, 30)) info(`workers: query x${t.n} ${t.ms.toFixed(0)} ms: ${sql}`);
       info(
         `workers: ${s1.c - s0.c} Postgres transactions, ${queries.n} knex queries, ${Number(s1.r) - Number(s0.r)} tuples returned, ${Number(s1.f) - Number(s0.f)} fetched`,
       );

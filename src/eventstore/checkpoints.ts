@@ -28,10 +28,12 @@ export async function moveCheckpoints(conn: Knex, moves: readonly CheckpointMove
   return new Set((r.rows as { name: string }[]).map((row) => row.name));
 }
 
-/** A checkpoint row's fence: the generation and the instance leading it. */
+/** A checkpoint row's fence: the generation and the instance leading it, and whether its lease is free to take. */
 interface Fence {
   generation: string;
   leaseOwner: string | null;
+  /** nobody holds the lease, or it has lapsed (as the database's clock said at the read) */
+  free: boolean;
 }
 
 /**
@@ -73,12 +75,30 @@ export class CheckpointWrites {
    * dozen a second per instance at rest).
    */
   async stillLeads(name: string, owner: string, generation: bigint, maxAgeMs: number, since: number): Promise<boolean> {
+    const fence = (await this.readFences(maxAgeMs, since)).get(name);
+    return fence !== undefined && fence.generation === generation.toString() && fence.leaseOwner === owner;
+  }
+
+  /**
+   * Whether `owner` may try to take `name`'s lease: nobody holds it, it has lapsed, it is `owner`'s already, or the row
+   * is not there yet; from the same shared read, at most `maxAgeMs` old. A runner that does not lead asks this before
+   * its conditional update (every 2 s, each follower of an instance sent one that changed nothing: about 12 statements
+   * a second for two instances' 30 projections, at rest as under load).
+   */
+  async mayTake(name: string, owner: string, maxAgeMs: number): Promise<boolean> {
+    const fence = (await this.readFences(maxAgeMs, 0)).get(name);
+    return fence === undefined || fence.free || fence.leaseOwner === owner;
+  }
+
+  private readFences(maxAgeMs: number, since: number): Promise<Map<string, Fence>> {
     const now = Date.now();
     if (!this.fences || now - this.fences.at > maxAgeMs || this.fences.at <= since) {
-      const read = this.db('aivis_checkpoints')
-        .select('name', 'generation', 'lease_owner')
-        .then((rows: { name: string; generation: string | number; lease_owner: string | null }[]) => {
-          return new Map(rows.map((r) => [r.name, { generation: String(r.generation), leaseOwner: r.lease_owner }]));
+      const read = this.db
+        .raw(
+          `select name, generation, lease_owner, (lease_owner is null or lease_until is null or lease_until < now()) as free from aivis_checkpoints`,
+        )
+        .then((r: { rows: { name: string; generation: string | number; lease_owner: string | null; free: boolean }[] }) => {
+          return new Map(r.rows.map((row) => [row.name, { generation: String(row.generation), leaseOwner: row.lease_owner, free: row.free }]));
         });
       const fences = { at: now, rows: read };
       this.fences = fences;
@@ -86,8 +106,7 @@ export class CheckpointWrites {
         if (this.fences === fences) this.fences = null;
       });
     }
-    const fence = (await this.fences.rows).get(name);
-    return fence !== undefined && fence.generation === generation.toString() && fence.leaseOwner === owner;
+    return this.fences.rows;
   }
 
   /**

@@ -529,6 +529,13 @@ export class ProjectionRunner {
           }
           continue;
         }
+        if (!this.leader && !(await this.checkpoints.mayTake(this.projection.name, this.owner, this.pollMs))) {
+          // another instance leads and its lease holds: no update (and no deferred moves sent) for nothing; as after a
+          // failed try, the tables are no longer known to be as prepare() left them
+          this.migrated = false;
+          await this.sleep(2000, false);
+          continue;
+        }
         if (!this.leader || Date.now() - this.leaseRenewedAt > (LEASE_SECONDS * 1000) / 3) {
           const wasLeader = this.leader;
           // only the first try after prepare() finds the tables as it left them

@@ -123,6 +123,69 @@ describe('projection runner', () => {
     }
   });
 
+  it.runIf(onRealPostgres)(
+    'given a leader holding its lease, then a second instance sends no lease update until the lease is free, and takes the lead once it is',
+    async () => {
+      const projection = countingProjection({ name: 'test-lease-free' });
+      const a = new ProjectionRunner({ projection, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
+      const followerDb = await openPostgres(t.url!, 2);
+      let leaseUpdates = 0;
+      followerDb.db.on('query', (q: { sql: string }) => {
+        if (/^update "aivis_checkpoints" set "lease_owner"/.test(q.sql)) leaseUpdates++;
+      });
+      const b = new ProjectionRunner({ projection, store: t.store, db: followerDb.db, logger: silentLogger(), pollMs: 20 });
+      try {
+        await a.start();
+        await b.start();
+        // when: two of the follower's 2 s turns pass while the leader holds its lease
+        await sleep(4500);
+        // then: it looked at the shared read of the checkpoints, and sent no conditional update that could change nothing
+        expect(b.status().leader).toBe(false);
+        expect(leaseUpdates).toBe(0);
+        // when: the leader stops (its lease released), then the follower takes it at its next turn
+        await a.stop();
+        await until('the follower leads', async () => b.status().leader, 5000);
+        expect(leaseUpdates).toBeGreaterThan(0);
+      } finally {
+        await a.stop();
+        await b.stop();
+        await followerDb.close();
+      }
+    },
+  );
+
+  it.runIf(onRealPostgres)(
+    'given checkpoint rows held, lapsed, released and own, then only the one held by another instance is not free to take',
+    async () => {
+      await migrateRunnerTables(t.db);
+      const row = (name: string, owner: string | null, until: string | null) => ({
+        name,
+        position: 'start',
+        version: 1,
+        generation: 0,
+        lease_owner: owner,
+        lease_until: until === null ? null : t.db.raw(until),
+      });
+      await t
+        .db('aivis_checkpoints')
+        .insert([
+          row('t-held', 'other', "now() + interval '15 seconds'"),
+          row('t-lapsed', 'other', "now() - interval '1 second'"),
+          row('t-released', null, null),
+          row('t-own', 'me', "now() + interval '15 seconds'"),
+        ]);
+      const c = new CheckpointWrites(t.db);
+      expect(await c.mayTake('t-held', 'me', 1000)).toBe(false);
+      expect(await c.mayTake('t-lapsed', 'me', 1000)).toBe(true);
+      expect(await c.mayTake('t-released', 'me', 1000)).toBe(true);
+      expect(await c.mayTake('t-own', 'me', 1000)).toBe(true);
+      // a projection never started has no row yet: its first start creates it
+      expect(await c.mayTake('t-absent', 'me', 1000)).toBe(true);
+      // the same read serves the other instance's view of the held row
+      expect(await c.mayTake('t-held', 'other', 1000)).toBe(true);
+    },
+  );
+
   it('given a rebuild while a leader runs and appends go on, then the read model is never emptied, the leader goes on from the swap and the result equals one built from zero', async () => {
     const projection = countingProjection({ name: 'test-fence' });
     await projection.migrate(t.db);
