@@ -38,7 +38,9 @@ export const alerts: Bench = {
     const t = await warmedUp(n, () => evaluateWebsite({ db, store: ds.server.rt.store }, websiteId, 'run_ended'));
     const c = await cpu.stop();
     const held = factsCache(db).stats().held_bytes;
-    info(`alerts: ${ds.total} answers, ${rules.length} rules; p50 ${t.p50.toFixed(1)} ms; facts held after the evaluations ${(held / 1048576).toFixed(1)} MB`);
+    info(
+      `alerts: ${ds.total} answers, ${rules.length} rules; p50 ${t.p50.toFixed(1)} ms; facts held after the evaluations ${(held / 1048576).toFixed(1)} MB`,
+    );
     report('alert_evaluation_ms', t.p95, 'ms', {
       goal: { op: '<=', value: 50 },
       note: `p95 of ${n} sequential evaluations of one website's ${rules.length} rules (each comparison over the newest answer's windows); CPU per evaluation ${(c.nodeUs / (n + 3) / 1000).toFixed(2)} ms node + ${(c.pgUs / (n + 3) / 1000).toFixed(2)} ms Postgres`,
