@@ -23,12 +23,41 @@ export async function listRules(db: Knex, websiteId: string): Promise<AlertRuleV
   return rows.map(ruleView);
 }
 
-/** The enabled rules of a website (what an evaluation runs). */
-export async function enabledRules(db: Knex, websiteId: string): Promise<(AlertRuleView & { organization_id: string })[]> {
-  const rows = await db('rm_alert_rules')
-    .where({ website_id: websiteId, enabled: true })
-    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-  return rows.map((r: any) => ({ ...ruleView(r), organization_id: r.organization_id }));
+/** A website's last finished run with answers (what run_failed looks at). */
+export interface LastRun {
+  id: string;
+  day: Date;
+  total: number;
+  failed: number;
+}
+
+/**
+ * What an evaluation reads first, in one statement: the website's enabled rules (in their order), its newest answer's
+ * time (the metric rules' windows end on its day; null without answers) and its last finished run with answers; no
+ * enabled rule, nothing else.
+ */
+export async function rulesToEvaluate(
+  db: Knex,
+  websiteId: string,
+): Promise<{ rules: (AlertRuleView & { organization_id: string })[]; newest: Date | null; lastRun: LastRun | undefined }> {
+  const { rows } = await db.raw(
+    `with newest as (select max(x.run_at) as at from rm_responses x where x.website_id = :site),
+          last_run as (select u.id, u.day, u.total, u.failed from rm_runs u
+                        where u.website_id = :site and u.finished_at is not null and u.total > 0 order by u.seq desc limit 1)
+     select a.*, n.at as newest_answer, l.id as last_run_id, l.day as last_run_day, l.total as last_run_total, l.failed as last_run_failed
+       from rm_alert_rules a cross join newest n left join last_run l on true
+      where a.website_id = :site and a.enabled
+      order by a.created_at, a.id`,
+    { site: websiteId },
+  );
+  const first = rows[0];
+  return {
+    rules: rows.map((r: any) => ({ ...ruleView(r), organization_id: r.organization_id })),
+    newest: first?.newest_answer ? new Date(first.newest_answer) : null,
+    lastRun: first?.last_run_id
+      ? { id: first.last_run_id, day: first.last_run_day, total: first.last_run_total, failed: first.last_run_failed }
+      : undefined,
+  };
 }
 
 /** One rule of the organization (another organization's is undefined, as an unknown one). */

@@ -3,7 +3,7 @@ import type { CompareMetric } from '../../src/domain/comparison';
 import type { Selection } from '../filters';
 import { daysOf, type SiteFacts } from './facts/layout';
 import { chosen, factsCache, type Family, keyed, type MetricEntity, metricEntities, READS, type Read } from './metrics';
-import { compileSelection, eachSelectedAnswer, scanTotal } from './scan';
+import { compileSelection, type Counts, eachSelectedAnswer, type Reads, scanTotal } from './scan';
 import { meanDifference, newcombeInterval, round2, round4, twoProportionP, verdictOf, wilsonInterval } from './stats';
 
 /** The family each compared metric reads. */
@@ -31,24 +31,19 @@ const pct = (x: number | null) => (x === null ? null : round2(100 * x));
 
 /**
  * Each entity's value in the current and the previous period, the change, its 95% interval, the two-sided p-value and
- * the verdict. `s` selects the answers (its own dates are replaced by each period's); the alert rules call it too.
+ * the verdict. `s` selects the answers (its own dates are replaced by each period's).
  */
 export async function comparePeriods(db: Knex, s: Selection, metric: CompareMetric, current: Period, previous: Period, read?: Read) {
-  const family = FAMILY[metric];
-  const range = {
-    start: new Date(Math.min(current.start.getTime(), previous.start.getTime())),
-    end: new Date(Math.max(current.end.getTime(), previous.end.getTime())),
-  };
-  const { site, entities } = await load(db, s, range, read);
+  const { site, entities } = await load(db, s, comparedRange(current, previous), read);
   const ids = entities.map((e) => e.id);
-  const counts = [current, previous].map((p) =>
-    scanTotal(site, compileSelection(site, { ...s, start: p.start, end: p.end }, ids, { any: false, reads: READS[family] })),
-  );
-  const [cur, prev] = counts;
+  const reads = readsOf(metric);
+  const cur = periodCounts(site, ids, s, current, reads);
+  const prev = periodCounts(site, ids, s, previous, reads);
+  const rows = comparisonRows(metric, entities, cur, prev);
   const names = keyed(entities);
   const data: Record<string, ComparisonRow> = {};
-  entities.forEach((e, j) => {
-    data[names[j]] = metric === 'avg_position' ? positionRow(e, cur, prev, j) : rateRow(metric, e, counts, j);
+  entities.forEach((_, j) => {
+    data[names[j]] = rows[j];
   });
   return {
     metric,
@@ -56,6 +51,32 @@ export async function comparePeriods(db: Knex, s: Selection, metric: CompareMetr
     previous: { start_date: previous.start.toISOString(), end_date: previous.end.toISOString(), responses: prev.responses },
     data,
   };
+}
+
+/** The time both periods span (the facts a comparison needs held). */
+export const comparedRange = (current: Period, previous: Period): Period => ({
+  start: new Date(Math.min(current.start.getTime(), previous.start.getTime())),
+  end: new Date(Math.max(current.end.getTime(), previous.end.getTime())),
+});
+
+/** The counts a compared metric reads (the scans count only those). */
+export const readsOf = (metric: CompareMetric): Reads => READS[FAMILY[metric]];
+
+/**
+ * The counts of the entities `ids` (in their order) over one period of facts held: one scan, of `reads` only (counts
+ * of several metrics over one period: the union of their reads, `all` for mentions and cites). `s` selects the
+ * answers, its own dates replaced by the period's.
+ */
+export function periodCounts(site: SiteFacts, ids: string[], s: Selection, p: Period, reads: Reads): Counts {
+  return scanTotal(site, compileSelection(site, { ...s, start: p.start, end: p.end }, ids, { any: false, reads }));
+}
+
+/**
+ * Each entity's row (in the order of `entities`) from the counts of both periods (periodCounts of those entities, with
+ * at least the metric's reads). comparePeriods keys them by name; the alert rules take them by entity id.
+ */
+export function comparisonRows(metric: CompareMetric, entities: MetricEntity[], cur: Counts, prev: Counts): ComparisonRow[] {
+  return entities.map((e, j) => (metric === 'avg_position' ? positionRow(e, cur, prev, j) : rateRow(metric, e, [cur, prev], j)));
 }
 
 export interface ComparisonRow {
@@ -69,7 +90,7 @@ export interface ComparisonRow {
   verdict: 'up' | 'down' | 'within_noise' | 'insufficient_data';
 }
 
-type C = ReturnType<typeof scanTotal>;
+type C = Counts;
 
 /** A rate as k/n per period: share of voice's n is the mentions of every included entity. */
 function rateRow(metric: Exclude<CompareMetric, 'avg_position'>, e: MetricEntity, counts: C[], j: number): ComparisonRow {

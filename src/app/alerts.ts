@@ -13,9 +13,14 @@ import {
 import type { CommandContext } from '../../commands/handle';
 import { requestEmail } from '../../commands/email/request-email';
 import * as alertQueries from '../../queries/alerts/alerts';
+import type { LastRun } from '../../queries/alerts/alerts';
 import type { AlertRuleView, AlertView } from '../../queries/alerts/views';
-import { resolveSelection } from '../../queries/filters';
-import { comparePeriods } from '../../queries/metrics/compare';
+import { selectionOf } from '../../queries/filters';
+import { type ComparisonRow, comparedRange, comparisonRows, type Period, periodCounts, readsOf } from '../../queries/metrics/compare';
+import { daysOf, type SiteFacts } from '../../queries/metrics/facts/layout';
+import { factsCache, type MetricEntity } from '../../queries/metrics/metrics';
+import type { Counts, Reads as CountReads } from '../../queries/metrics/scan';
+import { type MetricsRead, readForMetrics } from '../../queries/metrics/request';
 import { DomainErrorException, invalid, isDomainError, notFound } from '../domain/errors';
 import { SYSTEM_ACTOR } from '../domain/events';
 import { type Need, requireGlobal } from '../domain/principal';
@@ -165,11 +170,15 @@ interface Firing {
   details: Record<string, unknown>;
 }
 
-/** The window ending at the newest answer's UTC day and the same number of days before it; null without answers. */
-async function windows(db: Knex, websiteId: string, days: number) {
-  const r = await db('rm_responses').where('website_id', websiteId).max('run_at as newest').first();
-  if (!r?.newest) return null;
-  const endDay = startOfDay(new Date(r.newest));
+interface Windows {
+  endDay: string;
+  current: Period;
+  previous: Period;
+}
+
+/** The window ending at the newest answer's UTC day and the same number of days before it. */
+function windowsOf(newest: Date, days: number): Windows {
+  const endDay = startOfDay(newest);
   const end = new Date(endDay.getTime() + DAY - 1);
   const start = new Date(endDay.getTime() - (days - 1) * DAY);
   return {
@@ -179,34 +188,86 @@ async function windows(db: Knex, websiteId: string, days: number) {
   };
 }
 
-/** The comparison's row of an entity: the brand's (is_self) or a competitor's (keyed by name, `name (id)` when shared). */
-async function rowOf(db: Knex, websiteId: string, data: Record<string, { is_self: boolean }>, entity: string) {
-  if (entity === 'brand') return Object.values(data).find((r) => r.is_self);
-  const c = await db('rm_competitors').where({ website_id: websiteId, id: entity }).first('name');
-  return c ? (data[`${c.name} (${entity})`] ?? data[c.name]) : undefined;
+type WindowMetric = 'mention_rate' | 'share_of_voice' | 'citation_rate';
+
+/**
+ * What the rules of one evaluation share, read once: the newest answer's time and the last finished run (read with
+ * the rules, rulesToEvaluate); for the metric rules the website's metrics read (catalogue, tracked entities, facts
+ * head: readForMetrics, one statement), its facts of the widest window loaded once (only those days: an evaluation
+ * does not start loading the rest of its history), and per window length one scan of each period counting what its
+ * rules' metrics read, each (metric, window) comparison computed once.
+ */
+class Shared {
+  private read: Promise<{ read: MetricsRead; site: SiteFacts }> | null = null;
+  private readonly counts = new Map<number, [Counts, Counts]>();
+  private readonly compared = new Map<string, ComparisonRow[]>();
+  private readonly widest: number;
+  /** per window length, the counts its rules' metrics read */
+  private readonly reads = new Map<number, CountReads>();
+
+  constructor(
+    private readonly db: Knex,
+    private readonly websiteId: string,
+    private readonly newest: Date | null,
+    readonly lastRun: LastRun | undefined,
+    rules: AlertRuleView[],
+  ) {
+    let widest = 0;
+    for (const r of rules) {
+      if (r.kind !== 'metric_change' && r.kind !== 'competitor_overtakes') continue;
+      const p = r.params as { metric: WindowMetric; window_days: number };
+      widest = Math.max(widest, p.window_days);
+      const had = this.reads.get(p.window_days);
+      const wants = readsOf(p.metric);
+      this.reads.set(p.window_days, had === undefined || had === wants ? wants : 'all');
+    }
+    this.widest = widest;
+  }
+
+  /** The entities compared (brand first) and each one's row of the metric over the window; null without answers. */
+  async comparison(metric: WindowMetric, days: number): Promise<{ w: Windows; entities: MetricEntity[]; rows: ComparisonRow[] } | null> {
+    if (!this.newest) return null;
+    const w = windowsOf(this.newest, days);
+    this.read ??= this.load(this.newest);
+    const { read, site } = await this.read;
+    const key = `${metric}:${days}`;
+    let rows = this.compared.get(key);
+    if (!rows) {
+      let counts = this.counts.get(days);
+      if (!counts) {
+        const sel = selectionOf(this.websiteId, {}, read.catalogue);
+        const ids = read.entities.map((e) => e.id);
+        const reads = this.reads.get(days) ?? readsOf(metric);
+        counts = [periodCounts(site, ids, sel, w.current, reads), periodCounts(site, ids, sel, w.previous, reads)];
+        this.counts.set(days, counts);
+      }
+      rows = comparisonRows(metric, read.entities, counts[0], counts[1]);
+      this.compared.set(key, rows);
+    }
+    return { w, entities: read.entities, rows };
+  }
+
+  private async load(newest: Date) {
+    const read = await readForMetrics(this.db, this.websiteId, { locations: false, competitors: false, schedule: null }, []);
+    const widest = windowsOf(newest, this.widest);
+    const days = daysOf(comparedRange(widest.current, widest.previous));
+    const site = await factsCache(this.db).get(this.db, this.websiteId, days, read.head, { fill: false });
+    return { read, site };
+  }
 }
 
-type Memo = Map<string, Promise<unknown>>;
-const memoized = <T>(memo: Memo, key: string, run: () => Promise<T>): Promise<T> => {
-  if (!memo.has(key)) memo.set(key, run());
-  return memo.get(key) as Promise<T>;
-};
-
-/** The comparison of one metric over one window, shared by the rules of one evaluation (one selection, one newest day). */
-async function comparison(db: Knex, memo: Memo, websiteId: string, metric: 'mention_rate' | 'share_of_voice' | 'citation_rate', days: number) {
-  const w = await memoized(memo, `w${days}`, () => windows(db, websiteId, days));
-  if (!w) return null;
-  const sel = await memoized(memo, 'sel', () => resolveSelection(db, websiteId, {}));
-  const cmp = await memoized(memo, `c${metric}:${days}`, () => comparePeriods(db, sel, metric, w.current, w.previous));
-  return { w, cmp };
+/** The row of an entity: the brand's (is_self) or a competitor's, by its id. */
+function rowOf(c: { entities: MetricEntity[]; rows: ComparisonRow[] }, entity: string): ComparisonRow | undefined {
+  const j = entity === 'brand' ? c.entities.findIndex((e) => e.is_self) : c.entities.findIndex((e) => e.id === entity);
+  return j < 0 ? undefined : c.rows[j];
 }
 
-async function metricChange(db: Knex, memo: Memo, rule: AlertRuleView): Promise<Firing | null> {
-  const p = rule.params as { metric: 'mention_rate'; entity: string; window_days: number; min_change_points: number };
-  const c = await comparison(db, memo, rule.website_id, p.metric, p.window_days);
+async function metricChange(shared: Shared, rule: AlertRuleView): Promise<Firing | null> {
+  const p = rule.params as { metric: WindowMetric; entity: string; window_days: number; min_change_points: number };
+  const c = await shared.comparison(p.metric, p.window_days);
   if (!c) return null;
-  const { w, cmp } = c;
-  const row = (await rowOf(db, rule.website_id, cmp.data, p.entity)) as (typeof cmp.data)[string] | undefined;
+  const { w } = c;
+  const row = rowOf(c, p.entity);
   if (!row || (row.verdict !== 'up' && row.verdict !== 'down') || row.change === null || Math.abs(row.change) < p.min_change_points) return null;
   const who = p.entity === 'brand' ? 'the brand' : 'a competitor';
   return {
@@ -216,16 +277,15 @@ async function metricChange(db: Knex, memo: Memo, rule: AlertRuleView): Promise<
   };
 }
 
-async function competitorOvertakes(db: Knex, memo: Memo, rule: AlertRuleView): Promise<Firing | null> {
-  const p = rule.params as { metric: 'mention_rate'; competitor_id: string; window_days: number };
-  const c = await comparison(db, memo, rule.website_id, p.metric, p.window_days);
+async function competitorOvertakes(shared: Shared, rule: AlertRuleView): Promise<Firing | null> {
+  const p = rule.params as { metric: WindowMetric; competitor_id: string; window_days: number };
+  const c = await shared.comparison(p.metric, p.window_days);
   if (!c) return null;
-  const { w, cmp } = c;
-  type Row = (typeof cmp.data)[string];
-  const brand = (await rowOf(db, rule.website_id, cmp.data, 'brand')) as Row | undefined;
-  const rival = (await rowOf(db, rule.website_id, cmp.data, p.competitor_id)) as Row | undefined;
+  const { w } = c;
+  const brand = rowOf(c, 'brand');
+  const rival = rowOf(c, p.competitor_id);
   if (!brand || !rival || brand.current === null || rival.current === null || brand.previous === null || rival.previous === null) return null;
-  const noise = (r: Row) => r.verdict === 'within_noise' || r.verdict === 'insufficient_data';
+  const noise = (r: ComparisonRow) => r.verdict === 'within_noise' || r.verdict === 'insufficient_data';
   // it passes the brand in this window, was not ahead before, and neither side's move is noise
   if (!(rival.current > brand.current && rival.previous <= brand.previous) || noise(brand) || noise(rival)) return null;
   return {
@@ -235,14 +295,9 @@ async function competitorOvertakes(db: Knex, memo: Memo, rule: AlertRuleView): P
   };
 }
 
-async function runFailed(db: Knex, rule: AlertRuleView): Promise<Firing | null> {
+async function runFailed(shared: Shared, rule: AlertRuleView): Promise<Firing | null> {
   const p = rule.params as { min_failed_percent: number };
-  const run = await db('rm_runs')
-    .where('website_id', rule.website_id)
-    .whereNotNull('finished_at')
-    .where('total', '>', 0)
-    .orderBy('seq', 'desc')
-    .first('id', 'day', 'total', 'failed');
+  const run = shared.lastRun;
   if (!run) return null;
   const percent = Math.round((10_000 * run.failed) / run.total) / 100;
   if (percent < p.min_failed_percent || run.failed === 0) return null;
@@ -286,10 +341,10 @@ async function accessChanged(deps: EvaluateDeps, rule: AlertRuleView): Promise<F
   };
 }
 
-const EVALUATORS: Record<AlertKind, (deps: EvaluateDeps, r: AlertRuleView, memo: Memo) => Promise<Firing | null>> = {
-  metric_change: (d, r, m) => metricChange(d.db, m, r),
-  competitor_overtakes: (d, r, m) => competitorOvertakes(d.db, m, r),
-  run_failed: (d, r) => runFailed(d.db, r),
+const EVALUATORS: Record<AlertKind, (deps: EvaluateDeps, r: AlertRuleView, shared: Shared) => Promise<Firing | null>> = {
+  metric_change: (_, r, sh) => metricChange(sh, r),
+  competitor_overtakes: (_, r, sh) => competitorOvertakes(sh, r),
+  run_failed: (_, r, sh) => runFailed(sh, r),
   access_changed: accessChanged,
 };
 
@@ -299,14 +354,16 @@ const EVALUATORS: Record<AlertKind, (deps: EvaluateDeps, r: AlertRuleView, memo:
  * Returns the alerts this call fired.
  */
 export async function evaluateWebsite(deps: EvaluateDeps, websiteId: string, trigger: Trigger, kinds?: AlertKind[]) {
-  const rules = await alertQueries.enabledRules(deps.db, websiteId);
-  const memo: Memo = new Map();
-  const fired: ruleCommands.FiredAlert[] = [];
-  for (const rule of rules) {
-    if (kinds && !kinds.includes(rule.kind)) continue;
+  const read = await alertQueries.rulesToEvaluate(deps.db, websiteId);
+  const rules = read.rules.filter(
     // the access check fetches the website: once a day, not at every run's end
-    if (rule.kind === 'access_changed' && trigger !== 'daily') continue;
-    const f = await EVALUATORS[rule.kind](deps, rule, memo);
+    (rule) => (!kinds || kinds.includes(rule.kind)) && (rule.kind !== 'access_changed' || trigger === 'daily'),
+  );
+  const fired: ruleCommands.FiredAlert[] = [];
+  if (!rules.length) return fired;
+  const shared = new Shared(deps.db, websiteId, read.newest, read.lastRun, rules);
+  for (const rule of rules) {
+    const f = await EVALUATORS[rule.kind](deps, rule, shared);
     if (!f) continue;
     const a = await fire(deps, rule, f, trigger);
     if (a) fired.push(a);

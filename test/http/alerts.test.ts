@@ -221,6 +221,66 @@ describe('alerts', () => {
     expect(await mailed()).toHaveLength(2);
   });
 
+  it("given metric rules on the brand and a competitor over one window, then each alert's numbers are the period comparison's row of its entity", async () => {
+    const globex = site.competitors[0].id;
+    const made = async (name: string, params: object) => {
+      const r = await call(s, 'POST', R, { key: w.a.key, body: rule({ name, params: { window_days: 5, ...params } }) });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      return r.body.rule.id as string;
+    };
+    // one window, three metrics: mentions and citations counted in one scan per period, each rule its own row
+    const brandMentions = await made('Brand mentions', { metric: 'mention_rate' });
+    const globexShare = await made('Globex share', { metric: 'share_of_voice', entity: globex });
+    const globexCites = await made('Globex cites', { metric: 'citation_rate', entity: globex });
+    const fired = await evaluateWebsite(deps(), site.id, 'daily', ['metric_change']);
+    // a rule fired by an earlier evaluation (the worker's) is listed: read the alerts, not this call's answer
+    const alertOf = (ruleId: string) =>
+      waitFor(async () => {
+        const r = await call(s, 'GET', '/api/v1/alerts', { key: w.a.key, query: { website_id: site.id, page_size: 100 } });
+        return r.body.alerts.find((a: { rule_id: string }) => a.rule_id === ruleId);
+      });
+    const window = {
+      current_start: '2026-03-06T00:00:00.000Z',
+      current_end: '2026-03-10T23:59:59.999Z',
+      previous_start: '2026-03-01T00:00:00.000Z',
+      previous_end: '2026-03-05T23:59:59.999Z',
+    };
+    const compared = async (metric: string) => {
+      const r = await call(s, 'GET', '/api/v1/metrics/compare', { key: w.a.key, query: { website_id: site.id, metric, ...window } });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return r.body.data;
+    };
+    const mentions = await compared('mention_rate');
+    const share = await compared('share_of_voice');
+    const cites = await compared('citation_rate');
+    // Acme named more often in the last five days than in the five before, Globex less
+    expect(mentions.Acme).toMatchObject({ is_self: true, verdict: 'up' });
+    expect(share.Globex).toMatchObject({ is_self: false, verdict: 'down' });
+    expect((await alertOf(brandMentions)).details).toEqual({
+      metric: 'mention_rate',
+      entity: 'brand',
+      window_end_day: '2026-03-10',
+      direction: 'up',
+      ...mentions.Acme,
+      trigger: expect.any(String),
+      rule_name: 'Brand mentions',
+    });
+    expect((await alertOf(globexShare)).details).toEqual({
+      metric: 'share_of_voice',
+      entity: globex,
+      window_end_day: '2026-03-10',
+      direction: 'down',
+      ...share.Globex,
+      trigger: expect.any(String),
+      rule_name: 'Globex share',
+    });
+    // no citations in either window: no verdict, nothing fired
+    expect(cites.Globex).toMatchObject({ current: 0, previous: 0 });
+    expect(fired.filter((a) => a.rule_id === globexCites)).toEqual([]);
+    const listed = await call(s, 'GET', '/api/v1/alerts', { key: w.a.key, query: { website_id: site.id, page_size: 100 } });
+    expect(listed.body.alerts.filter((a: { rule_id: string }) => a.rule_id === globexCites)).toEqual([]);
+  });
+
   it("given two evaluations at once of a new rule, then it fires once, delivered as alert.fired to the rule's webhook", async () => {
     const hook = await call(s, 'POST', '/api/v1/webhooks', {
       key: w.a.key,

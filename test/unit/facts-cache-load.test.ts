@@ -112,6 +112,24 @@ describe('metric facts: loading', () => {
     expect(cache.stats().loads).toBe(1);
   });
 
+  it('given a read without fill (an alert evaluation), then only its days are loaded and held; a later read of other days fills as usual', async () => {
+    const cache = new FactsCache();
+    const week = await cache.get(d.db, MID, { first: LAST_DAY - 6, last: LAST_DAY }, undefined, { fill: false });
+    expect(answersOf(week)).toBe(7 * 200);
+    expect(cache.fillingInBackground).toBe(0);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(week.from).toBe(LAST_DAY - 6);
+    expect(answersOf(week)).toBe(7 * 200);
+    // held: the same days again are served as they are, without a load
+    expect(await cache.get(d.db, MID, { first: LAST_DAY - 6, last: LAST_DAY }, undefined, { fill: false })).toBe(week);
+    expect(cache.stats().loads).toBe(1);
+    // a metrics read of an older day extends what is held and goes on to the rest in the background
+    const more = await cache.get(d.db, MID, { first: LAST_DAY - 9, last: LAST_DAY });
+    expect(more).toBe(week);
+    await until('the other days loaded in the background', async () => week.from === LAST_DAY - 19, 30_000);
+    expect(answersOf(week)).toBe(20 * 200);
+  });
+
   it('given a budget that holds seven weeks of a large website, when its last week is read, then the background reads older days only while they fit: the budget holds', async () => {
     const week = (await new FactsCache().get(d.db, BIG, { first: LAST_DAY - 6, last: LAST_DAY })).bytes;
     const cache = new FactsCache(Math.floor(week * 7));

@@ -97,14 +97,17 @@ export class FactsCache {
   /**
    * The website's facts as the read model holds them now, at least for `days` (the website's other days follow in the
    * background while the budget allows); 503 (DomainErrorException) when they are out of line and cannot be re-derived.
-   * `head`: the facts head the caller read already (readForMetrics), else it is read here.
+   * `head`: the facts head the caller read already (readForMetrics), else it is read here. `options.fill` false: a
+   * load for this read does not go on to the website's other days (an alert evaluation needs its windows only; a
+   * metrics read of the website fills them as usual).
    */
-  async get(db: Knex, websiteId: string, days: DayRange = ALL_DAYS, head?: Head): Promise<SiteFacts> {
+  async get(db: Knex, websiteId: string, days: DayRange = ALL_DAYS, head?: Head, options: { fill?: boolean } = {}): Promise<SiteFacts> {
+    const fill = options.fill ?? true;
     try {
-      return await this.load(db, websiteId, days, 0, head);
+      return await this.load(db, websiteId, days, 0, head, fill);
     } catch (e) {
       if (!(e instanceof OutOfLine)) throw e;
-      return this.realigned(db, websiteId, days, e.detail);
+      return this.realigned(db, websiteId, days, e.detail, fill);
     }
   }
 
@@ -118,7 +121,7 @@ export class FactsCache {
     this.unresolved.delete(websiteId);
   }
 
-  private async realigned(db: Knex, websiteId: string, days: DayRange, detail: string): Promise<SiteFacts> {
+  private async realigned(db: Knex, websiteId: string, days: DayRange, detail: string, fill: boolean): Promise<SiteFacts> {
     const refused = () => new DomainErrorException(unavailable(OUT_OF_LINE_MESSAGE, 5));
     if (!this.unresolved.has(websiteId)) this.unresolved.set(websiteId, { website_id: websiteId, detail, since: new Date().toISOString() });
     this.drop(websiteId);
@@ -134,7 +137,7 @@ export class FactsCache {
     }
     try {
       await going;
-      const site = await this.load(db, websiteId, days);
+      const site = await this.load(db, websiteId, days, 0, undefined, fill);
       this.unresolved.delete(websiteId);
       return site;
     } catch (e) {
@@ -172,7 +175,7 @@ export class FactsCache {
       .then((r: { rows: Head[] }) => r.rows[0]);
   }
 
-  private async load(db: Knex, websiteId: string, days: DayRange, attempt = 0, given?: Head): Promise<SiteFacts> {
+  private async load(db: Knex, websiteId: string, days: DayRange, attempt = 0, given?: Head, fill = true): Promise<SiteFacts> {
     const head = given ?? (await this.readHead(db, websiteId));
     if (head.version === null || head.generation === null || head.entities === null || head.table === null) {
       // a website the answers read model does not know (yet): nothing to serve, nothing to shift
@@ -199,7 +202,7 @@ export class FactsCache {
     const going = this.loading.get(websiteId);
     if (going) {
       await going.catch(() => undefined);
-      return this.load(db, websiteId, days, attempt);
+      return this.load(db, websiteId, days, attempt, undefined, fill);
     }
     const p: Promise<SiteFacts | null> = this.refresh(db, websiteId, version, generation, head.entities, head.table, held, days).catch(async (e) => {
       if (!(e instanceof OutOfLine) || attempt >= 3) throw e;
@@ -216,8 +219,8 @@ export class FactsCache {
     } finally {
       this.loading.delete(websiteId);
     }
-    if (!site) return this.load(db, websiteId, days, attempt + 1);
-    this.fillLater(db, websiteId, site);
+    if (!site) return this.load(db, websiteId, days, attempt + 1, undefined, fill);
+    if (fill) this.fillLater(db, websiteId, site);
     return site;
   }
 
