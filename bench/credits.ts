@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CREDIT_BUCKETS } from '../projections/credits';
 import { creditUsage } from '../queries/credits/usage';
-import { type Bench, info, nowNs, quantile, report, sampleUs, secondsSince } from './lib';
+import { type Bench, cpuMeter, info, nowNs, perUnit, quantile, report, sampleUs, secondsSince } from './lib';
 import { withBenchServer } from './with-server';
 
 /**
@@ -56,10 +56,18 @@ export const credits: Bench = {
           return r.structuredContent as { total_credits: number };
         };
         for (let i = 0; i < 20; i++) await once();
-        const us = (await sampleUs(quick ? 100 : 300, () => once())).sort((a, b) => a - b);
+        const reads = quick ? 100 : 300;
+        const meter = await cpuMeter(db);
+        const us = (await sampleUs(reads, () => once())).sort((a, b) => a - b);
+        const cpu = perUnit(await meter.stop(), reads, 'request');
         report('credit_usage_ms', quantile(us, 0.95) / 1000, 'ms', {
           goal: { op: '<=', value: 30 },
+          cpu,
           note: `p95 of get_credit_usage range 90d over ${n.toLocaleString('en')} credit events, MCP over HTTP (p50 ${(quantile(us, 0.5) / 1000).toFixed(1)} ms)`,
+        });
+        // the same CPU as a figure of its own, which `--ab` compares (node: the server and the MCP client, both in this process)
+        report('credit_usage_cpu_us_per_request', cpu.nodeUs + cpu.pgUs, 'us', {
+          note: `node ${cpu.nodeUs.toFixed(0)} us + Postgres ${cpu.pgUs.toFixed(0)} us per get_credit_usage`,
         });
         // the sum checked against a plain scan of the events
         const end = new Date();
