@@ -14,10 +14,14 @@ export interface CreditRow {
   occurred_at: string;
 }
 
-/** The totals' granularities: a day (UTC) and an hour, each bucket named by its first instant. */
+/**
+ * The totals' granularities: a day (UTC) and an hour, each bucket named by its first instant. `table` keeps them per
+ * website (website_key, '' for none) and kind, `orgTable` per kind for the whole organization: an organization-wide
+ * read (get_credit_usage without website_id, the balances) sums one row per bucket and kind, not one per website too.
+ */
 export const CREDIT_BUCKETS = [
-  { table: 'rm_credit_days', ms: 86_400_000 },
-  { table: 'rm_credit_hours', ms: 3_600_000 },
+  { table: 'rm_credit_days', orgTable: 'rm_credit_org_days', ms: 86_400_000 },
+  { table: 'rm_credit_hours', orgTable: 'rm_credit_org_hours', ms: 3_600_000 },
 ] as const;
 
 const bucketOf = (iso: string | Date, ms: number): string => new Date(Math.floor(new Date(iso).getTime() / ms) * ms).toISOString();
@@ -30,7 +34,7 @@ export async function recordCredit(trx: Knex | Knex.Transaction, rows: readonly 
   if (!rows.length) return;
   const inserted = (await trx('rm_credit_events').insert(rows).onConflict('id').ignore().returning('*')) as CreditRow[];
   if (!inserted.length) return;
-  for (const { table, ms } of CREDIT_BUCKETS) {
+  for (const { table, orgTable, ms } of CREDIT_BUCKETS) {
     const buckets = new Map<
       string,
       { organization_id: string; website_key: string; bucket: string; kind: string; credits: number; events: number }
@@ -56,6 +60,18 @@ export async function recordCredit(trx: Knex | Knex.Transaction, rows: readonly 
        on conflict (organization_id, website_key, bucket, kind)
        do update set credits = h.credits + excluded.credits, events = h.events + excluded.events`,
       (['organization_id', 'website_key', 'bucket', 'kind', 'credits', 'events'] as const).map((c) =>
+        [...buckets.values()].map((b) => b[c]),
+      ) as unknown as Knex.RawBinding[],
+    );
+    // the organization's totals: the same buckets summed over its websites
+    await trx.raw(
+      `insert into ${orgTable} as h (organization_id, bucket, kind, credits, events)
+       select organization_id, bucket, kind, sum(credits), sum(events)
+         from unnest(?::uuid[], ?::timestamptz[], ?::text[], ?::numeric[], ?::int[]) as t(organization_id, bucket, kind, credits, events)
+        group by 1, 2, 3
+       on conflict (organization_id, bucket, kind)
+       do update set credits = h.credits + excluded.credits, events = h.events + excluded.events`,
+      (['organization_id', 'bucket', 'kind', 'credits', 'events'] as const).map((c) =>
         [...buckets.values()].map((b) => b[c]),
       ) as unknown as Knex.RawBinding[],
     );
@@ -120,8 +136,9 @@ const handlers: EventHandlers<Batch> = {
  */
 export const creditsProjection: Projection = {
   name: 'credits',
-  version: 1,
-  tables: ['rm_credit_events', 'rm_credit_grants', ...CREDIT_BUCKETS.map((b) => b.table)],
+  // 2: the organization's totals (orgTable) beside the websites'
+  version: 2,
+  tables: ['rm_credit_events', 'rm_credit_grants', ...CREDIT_BUCKETS.flatMap((b) => [b.table, b.orgTable])],
   handles: handledTypes(handlers),
   migrate: migrateSql(`
       create table if not exists rm_credit_events (
@@ -155,6 +172,16 @@ export const creditsProjection: Projection = {
         primary key (organization_id, website_key, bucket, kind)
       );
       create index if not exists ${table}_bucket on ${table} (organization_id, bucket) include (website_key, kind, credits, events);`,
+      ).join('\n')}
+      ${CREDIT_BUCKETS.map(
+        ({ orgTable }) => `create table if not exists ${orgTable} (
+        organization_id uuid not null,
+        bucket timestamptz not null,
+        kind text not null,
+        credits numeric not null,
+        events int not null,
+        primary key (organization_id, bucket, kind) include (credits, events)
+      );`,
       ).join('\n')}`),
   async apply(trx, events: TypedEvent[]) {
     const batch: Batch = { rows: [], grants: [] };

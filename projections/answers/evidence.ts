@@ -66,8 +66,30 @@ export function queriesOf(queries: readonly string[] | undefined): string[] {
   return out;
 }
 
-/** The domain of a stored normalized URL: its host without port (normalized already: lower case, no `www.`). */
-export const domainOfNormalized = (n: string) => hostOf(`http://${n}`) ?? n.split('/')[0];
+/** A plain authority (letters, digits, dots and hyphens, maybe a port) up to where a URL's path, query or fragment starts. */
+const PLAIN_AUTHORITY = /^[a-z0-9.-]+(?::\d+)?(?=[/?#\\]|$)/i;
+const hostCache = new Map<string, string | null>();
+
+/**
+ * The domain of a stored normalized URL: its host without port (normalized already: lower case, no `www.`). The host
+ * depends on the authority alone, so a plain one's is parsed once and kept (an import parses each retrieved page's
+ * URL otherwise, though a few domains hold most of them); anything else is parsed whole, as before.
+ */
+export function domainOfNormalized(n: string): string {
+  const authority = PLAIN_AUTHORITY.exec(n)?.[0];
+  let host: string | null;
+  if (authority === undefined) host = hostOf(`http://${n}`);
+  else {
+    const kept = hostCache.get(authority);
+    if (kept !== undefined) host = kept;
+    else {
+      host = hostOf(`http://${authority}`);
+      if (hostCache.size >= 10_000) hostCache.clear();
+      hostCache.set(authority, host);
+    }
+  }
+  return host ?? n.split('/')[0];
+}
 
 /** Adds the fresh answers' evidence: per-day counts (each answer once per domain and once per URL) and queries. */
 export async function insertEvidence(trx: Knex.Transaction, fresh: Recorded[], retrieved: Map<string, StoredRetrieved[]>): Promise<void> {

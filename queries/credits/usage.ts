@@ -13,7 +13,8 @@ export interface CreditScope {
 
 /**
  * Credits by kind with start ≤ occurred_at ≤ end (start null: from the beginning). Whole days inside the range are read
- * from the daily totals, whole hours of the edge days from the hourly ones, and only the edge hours from the events.
+ * from the daily totals, whole hours of the edge days from the hourly ones, and only the edge hours from the events;
+ * the totals are the organization's own when the scope is all of it, the websites' otherwise.
  */
 export async function creditTotals(
   db: Knex,
@@ -35,15 +36,16 @@ export async function creditTotals(
       args.push(scope.organizationId, ...sites, ...(from !== null ? [iso(from)] : []), iso(to));
       return;
     }
-    const { table, ms } = CREDIT_BUCKETS[level];
+    const { table, orgTable, ms } = CREDIT_BUCKETS[level];
     const first = from === null ? null : Math.ceil(from / ms) * ms;
     const last = Math.floor(to / ms) * ms;
     if (first !== null && first >= last) {
       cover(from, to, closed, level + 1);
       return;
     }
+    // the whole organization: its own totals, one row per bucket and kind
     parts.push(
-      `select kind, credits, events from ${table} where organization_id = ?${scope.websiteIds ? ' and website_key = any(?::text[])' : ''}` +
+      `select kind, credits, events from ${scope.websiteIds ? table : orgTable} where organization_id = ?${scope.websiteIds ? ' and website_key = any(?::text[])' : ''}` +
         `${first !== null ? ' and bucket >= ?' : ''} and bucket < ?`,
     );
     args.push(scope.organizationId, ...sites, ...(first !== null ? [iso(first)] : []), iso(last));
@@ -140,7 +142,7 @@ export async function creditMonths(db: Knex, organizationId: string, now: Date):
        from rm_credit_grants where organization_id = ? and granted_at <= ? group by 1
      ), u as (
        select date_trunc('month', bucket at time zone 'UTC') as m, sum(credits)::float8 as used
-       from rm_credit_days
+       from rm_credit_org_days
        where organization_id = ? and bucket >= (select min(m) from g) at time zone 'UTC' and bucket <= ?
        group by 1
      )

@@ -60,6 +60,55 @@ describe('credits read model: credit events and their daily and hourly totals', 
             { bucket: '2026-03-01T11:00:00.000Z', credits: '1.5' },
           ],
         },
+        // the organization's own totals: a website's and none's together, per kind
+        rm_credit_org_days: [
+          { organization_id: org, bucket: '2026-03-01T00:00:00.000Z', kind: 'pitch', credits: '10', events: 1 },
+          { organization_id: org, bucket: '2026-03-01T00:00:00.000Z', kind: 'response', credits: '3.5', events: 2 },
+        ],
+        rm_credit_org_hours: {
+          columns: ['bucket', 'kind', 'credits'],
+          rows: [
+            { bucket: '2026-03-01T10:00:00.000Z', kind: 'response', credits: '2' },
+            { bucket: '2026-03-01T11:00:00.000Z', kind: 'pitch', credits: '10' },
+            { bucket: '2026-03-01T11:00:00.000Z', kind: 'response', credits: '1.5' },
+          ],
+        },
+      });
+  });
+
+  it('given nothing, when two websites of the organization use credits in one hour, then the organization total sums them', async () => {
+    const other = randomUUID();
+    await spec
+      .given()
+      .when(
+        // in one batch: the organization's row of the hour gets both websites' at once
+        used(2, '2026-03-01T10:15:00.000Z'),
+        event(
+          'CreditsUsed',
+          {
+            website_id: other,
+            model: 'chatgpt',
+            credits: 0.5,
+            input_tokens: null,
+            output_tokens: null,
+            run_id: run,
+            response_id: null,
+            purpose: 'response',
+          },
+          { meta: { time: '2026-03-01T10:45:00.000Z' } },
+        ),
+      )
+      .then({
+        rm_credit_hours: {
+          columns: ['website_key', 'credits'],
+          orderBy: 'credits',
+          rows: [
+            { website_key: other, credits: '0.5' },
+            { website_key: site, credits: '2' },
+          ],
+        },
+        rm_credit_org_hours: [{ organization_id: org, bucket: '2026-03-01T10:00:00.000Z', kind: 'response', credits: '2.5', events: 2 }],
+        rm_credit_org_days: [{ credits: '2.5', events: 2 }],
       });
   });
 
@@ -68,7 +117,7 @@ describe('credits read model: credit events and their daily and hourly totals', 
     await spec
       .given(used(2, '2026-03-01T10:15:00.000Z', { id }))
       .when(used(2, '2026-03-01T10:15:00.000Z', { id }))
-      .then({ rm_credit_events: [{ id }], rm_credit_days: [{ credits: '2', events: 1 }] });
+      .then({ rm_credit_events: [{ id }], rm_credit_days: [{ credits: '2', events: 1 }], rm_credit_org_days: [{ credits: '2', events: 1 }] });
   });
 
   it('given another organization credits, when this one uses credits, then each organization has its own totals', async () => {
@@ -76,7 +125,10 @@ describe('credits read model: credit events and their daily and hourly totals', 
     await spec
       .given(used(5, '2026-03-01T10:15:00.000Z', { organization_id: theirs }))
       .when(used(2, '2026-03-01T10:20:00.000Z'))
-      .then({ rm_credit_days: { columns: ['credits'], where: { organization_id: org }, rows: [{ credits: '2' }] } });
+      .then({
+        rm_credit_days: { columns: ['credits'], where: { organization_id: org }, rows: [{ credits: '2' }] },
+        rm_credit_org_days: { columns: ['credits'], where: { organization_id: org }, rows: [{ credits: '2' }] },
+      });
   });
 
   it('given nothing, when an operator grants credits, then the grant is listed for the organization', async () => {
