@@ -349,8 +349,9 @@ export class ProjectionRunner {
    * the store. Either way a projection that handles some types gets those (where the store can filter), and the scan
    * still moves its checkpoint past the events it skips.
    */
-  private read(after: Position): Promise<ScannedBatch> {
-    if (this.reader && !this.catchingUp) return this.reader.read(after, this.batchSize);
+  /** `idle`: a poll that nothing prompted (see FeedReader.read) */
+  private read(after: Position, idle = false): Promise<ScannedBatch> {
+    if (this.reader && !this.catchingUp) return this.reader.read(after, this.batchSize, idle);
     return readInterest(this.store, after, this.batchSize, { handles: this.projection.handles, streamPrefixes: this.projection.streamPrefixes });
   }
 
@@ -358,7 +359,7 @@ export class ProjectionRunner {
    * Processes one batch; returns how many events were scanned (0 = caught up). A batch that fails on an event's content
    * is applied again piece by piece (`isolating`), and the failing event's website is set aside.
    */
-  async step(readAhead = false, isolating = false): Promise<number> {
+  async step(readAhead = false, isolating = false, idle = false): Promise<number> {
     if (this.fencedByMove) {
       this.fencedByMove = false;
       throw new Fenced();
@@ -369,7 +370,7 @@ export class ProjectionRunner {
       events: batch,
       scanned: count,
       scannedTo: last,
-    } = ahead && comparePositions(ahead.after, this.position) === 0 ? await ahead.batch : await this.read(this.position);
+    } = ahead && comparePositions(ahead.after, this.position) === 0 ? await ahead.batch : await this.read(this.position, idle);
     if (count === 0) return 0;
     // apply takes the events out of `pending`: while the batch is written, this frame holds none of them, so the next
     // batch (read meanwhile) is not parsed into a young heap still full of this one (scavenges copy what is alive)
@@ -517,6 +518,8 @@ export class ProjectionRunner {
   }
 
   private async run(): Promise<void> {
+    // the last idle wait ran out with nothing announced and nobody waiting: the next read is an idle poll
+    let polled = false;
     while (this.running) {
       try {
         if (this.failed) {
@@ -550,8 +553,11 @@ export class ProjectionRunner {
           // (at start, prepare() has just migrated)
           if (!wasLeader && !justMigrated) await this.projection.migrate(this.db);
         }
+        // an append announced since (say while the fence was read) makes it a read of its own
+        const idlePoll = polled && !this.woken;
+        polled = false;
         this.woken = false;
-        const n = await this.step();
+        const n = await this.step(false, false, idlePoll);
         if (n > 0) {
           if (n * 8 < this.batchSize && this.waiters.size === 0) await this.sleep(LINGER_MS, false);
           continue;
@@ -564,6 +570,7 @@ export class ProjectionRunner {
         // someone waits for a position (a write answering once its read model has it): what it waits for is committed,
         // only hidden behind another open transaction, whose commit wakes nobody; look again soon, not at the next poll
         await this.idle(this.waiters.size > 0 ? WAITED_POLL_MS : this.pollMs);
+        polled = !this.woken && this.waiters.size === 0;
         // a rebuild's swap or another instance's takeover, noticed while idle: once a poll interval, not on each of
         // the short polls a waiter makes (every write fences anyway: the checkpoint moves only for owner and generation)
         if (this.running && Date.now() - this.fenceCheckedAt >= this.pollMs) {

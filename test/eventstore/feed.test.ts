@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/domain/random';
-import { type FeedInterest, SharedFeed } from '../../src/eventstore/feed';
+import { type FeedInterest, QUIET_MS, SharedFeed } from '../../src/eventstore/feed';
 import { comparePositions, type EventStore, type Position, type RecordedEvent, START } from '../../src/eventstore/port';
 import { useFreshStore, type TestStore } from '../support/db';
 import { testMetadata } from '../support/events';
@@ -171,6 +171,35 @@ describe('shared feed: one read of the log for the projections of a process', ()
     expect(c.calls.n - before).toBe(1);
     for (const b of next) expect(b.scannedTo).toEqual(p);
     expect(next[3].events.map((e) => e.type)).toContain('WebsiteStatusChanged');
+    for (const r of readers) r.close();
+  });
+  it('given readers at the head of a quiet log, when they poll idle, then one empty read answers the polls of the next QUIET_MS, and a prompted read or a later poll reads the log', async () => {
+    const c = counted(t.store);
+    const feed = new SharedFeed(c.store);
+    const readers = [['ApiKeyRevoked'], ['UserAdded'], ['WebsiteStatusChanged']].map((handles) => feed.reader({ handles }));
+    const at = await t.store.headPosition();
+    // given: one empty read at the head
+    expect((await readers[0].read(at, 100)).scanned).toBe(0);
+    const before = c.calls.n;
+    // when: the others poll idle at once, then: no read of the store
+    for (const r of readers) expect((await r.read(at, 100, true)).scanned).toBe(0);
+    expect(c.calls.n).toBe(before);
+    // an append: a read prompted by its wake-up (not idle) reads the log and finds it
+    const p = await appendOne('UserAdded', 'p-0');
+    await visible(p);
+    const prompted = await readers[1].read(at, 100);
+    expect(prompted.events.map((e) => e.type)).toEqual(['UserAdded']);
+    // and the quiet answer is gone: an idle poll from the old place reads too (it was a stale "nothing new")
+    const idle = await readers[0].read(at, 100, true);
+    expect(idle.scannedTo).toEqual(p);
+    // past the window, an idle poll at the new head reads the log again
+    expect((await readers[2].read(p, 100)).scanned).toBe(0);
+    const quiet = c.calls.n;
+    expect((await readers[2].read(p, 100, true)).scanned).toBe(0);
+    expect(c.calls.n).toBe(quiet);
+    await new Promise((r) => setTimeout(r, QUIET_MS + 50));
+    expect((await readers[2].read(p, 100, true)).scanned).toBe(0);
+    expect(c.calls.n).toBe(quiet + 1);
     for (const r of readers) r.close();
   });
 });
