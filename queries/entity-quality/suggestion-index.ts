@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { heldIndexes, lowerBound } from '../held-indexes';
+import { Dictionary } from '../metrics/facts/layout';
 
 /**
  * A website's rm_suggestion_days held in memory, one block of typed arrays per day, so a range is summed in node
@@ -37,19 +38,13 @@ export interface DayBlock {
   bytes: number;
 }
 
-/** Texts interned as ids in the order first seen. */
-export class Interned {
-  readonly values: string[] = [];
-  private readonly ids = new Map<string, number>();
+/** Texts interned as ids in the order first seen (the metrics facts' Dictionary), with the bytes they hold. */
+export class Interned extends Dictionary<string> {
   bytes = 0;
-  id(v: string): number {
-    let i = this.ids.get(v);
-    if (i === undefined) {
-      i = this.values.length;
-      this.values.push(v);
-      this.ids.set(v, i);
-      this.bytes += 64 + 2 * v.length;
-    }
+  override of(v: string): number {
+    const n = this.size;
+    const i = super.of(v);
+    if (this.size > n) this.bytes += 64 + 2 * v.length;
     return i;
   }
 }
@@ -94,15 +89,15 @@ export function blocksOf(rows: DayRow[], x: Pick<SuggestionIndex, 'keys' | 'name
     let exAt = 0;
     for (let i = 0; i < n; i++) {
       const r = rows[s + i];
-      b.key[i] = x.keys.id(r.key);
-      b.name[i] = x.names.id(r.name);
+      b.key[i] = x.keys.of(r.key);
+      b.name[i] = x.names.of(r.name);
       b.answers[i] = r.answers;
       b.first[i] = r.f;
       b.last[i] = r.l;
       b.exStart[i] = exAt;
       if (r.ex) exAt += b.examples.write(r.ex, exAt, 'latin1');
       b.domStart[i] = doms.length;
-      if (r.dom) for (const h of r.dom.split(',')) doms.push(x.domains.id(h));
+      if (r.dom) for (const h of r.dom.split(',')) doms.push(x.domains.of(h));
     }
     b.exStart[n] = exAt;
     b.domStart[n] = doms.length;

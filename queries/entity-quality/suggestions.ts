@@ -46,7 +46,7 @@ export async function listSuggestions(db: Knex, websiteId: string, q: Suggestion
 export function sumRange(x: SuggestionIndex, excluded: ReadonlySet<string>, q: SuggestionsRequest): SuggestionView[] {
   const first = q.from === undefined ? 0 : lowerBound(x.days, dayNumber(q.from));
   const end = q.to === undefined ? x.days.length : lowerBound(x.days, dayNumber(q.to) + 1);
-  const k = x.keys.values.length;
+  const k = x.keys.keys.length;
   const answers = new Int32Array(k);
   const firstSeen = new Float64Array(k);
   const lastSeen = new Float64Array(k);
@@ -94,8 +94,8 @@ export function sumRange(x: SuggestionIndex, excluded: ReadonlySet<string>, q: S
       }
     }
   }
-  const listed = seen.filter((key) => answers[key] >= q.min_answers && !excluded.has(x.keys.values[key]));
-  listed.sort((a, b) => answers[b] - answers[a] || codePointCompare(x.keys.values[a], x.keys.values[b]));
+  const listed = seen.filter((key) => answers[key] >= q.min_answers && !excluded.has(x.keys.keys[key]));
+  listed.sort((a, b) => answers[b] - answers[a] || codePointCompare(x.keys.keys[a], x.keys.keys[b]));
   const isoDays = new Map<number, string>();
   const out: SuggestionView[] = new Array(listed.length);
   for (let i = 0; i < listed.length; i++) {
@@ -104,13 +104,13 @@ export function sumRange(x: SuggestionIndex, excluded: ReadonlySet<string>, q: S
     for (let j = key * EXAMPLES, e = j + exCount[key]; j < e; j++)
       examples.push(x.blocks[exBlock[j]].examples.toString('latin1', exAt[j], exAt[j] + UUID));
     const more = moreDomains.get(key);
-    const domains = domain[key] === -1 ? [] : [x.domains.values[domain[key]]];
+    const domains = domain[key] === -1 ? [] : [x.domains.keys[domain[key]]];
     if (more) {
-      for (const d of more) domains.push(x.domains.values[d]);
+      for (const d of more) domains.push(x.domains.keys[d]);
       domains.sort(codePointCompare);
     }
     out[i] = {
-      name: x.names.values[name[key]],
+      name: x.names.keys[name[key]],
       answers: answers[key],
       first_seen: isoOf(firstSeen[key], isoDays),
       last_seen: isoOf(lastSeen[key], isoDays),
