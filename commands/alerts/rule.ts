@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { notFound } from '../../src/domain/errors';
-import { ALERT_KINDS, type EventData, type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
+import { ALERT_KINDS, type EventData, type EventsOf, exhaustive } from '../../src/domain/events';
+import { eventTypeList } from '../../src/domain/event-lists';
 import { newId } from '../../src/domain/ids';
 import { boundedString, EmailAddress, textProblem, Uuid } from '../../src/domain/schemas';
 import { type Aggregate, type CommandContext, handle } from '../handle';
@@ -8,13 +9,7 @@ import { type Aggregate, type CommandContext, handle } from '../handle';
 /** One alert rule and the alerts it fired, folded from its stream `alert-rule-<id>`. */
 export const alertRuleStream = (ruleId: string) => `alert-rule-${ruleId}`;
 
-export const ALERT_RULE_EVENT_TYPES = [
-  'AlertRuleCreated',
-  'AlertRuleUpdated',
-  'AlertRuleDeleted',
-  'AlertFired',
-  'AlertAcknowledged',
-] as const satisfies readonly EventType[];
+export const ALERT_RULE_EVENT_TYPES = eventTypeList('AlertRuleCreated', 'AlertRuleUpdated', 'AlertRuleDeleted', 'AlertFired', 'AlertAcknowledged');
 type AlertRuleEvent = EventsOf<typeof ALERT_RULE_EVENT_TYPES>;
 
 export const ALERT_RULE_NOT_FOUND = 'Alert rule not found';
@@ -53,33 +48,30 @@ export const AlertRule: Aggregate<AlertRuleState, AlertRuleEvent> = {
 
 export const METRICS = ['mention_rate', 'share_of_voice', 'citation_rate'] as const;
 const Metric = z.enum(METRICS, { error: 'must be mention_rate, share_of_voice or citation_rate' });
+const WindowDays = z
+  .number({ error: 'must be a number' })
+  .int('must be a whole number')
+  .min(1, 'must be 1 to 90')
+  .max(90, 'must be 1 to 90')
+  .default(7);
+const Percent = z.number({ error: 'must be a number' }).min(0, 'must be at least 0').max(100, 'must be at most 100');
 
 /** Each kind's params with their defaults (CONTRACT "Webhooks and alerts"). */
 export const PARAMS = {
   metric_change: z.strictObject({
     metric: Metric,
     entity: z.union([z.literal('brand'), Uuid], { error: 'must be "brand" or a competitor id' }).default('brand'),
-    window_days: z
-      .number({ error: 'must be a number' })
-      .int('must be a whole number')
-      .min(1, 'must be 1 to 90')
-      .max(90, 'must be 1 to 90')
-      .default(7),
-    min_change_points: z.number({ error: 'must be a number' }).min(0, 'must be at least 0').max(100, 'must be at most 100').default(5),
+    window_days: WindowDays,
+    min_change_points: Percent.default(5),
   }),
   competitor_overtakes: z.strictObject({
     competitor_id: Uuid,
     metric: Metric.default('mention_rate'),
-    window_days: z
-      .number({ error: 'must be a number' })
-      .int('must be a whole number')
-      .min(1, 'must be 1 to 90')
-      .max(90, 'must be 1 to 90')
-      .default(7),
+    window_days: WindowDays,
   }),
   access_changed: z.strictObject({}),
   run_failed: z.strictObject({
-    min_failed_percent: z.number({ error: 'must be a number' }).min(0, 'must be at least 0').max(100, 'must be at most 100').default(10),
+    min_failed_percent: Percent.default(10),
   }),
 } as const;
 

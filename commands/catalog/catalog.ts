@@ -1,4 +1,5 @@
-import { type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
+import { type EventsOf, exhaustive } from '../../src/domain/events';
+import { eventTypeList } from '../../src/domain/event-lists';
 import type { DomainError } from '../../src/domain/errors';
 import { type Aggregate, type CommandContext, type Decision, handle } from '../handle';
 
@@ -94,7 +95,7 @@ export interface CatalogState {
 export const catalogStream = (websiteId: string) => `catalog-${websiteId}`;
 
 /** The events of a catalogue stream. */
-export const CATALOG_EVENT_TYPES = [
+export const CATALOG_EVENT_TYPES = eventTypeList(
   'CompetitorAdded',
   'CompetitorRenamed',
   'CompetitorIdentifiersChanged',
@@ -115,7 +116,7 @@ export const CATALOG_EVENT_TYPES = [
   'SavedViewUpdated',
   'AttributeCreated',
   'TopicEconomicsSet',
-] as const satisfies readonly EventType[];
+);
 export type CatalogEvent = EventsOf<typeof CATALOG_EVENT_TYPES>;
 
 const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ContentColumnType, contentSheetsStream, SHEET_NOT_FOUND } from '../../src/domain/content';
 import { conflict, type DomainError, invalid, notFound } from '../../src/domain/errors';
-import { type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
+import { type EventsOf, exhaustive } from '../../src/domain/events';
+import { eventTypeList } from '../../src/domain/event-lists';
 import { newId } from '../../src/domain/ids';
 import { label, Uuid, WebsiteId } from '../../src/domain/schemas';
 import { type Aggregate, type CommandContext, type Decision, handle } from '../handle';
@@ -34,11 +35,7 @@ function withColumns(s: ContentSheetsState, sheetId: string, change: (columns: C
   return s;
 }
 
-export const CONTENT_SHEETS_EVENT_TYPES = [
-  'ContentSheetCreated',
-  'ContentColumnCreated',
-  'ContentColumnOptionsAdded',
-] as const satisfies readonly EventType[];
+export const CONTENT_SHEETS_EVENT_TYPES = eventTypeList('ContentSheetCreated', 'ContentColumnCreated', 'ContentColumnOptionsAdded');
 export type ContentSheetsEvent = EventsOf<typeof CONTENT_SHEETS_EVENT_TYPES>;
 
 function apply(s: ContentSheetsState, e: ContentSheetsEvent): ContentSheetsState {

@@ -1,4 +1,5 @@
-import { EMAIL_STREAM_PREFIX, type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
+import { EMAIL_STREAM_PREFIX, type EventsOf, exhaustive } from '../../src/domain/events';
+import { eventTypeList } from '../../src/domain/event-lists';
 import { type Aggregate, type CommandContext, type Decision, handle } from '../handle';
 
 /**
@@ -24,13 +25,7 @@ export interface EmailState {
 
 export const emailStream = (emailId: string) => `${EMAIL_STREAM_PREFIX}${emailId}`;
 
-export const EMAIL_EVENT_TYPES = [
-  'EmailRequested',
-  'EmailSending',
-  'EmailDeferred',
-  'EmailSent',
-  'EmailFailed',
-] as const satisfies readonly EventType[];
+export const EMAIL_EVENT_TYPES = eventTypeList('EmailRequested', 'EmailSending', 'EmailDeferred', 'EmailSent', 'EmailFailed');
 export type EmailEvent = EventsOf<typeof EMAIL_EVENT_TYPES>;
 
 export const Email: Aggregate<EmailState, EmailEvent> = {

@@ -1,5 +1,6 @@
 import { conflict, type DomainError, notFound } from '../../src/domain/errors';
-import { type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
+import { type EventsOf, exhaustive } from '../../src/domain/events';
+import { eventTypeList } from '../../src/domain/event-lists';
 import { deterministicId } from '../../src/domain/ids';
 import type { Aggregate, CommandContext, Decision } from '../handle';
 import { newEventsFor } from '../handle';
@@ -9,7 +10,7 @@ import type { StreamAppend } from '../../src/eventstore/port';
 /** One fact conflict's stream, `fact-conflict-<conflict_id>`: its detection, then its resolution or dismissal, decided there. */
 export const conflictStream = (conflictId: string) => `fact-conflict-${conflictId}`;
 
-export const CONFLICT_EVENT_TYPES = ['FactConflictDetected', 'FactConflictResolved', 'FactConflictDismissed'] as const satisfies readonly EventType[];
+export const CONFLICT_EVENT_TYPES = eventTypeList('FactConflictDetected', 'FactConflictResolved', 'FactConflictDismissed');
 type ConflictEvent = EventsOf<typeof CONFLICT_EVENT_TYPES>;
 type Status = 'open' | 'resolved' | 'dismissed';
 

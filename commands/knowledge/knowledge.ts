@@ -1,5 +1,6 @@
 import type { Aggregate } from '../handle';
-import { type EventData, type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
+import { type EventData, type EventsOf, exhaustive } from '../../src/domain/events';
+import { eventTypeList } from '../../src/domain/event-lists';
 
 /**
  * A website's knowledge base, folded from its stream `knowledge-<website_id>`: pillars (names unique
@@ -9,7 +10,7 @@ import { type EventData, type EventsOf, type EventType, exhaustive } from '../..
  */
 export const knowledgeStream = (websiteId: string) => `knowledge-${websiteId}`;
 
-export const KNOWLEDGE_EVENT_TYPES = [
+export const KNOWLEDGE_EVENT_TYPES = eventTypeList(
   'PillarCreated',
   'PillarUpdated',
   'PillarResearched',
@@ -18,7 +19,7 @@ export const KNOWLEDGE_EVENT_TYPES = [
   'FactUpdated',
   'FactArchived',
   'FactsDeleted',
-] as const satisfies readonly EventType[];
+);
 export type KnowledgeEvent = EventsOf<typeof KNOWLEDGE_EVENT_TYPES>;
 
 export type PillarStatus = EventData<'PillarUpdated'>['status'] & string;

@@ -1,5 +1,6 @@
 import type { Aggregate } from '../handle';
-import { type EventsOf, type EventType, exhaustive, type Feature, TEAM_EVENT_TYPES } from '../../src/domain/events';
+import { type EventsOf, exhaustive, type Feature, TEAM_EVENT_TYPES } from '../../src/domain/events';
+import { eventTypeList } from '../../src/domain/event-lists';
 import { emptyTeam, foldTeam, isTeamEvent, ownTeam, type TeamState } from '../team/team';
 
 export interface WebsiteState {
@@ -37,7 +38,7 @@ export interface OrganizationState {
 export const organizationStream = (organizationId: string) => `org-${organizationId}`;
 
 /** The events of an organization stream: its own, its team's (commands/team), and two no rule reads. */
-export const ORGANIZATION_EVENT_TYPES = [
+export const ORGANIZATION_EVENT_TYPES = eventTypeList(
   'OrganizationCreated',
   'ApiKeyCreated',
   'ApiKeyRevoked',
@@ -47,7 +48,7 @@ export const ORGANIZATION_EVENT_TYPES = [
   ...TEAM_EVENT_TYPES,
   'UserPasswordSet',
   'CreditsGranted',
-] as const satisfies readonly EventType[];
+);
 export type OrganizationEvent = EventsOf<typeof ORGANIZATION_EVENT_TYPES>;
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { notFound } from '../../src/domain/errors';
-import type { EventsOf, EventType } from '../../src/domain/events';
-import { exhaustive } from '../../src/domain/events';
+import { type EventsOf, exhaustive } from '../../src/domain/events';
+import { eventTypeList } from '../../src/domain/event-lists';
 import { newId } from '../../src/domain/ids';
 import { EmailAddress, Uuid } from '../../src/domain/schemas';
 import { type Aggregate, type CommandContext, handle } from '../handle';
@@ -9,13 +9,13 @@ import { type Aggregate, type CommandContext, handle } from '../handle';
 /** One report schedule and the periods it sent, folded from its stream `report-schedule-<id>`. */
 export const reportScheduleStream = (scheduleId: string) => `report-schedule-${scheduleId}`;
 
-export const REPORT_SCHEDULE_EVENT_TYPES = [
+export const REPORT_SCHEDULE_EVENT_TYPES = eventTypeList(
   'ReportScheduleCreated',
   'ReportScheduleUpdated',
   'ReportScheduleDeleted',
   'ReportSchedulePeriodClaimed',
   'ReportSchedulePeriodSent',
-] as const satisfies readonly EventType[];
+);
 type ReportScheduleEvent = EventsOf<typeof REPORT_SCHEDULE_EVENT_TYPES>;
 
 export const REPORT_SCHEDULE_NOT_FOUND = 'Report schedule not found';

@@ -47,6 +47,14 @@ const RunAt = text('must be an ISO 8601 date-time').transform((s, ctx) => {
   return r.value.toISOString();
 });
 
+const nonBlank = (max: number) =>
+  text()
+    .max(max, `must be at most ${max} characters`)
+    .refine((s) => s.trim() !== '', 'must not be empty');
+/** An optional list of at most `max` items (`error`: what a value that is no list is told). */
+const upTo = <T extends z.ZodType>(max: number, item: T, error: string) =>
+  z.array(item, { error }).max(max, `must have at most ${max} items`).optional();
+
 const ImportProduct = z.strictObject({
   name: label(500).describe("The product's name on the card (up to 500 characters)"),
   brand: label(200).nullable().optional().describe("The product's brand (up to 200 characters)"),
@@ -103,43 +111,17 @@ export const ImportItem = z.strictObject({
   prompt_id: Uuid.describe('The prompt of the website this answers'),
   model: modelIdSchema.describe('The model identifier that answered'),
   run_at: RunAt.describe(`When it answered: an ISO 8601 date-time (no zone = UTC), from ${EARLIEST_RUN_AT} to one day after the server's time`),
-  text: text()
-    .max(100_000, 'must be at most 100000 characters')
-    .refine((s) => s.trim() !== '', 'must not be empty')
-    .describe('The answer text (up to 100000 characters)'),
-  citations: z
-    .array(HttpUrl, { error: 'must be an array of URLs' })
-    .max(200, 'must have at most 200 items')
-    .optional()
-    .describe('The http(s) URLs the answer cites (at most 200)'),
-  retrieved: z
-    .array(HttpUrl, { error: 'must be an array of URLs' })
-    .max(500, 'must have at most 500 items')
-    .optional()
-    .describe('The http(s) URLs the engine read or was given, cited or not (at most 500)'),
-  search_queries: z
-    .array(
-      text()
-        .max(1000, 'must be at most 1000 characters')
-        .refine((s) => s.trim() !== '', 'must not be empty'),
-      { error: 'must be an array of strings' },
-    )
-    .max(50, 'must have at most 50 items')
-    .optional()
-    .describe('The queries the engine searched (at most 50)'),
+  text: nonBlank(100_000).describe('The answer text (up to 100000 characters)'),
+  citations: upTo(200, HttpUrl, 'must be an array of URLs').describe('The http(s) URLs the answer cites (at most 200)'),
+  retrieved: upTo(500, HttpUrl, 'must be an array of URLs').describe('The http(s) URLs the engine read or was given, cited or not (at most 500)'),
+  search_queries: upTo(50, nonBlank(1000), 'must be an array of strings').describe('The queries the engine searched (at most 50)'),
   location_id: Uuid.nullable().optional().describe('The location of the website it was asked from; null or omitted = none'),
   persona_id: Uuid.nullable().optional().describe('The persona of the website it was asked as; null or omitted = none'),
   schedule_id: Uuid.nullable().optional().describe('The custom schedule it belongs to; null or omitted = default'),
-  products: z
-    .array(ImportProduct, { error: 'must be an array' })
-    .max(50, 'must have at most 50 items')
-    .optional()
-    .describe('The product cards shown with the answer (at most 50)'),
-  observations: z
-    .array(ImportObservation, { error: 'must be an array' })
-    .max(200, 'must have at most 200 items')
-    .optional()
-    .describe("The answer's attribute observations (at most 200); when sent, even empty, they are used instead of finding them in the text"),
+  products: upTo(50, ImportProduct, 'must be an array').describe('The product cards shown with the answer (at most 50)'),
+  observations: upTo(200, ImportObservation, 'must be an array').describe(
+    "The answer's attribute observations (at most 200); when sent, even empty, they are used instead of finding them in the text",
+  ),
 });
 export type ImportItem = z.output<typeof ImportItem>;
 

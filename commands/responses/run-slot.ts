@@ -1,5 +1,6 @@
 import { conflict, type DomainError } from '../../src/domain/errors';
-import { type DomainEvent, type EventsOf, type EventType, exhaustive } from '../../src/domain/events';
+import { type DomainEvent, type EventsOf, exhaustive } from '../../src/domain/events';
+import { eventTypeList } from '../../src/domain/event-lists';
 import { deterministicId } from '../../src/domain/ids';
 import { type Aggregate, type CommandContext, type Decision, handle } from '../handle';
 
@@ -24,7 +25,7 @@ export interface RunSlotState {
   ended: ReadonlySet<string>;
 }
 
-export const RUN_SLOT_EVENT_TYPES = ['RunSlotTaken', 'RunEnded'] as const satisfies readonly EventType[];
+export const RUN_SLOT_EVENT_TYPES = eventTypeList('RunSlotTaken', 'RunEnded');
 export type RunSlotEvent = EventsOf<typeof RUN_SLOT_EVENT_TYPES>;
 
 function fold(s: RunSlotState, e: RunSlotEvent, owned: boolean): RunSlotState {

@@ -53,8 +53,9 @@ import { type AppDeps, type Caller, commandContextOf, dbOf, settled, websiteFor 
 /** The team read model answers every read of this area. */
 const READS: readonly ReadModelName[] = ['team'];
 
-function decideOnOrganization<R>(c: Caller, decide: (s: OrganizationState) => Decision<R> | DomainError) {
-  return handle(commandContextOf(c), organizationStream(c.principal.organizationId), Organization, decide);
+/** Decides on the caller's organization stream and answers once the team read model has the change. */
+function decideOnOrganization<R>(c: Caller, decide: (s: OrganizationState) => Decision<R> | DomainError): Promise<R> {
+  return settled(c.deps, handle(commandContextOf(c), organizationStream(c.principal.organizationId), Organization, decide), READS);
 }
 
 /**
@@ -76,21 +77,13 @@ export async function listRoles(c: Caller): Promise<{ roles: RoleView[] }> {
 export async function createRole(c: Caller, input: CreateRole): Promise<{ success: true; role: RoleView }> {
   globalOnly(c, 'manage');
   const role_id = newId();
-  await settled(
-    c.deps,
-    decideOnOrganization(c, (s) => decideCreateRole(s, { ...input, role_id })),
-    READS,
-  );
+  await decideOnOrganization(c, (s) => decideCreateRole(s, { ...input, role_id }));
   return { success: true, role: await getRole(dbOf(c), c.principal.organizationId, role_id) };
 }
 
 export async function deleteRole(c: Caller, roleId: string): Promise<{ success: true; message: string }> {
   globalOnly(c, 'manage');
-  return settled(
-    c.deps,
-    decideOnOrganization(c, (s) => decideDeleteRole(s, roleId)),
-    READS,
-  );
+  return decideOnOrganization(c, (s) => decideDeleteRole(s, roleId));
 }
 
 // ---- invites -------------------------------------------------------------------------------------------------------
@@ -131,19 +124,15 @@ async function invite(
     token,
     token_hash: tokenHash(token),
   };
-  const decided = await settled(
-    c.deps,
-    decideOnOrganization(c, (s) => {
-      const d = decideInvite(s, cmd);
-      if (isDomainError(d)) return d;
-      // another organization's website: 403, as every website-scoped endpoint answers
-      const outcomes = d.result.outcomes.map(
-        (o, i): TargetOutcome => (foreign.has(targets[i].target_id ?? '') ? { ok: false, error: forbidden(WEBSITE_FORBIDDEN) } : o),
-      );
-      return { ...d, result: { ...d.result, outcomes } };
-    }),
-    READS,
-  );
+  const decided = await decideOnOrganization(c, (s) => {
+    const d = decideInvite(s, cmd);
+    if (isDomainError(d)) return d;
+    // another organization's website: 403, as every website-scoped endpoint answers
+    const outcomes = d.result.outcomes.map(
+      (o, i): TargetOutcome => (foreign.has(targets[i].target_id ?? '') ? { ok: false, error: forbidden(WEBSITE_FORBIDDEN) } : o),
+    );
+    return { ...d, result: { ...d.result, outcomes } };
+  });
   // the invitation email follows from the invites recorded (src/workers/invitations.ts, then the outbox)
   return decided.outcomes;
 }
@@ -234,22 +223,14 @@ export async function createGroup(c: Caller, input: CreateGroup): Promise<{ grou
   globalOnly(c, 'manage');
   await refuseForeignWebsites(c, input.website_ids);
   const group_id = newId();
-  await settled(
-    c.deps,
-    decideOnOrganization(c, (s) => decideCreateGroup(s, { ...input, group_id, partner: c.principal.partner })),
-    READS,
-  );
+  await decideOnOrganization(c, (s) => decideCreateGroup(s, { ...input, group_id, partner: c.principal.partner }));
   return { group: await groupsQueries.getGroup(dbOf(c), c.principal, group_id) };
 }
 
 export async function updateGroup(c: Caller, groupId: string, input: UpdateGroup): Promise<{ group: GroupView }> {
   globalOnly(c, 'manage');
   await refuseForeignWebsites(c, [...(input.add_website_ids ?? []), ...(input.remove_website_ids ?? [])]);
-  await settled(
-    c.deps,
-    decideOnOrganization(c, (s) => decideUpdateGroup(s, groupId, { ...input, partner: c.principal.partner })),
-    READS,
-  );
+  await decideOnOrganization(c, (s) => decideUpdateGroup(s, groupId, { ...input, partner: c.principal.partner }));
   return { group: await groupsQueries.getGroup(dbOf(c), c.principal, groupId) };
 }
 
@@ -260,11 +241,7 @@ export async function listGroupMembers(c: Caller, groupId: string, accessType?: 
 
 export async function removeGroupMember(c: Caller, groupId: string, userId: string): Promise<GroupMemberRemoval> {
   globalOnly(c, 'manage');
-  return settled(
-    c.deps,
-    decideOnOrganization(c, (s) => decideRemoveGroupMember(s, groupId, userId, c.principal.userId)),
-    READS,
-  );
+  return decideOnOrganization(c, (s) => decideRemoveGroupMember(s, groupId, userId, c.principal.userId));
 }
 
 // ---- members ------------------------------------------------------------------------------------------------------
@@ -277,20 +254,12 @@ export async function listOrganizationMembers(c: Caller): Promise<{ members: Mem
 
 export async function changeMemberRole(c: Caller, userId: string, input: ChangeRole): Promise<MemberChange> {
   globalOnly(c, 'manage');
-  return settled(
-    c.deps,
-    decideOnOrganization(c, (s) => decideChangeMemberRole(s, userId, input, c.principal.userId)),
-    READS,
-  );
+  return decideOnOrganization(c, (s) => decideChangeMemberRole(s, userId, input, c.principal.userId));
 }
 
 export async function removeMember(c: Caller, userId: string): Promise<MemberChange> {
   globalOnly(c, 'manage');
-  return settled(
-    c.deps,
-    decideOnOrganization(c, (s) => decideRemoveMember(s, userId, c.principal.userId)),
-    READS,
-  );
+  return decideOnOrganization(c, (s) => decideRemoveMember(s, userId, c.principal.userId));
 }
 
 export async function listWebsiteMembers(c: Caller, websiteId: string): Promise<{ members: MemberView[] }> {
@@ -306,11 +275,7 @@ export async function changeWebsiteMember(
   input: ChangeRole | null,
 ): Promise<{ success: true; message: string }> {
   await websiteFor(c, websiteId, { category: 'team', level: 'manage' });
-  return settled(
-    c.deps,
-    decideOnOrganization(c, (s) => decideChangeWebsiteMember(s, websiteId, userId, input, c.principal.userId)),
-    READS,
-  );
+  return decideOnOrganization(c, (s) => decideChangeWebsiteMember(s, websiteId, userId, input, c.principal.userId));
 }
 
 /** GET /api/v1/users/{id}/websites: 404 for an id no user has, within the caller's websites. */

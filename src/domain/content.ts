@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { EventsOf, EventType } from './events';
+import type { EventsOf } from './events';
+import { eventTypeList } from './event-lists';
 
 /**
  * The content hub's vocabulary (spec, "Content hub records"; CONTRACT.md, "Content hub"), shared by its events,
@@ -40,7 +41,7 @@ export const contentUrlsStream = (websiteId: string) => `contenturls-${websiteId
 export const contentSheetsStream = (websiteId: string) => `contentsheets-${websiteId}`;
 
 /** The events of an item's generation pipeline, the content job's end included. */
-export const CONTENT_PIPELINE_EVENT_TYPES = [
+export const CONTENT_PIPELINE_EVENT_TYPES = eventTypeList(
   'ContentGenerationRequested',
   'ContentBriefGenerated',
   'ContentBriefApproved',
@@ -52,16 +53,16 @@ export const CONTENT_PIPELINE_EVENT_TYPES = [
   'ContentPublished',
   'JobSucceeded',
   'JobFailed',
-] as const satisfies readonly EventType[];
+);
 export type ContentPipelineEvent = EventsOf<typeof CONTENT_PIPELINE_EVENT_TYPES>;
 
 /** The events of an item's stream `content-<content_id>`: its own, its pipeline's, and its job's start and charges. */
-export const CONTENT_EVENT_TYPES = [
+export const CONTENT_EVENT_TYPES = eventTypeList(
   'ContentTracked',
   'ContentTitleChanged',
   'ContentDeleted',
   ...CONTENT_PIPELINE_EVENT_TYPES,
   'JobStarted',
   'CreditsCharged',
-] as const satisfies readonly EventType[];
+);
 export type ContentEvent = EventsOf<typeof CONTENT_EVENT_TYPES>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ACCESS_LEVELS, PERMISSION_CATEGORIES } from './principal';
 import { ContentColumnType, ContentFieldValue, ContentType } from './content';
 import { erases, sealed, subject } from './sealing';
+import { eventTypeList } from './event-lists';
 
 /** Who made a change. */
 export const Actor = z.object({
@@ -949,7 +950,7 @@ export type EventData<T extends EventType> = z.infer<(typeof catalogue)[T]>;
 export type DomainEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
 
 /** The events of an organization's team (roles, users, members, groups, invites): what its decider folds and its read model applies. */
-export const TEAM_EVENT_TYPES = [
+export const TEAM_EVENT_TYPES = eventTypeList(
   'UserAdded',
   'RoleCreated',
   'RoleDeleted',
@@ -966,7 +967,7 @@ export const TEAM_EVENT_TYPES = [
   'GroupMemberRemoved',
   'InviteCreated',
   'InviteAccepted',
-] as const satisfies readonly EventType[];
+);
 export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 /** The events of one kind of stream, from the const list of its types. */
 export type EventsOf<L extends readonly EventType[]> = EventOf<L[number]>;
@@ -983,7 +984,7 @@ export function isEventOf<const L extends readonly EventType[]>(types: L): (e: D
 export const isKnownType = (t: string): t is EventType => Object.hasOwn(catalogue, t);
 /** The stream of one email of the outbox: `email-<email id>`. */
 /** The AI crawler log imports of a website: `crawlerlogs-<website_id>`. */
-export const CRAWLER_EVENT_TYPES = ['CrawlerHitsImported'] as const satisfies readonly EventType[];
+export const CRAWLER_EVENT_TYPES = eventTypeList('CrawlerHitsImported');
 export const CRAWLER_STREAM_PREFIX = 'crawlerlogs-';
 export const EMAIL_STREAM_PREFIX = 'email-';
 /** The stream of one engine answer (its outcome and credits): `response-<response id>`; imports have their own. */

@@ -1,4 +1,5 @@
 import { type EventsOf, type EventType, exhaustive, isEventOf } from './events';
+import { eventTypeList } from './event-lists';
 
 /**
  * A kind of job: the event that requests one (opening its stream `<kind>-<job_id>`) and the events from outside that
@@ -25,7 +26,7 @@ export function jobOfStream(kinds: JobKinds, streamId: string): { kind: JobKind;
   return Object.hasOwn(kinds, kind) ? { kind, jobId: streamId.slice(dash + 1) } : null;
 }
 
-export const JOB_LIFECYCLE_TYPES = ['JobStarted', 'JobSucceeded', 'JobFailed'] as const satisfies readonly EventType[];
+export const JOB_LIFECYCLE_TYPES = eventTypeList('JobStarted', 'JobSucceeded', 'JobFailed');
 export type JobLifecycleEvent = EventsOf<typeof JOB_LIFECYCLE_TYPES>;
 export const isJobLifecycleEvent = isEventOf(JOB_LIFECYCLE_TYPES);
 export const jobRequestTypes = (kinds: JobKinds): EventType[] => Object.values(kinds).map((k) => k.requested);

@@ -11,7 +11,8 @@ import type { ModelId } from '../domain/models';
 import type { Engines } from '../engines/registry';
 import { isEngineError } from '../engines/port';
 import type { BusMessage, Consumer } from '../bus/port';
-import { decodeEvent, type EventData, type EventType } from '../domain/events';
+import { decodeEvent, type EventData } from '../domain/events';
+import { eventTypeList } from '../domain/event-lists';
 import { deterministicId } from '../domain/ids';
 import { appendMany, type EventStore, maxPosition, type Position, positionFromString, type StreamAppend } from '../eventstore/port';
 import { SubjectErasedError } from '../eventstore/sealed';
@@ -20,12 +21,7 @@ import { mapLimit } from '../domain/map-limit';
 import { type BusWorkerDeps, startWorker } from './worker';
 
 export const ENTITY_QUALITY_WORKER = 'entity-quality-workers';
-export const ENTITY_QUALITY_WORKER_TYPES = [
-  'ResponseRecorded',
-  'ResponsesImported',
-  'FactArchived',
-  'FactReviewed',
-] as const satisfies readonly EventType[];
+export const ENTITY_QUALITY_WORKER_TYPES = eventTypeList('ResponseRecorded', 'ResponsesImported', 'FactArchived', 'FactReviewed');
 /** Answers a name needs before its suggestion is an activity entry (the listing's default min_answers). */
 export const ANNOUNCE_AT = 3;
 
