@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { CommandContext } from '../../commands/handle';
 import { decodeUtf8, NOT_UTF8 } from '../domain/raw-input';
+import { Uuid } from '../domain/schemas';
 import type { Principal } from '../domain/principal';
 import type { Outbound } from '../net/safe-fetch';
 import { keyFromHeaders, spendOrganizationBudget } from '../app/auth';
@@ -33,12 +34,8 @@ export interface RouteContext<B extends Schema, Q extends Schema, P extends Sche
   command(websiteId?: string | null): CommandContext;
 }
 
-export interface RouteDef<B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined> {
-  method: Method;
-  /** fastify syntax: /api/v1/websites/:website_id */
-  url: string;
+interface RouteParts<B extends Schema, Q extends Schema, P extends Schema> {
   summary: string;
-  tag: string;
   /** not in the spec: tagged `extension` in the OpenAPI document */
   extension?: boolean;
   /** answers without a key (an invite's acceptance): no principal, no organization budget */
@@ -53,6 +50,45 @@ export interface RouteDef<B extends Schema = undefined, Q extends Schema = undef
   /** the body is the handler's to stream (`req.raw`), of any content type: no parser reads it first */
   streamedBody?: { description: string };
   handler(ctx: RouteContext<B, Q, P>): Promise<unknown>;
+}
+
+export interface RouteDef<B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined> extends RouteParts<B, Q, P> {
+  method: Method;
+  /** fastify syntax: /api/v1/websites/:website_id */
+  url: string;
+  tag: string;
+}
+
+/** A route of a group: the group's tag, and its `extension` unless the route gives its own. */
+interface GroupRoute<B extends Schema, Q extends Schema, P extends Schema> extends RouteParts<B, Q, P> {
+  /** the documented body of the answer at `status` (`responses` where more than one status has one) */
+  answer?: z.ZodType;
+}
+
+/** An area's routes: what they share (the tag, `extension`) is said once; each route says its method, path and the rest. */
+export function routeGroup(shared: { tag: string; extension?: boolean }) {
+  const at =
+    (method: Method) =>
+    <B extends Schema = undefined, Q extends Schema = undefined, P extends Schema = undefined>(
+      url: string,
+      def: GroupRoute<B, Q, P>,
+    ): RouteDef<B, Q, P> => {
+      const { answer, ...own } = def;
+      return { method, url, ...shared, ...(answer && { responses: { [own.status ?? 200]: answer } }), ...own };
+    };
+  return { get: at('GET'), post: at('POST'), put: at('PUT'), patch: at('PATCH'), delete: at('DELETE') };
+}
+
+/** `?website_id=` of the website-scoped endpoints; missing gives 400 'website_id is required'. */
+export const WebsiteQuery = z.strictObject({ website_id: Uuid });
+
+/** The documented body of a 204 answer. */
+export const NoContent = z.null().describe('No content');
+
+/** Answers 204 with no body once `done` resolves. */
+export async function noContent(ctx: { reply: FastifyReply }, done: Promise<unknown>) {
+  await done;
+  return ctx.reply.code(204).send();
 }
 
 /** Identity helper that keeps the three schema types linked to the handler's context. */

@@ -1,15 +1,14 @@
 import { ActivityFilters, ActivityPage } from '../../../queries/activity/activity';
 import * as activity from '../../app/activity';
-import { route } from '../route';
+import { routeGroup } from '../route';
+
+const api = routeGroup({ tag: 'activity' });
 
 export const activityRoutes = [
-  route({
-    method: 'GET',
-    url: '/api/v1/activity',
+  api.get('/api/v1/activity', {
     summary: "The organization's changes, newest first by default (partner keys)",
-    tag: 'activity',
     query: ActivityFilters.strict(),
-    responses: { 200: ActivityPage },
+    answer: ActivityPage,
     handler: (ctx) => activity.getActivity(ctx, ctx.query),
   }),
 ];

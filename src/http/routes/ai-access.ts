@@ -1,13 +1,13 @@
 import { ENGINE_IDS } from '../../analysis/ai-crawlers';
 import { AiAccessCheckBody, AiAccessReport, checkAiAccessFor, ORG_CHECKS_PER_MIN } from '../../app/ai-access';
-import { route } from '../route';
+import { routeGroup } from '../route';
 
 export { AiAccessReport };
 
+const api = routeGroup({ tag: 'ai-access' });
+
 export const aiAccessRoutes = [
-  route({
-    method: 'POST',
-    url: '/api/v1/ai-access/check',
+  api.post('/api/v1/ai-access/check', {
     summary:
       `Can AI answer engines' crawlers read a domain? For eight engines (${ENGINE_IDS.join(', ')}) and two kinds of agent ` +
       '(conversational: user-triggered fetchers and answer-search indexers; training), `robots` says robots.txt allows every ' +
@@ -18,9 +18,8 @@ export const aiAccessRoutes = [
       'a kind with no documented agent is judged by the robots "*" group and aivis\' own User-Agent (`<engine>.default`). ' +
       `Any key of the organization; ${ORG_CHECKS_PER_MIN} checks per minute per organization (429 with Retry-After); ` +
       'an invalid domain is refused with 400 before the budget is spent.',
-    tag: 'ai-access',
     body: AiAccessCheckBody,
-    responses: { 200: AiAccessReport },
+    answer: AiAccessReport,
     handler: (ctx) => checkAiAccessFor(ctx, ctx.body),
   }),
 ];

@@ -2,30 +2,26 @@ import { z } from 'zod';
 import { UpdateTopicEconomics } from '../../../commands/ai-value/set-topic-economics';
 import { AiSearchValue, TopicEconomicsView } from '../../../queries/ai-value/views';
 import { getAiSearchValue, updateTopicEconomics } from '../../app/ai-value';
-import { route, type RouteDef, Uuid } from '../route';
+import { type RouteDef, routeGroup, Uuid, WebsiteQuery } from '../route';
+
+const metrics = routeGroup({ tag: 'metrics' });
+const topics = routeGroup({ tag: 'topics', extension: true });
 
 /** The AI search value area's REST routes (docs/VALUATION.md). */
 export const aiValueRoutes: RouteDef<any, any, any>[] = [
-  route({
-    method: 'GET',
-    url: '/api/v1/ai-search-value',
+  metrics.get('/api/v1/ai-search-value', {
     summary:
       "The monthly US-dollar value of the brand's AI search presence, as bands (conservative <= expected <= upside): the tracked topics' market, what the brand captures and the headroom, per topic and in total, from the trailing 28 days of answers (model: docs/VALUATION.md). has_computed_valuations false while gathering (under 50 answers); is_stale_value true when a once-priced website fell below that and its figure is older than 7 days. Needs the organization's ai_search_value feature (403 otherwise).",
-    tag: 'metrics',
-    query: z.strictObject({ website_id: Uuid }),
-    responses: { 200: AiSearchValue },
+    query: WebsiteQuery,
+    answer: AiSearchValue,
     handler: (ctx) => getAiSearchValue(ctx, ctx.query.website_id),
   }),
-  route({
-    method: 'PATCH',
-    url: '/api/v1/topics/:topic_id',
+  topics.patch('/api/v1/topics/:topic_id', {
     summary:
       "Set a topic's economics (monthly_searches, cpc_usd) for the AI search value; economics null removes them and the category's defaults apply",
-    tag: 'topics',
-    extension: true,
     params: z.object({ topic_id: Uuid }),
     body: UpdateTopicEconomics,
-    responses: { 200: TopicEconomicsView },
+    answer: TopicEconomicsView,
     handler: (ctx) => updateTopicEconomics(ctx, ctx.params.topic_id, ctx.body),
   }),
 ];

@@ -8,7 +8,7 @@ import { UpdateSavedView } from '../../../commands/catalog/update-saved-view';
 import { UpdateSchedule } from '../../../commands/catalog/update-schedule';
 import { text } from '../../domain/schemas';
 import { Uuid } from '../route';
-import { websiteCollection, websiteItem } from './catalog';
+import { websiteCollection } from './catalog';
 import { Answers } from '../../../queries/catalog/views';
 import * as catalog from '../../app/catalog';
 
@@ -63,18 +63,16 @@ export const catalogSettingsRoutes = [
       answer: Answers.schedule,
       op: catalog.createSchedule,
     },
-  }),
-  ...websiteItem({
-    url: '/api/v1/prompt-schedules',
-    tag: 'prompt-schedules',
-    id: 'schedule_id',
-    params: ScheduleParams,
-    patch: {
-      summary: 'Edit a custom prompt schedule, or archive it with {archived: true}',
-      extension: true,
-      body: UpdateSchedule,
-      answer: Answers.schedule,
-      op: catalog.updateSchedule,
+    item: {
+      id: 'schedule_id',
+      params: ScheduleParams,
+      patch: {
+        summary: 'Edit a custom prompt schedule, or archive it with {archived: true}',
+        extension: true,
+        body: UpdateSchedule,
+        answer: Answers.schedule,
+        op: catalog.updateSchedule,
+      },
     },
   }),
 
@@ -90,17 +88,15 @@ export const catalogSettingsRoutes = [
       answer: Answers.savedView,
       op: catalog.createSavedView,
     },
-  }),
-  ...websiteItem({
-    url: '/api/v1/saved-views',
-    tag: 'saved-views',
-    id: 'view_id',
-    patch: {
-      summary: 'Rename a view or replace its filters; the id stays',
-      extension: true,
-      body: UpdateSavedView,
-      answer: Answers.savedView,
-      op: catalog.updateSavedView,
+    item: {
+      id: 'view_id',
+      patch: {
+        summary: 'Rename a view or replace its filters; the id stays',
+        extension: true,
+        body: UpdateSavedView,
+        answer: Answers.savedView,
+        op: catalog.updateSavedView,
+      },
     },
   }),
 ];

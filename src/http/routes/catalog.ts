@@ -6,13 +6,10 @@ import { CreateTopic } from '../../../commands/catalog/create-topic';
 import { UpdateCompetitor } from '../../../commands/catalog/update-competitor';
 import { UpdatePrompt } from '../../../commands/catalog/update-prompt';
 import { badRequest } from '../../app/problem';
-import { route, Uuid } from '../route';
+import { routeGroup, Uuid, WebsiteQuery } from '../route';
 import { Answers } from '../../../queries/catalog/views';
 import * as catalog from '../../app/catalog';
 import type { Caller } from '../../app/context';
-
-/** `?website_id=` of the website-scoped endpoints; missing gives 400 'website_id is required'. */
-export const WebsiteQuery = z.strictObject({ website_id: Uuid });
 
 /** Delete endpoints take no request body (spec): one sent is refused rather than ignored. */
 export function requireNoBody(req: FastifyRequest) {
@@ -29,34 +26,33 @@ interface CollectionSide {
   answer: z.ZodType;
 }
 
+/** A side's summary, `extension` and answer, as a route of a group takes them. */
+const side = (s: CollectionSide) => ({ summary: s.summary, ...(s.extension && { extension: true }), answer: s.answer });
+
+interface ItemSides<B extends z.ZodType> {
+  /** the path parameter: a uuid unless `params` says otherwise */
+  id: string;
+  params?: z.ZodType;
+  patch?: CollectionSide & { body: B; op: (caller: Caller, id: string, input: z.output<B>) => Promise<unknown> };
+  remove?: CollectionSide & { op: (caller: Caller, websiteId: string, id: string) => Promise<unknown> };
+}
+
 /**
- * A website's collection at one path and tag: GET lists it (`?website_id=`), POST creates one (201 with the new one).
+ * A website's collection at one path and tag: GET lists it (`?website_id=`), POST creates one (201 with the new one);
+ * `item`: its items' routes (websiteItem) at the same path and tag.
  */
-export function websiteCollection<B extends z.ZodType>(c: {
+export function websiteCollection<B extends z.ZodType, I extends z.ZodType = z.ZodType>(c: {
   url: string;
   tag: string;
   list: CollectionSide & { op: (caller: Caller, websiteId: string) => Promise<unknown> };
   create: CollectionSide & { body: B; op: (caller: Caller, input: z.output<B>) => Promise<unknown> };
+  item?: ItemSides<I>;
 }) {
-  const side = (s: CollectionSide) => ({ summary: s.summary, tag: c.tag, ...(s.extension && { extension: true }) });
+  const api = routeGroup({ tag: c.tag });
   return [
-    route({
-      method: 'GET',
-      url: c.url,
-      ...side(c.list),
-      query: WebsiteQuery,
-      responses: { 200: c.list.answer },
-      handler: (ctx) => c.list.op(ctx, ctx.query.website_id),
-    }),
-    route({
-      method: 'POST',
-      url: c.url,
-      ...side(c.create),
-      body: c.create.body,
-      status: 201,
-      responses: { 201: c.create.answer },
-      handler: (ctx) => c.create.op(ctx, ctx.body as z.output<B>),
-    }),
+    api.get(c.url, { ...side(c.list), query: WebsiteQuery, handler: (ctx) => c.list.op(ctx, ctx.query.website_id) }),
+    api.post(c.url, { ...side(c.create), body: c.create.body, status: 201, handler: (ctx) => c.create.op(ctx, ctx.body as z.output<B>) }),
+    ...(c.item ? websiteItem({ url: c.url, tag: c.tag, ...c.item }) : []),
   ];
 }
 
@@ -64,16 +60,8 @@ export function websiteCollection<B extends z.ZodType>(c: {
  * One item of a website's collection, `<url>/:<id>`: PATCH changes it (the body names the website) and answers it;
  * DELETE removes it (`?website_id=`, no body).
  */
-export function websiteItem<B extends z.ZodType>(c: {
-  url: string;
-  tag: string;
-  /** the path parameter: a uuid unless `params` says otherwise */
-  id: string;
-  params?: z.ZodType;
-  patch?: CollectionSide & { body: B; op: (caller: Caller, id: string, input: z.output<B>) => Promise<unknown> };
-  remove?: CollectionSide & { op: (caller: Caller, websiteId: string, id: string) => Promise<unknown> };
-}) {
-  const side = (s: CollectionSide) => ({ summary: s.summary, tag: c.tag, ...(s.extension && { extension: true }) });
+function websiteItem<B extends z.ZodType>(c: { url: string; tag: string } & ItemSides<B>) {
+  const api = routeGroup({ tag: c.tag });
   const url = `${c.url}/:${c.id}`;
   const params = c.params ?? z.object({ [c.id]: Uuid });
   const idOf = (p: unknown) => (p as Record<string, string>)[c.id];
@@ -81,26 +69,20 @@ export function websiteItem<B extends z.ZodType>(c: {
   return [
     ...(patch
       ? [
-          route({
-            method: 'PATCH',
-            url,
+          api.patch(url, {
             ...side(patch),
             params,
             body: patch.body,
-            responses: { 200: patch.answer },
             handler: (ctx) => patch.op(ctx, idOf(ctx.params), ctx.body as z.output<B>),
           }),
         ]
       : []),
     ...(remove
       ? [
-          route({
-            method: 'DELETE',
-            url,
+          api.delete(url, {
             ...side(remove),
             params,
             query: WebsiteQuery,
-            responses: { 200: remove.answer },
             handler: (ctx) => {
               requireNoBody(ctx.req);
               return remove.op(ctx, ctx.query.website_id, idOf(ctx.params));
@@ -110,6 +92,9 @@ export function websiteItem<B extends z.ZodType>(c: {
       : []),
   ];
 }
+
+const topics = routeGroup({ tag: 'topics' });
+const models = routeGroup({ tag: 'models', extension: true });
 
 export const catalogRoutes = [
   // competitors
@@ -124,19 +109,17 @@ export const catalogRoutes = [
       answer: Answers.competitor,
       op: catalog.addCompetitor,
     },
-  }),
-  ...websiteItem({
-    url: '/api/v1/competitors',
-    tag: 'competitors',
-    id: 'competitor_id',
-    patch: {
-      summary: 'Rename a competitor or replace its identifiers',
-      extension: true,
-      body: UpdateCompetitor,
-      answer: Answers.competitor,
-      op: catalog.updateCompetitor,
+    item: {
+      id: 'competitor_id',
+      patch: {
+        summary: 'Rename a competitor or replace its identifiers',
+        extension: true,
+        body: UpdateCompetitor,
+        answer: Answers.competitor,
+        op: catalog.updateCompetitor,
+      },
+      remove: { summary: 'Remove a competitor', extension: true, answer: Answers.success, op: catalog.removeCompetitor },
     },
-    remove: { summary: 'Remove a competitor', extension: true, answer: Answers.success, op: catalog.removeCompetitor },
   }),
 
   // topics
@@ -157,17 +140,14 @@ export const catalogRoutes = [
       op: catalog.createTopic,
     },
   }),
-  route({
-    method: 'DELETE',
-    url: '/api/v1/topics/:topic_id',
+  topics.delete('/api/v1/topics/:topic_id', {
     summary: 'Soft-delete a topic; delete_prompts=true also soft-deletes every active prompt in it',
-    tag: 'topics',
     params: z.object({ topic_id: Uuid }),
     query: z.strictObject({
       website_id: Uuid,
       delete_prompts: z.enum(['true', 'false'], { error: "must be 'true' or 'false'" }).default('false'),
     }),
-    responses: { 200: Answers.topicDeleted },
+    answer: Answers.topicDeleted,
     handler: (ctx) => {
       requireNoBody(ctx.req);
       return catalog.deleteTopic(ctx, {
@@ -184,33 +164,27 @@ export const catalogRoutes = [
     tag: 'prompts',
     list: { summary: "The website's prompts, active and paused (soft-deleted ones left out)", answer: Answers.prompts, op: catalog.listPrompts },
     create: { summary: 'Create a prompt', extension: true, body: CreatePrompt, answer: Answers.prompt, op: catalog.createPrompt },
-  }),
-  ...websiteItem({
-    url: '/api/v1/prompts',
-    tag: 'prompts',
-    id: 'prompt_id',
-    patch: {
-      summary: "Change a prompt's text, topic, type, status or tags",
-      extension: true,
-      body: UpdatePrompt,
-      answer: Answers.prompt,
-      op: catalog.updatePrompt,
-    },
-    remove: {
-      summary: 'Delete a prompt: soft when it already has answers (history kept), hard otherwise',
-      answer: Answers.promptDeleted,
-      op: catalog.deletePrompt,
+    item: {
+      id: 'prompt_id',
+      patch: {
+        summary: "Change a prompt's text, topic, type, status or tags",
+        extension: true,
+        body: UpdatePrompt,
+        answer: Answers.prompt,
+        op: catalog.updatePrompt,
+      },
+      remove: {
+        summary: 'Delete a prompt: soft when it already has answers (history kept), hard otherwise',
+        answer: Answers.promptDeleted,
+        op: catalog.deletePrompt,
+      },
     },
   }),
 
   // models
-  route({
-    method: 'GET',
-    url: '/api/v1/models',
+  models.get('/api/v1/models', {
     summary: 'The model catalogue: the identifiers every models filter accepts',
-    tag: 'models',
-    extension: true,
-    responses: { 200: Answers.models },
+    answer: Answers.models,
     handler: async () => catalog.listModels(),
   }),
 ];

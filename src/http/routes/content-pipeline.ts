@@ -6,7 +6,10 @@ import { ReviseContent } from '../../../commands/content/revise-content';
 import { PipelineAnswers } from '../../../queries/content/versions';
 import type { Caller } from '../../app/context';
 import * as pipeline from '../../app/content-pipeline';
-import { type RouteContext, route, Uuid } from '../route';
+import { type RouteContext, routeGroup, Uuid } from '../route';
+
+/** The content hub's routes, here and in content.ts. */
+export const contentApi = routeGroup({ tag: 'content' });
 
 /** `website_id` may be sent on every item endpoint (query on GET, body on POST): the content id decides the website. */
 export const ItemQuery = z.strictObject({ website_id: Uuid.optional() });
@@ -18,15 +21,11 @@ function itemChange<B extends z.ZodObject>(
   def: { url: string; summary: string; body: B; answer: z.ZodType },
   op: (c: RouteContext<z.ZodObject, undefined, typeof ItemParams>, contentId: string, input: z.output<B>, websiteId?: string) => Promise<unknown>,
 ) {
-  const body = def.body.extend(withWebsite);
-  return route({
-    method: 'POST',
-    url: def.url,
+  return contentApi.post(def.url, {
     summary: def.summary,
-    tag: 'content',
     params: ItemParams,
-    body,
-    responses: { 200: def.answer },
+    body: def.body.extend(withWebsite),
+    answer: def.answer,
     handler: (ctx) => {
       const { website_id, ...input } = ctx.body as { website_id?: string };
       return op(ctx, ctx.params.content_id, input as z.output<B>, website_id);
@@ -39,40 +38,31 @@ export function itemRead(
   def: { url: string; summary: string; extension?: boolean; answer: z.ZodType },
   op: (c: Caller, contentId: string, websiteId?: string) => Promise<unknown>,
 ) {
-  return route({
-    method: 'GET',
-    url: def.url,
+  return contentApi.get(def.url, {
     summary: def.summary,
-    tag: 'content',
     ...(def.extension && { extension: true }),
     params: ItemParams,
     query: ItemQuery,
-    responses: { 200: def.answer },
+    answer: def.answer,
     handler: (ctx) => op(ctx, ctx.params.content_id, ctx.query.website_id),
   });
 }
 
 /** The content pipeline (CONTRACT.md, Content hub): generation, brief approval, status, publish, edit, revise, versions. */
 export const contentPipelineRoutes = [
-  route({
-    method: 'POST',
-    url: '/api/v1/content/generate',
+  contentApi.post('/api/v1/content/generate', {
     summary: 'Generate content (generated, optimize, snipe, slice) as a job: 202 with its id, status running and its first stage',
-    tag: 'content',
     body: GenerateContent,
     status: 202,
-    responses: { 202: PipelineAnswers.generated },
+    answer: PipelineAnswers.generated,
     handler: (ctx) => pipeline.generateContent(ctx, ctx.body),
   }),
-  route({
-    method: 'POST',
-    url: '/api/v1/content/:content_id/brief/approve',
+  contentApi.post('/api/v1/content/:content_id/brief/approve', {
     summary: 'Approve a generated brief: the article is written next (stage pending_article)',
-    tag: 'content',
     extension: true,
     params: ItemParams,
     body: z.strictObject(withWebsite),
-    responses: { 200: PipelineAnswers.approved },
+    answer: PipelineAnswers.approved,
     handler: (ctx) => pipeline.approveContentBrief(ctx, ctx.params.content_id, ctx.body.website_id),
   }),
   itemRead(
@@ -119,14 +109,11 @@ export const contentPipelineRoutes = [
     },
     pipeline.versions,
   ),
-  route({
-    method: 'GET',
-    url: '/api/v1/content/:content_id/versions/:version_id',
+  contentApi.get('/api/v1/content/:content_id/versions/:version_id', {
     summary: 'One version of the item: its body, brief and meta description as they were then',
-    tag: 'content',
     params: z.object({ content_id: Uuid, version_id: Uuid }),
     query: ItemQuery,
-    responses: { 200: PipelineAnswers.version },
+    answer: PipelineAnswers.version,
     handler: (ctx) => pipeline.version(ctx, ctx.params.content_id, ctx.params.version_id, ctx.query.website_id),
   }),
 ];

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { CreditsView } from '../../../queries/credits/views';
 import { groupCredits, organizationCredits, websiteCredits } from '../../app/credits';
-import { type RouteContext, route, Uuid } from '../route';
+import { type RouteContext, routeGroup, Uuid, WebsiteQuery } from '../route';
+
+const api = routeGroup({ tag: 'credits', extension: true });
 
 /**
  * GET /api/v1/credits/<scope>: the organization's balances as the scope sees them (the same answer, CreditsView);
@@ -13,16 +15,7 @@ function balancesOf<Q extends z.ZodObject>(def: {
   query: Q;
   read(ctx: RouteContext<undefined, Q, undefined>): Promise<CreditsView>;
 }) {
-  return route({
-    method: 'GET',
-    url: `/api/v1/credits/${def.scope}`,
-    summary: def.summary,
-    tag: 'credits',
-    extension: true,
-    query: def.query,
-    responses: { 200: CreditsView },
-    handler: def.read,
-  });
+  return api.get(`/api/v1/credits/${def.scope}`, { summary: def.summary, query: def.query, answer: CreditsView, handler: def.read });
 }
 
 /** Credit balances: thin adapters over src/app/credits.ts. */
@@ -36,7 +29,7 @@ export const creditsRoutes = [
   balancesOf({
     scope: 'website',
     summary: "Credits as a website sees them: the organization's balances, and what the website used this month",
-    query: z.strictObject({ website_id: Uuid }),
+    query: WebsiteQuery,
     read: (ctx) => websiteCredits(ctx, ctx.query.website_id),
   }),
   balancesOf({

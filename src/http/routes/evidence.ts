@@ -7,9 +7,9 @@ import * as evidence from '../../app/evidence';
 import { filterDateSchema } from '../../domain/dates';
 import { endNotBeforeStart, ModelList } from '../../domain/filters';
 import { PageNum, PageSize, queryList, Text } from '../../domain/schemas';
-import { route, Uuid } from '../route';
+import { routeGroup, Uuid } from '../route';
 
-const TAG = 'answer evidence';
+const api = routeGroup({ tag: 'answer evidence', extension: true });
 
 export const SourcesQuery = z
   .strictObject({
@@ -49,40 +49,28 @@ async function* csvRows(answers: AsyncIterable<Answer>) {
 }
 
 export const evidenceRoutes = [
-  route({
-    method: 'GET',
-    url: '/api/v1/sources',
+  api.get('/api/v1/sources', {
     summary:
       'Per domain or URL: answers that retrieved it, answers that cited it, cited_when_retrieved, and the entity it belongs to (whole UTC days)',
-    tag: TAG,
-    extension: true,
     query: SourcesQuery,
-    responses: { 200: SourcePage },
+    answer: SourcePage,
     handler: (ctx) => {
       const { website_id, start_date, end_date, models, group_by, page_num, page_size } = ctx.query;
       return evidence.getSources(ctx, { website_id, start: start_date, end: end_date, models, groupBy: group_by }, { page_num, page_size });
     },
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/search-queries',
+  api.get('/api/v1/search-queries', {
     summary: 'The queries the engines searched, compared case-insensitively, most answers first',
-    tag: TAG,
-    extension: true,
     query: SearchQueriesQuery,
-    responses: { 200: SearchQueryList },
+    answer: SearchQueryList,
     handler: (ctx) => {
       const { website_id, start_date, end_date, prompt_id } = ctx.query;
       return evidence.getSearchQueries(ctx, { website_id, start: start_date, end: end_date, promptId: prompt_id });
     },
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/responses/export',
+  api.get('/api/v1/responses/export', {
     summary:
       'Every answer as the listing shows it, NDJSON or CSV, streamed in a stable order; x-next-cursor is the after of the next call (answers recorded or re-derived since)',
-    tag: TAG,
-    extension: true,
     query: ExportQuery,
     handler: async (ctx) => {
       const { website_id, format, after, limit } = ctx.query;

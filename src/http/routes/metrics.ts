@@ -2,10 +2,12 @@ import { z } from 'zod';
 import { FAMILIES, type Family } from '../../../queries/metrics/metrics';
 import { SharedFilters } from '../../domain/filters';
 import { PageNum, PageSize } from '../../domain/schemas';
-import { route, type RouteDef, Uuid } from '../route';
+import { type RouteDef, routeGroup, Uuid } from '../route';
 import { Comparison, ConnectorPage, Cumulative, FamilyValue, Stability, TimeSeries } from '../../../queries/metrics/views';
 import { CompareQuery, StabilityQuery } from '../../domain/comparison';
 import * as metrics from '../../app/metrics';
+
+const api = routeGroup({ tag: 'metrics' });
 
 export const MetricsBody = z.strictObject({ website_id: Uuid, filters: SharedFilters.optional() });
 
@@ -31,45 +33,33 @@ const SERIES: {
 export const metricsRoutes: RouteDef<any, any, any>[] = [
   ...FAMILIES.flatMap((family) =>
     SERIES.map((series) =>
-      route({
-        method: 'POST',
-        url: `/api/v1/metrics/${family}/${series.path}`,
+      api.post(`/api/v1/metrics/${family}/${series.path}`, {
         summary: `${WHAT[family]}, ${series.per}`,
-        tag: 'metrics',
         body: MetricsBody,
-        responses: { 200: series.view(FamilyValue[family]) },
+        answer: series.view(FamilyValue[family]),
         handler: (ctx) => series.read(ctx, family, ctx.body.website_id, ctx.body.filters),
       }),
     ),
   ),
-  route({
-    method: 'POST',
-    url: '/api/v1/looker-studio/data',
+  api.post('/api/v1/looker-studio/data', {
     summary: 'Reporting connector: flat rows per day, model, prompt, location and brand (responses, mentions and citations count answers)',
-    tag: 'metrics',
     body: MetricsBody.extend({ page_num: PageNum(), page_size: PageSize(false, 10_000, 5_000) }),
-    responses: { 200: ConnectorPage },
+    answer: ConnectorPage,
     handler: (ctx) => metrics.connector(ctx, ctx.body.website_id, ctx.body.filters, ctx.body),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/metrics/compare',
+  api.get('/api/v1/metrics/compare', {
     summary:
       "Two periods compared per brand: each period's value, the change with its 95% interval (Newcombe for rates, normal for positions), p-value and verdict",
-    tag: 'metrics',
     extension: true,
     query: CompareQuery,
-    responses: { 200: Comparison },
+    answer: Comparison,
     handler: (ctx) => metrics.comparePeriods(ctx, ctx.query),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/metrics/stability',
+  api.get('/api/v1/metrics/stability', {
     summary: 'Per prompt and model, how steadily the brand is mentioned day to day: rate with its 95% interval, flips, volatility, consistency',
-    tag: 'metrics',
     extension: true,
     query: StabilityQuery,
-    responses: { 200: Stability },
+    answer: Stability,
     handler: (ctx) => metrics.promptStability(ctx, ctx.query),
   }),
 ];

@@ -6,18 +6,15 @@ import { createPitch, getPitch, listPitches, pitchUsage, reportPageData } from '
 import { PageNum, PageSize, Text } from '../../domain/schemas';
 import { sendPage } from '../../pages/layout';
 import { pitchReportPage, reportNotFoundPage } from '../../pages/pitch-report';
-import { type HttpDeps, headerInput, route } from '../route';
+import { type HttpDeps, headerInput, routeGroup } from '../route';
 
-const TAG = 'pitch reports';
+const api = routeGroup({ tag: 'pitch reports' });
 
 /** Pitch reports: thin adapters over src/app/pitches.ts. */
 export const pitchRoutes = [
-  route({
-    method: 'POST',
-    url: '/api/v1/pitches',
+  api.post('/api/v1/pitches', {
     summary:
       'Create a pitch report from a website URL (global key; header Idempotency-Key, one per report): 202 while it is processing; the same key and input answer the same report (200 once it has ended), other input 409',
-    tag: TAG,
     body: CreatePitch,
     status: 202,
     responses: { 202: PitchAdmittedView, 200: PitchAdmittedView },
@@ -28,35 +25,26 @@ export const pitchRoutes = [
       return r.body;
     },
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/pitches',
+  api.get('/api/v1/pitches', {
     summary: "The organization's pitch reports, newest first (global key)",
-    tag: TAG,
     extension: true,
     query: z.strictObject({ page_num: PageNum(true), page_size: PageSize(true) }),
-    responses: { 200: PitchListView },
+    answer: PitchListView,
     handler: (ctx) => listPitches(ctx, ctx.query),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/pitches/usage',
+  api.get('/api/v1/pitches/usage', {
     summary: "The organization's pitch allowance this UTC month: used (reserved and consumed) and the limit (global key)",
-    tag: TAG,
     extension: true,
     query: z.strictObject({}),
-    responses: { 200: PitchUsageView },
+    answer: PitchUsageView,
     handler: (ctx) => pitchUsage(ctx),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/pitches/:pitch_id',
+  api.get('/api/v1/pitches/:pitch_id', {
     summary:
       'A pitch report: pitch, competitors, prompts, attributes, sources, metrics (global key); poll every 10 seconds until completed or failed',
-    tag: TAG,
     params: z.object({ pitch_id: Text.describe('The pitch report id (a UUID)') }),
     query: z.strictObject({}),
-    responses: { 200: PitchReportView },
+    answer: PitchReportView,
     handler: (ctx) => getPitch(ctx, ctx.params.pitch_id),
   }),
 ];

@@ -3,8 +3,7 @@ import { ImportResponses } from '../../../commands/responses/import-responses';
 import { StartRun } from '../../../commands/responses/start-run';
 import { PromptStatusFilter, PromptTypeFilter, ScheduleSelection, SharedFilters } from '../../domain/filters';
 import { PageNum, PageSize, queryList, Text } from '../../domain/schemas';
-import { route, Uuid } from '../route';
-import { WebsiteQuery } from './catalog';
+import { routeGroup, Uuid, WebsiteQuery } from '../route';
 import { AnswerPage, DateRange, ImportAnswer, RunDetail, RunPage, StartedRun } from '../../../queries/responses/views';
 import * as responses from '../../app/responses';
 
@@ -44,75 +43,56 @@ const ListBody = z.strictObject({
   page_size: PageSize(),
 });
 
+const api = routeGroup({ tag: 'responses' });
+
 export const responseRoutes = [
-  route({
-    method: 'POST',
-    url: '/api/v1/response-streaming/start',
+  api.post('/api/v1/response-streaming/start', {
     summary: "Start a run now: the website's active prompts x the schedule's models (every model for default) x its locations",
-    tag: 'responses',
     body: StartRun,
     status: 202,
-    responses: { 202: StartedRun },
+    answer: StartedRun,
     handler: (ctx) => responses.startRun(ctx, ctx.body),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/response-streaming/runs/:run_id',
+  api.get('/api/v1/response-streaming/runs/:run_id', {
     summary: 'A run: its status, counts, and why units failed',
-    tag: 'responses',
     extension: true,
     params: z.object({ run_id: Uuid }),
     query: WebsiteQuery,
-    responses: { 200: RunDetail },
+    answer: RunDetail,
     handler: (ctx) => responses.getRun(ctx, ctx.query.website_id, ctx.params.run_id),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/response-streaming/runs',
+  api.get('/api/v1/response-streaming/runs', {
     summary: "The website's runs, newest first",
-    tag: 'responses',
     extension: true,
     query: WebsiteQuery.extend({ page_num: PageNum(true), page_size: PageSize(true) }),
-    responses: { 200: RunPage },
+    answer: RunPage,
     handler: (ctx) => responses.listRuns(ctx, ctx.query.website_id, ctx.query),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/responses',
+  api.get('/api/v1/responses', {
     summary: 'Answers, newest first, with the brand mention, citation and position and the competitors each mentions',
-    tag: 'responses',
     query: ListQuery,
-    responses: { 200: AnswerPage },
+    answer: AnswerPage,
     handler: (ctx) => responses.listResponses(ctx, ctx.query.website_id, ctx.query.filters, ctx.query),
   }),
-  route({
-    method: 'POST',
-    url: '/api/v1/responses',
+  api.post('/api/v1/responses', {
     summary: 'Answers selected by the shared filters (location_ids included), newest first',
-    tag: 'responses',
     extension: true,
     body: ListBody,
-    responses: { 200: AnswerPage },
+    answer: AnswerPage,
     handler: (ctx) => responses.listResponses(ctx, ctx.body.website_id, ctx.body.filters ?? {}, ctx.body, 'filters'),
   }),
-  route({
-    method: 'POST',
-    url: '/api/v1/responses/import',
+  api.post('/api/v1/responses/import', {
     summary: 'Import 1 to 1000 answers, all or none; a known external_id is skipped',
-    tag: 'responses',
     extension: true,
     body: ImportResponses,
     status: 201,
-    responses: { 201: ImportAnswer },
+    answer: ImportAnswer,
     handler: (ctx) => responses.importResponses(ctx, ctx.body),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/date-range',
+  api.get('/api/v1/date-range', {
     summary: 'The first and last UTC day with answers for a schedule selection (default when omitted)',
-    tag: 'responses',
     query: WebsiteQuery.extend({ schedule_id: ScheduleSelection.optional() }),
-    responses: { 200: DateRange },
+    answer: DateRange,
     handler: (ctx) => responses.dateRange(ctx, ctx.query.website_id, ctx.query.schedule_id ?? null),
   }),
 ];

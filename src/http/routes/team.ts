@@ -26,9 +26,9 @@ import {
   removeGroupMember,
   updateGroup,
 } from '../../app/team';
-import { boundedString, route, Uuid } from '../route';
+import { boundedString, routeGroup, Uuid } from '../route';
 
-const TAG = 'organization administration';
+const api = routeGroup({ tag: 'organization administration' });
 const Success = z.object({ success: z.boolean(), message: z.string() });
 const InviteAnswer = z.object({ success: z.boolean(), message: z.string(), invite_id: z.string().optional(), user_id: z.string().optional() });
 const BulkAnswer = z.object({
@@ -45,6 +45,7 @@ const BulkAnswer = z.object({
     }),
   ),
 });
+const OneGroup = z.object({ group: GroupView });
 const GroupParams = z.object({ group_id: Uuid });
 const UserParams = z.object({ user_id: Uuid });
 const WebsiteParams = z.object({ website_id: Uuid });
@@ -55,196 +56,135 @@ const MemberChangeAnswer = z.object({ success: z.boolean(), message: z.string(),
 
 /** Organization administration: thin adapters over src/app/team.ts. */
 export const teamRoutes = [
-  route({
-    method: 'GET',
-    url: '/api/v1/roles',
+  api.get('/api/v1/roles', {
     summary: "The system roles and the organization's custom roles (global key)",
-    tag: TAG,
     query: NoQuery,
-    responses: { 200: RolesView },
+    answer: RolesView,
     handler: (ctx) => listRoles(ctx),
   }),
-  route({
-    method: 'POST',
-    url: '/api/v1/roles',
+  api.post('/api/v1/roles', {
     summary: 'Create a custom role (Enterprise plan; global key): unique name, every category at least view, a matrix no other role has',
-    tag: TAG,
     body: CreateRole,
     status: 201,
-    responses: { 201: z.object({ success: z.boolean(), role: RoleView }) },
+    answer: z.object({ success: z.boolean(), role: RoleView }),
     handler: (ctx) => createRole(ctx, ctx.body),
   }),
-  route({
-    method: 'DELETE',
-    url: '/api/v1/roles/:role_id',
+  api.delete('/api/v1/roles/:role_id', {
     summary: 'Delete a custom role: not a system role, not in use by members or pending invites (global key)',
-    tag: TAG,
     params: z.object({ role_id: RoleId }),
-    responses: { 200: Success },
+    answer: Success,
     handler: (ctx) => deleteRole(ctx, ctx.params.role_id),
   }),
-  route({
-    method: 'POST',
-    url: '/api/v1/invites',
+  api.post('/api/v1/invites', {
     summary: 'Invite a person to the organization, a website or a group: direct adds them at once (user_id), email sends an invitation (invite_id)',
-    tag: TAG,
     body: CreateInvite,
-    responses: { 200: InviteAnswer },
+    answer: InviteAnswer,
     handler: (ctx) => createInvite(ctx, ctx.body),
   }),
-  route({
-    method: 'POST',
-    url: '/api/v1/invites/bulk',
+  api.post('/api/v1/invites/bulk', {
     summary: 'Invite a person to 1 to 50 websites or groups, each on its own; email mode sends one consolidated email',
-    tag: TAG,
     body: BulkInvite,
-    responses: { 200: BulkAnswer },
+    answer: BulkAnswer,
     handler: (ctx) => bulkInvite(ctx, ctx.body),
   }),
-  route({
-    method: 'POST',
-    url: '/api/v1/invites/accept',
+  api.post('/api/v1/invites/accept', {
     summary: "Accept an email invite with its token (no key): the invite's targets become memberships",
-    tag: TAG,
     extension: true,
     public: true,
     body: AcceptInvite,
-    responses: {
-      200: z.object({
-        success: z.boolean(),
-        user_id: z.string(),
-        organization_id: z.string(),
-        memberships: z.array(z.object({ type: z.enum(['organization', 'website', 'group']), target_id: z.string().nullable() })),
-      }),
-    },
+    answer: z.object({
+      success: z.boolean(),
+      user_id: z.string(),
+      organization_id: z.string(),
+      memberships: z.array(z.object({ type: z.enum(['organization', 'website', 'group']), target_id: z.string().nullable() })),
+    }),
     handler: (ctx) => acceptInvite(ctx.deps, ctx.body),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/groups',
+  api.get('/api/v1/groups', {
     summary: "The organization's groups (global key); external_id selects by the partner's own id (partner key)",
-    tag: TAG,
     query: z.strictObject({ external_id: boundedString(255).optional() }),
-    responses: { 200: GroupsView },
+    answer: GroupsView,
     handler: (ctx) => listGroups(ctx, ctx.query.external_id),
   }),
-  route({
-    method: 'POST',
-    url: '/api/v1/groups',
+  api.post('/api/v1/groups', {
     summary: 'Create a group of websites (global key; external_id: partner key)',
-    tag: TAG,
     body: CreateGroup,
     status: 201,
-    responses: { 201: z.object({ group: GroupView }) },
+    answer: OneGroup,
     handler: (ctx) => createGroup(ctx, ctx.body),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/groups/:group_id',
+  api.get('/api/v1/groups/:group_id', {
     summary: 'One group with its websites (global key)',
-    tag: TAG,
     query: NoQuery,
     params: GroupParams,
-    responses: { 200: z.object({ group: GroupView }) },
+    answer: OneGroup,
     handler: (ctx) => getGroup(ctx, ctx.params.group_id),
   }),
-  route({
-    method: 'PATCH',
-    url: '/api/v1/groups/:group_id',
+  api.patch('/api/v1/groups/:group_id', {
     summary: 'Rename, add or remove websites, set external_id (409 with existing when another group holds it) or billing_enabled',
-    tag: TAG,
     params: GroupParams,
     body: UpdateGroup,
-    responses: { 200: z.object({ group: GroupView }) },
+    answer: OneGroup,
     handler: (ctx) => updateGroup(ctx, ctx.params.group_id, ctx.body),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/groups/:group_id/members',
+  api.get('/api/v1/groups/:group_id/members', {
     summary: "A group's members (access_type group) and the organization's members (organization), each listed once",
-    tag: TAG,
     params: GroupParams,
     query: z.strictObject({ access_type: GroupAccessType.optional() }),
-    responses: { 200: MembersView },
+    answer: MembersView,
     handler: (ctx) => listGroupMembers(ctx, ctx.params.group_id, ctx.query.access_type),
   }),
-  route({
-    method: 'DELETE',
-    url: '/api/v1/groups/:group_id/members/:user_id',
+  api.delete('/api/v1/groups/:group_id/members/:user_id', {
     summary: "Remove a user from a group and from the group's websites' explicit memberships, atomically; idempotent",
-    tag: TAG,
     params: z.object({ group_id: Uuid, user_id: Uuid }),
-    responses: {
-      200: z.object({ success: z.boolean(), group_membership_removed: z.boolean(), website_memberships_removed: z.number().int().nonnegative() }),
-    },
+    answer: z.object({ success: z.boolean(), group_membership_removed: z.boolean(), website_memberships_removed: z.number().int().nonnegative() }),
     handler: (ctx) => removeGroupMember(ctx, ctx.params.group_id, ctx.params.user_id),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/organizations/members',
+  api.get('/api/v1/organizations/members', {
     summary: "The organization's members with their role (each reaches every website)",
-    tag: TAG,
     query: NoQuery,
-    responses: { 200: MembersView },
+    answer: MembersView,
     handler: (ctx) => listOrganizationMembers(ctx),
   }),
-  route({
-    method: 'PATCH',
-    url: '/api/v1/organizations/members/:user_id',
+  api.patch('/api/v1/organizations/members/:user_id', {
     summary: "Change a member's role (global key): not the owner, not the key's own user, not the last admin",
-    tag: TAG,
     params: UserParams,
     body: ChangeRole,
-    responses: { 200: MemberChangeAnswer },
+    answer: MemberChangeAnswer,
     handler: (ctx) => changeMemberRole(ctx, ctx.params.user_id, ctx.body),
   }),
-  route({
-    method: 'DELETE',
-    url: '/api/v1/organizations/members/:user_id',
+  api.delete('/api/v1/organizations/members/:user_id', {
     summary: 'Remove a member from the organization with their groups and website memberships (global key); the same rules',
-    tag: TAG,
     params: UserParams,
-    responses: { 200: MemberChangeAnswer },
+    answer: MemberChangeAnswer,
     handler: (ctx) => removeMember(ctx, ctx.params.user_id),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/websites/:website_id/members',
+  api.get('/api/v1/websites/:website_id/members', {
     summary: "Everyone who reaches a website: the organization's members (organization), its groups (group), its members (website)",
-    tag: TAG,
     query: NoQuery,
     params: WebsiteParams,
-    responses: { 200: MembersView },
+    answer: MembersView,
     handler: (ctx) => listWebsiteMembers(ctx, ctx.params.website_id),
   }),
-  route({
-    method: 'PATCH',
-    url: '/api/v1/websites/:website_id/members/:user_id',
+  api.patch('/api/v1/websites/:website_id/members/:user_id', {
     summary: "Change an explicit website member's role",
-    tag: TAG,
     params: WebsiteUserParams,
     body: ChangeRole,
-    responses: { 200: Success },
+    answer: Success,
     handler: (ctx) => changeWebsiteMember(ctx, ctx.params.website_id, ctx.params.user_id, ctx.body),
   }),
-  route({
-    method: 'DELETE',
-    url: '/api/v1/websites/:website_id/members/:user_id',
+  api.delete('/api/v1/websites/:website_id/members/:user_id', {
     summary: 'Remove an explicit website membership (access through a group or the organization role stays)',
-    tag: TAG,
     params: WebsiteUserParams,
-    responses: { 200: Success },
+    answer: Success,
     handler: (ctx) => changeWebsiteMember(ctx, ctx.params.website_id, ctx.params.user_id, null),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/users/:user_id/websites',
+  api.get('/api/v1/users/:user_id/websites', {
     summary:
       "The websites a user reaches, with how (organization, group, website) and the role (within the key's websites; none for another organization's user)",
-    tag: TAG,
     query: NoQuery,
     params: UserParams,
-    responses: { 200: UserWebsitesView },
+    answer: UserWebsitesView,
     handler: (ctx) => userWebsites(ctx, ctx.params.user_id),
   }),
 ];

@@ -12,115 +12,75 @@ import {
   WebhooksView,
 } from '../../../queries/webhooks/views';
 import * as webhooks from '../../app/webhooks';
-import { route, Uuid } from '../route';
+import { routeGroup, Uuid } from '../route';
 
-const TAG = 'webhooks';
+const api = routeGroup({ tag: 'webhooks', extension: true });
 const Params = z.object({ webhook_id: Uuid });
 const DeliveryParams = z.object({ webhook_id: Uuid, delivery_id: Uuid });
 
 /** Webhook endpoints and their deliveries (global keys only): thin adapters over src/app/webhooks.ts. */
 export const webhookRoutes = [
-  route({
-    method: 'POST',
-    url: '/api/v1/webhooks',
+  api.post('/api/v1/webhooks', {
     summary: 'Create a webhook endpoint; its signing secret is in this answer only',
-    tag: TAG,
-    extension: true,
     body: CreateWebhook,
     status: 201,
-    responses: { 201: CreatedWebhookAnswer },
+    answer: CreatedWebhookAnswer,
     handler: (ctx) => webhooks.createWebhook(ctx, ctx.body),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/webhooks',
+  api.get('/api/v1/webhooks', {
     summary: "The organization's webhook endpoints, oldest first",
-    tag: TAG,
-    extension: true,
-    responses: { 200: WebhooksView },
+    answer: WebhooksView,
     handler: (ctx) => webhooks.listWebhooks(ctx),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/webhooks/event-types',
+  api.get('/api/v1/webhooks/event-types', {
     summary: 'Every event type an endpoint can subscribe to',
-    tag: TAG,
-    extension: true,
-    responses: { 200: EventTypesAnswer },
+    answer: EventTypesAnswer,
     handler: async (ctx) => webhooks.eventTypes(ctx),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/webhooks/:webhook_id',
+  api.get('/api/v1/webhooks/:webhook_id', {
     summary: 'One webhook endpoint',
-    tag: TAG,
-    extension: true,
     params: Params,
-    responses: { 200: WebhookAnswer },
+    answer: WebhookAnswer,
     handler: (ctx) => webhooks.getWebhook(ctx, ctx.params.webhook_id),
   }),
-  route({
-    method: 'PATCH',
-    url: '/api/v1/webhooks/:webhook_id',
+  api.patch('/api/v1/webhooks/:webhook_id', {
     summary: "Change an endpoint's url, description, event types, websites or status (only the fields given)",
-    tag: TAG,
-    extension: true,
     params: Params,
     body: UpdateWebhook,
-    responses: { 200: WebhookAnswer },
+    answer: WebhookAnswer,
     handler: (ctx) => webhooks.updateWebhook(ctx, ctx.params.webhook_id, ctx.body),
   }),
-  route({
-    method: 'DELETE',
-    url: '/api/v1/webhooks/:webhook_id',
+  api.delete('/api/v1/webhooks/:webhook_id', {
     summary: 'Delete an endpoint (its secrets are erased)',
-    tag: TAG,
-    extension: true,
     params: Params,
-    responses: { 200: DeletedAnswer },
+    answer: DeletedAnswer,
     handler: (ctx) => webhooks.deleteWebhook(ctx, ctx.params.webhook_id),
   }),
-  route({
-    method: 'POST',
-    url: '/api/v1/webhooks/:webhook_id/rotate-secret',
+  api.post('/api/v1/webhooks/:webhook_id/rotate-secret', {
     summary: 'A new signing secret; the old one still signs for 24 h',
-    tag: TAG,
-    extension: true,
     params: Params,
-    responses: { 200: SecretAnswer },
+    answer: SecretAnswer,
     handler: (ctx) => webhooks.rotateSecret(ctx, ctx.params.webhook_id),
   }),
-  route({
-    method: 'POST',
-    url: '/api/v1/webhooks/:webhook_id/test',
+  api.post('/api/v1/webhooks/:webhook_id/test', {
     summary: 'Send a webhook.test event to this endpoint',
-    tag: TAG,
-    extension: true,
     params: Params,
     status: 202,
-    responses: { 202: DeliveryIdAnswer },
+    answer: DeliveryIdAnswer,
     handler: (ctx) => webhooks.testWebhook(ctx, ctx.params.webhook_id),
   }),
-  route({
-    method: 'GET',
-    url: '/api/v1/webhooks/:webhook_id/deliveries',
+  api.get('/api/v1/webhooks/:webhook_id/deliveries', {
     summary: "A page of the endpoint's deliveries, newest first, with their attempts",
-    tag: TAG,
-    extension: true,
     params: Params,
     query: webhooks.DeliveriesQuery,
-    responses: { 200: DeliveriesPage },
+    answer: DeliveriesPage,
     handler: (ctx) => webhooks.listDeliveries(ctx, ctx.params.webhook_id, ctx.query),
   }),
-  route({
-    method: 'POST',
-    url: '/api/v1/webhooks/:webhook_id/deliveries/:delivery_id/redeliver',
+  api.post('/api/v1/webhooks/:webhook_id/deliveries/:delivery_id/redeliver', {
     summary: 'A new attempt of a delivery (the same webhook-id)',
-    tag: TAG,
-    extension: true,
     params: DeliveryParams,
     status: 202,
-    responses: { 202: z.object({ delivery: DeliveryView }) },
+    answer: z.object({ delivery: DeliveryView }),
     handler: (ctx) => webhooks.redeliver(ctx, ctx.params.webhook_id, ctx.params.delivery_id),
   }),
 ];

@@ -6,6 +6,9 @@ import { ModelList } from '../../domain/filters';
 import { idOf, PageNum, PageSize, WebsiteId } from '../../domain/schemas';
 import { READS, tool } from '../tool';
 
+/** The website and the UTC days both tools read. */
+const period = { website_id: WebsiteId, start_date: toolDateSchema('start').optional(), end_date: toolDateSchema('end').optional() };
+
 /** The answer evidence tools: the same operations as the REST routes (src/app/evidence.ts). */
 export const evidenceTools = [
   tool({
@@ -15,9 +18,7 @@ export const evidenceTools = [
     description:
       'Per domain or URL: answers that retrieved it, answers that cited it, cited_when_retrieved and its entity. Read-but-not-cited pages are the nearest opportunities.',
     input: z.strictObject({
-      website_id: WebsiteId,
-      start_date: toolDateSchema('start').optional(),
-      end_date: toolDateSchema('end').optional(),
+      ...period,
       models: ModelList.optional().describe('Only answers of these model identifiers; omitted = every model'),
       group_by: z
         .enum(['domain', 'url'], { error: "must be 'domain' or 'url'" })
@@ -41,9 +42,7 @@ export const evidenceTools = [
     description:
       "The web searches the engines ran to answer the website's prompts (their fan-out), most answers first, with models and first and last seen.",
     input: z.strictObject({
-      website_id: WebsiteId,
-      start_date: toolDateSchema('start').optional(),
-      end_date: toolDateSchema('end').optional(),
+      ...period,
       prompt_id: idOf('prompt').optional(),
     }),
     output: SearchQueryList,
