@@ -35,6 +35,24 @@ async function appendMany(t: T, streams: number, perStream: number) {
   return streams * perStream * 2;
 }
 
+/**
+ * Runners of one projection: a leader on the test's database and a follower on a connection of its own, whose queries
+ * `onQuery` sees; `stop` stops both and closes that connection.
+ */
+async function leaderAndFollower(t: T, name: string, onQuery: (q: { sql: string }) => void) {
+  const projection = countingProjection({ name });
+  const a = new ProjectionRunner({ projection, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
+  const followerDb = await openPostgres(t.url!, 2);
+  followerDb.db.on('query', onQuery);
+  const b = new ProjectionRunner({ projection, store: t.store, db: followerDb.db, logger: silentLogger(), pollMs: 20 });
+  const stop = async () => {
+    await a.stop();
+    await b.stop();
+    await followerDb.close();
+  };
+  return { a, b, stop };
+}
+
 describe('projection runner', () => {
   let t: T;
   useFreshStore((x) => (t = x));
@@ -96,13 +114,9 @@ describe('projection runner', () => {
   });
 
   it.runIf(onRealPostgres)('given a leader, when appends keep arriving, then a second instance does not retry the lease on each one', async () => {
-    const projection = countingProjection({ name: 'test-follower' });
     await t.db.raw('truncate t_counts, t_seen');
-    const a = new ProjectionRunner({ projection, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
-    const followerDb = await openPostgres(t.url!, 2);
     let followerQueries = 0;
-    followerDb.db.on('query', () => followerQueries++);
-    const b = new ProjectionRunner({ projection, store: t.store, db: followerDb.db, logger: silentLogger(), pollMs: 20 });
+    const { a, b, stop } = await leaderAndFollower(t, 'test-follower', () => followerQueries++);
     try {
       await a.start();
       await sleep(50);
@@ -117,23 +131,17 @@ describe('projection runner', () => {
       // then: the follower slept through them (at most a lease retry or two), the leader kept up
       expect(followerQueries).toBeLessThan(10);
     } finally {
-      await a.stop();
-      await b.stop();
-      await followerDb.close();
+      await stop();
     }
   });
 
   it.runIf(onRealPostgres)(
     'given a leader holding its lease, then a second instance sends no lease update until the lease is free, and takes the lead once it is',
     async () => {
-      const projection = countingProjection({ name: 'test-lease-free' });
-      const a = new ProjectionRunner({ projection, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
-      const followerDb = await openPostgres(t.url!, 2);
       let leaseUpdates = 0;
-      followerDb.db.on('query', (q: { sql: string }) => {
+      const { a, b, stop } = await leaderAndFollower(t, 'test-lease-free', (q) => {
         if (/^update "aivis_checkpoints" set "lease_owner"/.test(q.sql)) leaseUpdates++;
       });
-      const b = new ProjectionRunner({ projection, store: t.store, db: followerDb.db, logger: silentLogger(), pollMs: 20 });
       try {
         await a.start();
         await b.start();
@@ -147,9 +155,7 @@ describe('projection runner', () => {
         await until('the follower leads', async () => b.status().leader, 5000);
         expect(leaseUpdates).toBeGreaterThan(0);
       } finally {
-        await a.stop();
-        await b.stop();
-        await followerDb.close();
+        await stop();
       }
     },
   );
