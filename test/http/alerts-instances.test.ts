@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { emailIdForKey } from '../../commands/email/request-email';
 import { evaluateWebsite } from '../../src/app/alerts';
-import { buildSite, importAnswers, type Site } from '../support/answers';
+import { buildSite, importAnswers, type Site, acmeAgainstGlobex } from '../support/answers';
 import { useTwoInstancesOverNats } from '../support/nats-instances';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { call, type TestServer } from '../support/server';
@@ -30,12 +30,7 @@ suite('alerts and webhook deliveries on two instances', () => {
       const org = await a.org('Two instances');
       key = org.key;
       orgId = org.organization_id;
-      site = await buildSite(a, key, {
-        name: 'Acme',
-        url: 'https://acme-two.example.com',
-        competitors: [{ name: 'Globex', url: 'https://globex-two.example.net' }],
-        prompts: [{ text: 'p1' }],
-      });
+      site = await buildSite(a, key, acmeAgainstGlobex('two'));
       await until(
         'the website on b',
         async () => (await call(b, 'GET', '/api/v1/alert-rules', { key, query: { website_id: site.id } })).status === 200,

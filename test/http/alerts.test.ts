@@ -5,7 +5,7 @@ import { emailIdForKey } from '../../commands/email/request-email';
 import { evaluateWebsite, fire } from '../../src/app/alerts';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { apiKey, connect, toolOk } from '../mcp/support';
-import { buildSite, importAnswers, type Site } from '../support/answers';
+import { buildSite, importAnswers, type Site, acmeAgainstGlobex } from '../support/answers';
 import { refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, type TestServer } from '../support/server';
 import { useWorld, type World } from '../support/tenancy';
@@ -37,12 +37,7 @@ function answers(p1: string) {
 
 useWorld(async (ctx) => {
   ({ s, w } = ctx);
-  site = await buildSite(s, w.a.key, {
-    name: 'Acme',
-    url: 'https://acme-alert.example.com',
-    competitors: [{ name: 'Globex', url: 'https://globex-alert.example.net' }],
-    prompts: [{ text: 'p1' }],
-  });
+  site = await buildSite(s, w.a.key, acmeAgainstGlobex('alert'));
   other = await buildSite(s, w.a.key, {
     name: 'Other',
     url: 'https://other-alert.example.com',

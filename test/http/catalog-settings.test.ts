@@ -165,16 +165,17 @@ describe('prompt schedules', () => {
 
   it('given custom schedules created, edited and archived, then default stays first and archived ones stay listed', async () => {
     const site = await newSite(s, w.a.key);
-    const a = await post('/api/v1/prompt-schedules', {
-      website_id: site,
-      name: 'Q1 launch',
-      models: M,
-      starts_on: '2026-01-01',
-      ends_on: '2026-03-31',
-      frequency: 'weekly',
-    });
-    expect(a.status).toBe(201);
-    expect(a.body.schedule).toEqual({
+    const a = (
+      await postCreated(s, w.a.key, '/api/v1/prompt-schedules', {
+        website_id: site,
+        name: 'Q1 launch',
+        models: M,
+        starts_on: '2026-01-01',
+        ends_on: '2026-03-31',
+        frequency: 'weekly',
+      })
+    ).schedule;
+    expect(a).toEqual({
       id: expect.any(String),
       name: 'Q1 launch',
       models: M,
@@ -188,7 +189,7 @@ describe('prompt schedules', () => {
     const b = await post('/api/v1/prompt-schedules', { website_id: site, name: 'Open', models: [MODEL_IDS[2]], frequency: 'daily' });
     expect(b.body.schedule).toMatchObject({ starts_on: null, ends_on: null });
 
-    const edited = await patch(`/api/v1/prompt-schedules/${a.body.schedule.id}`, {
+    const edited = await patch(`/api/v1/prompt-schedules/${a.id}`, {
       website_id: site,
       ends_on: null,
       models: [MODEL_IDS[3]],
@@ -196,7 +197,7 @@ describe('prompt schedules', () => {
     });
     expect(edited.status).toBe(200);
     expect(edited.body.schedule).toMatchObject({
-      id: a.body.schedule.id,
+      id: a.id,
       ends_on: null,
       starts_on: '2026-01-01',
       models: [MODEL_IDS[3]],
@@ -207,7 +208,7 @@ describe('prompt schedules', () => {
     expect(archived.body.schedule).toMatchObject({ archived: true, is_active: false });
 
     const list = (await get('/api/v1/prompt-schedules', site)).body.data;
-    expect(list.map((x: { id: string }) => x.id)).toEqual(['default', a.body.schedule.id, b.body.schedule.id]);
+    expect(list.map((x: { id: string }) => x.id)).toEqual(['default', a.id, b.body.schedule.id]);
     expect(list[2]).toEqual(archived.body.schedule);
 
     const before = await s.head();
@@ -217,9 +218,9 @@ describe('prompt schedules', () => {
 
     const feed = await feedRows(site, 'prompt_schedule');
     expect(feed.map((f) => [f.change_type, f.entity_ids])).toEqual([
-      ['created', [a.body.schedule.id]],
+      ['created', [a.id]],
       ['created', [b.body.schedule.id]],
-      ['updated', [a.body.schedule.id]],
+      ['updated', [a.id]],
       ['archived', [b.body.schedule.id]],
     ]);
   });

@@ -3,7 +3,7 @@ import { markPromptAnswered } from '../../commands/catalog/mark-prompt-answered'
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { isDomainError } from '../../src/domain/errors';
 import { MODELS } from '../../src/domain/models';
-import { badNames, newSite, refusedWithoutWrite } from '../support/http';
+import { badNames, newSite, postCreated, refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, type TestServer } from '../support/server';
 import { collectionTenancyChecks, tenancyChecks, useWorld, type World } from '../support/tenancy';
 
@@ -294,9 +294,10 @@ describe('prompts', () => {
   it('given prompts created and edited, then the listing has the fields and follows each write at once', async () => {
     const site = await newSite(s, w.a.key);
     const topic = (await post('/api/v1/topics', { website_id: site, name: 'T' })).body.topic.id;
-    const c = await post('/api/v1/prompts', { website_id: site, text: 'best widgets 2026', topic_id: topic, tags: ['a', 'b', 'a'] });
-    expect(c.status).toBe(201);
-    expect(c.body.prompt).toEqual({
+    const c = (
+      await postCreated(s, w.a.key, '/api/v1/prompts', { website_id: site, text: 'best widgets 2026', topic_id: topic, tags: ['a', 'b', 'a'] })
+    ).prompt;
+    expect(c).toEqual({
       id: expect.any(String),
       text: 'best widgets 2026',
       topic_id: topic,
@@ -305,13 +306,13 @@ describe('prompts', () => {
       tags: ['a', 'b'],
       created_at: expect.any(String),
     });
-    const id = c.body.prompt.id;
+    const id = c.id;
     const u = await call(s, 'PATCH', `/api/v1/prompts/${id}`, {
       key: w.a.key,
       body: { website_id: site, status: 'paused', type: 'branded', tags: [], topic_id: null, text: 'is acme good' },
     });
     expect(u.status).toBe(200);
-    expect(u.body.prompt).toEqual({ ...c.body.prompt, status: 'paused', type: 'branded', tags: [], topic_id: null, text: 'is acme good' });
+    expect(u.body.prompt).toEqual({ ...c, status: 'paused', type: 'branded', tags: [], topic_id: null, text: 'is acme good' });
     const list = await get('/api/v1/prompts', site);
     expect(list.body).toEqual({ data: [u.body.prompt] });
     const same = await call(s, 'PATCH', `/api/v1/prompts/${id}`, { key: w.a.key, body: { website_id: site, status: 'paused' } });

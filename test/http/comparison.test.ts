@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { callTool, connect, apiKey, toolOk } from '../mcp/support';
-import { buildSite, importAnswers, type Site } from '../support/answers';
+import { buildSite, importAnswers, type Site, acmeAgainstGlobex } from '../support/answers';
 import { call, type TestServer } from '../support/server';
 import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
@@ -22,12 +22,7 @@ const CURRENT = { current_start: '2026-03-06', current_end: '2026-03-10' };
  */
 useWorld(async (ctx) => {
   ({ s, w } = ctx);
-  site = await buildSite(s, w.a.key, {
-    name: 'Acme',
-    url: 'https://acme-cmp.example.com',
-    competitors: [{ name: 'Globex', url: 'https://globex-cmp.example.net' }],
-    prompts: [{ text: 'p1' }, { text: 'p2' }],
-  });
+  site = await buildSite(s, w.a.key, acmeAgainstGlobex('cmp', [{ text: 'p1' }, { text: 'p2' }]));
   const [p1, p2] = site.prompts.map((p) => p.id);
   const items: object[] = [];
   for (let d = 1; d <= 10; d++) {

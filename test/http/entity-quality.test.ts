@@ -9,7 +9,7 @@ import { newId } from '../../src/domain/ids';
 import { judgeUnits } from '../../src/workers/entity-quality';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, importAnswers, type Site } from '../support/answers';
-import { refusedWithoutWrite } from '../support/http';
+import { getOk, refusedWithoutWrite } from '../support/http';
 import { call, type TestServer } from '../support/server';
 import { tenancyChecks, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { until } from '../support/until';
@@ -31,18 +31,16 @@ const answers = (site: Site, texts: readonly (string | { text: string; citations
     ...(typeof t === 'string' ? { text: t } : t),
   }));
 
-const suggestions = async (websiteId: string, query: Record<string, string | number> = {}) => {
-  const r = await call(s, 'GET', SUGGESTIONS, { key: w.a.key, query: { website_id: websiteId, ...query } });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body.suggestions as {
-    name: string;
-    answers: number;
-    first_seen: string;
-    last_seen: string;
-    example_response_ids: string[];
-    domains: string[];
-  }[];
-};
+interface Suggestion {
+  name: string;
+  answers: number;
+  first_seen: string;
+  last_seen: string;
+  example_response_ids: string[];
+  domains: string[];
+}
+const suggestions = async (websiteId: string, query: Record<string, string | number> = {}): Promise<Suggestion[]> =>
+  (await getOk(s, w.a.key, SUGGESTIONS, { website_id: websiteId, ...query })).suggestions;
 /** The suggestions once the read model shows `names` (in that order). */
 const suggested = (websiteId: string, names: string[], query: Record<string, string | number> = {}) =>
   until(`suggestions ${names.join(', ')}`, async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { approvedFactsByIds } from '../../queries/knowledge/knowledge';
 import { CreatePillarAnswer, FactsPage, type FactView, PatchFactAnswer, SearchAnswer } from '../../queries/knowledge/views';
-import { newSite, type Refusal, refusedWithoutWrite } from '../support/http';
+import { newSite, postCreated, type Refusal, refusedWithoutWrite } from '../support/http';
 import { jobEnded } from '../support/jobs';
 import { offlineResearch, researched } from '../support/knowledge';
 import { call, caughtUp, startServer, type TestServer } from '../support/server';
@@ -25,6 +25,9 @@ const pillar = async (key: string, body: unknown) => {
   return r;
 };
 const fact = (key: string, body: unknown) => call(s, 'POST', '/api/v1/knowledge-base/facts', { key, body });
+/** A manual fact of org A's website, made over REST (201): the fact. */
+const newFact = async (website_id: string, text: string) =>
+  (await postCreated(s, w.a.key, '/api/v1/knowledge-base/facts', { website_id, text })).fact;
 const facts = (key: string, query: Record<string, string | number | boolean>) => call(s, 'GET', '/api/v1/knowledge-base/facts', { key, query });
 const patch = (key: string, id: string, body: unknown) => call(s, 'PATCH', `/api/v1/knowledge-base/facts/${id}`, { key, body });
 /** A change of fact `id` to `text` that is refused 409 with `error` (the reason its text may not be replaced). */
@@ -337,7 +340,7 @@ describe('facts', () => {
   it('given approved, pending and rejected facts, when searched, then only approved ones come back, best match first', async () => {
     const site = await newSite(s, w.a.key);
     const p = (await pillar(w.a.key, { website_id: site, name: 'Search' })).body.pillar;
-    const best = (await fact(w.a.key, { website_id: site, text: 'Acme rockets use green fuel; green fuel rockets are quiet.' })).body.fact;
+    const best = await newFact(site, 'Acme rockets use green fuel; green fuel rockets are quiet.');
     const weaker = (
       await fact(w.a.key, { website_id: site, text: 'Acme sells rockets and boats. Its boats are made in Norway and ship with a green flag.' })
     ).body.fact;
@@ -469,7 +472,7 @@ describe('PATCH a fact', () => {
   });
 
   it('given two text changes of one fact at once, then one wins and the other finds it archived (404)', async () => {
-    const f = (await fact(w.a.key, { website_id: site, text: 'Acme has 10 products.' })).body.fact;
+    const f = await newFact(site, 'Acme has 10 products.');
     const rs = await Promise.all([patch(w.a.key, f.id, { text: 'Acme has 11 products.' }), patch(w.a.key, f.id, { text: 'Acme has 12 products.' })]);
     expect(rs.map((r) => r.status).sort()).toEqual([200, 404]);
     expect(await s.rt.database.db('aivis_events').where('type', 'FactArchived').whereRaw(`data->>'fact_id' = ?`, [f.id])).toHaveLength(1);
@@ -479,9 +482,9 @@ describe('PATCH a fact', () => {
 describe('delete facts', () => {
   it('given 1 to 50 ids, then known ones are deleted for good and unknown ones listed in not_found_ids', async () => {
     const site = await newSite(s, w.a.key);
-    const f1 = (await fact(w.a.key, { website_id: site, text: 'Delete me one.' })).body.fact;
-    const f2 = (await fact(w.a.key, { website_id: site, text: 'Delete me two.' })).body.fact;
-    const keep = (await fact(w.a.key, { website_id: site, text: 'Keep me.' })).body.fact;
+    const f1 = await newFact(site, 'Delete me one.');
+    const f2 = await newFact(site, 'Delete me two.');
+    const keep = await newFact(site, 'Keep me.');
     const unknown = randomUUID();
     const r = await del(w.a.key, site, [f1.id, unknown, f2.id]);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -511,7 +514,7 @@ describe('activity', () => {
     const site = await newSite(s, w.a.key);
     const p = (await pillar(w.a.key, { website_id: site, name: 'Feed' })).body.pillar;
     await call(s, 'PATCH', `/api/v1/knowledge-base/pillars/${p.id}`, { key: w.a.key, body: { status: 'published' } });
-    const f = (await fact(w.a.key, { website_id: site, text: 'Feed fact.' })).body.fact;
+    const f = await newFact(site, 'Feed fact.');
     await patch(w.a.key, f.id, { confidence: 'low' });
     const changed = (await patch(w.a.key, f.id, { text: 'Feed fact, changed.' })).body.fact;
     await review(w.a.key, changed.id, 'reject');
@@ -544,13 +547,13 @@ describe('approved facts for grounded generation', () => {
   it('given facts of every status, then approvedFactsByIds answers the approved ones in the order asked and names every other id', async () => {
     const site = await newSite(s, w.a.key);
     const p = (await pillar(w.a.key, { website_id: site, name: 'Grounding' })).body.pillar;
-    const ok1 = (await fact(w.a.key, { website_id: site, text: 'Grounded one.' })).body.fact;
-    const ok2 = (await fact(w.a.key, { website_id: site, text: 'Grounded two.' })).body.fact;
+    const ok1 = await newFact(site, 'Grounded one.');
+    const ok2 = await newFact(site, 'Grounded two.');
     const [pending, rejected] = await researched(s, w.a.organization_id, site, p.id, [{ text: 'Pending fact.' }, { text: 'Rejected fact.' }]);
     await review(w.a.key, rejected, 'reject');
-    const archived = (await fact(w.a.key, { website_id: site, text: 'Old text.' })).body.fact;
+    const archived = await newFact(site, 'Old text.');
     const current = (await patch(w.a.key, archived.id, { text: 'New text.' })).body.fact;
-    const deleted = (await fact(w.a.key, { website_id: site, text: 'Deleted fact.' })).body.fact;
+    const deleted = await newFact(site, 'Deleted fact.');
     await del(w.a.key, site, [deleted.id]);
     const elsewhere = (await fact(w.a.key, { website_id: w.a.a1, text: 'Another website.' })).body.fact;
     const unknown = randomUUID();

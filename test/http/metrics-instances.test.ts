@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { buildSite, importAnswers, type Site } from '../support/answers';
+import { buildSite, importAnswers, type Site, acmeAgainstGlobex } from '../support/answers';
 import { call, type TestServer, useTwoInstances } from '../support/server';
 import { onPostgresServer } from '../support/suites';
 
@@ -14,12 +14,7 @@ const suite = onPostgresServer('two-instance metrics test', 'two instances need 
 suite('metrics on two instances over one database', () => {
   let site: Site;
   const two = useTwoInstances('Round robin', async ({ a, key }) => {
-    site = await buildSite(a, key, {
-      name: 'Acme',
-      url: 'https://acme-rr.example.com',
-      competitors: [{ name: 'Globex', url: 'https://globex-rr.example.net' }],
-      prompts: [{ text: 'p1' }, { text: 'p2' }],
-    });
+    site = await buildSite(a, key, acmeAgainstGlobex('rr', [{ text: 'p1' }, { text: 'p2' }]));
   });
 
   const metric = (s: TestServer, family: string, kind: string, filters: object) =>

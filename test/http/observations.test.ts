@@ -57,17 +57,14 @@ async function importObservations(websiteId: string, items: Item[]): Promise<Fx[
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return items.flatMap((it, i) =>
     it.observations.map((o, j) => ({
+      ...o,
       id: deterministicId('observation', r.body.response_ids[i], String(j)),
       response_id: r.body.response_ids[i],
       prompt_id: it.prompt_id,
       model: it.model,
       location_id: it.location_id ?? null,
       schedule_id: it.schedule_id ?? null,
-      entity_id: o.entity_id,
-      attribute_id: o.attribute_id,
-      positive: o.positive,
       score: o.score ?? null,
-      text_span: o.text_span,
       created_at: `${it.run_at.slice(0, 19)}Z`,
     })),
   );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fireAlert } from '../../commands/alerts/rule';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
-import { buildSite, importAnswers, type Site } from '../support/answers';
+import { buildSite, importAnswers, type Site, acmeAgainstGlobex } from '../support/answers';
 import { call, type TestServer } from '../support/server';
 import { until } from '../support/until';
 import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
@@ -16,12 +16,7 @@ let site: Site;
  */
 useWorld(async (ctx) => {
   ({ s, w } = ctx);
-  site = await buildSite(s, w.a.key, {
-    name: 'Acme',
-    url: 'https://acme-rp.example.com',
-    competitors: [{ name: 'Globex', url: 'https://globex-rp.example.net' }],
-    prompts: [{ text: 'p1' }],
-  });
+  site = await buildSite(s, w.a.key, acmeAgainstGlobex('rp'));
   const p1 = site.prompts[0].id;
   const items: object[] = [];
   for (let d = 1; d <= 10; d++) {

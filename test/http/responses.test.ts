@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeFacts } from '../../src/analysis/facts';
 import { utcDay } from '../../src/domain/dates';
 import { MODEL_IDS } from '../../src/domain/models';
-import { buildSite, finishedRun } from '../support/answers';
+import { buildSite, creditsOfRun, finishedRun } from '../support/answers';
 import { refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, type TestServer } from '../support/server';
 import { tenancyChecks, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
@@ -79,12 +79,7 @@ describe('runs', () => {
     expect(manual.body).toEqual(range.body);
 
     // every engine call records its credits
-    const credits = await s.rt.database
-      .db('aivis_events')
-      .where('type', 'CreditsUsed')
-      .whereRaw("data->>'run_id' = ?", [start.body.run_id])
-      .count<{ n: string }[]>('* as n');
-    expect(Number(credits[0].n)).toBe(44);
+    expect(await creditsOfRun(s.rt.database.db, start.body.run_id)).toBe(44);
 
     // runs are listed newest first; the start is in the activity feed, and the end the system records once it finished
     const runs = await call(s, 'GET', '/api/v1/response-streaming/runs', { key: w.a.key, query: { website_id: site.id } });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
 import { EngineError } from '../../src/engines/port';
-import { buildSite, finishedRun } from '../support/answers';
+import { buildSite, creditsOfRun, finishedRun } from '../support/answers';
 import { aUnit } from '../support/events';
 import { holdSwitch, simulatedEnginesWith } from '../support/engines';
 import { call, startServer, type TestServer } from '../support/server';
@@ -21,6 +21,24 @@ function testEngines(failing: string) {
     return simulated();
   });
   return { engines, hold: gate.hold, release: gate.release };
+}
+
+/** The organization of a website, as its read model holds it. */
+const organizationOf = async (s: TestServer, websiteId: string): Promise<string> =>
+  (await s.rt.database.db('rm_websites').where('id', websiteId).first('organization_id')).organization_id;
+
+/** A unit of the site's first prompt as the run queue delivers it: a new request and run, the system as its actor. */
+function deliveredUnit(organizationId: string, site: { id: string; prompts: { id: string }[] }, model = MODEL_IDS[0]) {
+  const data = { ...aUnit({ request_id: newId(), run_id: newId(), website_id: site.id, prompt_id: site.prompts[0].id }), model };
+  const metadata = {
+    organization_id: organizationId,
+    website_id: site.id,
+    actor: SYSTEM_ACTOR,
+    correlation_id: data.run_id,
+    causation_id: null,
+    time: new Date().toISOString(),
+  };
+  return { id: data.request_id, data, metadata };
 }
 
 /**
@@ -59,12 +77,7 @@ describe('runs whose units fail or are still going', () => {
       expect(f).toMatchObject({ model: MODEL_IDS[5], error_kind: 'rate_limited', error: 'provider said 429 four times', attempts: 4 });
     }
     // no credits for a failed call
-    const credits = await s.rt.database
-      .db('aivis_events')
-      .where('type', 'CreditsUsed')
-      .whereRaw("data->>'run_id' = ?", [runId])
-      .count<{ n: string }[]>('* as n');
-    expect(Number(credits[0].n)).toBe(2 * (MODEL_IDS.length - 1));
+    expect(await creditsOfRun(s.rt.database.db, runId)).toBe(2 * (MODEL_IDS.length - 1));
   });
 
   it('given a run still going, when the same schedule is started again, then 409 with the run in progress', async () => {
@@ -110,23 +123,14 @@ describe('runs whose units fail or are still going', () => {
     const site = await buildSite(s, key, { prompts: [{ text: 'drop' }] });
     const del = await call(s, 'DELETE', `/api/v1/prompts/${site.prompts[0].id}`, { key, query: { website_id: site.id } });
     expect(del.body).toEqual({ success: true, soft_deleted: false });
-    const req = aUnit({ request_id: newId(), run_id: newId(), website_id: site.id, prompt_id: site.prompts[0].id });
-    const org = (await s.rt.database.db('rm_websites').where('id', site.id).first('organization_id')).organization_id;
-    const metadata = {
-      organization_id: org,
-      website_id: site.id,
-      actor: SYSTEM_ACTOR,
-      correlation_id: req.run_id,
-      causation_id: null,
-      time: new Date().toISOString(),
-    };
+    const unit = deliveredUnit(await organizationOf(s, site.id), site);
     const deps = { store: s.rt.store, db: s.rt.database.db, bus: s.rt.bus, engines: t.engines, logger: silentLogger() };
-    expect(await answerUnit(deps, { id: req.request_id, data: req, metadata })).toBe('failed');
-    const stream = await s.rt.store.readStream(responseStream(responseIdOf(req.request_id)));
+    expect(await answerUnit(deps, unit)).toBe('failed');
+    const stream = await s.rt.store.readStream(responseStream(responseIdOf(unit.data.request_id)));
     expect(stream.map((e) => [e.type, (e.data as { error_kind: string }).error_kind])).toEqual([['ResponseFailed', 'prompt_not_found']]);
     // delivered again: one outcome per unit
-    expect(await answerUnit(deps, { id: req.request_id, data: req, metadata })).toBe('skipped');
-    expect(await s.rt.store.readStream(responseStream(responseIdOf(req.request_id)))).toHaveLength(1);
+    expect(await answerUnit(deps, unit)).toBe('skipped');
+    expect(await s.rt.store.readStream(responseStream(responseIdOf(unit.data.request_id)))).toHaveLength(1);
   });
 });
 
@@ -172,19 +176,8 @@ describe('runs whose answers cannot be recorded', () => {
 
   it('given an outcome append that fails on the connection, then the unit is delivered again and recorded; refused on its content, then it fails at once', async () => {
     const site = await buildSite(s, key, { prompts: [{ text: 'flaky' }] });
-    const org = (await s.rt.database.db('rm_websites').where('id', site.id).first('organization_id')).organization_id;
-    const unit = (model: string) => {
-      const req = { ...aUnit({ request_id: newId(), run_id: newId(), website_id: site.id, prompt_id: site.prompts[0].id }), model };
-      const metadata = {
-        organization_id: org,
-        website_id: site.id,
-        actor: SYSTEM_ACTOR,
-        correlation_id: req.run_id,
-        causation_id: null,
-        time: new Date().toISOString(),
-      };
-      return { id: req.request_id, data: req, metadata };
-    };
+    const org = await organizationOf(s, site.id);
+    const unit = (model: string) => deliveredUnit(org, site, model);
     const flaky = unit(MODEL_IDS[0]);
     // the first append of the flaky unit's outcome meets a connection the server closed
     let dropped = false;

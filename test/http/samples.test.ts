@@ -5,7 +5,7 @@ import { runStream } from '../../commands/responses/start-run';
 import { silentLogger } from '../../src/logger';
 import { answerUnit } from '../../src/workers/responses';
 import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
-import { buildSite, finishedRun } from '../support/answers';
+import { buildSite, creditsOfRun, finishedRun } from '../support/answers';
 import { onRealPostgres } from '../support/db';
 import { refusedWithoutWrite } from '../support/http';
 import { call, startServer, type TestServer } from '../support/server';
@@ -66,12 +66,7 @@ describe('samples_per_prompt', () => {
     // a later sample is another draw of the engine, not a copy of the first
     expect([...byUnit.values()].some((samples) => new Set(samples.map((a) => a.response)).size > 1)).toBe(true);
 
-    const credits = await s.rt.database
-      .db('aivis_events')
-      .where('type', 'CreditsUsed')
-      .whereRaw("data->>'run_id' = ?", [started.body.run_id])
-      .count<{ n: string }[]>('* as n');
-    expect(Number(credits[0].n)).toBe(12);
+    expect(await creditsOfRun(s.rt.database.db, started.body.run_id)).toBe(12);
     const rate = await post('/api/v1/metrics/mention-rate/cumulative', { website_id: site.id, filters: { schedule_id: scheduleId } });
     expect(rate.body.responses).toBe(12);
 

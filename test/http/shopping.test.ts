@@ -4,7 +4,7 @@ import { SHOPPING_NOT_ENABLED } from '../../src/app/shopping';
 import { call, caughtUp, type TestServer } from '../support/server';
 import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { postCreated } from '../support/http';
-import { emptyPositionBucket } from '../support/shopping';
+import { emptyPositionBucket, productPrices } from '../support/shopping';
 
 let s: TestServer;
 let w: World;
@@ -208,11 +208,7 @@ describe('POST /api/v1/metrics/shopping: the nine blocks', () => {
         answers: 3,
         avg_position: 1.33, // (1+1+2)/3
         best_position: 1,
-        currency: 'USD',
-        min_price: 189.99,
-        median_price: 199.99,
-        max_price: 209.99,
-        prices: [{ currency: 'USD', cards: 3, min_price: 189.99, median_price: 199.99, max_price: 209.99 }],
+        ...productPrices({ currency: 'USD', cards: 3, min_price: 189.99, median_price: 199.99, max_price: 209.99 }),
         merchants: [
           { merchant: 'Amazon', merchant_key: 'amazon', appearances: 2 },
           { merchant: 'Walmart', merchant_key: 'walmart', appearances: 1 },
@@ -227,11 +223,7 @@ describe('POST /api/v1/metrics/shopping: the nine blocks', () => {
         answers: 1,
         avg_position: 2,
         best_position: 2,
-        currency: 'USD',
-        min_price: 99,
-        median_price: 99,
-        max_price: 99,
-        prices: [{ currency: 'USD', cards: 1, min_price: 99, median_price: 99, max_price: 99 }],
+        ...productPrices({ currency: 'USD', cards: 1, min_price: 99, median_price: 99, max_price: 99 }),
         merchants: [{ merchant: 'Amazon', merchant_key: 'amazon', appearances: 1 }],
       },
       {
@@ -243,11 +235,7 @@ describe('POST /api/v1/metrics/shopping: the nine blocks', () => {
         answers: 1,
         avg_position: 3,
         best_position: 3,
-        currency: 'USD',
-        min_price: 25,
-        median_price: 25,
-        max_price: 25,
-        prices: [{ currency: 'USD', cards: 1, min_price: 25, median_price: 25, max_price: 25 }],
+        ...productPrices({ currency: 'USD', cards: 1, min_price: 25, median_price: 25, max_price: 25 }),
         merchants: [],
       },
     ]);
@@ -264,11 +252,7 @@ describe('POST /api/v1/metrics/shopping: the nine blocks', () => {
         answers: 4,
         avg_position: 4, // (2+1+12+1)/4
         best_position: 1,
-        currency: 'USD',
-        min_price: 139,
-        median_price: 149,
-        max_price: 159,
-        prices: [{ currency: 'USD', cards: 3, min_price: 139, median_price: 149, max_price: 159 }],
+        ...productPrices({ currency: 'USD', cards: 3, min_price: 139, median_price: 149, max_price: 159 }),
         merchants: [
           { merchant: 'Amazon', merchant_key: 'amazon', appearances: 2 },
           { merchant: 'shop.globex.example.net', merchant_key: 'shop.globex.example.net', appearances: 1 },
@@ -284,14 +268,10 @@ describe('POST /api/v1/metrics/shopping: the nine blocks', () => {
         answers: 3,
         avg_position: 2, // (3+2+1)/3
         best_position: 1,
-        currency: 'EUR',
-        min_price: 110,
-        median_price: 112.5,
-        max_price: 115,
-        prices: [
+        ...productPrices(
           { currency: 'EUR', cards: 2, min_price: 110, median_price: 112.5, max_price: 115 },
           { currency: 'USD', cards: 1, min_price: 120, median_price: 120, max_price: 120 },
-        ],
+        ),
         merchants: [
           { merchant: 'Target', merchant_key: 'target', appearances: 2 },
           { merchant: 'Walmart', merchant_key: 'walmart', appearances: 1 },

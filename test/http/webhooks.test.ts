@@ -2,6 +2,7 @@ import { Webhook as Verifier } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { apiKey, connect, toolOk, toolRefused } from '../mcp/support';
 import { WebhooksView } from '../../queries/webhooks/views';
+import { getOk } from '../support/http';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { call, caughtUp, startServer, type TestServer } from '../support/server';
 import { buildWorld, type World } from '../support/tenancy';
@@ -32,18 +33,28 @@ const topic = async (websiteId: string, name = `T ${Math.random()}`) => {
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return r.body.topic.id as string;
 };
-const deliveries = async (id: string, query: Record<string, string> = {}) => {
-  const r = await call(s, 'GET', `/api/v1/webhooks/${id}/deliveries`, { key: w.a.key, query });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return r.body.deliveries as {
-    id: string;
-    event_id: string;
-    event_type: string;
-    status: string;
-    attempts: number;
-    last_status_code: number | null;
-    last_error: string | null;
-  }[];
+interface Delivery {
+  id: string;
+  event_id: string;
+  event_type: string;
+  status: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+}
+const deliveries = async (id: string, query: Record<string, string> = {}): Promise<Delivery[]> =>
+  (await getOk(s, w.a.key, `/api/v1/webhooks/${id}/deliveries`, query)).deliveries;
+/** The receiver answers `status()` at `path` (asked again for each request), other paths as before, until the returned function is called. */
+const answering = (path: string, status: () => number) => {
+  const prev = rx.answer;
+  rx.answer = (p, req, res) => {
+    if (p !== path) return prev(p, req, res);
+    res.statusCode = status();
+    res.end();
+  };
+  return () => {
+    rx.answer = prev;
+  };
 };
 const settledDelivery = (id: string, status: string) =>
   until(`a ${status} delivery of ${id}`, async () => (await deliveries(id)).find((d) => d.status === status), 30_000, 100);
@@ -125,32 +136,22 @@ describe('delivery', () => {
   it('given a receiver answering 500 twice, then the same webhook-id is retried and delivered on the third attempt', async () => {
     const { webhook } = await create({ url: `${rx.url}/flaky`, event_types: ['topic.created'], website_ids: [w.a.a2] });
     let n = 0;
-    const prev = rx.answer;
-    rx.answer = (path, req, res) => {
-      if (path !== '/flaky') return prev(path, req, res);
-      res.statusCode = ++n <= 2 ? 500 : 204;
-      res.end();
-    };
+    const restore = answering('/flaky', () => (++n <= 2 ? 500 : 204));
     await topic(w.a.a2);
     const d = await settledDelivery(webhook.id, 'succeeded');
     expect(d).toMatchObject({ attempts: 3, last_status_code: 204 });
     const ids = new Set(rx.on('/flaky').map((r) => r.headers['webhook-id']));
     expect(ids.size).toBe(1);
-    rx.answer = prev;
+    restore();
   });
 
   it('given a receiver that always fails, then the delivery is dead after the schedule, and a redelivery tries once more', async () => {
     const { webhook } = await create({ url: `${rx.url}/down`, event_types: ['topic.created'], website_ids: [w.a.a2] });
-    const prev = rx.answer;
-    rx.answer = (path, req, res) => {
-      if (path !== '/down') return prev(path, req, res);
-      res.statusCode = 503;
-      res.end();
-    };
+    const restore = answering('/down', () => 503);
     await topic(w.a.a2);
     const dead = await settledDelivery(webhook.id, 'dead');
     expect(dead).toMatchObject({ attempts: 3, last_status_code: 503, last_error: 'answered 503' });
-    rx.answer = prev;
+    restore();
     const r = await call(s, 'POST', `/api/v1/webhooks/${webhook.id}/deliveries/${dead.id}/redeliver`, { key: w.a.key });
     expect(r.status).toBe(202);
     const ok = await settledDelivery(webhook.id, 'succeeded');
@@ -160,12 +161,7 @@ describe('delivery', () => {
 
   it('given a receiver answering 410, then the delivery failed without retry and the endpoint is disabled', async () => {
     const { webhook } = await create({ url: `${rx.url}/gone`, event_types: ['*'], website_ids: [w.a.a2] });
-    const prev = rx.answer;
-    rx.answer = (path, req, res) => {
-      if (path !== '/gone') return prev(path, req, res);
-      res.statusCode = 410;
-      res.end();
-    };
+    const restore = answering('/gone', () => 410);
     await topic(w.a.a2);
     const d = await settledDelivery(webhook.id, 'failed');
     expect(d).toMatchObject({ attempts: 1, last_status_code: 410 });
@@ -174,7 +170,7 @@ describe('delivery', () => {
       return r.body.webhook.status === 'disabled' && r.body.webhook;
     });
     expect(after.disabled_reason).toContain('410');
-    rx.answer = prev;
+    restore();
   });
 
   it('given a receiver that hangs and one that redirects to a private address, then the others are still delivered and the redirect is not followed', async () => {

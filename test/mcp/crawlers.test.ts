@@ -5,12 +5,7 @@ import { call, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { type AreaClients, toolOk, useAreaClients } from './support';
 
-let s: TestServer;
-let w: World;
-let a: Client;
-let scoped: Client;
-let b: Client;
-let refused: AreaClients['refused'];
+let s: TestServer, w: World, a: Client, scoped: Client, b: Client, refused: AreaClients['refused'];
 useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx));
 
 const CLAUDE = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)';

@@ -7,13 +7,8 @@ import { until } from '../support/until';
 import type { World } from '../support/tenancy';
 import { type AreaClients, toolOk, useAreaClients, withPlainOrganization } from './support';
 
-let s: TestServer;
-let w: World;
-let a: Client;
-let b: Client;
-let scoped: Client;
-let refused: AreaClients['refused'];
-useAreaClients((ctx) => ({ s, w, a, b, scoped, refused } = ctx));
+let s: TestServer, w: World, a: Client, scoped: Client, b: Client, refused: AreaClients['refused'];
+useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx));
 
 describe('entity-quality tools', () => {
   it('given answers naming an untracked name and contradicting a fact, then both tools answer what REST answers; other organizations and scopes are refused', async () => {

@@ -7,7 +7,7 @@ import { barChart, stackedBar, table } from '../../src/pages/charts';
 import { html, REFUSED_URL } from '../../src/pages/html';
 import { contentSecurityPolicy, renderPage, sendPage } from '../../src/pages/layout';
 import { DESKTOP, launchBrowser, PHONE, screenshotPage, visit } from '../support/browser';
-import { BIDI_NAME, HOSTILE_NAME, sampleBody } from './sample-page';
+import { BIDI_NAME, HOSTILE_NAME, sampleBody, sentimentSegments } from './sample-page';
 
 describe('the page layout', () => {
   it('given a page, when rendered, then its stylesheet is the one the CSP allows by hash and nothing else may load', () => {
@@ -66,11 +66,7 @@ describe('the charts', () => {
     const out = stackedBar({
       id: 's',
       title: 'Sentiment',
-      segments: [
-        { label: 'Positive', value: 1, kind: 'positive' },
-        { label: 'Neutral', value: 2, kind: 'neutral' },
-        { label: 'Negative', value: 1, kind: 'negative' },
-      ],
+      segments: sentimentSegments(1, 2, 1),
     }).toString();
     const widths = [...out.matchAll(/<rect class="(?:positive|neutral|negative)" x="([\d.]+)%" y="0" width="([\d.]+)%"/g)].map((m) => [
       Number(m[1]),

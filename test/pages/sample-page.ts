@@ -1,10 +1,17 @@
 // A sample report page drawn only in tests: every shared page piece once, fed hostile names and links.
-import { barChart, figures, formatPercent, stackedBar, table } from '../../src/pages/charts';
+import { barChart, figures, formatPercent, type Segment, stackedBar, table } from '../../src/pages/charts';
 import { type Html, html } from '../../src/pages/html';
 
 export const HOSTILE_NAME = '<img src=x onerror="document.title=\'pwned\'">Evil Corp';
 export const BIDI_NAME = 'Acme\u202Egnp.exe';
 export const SCRIPT_URL = 'javascript:document.title="pwned"';
+
+/** A stacked bar's three sentiment parts, positive to negative. */
+export const sentimentSegments = (positive: number, neutral: number, negative: number): Segment[] => [
+  { label: 'Positive', value: positive, kind: 'positive' },
+  { label: 'Neutral', value: neutral, kind: 'neutral' },
+  { label: 'Negative', value: negative, kind: 'negative' },
+];
 
 export function sampleBody(state: 'completed' | 'processing'): Html {
   const header = html`<header class="masthead">
@@ -40,11 +47,7 @@ ${barChart({ id: 'share', title: 'Share of mentions by competitor', bars: compet
 ${stackedBar({
   id: 'sentiment',
   title: 'Sentiment of the answers that mention Zentro',
-  segments: [
-    { label: 'Positive', value: 34, kind: 'positive' },
-    { label: 'Neutral', value: 40, kind: 'neutral' },
-    { label: 'Negative', value: 6, kind: 'negative' },
-  ],
+  segments: sentimentSegments(34, 40, 6),
 })}
 </section>
 <section class="card">

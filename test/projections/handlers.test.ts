@@ -48,29 +48,27 @@ describe('projection handlers: one map per projection, its handles derived from 
       'ResponseRecorded',
       'WebsiteCreated',
     ]);
-    expect(handles.catalog).toEqual(
-      [
-        'CompetitorAdded',
-        'CompetitorRenamed',
-        'CompetitorIdentifiersChanged',
-        'CompetitorRemoved',
-        'TopicCreated',
-        'TopicDeleted',
-        'TopicRestored',
-        'PromptCreated',
-        'PromptUpdated',
-        'PromptDeleted',
-        'PromptAnswered',
-        'PersonaCreated',
-        'LocationCreated',
-        'PromptScheduleCreated',
-        'PromptScheduleUpdated',
-        'PromptScheduleArchived',
-        'SavedViewCreated',
-        'SavedViewUpdated',
-        'AttributeCreated',
-      ].sort(),
-    );
+    expect(handles.catalog).toEqual([
+      'AttributeCreated',
+      'CompetitorAdded',
+      'CompetitorIdentifiersChanged',
+      'CompetitorRemoved',
+      'CompetitorRenamed',
+      'LocationCreated',
+      'PersonaCreated',
+      'PromptAnswered',
+      'PromptCreated',
+      'PromptDeleted',
+      'PromptScheduleArchived',
+      'PromptScheduleCreated',
+      'PromptScheduleUpdated',
+      'PromptUpdated',
+      'SavedViewCreated',
+      'SavedViewUpdated',
+      'TopicCreated',
+      'TopicDeleted',
+      'TopicRestored',
+    ]);
     expect(handles.jobs).toEqual(expect.arrayContaining(['JobFailed', 'JobStarted', 'JobSucceeded']));
   });
 });

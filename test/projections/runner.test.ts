@@ -35,6 +35,30 @@ async function appendMany(t: T, streams: number, perStream: number) {
   return streams * perStream * 2;
 }
 
+/**
+ * Runs `test` with runners of one projection: a leader on the test's database and a follower on a connection of its
+ * own, whose queries `onQuery` sees; both are stopped and that connection closed after, whatever `test` did.
+ */
+async function withLeaderAndFollower(
+  t: T,
+  name: string,
+  onQuery: (q: { sql: string }) => void,
+  test: (a: ProjectionRunner, b: ProjectionRunner) => Promise<void>,
+) {
+  const projection = countingProjection({ name });
+  const a = new ProjectionRunner({ projection, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
+  const followerDb = await openPostgres(t.url!, 2);
+  followerDb.db.on('query', onQuery);
+  const b = new ProjectionRunner({ projection, store: t.store, db: followerDb.db, logger: silentLogger(), pollMs: 20 });
+  try {
+    await test(a, b);
+  } finally {
+    await a.stop();
+    await b.stop();
+    await followerDb.close();
+  }
+}
+
 describe('projection runner', () => {
   let t: T;
   useFreshStore((x) => (t = x));
@@ -96,61 +120,53 @@ describe('projection runner', () => {
   });
 
   it.runIf(onRealPostgres)('given a leader, when appends keep arriving, then a second instance does not retry the lease on each one', async () => {
-    const projection = countingProjection({ name: 'test-follower' });
     await t.db.raw('truncate t_counts, t_seen');
-    const a = new ProjectionRunner({ projection, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
-    const followerDb = await openPostgres(t.url!, 2);
     let followerQueries = 0;
-    followerDb.db.on('query', () => followerQueries++);
-    const b = new ProjectionRunner({ projection, store: t.store, db: followerDb.db, logger: silentLogger(), pollMs: 20 });
-    try {
-      await a.start();
-      await sleep(50);
-      await b.start();
-      await sleep(50);
-      expect(b.status().leader).toBe(false);
-      followerQueries = 0;
-      // when: 100 appends, one at a time, each announced to both runners
-      let last = null;
-      for (let i = 0; i < 100; i++) last = await t.store.append('s-follower', [anEvent()], 'any');
-      expect(await a.waitFor(last!.position, 5000)).toBe(true);
-      // then: the follower slept through them (at most a lease retry or two), the leader kept up
-      expect(followerQueries).toBeLessThan(10);
-    } finally {
-      await a.stop();
-      await b.stop();
-      await followerDb.close();
-    }
+    await withLeaderAndFollower(
+      t,
+      'test-follower',
+      () => followerQueries++,
+      async (a, b) => {
+        await a.start();
+        await sleep(50);
+        await b.start();
+        await sleep(50);
+        expect(b.status().leader).toBe(false);
+        followerQueries = 0;
+        // when: 100 appends, one at a time, each announced to both runners
+        let last = null;
+        for (let i = 0; i < 100; i++) last = await t.store.append('s-follower', [anEvent()], 'any');
+        expect(await a.waitFor(last!.position, 5000)).toBe(true);
+        // then: the follower slept through them (at most a lease retry or two), the leader kept up
+        expect(followerQueries).toBeLessThan(10);
+      },
+    );
   });
 
   it.runIf(onRealPostgres)(
     'given a leader holding its lease, then a second instance sends no lease update until the lease is free, and takes the lead once it is',
     async () => {
-      const projection = countingProjection({ name: 'test-lease-free' });
-      const a = new ProjectionRunner({ projection, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
-      const followerDb = await openPostgres(t.url!, 2);
       let leaseUpdates = 0;
-      followerDb.db.on('query', (q: { sql: string }) => {
-        if (/^update "aivis_checkpoints" set "lease_owner"/.test(q.sql)) leaseUpdates++;
-      });
-      const b = new ProjectionRunner({ projection, store: t.store, db: followerDb.db, logger: silentLogger(), pollMs: 20 });
-      try {
-        await a.start();
-        await b.start();
-        // when: two of the follower's 2 s turns pass while the leader holds its lease
-        await sleep(4500);
-        // then: it looked at the shared read of the checkpoints, and sent no conditional update that could change nothing
-        expect(b.status().leader).toBe(false);
-        expect(leaseUpdates).toBe(0);
-        // when: the leader stops (its lease released), then the follower takes it at its next turn
-        await a.stop();
-        await until('the follower leads', async () => b.status().leader, 5000);
-        expect(leaseUpdates).toBeGreaterThan(0);
-      } finally {
-        await a.stop();
-        await b.stop();
-        await followerDb.close();
-      }
+      await withLeaderAndFollower(
+        t,
+        'test-lease-free',
+        (q) => {
+          if (/^update "aivis_checkpoints" set "lease_owner"/.test(q.sql)) leaseUpdates++;
+        },
+        async (a, b) => {
+          await a.start();
+          await b.start();
+          // when: two of the follower's 2 s turns pass while the leader holds its lease
+          await sleep(4500);
+          // then: it looked at the shared read of the checkpoints, and sent no conditional update that could change nothing
+          expect(b.status().leader).toBe(false);
+          expect(leaseUpdates).toBe(0);
+          // when: the leader stops (its lease released), then the follower takes it at its next turn
+          await a.stop();
+          await until('the follower leads', async () => b.status().leader, 5000);
+          expect(leaseUpdates).toBeGreaterThan(0);
+        },
+      );
     },
   );
 

@@ -682,18 +682,21 @@ const span = (start: string, end: string): [number, number] => [Date.parse(`${st
 const asQuery = (body: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(body).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v)]));
 
+/** One filter set's reads: through which server, with which key, of which website and history, and the label of its differences. */
+interface Reading {
+  via: TestServer;
+  key: string;
+  websiteId: string;
+  m: Model;
+  filters: { body: Record<string, unknown>; ref: RefFilters };
+  label: string;
+}
+
 /**
  * GET /metrics/compare (every metric) and /metrics/stability under one filter set, against the reference's own Wilson,
  * Newcombe and z-test: values within the rounding (two decimals), p-values within 1e-4, verdicts exactly.
  */
-async function compareSignal(
-  via: TestServer,
-  key: string,
-  websiteId: string,
-  m: Model,
-  filters: { body: Record<string, unknown>; ref: RefFilters },
-  label: string,
-) {
+async function compareSignal({ via, key, websiteId, m, filters, label }: Reading) {
   const out: string[] = [];
   const entities = m.entities();
   const { start_date, end_date, ...rest } = filters.body;
@@ -812,10 +815,11 @@ async function compare(
     competitors: (x.competitors as { id: string; name: string; position: number }[]).map(({ id, name, position }) => ({ id, name, position })),
   }));
   out.push(...differences(shown, expectedListing(entities, m.answers, m.prompts, filters.ref), `responses ${label}`, 0).slice(0, 6));
-  out.push(...(await compareSignal(via, key, websiteId, m, filters, label)));
+  const reading: Reading = { via, key, websiteId, m, filters, label };
+  out.push(...(await compareSignal(reading)));
   out.push(...(await compareShopping(via, key, websiteId, m, filters.ref, label)));
   out.push(...(await compareSources(via, key, websiteId, m, filters.ref, label)));
-  out.push(...(await compareContent(via, key, websiteId, m, filters, label)));
+  out.push(...(await compareContent(reading)));
   // attribute observations of the imported answers (those of runs come from the text: not compared), newest first
   // competitor_ids is refused there, and dates must be date-times (start_date required): the selection's range, sent
   // explicitly (it replaces a view's)
@@ -894,14 +898,7 @@ let contentCompares = 0;
  * page (all answers, then the brand-mention filter one way or the other), and the per-prompt breakdown of the most
  * cited page, against the reference joining the answers' cited URLs by the shared normalization.
  */
-async function compareContent(
-  via: TestServer,
-  key: string,
-  websiteId: string,
-  m: Model,
-  filters: { body: Record<string, unknown>; ref: RefFilters },
-  label: string,
-): Promise<string[]> {
+async function compareContent({ via, key, websiteId, m, filters, label }: Reading): Promise<string[]> {
   const out: string[] = [];
   const urls = [0, 1, 2].flatMap((i) => [`https://${m.domain(i)}/p`, `blog.${m.domain(i)}/post`, `http://www.${m.domain(i)}`]);
   urls.push('https://news.example.net/review', 'https://nobody-cites.example.org/page');

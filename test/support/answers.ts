@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import { expect } from 'vitest';
+import { postCreated } from './http';
 import { call, type TestServer } from './server';
 import { until } from './until';
 
@@ -19,13 +21,17 @@ export interface Site {
   attributes: { id: string; name: string }[];
 }
 
+/** Acme at acme-`tag`.example.com against Globex at globex-`tag`.example.net, with one prompt p1 unless others are given. */
+export const acmeAgainstGlobex = (tag: string, prompts: SiteSpec['prompts'] = [{ text: 'p1' }]): SiteSpec => ({
+  name: 'Acme',
+  url: `https://acme-${tag}.example.com`,
+  competitors: [{ name: 'Globex', url: `https://globex-${tag}.example.net` }],
+  prompts,
+});
+
 /** A website of the key's organization with its catalogue, built over HTTP. */
 export async function buildSite(s: TestServer, key: string, spec: SiteSpec = {}): Promise<Site> {
-  const post = async (path: string, body: unknown) => {
-    const r = await call(s, 'POST', path, { key, body });
-    expect(r.status, `${path} ${JSON.stringify(r.body)}`).toBe(201);
-    return r.body;
-  };
+  const post = (path: string, body: unknown) => postCreated(s, key, path, body);
   const w = await post('/api/v1/websites', {
     name: spec.name ?? 'Acme',
     url: spec.url ?? `https://${Math.random().toString(36).slice(2)}.acme.example.com`,
@@ -38,6 +44,12 @@ export async function buildSite(s: TestServer, key: string, spec: SiteSpec = {})
   for (const l of spec.locations ?? []) site.locations.push(await post('/api/v1/locations', { website_id, ...l }));
   for (const a of spec.attributes ?? []) site.attributes.push((await post('/api/v1/attributes', { website_id, ...a })).attribute);
   return site;
+}
+
+/** How many CreditsUsed events a run appended: one per engine call that answered. */
+export async function creditsOfRun(db: Knex, runId: string): Promise<number> {
+  const [{ n }] = await db('aivis_events').where('type', 'CreditsUsed').whereRaw("data->>'run_id' = ?", [runId]).count<{ n: string }[]>('* as n');
+  return Number(n);
 }
 
 /** Waits until a run has an outcome for every unit; returns the run as GET runs/:id shows it. */

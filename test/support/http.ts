@@ -15,6 +15,13 @@ export async function postCreated(s: TestServer, key: string, path: string, body
   return r.body;
 }
 
+/** GETs what a test reads and expects 200 (naming the path and the answer otherwise): the answer's body. */
+export async function getOk(s: TestServer, key: string, path: string, query: Record<string, string | number> = {}) {
+  const r = await call(s, 'GET', path, { key, query });
+  expect(r.status, `${path} ${JSON.stringify(r.body)}`).toBe(200);
+  return r.body;
+}
+
 export interface Refusal {
   method: string;
   path: string;

@@ -26,3 +26,17 @@ export const cardDay = (day: string, counts: Partial<Omit<DayCards, 'day'>>): Da
   best_own_position: null,
   ...counts,
 });
+
+interface PriceRow {
+  currency: string;
+  cards: number;
+  min_price: number;
+  median_price: number;
+  max_price: number;
+}
+
+/** A top product's price fields: the flat figures are those of its first currency (the one of most cards), then each currency's row. */
+export const productPrices = (...rows: [PriceRow, ...PriceRow[]]) => {
+  const [{ currency, min_price, median_price, max_price }] = rows;
+  return { currency, min_price, median_price, max_price, prices: rows };
+};

@@ -6,7 +6,7 @@ import { suggestionIndexOf } from '../../../queries/entity-quality/suggestion-in
 import { listSuggestions } from '../../../queries/entity-quality/suggestions';
 import { citedHosts, hostsNaming, namesPutForward } from '../../../src/analysis/entity-quality';
 import type { TypedEvent } from '../../../src/eventstore/port';
-import { testMetadata } from '../../support/events';
+import { anAnswer, testMetadata } from '../../support/events';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
 interface Made {
@@ -53,26 +53,10 @@ describe('competitor suggestions read model: names per website, name and day', (
   const spec = projectionSpec(competitorSuggestionsProjection);
   const { site } = spec;
   const answer = (text: string, run_at: string, citations: string[] = [], response_id: string = randomUUID()) =>
-    event('ResponseRecorded', {
-      response_id,
-      website_id: site,
-      prompt_id: randomUUID(),
-      model: 'gpt-4o',
-      location_id: null,
-      persona_id: null,
-      schedule_id: null,
-      run_id: null,
-      request_id: null,
-      external_id: null,
-      run_at,
-      text,
-      citations,
-      products: [],
-      source: 'import',
-      observations_supplied: false,
-      provider_model: null,
-      latency_ms: null,
-    });
+    event(
+      'ResponseRecorded',
+      anAnswer({ response_id, website_id: site, prompt_id: randomUUID() }, text, { model: 'gpt-4o', run_at, citations, source: 'import' }),
+    );
   const a1 = randomUUID();
   const a2 = randomUUID();
 
