@@ -15,6 +15,12 @@ export interface WebsiteRow {
   created_at: Date;
 }
 
+/** The organization's row of `table` with that id, as `view` shows it; another organization's is undefined, as an unknown one. */
+export async function organizationRow<T>(db: Knex, table: string, organizationId: string, id: string, view: (r: any) => T): Promise<T | undefined> {
+  const r = await db(table).where({ organization_id: organizationId, id }).first();
+  return r ? view(r) : undefined;
+}
+
 /**
  * The website a request addresses, if the key may use it: 404 when no website has that id, 403 when it is another
  * organization's, outside the key's scope, or not active (paused websites are treated as deleted). `allow` admits

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { organizationRow } from '../access';
 import { onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
 import { iso, isoOrNull } from '../timestamps';
 import type { AlertRuleView, AlertView } from './views';
@@ -61,10 +62,8 @@ export async function rulesToEvaluate(
 }
 
 /** One rule of the organization (another organization's is undefined, as an unknown one). */
-export async function getRule(db: Knex, organizationId: string, id: string): Promise<AlertRuleView | undefined> {
-  const r = await db('rm_alert_rules').where({ organization_id: organizationId, id }).first();
-  return r ? ruleView(r) : undefined;
-}
+export const getRule = (db: Knex, organizationId: string, id: string): Promise<AlertRuleView | undefined> =>
+  organizationRow(db, 'rm_alert_rules', organizationId, id, ruleView);
 
 const alertView = (r: any): AlertView => ({
   id: r.id,
@@ -104,7 +103,5 @@ export async function alertsFiredIn(db: Knex, websiteId: string, start: Date, en
   return rows.map(alertView);
 }
 
-export async function getAlert(db: Knex, organizationId: string, id: string): Promise<AlertView | undefined> {
-  const r = await db('rm_alerts').where({ organization_id: organizationId, id }).first();
-  return r ? alertView(r) : undefined;
-}
+export const getAlert = (db: Knex, organizationId: string, id: string): Promise<AlertView | undefined> =>
+  organizationRow(db, 'rm_alerts', organizationId, id, alertView);

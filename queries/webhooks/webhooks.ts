@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { organizationRow } from '../access';
 import { onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
 import { iso, isoOrNull } from '../timestamps';
 import type { DeliveryView, WebhookView } from './views';
@@ -25,10 +26,8 @@ export async function listWebhooks(db: Knex, organizationId: string): Promise<We
 }
 
 /** One endpoint of the organization (another organization's is undefined, as an unknown one). */
-export async function getWebhook(db: Knex, organizationId: string, id: string): Promise<WebhookView | undefined> {
-  const r = await db('rm_webhooks').where({ organization_id: organizationId, id }).first();
-  return r ? view(r) : undefined;
-}
+export const getWebhook = (db: Knex, organizationId: string, id: string): Promise<WebhookView | undefined> =>
+  organizationRow(db, 'rm_webhooks', organizationId, id, view);
 
 const delivery = (r: any): DeliveryView => ({
   id: r.id,
