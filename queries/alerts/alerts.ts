@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { organizationRow } from '../access';
-import { onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
+import { oldestFirst, onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
 import { iso, isoOrNull } from '../timestamps';
 import type { AlertRuleView, AlertView } from './views';
 
@@ -17,12 +17,8 @@ const ruleView = (r: any): AlertRuleView => ({
   updated_at: iso(r.updated_at),
 });
 
-export async function listRules(db: Knex, websiteId: string): Promise<AlertRuleView[]> {
-  const rows = await db('rm_alert_rules')
-    .where('website_id', websiteId)
-    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-  return rows.map(ruleView);
-}
+export const listRules = (db: Knex, websiteId: string): Promise<AlertRuleView[]> =>
+  oldestFirst(db, 'rm_alert_rules', { website_id: websiteId }, ruleView);
 
 /** A website's last finished run with answers (what run_failed looks at). */
 export interface LastRun {
