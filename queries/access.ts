@@ -15,9 +15,20 @@ export interface WebsiteRow {
   created_at: Date;
 }
 
-/** The organization's row of `table` with that id, as `view` shows it; another organization's is undefined, as an unknown one. */
-export async function organizationRow<T>(db: Knex, table: string, organizationId: string, id: string, view: (r: any) => T): Promise<T | undefined> {
-  const r = await db(table).where({ organization_id: organizationId, id }).first();
+/**
+ * The organization's row of `table` that matches `key` (its id, say), as `view` shows it; another organization's is
+ * undefined, as an unknown one.
+ */
+export async function organizationRow<T>(
+  db: Knex,
+  table: string,
+  organizationId: string,
+  key: Record<string, string>,
+  view: (r: any) => T,
+): Promise<T | undefined> {
+  const r = await db(table)
+    .where({ ...key, organization_id: organizationId })
+    .first();
   return r ? view(r) : undefined;
 }
 

@@ -59,7 +59,7 @@ export async function rulesToEvaluate(
 
 /** One rule of the organization (another organization's is undefined, as an unknown one). */
 export const getRule = (db: Knex, organizationId: string, id: string): Promise<AlertRuleView | undefined> =>
-  organizationRow(db, 'rm_alert_rules', organizationId, id, ruleView);
+  organizationRow(db, 'rm_alert_rules', organizationId, { id }, ruleView);
 
 const alertView = (r: any): AlertView => ({
   id: r.id,
@@ -100,4 +100,4 @@ export async function alertsFiredIn(db: Knex, websiteId: string, start: Date, en
 }
 
 export const getAlert = (db: Knex, organizationId: string, id: string): Promise<AlertView | undefined> =>
-  organizationRow(db, 'rm_alerts', organizationId, id, alertView);
+  organizationRow(db, 'rm_alerts', organizationId, { id }, alertView);

@@ -25,7 +25,7 @@ const view = (r: Row, urlOf: (token: string) => string): ReportView => ({
 });
 
 export const getReport = (db: Knex, organizationId: string, id: string, urlOf: (token: string) => string) =>
-  organizationRow(db, 'rm_reports', organizationId, id, (r: Row) => ({ ...view(r, urlOf), snapshot: r.snapshot }));
+  organizationRow(db, 'rm_reports', organizationId, { id }, (r: Row) => ({ ...view(r, urlOf), snapshot: r.snapshot }));
 
 /** A website's reports, newest first. */
 export async function listReports(db: Knex, websiteId: string, urlOf: (token: string) => string): Promise<ReportView[]> {
@@ -71,7 +71,7 @@ const scheduleView = (r: ScheduleRow): ReportScheduleView => ({
 });
 
 export const getSchedule = (db: Knex, organizationId: string, id: string): Promise<ReportScheduleView | undefined> =>
-  organizationRow(db, 'rm_report_schedules', organizationId, id, scheduleView);
+  organizationRow(db, 'rm_report_schedules', organizationId, { id }, scheduleView);
 
 /** A website's report schedules, oldest first. */
 export async function listSchedules(db: Knex, websiteId: string): Promise<ReportScheduleView[]> {

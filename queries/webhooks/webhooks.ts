@@ -23,7 +23,7 @@ export const listWebhooks = (db: Knex, organizationId: string): Promise<WebhookV
 
 /** One endpoint of the organization (another organization's is undefined, as an unknown one). */
 export const getWebhook = (db: Knex, organizationId: string, id: string): Promise<WebhookView | undefined> =>
-  organizationRow(db, 'rm_webhooks', organizationId, id, view);
+  organizationRow(db, 'rm_webhooks', organizationId, { id }, view);
 
 const delivery = (r: any): DeliveryView => ({
   id: r.id,
