@@ -8,18 +8,17 @@ import { SYSTEM_ACTOR } from '../src/domain/events';
 import { deterministicId } from '../src/domain/ids';
 import { jobStream } from '../src/domain/jobs';
 import type { Position } from '../src/eventstore/port';
-import { answerDataset, caughtUp } from './answers';
-import { type Bench, info, median, nowNs, quantile, report, sampleUs, secondsSince } from './lib';
+import { answersBench, caughtUp } from './answers';
+import { info, median, nowNs, quantile, report, sampleUs, secondsSince } from './lib';
 
 const DAY_MS = 86_400_000;
 const SUBJECTS = ['project management software', 'CRM for startups', 'password manager', 'email marketing tool', 'accounting software'];
 
-export const aiValue: Bench = {
+export const aiValue = answersBench({
   name: 'aivalue',
   about: 'the AI search value: one computation over the trailing 28 days of the answers dataset (warm and cold facts), then GET p95',
-  async run({ quick }) {
-    const { server: s, site, total } = await answerDataset(quick);
-    const db = s.rt.database.db;
+  async run({ ds, db, quick }) {
+    const { server: s, site, total } = ds;
     const ctx = { store: s.rt.store, organizationId: s.organizationId, websiteId: site.websiteId, actor: SYSTEM_ACTOR };
     // the dataset's prompts filed under five topics (one per subject; the first prompt of each ten is branded)
     const topicIds: string[] = [];
@@ -89,4 +88,4 @@ export const aiValue: Bench = {
     });
     info(`aivalue: market $${c.valuation.market.value_usd_mo}/mo, captured expected $${c.valuation.captured.expected}/mo`);
   },
-};
+});

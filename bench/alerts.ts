@@ -3,15 +3,13 @@ import { evaluateWebsite } from '../src/app/alerts';
 import { factsCache } from '../queries/metrics/metrics';
 import { isDomainError } from '../src/domain/errors';
 import { SYSTEM_ACTOR } from '../src/domain/events';
-import { answerDataset } from './answers';
-import { type Bench, cpuMeter, info, report, warmedUp } from './lib';
+import { answersBench } from './answers';
+import { cpuMeter, info, report, warmedUp } from './lib';
 
-export const alerts: Bench = {
+export const alerts = answersBench({
   name: 'alerts',
   about: "evaluation of a website's rules (metric_change x3, competitor_overtakes, run_failed) as at a run's end, on the answers dataset",
-  async run({ quick }) {
-    const ds = await answerDataset(quick);
-    const db = ds.server.rt.database.db;
+  async run({ ds, db, quick }) {
     const websiteId = ds.site.websiteId;
     const ctx = { store: ds.server.rt.store, organizationId: ds.server.organizationId, websiteId, actor: SYSTEM_ACTOR };
     const competitor = await db('rm_competitors').where('website_id', websiteId).whereNull('removed_at').first('id');
@@ -51,4 +49,4 @@ export const alerts: Bench = {
       note: `node ${(c.nodeUs / (n + 3)).toFixed(0)} us + Postgres ${(c.pgUs / (n + 3)).toFixed(0)} us, over ${n + 3} evaluations (3 warm-up)`,
     });
   },
-};
+});

@@ -1,4 +1,5 @@
 import { fork } from 'node:child_process';
+import type { Knex } from 'knex';
 import { fileURLToPath } from 'node:url';
 import { addCompetitor } from '../commands/catalog/add-competitor';
 import { createLocation } from '../commands/catalog/create-location';
@@ -11,7 +12,7 @@ import type { Runtime } from '../src/runtime';
 import { OBSERVATION_WORKER } from '../src/workers/observations';
 import { startNatsServer } from '../test/bus/nats-server';
 import { answersIn, type DatasetShape, fullShape, quickShape, type SiteIds, siteSpec } from './answers-data';
-import { type Bench, cpuMeter, databaseExists, info, keptDatabase, nowNs, perUnit, report, secondsSince } from './lib';
+import { type Bench, type BenchWith, cpuMeter, databaseExists, info, keptDatabase, nowNs, perUnit, report, secondsSince } from './lib';
 import { type BenchServer, startBenchServer } from './server';
 import { runsAnswered } from './workers';
 
@@ -99,6 +100,16 @@ export function answerDataset(quick: boolean): Promise<AnswerDataset> {
   return shared;
 }
 
+/** A benchmark on the answers dataset (answerDataset), handed the dataset and its database. */
+export const answersBench = (b: BenchWith<{ ds: AnswerDataset; db: Knex }>): Bench => ({
+  name: b.name,
+  about: b.about,
+  async run({ quick }) {
+    const ds = await answerDataset(quick);
+    await b.run({ ds, db: ds.server.rt.database.db, quick });
+  },
+});
+
 const DAY_MS = 86_400_000;
 
 /** The dataset's last day with answers, and the name of any day counted from the epoch (`day(lastDay - 14)`). */
@@ -108,6 +119,20 @@ export async function datasetDays(ds: AnswerDataset): Promise<{ lastDay: number;
   return {
     lastDay: Math.floor(Date.parse(`${row.last}T00:00:00Z`) / DAY_MS),
     day: (n) => new Date(n * DAY_MS).toISOString().slice(0, 10),
+  };
+}
+
+/**
+ * The dataset's last `span` days and the `span` days before them: 90 days each (the quick dataset's 30 days: 15, so
+ * that the period before has answers too).
+ */
+export async function datasetPeriods(ds: AnswerDataset, quick: boolean) {
+  const { lastDay, day } = await datasetDays(ds);
+  const span = quick ? 15 : 90;
+  return {
+    span,
+    current: { start_date: day(lastDay - span + 1), end_date: day(lastDay) },
+    previous: { start_date: day(lastDay - 2 * span + 1), end_date: day(lastDay - span) },
   };
 }
 

@@ -3,7 +3,7 @@ import { openPostgresEventStore } from '../src/eventstore/postgres';
 import { Sealer, sealEventStore } from '../src/eventstore/sealed';
 import type { EventStore } from '../src/eventstore/port';
 import { catalogEvent, generateCatalog, makeSites, rng, type Site } from './generate';
-import { type Bench, cpuMeter, info, nowNs, perUnit, quantile, report, secondsSince, withFreshDatabase } from './lib';
+import { databaseBench, cpuMeter, info, nowNs, perUnit, quantile, report, secondsSince } from './lib';
 
 const WRITERS = 8;
 
@@ -48,36 +48,34 @@ async function drive(store: EventStore, db: import('knex').Knex, sites: Site[], 
   };
 }
 
-export const append: Bench = {
+// one connection per writer and a spare, as the runtime's pool would have
+export const append = databaseBench(WRITERS + 2, {
   name: 'append',
   about: '8 concurrent writers appending to many streams through the Postgres event store (and its sealing layer)',
-  async run({ quick }) {
+  async run({ d, quick }) {
     const seconds = quick ? 3 : 10;
-    // one connection per writer and a spare, as the runtime's pool would have
-    await withFreshDatabase({ poolMax: WRITERS + 2 }, async (d) => {
-      // through the sealing layer, as the runtime appends (these events have no erasable field)
-      const store = sealEventStore(await openPostgresEventStore(d.db), new Sealer(await openSubjectKeyring(d.db)));
-      // a store that already holds events (and has been analyzed), as a running one does
-      const prefill = await generateCatalog(store, quick ? 20_000 : 100_000, { seed: 99 });
-      await d.db.raw('analyze');
-      info(
-        `append: ${WRITERS} writers × ${seconds} s per mode, 400 catalogue streams (50 per writer, exact expected revision), pool ${WRITERS + 2}, fresh database ${d.name} pre-filled with ${prefill.events} events`,
-      );
-      // warm the pool and the plan cache
-      await drive(store, d.db, makeSites(7, 4, 10), 1, 0.5, 7);
-      const single = await drive(store, d.db, makeSites(1, 20, 20), 1, seconds, 1);
-      report('append_events_per_s', single.perSecond, 'events/s', {
-        cpu: single.perEvent,
-        goal: { op: '>=', value: 5000 },
-        note: `single-event appends; ${single.appends} appends, p50 ${single.p50.toFixed(2)} ms p95 ${single.p95.toFixed(2)} ms; ${single.cpu}`,
-      });
-      const batch = await drive(store, d.db, makeSites(2, 20, 20), 10, seconds, 2);
-      report('append_events_per_s_batch10', batch.perSecond, 'events/s', {
-        cpu: batch.perEvent,
-        ref: { name: 'append_events_per_s', value: single.perSecond },
-        goal: { op: '>=', value: 5000 },
-        note: `10-event appends; ${batch.appends} appends, p50 ${batch.p50.toFixed(2)} ms p95 ${batch.p95.toFixed(2)} ms; ${batch.cpu}`,
-      });
+    // through the sealing layer, as the runtime appends (these events have no erasable field)
+    const store = sealEventStore(await openPostgresEventStore(d.db), new Sealer(await openSubjectKeyring(d.db)));
+    // a store that already holds events (and has been analyzed), as a running one does
+    const prefill = await generateCatalog(store, quick ? 20_000 : 100_000, { seed: 99 });
+    await d.db.raw('analyze');
+    info(
+      `append: ${WRITERS} writers × ${seconds} s per mode, 400 catalogue streams (50 per writer, exact expected revision), pool ${WRITERS + 2}, fresh database ${d.name} pre-filled with ${prefill.events} events`,
+    );
+    // warm the pool and the plan cache
+    await drive(store, d.db, makeSites(7, 4, 10), 1, 0.5, 7);
+    const single = await drive(store, d.db, makeSites(1, 20, 20), 1, seconds, 1);
+    report('append_events_per_s', single.perSecond, 'events/s', {
+      cpu: single.perEvent,
+      goal: { op: '>=', value: 5000 },
+      note: `single-event appends; ${single.appends} appends, p50 ${single.p50.toFixed(2)} ms p95 ${single.p95.toFixed(2)} ms; ${single.cpu}`,
+    });
+    const batch = await drive(store, d.db, makeSites(2, 20, 20), 10, seconds, 2);
+    report('append_events_per_s_batch10', batch.perSecond, 'events/s', {
+      cpu: batch.perEvent,
+      ref: { name: 'append_events_per_s', value: single.perSecond },
+      goal: { op: '>=', value: 5000 },
+      note: `10-event appends; ${batch.appends} appends, p50 ${batch.p50.toFixed(2)} ms p95 ${batch.p95.toFixed(2)} ms; ${batch.cpu}`,
     });
   },
-};
+});

@@ -3,16 +3,15 @@
  * one call, the listing (page of 40, 90 days, with citation figures) on a website with 10,000 tracked items
  * (`--quick`: 2,000), unfiltered and filtered, and the per-prompt breakdown of one item.
  */
-import { answerDataset } from './answers';
-import { type Bench, info, median, postOk, report, warmedUp } from './lib';
+import { answersBench } from './answers';
+import { info, median, postOk, report, warmedUp } from './lib';
 
 const DAY_MS = 86_400_000;
 
-export const content: Bench = {
+export const content = answersBench({
   name: 'content',
   about: 'content hub: tracking 500 URLs, the listing with citation figures over 10,000 items, the per-prompt breakdown',
-  async run({ quick }) {
-    const ds = await answerDataset(quick);
+  async run({ ds, quick }) {
     const s = ds.server;
     const db = s.rt.database.db;
     const site = ds.site.websiteId;
@@ -103,4 +102,4 @@ export const content: Bench = {
     });
     info(`content: ${ds.total} answers in the dataset; median of the track calls ${median([track.p50]).toFixed(1)} ms`);
   },
-};
+});

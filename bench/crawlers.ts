@@ -8,7 +8,7 @@ import { request } from 'undici';
 import { newEventsFor } from '../commands/handle';
 import { CRAWLER_STREAM_PREFIX, type EventData, SYSTEM_ACTOR } from '../src/domain/events';
 import { seededRandom } from '../src/domain/random';
-import { type Bench, cpuMeter, info, median, nowNs, perUnit, quantile, report, sampleUs, secondsSince } from './lib';
+import { type Bench, cpuMeter, info, median, nowNs, perUnit, quantile, report, rssPeak, sampleUs, secondsSince } from './lib';
 import { withBenchServer } from './with-server';
 
 const AGENTS = [
@@ -100,15 +100,10 @@ export const crawlers: Bench = {
           gz.on('data', (c: Buffer) => {
             sent += c.length;
           });
-          global.gc?.();
-          const base = process.memoryUsage().rss;
-          let peak = base;
-          const timer = setInterval(() => {
-            peak = Math.max(peak, process.memoryUsage().rss);
-          }, 50);
+          const rss = rssPeak(50);
           const tg = nowNs();
           const gzCounts = await post(s.url, s.key, websiteId, gz, { 'content-encoding': 'gzip' });
-          clearInterval(timer);
+          const { base, peak } = rss.stop();
           report('crawler_stream_rss_growth_mb', (peak - base) / 1e6, 'MB', {
             goal: { op: '<=', value: 128 },
             note: `peak RSS over the start while streaming ${(sent / 1e6).toFixed(0)} MB of gzip (${gzLines} lines, ${gzCounts.ai_hits} AI hits) in ${secondsSince(tg).toFixed(1)} s; client, gzip and server in one process`,

@@ -11,13 +11,13 @@ import { Knowledge, knowledgeStream } from '../commands/knowledge/knowledge';
 import { competitorSuggestionsProjection } from '../projections/competitor-suggestions';
 import { listSuggestions } from '../queries/entity-quality/suggestions';
 import { decideCreateFact } from '../commands/knowledge/facts';
-import { type EventMetadata, SYSTEM_ACTOR } from '../src/domain/events';
+import { SYSTEM_ACTOR } from '../src/domain/events';
 import { isDomainError } from '../src/domain/errors';
 import { MODEL_IDS } from '../src/domain/models';
 import type { TypedEvent } from '../src/eventstore/port';
 import { startNatsServer } from '../test/bus/nats-server';
 import { anAnswer } from '../test/support/events';
-import { rng, seededUuid } from './generate';
+import { rng, seededUuid, systemMetadata } from './generate';
 import { type Bench, cpuMeter, info, nowNs, perUnit, quantile, report, secondsSince, sleep, withFreshDatabase } from './lib';
 import { startBenchServer } from './server';
 
@@ -56,14 +56,7 @@ async function suggestionsFigure(quick: boolean): Promise<void> {
     const pool = names(r, 2000);
     const pick = () => pool[Math.floor(pool.length * r() ** 3)];
     const websiteId = seededUuid(r);
-    const metadata: EventMetadata = {
-      organization_id: seededUuid(r),
-      website_id: websiteId,
-      actor: SYSTEM_ACTOR,
-      correlation_id: seededUuid(r),
-      causation_id: null,
-      time: new Date().toISOString(),
-    };
+    const metadata = systemMetadata(seededUuid(r), websiteId, r);
     const build = await cpuMeter(d.db);
     const t0 = nowNs();
     let made = 0;
@@ -192,14 +185,7 @@ async function judgeFigure(quick: boolean): Promise<void> {
       facts.push(h.result.fact_id);
     }
     const r = rng(42);
-    const metadata: EventMetadata = {
-      organization_id: s.organizationId,
-      website_id: websiteId,
-      actor: SYSTEM_ACTOR,
-      correlation_id: seededUuid(r),
-      causation_id: null,
-      time: new Date().toISOString(),
-    };
+    const metadata = systemMetadata(s.organizationId, websiteId, r);
     const cpu = await cpuMeter(db);
     const t0 = nowNs();
     for (let made = 0, k = 0; made < total; k++) {

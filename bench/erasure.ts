@@ -7,7 +7,7 @@ import type { EventStore, NewEvent, Position } from '../src/eventstore/port';
 import { START } from '../src/eventstore/port';
 import { openPostgresEventStore } from '../src/eventstore/postgres';
 import { Sealer, sealEventStore } from '../src/eventstore/sealed';
-import { type Bench, cpuMeter, info, nowNs, perUnit, quantile, report, secondsSince, withFreshDatabase } from './lib';
+import { databaseBench, cpuMeter, info, nowNs, perUnit, quantile, report, secondsSince } from './lib';
 import { waitUntilVisible } from './generate';
 import { testMetadata } from '../test/support/events';
 
@@ -61,43 +61,41 @@ async function readThrough(store: EventStore, type: string): Promise<{ perSecond
   return { perSecond: n / secondsSince(t0), n };
 }
 
-export const erasure: Bench = {
+export const erasure = databaseBench(WRITERS + 2, {
   name: 'erasure',
   about: 'sealed appends (a new subject key each) and catch-up reads of sealed events, against the same events unsealed',
-  async run({ quick }) {
+  async run({ d, quick }) {
     const seconds = quick ? 2 : 6;
-    await withFreshDatabase({ poolMax: WRITERS + 2 }, async (d) => {
-      const log = await openPostgresEventStore(d.db);
-      const store = sealEventStore(log, new Sealer(await openSubjectKeyring(d.db, { logInSameDatabase: true }), benchCatalogue));
-      info(
-        `erasure: ${WRITERS} writers × ${seconds} s per kind, one ${TEXT.length}-character note per append, each its own subject; fresh database ${d.name}`,
-      );
-      const metered = async <T extends { n: number }>(run: () => Promise<T>) => {
-        const cpu = await cpuMeter(d.db);
-        const r = await run();
-        return { ...r, cpu: perUnit(await cpu.stop(), Math.max(1, r.n), 'event') };
-      };
-      await drive(store, 'BenchNotePlain', 0.5);
-      const plain = await drive(store, 'BenchNotePlain', seconds);
-      const sealedRun = await metered(() => drive(store, 'BenchNoteRecorded', seconds));
-      report('sealed_append_events_per_s', sealedRun.perSecond, 'events/s', {
-        cpu: sealedRun.cpu,
-        ref: { name: 'same events unsealed', value: plain.perSecond },
-        note: `${sealedRun.n} appends, p50 ${sealedRun.p50.toFixed(2)} ms p95 ${sealedRun.p95.toFixed(2)} ms (unsealed p50 ${plain.p50.toFixed(2)} ms); each makes its subject's key (one upsert) before the append`,
-      });
+    const log = await openPostgresEventStore(d.db);
+    const store = sealEventStore(log, new Sealer(await openSubjectKeyring(d.db, { logInSameDatabase: true }), benchCatalogue));
+    info(
+      `erasure: ${WRITERS} writers × ${seconds} s per kind, one ${TEXT.length}-character note per append, each its own subject; fresh database ${d.name}`,
+    );
+    const metered = async <T extends { n: number }>(run: () => Promise<T>) => {
+      const cpu = await cpuMeter(d.db);
+      const r = await run();
+      return { ...r, cpu: perUnit(await cpu.stop(), Math.max(1, r.n), 'event') };
+    };
+    await drive(store, 'BenchNotePlain', 0.5);
+    const plain = await drive(store, 'BenchNotePlain', seconds);
+    const sealedRun = await metered(() => drive(store, 'BenchNoteRecorded', seconds));
+    report('sealed_append_events_per_s', sealedRun.perSecond, 'events/s', {
+      cpu: sealedRun.cpu,
+      ref: { name: 'same events unsealed', value: plain.perSecond },
+      note: `${sealedRun.n} appends, p50 ${sealedRun.p50.toFixed(2)} ms p95 ${sealedRun.p95.toFixed(2)} ms (unsealed p50 ${plain.p50.toFixed(2)} ms); each makes its subject's key (one upsert) before the append`,
+    });
 
-      await waitUntilVisible(log, await log.lastPosition());
-      await d.db.raw('vacuum analyze');
-      // a fresh keyring: every key is unwrapped once, as on a rebuild after a start
-      const cold = sealEventStore(log, new Sealer(await openSubjectKeyring(d.db), benchCatalogue));
-      const opened = await metered(() => readThrough(cold, 'BenchNoteRecorded'));
-      const warm = await readThrough(cold, 'BenchNoteRecorded');
-      const raw = await readThrough(log, 'BenchNoteRecorded');
-      report('sealed_read_events_per_s', opened.perSecond, 'events/s', {
-        cpu: opened.cpu,
-        ref: { name: 'the same events read without opening', value: raw.perSecond },
-        note: `readAll of the whole log (${opened.n} sealed notes among unsealed ones, 4,000 a read): one key lookup per read, keys unwrapped once; with the keys cached ${Math.round(warm.perSecond)}/s`,
-      });
+    await waitUntilVisible(log, await log.lastPosition());
+    await d.db.raw('vacuum analyze');
+    // a fresh keyring: every key is unwrapped once, as on a rebuild after a start
+    const cold = sealEventStore(log, new Sealer(await openSubjectKeyring(d.db), benchCatalogue));
+    const opened = await metered(() => readThrough(cold, 'BenchNoteRecorded'));
+    const warm = await readThrough(cold, 'BenchNoteRecorded');
+    const raw = await readThrough(log, 'BenchNoteRecorded');
+    report('sealed_read_events_per_s', opened.perSecond, 'events/s', {
+      cpu: opened.cpu,
+      ref: { name: 'the same events read without opening', value: raw.perSecond },
+      note: `readAll of the whole log (${opened.n} sealed notes among unsealed ones, 4,000 a read): one key lookup per read, keys unwrapped once; with the keys cached ${Math.round(warm.perSecond)}/s`,
     });
   },
-};
+});

@@ -1,6 +1,6 @@
 import { request } from 'undici';
-import { answerDataset } from './answers';
-import { type Bench, cpuMeter, info, nowNs, perUnit, quantile, report, sampleUs, secondsSince, sleep } from './lib';
+import { answersBench } from './answers';
+import { cpuMeter, info, nowNs, perUnit, quantile, report, rssPeak, sampleUs, secondsSince, sleep } from './lib';
 
 const DAY_MS = 86_400_000;
 const dayName = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
@@ -24,12 +24,10 @@ async function idleRate(db: import('knex').Knex): Promise<{ nodeUs: number; pgUs
 }
 
 /** Answer evidence: GET /api/v1/sources over 90 days by domain and by URL; the whole answers export streamed over HTTP. */
-export const evidence: Bench = {
+export const evidence = answersBench({
   name: 'evidence',
   about: 'GET /api/v1/sources over 90 days (by domain, by URL) and GET /api/v1/responses/export of every answer (NDJSON, pages of 100,000)',
-  async run({ quick }) {
-    const ds = await answerDataset(quick);
-    const db = ds.server.rt.database.db;
+  async run({ ds, db, quick }) {
     const last: { d: string } = await db('rm_responses')
       .where('website_id', ds.site.websiteId)
       .first(db.raw(`max(run_at at time zone 'UTC')::date::text as d`));
@@ -71,12 +69,7 @@ export const evidence: Bench = {
     }
 
     // the whole export in pages of 100,000 with the cursor, each body read as it streams (lines counted, not kept)
-    global.gc?.();
-    const rss0 = process.memoryUsage().rss;
-    let peak = rss0;
-    const sampler = setInterval(() => {
-      peak = Math.max(peak, process.memoryUsage().rss);
-    }, 20);
+    const rss = rssPeak(20);
     const cpu = await cpuMeter(db);
     const t0 = nowNs();
     let answers = 0;
@@ -100,7 +93,7 @@ export const evidence: Bench = {
     }
     const seconds = secondsSince(t0);
     const used = await cpu.stop();
-    clearInterval(sampler);
+    const { base: rss0, peak } = rss.stop();
     if (answers !== ds.total) throw new Error(`exported ${answers} of ${ds.total}`);
     report('export_answers_per_s', answers / seconds, 'answers/s', {
       cpu: perUnit(used, answers, 'answer'),
@@ -118,4 +111,4 @@ export const evidence: Bench = {
     });
     info(`evidence: ${ds.total} answers in the dataset`);
   },
-};
+});

@@ -1,10 +1,20 @@
-import type { EventMetadata } from '../src/domain/events';
+import { type EventMetadata, SYSTEM_ACTOR } from '../src/domain/events';
 import { comparePositions, type EventStore, type NewEvent, type Position, START } from '../src/eventstore/port';
 import { info, nowNs, secondsSince, sleep } from './lib';
 import { seededRandom } from '../src/domain/random';
 
 /** Deterministic PRNG: the same seed writes the same data. */
 export const rng = seededRandom;
+
+/** Metadata of events the system writes now for a website, the correlation id drawn from `r`. */
+export const systemMetadata = (organizationId: string, websiteId: string, r: () => number): EventMetadata => ({
+  organization_id: organizationId,
+  website_id: websiteId,
+  actor: SYSTEM_ACTOR,
+  correlation_id: seededUuid(r),
+  causation_id: null,
+  time: new Date().toISOString(),
+});
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 

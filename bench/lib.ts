@@ -16,6 +16,13 @@ export interface Bench {
   run(opts: BenchOptions): Promise<void>;
 }
 
+/** A benchmark whose run is handed what its setup made (`C`: a server, a database, a dataset) beside the options. */
+export interface BenchWith<C> {
+  name: string;
+  about: string;
+  run(on: C & BenchOptions): Promise<void>;
+}
+
 export interface BenchDatabase extends Database {
   url: string;
   name: string;
@@ -82,6 +89,13 @@ export async function withFreshDatabase<T>(options: { poolMax?: number }, fn: (d
     await d.close();
   }
 }
+
+/** A benchmark run on a fresh database with a pool of `poolMax` connections (withFreshDatabase). */
+export const databaseBench = (poolMax: number, b: BenchWith<{ d: BenchDatabase }>): Bench => ({
+  name: b.name,
+  about: b.about,
+  run: ({ quick }) => withFreshDatabase({ poolMax }, (d) => b.run({ d, quick })),
+});
 
 /** Drops every database a benchmark left open (a failure or ^C mid-run). */
 export async function dropAll(): Promise<void> {
@@ -263,6 +277,22 @@ export async function cpuMeter(db: import('knex').Knex) {
       let pgUs = 0;
       for (const [pid, us] of pg1) pgUs += us - (pg0.get(pid) ?? 0);
       return { nodeUs: n.user + n.system, nodeSysUs: n.system, pgUs };
+    },
+  };
+}
+
+/** This process's RSS from now (after a collection where --expose-gc allows) and its peak, sampled every `everyMs` until stop(). */
+export function rssPeak(everyMs: number): { stop(): { base: number; peak: number } } {
+  global.gc?.();
+  const base = process.memoryUsage().rss;
+  let peak = base;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return { base, peak };
     },
   };
 }

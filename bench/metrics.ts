@@ -5,12 +5,12 @@ import { decodeFacts, type FactDictionaries } from '../src/analysis/facts';
 import { MODEL_IDS } from '../src/domain/models';
 import { factsCache } from '../queries/metrics/metrics';
 import { trackedEntities } from '../queries/responses/list';
-import { type AnswerDataset, answerDataset, caughtUp, importDataset, seedAnswerSite } from './answers';
+import { type AnswerDataset, answersBench, caughtUp, importDataset, seedAnswerSite } from './answers';
 import { answersIn } from './answers-data';
 import type { Knex } from 'knex';
 import type { Job, LoadOutcome, MixSpec } from './metrics-load';
 import { withDuckDb } from './duckdb';
-import { type Bench, cpuMeter, info, nowNs, perUnit, postOk, quantile, report, warmedUp } from './lib';
+import { cpuMeter, info, nowNs, perUnit, postOk, quantile, report, warmedUp } from './lib';
 
 const DAY_MS = 86_400_000;
 const dayName = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
@@ -254,12 +254,10 @@ async function coldLoadBesideSmallSite(ds: AnswerDataset, firstDay: number, last
   });
 }
 
-export const metrics: Bench = {
+export const metrics = answersBench({
   name: 'metrics',
   about: 'cumulative and time-series metrics over HTTP on the answers dataset, 50 clients on a mix, and DuckDB over the same answers',
-  async run({ quick }) {
-    const ds = await answerDataset(quick);
-    const db = ds.server.rt.database.db;
+  async run({ ds, db, quick }) {
     const days: { first: string; last: string } = await db('rm_fact_chunks')
       .where('website_id', ds.site.websiteId)
       .first(db.raw('min(day)::text as first'), db.raw('max(day)::text as last'));
@@ -341,4 +339,4 @@ export const metrics: Bench = {
       await b.close();
     }
   },
-};
+});

@@ -7,15 +7,15 @@
 import { createAttribute } from '../commands/catalog/create-attribute';
 import { createSchedule } from '../commands/catalog/create-schedule';
 import { isDomainError } from '../src/domain/errors';
-import { type EventMetadata, SYSTEM_ACTOR } from '../src/domain/events';
+import { SYSTEM_ACTOR } from '../src/domain/events';
 import { MODEL_IDS } from '../src/domain/models';
 import { comparePositions, type NewEvent, type Position, START } from '../src/eventstore/port';
 import { caughtUp, seedAnswerSite } from './answers';
 import { fullShape } from './answers-data';
-import { rng, seededUuid } from './generate';
-import { type Bench, cpuMeter, info, nowNs, quantile, report, secondsSince } from './lib';
+import { rng, seededUuid, systemMetadata } from './generate';
+import { cpuMeter, info, nowNs, quantile, report, secondsSince } from './lib';
 import type { BenchServer } from './server';
-import { withBenchServer } from './with-server';
+import { serverBench } from './with-server';
 
 export interface ObservationSite {
   websiteId: string;
@@ -66,14 +66,7 @@ export async function seedObservations(s: BenchServer, total: number, seed = 11)
   };
 
   const r = rng(seed);
-  const metadata: EventMetadata = {
-    organization_id: s.organizationId,
-    website_id: websiteId,
-    actor: SYSTEM_ACTOR,
-    correlation_id: seededUuid(r),
-    causation_id: null,
-    time: new Date().toISOString(),
-  };
+  const metadata = systemMetadata(s.organizationId, websiteId, r);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
   let made = 0;
   let batchNo = 0;
@@ -224,40 +217,38 @@ const summary = (xs: number[]) => {
   return { p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95), max: sorted[sorted.length - 1] };
 };
 
-export const observations: Bench = {
+export const observations = serverBench(0, {
   name: 'observations',
   about: 'first page of POST /attributes/observations (intensity, 40 rows) over ~1 M observations: 90-day windows, a mix of filters',
-  async run({ quick }) {
+  async run({ s, quick }) {
     const total = quick ? 50_000 : 1_000_000;
-    await withBenchServer(0, async (s) => {
-      const site = await seedObservations(s, total);
-      const rounds = quick ? 10 : 30;
-      const cpu = await cpuMeter(s.rt.database.db);
-      const t0 = nowNs();
-      const { byCase, short } = await measure(s, site, rounds);
-      const seconds = secondsSince(t0);
-      const c = await cpu.stop();
-      const all: number[] = [];
-      for (const [name, xs] of byCase) {
-        all.push(...xs);
-        const q = summary(xs);
-        info(
-          `observations ${name}: p50 ${q.p50.toFixed(1)} ms, p95 ${q.p95.toFixed(1)} ms, max ${q.max.toFixed(1)} ms${short.get(name) ? ` (${short.get(name)} of ${xs.length} pages had fewer than 40 rows)` : ''}`,
-        );
-      }
-      const q = summary(all);
-      const note = `${all.length} requests (${CASES.length} filter cases x ${rounds}, one at a time, over HTTP) on ${site.observations} observations; 90-day windows, sort intensity, page_size 40`;
-      report('observations_p95_ms', q.p95, 'ms', { goal: { op: '<=', value: 50 }, note });
-      report('observations_p50_ms', q.p50, 'ms');
-      report('observations_cpu_us_per_request', (c.nodeUs + c.pgUs) / all.length, 'us', {
-        note: `node ${(c.nodeUs / all.length).toFixed(0)} us + Postgres ${(c.pgUs / all.length).toFixed(0)} us; ${(all.length / seconds).toFixed(0)} requests/s one at a time`,
-      });
-      const recent = await measure(s, site, Math.ceil(rounds / 3), 'recent', 6);
-      const recentAll = [...recent.byCase.values()].flat();
-      const qr = summary(recentAll);
-      report('observations_recent_p95_ms', qr.p95, 'ms', {
-        note: `the same mix sorted recent (${recentAll.length} requests); p50 ${qr.p50.toFixed(1)} ms`,
-      });
+    const site = await seedObservations(s, total);
+    const rounds = quick ? 10 : 30;
+    const cpu = await cpuMeter(s.rt.database.db);
+    const t0 = nowNs();
+    const { byCase, short } = await measure(s, site, rounds);
+    const seconds = secondsSince(t0);
+    const c = await cpu.stop();
+    const all: number[] = [];
+    for (const [name, xs] of byCase) {
+      all.push(...xs);
+      const q = summary(xs);
+      info(
+        `observations ${name}: p50 ${q.p50.toFixed(1)} ms, p95 ${q.p95.toFixed(1)} ms, max ${q.max.toFixed(1)} ms${short.get(name) ? ` (${short.get(name)} of ${xs.length} pages had fewer than 40 rows)` : ''}`,
+      );
+    }
+    const q = summary(all);
+    const note = `${all.length} requests (${CASES.length} filter cases x ${rounds}, one at a time, over HTTP) on ${site.observations} observations; 90-day windows, sort intensity, page_size 40`;
+    report('observations_p95_ms', q.p95, 'ms', { goal: { op: '<=', value: 50 }, note });
+    report('observations_p50_ms', q.p50, 'ms');
+    report('observations_cpu_us_per_request', (c.nodeUs + c.pgUs) / all.length, 'us', {
+      note: `node ${(c.nodeUs / all.length).toFixed(0)} us + Postgres ${(c.pgUs / all.length).toFixed(0)} us; ${(all.length / seconds).toFixed(0)} requests/s one at a time`,
+    });
+    const recent = await measure(s, site, Math.ceil(rounds / 3), 'recent', 6);
+    const recentAll = [...recent.byCase.values()].flat();
+    const qr = summary(recentAll);
+    report('observations_recent_p95_ms', qr.p95, 'ms', {
+      note: `the same mix sorted recent (${recentAll.length} requests); p50 ${qr.p50.toFixed(1)} ms`,
     });
   },
-};
+});

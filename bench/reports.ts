@@ -1,5 +1,5 @@
-import { answerDataset, datasetDays } from './answers';
-import { type Bench, cpuMeter, info, report, warmedUp } from './lib';
+import { answersBench, datasetPeriods } from './answers';
+import { cpuMeter, info, report, warmedUp } from './lib';
 
 async function created(server: { url: string; key: string }, body: unknown): Promise<{ report: { report_url: string } }> {
   const res = await fetch(`${server.url}/api/v1/reports`, {
@@ -12,16 +12,12 @@ async function created(server: { url: string; key: string }, body: unknown): Pro
   return out;
 }
 
-export const reports: Bench = {
+export const reports = answersBench({
   name: 'reports',
   about: 'website reports over HTTP on the answers dataset: taking a 90-day snapshot (15 with --quick), and serving its page',
-  async run({ quick }) {
-    const ds = await answerDataset(quick);
-    const db = ds.server.rt.database.db;
-    const { lastDay, day: dayName } = await datasetDays(ds);
-    // the quick dataset's 30 days: 15, so the period before has answers too
-    const span = quick ? 15 : 90;
-    const body = { website_id: ds.site.websiteId, start_date: dayName(lastDay - span + 1), end_date: dayName(lastDay) };
+  async run({ ds, db, quick }) {
+    const { span, current } = await datasetPeriods(ds, quick);
+    const body = { website_id: ds.site.websiteId, ...current };
     const n = quick ? 20 : 50;
     info(`reports: ${ds.total} answers; period ${body.start_date}..${body.end_date}`);
     const createCpu = await cpuMeter(db);
@@ -46,4 +42,4 @@ export const reports: Bench = {
       note: `p95 of ${m} sequential GET /reports/{token} (${served.last} bytes), p50 ${served.p50.toFixed(2)} ms; CPU per page ${(pc.nodeUs / (m + 3) / 1000).toFixed(2)} ms node + ${(pc.pgUs / (m + 3) / 1000).toFixed(2)} ms Postgres`,
     });
   },
-};
+});

@@ -5,9 +5,9 @@ import { wholeWordPattern } from '../queries/shopping/sql';
 import { isDomainError } from '../src/domain/errors';
 import { SYSTEM_ACTOR } from '../src/domain/events';
 import { SHOPPING_MODEL_IDS } from '../src/domain/models';
-import { type AnswerDataset, answerDataset, caughtUp } from './answers';
+import { type AnswerDataset, answersBench, caughtUp } from './answers';
 import { withDuckDb } from './duckdb';
-import { type Bench, cpuMeter, info, nowNs, postOk, report, warmedUp } from './lib';
+import { cpuMeter, info, nowNs, postOk, report, warmedUp } from './lib';
 
 const DAY_MS = 86_400_000;
 const dayName = (n: number) => new Date(n * DAY_MS).toISOString().slice(0, 10);
@@ -193,13 +193,11 @@ function compare(label: string, duck: Record<string, unknown[][]>, got: any) {
   });
 }
 
-export const shopping: Bench = {
+export const shopping = answersBench({
   name: 'shopping',
   about:
     'the nine blocks of POST /api/v1/metrics/shopping over 365 days of the answers dataset, unfiltered and filtered, and DuckDB over the same cards',
-  async run({ quick }) {
-    const ds = await answerDataset(quick);
-    const db = ds.server.rt.database.db;
+  async run({ ds, db, quick }) {
     const days: { first: string; last: string } = await db('rm_responses')
       .where('website_id', ds.site.websiteId)
       .first(db.raw(`min(run_at at time zone 'UTC')::date::text as first`), db.raw(`max(run_at at time zone 'UTC')::date::text as last`));
@@ -257,4 +255,4 @@ export const shopping: Bench = {
       }
     });
   },
-};
+});

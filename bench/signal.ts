@@ -3,10 +3,10 @@ import { startRun } from '../commands/responses/start-run';
 import { isDomainError } from '../src/domain/errors';
 import { SYSTEM_ACTOR } from '../src/domain/events';
 import { MODEL_IDS } from '../src/domain/models';
-import { answerDataset, datasetDays } from './answers';
+import { answersBench, datasetPeriods } from './answers';
 import { quickShape } from './answers-data';
 import { type AnswerSite, seedAnswerSite } from './answers';
-import { type Bench, cpuMeter, info, postOk, report, warmedUp } from './lib';
+import { cpuMeter, info, postOk, report, warmedUp } from './lib';
 import type { BenchServer } from './server';
 import { withTwoWorkerInstances } from './with-server';
 
@@ -49,20 +49,16 @@ async function cpuPerAnswer(a: BenchServer, site: AnswerSite, samples: number, r
   return { us: c.nodeUs / units, answers: units };
 }
 
-export const signal: Bench = {
+export const signal = answersBench({
   name: 'signal',
   about: 'period comparison and prompt stability over HTTP on the answers dataset; worker CPU per answer with samples_per_prompt 5 against 1',
-  async run({ quick }) {
-    const ds = await answerDataset(quick);
-    const db = ds.server.rt.database.db;
-    const { lastDay, day: dayName } = await datasetDays(ds);
-    // two 90-day periods (the quick dataset's 30 days: two of 15)
-    const span = quick ? 15 : 90;
+  async run({ ds, db, quick }) {
+    const { span, current, previous } = await datasetPeriods(ds, quick);
     const periods = {
-      current_start: dayName(lastDay - span + 1),
-      current_end: dayName(lastDay),
-      previous_start: dayName(lastDay - 2 * span + 1),
-      previous_end: dayName(lastDay - span),
+      current_start: current.start_date,
+      current_end: current.end_date,
+      previous_start: previous.start_date,
+      previous_end: previous.end_date,
     };
     const filtered = {
       models: [MODEL_IDS[0], MODEL_IDS[2], MODEL_IDS[5]].join(','),
@@ -105,9 +101,7 @@ export const signal: Bench = {
       note: `p95 of the slowest of 8 cases (4 metrics x unfiltered/filtered), ${n} sequential requests each, two ${span}-day periods over HTTP; CPU per request ${(cc.nodeUs / compareRequests / 1000).toFixed(2)} ms node + ${(cc.pgUs / compareRequests / 1000).toFixed(2)} ms Postgres`,
     });
     const stabCpu = await cpuMeter(db);
-    const stab = await warmedUp(n, () =>
-      getOk(ds.server, '/api/v1/metrics/stability', { website_id, start_date: dayName(lastDay - span + 1), end_date: dayName(lastDay) }),
-    );
+    const stab = await warmedUp(n, () => getOk(ds.server, '/api/v1/metrics/stability', { website_id, ...current }));
     const sc = await stabCpu.stop();
     report('metrics_stability_ms', stab.p95, 'ms', {
       goal: { op: '<=', value: 50 },
@@ -128,4 +122,4 @@ export const signal: Bench = {
       });
     });
   },
-};
+});

@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import { startNatsServer } from '../test/bus/nats-server';
+import type { Bench, BenchWith } from './lib';
 import { type BenchServer, startBenchServer } from './server';
 
 /** Runs `use` with a bench server of `websites` websites (startBenchServer), closed after whatever `use` did. */
@@ -10,6 +12,13 @@ export async function withBenchServer(websites: number, use: (s: BenchServer) =>
     await s.close();
   }
 }
+
+/** A benchmark run on a bench server of `websites` websites (withBenchServer), handed the server and its database. */
+export const serverBench = (websites: number, b: BenchWith<{ s: BenchServer; db: Knex }>): Bench => ({
+  name: b.name,
+  about: b.about,
+  run: ({ quick }) => withBenchServer(websites, (s) => b.run({ s, db: s.rt.database.db, quick })),
+});
 
 /**
  * Runs `use` with two instances running the job workers over a private nats-server: `a` with `websites` websites,

@@ -1,38 +1,17 @@
 import type { Knex } from 'knex';
 import { type EventHandlers, handlerProjection, migrateSql, type Projection } from '../src/eventstore/projection';
-
-const json = (v: unknown) => JSON.stringify(v);
+import { CREATED_UPDATED, orgRow, updateRow } from './rows';
 
 const handlers: EventHandlers<Knex.Transaction> = {
-  async AlertRuleCreated(e, trx) {
-    const d = e.data;
-    await trx('rm_alert_rules')
-      .insert({
-        id: d.rule_id,
-        organization_id: e.metadata.organization_id,
-        website_id: d.website_id,
-        name: d.name,
-        kind: d.kind,
-        params: json(d.params),
-        webhook_ids: json(d.webhook_ids),
-        emails: json(d.emails),
-        enabled: true,
-        created_at: e.metadata.time,
-        updated_at: e.metadata.time,
-      })
-      .onConflict('id')
-      .ignore();
-  },
-  async AlertRuleUpdated(e, trx) {
-    const d = e.data;
-    const row: Record<string, unknown> = { updated_at: e.metadata.time };
-    if (d.name !== undefined) row.name = d.name;
-    if (d.params !== undefined) row.params = json(d.params);
-    if (d.webhook_ids !== undefined) row.webhook_ids = json(d.webhook_ids);
-    if (d.emails !== undefined) row.emails = json(d.emails);
-    if (d.enabled !== undefined) row.enabled = d.enabled;
-    await trx('rm_alert_rules').where('id', d.rule_id).update(row);
-  },
+  AlertRuleCreated: orgRow({
+    table: 'rm_alert_rules',
+    id: 'rule_id',
+    columns: ['website_id', 'name', 'kind'],
+    json: ['params', 'webhook_ids', 'emails'],
+    extra: () => ({ enabled: true }),
+    stamps: CREATED_UPDATED,
+  }),
+  AlertRuleUpdated: updateRow({ table: 'rm_alert_rules', id: 'rule_id', json: ['params', 'webhook_ids', 'emails'] }),
   async AlertRuleDeleted(e, trx) {
     await trx('rm_alert_rules').where('id', e.data.rule_id).delete();
   },
@@ -47,7 +26,7 @@ const handlers: EventHandlers<Knex.Transaction> = {
         kind: a.kind,
         fired_at: a.fired_at,
         summary: a.summary,
-        details: json(a.details),
+        details: JSON.stringify(a.details),
       })
       .onConflict('id')
       .ignore();

@@ -1,33 +1,17 @@
 import type { Knex } from 'knex';
 import { recordedFact } from '../commands/knowledge/knowledge';
 import { type EventHandlers, handlerProjection, migrateSql } from '../src/eventstore/projection';
+import { CREATED_UPDATED, orgRow, updateRow } from './rows';
 
 const handlers: EventHandlers<Knex.Transaction> = {
-  async PillarCreated(e, trx) {
-    const d = e.data;
-    const at = e.metadata.time;
-    await trx('rm_kb_pillars')
-      .insert({
-        id: d.pillar_id,
-        organization_id: e.metadata.organization_id,
-        website_id: d.website_id,
-        name: d.name,
-        description: d.description,
-        status: 'researching',
-        created_at: at,
-        updated_at: at,
-      })
-      .onConflict('id')
-      .ignore();
-  },
-  async PillarUpdated(e, trx) {
-    const d = e.data;
-    const set: Record<string, unknown> = { updated_at: e.metadata.time };
-    if (d.name !== undefined) set.name = d.name;
-    if (d.description !== undefined) set.description = d.description;
-    if (d.status !== undefined) set.status = d.status;
-    await trx('rm_kb_pillars').where('id', d.pillar_id).update(set);
-  },
+  PillarCreated: orgRow({
+    table: 'rm_kb_pillars',
+    id: 'pillar_id',
+    columns: ['website_id', 'name', 'description'],
+    extra: () => ({ status: 'researching' }),
+    stamps: CREATED_UPDATED,
+  }),
+  PillarUpdated: updateRow({ table: 'rm_kb_pillars', id: 'pillar_id' }),
   async PillarResearched(e, trx) {
     const at = e.metadata.time;
     await trx('rm_kb_pillars')

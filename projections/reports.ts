@@ -1,52 +1,25 @@
 import type { Knex } from 'knex';
 import { type EventHandlers, handlerProjection, migrateSql, type Projection } from '../src/eventstore/projection';
+import { CREATED_UPDATED, orgRow, updateRow } from './rows';
 
 const handlers: EventHandlers<Knex.Transaction> = {
-  async ReportCreated(e, trx) {
-    const d = e.data;
-    await trx('rm_reports')
-      .insert({
-        id: d.report_id,
-        organization_id: e.metadata.organization_id,
-        website_id: d.website_id,
-        title: d.title,
-        start_date: d.start_date,
-        end_date: d.end_date,
-        token: d.token,
-        snapshot: JSON.stringify(d.snapshot),
-        created_at: e.metadata.time,
-      })
-      .onConflict('id')
-      .ignore();
-  },
+  ReportCreated: orgRow({
+    table: 'rm_reports',
+    id: 'report_id',
+    columns: ['website_id', 'title', 'start_date', 'end_date', 'token'],
+    json: ['snapshot'],
+  }),
   async ReportDeleted(e, trx) {
     await trx('rm_reports').where('id', e.data.report_id).delete();
   },
-  async ReportScheduleCreated(e, trx) {
-    const d = e.data;
-    await trx('rm_report_schedules')
-      .insert({
-        id: d.schedule_id,
-        organization_id: e.metadata.organization_id,
-        website_id: d.website_id,
-        frequency: d.frequency,
-        recipients: JSON.stringify(d.recipients),
-        created_at: e.metadata.time,
-        updated_at: e.metadata.time,
-      })
-      .onConflict('id')
-      .ignore();
-  },
-  async ReportScheduleUpdated(e, trx) {
-    const { frequency, recipients } = e.data;
-    await trx('rm_report_schedules')
-      .where('id', e.data.schedule_id)
-      .update({
-        ...(frequency !== undefined && { frequency }),
-        ...(recipients !== undefined && { recipients: JSON.stringify(recipients) }),
-        updated_at: e.metadata.time,
-      });
-  },
+  ReportScheduleCreated: orgRow({
+    table: 'rm_report_schedules',
+    id: 'schedule_id',
+    columns: ['website_id', 'frequency'],
+    json: ['recipients'],
+    stamps: CREATED_UPDATED,
+  }),
+  ReportScheduleUpdated: updateRow({ table: 'rm_report_schedules', id: 'schedule_id', json: ['recipients'] }),
   async ReportScheduleDeleted(e, trx) {
     await trx('rm_report_schedules').where('id', e.data.schedule_id).delete();
   },

@@ -3,18 +3,36 @@ import { signOutUser } from '../src/auth/grants';
 import { TEAM_EVENT_TYPES } from '../src/domain/events';
 import { SYSTEM_ROLE_IDS } from '../src/domain/principal';
 import { type Projection, migrateSql } from '../src/eventstore/projection';
+import { CREATED_UPDATED, orgRow } from './rows';
 
 /**
  * The organization's people and their access (commands/team): custom roles, users, organization members, explicit
  * website memberships, groups with their websites and members, invites. What the team queries and a signed-in user's
  * principal read.
  */
-/** A new row (its id first); a row already there (the event delivered again) is kept as it is. */
-const newRow = (trx: Knex.Transaction, table: string, row: Record<string, unknown>) => trx(table).insert(row).onConflict('id').ignore();
-
 /** Memberships with a role: a membership already there (same `key` columns) takes the new role_id, the rest is kept. */
 const setRoles = (trx: Knex.Transaction, table: string, key: string[], rows: Record<string, unknown>[]) =>
   trx(table).insert(rows).onConflict(key).merge(['role_id']);
+
+/** The user's role in the organization from `at` (a member already keeps their first time). */
+const setOrganizationRole = (trx: Knex.Transaction, org: string, userId: string, roleId: string, at: string) =>
+  setRoles(trx, 'rm_team_members', ['organization_id', 'user_id'], [{ organization_id: org, user_id: userId, role_id: roleId, created_at: at }]);
+
+const userAdded = orgRow<'UserAdded'>({ table: 'rm_team_users', id: 'user_id', columns: ['email'], extra: () => ({ email_verified: true }) });
+const userCreated = orgRow<'UserCreated'>({ table: 'rm_team_users', id: 'user_id', columns: ['email', 'first_name', 'last_name', 'email_verified'] });
+const roleCreated = orgRow<'RoleCreated'>({ table: 'rm_team_roles', id: 'role_id', columns: ['name', 'slug'], json: ['permissions'] });
+const groupCreated = orgRow<'GroupCreated'>({
+  table: 'rm_team_groups',
+  id: 'group_id',
+  columns: ['name', 'external_id', 'billing_enabled'],
+  stamps: CREATED_UPDATED,
+});
+const inviteCreated = orgRow<'InviteCreated'>({
+  table: 'rm_team_invites',
+  id: 'invite_id',
+  columns: ['batch_id', 'type', 'target_id', 'role_id', 'email', 'token_hash', 'expires_at'],
+  extra: (e) => ({ first_name: e.data.first_name ?? null, last_name: e.data.last_name ?? null, status: 'pending' }),
+});
 
 /** Websites added to a group at `at`; one already in it is kept with its first time. */
 async function addGroupWebsites(trx: Knex.Transaction, groupId: string, websiteIds: string[], at: string): Promise<void> {
@@ -141,24 +159,11 @@ export const teamProjection: Projection = {
       await flush();
       switch (e.type) {
         case 'UserAdded':
-          await newRow(trx, 'rm_team_users', { id: e.data.user_id, organization_id: org, email: e.data.email, email_verified: true, created_at: at });
-          await setRoles(
-            trx,
-            'rm_team_members',
-            ['organization_id', 'user_id'],
-            [{ organization_id: org, user_id: e.data.user_id, role_id: SYSTEM_ROLE_IDS[e.data.role], created_at: at }],
-          );
+          await userAdded(e, trx);
+          await setOrganizationRole(trx, org, e.data.user_id, SYSTEM_ROLE_IDS[e.data.role], at);
           break;
         case 'UserCreated':
-          await newRow(trx, 'rm_team_users', {
-            id: e.data.user_id,
-            organization_id: org,
-            email: e.data.email,
-            first_name: e.data.first_name,
-            last_name: e.data.last_name,
-            email_verified: e.data.email_verified,
-            created_at: at,
-          });
+          await userCreated(e, trx);
           break;
         case 'UserPasswordSet':
           await trx('rm_team_users').where('id', e.data.user_id).update({ password_hash: e.data.password_hash });
@@ -166,26 +171,14 @@ export const teamProjection: Projection = {
           await signOutUser(trx, e.data.user_id, at);
           break;
         case 'RoleCreated':
-          await newRow(trx, 'rm_team_roles', {
-            id: e.data.role_id,
-            organization_id: org,
-            name: e.data.name,
-            slug: e.data.slug,
-            permissions: JSON.stringify(e.data.permissions),
-            created_at: at,
-          });
+          await roleCreated(e, trx);
           break;
         case 'RoleDeleted':
           await trx('rm_team_roles').where('id', e.data.role_id).delete();
           break;
         case 'OrganizationMemberAdded':
         case 'OrganizationMemberRoleChanged':
-          await setRoles(
-            trx,
-            'rm_team_members',
-            ['organization_id', 'user_id'],
-            [{ organization_id: org, user_id: e.data.user_id, role_id: e.data.role_id, created_at: at }],
-          );
+          await setOrganizationRole(trx, org, e.data.user_id, e.data.role_id, at);
           break;
         case 'OrganizationMemberRemoved':
           await trx('rm_team_members').where({ organization_id: org, user_id: e.data.user_id }).delete();
@@ -208,15 +201,7 @@ export const teamProjection: Projection = {
           await trx('rm_team_website_members').where({ website_id: e.data.website_id, user_id: e.data.user_id }).delete();
           break;
         case 'GroupCreated':
-          await newRow(trx, 'rm_team_groups', {
-            id: e.data.group_id,
-            organization_id: org,
-            name: e.data.name,
-            external_id: e.data.external_id,
-            billing_enabled: e.data.billing_enabled,
-            created_at: at,
-            updated_at: at,
-          });
+          await groupCreated(e, trx);
           await addGroupWebsites(trx, e.data.group_id, e.data.website_ids, at);
           break;
         case 'GroupUpdated': {
@@ -245,21 +230,7 @@ export const teamProjection: Projection = {
             await trx('rm_team_website_members').where('user_id', e.data.user_id).whereIn('website_id', e.data.website_ids).delete();
           break;
         case 'InviteCreated':
-          await newRow(trx, 'rm_team_invites', {
-            id: e.data.invite_id,
-            organization_id: org,
-            batch_id: e.data.batch_id,
-            type: e.data.type,
-            target_id: e.data.target_id,
-            role_id: e.data.role_id,
-            email: e.data.email,
-            first_name: e.data.first_name ?? null,
-            last_name: e.data.last_name ?? null,
-            token_hash: e.data.token_hash,
-            expires_at: e.data.expires_at,
-            status: 'pending',
-            created_at: at,
-          });
+          await inviteCreated(e, trx);
           break;
         case 'InviteAccepted':
           await trx('rm_team_invites')

@@ -1,28 +1,18 @@
 import type { Knex } from 'knex';
 import { type EventHandlers, handlerProjection, migrateSql, type Projection } from '../src/eventstore/projection';
+import { CREATED_UPDATED, orgRow } from './rows';
 
 const json = (v: unknown) => (v === null ? null : JSON.stringify(v));
 
 const handlers: EventHandlers<Knex.Transaction> = {
-  async WebhookCreated(e, trx) {
-    const d = e.data;
-    await trx('rm_webhooks')
-      .insert({
-        id: d.webhook_id,
-        organization_id: e.metadata.organization_id,
-        url: d.url,
-        description: d.description,
-        event_types: json(d.event_types),
-        website_ids: json(d.website_ids),
-        format: d.format,
-        status: 'enabled',
-        secret_changed_at: e.metadata.time,
-        created_at: e.metadata.time,
-        updated_at: e.metadata.time,
-      })
-      .onConflict('id')
-      .ignore();
-  },
+  WebhookCreated: orgRow({
+    table: 'rm_webhooks',
+    id: 'webhook_id',
+    columns: ['url', 'description', 'format'],
+    json: ['event_types', 'website_ids'],
+    extra: () => ({ status: 'enabled' }),
+    stamps: ['secret_changed_at', ...CREATED_UPDATED],
+  }),
   async WebhookUpdated(e, trx) {
     const d = e.data;
     const row: Record<string, unknown> = { updated_at: e.metadata.time };

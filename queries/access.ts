@@ -16,6 +16,23 @@ export interface WebsiteRow {
 }
 
 /**
+ * The organization's row of `table` that matches `key` (its id, say), as `view` shows it; another organization's is
+ * undefined, as an unknown one.
+ */
+export async function organizationRow<T>(
+  db: Knex,
+  table: string,
+  organizationId: string,
+  key: Record<string, string>,
+  view: (r: any) => T,
+): Promise<T | undefined> {
+  const r = await db(table)
+    .where({ ...key, organization_id: organizationId })
+    .first();
+  return r ? view(r) : undefined;
+}
+
+/**
  * The website a request addresses, if the key may use it: 404 when no website has that id, 403 when it is another
  * organization's, outside the key's scope, or not active (paused websites are treated as deleted). `allow` admits
  * paused or deleted ones for the operations that work on them.

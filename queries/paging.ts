@@ -21,6 +21,14 @@ export function pageInfo(rows: unknown[], page: PageRequest): { page_num: number
   return { page_num: page.page_num, page_size: page.page_size, has_more: rows.length > page.page_size };
 }
 
+/** The rows of `table` that match `where`, oldest first (created_at, then id), as `view` shows them. */
+export async function oldestFirst<T>(db: Knex, table: string, where: Record<string, string>, view: (r: any) => T): Promise<T[]> {
+  const rows = await db(table)
+    .where(where)
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  return rows.map((r) => view(r));
+}
+
 /** Newest first by a time column, ties broken by an id column (a stable order for paging). */
 export const newestFirst = (time: string, id: string) => [
   { column: time, order: 'desc' as const },

@@ -29,6 +29,28 @@ type Command = (rt: Runtime, args: string[]) => Promise<unknown>;
 
 class UsageError extends Error {}
 
+/** The command's `--name value` options (all strings, all optional); an unknown option is refused. */
+const stringOptions = <K extends string>(argv: string[], ...names: K[]): Partial<Record<K, string>> =>
+  parseArgs({ args: argv, options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])), strict: true }).values as Partial<
+    Record<K, string>
+  >;
+
+/** The value of --`name` as a UUID; another value is a usage error naming the option. */
+function uuidOption(name: string, value: string): string {
+  const r = Uuid.safeParse(value);
+  if (!r.success) throw new UsageError(`--${name}: ${r.error.issues[0].message}`);
+  return r.data;
+}
+
+/** `read(file)`; a file that cannot be read is a usage error naming it. */
+function readable<T>(file: string, read: (file: string) => T): T {
+  try {
+    return read(file);
+  } catch (e) {
+    throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+}
+
 /** The password for users:set-password: stdin when piped (its first line), else asked on the terminal without echo. */
 async function readPassword(): Promise<string> {
   const stdin = process.stdin;
@@ -92,12 +114,7 @@ export function progress(label: string) {
  * The file must be UTF-8 and each line nested at most as deep as a request body may be, as over HTTP.
  */
 function readJsonl(file: string): unknown[] {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (e) {
-    throw new UsageError(`cannot read ${file}: ${(e as Error).message}`);
-  }
+  const bytes = readable(file, (f) => readFileSync(f));
   const text = decodeUtf8(bytes);
   if (text === null) {
     const line = bytes
@@ -123,17 +140,7 @@ const commands: Record<string, { usage: string; run: Command }> = {
   'org:create': {
     usage: 'org:create --name N [--plan free|pro|enterprise] [--features a,b] [--pitch-allowance N] [--owner-email E]',
     async run(rt, argv) {
-      const { values } = parseArgs({
-        args: argv,
-        options: {
-          name: { type: 'string' },
-          plan: { type: 'string' },
-          features: { type: 'string' },
-          'pitch-allowance': { type: 'string' },
-          'owner-email': { type: 'string' },
-        },
-        strict: true,
-      });
+      const values = stringOptions(argv, 'name', 'plan', 'features', 'pitch-allowance', 'owner-email');
       const input = CreateOrganization.safeParse({
         name: values.name,
         plan: values.plan,
@@ -159,14 +166,13 @@ const commands: Record<string, { usage: string; run: Command }> = {
   'users:list': {
     usage: 'users:list --org O',
     async run(rt, argv) {
-      const { values } = parseArgs({ args: argv, options: { org: { type: 'string' } }, strict: true });
+      const values = stringOptions(argv, 'org');
       if (!values.org) throw new UsageError('usage: users:list --org O');
-      const org = Uuid.safeParse(values.org);
-      if (!org.success) throw new UsageError(`--org: ${org.error.issues[0].message}`);
+      const org = uuidOption('org', values.org);
       // the members are read from the team read model: bring it up to date first (a running server's leader does it)
       await rt.runners.get('organizations')!.runToHead();
       await rt.runners.get('team')!.runToHead();
-      const row = await rt.database.db('rm_organizations').where('id', org.data).first('id', 'plan', 'features');
+      const row = await rt.database.db('rm_organizations').where('id', org).first('id', 'plan', 'features');
       if (!row) throw new UsageError(`organization ${values.org} not found`);
       const operator: Principal = {
         organizationId: row.id,
@@ -183,17 +189,16 @@ const commands: Record<string, { usage: string; run: Command }> = {
   'users:set-password': {
     usage: 'users:set-password --email E [--org O]   (the password on stdin, or asked for)',
     async run(rt, argv) {
-      const { values } = parseArgs({ args: argv, options: { email: { type: 'string' }, org: { type: 'string' } }, strict: true });
+      const values = stringOptions(argv, 'email', 'org');
       if (!values.email) throw new UsageError('usage: users:set-password --email E [--org O]');
-      const org = values.org === undefined ? undefined : Uuid.safeParse(values.org);
-      if (org && !org.success) throw new UsageError(`--org: ${org.error.issues[0].message}`);
+      const org = values.org === undefined ? undefined : uuidOption('org', values.org);
       // the users are read from the team read model: bring it up to date first (a running server's leader does it)
       await rt.runners.get('organizations')!.runToHead();
       await rt.runners.get('team')!.runToHead();
       const password = await readPassword();
       const problem = passwordProblem(password);
       if (problem) throw new UsageError(problem);
-      const r = await setPassword(rt, { email: values.email, password, organizationId: org?.data }).catch((e: Error) => {
+      const r = await setPassword(rt, { email: values.email, password, organizationId: org }).catch((e: Error) => {
         throw new UsageError(e.message);
       });
       await rt.runners.get('team')!.runToHead();
@@ -203,30 +208,25 @@ const commands: Record<string, { usage: string; run: Command }> = {
   'credits:grant': {
     usage: 'credits:grant --org O --credits N [--reason R]',
     async run(rt, argv) {
-      const { values } = parseArgs({
-        args: argv,
-        options: { org: { type: 'string' }, credits: { type: 'string' }, reason: { type: 'string' } },
-        strict: true,
-      });
+      const values = stringOptions(argv, 'org', 'credits', 'reason');
       if (!values.org || values.credits === undefined) throw new UsageError('usage: credits:grant --org O --credits N [--reason R]');
-      const org = Uuid.safeParse(values.org);
-      if (!org.success) throw new UsageError(`--org: ${org.error.issues[0].message}`);
+      const org = uuidOption('org', values.org);
       const input = GrantCredits.safeParse({ credits: values.credits.trim() === '' ? Number.NaN : Number(values.credits), reason: values.reason });
       if (!input.success) {
         const i = input.error.issues[0];
         throw new UsageError(`--${i.path.join('.')}: ${i.message}`);
       }
-      const r = await grantCredits({ store: rt.store, organizationId: org.data, actor: SYSTEM_ACTOR }, input.data);
+      const r = await grantCredits({ store: rt.store, organizationId: org, actor: SYSTEM_ACTOR }, input.data);
       if (isDomainError(r)) throw new UsageError(`organization ${values.org}: ${r.message}`);
       // the balance is read from the credits read model: bring it up to date first (a running server's leader does it)
       await rt.runners.get('organizations')!.runToHead();
       await rt.runners.get('credits')!.runToHead();
-      const row = await rt.database.db('rm_organizations').where('id', org.data).first('plan');
+      const row = await rt.database.db('rm_organizations').where('id', org).first('plan');
       return {
-        organization_id: org.data,
+        organization_id: org,
         grant_id: r.result.grant_id,
         credits: input.data.credits,
-        one_off_balance: await oneOffCredits(rt.database.db, org.data, row.plan, new Date()),
+        one_off_balance: await oneOffCredits(rt.database.db, org, row.plan, new Date()),
       };
     },
   },
@@ -235,10 +235,8 @@ const commands: Record<string, { usage: string; run: Command }> = {
     async run(rt, argv) {
       const { values, positionals } = parseArgs({ args: argv, options: { website: { type: 'string' } }, allowPositionals: true, strict: true });
       if (!values.website || positionals.length !== 1) throw new UsageError('usage: responses:import --website W FILE.jsonl');
-      const websiteId = Uuid.safeParse(values.website);
-      if (!websiteId.success) throw new UsageError(`--website: ${websiteId.error.issues[0].message}`);
       const db = rt.database.db;
-      const website = await db('rm_websites').where('id', websiteId.data).first('id', 'organization_id', 'status');
+      const website = await db('rm_websites').where('id', uuidOption('website', values.website)).first('id', 'organization_id', 'status');
       if (!website) throw new UsageError(`website ${values.website} not found`);
       const items = readJsonl(positionals[0]);
       if (!items.length) throw new UsageError(`${positionals[0]} holds no answers`);
@@ -331,24 +329,14 @@ const commands: Record<string, { usage: string; run: Command }> = {
   'crawlers:import': {
     usage: 'crawlers:import --website W --file F [--format combined|json|cloudfront]  (F.gz is gunzipped)',
     async run(rt, argv) {
-      const { values } = parseArgs({
-        args: argv,
-        options: { website: { type: 'string' }, file: { type: 'string' }, format: { type: 'string' } },
-        strict: true,
-      });
+      const values = stringOptions(argv, 'website', 'file', 'format');
       if (!values.website || !values.file) throw new UsageError('usage: crawlers:import --website W --file F [--format combined|json|cloudfront]');
-      const websiteId = Uuid.safeParse(values.website);
-      if (!websiteId.success) throw new UsageError(`--website: ${websiteId.error.issues[0].message}`);
+      const websiteId = uuidOption('website', values.website);
       const format = (values.format ?? 'combined') as LogFormat;
       if (!LOG_FORMATS.includes(format)) throw new UsageError(`--format: must be one of ${LOG_FORMATS.join(', ')}`);
-      const website = await rt.database.db('rm_websites').where('id', websiteId.data).first('id', 'organization_id', 'normalized_url');
+      const website = await rt.database.db('rm_websites').where('id', websiteId).first('id', 'organization_id', 'normalized_url');
       if (!website) throw new UsageError(`website ${values.website} not found`);
-      let size: number;
-      try {
-        size = statSync(values.file).size;
-      } catch (e) {
-        throw new UsageError(`cannot read ${values.file}: ${(e as Error).message}`);
-      }
+      const size = readable(values.file, (f) => statSync(f).size);
       const file = createReadStream(values.file);
       let read = 0;
       file.on('data', (c) => {
@@ -376,20 +364,11 @@ const commands: Record<string, { usage: string; run: Command }> = {
   'crawlers:ranges': {
     usage: "crawlers:ranges --bot B --file F  (F in the operators' {prefixes: [{ipv4Prefix|ipv6Prefix}]} format)",
     async run(_rt, argv) {
-      const { values } = parseArgs({
-        args: argv,
-        options: { bot: { type: 'string' }, file: { type: 'string' }, source: { type: 'string' } },
-        strict: true,
-      });
+      const values = stringOptions(argv, 'bot', 'file', 'source');
       if (!values.bot || !values.file) throw new UsageError('usage: crawlers:ranges --bot B --file F');
       const bot = botMatcher().byToken.get(values.bot.toLowerCase());
       if (!bot) throw new UsageError(`--bot: ${values.bot} is not a bot of infra/ai-crawlers.json`);
-      let text: string;
-      try {
-        text = readFileSync(values.file, 'utf8');
-      } catch (e) {
-        throw new UsageError(`cannot read ${values.file}: ${(e as Error).message}`);
-      }
+      const text = readable(values.file, (f) => readFileSync(f, 'utf8'));
       try {
         return replaceRanges(bot.token, text, values.source ?? values.file);
       } catch (e) {

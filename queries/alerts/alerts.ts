@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
+import { organizationRow } from '../access';
+import { oldestFirst, onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
 import { iso, isoOrNull } from '../timestamps';
 import type { AlertRuleView, AlertView } from './views';
 
@@ -16,12 +17,8 @@ const ruleView = (r: any): AlertRuleView => ({
   updated_at: iso(r.updated_at),
 });
 
-export async function listRules(db: Knex, websiteId: string): Promise<AlertRuleView[]> {
-  const rows = await db('rm_alert_rules')
-    .where('website_id', websiteId)
-    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-  return rows.map(ruleView);
-}
+export const listRules = (db: Knex, websiteId: string): Promise<AlertRuleView[]> =>
+  oldestFirst(db, 'rm_alert_rules', { website_id: websiteId }, ruleView);
 
 /** A website's last finished run with answers (what run_failed looks at). */
 export interface LastRun {
@@ -61,10 +58,8 @@ export async function rulesToEvaluate(
 }
 
 /** One rule of the organization (another organization's is undefined, as an unknown one). */
-export async function getRule(db: Knex, organizationId: string, id: string): Promise<AlertRuleView | undefined> {
-  const r = await db('rm_alert_rules').where({ organization_id: organizationId, id }).first();
-  return r ? ruleView(r) : undefined;
-}
+export const getRule = (db: Knex, organizationId: string, id: string): Promise<AlertRuleView | undefined> =>
+  organizationRow(db, 'rm_alert_rules', organizationId, { id }, ruleView);
 
 const alertView = (r: any): AlertView => ({
   id: r.id,
@@ -104,7 +99,5 @@ export async function alertsFiredIn(db: Knex, websiteId: string, start: Date, en
   return rows.map(alertView);
 }
 
-export async function getAlert(db: Knex, organizationId: string, id: string): Promise<AlertView | undefined> {
-  const r = await db('rm_alerts').where({ organization_id: organizationId, id }).first();
-  return r ? alertView(r) : undefined;
-}
+export const getAlert = (db: Knex, organizationId: string, id: string): Promise<AlertView | undefined> =>
+  organizationRow(db, 'rm_alerts', organizationId, { id }, alertView);

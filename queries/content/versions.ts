@@ -2,14 +2,13 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 import { ContentStage, PipelineStatus } from '../../src/domain/content';
 import { iso } from '../timestamps';
+import { ContentItemView } from './views';
 
 /** One version of an item (spec, Content hub records): its brief, body and meta description as they were then. */
 export const ContentVersionView = z.object({
   version_id: z.string(),
   version_number: z.number().int(),
-  body: z.string().nullable(),
-  brief: z.string().nullable(),
-  meta_description: z.string().nullable(),
+  ...ContentItemView.pick({ body: true, brief: true, meta_description: true }).shape,
   label: z.string(),
   change_type: z.string(),
   created_at: z.string(),

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
+import { organizationRow } from '../access';
 import { iso, isoOrNull } from '../timestamps';
 
 /** Where an email of the outbox stands (never its recipient or content). */
@@ -18,20 +19,20 @@ export type EmailView = z.infer<typeof EmailView>;
 
 /** An email of the organization, or null (another organization's is null too). */
 export async function getEmail(db: Knex, organizationId: string, emailId: string): Promise<EmailView | null> {
-  const r = await db('rm_emails').where({ email_id: emailId, organization_id: organizationId }).first();
-  if (!r) return null;
-  return {
-    email_id: r.email_id,
-    template: r.template,
-    status: r.status,
-    attempts: r.attempts,
-    message_id: r.message_id,
-    possible_duplicate: r.possible_duplicate,
-    last_error: r.last_error,
-    requested_at: iso(r.requested_at),
-    sent_at: isoOrNull(r.sent_at),
-  };
+  return (await organizationRow(db, 'rm_emails', organizationId, { email_id: emailId }, emailView)) ?? null;
 }
+
+const emailView = (r: any): EmailView => ({
+  email_id: r.email_id,
+  template: r.template,
+  status: r.status,
+  attempts: r.attempts,
+  message_id: r.message_id,
+  possible_duplicate: r.possible_duplicate,
+  last_error: r.last_error,
+  requested_at: iso(r.requested_at),
+  sent_at: isoOrNull(r.sent_at),
+});
 
 /** Emails still to be sent whose due time is more than `age` (an SQL interval) past, oldest due first. */
 export async function overdueEmails(

@@ -6,6 +6,7 @@ import { encodeFacts, type FactChunk } from '../../src/analysis/facts';
 import { FactsCache, type Head } from './facts/cache';
 import { dayName, daysOf, emptySite, putDay, type SiteFacts, sortParts } from './facts/layout';
 import { compileSelection, type Counts, type Reads, scanDaily, scanGroups, scanTotal } from './scan';
+import { wilsonInterval, Z95 } from './stats';
 
 /** The four metric families (CONTRACT.md, Metrics). */
 export const FAMILIES = ['mention-rate', 'share-of-voice', 'citation-rate', 'position'] as const;
@@ -37,17 +38,11 @@ export async function metricEntities(db: Knex, s: Selection): Promise<MetricEnti
 }
 
 const round = (x: number) => Math.round(x * 10_000) / 10_000;
-const Z = 1.959964;
 
 /** 95% Wilson score interval of x successes in n, in percent; null for n = 0. */
 export function wilson(x: number, n: number): [number, number] | null {
-  if (n === 0) return null;
-  const p = x / n;
-  const z2 = Z * Z;
-  const denom = 1 + z2 / n;
-  const center = (p + z2 / (2 * n)) / denom;
-  const half = (Z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
-  return [round(100 * Math.max(0, center - half)), round(100 * Math.min(1, center + half))];
+  const ci = wilsonInterval(x, n);
+  return ci && [round(100 * ci[0]), round(100 * ci[1])];
 }
 
 const rate = (x: number, n: number) => (n === 0 ? 0 : round((100 * x) / n));
@@ -73,7 +68,7 @@ function values(family: Family, c: Counts, j: number, mentionsOfAll: number, isS
       let ci95: [number, number] | null = null;
       if (mean !== null && m >= 2) {
         const variance = Math.max(0, (c.posSq[j] - m * mean * mean) / (m - 1));
-        const half = (Z * Math.sqrt(variance)) / Math.sqrt(m);
+        const half = (Z95 * Math.sqrt(variance)) / Math.sqrt(m);
         ci95 = [round(mean - half), round(mean + half)];
       }
       return { avg_position: mean === null ? null : round(mean), is_self: isSelf, sample: { avg_position: { mentions: m, ci95 } } };

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { organizationRow } from '../access';
 import { iso } from '../timestamps';
 import type { ReportPage, ReportScheduleView, ReportSnapshot, ReportView } from './views';
 
@@ -23,10 +24,8 @@ const view = (r: Row, urlOf: (token: string) => string): ReportView => ({
   created_at: iso(r.created_at),
 });
 
-export async function getReport(db: Knex, organizationId: string, id: string, urlOf: (token: string) => string) {
-  const r: Row | undefined = await db('rm_reports').where({ organization_id: organizationId, id }).first();
-  return r ? { ...view(r, urlOf), snapshot: r.snapshot } : undefined;
-}
+export const getReport = (db: Knex, organizationId: string, id: string, urlOf: (token: string) => string) =>
+  organizationRow(db, 'rm_reports', organizationId, { id }, (r: Row) => ({ ...view(r, urlOf), snapshot: r.snapshot }));
 
 /** A website's reports, newest first. */
 export async function listReports(db: Knex, websiteId: string, urlOf: (token: string) => string): Promise<ReportView[]> {
@@ -71,10 +70,8 @@ const scheduleView = (r: ScheduleRow): ReportScheduleView => ({
     r.last_period && r.last_report_id && r.last_sent_at ? { period: r.last_period, report_id: r.last_report_id, sent_at: iso(r.last_sent_at) } : null,
 });
 
-export async function getSchedule(db: Knex, organizationId: string, id: string): Promise<ReportScheduleView | undefined> {
-  const r: ScheduleRow | undefined = await db('rm_report_schedules').where({ organization_id: organizationId, id }).first();
-  return r ? scheduleView(r) : undefined;
-}
+export const getSchedule = (db: Knex, organizationId: string, id: string): Promise<ReportScheduleView | undefined> =>
+  organizationRow(db, 'rm_report_schedules', organizationId, { id }, scheduleView);
 
 /** A website's report schedules, oldest first. */
 export async function listSchedules(db: Knex, websiteId: string): Promise<ReportScheduleView[]> {

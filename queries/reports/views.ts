@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { ComparedEntity } from '../metrics/views';
 
+/** A report's period: its first and last day. */
+const ReportPeriod = z.object({ start_date: z.string(), end_date: z.string() });
+
 /** The numbers a report's page shows, taken once at its creation. */
 const Interval = z.tuple([z.number(), z.number()]).nullable();
 export const ReportSnapshot = z.object({
   website: z.object({ name: z.string(), url: z.string() }),
-  previous: z.object({ start_date: z.string(), end_date: z.string() }),
+  previous: ReportPeriod,
   responses: z.number(),
   rates: z.array(
     z.object({ name: z.string(), is_self: z.boolean(), mention_rate: z.number(), ci95: Interval, mentions: z.number(), responses: z.number() }),
@@ -29,8 +32,7 @@ export const ReportView = z.object({
   id: z.string(),
   website_id: z.string(),
   title: z.string(),
-  start_date: z.string(),
-  end_date: z.string(),
+  ...ReportPeriod.shape,
   report_url: z.string(),
   created_at: z.string(),
 });

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
+import { organizationRow } from '../access';
+import { oldestFirst, onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
 import { iso, isoOrNull } from '../timestamps';
 import type { DeliveryView, WebhookView } from './views';
 
@@ -17,18 +18,12 @@ const view = (r: any): WebhookView => ({
 });
 
 /** The organization's webhook endpoints, oldest first. */
-export async function listWebhooks(db: Knex, organizationId: string): Promise<WebhookView[]> {
-  const rows = await db('rm_webhooks')
-    .where('organization_id', organizationId)
-    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-  return rows.map(view);
-}
+export const listWebhooks = (db: Knex, organizationId: string): Promise<WebhookView[]> =>
+  oldestFirst(db, 'rm_webhooks', { organization_id: organizationId }, view);
 
 /** One endpoint of the organization (another organization's is undefined, as an unknown one). */
-export async function getWebhook(db: Knex, organizationId: string, id: string): Promise<WebhookView | undefined> {
-  const r = await db('rm_webhooks').where({ organization_id: organizationId, id }).first();
-  return r ? view(r) : undefined;
-}
+export const getWebhook = (db: Knex, organizationId: string, id: string): Promise<WebhookView | undefined> =>
+  organizationRow(db, 'rm_webhooks', organizationId, { id }, view);
 
 const delivery = (r: any): DeliveryView => ({
   id: r.id,

@@ -1,14 +1,11 @@
 import type { Knex } from 'knex';
 import type { Principal } from '../../src/domain/principal';
+import { oldestFirst } from '../paging';
 import type { ApiKeyView } from './views';
 
 /** The organization's keys, oldest first. */
-export async function listApiKeys(db: Knex, p: Principal): Promise<ApiKeyView[]> {
-  const rows = await db('rm_api_keys')
-    .where('organization_id', p.organizationId)
-    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-  return rows.map(apiKeyView);
-}
+export const listApiKeys = (db: Knex, p: Principal): Promise<ApiKeyView[]> =>
+  oldestFirst(db, 'rm_api_keys', { organization_id: p.organizationId }, apiKeyView);
 
 /** One key of the organization, never its secret; undefined when it is not (yet) in the read model. */
 export async function getApiKey(db: Knex, organizationId: string, id: string): Promise<ApiKeyView | undefined> {

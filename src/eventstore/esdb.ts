@@ -19,18 +19,8 @@ import {
   type StreamingRead,
 } from '@eventstore/db-client';
 import { EventMetadata, withSchemaVersion } from '../domain/events';
-import {
-  type AppendResult,
-  type EventStore,
-  type ExpectedRevision,
-  type NewEvent,
-  type Position,
-  type ReadStreamOptions,
-  type RecordedEvent,
-  START,
-  WrongExpectedRevisionError,
-  comparePositions,
-} from './port';
+import type { AppendResult, EventStore, ExpectedRevision, NewEvent, Position, ReadStreamOptions, RecordedEvent } from './port';
+import { START, WrongExpectedRevisionError, comparePositions } from './port';
 
 /** Events of one stream are scanned backwards in pages of this size when looking for already-stored ids. */
 const STREAM_PAGE = 256;
