@@ -1,4 +1,6 @@
 import { request } from 'undici';
+import { BY_DOMAIN, BY_URL } from '../projections/answers/evidence';
+import { heldSourceIndex } from '../queries/evidence/source-index';
 import { answerDataset } from './answers';
 import { type Bench, cpuMeter, info, nowNs, perUnit, quantile, report, sampleUs, secondsSince, sleep } from './lib';
 
@@ -83,6 +85,11 @@ export const evidence: Bench = {
         goal: { op: '<=', value: 50 },
         note: `p50 ${quantile(times, 0.5).toFixed(1)} ms; 90 days, ${c.about} (top of the last: ${top?.[group_by]} retrieved by ${top?.retrieved}); CPU ${ms((used.nodeUs + used.pgUs) / n)} ms per warm request (node ${ms(used.nodeUs / n)} + Postgres ${ms(used.pgUs / n)}), net of the idle server ${ms(netNode + netPg)} (node ${ms(netNode)} + Postgres ${ms(netPg)}); the first request ${coldMs.toFixed(0)} ms, CPU node ${ms(coldUsed.nodeUs)} + Postgres ${ms(coldUsed.pgUs)} ms`,
       });
+      const x = heldSourceIndex(ds.site.websiteId, group_by === 'domain' ? BY_DOMAIN : BY_URL);
+      if (x)
+        info(
+          `evidence: the ${group_by} index held: ${x.rows} rows, ${x.keys} keys, ${(x.bytes / 2 ** 20).toFixed(1)} MB (the keys' UTF-8 ${(x.keyBytes / 2 ** 20).toFixed(1)} MB; ${(x.heldBytes / 2 ** 20).toFixed(1)} MB of sources indexes held)`,
+        );
       report(`sources_${c.name}_cpu_us_per_request`, netNode + netPg, 'us', {
         note: `node ${netNode.toFixed(0)} us + Postgres ${netPg.toFixed(0)} us per warm request, net of the idle server's CPU over the span`,
       });

@@ -25,7 +25,7 @@ export function heldIndexes<T extends { version: string; bytes: number }>(budget
   }
 
   /** The index of `key` at `version`, loaded when missing or held at another version (given to `load`, which may keep parts of it). */
-  return function at(key: string, version: string, load: (previous: T | undefined) => Promise<T>): Promise<T> {
+  function at(key: string, version: string, load: (previous: T | undefined) => Promise<T>): Promise<T> {
     const have = held.get(key);
     if (have && have.version === version) {
       held.delete(key);
@@ -48,7 +48,10 @@ export function heldIndexes<T extends { version: string; bytes: number }>(budget
     );
     loading.set(name, p);
     return p;
-  };
+  }
+  /** What is held for `key` (not counted as a read), and the bytes held in all. */
+  at.peek = (key: string) => ({ index: held.get(key), heldBytes });
+  return at;
 }
 
 /** The first index of sorted `a` whose value is >= v. */

@@ -1,15 +1,18 @@
 import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { to as copyTo } from 'pg-copy-streams';
-import { heldIndexes, lowerBound } from '../held-indexes';
+import { heldIndexes } from '../held-indexes';
 
 export { dayNumber } from '../held-indexes';
 
 /**
- * A website's rm_source_days of one kind held in memory as columns sorted by day, so the sources read sums a range of
- * days in typed arrays instead of grouping rows in Postgres. An index is used while the website's rm_fact_sites.version
- * (moved in the same transaction as every rm_source_days write) is the one it was loaded at. The keys (1.7 M URLs on
- * the 1.2 M-answer website) are held as their UTF-8 bytes in one buffer, never as a JS string each.
+ * A website's rm_source_days of one kind held in memory, so the sources read sums in typed arrays instead of grouping
+ * rows in Postgres. An index is used while the website's rm_fact_sites.version (moved in the same transaction as every
+ * rm_source_days write) is the one it was loaded at. The keys (1.7 M URLs on the 1.2 M-answer website) are held as
+ * their UTF-8 bytes in one buffer, never as a JS string each. A key's rows are kept together (a block), the blocks
+ * ordered by the key's counts over all days and models, most cited first: a read sums block after block, each in
+ * sequence (no sums array written at random), and stops when no block left could enter the page (a key's count over a
+ * range is at most its count over all days).
  */
 export interface SourceIndex {
   version: string;
@@ -18,52 +21,41 @@ export interface SourceIndex {
   keyBytes: Buffer;
   keyStart: Int32Array;
   models: string[];
-  /** day numbers (days since 1970-01-01) ascending; dayStart[i] is the first row of days[i] */
-  days: Int32Array;
-  dayStart: Int32Array;
-  rowKey: Int32Array;
+  /** block b: the rows [blockStart[b], blockStart[b + 1]) of the key ranked blockKey[b], cited and retrieved over all rows */
+  blockStart: Int32Array;
+  blockKey: Int32Array;
+  blockCited: Int32Array;
+  blockRetrieved: Int32Array;
+  /** day numbers (days since 1970-01-01) */
+  rowDay: Int32Array;
   rowModel: Uint16Array;
   rowRetrieved: Int32Array;
   rowCited: Int32Array;
-  /** a read's sums per key and the keys it met, zeroed again before the read returns (a read never awaits in between) */
-  sumRetrieved: Int32Array;
-  sumCited: Int32Array;
-  touched: Int32Array;
   bytes: number;
 }
 
 // per process; least recently read websites go past it (the 1.2 M-answer website's URLs: see docs/benchmarks.md)
 const held = heldIndexes<SourceIndex>(256 * 1024 * 1024);
 
-/** The rows of one snapshot placed by day as they come (in key order), the keys' bytes appended as they change. */
+/** The rows of one snapshot as they come (in key order), the keys' bytes appended as they change; then made blocks. */
 export class IndexBuilder {
-  readonly rowKey: Int32Array;
-  readonly rowModel: Uint16Array;
-  readonly rowRetrieved: Int32Array;
-  readonly rowCited: Int32Array;
-  /** the next free row of each day, and the day's index by day number - firstDay */
-  private readonly next: Int32Array;
-  private readonly slot: Int32Array;
-  private readonly firstDay: number;
+  private readonly rowKey: Int32Array;
+  private readonly rowDay: Int32Array;
+  private readonly rowModel: Uint16Array;
+  private readonly rowRetrieved: Int32Array;
+  private readonly rowCited: Int32Array;
+  private rows = 0;
   keyBytes = Buffer.allocUnsafe(1 << 16);
   keyStart = new Int32Array(1 << 12);
   keyCount = 0;
 
-  constructor(
-    readonly days: Int32Array,
-    readonly dayStart: Int32Array,
-  ) {
-    const n = dayStart[days.length];
+  /** `n`: the rows the snapshot holds, counted first */
+  constructor(readonly n: number) {
     this.rowKey = new Int32Array(n);
+    this.rowDay = new Int32Array(n);
     this.rowModel = new Uint16Array(n);
     this.rowRetrieved = new Int32Array(n);
     this.rowCited = new Int32Array(n);
-    this.next = dayStart.slice(0, days.length);
-    this.firstDay = days.length ? days[0] : 0;
-    this.slot = new Int32Array(days.length ? days[days.length - 1] - this.firstDay + 1 : 0).fill(-1);
-    days.forEach((d, i) => {
-      this.slot[d - this.firstDay] = i;
-    });
   }
 
   /** A row whose key is src[ks, ke); rows come in key order. */
@@ -71,11 +63,10 @@ export class IndexBuilder {
     const len = ke - ks;
     let k = this.keyCount - 1;
     if (k < 0 || !this.isLastKey(src, ks, len)) k = this.appendKey(src, ks, ke);
-    const s = day - this.firstDay;
-    const d = s >= 0 && s < this.slot.length ? this.slot[s] : -1;
-    if (d < 0 || this.next[d] === this.dayStart[d + 1]) throw new Error('source index: a row outside the counts read in the same snapshot');
-    const j = this.next[d]++;
+    if (this.rows === this.n) throw new Error('source index: more rows than counted in the same snapshot');
+    const j = this.rows++;
     this.rowKey[j] = k;
+    this.rowDay[j] = day;
     this.rowModel[j] = model;
     this.rowRetrieved[j] = retrieved;
     this.rowCited[j] = cited;
@@ -108,35 +99,62 @@ export class IndexBuilder {
   }
 
   finish(version: string, models: string[]): SourceIndex {
-    this.next.forEach((at, d) => {
-      if (at !== this.dayStart[d + 1]) throw new Error('source index: fewer rows than the counts read in the same snapshot');
-    });
-    const keyCount = this.keyCount;
+    if (this.rows !== this.n) throw new Error('source index: fewer rows than counted in the same snapshot');
+    const { n, keyCount, rowKey } = this;
     const used = this.keyStart[keyCount];
     // exactly sized copies: the grown buffers are dropped
     const keyBytes = Buffer.allocUnsafeSlow(used);
     this.keyBytes.copy(keyBytes, 0, 0, used);
     const keyStart = this.keyStart.slice(0, keyCount + 1);
-    const n = this.rowKey.length;
+    // each key's rows (contiguous, in rank order) and its counts over all of them
+    const rankStart = new Int32Array(keyCount + 1);
+    const allCited = new Int32Array(keyCount);
+    const allRetrieved = new Int32Array(keyCount);
+    for (let i = 0; i < n; i++) {
+      const k = rowKey[i];
+      rankStart[k + 1] = i + 1;
+      allCited[k] += this.rowCited[i];
+      allRetrieved[k] += this.rowRetrieved[i];
+    }
+    const blockKey = sortedKeys(
+      allRetrieved,
+      allCited,
+      Int32Array.from({ length: keyCount }, (_, k) => k),
+    );
+    const blockStart = new Int32Array(keyCount + 1);
+    const blockCited = new Int32Array(keyCount);
+    const blockRetrieved = new Int32Array(keyCount);
     const index: SourceIndex = {
       version,
       keyCount,
       keyBytes,
       keyStart,
       models,
-      days: this.days,
-      dayStart: this.dayStart,
-      rowKey: this.rowKey,
-      rowModel: this.rowModel,
-      rowRetrieved: this.rowRetrieved,
-      rowCited: this.rowCited,
-      sumRetrieved: new Int32Array(keyCount),
-      sumCited: new Int32Array(keyCount),
-      touched: new Int32Array(keyCount),
+      blockStart,
+      blockKey,
+      blockCited,
+      blockRetrieved,
+      rowDay: new Int32Array(n),
+      rowModel: new Uint16Array(n),
+      rowRetrieved: new Int32Array(n),
+      rowCited: new Int32Array(n),
       bytes: 0,
     };
-    index.bytes =
-      1024 + 14 * n + used + 4 * (keyCount + 1) + 12 * keyCount + 8 * this.days.length + models.reduce((s, m) => s + 64 + 2 * m.length, 0);
+    let j = 0;
+    for (let b = 0; b < keyCount; b++) {
+      const k = blockKey[b];
+      blockStart[b] = j;
+      blockCited[b] = allCited[k];
+      blockRetrieved[b] = allRetrieved[k];
+      for (let i = rankStart[k]; i < rankStart[k + 1]; i++, j++) {
+        index.rowDay[j] = this.rowDay[i];
+        index.rowModel[j] = this.rowModel[i];
+        index.rowRetrieved[j] = this.rowRetrieved[i];
+        index.rowCited[j] = this.rowCited[i];
+      }
+    }
+    blockStart[keyCount] = j;
+    index.bytes = 1024 + 14 * n + used + 4 * (keyCount + 1) + 16 * keyCount + models.reduce((s, m) => s + 64 + 2 * m.length, 0);
     return index;
   }
 }
@@ -195,33 +213,18 @@ interface CopyConn {
 }
 
 /**
- * The index read in one snapshot: first each day's and model's row count (from the primary key's order, no sort),
- * then the rows in key order, each placed in its day's part of the columns. On a Postgres server the rows come by
- * binary COPY; on PGlite (no COPY stream) by a SELECT.
+ * The index read in one snapshot: first the models and the row count, then the rows in key order. On a Postgres server
+ * the rows come by binary COPY; on PGlite (no COPY stream) by a SELECT.
  */
 async function load(db: Knex, websiteId: string, kind: number, version: string): Promise<SourceIndex> {
   return db.transaction(
     async (trx) => {
       const counts = (
-        await trx.raw(
-          `select (day - date '1970-01-01') as d, model, count(*)::int as n from rm_source_days
-            where website_id = ? and kind = ? group by day, model order by day, model`,
-          [websiteId, kind],
-        )
-      ).rows as { d: number; model: string; n: number }[];
-      const models = [...new Set(counts.map((c) => c.model))].sort();
-      const days: number[] = [];
-      const starts: number[] = [];
-      let n = 0;
-      for (const c of counts) {
-        if (days[days.length - 1] !== c.d) {
-          days.push(c.d);
-          starts.push(n);
-        }
-        n += c.n;
-      }
-      starts.push(n);
-      const b = new IndexBuilder(Int32Array.from(days), Int32Array.from(starts));
+        await trx.raw('select model, count(*)::int as n from rm_source_days where website_id = ? and kind = ? group by model', [websiteId, kind])
+      ).rows as { model: string; n: number }[];
+      const models = counts.map((c) => c.model).sort();
+      const n = counts.reduce((s, c) => s + c.n, 0);
+      const b = new IndexBuilder(n);
       if (n > 0) {
         const conn = (await trx.client.acquireConnection()) as CopyConn;
         const lit = (s: string) => conn.escapeLiteral(s);
@@ -247,6 +250,12 @@ async function load(db: Knex, websiteId: string, kind: number, version: string):
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   );
+}
+
+/** The held index of a website's kind, for the bench's report: its rows, keys and bytes (the key bytes apart). */
+export function heldSourceIndex(websiteId: string, kind: number) {
+  const { index: x, heldBytes } = held.peek(`${websiteId}:${kind}`);
+  return x ? { rows: x.rowDay.length, keys: x.keyCount, bytes: x.bytes, keyBytes: x.keyBytes.length, heldBytes } : null;
 }
 
 /** The website's index of a kind at its current version, loaded when missing or stale. */
@@ -276,11 +285,6 @@ export async function sourceCounts(
   count: number,
 ): Promise<SourceCount[]> {
   const x = await indexOf(db, websiteId, kind);
-  if (x.keyCount === 0) return [];
-  const firstDay = lowerBound(x.days, r.fromDay ?? Number.MIN_SAFE_INTEGER);
-  const endDay = lowerBound(x.days, r.toDay === null ? Number.MAX_SAFE_INTEGER : r.toDay + 1);
-  const from = x.dayStart[firstDay];
-  const to = x.dayStart[endDay];
   let allowed: Uint8Array | null = null;
   if (r.models) {
     allowed = new Uint8Array(x.models.length);
@@ -289,65 +293,98 @@ export async function sourceCounts(
       if (wanted.has(m)) allowed![i] = 1;
     });
   }
-  // the columns in locals, and the keys met in a typed array (a key is met once: every row retrieved at least once, so
-  // its sum is 0 only before its first row): the loop below is most of a warm read's CPU
-  const { rowKey, rowModel, rowRetrieved, rowCited, sumRetrieved: retrieved, sumCited: cited, touched: touchedKeys } = x;
-  let touchedCount = 0;
-  try {
-    for (let i = from; i < to; i++) {
+  const top = topKeys(x, r.fromDay ?? -(2 ** 31), r.toDay ?? 2 ** 31 - 1, allowed, offset + count);
+  const out: SourceCount[] = [];
+  for (let i = offset; i < top.size; i++) {
+    const k = top.key[i];
+    out.push({ key: x.keyBytes.toString('utf8', x.keyStart[k], x.keyStart[k + 1]), retrieved: top.retrieved[i], cited: top.cited[i] });
+  }
+  return out;
+}
+
+/**
+ * The best `want` keys over the range and models, best first: a heap of the best so far (its root the worst of them)
+ * fed block by block, until the blocks' counts over all rows say no block left can beat the root.
+ */
+export function topKeys(x: SourceIndex, lo: number, hi: number, allowed: Uint8Array | null, want: number) {
+  const cap = Math.min(want, x.keyCount);
+  const hKey = new Int32Array(cap);
+  const hRetrieved = new Int32Array(cap);
+  const hCited = new Int32Array(cap);
+  let size = 0;
+  /** heap entry i comes after (is worse than) the counts (c, r) of key k */
+  const after = (i: number, c: number, r: number, k: number) =>
+    hCited[i] < c || (hCited[i] === c && (hRetrieved[i] < r || (hRetrieved[i] === r && hKey[i] > k)));
+  const put = (i: number, c: number, r: number, k: number) => {
+    hKey[i] = k;
+    hRetrieved[i] = r;
+    hCited[i] = c;
+  };
+  /** entry i's place taken by (c, r, k), moved down while a child is worse */
+  const siftDown = (i: number, c: number, r: number, k: number) => {
+    for (;;) {
+      let w = 2 * i + 1;
+      if (w >= size) break;
+      if (w + 1 < size && after(w + 1, hCited[w], hRetrieved[w], hKey[w])) w++;
+      if (!after(w, c, r, k)) break;
+      put(i, hCited[w], hRetrieved[w], hKey[w]);
+      i = w;
+    }
+    put(i, c, r, k);
+  };
+  const { blockStart, blockKey, blockCited, blockRetrieved, rowDay, rowModel, rowRetrieved, rowCited } = x;
+  for (let b = 0; b < x.keyCount && cap > 0; b++) {
+    if (size === cap) {
+      const bc = blockCited[b];
+      // every block from here has counts at most this one's: none can enter
+      if (bc < hCited[0] || (bc === hCited[0] && blockRetrieved[b] < hRetrieved[0])) break;
+    }
+    let r = 0;
+    let c = 0;
+    const end = blockStart[b + 1];
+    for (let i = blockStart[b]; i < end; i++) {
+      const d = rowDay[i];
+      if (d < lo || d > hi) continue;
       if (allowed !== null && allowed[rowModel[i]] === 0) continue;
-      const k = rowKey[i];
-      if (retrieved[k] === 0) touchedKeys[touchedCount++] = k;
-      retrieved[k] += rowRetrieved[i];
-      cited[k] += rowCited[i];
+      r += rowRetrieved[i];
+      c += rowCited[i];
     }
-    const top = bestKeys(retrieved, cited, touchedKeys.subarray(0, touchedCount), offset + count);
-    return top.slice(offset).map((k) => ({
-      key: x.keyBytes.toString('utf8', x.keyStart[k], x.keyStart[k + 1]),
-      retrieved: retrieved[k],
-      cited: cited[k],
-    }));
-  } finally {
-    for (let t = 0; t < touchedCount; t++) {
-      retrieved[touchedKeys[t]] = 0;
-      cited[touchedKeys[t]] = 0;
-    }
+    // no row in the range: not a source of it (every row retrieved at least once)
+    if (r === 0) continue;
+    const k = blockKey[b];
+    if (size < cap) {
+      // up from the end while the parent is better
+      let i = size++;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (after(p, c, r, k)) break;
+        put(i, hCited[p], hRetrieved[p], hKey[p]);
+        i = p;
+      }
+      put(i, c, r, k);
+    } else if (after(0, c, r, k)) siftDown(0, c, r, k);
   }
+  // the worst out first, to the end
+  const n = size;
+  const key = new Int32Array(n);
+  const retrieved = new Int32Array(n);
+  const cited = new Int32Array(n);
+  for (let at = n - 1; at >= 0; at--) {
+    key[at] = hKey[0];
+    retrieved[at] = hRetrieved[0];
+    cited[at] = hCited[0];
+    size--;
+    if (size > 0) siftDown(0, hCited[size], hRetrieved[size], hKey[size]);
+  }
+  return { size: n, key, retrieved, cited };
 }
 
 /**
- * The first `want` of the keys by cited desc, retrieved desc, then the key (its rank below `retrieved.length`). A short
- * page keeps its best in a sorted array; a deep one (page 1,000 of 100 wants 100,100) sorts them all.
+ * The keys sorted by cited desc, retrieved desc, then the key (its rank below `retrieved.length`): as one exact number
+ * each (cited, retrieved and rank packed, ascending in the wanted order) by the typed array's native sort when they
+ * fit in 53 bits, else with a comparison.
  */
-export function bestKeys(retrieved: Int32Array, cited: Int32Array, keys: Int32Array, want: number): number[] {
-  const before = (a: number, b: number) =>
-    cited[a] > cited[b] || (cited[a] === cited[b] && (retrieved[a] > retrieved[b] || (retrieved[a] === retrieved[b] && a < b)));
-  if (want > 1024 || want >= keys.length / 4) return sortedKeys(retrieved, cited, keys, want, before);
-  // a key enters only when it beats the worst kept (most keys fail on cited alone)
-  const top: number[] = [];
-  let worstCited = -1;
-  for (let t = 0; t < keys.length; t++) {
-    const k = keys[t];
-    if (top.length === want && (cited[k] < worstCited || !before(k, top[want - 1]))) continue;
-    let lo = 0;
-    let hi = top.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (before(top[mid], k)) lo = mid + 1;
-      else hi = mid;
-    }
-    top.splice(lo, 0, k);
-    if (top.length > want) top.pop();
-    if (top.length === want) worstCited = cited[top[want - 1]];
-  }
-  return top;
-}
-
-/**
- * All the keys sorted, the first `want` of them: as one exact number each (cited, retrieved and rank packed, ascending
- * in the wanted order) by the typed array's native sort when they fit in 53 bits, else with the comparison.
- */
-function sortedKeys(retrieved: Int32Array, cited: Int32Array, keys: Int32Array, want: number, before: (a: number, b: number) => boolean) {
+export function sortedKeys(retrieved: Int32Array, cited: Int32Array, keys: Int32Array): Int32Array {
   let maxC = 0;
   let maxR = 0;
   for (let t = 0; t < keys.length; t++) {
@@ -356,16 +393,14 @@ function sortedKeys(retrieved: Int32Array, cited: Int32Array, keys: Int32Array, 
   }
   const ranks = retrieved.length;
   if ((maxC + 1) * (maxR + 1) * ranks > 2 ** 53)
-    return Array.from(keys)
-      .sort((a, b) => (before(a, b) ? -1 : 1))
-      .slice(0, want);
+    return Int32Array.from(keys).sort((a, b) => cited[b] - cited[a] || retrieved[b] - retrieved[a] || a - b);
   const packed = new Float64Array(keys.length);
   for (let t = 0; t < keys.length; t++) {
     const k = keys[t];
     packed[t] = ((maxC - cited[k]) * (maxR + 1) + (maxR - retrieved[k])) * ranks + k;
   }
   packed.sort();
-  const out = new Array<number>(Math.min(want, packed.length));
+  const out = new Int32Array(keys.length);
   for (let i = 0; i < out.length; i++) out[i] = packed[i] % ranks;
   return out;
 }

@@ -29,13 +29,8 @@ function copyFile(rows: Row[], extension: number): Buffer {
   return Buffer.concat(parts);
 }
 
-/** The builder over the rows' days (each day's row count from the rows, as the load reads them first). */
-function builder(rows: Row[]): IndexBuilder {
-  const days = [...new Set(rows.map((r) => r[0]))].sort((a, b) => a - b);
-  const starts = [0];
-  for (const d of days) starts.push(starts[starts.length - 1] + rows.filter((r) => r[0] === d).length);
-  return new IndexBuilder(Int32Array.from(days), Int32Array.from(starts));
-}
+/** The builder of the rows (their count read first, as the load does). */
+const builder = (rows: Row[]) => new IndexBuilder(rows.length);
 
 async function* cut(input: Buffer, size: number) {
   for (let at = 0; at < input.length; at += size) yield input.subarray(at, at + size);
@@ -53,7 +48,7 @@ describe('sources: the index read from binary COPY', () => {
     for (let j = 0; j <= i % 3; j++) rows.push([20_000 + ((i * 7 + j * 3) % 5), j % 2, key, 1 + i + j, i % 2]);
   });
 
-  it('given the rows cut anywhere, when read, then the keys and the columns by day are those of the rows one by one', async () => {
+  it('given the rows cut anywhere, when read, then the keys and the blocks by key are those of the rows one by one', async () => {
     const direct = builder(rows);
     for (const [d, m, key, retrieved, cited] of rows) {
       const k = Buffer.from(key, 'utf8');
@@ -61,12 +56,17 @@ describe('sources: the index read from binary COPY', () => {
     }
     const want = direct.finish('1', ['m0', 'm1']);
     expect(keysOf(want)).toEqual(keys);
-    // the rows of each day in key order
-    expect(Array.from(want.days)).toEqual([20_000, 20_001, 20_002, 20_003, 20_004]);
-    for (let d = 0; d < want.days.length; d++) {
-      const ofDay = Array.from(want.rowKey.subarray(want.dayStart[d], want.dayStart[d + 1]));
-      expect(ofDay).toEqual([...ofDay].sort((a, b) => a - b));
-      expect(ofDay.length).toBe(rows.filter((r) => r[0] === want.days[d]).length);
+    // each block is its key's rows, the blocks by the key's counts over all rows (cited, retrieved, then the key)
+    const total = (k: number, col: 3 | 4) => rows.filter((r) => r[2] === keys[k]).reduce((s, r) => s + r[col], 0);
+    const order = keys.map((_, k) => k).sort((a, b) => total(b, 4) - total(a, 4) || total(b, 3) - total(a, 3) || a - b);
+    expect(Array.from(want.blockKey)).toEqual(order);
+    for (let b = 0; b < order.length; b++) {
+      const k = want.blockKey[b];
+      const held: Row[] = [];
+      for (let i = want.blockStart[b]; i < want.blockStart[b + 1]; i++)
+        held.push([want.rowDay[i], want.rowModel[i], keys[k], want.rowRetrieved[i], want.rowCited[i]]);
+      expect(held).toEqual(rows.filter((r) => r[2] === keys[k]));
+      expect([want.blockCited[b], want.blockRetrieved[b]]).toEqual([total(k, 4), total(k, 3)]);
     }
     const input = copyFile(rows, 5);
     for (const size of [1, 2, 3, 7, 23, 64, 4096, input.length]) {
@@ -74,15 +74,15 @@ describe('sources: the index read from binary COPY', () => {
       await copyInto(cut(input, size), b);
       const got = b.finish('1', ['m0', 'm1']);
       expect(keysOf(got), `cut ${size}`).toEqual(keys);
-      for (const col of ['rowKey', 'rowModel', 'rowRetrieved', 'rowCited', 'dayStart'] as const)
+      for (const col of ['blockStart', 'blockKey', 'blockCited', 'blockRetrieved', 'rowDay', 'rowModel', 'rowRetrieved', 'rowCited'] as const)
         expect(Array.from(got[col]), `${col} cut ${size}`).toEqual(Array.from(want[col]));
     }
   });
 
-  it('given rows that do not match the counts read first, or a stream cut short, when read, then the load fails', async () => {
+  it('given rows that do not match the count read first, or a stream cut short, when read, then the load fails', async () => {
     const input = copyFile(rows, 0);
     await expect(copyInto(cut(input.subarray(0, input.length - 2), 64), builder(rows))).rejects.toThrow(/no trailer/);
-    await expect(copyInto(cut(input, 64), builder(rows.slice(1)))).rejects.toThrow(/outside the counts/);
+    await expect(copyInto(cut(input, 64), builder(rows.slice(1)))).rejects.toThrow(/more rows than counted/);
     const short = builder([...rows, [20_000, 0, 'zz', 1, 0]]);
     await copyInto(cut(input, 64), short);
     expect(() => short.finish('1', [])).toThrow(/fewer rows/);
