@@ -1,4 +1,6 @@
 import { request } from 'undici';
+import { BY_DOMAIN, BY_URL } from '../projections/answers/evidence';
+import { heldSourceIndex } from '../queries/evidence/source-index';
 import { answersBench } from './answers';
 import { cpuMeter, info, nowNs, perUnit, quantile, report, rssPeak, sampleUs, secondsSince, sleep } from './lib';
 
@@ -39,19 +41,37 @@ export const evidence = answersBench({
       `evidence: the idle server (projections, pollers, workers) spends ${(idle.nodeUs / 1000).toFixed(1)} ms node + ${(idle.pgUs / 1000).toFixed(1)} ms Postgres CPU a second; "net" figures below take that out of the span`,
     );
     const ms = (us: number) => (us / 1000).toFixed(2);
-    for (const group_by of ['domain', 'url']) {
-      const query = { website_id: ds.site.websiteId, ...range, group_by, page_size: '100' };
+    const someModels: string[] = (
+      await db.raw('select model from rm_source_days where website_id = ? and kind = 0 group by model order by model limit 3', [ds.site.websiteId])
+    ).rows.map((r: { model: string }) => r.model);
+    // by URL again with 3 models and pages 0, 1, 5 and 50 in turn (page 50: the 5,001st to 5,100th)
+    const pages = ['0', '1', '5', '50'];
+    const cases = [
+      { name: 'domain', group_by: 'domain', about: 'first page of 100', extra: () => ({}) },
+      { name: 'url', group_by: 'url', about: 'first page of 100', extra: () => ({}) },
+      {
+        name: 'url_models_pages',
+        group_by: 'url',
+        about: `models ${someModels.join(',')}, pages ${pages.join(', ')} of 100 in turn`,
+        extra: (i: number) => ({ models: someModels.join(','), page_num: pages[i % pages.length] }),
+      },
+    ];
+    for (const c of cases) {
+      const group_by = c.group_by;
+      let i = 0;
+      const query = () => ({ website_id: ds.site.websiteId, ...range, group_by, page_size: '100', ...c.extra(i++) });
       // the first request loads the website's index (cold), measured apart from the warm ones
       const cold = await cpuMeter(db);
       const t0 = nowNs();
-      await getOk(ds.server, '/api/v1/sources', query);
+      await getOk(ds.server, '/api/v1/sources', query());
       const coldMs = secondsSince(t0) * 1000;
       const coldUsed = await cold.stop();
-      for (let i = 0; i < 2; i++) await getOk(ds.server, '/api/v1/sources', query);
+      for (let w = 0; w < 2; w++) await getOk(ds.server, '/api/v1/sources', query());
+      i = 0;
       const cpu = await cpuMeter(db);
       const t1 = nowNs();
       let last: any;
-      const times = (await sampleUs(n, async () => (last = await getOk(ds.server, '/api/v1/sources', query))))
+      const times = (await sampleUs(n, async () => (last = await getOk(ds.server, '/api/v1/sources', query()))))
         .map((us) => us / 1e3)
         .sort((a, b) => a - b);
       const span = secondsSince(t1);
@@ -59,11 +79,16 @@ export const evidence = answersBench({
       const netNode = Math.max(0, used.nodeUs - idle.nodeUs * span) / n;
       const netPg = Math.max(0, used.pgUs - idle.pgUs * span) / n;
       const top = last.data[0];
-      report(`sources_ms_${group_by}_p95`, quantile(times, 0.95), 'ms', {
+      report(`sources_ms_${c.name}_p95`, quantile(times, 0.95), 'ms', {
         goal: { op: '<=', value: 50 },
-        note: `p50 ${quantile(times, 0.5).toFixed(1)} ms; 90 days, first page of 100 (top: ${top?.[group_by]} retrieved by ${top?.retrieved}); CPU ${ms((used.nodeUs + used.pgUs) / n)} ms per warm request (node ${ms(used.nodeUs / n)} + Postgres ${ms(used.pgUs / n)}), net of the idle server ${ms(netNode + netPg)} (node ${ms(netNode)} + Postgres ${ms(netPg)}); the first request ${coldMs.toFixed(0)} ms, CPU node ${ms(coldUsed.nodeUs)} + Postgres ${ms(coldUsed.pgUs)} ms`,
+        note: `p50 ${quantile(times, 0.5).toFixed(1)} ms; 90 days, ${c.about} (top of the last: ${top?.[group_by]} retrieved by ${top?.retrieved}); CPU ${ms((used.nodeUs + used.pgUs) / n)} ms per warm request (node ${ms(used.nodeUs / n)} + Postgres ${ms(used.pgUs / n)}), net of the idle server ${ms(netNode + netPg)} (node ${ms(netNode)} + Postgres ${ms(netPg)}); the first request ${coldMs.toFixed(0)} ms, CPU node ${ms(coldUsed.nodeUs)} + Postgres ${ms(coldUsed.pgUs)} ms`,
       });
-      report(`sources_${group_by}_cpu_us_per_request`, netNode + netPg, 'us', {
+      const x = heldSourceIndex(ds.site.websiteId, group_by === 'domain' ? BY_DOMAIN : BY_URL);
+      if (x)
+        info(
+          `evidence: the ${group_by} index held: ${x.rows} rows, ${x.keys} keys, ${(x.bytes / 2 ** 20).toFixed(1)} MB (the keys' UTF-8 ${(x.keyBytes / 2 ** 20).toFixed(1)} MB; ${(x.heldBytes / 2 ** 20).toFixed(1)} MB of sources indexes held)`,
+        );
+      report(`sources_${c.name}_cpu_us_per_request`, netNode + netPg, 'us', {
         note: `node ${netNode.toFixed(0)} us + Postgres ${netPg.toFixed(0)} us per warm request, net of the idle server's CPU over the span`,
       });
     }

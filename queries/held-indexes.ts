@@ -1,7 +1,8 @@
 /**
  * Read models held in memory per key (a website, a website and kind) at a version: one is used while the version read
  * from the database is the one it was loaded at, loaded once however many reads ask at once, and the least recently
- * read go when their sizes pass the budget.
+ * read go when their sizes pass the budget. The one just loaded is always kept: one bigger than the budget is held
+ * alone (the others go) until another is loaded, rather than loaded again by every read.
  */
 export function heldIndexes<T extends { version: string; bytes: number }>(budget: number) {
   const held = new Map<string, T>();
@@ -14,18 +15,17 @@ export function heldIndexes<T extends { version: string; bytes: number }>(budget
       held.delete(key);
       heldBytes -= old.bytes;
     }
-    if (index.bytes > budget) return;
     held.set(key, index);
     heldBytes += index.bytes;
     for (const [k, v] of held) {
-      if (heldBytes <= budget) break;
+      if (heldBytes <= budget || k === key) break;
       held.delete(k);
       heldBytes -= v.bytes;
     }
   }
 
   /** The index of `key` at `version`, loaded when missing or held at another version (given to `load`, which may keep parts of it). */
-  return function at(key: string, version: string, load: (previous: T | undefined) => Promise<T>): Promise<T> {
+  function at(key: string, version: string, load: (previous: T | undefined) => Promise<T>): Promise<T> {
     const have = held.get(key);
     if (have && have.version === version) {
       held.delete(key);
@@ -48,7 +48,10 @@ export function heldIndexes<T extends { version: string; bytes: number }>(budget
     );
     loading.set(name, p);
     return p;
-  };
+  }
+  /** What is held for `key` (not counted as a read), and the bytes held in all. */
+  at.peek = (key: string) => ({ index: held.get(key), heldBytes });
+  return at;
 }
 
 /** The first index of sorted `a` whose value is >= v. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVIDENCE_SQL } from '../../../projections/answers/evidence';
-import { dayNumber, sourceCounts } from '../../../queries/evidence/source-index';
+import { dayNumber, sortedKeys, sourceCounts } from '../../../queries/evidence/source-index';
 import { freshDatabase, type TestDatabase } from '../../support/db';
 
 /** The sources read's in-memory sums against the same sums grouped by Postgres, for ranges, models and deep pages. */
@@ -63,8 +63,10 @@ describe('sources: the in-memory sums', () => {
     for (const [from, to, models] of cases) {
       const exp = await expected(w, from, to, models);
       for (const [offset, count] of [
+        [0, 1],
         [0, 11],
         [0, 101],
+        [3, 1000],
         [37, 20],
         [100, 101],
         [exp.length - 5, 10],
@@ -85,5 +87,28 @@ describe('sources: the in-memory sums', () => {
     await t.db('rm_fact_sites').where('website_id', w).update({ version: 2 });
     const top = await sourceCounts(t.db, w, 1, { fromDay: null, toDay: null, models: null }, 0, 1);
     expect(top).toEqual([{ key: 'new.com', retrieved: 999, cited: 999 }]);
+  });
+});
+
+describe('sources: keys in order of their sums', () => {
+  it('given random sums, small and past 53 bits packed, when sorted, then by cited, retrieved, then the key', () => {
+    const r = rng(11);
+    for (const [ranks, big] of [
+      [5000, 1],
+      [5000, 2 ** 20],
+      [40, 1],
+    ]) {
+      const retrieved = new Int32Array(ranks);
+      const cited = new Int32Array(ranks);
+      const met: number[] = [];
+      for (let k = 0; k < ranks; k++) {
+        if (r(3) === 0) continue;
+        retrieved[k] = 1 + r(30) * big;
+        cited[k] = r(4) === 0 ? 0 : Math.min(retrieved[k], r(20) * big);
+        met.push(k);
+      }
+      const sorted = [...met].sort((a, b) => cited[b] - cited[a] || retrieved[b] - retrieved[a] || a - b);
+      expect(Array.from(sortedKeys(retrieved, cited, Int32Array.from([...met].reverse()))), `${ranks} ${big}`).toEqual(sorted);
+    }
   });
 });
