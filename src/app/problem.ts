@@ -1,3 +1,4 @@
+import { KnexTimeoutError } from 'knex';
 import { z } from 'zod';
 import { type DomainError, DomainErrorException, isDomainError } from '../domain/errors';
 import { WrongExpectedRevisionError } from '../eventstore/port';
@@ -120,16 +121,20 @@ const problemOfError = (e: ProblemError): Problem => ({
 /** A write that lost every round of its retries to writers of other instances: nothing was written, try again. */
 const BUSY_STREAM = new ProblemError(503, 'Too many concurrent changes: try again shortly', undefined, { 'retry-after': '1' });
 
+/** Every pooled connection stayed busy past the pool's wait: the database is overloaded, not broken. */
+const POOL_BUSY = new ProblemError(503, 'The database is busy: try again shortly', undefined, { 'retry-after': '1' });
+
 const internal = (): Problem => ({ status: 500, body: { error: INTERNAL_ERROR }, kind: 'internal', unexpected: true });
 
 /**
  * Any failure as its answer: a ProblemError as it says; a DomainError (a value or thrown in a DomainErrorException)
  * by its kind; a zod error as 400 naming the field of its first issue; an input error of the framework (a 4xx
- * `statusCode`) as its status and message; anything else as an unexpected 500.
+ * `statusCode`) as its status and message; a connection pool waited out as 503; anything else as an unexpected 500.
  */
 export function toProblem(err: unknown): Problem {
   if (err instanceof ProblemError) return problemOfError(err);
   if (err instanceof WrongExpectedRevisionError) return problemOfError(BUSY_STREAM);
+  if (err instanceof KnexTimeoutError) return problemOfError(POOL_BUSY);
   if (err instanceof DomainErrorException) return problemOfError(problemError(err.error));
   if (err instanceof z.ZodError) return problemOfError(badRequest(issueMessage(err.issues[0])));
   // a DomainError is a plain value: an Error with a `kind` of its own (an engine's, say) is not one

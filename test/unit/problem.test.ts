@@ -1,3 +1,5 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import knex from 'knex';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { BAD_BODY, badRequest, ProblemError, problemLog, toProblem, tooManyRequests, unauthorized } from '../../src/app/problem';
@@ -100,6 +102,37 @@ describe('toProblem: one mapping from any failure to its answer', () => {
       engineError,
     ]) {
       expect(toProblem(err)).toEqual({ status: 500, body: { error: 'Internal server error' }, kind: 'internal', unexpected: true });
+    }
+  });
+
+  it("given every pooled connection busy past the pool's wait, then 503 with Retry-After: the database is overloaded, not broken", async () => {
+    // a server that accepts and never answers: the pool's only connection never becomes ready
+    const sockets: Socket[] = [];
+    const silent = createServer((s) => sockets.push(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as AddressInfo).port;
+    const db = knex({
+      client: 'pg',
+      connection: { host: '127.0.0.1', port, user: 'nobody' },
+      pool: { min: 0, max: 1 },
+      acquireConnectionTimeout: 150,
+    });
+    try {
+      const err = await db.raw('select 1').then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(toProblem(err)).toEqual({
+        status: 503,
+        body: { error: 'The database is busy: try again shortly' },
+        headers: { 'retry-after': '1' },
+        kind: 'unavailable',
+        unexpected: false,
+      });
+    } finally {
+      for (const s of sockets) s.destroy();
+      await db.destroy();
+      await new Promise((r) => silent.close(r));
     }
   });
 
