@@ -42,6 +42,27 @@ const LINGER_MS = 4;
 /** the poll while a waiter waits and nothing could be read (the events it waits for sit behind an open transaction) */
 const WAITED_POLL_MS = 5;
 
+/**
+ * Each event's decoding, kept with the event: the feed serves an instance's projections the same event objects, so an
+ * answer is validated once, not once per projection reading it (the projections only read what they are given).
+ */
+const decoded = new WeakMap<RecordedEvent, { event: TypedEvent } | { reason: string }>();
+
+function decodeOnce(e: RecordedEvent): { event: TypedEvent } | { reason: string } {
+  let d = decoded.get(e);
+  if (d === undefined) {
+    try {
+      const x = decodeEvent(e.id, e.type, e.data, e.metadata?.schema_version);
+      d = { event: { ...e, type: x.type, data: x.data } as TypedEvent };
+    } catch (err) {
+      if (!(err instanceof MalformedEventError)) throw err;
+      d = { reason: err.reason };
+    }
+    decoded.set(e, d);
+  }
+  return d;
+}
+
 /** the databases whose runner tables this process has migrated (every runner of an instance asked, two dozen times) */
 const migratedRunnerTables = new WeakMap<Knex, Promise<void>>();
 
@@ -496,14 +517,12 @@ export class ProjectionRunner {
       if (handles !== 'all' && !handles.includes(e.type)) continue;
       const prefix = prefixes?.[e.type];
       if (prefix !== undefined && !e.streamId.startsWith(prefix)) continue;
-      try {
-        const d = decodeEvent(e.id, e.type, e.data, e.metadata?.schema_version);
-        out.push({ ...e, type: d.type, data: d.data } as TypedEvent);
-      } catch (err) {
-        if (!(err instanceof MalformedEventError)) throw err;
-        await this.reportAnomaly(e, err.reason);
+      const d = decodeOnce(e);
+      if ('event' in d) out.push(d.event);
+      else {
+        await this.reportAnomaly(e, d.reason);
         // in its place in the batch: its website's earlier events are applied, its later ones set aside with it
-        out.push({ unreadable: e, reason: err.reason });
+        out.push({ unreadable: e, reason: d.reason });
       }
     }
     return out;
