@@ -150,9 +150,14 @@ export interface RunnerStatus {
  * retries could all lose it under steady appends).
  */
 async function liveWrite(trx: Knex.Transaction, projection: string, mode: 'shared' | 'exclusive'): Promise<void> {
+  const lock = liveLock(projection, mode);
+  await trx.raw(lock.sql, lock.bindings);
+}
+
+function liveLock(projection: string, mode: 'shared' | 'exclusive'): { sql: string; bindings: string[] } {
   const fn = mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
   // with the mark that the transaction appends no events (horizon.ts): the log's readers need not wait for it
-  await trx.raw(`select ${fn}(hashtextextended(?, 0)), ${APPENDS_NONE}`, [`aivis-live:${projection}`]);
+  return { sql: `select ${fn}(hashtextextended(?, 0)), ${APPENDS_NONE}`, bindings: [`aivis-live:${projection}`] };
 }
 
 /**
@@ -423,9 +428,10 @@ export class ProjectionRunner {
         const lane: Lane = { dead: new Set(this.dead), letters: DEAD_LETTERS, searchPath: null, rebuilding: this.rebuilding };
         await this.checkpoints.yieldTo(this.projection.name);
         await this.db.transaction(async (trx) => {
-          await liveWrite(trx, this.projection.name, 'shared');
+          // the live writers' lock, then the checkpoint's move (fenced), in one statement before the first table is
+          // written: a fenced batch writes nothing, and a batch is one round trip shorter
+          await this.saveCheckpoint(trx, last, liveLock(this.projection.name, 'shared'));
           await this.applyItems(trx, take(), lane, isolating);
-          await this.saveCheckpoint(trx, last);
         });
         this.dead = lane.dead;
       }
@@ -500,9 +506,9 @@ export class ProjectionRunner {
   }
 
   /** Moves the checkpoint (and the lease) in the batch's transaction, if this runner still leads this generation. */
-  private async saveCheckpoint(trx: Knex, last: Position): Promise<void> {
+  private async saveCheckpoint(trx: Knex, last: Position, first: Parameters<typeof moveCheckpoints>[2]): Promise<void> {
     const move = { name: this.projection.name, owner: this.owner, generation: this.generation, position: positionToString(last) };
-    if (!(await moveCheckpoints(trx, [move])).has(move.name)) throw new Fenced();
+    if (!(await moveCheckpoints(trx, [move], first)).has(move.name)) throw new Fenced();
   }
 
   private async decode(batch: RecordedEvent[]): Promise<Item[]> {
