@@ -125,7 +125,7 @@ export const workers: Bench = {
       pg.Client.prototype.query = query;
       if (onWire.size) {
         info(`workers: ${[...onWire.values()].reduce((x, y) => x + y, 0)} statements on the wire`);
-        for (const [k, n] of [...onWire].sort((x, y) => y[1] - x[1]).slice(0, 15)) info(`workers: wire x${n}: ${k}`);
+        for (const [k, n] of [...onWire].sort((x, y) => y[1] - x[1]).slice(0, 40)) info(`workers: wire x${n}: ${k}`);
       }
       if (d0) {
         const d1 = await deliveries(natsUrl);

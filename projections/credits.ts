@@ -24,58 +24,35 @@ export const CREDIT_BUCKETS = [
   { table: 'rm_credit_hours', orgTable: 'rm_credit_org_hours', ms: 3_600_000 },
 ] as const;
 
-const bucketOf = (iso: string | Date, ms: number): string => new Date(Math.floor(new Date(iso).getTime() / ms) * ms).toISOString();
+/** A bucket's first instant in SQL, of `occurred_at` (epoch seconds floored to the granularity: UTC days and hours). */
+const bucketSql = (ms: number) => `to_timestamp(floor(extract(epoch from occurred_at) / ${ms / 1000}) * ${ms / 1000})`;
 
 /**
- * Records credit events and adds each to its day's and its hour's totals, once: a repeated event inserts nothing and
- * adds nothing. Also the bench's way in.
+ * Records credit events and adds each to its day's and its hour's totals (per website and for the organization), once:
+ * a repeated event inserts nothing and adds nothing. One statement: the totals are summed from the rows the insert
+ * returns. Also the bench's way in.
  */
 export async function recordCredit(trx: Knex | Knex.Transaction, rows: readonly CreditRow[]): Promise<void> {
   if (!rows.length) return;
-  const inserted = (await trx('rm_credit_events').insert(rows).onConflict('id').ignore().returning('*')) as CreditRow[];
-  if (!inserted.length) return;
-  for (const { table, orgTable, ms } of CREDIT_BUCKETS) {
-    const buckets = new Map<
-      string,
-      { organization_id: string; website_key: string; bucket: string; kind: string; credits: number; events: number }
-    >();
-    for (const r of inserted) {
-      const bucket = bucketOf(r.occurred_at, ms);
-      const key = `${r.organization_id}|${r.website_id ?? ''}|${bucket}|${r.kind}`;
-      const b = buckets.get(key) ?? {
-        organization_id: r.organization_id,
-        website_key: r.website_id ?? '',
-        bucket,
-        kind: r.kind,
-        credits: 0,
-        events: 0,
-      };
-      b.credits += Number(r.credits);
-      b.events += 1;
-      buckets.set(key, b);
-    }
-    await trx.raw(
-      `insert into ${table} as h (organization_id, website_key, bucket, kind, credits, events)
-       select * from unnest(?::uuid[], ?::text[], ?::timestamptz[], ?::text[], ?::numeric[], ?::int[])
-       on conflict (organization_id, website_key, bucket, kind)
-       do update set credits = h.credits + excluded.credits, events = h.events + excluded.events`,
-      (['organization_id', 'website_key', 'bucket', 'kind', 'credits', 'events'] as const).map((c) =>
-        [...buckets.values()].map((b) => b[c]),
-      ) as unknown as Knex.RawBinding[],
-    );
-    // the organization's totals: the same buckets summed over its websites
-    await trx.raw(
-      `insert into ${orgTable} as h (organization_id, bucket, kind, credits, events)
-       select organization_id, bucket, kind, sum(credits), sum(events)
-         from unnest(?::uuid[], ?::timestamptz[], ?::text[], ?::numeric[], ?::int[]) as t(organization_id, bucket, kind, credits, events)
-        group by 1, 2, 3
-       on conflict (organization_id, bucket, kind)
-       do update set credits = h.credits + excluded.credits, events = h.events + excluded.events`,
-      (['organization_id', 'bucket', 'kind', 'credits', 'events'] as const).map((c) =>
-        [...buckets.values()].map((b) => b[c]),
-      ) as unknown as Knex.RawBinding[],
-    );
-  }
+  const add = 'do update set credits = h.credits + excluded.credits, events = h.events + excluded.events';
+  const totals = CREDIT_BUCKETS.map(
+    ({ table, orgTable, ms }, i) => `,
+     s${i} as (insert into ${table} as h (organization_id, website_key, bucket, kind, credits, events)
+       select organization_id, website_key, ${bucketSql(ms)}, kind, sum(credits), count(*) from ins group by 1, 2, 3, 4
+       on conflict (organization_id, website_key, bucket, kind) ${add}),
+     o${i} as (insert into ${orgTable} as h (organization_id, bucket, kind, credits, events)
+       select organization_id, ${bucketSql(ms)}, kind, sum(credits), count(*) from ins group by 1, 2, 3
+       on conflict (organization_id, bucket, kind) ${add})`,
+  ).join('');
+  await trx.raw(
+    `with ins as (insert into rm_credit_events (id, organization_id, website_id, kind, credits, ref_id, model, occurred_at)
+       select * from json_to_recordset(?::json) as x(id text, organization_id uuid, website_id uuid, kind text, credits numeric, ref_id text,
+         model text, occurred_at timestamptz)
+       on conflict (id) do nothing
+       returning organization_id, coalesce(website_id::text, '') as website_key, kind, credits, occurred_at)${totals}
+     select count(*) from ins`,
+    [JSON.stringify(rows)],
+  );
 }
 
 /** One operator grant of one-off credits (`CreditsGranted`). */

@@ -215,12 +215,33 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       async startWorkers() {
         await migrateSweeper(database.db);
         const deps = { store, db: database.db, bus, engines, logger, now: options.now };
+        const outbound = options.outbound ?? { fetch: options.jobs?.fetch ?? createSafeFetcher() };
+        const areaDeps = {
+          ...deps,
+          config,
+          options,
+          db: database.db,
+          outbound,
+          composed,
+          runtime,
+          waitForReadModels: (p: Position, names: readonly ReadModelName[]) => runtime.waitForReadModels(p, names),
+        };
+        const answerHooks = areaWorkers.flatMap((w) => (w.answers ? [w.answers(areaDeps)] : []));
         const runEnds = startRunEnds({ ...deps, waitForRuns: (p) => runtime.waitForReadModels(p, ['runs']) });
         workers.push(runEnds);
-        workers.push(await startResponseWorkers({ ...deps, extractor, concurrency: config.workerConcurrency, onOutcome: (p) => runEnds.poke(p) }));
+        workers.push(
+          await startResponseWorkers({
+            ...deps,
+            extractor,
+            concurrency: config.workerConcurrency,
+            onOutcome: (p) => runEnds.poke(p),
+            onAnswer: async (a) => {
+              for (const hook of answerHooks) await hook(a);
+            },
+          }),
+        );
         workers.push(await startObservationWorkers({ ...deps, extractor }));
         workers.push(startSweeper({ db: database.db, bus, logger }));
-        const outbound = options.outbound ?? { fetch: options.jobs?.fetch ?? createSafeFetcher() };
         const specs =
           options.jobs?.specs ??
           jobSpecs({ db: database.db, engines, outbound, pitchModels: config.pitchModels, contentModel: config.contentModel, now: options.now });
@@ -246,16 +267,6 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
           }),
         );
         // each area's own workers (src/areas/<area>.ts), in registry order
-        const areaDeps = {
-          ...deps,
-          config,
-          options,
-          db: database.db,
-          outbound,
-          composed,
-          runtime,
-          waitForReadModels: (p: Position, names: readonly ReadModelName[]) => runtime.waitForReadModels(p, names),
-        };
         for (const w of areaWorkers) {
           const started = await w.start(areaDeps);
           if (started) workers.push(started);

@@ -1,7 +1,7 @@
 import { type DomainEvent, type EventData, RESPONSE_STREAM_PREFIX } from '../../src/domain/events';
 import { deterministicId } from '../../src/domain/ids';
 import type { AnswerResult } from '../../src/engines/port';
-import { type Position, WrongExpectedRevisionError } from '../../src/eventstore/port';
+import { type NewEvent, type Position, WrongExpectedRevisionError } from '../../src/eventstore/port';
 import { type CommandContext, newEventsFor } from '../handle';
 import { decideObservations, type Observed } from './record-observations';
 import { cutText } from '../../src/domain/text';
@@ -97,7 +97,7 @@ export async function recordOutcome(
   req: Requested,
   outcome: Outcome,
   observe?: (recorded: EventData<'ResponseRecorded'>) => Observed | null,
-): Promise<{ recorded: boolean; position: Position | null }> {
+): Promise<{ recorded: boolean; position: Position | null; events: NewEvent[] }> {
   const decided = decideOutcome(req, outcome);
   const first = decided[0];
   if (observe && first.type === 'ResponseRecorded') {
@@ -107,9 +107,9 @@ export async function recordOutcome(
   const events = newEventsFor({ ...ctx, websiteId: req.website_id }, decided);
   try {
     const r = await ctx.store.append(responseStream(responseIdOf(req.request_id)), events, 'no_stream');
-    return { recorded: !r.noop, position: r.position };
+    return { recorded: !r.noop, position: r.position, events };
   } catch (err) {
-    if (err instanceof WrongExpectedRevisionError) return { recorded: false, position: null };
+    if (err instanceof WrongExpectedRevisionError) return { recorded: false, position: null, events };
     throw err;
   }
 }

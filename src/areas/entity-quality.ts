@@ -5,8 +5,8 @@ import { suggestionId } from '../../commands/entity-quality/suggestions';
 import { entityQualityRoutes } from '../http/routes/entity-quality';
 import { entityQualityTools } from '../mcp/tools/entity-quality';
 import type { ModelId } from '../domain/models';
-import { ENTITY_QUALITY_WORKER_TYPES, startEntityQualityWorkers } from '../workers/entity-quality';
-import type { AreaManifest } from './manifest';
+import { answerJudge, ENTITY_QUALITY_WORKER_TYPES, type EntityQualityDeps, startEntityQualityWorkers } from '../workers/entity-quality';
+import type { AreaManifest, AreaWorkerDeps } from './manifest';
 
 /** Entity quality: competitor suggestions from the answers, and answers contradicting the brand's facts. */
 export const entityQuality: AreaManifest<'competitor_suggestions' | 'fact_conflicts'> = {
@@ -24,16 +24,18 @@ export const entityQuality: AreaManifest<'competitor_suggestions' | 'fact_confli
   workers: [
     {
       busTypes: ENTITY_QUALITY_WORKER_TYPES,
-      start: ({ config, store, db, bus, engines, logger, waitForReadModels }) =>
-        startEntityQualityWorkers({
-          store,
-          db,
-          bus,
-          logger,
-          factJudge: engines.mode === 'simulated' ? undefined : { engines, model: config.contentModel as ModelId },
-          waitForSuggestions: (p) => waitForReadModels(p, ['competitor_suggestions']),
-          waitForConflicts: (p) => waitForReadModels(p, ['fact_conflicts']),
-        }),
+      answers: (deps) => answerJudge(entityQualityDeps(deps)),
+      start: (deps) => startEntityQualityWorkers(entityQualityDeps(deps)),
     },
   ],
 };
+
+const entityQualityDeps = ({ config, store, db, bus, engines, logger, waitForReadModels }: AreaWorkerDeps): EntityQualityDeps => ({
+  store,
+  db,
+  bus,
+  logger,
+  factJudge: engines.mode === 'simulated' ? undefined : { engines, model: config.contentModel as ModelId },
+  waitForSuggestions: (p) => waitForReadModels(p, ['competitor_suggestions']),
+  waitForConflicts: (p) => waitForReadModels(p, ['fact_conflicts']),
+});

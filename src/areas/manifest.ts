@@ -13,6 +13,7 @@ import type { ToolDef } from '../mcp/tool';
 import type { Outbound } from '../net/safe-fetch';
 import type { Runtime, RuntimeOptions } from '../runtime';
 import type { JobKindDeps, JobSpec } from '../workers/jobs';
+import type { RecordedAnswer } from '../workers/responses';
 import type { ReadModelName } from '.';
 
 /** What the registry composes from every area's manifest, for the read models built from all of them. */
@@ -53,6 +54,11 @@ export interface AreaWorkerDeps {
 export interface AreaWorker {
   /** the event types it consumes from the bus (the relay publishes them) */
   busTypes?: readonly EventType[] | ((all: Composed) => readonly EventType[]);
+  /**
+   * what it does with each engine answer, run by the response worker that recorded it before the unit is settled (a
+   * failure has the unit delivered again); an answer is not sent on the bus for it
+   */
+  answers?(deps: AreaWorkerDeps): (answer: RecordedAnswer) => Promise<void>;
   /** its own tables, made when the runtime opens (before any route may read them) */
   migrate?(db: Knex): Promise<void>;
   /** null: it does not run on this instance (a schedule with SCHEDULER off) */

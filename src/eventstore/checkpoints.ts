@@ -15,15 +15,20 @@ export interface CheckpointMove {
  * Moves checkpoints on `conn` (a runner's batch transaction, or the database) in one statement, each only where its
  * owner still leads its generation, and renews those leases; returns the names moved. Its commit need not wait for its
  * WAL flush (set with it, no round trip of its own): a crash loses the last moves, and the runners read those events
- * again.
+ * again. `first`: a one-row query the statement runs before it moves anything (a batch's live-write lock), in the same
+ * round trip.
  */
-export async function moveCheckpoints(conn: Knex, moves: readonly CheckpointMove[]): Promise<Set<string>> {
+export async function moveCheckpoints(
+  conn: Knex,
+  moves: readonly CheckpointMove[],
+  first?: { sql: string; bindings: readonly Knex.RawBinding[] },
+): Promise<Set<string>> {
   const r = await conn.raw(
     `update aivis_checkpoints as c set position = v.position, lease_until = now() + interval '${LEASE_SECONDS} seconds', updated_at = now()
-      from (values ${moves.map(() => '(?, ?, ?::bigint, ?)').join(', ')}) as v(name, owner, generation, position)
+      from ${first ? `(${first.sql}) as f, ` : ''}(values ${moves.map(() => '(?, ?, ?::bigint, ?)').join(', ')}) as v(name, owner, generation, position)
       where c.name = v.name and c.lease_owner = v.owner and c.generation = v.generation
       returning c.name, set_config('synchronous_commit', 'off', true)`,
-    moves.flatMap((m) => [m.name, m.owner, m.generation.toString(), m.position]),
+    [...(first?.bindings ?? []), ...moves.flatMap((m) => [m.name, m.owner, m.generation.toString(), m.position])],
   );
   return new Set((r.rows as { name: string }[]).map((row) => row.name));
 }

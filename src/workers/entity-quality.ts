@@ -14,14 +14,16 @@ import type { BusMessage, Consumer } from '../bus/port';
 import { decodeEvent, type EventData } from '../domain/events';
 import { eventTypeList } from '../domain/event-lists';
 import { deterministicId } from '../domain/ids';
-import { appendMany, type EventStore, maxPosition, type Position, positionFromString, type StreamAppend } from '../eventstore/port';
+import { appendMany, type EventStore, maxPosition, type Position, positionFromString, positionToString, type StreamAppend } from '../eventstore/port';
 import { SubjectErasedError } from '../eventstore/sealed';
 import { systemContext, websiteContext } from './context';
 import { mapLimit } from '../domain/map-limit';
+import type { RecordedAnswer } from './responses';
 import { type BusWorkerDeps, startWorker } from './worker';
 
 export const ENTITY_QUALITY_WORKER = 'entity-quality-workers';
-export const ENTITY_QUALITY_WORKER_TYPES = eventTypeList('ResponseRecorded', 'ResponsesImported', 'FactArchived', 'FactReviewed');
+/** an engine answer comes from the response worker that recorded it (answerJudge), not from the bus */
+export const ENTITY_QUALITY_WORKER_TYPES = eventTypeList('ResponsesImported', 'FactArchived', 'FactReviewed');
 /** Answers a name needs before its suggestion is an activity entry (the listing's default min_answers). */
 export const ANNOUNCE_AT = 3;
 
@@ -203,12 +205,6 @@ export async function judgeUnits(deps: EntityQualityDeps, units: readonly Unit[]
   return found;
 }
 
-/** One engine answer's unit (none for an imported answer: its import's message brings it). */
-const answerUnit = (msg: Msg): Unit => {
-  const d = msg.data as Recorded;
-  return { msg, answers: d.source === 'import' ? [] : [d] };
-};
-
 /** The answers of one import call, read from its stream. */
 async function importUnit(deps: EntityQualityDeps, msg: Msg): Promise<Unit> {
   const d = msg.data as EventData<'ResponsesImported'>;
@@ -218,9 +214,6 @@ async function importUnit(deps: EntityQualityDeps, msg: Msg): Promise<Unit> {
     .map((e) => decodeEvent(e.id, e.type, e.data, e.metadata.schema_version).data as Recorded);
   return { msg, answers };
 }
-
-/** One engine answer: judged against the facts, its names looked at for an announcement. */
-export const judgeAnswer = (deps: EntityQualityDeps, msg: Msg): Promise<number> => judgeUnits(deps, [answerUnit(msg)]);
 
 /** The answers of one import call. */
 export const judgeImport = async (deps: EntityQualityDeps, msg: Msg): Promise<number> => judgeUnits(deps, [await importUnit(deps, msg)]);
@@ -281,7 +274,21 @@ export async function closeFactConflicts(deps: EntityQualityDeps, msg: Msg & { t
   return closed;
 }
 
-/** The fact judge and the suggestions' announcer (every answer, engine's or imported), and the closer of an edited or rejected fact's conflicts. */
+/**
+ * The fact judge and the suggestions' announcer of each engine answer, run by the response worker that recorded it
+ * before its unit is settled (a failure has the unit delivered again): an answer is not sent on the bus a second time
+ * for them. The answers of concurrent units are judged together.
+ */
+export function answerJudge(deps: EntityQualityDeps): (answer: RecordedAnswer) => Promise<void> {
+  const batch = unitBatcher(deps);
+  return (a) =>
+    batch({
+      msg: { id: a.id, data: a.data, metadata: a.metadata, position: positionToString(a.position) },
+      answers: a.data.source === 'import' ? [] : [a.data],
+    });
+}
+
+/** The judge and announcer of imported answers (their import's message), and the closer of an edited or rejected fact's conflicts. */
 export function startEntityQualityWorkers(deps: EntityQualityDeps): Promise<Consumer> {
   const concurrency = deps.concurrency ?? 2 * BATCH;
   const batch = unitBatcher(deps, Math.max(1, Math.floor(concurrency / 2)));
@@ -294,7 +301,7 @@ export function startEntityQualityWorkers(deps: EntityQualityDeps): Promise<Cons
     handle: async (msg) => {
       if (msg.type === 'FactArchived' || msg.type === 'FactReviewed') await closeFactConflicts(deps, msg);
       else {
-        const unit = msg.type === 'ResponsesImported' ? await importUnit(deps, msg) : answerUnit(msg);
+        const unit = await importUnit(deps, msg);
         if (unit.answers.length) await batch(unit);
       }
     },

@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
 import { markPromptAnswered } from '../../commands/catalog/mark-prompt-answered';
 import type { CommandContext } from '../../commands/handle';
-import { type Outcome, recordOutcome, type Requested } from '../../commands/responses/record-outcome';
+import { type Outcome, recordOutcome, type Requested, responseIdOf, responseStream } from '../../commands/responses/record-outcome';
 import type { Delivery } from '../bus/memory';
 import type { BusMessage, Consumer } from '../bus/port';
 import { isDomainError } from '../domain/errors';
-import type { EventType } from '../domain/events';
+import { decodeEvent, type EventData, type EventMetadata, type EventOf, type EventType } from '../domain/events';
 import type { Engines } from '../engines/registry';
 import { type AnswerRequest, isEngineError } from '../engines/port';
 import type { EventStore, Position } from '../eventstore/port';
@@ -28,7 +28,17 @@ export interface ResponseWorkerDeps extends BusWorkerDeps {
   extractor?: ExtractorChoice;
   /** told of every outcome this instance records (the last one of a run frees its schedule's slot) */
   onOutcome?: (position: Position | null) => void;
+  /** what the areas do with each engine answer (AreaWorker.answers), before its unit is settled */
+  onAnswer?: (answer: RecordedAnswer) => Promise<void>;
   now?: () => Date;
+}
+
+/** An engine answer as its response worker recorded it. */
+export interface RecordedAnswer {
+  id: string;
+  data: EventData<'ResponseRecorded'>;
+  metadata: EventMetadata;
+  position: Position;
 }
 
 /**
@@ -47,7 +57,11 @@ export async function answerUnit(
   const again = !delivery || delivery.count > 1 || msg.id !== req.request_id;
   if (again) {
     const status = await unitStatus(deps.db, req.request_id);
-    if (status !== undefined && status !== 'pending') return 'skipped';
+    if (status !== undefined && status !== 'pending') {
+      // its answer's hooks may have failed on the delivery that recorded it
+      if (status === 'recorded') await answerAgain(deps, req);
+      return 'skipped';
+    }
   }
   const ctx = systemContext(deps.store, msg, deps.now);
   const { outcome, site } = await answer(deps, ctx, req);
@@ -69,7 +83,19 @@ export async function answerUnit(
   }
   if (!r.recorded) return 'skipped';
   deps.onOutcome?.(r.position);
+  const [first] = r.events;
+  if (deps.onAnswer && first.type === 'ResponseRecorded' && r.position)
+    await deps.onAnswer({ id: first.id, data: first.data as RecordedAnswer['data'], metadata: first.metadata, position: r.position });
   return kind === 'answered' ? 'recorded' : 'failed';
+}
+
+/** A unit's answer recorded on an earlier delivery, read back for the hooks. */
+async function answerAgain(deps: ResponseWorkerDeps, req: Requested): Promise<void> {
+  if (!deps.onAnswer) return;
+  const e = (await deps.store.readStream(responseStream(responseIdOf(req.request_id)))).find((x) => x.type === 'ResponseRecorded');
+  if (!e) return;
+  const d = decodeEvent(e.id, e.type, e.data, e.metadata.schema_version) as EventOf<'ResponseRecorded'>;
+  await deps.onAnswer({ id: e.id, data: d.data, metadata: e.metadata, position: e.position });
 }
 
 /**

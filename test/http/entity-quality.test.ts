@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conflictId, conflictStream } from '../../commands/entity-quality/conflicts';
 import { handle } from '../../commands/handle';
 import { decideCreateFact } from '../../commands/knowledge/facts';
@@ -8,9 +8,10 @@ import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { judgeUnits } from '../../src/workers/entity-quality';
 import { MODEL_IDS } from '../../src/domain/models';
-import { buildSite, importAnswers, type Site } from '../support/answers';
+import { buildSite, everyListedAnswer, finishedRun, importAnswers, type Site } from '../support/answers';
+import { simulatedEnginesWith } from '../support/engines';
 import { getOk, refusedWithoutWrite } from '../support/http';
-import { call, type TestServer } from '../support/server';
+import { call, startServer, type TestServer } from '../support/server';
 import { tenancyChecks, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { until } from '../support/until';
 
@@ -360,4 +361,48 @@ describe('fact conflicts', () => {
 tenancyChecks(`POST ${CONFLICTS}/{id}/resolve`, () => w, {
   method: 'POST',
   request: () => ({ path: `${CONFLICTS}/${UNKNOWN}/resolve` }),
+});
+
+describe("a run's engine answers", () => {
+  // every answer names an untracked brand and contradicts the price fact
+  const engines = simulatedEnginesWith(async (_model, _req, simulated) => ({
+    ...(await simulated()),
+    text: '**Zeta** is worth a look. Acme Pro costs 99 dollars per month.',
+  }));
+  let e: TestServer;
+  let key: string;
+  beforeAll(async () => {
+    e = await startServer({}, {}, undefined, { engines });
+    key = (await e.org('Engine answers')).key;
+  });
+  afterAll(async () => e?.close());
+
+  it('given an approved fact, when a run answers against it naming an untracked brand, then every answer has its conflict and the name is announced once', async () => {
+    const site = await buildSite(e, key, { name: 'Acme' });
+    const fact = await call(e, 'POST', '/api/v1/knowledge-base/facts', {
+      key,
+      body: { website_id: site.id, text: 'Acme Pro costs 49 dollars per month.' },
+    });
+    expect(fact.status, JSON.stringify(fact.body)).toBe(201);
+    const start = await call(e, 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: site.id } });
+    expect(start.status).toBe(202);
+    const run = await finishedRun(e, key, site.id, start.body.run_id);
+    const listed = await everyListedAnswer<{ id: string }>(e, key, site.id);
+    expect(listed.length).toBe(run.recorded);
+    expect(listed.length).toBeGreaterThan(2);
+    const conflicts: { response_id: string; fact_id: string }[] = await until('a conflict per answer', async () => {
+      const r = await call(e, 'GET', CONFLICTS, { key, query: { website_id: site.id } });
+      return r.body.conflicts.length === listed.length && r.body.conflicts;
+    });
+    expect(new Set(conflicts.map((c) => c.response_id))).toEqual(new Set(listed.map((a) => a.id)));
+    expect(new Set(conflicts.map((c) => c.fact_id))).toEqual(new Set([fact.body.fact.id]));
+    const announced = () =>
+      e.rt.database
+        .db('rm_activity')
+        .where({ website_id: site.id, entity_type: 'competitor_suggestion', change_type: 'created' })
+        .select('entity_ids');
+    await until('Zeta announced', async () => (await announced()).length === 1);
+    const r = await call(e, 'GET', SUGGESTIONS, { key, query: { website_id: site.id } });
+    expect(r.body.suggestions.map((x: { name: string; answers: number }) => [x.name, x.answers])).toEqual([['Zeta', listed.length]]);
+  });
 });
