@@ -190,14 +190,22 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       async waitForReadModels(position, names, timeoutMs = 5000) {
         if (!position || !started) return true;
         const targets = names === 'all' ? [...runners.values()] : names.map((n) => runners.get(n)!);
-        const deadline = Date.now() + timeoutMs;
-        for (const r of targets) {
-          if (!(await r.waitFor(position, Math.max(0, deadline - Date.now())))) {
-            logger.warn({ projection: r.projection.name }, 'read model did not catch up in time; answering anyway');
-            return false;
+        // waited for together: each runner learns of its waiter at once (it reads now, not at its next poll), and the
+        // wait is the slowest one's, not the sum; the first that cannot get there answers false at once
+        return new Promise<boolean>((resolve, reject) => {
+          let left = targets.length;
+          if (left === 0) resolve(true);
+          for (const r of targets) {
+            r.waitFor(position, timeoutMs).then((ok) => {
+              if (ok) {
+                if (--left === 0) resolve(true);
+                return;
+              }
+              logger.warn({ projection: r.projection.name }, 'read model did not catch up in time; answering anyway');
+              resolve(false);
+            }, reject);
           }
-        }
-        return true;
+        });
       },
       async startProjections() {
         for (const r of runners.values()) await r.start();

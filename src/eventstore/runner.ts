@@ -273,6 +273,7 @@ export class ProjectionRunner {
     this.unsubscribe?.();
     await this.loop;
     this.loop = null;
+    this.ahead = null;
     this.reader?.close();
     this.reader = null;
     await this.checkpoints.settle(this.projection.name);
@@ -582,7 +583,8 @@ export class ProjectionRunner {
         const idlePoll = polled && !this.woken;
         polled = false;
         this.woken = false;
-        const n = await this.step(false, false, idlePoll);
+        // a full batch reads the next one while it is written (feed read and decode overlap the write in Postgres)
+        const n = await this.step(true, false, idlePoll);
         if (n > 0) {
           if (n * 8 < this.batchSize && this.waiters.size === 0) await this.sleep(LINGER_MS, false);
           continue;
