@@ -1,6 +1,6 @@
 import { newId } from '../src/domain/ids';
 import { type Actor, type DomainEvent, decodeEvent, type EventMetadata, type EventType, isEventOf } from '../src/domain/events';
-import { type DomainError, isDomainError } from '../src/domain/errors';
+import { type DomainError, isDomainError, notFound } from '../src/domain/errors';
 import { type EventStore, type Position, WrongExpectedRevisionError } from '../src/eventstore/port';
 
 /** How a stream's state is rebuilt from its events. */
@@ -179,4 +179,26 @@ export function handle<S, R, E extends DomainEvent>(
       }
     }
   });
+}
+
+/** Creates a record on a stream of its own: a new id, and the one event `created` makes of it. */
+export function handleNew<S, E extends DomainEvent>(
+  ctx: CommandContext,
+  streamOf: (id: string) => string,
+  agg: Aggregate<S, E>,
+  created: (id: string) => E,
+) {
+  const id = newId();
+  return handle(ctx, streamOf(id), agg, () => ({ events: [created(id)], result: { id } }));
+}
+
+/** A write to a record that only a live one takes: a record never created, or deleted, is not found (`missing`). */
+export function handleLive<S extends { status: string }, R, E extends DomainEvent>(
+  ctx: CommandContext,
+  streamId: string,
+  agg: Aggregate<S, E>,
+  missing: string,
+  decide: (state: S) => Decision<R> | DomainError,
+) {
+  return handle(ctx, streamId, agg, (s) => (s.status === 'live' ? decide(s) : notFound(missing)));
 }

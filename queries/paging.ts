@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { z } from 'zod';
 
 /** A page of a listing: its number (from 0) and size. */
 export interface PageRequest {
@@ -15,6 +16,9 @@ export function onePageAndMore<Q extends Knex.QueryBuilder>(q: Q, page: PageRequ
 export function pageRows<R>(rows: R[], page: PageRequest): R[] {
   return rows.slice(0, page.page_size);
 }
+
+/** pageInfo's fields in a listing's answer schema. */
+export const PageInfo = { page_num: z.number().int(), page_size: z.number().int(), has_more: z.boolean() };
 
 /** The page's numbers as listings answer them: page_num, page_size, has_more. */
 export function pageInfo(rows: unknown[], page: PageRequest): { page_num: number; page_size: number; has_more: boolean } {

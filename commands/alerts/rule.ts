@@ -4,7 +4,7 @@ import { ALERT_KINDS, type EventData, type EventsOf, exhaustive } from '../../sr
 import { eventTypeList } from '../../src/domain/event-lists';
 import { newId } from '../../src/domain/ids';
 import { boundedString, EmailAddress, textProblem, Uuid } from '../../src/domain/schemas';
-import { type Aggregate, type CommandContext, handle } from '../handle';
+import { type Aggregate, type CommandContext, handle, handleLive, handleNew } from '../handle';
 
 /** One alert rule and the alerts it fired, folded from its stream `alert-rule-<id>`. */
 export const alertRuleStream = (ruleId: string) => `alert-rule-${ruleId}`;
@@ -107,19 +107,12 @@ export const UpdateAlertRule = z.strictObject({
 });
 export type UpdateAlertRule = z.infer<typeof UpdateAlertRule>;
 
-const gone = () => notFound(ALERT_RULE_NOT_FOUND);
-
 export function createAlertRule(ctx: CommandContext, input: Omit<CreateAlertRule, 'params'> & { params: Record<string, unknown> }) {
-  const id = newId();
-  return handle(ctx, alertRuleStream(id), AlertRule, () => ({
-    events: [{ type: 'AlertRuleCreated' as const, data: { rule_id: id, ...input } }],
-    result: { id },
-  }));
+  return handleNew(ctx, alertRuleStream, AlertRule, (id) => ({ type: 'AlertRuleCreated', data: { rule_id: id, ...input } }));
 }
 
 export function updateAlertRule(ctx: CommandContext, id: string, patch: UpdateAlertRule) {
-  return handle(ctx, alertRuleStream(id), AlertRule, (s) => {
-    if (s.status !== 'live') return gone();
+  return handleLive(ctx, alertRuleStream(id), AlertRule, ALERT_RULE_NOT_FOUND, () => {
     const data = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
     return Object.keys(data).length === 0
       ? { events: [], result: { id } }
@@ -128,9 +121,10 @@ export function updateAlertRule(ctx: CommandContext, id: string, patch: UpdateAl
 }
 
 export function deleteAlertRule(ctx: CommandContext, id: string) {
-  return handle(ctx, alertRuleStream(id), AlertRule, (s) =>
-    s.status !== 'live' ? gone() : { events: [{ type: 'AlertRuleDeleted' as const, data: { rule_id: id } }], result: { id } },
-  );
+  return handleLive(ctx, alertRuleStream(id), AlertRule, ALERT_RULE_NOT_FOUND, () => ({
+    events: [{ type: 'AlertRuleDeleted' as const, data: { rule_id: id } }],
+    result: { id },
+  }));
 }
 
 /** Fires once per key: a second evaluation (this instance or another) of the same key appends nothing and names the alert fired before. */

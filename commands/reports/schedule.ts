@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { notFound } from '../../src/domain/errors';
 import { type EventsOf, exhaustive } from '../../src/domain/events';
 import { eventTypeList } from '../../src/domain/event-lists';
 import { newId } from '../../src/domain/ids';
 import { EmailAddress, Uuid } from '../../src/domain/schemas';
-import { type Aggregate, type CommandContext, handle } from '../handle';
+import { type Aggregate, type CommandContext, handle, handleLive, handleNew } from '../handle';
 
 /** One report schedule and the periods it sent, folded from its stream `report-schedule-<id>`. */
 export const reportScheduleStream = (scheduleId: string) => `report-schedule-${scheduleId}`;
@@ -79,19 +78,12 @@ export const UpdateReportSchedule = z.strictObject({
 });
 export type UpdateReportSchedule = z.infer<typeof UpdateReportSchedule>;
 
-const gone = () => notFound(REPORT_SCHEDULE_NOT_FOUND);
-
 export function createReportSchedule(ctx: CommandContext, input: CreateReportSchedule) {
-  const id = newId();
-  return handle(ctx, reportScheduleStream(id), ReportSchedule, () => ({
-    events: [{ type: 'ReportScheduleCreated' as const, data: { schedule_id: id, ...input } }],
-    result: { id },
-  }));
+  return handleNew(ctx, reportScheduleStream, ReportSchedule, (id) => ({ type: 'ReportScheduleCreated', data: { schedule_id: id, ...input } }));
 }
 
 export function updateReportSchedule(ctx: CommandContext, id: string, patch: UpdateReportSchedule) {
-  return handle(ctx, reportScheduleStream(id), ReportSchedule, (s) => {
-    if (s.status !== 'live') return gone();
+  return handleLive(ctx, reportScheduleStream(id), ReportSchedule, REPORT_SCHEDULE_NOT_FOUND, () => {
     const { frequency, recipients } = patch;
     if (frequency === undefined && recipients === undefined) return { events: [], result: { id } };
     const data = { schedule_id: id, ...(frequency && { frequency }), ...(recipients && { recipients }) };
@@ -100,9 +92,10 @@ export function updateReportSchedule(ctx: CommandContext, id: string, patch: Upd
 }
 
 export function deleteReportSchedule(ctx: CommandContext, id: string) {
-  return handle(ctx, reportScheduleStream(id), ReportSchedule, (s) =>
-    s.status !== 'live' ? gone() : { events: [{ type: 'ReportScheduleDeleted' as const, data: { schedule_id: id } }], result: { id } },
-  );
+  return handleLive(ctx, reportScheduleStream(id), ReportSchedule, REPORT_SCHEDULE_NOT_FOUND, () => ({
+    events: [{ type: 'ReportScheduleDeleted' as const, data: { schedule_id: id } }],
+    result: { id },
+  }));
 }
 
 /**

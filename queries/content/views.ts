@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PageInfo } from '../paging';
 import { ContentColumnType, ContentFieldValue, ContentStage, ContentType, PipelineStatus } from '../../src/domain/content';
 
 /** A custom column's value on an item. */
@@ -58,7 +59,7 @@ export type ContentListItem = z.infer<typeof ContentListItem>;
 
 export const ContentListView = z.object({
   content: z.array(ContentListItem),
-  pagination: z.object({ page_num: z.number().int(), page_size: z.number().int(), has_more: z.boolean() }),
+  pagination: z.object(PageInfo),
   /** the read model set the website aside (see /readyz): the figures may miss answers */
   stale: z.literal(true).optional(),
 });

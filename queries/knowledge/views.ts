@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PageInfo } from '../paging';
 
 /** A pillar as the API shows it (spec, Pillar; CONTRACT.md, Knowledge base). */
 export const PillarView = z.object({
@@ -35,7 +36,7 @@ export const FactView = z.object({
 });
 export type FactView = z.infer<typeof FactView>;
 export const FactAnswer = z.object({ fact: FactView });
-export const FactsPage = z.object({ facts: z.array(FactView), page_num: z.number().int(), page_size: z.number().int(), has_more: z.boolean() });
+export const FactsPage = z.object({ facts: z.array(FactView), ...PageInfo });
 export type FactsPage = z.infer<typeof FactsPage>;
 export const SearchHit = FactView.extend({ rank: z.number() });
 export const SearchAnswer = z.object({ facts: z.array(SearchHit) });

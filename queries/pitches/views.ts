@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PageInfo } from '../paging';
 import { catalogue } from '../../src/domain/events';
 
 export const PitchStatus = z.enum(['processing', 'completed', 'failed']);
@@ -51,9 +52,7 @@ export const PitchListItem = z.object({
 });
 export const PitchListView = z.object({
   pitches: z.array(PitchListItem),
-  page_num: z.number().int(),
-  page_size: z.number().int(),
-  has_more: z.boolean(),
+  ...PageInfo,
 });
 export type PitchListView = z.infer<typeof PitchListView>;
 

@@ -1,33 +1,22 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ENGINE_IDS } from '../../src/analysis/ai-crawlers';
 import { RateLimiter } from '../../src/limits/rate';
 import { ORG_CHECKS_PER_MIN, orgLimitKey, PUBLIC_SCANS_PER_MIN } from '../../src/app/ai-access';
-import { call, startServer, type TestServer, useServer } from '../support/server';
-import { useStarted } from '../support/started';
-import { anonymousCaller, apiKey, awayFromMinuteEdge, callTool, connect, FIXTURE_DOMAIN, fixtureSite, type FixtureSite } from './support';
+import { call, type TestServer } from '../support/server';
+import { anonymousCaller, apiKey, awayFromMinuteEdge, callTool, connect, FIXTURE_DOMAIN, type FixtureSite, useFixtureServer } from './support';
 
 let site: FixtureSite;
 let s: TestServer;
 let key: string;
 let orgId: string;
 let anon: Client;
-// the fixture site starts before the server and closes after it; the anonymous client closes first
-useStarted(fixtureSite, (x) => (site = x));
-useServer(
-  async (x) => {
-    s = x;
-    const org = await s.org('Checker');
-    key = org.key;
-    orgId = org.organization_id;
-    anon = anonymousCaller(s);
-  },
-  () => startServer({}, { outbound: site.outbound }),
-);
-afterAll(async () => anon?.close());
-afterEach(() => {
-  expect(site.strayAttempts).toEqual([]);
+// the anonymous client closes before the server and the fixture site
+useFixtureServer('Checker', (x) => {
+  ({ site, s, key, organizationId: orgId } = x);
+  anon = anonymousCaller(s);
 });
+afterAll(async () => anon?.close());
 
 const resetPublicBudget = () => s.rt.database.db('aivis_rate_limits').where('key', 'like', 'ai-access:public:%').delete();
 

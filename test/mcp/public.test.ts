@@ -1,9 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PUBLIC_SCANS_PER_MIN } from '../../src/app/ai-access';
 import { ANON_REQUESTS_PER_MIN } from '../../src/mcp/server';
-import { startServer, type TestServer, useServer } from '../support/server';
-import { useStarted } from '../support/started';
+import type { TestServer } from '../support/server';
 import {
   anonymousCaller,
   apiKey,
@@ -13,11 +12,11 @@ import {
   connect,
   FIXTURE_DOMAIN,
   type FixtureSite,
-  fixtureSite,
   MCP_PUBLIC,
   ping,
   postTo,
   publicCall,
+  useFixtureServer,
 } from './support';
 
 /**
@@ -28,17 +27,7 @@ import {
 let site: FixtureSite;
 let s: TestServer;
 let key: string;
-useStarted(fixtureSite, (x) => (site = x));
-useServer(
-  async (x) => {
-    s = x;
-    ({ key } = await s.org('Public endpoint'));
-  },
-  () => startServer({}, { outbound: site.outbound }),
-);
-afterEach(() => {
-  expect(site.strayAttempts).toEqual([]);
-});
+useFixtureServer('Public endpoint', (x) => ({ site, s, key } = x));
 
 /** Starts this address's anonymous budgets afresh (requests, and the public tool's scans), away from a minute's edge. */
 async function freshBudgets() {

@@ -1,10 +1,11 @@
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, afterEach, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Outbound } from '../../src/http/route';
 import { createSafeFetcher } from '../../src/net/safe-fetch';
-import type { TestServer } from '../support/server';
+import { startServer, type TestServer, useServer } from '../support/server';
+import { useStarted } from '../support/started';
 import { useWorld, type World } from '../support/tenancy';
 import { allowLoopback, fakeResolver, startFixtureServer, watchConnections } from '../support/net';
 
@@ -231,4 +232,31 @@ export async function fixtureSite(): Promise<FixtureSite> {
       await server.close();
     },
   };
+}
+
+/** The fixture site, a server that fetches through it, and an organization made there with its key. */
+export interface FixtureServer {
+  site: FixtureSite;
+  s: TestServer;
+  key: string;
+  organizationId: string;
+}
+
+/**
+ * The fixture site and a server whose outbound fetches go to it, with organization `org`: started before the tests
+ * (the site first, closed last; then `ready`), and after each test, no socket tried an address other than the site's.
+ */
+export function useFixtureServer(org: string, ready: (x: FixtureServer) => unknown): void {
+  let site: FixtureSite;
+  useStarted(fixtureSite, (x) => (site = x));
+  useServer(
+    async (s) => {
+      const { key, organization_id } = await s.org(org);
+      await ready({ site, s, key, organizationId: organization_id });
+    },
+    () => startServer({}, { outbound: site.outbound }),
+  );
+  afterEach(() => {
+    expect(site.strayAttempts).toEqual([]);
+  });
 }
