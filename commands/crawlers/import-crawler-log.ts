@@ -37,42 +37,33 @@ const EVENT_ROWS = 5000;
  * The new hits are summed per (day, bot, page, status, verification) over a held set of AI lines, then their hashes
  * are inserted and the rows appended as events of aggregates in one transaction: a page a bot fetched a hundred times
  * a day is one row, and no line's hash is ever stored without the event that counts it. A set is written once it holds
- * WRITE_HITS lines and no other write is under way, or when it is full (HELD_HITS lines or HELD_ROWS rows).
+ * WRITE_HITS lines and no other write is under way, or when it is full (HELD_HITS lines, so at most as many rows).
+ * Only the new lines are summed, once their hashes are in: a body sent again costs no rows.
  */
-const HELD_ROWS = 50_000;
 const HELD_HITS = 100_000;
 const WRITE_HITS = 25_000;
 
 type Verification = 'verified' | 'unverified' | 'unverifiable';
 type Row = EventData<'CrawlerHitsImported'>['rows'][number];
 
-/** A held row: summed over the held lines found new when their hashes are inserted. */
-interface HeldRow {
-  day: string;
-  bot: string;
-  url: string;
-  status: number;
-  verification: Verification;
-}
-
-/** The AI lines read since the last append: per line its SHA-256, its row and its time (typed arrays, no object a line). */
+/** The AI lines read since the last append: per line its SHA-256, page, day, the rest of its row's key and its time. */
 class Held {
   readonly hashes: Buffer;
-  readonly row: Int32Array;
+  readonly url: string[] = [];
+  readonly day: Int32Array;
+  /** (bot * 500 + status - 100) * 3 + verification */
+  readonly code: Int32Array;
   readonly time: Float64Array;
   hits = 0;
-  /** per page (the cached URL string), then a number for the rest of the row's key */
-  readonly byPage = new Map<string, Map<number, number>>();
-  readonly rows: HeldRow[] = [];
-  constructor(readonly capacity: number) {
+  constructor(capacity: number) {
     this.hashes = Buffer.allocUnsafe(capacity * 32);
-    this.row = new Int32Array(capacity);
+    this.day = new Int32Array(capacity);
+    this.code = new Int32Array(capacity);
     this.time = new Float64Array(capacity);
   }
   clear() {
     this.hits = 0;
-    this.byPage.clear();
-    this.rows.length = 0;
+    this.url.length = 0;
   }
 }
 
@@ -80,6 +71,8 @@ const DAY_MS = 86_400_000;
 const VERIFICATIONS: Verification[] = ['verified', 'unverified', 'unverifiable'];
 /** more than the bots of infra/ai-crawlers.json (a row's key is a number: day, bot, status, verification) */
 const BOT_SLOTS = 64;
+/** codes a day: bot, status (100-599), verification */
+const CODES = BOT_SLOTS * 500 * 3;
 
 const migrated = new WeakMap<Knex, Promise<void>>();
 /** The write side's record of imported lines (a SHA-256 per line per website): what makes a re-sent line a duplicate. */
@@ -109,9 +102,9 @@ export interface ImportDeps {
   website: { id: string; host: string };
   format: LogFormat;
   onProgress?: (bytes: number, counts: CrawlerImportCounts) => void;
-  /** rows held before an append (HELD_ROWS; tests set fewer) */
+  /** AI lines (so rows, at most) held before an append (HELD_HITS; tests set fewer) */
   heldRows?: number;
-  /** AI lines held before an append (HELD_HITS; tests set fewer) */
+  /** AI lines held before a write while none is under way (WRITE_HITS), and at most (HELD_HITS); tests set fewer */
   heldHits?: number;
 }
 
@@ -142,13 +135,11 @@ export async function importCrawlerLog(
   // the bot of an agent, by the agent's bytes as latin1 (one string per distinct byte sequence); null: no AI crawler
   const agents = new Map<string, CrawlerBot | null>();
   const dayText = new Map<number, string>();
-  let day0: number | null = null;
   const botIndexes = new Map(bots.bots.map((b, i) => [b, i]));
   // per bot (by its place in the list) its published ranges
   const rangesOf = bots.bots.map((b) => ranges.get(b.token.toLowerCase()));
   if (bots.bots.length > BOT_SLOTS) throw new Error(`more than ${BOT_SLOTS} bots in the list`);
-  const heldHitsMax = deps.heldHits ?? HELD_HITS;
-  const heldRowsMax = deps.heldRows ?? HELD_ROWS;
+  const heldHitsMax = Math.min(deps.heldHits ?? HELD_HITS, deps.heldRows ?? HELD_HITS);
   // one set fills while the other is written
   const spare: Held[] = [];
   let held = new Held(heldHitsMax);
@@ -191,7 +182,6 @@ export async function importCrawlerLog(
     line: Buffer,
     start: number,
     end: number,
-    bot: CrawlerBot,
     botIndex: number,
     verification: Verification | null,
     path: string,
@@ -206,31 +196,12 @@ export async function importCrawlerLog(
       return;
     }
     const h = held;
-    const dayNum = Math.floor(dayMs / DAY_MS);
-    let rows = h.byPage.get(url);
-    if (!rows) {
-      rows = new Map();
-      h.byPage.set(url, rows);
-    }
-    const v = verification === 'verified' ? 0 : verification === 'unverified' ? 1 : 2;
-    // days from the import's first: a small integer key (a heap number would be boxed for every lookup)
-    if (day0 === null) day0 = dayNum;
-    const key = (((dayNum - day0) * BOT_SLOTS + botIndex) * 500 + (status - 100)) * 3 + v;
-    let row = rows.get(key);
-    if (row === undefined) {
-      let day = dayText.get(dayNum);
-      if (day === undefined) {
-        day = new Date(dayNum * DAY_MS).toISOString().slice(0, 10);
-        dayText.set(dayNum, day);
-      }
-      row = h.rows.length;
-      h.rows.push({ day, bot: bot.token, url, status, verification });
-      rows.set(key, row);
-    }
     const i = h.hits++;
     // a latin1 digest written in place: half the CPU of a Buffer digest copied
     h.hashes.write(hash('sha256', start === 0 && end === line.length ? line : line.subarray(start, end), 'binary'), i * 32, 32, 'latin1');
-    h.row[i] = row;
+    h.url[i] = url;
+    h.day[i] = Math.floor(dayMs / DAY_MS);
+    h.code[i] = (botIndex * 500 + (status - 100)) * 3 + (verification === 'verified' ? 0 : verification === 'unverified' ? 1 : 2);
     h.time[i] = time;
   };
 
@@ -264,7 +235,6 @@ export async function importCrawlerLog(
         buf,
         start,
         end,
-        bot,
         b,
         inside === null
           ? verdictOf(bot.token, published, buf.toString('utf8', start, scan.ipEnd))
@@ -287,7 +257,7 @@ export async function importCrawlerLog(
     const bot = bots.match(hit.ua);
     if (!bot) return;
     const b = botIndexes.get(bot) as number;
-    hitOf(buf, start, end, bot, b, verdictOf(bot.token, rangesOf[b], hit.ip), hit.path, hit.status, hit.time);
+    hitOf(buf, start, end, b, verdictOf(bot.token, rangesOf[b], hit.ip), hit.path, hit.status, hit.time);
   };
 
   const stream = `${CRAWLER_STREAM_PREFIX}${deps.website.id}`;
@@ -319,31 +289,54 @@ export async function importCrawlerLog(
 
   /** The rows of the new lines as events of EVENT_ROWS rows; the counts they add. */
   const eventsOf = (h: Held, fresh: Uint8Array | null) => {
-    const n = h.rows.length;
-    const hits = new Float64Array(n);
-    const last = new Float64Array(n).fill(Number.NEGATIVE_INFINITY);
-    const rowOf = h.row;
-    const time = h.time;
+    // per page (the cached URL string), then per day and code: the row's place
+    const byPage = new Map<string, Map<number, number>>();
+    const day0 = h.day[0];
+    const rowAt: number[] = [];
+    const rowHits: number[] = [];
+    const rowLast: number[] = [];
     for (let i = 0; i < h.hits; i++) {
       if (fresh !== null && fresh[i] === 0) continue;
-      const r = rowOf[i];
-      hits[r]++;
-      if (time[i] > last[r]) last[r] = time[i];
+      const url = h.url[i];
+      let rows = byPage.get(url);
+      if (!rows) {
+        rows = new Map();
+        byPage.set(url, rows);
+      }
+      // days from the set's first: a small integer key (a heap number would be boxed for every lookup)
+      const key = (h.day[i] - day0) * CODES + h.code[i];
+      const r = rows.get(key);
+      if (r === undefined) {
+        rows.set(key, rowHits.length);
+        rowAt.push(i);
+        rowHits.push(1);
+        rowLast.push(h.time[i]);
+      } else {
+        rowHits[r]++;
+        if (h.time[i] > rowLast[r]) rowLast[r] = h.time[i];
+      }
     }
     const add = { verified: 0, unverified: 0, unverifiable: 0 };
     const rows: Row[] = [];
-    for (let r = 0; r < n; r++) {
-      if (hits[r] === 0) continue;
-      const x = h.rows[r];
-      add[x.verification] += hits[r];
+    for (let r = 0; r < rowAt.length; r++) {
+      const i = rowAt[r];
+      const code = h.code[i];
+      const verification = VERIFICATIONS[code % 3];
+      const dayNum = h.day[i];
+      let day = dayText.get(dayNum);
+      if (day === undefined) {
+        day = new Date(dayNum * DAY_MS).toISOString().slice(0, 10);
+        dayText.set(dayNum, day);
+      }
+      add[verification] += rowHits[r];
       rows.push({
-        day: x.day,
-        bot: x.bot,
-        url: x.url,
-        status: x.status,
-        verification: x.verification,
-        hits: hits[r],
-        last_seen: new Date(last[r]).toISOString(),
+        day,
+        bot: bots.bots[Math.floor(code / 1500)].token,
+        url: h.url[i],
+        status: (Math.floor(code / 3) % 500) + 100,
+        verification,
+        hits: rowHits[r],
+        last_seen: new Date(rowLast[r]).toISOString(),
       });
     }
     const events = [];
@@ -409,7 +402,7 @@ export async function importCrawlerLog(
   };
   let carry: Buffer | null = null;
   let oversize = false;
-  // the held set reached HELD_HITS or HELD_ROWS: written before the next line
+  // the held set is full: written before the next line
   let full = false;
   const whole = (buf: Buffer, start: number, nl: number, checked: boolean) => {
     const end = nl > start && buf[nl - 1] === 13 ? nl - 1 : nl;
@@ -418,7 +411,7 @@ export async function importCrawlerLog(
       counts.rejected++;
     } else {
       line(buf, start, end, checked);
-      if (held.hits === heldHitsMax || held.rows.length >= heldRowsMax) full = true;
+      if (held.hits === heldHitsMax) full = true;
     }
   };
   try {
