@@ -11,7 +11,7 @@ import {
   newCombinedScan,
   scanCombined,
 } from '../../src/analysis/crawler-logs';
-import { type BotRanges, crawlerRanges, inRanges } from '../../src/analysis/crawler-ranges';
+import { type BotRanges, crawlerRanges, inRanges, quadInRanges } from '../../src/analysis/crawler-ranges';
 import { CRAWLER_STREAM_PREFIX, type EventData } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { tryNormalizeUrl } from '../../src/domain/urls';
@@ -31,38 +31,48 @@ export interface CrawlerImportCounts {
 
 /** A line longer than this is rejected (a 100 KB user agent is no crawler's). */
 export const MAX_LINE_BYTES = 16 * 1024;
-/** New AI-crawler lines per batch: one insert of their hashes. */
-const BATCH = 5000;
 /** Rows per event (an event stays under a megabyte). */
 const EVENT_ROWS = 5000;
 /**
- * The batches' new hits are summed per (day, bot, page, status, verification) over the import and appended once this
- * many rows (or HELD_HITS hits) are held, and at its end: a page a bot fetched a hundred times a day is one row, not one
- * per batch it came in.
+ * The new hits are summed per (day, bot, page, status, verification) over a held set of AI lines, then their hashes
+ * are inserted and the rows appended as events of aggregates in one transaction: a page a bot fetched a hundred times
+ * a day is one row, and no line's hash is ever stored without the event that counts it. A set is written once it holds
+ * WRITE_HITS lines and no other write is under way, or when it is full (HELD_HITS lines, so at most as many rows).
+ * Only the new lines are summed, once their hashes are in: a body sent again costs no rows.
  */
-const HELD_ROWS = 50_000;
-const HELD_HITS = 500_000;
+const HELD_HITS = 100_000;
+const WRITE_HITS = 25_000;
 
 type Verification = 'verified' | 'unverified' | 'unverifiable';
 type Row = EventData<'CrawlerHitsImported'>['rows'][number];
 
-interface Pending {
-  /** SHA-256 of the line, as a 32-character latin1 string */
-  hash: string;
-  day: number;
-  bot: string;
-  /** the bot's place in the matcher's list */
-  botIndex: number;
-  url: string;
-  status: number;
-  verification: Verification;
-  time: number;
+/** The AI lines read since the last append: per line its SHA-256, page, day, the rest of its row's key and its time. */
+class Held {
+  readonly hashes: Buffer;
+  readonly url: string[] = [];
+  readonly day: Int32Array;
+  /** (bot * 500 + status - 100) * 3 + verification */
+  readonly code: Int32Array;
+  readonly time: Float64Array;
+  hits = 0;
+  constructor(capacity: number) {
+    this.hashes = Buffer.allocUnsafe(capacity * 32);
+    this.day = new Int32Array(capacity);
+    this.code = new Int32Array(capacity);
+    this.time = new Float64Array(capacity);
+  }
+  clear() {
+    this.hits = 0;
+    this.url.length = 0;
+  }
 }
 
 const DAY_MS = 86_400_000;
 const VERIFICATIONS: Verification[] = ['verified', 'unverified', 'unverifiable'];
 /** more than the bots of infra/ai-crawlers.json (a row's key is a number: day, bot, status, verification) */
 const BOT_SLOTS = 64;
+/** codes a day: bot, status (100-599), verification */
+const CODES = BOT_SLOTS * 500 * 3;
 
 const migrated = new WeakMap<Knex, Promise<void>>();
 /** The write side's record of imported lines (a SHA-256 per line per website): what makes a re-sent line a duplicate. */
@@ -92,16 +102,18 @@ export interface ImportDeps {
   website: { id: string; host: string };
   format: LogFormat;
   onProgress?: (bytes: number, counts: CrawlerImportCounts) => void;
-  /** rows held before an append (HELD_ROWS; tests set fewer) */
+  /** AI lines (so rows, at most) held before an append (HELD_HITS; tests set fewer) */
   heldRows?: number;
+  /** AI lines held before a write while none is under way (WRITE_HITS), and at most (HELD_HITS); tests set fewer */
+  heldHits?: number;
 }
 
 /**
- * Streams a log into the website's crawler hits: lines split across chunks, each AI-crawler line hashed, a batch's
- * new hashes inserted (a line seen before, in an earlier import or this body, adds nothing), the new hits summed per
- * row over the import and appended as events of aggregates (HELD_ROWS). Memory stays at one batch, the held rows and
- * one line whatever the body's size. Held rows whose events cannot be appended take their hashes back, so sending the
- * body again imports them.
+ * Streams a log into the website's crawler hits: lines split across chunks, each AI-crawler line hashed and summed into
+ * its row; for each held set their hashes are inserted (a line seen before, in an earlier
+ * import or this body, adds nothing) and the rows of the new ones appended as events of aggregates, in one transaction
+ * where the store has them (Postgres): a crash leaves both or neither. Elsewhere the hashes go in first and are taken
+ * back if the append fails. Memory stays at two held sets and one line whatever the body's size.
  *
  * Combined lines are read from their bytes (scanCombined): a chunk's whole lines are checked for NUL and UTF-8 at once,
  * and a line becomes strings only when its agent (looked up by its bytes) is an AI crawler's.
@@ -124,8 +136,13 @@ export async function importCrawlerLog(
   const agents = new Map<string, CrawlerBot | null>();
   const dayText = new Map<number, string>();
   const botIndexes = new Map(bots.bots.map((b, i) => [b, i]));
+  // per bot (by its place in the list) its published ranges
+  const rangesOf = bots.bots.map((b) => ranges.get(b.token.toLowerCase()));
   if (bots.bots.length > BOT_SLOTS) throw new Error(`more than ${BOT_SLOTS} bots in the list`);
-  let pending: Pending[] = [];
+  const heldHitsMax = Math.min(deps.heldHits ?? HELD_HITS, deps.heldRows ?? HELD_HITS);
+  // one set fills while the other is written
+  const spare: Held[] = [];
+  let held = new Held(heldHitsMax);
   let position: Position | null = null;
   let bytes = 0;
 
@@ -160,26 +177,32 @@ export async function importCrawlerLog(
     return bot;
   };
 
-  /** An AI crawler's hit: kept for the next batch, or counted rejected. */
-  const hitOf = (line: Buffer, start: number, end: number, bot: CrawlerBot, ip: string, path: string, status: number, time: number) => {
+  /** An AI crawler's hit: held with its row, or counted rejected (`verification` null: not an IP address). */
+  const hitOf = (
+    line: Buffer,
+    start: number,
+    end: number,
+    botIndex: number,
+    verification: Verification | null,
+    path: string,
+    status: number,
+    time: number,
+  ) => {
     const url = pageOf(path);
-    const verification = verdictOf(bot.token, ranges.get(bot.token.toLowerCase()), ip);
     // as new Date(time) reads it: whole milliseconds, NaN outside its range
     const dayMs = Math.abs(time) <= 8.64e15 ? Math.trunc(time) : Number.NaN;
     if (url === null || verification === null || Number.isNaN(dayMs)) {
       counts.rejected++;
       return;
     }
-    pending.push({
-      hash: hash('sha256', start === 0 && end === line.length ? line : line.subarray(start, end), 'binary'),
-      day: Math.floor(dayMs / DAY_MS),
-      bot: bot.token,
-      botIndex: botIndexes.get(bot) as number,
-      url,
-      status,
-      verification,
-      time,
-    });
+    const h = held;
+    const i = h.hits++;
+    // a latin1 digest written in place: half the CPU of a Buffer digest copied
+    h.hashes.write(hash('sha256', start === 0 && end === line.length ? line : line.subarray(start, end), 'binary'), i * 32, 32, 'latin1');
+    h.url[i] = url;
+    h.day[i] = Math.floor(dayMs / DAY_MS);
+    h.code[i] = (botIndex * 500 + (status - 100)) * 3 + (verification === 'verified' ? 0 : verification === 'unverified' ? 1 : 2);
+    h.time[i] = time;
   };
 
   /** A line [start, end) of `buf` (no newline, no CR); `checked`: its bytes are known to be UTF-8 without NUL. */
@@ -204,12 +227,22 @@ export async function importCrawlerLog(
       }
       const bot = botOf(buf, scan.uaStart, scan.uaEnd);
       if (bot === null) return;
+      const b = botIndexes.get(bot) as number;
+      const published = rangesOf[b];
+      // a plain dotted quad is looked up from its bytes
+      const inside = quadInRanges(published, buf, start, scan.ipEnd);
       hitOf(
         buf,
         start,
         end,
-        bot,
-        buf.toString('utf8', start, scan.ipEnd),
+        b,
+        inside === null
+          ? verdictOf(bot.token, published, buf.toString('utf8', start, scan.ipEnd))
+          : !published
+            ? 'unverifiable'
+            : inside
+              ? 'verified'
+              : 'unverified',
         buf.toString('utf8', scan.pathStart, scan.pathEnd),
         scan.status,
         combinedTime(buf, scan.timeAt),
@@ -223,121 +256,163 @@ export async function importCrawlerLog(
     }
     const bot = bots.match(hit.ua);
     if (!bot) return;
-    hitOf(buf, start, end, bot, hit.ip, hit.path, hit.status, hit.time);
+    const b = botIndexes.get(bot) as number;
+    hitOf(buf, start, end, b, verdictOf(bot.token, rangesOf[b], hit.ip), hit.path, hit.status, hit.time);
   };
 
-  // the new hits summed per row since the last append, and their hashes (taken back if the append fails)
-  let held = new Map<string, Map<number, Row & { last: number }>>();
-  let heldHashes: Buffer[] = [];
-  let heldHits = 0;
-  let heldRows = 0;
+  const stream = `${CRAWLER_STREAM_PREFIX}${deps.website.id}`;
+  const transact = deps.ctx.store.transact?.bind(deps.ctx.store);
 
-  const takeBack = async (hashes: Buffer[]) => {
-    for (const h of hashes)
-      await deps.db.raw(
-        `delete from aivis_crawler_lines where website_id = ?
-           and hash = any(array(select substring(?::bytea from i * 32 + 1 for 32) from generate_series(0, ?::int - 1) i))`,
-        [deps.website.id, h, h.length / 32],
-      );
+  /**
+   * Inserts the held hashes; returns which held lines are new (null: all of them), each line once. A line in the body
+   * twice is inserted once: the statement's second row conflicts with its first.
+   */
+  const insertHashes = async (q: Knex | Knex.Transaction, h: Held): Promise<{ n: number; fresh: Uint8Array | null; inserted: Buffer }> => {
+    const all = h.hashes.subarray(0, h.hits * 32);
+    const r = await q.raw(
+      `with added as (
+         insert into aivis_crawler_lines (website_id, hash)
+         select ?, substring(?::bytea from i * 32 + 1 for 32) from generate_series(0, ?::int - 1) i
+         on conflict do nothing returning hash)
+       select count(*)::int as n, case when count(*) < ?::int then string_agg(hash, ''::bytea) end as fresh from added`,
+      [deps.website.id, all, h.hits, h.hits],
+    );
+    const { n, fresh } = (r.rows as { n: number; fresh: Buffer | null }[])[0];
+    if (n === h.hits) return { n, fresh: null, inserted: all };
+    const isNew = new Uint8Array(h.hits);
+    if (n === 0) return { n, fresh: isNew, inserted: all.subarray(0, 0) };
+    const left = new Set<string>();
+    for (let i = 0; i < n; i++) left.add((fresh as Buffer).toString('latin1', i * 32, i * 32 + 32));
+    for (let i = 0; i < h.hits; i++) if (left.delete(h.hashes.toString('latin1', i * 32, i * 32 + 32))) isNew[i] = 1;
+    return { n, fresh: isNew, inserted: fresh as Buffer };
   };
 
-  /** Appends the held rows as events of EVENT_ROWS rows, in one append. */
-  const append = async () => {
-    if (heldRows === 0) return;
+  /** The rows of the new lines as events of EVENT_ROWS rows; the counts they add. */
+  const eventsOf = (h: Held, fresh: Uint8Array | null) => {
+    // per page (the cached URL string), then per day and code: the row's place
+    const byPage = new Map<string, Map<number, number>>();
+    const day0 = h.day[0];
+    const rowAt: number[] = [];
+    const rowHits: number[] = [];
+    const rowLast: number[] = [];
+    for (let i = 0; i < h.hits; i++) {
+      if (fresh !== null && fresh[i] === 0) continue;
+      const url = h.url[i];
+      let rows = byPage.get(url);
+      if (!rows) {
+        rows = new Map();
+        byPage.set(url, rows);
+      }
+      // days from the set's first: a small integer key (a heap number would be boxed for every lookup)
+      const key = (h.day[i] - day0) * CODES + h.code[i];
+      const r = rows.get(key);
+      if (r === undefined) {
+        rows.set(key, rowHits.length);
+        rowAt.push(i);
+        rowHits.push(1);
+        rowLast.push(h.time[i]);
+      } else {
+        rowHits[r]++;
+        if (h.time[i] > rowLast[r]) rowLast[r] = h.time[i];
+      }
+    }
+    const add = { verified: 0, unverified: 0, unverifiable: 0 };
     const rows: Row[] = [];
-    for (const page of held.values()) for (const { last, ...r } of page.values()) rows.push({ ...r, last_seen: new Date(last).toISOString() });
-    const hashes = heldHashes;
-    held = new Map();
-    heldHashes = [];
-    heldHits = 0;
-    heldRows = 0;
+    for (let r = 0; r < rowAt.length; r++) {
+      const i = rowAt[r];
+      const code = h.code[i];
+      const verification = VERIFICATIONS[code % 3];
+      const dayNum = h.day[i];
+      let day = dayText.get(dayNum);
+      if (day === undefined) {
+        day = new Date(dayNum * DAY_MS).toISOString().slice(0, 10);
+        dayText.set(dayNum, day);
+      }
+      add[verification] += rowHits[r];
+      rows.push({
+        day,
+        bot: bots.bots[Math.floor(code / 1500)].token,
+        url: h.url[i],
+        status: (Math.floor(code / 3) % 500) + 100,
+        verification,
+        hits: rowHits[r],
+        last_seen: new Date(rowLast[r]).toISOString(),
+      });
+    }
     const events = [];
     for (let i = 0; i < rows.length; i += EVENT_ROWS)
       events.push({
         type: 'CrawlerHitsImported' as const,
         data: { website_id: deps.website.id, import_id: importId, rows: rows.slice(i, i + EVENT_ROWS) },
       });
-    try {
-      const appended = await deps.ctx.store.append(`${CRAWLER_STREAM_PREFIX}${deps.website.id}`, newEventsFor(deps.ctx, events), 'any');
-      position = appended.position;
-    } catch (e) {
-      await takeBack(hashes);
-      throw e;
-    }
+    return { events, add };
   };
 
-  const flush = async (last: boolean) => {
-    const batch = pending;
-    pending = [];
-    if (batch.length > 0) {
-      const unique = new Map<string, Pending>();
-      for (const p of batch) {
-        if (unique.has(p.hash)) counts.duplicates++;
-        else unique.set(p.hash, p);
+  /** Deletes the hashes an insert added (a line imported before keeps its hash). */
+  const takeBack = (inserted: Buffer) =>
+    deps.db.raw(
+      `delete from aivis_crawler_lines where website_id = ?
+         and hash = any(array(select substring(?::bytea from i * 32 + 1 for 32) from generate_series(0, ?::int - 1) i))`,
+      [deps.website.id, inserted, inserted.length / 32],
+    );
+
+  /** Inserts a held set's hashes and appends the rows of its new lines, then counts them. */
+  const write = async (h: Held) => {
+    let done: { n: number; add: Record<Verification, number>; position: Position | null };
+    if (transact) {
+      done = await transact(async (tx) => {
+        const { n, fresh } = await insertHashes(tx.trx, h);
+        const { events, add } = eventsOf(h, fresh);
+        const appended = events.length ? await tx.append(stream, newEventsFor(deps.ctx, events), 'any') : null;
+        return { n, add, position: appended?.position ?? null };
+      });
+    } else {
+      const { n, fresh, inserted } = await insertHashes(deps.db, h);
+      const { events, add } = eventsOf(h, fresh);
+      let appended = null;
+      try {
+        if (events.length) appended = await deps.ctx.store.append(stream, newEventsFor(deps.ctx, events), 'any');
+      } catch (e) {
+        if (n > 0) await takeBack(inserted);
+        throw e;
       }
-      const all = Buffer.allocUnsafe(unique.size * 32);
-      let at = 0;
-      for (const k of unique.keys()) at += all.write(k, at, 'latin1');
-      const r = await deps.db.raw(
-        `with added as (
-           insert into aivis_crawler_lines (website_id, hash)
-           select ?, substring(?::bytea from i * 32 + 1 for 32) from generate_series(0, ?::int - 1) i
-           on conflict do nothing returning hash)
-         select count(*)::int as n, string_agg(hash, ''::bytea) as fresh from added`,
-        [deps.website.id, all, unique.size],
-      );
-      const { n, fresh } = (r.rows as { n: number; fresh: Buffer | null }[])[0];
-      counts.duplicates += unique.size - n;
-      if (n > 0) heldHashes.push(n === unique.size ? all : (fresh as Buffer));
-      // every line new (a first import): no need to find them by their hashes
-      const added: Iterable<Pending> =
-        n === unique.size
-          ? unique.values()
-          : Array.from({ length: n }, (_, i) => unique.get((fresh as Buffer).toString('latin1', i * 32, i * 32 + 32)) as Pending);
-      for (const p of added) {
-        counts.ai_hits++;
-        counts[p.verification]++;
-        heldHits++;
-        // per page (the cached URL string: its hash is computed once), then a number for the rest of the row's key
-        let rows = held.get(p.url);
-        if (!rows) {
-          rows = new Map();
-          held.set(p.url, rows);
-        }
-        const key = ((p.day * BOT_SLOTS + p.botIndex) * 500 + (p.status - 100)) * 3 + VERIFICATIONS.indexOf(p.verification);
-        const row = rows.get(key);
-        if (row) {
-          row.hits++;
-          if (p.time > row.last) row.last = p.time;
-        } else {
-          let day = dayText.get(p.day);
-          if (day === undefined) {
-            day = new Date(p.day * DAY_MS).toISOString().slice(0, 10);
-            dayText.set(p.day, day);
-          }
-          rows.set(key, { day, bot: p.bot, url: p.url, status: p.status, verification: p.verification, hits: 1, last_seen: '', last: p.time });
-          heldRows++;
-        }
-      }
+      done = { n, add, position: appended?.position ?? null };
     }
-    if (last || heldRows >= (deps.heldRows ?? HELD_ROWS) || heldHits >= HELD_HITS) await append();
+    counts.ai_hits += done.n;
+    counts.duplicates += h.hits - done.n;
+    for (const v of VERIFICATIONS) counts[v] += done.add[v];
+    if (done.position) position = done.position;
   };
 
-  // one batch written while the next is read: parsing and the database's work overlap, batches still written in order
+  // a held set is written while the next fills: parsing and the database's work overlap, sets still written in order
   let writing = null as Promise<void> | null;
-  const write = async (last = false) => {
+  const flush = async () => {
     if (writing) await writing;
-    writing = flush(last);
+    writing = null;
+    if (held.hits === 0) return;
+    const h = held;
+    held = spare.pop() ?? new Held(heldHitsMax);
+    const w: Promise<void> = write(h).then(() => {
+      h.clear();
+      spare.push(h);
+      if (writing === w) writing = null;
+    });
+    writing = w;
     writing.catch(() => {});
   };
   let carry: Buffer | null = null;
   let oversize = false;
+  // the held set is full: written before the next line
+  let full = false;
   const whole = (buf: Buffer, start: number, nl: number, checked: boolean) => {
     const end = nl > start && buf[nl - 1] === 13 ? nl - 1 : nl;
     if (end - start > MAX_LINE_BYTES) {
       counts.lines++;
       counts.rejected++;
-    } else line(buf, start, end, checked);
+    } else {
+      line(buf, start, end, checked);
+      if (held.hits === heldHitsMax) full = true;
+    }
   };
   try {
     for await (const chunk of body) {
@@ -365,6 +440,10 @@ export async function importCrawlerLog(
           checked = span.indexOf(0) === -1 && isUtf8(span);
         }
         for (;;) {
+          if (full) {
+            full = false;
+            await flush();
+          }
           nl = buf.indexOf(10, start);
           if (nl === -1) break;
           whole(buf, start, nl, checked);
@@ -379,7 +458,10 @@ export async function importCrawlerLog(
           oversize = true;
         }
       }
-      if (pending.length >= BATCH) await write();
+      if (full || (writing === null && held.hits >= (deps.heldHits ?? WRITE_HITS))) {
+        full = false;
+        await flush();
+      }
       deps.onProgress?.(bytes, counts);
     }
     if (oversize) {
@@ -388,12 +470,15 @@ export async function importCrawlerLog(
     } else if (carry) {
       whole(carry, 0, carry.length, false);
     }
-    await write(true);
+    await flush();
     await writing;
   } catch (e) {
-    // the batch under way ends (its hashes inserted), then what is held is appended (or its hashes taken back)
+    // the set under way is written (or rolled back), then what is held
     await writing?.catch(() => {});
-    await append().catch(() => {});
+    writing = null;
+    await flush()
+      .then(() => writing)
+      .catch(() => {});
     throw e;
   }
   deps.onProgress?.(bytes, counts);

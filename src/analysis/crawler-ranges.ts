@@ -77,13 +77,13 @@ export function parseRanges(json: unknown): BotRanges {
  * A plain dotted-quad address (four decimal parts of 0-255 without leading zeros) as its integer, or -1 for anything
  * else (ipaddr.js reads those: octal and hex parts, fewer parts, IPv6), so that most addresses skip its parser.
  */
-function dottedQuad(ip: string): number {
+function dottedQuad(ip: string | Uint8Array, start = 0, end = ip.length): number {
   let n = 0;
   let part = 0;
   let digits = 0;
   let dots = 0;
-  for (let i = 0; i < ip.length; i++) {
-    const c = ip.charCodeAt(i);
+  for (let i = start; i < end; i++) {
+    const c = typeof ip === 'string' ? ip.charCodeAt(i) : ip[i];
     if (c === 46) {
       if (digits === 0 || dots === 3) return -1;
       n = n * 256 + part;
@@ -98,6 +98,13 @@ function dottedQuad(ip: string): number {
   }
   if (digits === 0 || dots !== 3) return -1;
   return n * 256 + part;
+}
+
+/** Whether the plain dotted-quad address in bytes [start, end) lies in the ranges; null when it is not one (read it as text). */
+export function quadInRanges(ranges: BotRanges | undefined, bytes: Uint8Array, start: number, end: number): boolean | null {
+  const quad = dottedQuad(bytes, start, end);
+  if (quad < 0) return null;
+  return ranges ? inV4(ranges.v4, quad) : false;
 }
 
 function inV4(v: Uint32Array, n: number): boolean {

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { DomainEvent, EventMetadata } from '../domain/events';
 
 /**
@@ -105,6 +106,12 @@ export interface StreamAppend {
 /** What one append of appendMany came to: its result, or the error it would have thrown alone. */
 export type AppendOutcome = { ok: true; result: AppendResult } | { ok: false; error: unknown };
 
+/** EventStore.transact's transaction: the caller's writes go through `trx`, its events through `append`. */
+export interface StoreTransaction {
+  trx: Knex.Transaction;
+  append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+}
+
 export interface EventStore {
   readonly name: string;
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
@@ -115,6 +122,12 @@ export interface EventStore {
    * no such call (EventStoreDB commits per stream).
    */
   appendMany?(appends: StreamAppend[]): Promise<AppendOutcome[]>;
+  /**
+   * Optional (Postgres): runs `work` in one transaction of the store's database, where the caller's own writes (on
+   * `trx`) and the events it appends with `append` commit together or not at all. `work` may run again after a deadlock
+   * or serialization failure, so it writes nothing outside the transaction.
+   */
+  transact?<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
   /** Events of one stream; an empty array when the stream does not exist. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Catch-up read: up to maxCount events strictly after `after`, in global order, never skipping a late commit. */

@@ -14,6 +14,7 @@ import {
   type RecordedEvent,
   START,
   StoredEventsError,
+  type StoreTransaction,
   type StreamAppend,
   WrongExpectedRevisionError,
 } from './port';
@@ -290,6 +291,7 @@ export interface AppendBatching {
 const STALL_MS = 20;
 // a batch's append that lost a race with another transaction (same event id, a deadlock) is retried alone, as today
 const RETRY_ALONE = new Set(['23505', '40P01', '40001']);
+const RETRY_TRANSACT = new Set(['40P01', '40001']);
 
 interface Prepared {
   streamId: string;
@@ -549,6 +551,43 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
       else await runBatch(take);
       if (outcomes.some((o) => o.ok && !o.result.noop)) for (const l of listeners) l();
       return outcomes;
+    },
+
+    async transact<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+      for (let attempt = 1; ; attempt++) {
+        let appended = false;
+        try {
+          const out = await db.transaction((trx) =>
+            work({
+              trx,
+              async append(streamId, events, expected) {
+                if (events.length === 0) throw new Error('append needs at least one event');
+                const p = prepare(streamId, events, expected);
+                let row: { o_revision: string; o_txid: string; o_position: string; o_noop: boolean };
+                try {
+                  const r = await trx.raw(
+                    `select o_revision, o_txid, o_position, o_noop${wake} from aivis_append_events(?, ?, ?::uuid[], ?::text[], ?::jsonb, ?::jsonb)`,
+                    [p.streamId, String(p.expected), p.ids, p.types, p.data, p.metadata],
+                  );
+                  row = r.rows[0];
+                } catch (err) {
+                  const e = err as { code?: string; detail?: string };
+                  if (e.code === 'AV409') throw conflict(p, e.detail);
+                  throw err;
+                }
+                if (!row.o_noop) appended = true;
+                return { revision: BigInt(row.o_revision), position: [BigInt(row.o_txid), BigInt(row.o_position)], noop: row.o_noop };
+              },
+            }),
+          );
+          if (appended) for (const l of listeners) l();
+          return out;
+        } catch (err) {
+          // two transactions that wait on each other's rows: the one Postgres stopped runs again
+          if (attempt < 4 && RETRY_TRANSACT.has((err as { code?: string }).code ?? '')) continue;
+          throw err;
+        }
+      }
     },
 
     async readStream(streamId, options: ReadStreamOptions = {}) {

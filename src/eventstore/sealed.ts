@@ -237,6 +237,26 @@ export function sealEventStore(inner: EventStore, sealer: Sealer): EventStore {
       if (erased.length) await sealer.keyring.shred(erased);
       return outcomes;
     },
+    transact:
+      inner.transact &&
+      (async (work) => {
+        let erased: string[] = [];
+        const out = await inner.transact!((tx) => {
+          erased = [];
+          return work({
+            trx: tx.trx,
+            append: async (streamId, events, expected) => {
+              let touches = false;
+              for (const e of events) if (sealer.plans.has(e.type)) touches = true;
+              const result = await tx.append(streamId, touches ? await sealer.seal(events, 'refuse') : events, expected);
+              erased.push(...sealer.erasedBy(events));
+              return result;
+            },
+          });
+        });
+        if (erased.length) await sealer.keyring.shred(erased);
+        return out;
+      }),
     readStream: async (streamId, options) => openEvents(await inner.readStream(streamId, options)),
     readAll: async (after, maxCount) => openEvents(await inner.readAll(after, maxCount)),
     readAllOfTypes:

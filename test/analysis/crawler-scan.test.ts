@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import { combinedTime, type LogHit, newCombinedScan, parseCombined, scanCombined } from '../../src/analysis/crawler-logs';
-import { inRanges, parseRanges } from '../../src/analysis/crawler-ranges';
+import { inRanges, parseRanges, quadInRanges } from '../../src/analysis/crawler-ranges';
 
 /**
  * The import reads combined lines from their bytes (scanCombined) and never makes a string of a line that is not an AI
@@ -136,6 +136,28 @@ describe('inRanges: dotted-quad addresses read without ipaddr.js', () => {
         },
       ),
       { numRuns: 5_000, seed: 7 },
+    );
+  });
+
+  it('given the address as bytes inside a line, then quadInRanges reads a plain dotted quad as inRanges does, and nothing else', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.nat({ max: 300 }).map(String), fc.constantFrom('0', '00', '07', '0x1f', '20', '171', '206', '', ':', 'a')), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+        (parts) => {
+          const ip = parts.join('.');
+          const line = Buffer.from(`x${ip} - - [`);
+          const got = quadInRanges(r, line, 1, 1 + ip.length);
+          // read from bytes only where the text is four plain decimal parts; the rest goes to inRanges
+          const plain = /^(0|[1-9][0-9]{0,2})(\.(0|[1-9][0-9]{0,2})){3}$/.test(ip) && ip.split('.').every((p) => Number(p) <= 255);
+          expect(got).toBe(plain ? inRanges(r, ip) : null);
+          // a bot without published ranges: a plain address is outside them
+          expect(quadInRanges(undefined, line, 1, 1 + ip.length)).toBe(plain ? false : null);
+        },
+      ),
+      { numRuns: 5_000, seed: 8 },
     );
   });
 });

@@ -537,20 +537,100 @@ describe('importCrawlerLog: a large body in odd chunks', () => {
     expect(await stored()).toEqual(before);
   }, 120_000);
 
+  const depsOf = (site: string, store: typeof s.rt.store, held: { heldRows?: number; heldHits?: number } = { heldRows: 100 }) => ({
+    db: s.rt.database.db,
+    ctx: { store, organizationId: w.a.organization_id, websiteId: site, actor: SYSTEM_ACTOR },
+    website: { id: site, host: HOST },
+    format: 'combined' as const,
+    ...held,
+  });
+  const hashesOf = async (site: string) =>
+    (await s.rt.database.db.raw('select count(*)::int as n from aivis_crawler_lines where website_id = ?', [site])).rows[0].n as number;
+  const eventsOf = async (site: string) =>
+    (await s.rt.database.db.raw('select count(*)::int as n from aivis_events where stream_id = ?', [`crawlerlogs-${site}`])).rows[0].n as number;
+  const storeDown = () => Promise.reject(new Error('store down'));
+
   it('given an append that fails, then the lines it held are taken back: sent again, they are imported', async () => {
     const site = await newSite(s, w.a.key, 'Fails', `https://${HOST}`);
-    const db = s.rt.database.db;
-    const failing = { ...s.rt.store, append: async () => Promise.reject(new Error('store down')) } as unknown as typeof s.rt.store;
-    const deps = (store: typeof s.rt.store) => ({
-      db,
-      ctx: { store, organizationId: w.a.organization_id, websiteId: site, actor: SYSTEM_ACTOR },
-      website: { id: site, host: HOST },
-      format: 'combined' as const,
-      heldRows: 100,
-    });
-    await expect(importCrawlerLog(deps(failing), chunks())).rejects.toThrow('store down');
-    expect((await db.raw('select count(*)::int as n from aivis_crawler_lines where website_id = ?', [site])).rows[0].n).toBe(0);
-    const r = await importCrawlerLog(deps(s.rt.store), Readable.from([body]));
+    const store = s.rt.store;
+    expect(store.transact).toBeDefined();
+    // the append inside the transaction of the hashes fails (Postgres)
+    const failing = {
+      ...store,
+      append: storeDown,
+      transact: (work: any) => store.transact!((tx) => work({ ...tx, append: storeDown })),
+    } as unknown as typeof store;
+    await expect(importCrawlerLog(depsOf(site, failing), chunks())).rejects.toThrow('store down');
+    expect(await hashesOf(site)).toBe(0);
+    expect(await eventsOf(site)).toBe(0);
+    const r = await importCrawlerLog(depsOf(site, store), Readable.from([body]));
     expect(r.ai_hits).toBe(expected().counts.ai_hits);
+  }, 120_000);
+
+  it('given a store without transactions whose append fails, then the hashes its insert added are taken back, and only those', async () => {
+    const site = await newSite(s, w.a.key, 'Fails apart', `https://${HOST}`);
+    const store = s.rt.store;
+    // the same store appending: the hashes and their events, one after the other
+    const apart = { ...store, transact: undefined } as unknown as typeof store;
+    const failing = { ...store, append: storeDown, transact: undefined } as unknown as typeof store;
+    const head = Buffer.concat(lines.slice(0, 1000).flatMap((l) => [l, Buffer.from('\n')]));
+    const first = await importCrawlerLog(depsOf(site, apart), Readable.from([head]));
+    expect(first.ai_hits).toBeGreaterThan(100);
+    expect(await hashesOf(site)).toBe(first.ai_hits);
+    await expect(importCrawlerLog(depsOf(site, failing), chunks())).rejects.toThrow('store down');
+    // the lines imported before keep theirs: sent again they are still duplicates
+    expect(await hashesOf(site)).toBe(first.ai_hits);
+    const r = await importCrawlerLog(depsOf(site, apart), Readable.from([body]));
+    const want = expected().counts;
+    expect(r).toMatchObject({ lines: want.lines, rejected: want.rejected, ai_hits: want.ai_hits - first.ai_hits });
+    expect(r.duplicates).toBe(want.duplicates + first.ai_hits);
+    expect(await hashesOf(site)).toBe(want.ai_hits);
+  }, 120_000);
+
+  it('given the process dies after the hashes and the event were written but before the commit, then neither is stored: sent again, the lines are imported', async () => {
+    const site = await newSite(s, w.a.key, 'Crash', `https://${HOST}`);
+    const store = s.rt.store;
+    // the transaction's work ends in an error after its append, as a crash before the commit would end it
+    const crashing = {
+      ...store,
+      transact: (work: any) =>
+        store.transact!(async (tx) => {
+          await work(tx);
+          // inside the transaction both are there
+          const n = await tx.trx.raw(
+            `select (select count(*) from aivis_crawler_lines where website_id = ?)::int as hashes,
+                    (select count(*) from aivis_events where stream_id = ?)::int as events`,
+            [site, `crawlerlogs-${site}`],
+          );
+          expect(n.rows[0].hashes).toBeGreaterThan(0);
+          expect(n.rows[0].events).toBeGreaterThan(0);
+          throw new Error('crash');
+        }),
+    } as unknown as typeof store;
+    await expect(importCrawlerLog(depsOf(site, crashing), chunks())).rejects.toThrow('crash');
+    expect(await hashesOf(site)).toBe(0);
+    expect(await eventsOf(site)).toBe(0);
+    const r = await importCrawlerLog(depsOf(site, store), Readable.from([body]));
+    expect(r).toMatchObject(expected().counts);
+    expect(await hashesOf(site)).toBe(r.ai_hits);
+    expect(await eventsOf(site)).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('given a line sent again after its held set was written, then it is a duplicate; the first copy counts once', async () => {
+    const site = await newSite(s, w.a.key, 'Across', `https://${HOST}`);
+    const a = combined('20.171.206.7', GPT, '/a');
+    const b = combined('20.171.206.7', GPT, '/b');
+    const c = combined('66.249.64.3', GOOGLE, '/a');
+    // two AI lines a held set: a and b are written before a comes again
+    const r = await importCrawlerLog(depsOf(site, s.rt.store, { heldHits: 2 }), Readable.from([[a, b, c, a, b, a, c].join('\n')]));
+    expect(r).toMatchObject({ lines: 7, ai_hits: 3, duplicates: 4, verified: 3, rejected: 0 });
+    await s.rt.runners.get('crawlers')!.waitFor(r.position!, 60_000);
+    const hits = await s.rt.database.db.raw('select url, bot, hits::int as hits from rm_crawler_hits where website_id = ? order by url, bot', [site]);
+    expect(hits.rows).toEqual([
+      { url: `${HOST}/a`, bot: 'GPTBot', hits: 1 },
+      { url: `${HOST}/a`, bot: 'Googlebot', hits: 1 },
+      { url: `${HOST}/b`, bot: 'GPTBot', hits: 1 },
+    ]);
+    expect(await hashesOf(site)).toBe(3);
   }, 120_000);
 });
