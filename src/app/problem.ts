@@ -1,4 +1,3 @@
-import { KnexTimeoutError } from 'knex';
 import { z } from 'zod';
 import { type DomainError, DomainErrorException, isDomainError } from '../domain/errors';
 import { WrongExpectedRevisionError } from '../eventstore/port';
@@ -134,7 +133,8 @@ const internal = (): Problem => ({ status: 500, body: { error: INTERNAL_ERROR },
 export function toProblem(err: unknown): Problem {
   if (err instanceof ProblemError) return problemOfError(err);
   if (err instanceof WrongExpectedRevisionError) return problemOfError(BUSY_STREAM);
-  if (err instanceof KnexTimeoutError) return problemOfError(POOL_BUSY);
+  // knex's own class is not an ESM named export: known by its name
+  if (err instanceof Error && err.name === 'KnexTimeoutError') return problemOfError(POOL_BUSY);
   if (err instanceof DomainErrorException) return problemOfError(problemError(err.error));
   if (err instanceof z.ZodError) return problemOfError(badRequest(issueMessage(err.issues[0])));
   // a DomainError is a plain value: an Error with a `kind` of its own (an engine's, say) is not one
