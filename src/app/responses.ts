@@ -58,10 +58,11 @@ export async function getRun(c: Caller, websiteId: string, runId: string) {
   if (!found) throw new DomainErrorException(notFound(RUN_NOT_FOUND));
   // a run read as finished has its answers (and, with the rules, their observations: recorded with each answer)
   // listed: those read models catch up with the runs checkpoint read after the run (read before it, the checkpoint
-  // could predate the batch that finished the run)
+  // could predate the batch that finished the run); still behind after the wait, the run reads as running
   if (found.finished_at !== null) {
     const runs = await readCheckpoint(dbOf(c), 'runs');
-    if (runs) await caughtUp(c.deps, runs, ['answers', 'observations'], 2000);
+    if (runs && !(await caughtUp(c.deps, runs, ['answers', 'observations'], 2000)))
+      return { ...found, status: 'running' as const, finished_at: null };
   }
   return found;
 }

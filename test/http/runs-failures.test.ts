@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
 import { EngineError } from '../../src/engines/port';
-import { buildSite, creditsOfRun, finishedRun } from '../support/answers';
+import { buildSite, creditsOfRun, everyListedAnswer, finishedRun } from '../support/answers';
 import { aUnit } from '../support/events';
 import { holdSwitch, simulatedEnginesWith } from '../support/engines';
 import { call, startServer, type TestServer } from '../support/server';
+import { until } from '../support/until';
 import { responseIdOf, responseStream } from '../../commands/responses/record-outcome';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
@@ -79,6 +80,34 @@ describe('runs whose units fail or are still going', () => {
     // no credits for a failed call
     expect(await creditsOfRun(s.rt.database.db, runId)).toBe(2 * (MODEL_IDS.length - 1));
   });
+
+  it('given the answers read model behind the runs read model, then the run reads as running until its answers are listed', async () => {
+    // given: the answers projection held while the run goes and ends
+    const site = await buildSite(s, key, { prompts: [{ text: 'held back' }] });
+    const answers = s.rt.runners.get('answers')!;
+    await answers.stop();
+    let runId = '';
+    let held: Awaited<ReturnType<typeof call>>;
+    try {
+      const start = await call(s, 'POST', '/api/v1/response-streaming/start', { key, body: { website_id: site.id } });
+      expect(start.status).toBe(202);
+      runId = start.body.run_id;
+      await until('the runs read model ends the run', async () => {
+        const row = await s.rt.database.db('rm_runs').where('id', runId).first('finished_at');
+        return row?.finished_at != null;
+      });
+      // when
+      held = await call(s, 'GET', `/api/v1/response-streaming/runs/${runId}`, { key, query: { website_id: site.id } });
+    } finally {
+      await answers.start();
+    }
+    // then
+    expect(held.status).toBe(200);
+    expect(held.body).toMatchObject({ status: 'running', finished_at: null });
+    const run = await finishedRun(s, key, site.id, runId);
+    expect(run.status).toBe('completed_with_failures');
+    expect(await everyListedAnswer(s, key, site.id)).toHaveLength(run.recorded);
+  }, 60_000);
 
   it('given a run still going, when the same schedule is started again, then 409 with the run in progress', async () => {
     const site = await buildSite(s, key);
