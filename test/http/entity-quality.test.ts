@@ -10,13 +10,13 @@ import { judgeUnits } from '../../src/workers/entity-quality';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, importAnswers, type Site } from '../support/answers';
 import { refusedWithoutWrite } from '../support/http';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import { tenancyChecks, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { until } from '../support/until';
 
 let s: TestServer;
 let w: World;
-useWorld((ctx) => ({ s, w } = ctx));
+useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
 const SUGGESTIONS = '/api/v1/competitors/suggestions';
 const CONFLICTS = '/api/v1/knowledge-base/conflicts';
