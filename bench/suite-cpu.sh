@@ -135,7 +135,8 @@ sed 's/\x1b\[[0-9;]*m//g' "$LOG" | grep -E '^ *(Test Files|Tests|Duration) ' >&2
 echo "# the files that spent most CPU in their worker (ms cpu, ms wall; all: SUITE_FILE_CPU=<file>)" >&2
 sort -rn "$FILECPU" | head -"${SUITE_TOP_FILES:-12}" >&2
 echo "# workers' CPU summed over files: $(awk '{ s += $1 } END { printf "%.1f s over %d files", s / 1000, NR }' "$FILECPU")" >&2
-read -r u s e <"$TIMES" || { u=0; s=0; e=0; }
+# a failed run: time writes "Command exited with non-zero status N" first
+read -r u s e < <(tail -1 "$TIMES") || { u=0; s=0; e=0; }
 pg="$(echo "scale=2; ($p1 - $p0) / $HZ" | bc)"
 nodecpu="$(echo "$u + $s" | bc)"
 tests="$(sed 's/\x1b\[[0-9;]*m//g' "$LOG" | grep -E '^ *Tests ' | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+' || echo 0)"

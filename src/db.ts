@@ -52,11 +52,12 @@ const PGLITE_CHANNELS = ['aivis_keys', 'aivis_events', 'aivis_team', 'aivis_gran
  * Embedded Postgres (PGlite) in dataDir, or in memory with 'memory://'. One connection: never query db inside a trx.
  * LISTEN runs once at open, before knex uses the connection: a LISTEN issued later through PGlite's own API can
  * land between the protocol messages of a knex query on the same session and leave that query waiting forever.
+ * `image`: a new data directory's contents to start from (another's `dumpDataDir()`), instead of running initdb.
  */
-export async function openPglite(dataDir: string): Promise<Database> {
+export async function openPglite(dataDir: string, image?: Blob): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
-  const lite = new PGlite(dataDir);
+  const lite = new PGlite(dataDir, image ? { loadDataDir: image } : {});
   await lite.waitReady;
   const callbacks = new Map<string, Set<(payload: string) => void>>(PGLITE_CHANNELS.map((c) => [c, new Set()]));
   for (const channel of PGLITE_CHANNELS)

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createWebsite } from '../../commands/websites/create-website';
-import { call, caughtUp, type TestServer } from '../support/server';
+import { call, caughtUp, type TestServer, sharedServer } from '../support/server';
 import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
-useWorld((ctx) => ({ s, w } = ctx));
+useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
 /** The feed once it has every change so far: writes do not wait for the activity read model. */
 const feed = async (key: string, query: Record<string, string | number> = {}) => {

@@ -4,12 +4,12 @@ import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { isDomainError } from '../../src/domain/errors';
 import { MODELS } from '../../src/domain/models';
 import { badNames, newSite, postCreated, refusedWithoutWrite } from '../support/http';
-import { call, caughtUp, type TestServer } from '../support/server';
+import { call, caughtUp, type TestServer, sharedServer } from '../support/server';
 import { collectionTenancyChecks, tenancyChecks, useWorld, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
-useWorld((ctx) => ({ s, w } = ctx));
+useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 

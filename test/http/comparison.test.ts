@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { callTool, connect, apiKey, toolOk } from '../mcp/support';
 import { buildSite, importAnswers, type Site, acmeAgainstGlobex } from '../support/answers';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
@@ -54,7 +54,7 @@ useWorld(async (ctx) => {
     items.push({ prompt_id: p2, model: 'claude', run_at: `2026-03-0${d}T12:00:00Z`, text: d % 2 ? 'Acme alone.' : 'Nobody here.' });
   await importAnswers(s, w.a.key, site.id, items);
   mcp = await connect(s, apiKey(w.a.key));
-});
+}, sharedServer);
 
 afterAll(async () => mcp?.close());
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { extractUrls, normalizeUrl, tryNormalizeUrl } from '../../src/domain/urls';
 import { newSite, refusedWithoutWrite } from '../support/http';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import { importAnswers } from '../support/answers';
 import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
-useWorld((ctx) => ({ s, w } = ctx));
+useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const list = (body: Record<string, unknown>, key = w.a.key) => call(s, 'POST', '/api/v1/content', { key, body });

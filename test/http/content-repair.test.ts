@@ -6,12 +6,12 @@ import { ContentUrls } from '../../commands/content/urls';
 import { contentStream, contentUrlsStream } from '../../src/domain/content';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newSite } from '../support/http';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import { useWorld, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
-useWorld((ctx) => ({ s, w } = ctx));
+useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
 const track = (site: string, url: string) => call(s, 'POST', '/api/v1/content/track', { key: w.a.key, body: { website_id: site, urls: [{ url }] } });
 

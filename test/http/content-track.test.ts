@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { newSite, refusedWithoutWrite } from '../support/http';
-import { call, caughtUp, type TestServer } from '../support/server';
+import { call, caughtUp, type TestServer, sharedServer } from '../support/server';
 import { tenancyChecks, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
-useWorld((ctx) => ({ s, w } = ctx));
+useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const track = (body: unknown, key = w.a.key) => call(s, 'POST', '/api/v1/content/track', { key, body });

@@ -7,11 +7,11 @@ import { grantCredits } from '../../commands/credits/grant-credits';
 import { type DomainEvent, SYSTEM_ACTOR } from '../../src/domain/events';
 import { callTool, toolOk, useAreaClients } from '../mcp/support';
 import { testMetadata } from '../support/events';
-import { caughtUp, call, type TestServer } from '../support/server';
+import { caughtUp, call, type TestServer, sharedServer } from '../support/server';
 import type { World } from '../support/tenancy';
 
 let s: TestServer, w: World, a: Client, scoped: Client, b: Client;
-useAreaClients((ctx) => ({ s, w, a, scoped, b } = ctx));
+useAreaClients((ctx) => ({ s, w, a, scoped, b } = ctx), sharedServer);
 
 const DAY = 86_400_000;
 

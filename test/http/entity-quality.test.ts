@@ -11,13 +11,13 @@ import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, everyListedAnswer, finishedRun, importAnswers, type Site } from '../support/answers';
 import { simulatedEnginesWith } from '../support/engines';
 import { getOk, refusedWithoutWrite } from '../support/http';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, startServer, type TestServer, sharedServer } from '../support/server';
 import { tenancyChecks, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { until } from '../support/until';
 
 let s: TestServer;
 let w: World;
-useWorld((ctx) => ({ s, w } = ctx));
+useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
 const SUGGESTIONS = '/api/v1/competitors/suggestions';
 const CONFLICTS = '/api/v1/knowledge-base/conflicts';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { buildSite, everyListedAnswer, finishedRun, importAnswers, type Site } from '../support/answers';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
-useWorld((ctx) => ({ s, w } = ctx));
+useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
 const get = (path: string, query: Record<string, string | number>, key = w.a.key) => call(s, 'GET', path, { key, query });
 

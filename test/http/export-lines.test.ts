@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { exportAnswers, exportNdjson, planExport, START } from '../../queries/evidence/export';
 import { buildSite, everyListedAnswer, importAnswers, type Site } from '../support/answers';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import { useWorld, type World } from '../support/tenancy';
 import { until } from '../support/until';
 
 let s: TestServer;
 let w: World;
-useWorld((ctx) => ({ s, w } = ctx));
+useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
 /** A seeded generator (mulberry32): the same answers on every run. */
 function random(seed: number) {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../src/domain/raw-input';
 import { LABEL_BIDI, LABEL_CONTROL } from '../../src/domain/schemas';
 import { MCP } from '../mcp/support';
-import { call, type TestServer, useServer } from '../support/server';
+import { call, type TestServer, useServer, sharedServer } from '../support/server';
 
 /*
  * CONTRACT.md, "Text and structure limits": a body is valid UTF-8 and nested at most 32 levels (refused on its bytes,
@@ -19,7 +19,7 @@ useServer(async (server) => {
   const r = await call(s, 'POST', '/api/v1/websites', { key, body: { name: 'Zentro', url: 'https://zentro.example.com' } });
   expect(r.status).toBe(201);
   site = r.body.website.id;
-});
+}, sharedServer);
 
 const TOO_DEEP = `body must be nested at most ${MAX_JSON_DEPTH} levels deep`;
 const NOT_UTF8 = 'body must be valid UTF-8';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildSite, type Site } from '../support/answers';
 import { until } from '../support/until';
-import { call, caughtUp, type TestServer } from '../support/server';
+import { call, caughtUp, type TestServer, sharedServer } from '../support/server';
 import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
@@ -80,7 +80,7 @@ useWorld(async (ctx) => {
     },
   });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
-});
+}, sharedServer);
 
 const metric = (family: string, filters?: object, kind = 'cumulative', key = w.a.key) =>
   call(s, 'POST', `/api/v1/metrics/${family}/${kind}`, { key, body: { website_id: site.id, ...(filters && { filters }) } });

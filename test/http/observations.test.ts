@@ -5,7 +5,7 @@ import { deterministicId } from '../../src/domain/ids';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, type Site } from '../support/answers';
 import { OBSERVATIONS_REQUEST_FIELDS } from '../support/observations';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
@@ -154,7 +154,7 @@ async function buildFixture() {
 useWorld(async (ctx) => {
   ({ s, w } = ctx);
   await buildFixture();
-});
+}, sharedServer);
 
 const START = '2025-01-01T00:00:00Z';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fireAlert } from '../../commands/alerts/rule';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { buildSite, importAnswers, type Site, acmeAgainstGlobex } from '../support/answers';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import { until } from '../support/until';
 import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
@@ -35,7 +35,7 @@ useWorld(async (ctx) => {
     });
   }
   await importAnswers(s, w.a.key, site.id, items);
-});
+}, sharedServer);
 
 const create = (body: Record<string, unknown>, key = w.a.key) => call(s, 'POST', '/api/v1/reports', { key, body });
 const page = async (url: string) => {

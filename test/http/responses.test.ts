@@ -4,13 +4,13 @@ import { utcDay } from '../../src/domain/dates';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, creditsOfRun, finishedRun } from '../support/answers';
 import { refusedWithoutWrite } from '../support/http';
-import { call, caughtUp, type TestServer } from '../support/server';
+import { call, caughtUp, type TestServer, sharedServer } from '../support/server';
 import { tenancyChecks, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { until } from '../support/until';
 
 let s: TestServer;
 let w: World;
-useWorld((ctx) => ({ s, w } = ctx));
+useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const post = (path: string, body: unknown, key = w.a.key) => call(s, 'POST', path, { key, body });

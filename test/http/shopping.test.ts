@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_IDS, SHOPPING_MODEL_IDS, isShoppingModelId } from '../../src/domain/models';
 import { SHOPPING_NOT_ENABLED } from '../../src/app/shopping';
-import { call, caughtUp, type TestServer } from '../support/server';
+import { call, caughtUp, type TestServer, sharedServer } from '../support/server';
 import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { postCreated } from '../support/http';
 import { emptyPositionBucket, productPrices } from '../support/shopping';
@@ -128,7 +128,7 @@ async function buildData(): Promise<Data> {
 useWorld(async (ctx) => {
   ({ s, w } = ctx);
   d = await buildData();
-});
+}, sharedServer);
 
 const zeroBuckets = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => emptyPositionBucket(String(from + i)));
 

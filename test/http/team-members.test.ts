@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MembersView, UserWebsitesView } from '../../queries/team/members';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import { useWorld, type World } from '../support/tenancy';
 import { until } from '../support/until';
 import type { AppDeps } from '../../src/app/context';
@@ -10,7 +10,7 @@ import { userAccess } from '../../queries/team/members';
 
 let s: TestServer;
 let w: World;
-useWorld((ctx) => ({ s, w } = ctx));
+useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
 let people = 0;
 const person = () => `member-${++people}-${Date.now()}@example.com`;

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { RolesView, RoleView } from '../../queries/team/roles';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import { useWorld, type World } from '../support/tenancy';
 import { until } from '../support/until';
 
 let s: TestServer;
 let w: World;
-useWorld((ctx) => ({ s, w } = ctx));
+useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
 const OWNER = '00000000-0000-0000-0000-000000000001';
 const ADMIN = '00000000-0000-0000-0000-000000000002';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { refusedWithoutWrite } from '../support/http';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import { useWorld, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
-useWorld((ctx) => ({ s, w } = ctx));
+useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
 const P = '/api/v1/webhooks';
 const ok = { url: 'https://hooks.example.com/aivis', event_types: ['topic.created'] };

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import { tenancyChecks, useWorld, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
-useWorld((ctx) => ({ s, w } = ctx));
+useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
 describe('websites', () => {
   it('given a global partner key, when a website is created, then it is listed with its normalized url and external_id', async () => {

@@ -4,12 +4,12 @@ import { markPromptAnswered } from '../../commands/catalog/mark-prompt-answered'
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { MODEL_IDS, MODELS } from '../../src/domain/models';
 import { newSite } from '../support/http';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { type AreaClients, toolOk, useAreaClients } from './support';
 
 let s: TestServer, w: World, a: Client, scoped: Client, b: Client, refused: AreaClients['refused'];
-useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx));
+useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx), sharedServer);
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 

@@ -1,13 +1,13 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
 import { PipelineAnswers } from '../../queries/content/versions';
-import type { TestServer } from '../support/server';
+import { type TestServer, sharedServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { until } from '../support/until';
 import { type AreaClients, toolOk, useAreaClients } from './support';
 
 let s: TestServer, w: World, a: Client, scoped: Client, b: Client, refused: AreaClients['refused'];
-useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx));
+useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx), sharedServer);
 
 describe('content pipeline tools', () => {
   it('given generate_content, then the same job as REST: status, publish refusal and success, edit, revise, versions, with REST messages', async () => {

@@ -2,12 +2,12 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
 import { Answers } from '../../queries/content/views';
 import { importAnswers } from '../support/answers';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { type AreaClients, toolOk, useAreaClients } from './support';
 
 let s: TestServer, w: World, a: Client, scoped: Client, b: Client, refused: AreaClients['refused'];
-useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx));
+useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx), sharedServer);
 
 describe('content hub tools', () => {
   it('given pages tracked with track_content_urls, then the listing, detail, tabs, per-prompt figures and delete follow REST', async () => {

@@ -1,12 +1,12 @@
 import { request } from 'undici';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { type AreaClients, toolOk, useAreaClients } from './support';
 
 let s: TestServer, w: World, a: Client, scoped: Client, b: Client, refused: AreaClients['refused'];
-useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx));
+useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx), sharedServer);
 
 const CLAUDE = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)';
 const DAY = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);

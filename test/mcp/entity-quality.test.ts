@@ -2,13 +2,13 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, importAnswers } from '../support/answers';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import { until } from '../support/until';
 import type { World } from '../support/tenancy';
 import { type AreaClients, toolOk, useAreaClients, withPlainOrganization } from './support';
 
 let s: TestServer, w: World, a: Client, scoped: Client, b: Client, refused: AreaClients['refused'];
-useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx));
+useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx), sharedServer);
 
 describe('entity-quality tools', () => {
   it('given answers naming an untracked name and contradicting a fact, then both tools answer what REST answers; other organizations and scopes are refused', async () => {

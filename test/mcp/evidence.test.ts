@@ -1,12 +1,12 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
 import { buildSite, importAnswers } from '../support/answers';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { type AreaClients, toolOk, useAreaClients } from './support';
 
 let s: TestServer, w: World, a: Client, scoped: Client, b: Client, refused: AreaClients['refused'];
-useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx));
+useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx), sharedServer);
 
 describe('answer evidence tools', () => {
   it('given answers with evidence, then get_sources and get_search_queries answer what REST answers', async () => {

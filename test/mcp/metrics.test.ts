@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
 import { buildSite, importAnswers, type Site } from '../support/answers';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { callTool, toolOk, useMcpWorld } from './support';
 
@@ -10,24 +10,28 @@ let w: World;
 let a: Client;
 let b: Client;
 let site: Site;
-useMcpWorld(async (ctx) => {
-  ({
-    s,
-    w,
-    clients: [a, b],
-  } = ctx);
-  site = await buildSite(s, w.a.key, {
-    name: 'Acme',
-    url: 'https://acme-mcp.example.com',
-    competitors: [{ name: 'Globex', url: 'https://globex-mcp.example.net' }],
-  });
-  const item = (run_at: string, text: string) => ({ prompt_id: site.prompts[0].id, model: 'chatgpt', run_at, text });
-  await importAnswers(s, w.a.key, site.id, [
-    item('2026-03-05T10:00:00Z', 'Acme and Globex.'),
-    item('2026-03-06T10:00:00Z', 'Globex.'),
-    item('2026-03-07T10:00:00Z', 'None.'),
-  ]);
-});
+useMcpWorld(
+  async (ctx) => {
+    ({
+      s,
+      w,
+      clients: [a, b],
+    } = ctx);
+    site = await buildSite(s, w.a.key, {
+      name: 'Acme',
+      url: 'https://acme-mcp.example.com',
+      competitors: [{ name: 'Globex', url: 'https://globex-mcp.example.net' }],
+    });
+    const item = (run_at: string, text: string) => ({ prompt_id: site.prompts[0].id, model: 'chatgpt', run_at, text });
+    await importAnswers(s, w.a.key, site.id, [
+      item('2026-03-05T10:00:00Z', 'Acme and Globex.'),
+      item('2026-03-06T10:00:00Z', 'Globex.'),
+      item('2026-03-07T10:00:00Z', 'None.'),
+    ]);
+  },
+  undefined,
+  sharedServer,
+);
 
 describe('metrics over MCP', () => {
   it('given the same filters, then each family tool answers as REST does, spelled-out dates included', async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, type Site } from '../support/answers';
 import { OBSERVATIONS_REQUEST_FIELDS } from '../support/observations';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { callTool, useMcpWorld } from './support';
 
@@ -16,44 +16,48 @@ let site: Site;
 const PATH = '/api/v1/attributes/observations';
 const TOOL = 'get_attribute_observations';
 
-useMcpWorld(async (ctx) => {
-  ({
-    s,
-    w,
-    clients: [a, b],
-  } = ctx);
-  site = await buildSite(s, w.a.key, {
-    name: 'Acme',
-    competitors: [{ name: 'Globex', url: 'https://globex.example.net' }],
-    attributes: [{ name: 'Price' }, { name: 'Support' }],
-  });
-  const [globex] = site.competitors.map((c) => c.id);
-  const [price, support] = site.attributes.map((x) => x.id);
-  const responses = [];
-  for (let day = 1; day <= 6; day++) {
-    for (let k = 0; k < 3; k++) {
-      const positive = (day + k) % 2 === 0;
-      const magnitude = [null, 0.2, 0.8, 1][(day * 3 + k) % 4];
-      responses.push({
-        prompt_id: site.prompts[0].id,
-        model: MODEL_IDS[k],
-        run_at: `2025-03-0${day}T${String(6 + k * 7).padStart(2, '0')}:15:30.250Z`,
-        text: `Answer ${day}.${k}`,
-        observations: [
-          {
-            entity_id: k === 1 ? globex : site.id,
-            attribute_id: k === 2 ? support : price,
-            positive,
-            score: magnitude === null ? null : positive ? magnitude : -magnitude,
-            text_span: `span ${day}.${k}`,
-          },
-        ],
-      });
+useMcpWorld(
+  async (ctx) => {
+    ({
+      s,
+      w,
+      clients: [a, b],
+    } = ctx);
+    site = await buildSite(s, w.a.key, {
+      name: 'Acme',
+      competitors: [{ name: 'Globex', url: 'https://globex.example.net' }],
+      attributes: [{ name: 'Price' }, { name: 'Support' }],
+    });
+    const [globex] = site.competitors.map((c) => c.id);
+    const [price, support] = site.attributes.map((x) => x.id);
+    const responses = [];
+    for (let day = 1; day <= 6; day++) {
+      for (let k = 0; k < 3; k++) {
+        const positive = (day + k) % 2 === 0;
+        const magnitude = [null, 0.2, 0.8, 1][(day * 3 + k) % 4];
+        responses.push({
+          prompt_id: site.prompts[0].id,
+          model: MODEL_IDS[k],
+          run_at: `2025-03-0${day}T${String(6 + k * 7).padStart(2, '0')}:15:30.250Z`,
+          text: `Answer ${day}.${k}`,
+          observations: [
+            {
+              entity_id: k === 1 ? globex : site.id,
+              attribute_id: k === 2 ? support : price,
+              positive,
+              score: magnitude === null ? null : positive ? magnitude : -magnitude,
+              text_span: `span ${day}.${k}`,
+            },
+          ],
+        });
+      }
     }
-  }
-  const r = await call(s, 'POST', '/api/v1/responses/import', { key: w.a.key, body: { website_id: site.id, responses } });
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-});
+    const r = await call(s, 'POST', '/api/v1/responses/import', { key: w.a.key, body: { website_id: site.id, responses } });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+  },
+  undefined,
+  sharedServer,
+);
 
 async function ok(client: Client, args: Record<string, unknown>) {
   const r = await callTool(client, TOOL, args);

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildSite, importAnswers, type Site } from '../support/answers';
-import type { TestServer } from '../support/server';
+import { type TestServer, sharedServer } from '../support/server';
 import { useWorld, type World } from '../support/tenancy';
 import { apiKey, callTool, connect, toolOk } from './support';
 
@@ -18,7 +18,7 @@ useWorld(async (ctx) => {
     { prompt_id: site.prompts[0].id, model: 'chatgpt', run_at: '2026-05-03T08:00:00Z', text: 'Nobody here.' },
   ]);
   mcp = await connect(s, apiKey(w.a.key));
-});
+}, sharedServer);
 afterAll(async () => mcp?.close());
 
 describe('create_report and list_reports', () => {

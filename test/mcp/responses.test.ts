@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite } from '../support/answers';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { until } from '../support/until';
 import { callTool, toolOk, useMcpWorld } from './support';
@@ -18,6 +18,8 @@ useMcpWorld(
       w,
       clients: [a, b],
     } = ctx),
+  undefined,
+  sharedServer,
 );
 
 describe('answers over MCP', () => {

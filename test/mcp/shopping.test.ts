@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
 import { MODEL_IDS, SHOPPING_MODEL_IDS, isShoppingModelId } from '../../src/domain/models';
 import { SHOPPING_NOT_ENABLED } from '../../src/app/shopping';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { apiKey, bearer, callTool, itRefusesOthersAndUnfeatured, useMcpWorld } from './support';
 import { postCreated } from '../support/http';
@@ -54,6 +54,7 @@ useMcpWorld(
     });
   },
   (w) => [apiKey(w.a.key), bearer(w.b.key)],
+  sharedServer,
 );
 
 describe('get_shopping_metrics', () => {

@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { GroupsView } from '../../queries/team/groups';
 import { MembersView, UserWebsitesView } from '../../queries/team/members';
 import { RolesView } from '../../queries/team/roles';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { type AreaClients, callTool, toolOk, useAreaClients } from './support';
 
 let s: TestServer, w: World, a: Client, scoped: Client, b: Client, refused: AreaClients['refused'];
-useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx));
+useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx), sharedServer);
 
 describe('organization administration tools', () => {
   it('given invite_user, then it follows REST: direct answers user_id, the user is listed by list_members and reaches the website by get_user_websites', async () => {

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
 import { utcDay } from '../../src/domain/dates';
-import type { TestServer } from '../support/server';
+import { type TestServer, sharedServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { ANON_REQUESTS_PER_MIN } from '../../src/mcp/server';
 import { anonymousCaller, apiKey, awayFromMinuteEdge, bearer, callTool, connect, MCP, ping, post, publicCall, useMcpWorld } from './support';
@@ -17,6 +17,7 @@ useMcpWorld(
       clients: [global],
     } = ctx),
   (w) => [apiKey(w.a.key)],
+  sharedServer,
 );
 
 const ids = (r: { structured: { websites: { id: string }[] } }) => r.structured.websites.map((x) => x.id).sort();

@@ -4,13 +4,13 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSite, importAnswers } from '../support/answers';
 import { DESKTOP, launchBrowser, PRINT, SCREENSHOT_DIR, visit } from '../support/browser';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, sharedServer, type TestServer } from '../support/server';
 
 let s: TestServer;
 let browser: Browser;
 let org: { key: string; organization_id: string };
 beforeAll(async () => {
-  s = await startServer();
+  s = await sharedServer();
   org = await s.org('Reports');
   browser = await launchBrowser();
 });

@@ -5,7 +5,7 @@ import { createWebsite } from '../../commands/websites/create-website';
 import { isDomainError } from '../../src/domain/errors';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
-import { call, caughtUp, startServer, type TestServer } from '../support/server';
+import { call, caughtUp, sharedServer, type TestServer } from '../support/server';
 
 /**
  * Failures the metrics differential test (metrics-differential.test.ts) found, each kept as a named case.
@@ -15,7 +15,7 @@ let s: TestServer;
 let key: string;
 let organizationId: string;
 beforeAll(async () => {
-  s = await startServer();
+  s = await sharedServer();
   const o = await s.org('Regressions');
   key = o.key;
   organizationId = o.organization_id;

@@ -5,7 +5,7 @@ import { heldBlocks, promptsTagged, shoppingMetrics, statementBlocks } from '../
 import { rollupCounts } from '../../queries/shopping/rollups';
 import type { ShoppingSelection } from '../../queries/shopping/types';
 import { MODEL_IDS, SHOPPING_MODEL_IDS, isShoppingModelId } from '../../src/domain/models';
-import { call, type TestServer } from '../support/server';
+import { call, type TestServer, sharedServer } from '../support/server';
 import { useWorld, type World } from '../support/tenancy';
 
 /**
@@ -24,7 +24,7 @@ let s: TestServer;
 let w: World;
 useWorld((ctx) => {
   ({ s, w } = ctx);
-});
+}, sharedServer);
 
 const [SM0, SM1] = SHOPPING_MODEL_IDS;
 const OTHER_MODEL = MODEL_IDS.find((m) => !isShoppingModelId(m))!;

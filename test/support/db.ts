@@ -1,9 +1,10 @@
 import knex from 'knex';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { type Database, openPglite, openPostgres } from '../../src/db';
+import { type Database, openPostgres } from '../../src/db';
 import type { EventStore } from '../../src/eventstore/port';
 import { openPostgresEventStore } from '../../src/eventstore/postgres';
 import { createDatabase } from './pg-server';
+import { openTestPglite } from './pglite';
 
 /** The real Postgres server the suite runs against (CI sets DATABASE_URL), or null for embedded PGlite. */
 export const serverUrl = process.env.DATABASE_URL ?? null;
@@ -103,7 +104,7 @@ async function buildTemplate(server: string, name: string): Promise<string> {
  */
 export async function freshDatabase(poolMax = 10, opts: { serverSchema?: boolean } = {}): Promise<TestDatabase> {
   if (!serverUrl) {
-    const d = await openPglite('memory://');
+    const d = await openTestPglite();
     return { ...d, url: null };
   }
   const runPrefix = runDatabasePrefix();

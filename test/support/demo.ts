@@ -44,7 +44,16 @@ export async function startDemo(
       process.stdout.write = out;
     }
     const key = /demo key \(global, partner\): (aivis_[0-9A-Za-z]{40})/.exec(printed)![1];
-    const demo = (await call(s, 'GET', '/api/v1/websites', { key })).body.websites[0].id as string;
+    // the first start waits 5 s for its read models and goes on: at load 24 the key was not known yet (401)
+    const demo = await until(
+      'the demo website listed',
+      async () => {
+        const r = await call(s!, 'GET', '/api/v1/websites', { key });
+        return r.status === 200 ? (r.body.websites[0]?.id as string | undefined) : undefined;
+      },
+      120_000,
+      500,
+    );
     return { s, key, demo, close };
   } catch (e) {
     await close();

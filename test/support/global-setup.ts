@@ -14,6 +14,8 @@ declare module 'vitest' {
     bundles: string | null;
     /** the name prefix of this run's test databases on the real server, dropped together when the run ends, or null */
     testDatabases: string | null;
+    /** the file of this run's initdb'd PGlite data directory (test/support/pglite.ts), or null (each PGlite runs initdb) */
+    pgliteImage: string | null;
   }
 }
 
@@ -87,6 +89,9 @@ export async function buildChildBundles(dir: string): Promise<void> {
  * Bundles the child processes' entry points (CHILD_ENTRIES) into test-output/bundles/<run>, removed at the end of the
  * run; the tests start them with `nodeArgs(entry)` (test/support/bundles.ts). BUNDLE_CHILDREN=off: every child loads
  * its source through tsx.
+ *
+ * Names the file of this run's initdb'd PGlite data directory (test/support/pglite.ts: written by the first process
+ * that opens an in-memory PGlite, removed at the end of the run). PGLITE_IMAGE=off: every PGlite runs its own initdb.
  */
 export default function setup(project: TestProject): () => Promise<void> {
   const run = randomBytes(6).toString('hex');
@@ -107,6 +112,16 @@ export default function setup(project: TestProject): () => Promise<void> {
       rmSync(dir, { recursive: true, force: true });
     });
     project.provide('bundles', dir);
+  }
+  if (process.env.PGLITE_IMAGE === 'off') project.provide('pgliteImage', null);
+  else {
+    const dir = join(ROOT, 'test-output', 'pglite');
+    mkdirSync(dir, { recursive: true });
+    const image = join(dir, `${run}.tar`);
+    project.provide('pgliteImage', image);
+    teardown.push(() => {
+      for (const f of [image, `${image}.lock`, `${image}.tmp`]) rmSync(f, { force: true });
+    });
   }
   const serverUrl = process.env.DATABASE_URL;
   // every test file's database stays until the run ends (test/support/db.ts says why), then they go together

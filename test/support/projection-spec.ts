@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, expect } from 'vitest';
-import { type Database, openPglite } from '../../src/db';
+import type { Database } from '../../src/db';
+import { openTestPglite } from './pglite';
 import { decodeEvent, type EventData, type EventMetadata, type EventType } from '../../src/domain/events';
 import type { TypedEvent } from '../../src/eventstore/port';
 import type { Projection } from '../../src/eventstore/projection';
@@ -49,11 +50,11 @@ let shared: Promise<Database> | undefined;
 
 /**
  * The embedded database of this test process, opened by its first spec file and shared by the next ones (vitest runs
- * a worker's files in one process: isolate false). Opening one runs initdb: 30 s on two loaded cores, three opened at
- * once ran past the hook timeout; each file then only migrates its projection, each scenario empties its tables.
+ * a worker's files in one process: isolate false). The run's first one runs initdb (test/support/pglite.ts): 30 s on
+ * two loaded cores; each file then only migrates its projection, each scenario empties its tables.
  */
 function embedded(): Promise<Database> {
-  shared ??= openPglite('memory://').catch((err) => {
+  shared ??= openTestPglite().catch((err) => {
     shared = undefined;
     throw err;
   });

@@ -10,7 +10,8 @@ import { createLogger, silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime';
 import { freshDatabase } from './db';
 import { checkDocumentedShape } from './documented';
-import { openPglite, openPostgres } from '../../src/db';
+import { openPostgres } from '../../src/db';
+import { openTestPglite } from './pglite';
 import type { Engines } from '../../src/engines/registry';
 import type { SafeFetch } from '../../src/net/safe-fetch';
 import { ENTITY_QUALITY_WORKER } from '../../src/workers/entity-quality';
@@ -72,7 +73,7 @@ export async function startServer(
   const database = join
     ? await openPostgres(join.databaseUrl!)
     : runtime.embedded
-      ? { ...(await openPglite('memory://')), url: null }
+      ? { ...(await openTestPglite()), url: null }
       : await freshDatabase(10, { serverSchema: true });
   const config = loadConfig({ DATA_DIR: '/tmp/aivis-unused', LOG_LEVEL: 'silent', SCHEDULER: 'off', ...env });
   // TEST_LOG=error (or any pino level) shows the server's log while debugging a test
@@ -206,6 +207,45 @@ export function useServer(ready: (s: TestServer) => unknown, start: () => Promis
     await ready(s);
   });
   afterAll(async () => s?.close());
+}
+
+let shared: { server: Promise<TestServer>; idle: ReturnType<typeof setTimeout> | null } | undefined;
+
+/** how long the shared server outlives a file that let it go: the worker's next file takes it over sooner */
+const SHARED_IDLE_MS = 3000;
+
+/**
+ * This test process's plain server (`startServer()`), started by the first file that asks and handed to the worker's
+ * next ones (vitest runs a worker's files one after another in one process: isolate false); its `close` waits until
+ * the server has nothing in hand, and the server itself closes when no file has taken it over within SHARED_IDLE_MS.
+ * Pass it as `start` to `useServer`/`useWorld` only in a file whose tests read nothing but what its own organizations
+ * wrote and leave the server as they found it: no count over the whole database or event log, no settings,
+ * replaced engines or clock, no restart. A start and close cost about 0.85 s of CPU a file.
+ */
+export async function sharedServer(): Promise<TestServer> {
+  if (shared?.idle) clearTimeout(shared.idle);
+  if (shared) shared.idle = null;
+  const mine = (shared ??= {
+    server: startServer().catch((err) => {
+      shared = undefined;
+      throw err;
+    }),
+    idle: null,
+  });
+  const s = await mine.server;
+  return {
+    ...s,
+    async close() {
+      await settled(s.rt);
+      if (shared !== mine) return;
+      mine.idle = setTimeout(() => {
+        if (shared !== mine || mine.idle === null) return;
+        shared = undefined;
+        void s.close().catch(() => undefined);
+      }, SHARED_IDLE_MS);
+      mine.idle.unref();
+    },
+  };
 }
 
 /** Two instances over one database and an organization made on `a`, with its API key. */
