@@ -7,6 +7,7 @@ import { answerUnit } from '../../src/workers/responses';
 import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
 import { buildSite, creditsOfRun, finishedRun } from '../support/answers';
 import { onRealPostgres } from '../support/db';
+import { holdSwitch, simulatedEnginesWith } from '../support/engines';
 import { refusedWithoutWrite } from '../support/http';
 import { call, startServer, type TestServer } from '../support/server';
 import { useWorld, type World } from '../support/tenancy';
@@ -16,10 +17,17 @@ afterAll(async () => {
   await nats?.dispose();
 });
 
+/** The simulated engines, each ask held while `gate` is held (a run kept going while a test looks at it). */
+const gate = holdSwitch();
+const engines = simulatedEnginesWith(async (_model, _req, simulated) => {
+  await gate.wait();
+  return simulated();
+});
+
 /** The server over real Postgres and NATS JetStream: the units travel to the response workers over the bus. */
 async function start(): Promise<TestServer> {
   if (onRealPostgres) nats = await startNatsServer();
-  return startServer({}, {}, undefined, { natsUrl: nats?.url });
+  return startServer({}, {}, undefined, { natsUrl: nats?.url, engines });
 }
 
 let s: TestServer;
@@ -49,11 +57,18 @@ describe('samples_per_prompt', () => {
     expect(sched.body.schedule.samples_per_prompt).toBe(3);
     const scheduleId = sched.body.schedule.id as string;
 
-    const started = await post('/api/v1/response-streaming/start', { website_id: site.id, schedule_id: scheduleId });
-    expect(started.status, JSON.stringify(started.body)).toBe(202);
-    expect(started.body.total).toBe(12); // 2 prompts x 2 models x 3 samples
-    // one run per schedule at a time, whatever its size
-    expect((await post('/api/v1/response-streaming/start', { website_id: site.id, schedule_id: scheduleId })).status).toBe(409);
+    // the engines held, so the run is still going when it is started again (a fast host answers 12 units at once)
+    gate.hold();
+    let started: Awaited<ReturnType<typeof post>>;
+    try {
+      started = await post('/api/v1/response-streaming/start', { website_id: site.id, schedule_id: scheduleId });
+      expect(started.status, JSON.stringify(started.body)).toBe(202);
+      expect(started.body.total).toBe(12); // 2 prompts x 2 models x 3 samples
+      // one run per schedule at a time, whatever its size
+      expect((await post('/api/v1/response-streaming/start', { website_id: site.id, schedule_id: scheduleId })).status).toBe(409);
+    } finally {
+      gate.release();
+    }
     const run = await finishedRun(s, w.a.key, site.id, started.body.run_id);
     expect(run).toMatchObject({ status: 'completed', total: 12, recorded: 12, failed: 0, pending: 0 });
 
