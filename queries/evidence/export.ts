@@ -1,7 +1,7 @@
 import { type Readable, Transform } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Knex } from 'knex';
-import { to as copyTo } from 'pg-copy-streams';
+import { type CopyConn, copies, copyOut } from '../copy-out';
 import { EXPORT_LINE_SQL } from '../../projections/answers/export-line';
 import { ANSWER_SELECT, type AnswerRow, answerShaper, trackedEntities } from '../responses/list';
 import type { Answer } from '../responses/views';
@@ -145,12 +145,6 @@ export async function* exportNdjson(db: Knex, websiteId: string, plan: Plan): As
   }
 }
 
-interface CopyConn {
-  connection?: { stream?: { write?: unknown } };
-  escapeLiteral(s: string): string;
-  query(q: object | string): Readable | Promise<unknown>;
-}
-
 /** The signature, flags and header extension length a binary COPY starts with. */
 const COPY_HEADER = 19;
 /** Bytes of lines passed on at once: COPY sends a message per row, and a write per row cost node more than the row. */
@@ -250,7 +244,7 @@ export function copyBinaryText(): Transform {
  */
 export async function copyNdjson(db: Knex, websiteId: string, plan: Plan): Promise<Readable | null> {
   const conn = (await db.client.acquireConnection()) as CopyConn;
-  if (typeof conn.connection?.stream?.write !== 'function') {
+  if (!copies(conn)) {
     await db.client.releaseConnection(conn);
     return null;
   }
@@ -284,7 +278,7 @@ export async function copyNdjson(db: Knex, websiteId: string, plan: Plan): Promi
       await conn.query('set enable_sort = off');
       for (const sql of parts) {
         if (out.destroyed) break;
-        const copy = conn.query(copyTo(`copy (${sql}) to stdout with (format binary)`)) as Readable;
+        const copy = copyOut(db, conn, `copy (${sql}) to stdout with (format binary)`);
         current = copy;
         copy.pipe(out, { end: false });
         await finished(copy);

@@ -1,6 +1,5 @@
-import type { Readable } from 'node:stream';
 import type { Knex } from 'knex';
-import { to as copyTo } from 'pg-copy-streams';
+import { type CopyConn, copies, copyOut } from '../copy-out';
 import { heldIndexes } from '../held-indexes';
 
 export { dayNumber } from '../held-indexes';
@@ -206,12 +205,6 @@ export async function copyInto(stream: AsyncIterable<Buffer>, b: IndexBuilder): 
 
 type Row = { d: number; m: number; key: string; retrieved: number; cited: number };
 
-interface CopyConn {
-  connection?: { stream?: { write?: unknown } };
-  escapeLiteral(s: string): string;
-  query(q: object): Readable;
-}
-
 /**
  * The index read in one snapshot: first the models and the row count, then the rows in key order. On a Postgres server
  * the rows come by binary COPY; on PGlite (no COPY stream) by a SELECT.
@@ -231,13 +224,9 @@ async function load(db: Knex, websiteId: string, kind: number, version: string):
         const select = (site: string, modelList: string) =>
           `select (day - date '1970-01-01')::int4 as d, (array_position(${modelList}, model) - 1)::int4 as m, key, retrieved, cited
              from rm_source_days where website_id = ${site} and kind = ${Number(kind)} order by key collate "C"`;
-        if (typeof conn.connection?.stream?.write === 'function') {
+        if (copies(conn)) {
           const sql = `copy (${select(`${lit(websiteId)}::uuid`, `array[${models.map(lit).join(',')}]::text[]`)}) to stdout (format binary)`;
-          // as knex does for its queries: listeners that count or watch statements see this one
-          const obj = { method: 'copy', sql, bindings: [] };
-          db.client.emit('query', obj);
-          await copyInto(conn.query(copyTo(sql)) as AsyncIterable<Buffer>, b);
-          db.client.emit('query-response', [], obj);
+          await copyInto(copyOut(db, conn, sql), b);
         } else {
           const rows = (await trx.raw(select('?', '?::text[]'), [models as unknown as Knex.RawBinding, websiteId])).rows as Row[];
           for (const r of rows) {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { to as copyTo } from 'pg-copy-streams';
 import type { FactDictionaries } from '../../src/analysis/facts';
+import { type CopyConn, copies, copyOut } from '../copy-out';
 
 /**
  * Reading a website's stored fact chunks (rm_fact_chunks) for FactsCache. A SELECT answers in text, where a bytea
@@ -81,30 +81,19 @@ export function parseCopy(buf: Buffer): ChunkRow[] {
   return rows;
 }
 
-interface Conn {
-  connection?: { stream?: { write?: unknown } };
-  query(q: object): NodeJS.ReadableStream;
-}
-
 /** The rows by COPY; null when the connection is not a socket to a Postgres server (PGlite). */
 async function copyChunks(db: Knex, q: ChunkQuery): Promise<ChunkRow[] | null> {
-  const conn = (await db.client.acquireConnection()) as Conn;
+  const conn = (await db.client.acquireConnection()) as CopyConn;
   try {
-    if (typeof conn.connection?.stream?.write !== 'function') return null;
-    const sql = copySql(q);
-    // as knex does for its queries ('query', 'query-response'): listeners that count or watch statements see this one
-    const obj = { method: 'copy', sql, bindings: [] };
-    db.client.emit('query', obj);
+    if (!copies(conn)) return null;
     const parts: Buffer[] = [];
     await new Promise<void>((resolve, reject) => {
-      const stream = conn.query(copyTo(sql));
+      const stream = copyOut(db, conn, copySql(q));
       stream.on('data', (b: Buffer) => parts.push(b));
       stream.on('error', reject);
       stream.on('end', resolve);
     });
-    const rows = parseCopy(parts.length === 1 ? parts[0] : Buffer.concat(parts));
-    db.client.emit('query-response', rows, obj);
-    return rows;
+    return parseCopy(parts.length === 1 ? parts[0] : Buffer.concat(parts));
   } finally {
     await db.client.releaseConnection(conn);
   }
