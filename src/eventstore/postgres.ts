@@ -377,23 +377,24 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
     }
   }
 
-  async function callAppend(p: Prepared, fresh = false): Promise<AppendResult> {
-    return withConnection(async (conn) => {
-      try {
-        const r = await conn.query({
-          ...(fresh ? APPEND_FRESH : APPEND),
-          values: [p.streamId, String(p.expected), p.ids, p.types, p.data, p.metadata],
-        });
-        const row = r.rows[0] as { o_revision: string; o_txid: string; o_position: string; o_noop: boolean };
-        return { revision: BigInt(row.o_revision), position: [BigInt(row.o_txid), BigInt(row.o_position)], noop: row.o_noop };
-      } catch (err) {
-        const e = err as { code?: string; detail?: string };
-        if (e.code === 'AV409') throw conflict(p, e.detail);
-        if (e.code === 'AV412') throw new StoredEventsError(p.streamId, (e.detail ?? '').split(',').filter(Boolean));
-        throw err;
-      }
-    });
+  /** One stream's append on `conn` (a pooled connection, or a transaction's). */
+  async function appendOn(conn: Conn, p: Prepared, fresh = false): Promise<AppendResult> {
+    try {
+      const r = await conn.query({
+        ...(fresh ? APPEND_FRESH : APPEND),
+        values: [p.streamId, String(p.expected), p.ids, p.types, p.data, p.metadata],
+      });
+      const row = r.rows[0] as { o_revision: string; o_txid: string; o_position: string; o_noop: boolean };
+      return { revision: BigInt(row.o_revision), position: [BigInt(row.o_txid), BigInt(row.o_position)], noop: row.o_noop };
+    } catch (err) {
+      const e = err as { code?: string; detail?: string };
+      if (e.code === 'AV409') throw conflict(p, e.detail);
+      if (e.code === 'AV412') throw new StoredEventsError(p.streamId, (e.detail ?? '').split(',').filter(Boolean));
+      throw err;
+    }
   }
+
+  const callAppend = (p: Prepared, fresh = false): Promise<AppendResult> => withConnection((conn) => appendOn(conn, p, fresh));
 
   async function appendAlone(p: Prepared, fresh = false): Promise<AppendResult> {
     for (let attempt = 1; ; attempt++) {
@@ -562,21 +563,10 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
               trx,
               async append(streamId, events, expected) {
                 if (events.length === 0) throw new Error('append needs at least one event');
-                const p = prepare(streamId, events, expected);
-                let row: { o_revision: string; o_txid: string; o_position: string; o_noop: boolean };
-                try {
-                  const r = await trx.raw(
-                    `select o_revision, o_txid, o_position, o_noop${wake} from aivis_append_events(?, ?, ?::uuid[], ?::text[], ?::jsonb, ?::jsonb)`,
-                    [p.streamId, String(p.expected), p.ids, p.types, p.data, p.metadata],
-                  );
-                  row = r.rows[0];
-                } catch (err) {
-                  const e = err as { code?: string; detail?: string };
-                  if (e.code === 'AV409') throw conflict(p, e.detail);
-                  throw err;
-                }
-                if (!row.o_noop) appended = true;
-                return { revision: BigInt(row.o_revision), position: [BigInt(row.o_txid), BigInt(row.o_position)], noop: row.o_noop };
+                // the transaction's own connection (knex's transaction client hands out the one it holds)
+                const r = await appendOn((await trx.client.acquireConnection()) as Conn, prepare(streamId, events, expected));
+                if (!r.noop) appended = true;
+                return r;
               },
             }),
           );
