@@ -193,6 +193,8 @@ const sealers = new WeakMap<EventStore, Sealer>();
  */
 export function sealEventStore(inner: EventStore, sealer: Sealer): EventStore {
   const openEvents = (events: RecordedEvent[]) => sealer.open(events);
+  /** whether an append has a field to seal (most have none and go straight through) */
+  const sealsAny = (events: readonly NewEvent[]) => events.some((e) => sealer.plans.has(e.type));
   const appendSealed = async (streamId: string, events: NewEvent[], expected: ExpectedRevision, options?: AppendOptions) => {
     const result = await inner.append(streamId, await sealer.seal(events, 'refuse'), expected, options);
     const erased = sealer.erasedBy(events);
@@ -202,10 +204,8 @@ export function sealEventStore(inner: EventStore, sealer: Sealer): EventStore {
   const store: EventStore = {
     name: inner.name,
     append(streamId: string, events: NewEvent[], expected, options) {
-      let touches = false;
-      for (const e of events) if (sealer.plans.has(e.type)) touches = true;
       // the usual append (no sealed field, nothing erased) goes straight through
-      if (!touches) return inner.append(streamId, events, expected, options);
+      if (!sealsAny(events)) return inner.append(streamId, events, expected, options);
       return appendSealed(streamId, events, expected, options);
     },
     // the appends' sealed fields in one key lookup, the appends in one go (appendMany); an append for an erased
@@ -246,9 +246,7 @@ export function sealEventStore(inner: EventStore, sealer: Sealer): EventStore {
           return work({
             trx: tx.trx,
             append: async (streamId, events, expected) => {
-              let touches = false;
-              for (const e of events) if (sealer.plans.has(e.type)) touches = true;
-              const result = await tx.append(streamId, touches ? await sealer.seal(events, 'refuse') : events, expected);
+              const result = await tx.append(streamId, sealsAny(events) ? await sealer.seal(events, 'refuse') : events, expected);
               erased.push(...sealer.erasedBy(events));
               return result;
             },
