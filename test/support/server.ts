@@ -34,9 +34,11 @@ export interface TestServer {
    * A mark of what requests wrote: it moves when an event of a user or key is appended anywhere, or any event of one of
    * `organizations` (for a request whose writes would be the system's, such as accepting an invite). The system's own
    * passes (AI value, schedules, run and job workers, other files' organizations on a shared server) leave it. A refused
-   * request must not move it.
+   * request must not move it. With `organizations`, it first waits until the workers have nothing in hand (settled).
    */
   head(organizations?: readonly string[]): Promise<string>;
+  /** Waits (up to 5 s) until the workers have nothing in hand: a run's answers and end, worker messages, the relay. */
+  settled(): Promise<void>;
 }
 
 export interface Call {
@@ -123,9 +125,11 @@ export async function startServer(
       return { organization_id: r.result.organization_id, owner_user_id: r.result.owner_user_id, key: r.result.api_key };
     },
     async head(organizations = []) {
-      await settled(rt);
+      // users' and keys' events are appended by requests only, before they answer: nothing to wait for
+      if (organizations.length) await settled(rt);
       return writtenMark(rt, organizations);
     },
+    settled: () => settled(rt),
   };
 }
 
@@ -177,8 +181,8 @@ function headersOf(raw: Record<string, string | string[] | undefined>): Headers 
 /**
  * Waits (up to 5 s) until this instance's workers have nothing in hand: the relay has passed every appended event,
  * no worker message is pending and no finished run still waits for its end to be recorded. A run's answers,
- * observations and end keep arriving after the run's own request returned; a test comparing the log's head before
- * and after a refused request must not count them.
+ * observations and end keep arriving after the run's own request returned: what a test that reads them, a mark naming
+ * their organization (head) or a shared server handed to the next file waits for.
  */
 async function settled(rt: Runtime): Promise<void> {
   const deadline = Date.now() + 5000;
@@ -228,27 +232,28 @@ async function writtenMark(rt: Runtime, organizations: readonly string[]): Promi
           { column: 'txid', order: 'desc' },
           { column: 'position', order: 'desc' },
         ])
-        .first(db.raw('txid::text as txid'), 'position');
-      l.cursor = last ? { txid: last.txid, position: String(last.position) } : { txid: '0', position: '0' };
+        .first(db.raw('txid::text as tx'), 'position');
+      l.cursor = last ? { txid: last.tx, position: String(last.position) } : { txid: '0', position: '0' };
       l.byRequest = `from ${l.cursor.txid}:${l.cursor.position}`;
       return;
     }
     for (;;) {
-      const rows: { txid: string; position: string; actor: string | null; organization: string | null }[] = await db('aivis_events')
+      // the id as text under another name: ordered by the alias, txids would sort as text ('100056' before '99952')
+      const rows: { tx: string; position: string; actor: string | null; organization: string | null }[] = await db('aivis_events')
         .whereRaw('(txid, position) > (?::text::xid8, ?::bigint)', [l.cursor.txid, l.cursor.position])
         .orderBy([{ column: 'txid' }, { column: 'position' }])
         .limit(1000)
         .select(
-          db.raw('txid::text as txid'),
+          db.raw('txid::text as tx'),
           'position',
           db.raw("metadata->'actor'->>'kind' as actor"),
           db.raw("metadata->>'organization_id' as organization"),
         );
       for (const r of rows) {
-        const at = `${r.txid}:${r.position}`;
+        const at = `${r.tx}:${r.position}`;
         if (r.actor !== 'system') l.byRequest = at;
         if (r.organization) l.byOrganization.set(r.organization, at);
-        l.cursor = { txid: r.txid, position: String(r.position) };
+        l.cursor = { txid: r.tx, position: String(r.position) };
       }
       if (rows.length < 1000) return;
     }
