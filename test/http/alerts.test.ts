@@ -7,7 +7,7 @@ import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { apiKey, connect, toolOk } from '../mcp/support';
 import { buildSite, importAnswers, type Site, acmeAgainstGlobex } from '../support/answers';
 import { refusedWithoutWrite } from '../support/http';
-import { call, caughtUp, type TestServer } from '../support/server';
+import { call, caughtUp, sharedServer, type TestServer } from '../support/server';
 import { useWorld, type World } from '../support/tenancy';
 
 let s: TestServer;
@@ -45,7 +45,7 @@ useWorld(async (ctx) => {
   });
   await importAnswers(s, w.a.key, site.id, answers(site.prompts[0].id));
   mcp = await connect(s, apiKey(w.a.key));
-});
+}, sharedServer);
 
 afterAll(async () => mcp?.close());
 

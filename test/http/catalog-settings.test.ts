@@ -3,12 +3,12 @@ import { provisionDemoWebsite } from '../../commands/catalog/demo-catalog';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { MODEL_IDS } from '../../src/domain/models';
 import { badNames, newSite, postCreated, refusedWithoutWrite } from '../support/http';
-import { call, caughtUp, type TestServer } from '../support/server';
+import { call, caughtUp, sharedServer, type TestServer } from '../support/server';
 import { collectionTenancyChecks, useWorld, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
-useWorld((ctx) => ({ s, w } = ctx));
+useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const M = [MODEL_IDS[0], MODEL_IDS[1]];
@@ -27,14 +27,9 @@ async function feedRows(websiteId: string, entityType: string) {
     .select('change_type', 'entity_ids', 'actor_kind', 'api_key_id');
 }
 
-const keyIdOf = async (userId: string | null, name: string) =>
-  (
-    await s.rt.database
-      .db('rm_api_keys')
-      .where({ name })
-      .modify((q) => (userId ? q.where('user_id', userId) : q))
-      .first('id')
-  ).id as string;
+// by organization too: every World of a shared server names its scoped key alike
+const keyIdOf = async (organizationId: string, name: string) =>
+  (await s.rt.database.db('rm_api_keys').where({ organization_id: organizationId, name }).first('id')).id as string;
 
 /** Creates a persona or an attribute (a described item): 201 answering it under `key` with its name and description. */
 async function createdDescribed(path: string, key: 'persona' | 'attribute', website_id: string, name: string, description: string) {
@@ -99,7 +94,7 @@ describe('locations', () => {
       change_type: 'created',
       entity_ids: [r.body.id],
       actor_kind: 'api_key',
-      api_key_id: await keyIdOf(null, 'scoped to a2'),
+      api_key_id: await keyIdOf(w.a.organization_id, 'scoped to a2'),
     });
   });
 

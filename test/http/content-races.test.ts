@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { onRealPostgres } from '../support/db';
-import { useRaceSetup } from '../support/races';
+import { sharedFirst, useRaceSetup } from '../support/races';
 import { call } from '../support/server';
 
 // Tracking's rule "one item per URL of a website" raced over two instances on one database: each instance
@@ -10,7 +10,7 @@ if (!onRealPostgres) console.log('content races: one instance on PGlite (a secon
 const N = 8;
 
 describe('content tracking under concurrent calls on two instances', () => {
-  const setup = useRaceSetup('ContentRaces', { name: 'Racer', url: 'https://content-racer.example.com' });
+  const setup = useRaceSetup('ContentRaces', { name: 'Racer', url: 'https://content-racer.example.com' }, sharedFirst);
 
   it('given one URL (in tracking-parameter variants) tracked N times at once, then one item exists and every call names it', async () => {
     const { a, key, site, on } = setup;

@@ -15,7 +15,7 @@ import { seededRandom } from '../../src/domain/random';
 import { tryNormalizeUrl } from '../../src/domain/urls';
 import { cliHost } from '../support/cli';
 import { newSite, postCreated } from '../support/http';
-import { call, type TestServer } from '../support/server';
+import { call, sharedServer, type TestServer } from '../support/server';
 import { useWorld, type World } from '../support/tenancy';
 
 // the ranges this file's server verifies against (read when the server first verifies)
@@ -26,7 +26,7 @@ process.env.CRAWLER_RANGES_DIR = RANGES;
 
 let s: TestServer;
 let w: World;
-useWorld((ctx) => ({ s, w } = ctx));
+useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
 const GPT = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.1; +https://openai.com/gptbot';
 const CLAUDE = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)';

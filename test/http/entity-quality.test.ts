@@ -326,7 +326,7 @@ describe('fact conflicts', () => {
     const rowsOf = () =>
       s.rt.database.db('rm_fact_conflicts').whereIn('response_id', [twice.answers[0].response_id, later.answers[0].response_id]).select('fact_id');
     await until('both conflicts in the read model', async () => (await rowsOf()).length >= 2);
-    await s.head();
+    await s.settled();
     expect((await rowsOf()).map((r) => r.fact_id).sort()).toEqual([price, founded.result.fact_id].sort());
   });
 

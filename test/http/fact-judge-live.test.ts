@@ -106,7 +106,7 @@ describe('the live fact judge (the writer engine over a provider on 127.0.0.1)',
     const before = provider.hits.length;
     const r = await site('Refusco', ['Refusco Pro costs 99 dollars per month.']);
     await until('the refusal', async () => provider.hits.length > before);
-    await s.head();
+    await s.settled();
     const l = await call(s, 'GET', '/api/v1/knowledge-base/conflicts', { key: w.a.key, query: { website_id: r.id } });
     expect(l.body.conflicts).toEqual([]);
     expect(await charges(r.ids[0])).toEqual([]);

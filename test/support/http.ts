@@ -48,8 +48,9 @@ export const badNames = (path: string, base: Record<string, unknown>): Refusal[]
 
 /** Each case, sent with `key`: that status with an {error} (exactly `error`, or matching it, when given) and nothing written. */
 export async function refusedWithoutWrite(s: TestServer, key: string, cases: Refusal[]) {
+  // one mark for all: each case must leave it where it was
+  const before = await s.head();
   for (const c of cases) {
-    const before = await s.head();
     const r = await call(s, c.method, c.path, { key: c.key ?? key, query: c.query, body: c.body });
     const sent = String(JSON.stringify(c.body ?? c.query)).slice(0, 300);
     expect(r.status, `${c.method} ${c.path} ${sent} -> ${JSON.stringify(r.body)}`).toBe(c.status);

@@ -1,17 +1,21 @@
 import { afterAll, beforeAll } from 'vitest';
 import { onRealPostgres } from './db';
-import { call, startServer, type TestServer } from './server';
+import { call, sharedServer, startServer, type TestServer } from './server';
 
 /** Two instances on one database (one on PGlite, where a second needs a shared Postgres server), an organization and a website. */
 export interface RaceSetup {
   a: TestServer;
   b: TestServer | null;
   key: string;
+  organization_id: string;
   site: string;
 }
 
 /** How an instance starts: alone, or joining another's database. */
 export type StartInstance = (join?: TestServer) => Promise<TestServer>;
+
+/** `a` the worker's shared server (sharedServer), `b` a plain instance joining its database: for files that read only their organization's writes. */
+export const sharedFirst: StartInstance = (join) => (join ? startServer({}, {}, join) : sharedServer());
 
 /**
  * Starts instance `a` (and `b` joining it on real Postgres) with `start`, then organization `org` with a website
@@ -26,9 +30,9 @@ export async function startRaceSetup(
   let b: TestServer | null = null;
   try {
     if (onRealPostgres) b = await start(a);
-    const key = (await a.org(org)).key;
+    const { key, organization_id } = await a.org(org);
     const site = (await call(a, 'POST', '/api/v1/websites', { key, body: website })).body.website.id as string;
-    return { a, b, key, site };
+    return { a, b, key, organization_id, site };
   } catch (e) {
     await closeRaceSetup({ a, b });
     throw e;

@@ -4,7 +4,7 @@ import { createOrganization } from '../../commands/organizations/create-organiza
 import { loadConfig } from '../../src/config';
 import { isDomainError } from '../../src/domain/errors';
 import { type AppOptions, buildApp } from '../../src/http/app';
-import { comparePositions, positionToString } from '../../src/eventstore/port';
+import { comparePositions } from '../../src/eventstore/port';
 import type { ReadModelName } from '../../src/areas';
 import { createLogger, silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime';
@@ -30,8 +30,15 @@ export interface TestServer {
     name?: string,
     opts?: Parameters<typeof createOrganization>[1] extends infer I ? Partial<I> : never,
   ): Promise<{ organization_id: string; owner_user_id: string; key: string }>;
-  /** the event log's head: a refused request must not move it */
-  head(): Promise<string>;
+  /**
+   * A mark of what requests wrote: it moves when an event of a user or key is appended anywhere, or any event of one of
+   * `organizations` (for a request whose writes would be the system's, such as accepting an invite). The system's own
+   * passes (AI value, schedules, run and job workers, other files' organizations on a shared server) leave it. A refused
+   * request must not move it. With `organizations`, it first waits until the workers have nothing in hand (settled).
+   */
+  head(organizations?: readonly string[]): Promise<string>;
+  /** Waits (up to 5 s) until the workers have nothing in hand: a run's answers and end, worker messages, the relay. */
+  settled(): Promise<void>;
 }
 
 export interface Call {
@@ -117,10 +124,12 @@ export async function startServer(
         throw new Error(`the read models did not catch up with organization ${name} in 60 s`);
       return { organization_id: r.result.organization_id, owner_user_id: r.result.owner_user_id, key: r.result.api_key };
     },
-    async head() {
-      await settled(rt);
-      return positionToString(await rt.store.headPosition());
+    async head(organizations = []) {
+      // users' and keys' events are appended by requests only, before they answer: nothing to wait for
+      if (organizations.length) await settled(rt);
+      return writtenMark(rt, organizations);
     },
+    settled: () => settled(rt),
   };
 }
 
@@ -172,8 +181,8 @@ function headersOf(raw: Record<string, string | string[] | undefined>): Headers 
 /**
  * Waits (up to 5 s) until this instance's workers have nothing in hand: the relay has passed every appended event,
  * no worker message is pending and no finished run still waits for its end to be recorded. A run's answers,
- * observations and end keep arriving after the run's own request returned; a test comparing the log's head before
- * and after a refused request must not count them.
+ * observations and end keep arriving after the run's own request returned: what a test that reads them, a mark naming
+ * their organization (head) or a shared server handed to the next file waits for.
  */
 async function settled(rt: Runtime): Promise<void> {
   const deadline = Date.now() + 5000;
@@ -194,6 +203,65 @@ async function settled(rt: Runtime): Promise<void> {
     if ((backlog === 0 && !ends && comparePositions(now, last) === 0) || Date.now() > deadline) return;
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** What writtenMark has read of a runtime's log: how far, the last event of a user or key, each organization's last event. */
+interface WrittenLog {
+  cursor: { txid: string; position: string } | null;
+  byRequest: string;
+  byOrganization: Map<string, string>;
+  reading: Promise<unknown>;
+}
+const writtenLogs = new WeakMap<Runtime, WrittenLog>();
+
+/**
+ * head()'s mark: reads the log past what it read before, up to its last committed event (a request's events are
+ * committed before it answers, and their transaction ids follow every earlier one: none lands behind the cursor).
+ */
+async function writtenMark(rt: Runtime, organizations: readonly string[]): Promise<string> {
+  // the Postgres log's table (PGlite or a server); EventStoreDB's log is not read here
+  if (rt.config.eventstoreUrl) throw new Error('head() reads the Postgres event log');
+  let log = writtenLogs.get(rt);
+  if (!log) writtenLogs.set(rt, (log = { cursor: null, byRequest: 'none', byOrganization: new Map(), reading: Promise.resolve() }));
+  const read = async (l: WrittenLog) => {
+    const db = rt.database.db;
+    if (!l.cursor) {
+      // the first mark starts at the log's end: what came before is no request of this check's
+      const last = await db('aivis_events')
+        .orderBy([
+          { column: 'txid', order: 'desc' },
+          { column: 'position', order: 'desc' },
+        ])
+        .first(db.raw('txid::text as tx'), 'position');
+      l.cursor = last ? { txid: last.tx, position: String(last.position) } : { txid: '0', position: '0' };
+      l.byRequest = `from ${l.cursor.txid}:${l.cursor.position}`;
+      return;
+    }
+    for (;;) {
+      // the id as text under another name: ordered by the alias, txids would sort as text ('100056' before '99952')
+      const rows: { tx: string; position: string; actor: string | null; organization: string | null }[] = await db('aivis_events')
+        .whereRaw('(txid, position) > (?::text::xid8, ?::bigint)', [l.cursor.txid, l.cursor.position])
+        .orderBy([{ column: 'txid' }, { column: 'position' }])
+        .limit(1000)
+        .select(
+          db.raw('txid::text as tx'),
+          'position',
+          db.raw("metadata->'actor'->>'kind' as actor"),
+          db.raw("metadata->>'organization_id' as organization"),
+        );
+      for (const r of rows) {
+        const at = `${r.tx}:${r.position}`;
+        if (r.actor !== 'system') l.byRequest = at;
+        if (r.organization) l.byOrganization.set(r.organization, at);
+        l.cursor = { txid: r.tx, position: String(r.position) };
+      }
+      if (rows.length < 1000) return;
+    }
+  };
+  const turn = log.reading.then(() => read(log));
+  log.reading = turn.catch(() => undefined);
+  await turn;
+  return [log.byRequest, ...organizations.map((o) => `${o} ${log.byOrganization.get(o) ?? 'none'}`)].join(' ');
 }
 
 /**
