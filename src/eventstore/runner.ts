@@ -111,6 +111,14 @@ export async function readCheckpoint(db: Knex, name: string): Promise<Position |
   return row ? positionFromString(row.position) : null;
 }
 
+/** A batch as read, its events decoded for the projection (the raw events dropped) and prepared (Projection.prepare). */
+interface DecodedBatch {
+  items: Item[];
+  prepared: unknown;
+  scanned: number;
+  scannedTo: Position;
+}
+
 class Fenced extends Error {}
 /** the dead letters a retry read changed before it could lock them */
 class LettersMoved extends Error {}
@@ -201,7 +209,7 @@ export class ProjectionRunner {
   private leaseAcquiredAt = 0;
   /** prepare() has just run the projection's migrate: the first lease taken need not run it again */
   private migrated = false;
-  private ahead: { after: Position; batch: Promise<ScannedBatch> } | null = null;
+  private ahead: { after: Position; batch: Promise<DecodedBatch> } | null = null;
   /** runToHead is between the projection's rebuild.before and rebuild.after */
   private rebuilding = false;
   private readonly feed: SharedFeed | null;
@@ -382,6 +390,25 @@ export class ProjectionRunner {
     return readInterest(this.store, after, this.batchSize, { handles: this.projection.handles, streamPrefixes: this.projection.streamPrefixes });
   }
 
+  /** A read with its events decoded and prepared as soon as it arrives (a read ahead: while the batch before is written). */
+  private async decoded(read: Promise<ScannedBatch>): Promise<DecodedBatch> {
+    const b = await read;
+    const items = await this.decode(b.events);
+    return { items, prepared: this.prepareBatch(items), scanned: b.scanned, scannedTo: b.scannedTo };
+  }
+
+  /** The projection's prepare over a batch's readable events; one that throws leaves the work to apply. */
+  private prepareBatch(items: Item[]): unknown {
+    if (!this.projection.prepare) return undefined;
+    const events = items.filter((i): i is TypedEvent => !isUnreadable(i));
+    if (events.length === 0) return undefined;
+    try {
+      return this.projection.prepare(events);
+    } catch {
+      return undefined;
+    }
+  }
+
   /**
    * Processes one batch; returns how many events were scanned (0 = caught up). A batch that fails on an event's content
    * is applied again piece by piece (`isolating`), and the failing event's website is set aside.
@@ -393,24 +420,21 @@ export class ProjectionRunner {
     }
     const ahead = this.ahead;
     this.ahead = null;
-    const {
-      events: batch,
-      scanned: count,
-      scannedTo: last,
-    } = ahead && comparePositions(ahead.after, this.position) === 0 ? await ahead.batch : await this.read(this.position, idle);
+    const b = ahead && comparePositions(ahead.after, this.position) === 0 ? await ahead.batch : await this.decoded(this.read(this.position, idle));
+    const { scanned: count, scannedTo: last } = b;
     if (count === 0) return 0;
-    // apply takes the events out of `pending`: while the batch is written, this frame holds none of them, so the next
-    // batch (read meanwhile) is not parsed into a young heap still full of this one (scavenges copy what is alive)
-    let pending: Item[] | null = await this.decode(batch);
+    // apply takes the events out of `pending`: while the batch is written, this frame holds none of them
+    let pending: Item[] | null = b.items;
+    b.items = [];
     const take = () => {
       const events = pending!;
       pending = null;
       return events;
     };
     if (readAhead && count === this.batchSize) {
-      // read the next batch while this one is written (the read and the write each keep a core busy); a failed
-      // write leaves it unused, and step() only takes it if it starts where the checkpoint now is
-      const next = this.read(last);
+      // read and decode the next batch while this one is written (node parses and validates while Postgres writes);
+      // a failed write leaves it unused, and step() only takes it if it starts where the checkpoint now is
+      const next = this.decoded(this.read(last));
       next.catch(() => undefined);
       this.ahead = { after: last, batch: next };
     }
@@ -432,7 +456,7 @@ export class ProjectionRunner {
           // the live writers' lock, then the checkpoint's move (fenced), in one statement before the first table is
           // written: a fenced batch writes nothing, and a batch is one round trip shorter
           await this.saveCheckpoint(trx, last, liveLock(this.projection.name, 'shared'));
-          await this.applyItems(trx, take(), lane, isolating);
+          await this.applyItems(trx, take(), lane, isolating, b.prepared);
         });
         this.dead = lane.dead;
       }
@@ -454,7 +478,7 @@ export class ProjectionRunner {
    * website sets it aside (of none, stops the projection). `isolating`: the batch failed on an event's content, so it is
    * applied in halves, each in a savepoint, down to the event that fails alone, whose website is then set aside.
    */
-  private async applyItems(trx: Knex.Transaction, items: Item[], lane: Lane, isolating: boolean): Promise<void> {
+  private async applyItems(trx: Knex.Transaction, items: Item[], lane: Lane, isolating: boolean, prepared?: unknown): Promise<void> {
     if (lane.searchPath) await setSearchPath(trx, lane.searchPath);
     const live: TypedEvent[] = [];
     const letters: Letter[] = [];
@@ -472,11 +496,11 @@ export class ProjectionRunner {
     }
     await recordLetters(trx, lane.letters, this.projection.name, letters);
     if (live.length === 0) return;
-    if (isolating) await this.isolate(trx, live, lane);
-    else await this.projection.apply(trx, live, { rebuilding: lane.rebuilding });
+    if (isolating) await this.isolate(trx, live, lane, prepared);
+    else await this.projection.apply(trx, live, { rebuilding: lane.rebuilding, prepared });
   }
 
-  private async isolate(trx: Knex.Transaction, events: TypedEvent[], lane: Lane): Promise<void> {
+  private async isolate(trx: Knex.Transaction, events: TypedEvent[], lane: Lane, prepared: unknown): Promise<void> {
     const live: TypedEvent[] = [];
     const held: Letter[] = [];
     for (const e of events) {
@@ -487,14 +511,14 @@ export class ProjectionRunner {
     await recordLetters(trx, lane.letters, this.projection.name, held);
     if (live.length === 0) return;
     try {
-      await trx.transaction((savepoint) => this.projection.apply(savepoint, live, { rebuilding: lane.rebuilding }));
+      await trx.transaction((savepoint) => this.projection.apply(savepoint, live, { rebuilding: lane.rebuilding, prepared }));
       return;
     } catch (err) {
       if (!isPoison(err)) throw err;
       if (live.length > 1) {
         const mid = live.length >>> 1;
-        await this.isolate(trx, live.slice(0, mid), lane);
-        await this.isolate(trx, live.slice(mid), lane);
+        await this.isolate(trx, live.slice(0, mid), lane, prepared);
+        await this.isolate(trx, live.slice(mid), lane, prepared);
         return;
       }
       const e = live[0];
@@ -746,11 +770,11 @@ export class ProjectionRunner {
   ): Promise<void> {
     const size = this.catchUpBatchSize;
     const interest = { handles: this.projection.handles, streamPrefixes: this.projection.streamPrefixes };
-    const read = (after: Position) => readInterest(this.store, after, size, interest);
-    let ahead: { after: Position; batch: Promise<ScannedBatch> } | null = null;
+    const read = (after: Position) => this.decoded(readInterest(this.store, after, size, interest));
+    let ahead: { after: Position; batch: Promise<DecodedBatch> } | null = null;
     for (;;) {
       const at = shadow.position;
-      let b: ScannedBatch = ahead && comparePositions(ahead.after, at) === 0 ? await ahead.batch : await read(at);
+      let b: DecodedBatch = ahead && comparePositions(ahead.after, at) === 0 ? await ahead.batch : await read(at);
       ahead = null;
       if (b.scanned === 0) {
         if (comparePositions(at, target) >= 0) return;
@@ -759,12 +783,13 @@ export class ProjectionRunner {
         continue;
       }
       if (b.scanned === size) {
+        // read and decode the next batch while this one is written
         const next = read(b.scannedTo);
         next.catch(() => undefined);
         ahead = { after: b.scannedTo, batch: next };
       }
-      let pending: Item[] | null = await this.decode(b.events);
-      b = { ...b, events: [] };
+      let pending: Item[] | null = b.items;
+      b = { ...b, items: [] };
       if (pending.length > 0) {
         const take = () => {
           const items = pending!;
@@ -772,14 +797,14 @@ export class ProjectionRunner {
           return items;
         };
         try {
-          shadow.lane = await this.applyShadow(take, shadow.lane, false);
+          shadow.lane = await this.applyShadow(take, shadow.lane, false, b.prepared);
         } catch (err) {
           if (!isPoison(err)) throw err;
           // read again rather than kept (as in step): the same stretch, applied piece by piece
           ahead = null;
           b = await read(at);
-          const again = await this.decode(b.events);
-          shadow.lane = await this.applyShadow(() => again, shadow.lane, true);
+          const again = b.items;
+          shadow.lane = await this.applyShadow(() => again, shadow.lane, true, b.prepared);
         }
       }
       shadow.position = b.scannedTo;
@@ -791,11 +816,11 @@ export class ProjectionRunner {
   }
 
   /** One batch into the shadow (no checkpoint: a rebuild that stops starts over); returns the lane as it then is. */
-  private async applyShadow(take: () => Item[], lane: Lane, isolating: boolean): Promise<Lane> {
+  private async applyShadow(take: () => Item[], lane: Lane, isolating: boolean, prepared: unknown): Promise<Lane> {
     const next: Lane = { ...lane, dead: new Set(lane.dead) };
     await this.db.transaction(async (trx) => {
       await declareAppendsNone(trx);
-      await this.applyItems(trx, take(), next, isolating);
+      await this.applyItems(trx, take(), next, isolating, prepared);
     });
     return next;
   }

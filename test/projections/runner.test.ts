@@ -503,3 +503,70 @@ crash('projection runner crash recovery', () => {
     expect(await snapshot(t)).toEqual(resumed);
   }, 90_000);
 });
+
+describe('projection runner, a projection that prepares its batches', () => {
+  let t: T;
+  useFreshStore((x) => (t = x));
+
+  it("given full batches read ahead, when run to the head, then each batch is prepared while the one before it is written, and apply gets its own batch's work", async () => {
+    // given: six events, read two at a time; apply of a batch waits until the next one is prepared (or fails after 5 s)
+    await t.store.append(
+      's-prepared',
+      Array.from({ length: 6 }, () => anEvent()),
+      'any',
+    );
+    const base = countingProjection({ name: 'test-prepared' });
+    const prepared: string[][] = [];
+    const calls: string[] = [];
+    const handed: { ids: string[]; prepared: unknown }[] = [];
+    const projection: Projection = {
+      ...base,
+      prepare(events) {
+        const ids = events.map((e) => e.id);
+        prepared.push(ids);
+        calls.push(`prepare ${prepared.length}`);
+        return { ids };
+      },
+      async apply(trx, events, ctx) {
+        const n = prepared.findIndex((ids) => ids[0] === events[0].id) + 1;
+        calls.push(`apply ${n}`);
+        handed.push({ ids: events.map((e) => e.id), prepared: ctx.prepared });
+        if (n < 3) await until(`batch ${n + 1} prepared`, async () => prepared.length > n, 5000, 5);
+        await base.apply(trx, events, ctx);
+        calls.push(`applied ${n}`);
+      },
+    };
+    const runner = new ProjectionRunner({ projection, store: t.store, db: t.db, logger: silentLogger(), batchSize: 2 });
+    // when
+    expect(await runner.runToHead()).toBe(6);
+    // then
+    const at = (call: string) => calls.indexOf(call);
+    expect(calls.filter((c) => c.startsWith('appl'))).toEqual(['apply 1', 'applied 1', 'apply 2', 'applied 2', 'apply 3', 'applied 3']);
+    for (const n of [1, 2, 3]) expect(at(`prepare ${n}`)).toBeLessThan(at(`apply ${n}`));
+    for (const n of [1, 2]) expect(at(`prepare ${n + 1}`)).toBeLessThan(at(`applied ${n}`));
+    expect(handed).toEqual(prepared.map((ids) => ({ ids, prepared: { ids } })));
+    expect((await snapshot(t)).seen).toBe(6);
+  });
+
+  it('given a prepare that throws, when run to the head, then apply gets no prepared work and every batch is applied all the same', async () => {
+    await t.db.raw('truncate t_counts, t_seen');
+    const base = countingProjection({ name: 'test-prepare-throws' });
+    const handed: unknown[] = [];
+    const projection: Projection = {
+      ...base,
+      prepare() {
+        throw new Error('no');
+      },
+      async apply(trx, events, ctx) {
+        handed.push(ctx.prepared);
+        await base.apply(trx, events, ctx);
+      },
+    };
+    const runner = new ProjectionRunner({ projection, store: t.store, db: t.db, logger: silentLogger(), batchSize: 4 });
+    const total = Number((await t.db('aivis_events').count<{ count: string }[]>('* as count'))[0].count);
+    expect(await runner.runToHead()).toBe(total);
+    expect(handed.length).toBe(Math.ceil(total / 4));
+    expect(handed.every((p) => p === undefined)).toBe(true);
+    expect((await snapshot(t)).seen).toBe(total);
+  });
+});
