@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { citedHosts, hostsNaming, nameKey, namesPutForward } from '../src/analysis/entity-quality';
-import type { EventOf } from '../src/domain/events';
+import { citedHosts, hostsNaming, nameKey, namesPutForward, type PutForward } from '../src/analysis/entity-quality';
+import type { EventData, EventOf } from '../src/domain/events';
 import { type EventHandlers, handledTypes, migrateSql, type Projection } from '../src/eventstore/projection';
 import type { TypedEvent } from '../src/eventstore/port';
 
@@ -52,9 +52,17 @@ const newRow = (website_id: string, key: string, day: string, name: string, run_
 const catalogSite = (e: TypedEvent) => (e.streamId.startsWith('catalog-') ? e.streamId.slice('catalog-'.length) : (e.metadata.website_id ?? ''));
 const keysOf = (name: string, identifiers: readonly string[]) => [...new Set([name, ...identifiers].map(nameKey).filter(Boolean))];
 
+/** The names each answer puts forward, found once for `ignores` and the batch's gathering (the same event object). */
+const named = new WeakMap<object, PutForward[]>();
+function namesOf(d: EventData<'ResponseRecorded'>): PutForward[] {
+  let names = named.get(d);
+  if (!names) named.set(d, (names = namesPutForward(d.text)));
+  return names;
+}
+
 function gather(b: Batch, e: TypedEvent<EventOf<'ResponseRecorded'>>): void {
   const d = e.data;
-  const names = namesPutForward(d.text);
+  const names = namesOf(d);
   if (!names.length) return;
   const hosts = citedHosts(d.citations, d.text);
   const day = d.run_at.slice(0, 10);
@@ -165,6 +173,8 @@ export const competitorSuggestionsProjection: Projection = {
     'rm_suggestion_announced',
   ],
   handles: handledTypes(handlers),
+  // an answer that puts no name forward counts nowhere
+  ignores: (e) => e.type === 'ResponseRecorded' && namesOf((e as TypedEvent<EventOf<'ResponseRecorded'>>).data).length === 0,
   migrate: migrateSql(`
     drop table if exists rm_suggestion_spans;
     create table if not exists rm_suggestion_days (

@@ -243,8 +243,8 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
             extractor,
             concurrency: config.workerConcurrency,
             onOutcome: (p) => runEnds.poke(p),
-            onAnswer: async (a) => {
-              for (const hook of answerHooks) await hook(a);
+            onAnswers: async (answers) => {
+              for (const hook of answerHooks) await hook(answers);
             },
           }),
         );

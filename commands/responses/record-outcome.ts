@@ -1,7 +1,15 @@
 import { type DomainEvent, type EventData, RESPONSE_STREAM_PREFIX } from '../../src/domain/events';
 import { deterministicId } from '../../src/domain/ids';
 import type { AnswerResult } from '../../src/engines/port';
-import { type NewEvent, type Position, WrongExpectedRevisionError } from '../../src/eventstore/port';
+import {
+  type AppendOutcome,
+  appendMany,
+  type EventStore,
+  type NewEvent,
+  type Position,
+  type StreamAppend,
+  WrongExpectedRevisionError,
+} from '../../src/eventstore/port';
 import { type CommandContext, newEventsFor } from '../handle';
 import { decideObservations, type Observed } from './record-observations';
 import { cutText } from '../../src/domain/text';
@@ -89,27 +97,49 @@ export function decideOutcome(req: Requested, outcome: Outcome): (DomainEvent & 
 }
 
 /**
- * Appends the outcome to the answer's own stream; false when the unit already had one. `observe` finds the answer's
- * observations there and then: they go in the same append (the answer and what it says are recorded together).
+ * The outcome's append to the answer's own stream (expected: no stream yet). `observe` finds the answer's observations
+ * there and then: they go in the same append (the answer and what it says are recorded together).
  */
-export async function recordOutcome(
+export function outcomeAppend(
   ctx: CommandContext,
   req: Requested,
   outcome: Outcome,
   observe?: (recorded: EventData<'ResponseRecorded'>) => Observed | null,
-): Promise<{ recorded: boolean; position: Position | null; events: NewEvent[] }> {
+): StreamAppend {
   const decided = decideOutcome(req, outcome);
   const first = decided[0];
   if (observe && first.type === 'ResponseRecorded') {
     const o = observe(first.data);
     if (o) decided.push(...decideObservations(o));
   }
-  const events = newEventsFor({ ...ctx, websiteId: req.website_id }, decided);
-  try {
-    const r = await ctx.store.append(responseStream(responseIdOf(req.request_id)), events, 'no_stream');
-    return { recorded: !r.noop, position: r.position, events };
-  } catch (err) {
-    if (err instanceof WrongExpectedRevisionError) return { recorded: false, position: null, events };
-    throw err;
-  }
+  return {
+    streamId: responseStream(responseIdOf(req.request_id)),
+    events: newEventsFor({ ...ctx, websiteId: req.website_id }, decided),
+    expected: 'no_stream',
+  };
+}
+
+/** An outcome's append as it went: recorded (false when the unit already had one), or the error the store gave. */
+export type OutcomeRecorded = { ok: true; recorded: boolean; position: Position | null; events: NewEvent[] } | { ok: false; error: unknown };
+
+/**
+ * Appends outcomes, each to its answer's own stream: one alone through the store's append (its commit batching),
+ * several in one appendMany. A unit that already had an outcome is `recorded: false`.
+ */
+export async function recordOutcomes(store: EventStore, appends: readonly StreamAppend[]): Promise<OutcomeRecorded[]> {
+  const outcomes: AppendOutcome[] =
+    appends.length === 1
+      ? [
+          await store.append(appends[0].streamId, appends[0].events, appends[0].expected).then(
+            (result): AppendOutcome => ({ ok: true, result }),
+            (error): AppendOutcome => ({ ok: false, error }),
+          ),
+        ]
+      : await appendMany(store, [...appends]);
+  return outcomes.map((o, i) => {
+    const events = appends[i].events;
+    if (o.ok) return { ok: true, recorded: !o.result.noop, position: o.result.position, events };
+    if (o.error instanceof WrongExpectedRevisionError) return { ok: true, recorded: false, position: null, events };
+    return { ok: false, error: o.error };
+  });
 }

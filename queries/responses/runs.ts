@@ -87,16 +87,19 @@ const HELD = ['s.run_id', 's.organization_id', 's.website_id', 's.schedule_id'];
 
 /** The runs holding a slot that have an outcome for every unit (done), and the others whose hold ran out by `now` (late). */
 export async function heldSlotsToEnd(db: Knex, now: Date): Promise<{ done: HeldSlot[]; late: HeldSlot[] }> {
-  const done: HeldSlot[] = await db('rm_run_slots as s')
-    .join('rm_runs as r', 'r.id', 's.run_id')
+  // one read of the held slots for both (each pass of the run-ends worker, a few a second during runs)
+  const rows: (HeldSlot & { done: boolean })[] = await db('rm_run_slots as s')
+    .leftJoin('rm_runs as r', 'r.id', 's.run_id')
     .whereNull('s.ended_at')
-    .whereNotNull('r.finished_at')
-    .select(HELD);
-  const doneIds = new Set(done.map((h) => h.run_id));
-  const late = ((await db('rm_run_slots as s').whereNull('s.ended_at').where('s.expires_at', '<=', now).select(HELD)) as HeldSlot[]).filter(
-    (h) => !doneIds.has(h.run_id),
-  );
-  return { done, late };
+    .andWhere((q) => q.whereNotNull('r.finished_at').orWhere('s.expires_at', '<=', now))
+    .select([...HELD, db.raw('r.finished_at is not null as done')]);
+  const held = (r: HeldSlot & { done: boolean }): HeldSlot => ({
+    run_id: r.run_id,
+    organization_id: r.organization_id,
+    website_id: r.website_id,
+    schedule_id: r.schedule_id,
+  });
+  return { done: rows.filter((r) => r.done).map(held), late: rows.filter((r) => !r.done).map(held) };
 }
 
 /** The ids among `ids` of runs the read model has, read a thousand at a time. */

@@ -55,10 +55,11 @@ export interface AreaWorker {
   /** the event types it consumes from the bus (the relay publishes them) */
   busTypes?: readonly EventType[] | ((all: Composed) => readonly EventType[]);
   /**
-   * what it does with each engine answer, run by the response worker that recorded it before the unit is settled (a
-   * failure has the unit delivered again); an answer is not sent on the bus for it
+   * what it does with engine answers, run by the response worker that recorded them (the answers of one append
+   * together) before their units are settled (a failure has the units delivered again); an answer is not sent on the
+   * bus for it
    */
-  answers?(deps: AreaWorkerDeps): (answer: RecordedAnswer) => Promise<void>;
+  answers?(deps: AreaWorkerDeps): (answers: RecordedAnswer[]) => Promise<void>;
   /** its own tables, made when the runtime opens (before any route may read them) */
   migrate?(db: Knex): Promise<void>;
   /** null: it does not run on this instance (a schedule with SCHEDULER off) */

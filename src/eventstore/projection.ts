@@ -31,6 +31,11 @@ export interface Projection {
    * store can filter.
    */
   streamPrefixes?: Partial<Record<EventType, string>>;
+  /**
+   * Handled events it writes nothing for, told from the event alone (an answer that names nobody, say): skipped like
+   * another projection's, so a batch of only those moves the checkpoint without a transaction of its own.
+   */
+  ignores?(e: TypedEvent): boolean;
   apply(trx: Knex.Transaction, events: TypedEvent[], ctx: ApplyContext): Promise<void>;
   /**
    * Work on a batch that reads no database (analysis, rows to send), done as soon as the batch is read: for a batch

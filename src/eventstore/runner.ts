@@ -549,8 +549,9 @@ export class ProjectionRunner {
       const prefix = prefixes?.[e.type];
       if (prefix !== undefined && !e.streamId.startsWith(prefix)) continue;
       const d = decodeOnce(e);
-      if ('event' in d) out.push(d.event);
-      else {
+      if ('event' in d) {
+        if (!this.projection.ignores?.(d.event)) out.push(d.event);
+      } else {
         await this.reportAnomaly(e, d.reason);
         // in its place in the batch: its website's earlier events are applied, its later ones set aside with it
         out.push({ unreadable: e, reason: d.reason });

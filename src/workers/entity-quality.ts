@@ -275,17 +275,20 @@ export async function closeFactConflicts(deps: EntityQualityDeps, msg: Msg & { t
 }
 
 /**
- * The fact judge and the suggestions' announcer of each engine answer, run by the response worker that recorded it
- * before its unit is settled (a failure has the unit delivered again): an answer is not sent on the bus a second time
- * for them. The answers of concurrent units are judged together.
+ * The fact judge and the suggestions' announcer of engine answers, run by the response worker that recorded them (the
+ * answers of one append together) before their units are settled (a failure has the units delivered again): an
+ * answer is not sent on the bus a second time for them.
  */
-export function answerJudge(deps: EntityQualityDeps): (answer: RecordedAnswer) => Promise<void> {
-  const batch = unitBatcher(deps);
-  return (a) =>
-    batch({
-      msg: { id: a.id, data: a.data, metadata: a.metadata, position: positionToString(a.position) },
-      answers: a.data.source === 'import' ? [] : [a.data],
-    });
+export function answerJudge(deps: EntityQualityDeps): (answers: RecordedAnswer[]) => Promise<void> {
+  return async (answers) => {
+    await judgeUnits(
+      deps,
+      answers.map((a) => ({
+        msg: { id: a.id, data: a.data, metadata: a.metadata, position: positionToString(a.position) },
+        answers: a.data.source === 'import' ? [] : [a.data],
+      })),
+    );
+  };
 }
 
 /** The judge and announcer of imported answers (their import's message), and the closer of an edited or rejected fact's conflicts. */

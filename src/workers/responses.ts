@@ -1,14 +1,14 @@
 import type { Knex } from 'knex';
 import { markPromptAnswered } from '../../commands/catalog/mark-prompt-answered';
 import type { CommandContext } from '../../commands/handle';
-import { type Outcome, recordOutcome, type Requested, responseIdOf, responseStream } from '../../commands/responses/record-outcome';
+import { type Outcome, outcomeAppend, recordOutcomes, type Requested, responseIdOf, responseStream } from '../../commands/responses/record-outcome';
 import type { Delivery } from '../bus/memory';
 import type { BusMessage, Consumer } from '../bus/port';
 import { isDomainError } from '../domain/errors';
 import { decodeEvent, type EventData, type EventMetadata, type EventOf, type EventType } from '../domain/events';
 import type { Engines } from '../engines/registry';
 import { type AnswerRequest, isEngineError } from '../engines/port';
-import type { EventStore, Position } from '../eventstore/port';
+import { comparePositions, type EventStore, type Position } from '../eventstore/port';
 import { systemContext, type WebsiteContext, websiteContext } from './context';
 import { type ExtractorChoice, ruleObservations } from './observations';
 import { type BusWorkerDeps, startWorker } from './worker';
@@ -28,8 +28,8 @@ export interface ResponseWorkerDeps extends BusWorkerDeps {
   extractor?: ExtractorChoice;
   /** told of every outcome this instance records (the last one of a run frees its schedule's slot) */
   onOutcome?: (position: Position | null) => void;
-  /** what the areas do with each engine answer (AreaWorker.answers), before its unit is settled */
-  onAnswer?: (answer: RecordedAnswer) => Promise<void>;
+  /** what the areas do with engine answers (AreaWorker.answers), before their units are settled */
+  onAnswers?: (answers: RecordedAnswer[]) => Promise<void>;
   now?: () => Date;
 }
 
@@ -41,17 +41,29 @@ export interface RecordedAnswer {
   position: Position;
 }
 
+/** A unit's outcome as its worker decided it, waiting to be recorded (alone, or with others in one append). */
+export interface Decided {
+  req: Requested;
+  ctx: CommandContext;
+  outcome: Outcome;
+  site?: WebsiteContext;
+}
+
+type Kind = 'recorded' | 'failed' | 'skipped';
+
 /**
  * Answers one unit of work: marks its prompt answered, asks the model's engine (its adapter retries with backoff),
  * and records the answer and its credits, or the failure. An outcome the store refuses on its content is recorded as
  * a failure (`unrecordable`) instead; it throws only when the store could not be reached, so the bus delivers the
- * unit again. The outcome's id derives from the unit, so nothing is recorded twice.
+ * unit again. The outcome's id derives from the unit, so nothing is recorded twice. `record`: how the decided outcome
+ * is recorded (alone by default; the worker pool gathers concurrent units' outcomes, outcomeBatcher).
  */
 export async function answerUnit(
   deps: ResponseWorkerDeps,
   msg: Pick<BusMessage, 'id' | 'data' | 'metadata'>,
   delivery?: Delivery,
-): Promise<'recorded' | 'failed' | 'skipped'> {
+  record: (d: Decided) => Promise<Kind> = async (d) => unwrap((await recordDecided(deps, [d]))[0]),
+): Promise<Kind> {
   const req = msg.data as Requested;
   // a unit seen before (delivered again, or sent again by the sweeper) may have its outcome already: skip the engine
   const again = !delivery || delivery.count > 1 || msg.id !== req.request_id;
@@ -65,37 +77,146 @@ export async function answerUnit(
   }
   const ctx = systemContext(deps.store, msg, deps.now);
   const { outcome, site } = await answer(deps, ctx, req);
+  return record({ req, ctx, outcome, site });
+}
+
+type Settled = { kind: Kind } | { error: unknown };
+const unwrap = (r: Settled): Kind => {
+  if ('error' in r) throw r.error;
+  return r.kind;
+};
+
+/**
+ * Records decided outcomes in one append (each on its unit's own stream), then tells onOutcome once and runs the
+ * answers' hooks once for all of them. Per unit: recorded, failed, skipped (it had an outcome already), or the error
+ * its message fails with (the store not reached, or its answer's hook failed: the unit is delivered again).
+ */
+async function recordDecided(deps: ResponseWorkerDeps, list: readonly Decided[]): Promise<Settled[]> {
   const rules = (deps.extractor?.kind ?? 'rules') === 'rules';
-  let r: Awaited<ReturnType<typeof recordOutcome>>;
-  let kind = outcome.kind;
-  try {
-    r = await recordOutcome(ctx, req, outcome, site && rules ? (d) => ruleObservations(site, d) : undefined);
-  } catch (err) {
+  const appends = list.map((d) => outcomeAppend(d.ctx, d.req, d.outcome, d.site && rules ? (x) => ruleObservations(d.site!, x) : undefined));
+  const stored = await recordOutcomes(deps.store, appends);
+  const out: Settled[] = [];
+  const answers: { i: number; answer: RecordedAnswer }[] = [];
+  let last: Position | null = null;
+  for (let i = 0; i < list.length; i++) {
+    const d = list[i];
+    let r = stored[i];
+    let kind: Kind = d.outcome.kind === 'answered' ? 'recorded' : 'failed';
     // refused on its content, it would be refused on every delivery: the unit fails instead, under the same event id
-    const reason = unrecordableReason(err);
-    if (!reason) throw err;
-    r = await recordOutcome(ctx, req, failed(UNRECORDABLE, reason));
-    kind = 'failed';
-    if (r.recorded) {
-      const end = { id: req.request_id, kind: 'unit' as const, organization_id: ctx.organizationId, website_id: req.website_id, reason };
-      await noteUnrecorded(deps.db, deps.logger, end, err);
+    const reason = r.ok ? null : unrecordableReason(r.error);
+    if (!r.ok && reason) {
+      const refused = r.error;
+      [r] = await recordOutcomes(deps.store, [outcomeAppend(d.ctx, d.req, failed(UNRECORDABLE, reason))]);
+      kind = 'failed';
+      if (r.ok && r.recorded) {
+        const end = { id: d.req.request_id, kind: 'unit' as const, organization_id: d.ctx.organizationId, website_id: d.req.website_id, reason };
+        await noteUnrecorded(deps.db, deps.logger, end, refused);
+      }
+    }
+    if (!r.ok) out.push({ error: r.error });
+    else if (!r.recorded || !r.position) out.push({ kind: 'skipped' });
+    else {
+      out.push({ kind });
+      if (!last || comparePositions(r.position, last) > 0) last = r.position;
+      const [first] = r.events;
+      if (first.type === 'ResponseRecorded')
+        answers.push({ i, answer: { id: first.id, data: first.data as RecordedAnswer['data'], metadata: first.metadata, position: r.position } });
     }
   }
-  if (!r.recorded) return 'skipped';
-  deps.onOutcome?.(r.position);
-  const [first] = r.events;
-  if (deps.onAnswer && first.type === 'ResponseRecorded' && r.position)
-    await deps.onAnswer({ id: first.id, data: first.data as RecordedAnswer['data'], metadata: first.metadata, position: r.position });
-  return kind === 'answered' ? 'recorded' : 'failed';
+  if (last) deps.onOutcome?.(last);
+  const hooks = deps.onAnswers;
+  if (hooks && answers.length) {
+    // the answers together; if that fails, each alone, so that one answer's failure has only its unit delivered again
+    const together = await hooks(answers.map((a) => a.answer)).then(
+      () => true,
+      () => false,
+    );
+    if (!together)
+      for (const a of answers)
+        await hooks([a.answer]).catch((error: unknown) => {
+          out[a.i] = { error };
+        });
+  }
+  return out;
+}
+
+/** How long a decided outcome waits for the outcomes of the units being answered beside it. */
+const GATHER_MS = 10;
+
+/**
+ * The worker pool's recorder: an outcome decided while other units are still being answered waits for theirs (at most
+ * `waitMs`) and goes with them in one recordDecided; while one batch is recorded, the next gathers. Fewer, larger
+ * appends and one judge of their answers, instead of one of each per unit.
+ */
+export function outcomeBatcher(deps: ResponseWorkerDeps, waitMs = GATHER_MS): () => Unit {
+  let engaged = 0;
+  let pending: { d: Decided; resolve: (k: Kind) => void; reject: (err: unknown) => void }[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  let recording = false;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (recording || pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    recording = true;
+    recordDecided(
+      deps,
+      batch.map((b) => b.d),
+    )
+      .then(
+        (settled) => {
+          for (let i = 0; i < batch.length; i++) {
+            const r = settled[i];
+            if ('error' in r) batch[i].reject(r.error);
+            else batch[i].resolve(r.kind);
+          }
+        },
+        (err) => {
+          for (const b of batch) b.reject(err);
+        },
+      )
+      .finally(() => {
+        recording = false;
+        // what gathered meanwhile goes now if nothing else is coming, else when its wait runs out
+        if (pending.length && (engaged === 0 || !timer)) flush();
+      });
+  };
+  return () => {
+    engaged++;
+    let done = false;
+    const release = () => {
+      if (done) return;
+      done = true;
+      engaged--;
+      // every unit in hand has decided: nothing more to wait for
+      if (engaged === 0) flush();
+    };
+    return {
+      record: (d) =>
+        new Promise<Kind>((resolve, reject) => {
+          pending.push({ d, resolve, reject });
+          timer ??= setTimeout(flush, waitMs);
+          release();
+        }),
+      release,
+    };
+  };
+}
+
+/** One unit in a worker pool's hands: its outcome recorded with the others' (record), or none to record (release). */
+interface Unit {
+  record(d: Decided): Promise<Kind>;
+  release(): void;
 }
 
 /** A unit's answer recorded on an earlier delivery, read back for the hooks. */
 async function answerAgain(deps: ResponseWorkerDeps, req: Requested): Promise<void> {
-  if (!deps.onAnswer) return;
+  if (!deps.onAnswers) return;
   const e = (await deps.store.readStream(responseStream(responseIdOf(req.request_id)))).find((x) => x.type === 'ResponseRecorded');
   if (!e) return;
   const d = decodeEvent(e.id, e.type, e.data, e.metadata.schema_version) as EventOf<'ResponseRecorded'>;
-  await deps.onAnswer({ id: e.id, data: d.data, metadata: e.metadata, position: e.position });
+  await deps.onAnswers([{ id: e.id, data: d.data, metadata: e.metadata, position: e.position }]);
 }
 
 /**
@@ -162,6 +283,7 @@ async function answer(deps: ResponseWorkerDeps, ctx: CommandContext, req: Reques
 
 /** The response worker pool of this instance: one durable consumer shared with every other instance. */
 export function startResponseWorkers(deps: ResponseWorkerDeps): Promise<Consumer> {
+  const engage = outcomeBatcher(deps);
   return startWorker({
     bus: deps.bus,
     name: RESPONSE_WORKER,
@@ -169,7 +291,8 @@ export function startResponseWorkers(deps: ResponseWorkerDeps): Promise<Consumer
     concurrency: deps.concurrency ?? 16,
     logger: deps.logger,
     handle: async (msg, delivery) => {
-      await answerUnit(deps, msg, delivery);
+      const unit = engage();
+      await answerUnit(deps, msg, delivery, unit.record).finally(unit.release);
     },
   });
 }

@@ -101,6 +101,48 @@ describe('projection runner', () => {
     await t.db('aivis_checkpoints').where('name', 'test-failing').update({ lease_owner: null });
   });
 
+  it('given a projection that ignores some of its events, then a batch of only those opens no transaction, moves the checkpoint past them and answers waiters; the others are applied', async () => {
+    const counting = countingProjection({ name: 'test-ignoring' });
+    const applied: string[] = [];
+    const projection: Projection = {
+      ...counting,
+      ignores: (e) => e.streamId.startsWith('ignored-'),
+      apply: async (trx, events, ctx) => {
+        applied.push(...events.map((e) => e.streamId));
+        await counting.apply(trx, events, ctx);
+      },
+    };
+    await counting.migrate(t.db);
+    await t.db.raw('truncate t_counts, t_seen');
+    const runner = new ProjectionRunner({ projection, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20 });
+    let transactions = 0;
+    const count = (q: { sql: string }) => {
+      if (/^begin/i.test(q.sql)) transactions++;
+    };
+    await runner.start();
+    try {
+      await runner.waitFor(await t.store.headPosition(), 5000);
+      applied.length = 0;
+      t.db.on('query', count);
+      const ignored = await t.store.append('ignored-1', [anEvent(), anEvent()], 'any');
+      expect(await runner.waitFor(ignored.position, 5000)).toBe(true);
+      expect(transactions).toBe(0);
+      await until('the checkpoint stored past them', async () => {
+        const cp = await t.db('aivis_checkpoints').where('name', 'test-ignoring').first('position');
+        return comparePositions(positionFromString(cp.position), ignored.position) >= 0;
+      });
+      const kept = await t.store.append('kept-1', [anEvent()], 'any');
+      expect(await runner.waitFor(kept.position, 5000)).toBe(true);
+      expect(transactions).toBe(1);
+      expect(applied).toEqual(['kept-1']);
+      const counts = (await snapshot(t)).counts.filter((c: { stream_id: string }) => !c.stream_id.startsWith('s-'));
+      expect(counts).toEqual([{ stream_id: 'kept-1', n: 1 }]);
+    } finally {
+      t.db.off('query', count);
+      await runner.stop();
+    }
+  });
+
   it('given a running leader, when a second instance starts, then it does not apply anything and waitFor still resolves', async () => {
     const projection = countingProjection({ name: 'test-leader' });
     await t.db.raw('truncate t_counts, t_seen');
