@@ -38,8 +38,8 @@ export class KeyAuthenticator {
   /** refused keys: until when, and whether the key is revoked (final: no notice un-refuses it) */
   private unknown = new Map<string, { until: number; revoked: boolean }>();
   /**
-   * lookups under way, by key hash, and the notices of that hash they saw: a lookup that saw one (the key's creation)
-   * does not cache its miss; another key's notice leaves it be (a busy instance hears them all the time)
+   * lookups under way, by key hash, and the notices of that hash they saw: a lookup that saw one (the key's creation or
+   * revocation) caches nothing; another key's notice leaves it be (a busy instance hears them all the time)
    */
   private lookups = new Map<string, { running: number; notices: number }>();
 
@@ -97,7 +97,8 @@ export class KeyAuthenticator {
       plan: row.plan,
       features: row.features,
     };
-    this.cache.set(hash, { p, until: Date.now() + TTL_MS });
+    // its revocation's notice came while it ran: answered as read, not remembered (or accepted for TTL_MS after it)
+    if (seen === lookup.notices) this.cache.set(hash, { p, until: Date.now() + TTL_MS });
     return p;
   }
 

@@ -109,4 +109,14 @@ describe('unknown API keys', () => {
     expect(await running2).toBeNull();
     expect(await asked(() => auth.authenticate(k2))).toBe(1);
   });
+
+  it("given a known key's lookup under way, when its notice comes (its revocation), then what it read is answered but not cached", async () => {
+    const auth = new KeyAuthenticator(a.rt.database.db);
+    const asked = (fn: () => Promise<unknown>) => lookups(a, async () => void (await fn()));
+    const running = auth.authenticate(key);
+    auth.evict(hashApiKey(key));
+    expect(await running).toMatchObject({ apiKeyId: expect.any(String) });
+    // cached, it would be accepted for a minute after its revocation
+    expect(await asked(() => auth.authenticate(key))).toBe(1);
+  });
 });
