@@ -37,8 +37,11 @@ export class KeyAuthenticator {
   private cache = new Map<string, { p: Principal; until: number }>();
   /** refused keys: until when, and whether the key is revoked (final: no notice un-refuses it) */
   private unknown = new Map<string, { until: number; revoked: boolean }>();
-  /** counts evictions: a lookup that saw one while it ran does not cache its miss */
-  private evictions = 0;
+  /**
+   * lookups under way, by key hash, and the notices of that hash they saw: a lookup that saw one (the key's creation or
+   * revocation) caches nothing; another key's notice leaves it be (a busy instance hears them all the time)
+   */
+  private lookups = new Map<string, { running: number; notices: number }>();
 
   private readonly now: () => number;
   private readonly unknownTtlMs: number;
@@ -64,14 +67,22 @@ export class KeyAuthenticator {
       if (miss.until > now) return null;
       this.unknown.delete(hash);
     }
-    const seen = this.evictions;
-    const row = await apiKeyByHash(this.db, hash);
+    const lookup = this.lookups.get(hash) ?? { running: 0, notices: 0 };
+    this.lookups.set(hash, lookup);
+    lookup.running++;
+    const seen = lookup.notices;
+    let row: Awaited<ReturnType<typeof apiKeyByHash>>;
+    try {
+      row = await apiKeyByHash(this.db, hash);
+    } finally {
+      if (--lookup.running === 0) this.lookups.delete(hash);
+    }
     if (!row || row.revoked_at) {
       this.cache.delete(hash);
       // a revocation is final, so its refusal is cached whatever came meanwhile; an unknown key's only when no notice
-      // came while the lookup ran (it may have been created just then)
+      // of it came while the lookup ran (it may have been created just then)
       const revoked = Boolean(row?.revoked_at);
-      if (revoked || seen === this.evictions) {
+      if (revoked || seen === lookup.notices) {
         if (this.unknown.size >= this.unknownMax) this.unknown.delete(this.unknown.keys().next().value!);
         this.unknown.set(hash, { until: this.now() + this.unknownTtlMs, revoked });
       }
@@ -86,19 +97,20 @@ export class KeyAuthenticator {
       plan: row.plan,
       features: row.features,
     };
-    this.cache.set(hash, { p, until: Date.now() + TTL_MS });
+    // its revocation's notice came while it ran: answered as read, not remembered (or accepted for TTL_MS after it)
+    if (seen === lookup.notices) this.cache.set(hash, { p, until: Date.now() + TTL_MS });
     return p;
   }
 
   /** Drops a key by id at once (the instance that revoked it; the others hear the NOTIFY). */
   evictKeyId(apiKeyId: string): void {
-    this.evictions++;
     for (const [h, v] of this.cache) if (v.p.apiKeyId === apiKeyId) this.cache.delete(h);
   }
 
   /** payload: a key hash (revoked or created), or `org:<id>` to drop every key of an organization */
   evict(payload: string): void {
-    this.evictions++;
+    const lookup = this.lookups.get(payload);
+    if (lookup) lookup.notices++;
     // a creation's notice un-refuses an unknown key; a revoked key's own (late) notice leaves its refusal cached
     if (!this.unknown.get(payload)?.revoked) this.unknown.delete(payload);
     if (payload.startsWith('org:')) {

@@ -77,14 +77,19 @@ export async function caughtUp(deps: AppDeps, position: Position | null, reads: 
   return deps.rt.waitForReadModels(position, reads, timeoutMs);
 }
 
+/** How much longer a write's answer waits for a read model that lags past the usual bound, before giving up. */
+const READ_BACK_MS = 20_000;
+
 /**
  * Runs a write and waits (bounded) until the read models its caller reads next have it, so the caller reads its
- * write next; the others (the activity feed, a website's re-derived metrics) catch up on their own. Answers the
- * write as its command answered it (its position with the rest).
+ * write next; the others (the activity feed, a website's re-derived metrics) catch up on their own. A read model
+ * lagging past the usual bound (a loaded host) is waited for once more, READ_BACK_MS: a write with no row to answer
+ * (a delete, say) then answers anyway, since it is recorded. Answers the write as its command answered it (its
+ * position with the rest).
  */
 export async function written<W extends { position: Position | null }>(deps: AppDeps, run: Promise<W | DomainError>, reads: Reads): Promise<W> {
   const w = orFail(await run);
-  await caughtUp(deps, w.position, reads);
+  if (!(await caughtUp(deps, w.position, reads))) await caughtUp(deps, w.position, reads, READ_BACK_MS);
   return w;
 }
 
@@ -93,8 +98,7 @@ export async function settled<R>(deps: AppDeps, run: Promise<Pick<Handled<R>, 'r
   return (await written(deps, run, reads)).result;
 }
 
-/** How much longer a write's answer waits for a read model that lags past the usual bound, before giving up. */
-const READ_BACK_MS = 20_000;
+const NOT_READABLE = 'The change is recorded but cannot be read yet: read it again shortly';
 
 /**
  * A write's row as the read model has it, once `reads` had the write (`written`): a read model lagging past the bound
@@ -106,10 +110,13 @@ export async function readBack<T>(deps: AppDeps, position: Position | null, read
   await caughtUp(deps, position, reads, READ_BACK_MS);
   const again = await read();
   if (again !== undefined) return again;
-  throw new ProblemError(503, 'The change is recorded but cannot be read yet: read it again shortly');
+  throw new ProblemError(503, NOT_READABLE);
 }
 
-/** A write answered with its row as the read model has it (commands return ids, never views): `written`, then `readBack`. */
+/**
+ * A write answered with its row as the read model has it (commands return ids, never views): `written` (which has
+ * waited once more for a lagging read model already), then the row; still without it, 503 as `readBack`.
+ */
 export async function writeThenRead<R, T>(
   c: Caller,
   run: Promise<Pick<Handled<R>, 'result' | 'position'> | DomainError>,
@@ -117,7 +124,9 @@ export async function writeThenRead<R, T>(
   read: (result: R) => Promise<T | undefined>,
 ): Promise<T> {
   const h = await written(c.deps, run, reads);
-  return readBack(c.deps, h.position, reads, () => read(h.result));
+  const row = await read(h.result);
+  if (row !== undefined) return row;
+  throw new ProblemError(503, NOT_READABLE);
 }
 
 /**

@@ -4,6 +4,7 @@ import { newSite, refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, type TestServer } from '../support/server';
 import { tenancyChecks, useWorld, type World } from '../support/tenancy';
 import { grepDatabase } from '../support/db-grep';
+import { sleep } from '../support/events';
 
 let s: TestServer;
 let w: World;
@@ -108,6 +109,28 @@ describe('content items: detail, title, physical delete', () => {
     const feed = await call(s, 'GET', '/api/v1/activity', { key: w.a.key, query: { website_id: site, entity_type: 'content', order: 'asc' } });
     expect(feed.body.data.map((e: { change_type: string }) => e.change_type)).toEqual(['created', 'deleted', 'created']);
   }, 90_000);
+
+  it('given the content read model held back past the usual 5 s wait, when an item is deleted, then the answer waits for it and a GET right after is 404', async () => {
+    // given
+    const site = await newSite(s, w.a.key);
+    const id = await tracked(site, `held-${randomUUID()}.example.com/a`);
+    const runner = s.rt.runners.get('content')!;
+    await runner.stop();
+    let answered = false;
+    let del!: Promise<Awaited<ReturnType<typeof call>>>;
+    try {
+      // when
+      del = call(s, 'DELETE', `/api/v1/content/${id}`, { key: w.a.key });
+      del.finally(() => (answered = true)).catch(() => undefined);
+      await sleep(6_000);
+      expect(answered, 'the DELETE answered before the content read model had it').toBe(false);
+    } finally {
+      await runner.start();
+    }
+    // then
+    expect(await del).toMatchObject({ status: 200, body: { success: true } });
+    expect((await call(s, 'GET', `/api/v1/content/${id}`, { key: w.a.key })).status).toBe(404);
+  }, 60_000);
 
   tenancyChecks('GET /api/v1/content/{id}', () => w, {
     method: 'GET',

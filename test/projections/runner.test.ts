@@ -16,6 +16,13 @@ import { nodeArgs } from '../support/bundles';
 
 type T = TestStore;
 
+/**
+ * A wait for a runner to pass what was appended: the counting projection writes each event in two statements and a
+ * runner started here applies the file's whole log (what the earlier tests appended, more on a slower host), which
+ * took over 5 s at load 30. What these tests check is that it gets there, not how fast.
+ */
+const CAUGHT_UP_MS = 30_000;
+
 const snapshot = async (t: T) => ({
   counts: await t.db('t_counts').select('stream_id', 'n').orderBy('stream_id'),
   seen: Number((await t.db('t_seen').count<{ count: string }[]>('* as count'))[0].count),
@@ -152,7 +159,7 @@ describe('projection runner', () => {
     await sleep(50);
     await b.start();
     const r = await t.store.append('s-leader', [anEvent()], 'any');
-    expect(await b.waitFor(r.position, 5000)).toBe(true);
+    expect(await b.waitFor(r.position, CAUGHT_UP_MS)).toBe(true);
     expect(a.status().leader).toBe(true);
     expect(b.status().leader).toBe(false);
     const total = Number((await t.db('aivis_events').count<{ count: string }[]>('* as count'))[0].count);
@@ -178,7 +185,7 @@ describe('projection runner', () => {
         // when: 100 appends, one at a time, each announced to both runners
         let last = null;
         for (let i = 0; i < 100; i++) last = await t.store.append('s-follower', [anEvent()], 'any');
-        expect(await a.waitFor(last!.position, 5000)).toBe(true);
+        expect(await a.waitFor(last!.position, CAUGHT_UP_MS)).toBe(true);
         // then: the follower slept through them (at most a lease retry or two), the leader kept up
         expect(followerQueries).toBeLessThan(10);
       },
@@ -250,38 +257,43 @@ describe('projection runner', () => {
     await t.db.raw('truncate t_counts, t_seen');
     const leader = new ProjectionRunner({ projection, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20, batchSize: 5 });
     await leader.start();
-    await appendMany(t, 2, 5);
-    expect(await leader.waitFor(await t.store.lastPosition(), 5000)).toBe(true);
-    const before = (await snapshot(t)).seen;
-    // when: a slow rebuild (every batch of the shadow sleeps), appends meanwhile, reads meanwhile
-    const other = new ProjectionRunner({
-      projection: countingProjection({ name: 'test-fence', delayMs: 30 }),
-      store: t.store,
-      db: t.db,
-      logger: silentLogger(),
-      batchSize: 20,
-    });
-    const rebuilt = other.rebuild();
-    const seenMeanwhile: number[] = [];
-    let done = false;
-    rebuilt.finally(() => (done = true)).catch(() => undefined);
-    while (!done) {
-      await t.store.append('s-fence', [anEvent()], 'any');
-      seenMeanwhile.push((await snapshot(t)).seen);
-      await sleep(5);
+    let live: Awaited<ReturnType<typeof snapshot>>;
+    try {
+      await appendMany(t, 2, 5);
+      expect(await leader.waitFor(await t.store.lastPosition(), CAUGHT_UP_MS)).toBe(true);
+      const before = (await snapshot(t)).seen;
+      // when: a slow rebuild (every batch of the shadow sleeps), appends meanwhile, reads meanwhile
+      const other = new ProjectionRunner({
+        projection: countingProjection({ name: 'test-fence', delayMs: 30 }),
+        store: t.store,
+        db: t.db,
+        logger: silentLogger(),
+        batchSize: 20,
+      });
+      const rebuilt = other.rebuild();
+      const seenMeanwhile: number[] = [];
+      let done = false;
+      rebuilt.finally(() => (done = true)).catch(() => undefined);
+      while (!done) {
+        await t.store.append('s-fence', [anEvent()], 'any');
+        seenMeanwhile.push((await snapshot(t)).seen);
+        await sleep(5);
+      }
+      await rebuilt;
+      const last = await t.store.append('s-fence', [anEvent()], 'any');
+      expect(await leader.waitFor(last.position, CAUGHT_UP_MS)).toBe(true);
+      // then: the live read model never went below what it held, every event is counted once
+      expect(Math.min(...seenMeanwhile)).toBeGreaterThanOrEqual(before);
+      const total = Number((await t.db('aivis_events').count<{ count: string }[]>('* as count'))[0].count);
+      expect((await snapshot(t)).seen).toBe(total);
+      live = await snapshot(t);
+    } finally {
+      // also when something above failed: a leader left running writes the tables the later tests count in
+      await leader.stop();
     }
-    await rebuilt;
-    const last = await t.store.append('s-fence', [anEvent()], 'any');
-    expect(await leader.waitFor(last.position, 5000)).toBe(true);
-    // then: the live read model never went below what it held, every event is counted once
-    expect(Math.min(...seenMeanwhile)).toBeGreaterThanOrEqual(before);
-    const total = Number((await t.db('aivis_events').count<{ count: string }[]>('* as count'))[0].count);
-    expect((await snapshot(t)).seen).toBe(total);
-    const live = await snapshot(t);
-    await leader.stop();
     await new ProjectionRunner({ projection, store: t.store, db: t.db, logger: silentLogger() }).rebuild();
     expect(await snapshot(t)).toEqual(live);
-  });
+  }, 90_000);
 
   it('given two live projections sharing a feed, when events of either type arrive, then each applies its own once and moves its checkpoint past the others', async () => {
     // given: the counting projection (ApiKeyRevoked) and one that handles nothing appended here
@@ -307,8 +319,8 @@ describe('projection runner', () => {
       let last = null;
       for (let i = 0; i < 30; i++) last = await t.store.append(`s-feed-${i % 3}`, [anEvent(), anEvent()], 'any');
       // then
-      expect(await a.waitFor(last!.position, 5000)).toBe(true);
-      expect(await b.waitFor(last!.position, 5000)).toBe(true);
+      expect(await a.waitFor(last!.position, CAUGHT_UP_MS)).toBe(true);
+      expect(await b.waitFor(last!.position, CAUGHT_UP_MS)).toBe(true);
       const total = Number((await t.db('aivis_events').count<{ count: string }[]>('* as count'))[0].count);
       expect((await snapshot(t)).seen).toBe(total);
       // stored too: the idle one's move within DEFER_MS (checkpoints.ts)
@@ -320,13 +332,13 @@ describe('projection runner', () => {
       // and after a rebuild elsewhere, the projection whose batches were all skipped goes on (fenced, from zero)
       await new ProjectionRunner({ projection: idle, store: t.store, db: t.db, logger: silentLogger() }).rebuild();
       const next = await t.store.append('s-feed-0', [anEvent()], 'any');
-      expect(await b.waitFor(next.position, 5000)).toBe(true);
+      expect(await b.waitFor(next.position, CAUGHT_UP_MS)).toBe(true);
       expect(b.status().status).toBe('running');
     } finally {
       await a.stop();
       await b.stop();
     }
-  });
+  }, 90_000);
 
   it.skipIf(!onRealPostgres)(
     "given one projection's batch held open after its first write, when events are appended, then another projection applies them meanwhile",
@@ -369,16 +381,17 @@ describe('projection runner', () => {
         // when
         const next = await t.store.append('s-beside-slow', [anEvent()], 'any');
         // then: read past the open batch (it appends no events), not held behind it
-        expect(await counting.waitFor(next.position, 5000)).toBe(true);
+        expect(await counting.waitFor(next.position, CAUGHT_UP_MS)).toBe(true);
         expect(await slowRunner.waitFor(next.position, 50)).toBe(false);
         release();
-        expect(await slowRunner.waitFor(next.position, 5000)).toBe(true);
+        expect(await slowRunner.waitFor(next.position, CAUGHT_UP_MS)).toBe(true);
       } finally {
         release();
         await slowRunner.stop();
         await counting.stop();
       }
     },
+    90_000,
   );
 
   it('given idle moves deferred together, then one statement stores the latest of each within DEFER_MS, and a runner no longer leading is told', async () => {
