@@ -133,7 +133,8 @@ fi
 sed 's/\x1b\[[0-9;]*m//g' "$LOG" | grep -E '^ *(Test Files|Tests|Duration) ' >&2 || true
 [ $rc = 0 ] || { grep -E 'FAIL|✗|×' "$LOG" | sed 's/\x1b\[[0-9;]*m//g' | head -40 >&2 || true; echo "# vitest exited $rc; its output: $LOG" >&2; }
 echo "# the files that spent most CPU in their worker (ms cpu, ms wall; all: SUITE_FILE_CPU=<file>)" >&2
-sort -rn "$FILECPU" | head -"${SUITE_TOP_FILES:-12}" >&2
+# head may close the pipe before sort has written all (SIGPIPE, fatal under pipefail)
+sort -rn "$FILECPU" | head -"${SUITE_TOP_FILES:-12}" >&2 || true
 echo "# workers' CPU summed over files: $(awk '{ s += $1 } END { printf "%.1f s over %d files", s / 1000, NR }' "$FILECPU")" >&2
 # a failed run: time writes "Command exited with non-zero status N" first
 read -r u s e < <(tail -1 "$TIMES") || { u=0; s=0; e=0; }

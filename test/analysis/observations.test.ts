@@ -329,7 +329,8 @@ describe('observations over simulated answers', () => {
     }
     const chars = texts.reduce((n, t) => n + t.length, 0) / texts.length;
     for (const t of texts) extractObservations(simEntities, simAttributes, t); // warm up
-    const n = 50_000;
+    // enough for a rate to print; the throughput figure itself is bench/observations.ts's (`npm run bench`)
+    const n = 5_000;
     let found: ExtractedObservation[] = [];
     let count = 0;
     const started = performance.now();

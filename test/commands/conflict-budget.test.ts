@@ -5,11 +5,12 @@ import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { isDomainError } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
 import { type EventStore, WrongExpectedRevisionError } from '../../src/eventstore/port';
-import { freshStore } from '../support/db';
+import type { TestStore } from '../support/db';
+import { sharedStore } from '../support/per-worker';
 
-let db: Awaited<ReturnType<typeof freshStore>>;
+let db: TestStore;
 beforeAll(async () => {
-  db = await freshStore();
+  db = await sharedStore();
 });
 afterAll(async () => db?.close());
 

@@ -6,7 +6,8 @@ import { Organization } from '../../commands/organizations/organization';
 import { RunSlot, type RunSlotEvent } from '../../commands/responses/run-slot';
 import { type DomainEvent, type EventOf, exhaustive, SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
-import { freshStore } from '../support/db';
+import type { TestStore } from '../support/db';
+import { sharedStore } from '../support/per-worker';
 
 /** A state as plain JSON (maps and sets as sorted entries), to compare states and see whether one changed. */
 const snapshot = (s: unknown) =>
@@ -199,9 +200,9 @@ describe('exhaustive', () => {
 });
 
 describe('load', () => {
-  let db: Awaited<ReturnType<typeof freshStore>>;
+  let db: TestStore;
   beforeAll(async () => {
-    db = await freshStore();
+    db = await sharedStore();
   });
   afterAll(async () => db?.close());
 

@@ -8,11 +8,12 @@ import { type CommandContext, foldEvents } from '../../commands/handle';
 import { decodeEvent, SYSTEM_ACTOR } from '../../src/domain/events';
 import { isDomainError } from '../../src/domain/errors';
 import { newId } from '../../src/domain/ids';
-import { freshStore } from '../support/db';
+import type { TestStore } from '../support/db';
+import { sharedStore } from '../support/per-worker';
 
-let db: Awaited<ReturnType<typeof freshStore>>;
+let db: TestStore;
 beforeAll(async () => {
-  db = await freshStore();
+  db = await sharedStore();
 });
 afterAll(async () => db?.close());
 

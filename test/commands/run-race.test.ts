@@ -8,14 +8,15 @@ import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import type { EventStore } from '../../src/eventstore/port';
 import { openPostgresEventStore } from '../../src/eventstore/postgres';
-import { freshStore } from '../support/db';
+import type { TestStore } from '../support/db';
+import { sharedStore } from '../support/per-worker';
 
 // Two stores over one database stand for two instances: each has its own stream locks and state cache, so only the
 // expected version settles their writes to one slot (this holds on PGlite too: their steps interleave).
-let db: Awaited<ReturnType<typeof freshStore>>;
+let db: TestStore;
 let other: EventStore;
 beforeAll(async () => {
-  db = await freshStore();
+  db = await sharedStore();
   other = await openPostgresEventStore(db.db);
 });
 afterAll(async () => db?.close());

@@ -165,7 +165,8 @@ describe('the simulated engine', () => {
   });
 
   it('is fast (prints the rate)', () => {
-    const n = 100_000;
+    // enough for a rate to print; the engine's throughput is measured by the benches that run it (`npm run bench`)
+    const n = 10_000;
     const reqs = SIM_PROMPTS.map((prompt) => req({ prompt, location: { country: 'US', city: 'Austin' } }));
     let chars = 0;
     const started = performance.now();

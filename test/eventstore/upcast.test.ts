@@ -3,7 +3,8 @@ import { Catalog, catalogStream } from '../../commands/catalog/catalog';
 import { load, newEventsFor } from '../../commands/handle';
 import { MalformedEventError, SYSTEM_ACTOR, UPCASTERS } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
-import { freshStore } from '../support/db';
+import type { TestStore } from '../support/db';
+import { sharedStore } from '../support/per-worker';
 
 /** TopicCreated as it would have been stored before a breaking change renamed `title` to `name`. */
 const olderTopicCreated = (topicId: string, title: string) => ({ type: 'TopicCreated', data: { topic_id: topicId, title } });
@@ -14,9 +15,9 @@ const renameTitle = (d: unknown) => {
 };
 
 describe('upcasting stored events', () => {
-  let db: Awaited<ReturnType<typeof freshStore>>;
+  let db: TestStore;
   beforeAll(async () => {
-    db = await freshStore();
+    db = await sharedStore();
   });
   afterAll(async () => db?.close());
   afterEach(() => {

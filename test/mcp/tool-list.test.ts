@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startServer, type TestServer } from '../support/server';
+import { call, sharedServer, type TestServer } from '../support/server';
 import { apiKey, post } from './support';
 
 /**
@@ -14,7 +14,8 @@ let s: TestServer;
 let key: string;
 let tools: Tool[];
 beforeAll(async () => {
-  s = await startServer();
+  // it reads only the tool list and the OpenAPI document, with its own organization's key
+  s = await sharedServer();
   ({ key } = await s.org('Tool list'));
   const r = await post(s, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, apiKey(key));
   expect(r.status).toBe(200);

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crawlersProjection } from '../../../projections/crawlers';
 import { type ActivityRequest, crawledPages, crawlerActivity } from '../../../queries/crawlers/read';
-import { freshDatabase, type TestDatabase } from '../../support/db';
+import type { TestDatabase } from '../../support/db';
+import { sharedStore } from '../../support/per-worker';
 
 /** The crawler reads' in-memory answers against the same grouping done by Postgres over rm_crawler_hits. */
 let t: TestDatabase;
 beforeAll(async () => {
-  t = await freshDatabase(4);
+  t = await sharedStore();
   await crawlersProjection.migrate(t.db);
   await t.db.raw(`create table rm_content_cites (response_id uuid not null, website_id uuid not null, normalized_url text not null,
     run_at timestamptz not null, primary key (response_id, normalized_url))`);

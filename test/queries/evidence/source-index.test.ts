@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVIDENCE_SQL } from '../../../projections/answers/evidence';
 import { dayNumber, sortedKeys, sourceCounts } from '../../../queries/evidence/source-index';
-import { freshDatabase, type TestDatabase } from '../../support/db';
+import type { TestDatabase } from '../../support/db';
+import { sharedStore } from '../../support/per-worker';
 
 /** The sources read's in-memory sums against the same sums grouped by Postgres, for ranges, models and deep pages. */
 let t: TestDatabase;
 beforeAll(async () => {
-  t = await freshDatabase(4);
+  t = await sharedStore();
   await t.db.raw(`${EVIDENCE_SQL}
     create table if not exists rm_fact_sites (website_id uuid primary key, version bigint not null, generation bigint not null, entities jsonb not null, rederived bigint not null default 0);`);
 });
