@@ -9,6 +9,7 @@ import type { ReadModelName } from '../../src/areas';
 import { createLogger, silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime';
 import { freshDatabase } from './db';
+import { perWorker } from './per-worker';
 import { checkDocumentedShape } from './documented';
 import { openPostgres } from '../../src/db';
 import { openTestPglite } from './pglite';
@@ -277,44 +278,15 @@ export function useServer(ready: (s: TestServer) => unknown, start: () => Promis
   afterAll(async () => s?.close());
 }
 
-let shared: { server: Promise<TestServer>; idle: ReturnType<typeof setTimeout> | null } | undefined;
-
-/** how long the shared server outlives a file that let it go: the worker's next file takes it over sooner */
-const SHARED_IDLE_MS = 3000;
-
 /**
  * This test process's plain server (`startServer()`), started by the first file that asks and handed to the worker's
  * next ones (vitest runs a worker's files one after another in one process: isolate false); its `close` waits until
- * the server has nothing in hand, and the server itself closes when no file has taken it over within SHARED_IDLE_MS.
+ * the server has nothing in hand, and the server itself closes when no file has taken it over within 3 s (perWorker).
  * Pass it as `start` to `useServer`/`useWorld` only in a file whose tests read nothing but what its own organizations
  * wrote and leave the server as they found it: no count over the whole database or event log, no settings,
  * replaced engines or clock, no restart. A start and close cost about 0.85 s of CPU a file.
  */
-export async function sharedServer(): Promise<TestServer> {
-  if (shared?.idle) clearTimeout(shared.idle);
-  if (shared) shared.idle = null;
-  const mine = (shared ??= {
-    server: startServer().catch((err) => {
-      shared = undefined;
-      throw err;
-    }),
-    idle: null,
-  });
-  const s = await mine.server;
-  return {
-    ...s,
-    async close() {
-      await settled(s.rt);
-      if (shared !== mine) return;
-      mine.idle = setTimeout(() => {
-        if (shared !== mine || mine.idle === null) return;
-        shared = undefined;
-        void s.close().catch(() => undefined);
-      }, SHARED_IDLE_MS);
-      mine.idle.unref();
-    },
-  };
-}
+export const sharedServer: () => Promise<TestServer> = perWorker(() => startServer(), { release: (s) => settled(s.rt) });
 
 /** Two instances over one database and an organization made on `a`, with its API key. */
 export interface TwoInstances {
