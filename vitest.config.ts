@@ -9,11 +9,12 @@ import { defineConfig } from 'vitest/config';
  * redelivery, a child process): three run at once on two cores, and three that compute slowed each other by half.
  */
 const SLOW_FIRST = [
-  'test/properties/metrics-differential.test.ts',
+  'test/properties/metrics-differential-1.test.ts',
   'test/jobs/crash.test.ts',
+  'test/properties/metrics-differential-2.test.ts',
   'test/e2e/embedded.test.ts',
   'test/e2e/import-race.test.ts',
-  'test/e2e/ai-value-demo.test.ts',
+  'test/http/demo.test.ts',
   'test/jobs/pitch-job.test.ts',
   'test/e2e/knowledge-embedded.test.ts',
   'test/pages/pitch-report.test.ts',

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../support/server';
 import { until } from '../support/until';
 import { nodeArgs } from '../support/bundles';
@@ -54,10 +54,38 @@ async function stop(s: Started): Promise<number | null> {
 
 describe('embedded mode (npm start with no configuration)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'aivis-embedded-'));
-  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+  // the first start on the fresh data directory, shared by the tests that read its demo (one demo history written)
+  let first: Started;
+  beforeAll(async () => {
+    first = await start(dataDir);
+  }, 170_000);
+  afterAll(async () => {
+    if (first && first.proc.exitCode === null && first.proc.signalCode === null) await stop(first);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('given a first embedded start, then the demo website gets a computed AI search value, priced, as bands', async () => {
+    const demo = (await call(first, 'GET', '/api/v1/websites', { key: first.key })).body.websites[0].id;
+    // computed by the demo's own request once its history is analyzed
+    const v = await until(
+      'the demo value',
+      async () => {
+        const r = await call(first, 'GET', '/api/v1/ai-search-value', { key: first.key, query: { website_id: demo } });
+        return r.status === 200 && r.body.has_computed_valuations ? r.body : undefined;
+      },
+      230_000,
+      500,
+    );
+    expect((await call(first, 'GET', '/readyz')).body.read_models.adapter).toBe('pglite');
+    expect(v.is_stale_value).toBe(false);
+    expect(v.measured_responses).toBeGreaterThanOrEqual(50);
+    expect(v.market.value_usd_mo).toBeGreaterThan(0);
+    expect(v.market.topics_total).toBe(3);
+    expect(v.captured.conservative).toBeLessThan(v.captured.upside);
+    expect(v.topics.map((t: { category: string }) => t.category)).toEqual(['software', 'software', 'software']);
+  }, 240_000);
 
   it('given a fresh data directory, then the first start provisions the demo, data survives a restart, and a second process is refused', async () => {
-    const first = await start(dataDir);
     expect(first.output()).toContain(`curl -s -H 'x-api-key: ${first.key}'`);
     expect(first.output()).toContain('"mcpServers"');
     const ready = await call(first, 'GET', '/readyz');

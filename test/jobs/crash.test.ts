@@ -12,6 +12,7 @@ import { natsServerForBlock } from '../support/nats-instances';
 import { freshDatabase } from '../support/db';
 import { jobEnded, openJobRuntime, type JobRuntimeOptions, PROBE_OF_THREE_SUCCEEDED, streamEvents } from '../support/jobs';
 import { onPostgresServer } from '../support/suites';
+import { seedPgliteDir } from '../support/pglite';
 import { nodeArgs } from '../support/bundles';
 
 const children = new Set<ChildProcess>();
@@ -103,6 +104,8 @@ describe.concurrent('take-overs', () => {
     afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10 }));
 
     it('given the in-process bus, when the embedded server dies in step 2, then after a restart on its data directory the job resumes at step 2', async () => {
+      // the data directory as a first start leaves it (initdb'd): what is tested is the restart after the crash
+      await seedPgliteDir(join(dir, 'pg'));
       const run = async () => {
         const { child, jobId } = await instanceStuckInStep2({ DATA_DIR: dir });
         await kill(child);

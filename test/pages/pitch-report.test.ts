@@ -37,10 +37,17 @@ const ended = (id: string) =>
     return r.body.pitch.status !== 'processing' && r.body;
   });
 
+/** One completed report on the prospect, made by the first test that asks: the tests that only read it share it. */
+let prospect: Promise<{ id: string; url: string; report: any }> | undefined;
+const completed = () =>
+  (prospect ??= (async () => {
+    const { id, url } = await create(PROSPECT);
+    return { id, url, report: await ended(id) };
+  })());
+
 describe('the public report page', () => {
   it('given a completed report, when opened without a key on a phone, a desktop and in print, then every block is drawn and nothing is fetched elsewhere', async () => {
-    const { id, url } = await create(PROSPECT);
-    const report = await ended(id);
+    const { id, url, report } = await completed();
     expect(report.pitch.status).toBe('completed');
     const paths = await screenshotPage(browser, url, 'pitch-completed');
     expect(paths).toHaveLength(3);
@@ -75,8 +82,8 @@ describe('the public report page', () => {
   });
 
   it('given a completed report on a phone, then nothing overflows the screen sideways', async () => {
-    const { id, url } = await create(PROSPECT);
-    await ended(id);
+    const { url, report } = await completed();
+    expect(report.pitch.status).toBe('completed');
     const v = await visit(browser, url, PHONE);
     try {
       await v.assertClean();

@@ -22,13 +22,13 @@ import {
   type RefCard,
   type RefPrompt,
   type RefShoppingFilters,
-} from '../support/metrics-reference';
+} from './metrics-reference';
 import { SHOPPING_MODEL_IDS } from '../../src/domain/models';
 import { normalizeUrl } from '../../src/domain/urls';
-import { onRealPostgres } from '../support/db';
+import { onRealPostgres } from './db';
 import { blockCounts, DEFAULT_BLOCK_LEVELS, setBlockLevels } from '../../queries/metrics/blocks';
-import { finishedRun } from '../support/answers';
-import { call, caughtUp, startServer, type TestServer } from '../support/server';
+import { finishedRun } from './answers';
+import { call, caughtUp, startServer, type TestServer } from './server';
 
 /**
  * Differential test of the metric endpoints: random histories of a website (created or provisioned, competitors
@@ -37,7 +37,10 @@ import { call, caughtUp, startServer, type TestServer } from '../support/server'
  * (test/support/metrics-reference.ts) computed from the imported items and the catalogue as this test built it.
  *
  * `npm test` runs DIFF_RUNS cases (default 150) from a fixed seed; `npm run test:long` runs 2,000 from a random seed
- * (DIFF_SEED replays one) and prints metrics_differential_cases_per_s.
+ * (DIFF_SEED replays one) and prints metrics_differential_cases_per_s. The runs are split in two halves, one per test
+ * file (test/properties/metrics-differential-{1,2}.test.ts), so that the two cores run them side by side: the second
+ * half is the same seed's runs from the first half's end on (fast-check's `path`), so together they are the one run
+ * (with a random seed, in the long run, each half draws and prints its own).
  */
 
 const RUNS = Number(process.env.DIFF_RUNS ?? 150);
@@ -1012,22 +1015,6 @@ const BATCH = 4;
 
 let second: TestServer | null = null;
 
-beforeAll(async () => {
-  // cumulative selections over whole days read blocks of several days, and daily ones a whole day's parts summed
-  // (queries/metrics/blocks.ts): here blocks of 2 days and of 1, day blocks of a single part, and sums by prompt kept
-  // however few answers, so the histories' few days and answers span blocks
-  setBlockLevels([1, 0], 1, 0);
-  s = await startServer({ RATE_LIMIT_PER_MIN: '1000000' });
-  if (onRealPostgres) second = await startServer({ RATE_LIMIT_PER_MIN: '1000000' }, {}, s);
-  // one organization, a new website per history
-  key = (await s.org('Differential')).key;
-});
-afterAll(async () => {
-  setBlockLevels([...DEFAULT_BLOCK_LEVELS]);
-  await second?.close();
-  await s?.close();
-});
-
 /** A rebuild reads the whole log (every history so far): at most one per REBUILD_GAP histories, so the long run stays linear-ish. */
 const REBUILD_GAP = 30;
 let rebuiltAt = -REBUILD_GAP;
@@ -1086,33 +1073,68 @@ async function batch(hs: History[], w: World) {
   if (problems.length) throw new Error(`${problems.length} differences:\n${problems.slice(0, 20).join('\n')}`);
 }
 
-describe('metrics differential', () => {
-  it(`given random histories (${RUNS} cases, seed ${SEED}), then every metric endpoint agrees with the reference`, async () => {
-    const started = performance.now();
-    const blocksBefore = { ...blockCounts };
-    await fc.assert(
-      fc.asyncProperty(fc.array(history, { minLength: 1, maxLength: BATCH }), world, async (hs, w) => {
-        try {
-          await batch(hs, w);
-        } catch (err) {
-          // DIFF_FAIL_LOG=file: every failing batch as it happens (shrinking can take long)
-          if (process.env.DIFF_FAIL_LOG)
-            appendFileSync(process.env.DIFF_FAIL_LOG, `${JSON.stringify({ hs, w })}\n${err instanceof Error ? err.message : String(err)}\n\n`);
-          throw err;
-        }
-      }),
-      { numRuns: Math.ceil(RUNS / ((1 + BATCH) / 2)), seed: SEED },
-    );
-    const seconds = (performance.now() - started) / 1000;
-    console.log(
-      `metrics_differential_cases_per_s ${(cases / seconds).toFixed(2)} cases/s (${cases} histories incl. shrinking, ${seconds.toFixed(1)} s, seed ${SEED})`,
-    );
-    console.log(
-      `what they did: ${JSON.stringify(tally)}; blocks added ${blockCounts.added - blocksBefore.added}, built ${blockCounts.built - blocksBefore.built}`,
-    );
-    // cumulative selections were answered from blocks
-    expect(blockCounts.added).toBeGreaterThan(blocksBefore.added);
-    // and no block failed to build in the background (a failure is dropped there, so only this count shows it)
-    expect(blockCounts.failed - blocksBefore.failed, blockCounts.lastError ?? '').toBe(0);
-  }, 3_600_000);
-});
+/** the runs: RUNS cases of 1 to BATCH histories each, so about RUNS histories */
+const NUM_RUNS = Math.ceil(RUNS / ((1 + BATCH) / 2));
+
+/**
+ * Registers half `half` (0 or 1) of the differential test in the calling file: its servers (hooks) and its test, the
+ * first half's runs or the second's, from the same seed. Module state is reset here: a worker may run both files.
+ */
+export function metricsDifferential(half: 0 | 1): void {
+  const first = Math.ceil(NUM_RUNS / 2);
+  const runs = half === 0 ? first : NUM_RUNS - first;
+  beforeAll(async () => {
+    cases = 0;
+    rebuiltAt = -REBUILD_GAP;
+    for (const k of Object.keys(tally)) delete tally[k];
+    contentTracked.clear();
+    contentCompares = 0;
+    // cumulative selections over whole days read blocks of several days, and daily ones a whole day's parts summed
+    // (queries/metrics/blocks.ts): here blocks of 2 days and of 1, day blocks of a single part, and sums by prompt kept
+    // however few answers, so the histories' few days and answers span blocks
+    setBlockLevels([1, 0], 1, 0);
+    s = await startServer({ RATE_LIMIT_PER_MIN: '1000000' });
+    if (onRealPostgres) second = await startServer({ RATE_LIMIT_PER_MIN: '1000000' }, {}, s);
+    // one organization, a new website per history
+    key = (await s.org('Differential')).key;
+  });
+  afterAll(async () => {
+    setBlockLevels([...DEFAULT_BLOCK_LEVELS]);
+    await second?.close();
+    second = null;
+    await s?.close();
+  });
+
+  describe('metrics differential', () => {
+    const from = half === 0 ? 0 : first;
+    it(`given random histories (runs ${from + 1}-${from + runs} of ${NUM_RUNS}, about ${RUNS} cases in all, seed ${SEED}), then every metric endpoint agrees with the reference`, async () => {
+      const started = performance.now();
+      const blocksBefore = { ...blockCounts };
+      await fc.assert(
+        fc.asyncProperty(fc.array(history, { minLength: 1, maxLength: BATCH }), world, async (hs, w) => {
+          try {
+            await batch(hs, w);
+          } catch (err) {
+            // DIFF_FAIL_LOG=file: every failing batch as it happens (shrinking can take long)
+            if (process.env.DIFF_FAIL_LOG)
+              appendFileSync(process.env.DIFF_FAIL_LOG, `${JSON.stringify({ hs, w })}\n${err instanceof Error ? err.message : String(err)}\n\n`);
+            throw err;
+          }
+        }),
+        // the second half: the seed's runs after the first half's (path "N" skips N runs' values without running them)
+        { numRuns: runs, seed: SEED, ...(from ? { path: String(from) } : {}) },
+      );
+      const seconds = (performance.now() - started) / 1000;
+      console.log(
+        `metrics_differential_cases_per_s ${(cases / seconds).toFixed(2)} cases/s (${cases} histories incl. shrinking, ${seconds.toFixed(1)} s, seed ${SEED}, runs ${from + 1}-${from + runs})`,
+      );
+      console.log(
+        `what they did: ${JSON.stringify(tally)}; blocks added ${blockCounts.added - blocksBefore.added}, built ${blockCounts.built - blocksBefore.built}`,
+      );
+      // cumulative selections were answered from blocks
+      expect(blockCounts.added).toBeGreaterThan(blocksBefore.added);
+      // and no block failed to build in the background (a failure is dropped there, so only this count shows it)
+      expect(blockCounts.failed - blocksBefore.failed, blockCounts.lastError ?? '').toBe(0);
+    }, 3_600_000);
+  });
+}
