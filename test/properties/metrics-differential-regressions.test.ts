@@ -8,7 +8,7 @@ import { newId } from '../../src/domain/ids';
 import { call, caughtUp, sharedServer, type TestServer } from '../support/server';
 
 /**
- * Failures the metrics differential test (metrics-differential.test.ts) found, each kept as a named case.
+ * Failures the metrics differential test (test/support/metrics-differential.ts) found, each kept as a named case.
  */
 
 let s: TestServer;
