@@ -23,6 +23,25 @@ export interface Aggregate<S, E extends DomainEvent = DomainEvent> {
   replay?: { own: (state: S) => S; apply: (owned: S, event: E) => S };
 }
 
+type MapKeys<S> = { [K in keyof S]: S[K] extends Map<string, unknown> ? K : never }[keyof S];
+
+/**
+ * The maps of a state one event writes, copied on write: on a state load owns (`owned`, replay) a write changes the
+ * state's own map; otherwise a map's first write copies it (and the state, once) into `state`, and `s` is left as it was.
+ */
+export function mapWriter<S extends object>(s: S, owned: boolean) {
+  const m = {
+    state: s,
+    write<K extends MapKeys<S>>(k: K): S[K] {
+      if (owned) return s[k];
+      if (m.state === s) m.state = { ...s };
+      if (m.state[k] === s[k]) m.state[k] = new Map(s[k] as Map<string, unknown>) as S[K];
+      return m.state[k];
+    },
+  };
+  return m;
+}
+
 const guards = new WeakMap<readonly EventType[], (e: DomainEvent) => boolean>();
 /** The event is of the aggregate's stream kind (its evolve takes it). */
 export function isEventFor<S, E extends DomainEvent>(agg: Aggregate<S, E>, e: DomainEvent): e is E {

@@ -1,7 +1,7 @@
 import { type EventsOf, exhaustive } from '../../src/domain/events';
 import { eventTypeList } from '../../src/domain/event-lists';
 import type { DomainError } from '../../src/domain/errors';
-import { type Aggregate, type CommandContext, type Decision, handle } from '../handle';
+import { type Aggregate, type CommandContext, type Decision, handle, mapWriter } from '../handle';
 
 export interface CompetitorState {
   id: string;
@@ -127,17 +127,12 @@ const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o)
  * changed in place either way: a change replaces the entry.
  */
 function fold(s: CatalogState, e: CatalogEvent, owned: boolean): CatalogState {
-  let next = s;
-  const write = <K extends keyof CatalogState>(k: K): CatalogState[K] => {
-    if (owned) return s[k];
-    if (next === s) next = { ...s };
-    if (next[k] === s[k]) next[k] = new Map(s[k] as Map<string, unknown>) as CatalogState[K];
-    return next[k];
-  };
+  const m = mapWriter(s, owned);
+  const write = m.write;
   /** Replaces the listed entries with changed copies (unknown ids are skipped, and copy nothing). */
   const change = <K extends keyof CatalogState>(k: K, ids: readonly string[], f: (x: EntryOf<K>) => Partial<EntryOf<K>>) => {
     for (const id of ids) {
-      const x = next[k].get(id) as EntryOf<K> | undefined;
+      const x = m.state[k].get(id) as EntryOf<K> | undefined;
       if (x) (write(k) as Map<string, EntryOf<K>>).set(id, { ...x, ...f(x) });
     }
   };
@@ -217,9 +212,9 @@ function fold(s: CatalogState, e: CatalogEvent, owned: boolean): CatalogState {
     case 'TopicEconomicsSet':
       break;
     default:
-      return exhaustive(e, next);
+      return exhaustive(e, m.state);
   }
-  return next;
+  return m.state;
 }
 
 type EntryOf<K extends keyof CatalogState> = CatalogState[K] extends Map<string, infer T> ? T : never;

@@ -81,25 +81,29 @@ export type DeleteFacts = z.output<typeof DeleteFacts>;
 
 type Recorded = EventData<'FactRecorded'>;
 
+/** A manual fact as recorded: approved at once, from no answer or job, replacing nothing. */
+export const manualFact = (
+  f: Pick<Recorded, 'fact_id' | 'website_id' | 'pillar_id' | 'text' | 'confidence'> & { source_url?: string },
+): Recorded => ({
+  fact_id: f.fact_id,
+  website_id: f.website_id,
+  pillar_id: f.pillar_id,
+  text: f.text,
+  ...(f.source_url ? { source_url: f.source_url } : {}),
+  confidence: f.confidence,
+  review_status: 'approved',
+  source_type: 'manual',
+  response_id: null,
+  duplicate_of: null,
+  replaces: null,
+  job_id: null,
+});
+
 /** A manual fact: approved at once; a pillar that is not the website's is 404. */
 export function decideCreateFact(s: KnowledgeState, cmd: CreateFact & { fact_id: string }): Decision<{ fact_id: string }> | DomainError {
   const pillar_id = cmd.pillar_id ?? null;
   if (pillar_id !== null && !s.pillars.has(pillar_id)) return notFound(KNOWLEDGE_MESSAGES.pillarNotFound);
-  const data: Recorded = {
-    fact_id: cmd.fact_id,
-    website_id: cmd.website_id,
-    pillar_id,
-    text: cmd.text,
-    ...(cmd.source_url ? { source_url: cmd.source_url } : {}),
-    confidence: cmd.confidence,
-    review_status: 'approved',
-    source_type: 'manual',
-    response_id: null,
-    duplicate_of: null,
-    replaces: null,
-    job_id: null,
-  };
-  return { events: [{ type: 'FactRecorded', data }], result: { fact_id: cmd.fact_id } };
+  return { events: [{ type: 'FactRecorded', data: manualFact({ ...cmd, pillar_id }) }], result: { fact_id: cmd.fact_id } };
 }
 
 /** A candidate fact found by research (its id derived from the job and where it was found). */

@@ -1,4 +1,4 @@
-import type { Aggregate } from '../handle';
+import { type Aggregate, mapWriter } from '../handle';
 import { type EventsOf, exhaustive, type Feature, TEAM_EVENT_TYPES } from '../../src/domain/events';
 import { eventTypeList } from '../../src/domain/event-lists';
 import { emptyTeam, foldTeam, isTeamEvent, ownTeam, type TeamState } from '../team/team';
@@ -57,17 +57,12 @@ export type OrganizationEvent = EventsOf<typeof ORGANIZATION_EVENT_TYPES>;
  * changed in place either way: a change replaces the entry.
  */
 function fold(s: OrganizationState, e: OrganizationEvent, owned: boolean): OrganizationState {
-  let next = s;
+  const m = mapWriter(s, owned);
+  const write = m.write;
   if (isTeamEvent(e)) {
     const team = foldTeam(s.team, e, owned);
-    if (team !== s.team) next = owned ? Object.assign(s, { team }) : { ...s, team };
+    if (team !== s.team) m.state = owned ? Object.assign(s, { team }) : { ...s, team };
   }
-  const write = <K extends 'users' | 'keys' | 'websites'>(k: K): OrganizationState[K] => {
-    if (owned) return s[k];
-    if (next === s) next = { ...s };
-    if (next[k] === s[k]) next[k] = new Map(s[k] as Map<string, unknown>) as OrganizationState[K];
-    return next[k];
-  };
   switch (e.type) {
     case 'OrganizationCreated': {
       const { organization_id: id, name, plan, features, pitch_allowance } = e.data;
@@ -114,9 +109,9 @@ function fold(s: OrganizationState, e: OrganizationEvent, owned: boolean): Organ
       break;
     default:
       // the team's events were folded above
-      if (!isTeamEvent(e)) return exhaustive(e, next);
+      if (!isTeamEvent(e)) return exhaustive(e, m.state);
   }
-  return next;
+  return m.state;
 }
 
 export const Organization: Aggregate<OrganizationState, OrganizationEvent> = {

@@ -1,4 +1,5 @@
 import { type EventsOf, exhaustive, isEventOf, TEAM_EVENT_TYPES } from '../../src/domain/events';
+import { mapWriter } from '../handle';
 import { type Permissions, type RoleDefinition, SYSTEM_ROLE_IDS, SYSTEM_ROLES, systemRole, websiteReach } from '../../src/domain/principal';
 
 /**
@@ -88,13 +89,8 @@ export const membershipKey = (websiteId: string, userId: string) => `${websiteId
  * the maps the event touches are copied and `t` is left as it was.
  */
 export function foldTeam(t: TeamState, e: TeamEvent, owned: boolean): TeamState {
-  let next = t;
-  const write = <K extends keyof TeamState>(k: K): TeamState[K] => {
-    if (owned) return t[k];
-    if (next === t) next = { ...t };
-    if (next[k] === t[k]) next[k] = new Map(t[k] as Map<string, unknown>) as TeamState[K];
-    return next[k];
-  };
+  const m = mapWriter(t, owned);
+  const write = m.write;
   const removeUserEverywhere = (userId: string) => {
     if (t.members.has(userId)) write('members').delete(userId);
     const wm = [...t.websiteMembers.keys()].filter((k) => k.endsWith(` ${userId}`));
@@ -208,9 +204,9 @@ export function foldTeam(t: TeamState, e: TeamEvent, owned: boolean): TeamState 
       break;
     }
     default:
-      return exhaustive(e, next);
+      return exhaustive(e, m.state);
   }
-  return next;
+  return m.state;
 }
 
 // ---- reading the state -------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideDeleteFacts, decidePatchFact, decideRecordCandidates } from '../../commands/knowledge/facts';
+import { decideDeleteFacts, decidePatchFact, decideRecordCandidates, manualFact } from '../../commands/knowledge/facts';
 import { Knowledge } from '../../commands/knowledge/knowledge';
 import { decideCreatePillar, decidePillarResearched } from '../../commands/knowledge/pillars';
 import type { DomainEvent, EventData } from '../../src/domain/events';
@@ -12,20 +12,7 @@ const pillar = (pillar_id: string, name: string): DomainEvent => ({
 });
 const recorded = (fact_id: string, text: string, more: Partial<EventData<'FactRecorded'>> = {}): DomainEvent => ({
   type: 'FactRecorded',
-  data: {
-    fact_id,
-    website_id: W,
-    pillar_id: 'p1',
-    text,
-    confidence: 'high',
-    review_status: 'approved',
-    source_type: 'manual',
-    response_id: null,
-    duplicate_of: null,
-    replaces: null,
-    job_id: null,
-    ...more,
-  },
+  data: { ...manualFact({ fact_id, website_id: W, pillar_id: 'p1', text, confidence: 'high' }), ...more },
 });
 
 describe('knowledge deciders', () => {

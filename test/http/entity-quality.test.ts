@@ -23,6 +23,10 @@ const SUGGESTIONS = '/api/v1/competitors/suggestions';
 const CONFLICTS = '/api/v1/knowledge-base/conflicts';
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
+/** The activity feed's entries of one kind of change to a website: the entities each names. */
+const feedEntries = (t: TestServer, website_id: string, entity_type: string, change_type: string): Promise<{ entity_ids: string[] }[]> =>
+  t.rt.database.db('rm_activity').where({ website_id, entity_type, change_type }).select('entity_ids');
+
 /** Answers of the site's first prompt, one a day from 2026-11-01 (each an import item). */
 const answers = (site: Site, texts: readonly (string | { text: string; citations: string[] })[], firstDay = 1) =>
   texts.map((t, i) => ({
@@ -145,11 +149,7 @@ describe('competitor suggestions', () => {
 
   it('given a name reaching 3 answers, then one activity entry announces it (not again with more answers)', async () => {
     const { site } = await fixture();
-    const entries = () =>
-      s.rt.database
-        .db('rm_activity')
-        .where({ website_id: site.id, entity_type: 'competitor_suggestion', change_type: 'created' })
-        .select('entity_ids');
+    const entries = () => feedEntries(s, site.id, 'competitor_suggestion', 'created');
     await until('the announcement', async () => (await entries()).length === 1);
     await importAnswers(s, w.a.key, site.id, answers(site, ['**Zeta** once more.', '**Zeta** and **Gamma**.'], 12));
     await until('Gamma announced', async () => (await entries()).length === 2);
@@ -238,9 +238,7 @@ describe('fact conflicts', () => {
         status: 'open',
       },
     ]);
-    const entry: { entity_ids: string[] } = await until('its entry', async () =>
-      s.rt.database.db('rm_activity').where({ website_id: site.id, entity_type: 'fact_conflict', change_type: 'detected' }).first('entity_ids'),
-    );
+    const entry = await until('its entry', async () => (await feedEntries(s, site.id, 'fact_conflict', 'detected'))[0]);
     expect(entry.entity_ids).toEqual([c.id, price]);
   });
 
@@ -396,11 +394,7 @@ describe("a run's engine answers", () => {
     });
     expect(new Set(conflicts.map((c) => c.response_id))).toEqual(new Set(listed.map((a) => a.id)));
     expect(new Set(conflicts.map((c) => c.fact_id))).toEqual(new Set([fact.body.fact.id]));
-    const announced = () =>
-      e.rt.database
-        .db('rm_activity')
-        .where({ website_id: site.id, entity_type: 'competitor_suggestion', change_type: 'created' })
-        .select('entity_ids');
+    const announced = () => feedEntries(e, site.id, 'competitor_suggestion', 'created');
     await until('Zeta announced', async () => (await announced()).length === 1);
     const r = await call(e, 'GET', SUGGESTIONS, { key, query: { website_id: site.id } });
     expect(r.body.suggestions.map((x: { name: string; answers: number }) => [x.name, x.answers])).toEqual([['Zeta', listed.length]]);

@@ -25,6 +25,8 @@ export async function getOk(s: TestServer, key: string, path: string, query: Rec
 export interface Refusal {
   method: string;
   path: string;
+  /** the key it is sent with, when not the one the cases share */
+  key?: string;
   query?: Record<string, string>;
   body?: unknown;
   status: number;
@@ -48,7 +50,7 @@ export const badNames = (path: string, base: Record<string, unknown>): Refusal[]
 export async function refusedWithoutWrite(s: TestServer, key: string, cases: Refusal[]) {
   for (const c of cases) {
     const before = await s.head();
-    const r = await call(s, c.method, c.path, { key, query: c.query, body: c.body });
+    const r = await call(s, c.method, c.path, { key: c.key ?? key, query: c.query, body: c.body });
     const sent = String(JSON.stringify(c.body ?? c.query)).slice(0, 300);
     expect(r.status, `${c.method} ${c.path} ${sent} -> ${JSON.stringify(r.body)}`).toBe(c.status);
     expect(typeof r.body?.error).toBe('string');

@@ -35,6 +35,24 @@ export const event = <T extends EventType>(
   ...over,
 });
 
+/**
+ * One stream `<kind>-<id>` (a new id unless given) and its events: `on` puts one on it (at `time` if given); for a job's
+ * stream, `started`, `succeeded` and `failed` are the job's own events with its id and kind.
+ */
+export function streamOf(kind: string, id: string = randomUUID()) {
+  const stream = `${kind}-${id}`;
+  const on = <T extends EventType>(type: T, data: EventData<T>, time?: string): SpecEvent =>
+    event(type, data, { stream, ...(time && { meta: { time } }) });
+  return {
+    id,
+    stream,
+    on,
+    started: (time?: string) => on('JobStarted', { job_id: id, kind }, time),
+    succeeded: (time?: string) => on('JobSucceeded', { job_id: id, kind }, time),
+    failed: (error_kind: string, message: string, time?: string) => on('JobFailed', { job_id: id, kind, error_kind, message }, time),
+  };
+}
+
 type Row = Record<string, unknown>;
 
 /**

@@ -1,42 +1,40 @@
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { contentProjection } from '../../../projections/content';
-import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
+import { streamOf, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
 const spec = projectionSpec(contentProjection);
 const { site } = spec;
-const item = randomUUID();
-const stream = `content-${item}`;
+const content = streamOf('content');
+const item = content.id;
 
-const requested = event(
-  'ContentGenerationRequested',
-  {
-    content_id: item,
-    website_id: site,
-    type: 'generated',
-    title: 'Best CRM for startups',
-    url: '',
-    normalized_url: '',
-    topic_id: null,
-    topic_name: null,
-    prompt_ids: [],
-    prompts: [],
-    sheet_id: null,
-    auto_approve_brief: false,
-    mode: 'draft',
-    model: 'chatgpt',
-    brand: null,
-    fact_review: null,
-  },
-  { stream },
-);
-const brief = event(
-  'ContentBriefGenerated',
-  { content_id: item, brief: 'Outline', model: 'chatgpt', version_id: randomUUID(), version_number: 1 },
-  { stream },
-);
-const approved = event('ContentBriefApproved', { content_id: item, auto: false }, { stream });
-const article = event(
+const requested = content.on('ContentGenerationRequested', {
+  content_id: item,
+  website_id: site,
+  type: 'generated',
+  title: 'Best CRM for startups',
+  url: '',
+  normalized_url: '',
+  topic_id: null,
+  topic_name: null,
+  prompt_ids: [],
+  prompts: [],
+  sheet_id: null,
+  auto_approve_brief: false,
+  mode: 'draft',
+  model: 'chatgpt',
+  brand: null,
+  fact_review: null,
+});
+const brief = content.on('ContentBriefGenerated', {
+  content_id: item,
+  brief: 'Outline',
+  model: 'chatgpt',
+  version_id: randomUUID(),
+  version_number: 1,
+});
+const approved = content.on('ContentBriefApproved', { content_id: item, auto: false });
+const article = content.on(
   'ContentArticleGenerated',
   {
     content_id: item,
@@ -47,7 +45,7 @@ const article = event(
     version_number: 2,
     fact_ids: ['f1'],
   },
-  { stream, meta: { time: T1 } },
+  T1,
 );
 
 describe('content pipeline in the content read model: a generated item, its stages and versions', () => {
@@ -95,11 +93,13 @@ describe('content pipeline in the content read model: a generated item, its stag
     await spec
       .given(requested, brief, approved, article)
       .when(
-        event(
-          'ContentPublished',
-          { content_id: item, url: 'acme.example/crm', normalized_url: 'acme.example/crm', published_at: T1, already_published: false },
-          { stream },
-        ),
+        content.on('ContentPublished', {
+          content_id: item,
+          url: 'acme.example/crm',
+          normalized_url: 'acme.example/crm',
+          published_at: T1,
+          already_published: false,
+        }),
       )
       .then({ rm_content: [{ content_id: item, stage: 'done', url: 'acme.example/crm', mark_as_done_time: T1 }] });
   });
@@ -107,18 +107,18 @@ describe('content pipeline in the content read model: a generated item, its stag
   it('given a running generation, when its job fails, then the item is failed with the message; a job of another stream changes nothing', async () => {
     await spec
       .given(requested)
-      .when(event('JobFailed', { job_id: item, kind: 'content', error_kind: 'engine', message: 'the writer refused' }, { stream: `pitch-${item}` }))
+      .when({ ...content.failed('engine', 'the writer refused'), stream: `pitch-${item}` })
       .then({ rm_content: [{ content_id: item, stage: 'pending_brief', pipeline_status: 'running' }] });
     await spec
       .given(requested)
-      .when(event('JobFailed', { job_id: item, kind: 'content', error_kind: 'engine', message: 'the writer refused' }, { stream }))
+      .when(content.failed('engine', 'the writer refused'))
       .then({ rm_content: [{ content_id: item, stage: 'failed', pipeline_status: 'failed', pipeline_error: 'the writer refused' }] });
   });
 
   it('given an item with versions, when it is deleted, then its versions go with it', async () => {
     await spec
       .given(requested, brief)
-      .when(event('ContentDeleted', { content_id: item, website_id: site }, { stream }))
+      .when(content.on('ContentDeleted', { content_id: item, website_id: site }))
       .then({ rm_content: [], rm_content_versions: [] });
   });
 });

@@ -1,37 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { discoveryProjection } from '../../../projections/discovery';
-import { event, projectionSpec } from '../../support/projection-spec';
+import { event, streamOf, projectionSpec } from '../../support/projection-spec';
 
 const spec = projectionSpec(discoveryProjection);
 const { org, site } = spec;
-const run = randomUUID();
-const stream = `discovery-${run}`;
+const job = streamOf('discovery');
+const run = job.id;
 
-const requested = event(
-  'PromptDiscoveryRequested',
-  {
-    run_id: run,
-    website_id: site,
-    name: 'Spring',
-    sources: ['writer'],
-    custom_instructions: null,
-    locale: 'en',
-    country: 'US',
-    prompt_count_min: 5,
-    prompt_count_max: 10,
-  },
-  { stream },
-);
+const requested = job.on('PromptDiscoveryRequested', {
+  run_id: run,
+  website_id: site,
+  name: 'Spring',
+  sources: ['writer'],
+  custom_instructions: null,
+  locale: 'en',
+  country: 'US',
+  prompt_count_min: 5,
+  prompt_count_max: 10,
+});
 const prompts = [
   { text: 'best crm?', topic: 'CRM', source: 'writer' },
   { text: 'cheap crm?', topic: null, source: 'writer' },
 ];
-const completed = event(
-  'PromptDiscoveryCompleted',
-  { run_id: run, prompts, unavailable_sources: [{ source: 'trends', reason: 'not configured' }] },
-  { stream },
-);
+const completed = job.on('PromptDiscoveryCompleted', { run_id: run, prompts, unavailable_sources: [{ source: 'trends', reason: 'not configured' }] });
 
 describe('discovery read model: prompt discovery runs, their suggestions and which were accepted', () => {
   it('given nothing, when a run is requested, then it is queued with its inputs and nothing suggested', async () => {
@@ -60,7 +52,7 @@ describe('discovery read model: prompt discovery runs, their suggestions and whi
   it('given a run, when it completes, then it holds its suggestions and the sources it could not use', async () => {
     await spec
       .given(requested)
-      .when(completed, event('JobSucceeded', { job_id: run, kind: 'discovery' }, { stream }))
+      .when(completed, job.succeeded())
       .then({
         rm_discovery_runs: [{ id: run, status: 'succeeded', prompts, unavailable_sources: [{ source: 'trends', reason: 'not configured' }] }],
       });

@@ -1,18 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { jobsProjection } from '../../../projections/jobs';
 import { JOB_KINDS } from '../../../src/areas';
-import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
+import { projectionSpec, streamOf, T0, T1 } from '../../support/projection-spec';
 
 const spec = projectionSpec(jobsProjection(JOB_KINDS));
 const { org, site } = spec;
-const job = randomUUID();
-const stream = `probe-${job}`;
+const probe = streamOf('probe');
+const job = probe.id;
 const T2 = '2026-03-03T00:00:00.000Z';
 
-const requested = (id = job, s = stream) =>
-  event('ProbeRequested', { job_id: id, website_id: site, steps: 1, step_ms: 0, fail_at_step: null, allowance: null }, { stream: s });
-const started = event('JobStarted', { job_id: job, kind: 'probe' }, { stream, meta: { time: T1 } });
+const requested = (p = probe) =>
+  p.on('ProbeRequested', { job_id: p.id, website_id: site, steps: 1, step_ms: 0, fail_at_step: null, allowance: null });
+const started = probe.started(T1);
 
 describe('jobs read model: every job and where it stands', () => {
   it('given nothing, when a job is requested, then it is queued with its kind, stream, organization and website', async () => {
@@ -24,7 +23,7 @@ describe('jobs read model: every job and where it stands', () => {
           {
             id: job,
             kind: 'probe',
-            stream_id: stream,
+            stream_id: probe.stream,
             organization_id: org,
             website_id: site,
             status: 'queued',
@@ -39,37 +38,35 @@ describe('jobs read model: every job and where it stands', () => {
   it('given a queued job, when it starts and then succeeds, then it is succeeded with both times', async () => {
     await spec
       .given(requested())
-      .when(started, event('JobSucceeded', { job_id: job, kind: 'probe' }, { stream, meta: { time: T2 } }))
+      .when(started, probe.succeeded(T2))
       .then({ rm_jobs: [{ id: job, status: 'succeeded', started_at: T1, finished_at: T2, updated_at: T2 }] });
   });
 
   it('given a running job, when it fails, then it is failed with the kind and message of the error', async () => {
     await spec
       .given(requested(), started)
-      .when(
-        event('JobFailed', { job_id: job, kind: 'probe', error_kind: 'internal', message: 'step 1 kept throwing' }, { stream, meta: { time: T2 } }),
-      )
+      .when(probe.failed('internal', 'step 1 kept throwing', T2))
       .then({ rm_jobs: [{ id: job, status: 'failed', error_kind: 'internal', error: 'step 1 kept throwing', finished_at: T2 }] });
   });
 
   it('given a finished job, when a late start arrives, then it stays finished', async () => {
     await spec
-      .given(requested(), event('JobSucceeded', { job_id: job, kind: 'probe' }, { stream }))
+      .given(requested(), probe.succeeded())
       .when(started)
       .then({ rm_jobs: [{ id: job, status: 'succeeded', started_at: null }] });
   });
 
   it('given two jobs, when one starts, then the other stays queued; an event on a stream that is no job is ignored', async () => {
-    const other = randomUUID();
+    const other = streamOf('probe');
     await spec
-      .given(requested(), requested(other, `probe-${other}`))
-      .when(started, event('JobStarted', { job_id: other, kind: 'probe' }, { stream: `notajob-${other}` }))
+      .given(requested(), requested(other))
+      .when(started, { ...other.started(), stream: `notajob-${other.id}` })
       .then({
         rm_jobs: {
           columns: ['id', 'status'],
           orderBy: 'status',
           rows: [
-            { id: other, status: 'queued' },
+            { id: other.id, status: 'queued' },
             { id: job, status: 'running' },
           ],
         },

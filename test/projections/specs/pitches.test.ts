@@ -1,30 +1,25 @@
-import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { pitchesProjection } from '../../../projections/pitches';
-import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
+import { projectionSpec, streamOf, T0, T1 } from '../../support/projection-spec';
 
 const spec = projectionSpec(pitchesProjection);
 const { org } = spec;
-const job = randomUUID();
-const stream = `pitch-${job}`;
+const pitch = streamOf('pitch');
+const job = pitch.id;
 
-const requested = (id = job, token = 'tok') =>
-  event(
-    'PitchRequested',
-    {
-      job_id: id,
-      website_url: 'https://prospect.example/',
-      company_url: 'https://prospect.example',
-      domain: 'prospect.example',
-      country: 'US',
-      language: 'en',
-      models: ['chatgpt', 'gemini'],
-      report_token: token,
-      allowance: null,
-    },
-    { stream: `pitch-${id}` },
-  );
-const answers = (model: string) => event('PitchAnswersRecorded', { job_id: job, model, answers: [] }, { stream });
+const requested = (p = pitch, token = 'tok') =>
+  p.on('PitchRequested', {
+    job_id: p.id,
+    website_url: 'https://prospect.example/',
+    company_url: 'https://prospect.example',
+    domain: 'prospect.example',
+    country: 'US',
+    language: 'en',
+    models: ['chatgpt', 'gemini'],
+    report_token: token,
+    allowance: null,
+  });
+const answers = (model: string) => pitch.on('PitchAnswersRecorded', { job_id: job, model, answers: [] });
 
 describe('pitches read model: pitch reports filled in as their jobs go', () => {
   it('given nothing, when a pitch is requested, then the report is processing with its prospect, models and token', async () => {
@@ -52,17 +47,13 @@ describe('pitches read model: pitch reports filled in as their jobs go', () => {
     await spec
       .given(requested())
       .when(
-        event(
-          'PitchSiteResearched',
-          {
-            job_id: job,
-            company_name: 'Prospect',
-            company_description: 'prospect.example',
-            final_url: 'https://prospect.example',
-            research_note: 'The website could not be read: the domain does not resolve',
-          },
-          { stream },
-        ),
+        pitch.on('PitchSiteResearched', {
+          job_id: job,
+          company_name: 'Prospect',
+          company_description: 'prospect.example',
+          final_url: 'https://prospect.example',
+          research_note: 'The website could not be read: the domain does not resolve',
+        }),
       )
       .then({ rm_pitches: [{ id: job, company_name: 'Prospect', research_note: 'The website could not be read: the domain does not resolve' }] });
   });
@@ -71,11 +62,12 @@ describe('pitches read model: pitch reports filled in as their jobs go', () => {
     await spec
       .given(
         requested(),
-        event(
-          'PitchPlanWritten',
-          { job_id: job, competitors: [{ id: 'c1', name: 'Rival', url: 'https://rival.example' }], prompts: [], attributes: [] },
-          { stream },
-        ),
+        pitch.on('PitchPlanWritten', {
+          job_id: job,
+          competitors: [{ id: 'c1', name: 'Rival', url: 'https://rival.example' }],
+          prompts: [],
+          attributes: [],
+        }),
       )
       .when(answers('chatgpt'), answers('chatgpt'), answers('gemini'))
       .then({
@@ -90,20 +82,17 @@ describe('pitches read model: pitch reports filled in as their jobs go', () => {
   });
 
   it('given two pitches, when one job succeeds and a job of another kind with the other id fails, then only the first moves', async () => {
-    const other = randomUUID();
+    const other = streamOf('pitch');
     await spec
       .given(requested(), requested(other, 'tok2'))
-      .when(
-        event('JobSucceeded', { job_id: job, kind: 'pitch' }, { stream, meta: { time: T1 } }),
-        event('JobFailed', { job_id: other, kind: 'seo', error_kind: 'engine', message: 'x' }, { stream: `seo-${other}` }),
-      )
+      .when(pitch.succeeded(T1), streamOf('seo', other.id).failed('engine', 'x'))
       .then({
         rm_pitches: {
           columns: ['id', 'status', 'finished_at'],
           orderBy: 'report_token',
           rows: [
             { id: job, status: 'completed', finished_at: T1 },
-            { id: other, status: 'processing', finished_at: null },
+            { id: other.id, status: 'processing', finished_at: null },
           ],
         },
       });
@@ -112,7 +101,7 @@ describe('pitches read model: pitch reports filled in as their jobs go', () => {
   it('given a pitch, when its job fails, then the report is failed with the kind and message', async () => {
     await spec
       .given(requested())
-      .when(event('JobFailed', { job_id: job, kind: 'pitch', error_kind: 'engine', message: 'the engine refused for good' }, { stream }))
+      .when(pitch.failed('engine', 'the engine refused for good'))
       .then({ rm_pitches: [{ id: job, status: 'failed', error_kind: 'engine', error: 'the engine refused for good' }] });
   });
 });

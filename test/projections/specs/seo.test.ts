@@ -1,25 +1,20 @@
-import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { seoProjection } from '../../../projections/seo';
-import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
+import { streamOf, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
 const spec = projectionSpec(seoProjection);
 const { org, site } = spec;
-const job = randomUUID();
-const stream = `seo-${job}`;
+const seo = streamOf('seo');
+const job = seo.id;
 
-const requested = event(
-  'SeoRecommendationsRequested',
-  {
-    job_id: job,
-    website_id: site,
-    request_id: 'r1',
-    source: 'url',
-    url: 'https://acme.example/pricing',
-    page: { title: 'Pricing', meta_description: null, headings: [], text: 'Our prices', schema_types: [] },
-  },
-  { stream },
-);
+const requested = seo.on('SeoRecommendationsRequested', {
+  job_id: job,
+  website_id: site,
+  request_id: 'r1',
+  source: 'url',
+  url: 'https://acme.example/pricing',
+  page: { title: 'Pricing', meta_description: null, headings: [], text: 'Our prices', schema_types: [] },
+});
 const recommendation = {
   id: 'rec-1',
   category: 'title',
@@ -53,25 +48,22 @@ describe('seo read model: SEO recommendation jobs and their recommendations', ()
 
   it('given a running job, when it produces recommendations and succeeds, then they are held with the completion time', async () => {
     await spec
-      .given(requested, event('JobStarted', { job_id: job, kind: 'seo' }, { stream }))
-      .when(
-        event('SeoRecommendationsProduced', { job_id: job, recommendations: [recommendation] }, { stream }),
-        event('JobSucceeded', { job_id: job, kind: 'seo' }, { stream, meta: { time: T1 } }),
-      )
+      .given(requested, seo.started())
+      .when(seo.on('SeoRecommendationsProduced', { job_id: job, recommendations: [recommendation] }), seo.succeeded(T1))
       .then({ rm_seo_jobs: [{ id: job, status: 'succeeded', recommendations: [recommendation], completed_at: T1 }] });
   });
 
   it('given a job, when it fails, then it is failed with the message', async () => {
     await spec
       .given(requested)
-      .when(event('JobFailed', { job_id: job, kind: 'seo', error_kind: 'engine', message: 'the engine refused' }, { stream }))
+      .when(seo.failed('engine', 'the engine refused'))
       .then({ rm_seo_jobs: [{ id: job, status: 'failed', error: 'the engine refused' }] });
   });
 
   it('given a job, when another kind of job with the same id ends, then this one is untouched', async () => {
     await spec
       .given(requested)
-      .when(event('JobSucceeded', { job_id: job, kind: 'discovery' }, { stream: `discovery-${job}` }))
+      .when(streamOf('discovery', job).succeeded())
       .then({ rm_seo_jobs: [{ id: job, status: 'queued', completed_at: null }] });
   });
 });
