@@ -88,7 +88,7 @@ export const rebuild = databaseBench(10, {
       note: `ProjectionRunner(activity).rebuild() (shadow tables, indexes built at the end, swap), ${g.events} events -> ${rows} feed rows in ${seconds.toFixed(1)} s, ${t.batches} catch-up reads`,
     });
     report('rebuild_cpu_us_per_event', (c.nodeUs + c.pgUs) / g.events, 'us', {
-      note: `CPU time: node ${(c.nodeUs / g.events).toFixed(1)} us + Postgres backends ${(c.pgUs / g.events).toFixed(1)} us per event (2 cores: the wall-clock floor is about half the sum if both sides overlap, the sum if they don't)`,
+      note: `CPU time: node ${(c.nodeUs / g.events).toFixed(1)} us + Postgres ${(c.pgUs / g.events).toFixed(1)} us (its backends) per event (2 cores: the wall-clock floor is about half the sum if both sides overlap, the sum if they don't)`,
     });
     report('rebuild_read_us_per_event', us(t.read, g.events), 'us', {
       note: "the store's catch-up reads (SQL + pg JSON decode + mapping; by type where the store can), wall time: each overlaps the write of the batch before it",

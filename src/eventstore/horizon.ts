@@ -77,7 +77,7 @@ end $$;`;
 
 /**
  * A reader's horizon, as the first column (`horizon`, text) of a query whose rows are a lateral `e` (`rows`, which
- * compares `txid` with `h.horizon`): one row with e's columns null when nothing is below it. The function runs once
+ * compares `txid` with `h.horizon`), then `columns` of e (all by default): one row with them null when nothing is below it. The function runs once
  * (`offset 0`: not folded into the query, where each row would call it again). Parameters: the reader's
  * position (txid and position as text, bigint), the process's floor (text), then rows' own.
  *
@@ -85,7 +85,7 @@ end $$;`;
  * check could not place it (its backend was gone when the backends were read: on a busy server, another database's
  * short transaction), so it held the reader back for nothing. A new statement, with a new snapshot, reads past it.
  */
-const belowHorizon = (rows: string) => `select h.horizon::text as horizon, h.ended, e.*
+const belowHorizon = (rows: string, columns = 'e.*') => `select h.horizon::text as horizon, h.ended, ${columns}
   from (select horizon,
                case when horizon < pg_snapshot_xmax(s) and not pg_visible_in_snapshot(horizon, s)
                     then coalesce(pg_xact_status(horizon) <> 'in progress', false) else false end as ended
@@ -104,12 +104,17 @@ export class HorizonReads {
   private floor = 0n;
 
   /**
-   * Runs `belowHorizon(rows)`; `params(floor)` gives the parameters: the reader's position (txid and position as
-   * text, bigint), `floor`, then rows' own. `orderBy`: the order of the result (`e.` columns; the lateral's own order
-   * is not the result's). Its rows all carry the same `horizon`.
+   * Runs `belowHorizon(rows, columns)`; `params(floor)` gives the parameters: the reader's position (txid and position
+   * as text, bigint), `floor`, then rows' own. `orderBy`: the order of the result (`e.` columns, which need not be
+   * among those sent; the lateral's own order is not the result's). Its rows all carry the same `horizon`.
    */
-  async read<R>(db: Knex, rows: string, params: (floor: string) => readonly unknown[], orderBy?: string): Promise<(R & { horizon: string })[]> {
-    const sql = orderBy ? `${belowHorizon(rows)} order by ${orderBy}` : belowHorizon(rows);
+  async read<R>(
+    db: Knex,
+    rows: string,
+    params: (floor: string) => readonly unknown[],
+    { orderBy, columns }: { orderBy?: string; columns?: string } = {},
+  ): Promise<(R & { horizon: string })[]> {
+    const sql = orderBy ? `${belowHorizon(rows, columns)} order by ${orderBy}` : belowHorizon(rows, columns);
     for (let attempt = 1; ; attempt++) {
       const r = await db.raw(sql, params(this.floor.toString()) as Knex.RawBinding[]);
       const got = r.rows as (R & { horizon: string; ended: boolean })[];

@@ -88,4 +88,28 @@ describe('Postgres event store: catch-up read of some types', () => {
     expect(page.scanned).toBe(3);
     expect(page.events.map((e) => e.id)).toEqual([inside, other]);
   });
+
+  it('given a stream id and a type with spaces, when read by readStream, readAll and readAllOfTypes, then each read returns the event as stored, field by field', async () => {
+    const head = await t.store.headPosition();
+    const streamId = `with spaces ${randomUUID()}  twice `;
+    const [first, second] = [randomUUID(), randomUUID()];
+    await t.store.append(streamId, [{ id: first, type: 'ApiKeyRevoked', data: { api_key_id: first }, metadata: testMetadata() }], 'no_stream');
+    const r = await t.store.append(streamId, [{ id: second, type: 'A type nobody knows', data: { n: 1 }, metadata: testMetadata() }], 0n);
+    await visible(r.position);
+    const [stored] = (await t.db.raw(`select max(recorded_at) as at from aivis_events where stream_id = ?`, [streamId])).rows;
+
+    const byStream = await t.store.readStream(streamId);
+    const all = (await t.store.readAll(head, 100)).filter((e) => e.streamId === streamId);
+    const byType = (await t.store.readAllOfTypes!(head, 100, ['ApiKeyRevoked'], knownEventTypes())).events.filter((e) => e.streamId === streamId);
+
+    expect(byStream.map((e) => [e.id, e.type, e.streamId, e.revision])).toEqual([
+      [first, 'ApiKeyRevoked', streamId, 0n],
+      [second, 'A type nobody knows', streamId, 1n],
+    ]);
+    expect(byStream[1].position).toEqual(r.position);
+    expect(byStream[1].recordedAt.getTime()).toBe(new Date(stored.at).getTime());
+    // the same events, to the field, whichever read returns them
+    expect(all).toEqual(byStream);
+    expect(byType).toEqual(byStream);
+  });
 });
