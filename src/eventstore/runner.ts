@@ -425,7 +425,10 @@ export class ProjectionRunner {
     }
     const ahead = this.ahead;
     this.ahead = null;
-    const b = ahead && comparePositions(ahead.after, this.position) === 0 ? await ahead.batch : await this.decoded(this.read(this.position, idle), !this.catchingUp);
+    const b =
+      ahead && comparePositions(ahead.after, this.position) === 0
+        ? await ahead.batch
+        : await this.decoded(this.read(this.position, idle), !this.catchingUp);
     const { scanned: count, scannedTo: last } = b;
     if (count === 0) return 0;
     // apply takes the events out of `pending`: while the batch is written, this frame holds none of them, so the next
