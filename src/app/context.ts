@@ -89,8 +89,13 @@ const READ_BACK_MS = 20_000;
  */
 export async function written<W extends { position: Position | null }>(deps: AppDeps, run: Promise<W | DomainError>, reads: Reads): Promise<W> {
   const w = orFail(await run);
-  if (!(await caughtUp(deps, w.position, reads))) await caughtUp(deps, w.position, reads, READ_BACK_MS);
+  await settle(deps, w.position, reads);
   return w;
+}
+
+/** A write's wait for the read models `reads`: the usual bound, then once more up to READ_BACK_MS for one that lags. */
+export async function settle(deps: AppDeps, position: Position | null, reads: Reads): Promise<void> {
+  if (!(await caughtUp(deps, position, reads))) await caughtUp(deps, position, reads, READ_BACK_MS);
 }
 
 /** A command run and waited for as `written` does: its result. */
@@ -100,22 +105,16 @@ export async function settled<R>(deps: AppDeps, run: Promise<Pick<Handled<R>, 'r
 
 const NOT_READABLE = 'The change is recorded but cannot be read yet: read it again shortly';
 
-/**
- * A write's row as the read model has it, once `reads` had the write (`written`): a read model lagging past the bound
- * is waited for once more; still without the row, the answer is 503 (the write is recorded: read it again shortly).
- */
-export async function readBack<T>(deps: AppDeps, position: Position | null, reads: Reads, read: () => Promise<T | undefined>): Promise<T> {
+/** A write's row as the read model has it, read once the write has settled: still missing, 503 (the write is recorded). */
+export async function readWritten<T>(read: () => Promise<T | undefined>): Promise<T> {
   const row = await read();
   if (row !== undefined) return row;
-  await caughtUp(deps, position, reads, READ_BACK_MS);
-  const again = await read();
-  if (again !== undefined) return again;
   throw new ProblemError(503, NOT_READABLE);
 }
 
 /**
  * A write answered with its row as the read model has it (commands return ids, never views): `written` (which has
- * waited once more for a lagging read model already), then the row; still without it, 503 as `readBack`.
+ * waited once more for a lagging read model already), then the row; still without it, 503 (`readWritten`).
  */
 export async function writeThenRead<R, T>(
   c: Caller,
@@ -124,9 +123,7 @@ export async function writeThenRead<R, T>(
   read: (result: R) => Promise<T | undefined>,
 ): Promise<T> {
   const h = await written(c.deps, run, reads);
-  const row = await read(h.result);
-  if (row !== undefined) return row;
-  throw new ProblemError(503, NOT_READABLE);
+  return readWritten(() => read(h.result));
 }
 
 /**

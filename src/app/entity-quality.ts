@@ -20,7 +20,7 @@ import { conflict, DomainErrorException, forbidden, notFound } from '../domain/e
 import { newId } from '../domain/ids';
 import type { Need } from '../domain/principal';
 import { Uuid, WebsiteId } from '../domain/schemas';
-import { type Caller, caughtUp, commandContextOf, dbOf, readBack, websiteFor, written, writeThenRead } from './context';
+import { type Caller, commandContextOf, dbOf, readWritten, settle, websiteFor, written, writeThenRead } from './context';
 import { KNOWLEDGE_BASE_NOT_ENABLED } from './knowledge';
 
 /**
@@ -118,7 +118,6 @@ export async function closeConflict(c: Caller, id: string, to: 'resolved' | 'dis
     ['fact_conflicts'],
   );
   // nothing appended (the same decision again): what the stream held may be another request's, not applied yet
-  const head = h.position ?? (await c.deps.rt.store.lastPosition());
-  if (h.position === null) await caughtUp(c.deps, head, ['fact_conflicts']);
-  return { conflict: await readBack(c.deps, head, ['fact_conflicts'], () => getConflict(dbOf(c), w.id, id)) };
+  if (h.position === null) await settle(c.deps, await c.deps.rt.store.lastPosition(), ['fact_conflicts']);
+  return { conflict: await readWritten(() => getConflict(dbOf(c), w.id, id)) };
 }

@@ -9,7 +9,7 @@ import { isUuid } from '../domain/ids';
 import { authorize, isUser, requireGlobal } from '../domain/principal';
 import { spendBudgets } from '../limits/budgets';
 import { monthOf } from '../../commands/allowances/allowance';
-import { type AppDeps, type Caller, commandContextOf, dbOf, readBack, written } from './context';
+import { type AppDeps, type Caller, commandContextOf, dbOf, readWritten, written } from './context';
 
 /**
  * Pitch reports (spec, "Pitch reports"; CONTRACT.md): creation and reading need a global key (Authentication 4).
@@ -51,7 +51,7 @@ export async function createPitch(c: Caller, input: CreatePitch, key: string | u
   await spendBudgets(c.deps.limiter, [{ budget: PITCH_REQUESTS, scope: c.principal.organizationId }]);
   const admission = { key, db: dbOf(c), allowance: await allowanceOf(c), models: c.deps.rt.config.pitchModels };
   const admitted = await written(c.deps, requestPitch(commandContextOf(c), input, admission), ['pitches']);
-  const handle = await readBack(c.deps, admitted.position, ['pitches'], () => pitchHandle(dbOf(c), c.principal.organizationId, admitted.pitch_id));
+  const handle = await readWritten(() => pitchHandle(dbOf(c), c.principal.organizationId, admitted.pitch_id));
   return {
     status: handle.status === 'processing' ? 202 : 200,
     body: { pitch_id: admitted.pitch_id, status: handle.status, report_url: reportUrlOf(c.deps, handle.report_token) },
