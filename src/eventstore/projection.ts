@@ -7,8 +7,6 @@ import type { TypedEvent } from './port';
 export interface ApplyContext {
   /** between rebuild.before and rebuild.after: what before() dropped is absent, and every event is new to the read model */
   rebuilding: boolean;
-  /** what the projection's prepare returned for the batch these events came in (undefined without one, or if it threw) */
-  prepared?: unknown;
 }
 
 /**
@@ -37,14 +35,6 @@ export interface Projection {
    */
   ignores?(e: TypedEvent): boolean;
   apply(trx: Knex.Transaction, events: TypedEvent[], ctx: ApplyContext): Promise<void>;
-  /**
-   * Work on a batch that reads no database (analysis, rows to send), done as soon as the batch is read: for a batch
-   * read ahead, while the batch before it is written, so node works while Postgres does. Handed to apply as
-   * `ctx.prepared`. It sees every readable event of the batch, apply perhaps fewer (a website set aside, a batch applied
-   * piece by piece), and it ran before the batch before it was written: apply looks its work up and checks what it
-   * assumed (a website's entities, say). One that throws leaves apply to do the work itself.
-   */
-  prepare?(events: TypedEvent[]): unknown;
   /**
    * Around a catch-up from position 0 (a rebuild's shadow tables, or the live ones after a version change): `before` may
    * drop what only queries need (secondary indexes) and `after` restores it; migrate must restore it too, in case a

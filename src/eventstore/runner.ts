@@ -116,10 +116,9 @@ export async function readCheckpoint(db: Knex, name: string): Promise<Position |
   return row ? positionFromString(row.position) : null;
 }
 
-/** A batch as read, its events decoded for the projection (the raw events dropped) and prepared (Projection.prepare). */
+/** A batch as read, its events decoded for the projection (the raw events dropped). */
 interface DecodedBatch {
   items: Item[];
-  prepared: unknown;
   scanned: number;
   scannedTo: Position;
 }
@@ -395,23 +394,10 @@ export class ProjectionRunner {
     return readInterest(this.store, after, this.batchSize, { handles: this.projection.handles, streamPrefixes: this.projection.streamPrefixes });
   }
 
-  /** A read with its events decoded and prepared as soon as it arrives (a read ahead: while the batch before is written). */
+  /** A read with its events decoded as soon as it arrives (a read ahead: while the batch before is written). */
   private async decoded(read: Promise<ScannedBatch>, shared = true): Promise<DecodedBatch> {
     const b = await read;
-    const items = await this.decode(b.events, shared);
-    return { items, prepared: this.prepareBatch(items), scanned: b.scanned, scannedTo: b.scannedTo };
-  }
-
-  /** The projection's prepare over a batch's readable events; one that throws leaves the work to apply. */
-  private prepareBatch(items: Item[]): unknown {
-    if (!this.projection.prepare) return undefined;
-    const events = items.filter((i): i is TypedEvent => !isUnreadable(i));
-    if (events.length === 0) return undefined;
-    try {
-      return this.projection.prepare(events);
-    } catch {
-      return undefined;
-    }
+    return { items: await this.decode(b.events, shared), scanned: b.scanned, scannedTo: b.scannedTo };
   }
 
   /**
@@ -465,7 +451,7 @@ export class ProjectionRunner {
           // the live writers' lock, then the checkpoint's move (fenced), in one statement before the first table is
           // written: a fenced batch writes nothing, and a batch is one round trip shorter
           await this.saveCheckpoint(trx, last, liveLock(this.projection.name, 'shared'));
-          await this.applyItems(trx, take(), lane, isolating, b.prepared);
+          await this.applyItems(trx, take(), lane, isolating);
         });
         this.dead = lane.dead;
       }
@@ -487,7 +473,7 @@ export class ProjectionRunner {
    * website sets it aside (of none, stops the projection). `isolating`: the batch failed on an event's content, so it is
    * applied in halves, each in a savepoint, down to the event that fails alone, whose website is then set aside.
    */
-  private async applyItems(trx: Knex.Transaction, items: Item[], lane: Lane, isolating: boolean, prepared?: unknown): Promise<void> {
+  private async applyItems(trx: Knex.Transaction, items: Item[], lane: Lane, isolating: boolean): Promise<void> {
     if (lane.searchPath) await setSearchPath(trx, lane.searchPath);
     const live: TypedEvent[] = [];
     const letters: Letter[] = [];
@@ -505,11 +491,11 @@ export class ProjectionRunner {
     }
     await recordLetters(trx, lane.letters, this.projection.name, letters);
     if (live.length === 0) return;
-    if (isolating) await this.isolate(trx, live, lane, prepared);
-    else await this.projection.apply(trx, live, { rebuilding: lane.rebuilding, prepared });
+    if (isolating) await this.isolate(trx, live, lane);
+    else await this.projection.apply(trx, live, { rebuilding: lane.rebuilding });
   }
 
-  private async isolate(trx: Knex.Transaction, events: TypedEvent[], lane: Lane, prepared: unknown): Promise<void> {
+  private async isolate(trx: Knex.Transaction, events: TypedEvent[], lane: Lane): Promise<void> {
     const live: TypedEvent[] = [];
     const held: Letter[] = [];
     for (const e of events) {
@@ -520,14 +506,14 @@ export class ProjectionRunner {
     await recordLetters(trx, lane.letters, this.projection.name, held);
     if (live.length === 0) return;
     try {
-      await trx.transaction((savepoint) => this.projection.apply(savepoint, live, { rebuilding: lane.rebuilding, prepared }));
+      await trx.transaction((savepoint) => this.projection.apply(savepoint, live, { rebuilding: lane.rebuilding }));
       return;
     } catch (err) {
       if (!isPoison(err)) throw err;
       if (live.length > 1) {
         const mid = live.length >>> 1;
-        await this.isolate(trx, live.slice(0, mid), lane, prepared);
-        await this.isolate(trx, live.slice(mid), lane, prepared);
+        await this.isolate(trx, live.slice(0, mid), lane);
+        await this.isolate(trx, live.slice(mid), lane);
         return;
       }
       const e = live[0];
@@ -808,14 +794,14 @@ export class ProjectionRunner {
           return items;
         };
         try {
-          shadow.lane = await this.applyShadow(take, shadow.lane, false, b.prepared);
+          shadow.lane = await this.applyShadow(take, shadow.lane, false);
         } catch (err) {
           if (!isPoison(err)) throw err;
           // read again rather than kept (as in step): the same stretch, applied piece by piece
           ahead = null;
           b = await read(at);
           const again = b.items;
-          shadow.lane = await this.applyShadow(() => again, shadow.lane, true, b.prepared);
+          shadow.lane = await this.applyShadow(() => again, shadow.lane, true);
         }
       }
       shadow.position = b.scannedTo;
@@ -827,11 +813,11 @@ export class ProjectionRunner {
   }
 
   /** One batch into the shadow (no checkpoint: a rebuild that stops starts over); returns the lane as it then is. */
-  private async applyShadow(take: () => Item[], lane: Lane, isolating: boolean, prepared: unknown): Promise<Lane> {
+  private async applyShadow(take: () => Item[], lane: Lane, isolating: boolean): Promise<Lane> {
     const next: Lane = { ...lane, dead: new Set(lane.dead) };
     await this.db.transaction(async (trx) => {
       await declareAppendsNone(trx);
-      await this.applyItems(trx, take(), next, isolating, prepared);
+      await this.applyItems(trx, take(), next, isolating);
     });
     return next;
   }
