@@ -248,6 +248,8 @@ interface EventRow {
  */
 const HEAD = `concat_ws(' ', position, txid, revision, floor(extract(epoch from recorded_at) * 1000)::bigint, event_id, stream_id)`;
 const COLUMNS = `${HEAD} as head, type, data, metadata`;
+/** what a read below the horizon sends of its lateral `e` (its order keys stay behind) */
+const SENT = 'e.head, e.type, e.data, e.metadata';
 
 /** The catalogue's type names: the log's type, read as a fresh string, is swapped for the interned one every lookup by type then uses. */
 const TYPE_NAMES = new Map<string, string>(knownEventTypes().map((t) => [t, t]));
@@ -621,7 +623,7 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
             where (txid, position) > (?::text::xid8, ?::bigint) and txid < h.horizon
             order by aivis_events.txid, aivis_events.position limit ?`,
         (floor) => [...at, floor, ...at, maxCount],
-        { orderBy: 'e.x8, e.position', columns: 'e.head, e.type, e.data, e.metadata' },
+        { orderBy: 'e.x8, e.position', columns: SENT },
       );
       return rows.filter((row) => row.head !== null).map(toRecorded);
     },
@@ -648,7 +650,7 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
                   where (txid, position) > (?::text::xid8, ?::bigint) and txid < h.horizon
                   order by aivis_events.txid, aivis_events.position limit ?) scanned`,
         (floor) => [...at, floor, plain, known as string[], prefixed.map(([t]) => t), prefixed.map(([, p]) => p), ...at, maxCount],
-        { orderBy: 'e.x8, e.position', columns: 'e.head, e.type, e.data, e.metadata' },
+        { orderBy: 'e.x8, e.position', columns: SENT },
       );
       const rows = all.filter((row) => row.head !== null);
       const events: RecordedEvent[] = [];
