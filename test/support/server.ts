@@ -4,7 +4,7 @@ import { createOrganization } from '../../commands/organizations/create-organiza
 import { loadConfig } from '../../src/config';
 import { isDomainError } from '../../src/domain/errors';
 import { type AppOptions, buildApp } from '../../src/http/app';
-import { comparePositions } from '../../src/eventstore/port';
+import { comparePositions, type Position, positionToString } from '../../src/eventstore/port';
 import type { ReadModelName } from '../../src/areas';
 import { createLogger, silentLogger } from '../../src/logger';
 import { openRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime';
@@ -208,7 +208,7 @@ async function settled(rt: Runtime): Promise<void> {
 
 /** What writtenMark has read of a runtime's log: how far, the last event of a user or key, each organization's last event. */
 interface WrittenLog {
-  cursor: { txid: string; position: string } | null;
+  cursor: Position | null;
   byRequest: string;
   byOrganization: Map<string, string>;
   reading: Promise<unknown>;
@@ -216,47 +216,35 @@ interface WrittenLog {
 const writtenLogs = new WeakMap<Runtime, WrittenLog>();
 
 /**
- * head()'s mark: reads the log past what it read before, up to its last committed event (a request's events are
- * committed before it answers, and their transaction ids follow every earlier one: none lands behind the cursor).
+ * head()'s mark: reads the log, as a catch-up reader does (below the read horizon: a late commit is not skipped), from
+ * what it read before up to the last event committed when it was asked (a request's events commit before it answers).
  */
 async function writtenMark(rt: Runtime, organizations: readonly string[]): Promise<string> {
-  // the Postgres log's table (PGlite or a server); EventStoreDB's log is not read here
-  if (rt.config.eventstoreUrl) throw new Error('head() reads the Postgres event log');
   let log = writtenLogs.get(rt);
   if (!log) writtenLogs.set(rt, (log = { cursor: null, byRequest: 'none', byOrganization: new Map(), reading: Promise.resolve() }));
   const read = async (l: WrittenLog) => {
-    const db = rt.database.db;
+    const target = await rt.store.lastPosition();
     if (!l.cursor) {
       // the first mark starts at the log's end: what came before is no request of this check's
-      const last = await db('aivis_events')
-        .orderBy([
-          { column: 'txid', order: 'desc' },
-          { column: 'position', order: 'desc' },
-        ])
-        .first(db.raw('txid::text as tx'), 'position');
-      l.cursor = last ? { txid: last.tx, position: String(last.position) } : { txid: '0', position: '0' };
-      l.byRequest = `from ${l.cursor.txid}:${l.cursor.position}`;
+      l.cursor = target;
+      l.byRequest = `from ${positionToString(target)}`;
       return;
     }
-    for (;;) {
-      // the id as text under another name: ordered by the alias, txids would sort as text ('100056' before '99952')
-      const rows: { tx: string; position: string; actor: string | null; organization: string | null }[] = await db('aivis_events')
-        .whereRaw('(txid, position) > (?::text::xid8, ?::bigint)', [l.cursor.txid, l.cursor.position])
-        .orderBy([{ column: 'txid' }, { column: 'position' }])
-        .limit(1000)
-        .select(
-          db.raw('txid::text as tx'),
-          'position',
-          db.raw("metadata->'actor'->>'kind' as actor"),
-          db.raw("metadata->>'organization_id' as organization"),
-        );
-      for (const r of rows) {
-        const at = `${r.tx}:${r.position}`;
-        if (r.actor !== 'system') l.byRequest = at;
-        if (r.organization) l.byOrganization.set(r.organization, at);
-        l.cursor = { txid: r.tx, position: String(r.position) };
+    const deadline = Date.now() + 5000;
+    while (comparePositions(l.cursor, target) < 0) {
+      const events = await rt.store.readAll(l.cursor, 1000);
+      if (events.length === 0) {
+        // held below the horizon by a transaction still running: it commits shortly
+        if (Date.now() > deadline) throw new Error('head(): the log did not reach its last committed event in 5 s');
+        await new Promise((r) => setTimeout(r, 5));
+        continue;
       }
-      if (rows.length < 1000) return;
+      for (const e of events) {
+        const at = positionToString(e.position);
+        if (e.metadata.actor?.kind !== 'system') l.byRequest = at;
+        if (e.metadata.organization_id) l.byOrganization.set(e.metadata.organization_id, at);
+        l.cursor = e.position;
+      }
     }
   };
   const turn = log.reading.then(() => read(log));
