@@ -17,12 +17,27 @@ export async function grepDatabase(db: Knex, needle: string, { checkColumns = tr
   ).rows as { table_schema: string; table_name: string; column_name: string; data_type: string }[];
   if (checkColumns) expect(columns.length).toBeGreaterThan(20);
   const q = (x: string) => `"${x.replace(/"/g, '""')}"`;
-  const hits: string[] = [];
+  const tables = new Map<string, typeof columns>();
   for (const c of columns) {
-    const col = q(c.column_name);
-    const test = c.data_type === 'bytea' ? `position(convert_to(?, 'UTF8') in ${col}) > 0` : `position(? in ${col}::text) > 0`;
-    const r = await db.raw(`select count(*)::int as n from ${q(c.table_schema)}.${q(c.table_name)} where ${test}`, [needle]);
-    if ((r.rows[0] as { n: number }).n > 0) hits.push(`${c.table_name}.${c.column_name}`);
+    const key = `${q(c.table_schema)}.${q(c.table_name)}`;
+    tables.set(key, [...(tables.get(key) ?? []), c]);
+  }
+  const hits: string[] = [];
+  // one scan a table: a count per column
+  for (const [table, cols] of tables) {
+    const tests = cols.map((c) =>
+      c.data_type === 'bytea' ? `position(convert_to(?, 'UTF8') in ${q(c.column_name)}) > 0` : `position(? in ${q(c.column_name)}::text) > 0`,
+    );
+    const select = tests.map((t, i) => `count(*) filter (where ${t})::int as c${i}`).join(', ');
+    const row = (
+      await db.raw(
+        `select ${select} from ${table}`,
+        tests.map(() => needle),
+      )
+    ).rows[0] as Record<string, number>;
+    cols.forEach((c, i) => {
+      if (row[`c${i}`] > 0) hits.push(`${c.table_name}.${c.column_name}`);
+    });
   }
   return hits;
 }
