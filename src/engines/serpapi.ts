@@ -11,8 +11,12 @@
  * is known; Bing Copilot takes no location.
  * Answer: `text_blocks` flattened to lines (paragraph/heading snippets, list items, table rows,
  * code); `header` first where given (Bing Copilot); `reconstructed_markdown`/`markdown` when there
- * are no blocks. Citations: `references[].link` in order. Products: `shopping_results[]` (title,
- * source, extracted_price or the price text, its currency from the symbol, link), position = order.
+ * are no blocks. Evidence: every `references[].link` is retrieved; SerpApi reports no search queries.
+ * Citations: when blocks (or list items, at any depth) carry `reference_indexes` (values of
+ * `references[].index`, its position when it has none), the references pointed at, in order of first
+ * mention; when none does (or none points at a reference), every reference in order. Products:
+ * `shopping_results[]` (title, source, extracted_price or the price text, its currency from the
+ * symbol, link), position = order.
  * A 200 with `error` "…hasn't returned any results…" is an empty answer; another `error` is `rejected`.
  */
 import { type Attempt, type AttemptResult, createLiveEngine, joinUrl, type LiveEngine, type LiveEngineDeps, type ProviderIo } from './http';
@@ -153,13 +157,40 @@ export function parseSerpApi(body: unknown, requireAnswer = true): AttemptResult
   }
   // with no answer SerpApi sends an `error`; a body with neither is not an answer
   if (requireAnswer && !Array.isArray(blocks) && lines.length === 0) throw new EngineError('bad_response', 'answer has no text_blocks');
-  const citations = new UrlList();
-  for (const ref of asArray(source.references)) citations.add(get(ref, 'link') ?? get(ref, 'url'));
+  const { citations, retrieved } = referenceEvidence(asArray(source.references), asArray(blocks));
   return {
     text: lines.join('\n'),
-    citations: citations.urls,
+    citations,
     products: parseShopping(body.shopping_results),
+    retrieved,
   };
+}
+
+/** The `reference_indexes` of the blocks and everything nested in them (list items, nested blocks), in reading order. */
+function mentionedIndexes(node: unknown, out: number[], depth = 0): number[] {
+  if (depth > 12 || typeof node !== 'object' || node === null) return out;
+  const own = isRecord(node) ? node.reference_indexes : undefined;
+  for (const i of asArray(own)) if (asNumber(i) !== undefined) out.push(i as number);
+  for (const value of Array.isArray(node) ? node : Object.values(node)) if (value !== own) mentionedIndexes(value, out, depth + 1);
+  return out;
+}
+
+/**
+ * Retrieved: every reference. Cited: the references the blocks point at, in order of first mention; every
+ * reference when no block points at one that exists.
+ */
+function referenceEvidence(references: unknown[], blocks: unknown[]): { citations: string[]; retrieved: string[] } {
+  const link = (ref: unknown) => get(ref, 'link') ?? get(ref, 'url');
+  const retrieved = new UrlList();
+  const byIndex = new Map<number, unknown>();
+  references.forEach((ref, position) => {
+    retrieved.add(link(ref));
+    const index = asNumber(get(ref, 'index')) ?? position;
+    if (!byIndex.has(index)) byIndex.set(index, ref);
+  });
+  const cited = new UrlList();
+  for (const i of mentionedIndexes(blocks, [])) cited.add(link(byIndex.get(i)));
+  return { citations: cited.urls.length ? cited.urls : retrieved.urls, retrieved: retrieved.urls };
 }
 
 async function aiOverview(io: ProviderIo, base: string, apiKey: string, req: AnswerRequest): Promise<AttemptResult> {

@@ -38,6 +38,8 @@ const good = {
     { title: 'Best PM tools', link: 'https://www.zapier.com/blog/best-project-management-software/', snippet: '…', source: 'Zapier', index: 0 },
     { title: 'Asana', link: 'https://asana.com/pricing?utm_source=google', source: 'Asana', index: 1 },
     { title: 'dup', link: 'https://asana.com/pricing?utm_source=google', index: 2 },
+    // read by the engine but pointed at by no block: retrieved, not cited
+    { title: 'Monday vs Asana', link: 'https://monday.com/blog/asana-alternatives/', source: 'monday.com', index: 3 },
   ],
   shopping_results: [
     {
@@ -71,6 +73,14 @@ adapterContract({
     ].join('\n'),
     citations: ['https://www.zapier.com/blog/best-project-management-software/', 'https://asana.com/pricing?utm_source=google'],
     provider_model: aiMode.provider_model,
+  },
+  evidence: {
+    retrieved: [
+      'https://www.zapier.com/blog/best-project-management-software/',
+      'https://asana.com/pricing?utm_source=google',
+      'https://monday.com/blog/asana-alternatives/',
+    ],
+    bare: { ...good, references: undefined },
   },
   expectGood(r) {
     expect(r.products).toEqual([
@@ -179,6 +189,95 @@ describe('serpapi engines', () => {
     expect(second.get('page_token')).toBe('tok-123');
     expect(second.get('api_key')).toBe(KEY);
     expect(second.get('q')).toBeNull();
+  });
+
+  const refs = (...links: string[]) => links.map((link, index) => ({ index, title: `Page ${index}`, link, source: new URL(link).hostname }));
+
+  it('given blocks with reference_indexes, then the references pointed at are cited in order of first mention, and every reference is retrieved', async () => {
+    server.script({
+      body: {
+        ...metadata('google_ai_mode'),
+        text_blocks: [
+          { type: 'paragraph', snippet: 'Trello and Asana both suit small teams.', reference_indexes: [2] },
+          {
+            type: 'list',
+            list: [
+              { title: 'Trello', snippet: 'boards.', reference_indexes: [2, 0] },
+              { title: 'Asana', snippet: 'timelines.', list: [{ snippet: 'Free for 10 users.', reference_indexes: [4] }] },
+            ],
+          },
+          { type: 'heading', snippet: 'Verdict' },
+        ],
+        references: refs(
+          'https://asana.com/',
+          'https://www.g2.com/categories/project-management',
+          'https://trello.com/',
+          'https://www.reddit.com/r/pm/',
+          'https://asana.com/pricing',
+        ),
+      },
+    });
+    const r = await engine().ask(request(aiMode));
+    expect(r.citations).toEqual(['https://trello.com/', 'https://asana.com/', 'https://asana.com/pricing']);
+    expect(r.retrieved).toEqual([
+      'https://asana.com/',
+      'https://www.g2.com/categories/project-management',
+      'https://trello.com/',
+      'https://www.reddit.com/r/pm/',
+      'https://asana.com/pricing',
+    ]);
+    expect(r.search_queries).toBeUndefined();
+  });
+
+  it('given references but no block with reference_indexes, then every reference is cited and retrieved', async () => {
+    server.script({
+      body: {
+        ...metadata('google_ai_mode'),
+        text_blocks: [{ type: 'paragraph', snippet: 'Asana and Trello are common picks.' }],
+        references: refs('https://asana.com/', 'https://trello.com/'),
+      },
+    });
+    const r = await engine().ask(request(aiMode));
+    expect(r.citations).toEqual(['https://asana.com/', 'https://trello.com/']);
+    expect(r.retrieved).toEqual(['https://asana.com/', 'https://trello.com/']);
+    expect(r.search_queries).toBeUndefined();
+  });
+
+  it('given reference_indexes that point at no reference, then every reference is cited, as without them', async () => {
+    server.script({
+      body: {
+        ...metadata('bing_copilot'),
+        text_blocks: [{ type: 'paragraph', snippet: 'Planner fits Microsoft 365 teams.', reference_indexes: [7] }],
+        references: refs('https://www.microsoft.com/planner', 'https://learn.microsoft.com/planner'),
+      },
+    });
+    const r = await engine(copilot).ask(request(copilot));
+    expect(r.citations).toEqual(['https://www.microsoft.com/planner', 'https://learn.microsoft.com/planner']);
+    expect(r.retrieved).toEqual(r.citations);
+  });
+
+  it('given an AI Overview behind a page_token whose blocks carry reference_indexes, then the pointed references are cited and all are retrieved', async () => {
+    server.script(
+      { body: { ...metadata('google'), ai_overview: { page_token: 'tok-9' } } },
+      {
+        body: {
+          ...metadata(AI_OVERVIEW_ENGINE),
+          ai_overview: {
+            text_blocks: [
+              { type: 'paragraph', snippet: 'ClickUp packs many features.', reference_indexes: [1] },
+              { type: 'list', list: [{ snippet: 'Notion doubles as a wiki.', reference_indexes: [1, 2] }] },
+            ],
+            references: refs('https://www.capterra.com/project-management-software/', 'https://clickup.com/', 'https://www.notion.com/'),
+          },
+        },
+      },
+    );
+    const r = await engine(overview).ask(request(overview));
+    expect(r).toMatchObject({ text: 'ClickUp packs many features.\n- Notion doubles as a wiki.', usage: { credits: 2 } });
+    expect(r.citations).toEqual(['https://clickup.com/', 'https://www.notion.com/']);
+    expect(r.retrieved).toEqual(['https://www.capterra.com/project-management-software/', 'https://clickup.com/', 'https://www.notion.com/']);
+    expect(r.search_queries).toBeUndefined();
+    expect(server.hits[1].query.get('page_token')).toBe('tok-9');
   });
 
   it('given Google showed no AI Overview, then an empty answer, not an error', async () => {
