@@ -7,6 +7,7 @@ import {
   csrfIn,
   follow,
   Jar,
+  PASSWORD,
   pkce,
   REDIRECT_URI,
   registerClient,
@@ -31,7 +32,6 @@ suite('MCP sign-in across two instances and the CLI', () => {
   let b: TestServer;
   let w: World;
   const EMAIL = 'shared@a.example.com';
-  const PASSWORD = 'correct horse battery';
 
   beforeAll(async () => {
     a = await startOAuthServer();
