@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildSite, type Site } from '../support/answers';
+import { buildSite, importAnswers, type Site } from '../support/answers';
 import { call, startServer, type TestServer, useServer } from '../support/server';
 
 /**
@@ -42,9 +42,11 @@ function dayOf(day: string, prompts: string[], models: string[], locations: (str
 }
 
 async function imported(list: Answer[]) {
-  const body = {
-    website_id: site.id,
-    responses: list.map((a, i) => ({
+  await importAnswers(
+    s,
+    key,
+    site.id,
+    list.map((a, i) => ({
       prompt_id: a.prompt_id,
       model: a.model,
       location_id: a.location_id,
@@ -52,9 +54,7 @@ async function imported(list: Answer[]) {
       text: `${NAMES.filter((_, j) => a.mentions[j]).join(' and ') || 'Nobody'} came up.`,
       citations: [],
     })),
-  };
-  const r = await call(s, 'POST', '/api/v1/responses/import', { key, body });
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  );
   answers.push(...list);
 }
 

@@ -7,6 +7,7 @@ import {
   csrfIn,
   follow,
   Jar,
+  PASSWORD,
   pkce,
   REDIRECT_URI,
   registerClient,
@@ -31,7 +32,6 @@ suite('MCP sign-in across two instances and the CLI', () => {
   let b: TestServer;
   let w: World;
   const EMAIL = 'shared@a.example.com';
-  const PASSWORD = 'correct horse battery';
 
   beforeAll(async () => {
     a = await startOAuthServer();
@@ -44,6 +44,14 @@ suite('MCP sign-in across two instances and the CLI', () => {
     await b?.close();
     await a?.close();
   });
+
+  /** `users:set-password` in a CLI process on a's database, the password on stdin. */
+  const setPassword = (input: string, ...args: string[]) => {
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), DATABASE_URL: a.databaseUrl!, LOG_LEVEL: 'warn' };
+    delete env.NATS_URL;
+    // not spawnSync: the CLI brings the team read model up to date by following the leader, which is in this process
+    return runProcess([...nodeArgs('src/cli.ts'), 'users:set-password', ...args], env, input);
+  };
 
   it('given each step on another instance, then registration, sign-in, consent, exchange, refresh and the tool call all hold', async () => {
     const resource = `${a.url}/api/mcp`;
@@ -84,18 +92,14 @@ suite('MCP sign-in across two instances and the CLI', () => {
   });
 
   it('given users:set-password with the password on stdin, then the user signs in with it; a short one is refused', async () => {
-    const env: Record<string, string> = { ...(process.env as Record<string, string>), DATABASE_URL: a.databaseUrl!, LOG_LEVEL: 'warn' };
-    delete env.NATS_URL;
-    // not spawnSync: the CLI brings the team read model up to date by following the leader, which is in this process
-    const cli = (input: string, ...args: string[]) => runProcess([...nodeArgs('src/cli.ts'), 'users:set-password', ...args], env, input);
-    const short = await cli('short\n', '--email', EMAIL);
+    const short = await setPassword('short\n', '--email', EMAIL);
     expect(short.status).toBe(1);
     expect(short.stderr).toContain('password: must be at least 8 characters');
-    const unknown = await cli('long enough password\n', '--email', 'nobody@a.example.com');
+    const unknown = await setPassword('long enough password\n', '--email', 'nobody@a.example.com');
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain('no user has the email nobody@a.example.com');
 
-    const set = await cli('a brand new passphrase\n', '--email', EMAIL.toUpperCase());
+    const set = await setPassword('a brand new passphrase\n', '--email', EMAIL.toUpperCase());
     expect(set.status, set.stderr).toBe(0);
     expect(JSON.parse(set.stdout)).toMatchObject({ password_set: true, organization_id: w.a.organization_id });
     expect(set.stdout + set.stderr).not.toContain('a brand new passphrase');
@@ -176,9 +180,7 @@ suite('MCP sign-in across two instances and the CLI', () => {
     const colleague = await signIn(a, 'unchanged@a.example.com', PASSWORD);
     expect(await statusOn(before.body.access_token)).toEqual([200, 200]);
 
-    const env: Record<string, string> = { ...(process.env as Record<string, string>), DATABASE_URL: a.databaseUrl!, LOG_LEVEL: 'warn' };
-    delete env.NATS_URL;
-    const set = await runProcess([...nodeArgs('src/cli.ts'), 'users:set-password', '--email', email], env, 'another long passphrase\n');
+    const set = await setPassword('another long passphrase\n', '--email', email);
     expect(set.status, set.stderr).toBe(0);
     await refusedOnBoth(before.body.access_token);
     expect(await refresh(a, { ...before.body, client_id: reg.body.client_id })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });

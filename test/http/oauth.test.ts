@@ -1,10 +1,10 @@
 import { createPrivateKey, createSign } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { PRINCIPAL_TTL_MS, setPassword, SIGN_IN_FAILED, SIGN_IN_PER_ACCOUNT, SIGN_IN_PER_ADDRESS } from '../../src/auth/accounts';
 import { until } from '../support/until';
 import { call, type TestServer } from '../support/server';
 import { REGISTRATIONS_PER_HOUR, registrationLimitKey } from '../../src/http/oauth';
-import { buildWorld, type World } from '../support/tenancy';
+import type { World } from '../support/tenancy';
 import { caughtUp } from '../support/server';
 import {
   authorizeUrl,
@@ -13,6 +13,7 @@ import {
   csrfIn,
   follow,
   Jar,
+  PASSWORD,
   pkce,
   REDIRECT_URI,
   registerClient,
@@ -20,6 +21,7 @@ import {
   startOAuthServer,
   token,
   userWithPassword,
+  useSignInWorld,
 } from '../support/oauth';
 import { post } from '../mcp/support';
 import { startSmtp, type TestSmtp } from '../support/smtp';
@@ -35,20 +37,17 @@ let viewerId: string;
 let adminId: string;
 const VIEWER = 'viewer@a.example.com';
 const ADMIN = 'admin@a.example.com';
-const PASSWORD = 'correct horse battery';
 
-beforeAll(async () => {
-  smtp = await startSmtp();
-  s = await startOAuthServer(undefined, { SMTP_URL: smtp.url, MAIL_FROM: 'aivis <no-reply@aivis.test>' });
-  w = await buildWorld(s);
-  // a viewer of website a1 only (an explicit website membership, not an organization member)
-  viewerId = await userWithPassword(s, w.a.key, VIEWER, PASSWORD, 'viewer', w.a.a1);
-  adminId = await userWithPassword(s, w.a.key, ADMIN, PASSWORD, 'admin');
-});
-afterAll(async () => {
-  await s?.close();
-  await smtp?.close();
-});
+// registered before the server's: vitest runs afterAll hooks in reverse order, so the outbox closes after the server
+afterAll(async () => smtp?.close());
+useSignInWorld(
+  { viewer: VIEWER, admin: ADMIN },
+  (ctx) => ({ s, w, viewerId, adminId } = ctx),
+  async () => {
+    smtp = await startSmtp();
+    return startOAuthServer(undefined, { SMTP_URL: smtp.url, MAIL_FROM: 'aivis <no-reply@aivis.test>' });
+  },
+);
 
 const resource = () => `${s.url}/api/mcp`;
 const metadataUrl = () => `${s.url}/.well-known/oauth-protected-resource/api/mcp`;

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PERMISSION_DENIED } from '../../src/domain/principal';
 import { jobEnded } from '../support/jobs';
 import { offlineResearch } from '../support/knowledge';
-import { freePort, signIn, userWithPassword } from '../support/oauth';
-import { call, caughtUp, startServer, type TestServer } from '../support/server';
-import { buildWorld, type World } from '../support/tenancy';
+import { PASSWORD, signIn, startOAuthServer, useSignInWorld } from '../support/oauth';
+import { call, caughtUp, type TestServer } from '../support/server';
+import type { World } from '../support/tenancy';
 import { post } from './support';
 
 // Issue 18, item 6: the knowledge base needs a website admin. Every API key is one within its scope (test/http/
@@ -15,16 +15,12 @@ let w: World;
 let adminId: string;
 const VIEWER = 'kb-viewer@a.example.com';
 const ADMIN = 'kb-admin@a.example.com';
-const PASSWORD = 'correct horse battery';
 
-beforeAll(async () => {
-  const port = await freePort();
-  s = await startServer({ PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }, {}, undefined, offlineResearch());
-  w = await buildWorld(s);
-  await userWithPassword(s, w.a.key, VIEWER, PASSWORD, 'viewer', w.a.a1);
-  adminId = await userWithPassword(s, w.a.key, ADMIN, PASSWORD, 'admin');
-});
-afterAll(async () => s?.close());
+useSignInWorld(
+  { viewer: VIEWER, admin: ADMIN },
+  (ctx) => ({ s, w, adminId } = ctx),
+  () => startOAuthServer(undefined, {}, offlineResearch()),
+);
 
 /** Signs the user in through the pages and exchanges the code: the access token. */
 async function signedIn(email: string): Promise<string> {

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
 import { MODEL_IDS } from '../../src/domain/models';
-import { buildSite, type Site } from '../support/answers';
+import { buildSite, importAnswers, type Site } from '../support/answers';
 import { OBSERVATIONS_REQUEST_FIELDS } from '../support/observations';
 import { call, type TestServer, sharedServer } from '../support/server';
 import type { World } from '../support/tenancy';
@@ -52,8 +52,7 @@ useMcpWorld(
         });
       }
     }
-    const r = await call(s, 'POST', '/api/v1/responses/import', { key: w.a.key, body: { website_id: site.id, responses } });
-    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    await importAnswers(s, w.a.key, site.id, responses);
   },
   undefined,
   sharedServer,

@@ -9,7 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, SCREENSHOT_DIR } from '../support/browser';
-import { REDIRECT_URI, startOAuthServer, userWithPassword } from '../support/oauth';
+import { PASSWORD, REDIRECT_URI, startOAuthServer, userWithPassword } from '../support/oauth';
 import type { TestServer } from '../support/server';
 import { buildWorld, type World } from '../support/tenancy';
 
@@ -62,7 +62,6 @@ let s: TestServer;
 let w: World;
 let browser: Browser;
 const EMAIL = 'editor@a.example.com';
-const PASSWORD = 'correct horse battery';
 
 beforeAll(async () => {
   s = await startOAuthServer();

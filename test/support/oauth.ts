@@ -4,7 +4,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { expect } from 'vitest';
 import { setPassword } from '../../src/auth/accounts';
-import { startServer, type TestServer } from './server';
+import { type ServerRuntimeOptions, startServer, type TestServer } from './server';
+import { useWorld, type World } from './tenancy';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -19,10 +20,29 @@ export async function freePort(): Promise<number> {
 }
 
 /** A server at a port chosen first, so PUBLIC_BASE_URL (the issuer, the resource) is its own URL. `join`: a second instance under the same public URL. */
-export async function startOAuthServer(join?: TestServer, env: Record<string, string> = {}): Promise<TestServer> {
+export async function startOAuthServer(join?: TestServer, env: Record<string, string> = {}, runtime: ServerRuntimeOptions = {}): Promise<TestServer> {
   const port = await freePort();
   const base = join ? new URL(join.url).origin : `http://127.0.0.1:${port}`;
-  return startServer({ PORT: String(port), PUBLIC_BASE_URL: base, ...env }, {}, join);
+  return startServer({ PORT: String(port), PUBLIC_BASE_URL: base, ...env }, {}, join, runtime);
+}
+
+/** The password the sign-in tests give their users. */
+export const PASSWORD = 'correct horse battery';
+
+/**
+ * useWorld on an OAuth server (`start`; startOAuthServer's by default) whose org A has two users with PASSWORD: a viewer
+ * of website a1 only (an explicit website membership, not an organization member) and an organization admin.
+ */
+export function useSignInWorld(
+  emails: { viewer: string; admin: string },
+  ready: (ctx: { s: TestServer; w: World; viewerId: string; adminId: string }) => unknown,
+  start: () => Promise<TestServer> = () => startOAuthServer(),
+): void {
+  useWorld(async ({ s, w }) => {
+    const viewerId = await userWithPassword(s, w.a.key, emails.viewer, PASSWORD, 'viewer', w.a.a1);
+    const adminId = await userWithPassword(s, w.a.key, emails.admin, PASSWORD, 'admin');
+    await ready({ s, w, viewerId, adminId });
+  }, start);
 }
 
 export const REDIRECT_URI = 'http://127.0.0.1:53682/callback';
