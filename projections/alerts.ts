@@ -2,16 +2,25 @@ import type { Knex } from 'knex';
 import { type EventHandlers, handlerProjection, migrateSql, type Projection } from '../src/eventstore/projection';
 import { CREATED_UPDATED, orgRow, updateRow } from './rows';
 
+const ruleCreated = orgRow<'AlertRuleCreated'>({
+  table: 'rm_alert_rules',
+  id: 'rule_id',
+  columns: ['website_id', 'name', 'kind'],
+  json: ['params', 'webhook_ids', 'emails'],
+  extra: () => ({ enabled: true }),
+  stamps: CREATED_UPDATED,
+});
+const ruleUpdated = updateRow<'AlertRuleUpdated'>({ table: 'rm_alert_rules', id: 'rule_id', json: ['params', 'webhook_ids', 'emails'] });
+
 const handlers: EventHandlers<Knex.Transaction> = {
-  AlertRuleCreated: orgRow({
-    table: 'rm_alert_rules',
-    id: 'rule_id',
-    columns: ['website_id', 'name', 'kind'],
-    json: ['params', 'webhook_ids', 'emails'],
-    extra: () => ({ enabled: true }),
-    stamps: CREATED_UPDATED,
-  }),
-  AlertRuleUpdated: updateRow({ table: 'rm_alert_rules', id: 'rule_id', json: ['params', 'webhook_ids', 'emails'] }),
+  // an erased (deleted) rule's addresses read null on a rebuild: nothing of the rule is kept
+  async AlertRuleCreated(e, trx) {
+    if (e.data.emails !== null) await ruleCreated(e, trx);
+  },
+  async AlertRuleUpdated(e, trx) {
+    const { emails, ...rest } = e.data;
+    await ruleUpdated(emails === null ? { ...e, data: rest } : e, trx);
+  },
   async AlertRuleDeleted(e, trx) {
     await trx('rm_alert_rules').where('id', e.data.rule_id).delete();
   },

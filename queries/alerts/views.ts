@@ -4,6 +4,8 @@ import { catalogue } from '../../src/domain/events';
 export const AlertRuleView = z.object({
   id: z.string(),
   ...catalogue.AlertRuleCreated.omit({ rule_id: true }).shape,
+  // sealed in the log (null once erased); a rule the read model holds is not erased
+  emails: z.array(z.string()),
   enabled: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),

@@ -308,10 +308,15 @@ async function runFailed(shared: Shared, rule: AlertRuleView): Promise<Firing | 
   };
 }
 
-/** The access table: the last check's flags per rule (the baseline the next daily check is compared with). */
+/**
+ * The access table: the last check's flags per rule (the baseline the next daily check is compared with); and the
+ * daily pass's claims, one per (UTC day, website) with a lease (src/workers/alerts.ts). The claims replace the older
+ * per-day table `alert_daily_passes`, left as it is (an instance of the version before still writes it).
+ */
 export async function migrateAlertAccess(db: Knex): Promise<void> {
   await db.raw(`create table if not exists alert_access_checks (rule_id uuid primary key, engines jsonb not null, checked_at timestamptz not null)`);
-  await db.raw(`create table if not exists alert_daily_passes (day date primary key)`);
+  await db.raw(`create table if not exists alert_daily_claims (
+    day date not null, website_id uuid not null, lease_until timestamptz not null, done_at timestamptz, primary key (day, website_id))`);
 }
 
 /** Each engine's access flags (http and robots); a change of any of them fires (the first check is the baseline). */

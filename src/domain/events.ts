@@ -872,26 +872,27 @@ export const catalogue = {
 
   // ---- alerts ----
   // an alert rule and the alerts it fires, on one stream (alert-rule-<id>): a firing is decided there with the
-  // stream's expected version, so instances evaluating at once fire once per (window end day, direction)
+  // stream's expected version, so instances evaluating at once fire once per (window end day, direction); the
+  // rule's email addresses are sealed under alert_rule-<id>: deleting the rule erases them
   AlertRuleCreated: z.object({
-    rule_id: z.string(),
+    rule_id: subject('alert_rule'),
     website_id: z.string(),
     name: z.string(),
     kind: z.enum(ALERT_KINDS),
     params: z.record(z.string(), z.unknown()),
     webhook_ids: z.array(z.string()),
-    emails: z.array(z.string()),
+    emails: sealed(z.array(z.string())),
   }),
   /** only the fields that changed */
   AlertRuleUpdated: z.object({
-    rule_id: z.string(),
+    rule_id: subject('alert_rule'),
     name: z.string().optional(),
     params: z.record(z.string(), z.unknown()).optional(),
     webhook_ids: z.array(z.string()).optional(),
-    emails: z.array(z.string()).optional(),
+    emails: sealed(z.array(z.string())).optional(),
     enabled: z.boolean().optional(),
   }),
-  AlertRuleDeleted: z.object({ rule_id: z.string() }),
+  AlertRuleDeleted: z.object({ rule_id: erases('alert_rule') }),
   /** `key` is (window end day, direction): a rule fires once per key; `alert` is what alert.fired carries */
   AlertFired: z.object({
     key: z.string(),

@@ -150,4 +150,44 @@ describe('alerts fired end to end', () => {
     await pass('2030-01-04');
     expect(await alertsOf(site, ruleId)).toHaveLength(1);
   });
+
+  it('given a daily pass whose instance died while checking a website (its claim left unfinished), when another pass runs after the lease, then that website is checked and its baseline recorded, once that day', async () => {
+    const site = await buildSite(s, key, { url: `https://${D.cdn}` });
+    const made = await call(s, 'POST', '/api/v1/alert-rules', {
+      key,
+      body: { website_id: site.id, name: 'access', kind: 'access_changed', params: {} },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const db = s.rt.database.db;
+    const through = accessCheckThrough(fx.outbound);
+    const checkedAt: number[] = [];
+    /** a pass at 06:mm of one day, by an instance whose check of this website dies or not */
+    const pass = (minute: number, dies = false) =>
+      dailyAlertPass(
+        {
+          db,
+          store: s.rt.store,
+          now: () => new Date(Date.UTC(2031, 0, 1, 6, minute)),
+          checkAccess: async (domain) => {
+            if (domain !== D.cdn) return through(domain);
+            checkedAt.push(minute);
+            if (dies) throw new Error('the instance died');
+            return through(domain);
+          },
+        },
+        10 * 60_000,
+      );
+    const baseline = () => db('alert_access_checks').where('rule_id', made.body.rule.id).first('engines');
+    await expect(pass(0, true)).rejects.toThrow('the instance died');
+    expect(await baseline()).toBeUndefined();
+    // within the lease the claim holds: nobody checks it again yet
+    await pass(9);
+    expect(checkedAt).toEqual([0]);
+    await pass(11);
+    expect(checkedAt).toEqual([0, 11]);
+    expect(await baseline()).toBeDefined();
+    // done: later passes of the day leave it
+    await pass(30);
+    expect(checkedAt).toEqual([0, 11]);
+  });
 });

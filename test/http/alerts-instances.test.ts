@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { emailIdForKey } from '../../commands/email/request-email';
-import { evaluateWebsite } from '../../src/app/alerts';
+import { type EvaluateDeps, evaluateWebsite } from '../../src/app/alerts';
+import { dailyAlertPass } from '../../src/workers/alerts';
 import { buildSite, importAnswers, type Site, acmeAgainstGlobex } from '../support/answers';
 import { useTwoInstancesOverNats } from '../support/nats-instances';
 import { type Receiver, startReceiver } from '../support/receiver';
@@ -88,6 +89,28 @@ suite('alerts and webhook deliveries on two instances', () => {
     expect(rx.on('/alerts')).toHaveLength(1);
     expect(rx.on('/alerts')[0].json.data).toMatchObject({ id: alert.id, rule_id: ruleId });
     expect(await a.rt.database.db('rm_emails').where({ organization_id: orgId, template: 'alert' })).toHaveLength(1);
+  });
+
+  it('given websites with an access_changed rule, when both instances run the daily pass at once, then each website is checked once', async () => {
+    const domains = [1, 2, 3].map((n) => `daily-${n}.example.com`);
+    for (const domain of domains) {
+      const other = await buildSite(a, key, { url: `https://${domain}` });
+      const made = await call(a, 'POST', '/api/v1/alert-rules', {
+        key,
+        body: { website_id: other.id, name: 'access', kind: 'access_changed', params: {} },
+      });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+    }
+    const checked: string[] = [];
+    // a check that takes a while, so the two passes overlap
+    const checkAccess: EvaluateDeps['checkAccess'] = async (domain) => {
+      checked.push(domain);
+      await new Promise((r) => setTimeout(r, 100));
+      return { result: { status: 'ok', http: { chatgpt: 'allowed' }, robots: { chatgpt: 'allowed' } } as never };
+    };
+    const now = () => new Date('2031-02-01T06:00:00Z');
+    await Promise.all([a, b].map((s) => dailyAlertPass({ db: s.rt.database.db, store: s.rt.store, now, checkAccess })));
+    expect(checked.sort()).toEqual(domains);
   });
 
   it('given deliveries both dispatchers claim, with a slow receiver failing every first attempt, then each attempt is made once, never two at a time, and the listing is exact', async () => {

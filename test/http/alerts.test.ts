@@ -1,11 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fireAlert } from '../../commands/alerts/rule';
+import { alertRuleStream, fireAlert } from '../../commands/alerts/rule';
 import { emailIdForKey } from '../../commands/email/request-email';
 import { evaluateWebsite, fire } from '../../src/app/alerts';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { apiKey, connect, toolOk } from '../mcp/support';
 import { buildSite, importAnswers, type Site, acmeAgainstGlobex } from '../support/answers';
+import { grepDatabase } from '../support/db-grep';
 import { refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, sharedServer, type TestServer } from '../support/server';
 import { useWorld, type World } from '../support/tenancy';
@@ -90,6 +92,38 @@ describe('alert rules', () => {
     await caughtUp(s, ['activity']); // the feed is projected after the write answers
     const feed = await call(s, 'GET', '/api/v1/activity', { key: w.a.key, query: { entity_type: 'alert_rule' } });
     expect(feed.body.data.map((e: { change_type: string }) => e.change_type).sort()).toEqual(['created', 'deleted', 'updated']);
+  });
+
+  it('given a rule mailing two addresses, when it is deleted, then no table holds them, the log included, even after its read model is rebuilt', async () => {
+    const marker = `erase-${randomUUID()}`;
+    const [first, added] = [`first-${marker}@example.com`, `added-${marker}@example.com`];
+    const made = await call(s, 'POST', R, {
+      key: w.a.key,
+      body: { website_id: site.id, name: 'Erasable', kind: 'access_changed', params: {}, emails: [first] },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const id = made.body.rule.id;
+    const patched = await call(s, 'PATCH', `${R}/${id}`, { key: w.a.key, body: { emails: [first, added] } });
+    expect(patched.body.rule.emails).toEqual([first, added]);
+    const kept = await call(s, 'POST', R, { key: w.a.key, body: { website_id: site.id, name: 'Kept', kind: 'run_failed', params: {} } });
+    expect(kept.status).toBe(201);
+    const db = s.rt.database.db;
+    // the read model has them; the log only as ciphertext
+    expect(await grepDatabase(db, marker)).toEqual(['rm_alert_rules.emails']);
+    expect((await call(s, 'DELETE', `${R}/${id}`, { key: w.a.key })).status).toBe(200);
+    await s.rt.runners.get('alerts')!.rebuild();
+    expect(await grepDatabase(db, marker)).toEqual([]);
+    // the rebuild read the erased rule's events without failing: the website's other rule is back
+    const listed = await call(s, 'GET', R, { key: w.a.key, query: { website_id: site.id } });
+    expect(listed.body.rules.map((r: { id: string }) => r.id)).toEqual([kept.body.rule.id]);
+    expect((await call(s, 'DELETE', `${R}/${kept.body.rule.id}`, { key: w.a.key })).status).toBe(200);
+    const events = await s.rt.store.readStream(alertRuleStream(id));
+    expect(events.map((e) => [e.type, (e.data as { emails?: unknown }).emails])).toEqual([
+      ['AlertRuleCreated', null],
+      ['AlertRuleUpdated', null],
+      ['AlertRuleDeleted', undefined],
+    ]);
+    expect((await call(s, 'GET', `${R}/${id}`, { key: w.a.key })).status).toBe(404);
   });
 
   it('given bad input, then 400 naming the field and nothing written; a scoped key is 403; another organization is refused', async () => {
