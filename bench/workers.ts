@@ -151,14 +151,18 @@ export const workers: Bench = {
       // every statement sent on a pg connection (knex's and the event store's own, which bypass knex's events)
       const onWire = new Map<string, number>();
       const wireBytes = new Map<string, number>();
+      const byProjection = new Map<string, number>();
       const query = pg.Client.prototype.query;
       if (process.env.BENCH_QUERIES)
         pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
           const q = args[0] as string | { text?: string; name?: string };
           const key = (typeof q === 'string' ? q : (q?.name ?? q?.text ?? '?')).replace(/\s+/g, ' ').slice(0, 90);
           onWire.set(key, (onWire.get(key) ?? 0) + 1);
-          // the bytes of its parameters (what the driver serialises and the socket carries)
           const values = (typeof q === 'object' && (q as { values?: unknown[] })?.values) || (args[1] as unknown[] | undefined);
+          // a projection's batch transaction starts with its live lock: counted by projection
+          const lock = Array.isArray(values) && typeof values[0] === 'string' && values[0].startsWith('aivis-live:') ? values[0].slice(11) : null;
+          if (lock) byProjection.set(lock, (byProjection.get(lock) ?? 0) + 1);
+          // the bytes of its parameters (what the driver serialises and the socket carries)
           if (Array.isArray(values))
             wireBytes.set(key, (wireBytes.get(key) ?? 0) + values.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 16), 0));
           return (query as (...a: unknown[]) => unknown).apply(this, args);
@@ -177,6 +181,12 @@ export const workers: Bench = {
         info(`workers: ${[...onWire.values()].reduce((x, y) => x + y, 0)} statements on the wire`);
         for (const [k, n] of [...onWire].sort((x, y) => y[1] - x[1]).slice(0, 40))
           info(`workers: wire x${n} ${((wireBytes.get(k) ?? 0) / 1e6).toFixed(2)} MB: ${k}`);
+        info(
+          `workers: projection transactions ${[...byProjection]
+            .sort((x, y) => y[1] - x[1])
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', ')}`,
+        );
         info(`workers: ${([...wireBytes.values()].reduce((x, y) => x + y, 0) / 1e6).toFixed(1)} MB of parameters on the wire`);
       }
       if (d0) {
