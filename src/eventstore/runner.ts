@@ -36,10 +36,9 @@ import { dropSchema, inSchema, liveSchema, lockLive, setSearchPath, shadowSchema
 const REBUILD_LEASE_SECONDS = 60;
 /**
  * After a batch much smaller than the batch size, wait this long before reading again (unless someone waits on a
- * position): under a steady trickle of appends the next read then takes a batch, not one event per transaction
- * (4 ms left the runs and credits projections a transaction per outcome append of the response workers).
+ * position): under a steady trickle of appends the next read then takes a batch, not one event per transaction.
  */
-const LINGER_MS = 25;
+const LINGER_MS = 4;
 /** the poll while a waiter waits and nothing could be read (the events it waits for sit behind an open transaction) */
 const WAITED_POLL_MS = 5;
 
