@@ -114,6 +114,11 @@ export async function abRun(commit: string, names: string[], quick: boolean, rou
       const xs = side.map((f) => cpuPerUnit(f).get(n)).filter((c) => c !== undefined);
       return { node: median(xs.map((c) => c.nodeUs)), pg: median(xs.map((c) => c.pgUs)), total: median(xs.map((c) => c.nodeUs + c.pgUs)) };
     };
+    // an older commit's bench may not print it (3a3f806 prints no CPU beside its rates): a NaN ratio would read as a goal missed
+    if (!sides.a.some((f) => cpuPerUnit(f).has(n))) {
+      info(`A/B ${n}: A printed no such figure; not compared`);
+      continue;
+    }
     const a = per(sides.a);
     const b = per(sides.b);
     const side = (x: typeof a) => `node ${x.node.toFixed(0)} + Postgres ${x.pg.toFixed(0)} = ${x.total.toFixed(0)} us`;

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { connect } from 'nats';
 import { startRun } from '../commands/responses/start-run';
@@ -36,6 +37,30 @@ export async function runsAnswered(s: BenchServer, site: AnswerSite, runs: numbe
   }
 }
 
+/** This process's CPU by thread name (/proc; Linux only): the main thread apart from V8's compiler and GC helpers. */
+function threadCpuMs(): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const st = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const name = st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'));
+      const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
+      const ms = ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+      const key = tid === String(process.pid) ? 'main' : name;
+      out.set(key, (out.get(key) ?? 0) + ms);
+    }
+  } catch {
+    // not Linux
+  }
+  return out;
+}
+const threadsSince = (t0: Map<string, number>) =>
+  [...threadCpuMs()]
+    .map(([k, v]) => [k, v - (t0.get(k) ?? 0)] as const)
+    .filter(([, v]) => v > 0)
+    .map(([k, v]) => `${k} ${v.toFixed(0)} ms`)
+    .join(', ');
+
 /** Messages delivered so far to each durable of the bus (its consumer sequence), by durable name. */
 async function deliveries(url: string): Promise<Map<string, number>> {
   const nc = await connect({ servers: url });
@@ -55,7 +80,8 @@ export const workers: Bench = {
   about: 'runs answered by the response workers of 2 instances over a private NATS JetStream (simulated engine)',
   async run({ quick }) {
     const shape = quick ? { ...quickShape, days: 1 } : { ...fullShape, days: 1 };
-    const runs = quick ? 2 : 6;
+    // BENCH_WORKER_RUNS: more runs in the span, to tell the fixed cost of a span from the cost per answer
+    const runs = Number(process.env.BENCH_WORKER_RUNS ?? (quick ? 2 : 6));
     await withTwoWorkerInstances(0, { ENGINE_MODE: 'simulated' }, async (a, b, natsUrl) => {
       const site = await seedAnswerSite(a, shape);
       const stat = async () =>
@@ -77,6 +103,18 @@ export const workers: Bench = {
       await new Promise((res) => setTimeout(res, idleMs));
       const ic = await idle.stop();
       info(`workers: idle, both instances: node ${(ic.nodeUs / idleMs).toFixed(0)} ms/s, Postgres ${(ic.pgUs / idleMs).toFixed(0)} ms/s of CPU`);
+      // BENCH_WORKER_WARM=n: the same runs of n earlier days first, metered apart, so that the measured span holds no
+      // first-time costs (compiling the code paths, the prompts' first-answer markers, the consumers' first pulls)
+      for (let i = 0; i < Number(process.env.BENCH_WORKER_WARM ?? 0); i++) {
+        const warm = await cpuMeter(a.rt.database.db);
+        const th0 = threadCpuMs();
+        const w0 = nowNs();
+        const { units } = await runsAnswered(a, site, runs, `2026-02-${String(10 + i).padStart(2, '0')}`);
+        const wc = await warm.stop();
+        info(
+          `workers: warm-up span ${i + 1}, ${units} answers in ${secondsSince(w0).toFixed(1)} s: node ${(wc.nodeUs / units).toFixed(0)} + Postgres ${(wc.pgUs / units).toFixed(0)} us an answer; threads: ${threadsSince(th0)}`,
+        );
+      }
       const t0Tables = await tables();
       const s0 = await stat();
       const queries = { n: 0 };
@@ -112,25 +150,44 @@ export const workers: Bench = {
       const d0 = process.env.BENCH_QUERIES ? await deliveries(natsUrl) : null;
       // every statement sent on a pg connection (knex's and the event store's own, which bypass knex's events)
       const onWire = new Map<string, number>();
+      const wireBytes = new Map<string, number>();
+      const byProjection = new Map<string, number>();
       const query = pg.Client.prototype.query;
       if (process.env.BENCH_QUERIES)
         pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
           const q = args[0] as string | { text?: string; name?: string };
           const key = (typeof q === 'string' ? q : (q?.name ?? q?.text ?? '?')).replace(/\s+/g, ' ').slice(0, 90);
           onWire.set(key, (onWire.get(key) ?? 0) + 1);
+          const values = (typeof q === 'object' && (q as { values?: unknown[] })?.values) || (args[1] as unknown[] | undefined);
+          // a projection's batch transaction starts with its live lock: counted by projection
+          const lock = Array.isArray(values) && typeof values[0] === 'string' && values[0].startsWith('aivis-live:') ? values[0].slice(11) : null;
+          if (lock) byProjection.set(lock, (byProjection.get(lock) ?? 0) + 1);
+          // the bytes of its parameters (what the driver serialises and the socket carries)
+          if (Array.isArray(values))
+            wireBytes.set(key, (wireBytes.get(key) ?? 0) + values.reduce<number>((n, v) => n + (typeof v === 'string' ? v.length : 16), 0));
           return (query as (...a: unknown[]) => unknown).apply(this, args);
         } as typeof query;
       const cpu = await cpuMeter(a.rt.database.db);
+      const th0 = threadCpuMs();
       const t0 = nowNs();
       const { ids, units } = await runsAnswered(a, site, runs, '2026-03-01');
       const db = a.rt.database.db;
       const seconds = secondsSince(t0);
       const c = await cpu.stop();
+      info(`workers: the measured span's CPU by thread: ${threadsSince(th0)}`);
       const s1 = await stat();
       pg.Client.prototype.query = query;
       if (onWire.size) {
         info(`workers: ${[...onWire.values()].reduce((x, y) => x + y, 0)} statements on the wire`);
-        for (const [k, n] of [...onWire].sort((x, y) => y[1] - x[1]).slice(0, 40)) info(`workers: wire x${n}: ${k}`);
+        for (const [k, n] of [...onWire].sort((x, y) => y[1] - x[1]).slice(0, 40))
+          info(`workers: wire x${n} ${((wireBytes.get(k) ?? 0) / 1e6).toFixed(2)} MB: ${k}`);
+        info(
+          `workers: projection transactions ${[...byProjection]
+            .sort((x, y) => y[1] - x[1])
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', ')}`,
+        );
+        info(`workers: ${([...wireBytes.values()].reduce((x, y) => x + y, 0) / 1e6).toFixed(1)} MB of parameters on the wire`);
       }
       if (d0) {
         const d1 = await deliveries(natsUrl);
