@@ -39,12 +39,24 @@ export const BY_URL = 1;
 /** An answer's retrieved pages as stored (rm_responses.retrieved): [url, normalized_url, cited] each, one per normalized URL. */
 export type StoredRetrieved = [string, string, boolean];
 
+/** Retrieved pages' normalized URLs, memoized (pages recur across a website's answers, as the analysis' URLs do). */
+const normalizedCache = new Map<string, string | null>();
+function normalizedOf(url: string): string | null {
+  let n = normalizedCache.get(url);
+  if (n === undefined) {
+    n = tryNormalizeUrl(url);
+    if (normalizedCache.size >= 50_000) normalizedCache.clear();
+    normalizedCache.set(url, n);
+  }
+  return n;
+}
+
 /** Cited sources first (in the analysis' order), then the engine's retrieved pages not cited; non-URLs dropped. */
 export function retrievedOf(a: AnswerAnalysis, retrieved: readonly string[] | undefined): StoredRetrieved[] {
   const out: StoredRetrieved[] = a.sources.map((s) => [s.url, s.normalized_url, true]);
   const seen = new Set(out.map((x) => x[1]));
   for (const url of retrieved ?? []) {
-    const n = tryNormalizeUrl(url);
+    const n = normalizedOf(url);
     if (n === null || seen.has(n)) continue;
     seen.add(n);
     out.push([url, n, false]);
@@ -93,26 +105,31 @@ export function domainOfNormalized(n: string): string {
 
 /** Adds the fresh answers' evidence: per-day counts (each answer once per domain and once per URL) and queries. */
 export async function insertEvidence(trx: Knex.Transaction, fresh: Recorded[], retrieved: Map<string, StoredRetrieved[]>): Promise<void> {
-  const counts = new Map<string, [string, number, string, string, string, number, number]>();
-  const add = (w: string, kind: number, day: string, model: string, key: string, cited: boolean) => {
-    const k = `${w}\u0000${kind}\u0000${day}\u0000${model}\u0000${key}`;
-    const c = counts.get(k);
+  // counts by website, day and model (one key per answer), then by URL and by domain: the inner keys are the stored
+  // strings themselves, so a lookup hashes no string built for it
+  type Count = { retrieved: number; cited: number };
+  const groups = new Map<string, { website_id: string; day: string; model: string; keys: [Map<string, Count>, Map<string, Count>] }>();
+  const add = (keys: Map<string, Count>, key: string, cited: boolean) => {
+    const c = keys.get(key);
     if (c) {
-      c[5]++;
-      if (cited) c[6]++;
-    } else counts.set(k, [w, kind, day, model, key, 1, cited ? 1 : 0]);
+      c.retrieved++;
+      if (cited) c.cited++;
+    } else keys.set(key, { retrieved: 1, cited: cited ? 1 : 0 });
   };
   const queries: unknown[] = [];
   for (const e of fresh) {
     const d = e.data;
     const { day } = dayAndTime(new Date(d.run_at));
+    const g = `${d.website_id}\u0000${day}\u0000${d.model}`;
+    let group = groups.get(g);
+    if (!group) groups.set(g, (group = { website_id: d.website_id, day, model: d.model, keys: [new Map(), new Map()] }));
     const domains = new Map<string, boolean>();
     for (const [, n, cited] of retrieved.get(d.response_id) ?? []) {
-      add(d.website_id, BY_URL, day, d.model, n, cited);
+      add(group.keys[BY_URL], n, cited);
       const host = domainOfNormalized(n);
       domains.set(host, (domains.get(host) ?? false) || cited);
     }
-    for (const [host, cited] of domains) add(d.website_id, BY_DOMAIN, day, d.model, host, cited);
+    for (const [host, cited] of domains) add(group.keys[BY_DOMAIN], host, cited);
     for (const q of queriesOf(d.search_queries))
       queries.push({
         response_id: d.response_id,
@@ -124,15 +141,10 @@ export async function insertEvidence(trx: Knex.Transaction, fresh: Recorded[], r
         qkey: queryKey(q),
       });
   }
-  const rows = [...counts.values()].map(([website_id, kind, day, model, key, retrieved, cited]) => ({
-    website_id,
-    kind,
-    day,
-    model,
-    key,
-    retrieved,
-    cited,
-  }));
+  const rows: { website_id: string; kind: number; day: string; model: string; key: string; retrieved: number; cited: number }[] = [];
+  for (const { website_id, day, model, keys } of groups.values())
+    for (const kind of [BY_DOMAIN, BY_URL])
+      for (const [key, c] of keys[kind]) rows.push({ website_id, kind, day, model, key, retrieved: c.retrieved, cited: c.cited });
   for (let i = 0; i < rows.length; i += 5000) {
     await trx.raw(
       `insert into rm_source_days (website_id, kind, day, model, key, retrieved, cited)

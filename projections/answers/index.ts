@@ -23,7 +23,7 @@ import { appendFacts, compile, insertProducts, insertResponses, nextVersion } fr
  */
 export const answersProjection: Projection = {
   name: 'answers',
-  version: 5,
+  version: 6,
   tables: [
     'rm_responses',
     'rm_fact_chunks',

@@ -26,10 +26,8 @@ export const ANSWERS_SQL = `
         source text not null,
         provider_model text,
         latency_ms int,
-        sources jsonb not null default '[]',
+        -- the analysis' sources, the retrieved pages and the search queries are in the export line only (recordedFields)
         matched jsonb not null default '{"m": [], "c": []}',
-        retrieved jsonb not null default '[]',
-        search_queries jsonb not null default '[]',
         changed bigint not null default 0,
         sample_index int not null default 0,
         export_json text not null,
@@ -89,8 +87,6 @@ export const ANSWERS_SQL = `
       );
       create index if not exists rm_response_products_site_time on rm_response_products (website_id, run_at);`;
 
-/** An answer's sources as stored (rm_responses.sources): [url, root_domain, normalized_url, suffix] each, in order. */
-export type StoredSource = [string, string, string, string];
 /** An answer's entity matches as stored (rm_responses.matched): mentions [entity_id, position] in order, cited entity ids. */
 export interface StoredMatched {
   m: [string, number][];

@@ -3,10 +3,10 @@ import { type AnswerAnalysis, analyzeProducts, type CompiledEntities } from '../
 import { compiledEntities } from '../../src/analysis/entity-cache';
 import { dayAndTime, decodeFacts, encodeFacts, type FactChunk, FactChunkBuilder, type FactDictionaries } from '../../src/analysis/facts';
 import { sameEntities, type SiteEntity } from '../site-entities';
-import { queriesOf, type StoredRetrieved } from './evidence';
+import type { StoredRetrieved } from './evidence';
 import { entitiesJson, exportJson } from './export-line';
 import type { Recorded } from './handlers';
-import type { StoredMatched, StoredSource } from './schema';
+import type { StoredMatched } from './schema';
 
 /** Answers per stored part of a day's facts. */
 export const PART_ROWS = 1024;
@@ -25,10 +25,16 @@ export async function lockSite(trx: Knex.Transaction, websiteId: string): Promis
 
 export const compile = (websiteId: string, entities: TrackedEntity[]): CompiledEntities => compiledEntities(websiteId, entities);
 
-const storedSources = (a: AnswerAnalysis): StoredSource[] => a.sources.map((x) => [x.url, x.root_domain, x.normalized_url, x.suffix]);
 export const storedMatched = (a: AnswerAnalysis): StoredMatched => ({ m: a.mentions.map((x) => [x.entity_id, x.position]), c: a.cited_entity_ids });
 
-/** Inserts the answers not stored yet (a replayed event is skipped), each with its analysis; returns those it inserted. */
+const json = JSON.stringify;
+const orNull = (v: string | number | null | undefined) => (v === null || v === undefined ? 'null' : json(v));
+
+/**
+ * Inserts the answers not stored yet (a replayed event is skipped), each with its analysis; returns those it inserted.
+ * The rows' JSON is written here, each part once: the citations' and products' JSON serve both their columns and the
+ * export line, and the export line goes in as JSON (`export`, sliced back to text by Postgres) rather than escaped.
+ */
 export async function insertResponses(
   trx: Knex.Transaction,
   recorded: Recorded[],
@@ -43,45 +49,23 @@ export async function insertResponses(
     const d = e.data;
     const analysis = analyses.get(d.response_id)!;
     const matched = storedMatched(analysis);
-    const pages = retrieved.get(d.response_id) ?? [];
     let entities = entitiesOf.get(d.website_id);
     if (!entities) entitiesOf.set(d.website_id, (entities = entitiesJson(d.website_id, tracked.get(d.website_id) ?? [])));
-    return {
-      id: d.response_id,
-      website_id: d.website_id,
-      prompt_id: d.prompt_id,
-      model: d.model,
-      location_id: d.location_id,
-      persona_id: d.persona_id,
-      schedule_id: d.schedule_id,
-      run_id: d.run_id,
-      external_id: d.external_id,
-      run_at: d.run_at,
-      text: d.text,
-      citations: d.citations,
-      products: d.products,
-      source: d.source,
-      provider_model: d.provider_model,
-      latency_ms: d.latency_ms === null ? null : Math.round(d.latency_ms),
-      sources: storedSources(analysis),
-      matched,
-      retrieved: pages,
-      search_queries: queriesOf(d.search_queries),
-      changed: version,
-      sample_index: d.sample_index ?? 0,
-      export_json: exportJson(d, analysis, pages),
-      export_entities: entities(matched),
-    };
+    const citations = json(d.citations);
+    const products = json(d.products);
+    const line = exportJson(d, analysis, retrieved.get(d.response_id) ?? [], citations, products);
+    return `{"id":${json(d.response_id)},"website_id":${json(d.website_id)},"prompt_id":${json(d.prompt_id)},"model":${json(d.model)},"location_id":${orNull(d.location_id)},"persona_id":${orNull(d.persona_id)},"schedule_id":${orNull(d.schedule_id)},"run_id":${orNull(d.run_id)},"external_id":${orNull(d.external_id)},"run_at":${json(d.run_at)},"text":${json(d.text)},"citations":${citations},"products":${products},"source":${json(d.source)},"provider_model":${orNull(d.provider_model)},"latency_ms":${orNull(d.latency_ms === null ? null : Math.round(d.latency_ms))},"matched":${json(matched)},"sample_index":${d.sample_index ?? 0},"export":{${line.slice(1)}},"export_entities":${json(entities(matched))}}`;
   });
   const r = await trx.raw(
-    `insert into rm_responses (id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched, retrieved, search_queries, changed, sample_index, export_json, export_entities)
-     select id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, sources, matched, retrieved, search_queries, changed, sample_index, export_json, export_entities
+    `insert into rm_responses (id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, matched, changed, sample_index, export_json, export_entities)
+     select id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, matched, ?::bigint, sample_index,
+         ',' || substr(export::text, 2, length(export::text) - 2), export_entities
        from json_to_recordset(?::json) as x(id uuid, website_id uuid, prompt_id uuid, model text, location_id uuid, persona_id uuid, schedule_id uuid,
          run_id uuid, external_id text, run_at timestamptz, text text, citations jsonb, products jsonb, source text, provider_model text, latency_ms int,
-         sources jsonb, matched jsonb, retrieved jsonb, search_queries jsonb, changed bigint, sample_index int, export_json text, export_entities text)
+         matched jsonb, sample_index int, export json, export_entities text)
      on conflict (id) do nothing
      returning id`,
-    [JSON.stringify(rows)],
+    [version, `[${rows.join(',')}]`],
   );
   const inserted = new Set((r.rows as { id: string }[]).map((x) => x.id));
   return recorded.filter((e) => inserted.delete(e.data.response_id));

@@ -3,8 +3,8 @@ import type { EntityInput } from '../../src/analysis/answer';
 import { scheduleValue } from '../../src/domain/filters';
 import type { Selection } from '../filters';
 import type { Answer, AnswerPage, DateRange } from './views';
-import type { StoredRetrieved } from '../../projections/answers/evidence';
-import type { StoredMatched, StoredSource } from '../../projections/answers/schema';
+import { recordedFields } from '../../projections/answers/export-line';
+import type { StoredMatched } from '../../projections/answers/schema';
 import { siteEntitiesOf } from '../../projections/site-entities';
 import { newestFirst, onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
 
@@ -46,10 +46,9 @@ export interface AnswerRow {
   text: string;
   citations: string[];
   products: Record<string, unknown>[];
-  sources: StoredSource[];
   matched: StoredMatched;
-  retrieved: StoredRetrieved[];
-  search_queries: string[];
+  /** the export line's recorded fields: the sources, retrieved pages and search queries are read from it */
+  export_json: string;
   sample_index: number;
 }
 
@@ -69,22 +68,16 @@ export const ANSWER_SELECT = [
   'r.text',
   'r.citations',
   'r.products',
-  'r.sources',
   'r.matched',
-  'r.retrieved',
-  'r.search_queries',
+  'r.export_json',
   'r.sample_index',
 ];
-
-/** An answer's stored sources and retrieved pages as the listing shows them. */
-export const sourceItems = (sources: StoredSource[]) =>
-  sources.map(([url, root_domain, normalized_url, suffix]) => ({ url, root_domain, normalized_url, suffix }));
-export const retrievedItems = (retrieved: StoredRetrieved[]) => retrieved.map(([url, normalized_url, cited]) => ({ url, normalized_url, cited }));
 
 /** Shapes stored answers with the website's current entities (`shown`: the competitors a request selects, null = all). */
 export function answerShaper(websiteId: string, entities: TrackedEntity[], shown: Set<string> | null) {
   const byId = new Map(entities.map((e) => [e.id, e]));
   return (r: AnswerRow): Answer => {
+    const recorded = recordedFields(r.export_json);
     const mentions = r.matched.m.map(([entity_id, position]) => ({ entity_id, position }));
     const brand = mentions.find((m) => byId.get(m.entity_id)?.is_self);
     const competitors = mentions
@@ -104,7 +97,7 @@ export function answerShaper(websiteId: string, entities: TrackedEntity[], shown
       cited: r.matched.c.includes(websiteId),
       position: brand?.position ?? null,
       created_at: r.run_at.toISOString(),
-      sources: sourceItems(r.sources),
+      sources: recorded.sources,
       competitors,
       schedule: scheduleValue(r.schedule_id),
       location_id: r.location_id,
@@ -113,8 +106,8 @@ export function answerShaper(websiteId: string, entities: TrackedEntity[], shown
       external_id: r.external_id,
       citations: r.citations,
       products: r.products,
-      retrieved: retrievedItems(r.retrieved),
-      search_queries: r.search_queries,
+      retrieved: recorded.retrieved,
+      search_queries: recorded.search_queries,
       sample_index: r.sample_index,
     };
   };

@@ -26,6 +26,7 @@ import {
 import { SHOPPING_MODEL_IDS } from '../../src/domain/models';
 import { normalizeUrl } from '../../src/domain/urls';
 import { onRealPostgres } from './db';
+import { recordedFields } from '../../projections/answers/export-line';
 import { blockCounts, DEFAULT_BLOCK_LEVELS, setBlockLevels } from '../../queries/metrics/blocks';
 import { finishedRun } from './answers';
 import { call, caughtUp, startServer, type TestServer } from './server';
@@ -619,14 +620,14 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
         run_at: Date;
         text: string;
         citations: string[];
-        retrieved: [string, string, boolean][];
+        export_json: string;
         location_id: string | null;
         schedule_id: string | null;
         sample_index: number;
       }[] = await s.rt.database
         .db('rm_responses')
         .where({ website_id: websiteId, run_id: r.body.run_id })
-        .select('id', 'prompt_id', 'model', 'run_at', 'text', 'citations', 'retrieved', 'location_id', 'schedule_id', 'sample_index');
+        .select('id', 'prompt_id', 'model', 'run_at', 'text', 'citations', 'export_json', 'location_id', 'schedule_id', 'sample_index');
       expect(rows.length).toBe(done.recorded);
       // every unit answered once per sample of its schedule (the default schedule: one)
       const samples = schedule ? m.samples : 1;
@@ -650,10 +651,10 @@ async function run(st: Step, key: string, websiteId: string, m: Model) {
         .orderBy(['response_id', 'idx'])
         .select('response_id', 'name', 'brand', 'merchant', 'price', 'currency', 'position');
       m.answers.push(
-        ...rows.map(({ sample_index: _, ...x }) => ({
+        ...rows.map(({ sample_index: _, export_json, ...x }) => ({
           ...x,
           // the engine's reported pages as recorded (the reference decides itself which are cited)
-          retrieved: x.retrieved.map(([url]) => url),
+          retrieved: recordedFields(export_json).retrieved.map(({ url }) => url),
           run_at: x.run_at.toISOString(),
           products: cards.filter((c) => c.response_id === x.id).map(({ response_id: _, ...c }) => c),
         })),
