@@ -20,6 +20,12 @@ import { anAnswer } from '../test/support/events';
 import { rng, seededUuid, systemMetadata } from './generate';
 import { type Bench, cpuMeter, info, nowNs, perUnit, quantile, report, secondsSince, sleep, withFreshDatabase } from './lib';
 import { startBenchServer } from './server';
+import { answerJudge } from '../src/workers/entity-quality';
+import type { RecordedAnswer } from '../src/workers/responses';
+import { silentLogger } from '../src/logger';
+
+/** Answers a response worker records in one append and hands to the judge in one call (about 13 on the workers bench). */
+const JUDGE_CALL = 13;
 
 const DAY_MS = 86_400_000;
 const FIRST = Date.parse('2025-01-01T00:00:00Z');
@@ -186,6 +192,15 @@ async function judgeFigure(quick: boolean): Promise<void> {
     }
     const r = rng(42);
     const metadata = systemMetadata(s.organizationId, websiteId, r);
+    // the entity-quality manifest's answers hook, as the runtime hands it to the response workers
+    const judgeAnswers = answerJudge({
+      store: s.rt.store,
+      db,
+      bus: s.rt.bus,
+      logger: silentLogger(),
+      waitForSuggestions: (p) => s.rt.waitForReadModels(p, ['competitor_suggestions']),
+      waitForConflicts: (p) => s.rt.waitForReadModels(p, ['fact_conflicts']),
+    });
     const cpu = await cpuMeter(db);
     const t0 = nowNs();
     for (let made = 0, k = 0; made < total; k++) {
@@ -207,7 +222,12 @@ async function judgeFigure(quick: boolean): Promise<void> {
           metadata,
         });
       }
-      await s.rt.store.append(`response-bench-${k}`, events, 'no_stream');
+      const appendedAt = await s.rt.store.append(`response-bench-${k}`, events, 'no_stream');
+      // as a response worker does after its append: the answers of about 13 units judged in one call, a few calls at once
+      const answers = events.map((e) => ({ id: e.id, data: e.data, metadata: e.metadata, position: appendedAt.position }));
+      const calls: Promise<void>[] = [];
+      for (let i = 0; i < answers.length; i += JUDGE_CALL) calls.push(judgeAnswers(answers.slice(i, i + JUDGE_CALL) as RecordedAnswer[]));
+      await Promise.all(calls);
     }
     const appended = secondsSince(t0);
     for (;;) {
