@@ -20,6 +20,12 @@ const ruleView = (r: any): AlertRuleView => ({
 export const listRules = (db: Knex, websiteId: string): Promise<AlertRuleView[]> =>
   oldestFirst(db, 'rm_alert_rules', { website_id: websiteId }, ruleView);
 
+/** The websites with at least one enabled rule, in id order (the daily pass's list). */
+export async function websitesWithEnabledRules(db: Knex): Promise<string[]> {
+  const rows: { website_id: string }[] = await db('rm_alert_rules').where('enabled', true).distinct('website_id').orderBy('website_id');
+  return rows.map((r) => r.website_id);
+}
+
 /** A website's last finished run with answers (what run_failed looks at). */
 export interface LastRun {
   id: string;

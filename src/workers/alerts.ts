@@ -5,6 +5,7 @@ import type { Bus, BusMessage } from '../bus/port';
 import { type EventStore, type Position, positionFromString } from '../eventstore/port';
 import type { Logger } from '../logger';
 import { every } from './every';
+import { websitesWithEnabledRules } from '../../queries/alerts/alerts';
 
 /** What ends a run or brings answers in: the rules of its website are evaluated then. */
 export const ALERT_BUS_TYPES = ['RunEnded', 'ResponsesImported'] as const;
@@ -65,9 +66,9 @@ export async function dailyAlertPass(deps: EvaluateDeps, leaseMs = DAILY_LEASE_M
     .db('alert_daily_claims')
     .where('day', '<', new Date(start.getTime() - CLAIMS_KEPT_DAYS * 86_400_000).toISOString().slice(0, 10))
     .delete();
-  const sites = await deps.db('rm_alert_rules').where('enabled', true).distinct('website_id').orderBy('website_id');
+  const sites = await websitesWithEnabledRules(deps.db);
   let failure: { err: unknown } | null = null;
-  for (const { website_id } of sites) {
+  for (const website_id of sites) {
     if (!(await claimWebsiteDay(deps.db, day, website_id, clock(), leaseMs))) continue;
     try {
       await evaluateWebsite(deps, website_id, 'daily');
