@@ -20,7 +20,8 @@ import { anAnswer } from '../test/support/events';
 import { rng, seededUuid, systemMetadata } from './generate';
 import { type Bench, cpuMeter, info, nowNs, perUnit, quantile, report, secondsSince, sleep, withFreshDatabase } from './lib';
 import { startBenchServer } from './server';
-import { answerJudge } from '../src/workers/entity-quality';
+import * as area from '../src/areas/entity-quality';
+import type { AreaWorkerDeps } from '../src/areas/manifest';
 import type { RecordedAnswer } from '../src/workers/responses';
 import { silentLogger } from '../src/logger';
 
@@ -192,15 +193,18 @@ async function judgeFigure(quick: boolean): Promise<void> {
     }
     const r = rng(42);
     const metadata = systemMetadata(s.organizationId, websiteId, r);
-    // the entity-quality manifest's answers hook, as the runtime hands it to the response workers
-    const judgeAnswers = answerJudge({
+    // the entity-quality manifest's answers hook, built from the runtime's parts as the runtime builds it for its response workers
+    const hook = area.entityQuality.workers?.find((w) => w.answers)?.answers;
+    if (!hook) throw new Error('the entity-quality area has no answers hook');
+    const judgeAnswers = hook({
+      config: s.rt.config,
       store: s.rt.store,
       db,
       bus: s.rt.bus,
+      engines: s.rt.engines,
       logger: silentLogger(),
-      waitForSuggestions: (p) => s.rt.waitForReadModels(p, ['competitor_suggestions']),
-      waitForConflicts: (p) => s.rt.waitForReadModels(p, ['fact_conflicts']),
-    });
+      waitForReadModels: (p, names) => s.rt.waitForReadModels(p, names),
+    } as AreaWorkerDeps);
     const cpu = await cpuMeter(db);
     const t0 = nowNs();
     for (let made = 0, k = 0; made < total; k++) {
@@ -223,7 +227,7 @@ async function judgeFigure(quick: boolean): Promise<void> {
         });
       }
       const appendedAt = await s.rt.store.append(`response-bench-${k}`, events, 'no_stream');
-      // as a response worker does after its append: the answers of about 13 units judged in one call, a few calls at once
+      // as response workers do after their appends: about 13 answers a call, the append's calls at once
       const answers = events.map((e) => ({ id: e.id, data: e.data, metadata: e.metadata, position: appendedAt.position }));
       const calls: Promise<void>[] = [];
       for (let i = 0; i < answers.length; i += JUDGE_CALL) calls.push(judgeAnswers(answers.slice(i, i + JUDGE_CALL) as RecordedAnswer[]));
