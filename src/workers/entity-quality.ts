@@ -321,21 +321,59 @@ export async function closeFactConflicts(deps: EntityQualityDeps, msg: Msg & { t
   return closed;
 }
 
+/** Answers judged together at most when calls come at once. */
+const CALL_BATCH = 1024;
+
 /**
  * The fact judge and the suggestions' announcer of engine answers, run by the response worker that recorded them (the
  * answers of one append together) before their units are settled (a failure has the units delivered again): an
- * answer is not sent on the bus a second time for them.
+ * answer is not sent on the bus a second time for them. Calls that come while one is judged go together next (one
+ * facts read, key lookup and append for all); if that fails, each is judged alone, so one call's failure is its own.
  */
 export function answerJudge(deps: EntityQualityDeps): (answers: RecordedAnswer[]) => Promise<void> {
-  return async (answers) => {
-    await judgeUnits(
+  let pending: { units: Unit[]; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  let busy = false;
+  const next = () => {
+    if (busy || !pending.length) return;
+    let n = 0;
+    let size = 0;
+    while (n < pending.length && (n === 0 || size + pending[n].units.length <= CALL_BATCH)) size += pending[n++].units.length;
+    const batch = pending.slice(0, n);
+    pending = pending.slice(n);
+    busy = true;
+    judgeUnits(
       deps,
-      answers.map((a) => ({
+      batch.flatMap((b) => b.units),
+    )
+      .then(
+        () => {
+          for (const b of batch) b.resolve();
+        },
+        () =>
+          Promise.all(
+            batch.map((b) =>
+              judgeUnits(deps, b.units).then(
+                () => b.resolve(),
+                (err) => b.reject(err),
+              ),
+            ),
+          ),
+      )
+      .finally(() => {
+        busy = false;
+        next();
+      });
+  };
+  return (answers) =>
+    new Promise<void>((resolve, reject) => {
+      const units = answers.map((a) => ({
         msg: { id: a.id, data: a.data, metadata: a.metadata, position: positionToString(a.position) },
         answers: a.data.source === 'import' ? [] : [a.data],
-      })),
-    );
-  };
+      }));
+      pending.push({ units, resolve, reject });
+      // the calls made in this turn go together
+      if (!busy) queueMicrotask(next);
+    });
 }
 
 /** The judge and announcer of imported answers (their import's message), and the closer of an edited or rejected fact's conflicts. */

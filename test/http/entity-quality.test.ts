@@ -6,7 +6,9 @@ import { Knowledge, knowledgeStream } from '../../commands/knowledge/knowledge';
 import { isDomainError } from '../../src/domain/errors';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
-import { judgeUnits } from '../../src/workers/entity-quality';
+import { answerJudge, judgeUnits } from '../../src/workers/entity-quality';
+import type { RecordedAnswer } from '../../src/workers/responses';
+import { positionFromString } from '../../src/eventstore/port';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, everyListedAnswer, finishedRun, importAnswers, type Site } from '../support/answers';
 import { simulatedEnginesWith } from '../support/engines';
@@ -429,6 +431,39 @@ describe('fact conflicts', () => {
     expect(await Promise.all(later)).toEqual([1, 1, 1]);
     // the three begun during the first read shared the next one
     expect(reads).toBe(2);
+  });
+
+  it('given answer calls at once, then their conflicts are appended together; when one of them fails, then it fails alone and the others are recorded', async () => {
+    const { site, price } = await fixture();
+    await detected(site.id);
+    const organization_id = await organizationOf(site.id);
+    const failing = new Set<string>();
+    let conflictAppends = 0;
+    const store: typeof s.rt.store = {
+      ...s.rt.store,
+      appendMany: async (appends) => {
+        if (appends.some((a) => a.streamId.startsWith('fact-conflict-'))) conflictAppends++;
+        if (appends.some((a) => failing.has(a.streamId))) throw new Error('the store refused this append');
+        return s.rt.store.appendMany!(appends);
+      },
+    };
+    const hook = answerJudge({ store, db: s.rt.database.db, bus: s.rt.bus, logger: s.rt.logger });
+    const call1 = (n: number) => {
+      const u = answerUnit(site, organization_id, `Acme Pro costs ${n} dollars per month.`);
+      const answer = { id: u.msg.id, data: u.answers[0], metadata: u.msg.metadata, position: positionFromString('0:0') } as RecordedAnswer;
+      return { answer, stream: conflictStream(conflictId(u.answers[0].response_id, price)) };
+    };
+    const together = [61, 62, 63].map(call1);
+    await Promise.all(together.map((c) => hook([c.answer])));
+    expect(conflictAppends).toBe(1);
+    for (const c of together) expect((await s.rt.store.readStream(c.stream)).map((e) => e.type)).toEqual(['FactConflictDetected']);
+
+    const [good, bad, other] = [71, 72, 73].map(call1);
+    failing.add(bad.stream);
+    const settled = await Promise.allSettled([good, bad, other].map((c) => hook([c.answer])));
+    expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    for (const c of [good, other]) expect((await s.rt.store.readStream(c.stream)).map((e) => e.type)).toEqual(['FactConflictDetected']);
+    expect(await s.rt.store.readStream(bad.stream)).toEqual([]);
   });
 
   it('given a conflict, when its fact is deleted, then it is gone from every status and the log keeps none of its text', async () => {
