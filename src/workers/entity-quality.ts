@@ -327,8 +327,8 @@ const CALL_BATCH = 1024;
 /**
  * The fact judge and the suggestions' announcer of engine answers, run by the response worker that recorded them (the
  * answers of one append together) before their units are settled (a failure has the units delivered again): an
- * answer is not sent on the bus a second time for them. Calls that come while one is judged go together next (one
- * facts read, key lookup and append for all); if that fails, each is judged alone, so one call's failure is its own.
+ * answer is not sent on the bus a second time for them. Simulated, calls that come while one is judged go together next
+ * (one facts read, key lookup and append for all); if that fails, each is judged alone, so one call's failure is its own.
  */
 export function answerJudge(deps: EntityQualityDeps): (answers: RecordedAnswer[]) => Promise<void> {
   let pending: { units: Unit[]; resolve: () => void; reject: (err: unknown) => void }[] = [];
@@ -364,13 +364,16 @@ export function answerJudge(deps: EntityQualityDeps): (answers: RecordedAnswer[]
         next();
       });
   };
+  const unitsOf = (answers: RecordedAnswer[]): Unit[] =>
+    answers.map((a) => ({
+      msg: { id: a.id, data: a.data, metadata: a.metadata, position: positionToString(a.position) },
+      answers: a.data.source === 'import' ? [] : [a.data],
+    }));
+  // live, each call keeps its own engine calls at once (merged, calls would share ENGINE_CALLS)
+  if (deps.factJudge) return async (answers) => void (await judgeUnits(deps, unitsOf(answers)));
   return (answers) =>
     new Promise<void>((resolve, reject) => {
-      const units = answers.map((a) => ({
-        msg: { id: a.id, data: a.data, metadata: a.metadata, position: positionToString(a.position) },
-        answers: a.data.source === 'import' ? [] : [a.data],
-      }));
-      pending.push({ units, resolve, reject });
+      pending.push({ units: unitsOf(answers), resolve, reject });
       // the calls made in this turn go together
       if (!busy) queueMicrotask(next);
     });
