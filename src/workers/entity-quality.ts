@@ -79,7 +79,7 @@ const readings = new WeakMap<EventStore, Map<string, Reading>>();
  * The website's approved facts as read after this call began: calls that come while a read is under way share the
  * next one (a read begun before a call may miss a fact changed just before it), so concurrent judges read once or twice.
  */
-export function approvedFacts(store: EventStore, websiteId: string): Promise<Facts> {
+function approvedFacts(store: EventStore, websiteId: string): Promise<Facts> {
   const byStore = readings.get(store) ?? new Map<string, Reading>();
   readings.set(store, byStore);
   const under = byStore.get(websiteId);
