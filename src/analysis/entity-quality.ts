@@ -92,15 +92,28 @@ export function namesBrand(sentence: string, brandNames: readonly string[]): boo
   });
 }
 
+/** A fact as the simulated judge compares it: its long words and numbers, made once per list of facts. */
+export interface PreparedFact {
+  id: string;
+  words: Set<string>;
+  numbers: Set<string>;
+}
+
+/** The facts the simulated judge can find a conflict with (a number and two long words at least), prepared. */
+export const prepareFacts = (facts: readonly { id: string; text: string }[]): PreparedFact[] =>
+  facts.map((f) => ({ id: f.id, words: longWords(f.text), numbers: numbers(f.text) })).filter((f) => f.numbers.size > 0 && f.words.size >= 2);
+
 /**
  * CONTRACT's simulated judge: a sentence naming the brand that shares at least two words of four letters or more
  * with a fact and holds a number the fact does not (the fact holding at least one) conflicts with that fact; one
  * conflict per fact, the first such sentence.
  */
 export function judgeSimulated(text: string, brandNames: readonly string[], facts: readonly { id: string; text: string }[]): JudgedConflict[] {
-  const ready = facts
-    .map((f) => ({ id: f.id, words: longWords(f.text), numbers: numbers(f.text) }))
-    .filter((f) => f.numbers.size > 0 && f.words.size >= 2);
+  return judgePrepared(text, brandNames, prepareFacts(facts));
+}
+
+/** judgeSimulated against facts prepared by prepareFacts. */
+export function judgePrepared(text: string, brandNames: readonly string[], ready: readonly PreparedFact[]): JudgedConflict[] {
   if (!ready.length) return [];
   const out = new Map<string, JudgedConflict>();
   for (const s of sentences(text)) {

@@ -170,11 +170,14 @@ export async function openSubjectKeyring(db: Knex, options: KeyringOptions = {})
       let want = [...new Set(subjects)];
       // two tries: a key another transaction inserted after this statement's snapshot is seen by the next one
       for (let attempt = 0; want.length > 0 && attempt < 3; attempt++) {
-        const fresh = randomBytes(KEY_BYTES * want.length);
-        const wrapped = want.map((s, i) => wrap(master, s, fresh.subarray(i * KEY_BYTES, (i + 1) * KEY_BYTES)));
+        // a cached subject has its row already: no new key made for it (on a retry, every subject gets one)
+        const make = attempt === 0 ? want.filter((s) => !cache.has(s)) : want;
+        const fresh = randomBytes(KEY_BYTES * make.length);
+        const made = new Map(make.map((s, i) => [s, wrap(master, s, fresh.subarray(i * KEY_BYTES, (i + 1) * KEY_BYTES))]));
+        const wrapped = want.map((s) => made.get(s) ?? null) as Buffer[];
         const r = await db.raw(
           `with want as (select * from unnest(?::text[], ?::bytea[]) as w(subject, key)),
-                ins as (insert into aivis_subject_keys (subject, key) select subject, key from want
+                ins as (insert into aivis_subject_keys (subject, key) select subject, key from want where key is not null
                          on conflict (subject) do nothing returning subject, key)
            select w.subject, coalesce(i.key, k.key) as key, (i.subject is not null or k.subject is not null) as seen
              from want w left join ins i on i.subject = w.subject left join aivis_subject_keys k on k.subject = w.subject${lazyCommit}`,

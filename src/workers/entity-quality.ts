@@ -4,7 +4,7 @@ import { suggestionsStream } from '../../commands/entity-quality/suggestions';
 import { handle, load, newEventsFor } from '../../commands/handle';
 import { Knowledge, knowledgeStream } from '../../commands/knowledge/knowledge';
 import { importStream } from '../../commands/responses/import-responses';
-import { type JudgedConflict, judgeSimulated, namesPutForward } from '../analysis/entity-quality';
+import { type JudgedConflict, judgePrepared, namesBrand, namesPutForward, type PreparedFact, prepareFacts } from '../analysis/entity-quality';
 import { judgeWithEngine } from '../analysis/fact-judge';
 import { creditsCharged } from '../domain/credits';
 import type { ModelId } from '../domain/models';
@@ -40,26 +40,70 @@ export interface EntityQualityDeps extends BusWorkerDeps {
 
 type Recorded = EventData<'ResponseRecorded'>;
 type Fact = { id: string; text: string };
+/** A website's approved facts, and the same prepared for the simulated judge. */
+interface Facts {
+  list: Fact[];
+  prepared: PreparedFact[];
+}
 
-const factsCache = new WeakMap<EventStore, Map<string, { revision: bigint; facts: Fact[] }>>();
+const factsCache = new WeakMap<EventStore, Map<string, { revision: bigint; facts: Facts }>>();
 
 /**
  * The website's approved facts (live, not hidden duplicates, text readable): its knowledge stream read from the cached
  * revision on (one small read, so a fact event is seen at once), the list made again only when the stream moved.
  */
-async function approvedFacts(store: EventStore, websiteId: string): Promise<Fact[]> {
+async function readApprovedFacts(store: EventStore, websiteId: string): Promise<Facts> {
   let byStore = factsCache.get(store);
   if (!byStore) factsCache.set(store, (byStore = new Map()));
   const { state, revision } = await load(store, knowledgeStream(websiteId), Knowledge);
   const hit = byStore.get(websiteId);
   if (hit && hit.revision === revision) return hit.facts;
-  const facts: Fact[] = [];
+  const list: Fact[] = [];
   for (const f of state.facts.values())
-    if (!f.archived && f.review_status === 'approved' && f.duplicate_of === null && f.text !== null) facts.push({ id: f.id, text: f.text });
+    if (!f.archived && f.review_status === 'approved' && f.duplicate_of === null && f.text !== null) list.push({ id: f.id, text: f.text });
+  const facts = { list, prepared: prepareFacts(list) };
   byStore.delete(websiteId);
   byStore.set(websiteId, { revision, facts });
   if (byStore.size > 5000) byStore.delete(byStore.keys().next().value as string);
   return facts;
+}
+
+/** A website's read of its facts under way, and the one the calls that came meanwhile wait for. */
+interface Reading {
+  current: Promise<Facts>;
+  queued: Promise<Facts> | null;
+}
+const readings = new WeakMap<EventStore, Map<string, Reading>>();
+
+/**
+ * The website's approved facts as read after this call began: calls that come while a read is under way share the
+ * next one (a read begun before a call may miss a fact changed just before it), so concurrent judges read once or twice.
+ */
+function approvedFacts(store: EventStore, websiteId: string): Promise<Facts> {
+  const byStore = readings.get(store) ?? new Map<string, Reading>();
+  readings.set(store, byStore);
+  const under = byStore.get(websiteId);
+  if (under) {
+    under.queued ??= under.current.then(noop, noop).then(() => startReading(store, byStore, websiteId, under));
+    return under.queued;
+  }
+  const r: Reading = { current: Promise.resolve({ list: [], prepared: [] }), queued: null };
+  byStore.set(websiteId, r);
+  return startReading(store, byStore, websiteId, r);
+}
+
+const noop = () => undefined;
+
+function startReading(store: EventStore, byStore: Map<string, Reading>, websiteId: string, r: Reading): Promise<Facts> {
+  // from here on, a new call needs a read begun after it
+  r.queued = null;
+  const p = readApprovedFacts(store, websiteId);
+  r.current = p;
+  const done = () => {
+    if (r.current === p && r.queued === null) byStore.delete(websiteId);
+  };
+  p.then(done, done);
+  return p;
 }
 
 /** The live judge's stream of one answer: its charge, whose presence says the answer was judged (a redelivery asks nothing). */
@@ -82,18 +126,21 @@ const ENGINE_CALLS = 8;
  * them). Returns how many conflicts.
  */
 async function judge(deps: EntityQualityDeps, websiteId: string, units: readonly Unit[]): Promise<number> {
-  const facts = await approvedFacts(deps.store, websiteId);
-  if (!facts.length) return 0;
   const site = await websiteContext(deps.store, units[0].msg.metadata.organization_id, websiteId);
   if (!site) return 0;
   const brand = [site.website.name];
-  const texts = new Map(facts.map((f) => [f.id, f.text]));
-  // an answer once: a message delivered again while its first delivery is in the same batch is judged (and charged) once
-  const byAnswer = new Map(units.flatMap((u) => u.answers.map((d) => [d.response_id, { msg: u.msg, d }] as const)));
+  // an answer once (a message delivered again while its first delivery is in the same batch is judged and charged
+  // once), and only one naming the brand: in another, no sentence can conflict (no I/O for it)
+  const byAnswer = new Map<string, { msg: Msg; d: Recorded }>();
+  for (const u of units) for (const d of u.answers) if (namesBrand(d.text, brand)) byAnswer.set(d.response_id, { msg: u.msg, d });
+  if (!byAnswer.size) return 0;
+  const facts = await approvedFacts(deps.store, websiteId);
+  if (!facts.list.length) return 0;
+  const texts = new Map(facts.list.map((f) => [f.id, f.text]));
   const items = [...byAnswer.values()];
   const judged = deps.factJudge
-    ? await mapLimit(items, ENGINE_CALLS, ({ msg, d }) => engineJudgement(deps, msg, websiteId, brand[0], facts, d))
-    : items.map(({ d }) => ({ conflicts: judgeSimulated(d.text, brand, facts), charge: undefined }));
+    ? await mapLimit(items, ENGINE_CALLS, ({ msg, d }) => engineJudgement(deps, msg, websiteId, brand[0], facts.list, d))
+    : items.map(({ d }) => ({ conflicts: judgePrepared(d.text, brand, facts.prepared), charge: undefined }));
   const conflicts: StreamAppend[] = [];
   const charges: StreamAppend[] = [];
   items.forEach(({ msg, d }, i) => {
@@ -274,21 +321,62 @@ export async function closeFactConflicts(deps: EntityQualityDeps, msg: Msg & { t
   return closed;
 }
 
+/** Answers judged together at most when calls come at once. */
+const CALL_BATCH = 1024;
+
 /**
  * The fact judge and the suggestions' announcer of engine answers, run by the response worker that recorded them (the
  * answers of one append together) before their units are settled (a failure has the units delivered again): an
- * answer is not sent on the bus a second time for them.
+ * answer is not sent on the bus a second time for them. Simulated, calls that come while one is judged go together next
+ * (one facts read, key lookup and append for all); if that fails, each is judged alone, so one call's failure is its own.
  */
 export function answerJudge(deps: EntityQualityDeps): (answers: RecordedAnswer[]) => Promise<void> {
-  return async (answers) => {
-    await judgeUnits(
+  let pending: { units: Unit[]; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  let busy = false;
+  const next = () => {
+    if (busy || !pending.length) return;
+    let n = 0;
+    let size = 0;
+    while (n < pending.length && (n === 0 || size + pending[n].units.length <= CALL_BATCH)) size += pending[n++].units.length;
+    const batch = pending.slice(0, n);
+    pending = pending.slice(n);
+    busy = true;
+    judgeUnits(
       deps,
-      answers.map((a) => ({
-        msg: { id: a.id, data: a.data, metadata: a.metadata, position: positionToString(a.position) },
-        answers: a.data.source === 'import' ? [] : [a.data],
-      })),
-    );
+      batch.flatMap((b) => b.units),
+    )
+      .then(
+        () => {
+          for (const b of batch) b.resolve();
+        },
+        () =>
+          Promise.all(
+            batch.map((b) =>
+              judgeUnits(deps, b.units).then(
+                () => b.resolve(),
+                (err) => b.reject(err),
+              ),
+            ),
+          ),
+      )
+      .finally(() => {
+        busy = false;
+        next();
+      });
   };
+  const unitsOf = (answers: RecordedAnswer[]): Unit[] =>
+    answers.map((a) => ({
+      msg: { id: a.id, data: a.data, metadata: a.metadata, position: positionToString(a.position) },
+      answers: a.data.source === 'import' ? [] : [a.data],
+    }));
+  // live, each call keeps its own engine calls at once (merged, calls would share ENGINE_CALLS)
+  if (deps.factJudge) return async (answers) => void (await judgeUnits(deps, unitsOf(answers)));
+  return (answers) =>
+    new Promise<void>((resolve, reject) => {
+      pending.push({ units: unitsOf(answers), resolve, reject });
+      // the calls made in this turn go together
+      if (!busy) queueMicrotask(next);
+    });
 }
 
 /** The judge and announcer of imported answers (their import's message), and the closer of an edited or rejected fact's conflicts. */

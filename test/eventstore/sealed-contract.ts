@@ -203,6 +203,18 @@ export function sealingContract(name: string, open: () => Promise<SealingEnv>): 
       await expect(other.append(`note-${id}`, [noteRecorded({ note_id: id, text: 'again' })], 0n)).rejects.toBeInstanceOf(SubjectErasedError);
     });
 
+    it('given a note sealed once (its key in cache), when more text of it is appended, then it is sealed with the same key: another instance opens both', async () => {
+      const first = noteRecorded({ text: marker('first') });
+      const id = (first.data as ProbeNote).note_id;
+      await store.append(`note-${id}`, [first], 'no_stream');
+      const second = noteRecorded({ note_id: id, text: marker('second') });
+      await store.append(`note-${id}`, [second], 0n);
+      expect((await other.readStream(`note-${id}`)).map((e) => (e.data as ProbeNote).text)).toEqual([
+        (first.data as ProbeNote).text,
+        (second.data as ProbeNote).text,
+      ]);
+    });
+
     it('given an erased note, when text of it is appended again, then the append is refused and nothing is written; a repeated erase changes nothing', async () => {
       const note = noteRecorded({ text: marker('later') });
       const id = (note.data as ProbeNote).note_id;

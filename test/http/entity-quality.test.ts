@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { conflictId, conflictStream } from '../../commands/entity-quality/conflicts';
 import { handle } from '../../commands/handle';
-import { decideCreateFact } from '../../commands/knowledge/facts';
+import { decideCreateFact, decideRecordCandidates, decideReviewFact } from '../../commands/knowledge/facts';
 import { Knowledge, knowledgeStream } from '../../commands/knowledge/knowledge';
 import { isDomainError } from '../../src/domain/errors';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
-import { judgeUnits } from '../../src/workers/entity-quality';
+import { answerJudge, judgeUnits } from '../../src/workers/entity-quality';
+import type { RecordedAnswer } from '../../src/workers/responses';
+import { positionFromString } from '../../src/eventstore/port';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, everyListedAnswer, finishedRun, importAnswers, type Site } from '../support/answers';
 import { simulatedEnginesWith } from '../support/engines';
@@ -328,6 +330,140 @@ describe('fact conflicts', () => {
     await until('both conflicts in the read model', async () => (await rowsOf()).length >= 2);
     await s.settled();
     expect((await rowsOf()).map((r) => r.fact_id).sort()).toEqual([price, founded.result.fact_id].sort());
+  });
+
+  /** One engine answer of the site as a unit of the judge. */
+  const answerUnit = (site: { id: string }, organization_id: string, text: string) => {
+    const data = { response_id: newId(), website_id: site.id, model: MODEL_IDS[1], run_at: '2026-11-20T10:00:00Z', text, source: 'engine' };
+    const metadata = {
+      organization_id,
+      website_id: site.id,
+      actor: SYSTEM_ACTOR,
+      correlation_id: newId(),
+      causation_id: null,
+      time: new Date().toISOString(),
+    };
+    return { msg: { id: newId(), data, metadata, position: '0:0' }, answers: [data] } as unknown as Parameters<typeof judgeUnits>[1][number];
+  };
+  /** A fact approved on its stream (the review route finds it in the read model, which may lag). */
+  const approve = async (websiteId: string, organization_id: string, factId: string) => {
+    const r = await handle(
+      { store: s.rt.store, organizationId: organization_id, actor: SYSTEM_ACTOR, websiteId },
+      knowledgeStream(websiteId),
+      Knowledge,
+      (st) => decideReviewFact(st, factId, { decision: 'approve' }),
+    );
+    if (isDomainError(r)) throw new Error(r.message);
+  };
+  const organizationOf = async (websiteId: string): Promise<string> =>
+    (await s.rt.database.db('rm_websites').where({ id: websiteId }).first('organization_id')).organization_id;
+
+  it('given a fact pending review, then no judgement is against it; once approved, the next is; once deleted, none again', async () => {
+    const { site } = await fixture();
+    await detected(site.id);
+    const organization_id = await organizationOf(site.id);
+    const deps = { store: s.rt.store, db: s.rt.database.db, bus: s.rt.bus, logger: s.rt.logger };
+    const offices = newId();
+    const candidate = { fact_id: offices, pillar_id: newId(), text: 'Acme has 40 offices in Europe.', source_url: null, source_quote: null };
+    const recorded = await handle(
+      { store: s.rt.store, organizationId: organization_id, actor: SYSTEM_ACTOR, websiteId: site.id },
+      knowledgeStream(site.id),
+      Knowledge,
+      (st) =>
+        decideRecordCandidates(st, site.id, [{ ...candidate, confidence: 'high', source_type: 'web_research', response_id: null, job_id: newId() }]),
+    );
+    if (isDomainError(recorded)) throw new Error(recorded.message);
+    expect(await judgeUnits(deps, [answerUnit(site, organization_id, 'Acme has 45 offices in Europe.')])).toBe(0);
+
+    await approve(site.id, organization_id, offices);
+    const after = answerUnit(site, organization_id, 'Acme has 46 offices in Europe.');
+    expect(await judgeUnits(deps, [after])).toBe(1);
+    expect((await s.rt.store.readStream(conflictStream(conflictId(after.answers[0].response_id, offices)))).map((e) => e.type)).toEqual([
+      'FactConflictDetected',
+    ]);
+
+    const deleted = await call(s, 'POST', '/api/v1/knowledge-base/facts/delete', {
+      key: w.a.key,
+      body: { website_id: site.id, fact_ids: [offices] },
+    });
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+    const erased = answerUnit(site, organization_id, 'Acme has 47 offices in Europe.');
+    expect(await judgeUnits(deps, [erased])).toBe(0);
+    expect(await s.rt.store.readStream(conflictStream(conflictId(erased.answers[0].response_id, offices)))).toEqual([]);
+  });
+
+  it('given judgements at once, when a fact is approved while one of them reads the facts, then a judgement begun after the approval is against it', async () => {
+    const { site } = await fixture();
+    await detected(site.id);
+    const organization_id = await organizationOf(site.id);
+    const offices = newId();
+    const candidate = { fact_id: offices, pillar_id: newId(), text: 'Acme has 40 offices in Europe.', source_url: null, source_quote: null };
+    const recorded = await handle(
+      { store: s.rt.store, organizationId: organization_id, actor: SYSTEM_ACTOR, websiteId: site.id },
+      knowledgeStream(site.id),
+      Knowledge,
+      (st) =>
+        decideRecordCandidates(st, site.id, [{ ...candidate, confidence: 'high', source_type: 'web_research', response_id: null, job_id: newId() }]),
+    );
+    if (isDomainError(recorded)) throw new Error(recorded.message);
+    // a store whose reads of the knowledge stream are held once read, until released
+    let reads = 0;
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const store: typeof s.rt.store = {
+      ...s.rt.store,
+      readStream: async (streamId, options) => {
+        const events = await s.rt.store.readStream(streamId, options);
+        if (streamId === knowledgeStream(site.id)) {
+          reads++;
+          await held;
+        }
+        return events;
+      },
+    };
+    const deps = { store, db: s.rt.database.db, bus: s.rt.bus, logger: s.rt.logger };
+    const before = judgeUnits(deps, [answerUnit(site, organization_id, 'Acme has 45 offices in Europe.')]);
+    await until('the first read of the facts', async () => reads === 1);
+    await approve(site.id, organization_id, offices);
+    const later = [46, 47, 48].map((n) => judgeUnits(deps, [answerUnit(site, organization_id, `Acme has ${n} offices in Europe.`)]));
+    release();
+    expect(await before).toBe(0);
+    expect(await Promise.all(later)).toEqual([1, 1, 1]);
+    // the three begun during the first read shared the next one
+    expect(reads).toBe(2);
+  });
+
+  it('given answer calls at once, then their conflicts are appended together; when one of them fails, then it fails alone and the others are recorded', async () => {
+    const { site, price } = await fixture();
+    await detected(site.id);
+    const organization_id = await organizationOf(site.id);
+    const failing = new Set<string>();
+    let conflictAppends = 0;
+    const store: typeof s.rt.store = {
+      ...s.rt.store,
+      appendMany: async (appends) => {
+        if (appends.some((a) => a.streamId.startsWith('fact-conflict-'))) conflictAppends++;
+        if (appends.some((a) => failing.has(a.streamId))) throw new Error('the store refused this append');
+        return s.rt.store.appendMany!(appends);
+      },
+    };
+    const hook = answerJudge({ store, db: s.rt.database.db, bus: s.rt.bus, logger: s.rt.logger });
+    const call1 = (n: number) => {
+      const u = answerUnit(site, organization_id, `Acme Pro costs ${n} dollars per month.`);
+      const answer = { id: u.msg.id, data: u.answers[0], metadata: u.msg.metadata, position: positionFromString('0:0') } as RecordedAnswer;
+      return { answer, stream: conflictStream(conflictId(u.answers[0].response_id, price)) };
+    };
+    const together = [61, 62, 63].map(call1);
+    await Promise.all(together.map((c) => hook([c.answer])));
+    expect(conflictAppends).toBe(1);
+    for (const c of together) expect((await s.rt.store.readStream(c.stream)).map((e) => e.type)).toEqual(['FactConflictDetected']);
+
+    const [good, bad, other] = [71, 72, 73].map(call1);
+    failing.add(bad.stream);
+    const settled = await Promise.allSettled([good, bad, other].map((c) => hook([c.answer])));
+    expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    for (const c of [good, other]) expect((await s.rt.store.readStream(c.stream)).map((e) => e.type)).toEqual(['FactConflictDetected']);
+    expect(await s.rt.store.readStream(bad.stream)).toEqual([]);
   });
 
   it('given a conflict, when its fact is deleted, then it is gone from every status and the log keeps none of its text', async () => {
