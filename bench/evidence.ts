@@ -119,7 +119,9 @@ export const evidence = answersBench({
     const seconds = secondsSince(t0);
     const used = await cpu.stop();
     const { base: rss0, peak } = rss.stop();
-    if (answers !== ds.total) throw new Error(`exported ${answers} of ${ds.total}`);
+    // a kept dataset (BENCH_DATASET_DB) also holds the answers of earlier benches' runs: every stored answer comes out
+    const stored = Number((await ds.server.rt.database.db('rm_responses').where('website_id', ds.site.websiteId).count({ n: '*' }))[0].n);
+    if (answers !== stored) throw new Error(`exported ${answers} of ${stored}`);
     report('export_answers_per_s', answers / seconds, 'answers/s', {
       cpu: perUnit(used, answers, 'answer'),
       goal: { op: '>=', value: 50_000 },
