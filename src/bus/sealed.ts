@@ -1,11 +1,12 @@
+import { coalescing } from '../domain/coalesce';
 import type { Sealer } from '../eventstore/sealed';
 import type { Bus, BusMessage } from './port';
 
 /**
  * The bus with erasable fields sealed in transit and at rest (JetStream keeps messages on disk): what is published
  * is sealed (the relay already sends the log's ciphertext; anything else is sealed here, an erased subject's fields
- * as null), and each message is opened just before its handler runs, with the subject keys as they are then: a
- * message about a subject erased meanwhile reaches the worker with those fields null.
+ * as null), and each message is opened just before its handler runs (those handled at once together), with the subject
+ * keys as they are then: a message about a subject erased meanwhile reaches the worker with those fields null.
  */
 export function sealedBus(bus: Bus, sealer: Sealer): Bus {
   return {
@@ -15,7 +16,9 @@ export function sealedBus(bus: Bus, sealer: Sealer): Bus {
     },
     consume(options) {
       const handler = options.handler as (msg: BusMessage, ...rest: unknown[]) => Promise<void>;
-      return bus.consume({ ...options, handler: async (msg: BusMessage, ...rest: unknown[]) => handler((await sealer.open([msg]))[0], ...rest) });
+      // messages handled at once are opened together: one read of their subjects' keys
+      const open = coalescing((msgs: BusMessage[]) => sealer.open(msgs), { alone: true });
+      return bus.consume({ ...options, handler: async (msg: BusMessage, ...rest: unknown[]) => handler(await open(msg), ...rest) });
     },
     backlog: (durable) => bus.backlog(durable),
     ping: () => bus.ping(),

@@ -17,6 +17,7 @@ import { deterministicId } from '../domain/ids';
 import { appendMany, type EventStore, maxPosition, type Position, positionFromString, positionToString, type StreamAppend } from '../eventstore/port';
 import { SubjectErasedError } from '../eventstore/sealed';
 import { systemContext, websiteContext } from './context';
+import { coalescing } from '../domain/coalesce';
 import { mapLimit } from '../domain/map-limit';
 import type { RecordedAnswer } from './responses';
 import { type BusWorkerDeps, startWorker } from './worker';
@@ -321,9 +322,6 @@ export async function closeFactConflicts(deps: EntityQualityDeps, msg: Msg & { t
   return closed;
 }
 
-/** Answers judged together at most when calls come at once. */
-const CALL_BATCH = 1024;
-
 /**
  * The fact judge and the suggestions' announcer of engine answers, run by the response worker that recorded them (the
  * answers of one append together) before their units are settled (a failure has the units delivered again): an
@@ -331,39 +329,6 @@ const CALL_BATCH = 1024;
  * (one facts read, key lookup and append for all); if that fails, each is judged alone, so one call's failure is its own.
  */
 export function answerJudge(deps: EntityQualityDeps): (answers: RecordedAnswer[]) => Promise<void> {
-  let pending: { units: Unit[]; resolve: () => void; reject: (err: unknown) => void }[] = [];
-  let busy = false;
-  const next = () => {
-    if (busy || !pending.length) return;
-    let n = 0;
-    let size = 0;
-    while (n < pending.length && (n === 0 || size + pending[n].units.length <= CALL_BATCH)) size += pending[n++].units.length;
-    const batch = pending.slice(0, n);
-    pending = pending.slice(n);
-    busy = true;
-    judgeUnits(
-      deps,
-      batch.flatMap((b) => b.units),
-    )
-      .then(
-        () => {
-          for (const b of batch) b.resolve();
-        },
-        () =>
-          Promise.all(
-            batch.map((b) =>
-              judgeUnits(deps, b.units).then(
-                () => b.resolve(),
-                (err) => b.reject(err),
-              ),
-            ),
-          ),
-      )
-      .finally(() => {
-        busy = false;
-        next();
-      });
-  };
   const unitsOf = (answers: RecordedAnswer[]): Unit[] =>
     answers.map((a) => ({
       msg: { id: a.id, data: a.data, metadata: a.metadata, position: positionToString(a.position) },
@@ -371,12 +336,15 @@ export function answerJudge(deps: EntityQualityDeps): (answers: RecordedAnswer[]
     }));
   // live, each call keeps its own engine calls at once (merged, calls would share ENGINE_CALLS)
   if (deps.factJudge) return async (answers) => void (await judgeUnits(deps, unitsOf(answers)));
-  return (answers) =>
-    new Promise<void>((resolve, reject) => {
-      pending.push({ units: unitsOf(answers), resolve, reject });
-      // the calls made in this turn go together
-      if (!busy) queueMicrotask(next);
-    });
+  // about 13 answers a call: up to about a thousand judged together
+  const together = coalescing(
+    async (calls: Unit[][]) => {
+      await judgeUnits(deps, calls.flat());
+      return calls.map(() => undefined);
+    },
+    { max: 80, alone: true },
+  );
+  return (answers) => together(unitsOf(answers));
 }
 
 /** The judge and announcer of imported answers (their import's message), and the closer of an edited or rejected fact's conflicts. */

@@ -6,6 +6,7 @@ import { load } from '../../commands/handle';
 import { signingSecrets, updateWebhook, Webhook, webhookStream } from '../../commands/webhooks/webhook';
 import type { Bus, BusMessage, Consumer } from '../bus/port';
 import { type EventType, isKnownType, SYSTEM_ACTOR } from '../domain/events';
+import { coalescing } from '../domain/coalesce';
 import { newId } from '../domain/ids';
 import type { EventStore, TypedEvent } from '../eventstore/port';
 import type { Logger } from '../logger';
@@ -110,28 +111,44 @@ export interface FanOutLease {
  * lease, the rows whose first attempt is this caller's (written leased: no claim of their own).
  */
 export async function fanOut(db: Knex, msg: BusMessage, out: Outgoing, lease?: FanOutLease): Promise<{ added: number; leased: Claimed[] }> {
-  const payload = {
-    id: msg.id,
-    type: out.type,
-    created_at: msg.metadata.time,
-    organization_id: msg.metadata.organization_id,
-    website_id: out.website_id,
-    data: out.data,
-  };
+  return (await fanOutMany(db, [{ msg, out }], lease))[0];
+}
+
+/** fanOut of several events in one statement; the lease's room is shared by them in their order. */
+export async function fanOutMany(
+  db: Knex,
+  events: readonly { msg: BusMessage; out: Outgoing }[],
+  lease?: FanOutLease,
+): Promise<{ added: number; leased: Claimed[] }[]> {
+  const payloads = events.map(({ msg, out }) =>
+    JSON.stringify({
+      id: msg.id,
+      type: out.type,
+      created_at: msg.metadata.time,
+      organization_id: msg.metadata.organization_id,
+      website_id: out.website_id,
+      data: out.data,
+    }),
+  );
   // alert.fired also reaches the rule's own webhooks whatever their event types
-  const ruleHooks = out.type === 'alert.fired' ? ((out.data as { webhook_ids?: string[] }).webhook_ids ?? []) : [];
+  const ruleHooks = events.map(({ out }) =>
+    JSON.stringify(out.type === 'alert.fired' ? ((out.data as { webhook_ids?: string[] }).webhook_ids ?? []) : []),
+  );
   const r = await db.raw(
-    `with wanted as (
-       select w.id, w.organization_id, not (w.id = any(?::uuid[])) as free
-         from rm_webhooks w
-        where w.organization_id = ? and w.status = 'enabled'
-          and (?::uuid is null or w.id = ?::uuid)
-          and (w.id = any(?::uuid[]) or w.event_types @> '["*"]' or w.event_types @> ?::jsonb)
-          and (w.website_ids is null or (?::text is not null and w.website_ids @> ?::jsonb))),
-     picked as (select id, organization_id, free and row_number() over (partition by free order by id) <= ? as leased from wanted),
+    `with ev as (
+       select * from unnest(?::int[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::uuid[], ?::jsonb[], ?::jsonb[])
+         as e(ord, event_id, organization_id, type, website_id, only_id, rule_hooks, payload)),
+     wanted as (
+       select e.ord, e.event_id, e.type, e.payload, w.id, w.organization_id, not (w.id = any(?::uuid[])) as free
+         from ev e join rm_webhooks w on w.organization_id = e.organization_id
+        where w.status = 'enabled'
+          and (e.only_id is null or w.id = e.only_id)
+          and (jsonb_exists(e.rule_hooks, w.id::text) or w.event_types @> '["*"]' or w.event_types @> jsonb_build_array(e.type))
+          and (w.website_ids is null or (e.website_id is not null and w.website_ids @> jsonb_build_array(e.website_id)))),
+     picked as (select *, free and row_number() over (partition by free order by ord, id) <= ? as leased from wanted),
      ins as (
        insert into webhook_deliveries (id, webhook_id, organization_id, event_id, event_type, payload, next_attempt_at, attempts, lease_until, lease_owner)
-       select gen_random_uuid(), p.id, p.organization_id, ?, ?, ?::jsonb, now(),
+       select gen_random_uuid(), p.id, p.organization_id, p.event_id, p.type, p.payload, now(),
               case when p.leased then 1 else 0 end,
               case when p.leased then now() + make_interval(secs => ?) end,
               case when p.leased then ?::text end
@@ -142,24 +159,29 @@ export async function fanOut(db: Knex, msg: BusMessage, out: Outgoing, lease?: F
             case when ins.lease_owner is not null then ins.payload end as payload, w.url, w.format, w.secret_changed_at
        from ins join rm_webhooks w on w.id = ins.webhook_id`,
     [
-      lease?.saturated ?? [],
-      msg.metadata.organization_id,
-      out.only ?? null,
-      out.only ?? null,
+      events.map((_, i) => i),
+      events.map(({ msg }) => msg.id),
+      events.map(({ msg }) => msg.metadata.organization_id),
+      events.map(({ out }) => out.type),
+      events.map(({ out }) => out.website_id),
+      events.map(({ out }) => out.only ?? null),
       ruleHooks,
-      JSON.stringify([out.type]),
-      out.website_id,
-      JSON.stringify([out.website_id]),
+      payloads,
+      lease?.saturated ?? [],
       lease?.room ?? 0,
-      msg.id,
-      out.type,
-      JSON.stringify(payload),
       lease?.seconds ?? 0,
       lease?.owner ?? null,
-    ],
+    ] as unknown as readonly Knex.RawBinding[],
   );
-  const rows = r.rows as (Claimed & { leased: boolean })[];
-  return { added: rows.length, leased: rows.filter((x) => x.leased).map(({ leased: _, ...c }) => c) };
+  const results = events.map(() => ({ added: 0, leased: [] as Claimed[] }));
+  const byEvent = new Map(events.map(({ msg }, i) => [msg.id, results[i]]));
+  for (const { leased, ...c } of r.rows as (Claimed & { leased: boolean })[]) {
+    const to = byEvent.get(c.event_id);
+    if (!to) continue;
+    to.added++;
+    if (leased) to.leased.push(c);
+  }
+  return results;
 }
 
 export interface WebhookWorkerDeps {
@@ -380,21 +402,25 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
   const saturatedEndpoints = () => [...inFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
   // one fan-out at a time takes first attempts (the in-flight shares it reads stay true); the others only write rows
   let leasing = false;
-  async function fanOutHere(msg: BusMessage, out: Outgoing): Promise<void> {
+  async function fanOutHere(events: { msg: BusMessage; out: Outgoing }[]): Promise<undefined[]> {
     const room = leasing ? 0 : Math.max(0, concurrency - total);
     if (room > 0) leasing = true;
     total += room;
-    let leased: Claimed[] = [];
-    let added = 0;
+    let results: { added: number; leased: Claimed[] }[];
     try {
-      ({ added, leased } = await fanOut(deps.db, msg, out, { owner, seconds: LEASE_S, room, saturated: room > 0 ? saturatedEndpoints() : [] }));
+      results = await fanOutMany(deps.db, events, { owner, seconds: LEASE_S, room, saturated: room > 0 ? saturatedEndpoints() : [] });
     } finally {
       total -= room;
       if (room > 0) leasing = false;
     }
-    for (const c of leased) start(c);
-    if (added > leased.length) poke();
+    for (const { added, leased } of results) {
+      for (const c of leased) start(c);
+      if (added > leased.length) poke();
+    }
+    return results.map(() => undefined);
   }
+  // the messages in hand fanned out together: one statement for them (each alone if it fails)
+  const fanOutTogether = coalescing(fanOutHere, { alone: true });
 
   const loop = (async () => {
     while (running) {
@@ -434,7 +460,7 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
     handle: async (msg) => {
       const out = outgoing(deps.feed, msg);
       if (!out) return;
-      await fanOutHere(msg, out);
+      await fanOutTogether({ msg, out });
     },
   });
 
