@@ -1,7 +1,8 @@
 import { request } from 'undici';
 import { BY_DOMAIN, BY_URL } from '../projections/answers/evidence';
 import { heldSourceIndex } from '../queries/evidence/source-index';
-import { answersBench } from './answers';
+import type { Knex } from 'knex';
+import { type AnswerDataset, answersBench } from './answers';
 import { cpuMeter, info, nowNs, perUnit, quantile, report, rssPeak, sampleUs, secondsSince, sleep } from './lib';
 
 const DAY_MS = 86_400_000;
@@ -25,10 +26,58 @@ async function idleRate(db: import('knex').Knex): Promise<{ nodeUs: number; pgUs
   return { nodeUs: used.nodeUs / s, pgUs: used.pgUs / s };
 }
 
+/** The whole answers export over HTTP in pages of 100,000 with the cursor; its figures reported with `suffix`. */
+async function exportFigures(ds: AnswerDataset, db: Knex, idle: { nodeUs: number; pgUs: number }, suffix: string) {
+  // the whole export in pages of 100,000 with the cursor, each body read as it streams (lines counted, not kept)
+  const rss = rssPeak(20);
+  const cpu = await cpuMeter(db);
+  const t0 = nowNs();
+  let answers = 0;
+  let bytes = 0;
+  let after: string | undefined;
+  for (;;) {
+    const q = new URLSearchParams({ website_id: ds.site.websiteId, limit: '100000', ...(after ? { after } : {}) });
+    // undici's request (Buffers, no web streams) and a native search for the newlines: the client shares this
+    // process's CPU with the server, so it is kept as cheap as a warehouse job's own reader would be
+    const res = await request(`${ds.server.url}/api/v1/responses/export?${q}`, { headers: { 'x-api-key': ds.server.key } });
+    if (res.statusCode !== 200) throw new Error(`export: ${res.statusCode} ${await res.body.text()}`);
+    let got = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      bytes += chunk.length;
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) got++;
+    }
+    answers += got;
+    const cursor = res.headers['x-next-cursor'];
+    after = typeof cursor === 'string' ? cursor : undefined;
+    if (got < 100_000) break;
+  }
+  const seconds = secondsSince(t0);
+  const used = await cpu.stop();
+  const { base: rss0, peak } = rss.stop();
+  // a kept dataset (BENCH_DATASET_DB) also holds the answers of earlier benches' runs: every stored answer comes out
+  const stored = Number((await db('rm_responses').where('website_id', ds.site.websiteId).count({ n: '*' }))[0].n);
+  if (answers !== stored) throw new Error(`exported ${answers} of ${stored}`);
+  report(`export_answers_per_s${suffix}`, answers / seconds, 'answers/s', {
+    cpu: perUnit(used, answers, 'answer'),
+    goal: { op: '>=', value: 50_000 },
+    note: `${answers} answers, ${(bytes / 1e6).toFixed(0)} MB of NDJSON in ${seconds.toFixed(1)} s over HTTP; CPU ${((used.nodeUs + used.pgUs) / answers).toFixed(1)} us per answer (node ${(used.nodeUs / answers).toFixed(1)}, of it kernel ${(used.nodeSysUs / answers).toFixed(1)}, + Postgres ${(used.pgUs / answers).toFixed(1)}; the client shares the node process)`,
+  });
+  const netNode = Math.max(0, used.nodeUs - idle.nodeUs * seconds) / answers;
+  const netPg = Math.max(0, used.pgUs - idle.pgUs * seconds) / answers;
+  report(`export_cpu_us_per_answer${suffix}`, netNode + netPg, 'us', {
+    note: `node ${netNode.toFixed(1)} us + Postgres ${netPg.toFixed(1)} us per answer, net of the idle server's CPU over the ${seconds.toFixed(1)} s (the client's reading included)`,
+  });
+  report(`export_rss_growth_mb${suffix}`, (peak - rss0) / 1e6, 'MB', {
+    goal: { op: '<=', value: 64 },
+    note: `peak RSS ${(peak / 1e6).toFixed(0)} MB against ${(rss0 / 1e6).toFixed(0)} MB before (server and client in one process)`,
+  });
+}
+
 /** Answer evidence: GET /api/v1/sources over 90 days by domain and by URL; the whole answers export streamed over HTTP. */
 export const evidence = answersBench({
   name: 'evidence',
-  about: 'GET /api/v1/sources over 90 days (by domain, by URL) and GET /api/v1/responses/export of every answer (NDJSON, pages of 100,000)',
+  about:
+    'GET /api/v1/sources over 90 days (by domain, by URL) and GET /api/v1/responses/export of every answer (NDJSON, pages of 100,000; with BENCH_EXPORT_REBUILD=1 again after a rebuild of the answers read model)',
   async run({ ds, db, quick }) {
     const last: { d: string } = await db('rm_responses')
       .where('website_id', ds.site.websiteId)
@@ -93,49 +142,14 @@ export const evidence = answersBench({
       });
     }
 
-    // the whole export in pages of 100,000 with the cursor, each body read as it streams (lines counted, not kept)
-    const rss = rssPeak(20);
-    const cpu = await cpuMeter(db);
-    const t0 = nowNs();
-    let answers = 0;
-    let bytes = 0;
-    let after: string | undefined;
-    for (;;) {
-      const q = new URLSearchParams({ website_id: ds.site.websiteId, limit: '100000', ...(after ? { after } : {}) });
-      // undici's request (Buffers, no web streams) and a native search for the newlines: the client shares this
-      // process's CPU with the server, so it is kept as cheap as a warehouse job's own reader would be
-      const res = await request(`${ds.server.url}/api/v1/responses/export?${q}`, { headers: { 'x-api-key': ds.server.key } });
-      if (res.statusCode !== 200) throw new Error(`export: ${res.statusCode} ${await res.body.text()}`);
-      let got = 0;
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        bytes += chunk.length;
-        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) got++;
-      }
-      answers += got;
-      const cursor = res.headers['x-next-cursor'];
-      after = typeof cursor === 'string' ? cursor : undefined;
-      if (got < 100_000) break;
+    await exportFigures(ds, db, idle, '');
+    // BENCH_EXPORT_REBUILD=1: the answers read model rebuilt from the log, then exported again (a rebuild's table)
+    if (process.env.BENCH_EXPORT_REBUILD === '1') {
+      const t0 = nowNs();
+      const events = await ds.server.rt.runners.get('answers')!.rebuild();
+      info(`evidence: the answers projection rebuilt (${events} events) in ${secondsSince(t0).toFixed(0)} s`);
+      await exportFigures(ds, db, idle, '_rebuilt');
     }
-    const seconds = secondsSince(t0);
-    const used = await cpu.stop();
-    const { base: rss0, peak } = rss.stop();
-    // a kept dataset (BENCH_DATASET_DB) also holds the answers of earlier benches' runs: every stored answer comes out
-    const stored = Number((await ds.server.rt.database.db('rm_responses').where('website_id', ds.site.websiteId).count({ n: '*' }))[0].n);
-    if (answers !== stored) throw new Error(`exported ${answers} of ${stored}`);
-    report('export_answers_per_s', answers / seconds, 'answers/s', {
-      cpu: perUnit(used, answers, 'answer'),
-      goal: { op: '>=', value: 50_000 },
-      note: `${answers} answers, ${(bytes / 1e6).toFixed(0)} MB of NDJSON in ${seconds.toFixed(1)} s over HTTP; CPU ${((used.nodeUs + used.pgUs) / answers).toFixed(1)} us per answer (node ${(used.nodeUs / answers).toFixed(1)}, of it kernel ${(used.nodeSysUs / answers).toFixed(1)}, + Postgres ${(used.pgUs / answers).toFixed(1)}; the client shares the node process)`,
-    });
-    const netNode = Math.max(0, used.nodeUs - idle.nodeUs * seconds) / answers;
-    const netPg = Math.max(0, used.pgUs - idle.pgUs * seconds) / answers;
-    report('export_cpu_us_per_answer', netNode + netPg, 'us', {
-      note: `node ${netNode.toFixed(1)} us + Postgres ${netPg.toFixed(1)} us per answer, net of the idle server's CPU over the ${seconds.toFixed(1)} s (the client's reading included)`,
-    });
-    report('export_rss_growth_mb', (peak - rss0) / 1e6, 'MB', {
-      goal: { op: '<=', value: 64 },
-      note: `peak RSS ${(peak / 1e6).toFixed(0)} MB against ${(rss0 / 1e6).toFixed(0)} MB before (server and client in one process)`,
-    });
     info(`evidence: ${ds.total} answers in the dataset`);
   },
 });

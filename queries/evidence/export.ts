@@ -8,56 +8,65 @@ import type { Answer } from '../responses/views';
 
 /**
  * The answers export (CONTRACT.md, Answer evidence): every answer of a website in a stable order, from a cursor.
- * An answer's place is (changed, id): `changed` is the answers projection's version when it was recorded, raised for
- * the whole history to the version of the website's last re-derivation (rm_fact_sites.rederived), so an incremental
- * sync gets every re-derived answer again. Answers at the re-derivation's version come in id order, then newer ones.
+ * An answer's place is (changed, id): `changed` is the answers projection's version when it was recorded, the order
+ * the rows were written in, so the export reads the table about as it lies on disk. A re-derivation of the website's
+ * history (rm_fact_sites.rederived, the epoch) re-derives every answer: a cursor from an earlier epoch starts over.
  */
 export interface ExportCursor {
+  /** the epoch the cursor was handed out in; null: a cursor of the earlier form `v.id` (legacy) */
+  r: number | null;
+  /** the last answer's (changed, id); a legacy cursor with v = the epoch: the last id of the epoch's answers in id order */
   v: number;
   id: string;
 }
 
-export const START: ExportCursor = { v: -1, id: '' };
+export const START: ExportCursor = { r: -1, v: -1, id: '' };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const LAST_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 
-export const encodeCursor = (c: ExportCursor) => Buffer.from(`${c.v}.${c.id}`).toString('base64url');
+export const encodeCursor = (c: ExportCursor) => Buffer.from(c.r === null ? `${c.v}.${c.id}` : `${c.r}.${c.v}.${c.id}`).toString('base64url');
 
 /** The cursor a client sent back, or null when it is not one of ours. */
 export function decodeCursor(s: string): ExportCursor | null {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(s)) return null;
-  const m = /^(-1|0|[1-9][0-9]{0,15})\.(.*)$/.exec(Buffer.from(s, 'base64url').toString('utf8'));
-  if (!m || (m[2] !== '' && !UUID.test(m[2]))) return null;
-  return { v: Number(m[1]), id: m[2] };
+  const n = '(-1|0|[1-9][0-9]{0,15})';
+  const m = new RegExp(`^${n}\\.(?:${n}\\.)?(.*)$`).exec(Buffer.from(s, 'base64url').toString('utf8'));
+  if (!m || (m[3] !== '' && !UUID.test(m[3]))) return null;
+  return m[2] === undefined ? { r: null, v: Number(m[1]), id: m[3] } : { r: Number(m[1]), v: Number(m[2]), id: m[3] };
 }
 
 /** Rows per round trip while streaming. */
 const PAGE = 500;
 
+interface Key {
+  v: number;
+  id: string;
+}
+
 interface Plan {
   rederived: number;
-  /** the answers at the re-derivation's version still to come: ids after `afterA` ('' = from the first) up to `endA` */
-  afterA: string;
-  endA: string | null;
-  /** then the newer ones after `afterB` (null = from the first) up to `endB` */
-  afterB: ExportCursor | null;
-  endB: ExportCursor | null;
+  /** a legacy cursor inside its epoch's id-ordered answers: the ids after `after` up to `end` (changed <= rederived) */
+  legacy: { after: string; end: string } | null;
+  /** then the answers in (changed, id) order after `from` (null = from the first) up to `end` */
+  from: Key | null;
+  end: Key | null;
   next: ExportCursor;
 }
 
-const idAfter = (id: string) => (id === '' ? ['true', []] : ['id > ?::uuid', [id]]) as [string, Knex.RawBinding[]];
-const keyAfter = (c: ExportCursor | null) =>
-  (c === null ? ['true', []] : ['(changed, id) > (?, ?::uuid)', [c.v, c.id]]) as [string, Knex.RawBinding[]];
+const keyAfter = (c: Key | null) => (c === null ? ['true', []] : ['(changed, id) > (?, ?::uuid)', [c.v, c.id]]) as [string, Knex.RawBinding[]];
 
 /** Which answers this call returns (at most `limit`), and the cursor after the last of them. */
 export async function planExport(db: Knex, websiteId: string, after: ExportCursor, limit: number): Promise<Plan> {
   const site = await db('rm_fact_sites').where('website_id', websiteId).first('rederived');
   const rederived = Number(site?.rederived ?? 0);
   let left = limit;
-  let next = after;
-  const afterA = after.v === rederived ? after.id : '';
-  let endA: string | null = null;
-  if (after.v <= rederived) {
-    const [cond, b] = idAfter(afterA);
+  // a cursor of another epoch (or the start) starts over: every answer was re-derived since
+  let from: Key | null = null;
+  let legacy: Plan['legacy'] = null;
+  if (after.id !== '' && (after.r === rederived || (after.r === null && after.v > rederived))) from = { v: after.v, id: after.id };
+  else if (after.r === null && after.v === rederived) {
+    // a cursor handed out in the epoch's former id order finishes the epoch's answers in that order
+    const [cond, b] = after.id === '' ? ['true', []] : ['id > ?::uuid', [after.id]];
     const r = await db.raw(
       `select count(*)::int as n, (array_agg(id order by id desc))[1]::text as last from (
          select id from rm_responses where website_id = ? and changed <= ? and ${cond} order by id limit ?) s`,
@@ -65,25 +74,24 @@ export async function planExport(db: Knex, websiteId: string, after: ExportCurso
     );
     const { n, last } = r.rows[0] as { n: number; last: string | null };
     left -= n;
-    if (last) {
-      endA = last;
-      next = { v: rederived, id: last };
-    }
+    if (last) legacy = { after: after.id, end: last };
+    from = { v: rederived, id: LAST_UUID };
   }
-  const afterB = after.v > rederived ? after : null;
-  let endB: ExportCursor | null = null;
+  let end: Key | null = null;
   if (left > 0) {
-    const [cond, b] = keyAfter(afterB);
+    const [cond, b] = keyAfter(from);
     const r = await db.raw(
       `select changed::text as v, id::text from (
-         select changed, id from rm_responses where website_id = ? and changed > ? and ${cond} order by changed, id limit ?
+         select changed, id from rm_responses where website_id = ? and ${cond} order by changed, id limit ?
        ) s order by changed desc, id desc limit 1`,
-      [websiteId, rederived, ...b, left],
+      [websiteId, ...b, left],
     );
     const last = r.rows[0] as { v: string; id: string } | undefined;
-    if (last) next = endB = { v: Number(last.v), id: last.id };
+    if (last) end = { v: Number(last.v), id: last.id };
   }
-  return { rederived, afterA, endA, afterB, endB, next };
+  const next: ExportCursor =
+    legacy && left === 0 ? { r: null, v: rederived, id: legacy.end } : { r: rederived, ...(end ?? from ?? { v: -1, id: '' }) };
+  return { rederived, legacy, from, end, next };
 }
 
 /** The planned rows, `columns` of each (with `r.id` and `r.changed`), a page per read (the next read while this one is used). */
@@ -103,29 +111,26 @@ async function* plannedRows<R extends { id: string; changed: string }>(db: Knex,
       yield rows;
     }
   };
-  if (plan.endA !== null) {
-    const endA = plan.endA;
-    const readA = async (after: R | null): Promise<R[]> => {
-      const [cond, b] = idAfter(after ? after.id : plan.afterA);
-      return base()
-        .where('r.changed', '<=', plan.rederived)
-        .whereRaw(`${cond.replace('id', 'r.id')} and r.id <= ?::uuid`, [...b, endA])
-        .orderBy('r.id')
-        .limit(PAGE) as unknown as Promise<R[]>;
+  if (plan.legacy !== null) {
+    const legacy = plan.legacy;
+    const readLegacy = async (after: R | null): Promise<R[]> => {
+      const from = after ? after.id : legacy.after;
+      const q = base().where('r.changed', '<=', plan.rederived).whereRaw('r.id <= ?::uuid', [legacy.end]);
+      if (from !== '') q.whereRaw('r.id > ?::uuid', [from]);
+      return q.orderBy('r.id').limit(PAGE) as unknown as Promise<R[]>;
     };
-    yield* pages(readA);
+    yield* pages(readLegacy);
   }
-  if (plan.endB !== null) {
-    const endB = plan.endB;
-    const readB = async (after: R | null): Promise<R[]> => {
-      const [cond, b] = keyAfter(after ? { v: Number(after.changed), id: after.id } : plan.afterB);
+  if (plan.end !== null) {
+    const end = plan.end;
+    const read = async (after: R | null): Promise<R[]> => {
+      const [cond, b] = keyAfter(after ? { v: Number(after.changed), id: after.id } : plan.from);
       return base()
-        .where('r.changed', '>', plan.rederived)
-        .whereRaw(`${cond.replace('(changed, id)', '(r.changed, r.id)')} and (r.changed, r.id) <= (?, ?::uuid)`, [...b, endB.v, endB.id])
+        .whereRaw(`${cond.replace('(changed, id)', '(r.changed, r.id)')} and (r.changed, r.id) <= (?, ?::uuid)`, [...b, end.v, end.id])
         .orderBy(['r.changed', 'r.id'])
         .limit(PAGE) as unknown as Promise<R[]>;
     };
-    yield* pages(readB);
+    yield* pages(read);
   }
 }
 
@@ -252,16 +257,14 @@ export async function copyNdjson(db: Knex, websiteId: string, plan: Plan): Promi
   const select = `select ${EXPORT_LINE_SQL} from rm_responses r left join rm_prompts p on p.id = r.prompt_id
     where r.website_id = ${lit(websiteId)}::uuid`;
   const parts: string[] = [];
-  if (plan.endA !== null) {
-    const from = plan.afterA === '' ? '' : `and r.id > ${lit(plan.afterA)}::uuid`;
-    parts.push(`${select} and r.changed <= ${lit(plan.rederived)} ${from} and r.id <= ${lit(plan.endA)}::uuid order by r.id`);
+  if (plan.legacy !== null) {
+    const from = plan.legacy.after === '' ? '' : `and r.id > ${lit(plan.legacy.after)}::uuid`;
+    parts.push(`${select} and r.changed <= ${lit(plan.rederived)} ${from} and r.id <= ${lit(plan.legacy.end)}::uuid order by r.id`);
   }
-  if (plan.endB !== null) {
-    const b = plan.afterB;
-    const from = b === null ? '' : `and (r.changed, r.id) > (${lit(b.v)}, ${lit(b.id)}::uuid)`;
-    parts.push(
-      `${select} and r.changed > ${lit(plan.rederived)} ${from} and (r.changed, r.id) <= (${lit(plan.endB.v)}, ${lit(plan.endB.id)}::uuid) order by r.changed, r.id`,
-    );
+  if (plan.end !== null) {
+    const f = plan.from;
+    const from = f === null ? '' : `and (r.changed, r.id) > (${lit(f.v)}, ${lit(f.id)}::uuid)`;
+    parts.push(`${select} ${from} and (r.changed, r.id) <= (${lit(plan.end.v)}, ${lit(plan.end.id)}::uuid) order by r.changed, r.id`);
   }
   const out = copyBinaryText();
   let current: Readable | null = null;

@@ -41,6 +41,11 @@ const REBUILD_LEASE_SECONDS = 60;
 const LINGER_MS = 4;
 /** the poll while a waiter waits and nothing could be read (the events it waits for sit behind an open transaction) */
 const WAITED_POLL_MS = 5;
+/**
+ * Events a catch-up from zero applies before its tables are vacuumed and analyzed once it is done: tables written whole
+ * have no planner statistics, no visibility map and no hint bits until then (autovacuum may be late or off).
+ */
+const SETTLE_AFTER_EVENTS = 10_000;
 
 /**
  * Each event's decoding, kept with the event: the feed serves an instance's projections the same event objects, so an
@@ -191,6 +196,7 @@ export class ProjectionRunner {
     return this.catchingUp ? this.catchUpBatchSize : this.liveBatchSize;
   }
   private readonly pollMs: number;
+  private readonly settleAfterEvents: number;
   private readonly owner = randomUUID();
   private position: Position = START;
   private generation = 0n;
@@ -219,6 +225,10 @@ export class ProjectionRunner {
   private readonly feed: SharedFeed | null;
   /** while running: live batches come through the feed this process's projections share */
   private reader: FeedReader | null = null;
+  /** events applied since this runner took the lead at the log's start (null: it did not start there, or is done) */
+  private fromZero: number | null = null;
+  /** a VACUUM (ANALYZE) of the tables after a catch-up from zero, running beside the loop */
+  private settling: Promise<void> | null = null;
   /** websites this projection has set aside (dead letters), as of the lease taken; only the leader adds to them */
   private dead = new Set<string>();
 
@@ -234,6 +244,8 @@ export class ProjectionRunner {
     pollMs?: number;
     feed?: SharedFeed;
     checkpoints?: CheckpointWrites;
+    /** events a catch-up from zero applies before its tables are vacuumed and analyzed (SETTLE_AFTER_EVENTS) */
+    settleAfterEvents?: number;
   }) {
     this.projection = opts.projection;
     this.store = opts.store;
@@ -245,6 +257,7 @@ export class ProjectionRunner {
     // measured on the activity rebuild (1 M events, 2 cores): 4,000 a batch ~8% faster than 1,000
     this.catchUpBatchSize = opts.batchSize ?? 4000;
     this.pollMs = opts.pollMs ?? 500;
+    this.settleAfterEvents = opts.settleAfterEvents ?? SETTLE_AFTER_EVENTS;
   }
 
   /** Creates tables, checks the version (a changed version drops and rebuilds), without processing events. */
@@ -285,6 +298,7 @@ export class ProjectionRunner {
     this.unsubscribe?.();
     await this.loop;
     this.loop = null;
+    await this.settling;
     this.ahead = null;
     this.reader?.close();
     this.reader = null;
@@ -599,6 +613,7 @@ export class ProjectionRunner {
           // taking the lead: a rebuild that died elsewhere between rebuild.before and rebuild.after left its drops
           // (at start, prepare() has just migrated)
           if (!wasLeader && !justMigrated) await this.projection.migrate(this.db);
+          if (!wasLeader) this.fromZero = comparePositions(this.position, START) === 0 ? 0 : null;
         }
         // an append announced since (say while the fence was read) makes it a read of its own
         const idlePoll = polled && !this.woken;
@@ -606,6 +621,13 @@ export class ProjectionRunner {
         this.woken = false;
         // a full batch reads the next one while it is written (feed read and decode overlap the write in Postgres)
         const n = await this.step(true, false, idlePoll);
+        if (this.fromZero !== null) {
+          this.fromZero += n;
+          if (n === 0) {
+            if (this.fromZero >= this.settleAfterEvents) this.settling = this.settleTables(null);
+            this.fromZero = null;
+          }
+        }
         if (n > 0) {
           if (n * 8 < this.batchSize && this.waiters.size === 0) await this.sleep(LINGER_MS, false);
           continue;
@@ -668,7 +690,8 @@ export class ProjectionRunner {
       this.log.info({ position: row?.position, lease_until: row?.lease_until }, 'waiting for the leading instance (or its lease to lapse)');
     }
     let total = 0;
-    const hook = comparePositions(this.position, START) === 0 && comparePositions(target, START) > 0 ? this.projection.rebuild : undefined;
+    const fromZero = comparePositions(this.position, START) === 0;
+    const hook = fromZero && comparePositions(target, START) > 0 ? this.projection.rebuild : undefined;
     await hook?.before(this.db);
     this.rebuilding = hook !== undefined;
     this.catchingUp = true;
@@ -691,6 +714,7 @@ export class ProjectionRunner {
       .where({ name: this.projection.name, lease_owner: this.owner })
       .update({ lease_owner: null, lease_until: null });
     this.leader = false;
+    if (fromZero && total >= this.settleAfterEvents) await this.settleTables(null);
     return total;
   }
 
@@ -725,6 +749,7 @@ export class ProjectionRunner {
       await this.catchUpShadow(shadow, await this.store.lastPosition(), onProgress);
       // secondary indexes back before the swap: the tables go live whole
       if (p.rebuild) await session.run((k) => p.rebuild!.after(k));
+      if (shadow.total >= this.settleAfterEvents) await this.settleTables(schema);
       shadow.lane.rebuilding = false;
       await this.swap(schema, live, shadow, onProgress);
       return shadow.total;
@@ -733,6 +758,20 @@ export class ProjectionRunner {
       await claim.release();
       await dropSchema(this.db, schema).catch((err) => this.log.warn({ err: errorText(err), schema }, 'could not drop the rebuild schema'));
     }
+  }
+
+  /**
+   * VACUUM (ANALYZE) of the projection's tables (in `schema`, or as the search path finds them): statistics for the
+   * planner, and the visibility map and hint bits set once rather than by the first readers.
+   */
+  private async settleTables(schema: string | null): Promise<void> {
+    const t0 = Date.now();
+    for (const t of this.projection.tables) {
+      await this.db
+        .raw(schema ? 'vacuum (analyze) ??.??' : 'vacuum (analyze) ??', schema ? [schema, t] : [t])
+        .catch((err) => this.log.warn({ err: errorText(err), table: t }, 'could not vacuum a rebuilt table'));
+    }
+    this.log.info({ ms: Date.now() - t0, tables: this.projection.tables.length }, 'rebuilt tables vacuumed and analyzed');
   }
 
   /** One rebuild of this projection at a time: a lease in its checkpoint row, renewed while the rebuild runs. */

@@ -283,6 +283,65 @@ describe('GET /api/v1/responses/export', () => {
     expect((await exported(site.id, { after: again!.next })).records).toEqual([]);
   });
 
+  /** Five answers exported once, then the history re-derived (a competitor added): the site and the old cursor. */
+  async function rederivedSite() {
+    const site = await evidenceSite();
+    const p = site.prompts[0].id;
+    await importAnswers(
+      s,
+      w.a.key,
+      site.id,
+      Array.from({ length: 5 }, (_, i) => answer(p, { run_at: `2026-11-0${i + 1}T10:00:00Z`, text: `Answer ${i}, Initech too.` })),
+    );
+    const synced = await exported(site.id);
+    const add = await call(s, 'POST', '/api/v1/competitors', {
+      key: w.a.key,
+      body: { website_id: site.id, name: 'Initech', url: 'https://initech.example.org' },
+    });
+    expect(add.status).toBe(201);
+    for (let i = 0; i < 100 && (await exported(site.id, { after: synced.next })).records.length < 5; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    return { site, synced };
+  }
+
+  it('given a re-derived history, when synced again in pages from the old cursor while an answer is recorded, then each answer comes once in the order of a whole export, the new one last', async () => {
+    const { site, synced } = await rederivedSite();
+    const whole = await exported(site.id);
+    const ids: string[] = [];
+    let after = synced.next;
+    for (let i = 0; i < 10; i++) {
+      const page = await exported(site.id, { limit: 2, after });
+      ids.push(...page.records.map((r: { id: string }) => r.id));
+      after = page.next;
+      if (i === 0) await importAnswers(s, w.a.key, site.id, [answer(site.prompts[1].id, { text: 'Recorded mid-sync.' })]);
+      if (!page.records.length) break;
+    }
+    expect(ids.slice(0, 5)).toEqual(whole.records.map((r: { id: string }) => r.id));
+    expect(ids).toHaveLength(6);
+    expect(new Set(ids).size).toBe(6);
+    expect((await exported(site.id, { after })).records).toEqual([]);
+  });
+
+  it('given a cursor of the earlier form inside a re-derived history (its answers in id order), when followed, then the rest of them come in id order, then newer answers, each once', async () => {
+    const { site } = await rederivedSite();
+    await importAnswers(s, w.a.key, site.id, [answer(site.prompts[1].id, { text: 'Recorded after.' })]);
+    const ids = (await exported(site.id)).records.map((r: { id: string; response: string }) => r);
+    const older = ids.filter((r) => r.response !== 'Recorded after.').map((r) => r.id);
+    const newer = ids.find((r) => r.response === 'Recorded after.')!.id;
+    const { rederived } = await s.rt.database.db('rm_fact_sites').where('website_id', site.id).first('rederived');
+    const byId = [...older].sort();
+    // the client had the first two answers by id when the cursor was handed out as `epoch.id`
+    let after = Buffer.from(`${rederived}.${byId[1]}`).toString('base64url');
+    const got: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const page = await exported(site.id, { limit: 2, after });
+      if (!page.records.length) break;
+      got.push(...page.records.map((r: { id: string }) => r.id));
+      after = page.next;
+    }
+    expect(got).toEqual([...byId.slice(2), newer]);
+  });
+
   it('given answers, when exported as CSV, then a header row of the listing keys and one row per answer, lists as JSON', async () => {
     const site = await evidenceSite();
     await importAnswers(s, w.a.key, site.id, [

@@ -495,6 +495,44 @@ describe('projection runner', () => {
     expect((await snapshot(t)).seen).toBe(total);
   });
 
+  it('given read models written from zero (a rebuild, a catch-up after a version change, a live start), when done, then their tables come vacuumed and analyzed', async () => {
+    // reltuples is -1 on a table never vacuumed or analyzed
+    const settled = async () =>
+      (
+        await t.db.raw(
+          `select c.reltuples::bigint::text as n, s.vacuum_count > 0 and s.analyze_count > 0 as both
+             from pg_class c join pg_stat_user_tables s on s.relid = c.oid where c.oid = 't_seen'::regclass`,
+        )
+      ).rows[0] as { n: string; both: boolean };
+    const total = async () => String((await t.db('aivis_events').count<{ count: string }[]>('* as count'))[0].count);
+    const runner = (version: number, settleAfterEvents = 1) =>
+      new ProjectionRunner({
+        projection: countingProjection({ name: 'test-settle', version }),
+        store: t.store,
+        db: t.db,
+        logger: silentLogger(),
+        pollMs: 20,
+        settleAfterEvents,
+      });
+    await t.db.raw('drop table if exists t_counts, t_seen');
+    await appendMany(t, 2, 3);
+    // a catch-up from zero shorter than the threshold leaves the tables as written
+    await runner(1, 1_000_000).runToHead();
+    expect(await settled()).toEqual({ n: '-1', both: false });
+    await runner(1).rebuild();
+    expect(await settled()).toEqual({ n: await total(), both: true });
+    await runner(2).runToHead();
+    expect(await settled()).toEqual({ n: await total(), both: true });
+    const live = runner(3);
+    await live.start();
+    try {
+      expect(await live.waitFor(await t.store.lastPosition(), CAUGHT_UP_MS)).toBe(true);
+      await until('the live catch-up vacuumed', async () => (await settled()).both && (await settled()).n === (await total()), CAUGHT_UP_MS);
+    } finally {
+      await live.stop();
+    }
+  });
+
   it('given an unknown event type and a malformed event, then both are reported and the projection stops at the malformed one', async () => {
     await t.db.raw('truncate t_counts, t_seen');
     const projection = countingProjection({ name: 'test-anomaly' });
