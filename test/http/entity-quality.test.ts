@@ -297,19 +297,7 @@ describe('fact conflicts', () => {
     await detected(site.id);
     const deps = { store: s.rt.store, db: s.rt.database.db, bus: s.rt.bus, logger: s.rt.logger };
     const { organization_id } = await s.rt.database.db('rm_websites').where({ id: site.id }).first('organization_id');
-    const delivery = (text: string) => {
-      const data = { response_id: newId(), website_id: site.id, model: MODEL_IDS[1], run_at: '2026-11-20T10:00:00Z', text, source: 'engine' };
-      const metadata = {
-        organization_id,
-        website_id: site.id,
-        actor: SYSTEM_ACTOR,
-        correlation_id: newId(),
-        causation_id: null,
-        time: new Date().toISOString(),
-      };
-      return { msg: { id: newId(), data, metadata, position: '0:0' }, answers: [data] } as unknown as Parameters<typeof judgeUnits>[1][number];
-    };
-    const twice = delivery('Acme Pro costs 79 dollars per month.');
+    const twice = answerUnit(site, organization_id, 'Acme Pro costs 79 dollars per month.');
     expect(await judgeUnits(deps, [twice, twice])).toBe(1);
     expect(await judgeUnits(deps, [twice])).toBe(1);
     const stored = await s.rt.store.readStream(conflictStream(conflictId(twice.answers[0].response_id, price)));
@@ -322,7 +310,7 @@ describe('fact conflicts', () => {
       (st) => decideCreateFact(st, { website_id: site.id, text: 'Acme has 40 offices in Europe.', confidence: 'high', fact_id: newId() }),
     );
     if (isDomainError(founded)) throw new Error(founded.message);
-    const later = delivery('Acme has 45 offices in Europe.');
+    const later = answerUnit(site, organization_id, 'Acme has 45 offices in Europe.');
     expect(await judgeUnits(deps, [later])).toBe(1);
     // the conflicts' read model may lag the appends under load: wait for the second row, then check there are no more
     const rowsOf = () =>
@@ -345,6 +333,22 @@ describe('fact conflicts', () => {
     };
     return { msg: { id: newId(), data, metadata, position: '0:0' }, answers: [data] } as unknown as Parameters<typeof judgeUnits>[1][number];
   };
+  /** A candidate fact, pending review, recorded on the knowledge stream as research records it; its id. */
+  const pendingFact = async (websiteId: string, organization_id: string, text: string): Promise<string> => {
+    const fact_id = newId();
+    const candidate = { fact_id, pillar_id: newId(), text, source_url: null, source_quote: null };
+    const recorded = await handle(
+      { store: s.rt.store, organizationId: organization_id, actor: SYSTEM_ACTOR, websiteId },
+      knowledgeStream(websiteId),
+      Knowledge,
+      (st) =>
+        decideRecordCandidates(st, websiteId, [
+          { ...candidate, confidence: 'high', source_type: 'web_research', response_id: null, job_id: newId() },
+        ]),
+    );
+    if (isDomainError(recorded)) throw new Error(recorded.message);
+    return fact_id;
+  };
   /** A fact approved on its stream (the review route finds it in the read model, which may lag). */
   const approve = async (websiteId: string, organization_id: string, factId: string) => {
     const r = await handle(
@@ -363,16 +367,7 @@ describe('fact conflicts', () => {
     await detected(site.id);
     const organization_id = await organizationOf(site.id);
     const deps = { store: s.rt.store, db: s.rt.database.db, bus: s.rt.bus, logger: s.rt.logger };
-    const offices = newId();
-    const candidate = { fact_id: offices, pillar_id: newId(), text: 'Acme has 40 offices in Europe.', source_url: null, source_quote: null };
-    const recorded = await handle(
-      { store: s.rt.store, organizationId: organization_id, actor: SYSTEM_ACTOR, websiteId: site.id },
-      knowledgeStream(site.id),
-      Knowledge,
-      (st) =>
-        decideRecordCandidates(st, site.id, [{ ...candidate, confidence: 'high', source_type: 'web_research', response_id: null, job_id: newId() }]),
-    );
-    if (isDomainError(recorded)) throw new Error(recorded.message);
+    const offices = await pendingFact(site.id, organization_id, 'Acme has 40 offices in Europe.');
     expect(await judgeUnits(deps, [answerUnit(site, organization_id, 'Acme has 45 offices in Europe.')])).toBe(0);
 
     await approve(site.id, organization_id, offices);
@@ -396,16 +391,7 @@ describe('fact conflicts', () => {
     const { site } = await fixture();
     await detected(site.id);
     const organization_id = await organizationOf(site.id);
-    const offices = newId();
-    const candidate = { fact_id: offices, pillar_id: newId(), text: 'Acme has 40 offices in Europe.', source_url: null, source_quote: null };
-    const recorded = await handle(
-      { store: s.rt.store, organizationId: organization_id, actor: SYSTEM_ACTOR, websiteId: site.id },
-      knowledgeStream(site.id),
-      Knowledge,
-      (st) =>
-        decideRecordCandidates(st, site.id, [{ ...candidate, confidence: 'high', source_type: 'web_research', response_id: null, job_id: newId() }]),
-    );
-    if (isDomainError(recorded)) throw new Error(recorded.message);
+    const offices = await pendingFact(site.id, organization_id, 'Acme has 40 offices in Europe.');
     // a store whose reads of the knowledge stream are held once read, until released
     let reads = 0;
     let release = () => {};
