@@ -268,6 +268,8 @@ export const answers: Bench = {
   async run({ quick }) {
     const { server: s, site, total, close } = await answerDataset(quick);
     try {
+      const kept = keptName(quick) !== null;
+      const stamp = Date.now().toString(36);
       // a new competitor: the whole history is analyzed again, in one transaction
       const cpu1 = await cpuMeter(s.rt.database.db);
       const t1 = nowNs();
@@ -276,9 +278,10 @@ export const answers: Bench = {
         headers: { 'content-type': 'application/json', 'x-api-key': s.key },
         body: JSON.stringify({
           website_id: site.websiteId,
-          name: 'Newcomer',
-          url: 'https://www.newcomer.example.org',
-          identifiers: ['Newcomer Labs'],
+          // a kept dataset (BENCH_DATASET_DB) may have had a newcomer added by an earlier run: each run adds its own
+          name: kept ? `Newcomer ${stamp}` : 'Newcomer',
+          url: kept ? `https://www.newcomer-${stamp}.example.org` : 'https://www.newcomer.example.org',
+          identifiers: [kept ? `Newcomer ${stamp} Labs` : 'Newcomer Labs'],
         }),
       });
       if (added.status !== 201) throw new Error(`add competitor: ${added.status}`);
