@@ -9,6 +9,7 @@ import type { LiveEngine, LiveEngineDeps, LiveEngineOptions } from '../../src/en
 import { type AnswerRequest, type AnswerResult, EngineError } from '../../src/engines/port';
 import { type FakeProvider, type Hit, loopbackFetch, startFakeProvider } from './support';
 import { rejection } from '../support/rejection';
+import { until } from '../support/until';
 
 export const KEY = 'test-key-3f9a1c7e';
 
@@ -131,10 +132,14 @@ export function adapterContract(c: AdapterCase): void {
     it('given no answer within the timeout, then EngineError timeout (each attempt timed)', async () => {
       server.script({ delayMs: 3_000, body: c.good });
       const started = performance.now();
-      const err = await failure(engine({ timeoutMs: 150, retries: 1 }).ask(request(c.model)));
+      const err = await failure(engine({ timeoutMs: 300, retries: 1 }).ask(request(c.model)));
+      const took = performance.now() - started;
       expect(err.kind).toBe('timeout');
+      // the retry's request may reach the server after the client gave up on it (a loaded host): waited for here, so
+      // it is neither missed nor counted by the next test
+      await until('the retry at the server', async () => server.hits.length >= 2, 2_000);
       expect(server.hits).toHaveLength(2);
-      expect(performance.now() - started).toBeLessThan(1_500);
+      expect(took).toBeLessThan(1_500);
     });
 
     it.each([
