@@ -69,42 +69,25 @@ async function readApprovedFacts(store: EventStore, websiteId: string): Promise<
   return facts;
 }
 
-/** A website's read of its facts under way, and the one the calls that came meanwhile wait for. */
-interface Reading {
-  current: Promise<Facts>;
-  queued: Promise<Facts> | null;
-}
-const readings = new WeakMap<EventStore, Map<string, Reading>>();
+const readings = new WeakMap<EventStore, (websiteId: string) => Promise<Facts>>();
 
 /**
  * The website's approved facts as read after this call began: calls that come while a read is under way share the
  * next one (a read begun before a call may miss a fact changed just before it), so concurrent judges read once or twice.
  */
 function approvedFacts(store: EventStore, websiteId: string): Promise<Facts> {
-  const byStore = readings.get(store) ?? new Map<string, Reading>();
-  readings.set(store, byStore);
-  const under = byStore.get(websiteId);
-  if (under) {
-    under.queued ??= under.current.then(noop, noop).then(() => startReading(store, byStore, websiteId, under));
-    return under.queued;
+  let read = readings.get(store);
+  if (!read) {
+    read = coalescing(
+      async (ids: string[]) => {
+        const byId = new Map(await Promise.all([...new Set(ids)].map(async (id) => [id, await readApprovedFacts(store, id)] as const)));
+        return ids.map((id) => byId.get(id) as Facts);
+      },
+      { alone: true },
+    );
+    readings.set(store, read);
   }
-  const r: Reading = { current: Promise.resolve({ list: [], prepared: [] }), queued: null };
-  byStore.set(websiteId, r);
-  return startReading(store, byStore, websiteId, r);
-}
-
-const noop = () => undefined;
-
-function startReading(store: EventStore, byStore: Map<string, Reading>, websiteId: string, r: Reading): Promise<Facts> {
-  // from here on, a new call needs a read begun after it
-  r.queued = null;
-  const p = readApprovedFacts(store, websiteId);
-  r.current = p;
-  const done = () => {
-    if (r.current === p && r.queued === null) byStore.delete(websiteId);
-  };
-  p.then(done, done);
-  return p;
+  return read(websiteId);
 }
 
 /** The live judge's stream of one answer: its charge, whose presence says the answer was judged (a redelivery asks nothing). */
