@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { AnswerAnalysis } from '../../src/analysis/answer';
 import { dayAndTime } from '../../src/analysis/facts';
 import { hostOf, tryNormalizeUrl } from '../../src/domain/urls';
+import { boundedMemo } from '../../src/domain/memo';
 import type { Recorded } from './handlers';
 
 /**
@@ -40,16 +41,7 @@ export const BY_URL = 1;
 export type StoredRetrieved = [string, string, boolean];
 
 /** Retrieved pages' normalized URLs, memoized (pages recur across a website's answers, as the analysis' URLs do). */
-const normalizedCache = new Map<string, string | null>();
-function normalizedOf(url: string): string | null {
-  let n = normalizedCache.get(url);
-  if (n === undefined) {
-    n = tryNormalizeUrl(url);
-    if (normalizedCache.size >= 50_000) normalizedCache.clear();
-    normalizedCache.set(url, n);
-  }
-  return n;
-}
+const normalizedOf = boundedMemo(tryNormalizeUrl);
 
 /** Cited sources first (in the analysis' order), then the engine's retrieved pages not cited; non-URLs dropped. */
 export function retrievedOf(a: AnswerAnalysis, retrieved: readonly string[] | undefined): StoredRetrieved[] {

@@ -25,6 +25,7 @@
  * normalizing one costs several URL parses. Returned sources are frozen and shared between answers.
  */
 import { domainOf, extractUrls, hostOf, isHostWithinDomain, rootDomain, suffix, tryNormalizeUrl } from '../domain/urls';
+import { boundedMemo } from '../domain/memo';
 import { type TermKind, TermMatcher } from './matcher';
 
 export interface EntityInput {
@@ -207,35 +208,22 @@ interface UrlFacts {
   suffix: string;
 }
 
-const urlFactsCache = new Map<string, UrlFacts | null>();
-const hostFactsCache = new Map<string, { root_domain: string; suffix: string }>();
+const hostFacts = boundedMemo(
+  (host: string): { root_domain: string; suffix: string } => ({ root_domain: rootDomain(host), suffix: suffix(host) }),
+  CACHE_MAX,
+);
 
-function hostFacts(host: string): { root_domain: string; suffix: string } {
-  let f = hostFactsCache.get(host);
-  if (f === undefined) {
-    f = { root_domain: rootDomain(host), suffix: suffix(host) };
-    if (hostFactsCache.size >= CACHE_MAX) hostFactsCache.clear();
-    hostFactsCache.set(host, f);
-  }
-  return f;
-}
-
-function urlFacts(url: string): UrlFacts | null {
-  let f = urlFactsCache.get(url);
-  if (f !== undefined) return f;
+const urlFacts = boundedMemo((url: string): UrlFacts | null => {
   const normalized = tryNormalizeUrl(url);
   const host = normalized === null ? null : hostOf(url);
-  f = normalized === null || host === null ? null : { normalized_url: normalized, host, ...hostFacts(host) };
-  if (urlFactsCache.size >= CACHE_MAX) urlFactsCache.clear();
-  urlFactsCache.set(url, f);
-  return f;
-}
+  return normalized === null || host === null ? null : { normalized_url: normalized, host, ...hostFacts(host) };
+}, CACHE_MAX);
 
 /** Empties the URL memo tables, and those of a compiled catalogue when given (benchmarks measure the cold path). */
 export function clearUrlCaches(compiled?: CompiledEntities): void {
-  urlFactsCache.clear();
-  hostFactsCache.clear();
-  merchantKeyCache.clear();
+  urlFacts.clear();
+  hostFacts.clear();
+  merchantKey.clear();
   compiled?.clearMemo();
 }
 
@@ -337,17 +325,10 @@ export function analyzeAnswer(compiled: CompiledEntities, answer: AnswerInput): 
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 
-const merchantKeyCache = new Map<string, string>();
-
-function merchantKey(merchant: string): string {
-  let k = merchantKeyCache.get(merchant);
-  if (k !== undefined) return k;
+const merchantKey = boundedMemo((merchant: string): string => {
   const host = /\s/.test(merchant) || !merchant.includes('.') ? null : hostOf(merchant);
-  k = host ?? merchant.normalize('NFC').toLowerCase().replace(/\s+/g, ' ');
-  if (merchantKeyCache.size >= CACHE_MAX) merchantKeyCache.clear();
-  merchantKeyCache.set(merchant, k);
-  return k;
-}
+  return host ?? merchant.normalize('NFC').toLowerCase().replace(/\s+/g, ' ');
+}, CACHE_MAX);
 
 /** The entity a string names first (catalogue order among ties), or -1. */
 function firstEntityIn(compiled: CompiledEntities, s: string): number {
