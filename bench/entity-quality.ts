@@ -2,9 +2,10 @@
  * `entity-quality`: (1) `competitor_suggestions_ms`, GET /competitors/suggestions's query over 90-day ranges of one
  * website's 1.2 M answers over 365 days (`--quick`: 120,000), the read model built by the projection's own apply from
  * ResponseRecorded events whose texts list and bold 3 to 6 names out of 2,000 (Zipf-like); (2)
- * `fact_judge_answers_per_s`, engine answers (ResponseRecorded in answer streams, 500 per append) relayed over a
- * private nats-server to the entity-quality workers, each judged by the simulated judge against 20 approved facts and
- * contradicting one of them: answers per second from the first append until every conflict is in the read model.
+ * `fact_judge_answers_per_s`, engine answers (ResponseRecorded in answer streams, 500 per append) judged by the
+ * entity-quality area's follower of the log (the real workers, with a private nats-server) with the simulated judge
+ * against 20 approved facts, each contradicting one of them: answers per second from the first append until every
+ * conflict is in the read model.
  */
 import { handle } from '../commands/handle';
 import { Knowledge, knowledgeStream } from '../commands/knowledge/knowledge';
@@ -20,13 +21,6 @@ import { anAnswer } from '../test/support/events';
 import { rng, seededUuid, systemMetadata } from './generate';
 import { type Bench, cpuMeter, info, nowNs, perUnit, quantile, report, secondsSince, sleep, withFreshDatabase } from './lib';
 import { startBenchServer } from './server';
-import * as area from '../src/areas/entity-quality';
-import type { AreaWorkerDeps } from '../src/areas/manifest';
-import type { RecordedAnswer } from '../src/workers/responses';
-import { silentLogger } from '../src/logger';
-
-/** Answers a response worker records in one append and hands to the judge in one call (about 13 on the workers bench). */
-const JUDGE_CALL = 13;
 
 const DAY_MS = 86_400_000;
 const FIRST = Date.parse('2025-01-01T00:00:00Z');
@@ -167,11 +161,7 @@ async function suggestionsFigure(quick: boolean): Promise<void> {
   });
 }
 
-/**
- * atOnce false: one call after another, as one instance's response pool records one batch at a time and calls the judge
- * before the next; true: an append's calls all at once (what several pools of one process would send together).
- */
-async function judgeFigure(quick: boolean, atOnce: boolean): Promise<void> {
+async function judgeFigure(quick: boolean): Promise<void> {
   const total = quick ? 5_000 : 20_000;
   const nats = await startNatsServer();
   const s = await startBenchServer(1, undefined, { natsUrl: nats.url, workers: true });
@@ -197,18 +187,6 @@ async function judgeFigure(quick: boolean, atOnce: boolean): Promise<void> {
     }
     const r = rng(42);
     const metadata = systemMetadata(s.organizationId, websiteId, r);
-    // the entity-quality manifest's answers hook, built from the runtime's parts as the runtime builds it for its response workers
-    const hook = area.entityQuality.workers?.find((w) => w.answers)?.answers;
-    if (!hook) throw new Error('the entity-quality area has no answers hook');
-    const judgeAnswers = hook({
-      config: s.rt.config,
-      store: s.rt.store,
-      db,
-      bus: s.rt.bus,
-      engines: s.rt.engines,
-      logger: silentLogger(),
-      waitForReadModels: (p, names) => s.rt.waitForReadModels(p, names),
-    } as AreaWorkerDeps);
     const cpu = await cpuMeter(db);
     const t0 = nowNs();
     for (let made = 0, k = 0; made < total; k++) {
@@ -230,16 +208,7 @@ async function judgeFigure(quick: boolean, atOnce: boolean): Promise<void> {
           metadata,
         });
       }
-      const appendedAt = await s.rt.store.append(`response-bench-${k}`, events, 'no_stream');
-      // as response workers do after their appends: about 13 answers a call
-      const answers = events.map((e) => ({ id: e.id, data: e.data, metadata: e.metadata, position: appendedAt.position }));
-      const calls: Promise<void>[] = [];
-      for (let i = 0; i < answers.length; i += JUDGE_CALL) {
-        const call = judgeAnswers(answers.slice(i, i + JUDGE_CALL) as RecordedAnswer[]);
-        if (atOnce) calls.push(call);
-        else await call;
-      }
-      await Promise.all(calls);
+      await s.rt.store.append(`response-bench-${k}`, events, 'no_stream');
     }
     const appended = secondsSince(t0);
     for (;;) {
@@ -256,10 +225,10 @@ async function judgeFigure(quick: boolean, atOnce: boolean): Promise<void> {
     info(
       `judge: ${total} engine answers appended in ${appended.toFixed(1)} s (500 per append), each contradicting one of the 20 facts; all ${total} conflicts in the read model ${took.toFixed(1)} s after the first append; one instance`,
     );
-    report(atOnce ? 'fact_judge_answers_per_s_calls_at_once' : 'fact_judge_answers_per_s', total / took, 'answers/s', {
+    report('fact_judge_answers_per_s', total / took, 'answers/s', {
       cpu: perUnit(used, total, 'answer'),
-      ...(atOnce ? {} : { goal: { op: '>=', value: 2000 } }),
-      note: `${atOnce ? "an append's calls of 13 at once" : 'calls of 13 one after another'}; simulated judge, 20 approved facts; CPU per answer: node ${Math.round(used.nodeUs / total)} us, Postgres ${Math.round(used.pgUs / total)} us (every read model and the relay run too)`,
+      goal: { op: '>=', value: 2000 },
+      note: `the area's follower of the log, simulated judge, 20 approved facts; CPU per answer: node ${Math.round(used.nodeUs / total)} us, Postgres ${Math.round(used.pgUs / total)} us (every read model and the relay run too)`,
     });
   } finally {
     await s.close();
@@ -273,9 +242,6 @@ export const entityQuality: Bench = {
   async run({ quick }) {
     // BENCH_ONLY=suggestions|judge runs one of the two
     if (process.env.BENCH_ONLY !== 'judge') await suggestionsFigure(quick);
-    if (process.env.BENCH_ONLY !== 'suggestions') {
-      await judgeFigure(quick, false);
-      await judgeFigure(quick, true);
-    }
+    if (process.env.BENCH_ONLY !== 'suggestions') await judgeFigure(quick);
   },
 };

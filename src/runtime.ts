@@ -47,6 +47,8 @@ export interface Runtime {
   runners: Map<string, ProjectionRunner>;
   /** the checkpointed relay from the event store to the bus */
   relay: ProjectionRunner;
+  /** the areas' followers of the log (AreaWorkerDeps.follow) by name, while the workers run */
+  followers: Map<string, ProjectionRunner>;
   /** what the registry composed from every area's manifest (the activity feed's mapping, the kinds of job), for the layers below it */
   composed: Composed;
   /** answer engines per model (simulated, or live provider adapters; a model without a key is reported at start) */
@@ -176,6 +178,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         logger: options.reportEngines === false ? undefined : logger,
       });
     const workers: { stop(): Promise<void> }[] = [];
+    const followers = new Map<string, ProjectionRunner>();
     let started = false;
     const runtime: Runtime = {
       config,
@@ -185,6 +188,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       bus,
       runners,
       relay,
+      followers,
       composed,
       engines,
       async waitForReadModels(position, names, timeoutMs = 5000) {
@@ -215,6 +219,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
           const stop = await database.listen(APPENDED_CHANNEL, () => {
             for (const r of runners.values()) r.wake();
             relay.wake();
+            for (const r of followers.values()) r.wake();
           });
           closers.push(stop);
         }
@@ -233,8 +238,18 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
           composed,
           runtime,
           waitForReadModels: (p: Position, names: readonly ReadModelName[]) => runtime.waitForReadModels(p, names),
+          async follow(projection: Projection, opts: { batchSize?: number } = {}) {
+            const runner = new ProjectionRunner({ projection, store, db: database.db, logger, feed, checkpoints, startAtHead: true, ...opts });
+            await runner.start();
+            followers.set(projection.name, runner);
+            return {
+              stop: async () => {
+                await runner.stop();
+                followers.delete(projection.name);
+              },
+            };
+          },
         };
-        const answerHooks = areaWorkers.flatMap((w) => (w.answers ? [w.answers(areaDeps)] : []));
         const runEnds = startRunEnds({ ...deps, waitForRuns: (p) => runtime.waitForReadModels(p, ['runs']) });
         workers.push(runEnds);
         workers.push(
@@ -243,9 +258,6 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
             extractor,
             concurrency: config.workerConcurrency,
             onOutcome: (p) => runEnds.poke(p),
-            onAnswers: async (answers) => {
-              for (const hook of answerHooks) await hook(answers);
-            },
           }),
         );
         workers.push(await startObservationWorkers({ ...deps, extractor }));

@@ -5,7 +5,13 @@ import { suggestionId } from '../../commands/entity-quality/suggestions';
 import { entityQualityRoutes } from '../http/routes/entity-quality';
 import { entityQualityTools } from '../mcp/tools/entity-quality';
 import type { ModelId } from '../domain/models';
-import { answerJudge, ENTITY_QUALITY_WORKER_TYPES, type EntityQualityDeps, startEntityQualityWorkers } from '../workers/entity-quality';
+import {
+  ENTITY_QUALITY_WORKER_TYPES,
+  type EntityQualityDeps,
+  factJudgeFollower,
+  LIVE_BATCH,
+  startEntityQualityWorkers,
+} from '../workers/entity-quality';
 import type { AreaManifest, AreaWorkerDeps } from './manifest';
 
 /** Entity quality: competitor suggestions from the answers, and answers contradicting the brand's facts. */
@@ -24,8 +30,17 @@ export const entityQuality: AreaManifest<'competitor_suggestions' | 'fact_confli
   workers: [
     {
       busTypes: ENTITY_QUALITY_WORKER_TYPES,
-      answers: (deps) => answerJudge(entityQualityDeps(deps)),
-      start: (deps) => startEntityQualityWorkers(entityQualityDeps(deps)),
+      async start(deps) {
+        const d = entityQualityDeps(deps);
+        const judge = await deps.follow(factJudgeFollower(d), d.factJudge ? { batchSize: LIVE_BATCH } : {});
+        const closer = await startEntityQualityWorkers(d);
+        return {
+          async stop() {
+            await closer.stop();
+            await judge.stop();
+          },
+        };
+      },
     },
   ],
 };

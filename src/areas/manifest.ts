@@ -13,7 +13,6 @@ import type { ToolDef } from '../mcp/tool';
 import type { Outbound } from '../net/safe-fetch';
 import type { Runtime, RuntimeOptions } from '../runtime';
 import type { JobKindDeps, JobSpec } from '../workers/jobs';
-import type { RecordedAnswer } from '../workers/responses';
 import type { ReadModelName } from '.';
 
 /** What the registry composes from every area's manifest, for the read models built from all of them. */
@@ -48,18 +47,17 @@ export interface AreaWorkerDeps {
   runtime: Runtime;
   /** read your writes: waits (bounded) until the named read models have passed position */
   waitForReadModels(position: Position, names: readonly ReadModelName[]): Promise<boolean>;
+  /**
+   * Starts a follower of the log on this instance (Projection.follow: work for each batch of its events, checkpointed,
+   * one instance at a time), from the log's head the first time; stopped with the worker.
+   */
+  follow(projection: Projection, options?: { batchSize?: number }): Promise<{ stop(): Promise<void> }>;
 }
 
 /** A background worker of an area: what it consumes from the bus, its tables, and how it starts. */
 export interface AreaWorker {
   /** the event types it consumes from the bus (the relay publishes them) */
   busTypes?: readonly EventType[] | ((all: Composed) => readonly EventType[]);
-  /**
-   * what it does with engine answers, run by the response worker that recorded them (the answers of one append
-   * together) before their units are settled (a failure has the units delivered again); an answer is not sent on the
-   * bus for it
-   */
-  answers?(deps: AreaWorkerDeps): (answers: RecordedAnswer[]) => Promise<void>;
   /** its own tables, made when the runtime opens (before any route may read them) */
   migrate?(db: Knex): Promise<void>;
   /** null: it does not run on this instance (a schedule with SCHEDULER off) */

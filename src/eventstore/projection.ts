@@ -36,6 +36,13 @@ export interface Projection {
   ignores?(e: TypedEvent): boolean;
   apply(trx: Knex.Transaction, events: TypedEvent[], ctx: ApplyContext): Promise<void>;
   /**
+   * A follower's work for a batch outside the read models (events derived and appended to streams of their own), run
+   * before the checkpoint moves past the batch and with no transaction open (on PGlite one holds the only connection).
+   * A crash in between runs it again: it must be idempotent. A follower with no tables writes no rows; its checkpoint
+   * moves as an idle projection's.
+   */
+  follow?(events: TypedEvent[]): Promise<void>;
+  /**
    * Around a catch-up from position 0 (a rebuild's shadow tables, or the live ones after a version change): `before` may
    * drop what only queries need (secondary indexes) and `after` restores it; migrate must restore it too, in case a
    * catch-up fails. Both take a Knex whose unqualified names are the tables being built.

@@ -197,6 +197,7 @@ export class ProjectionRunner {
   }
   private readonly pollMs: number;
   private readonly settleAfterEvents: number;
+  private readonly startAtHead: boolean;
   private readonly owner = randomUUID();
   private position: Position = START;
   private generation = 0n;
@@ -246,6 +247,8 @@ export class ProjectionRunner {
     checkpoints?: CheckpointWrites;
     /** events a catch-up from zero applies before its tables are vacuumed and analyzed (SETTLE_AFTER_EVENTS) */
     settleAfterEvents?: number;
+    /** a projection met for the first time starts at the log's head, not its start (a follower of what comes next) */
+    startAtHead?: boolean;
   }) {
     this.projection = opts.projection;
     this.store = opts.store;
@@ -258,6 +261,7 @@ export class ProjectionRunner {
     this.catchUpBatchSize = opts.batchSize ?? 4000;
     this.pollMs = opts.pollMs ?? 500;
     this.settleAfterEvents = opts.settleAfterEvents ?? SETTLE_AFTER_EVENTS;
+    this.startAtHead = opts.startAtHead ?? false;
   }
 
   /** Creates tables, checks the version (a changed version drops and rebuilds), without processing events. */
@@ -277,8 +281,9 @@ export class ProjectionRunner {
     }
     await p.migrate(this.db);
     this.migrated = true;
+    const first = this.startAtHead && !row ? await this.store.headPosition() : START;
     await this.db('aivis_checkpoints')
-      .insert({ name: p.name, position: positionToString(START), version: p.version })
+      .insert({ name: p.name, position: positionToString(first), version: p.version })
       .onConflict('name')
       .ignore();
   }
@@ -448,9 +453,12 @@ export class ProjectionRunner {
       this.ahead = { after: last, batch: next };
     }
     try {
-      // nothing to apply (every event scanned was another projection's): the checkpoint alone, stored within DEFER_MS
-      // with the other runners' of this process (checkpoints.ts); this instance's waiters go on now
-      if (pending.length === 0) {
+      const follow = this.projection.follow;
+      if (follow && pending.length > 0) await follow(pending.filter((i): i is TypedEvent => !isUnreadable(i)));
+      // nothing to apply (every event scanned was another projection's, or a follower's that writes no rows): the
+      // checkpoint alone, stored within DEFER_MS with the other runners' of this process (checkpoints.ts); this
+      // instance's waiters go on now
+      if (pending.length === 0 || (follow && this.projection.tables.length === 0)) {
         this.checkpoints.defer(
           { name: this.projection.name, owner: this.owner, generation: this.generation, position: positionToString(last) },
           () => {

@@ -29,7 +29,7 @@ export function registerHealth(app: FastifyInstance, rt: Runtime) {
       check(() => rt.database.db.raw('select 1')),
       check(() => rt.bus.ping()),
     ]);
-    const projections = [...rt.runners.values(), rt.relay].map((r) => r.status());
+    const projections = [...rt.runners.values(), rt.relay, ...rt.followers.values()].map((r) => r.status());
     const ready = eventStore.ok && readModels.ok && bus.ok && projections.every((p) => p.status !== 'failed');
     const [setAside, outOfLine, unrecorded] = readModels.ok
       ? await Promise.all([

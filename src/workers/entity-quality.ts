@@ -3,7 +3,6 @@ import { conflictAppends, conflictStream, decideCloseByFact, FactConflict } from
 import { suggestionsStream } from '../../commands/entity-quality/suggestions';
 import { handle, load, newEventsFor } from '../../commands/handle';
 import { Knowledge, knowledgeStream } from '../../commands/knowledge/knowledge';
-import { importStream } from '../../commands/responses/import-responses';
 import { type JudgedConflict, judgePrepared, namesBrand, namesPutForward, type PreparedFact, prepareFacts } from '../analysis/entity-quality';
 import { judgeWithEngine } from '../analysis/fact-judge';
 import { creditsCharged } from '../domain/credits';
@@ -11,7 +10,7 @@ import type { ModelId } from '../domain/models';
 import type { Engines } from '../engines/registry';
 import { isEngineError } from '../engines/port';
 import type { BusMessage, Consumer } from '../bus/port';
-import { decodeEvent, type EventData } from '../domain/events';
+import type { EventData } from '../domain/events';
 import { eventTypeList } from '../domain/event-lists';
 import { deterministicId } from '../domain/ids';
 import { appendMany, type EventStore, maxPosition, type Position, positionFromString, positionToString, type StreamAppend } from '../eventstore/port';
@@ -19,12 +18,14 @@ import { SubjectErasedError } from '../eventstore/sealed';
 import { systemContext, websiteContext } from './context';
 import { coalescing } from '../domain/coalesce';
 import { mapLimit } from '../domain/map-limit';
-import type { RecordedAnswer } from './responses';
+import type { Projection } from '../eventstore/projection';
 import { type BusWorkerDeps, startWorker } from './worker';
 
 export const ENTITY_QUALITY_WORKER = 'entity-quality-workers';
-/** an engine answer comes from the response worker that recorded it (answerJudge), not from the bus */
-export const ENTITY_QUALITY_WORKER_TYPES = eventTypeList('ResponsesImported', 'FactArchived', 'FactReviewed');
+/** a fact edited or rejected (answers come from the log: factJudgeFollower) */
+export const ENTITY_QUALITY_WORKER_TYPES = eventTypeList('FactArchived', 'FactReviewed');
+/** the checkpoint of the fact judge's follower of the log */
+export const FACT_JUDGE_FOLLOWER = 'fact-judge';
 /** Answers a name needs before its suggestion is an activity entry (the listing's default min_answers). */
 export const ANNOUNCE_AT = 3;
 
@@ -94,13 +95,13 @@ function approvedFacts(store: EventStore, websiteId: string): Promise<Facts> {
 export const factJudgeStream = (responseId: string) => `fact-judge-${responseId}`;
 
 type Msg = Pick<BusMessage, 'id' | 'data' | 'metadata' | 'position'>;
-/** Answers delivered in one message (an engine answer, or an import's), judged as one unit of a batch. */
+/** A recorded answer (`msg`: its event) as one unit of a batch. */
 interface Unit {
   msg: Msg;
-  answers: readonly Recorded[];
+  answer: Recorded;
 }
 
-/** Live engine calls at once within a batch (as many as the worker took messages at once before batching). */
+/** Live engine calls at once within a batch. */
 const ENGINE_CALLS = 8;
 
 /**
@@ -113,10 +114,10 @@ async function judge(deps: EntityQualityDeps, websiteId: string, units: readonly
   const site = await websiteContext(deps.store, units[0].msg.metadata.organization_id, websiteId);
   if (!site) return 0;
   const brand = [site.website.name];
-  // an answer once (a message delivered again while its first delivery is in the same batch is judged and charged
-  // once), and only one naming the brand: in another, no sentence can conflict (no I/O for it)
+  // an answer once (the same answer twice in a batch is judged and charged once), and only one naming the brand: in
+  // another, no sentence can conflict (no I/O for it)
   const byAnswer = new Map<string, { msg: Msg; d: Recorded }>();
-  for (const u of units) for (const d of u.answers) if (namesBrand(d.text, brand)) byAnswer.set(d.response_id, { msg: u.msg, d });
+  for (const { msg, answer: d } of units) if (namesBrand(d.text, brand)) byAnswer.set(d.response_id, { msg, d });
   if (!byAnswer.size) return 0;
   const facts = await approvedFacts(deps.store, websiteId);
   if (!facts.list.length) return 0;
@@ -192,7 +193,7 @@ async function engineJudgement(
  * answer.
  */
 async function announce(deps: EntityQualityDeps, websiteId: string, units: readonly Unit[]): Promise<void> {
-  const keys = [...new Set(units.flatMap((u) => u.answers.flatMap((d) => namesPutForward(d.text).map((n) => n.key))))];
+  const keys = [...new Set(units.flatMap((u) => namesPutForward(u.answer.text).map((n) => n.key)))];
   if (!keys.length) return;
   await deps.waitForSuggestions?.(units.map((u) => positionFromString(u.msg.position)).reduce(maxPosition));
   const r = await deps.db.raw(
@@ -222,8 +223,7 @@ async function announce(deps: EntityQualityDeps, websiteId: string, units: reado
 export async function judgeUnits(deps: EntityQualityDeps, units: readonly Unit[]): Promise<number> {
   const bySite = new Map<string, Unit[]>();
   for (const u of units) {
-    const site = u.answers[0]?.website_id;
-    if (site === undefined) continue;
+    const site = u.answer.website_id;
     const list = bySite.get(site);
     if (list) list.push(u);
     else bySite.set(site, [u]);
@@ -236,56 +236,6 @@ export async function judgeUnits(deps: EntityQualityDeps, units: readonly Unit[]
   return found;
 }
 
-/** The answers of one import call, read from its stream. */
-async function importUnit(deps: EntityQualityDeps, msg: Msg): Promise<Unit> {
-  const d = msg.data as EventData<'ResponsesImported'>;
-  if (d.imported === 0) return { msg, answers: [] };
-  const answers = (await deps.store.readStream(importStream(d.import_id)))
-    .filter((e) => e.type === 'ResponseRecorded')
-    .map((e) => decodeEvent(e.id, e.type, e.data, e.metadata.schema_version).data as Recorded);
-  return { msg, answers };
-}
-
-/** The answers of one import call. */
-export const judgeImport = async (deps: EntityQualityDeps, msg: Msg): Promise<number> => judgeUnits(deps, [await importUnit(deps, msg)]);
-
-/** Units judged together at most, each message settled with its batch; the consumer holds two batches' worth, so the next batch is pulled while one is judged. */
-const BATCH = 256;
-/** How long the first unit of a batch waits for others (the messages of one pull arrive within a few ms). */
-const BATCH_WAIT_MS = 5;
-
-/**
- * Gathers the units of concurrently delivered messages and judges them together; each message's delivery resolves
- * (and is acked) when its batch is recorded. A batch that fails is judged again unit by unit, so one bad message
- * fails (and is redelivered) alone.
- */
-export function unitBatcher(deps: EntityQualityDeps, max = BATCH, waitMs = BATCH_WAIT_MS): (u: Unit) => Promise<void> {
-  let pending: { unit: Unit; resolve: () => void; reject: (err: unknown) => void }[] = [];
-  let timer: NodeJS.Timeout | null = null;
-  const flush = () => {
-    if (timer) clearTimeout(timer);
-    timer = null;
-    const batch = pending;
-    pending = [];
-    judgeUnits(
-      deps,
-      batch.map((b) => b.unit),
-    ).then(
-      () => {
-        for (const b of batch) b.resolve();
-      },
-      () => {
-        for (const b of batch) judgeUnits(deps, [b.unit]).then(() => b.resolve(), b.reject);
-      },
-    );
-  };
-  return (unit) =>
-    new Promise<void>((resolve, reject) => {
-      pending.push({ unit, resolve, reject });
-      if (pending.length >= max) flush();
-      else timer ??= setTimeout(flush, waitMs);
-    });
-}
 /**
  * A fact edited (archived) or rejected: each of its conflicts still open in its stream is resolved there, so a later
  * resolve answers it unchanged and a dismiss 409, as the read model (which closed them already) shows. Returns how many.
@@ -305,47 +255,44 @@ export async function closeFactConflicts(deps: EntityQualityDeps, msg: Msg & { t
   return closed;
 }
 
+/** Answers a live batch holds at most: the writer engine is asked about each, ENGINE_CALLS at once. */
+export const LIVE_BATCH = 32;
+
 /**
- * The fact judge and the suggestions' announcer of engine answers, run by the response worker that recorded them (the
- * answers of one append together) before their units are settled (a failure has the units delivered again): an
- * answer is not sent on the bus a second time for them. Simulated, calls that come while one is judged go together next
- * (one facts read, key lookup and append for all); if that fails, each is judged alone, so one call's failure is its own.
+ * The fact judge and the suggestions' announcer as a follower of the log: every recorded answer (an engine's or an
+ * import's) is judged in the batches the log is read in, so answers recorded faster than they are judged are judged
+ * together (one facts read, key lookup and append per website). An answer recorded while no instance ran it is judged
+ * when one starts. Judged again after a crash, an answer adds nothing: a conflict's id derives from answer and fact,
+ * and the live judge's charge marks its answer judged.
  */
-export function answerJudge(deps: EntityQualityDeps): (answers: RecordedAnswer[]) => Promise<void> {
-  const unitsOf = (answers: RecordedAnswer[]): Unit[] =>
-    answers.map((a) => ({
-      msg: { id: a.id, data: a.data, metadata: a.metadata, position: positionToString(a.position) },
-      answers: a.data.source === 'import' ? [] : [a.data],
-    }));
-  // live, each call keeps its own engine calls at once (merged, calls would share ENGINE_CALLS)
-  if (deps.factJudge) return async (answers) => void (await judgeUnits(deps, unitsOf(answers)));
-  // about 13 answers a call: up to about a thousand judged together
-  const together = coalescing(
-    async (calls: Unit[][]) => {
-      await judgeUnits(deps, calls.flat());
-      return calls.map(() => undefined);
+export function factJudgeFollower(deps: EntityQualityDeps): Projection {
+  return {
+    name: FACT_JUDGE_FOLLOWER,
+    version: 1,
+    tables: [],
+    migrate: async () => {},
+    handles: ['ResponseRecorded'],
+    apply: async () => {},
+    async follow(events) {
+      await judgeUnits(
+        deps,
+        events.map((e) => ({
+          msg: { id: e.id, data: e.data, metadata: e.metadata, position: positionToString(e.position) },
+          answer: e.data as Recorded,
+        })),
+      );
     },
-    { max: 80, alone: true },
-  );
-  return (answers) => together(unitsOf(answers));
+  };
 }
 
-/** The judge and announcer of imported answers (their import's message), and the closer of an edited or rejected fact's conflicts. */
+/** The closer of an edited or rejected fact's conflicts. */
 export function startEntityQualityWorkers(deps: EntityQualityDeps): Promise<Consumer> {
-  const concurrency = deps.concurrency ?? 2 * BATCH;
-  const batch = unitBatcher(deps, Math.max(1, Math.floor(concurrency / 2)));
   return startWorker({
     bus: deps.bus,
     name: ENTITY_QUALITY_WORKER,
     types: ENTITY_QUALITY_WORKER_TYPES,
-    concurrency,
+    concurrency: deps.concurrency ?? 8,
     logger: deps.logger,
-    handle: async (msg) => {
-      if (msg.type === 'FactArchived' || msg.type === 'FactReviewed') await closeFactConflicts(deps, msg);
-      else {
-        const unit = await importUnit(deps, msg);
-        if (unit.answers.length) await batch(unit);
-      }
-    },
+    handle: (msg) => closeFactConflicts(deps, msg).then(() => undefined),
   });
 }

@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
 import { markPromptAnswered } from '../../commands/catalog/mark-prompt-answered';
 import type { CommandContext } from '../../commands/handle';
-import { type Outcome, outcomeAppend, recordOutcomes, type Requested, responseIdOf, responseStream } from '../../commands/responses/record-outcome';
+import { type Outcome, outcomeAppend, recordOutcomes, type Requested } from '../../commands/responses/record-outcome';
 import type { Delivery } from '../bus/memory';
 import type { BusMessage, Consumer } from '../bus/port';
 import { isDomainError } from '../domain/errors';
-import { decodeEvent, type EventData, type EventMetadata, type EventOf, type EventType } from '../domain/events';
+import type { EventType } from '../domain/events';
 import type { Engines } from '../engines/registry';
 import { type AnswerRequest, isEngineError } from '../engines/port';
 import { comparePositions, type EventStore, type Position } from '../eventstore/port';
@@ -28,17 +28,7 @@ export interface ResponseWorkerDeps extends BusWorkerDeps {
   extractor?: ExtractorChoice;
   /** told of every outcome this instance records (the last one of a run frees its schedule's slot) */
   onOutcome?: (position: Position | null) => void;
-  /** what the areas do with engine answers (AreaWorker.answers), before their units are settled */
-  onAnswers?: (answers: RecordedAnswer[]) => Promise<void>;
   now?: () => Date;
-}
-
-/** An engine answer as its response worker recorded it. */
-export interface RecordedAnswer {
-  id: string;
-  data: EventData<'ResponseRecorded'>;
-  metadata: EventMetadata;
-  position: Position;
 }
 
 /** A unit's outcome as its worker decided it, waiting to be recorded (alone, or with others in one append). */
@@ -69,11 +59,7 @@ export async function answerUnit(
   const again = !delivery || delivery.count > 1 || msg.id !== req.request_id;
   if (again) {
     const status = await unitStatus(deps.db, req.request_id);
-    if (status !== undefined && status !== 'pending') {
-      // its answer's hooks may have failed on the delivery that recorded it
-      if (status === 'recorded') await answerAgain(deps, req);
-      return 'skipped';
-    }
+    if (status !== undefined && status !== 'pending') return 'skipped';
   }
   const ctx = systemContext(deps.store, msg, deps.now);
   const { outcome, site } = await answer(deps, ctx, req);
@@ -87,16 +73,15 @@ const unwrap = (r: Settled): Kind => {
 };
 
 /**
- * Records decided outcomes in one append (each on its unit's own stream), then tells onOutcome once and runs the
- * answers' hooks once for all of them. Per unit: recorded, failed, skipped (it had an outcome already), or the error
- * its message fails with (the store not reached, or its answer's hook failed: the unit is delivered again).
+ * Records decided outcomes in one append (each on its unit's own stream), then tells onOutcome once. Per unit:
+ * recorded, failed, skipped (it had an outcome already), or the error its message fails with (the store not reached:
+ * the unit is delivered again).
  */
 async function recordDecided(deps: ResponseWorkerDeps, list: readonly Decided[]): Promise<Settled[]> {
   const rules = (deps.extractor?.kind ?? 'rules') === 'rules';
   const appends = list.map((d) => outcomeAppend(d.ctx, d.req, d.outcome, d.site && rules ? (x) => ruleObservations(d.site!, x) : undefined));
   const stored = await recordOutcomes(deps.store, appends);
   const out: Settled[] = [];
-  const answers: { i: number; answer: RecordedAnswer }[] = [];
   let last: Position | null = null;
   for (let i = 0; i < list.length; i++) {
     const d = list[i];
@@ -118,25 +103,9 @@ async function recordDecided(deps: ResponseWorkerDeps, list: readonly Decided[])
     else {
       out.push({ kind });
       if (!last || comparePositions(r.position, last) > 0) last = r.position;
-      const [first] = r.events;
-      if (first.type === 'ResponseRecorded')
-        answers.push({ i, answer: { id: first.id, data: first.data as RecordedAnswer['data'], metadata: first.metadata, position: r.position } });
     }
   }
   if (last) deps.onOutcome?.(last);
-  const hooks = deps.onAnswers;
-  if (hooks && answers.length) {
-    // the answers together; if that fails, each alone, so that one answer's failure has only its unit delivered again
-    const together = await hooks(answers.map((a) => a.answer)).then(
-      () => true,
-      () => false,
-    );
-    if (!together)
-      for (const a of answers)
-        await hooks([a.answer]).catch((error: unknown) => {
-          out[a.i] = { error };
-        });
-  }
   return out;
 }
 
@@ -146,7 +115,7 @@ const GATHER_MS = 10;
 /**
  * The worker pool's recorder: an outcome decided while other units are still being answered waits for theirs (at most
  * `waitMs`) and goes with them in one recordDecided; while one batch is recorded, the next gathers. Fewer, larger
- * appends and one judge of their answers, instead of one of each per unit.
+ * appends, instead of one per unit.
  */
 export function outcomeBatcher(deps: ResponseWorkerDeps, waitMs = GATHER_MS): () => Unit {
   let engaged = 0;
@@ -208,15 +177,6 @@ export function outcomeBatcher(deps: ResponseWorkerDeps, waitMs = GATHER_MS): ()
 interface Unit {
   record(d: Decided): Promise<Kind>;
   release(): void;
-}
-
-/** A unit's answer recorded on an earlier delivery, read back for the hooks. */
-async function answerAgain(deps: ResponseWorkerDeps, req: Requested): Promise<void> {
-  if (!deps.onAnswers) return;
-  const e = (await deps.store.readStream(responseStream(responseIdOf(req.request_id)))).find((x) => x.type === 'ResponseRecorded');
-  if (!e) return;
-  const d = decodeEvent(e.id, e.type, e.data, e.metadata.schema_version) as EventOf<'ResponseRecorded'>;
-  await deps.onAnswers([{ id: e.id, data: d.data, metadata: e.metadata, position: e.position }]);
 }
 
 /**

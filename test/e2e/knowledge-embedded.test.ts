@@ -7,6 +7,7 @@ import { grepDatabase } from '../support/db-grep';
 import { jobEnded } from '../support/jobs';
 import { offlineResearch } from '../support/knowledge';
 import { call, startServer, type TestServer } from '../support/server';
+import { until } from '../support/until';
 
 // Issue 18 "works embedded": the knowledge base as `npm start` runs it with no configuration (event store and read
 // models on PGlite, the in-process bus for the research job), whatever DATABASE_URL says: the full-text search
@@ -98,4 +99,24 @@ describe('knowledge base on the embedded store (PGlite, in-process bus)', () => 
     expect(await grepDatabase(s.rt.database.db, marker)).toEqual([]);
     expect((await facts({ website_id: site })).map((f) => f.id).sort()).toEqual([best.id, weaker.id].sort());
   }, 150_000);
+
+  it('given an approved fact, when an imported answer contradicts it, then the fact judge (a follower of the log on the one PGlite connection) lists the conflict', async () => {
+    const site = await buildSite(s, key, { name: 'Acme', url: 'https://acme-embedded-judge.example.com' });
+    const fact = await post('/api/v1/knowledge-base/facts', { website_id: site.id, text: 'Acme Pro costs 49 dollars per month.' });
+    expect(fact.status, JSON.stringify(fact.body)).toBe(201);
+    const imported = await importAnswers(s, key, site.id, [
+      { prompt_id: site.prompts[0].id, model: MODEL_IDS[0], run_at: '2026-03-02T10:00:00.000Z', text: 'Acme Pro costs 99 dollars per month.' },
+    ]);
+    const conflicts = await until('the conflict', async () => {
+      const r = await call(s, 'GET', '/api/v1/knowledge-base/conflicts', { key, query: { website_id: site.id } });
+      return r.body.conflicts?.length ? r.body.conflicts : false;
+    });
+    expect(conflicts).toEqual([
+      expect.objectContaining({
+        response_id: imported.response_ids[0],
+        fact_id: fact.body.fact.id,
+        answer_excerpt: 'Acme Pro costs 99 dollars per month.',
+      }),
+    ]);
+  }, 60_000);
 });

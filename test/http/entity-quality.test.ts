@@ -6,9 +6,8 @@ import { Knowledge, knowledgeStream } from '../../commands/knowledge/knowledge';
 import { isDomainError } from '../../src/domain/errors';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
-import { answerJudge, judgeUnits } from '../../src/workers/entity-quality';
-import type { RecordedAnswer } from '../../src/workers/responses';
-import { positionFromString } from '../../src/eventstore/port';
+import { factJudgeFollower, judgeUnits } from '../../src/workers/entity-quality';
+import { positionFromString, type TypedEvent } from '../../src/eventstore/port';
 import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, everyListedAnswer, finishedRun, importAnswers, type Site } from '../support/answers';
 import { simulatedEnginesWith } from '../support/engines';
@@ -228,6 +227,9 @@ describe('fact conflicts', () => {
   it('given an approved fact and an answer contradicting it about the brand, then one open conflict with the sentence and the fact, and an activity entry', async () => {
     const { site, price, ids } = await fixture();
     const [c] = await detected(site.id);
+    // the judge is a follower of the log, reported to the operator beside the read models
+    const ready = await call(s, 'GET', '/readyz');
+    expect(ready.body.projections).toContainEqual(expect.objectContaining({ name: 'fact-judge', status: 'running', leader: true }));
     expect(await list(site.id)).toEqual([
       {
         id: c.id,
@@ -300,7 +302,7 @@ describe('fact conflicts', () => {
     const twice = answerUnit(site, organization_id, 'Acme Pro costs 79 dollars per month.');
     expect(await judgeUnits(deps, [twice, twice])).toBe(1);
     expect(await judgeUnits(deps, [twice])).toBe(1);
-    const stored = await s.rt.store.readStream(conflictStream(conflictId(twice.answers[0].response_id, price)));
+    const stored = await s.rt.store.readStream(conflictStream(conflictId(twice.answer.response_id, price)));
     expect(stored.map((e) => e.type)).toEqual(['FactConflictDetected']);
 
     const founded = await handle(
@@ -314,15 +316,16 @@ describe('fact conflicts', () => {
     expect(await judgeUnits(deps, [later])).toBe(1);
     // the conflicts' read model may lag the appends under load: wait for the second row, then check there are no more
     const rowsOf = () =>
-      s.rt.database.db('rm_fact_conflicts').whereIn('response_id', [twice.answers[0].response_id, later.answers[0].response_id]).select('fact_id');
+      s.rt.database.db('rm_fact_conflicts').whereIn('response_id', [twice.answer.response_id, later.answer.response_id]).select('fact_id');
     await until('both conflicts in the read model', async () => (await rowsOf()).length >= 2);
     await s.settled();
     expect((await rowsOf()).map((r) => r.fact_id).sort()).toEqual([price, founded.result.fact_id].sort());
   });
 
-  /** One engine answer of the site as a unit of the judge. */
-  const answerUnit = (site: { id: string }, organization_id: string, text: string) => {
-    const data = { response_id: newId(), website_id: site.id, model: MODEL_IDS[1], run_at: '2026-11-20T10:00:00Z', text, source: 'engine' };
+  /** One engine answer of the site as the log holds it. */
+  const answerEvent = (site: { id: string }, organization_id: string, text: string) => {
+    const response_id = newId();
+    const data = { response_id, website_id: site.id, model: MODEL_IDS[1], run_at: '2026-11-20T10:00:00Z', text, source: 'engine' };
     const metadata = {
       organization_id,
       website_id: site.id,
@@ -331,7 +334,23 @@ describe('fact conflicts', () => {
       causation_id: null,
       time: new Date().toISOString(),
     };
-    return { msg: { id: newId(), data, metadata, position: '0:0' }, answers: [data] } as unknown as Parameters<typeof judgeUnits>[1][number];
+    const position = positionFromString('0:0');
+    return {
+      id: newId(),
+      type: 'ResponseRecorded',
+      streamId: `response-${response_id}`,
+      revision: 0n,
+      data,
+      metadata,
+      position,
+    } as unknown as TypedEvent;
+  };
+  /** One engine answer of the site as a unit of the judge. */
+  const answerUnit = (site: { id: string }, organization_id: string, text: string) => {
+    const e = answerEvent(site, organization_id, text);
+    return { msg: { id: e.id, data: e.data, metadata: e.metadata, position: '0:0' }, answer: e.data } as unknown as Parameters<
+      typeof judgeUnits
+    >[1][number];
   };
   /** A candidate fact, pending review, recorded on the knowledge stream as research records it; its id. */
   const pendingFact = async (websiteId: string, organization_id: string, text: string): Promise<string> => {
@@ -373,7 +392,7 @@ describe('fact conflicts', () => {
     await approve(site.id, organization_id, offices);
     const after = answerUnit(site, organization_id, 'Acme has 46 offices in Europe.');
     expect(await judgeUnits(deps, [after])).toBe(1);
-    expect((await s.rt.store.readStream(conflictStream(conflictId(after.answers[0].response_id, offices)))).map((e) => e.type)).toEqual([
+    expect((await s.rt.store.readStream(conflictStream(conflictId(after.answer.response_id, offices)))).map((e) => e.type)).toEqual([
       'FactConflictDetected',
     ]);
 
@@ -384,7 +403,7 @@ describe('fact conflicts', () => {
     expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
     const erased = answerUnit(site, organization_id, 'Acme has 47 offices in Europe.');
     expect(await judgeUnits(deps, [erased])).toBe(0);
-    expect(await s.rt.store.readStream(conflictStream(conflictId(erased.answers[0].response_id, offices)))).toEqual([]);
+    expect(await s.rt.store.readStream(conflictStream(conflictId(erased.answer.response_id, offices)))).toEqual([]);
   });
 
   it('given judgements at once, when a fact is approved while one of them reads the facts, then a judgement begun after the approval is against it', async () => {
@@ -419,37 +438,34 @@ describe('fact conflicts', () => {
     expect(reads).toBe(2);
   });
 
-  it('given answer calls at once, then their conflicts are appended together; when one of them fails, then it fails alone and the others are recorded', async () => {
+  it('given answers of one batch of the log, then their conflicts are appended together; when that append fails, the batch fails and, followed again, records each conflict once', async () => {
     const { site, price } = await fixture();
     await detected(site.id);
     const organization_id = await organizationOf(site.id);
-    const failing = new Set<string>();
     let conflictAppends = 0;
+    let refuse = true;
     const store: typeof s.rt.store = {
       ...s.rt.store,
       appendMany: async (appends) => {
-        if (appends.some((a) => a.streamId.startsWith('fact-conflict-'))) conflictAppends++;
-        if (appends.some((a) => failing.has(a.streamId))) throw new Error('the store refused this append');
+        if (appends.some((a) => a.streamId.startsWith('fact-conflict-'))) {
+          conflictAppends++;
+          if (refuse) {
+            refuse = false;
+            throw new Error('the store refused this append');
+          }
+        }
         return s.rt.store.appendMany!(appends);
       },
     };
-    const hook = answerJudge({ store, db: s.rt.database.db, bus: s.rt.bus, logger: s.rt.logger });
-    const call1 = (n: number) => {
-      const u = answerUnit(site, organization_id, `Acme Pro costs ${n} dollars per month.`);
-      const answer = { id: u.msg.id, data: u.answers[0], metadata: u.msg.metadata, position: positionFromString('0:0') } as RecordedAnswer;
-      return { answer, stream: conflictStream(conflictId(u.answers[0].response_id, price)) };
-    };
-    const together = [61, 62, 63].map(call1);
-    await Promise.all(together.map((c) => hook([c.answer])));
-    expect(conflictAppends).toBe(1);
-    for (const c of together) expect((await s.rt.store.readStream(c.stream)).map((e) => e.type)).toEqual(['FactConflictDetected']);
-
-    const [good, bad, other] = [71, 72, 73].map(call1);
-    failing.add(bad.stream);
-    const settled = await Promise.allSettled([good, bad, other].map((c) => hook([c.answer])));
-    expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    for (const c of [good, other]) expect((await s.rt.store.readStream(c.stream)).map((e) => e.type)).toEqual(['FactConflictDetected']);
-    expect(await s.rt.store.readStream(bad.stream)).toEqual([]);
+    const follower = factJudgeFollower({ store, db: s.rt.database.db, bus: s.rt.bus, logger: s.rt.logger });
+    const batch = [61, 62, 63].map((n) => answerEvent(site, organization_id, `Acme Pro costs ${n} dollars per month.`));
+    const streams = batch.map((e) => conflictStream(conflictId((e.data as { response_id: string }).response_id, price)));
+    await expect(follower.follow!(batch)).rejects.toThrow('the store refused this append');
+    for (const stream of streams) expect(await s.rt.store.readStream(stream)).toEqual([]);
+    await follower.follow!(batch);
+    await follower.follow!(batch);
+    expect(conflictAppends).toBe(3);
+    for (const stream of streams) expect((await s.rt.store.readStream(stream)).map((e) => e.type)).toEqual(['FactConflictDetected']);
   });
 
   it('given a conflict, when its fact is deleted, then it is gone from every status and the log keeps none of its text', async () => {

@@ -3,8 +3,9 @@ import { importStream } from '../../commands/responses/import-responses';
 import { FACT_JUDGE_HEAD } from '../../src/analysis/fact-judge';
 import { MODEL_IDS, MODELS } from '../../src/domain/models';
 import { createEngines } from '../../src/engines/registry';
-import { positionToString, START } from '../../src/eventstore/port';
-import { factJudgeStream, judgeImport } from '../../src/workers/entity-quality';
+import { START, type TypedEvent } from '../../src/eventstore/port';
+import { decodeEvent } from '../../src/domain/events';
+import { factJudgeFollower, factJudgeStream } from '../../src/workers/entity-quality';
 import { type FakeProvider, type Hit, loopbackFetch, startFakeProvider } from '../engines/support';
 import { buildSite, importAnswers } from '../support/answers';
 import { call, startServer, type TestServer } from '../support/server';
@@ -89,15 +90,22 @@ describe('the live fact judge (the writer engine over a provider on 127.0.0.1)',
     ]);
     expect(await charges(a.ids[1])).toEqual([]);
 
-    // when: the import is delivered again, then the writer is not asked again and nothing more is charged
+    // when: the import's answers are followed again (a crash before the follower's checkpoint moved), then the
+    // writer is not asked again and nothing more is charged
     const all = await s.rt.store.readAll(START, 100_000);
     const done = all.find((e) => e.type === 'ResponsesImported' && (e.data as { response_ids: string[] }).response_ids.includes(a.ids[0]))!;
-    expect((await s.rt.store.readStream(importStream((done.data as { import_id: string }).import_id))).length).toBeGreaterThan(0);
-    const msg = { id: done.id, data: done.data, metadata: done.metadata, position: positionToString(done.position) };
-    await judgeImport(
-      { store: s.rt.store, db: s.rt.database.db, bus: s.rt.bus, logger: s.rt.logger, factJudge: { engines: engines(), model: writer.id } },
-      msg,
+    const recorded = (await s.rt.store.readStream(importStream((done.data as { import_id: string }).import_id))).filter(
+      (e) => e.type === 'ResponseRecorded',
     );
+    expect(recorded.length).toBeGreaterThan(0);
+    const follower = factJudgeFollower({
+      store: s.rt.store,
+      db: s.rt.database.db,
+      bus: s.rt.bus,
+      logger: s.rt.logger,
+      factJudge: { engines: engines(), model: writer.id },
+    });
+    await follower.follow!(recorded.map((e) => ({ ...e, data: decodeEvent(e.id, e.type, e.data, e.metadata.schema_version).data }) as TypedEvent));
     expect(judgeHits()).toHaveLength(1);
     expect(await charges(a.ids[0])).toHaveLength(1);
   }, 60_000);

@@ -150,6 +150,54 @@ describe('projection runner', () => {
     }
   });
 
+  it('given a follower met for the first time, then it starts at the head; each later batch is followed with no transaction open before its checkpoint moves, and a batch whose follow fails is followed again', async () => {
+    await t.store.append('before-follower', [anEvent()], 'any');
+    const followed: string[][] = [];
+    const open: number[] = [];
+    let failNext = false;
+    const follower: Projection = {
+      name: 'test-follower',
+      version: 1,
+      tables: [],
+      handles: ['ApiKeyRevoked'],
+      migrate: async () => {},
+      apply: async () => {
+        throw new Error('a follower writes no rows');
+      },
+      async follow(events) {
+        const r = await t.db.raw(
+          `select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`,
+        );
+        open.push(r.rows[0].n);
+        if (failNext) {
+          failNext = false;
+          throw new Error('the follower failed');
+        }
+        followed.push(events.map((e) => e.streamId));
+      },
+    };
+    const runner = new ProjectionRunner({ projection: follower, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20, startAtHead: true });
+    await runner.start();
+    try {
+      const first = await t.store.append('after-follower', [anEvent(), anEvent()], 'any');
+      expect(await runner.waitFor(first.position, 5000)).toBe(true);
+      expect(followed).toEqual([['after-follower', 'after-follower']]);
+      failNext = true;
+      const second = await t.store.append('failed-once', [anEvent()], 'any');
+      expect(await runner.waitFor(second.position, 10_000)).toBe(true);
+      // the failed batch was not passed: followed again, then the checkpoint moved past it
+      expect(followed).toEqual([['after-follower', 'after-follower'], ['failed-once']]);
+      expect(open.length).toBe(3);
+      expect(open.every((n) => n === 0)).toBe(true);
+      await until('the checkpoint stored past it', async () => {
+        const cp = await t.db('aivis_checkpoints').where('name', 'test-follower').first('position');
+        return comparePositions(positionFromString(cp.position), second.position) >= 0;
+      });
+    } finally {
+      await runner.stop();
+    }
+  });
+
   it('given a running leader, when a second instance starts, then it does not apply anything and waitFor still resolves', async () => {
     const projection = countingProjection({ name: 'test-leader' });
     await t.db.raw('truncate t_counts, t_seen');

@@ -191,6 +191,7 @@ async function settled(rt: Runtime): Promise<void> {
     const last = await rt.store.lastPosition();
     await rt.relay.waitFor(last, Math.max(0, deadline - Date.now()));
     await rt.runners.get('runs')?.waitFor(last, Math.max(0, deadline - Date.now()));
+    for (const f of rt.followers.values()) await f.waitFor(last, Math.max(0, deadline - Date.now()));
     const backlog = (
       await Promise.all([RESPONSE_WORKER, OBSERVATION_WORKER, EMAIL_WORKER, INVITATION_WORKER, ENTITY_QUALITY_WORKER].map((d) => rt.bus.backlog(d)))
     ).reduce((a, b) => a + b, 0);
