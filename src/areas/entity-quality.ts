@@ -5,13 +5,7 @@ import { suggestionId } from '../../commands/entity-quality/suggestions';
 import { entityQualityRoutes } from '../http/routes/entity-quality';
 import { entityQualityTools } from '../mcp/tools/entity-quality';
 import type { ModelId } from '../domain/models';
-import {
-  ENTITY_QUALITY_WORKER_TYPES,
-  type EntityQualityDeps,
-  factJudgeFollower,
-  LIVE_BATCH,
-  startEntityQualityWorkers,
-} from '../workers/entity-quality';
+import { type EntityQualityDeps, factJudgeFollower, LIVE_BATCH } from '../workers/entity-quality';
 import type { AreaManifest, AreaWorkerDeps } from './manifest';
 
 /** Entity quality: competitor suggestions from the answers, and answers contradicting the brand's facts. */
@@ -29,26 +23,17 @@ export const entityQuality: AreaManifest<'competitor_suggestions' | 'fact_confli
   },
   workers: [
     {
-      busTypes: ENTITY_QUALITY_WORKER_TYPES,
-      async start(deps) {
+      start(deps) {
         const d = entityQualityDeps(deps);
-        const judge = await deps.follow(factJudgeFollower(d), d.factJudge ? { batchSize: LIVE_BATCH } : {});
-        const closer = await startEntityQualityWorkers(d);
-        return {
-          async stop() {
-            await closer.stop();
-            await judge.stop();
-          },
-        };
+        return deps.follow(factJudgeFollower(d), d.factJudge ? { batchSize: LIVE_BATCH } : {});
       },
     },
   ],
 };
 
-const entityQualityDeps = ({ config, store, db, bus, engines, logger, waitForReadModels }: AreaWorkerDeps): EntityQualityDeps => ({
+const entityQualityDeps = ({ config, store, db, engines, logger, waitForReadModels }: AreaWorkerDeps): EntityQualityDeps => ({
   store,
   db,
-  bus,
   logger,
   factJudge: engines.mode === 'simulated' ? undefined : { engines, model: config.contentModel as ModelId },
   waitForSuggestions: (p) => waitForReadModels(p, ['competitor_suggestions']),

@@ -9,29 +9,35 @@ import { creditsCharged } from '../domain/credits';
 import type { ModelId } from '../domain/models';
 import type { Engines } from '../engines/registry';
 import { isEngineError } from '../engines/port';
-import type { BusMessage, Consumer } from '../bus/port';
+import type { BusMessage } from '../bus/port';
 import type { EventData } from '../domain/events';
-import { eventTypeList } from '../domain/event-lists';
 import { deterministicId } from '../domain/ids';
-import { appendMany, type EventStore, maxPosition, type Position, positionFromString, positionToString, type StreamAppend } from '../eventstore/port';
+import {
+  appendMany,
+  type EventStore,
+  maxPosition,
+  type Position,
+  positionFromString,
+  positionToString,
+  type StreamAppend,
+  type TypedEvent,
+} from '../eventstore/port';
 import { SubjectErasedError } from '../eventstore/sealed';
 import { systemContext, websiteContext } from './context';
 import { coalescing } from '../domain/coalesce';
 import { mapLimit } from '../domain/map-limit';
 import type { Projection } from '../eventstore/projection';
-import { type BusWorkerDeps, startWorker } from './worker';
+import type { Logger } from '../logger';
 
-export const ENTITY_QUALITY_WORKER = 'entity-quality-workers';
-/** a fact edited or rejected (answers come from the log: factJudgeFollower) */
-export const ENTITY_QUALITY_WORKER_TYPES = eventTypeList('FactArchived', 'FactReviewed');
 /** the checkpoint of the fact judge's follower of the log */
 export const FACT_JUDGE_FOLLOWER = 'fact-judge';
 /** Answers a name needs before its suggestion is an activity entry (the listing's default min_answers). */
 export const ANNOUNCE_AT = 3;
 
-export interface EntityQualityDeps extends BusWorkerDeps {
+export interface EntityQualityDeps {
+  store: EventStore;
   db: Knex;
-  concurrency?: number;
+  logger: Logger;
   /** live mode: the writer engine judges (CONTENT_MODEL); absent, the simulated rule */
   factJudge?: { engines: Engines; model: ModelId };
   /** waits (bounded) until the suggestions read model has the answers up to this position */
@@ -240,7 +246,7 @@ export async function judgeUnits(deps: EntityQualityDeps, units: readonly Unit[]
  * A fact edited (archived) or rejected: each of its conflicts still open in its stream is resolved there, so a later
  * resolve answers it unchanged and a dismiss 409, as the read model (which closed them already) shows. Returns how many.
  */
-export async function closeFactConflicts(deps: EntityQualityDeps, msg: Msg & { type: string }): Promise<number> {
+async function closeFactConflicts(deps: EntityQualityDeps, msg: Msg & { type: string }): Promise<number> {
   const d = msg.data as { fact_id: string; review_status?: string };
   if (msg.type === 'FactReviewed' && d.review_status !== 'rejected') return 0;
   await deps.waitForConflicts?.(positionFromString(msg.position));
@@ -259,40 +265,31 @@ export async function closeFactConflicts(deps: EntityQualityDeps, msg: Msg & { t
 export const LIVE_BATCH = 32;
 
 /**
- * The fact judge and the suggestions' announcer as a follower of the log: every recorded answer (an engine's or an
- * import's) is judged in the batches the log is read in, so answers recorded faster than they are judged are judged
- * together (one facts read, key lookup and append per website). An answer recorded while no instance ran it is judged
- * when one starts. Judged again after a crash, an answer adds nothing: a conflict's id derives from answer and fact,
- * and the live judge's charge marks its answer judged.
+ * The fact judge, the suggestions' announcer and the closer of an edited or rejected fact's conflicts, as a follower
+ * of the log: every recorded answer (an engine's or an import's) is judged in the batches the log is read in, so
+ * answers recorded faster than they are judged are judged together (one facts read, key lookup and append per
+ * website). An answer recorded while no instance ran it is judged when one starts. Followed again after a crash, a
+ * batch adds nothing: a conflict's id derives from answer and fact, the live judge's charge marks its answer judged,
+ * and a closed conflict stays as it is.
  */
 export function factJudgeFollower(deps: EntityQualityDeps): Projection {
+  const msgOf = (e: TypedEvent) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata, position: positionToString(e.position) });
   return {
     name: FACT_JUDGE_FOLLOWER,
     version: 1,
     tables: [],
     migrate: async () => {},
-    handles: ['ResponseRecorded'],
+    handles: ['ResponseRecorded', 'FactArchived', 'FactReviewed'],
+    ignores: (e) => e.type === 'FactReviewed' && e.data.review_status !== 'rejected',
     apply: async () => {},
     async follow(events) {
-      await judgeUnits(
-        deps,
-        events.map((e) => ({
-          msg: { id: e.id, data: e.data, metadata: e.metadata, position: positionToString(e.position) },
-          answer: e.data as Recorded,
-        })),
-      );
+      const answers = events.filter((e) => e.type === 'ResponseRecorded');
+      if (answers.length)
+        await judgeUnits(
+          deps,
+          answers.map((e) => ({ msg: msgOf(e), answer: e.data })),
+        );
+      for (const e of events) if (e.type !== 'ResponseRecorded') await closeFactConflicts(deps, msgOf(e));
     },
   };
-}
-
-/** The closer of an edited or rejected fact's conflicts. */
-export function startEntityQualityWorkers(deps: EntityQualityDeps): Promise<Consumer> {
-  return startWorker({
-    bus: deps.bus,
-    name: ENTITY_QUALITY_WORKER,
-    types: ENTITY_QUALITY_WORKER_TYPES,
-    concurrency: deps.concurrency ?? 8,
-    logger: deps.logger,
-    handle: (msg) => closeFactConflicts(deps, msg).then(() => undefined),
-  });
 }

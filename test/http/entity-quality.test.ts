@@ -297,7 +297,7 @@ describe('fact conflicts', () => {
   it('given an answer delivered twice in one batch and again later, then one conflict per answer and fact; a fact added a moment after a judgement is judged against by the next', async () => {
     const { site, price } = await fixture();
     await detected(site.id);
-    const deps = { store: s.rt.store, db: s.rt.database.db, bus: s.rt.bus, logger: s.rt.logger };
+    const deps = { store: s.rt.store, db: s.rt.database.db, logger: s.rt.logger };
     const { organization_id } = await s.rt.database.db('rm_websites').where({ id: site.id }).first('organization_id');
     const twice = answerUnit(site, organization_id, 'Acme Pro costs 79 dollars per month.');
     expect(await judgeUnits(deps, [twice, twice])).toBe(1);
@@ -385,7 +385,7 @@ describe('fact conflicts', () => {
     const { site } = await fixture();
     await detected(site.id);
     const organization_id = await organizationOf(site.id);
-    const deps = { store: s.rt.store, db: s.rt.database.db, bus: s.rt.bus, logger: s.rt.logger };
+    const deps = { store: s.rt.store, db: s.rt.database.db, logger: s.rt.logger };
     const offices = await pendingFact(site.id, organization_id, 'Acme has 40 offices in Europe.');
     expect(await judgeUnits(deps, [answerUnit(site, organization_id, 'Acme has 45 offices in Europe.')])).toBe(0);
 
@@ -426,7 +426,7 @@ describe('fact conflicts', () => {
         return events;
       },
     };
-    const deps = { store, db: s.rt.database.db, bus: s.rt.bus, logger: s.rt.logger };
+    const deps = { store, db: s.rt.database.db, logger: s.rt.logger };
     const before = judgeUnits(deps, [answerUnit(site, organization_id, 'Acme has 45 offices in Europe.')]);
     await until('the first read of the facts', async () => reads === 1);
     await approve(site.id, organization_id, offices);
@@ -457,7 +457,7 @@ describe('fact conflicts', () => {
         return s.rt.store.appendMany!(appends);
       },
     };
-    const follower = factJudgeFollower({ store, db: s.rt.database.db, bus: s.rt.bus, logger: s.rt.logger });
+    const follower = factJudgeFollower({ store, db: s.rt.database.db, logger: s.rt.logger });
     const batch = [61, 62, 63].map((n) => answerEvent(site, organization_id, `Acme Pro costs ${n} dollars per month.`));
     const streams = batch.map((e) => conflictStream(conflictId((e.data as { response_id: string }).response_id, price)));
     await expect(follower.follow!(batch)).rejects.toThrow('the store refused this append');

@@ -101,7 +101,6 @@ describe('the live fact judge (the writer engine over a provider on 127.0.0.1)',
     const follower = factJudgeFollower({
       store: s.rt.store,
       db: s.rt.database.db,
-      bus: s.rt.bus,
       logger: s.rt.logger,
       factJudge: { engines: engines(), model: writer.id },
     });

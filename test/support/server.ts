@@ -15,7 +15,6 @@ import { openPostgres } from '../../src/db';
 import { openTestPglite } from './pglite';
 import type { Engines } from '../../src/engines/registry';
 import type { SafeFetch } from '../../src/net/safe-fetch';
-import { ENTITY_QUALITY_WORKER } from '../../src/workers/entity-quality';
 import { OBSERVATION_WORKER } from '../../src/workers/observations';
 import { RESPONSE_WORKER } from '../../src/workers/responses';
 import { EMAIL_WORKER } from '../../src/workers/email';
@@ -192,9 +191,10 @@ async function settled(rt: Runtime): Promise<void> {
     await rt.relay.waitFor(last, Math.max(0, deadline - Date.now()));
     await rt.runners.get('runs')?.waitFor(last, Math.max(0, deadline - Date.now()));
     for (const f of rt.followers.values()) await f.waitFor(last, Math.max(0, deadline - Date.now()));
-    const backlog = (
-      await Promise.all([RESPONSE_WORKER, OBSERVATION_WORKER, EMAIL_WORKER, INVITATION_WORKER, ENTITY_QUALITY_WORKER].map((d) => rt.bus.backlog(d)))
-    ).reduce((a, b) => a + b, 0);
+    const backlog = (await Promise.all([RESPONSE_WORKER, OBSERVATION_WORKER, EMAIL_WORKER, INVITATION_WORKER].map((d) => rt.bus.backlog(d)))).reduce(
+      (a, b) => a + b,
+      0,
+    );
     const ends = await rt.database
       .db('rm_run_slots as s')
       .join('rm_runs as r', 'r.id', 's.run_id')
