@@ -189,12 +189,12 @@ export async function token(s: { url: string }, params: Record<string, string>) 
   return { status: res.status, body: (await res.json()) as any };
 }
 
-/** Registers a client and opens an authorization for `resource` in `jar`: the sign-in page it is sent to. */
-export async function signInPage(s: { url: string }, resource: string, jar = new Jar()) {
+/** Registers a client and opens an authorization for `resource` in a new browser: the sign-in page, and the browser's jar. */
+export async function signInPage(s: { url: string }, resource: string) {
   const reg = await registerClient(s);
-  const client_id = reg.body.client_id as string;
-  const page = await follow(jar, s, await jar.fetch(authorizeUrl(s, { client_id, challenge: pkce().challenge, resource })));
-  return { page, jar, client_id };
+  const jar = new Jar();
+  const page = await follow(jar, s, await jar.fetch(authorizeUrl(s, { client_id: reg.body.client_id, challenge: pkce().challenge, resource })));
+  return { page, jar };
 }
 
 /**
