@@ -1,11 +1,7 @@
 import type { Knex } from 'knex';
-import type { TypedEvent } from '../src/eventstore/port';
 import { type EventHandlers, handlerProjection, migrateSql } from '../src/eventstore/projection';
 import { Valuation } from '../queries/ai-value/views';
-
-/** The website a catalogue event belongs to: its stream is `catalog-<website_id>`. */
-const websiteOf = (e: TypedEvent): string =>
-  e.streamId.startsWith('catalog-') ? e.streamId.slice('catalog-'.length) : (e.metadata.website_id ?? '');
+import { catalogWebsiteOf } from './rows';
 
 /** The website's row, made when its first valuation event arrives. */
 const siteRow = (trx: Knex.Transaction, websiteId: string, organizationId: string) =>
@@ -13,7 +9,7 @@ const siteRow = (trx: Knex.Transaction, websiteId: string, organizationId: strin
 
 const handlers: EventHandlers<Knex.Transaction> = {
   async TopicEconomicsSet(e, trx) {
-    const websiteId = websiteOf(e);
+    const websiteId = catalogWebsiteOf(e);
     const at = e.metadata.time;
     if (e.data.economics === null) await trx('rm_topic_economics').where('topic_id', e.data.topic_id).delete();
     else

@@ -1,14 +1,9 @@
 import type { Knex } from 'knex';
-import type { TypedEvent } from '../src/eventstore/port';
 import { type EventHandlers, type Projection, handlerProjection, migrateSql } from '../src/eventstore/projection';
-import { CREATED_UPDATED, insertRow, updateRow } from './rows';
-
-/** The website a catalogue event belongs to: its stream is `catalog-<website_id>`. */
-const websiteOf = (e: TypedEvent): string =>
-  e.streamId.startsWith('catalog-') ? e.streamId.slice('catalog-'.length) : (e.metadata.website_id ?? '');
+import { CREATED_UPDATED, catalogWebsiteOf, insertRow, updateRow } from './rows';
 
 /** A new catalogue row: the website's, its columns as the event has them. */
-const catalogRow: typeof insertRow = (spec) => insertRow({ ...spec, extra: (e) => ({ website_id: websiteOf(e), ...spec.extra?.(e) }) });
+const catalogRow: typeof insertRow = (spec) => insertRow({ ...spec, extra: (e) => ({ website_id: catalogWebsiteOf(e), ...spec.extra?.(e) }) });
 
 const handlers: EventHandlers<Knex.Transaction> = {
   CompetitorAdded: catalogRow({

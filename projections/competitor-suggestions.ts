@@ -3,6 +3,7 @@ import { citedHosts, hostsNaming, nameKey, namesPutForward, type PutForward } fr
 import type { EventData, EventOf } from '../src/domain/events';
 import { type EventHandlers, handledTypes, migrateSql, type Projection } from '../src/eventstore/projection';
 import type { TypedEvent } from '../src/eventstore/port';
+import { catalogWebsiteOf } from './rows';
 
 /** Examples kept per name and day, and cited domains kept per name and day (the listing shows at most 3 examples). */
 const EXAMPLES = 3;
@@ -49,7 +50,6 @@ const newRow = (website_id: string, key: string, day: string, name: string, run_
   domains: [],
 });
 
-const catalogSite = (e: TypedEvent) => (e.streamId.startsWith('catalog-') ? e.streamId.slice('catalog-'.length) : (e.metadata.website_id ?? ''));
 const keysOf = (name: string, identifiers: readonly string[]) => [...new Set([name, ...identifiers].map(nameKey).filter(Boolean))];
 
 /** The names each answer puts forward, found once for `ignores` and the batch's gathering (the same event object). */
@@ -128,17 +128,17 @@ const handlers: EventHandlers<Batch> = {
     await setEntity(trx, e.data.website_id, e.data.website_id, e.data.name, []);
   },
   async CompetitorAdded(e, { trx }) {
-    await setEntity(trx, catalogSite(e), e.data.competitor_id, e.data.name, e.data.identifiers);
+    await setEntity(trx, catalogWebsiteOf(e), e.data.competitor_id, e.data.name, e.data.identifiers);
   },
   async CompetitorRenamed(e, { trx }) {
-    await changeEntity(trx, catalogSite(e), e.data.competitor_id, { name: e.data.name });
+    await changeEntity(trx, catalogWebsiteOf(e), e.data.competitor_id, { name: e.data.name });
   },
   async CompetitorIdentifiersChanged(e, { trx }) {
-    await changeEntity(trx, catalogSite(e), e.data.competitor_id, { identifiers: e.data.identifiers });
+    await changeEntity(trx, catalogWebsiteOf(e), e.data.competitor_id, { identifiers: e.data.identifiers });
   },
   async CompetitorRemoved(e, { trx }) {
     await trx('rm_suggestion_entities')
-      .where({ website_id: catalogSite(e), entity_id: e.data.competitor_id })
+      .where({ website_id: catalogWebsiteOf(e), entity_id: e.data.competitor_id })
       .delete();
   },
   async CompetitorSuggested(e, { trx }) {

@@ -60,3 +60,7 @@ export function updateRow<T extends EventType>(spec: {
 /** `insertRow` of a row in the event's organization (its organization_id), kept as it is when the event comes again. */
 export const orgRow: typeof insertRow = (spec) =>
   insertRow({ ...spec, extra: (e) => ({ organization_id: e.metadata.organization_id, ...spec.extra?.(e) }), idempotent: true });
+
+/** The website a catalogue event belongs to: its stream is `catalog-<website_id>`; elsewhere its metadata's website. */
+export const catalogWebsiteOf = (e: TypedEvent): string =>
+  e.streamId.startsWith('catalog-') ? e.streamId.slice('catalog-'.length) : (e.metadata.website_id ?? '');

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { EventOf } from '../../src/domain/events';
 import type { TypedEvent } from '../../src/eventstore/port';
 import type { EventHandlers } from '../../src/eventstore/projection';
+import { catalogWebsiteOf } from '../rows';
 import { siteEntityIdsSql } from '../site-entities';
 
 export type Recorded = TypedEvent<EventOf<'ResponseRecorded'>>;
@@ -30,7 +31,7 @@ export const handlers: EventHandlers<AnswersBatch> = {
     if (!r.rows.length) dirty.add(e.data.website_id);
   },
   async CompetitorAdded(e, { trx, dirty }) {
-    const w = websiteOf(e);
+    const w = catalogWebsiteOf(e);
     await trx.raw(
       `insert into rm_analysis_entities (website_id, entity_id, slot, is_self, name, identifiers, url)
        select ?, ?, coalesce(max(slot), 0) + 1, false, ?, ?, ? from rm_analysis_entities where website_id = ?
@@ -41,26 +42,23 @@ export const handlers: EventHandlers<AnswersBatch> = {
   },
   async CompetitorRenamed(e, { trx, dirty }) {
     await trx('rm_analysis_entities')
-      .where({ website_id: websiteOf(e), entity_id: e.data.competitor_id })
+      .where({ website_id: catalogWebsiteOf(e), entity_id: e.data.competitor_id })
       .update({ name: e.data.name });
-    dirty.add(websiteOf(e));
+    dirty.add(catalogWebsiteOf(e));
   },
   async CompetitorIdentifiersChanged(e, { trx, dirty }) {
     await trx('rm_analysis_entities')
-      .where({ website_id: websiteOf(e), entity_id: e.data.competitor_id })
+      .where({ website_id: catalogWebsiteOf(e), entity_id: e.data.competitor_id })
       .update({ identifiers: e.data.identifiers });
-    dirty.add(websiteOf(e));
+    dirty.add(catalogWebsiteOf(e));
   },
   async CompetitorRemoved(e, { trx, dirty }) {
     await trx('rm_analysis_entities')
-      .where({ website_id: websiteOf(e), entity_id: e.data.competitor_id })
+      .where({ website_id: catalogWebsiteOf(e), entity_id: e.data.competitor_id })
       .update({ removed: true });
-    dirty.add(websiteOf(e));
+    dirty.add(catalogWebsiteOf(e));
   },
   ResponseRecorded(e, { recorded }) {
     recorded.push(e);
   },
 };
-
-const websiteOf = (e: TypedEvent): string =>
-  e.streamId.startsWith('catalog-') ? e.streamId.slice('catalog-'.length) : (e.metadata.website_id ?? '');

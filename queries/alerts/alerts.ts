@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { organizationRow } from '../access';
-import { oldestFirst, onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
+import { newestFirst, oldestFirst, onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
 import { iso, isoOrNull } from '../timestamps';
 import type { AlertRuleView, AlertView } from './views';
 
@@ -83,13 +83,7 @@ export async function listAlerts(db: Knex, websiteId: string, f: PageRequest & {
   const q = db('rm_alerts').where('website_id', websiteId);
   if (f.status === 'open') q.whereNull('acknowledged_at');
   if (f.status === 'acknowledged') q.whereNotNull('acknowledged_at');
-  const rows = await onePageAndMore(
-    q.orderBy([
-      { column: 'fired_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ]),
-    f,
-  );
+  const rows = await onePageAndMore(q.orderBy(newestFirst('fired_at', 'id')), f);
   return { alerts: pageRows(rows, f).map(alertView), ...pageInfo(rows, f) };
 }
 

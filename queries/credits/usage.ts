@@ -3,6 +3,7 @@ import { CREDIT_BUCKETS } from '../../projections/credits';
 import { type AnyCreditKind, CREDIT_KINDS } from '../../src/domain/credits';
 import type { CreditEventsView, CreditUsageView } from './views';
 import { iso } from '../timestamps';
+import { newestFirst } from '../paging';
 
 /** Whose credits: an organization's, or only those of some of its websites. */
 export interface CreditScope {
@@ -108,10 +109,7 @@ export async function creditEvents(
   const query = db('rm_credit_events')
     .where('organization_id', scope.organizationId)
     .where('occurred_at', '<=', q.end.toISOString())
-    .orderBy([
-      { column: 'occurred_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
+    .orderBy(newestFirst('occurred_at', 'id'))
     .limit(q.pageSize + 1)
     .select('id', 'occurred_at', 'kind', 'credits', 'website_id', 'ref_id');
   if (scope.websiteIds) query.whereIn('website_id', [...scope.websiteIds]);

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { DiscoveryRunView } from './views';
 import { iso, isoOrNull } from '../timestamps';
+import { newestFirst } from '../paging';
 
 function view(r: any): DiscoveryRunView {
   return {
@@ -26,10 +27,7 @@ function view(r: any): DiscoveryRunView {
 export async function listDiscoveryRuns(db: Knex, organizationId: string, websiteId: string, limit: number): Promise<DiscoveryRunView[]> {
   const rows = await db('rm_discovery_runs')
     .where({ organization_id: organizationId, website_id: websiteId })
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
+    .orderBy(newestFirst('created_at', 'id'))
     .limit(limit);
   return rows.map(view);
 }

@@ -163,10 +163,7 @@ export async function approvedFactTexts(db: Knex, websiteId: string, limit: numb
     .where({ website_id: websiteId, review_status: 'approved' })
     .whereNull('archived_at')
     .whereNull('duplicate_of')
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
+    .orderBy(newestFirst('created_at', 'id'))
     .limit(limit)
     .select('id', 'text', 'confidence');
 }

@@ -3,6 +3,7 @@ import { DomainErrorException, invalid } from '../../src/domain/errors';
 import { MODEL_COUNT } from '../../src/domain/models';
 import type { Selection } from '../filters';
 import type { ObservationPage } from './views';
+import { newestFirst } from '../paging';
 
 export type ObservationSort = 'intensity' | 'recent';
 
@@ -223,10 +224,7 @@ export async function entitySpans(
 ): Promise<{ id: string; response_id: string; text_span: string }[]> {
   return db('rm_observations')
     .where({ website_id: websiteId, entity_id: entityId })
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
+    .orderBy(newestFirst('created_at', 'id'))
     .limit(limit)
     .select('id', 'response_id', 'text_span');
 }

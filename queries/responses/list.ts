@@ -174,14 +174,7 @@ export async function latestMatched(
 
 /** The website's latest `limit` answers' texts, newest first. */
 export async function latestAnswerTexts(db: Knex, websiteId: string, limit: number): Promise<{ id: string; text: string }[]> {
-  return db('rm_responses')
-    .where('website_id', websiteId)
-    .orderBy([
-      { column: 'run_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(limit)
-    .select('id', 'text');
+  return db('rm_responses').where('website_id', websiteId).orderBy(newestFirst('run_at', 'id')).limit(limit).select('id', 'text');
 }
 
 /** The URLs cited by the website's latest 20,000 answers, each once (5,000 at most). */

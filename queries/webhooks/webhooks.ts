@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { organizationRow } from '../access';
-import { oldestFirst, onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
+import { newestFirst, oldestFirst, onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
 import { iso, isoOrNull } from '../timestamps';
 import type { DeliveryView, WebhookView } from './views';
 
@@ -42,13 +42,7 @@ const delivery = (r: any): DeliveryView => ({
 export async function listDeliveries(db: Knex, webhookId: string, f: PageRequest & { status?: string }) {
   const q = db('webhook_deliveries').where('webhook_id', webhookId);
   if (f.status) q.where('status', f.status);
-  const rows = await onePageAndMore(
-    q.orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ]),
-    f,
-  );
+  const rows = await onePageAndMore(q.orderBy(newestFirst('created_at', 'id')), f);
   return { deliveries: pageRows(rows, f).map(delivery), ...pageInfo(rows, f) };
 }
 

@@ -91,8 +91,6 @@ export async function createAlertRule(c: Caller, input: CreateAlertRule): Promis
   return { rule };
 }
 
-export const RulesQuery = z.strictObject({ website_id: Uuid });
-
 export async function listAlertRules(c: Caller, websiteId: string): Promise<{ rules: AlertRuleView[] }> {
   requireGlobal(c.principal);
   await websiteFor(c, websiteId, VIEW);

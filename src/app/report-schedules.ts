@@ -29,7 +29,6 @@ const DAY_MS = 86_400_000;
 export const CLAIM_TAKEOVER_MS = 5 * 60_000;
 
 export const ReportScheduleParams = z.object({ schedule_id: Uuid });
-export const ReportSchedulesQuery = z.strictObject({ website_id: Uuid });
 
 const readSchedule = (c: Caller, id: string) => () => reportQueries.getSchedule(dbOf(c), c.principal.organizationId, id);
 const unique = (emails: string[]) => [...new Set(emails)];

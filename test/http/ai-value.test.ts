@@ -10,7 +10,7 @@ import { NO_PUBLISHED_CONTENT } from '../../queries/ai-value/attribution';
 import type { AiSearchValue } from '../../queries/ai-value/views';
 import { aiValuePass } from '../../src/workers/ai-value';
 import { call, caughtUp, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
+import { tenancyChecks, UNKNOWN_ID, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { jobEnded } from '../support/jobs';
 import { postCreated } from '../support/http';
 
@@ -20,7 +20,6 @@ let w: World;
 const [M1, M2] = MODEL_IDS;
 const DAY = 86_400_000;
 const PATH = '/api/v1/ai-search-value';
-const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 const ago = (days: number, hours = 0) => new Date(Date.now() - days * DAY - hours * 3_600_000).toISOString();
 
@@ -281,7 +280,7 @@ describe('PATCH /api/v1/topics/{id}: economics', () => {
       expect(r.body.error).toMatch(error);
       expect(await s.head()).toBe(head);
     }
-    const r = await call(s, 'PATCH', `/api/v1/topics/${UNKNOWN}`, { key: w.a.key, body: { website_id: fx.site, economics: null } });
+    const r = await call(s, 'PATCH', `/api/v1/topics/${UNKNOWN_ID}`, { key: w.a.key, body: { website_id: fx.site, economics: null } });
     expect(r.status).toBe(404);
     expect(r.body.error).toBe('Topic not found');
   });
@@ -417,7 +416,7 @@ describe('GET /api/v1/ai-search-value: the states of a 200', () => {
     const bad = await call(s, 'GET', PATH, { key: w.a.key, query: { website_id: 'nope' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/website_id/);
-    const unknown = await call(s, 'GET', PATH, { key: w.a.key, query: { website_id: UNKNOWN } });
+    const unknown = await call(s, 'GET', PATH, { key: w.a.key, query: { website_id: UNKNOWN_ID } });
     expect(unknown.status).toBe(404);
   });
 });
@@ -427,7 +426,7 @@ websiteTenancyChecks(() => w, 'GET', PATH);
 tenancyChecks('PATCH /api/v1/topics/{id} (economics)', () => w, {
   method: 'PATCH',
   websiteScoped: true,
-  request: (websiteId) => ({ path: `/api/v1/topics/${UNKNOWN}`, body: { website_id: websiteId, economics: null } }),
+  request: (websiteId) => ({ path: `/api/v1/topics/${UNKNOWN_ID}`, body: { website_id: websiteId, economics: null } }),
 });
 
 describe('the OpenAPI document', () => {

@@ -4,13 +4,12 @@ import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { MODEL_IDS } from '../../src/domain/models';
 import { badNames, newSite, postCreated, refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, sharedServer, type TestServer } from '../support/server';
-import { collectionTenancyChecks, useWorld, type World } from '../support/tenancy';
+import { collectionTenancyChecks, UNKNOWN_ID, useWorld, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
 useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
-const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const M = [MODEL_IDS[0], MODEL_IDS[1]];
 
 const post = (path: string, body: unknown, key = w.a.key) => call(s, 'POST', path, { key, body });
@@ -68,7 +67,7 @@ describe('personas', () => {
         error: 'description: must be at most 2000 characters',
       },
       { method: 'POST', path: '/api/v1/personas', body: { website_id: site, name: false }, status: 400, error: 'name: must be a string' },
-      { method: 'POST', path: '/api/v1/personas', body: { website_id: UNKNOWN, name: 'X' }, status: 404, error: 'Website not found' },
+      { method: 'POST', path: '/api/v1/personas', body: { website_id: UNKNOWN_ID, name: 'X' }, status: 404, error: 'Website not found' },
     ]);
   });
 
@@ -289,7 +288,7 @@ describe('prompt schedules', () => {
       { method: 'PATCH', path: `/api/v1/prompt-schedules/${x.id}`, body: { website_id: site }, status: 400, error: /^body: nothing to change/ },
       {
         method: 'PATCH',
-        path: `/api/v1/prompt-schedules/${UNKNOWN}`,
+        path: `/api/v1/prompt-schedules/${UNKNOWN_ID}`,
         body: { website_id: site, name: 'N' },
         status: 404,
         error: 'Prompt schedule not found',
@@ -388,7 +387,13 @@ describe('saved views', () => {
         error: 'filters: must be at most 32768 bytes of JSON',
       },
       { method: 'PATCH', path: `/api/v1/saved-views/${v.id}`, body: { website_id: two, name: 'Stolen' }, status: 404, error: 'Saved view not found' },
-      { method: 'PATCH', path: `/api/v1/saved-views/${UNKNOWN}`, body: { website_id: one, name: 'X' }, status: 404, error: 'Saved view not found' },
+      {
+        method: 'PATCH',
+        path: `/api/v1/saved-views/${UNKNOWN_ID}`,
+        body: { website_id: one, name: 'X' },
+        status: 404,
+        error: 'Saved view not found',
+      },
       { method: 'PATCH', path: `/api/v1/saved-views/${v.id}`, body: { website_id: one }, status: 400, error: 'body: name or filters is required' },
     ]);
   });

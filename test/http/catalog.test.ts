@@ -5,13 +5,11 @@ import { isDomainError } from '../../src/domain/errors';
 import { MODELS } from '../../src/domain/models';
 import { badNames, newSite, postCreated, refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, type TestServer, sharedServer } from '../support/server';
-import { collectionTenancyChecks, tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { collectionTenancyChecks, tenancyChecks, UNKNOWN_ID, useWorld, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
 useWorld((ctx) => ({ s, w } = ctx), sharedServer);
-
-const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 const post = (path: string, body: unknown, key = w.a.key) => call(s, 'POST', path, { key, body });
 const get = (path: string, website_id: string, key = w.a.key) => call(s, 'GET', path, { key, query: { website_id } });
@@ -110,7 +108,7 @@ describe('competitors', () => {
     await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/competitors', status: 400, error: 'website_id is required' },
       { method: 'GET', path: '/api/v1/competitors', query: { website_id: 'nope' }, status: 400, error: 'website_id: must be a UUID' },
-      { method: 'GET', path: '/api/v1/competitors', query: { website_id: UNKNOWN }, status: 404, error: 'Website not found' },
+      { method: 'GET', path: '/api/v1/competitors', query: { website_id: UNKNOWN_ID }, status: 404, error: 'Website not found' },
       { method: 'POST', path: '/api/v1/competitors', body: { name: 'X', url: 'x.example.com' }, status: 400, error: 'website_id is required' },
       ...badNames('/api/v1/competitors', { website_id: site, url: 'x.example.com' }),
       {
@@ -148,11 +146,17 @@ describe('competitors', () => {
         status: 400,
         error: 'extra is not allowed',
       },
-      { method: 'POST', path: '/api/v1/competitors', body: { website_id: UNKNOWN, name: 'X', url: 'x.example.com' }, status: 404 },
-      { method: 'PATCH', path: `/api/v1/competitors/${UNKNOWN}`, body: { website_id: site, name: 'Y' }, status: 404, error: 'Competitor not found' },
+      { method: 'POST', path: '/api/v1/competitors', body: { website_id: UNKNOWN_ID, name: 'X', url: 'x.example.com' }, status: 404 },
       {
         method: 'PATCH',
-        path: `/api/v1/competitors/${UNKNOWN}`,
+        path: `/api/v1/competitors/${UNKNOWN_ID}`,
+        body: { website_id: site, name: 'Y' },
+        status: 404,
+        error: 'Competitor not found',
+      },
+      {
+        method: 'PATCH',
+        path: `/api/v1/competitors/${UNKNOWN_ID}`,
         body: { website_id: site },
         status: 400,
         error: 'body: name or identifiers is required',
@@ -164,8 +168,8 @@ describe('competitors', () => {
         status: 400,
         error: 'competitor_id: must be a UUID',
       },
-      { method: 'DELETE', path: `/api/v1/competitors/${UNKNOWN}`, query: { website_id: site }, status: 404, error: 'Competitor not found' },
-      { method: 'DELETE', path: `/api/v1/competitors/${UNKNOWN}`, status: 400, error: 'website_id is required' },
+      { method: 'DELETE', path: `/api/v1/competitors/${UNKNOWN_ID}`, query: { website_id: site }, status: 404, error: 'Competitor not found' },
+      { method: 'DELETE', path: `/api/v1/competitors/${UNKNOWN_ID}`, status: 400, error: 'website_id is required' },
     ]);
   });
 
@@ -263,7 +267,7 @@ describe('topics', () => {
     const t = (await post('/api/v1/topics', { website_id: one, name: 'Mine' })).body.topic;
     await refusedWithoutWrite(s, w.a.key, [
       { method: 'DELETE', path: `/api/v1/topics/${t.id}`, query: { website_id: two }, status: 404, error: 'Topic not found' },
-      { method: 'DELETE', path: `/api/v1/topics/${UNKNOWN}`, query: { website_id: one }, status: 404, error: 'Topic not found' },
+      { method: 'DELETE', path: `/api/v1/topics/${UNKNOWN_ID}`, query: { website_id: one }, status: 404, error: 'Topic not found' },
       {
         method: 'DELETE',
         path: `/api/v1/topics/${t.id}`,
@@ -363,7 +367,7 @@ describe('prompts', () => {
     await refusedWithoutWrite(s, w.a.key, [
       { method: 'GET', path: '/api/v1/prompts', status: 400, error: 'website_id is required' },
       { method: 'DELETE', path: `/api/v1/prompts/${p.id}`, query: { website_id: two }, status: 404, error: 'Prompt not found' },
-      { method: 'DELETE', path: `/api/v1/prompts/${UNKNOWN}`, query: { website_id: one }, status: 404, error: 'Prompt not found' },
+      { method: 'DELETE', path: `/api/v1/prompts/${UNKNOWN_ID}`, query: { website_id: one }, status: 404, error: 'Prompt not found' },
       { method: 'DELETE', path: `/api/v1/prompts/${p.id}`, status: 400, error: 'website_id is required' },
       {
         method: 'DELETE',
@@ -421,7 +425,7 @@ describe('prompts', () => {
       {
         method: 'POST',
         path: '/api/v1/prompts',
-        body: { website_id: one, text: 'x', topic_id: UNKNOWN },
+        body: { website_id: one, text: 'x', topic_id: UNKNOWN_ID },
         status: 400,
         error: 'topic_id: Topic not found',
       },

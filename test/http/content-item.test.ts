@@ -2,15 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { newSite, refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, type TestServer } from '../support/server';
-import { tenancyChecks, useWorld, type World } from '../support/tenancy';
+import { tenancyChecks, UNKNOWN_ID, useWorld, type World } from '../support/tenancy';
 import { grepDatabase } from '../support/db-grep';
 import { sleep } from '../support/events';
 
 let s: TestServer;
 let w: World;
 useWorld((ctx) => ({ s, w } = ctx));
-
-const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 async function tracked(site: string, url: string, key = w.a.key) {
   const r = await call(s, 'POST', '/api/v1/content/track', { key, body: { website_id: site, urls: [{ url }] } });
@@ -32,7 +30,7 @@ describe('content items: detail, title, physical delete', () => {
       const r = await call(s, 'GET', `/api/v1/content/${id}`, { key, query });
       expect(r).toMatchObject({ status: 404, body: { error: 'Content not found' } });
     }
-    expect((await call(s, 'GET', `/api/v1/content/${UNKNOWN}`, { key: w.a.key })).status).toBe(404);
+    expect((await call(s, 'GET', `/api/v1/content/${UNKNOWN_ID}`, { key: w.a.key })).status).toBe(404);
   });
 
   it('given a key scoped to another website of the organization, or a paused website, then 403', async () => {
@@ -134,14 +132,14 @@ describe('content items: detail, title, physical delete', () => {
 
   tenancyChecks('GET /api/v1/content/{id}', () => w, {
     method: 'GET',
-    request: () => ({ path: `/api/v1/content/${UNKNOWN}` }),
+    request: () => ({ path: `/api/v1/content/${UNKNOWN_ID}` }),
   });
   tenancyChecks('PATCH /api/v1/content/{id}', () => w, {
     method: 'PATCH',
-    request: () => ({ path: `/api/v1/content/${UNKNOWN}`, body: { title: 'x' } }),
+    request: () => ({ path: `/api/v1/content/${UNKNOWN_ID}`, body: { title: 'x' } }),
   });
   tenancyChecks('DELETE /api/v1/content/{id}', () => w, {
     method: 'DELETE',
-    request: () => ({ path: `/api/v1/content/${UNKNOWN}` }),
+    request: () => ({ path: `/api/v1/content/${UNKNOWN_ID}` }),
   });
 });

@@ -3,13 +3,12 @@ import { extractUrls, normalizeUrl, tryNormalizeUrl } from '../../src/domain/url
 import { newSite, refusedWithoutWrite } from '../support/http';
 import { call, type TestServer, sharedServer } from '../support/server';
 import { importAnswers } from '../support/answers';
-import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
+import { UNKNOWN_ID, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
 useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
-const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const list = (body: Record<string, unknown>, key = w.a.key) => call(s, 'POST', '/api/v1/content', { key, body });
 
 interface RawAnswer {
@@ -159,10 +158,16 @@ describe('POST /api/v1/content and /content/prompts', () => {
     await refusedWithoutWrite(s, w.a.key, [
       { method: 'POST', path: '/api/v1/content', body: { website_id: f.site, content_type: 'blog' }, status: 400, error: /^content_type/ },
       { method: 'POST', path: '/api/v1/content', body: { website_id: f.site, page_size: 101 }, status: 400, error: /^page_size/ },
-      { method: 'POST', path: '/api/v1/content', body: { website_id: f.site, sheet_id: UNKNOWN }, status: 400, error: /^sheet_id/ },
+      { method: 'POST', path: '/api/v1/content', body: { website_id: f.site, sheet_id: UNKNOWN_ID }, status: 400, error: /^sheet_id/ },
       { method: 'POST', path: '/api/v1/content', body: { website_id: f.site, filters: { nope: 1 } }, status: 400, error: /filters/ },
       { method: 'POST', path: '/api/v1/content', body: { website_id: f.site, mentioned: 'yes' }, status: 400, error: /^mentioned/ },
-      { method: 'POST', path: '/api/v1/content/prompts', body: { website_id: f.site, content_id: UNKNOWN }, status: 404, error: 'Content not found' },
+      {
+        method: 'POST',
+        path: '/api/v1/content/prompts',
+        body: { website_id: f.site, content_id: UNKNOWN_ID },
+        status: 404,
+        error: 'Content not found',
+      },
       { method: 'POST', path: '/api/v1/content/prompts', body: { website_id: w.a.a1, content_id: f.guide }, status: 404, error: 'Content not found' },
     ]);
   });
@@ -176,5 +181,5 @@ describe('POST /api/v1/content and /content/prompts', () => {
   });
 
   websiteTenancyChecks(() => w, 'POST', '/api/v1/content');
-  websiteTenancyChecks(() => w, 'POST', '/api/v1/content/prompts', { content_id: UNKNOWN });
+  websiteTenancyChecks(() => w, 'POST', '/api/v1/content/prompts', { content_id: UNKNOWN_ID });
 });

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { newSite, refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, type TestServer, sharedServer } from '../support/server';
-import { tenancyChecks, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
+import { tenancyChecks, UNKNOWN_ID, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
 useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
-const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const track = (body: unknown, key = w.a.key) => call(s, 'POST', '/api/v1/content/track', { key, body });
 const item = (id: string, key = w.a.key, query?: Record<string, string>) => call(s, 'GET', `/api/v1/content/${id}`, { key, query });
 
@@ -181,7 +180,7 @@ describe('POST /api/v1/content/track', () => {
       ),
       // no tab: the shared pool has no customer columns
       refused({ website_id: site, urls: [{ url: 'a.example.com/c', fields: [{ column: 'Score', value: 1 }] }] }, /^urls\[0\]\.fields\[0\]\.column/),
-      refused({ website_id: site, sheet_id: UNKNOWN, urls: [ok] }, /^sheet_id/),
+      refused({ website_id: site, sheet_id: UNKNOWN_ID, urls: [ok] }, /^sheet_id/),
     ]);
     // 50 labels are fine
     const fifty = await track(
@@ -239,7 +238,13 @@ describe('POST /api/v1/content/track', () => {
         status: 404,
         error: 'Sheet not found',
       },
-      { method: 'POST', path: `/api/v1/content/sheets/${UNKNOWN}/columns`, body: { name: 'X', type: 'text' }, status: 404, error: 'Sheet not found' },
+      {
+        method: 'POST',
+        path: `/api/v1/content/sheets/${UNKNOWN_ID}/columns`,
+        body: { name: 'X', type: 'text' },
+        status: 404,
+        error: 'Sheet not found',
+      },
       { method: 'POST', path: `/api/v1/content/sheets/${tab}/columns`, body: { name: 'X', type: 'color' }, status: 400, error: /^type/ },
       {
         method: 'POST',

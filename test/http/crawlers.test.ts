@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Readable } from 'node:stream';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importCrawlerLog } from '../../commands/crawlers/import-crawler-log';
 import { botMatcher, parseCombined } from '../../src/analysis/crawler-logs';
@@ -14,6 +13,7 @@ import { MODEL_IDS } from '../../src/domain/models';
 import { seededRandom } from '../../src/domain/random';
 import { tryNormalizeUrl } from '../../src/domain/urls';
 import { cliHost } from '../support/cli';
+import { BROWSER_UA, CLAUDEBOT_UA, GOOGLEBOT_UA, GPTBOT_UA, uploadCrawlerLog } from '../support/crawlers';
 import { newSite, postCreated } from '../support/http';
 import { call, sharedServer, type TestServer } from '../support/server';
 import { useWorld, type World } from '../support/tenancy';
@@ -28,11 +28,6 @@ let s: TestServer;
 let w: World;
 useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
-const GPT = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; GPTBot/1.1; +https://openai.com/gptbot';
-const CLAUDE = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)';
-const GOOGLE = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
-const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36';
-
 const YESTERDAY = new Date(Date.now() - 86_400_000);
 const DAY = YESTERDAY.toISOString().slice(0, 10);
 const MON = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -40,14 +35,8 @@ const clf = (d: Date, hh: string) => `${String(d.getUTCDate()).padStart(2, '0')}
 const combined = (ip: string, ua: string, path: string, status = 200, hh = '10') =>
   `${ip} - - [${clf(YESTERDAY, hh)}] "GET ${path} HTTP/1.1" ${status} 512 "-" "${ua}"`;
 
-async function upload(site: string, body: string | Buffer, o: { format?: string; key?: string; headers?: Record<string, string> } = {}) {
-  const u = new URL('/api/v1/crawler-logs', s.url);
-  u.searchParams.set('website_id', site);
-  if (o.format !== '') u.searchParams.set('format', o.format ?? 'combined');
-  const res = await request(u, { method: 'POST', headers: { 'x-api-key': o.key ?? w.a.key, 'content-type': 'text/plain', ...o.headers }, body });
-  const text = await res.body.text();
-  return { status: res.statusCode, body: JSON.parse(text) };
-}
+const upload = (site: string, body: string | Buffer, o: { format?: string; key?: string; headers?: Record<string, string> } = {}) =>
+  uploadCrawlerLog(s, o.key ?? w.a.key, site, body, o);
 
 const activity = async (site: string, query: Record<string, string> = {}) => {
   const r = await call(s, 'GET', '/api/v1/crawlers/activity', {
@@ -62,16 +51,16 @@ describe('POST /api/v1/crawler-logs (combined)', () => {
   let site: string;
   const log = [
     '#Version: 1.0',
-    combined('20.171.206.10', GPT, '/pricing'),
-    combined('20.171.206.11', GPT, '/pricing/', 200, '11'),
-    combined('203.0.113.7', GPT, '/admin', 403),
-    combined('66.249.64.5', GOOGLE, '/blog?utm_source=x&b=2&a=1'),
-    combined('198.51.100.2', CLAUDE, '/'),
-    combined('198.51.100.3', BROWSER, '/pricing'),
+    combined('20.171.206.10', GPTBOT_UA, '/pricing'),
+    combined('20.171.206.11', GPTBOT_UA, '/pricing/', 200, '11'),
+    combined('203.0.113.7', GPTBOT_UA, '/admin', 403),
+    combined('66.249.64.5', GOOGLEBOT_UA, '/blog?utm_source=x&b=2&a=1'),
+    combined('198.51.100.2', CLAUDEBOT_UA, '/'),
+    combined('198.51.100.3', BROWSER_UA, '/pricing'),
     '',
     'not a log line at all',
-    combined('20.171.206.12', GPT, '/nul\u0000byte'),
-    combined('20.171.206.13', `${GPT} ${'x'.repeat(100_000)}`, '/long'),
+    combined('20.171.206.12', GPTBOT_UA, '/nul\u0000byte'),
+    combined('20.171.206.13', `${GPTBOT_UA} ${'x'.repeat(100_000)}`, '/long'),
   ].join('\n');
   const withBadUtf8 = Buffer.concat([Buffer.from(`${log}\n`), Buffer.from([0x31, 0x20, 0xff, 0xfe, 0x0a])]);
 
@@ -141,16 +130,16 @@ describe('the JSON and CloudFront formats', () => {
     const lines = [
       JSON.stringify({
         ClientIP: '20.171.206.1',
-        ClientRequestUserAgent: GPT,
+        ClientRequestUserAgent: GPTBOT_UA,
         ClientRequestMethod: 'GET',
         ClientRequestPath: '/a',
         EdgeResponseStatus: 200,
         EdgeStartTimestamp: `${YESTERDAY.toISOString()}`,
       }),
-      `{"ClientIP":"20.171.206.2","ClientRequestUserAgent":"${GPT}","ClientRequestMethod":"GET","ClientRequestPath":"/b","EdgeResponseStatus":404,"EdgeStartTimestamp":${ns}}`,
+      `{"ClientIP":"20.171.206.2","ClientRequestUserAgent":"${GPTBOT_UA}","ClientRequestMethod":"GET","ClientRequestPath":"/b","EdgeResponseStatus":404,"EdgeStartTimestamp":${ns}}`,
       JSON.stringify({
         timestamp: YESTERDAY.getTime(),
-        proxy: { clientIp: '2a0d:1234::5', userAgent: [GPT], method: 'GET', path: '/c', statusCode: 200 },
+        proxy: { clientIp: '2a0d:1234::5', userAgent: [GPTBOT_UA], method: 'GET', path: '/c', statusCode: 200 },
       }),
       '{"ClientIP": 1}',
       '[1,2]',
@@ -169,7 +158,7 @@ describe('the JSON and CloudFront formats', () => {
     const fields =
       '#Fields: date time x-edge-location sc-bytes c-ip cs-method cs(Host) cs-uri-stem sc-status cs(Referer) cs(User-Agent) cs-uri-query';
     const row = (ip: string, path: string) =>
-      [DAY, '09:30:00', 'IAD89-C1', '512', ip, 'GET', 'd1.cloudfront.net', path, '200', '-', encodeURIComponent(GOOGLE), '-'].join('\t');
+      [DAY, '09:30:00', 'IAD89-C1', '512', ip, 'GET', 'd1.cloudfront.net', path, '200', '-', encodeURIComponent(GOOGLEBOT_UA), '-'].join('\t');
     const r = await upload(site, ['#Version: 1.0', fields, row('66.249.64.1', '/x'), row('10.0.0.1', '/y'), 'short\tline'].join('\n'), {
       format: 'cloudfront',
     });
@@ -181,7 +170,7 @@ describe('activity over a period of several days and months', () => {
   it('given crawls on days of two months, then a page counts in a period only when it was crawled on one of its days', async () => {
     const site = await newSite(s, w.a.key);
     const at = (d: string, path: string, status = 200) =>
-      combined('20.171.206.10', GPT, path, status).replace(clf(YESTERDAY, '10'), `${d}:10:00:00 +0000`);
+      combined('20.171.206.10', GPTBOT_UA, path, status).replace(clf(YESTERDAY, '10'), `${d}:10:00:00 +0000`);
     const r = await upload(
       site,
       [at('30/Sep/2026', '/a'), at('02/Oct/2026', '/b'), at('31/Oct/2026', '/b', 404), at('01/Nov/2026', '/c')].join('\n'),
@@ -204,7 +193,7 @@ describe('activity over a period of several days and months', () => {
 describe('bad input writes nothing', () => {
   const refused = async (o: Parameters<typeof upload>[2] & { site?: string; body?: string | Buffer }, status: number, error: string | RegExp) => {
     const before = await s.head();
-    const r = await upload(o.site ?? w.a.a1, o.body ?? combined('20.171.206.10', GPT, '/p'), o);
+    const r = await upload(o.site ?? w.a.a1, o.body ?? combined('20.171.206.10', GPTBOT_UA, '/p'), o);
     expect(r.status, JSON.stringify(r.body)).toBe(status);
     if (typeof error === 'string') expect(r.body.error).toBe(error);
     else expect(r.body.error).toMatch(error);
@@ -250,12 +239,12 @@ describe('bad input writes nothing', () => {
 describe('ranges', () => {
   it("given a bot's ranges replaced while the server runs, then hits imported afterwards are verified against them", async () => {
     const site = await newSite(s, w.a.key);
-    const r1 = await upload(site, combined('192.0.2.10', GPT, '/one'));
+    const r1 = await upload(site, combined('192.0.2.10', GPTBOT_UA, '/one'));
     expect(r1.body).toMatchObject({ ai_hits: 1, unverified: 1 });
     replaceRanges('GPTBot', JSON.stringify({ prefixes: [{ ipv4Prefix: '20.171.206.0/24' }, { ipv4Prefix: '192.0.2.0/24' }] }), 'test', RANGES);
     // the server looks at the folder at most every 2 s
     await new Promise((r) => setTimeout(r, 2100));
-    const r2 = await upload(site, combined('192.0.2.10', GPT, '/two'));
+    const r2 = await upload(site, combined('192.0.2.10', GPTBOT_UA, '/two'));
     expect(r2.body).toMatchObject({ ai_hits: 1, verified: 1 });
     expect(JSON.parse(readFileSync(join(RANGES, 'GPTBot.json'), 'utf8'))).toMatchObject({ source: 'test' });
   });
@@ -294,10 +283,10 @@ describe('GET /api/v1/crawlers/pages', () => {
     await upload(
       site,
       [
-        combined('20.171.206.10', GPT, '/pricing'),
-        combined('66.249.64.5', GOOGLE, '/blog'),
-        combined('66.249.64.5', GOOGLE, '/blog', 200, '12'),
-        combined('203.0.113.1', GPT, '/spoofed'),
+        combined('20.171.206.10', GPTBOT_UA, '/pricing'),
+        combined('66.249.64.5', GOOGLEBOT_UA, '/blog'),
+        combined('66.249.64.5', GOOGLEBOT_UA, '/blog', 200, '12'),
+        combined('203.0.113.1', GPTBOT_UA, '/spoofed'),
       ].join('\n'),
     );
   });
@@ -351,10 +340,10 @@ describe('CLI crawlers:import and crawlers:ranges', () => {
     const site = await newSite(s, w.a.key, 'Cli', 'https://cli-crawl.example.com');
     const file = join(RANGES, '..', `crawler-cli-${process.pid}.log.gz`);
     const log = [
-      combined('20.171.206.10', GPT, '/a'),
-      combined('203.0.113.7', GPT, '/b'),
-      combined('198.51.100.1', CLAUDE, '/c'),
-      combined('198.51.100.2', BROWSER, '/d'),
+      combined('20.171.206.10', GPTBOT_UA, '/a'),
+      combined('203.0.113.7', GPTBOT_UA, '/b'),
+      combined('198.51.100.1', CLAUDEBOT_UA, '/c'),
+      combined('198.51.100.2', BROWSER_UA, '/d'),
       'not a log line',
     ];
     writeFileSync(file, gzipSync(`${log.join('\n')}\n`));
@@ -417,7 +406,15 @@ describe('importCrawlerLog: a large body in odd chunks', () => {
       continue;
     }
     const ip = pick(['20.171.206.7', '20.171.206.99', '66.249.64.3', '203.0.113.5', '198.51.100.8', '2a0d:1234::9', '10.1.2.3']);
-    const ua = pick([GPT, CLAUDE, GOOGLE, BROWSER, BROWSER, 'Mozilla/5.0 (Ünïcode) GPTBot/1.2', 'Mozilla/5.0 navigateur « spécial »']);
+    const ua = pick([
+      GPTBOT_UA,
+      CLAUDEBOT_UA,
+      GOOGLEBOT_UA,
+      BROWSER_UA,
+      BROWSER_UA,
+      'Mozilla/5.0 (Ünïcode) GPTBot/1.2',
+      'Mozilla/5.0 navigateur « spécial »',
+    ]);
     const path = pick(['/', '/pricing', '/pricing/', '/docs/a?x=1&b=2', '/blog/ça-va', '/blog?utm_source=z', '/b%20c']);
     const status = pick([200, 200, 200, 404, 301, 500]);
     let l = `${ip} - - [${stamp(t0 + Math.floor(rand() * 3 * 86_400_000), pick([0, -300, 330]))}] "GET ${path} HTTP/1.1" ${status} ${i} "-" "${ua}"`;
@@ -618,9 +615,9 @@ describe('importCrawlerLog: a large body in odd chunks', () => {
 
   it('given a line sent again after its held set was written, then it is a duplicate; the first copy counts once', async () => {
     const site = await newSite(s, w.a.key, 'Across', `https://${HOST}`);
-    const a = combined('20.171.206.7', GPT, '/a');
-    const b = combined('20.171.206.7', GPT, '/b');
-    const c = combined('66.249.64.3', GOOGLE, '/a');
+    const a = combined('20.171.206.7', GPTBOT_UA, '/a');
+    const b = combined('20.171.206.7', GPTBOT_UA, '/b');
+    const c = combined('66.249.64.3', GOOGLEBOT_UA, '/a');
     // two AI lines a held set: a and b are written before a comes again
     const r = await importCrawlerLog(depsOf(site, s.rt.store, { heldHits: 2 }), Readable.from([[a, b, c, a, b, a, c].join('\n')]));
     expect(r).toMatchObject({ lines: 7, ai_hits: 3, duplicates: 4, verified: 3, rejected: 0 });

@@ -13,7 +13,7 @@ import { buildSite, everyListedAnswer, finishedRun, importAnswers, type Site } f
 import { simulatedEnginesWith } from '../support/engines';
 import { getOk, refusedWithoutWrite } from '../support/http';
 import { call, startServer, type TestServer, sharedServer } from '../support/server';
-import { tenancyChecks, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
+import { tenancyChecks, UNKNOWN_ID, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { until } from '../support/until';
 
 let s: TestServer;
@@ -22,7 +22,6 @@ useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
 const SUGGESTIONS = '/api/v1/competitors/suggestions';
 const CONFLICTS = '/api/v1/knowledge-base/conflicts';
-const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 /** The activity feed's entries of one kind of change to a website: the entities each names. */
 const feedEntries = (t: TestServer, website_id: string, entity_type: string, change_type: string): Promise<{ entity_ids: string[] }[]> =>
@@ -485,7 +484,7 @@ describe('fact conflicts', () => {
     const [c] = await detected(site.id);
     await refusedWithoutWrite(s, w.b.key, [
       { method: 'POST', path: `${CONFLICTS}/${c.id}/resolve`, status: 404, error: 'Conflict not found' },
-      { method: 'POST', path: `${CONFLICTS}/${UNKNOWN}/dismiss`, status: 404, error: 'Conflict not found' },
+      { method: 'POST', path: `${CONFLICTS}/${UNKNOWN_ID}/dismiss`, status: 404, error: 'Conflict not found' },
     ]);
     await refusedWithoutWrite(s, w.a.scoped, [
       { method: 'POST', path: `${CONFLICTS}/${c.id}/resolve`, status: 403, error: 'Unauthorized access to this website' },
@@ -496,7 +495,7 @@ describe('fact conflicts', () => {
 
 tenancyChecks(`POST ${CONFLICTS}/{id}/resolve`, () => w, {
   method: 'POST',
-  request: () => ({ path: `${CONFLICTS}/${UNKNOWN}/resolve` }),
+  request: () => ({ path: `${CONFLICTS}/${UNKNOWN_ID}/resolve` }),
 });
 
 describe("a run's engine answers", () => {

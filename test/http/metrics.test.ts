@@ -2,15 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { buildSite, type Site } from '../support/answers';
 import { until } from '../support/until';
 import { call, caughtUp, type TestServer, sharedServer } from '../support/server';
-import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
+import { UNKNOWN_ID, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
 let site: Site;
 let S1: string;
 const ids: Record<string, string> = {};
-
-const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 /**
  * Seven answers whose mentions, positions and citations are known by construction (brand Acme, competitors Globex
@@ -150,12 +148,12 @@ describe('cumulative metrics', () => {
     await bad({ start_date: 'yesterday' }, /^filters\.start_date: invalid date/);
     await bad({ start_date: '2026-03-03', end_date: '2026-03-01' }, /^filters\.end_date: is before start_date/);
     await bad({ schedule_id: 'all' }, "filters.schedule_id: must be 'default' or a schedule id (UUID)");
-    await bad({ schedule_id: UNKNOWN }, 'filters.schedule_id: no schedule of this website has this id');
-    await bad({ competitor_ids: [UNKNOWN] }, 'filters.competitor_ids[0]: no competitor of this website has this id');
-    await bad({ location_ids: [UNKNOWN] }, 'filters.location_ids[0]: no location of this website has this id');
+    await bad({ schedule_id: UNKNOWN_ID }, 'filters.schedule_id: no schedule of this website has this id');
+    await bad({ competitor_ids: [UNKNOWN_ID] }, 'filters.competitor_ids[0]: no competitor of this website has this id');
+    await bad({ location_ids: [UNKNOWN_ID] }, 'filters.location_ids[0]: no location of this website has this id');
     await bad({ prompt_status: 'archived' }, "filters.prompt_status: must be 'active' or 'paused'");
     await bad({ sentiment: 'positive' }, 'filters.sentiment is not allowed');
-    await bad({ saved_view_id: UNKNOWN }, 'Saved view not found', 404);
+    await bad({ saved_view_id: UNKNOWN_ID }, 'Saved view not found', 404);
     const r = await call(s, 'POST', '/api/v1/metrics/mention-rate/cumulative', { key: w.a.key, body: { filters: {} } });
     expect(r).toMatchObject({ status: 400, body: { error: 'website_id is required' } });
   });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { post } from '../mcp/support';
 import {
+  authorizedCode,
   authorizeUrl,
-  authorizeWithPassword,
   codeGrant,
   csrfIn,
   follow,
@@ -10,8 +10,10 @@ import {
   PASSWORD,
   pkce,
   REDIRECT_URI,
+  refreshGrant,
   registerClient,
   signIn,
+  signInPage,
   startOAuthServer,
   token,
   userWithPassword,
@@ -82,9 +84,9 @@ suite('MCP sign-in across two instances and the CLI', () => {
     for (const s of [a, b])
       expect((await post(s, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${t.body.access_token}` })).status).toBe(200);
 
-    const refreshed = await token(a, { grant_type: 'refresh_token', refresh_token: t.body.refresh_token, client_id: reg.body.client_id, resource });
+    const refreshed = await token(a, refreshGrant(t.body.refresh_token, reg.body.client_id, resource));
     expect(refreshed.status).toBe(200);
-    const reused = await token(b, { grant_type: 'refresh_token', refresh_token: t.body.refresh_token, client_id: reg.body.client_id, resource });
+    const reused = await token(b, refreshGrant(t.body.refresh_token, reg.body.client_id, resource));
     expect(reused).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     // the code was consumed on b: a cannot exchange it again
     const again = await token(a, { ...codeGrant(code, reg.body.client_id, p.verifier), resource });
@@ -106,13 +108,7 @@ suite('MCP sign-in across two instances and the CLI', () => {
     // the servers' team read models catch up with the CLI's event
     await a.rt.waitForReadModels(await a.rt.store.lastPosition(), ['team'], 10_000);
 
-    const reg = await registerClient(b);
-    const jar = new Jar();
-    const page = await follow(
-      jar,
-      b,
-      await jar.fetch(authorizeUrl(b, { client_id: reg.body.client_id, challenge: pkce().challenge, resource: `${a.url}/api/mcp` })),
-    );
+    const { page, jar } = await signInPage(b, `${a.url}/api/mcp`);
     const attempt = (password: string) => jar.post(new URL(`${page.url.pathname}/login`, b.url), { csrf: csrfIn(page.body), email: EMAIL, password });
     expect((await attempt(PASSWORD)).status).toBe(401);
     expect((await attempt('a brand new passphrase')).status).toBe(303);
@@ -124,7 +120,7 @@ suite('MCP sign-in across two instances and the CLI', () => {
     post(s, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { authorization: `Bearer ${access}` });
   const statusOn = async (access: string) => Promise.all([a, b].map(async (s) => (await toolsList(s, access)).status));
   const refresh = (s: TestServer, t: { refresh_token: string; client_id: string }) =>
-    token(s, { grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: t.client_id, resource: `${a.url}/api/mcp` });
+    token(s, refreshGrant(t.refresh_token, t.client_id, `${a.url}/api/mcp`));
   /** The token, accepted on both instances a moment before, is refused (401 invalid_token) by both within the contract's time. */
   async function refusedOnBoth(access: string) {
     await until('both instances refuse the token', async () => (await statusOn(access)).every((st) => st === 401), REVOKED_WITHIN_MS);
@@ -135,17 +131,15 @@ suite('MCP sign-in across two instances and the CLI', () => {
     const email = 'replayed@a.example.com';
     await userWithPassword(a, w.a.key, email, PASSWORD, 'viewer');
     const resource = `${a.url}/api/mcp`;
-    const reg = await registerClient(a);
-    const p = pkce();
-    const { code } = await authorizeWithPassword(a, { client_id: reg.body.client_id, challenge: p.challenge, resource }, email, PASSWORD);
-    const t = await token(a, { ...codeGrant(code, reg.body.client_id, p.verifier), resource });
+    const { code, client_id, verifier } = await authorizedCode(a, email, PASSWORD, { resource });
+    const t = await token(a, { ...codeGrant(code, client_id, verifier), resource });
     expect(t.status, JSON.stringify(t.body)).toBe(200);
     expect(await statusOn(t.body.access_token)).toEqual([200, 200]);
 
-    const replayed = await token(b, { ...codeGrant(code, reg.body.client_id, p.verifier), resource });
+    const replayed = await token(b, { ...codeGrant(code, client_id, verifier), resource });
     expect(replayed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     await refusedOnBoth(t.body.access_token);
-    expect(await refresh(b, { ...t.body, client_id: reg.body.client_id })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await refresh(b, { ...t.body, client_id })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
   it("given a member signed in and used on both instances, when removed from the organization, then both refuse the member's token within 5 s and its refresh token; other users' tokens, in this organization and another, keep working", async () => {
@@ -171,11 +165,9 @@ suite('MCP sign-in across two instances and the CLI', () => {
     await userWithPassword(a, w.a.key, email, PASSWORD, 'viewer');
     await userWithPassword(a, w.a.key, 'unchanged@a.example.com', PASSWORD, 'viewer');
     const resource = `${a.url}/api/mcp`;
-    const reg = await registerClient(a);
-    const p = pkce();
     const jar = new Jar();
-    const { code } = await authorizeWithPassword(a, { client_id: reg.body.client_id, challenge: p.challenge, resource }, email, PASSWORD, jar);
-    const before = await token(b, { ...codeGrant(code, reg.body.client_id, p.verifier), resource });
+    const { code, client_id, verifier } = await authorizedCode(a, email, PASSWORD, { resource, jar });
+    const before = await token(b, { ...codeGrant(code, client_id, verifier), resource });
     expect(before.status).toBe(200);
     const colleague = await signIn(a, 'unchanged@a.example.com', PASSWORD);
     expect(await statusOn(before.body.access_token)).toEqual([200, 200]);
@@ -183,11 +175,11 @@ suite('MCP sign-in across two instances and the CLI', () => {
     const set = await setPassword('another long passphrase\n', '--email', email);
     expect(set.status, set.stderr).toBe(0);
     await refusedOnBoth(before.body.access_token);
-    expect(await refresh(a, { ...before.body, client_id: reg.body.client_id })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await refresh(a, { ...before.body, client_id })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect(await statusOn(colleague.access_token)).toEqual([200, 200]);
 
     // the browser that signed in with the old password is asked for the new one
-    const again = await follow(jar, b, await jar.fetch(authorizeUrl(b, { client_id: reg.body.client_id, challenge: pkce().challenge, resource })));
+    const again = await follow(jar, b, await jar.fetch(authorizeUrl(b, { client_id, challenge: pkce().challenge, resource })));
     expect(again.body).toContain('name="password"');
     const after = await signIn(b, email, 'another long passphrase', { resource });
     expect(await statusOn(after.access_token)).toEqual([200, 200]);

@@ -7,21 +7,24 @@ import { REGISTRATIONS_PER_HOUR, registrationLimitKey } from '../../src/http/oau
 import type { World } from '../support/tenancy';
 import { caughtUp } from '../support/server';
 import {
+  ADMIN_EMAIL,
+  authorizedCode,
   authorizeUrl,
-  authorizeWithPassword,
   codeGrant,
   csrfIn,
   follow,
-  Jar,
   PASSWORD,
   pkce,
   REDIRECT_URI,
+  refreshGrant,
   registerClient,
   signIn,
+  signInPage,
   startOAuthServer,
   token,
   userWithPassword,
   useSignInWorld,
+  VIEWER_EMAIL,
 } from '../support/oauth';
 import { post } from '../mcp/support';
 import { startSmtp, type TestSmtp } from '../support/smtp';
@@ -35,13 +38,10 @@ let w: World;
 let smtp: TestSmtp;
 let viewerId: string;
 let adminId: string;
-const VIEWER = 'viewer@a.example.com';
-const ADMIN = 'admin@a.example.com';
 
 // registered before the server's: vitest runs afterAll hooks in reverse order, so the outbox closes after the server
 afterAll(async () => smtp?.close());
 useSignInWorld(
-  { viewer: VIEWER, admin: ADMIN },
   (ctx) => ({ s, w, viewerId, adminId } = ctx),
   async () => {
     smtp = await startSmtp();
@@ -152,7 +152,7 @@ describe('MCP sign-in: registration limit', () => {
 
 describe('MCP sign-in: the authorization code', () => {
   it('given a viewer who signs in and allows, then the token calls tools as the viewer: lists prompts, cannot create one (the REST 403 message)', async () => {
-    const t = await signedIn(VIEWER);
+    const t = await signedIn(VIEWER_EMAIL);
     expect(t).toMatchObject({ token_type: 'Bearer', expires_in: expect.any(Number) });
     expect(t.refresh_token).toBeTruthy();
     const listed = await tool(bearer(t.access_token), 'list_prompts', { website_id: w.a.a1 });
@@ -168,13 +168,13 @@ describe('MCP sign-in: the authorization code', () => {
   });
 
   it("given an admin who signs in, then a write works and the activity feed names the admin's id and email", async () => {
-    const t = await signedIn(ADMIN);
+    const t = await signedIn(ADMIN_EMAIL);
     const created = await tool(bearer(t.access_token), 'create_prompt', { website_id: w.a.a1, text: 'trail shoes for wide feet' });
     expect(created.isError, JSON.stringify(created)).toBeFalsy();
     await caughtUp(s, ['activity']);
     const feed = await call(s, 'GET', '/api/v1/activity', { key: w.a.key, query: { entity_type: 'prompt' } });
     expect(feed.status).toBe(200);
-    expect(feed.body.data[0]).toMatchObject({ change_type: 'created', via_api_key: false, actor: { user: { id: adminId, email: ADMIN } } });
+    expect(feed.body.data[0]).toMatchObject({ change_type: 'created', via_api_key: false, actor: { user: { id: adminId, email: ADMIN_EMAIL } } });
   });
 
   it("given a signed-in admin demoted to viewer, then the same token follows the new role at once (not after the principal's cache time)", async () => {
@@ -192,7 +192,7 @@ describe('MCP sign-in: the authorization code', () => {
   });
 
   it('given a client that names no resource, then its token is still bound to the MCP endpoint and works there', async () => {
-    const t = await signIn(s, VIEWER, PASSWORD, { resource: null });
+    const t = await signIn(s, VIEWER_EMAIL, PASSWORD, { resource: null });
     const claims = JSON.parse(Buffer.from(t.access_token.split('.')[1], 'base64url').toString());
     expect(claims).toMatchObject({ aud: resource(), iss: s.url, sub: viewerId, client_id: t.client_id });
     expect((await post(s, rpc('tools/list'), bearer(t.access_token))).status).toBe(200);
@@ -215,26 +215,14 @@ describe('MCP sign-in: the authorization code', () => {
   });
 
   it('given a code, when exchanged with a wrong verifier or twice, then refused', async () => {
-    const reg = await registerClient(s);
-    const p = pkce();
-    const { code } = await authorizeWithPassword(
-      s,
-      { client_id: reg.body.client_id, challenge: p.challenge, resource: resource() },
-      VIEWER,
-      PASSWORD,
-    );
-    const exchange = (verifier: string) => token(s, { ...codeGrant(code, reg.body.client_id, verifier), resource: resource() });
+    const { code, client_id, verifier } = await authorizedCode(s, VIEWER_EMAIL, PASSWORD, { resource: resource() });
+    const exchange = (v: string) => token(s, { ...codeGrant(code, client_id, v), resource: resource() });
     expect(await exchange(pkce().verifier)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    const first = await exchange(p.verifier);
+    const first = await exchange(verifier);
     expect(first.status).toBe(200);
-    expect(await exchange(p.verifier)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await exchange(verifier)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     // a code replayed revokes what it gave: the refresh token no longer works
-    const refresh = await token(s, {
-      grant_type: 'refresh_token',
-      refresh_token: first.body.refresh_token,
-      client_id: reg.body.client_id,
-      resource: resource(),
-    });
+    const refresh = await token(s, refreshGrant(first.body.refresh_token, client_id, resource()));
     expect(refresh).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
@@ -244,23 +232,17 @@ describe('MCP sign-in: the authorization code', () => {
     const r = await fetch(other, { redirect: 'manual' });
     expect(new URL(r.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
 
-    const p = pkce();
-    const { code } = await authorizeWithPassword(
-      s,
-      { client_id: reg.body.client_id, challenge: p.challenge, resource: resource() },
-      VIEWER,
-      PASSWORD,
-    );
-    const t = await token(s, { ...codeGrant(code, reg.body.client_id, p.verifier), resource: 'https://elsewhere.example.com/api/mcp' });
+    const { code, client_id, verifier } = await authorizedCode(s, VIEWER_EMAIL, PASSWORD, { resource: resource() });
+    const t = await token(s, { ...codeGrant(code, client_id, verifier), resource: 'https://elsewhere.example.com/api/mcp' });
     expect(t).toMatchObject({ status: 400, body: { error: 'invalid_target' } });
 
     // a token signed with the server's own key but for another audience (under a live grant of the viewer's)
-    const { grant_id } = JSON.parse(Buffer.from((await signedIn(VIEWER)).access_token.split('.')[1], 'base64url').toString());
+    const { grant_id } = JSON.parse(Buffer.from((await signedIn(VIEWER_EMAIL)).access_token.split('.')[1], 'base64url').toString());
     const { value } = await s.rt.database.db('aivis_secrets').where('name', 'oauth_signing_jwk').first('value');
     const jwk = JSON.parse(value);
     const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
     const forge = (aud: string) => {
-      const head = `${enc({ alg: 'RS256', kid: jwk.kid, typ: 'at+jwt' })}.${enc({ iss: s.url, aud, sub: viewerId, client_id: reg.body.client_id, grant_id, exp: Math.floor(Date.now() / 1000) + 300 })}`;
+      const head = `${enc({ alg: 'RS256', kid: jwk.kid, typ: 'at+jwt' })}.${enc({ iss: s.url, aud, sub: viewerId, client_id, grant_id, exp: Math.floor(Date.now() / 1000) + 300 })}`;
       const sig = createSign('sha256')
         .update(head)
         .sign(createPrivateKey({ key: jwk, format: 'jwk' }))
@@ -274,8 +256,8 @@ describe('MCP sign-in: the authorization code', () => {
   });
 
   it('given a refresh token, when used, then new tokens come back and the used one is refused ever after', async () => {
-    const t = await signedIn(VIEWER);
-    const refresh = (rt: string) => token(s, { grant_type: 'refresh_token', refresh_token: rt, client_id: t.client_id, resource: resource() });
+    const t = await signedIn(VIEWER_EMAIL);
+    const refresh = (rt: string) => token(s, refreshGrant(rt, t.client_id, resource()));
     const first = await refresh(t.refresh_token);
     expect(first.status, JSON.stringify(first.body)).toBe(200);
     expect(first.body.refresh_token).toBeTruthy();
@@ -285,27 +267,21 @@ describe('MCP sign-in: the authorization code', () => {
   });
 
   it('given a refresh token revoked by the client (RFC 7009), then it no longer refreshes', async () => {
-    const t = await signedIn(VIEWER);
+    const t = await signedIn(VIEWER_EMAIL);
     const res = await fetch(new URL('/oauth/revoke', s.url), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ token: t.refresh_token, token_type_hint: 'refresh_token', client_id: t.client_id }).toString(),
     });
     expect(res.status).toBe(200);
-    const again = await token(s, { grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id: t.client_id, resource: resource() });
+    const again = await token(s, refreshGrant(t.refresh_token, t.client_id, resource()));
     expect(again).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
   it('given the user denies, then the client receives access_denied and no code', async () => {
-    const reg = await registerClient(s);
-    const jar = new Jar();
-    let page = await follow(
-      jar,
-      s,
-      await jar.fetch(authorizeUrl(s, { client_id: reg.body.client_id, challenge: pkce().challenge, resource: resource() })),
-    );
-    const login = await jar.post(new URL(`${page.url.pathname}/login`, s.url), { csrf: csrfIn(page.body), email: VIEWER, password: PASSWORD });
-    page = await follow(jar, s, login);
+    const { page: form, jar } = await signInPage(s, resource());
+    const login = await jar.post(new URL(`${form.url.pathname}/login`, s.url), { csrf: csrfIn(form.body), email: VIEWER_EMAIL, password: PASSWORD });
+    const page = await follow(jar, s, login);
     expect(page.body).toContain('Test Assistant');
     const deny = await jar.post(new URL(`${page.url.pathname}/consent`, s.url), { csrf: csrfIn(page.body), decision: 'deny' });
     const end = await follow(jar, s, deny);
@@ -317,13 +293,7 @@ describe('MCP sign-in: the authorization code', () => {
 
 describe('MCP sign-in: the sign-in page', () => {
   async function loginPage() {
-    const reg = await registerClient(s);
-    const jar = new Jar();
-    const page = await follow(
-      jar,
-      s,
-      await jar.fetch(authorizeUrl(s, { client_id: reg.body.client_id, challenge: pkce().challenge, resource: resource() })),
-    );
+    const { page, jar } = await signInPage(s, resource());
     const submit = (form: Record<string, string>, headers: Record<string, string> = {}) =>
       jar.post(new URL(`${page.url.pathname}/login`, s.url), form, headers);
     return { page, submit, csrf: csrfIn(page.body) };
@@ -333,7 +303,7 @@ describe('MCP sign-in: the sign-in page', () => {
     const { page, submit, csrf } = await loginPage();
     expect(page.res.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(page.body).toContain('Test Assistant');
-    for (const email of [VIEWER, 'nobody@a.example.com']) {
+    for (const email of [VIEWER_EMAIL, 'nobody@a.example.com']) {
       const r = await submit({ csrf, email, password: 'wrong password' });
       expect(r.status).toBe(401);
       const html = await r.text();
@@ -345,12 +315,12 @@ describe('MCP sign-in: the sign-in page', () => {
 
   it('given a form without the page token or posted from another site, then 403 and nobody is signed in', async () => {
     const { submit, csrf } = await loginPage();
-    expect((await submit({ email: VIEWER, password: PASSWORD })).status).toBe(403);
-    expect((await submit({ csrf: `${csrf}x`, email: VIEWER, password: PASSWORD })).status).toBe(403);
-    expect((await submit({ csrf, email: VIEWER, password: PASSWORD }, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
-    expect((await submit({ csrf, email: VIEWER, password: PASSWORD }, { origin: 'https://evil.example.com' })).status).toBe(403);
+    expect((await submit({ email: VIEWER_EMAIL, password: PASSWORD })).status).toBe(403);
+    expect((await submit({ csrf: `${csrf}x`, email: VIEWER_EMAIL, password: PASSWORD })).status).toBe(403);
+    expect((await submit({ csrf, email: VIEWER_EMAIL, password: PASSWORD }, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await submit({ csrf, email: VIEWER_EMAIL, password: PASSWORD }, { origin: 'https://evil.example.com' })).status).toBe(403);
     // the same form with its token from this site goes on
-    expect((await submit({ csrf, email: VIEWER, password: PASSWORD }, { 'sec-fetch-site': 'same-origin' })).status).toBe(303);
+    expect((await submit({ csrf, email: VIEWER_EMAIL, password: PASSWORD }, { 'sec-fetch-site': 'same-origin' })).status).toBe(303);
   });
 
   // the counters are per window and shared by the whole file (every request comes from 127.0.0.1): these tests start
@@ -368,7 +338,7 @@ describe('MCP sign-in: the sign-in page', () => {
     expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await r.text()).toContain('Too many sign-in attempts');
     // another account from the same address is not locked out by it
-    const other = await submit({ csrf, email: ADMIN, password: PASSWORD });
+    const other = await submit({ csrf, email: ADMIN_EMAIL, password: PASSWORD });
     expect(other.status).toBe(303);
     await freshCounters();
   });
@@ -378,7 +348,7 @@ describe('MCP sign-in: the sign-in page', () => {
     const { submit, csrf } = await loginPage();
     for (let i = 0; i < SIGN_IN_PER_ADDRESS; i++)
       expect((await submit({ csrf, email: `guess${i}@a.example.com`, password: 'guess' })).status).toBe(401);
-    const r = await submit({ csrf, email: VIEWER, password: PASSWORD });
+    const r = await submit({ csrf, email: VIEWER_EMAIL, password: PASSWORD });
     expect(r.status).toBe(429);
     expect(await r.text()).toContain('Too many sign-in attempts');
     await freshCounters();

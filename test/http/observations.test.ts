@@ -6,12 +6,11 @@ import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, type Site } from '../support/answers';
 import { OBSERVATIONS_REQUEST_FIELDS } from '../support/observations';
 import { call, type TestServer, sharedServer } from '../support/server';
-import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
+import { UNKNOWN_ID, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 
 let s: TestServer;
 let w: World;
 
-const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const PATH = '/api/v1/attributes/observations';
 const [M0, M1, M2] = MODEL_IDS;
 
@@ -395,7 +394,7 @@ describe('POST /api/v1/attributes/observations: filters', () => {
     expect(await list({ saved_view_id: view.id, end_date: end, location_ids: [l1] })).toEqual(
       expected((o) => [M0, M1].includes(o.model) && o.location_id === l1 && o.prompt_id !== p2),
     );
-    const missing = await post(PATH, { website_id: site.id, filters: { start_date: START, saved_view_id: UNKNOWN } });
+    const missing = await post(PATH, { website_id: site.id, filters: { start_date: START, saved_view_id: UNKNOWN_ID } });
     expect(missing).toMatchObject({ status: 404, body: { error: 'Saved view not found' } });
     const unreproducible = (await created('/api/v1/saved-views', { website_id: site.id, name: 'Not one model', filters: { models_not: [M0] } })).view;
     const refused = await post(PATH, { website_id: site.id, filters: { start_date: START, saved_view_id: unreproducible.id } });
@@ -568,14 +567,18 @@ describe('POST /api/v1/attributes/observations: refusals', () => {
       400,
       "filters.schedule_id: must be 'default' or a schedule id (UUID)",
     );
-    await refused({ website_id: id, filters: { ...f, schedule_id: UNKNOWN } }, 400, 'filters.schedule_id: no schedule of this website has this id');
     await refused(
-      { website_id: id, filters: { ...f, prompt_ids: [site.prompts[0].id, UNKNOWN] } },
+      { website_id: id, filters: { ...f, schedule_id: UNKNOWN_ID } },
+      400,
+      'filters.schedule_id: no schedule of this website has this id',
+    );
+    await refused(
+      { website_id: id, filters: { ...f, prompt_ids: [site.prompts[0].id, UNKNOWN_ID] } },
       400,
       'filters.prompt_ids[1]: no prompt of this website has this id',
     );
     await refused(
-      { website_id: id, filters: { ...f, location_ids: [UNKNOWN] } },
+      { website_id: id, filters: { ...f, location_ids: [UNKNOWN_ID] } },
       400,
       'filters.location_ids[0]: no location of this website has this id',
     );
@@ -599,13 +602,13 @@ describe('POST /api/v1/attributes/observations: refusals', () => {
     await refused({ website_id: id, filters: f, attribute_ids: ['x'] }, 400, 'attribute_ids[0]: must be a UUID');
     await refused({ website_id: id, filters: f, entity_ids: brand }, 400, 'entity_ids: must be an array of UUIDs');
     await refused(
-      { website_id: id, filters: f, entity_ids: [brand, UNKNOWN] },
+      { website_id: id, filters: f, entity_ids: [brand, UNKNOWN_ID] },
       400,
       "entity_ids[1]: not the website_id or one of its competitors' ids",
     );
     await refused({ website_id: id, filters: f, entity_ids: [w.a.a1] }, 400, "entity_ids[0]: not the website_id or one of its competitors' ids");
     await refused(
-      { website_id: id, filters: f, attribute_ids: [attrs[0], UNKNOWN] },
+      { website_id: id, filters: f, attribute_ids: [attrs[0], UNKNOWN_ID] },
       400,
       'attribute_ids[1]: no attribute of this website has this id',
     );
@@ -631,7 +634,7 @@ describe('POST /api/v1/attributes/observations: refusals', () => {
   });
 
   it('given an unknown, paused or deleted website, then 404 or 403', async () => {
-    await refused({ website_id: UNKNOWN, filters: f }, 404, 'Website not found');
+    await refused({ website_id: UNKNOWN_ID, filters: f }, 404, 'Website not found');
     const paused = await buildSite(s, w.a.key);
     expect((await call(s, 'PATCH', `/api/v1/websites/${paused.id}`, { key: w.a.key, body: { status: 'paused' } })).status).toBe(200);
     await refused({ website_id: paused.id, filters: f }, 403, 'Unauthorized access to this website');

@@ -5,14 +5,13 @@ import { MODEL_IDS } from '../../src/domain/models';
 import { buildSite, creditsOfRun, finishedRun } from '../support/answers';
 import { refusedWithoutWrite } from '../support/http';
 import { call, caughtUp, type TestServer, sharedServer } from '../support/server';
-import { tenancyChecks, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
+import { tenancyChecks, UNKNOWN_ID, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { until } from '../support/until';
 
 let s: TestServer;
 let w: World;
 useWorld((ctx) => ({ s, w } = ctx), sharedServer);
 
-const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const post = (path: string, body: unknown, key = w.a.key) => call(s, 'POST', path, { key, body });
 const list = (website_id: string, query: Record<string, string | number> = {}) =>
   call(s, 'GET', '/api/v1/responses', { key: w.a.key, query: { website_id, ...query } });
@@ -148,7 +147,7 @@ describe('runs', () => {
       {
         method: 'POST',
         path: '/api/v1/response-streaming/start',
-        body: { website_id: site.id, schedule_id: UNKNOWN },
+        body: { website_id: site.id, schedule_id: UNKNOWN_ID },
         status: 404,
         error: 'Schedule not found',
       },
@@ -173,8 +172,8 @@ describe('runs', () => {
         status: 400,
         error: 'extra is not allowed',
       },
-      { method: 'POST', path: '/api/v1/response-streaming/start', body: { website_id: UNKNOWN }, status: 404, error: 'Website not found' },
-      { method: 'GET', path: `/api/v1/response-streaming/runs/${UNKNOWN}`, query: { website_id: site.id }, status: 404, error: 'Run not found' },
+      { method: 'POST', path: '/api/v1/response-streaming/start', body: { website_id: UNKNOWN_ID }, status: 404, error: 'Website not found' },
+      { method: 'GET', path: `/api/v1/response-streaming/runs/${UNKNOWN_ID}`, query: { website_id: site.id }, status: 404, error: 'Run not found' },
     ]);
   });
 
@@ -207,7 +206,7 @@ describe('runs', () => {
   tenancyChecks('GET /api/v1/response-streaming/runs/:id', () => w, {
     method: 'GET',
     websiteScoped: true,
-    request: (id) => ({ path: `/api/v1/response-streaming/runs/${UNKNOWN}`, query: { website_id: id } }),
+    request: (id) => ({ path: `/api/v1/response-streaming/runs/${UNKNOWN_ID}`, query: { website_id: id } }),
   });
   websiteTenancyChecks(() => w, 'GET', '/api/v1/response-streaming/runs');
 });
@@ -389,7 +388,7 @@ describe('import', () => {
       { ...imp([{ ...ok, run_at: '1999-12-31T23:59:59.999Z' }]), status: 400, error: 'responses[0].run_at: must not be before 2000-01-01T00:00:00Z' },
       { ...imp([{ ...ok, text: '   ' }]), status: 400, error: 'responses[0].text: must not be empty' },
       { ...imp([{ ...ok, citations: ['ftp://x.example.com'] }]), status: 400, error: 'responses[0].citations[0]: must be an http(s) URL' },
-      { ...imp([{ ...ok, location_id: UNKNOWN }]), status: 400, error: 'responses[0].location_id: Location not found' },
+      { ...imp([{ ...ok, location_id: UNKNOWN_ID }]), status: 400, error: 'responses[0].location_id: Location not found' },
       { ...imp([{ ...ok, products: [{ name: 'X', position: 0 }] }]), status: 400, error: 'responses[0].products[0].position: must be at least 1' },
       {
         ...imp([ok, { ...ok, observations: [{ ...obs, score: -0.5 }] }]),
@@ -412,7 +411,7 @@ describe('import', () => {
         error: "responses[0].observations[0].entity_id: must be the website_id (the brand) or one of its competitors' ids",
       },
       {
-        ...imp([{ ...ok, observations: [{ ...obs, attribute_id: UNKNOWN }] }]),
+        ...imp([{ ...ok, observations: [{ ...obs, attribute_id: UNKNOWN_ID }] }]),
         status: 400,
         error: 'responses[0].observations[0].attribute_id: Attribute not found',
       },
@@ -502,7 +501,7 @@ describe('import', () => {
     websiteScoped: true,
     request: (id) => ({
       path: '/api/v1/responses/import',
-      body: { website_id: id, responses: [{ prompt_id: UNKNOWN, model: MODEL_IDS[0], run_at: T0, text: 'x' }] },
+      body: { website_id: id, responses: [{ prompt_id: UNKNOWN_ID, model: MODEL_IDS[0], run_at: T0, text: 'x' }] },
     }),
   });
 });
@@ -590,14 +589,14 @@ describe('listing', () => {
       {
         method: 'GET',
         path: '/api/v1/responses',
-        query: { website_id: site.id, prompt_ids: UNKNOWN },
+        query: { website_id: site.id, prompt_ids: UNKNOWN_ID },
         status: 400,
         error: 'prompt_ids[0]: no prompt of this website has this id',
       },
       {
         method: 'GET',
         path: '/api/v1/responses',
-        query: { website_id: site.id, schedule_id: UNKNOWN },
+        query: { website_id: site.id, schedule_id: UNKNOWN_ID },
         status: 400,
         error: 'schedule_id: no schedule of this website has this id',
       },
@@ -612,7 +611,7 @@ describe('listing', () => {
       {
         method: 'POST',
         path: '/api/v1/responses',
-        body: { website_id: site.id, filters: { location_ids: [UNKNOWN] } },
+        body: { website_id: site.id, filters: { location_ids: [UNKNOWN_ID] } },
         status: 400,
         error: 'filters.location_ids[0]: no location of this website has this id',
       },
@@ -623,7 +622,13 @@ describe('listing', () => {
         status: 400,
         error: 'filters.bogus is not allowed',
       },
-      { method: 'GET', path: '/api/v1/date-range', query: { website_id: site.id, schedule_id: UNKNOWN }, status: 404, error: 'Schedule not found' },
+      {
+        method: 'GET',
+        path: '/api/v1/date-range',
+        query: { website_id: site.id, schedule_id: UNKNOWN_ID },
+        status: 404,
+        error: 'Schedule not found',
+      },
     ]);
   });
 

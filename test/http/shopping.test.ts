@@ -2,14 +2,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { MODEL_IDS, SHOPPING_MODEL_IDS, isShoppingModelId } from '../../src/domain/models';
 import { SHOPPING_NOT_ENABLED } from '../../src/app/shopping';
 import { call, caughtUp, type TestServer, sharedServer } from '../support/server';
-import { useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
+import { UNKNOWN_ID, useWorld, websiteTenancyChecks, type World } from '../support/tenancy';
 import { postCreated, refusedWithoutWrite } from '../support/http';
 import { emptyPositionBucket, productPrices } from '../support/shopping';
 
 let s: TestServer;
 let w: World;
 
-const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 const [SM0, SM1] = SHOPPING_MODEL_IDS;
 const OTHER_MODEL = MODEL_IDS.find((m) => !isShoppingModelId(m))!;
 const PATH = '/api/v1/metrics/shopping';
@@ -745,8 +744,8 @@ describe('POST /api/v1/metrics/shopping: refusals', () => {
       { body: { website_id: 'nope' }, status: 400, error: 'website_id: must be a UUID' },
       { body: { website_id: site, extra: 1 }, status: 400, error: 'extra is not allowed' },
       { body: { website_id: site, filters: { prompt_ids: [d.p.p1] } }, status: 400, error: 'filters.prompt_ids is not allowed' },
-      { body: { website_id: site, filters: { location_ids: [UNKNOWN] } }, status: 400, error: 'filters.location_ids is not allowed' },
-      { body: { website_id: site, filters: { saved_view_id: UNKNOWN } }, status: 400, error: 'filters.saved_view_id is not allowed' },
+      { body: { website_id: site, filters: { location_ids: [UNKNOWN_ID] } }, status: 400, error: 'filters.location_ids is not allowed' },
+      { body: { website_id: site, filters: { saved_view_id: UNKNOWN_ID } }, status: 400, error: 'filters.saved_view_id is not allowed' },
       { body: { website_id: site, filters: { prompt_status: 'active' } }, status: 400, error: 'filters.prompt_status is not allowed' },
       { body: { website_id: site, filters: { prompt_type: 'branded' } }, status: 400, error: 'filters.prompt_type is not allowed' },
       { body: { website_id: site, filters: 'x' }, status: 400, error: /^filters: / },
@@ -763,12 +762,12 @@ describe('POST /api/v1/metrics/shopping: refusals', () => {
         error: "filters.schedule_id: must be 'default' or a schedule id (UUID)",
       },
       {
-        body: { website_id: site, filters: { schedule_id: UNKNOWN } },
+        body: { website_id: site, filters: { schedule_id: UNKNOWN_ID } },
         status: 400,
         error: 'filters.schedule_id: no schedule of this website has this id',
       },
       {
-        body: { website_id: site, filters: { competitor_ids: [UNKNOWN] } },
+        body: { website_id: site, filters: { competitor_ids: [UNKNOWN_ID] } },
         status: 400,
         error: 'filters.competitor_ids[0]: no competitor of this website has this id',
       },
@@ -806,7 +805,7 @@ describe('POST /api/v1/metrics/shopping: refusals', () => {
       { body: { website_id: site, top_products_limit: 2.5 }, status: 400, error: 'top_products_limit: must be an integer' },
       { body: { website_id: site, top_products_limit: '5' }, status: 400, error: 'top_products_limit: must be an integer' },
       { body: { website_id: site, filters: { top_products_limit: 5 } }, status: 400, error: 'filters.top_products_limit is not allowed' },
-      { body: { website_id: UNKNOWN }, status: 404, error: 'Website not found' },
+      { body: { website_id: UNKNOWN_ID }, status: 404, error: 'Website not found' },
     ]);
   });
 

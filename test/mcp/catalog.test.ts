@@ -5,13 +5,11 @@ import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { MODEL_IDS, MODELS } from '../../src/domain/models';
 import { newSite } from '../support/http';
 import { call, type TestServer, sharedServer } from '../support/server';
-import type { World } from '../support/tenancy';
+import { UNKNOWN_ID, type World } from '../support/tenancy';
 import { type AreaClients, toolOk, useAreaClients } from './support';
 
 let s: TestServer, w: World, a: Client, scoped: Client, b: Client, refused: AreaClients['refused'];
 useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx), sharedServer);
-
-const UNKNOWN = '00000000-0000-4000-8000-000000000000';
 
 describe('MCP catalogue tools', () => {
   it('given an authenticated client, then the catalogue tools are listed with their input schemas', async () => {
@@ -141,9 +139,9 @@ describe('MCP catalogue tools', () => {
 
   it("given unknown ids, bad input, another organization or a scoped key outside the website, then REST's errors and nothing written", async () => {
     const site = await newSite(s, w.a.key);
-    await refused(a, 'delete_prompt', { website_id: site, prompt_id: UNKNOWN }, 404, 'Prompt not found');
-    await refused(a, 'delete_topic', { website_id: site, topic_id: UNKNOWN }, 404, 'Topic not found');
-    await refused(a, 'update_saved_view', { website_id: site, view_id: UNKNOWN, name: 'X' }, 404, 'Saved view not found');
+    await refused(a, 'delete_prompt', { website_id: site, prompt_id: UNKNOWN_ID }, 404, 'Prompt not found');
+    await refused(a, 'delete_topic', { website_id: site, topic_id: UNKNOWN_ID }, 404, 'Topic not found');
+    await refused(a, 'update_saved_view', { website_id: site, view_id: UNKNOWN_ID, name: 'X' }, 404, 'Saved view not found');
     await refused(
       a,
       'create_saved_view',
@@ -152,7 +150,7 @@ describe('MCP catalogue tools', () => {
       'filters.end_date: is before start_date (2026-03-03T00:00:00.000Z)',
     );
     await refused(a, 'list_competitors', {}, 400, 'website_id is required');
-    await refused(a, 'delete_topic', { website_id: site, topic_id: UNKNOWN, delete_prompts: 'true' }, 400, 'delete_prompts: must be a boolean');
+    await refused(a, 'delete_topic', { website_id: site, topic_id: UNKNOWN_ID, delete_prompts: 'true' }, 400, 'delete_prompts: must be a boolean');
     await refused(a, 'create_prompt', { website_id: site, text: 'x'.repeat(2001) }, 400, 'text: must be at most 2000 characters');
     await refused(
       a,
@@ -171,15 +169,15 @@ describe('MCP catalogue tools', () => {
     await refused(
       a,
       'update_prompt',
-      { website_id: site, prompt_id: UNKNOWN },
+      { website_id: site, prompt_id: UNKNOWN_ID },
       400,
       'body: nothing to change: send text, topic_id, type, status or tags',
     );
-    await refused(a, 'list_prompts', { website_id: UNKNOWN }, 404, 'Website not found');
+    await refused(a, 'list_prompts', { website_id: UNKNOWN_ID }, 404, 'Website not found');
     await refused(b, 'list_prompts', { website_id: site }, 403, 'Unauthorized access to this website');
     await refused(b, 'create_topic', { website_id: site, name: 'T' }, 403, 'Unauthorized access to this website');
     await refused(scoped, 'get_prompt_schedules', { website_id: w.a.a1 }, 403, 'Unauthorized access to this website');
-    await refused(scoped, 'delete_prompt', { website_id: w.a.a1, prompt_id: UNKNOWN }, 403, 'Unauthorized access to this website');
+    await refused(scoped, 'delete_prompt', { website_id: w.a.a1, prompt_id: UNKNOWN_ID }, 403, 'Unauthorized access to this website');
     expect((await toolOk(scoped, 'list_saved_views', { website_id: w.a.a2 })).data).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
-import { request } from 'undici';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CLAUDEBOT_UA, uploadCrawlerLog } from '../support/crawlers';
 import { call, type TestServer, sharedServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { type AreaClients, toolOk, useAreaClients } from './support';
@@ -8,7 +8,6 @@ import { type AreaClients, toolOk, useAreaClients } from './support';
 let s: TestServer, w: World, a: Client, scoped: Client, b: Client, refused: AreaClients['refused'];
 useAreaClients((ctx) => ({ s, w, a, scoped, b, refused } = ctx), sharedServer);
 
-const CLAUDE = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)';
 const DAY = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
 const line = (ip: string, ua: string, path: string) =>
   JSON.stringify({
@@ -22,15 +21,9 @@ const line = (ip: string, ua: string, path: string) =>
 
 describe('MCP get_crawler_activity and get_crawled_pages', () => {
   beforeAll(async () => {
-    const u = new URL('/api/v1/crawler-logs', s.url);
-    u.searchParams.set('website_id', w.a.a1);
-    u.searchParams.set('format', 'json');
-    const res = await request(u, {
-      method: 'POST',
-      headers: { 'x-api-key': w.a.key },
-      body: [line('198.51.100.1', CLAUDE, '/docs'), line('198.51.100.2', CLAUDE, '/docs/')].join('\n'),
-    });
-    expect(res.statusCode, await res.body.text()).toBe(200);
+    const body = [line('198.51.100.1', CLAUDEBOT_UA, '/docs'), line('198.51.100.2', CLAUDEBOT_UA, '/docs/')].join('\n');
+    const r = await uploadCrawlerLog(s, w.a.key, w.a.a1, body, { format: 'json' });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
   });
 
   it('answers what REST answers', async () => {

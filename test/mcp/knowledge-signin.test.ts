@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PERMISSION_DENIED } from '../../src/domain/principal';
 import { jobEnded } from '../support/jobs';
 import { offlineResearch } from '../support/knowledge';
-import { PASSWORD, signIn, startOAuthServer, useSignInWorld } from '../support/oauth';
+import { ADMIN_EMAIL, PASSWORD, signIn, startOAuthServer, useSignInWorld, VIEWER_EMAIL } from '../support/oauth';
 import { call, caughtUp, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { post } from './support';
@@ -13,11 +13,8 @@ import { post } from './support';
 let s: TestServer;
 let w: World;
 let adminId: string;
-const VIEWER = 'kb-viewer@a.example.com';
-const ADMIN = 'kb-admin@a.example.com';
 
 useSignInWorld(
-  { viewer: VIEWER, admin: ADMIN },
   (ctx) => ({ s, w, adminId } = ctx),
   () => startOAuthServer(undefined, {}, offlineResearch()),
 );
@@ -42,7 +39,7 @@ describe('knowledge-base tools for people signed in', () => {
     const f = (
       await call(s, 'POST', '/api/v1/knowledge-base/facts', { key: w.a.key, body: { website_id: w.a.a1, text: 'Acme has a viewer-proof fact.' } })
     ).body.fact;
-    const t = await signedIn(VIEWER);
+    const t = await signedIn(VIEWER_EMAIL);
     // the viewer does reach the website: a read another category allows works
     expect((await tool(t, 'list_prompts', { website_id: w.a.a1 })).isError).toBeFalsy();
     const head = await s.head();
@@ -62,7 +59,7 @@ describe('knowledge-base tools for people signed in', () => {
   });
 
   it('given an admin signed in, then the knowledge tools work and the activity feed names the admin', async () => {
-    const t = await signedIn(ADMIN);
+    const t = await signedIn(ADMIN_EMAIL);
     const created = await tool(t, 'create_pillar', { website_id: w.a.a1, name: 'Admin pillar' });
     expect(created.isError, JSON.stringify(created)).toBeFalsy();
     expect(created.structuredContent).toMatchObject({ created: true, pillar: { name: 'Admin pillar', status: 'researching' } });
@@ -73,7 +70,7 @@ describe('knowledge-base tools for people signed in', () => {
       change_type: 'created',
       entity_ids: [created.structuredContent.pillar.id],
       via_api_key: false,
-      actor: { user: { id: adminId, email: ADMIN } },
+      actor: { user: { id: adminId, email: ADMIN_EMAIL } },
     });
   });
 });

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
-import { buildSite, importAnswers, type Site } from '../support/answers';
+import { acmeAgainstGlobex, buildSite, importAnswers, type Site } from '../support/answers';
 import { call, type TestServer, sharedServer } from '../support/server';
 import type { World } from '../support/tenancy';
 import { callTool, toolOk, useMcpWorld } from './support';
@@ -17,11 +17,7 @@ useMcpWorld(
       w,
       clients: [a, b],
     } = ctx);
-    site = await buildSite(s, w.a.key, {
-      name: 'Acme',
-      url: 'https://acme-mcp.example.com',
-      competitors: [{ name: 'Globex', url: 'https://globex-mcp.example.net' }],
-    });
+    site = await buildSite(s, w.a.key, acmeAgainstGlobex('mcp'));
     const item = (run_at: string, text: string) => ({ prompt_id: site.prompts[0].id, model: 'chatgpt', run_at, text });
     await importAnswers(s, w.a.key, site.id, [
       item('2026-03-05T10:00:00Z', 'Acme and Globex.'),

@@ -7,11 +7,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { launchBrowser, SCREENSHOT_DIR } from '../support/browser';
-import { PASSWORD, REDIRECT_URI, startOAuthServer, userWithPassword } from '../support/oauth';
+import { ADMIN_EMAIL, PASSWORD, REDIRECT_URI, useSignInWorld } from '../support/oauth';
 import type { TestServer } from '../support/server';
-import { buildWorld, type World } from '../support/tenancy';
+import { useStarted } from '../support/started';
+import type { World } from '../support/tenancy';
 
 // The whole MCP sign-in as an assistant does it: the MCP SDK's client OAuth support discovers, registers and builds
 // the authorization URL; headless Chromium opens it, the user signs in and allows on aivis's pages; the SDK exchanges
@@ -61,18 +62,8 @@ class AssistantAuth implements OAuthClientProvider {
 let s: TestServer;
 let w: World;
 let browser: Browser;
-const EMAIL = 'editor@a.example.com';
-
-beforeAll(async () => {
-  s = await startOAuthServer();
-  w = await buildWorld(s);
-  await userWithPassword(s, w.a.key, EMAIL, PASSWORD, 'admin');
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await s?.close();
-});
+useSignInWorld((ctx) => ({ s, w } = ctx));
+useStarted(launchBrowser, (b) => (browser = b));
 
 const shot = async (page: Page, name: string) => {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
@@ -111,11 +102,11 @@ async function signInInBrowser(url: URL): Promise<string> {
     expect(await page.locator('h1').textContent()).toBe('Sign in to aivis');
     expect(await page.content()).toContain('Desktop Assistant');
     await shot(page, 'signin');
-    await page.fill('#email', EMAIL);
+    await page.fill('#email', ADMIN_EMAIL);
     await page.fill('#password', 'not my password');
     await page.click('button[type=submit]');
     expect(await page.locator('#form-error').textContent()).toBe('The email or password is incorrect.');
-    expect(await page.inputValue('#email')).toBe(EMAIL);
+    expect(await page.inputValue('#email')).toBe(ADMIN_EMAIL);
     await shot(page, 'signin-error');
     // the refused sign-in answers 401, which Chromium reports; nothing else went wrong
     expect(problems).toEqual(['console error: Failed to load resource: the server responded with a status of 401 (Unauthorized)']);
@@ -128,7 +119,7 @@ async function signInInBrowser(url: URL): Promise<string> {
     expect(await page.locator('h1').textContent()).toBe('Allow access?');
     const text = (await page.locator('body').textContent()) ?? '';
     expect(text).toContain('Desktop Assistant');
-    expect(text).toContain(EMAIL);
+    expect(text).toContain(ADMIN_EMAIL);
     expect(text).toContain('Org A');
     const html = await page.content();
     expect(html).not.toMatch(/aivis_[A-Za-z0-9]|eyJ[A-Za-z0-9_-]{10,}/);

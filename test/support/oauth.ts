@@ -29,18 +29,22 @@ export async function startOAuthServer(join?: TestServer, env: Record<string, st
 /** The password the sign-in tests give their users. */
 export const PASSWORD = 'correct horse battery';
 
+/** The viewer useSignInWorld gives org A: of website a1 only (an explicit website membership, not an organization member). */
+export const VIEWER_EMAIL = 'viewer@a.example.com';
+/** The organization admin useSignInWorld gives org A. */
+export const ADMIN_EMAIL = 'admin@a.example.com';
+
 /**
- * useWorld on an OAuth server (`start`; startOAuthServer's by default) whose org A has two users with PASSWORD: a viewer
- * of website a1 only (an explicit website membership, not an organization member) and an organization admin.
+ * useWorld on an OAuth server (`start`; startOAuthServer's by default) whose org A has two users with PASSWORD: the
+ * viewer VIEWER_EMAIL and the admin ADMIN_EMAIL.
  */
 export function useSignInWorld(
-  emails: { viewer: string; admin: string },
   ready: (ctx: { s: TestServer; w: World; viewerId: string; adminId: string }) => unknown,
   start: () => Promise<TestServer> = () => startOAuthServer(),
 ): void {
   useWorld(async ({ s, w }) => {
-    const viewerId = await userWithPassword(s, w.a.key, emails.viewer, PASSWORD, 'viewer', w.a.a1);
-    const adminId = await userWithPassword(s, w.a.key, emails.admin, PASSWORD, 'admin');
+    const viewerId = await userWithPassword(s, w.a.key, VIEWER_EMAIL, PASSWORD, 'viewer', w.a.a1);
+    const adminId = await userWithPassword(s, w.a.key, ADMIN_EMAIL, PASSWORD, 'admin');
     await ready({ s, w, viewerId, adminId });
   }, start);
 }
@@ -171,6 +175,11 @@ export function codeGrant(code: string, client_id: string, code_verifier: string
   return { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id, code_verifier };
 }
 
+/** The token request's parameters that use a refresh token of the client for the resource. */
+export function refreshGrant(refresh_token: string, client_id: string, resource: string) {
+  return { grant_type: 'refresh_token', refresh_token, client_id, resource };
+}
+
 export async function token(s: { url: string }, params: Record<string, string>) {
   const res = await fetch(new URL('/oauth/token', s.url), {
     method: 'POST',
@@ -180,6 +189,28 @@ export async function token(s: { url: string }, params: Record<string, string>) 
   return { status: res.status, body: (await res.json()) as any };
 }
 
+/** Registers a client and opens an authorization for `resource` in a new browser: the sign-in page, and the browser's jar. */
+export async function signInPage(s: { url: string }, resource: string) {
+  const reg = await registerClient(s);
+  const jar = new Jar();
+  const page = await follow(jar, s, await jar.fetch(authorizeUrl(s, { client_id: reg.body.client_id, challenge: pkce().challenge, resource })));
+  return { page, jar };
+}
+
+/**
+ * Registers a client, signs the user in through the pages and allows (in `jar` when given): the code, with the
+ * client and the PKCE verifier that exchange it. The authorization names `resource`, or none when it is not given.
+ */
+export async function authorizedCode(s: { url: string }, email: string, password: string, o: { resource?: string; jar?: Jar } = {}) {
+  const reg = await registerClient(s);
+  expect(reg.status, JSON.stringify(reg.body)).toBe(201);
+  const client_id = reg.body.client_id as string;
+  const p = pkce();
+  const named = o.resource === undefined ? {} : { resource: o.resource };
+  const { code } = await authorizeWithPassword(s, { client_id, challenge: p.challenge, ...named }, email, password, o.jar);
+  return { code, client_id, verifier: p.verifier };
+}
+
 /**
  * Registers a client, signs the user in through the pages and exchanges the code: the token response. The client
  * names `/api/mcp` as its resource, or none with `resource: null`.
@@ -187,13 +218,10 @@ export async function token(s: { url: string }, params: Record<string, string>) 
 export async function signIn(s: { url: string }, email: string, password: string, o: { resource?: string | null } = {}) {
   const resource = o.resource === undefined ? `${s.url}/api/mcp` : o.resource;
   const named: { resource?: string } = resource === null ? {} : { resource };
-  const reg = await registerClient(s);
-  expect(reg.status, JSON.stringify(reg.body)).toBe(201);
-  const p = pkce();
-  const { code } = await authorizeWithPassword(s, { client_id: reg.body.client_id, challenge: p.challenge, ...named }, email, password);
-  const t = await token(s, { ...codeGrant(code, reg.body.client_id, p.verifier), ...named });
+  const { code, client_id, verifier } = await authorizedCode(s, email, password, named);
+  const t = await token(s, { ...codeGrant(code, client_id, verifier), ...named });
   expect(t.status, JSON.stringify(t.body)).toBe(200);
-  return { ...t.body, client_id: reg.body.client_id as string };
+  return { ...t.body, client_id };
 }
 
 /**

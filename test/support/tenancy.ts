@@ -2,6 +2,9 @@ import { afterAll, expect, it } from 'vitest';
 import { call, startServer, type TestServer, useServer } from './server';
 import { startSmtp, type TestSmtp } from './smtp';
 
+/** An id no resource has: a well-formed UUID that answers 404 wherever an id is looked up. */
+export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+
 /**
  * Two organizations and the keys every endpoint is checked with:
  * A owns websites a1 and a2; `scoped` reaches a2 only; `revoked` was revoked; B owns b1.
@@ -145,7 +148,7 @@ export function collectionTenancyChecks(
   getWorld: () => World,
   c: { create: Record<string, unknown>; patch?: Record<string, unknown>; remove?: boolean },
 ) {
-  const item = `${path}/00000000-0000-4000-8000-000000000000`;
+  const item = `${path}/${UNKNOWN_ID}`;
   websiteTenancyChecks(getWorld, 'GET', path);
   websiteTenancyChecks(getWorld, 'POST', path, c.create);
   const { patch } = c;

@@ -3,7 +3,7 @@ import { CreateAlertRule, UpdateAlertRule } from '../../../commands/alerts/rule'
 import { AlertAnswer, AlertRuleAnswer, AlertRulesView, AlertsPage } from '../../../queries/alerts/views';
 import { DeletedAnswer } from '../../../queries/webhooks/views';
 import * as alerts from '../../app/alerts';
-import { routeGroup, Uuid } from '../route';
+import { routeGroup, Uuid, WebsiteQuery } from '../route';
 
 const api = routeGroup({ tag: 'alerts', extension: true });
 const Params = z.object({ rule_id: Uuid });
@@ -19,7 +19,7 @@ export const alertRoutes = [
   }),
   api.get('/api/v1/alert-rules', {
     summary: "A website's alert rules, oldest first",
-    query: alerts.RulesQuery,
+    query: WebsiteQuery,
     answer: AlertRulesView,
     handler: (ctx) => alerts.listAlertRules(ctx, ctx.query.website_id),
   }),

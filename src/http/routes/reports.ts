@@ -5,7 +5,7 @@ import * as schedules from '../../app/report-schedules';
 import * as reports from '../../app/reports';
 import { sendPage } from '../../pages/layout';
 import { websiteReportNotFoundPage, websiteReportPage } from '../../pages/website-report';
-import { type HttpDeps, NoContent, noContent, routeGroup } from '../route';
+import { type HttpDeps, NoContent, noContent, routeGroup, WebsiteQuery } from '../route';
 
 const api = routeGroup({ tag: 'reports', extension: true });
 
@@ -47,7 +47,7 @@ export const reportRoutes = [
   }),
   api.get('/api/v1/report-schedules', {
     summary: "A website's report schedules, oldest first, each with the last period it sent",
-    query: schedules.ReportSchedulesQuery,
+    query: WebsiteQuery,
     answer: ReportScheduleList,
     handler: (ctx) => schedules.listReportSchedules(ctx, ctx.query.website_id),
   }),

@@ -4,16 +4,14 @@ import { activityProjection } from '../../../projections/activity';
 import { feed } from '../../../src/areas';
 import { event, projectionSpec, T0 } from '../../support/projection-spec';
 
-const spec = projectionSpec(activityProjection(feed));
-const { org, site } = spec;
+const { org, site, given } = projectionSpec(activityProjection(feed));
 const key = randomUUID();
 const byKey = { actor: { kind: 'api_key' as const, user_id: null, api_key_id: key } };
 
 describe('activity read model: the feed of changes to resources', () => {
   it('given nothing, when a topic is created through a key, then the feed has one entry of the website naming the topic and the key', async () => {
     const topic = randomUUID();
-    await spec
-      .given()
+    await given()
       .when(event('TopicCreated', { topic_id: topic, name: 'Pricing' }, { meta: byKey }))
       .then({
         rm_activity: [
@@ -36,8 +34,7 @@ describe('activity read model: the feed of changes to resources', () => {
     const topic = randomUUID();
     const few = [randomUUID(), randomUUID()];
     const many = Array.from({ length: 100 }, () => randomUUID());
-    await spec
-      .given()
+    await given()
       .when(
         event('TopicDeleted', { topic_id: topic, name: 'Pricing', soft_deleted_prompt_ids: few }),
         event('TopicDeleted', { topic_id: topic, name: 'Pricing', soft_deleted_prompt_ids: many }),
@@ -55,8 +52,7 @@ describe('activity read model: the feed of changes to resources', () => {
   });
 
   it('given an organization-level change, then its entry has no website; a website resumed reads "resumed"', async () => {
-    await spec
-      .given()
+    await given()
       .when(event('ApiKeyRevoked', { api_key_id: key }), event('WebsiteStatusChanged', { website_id: site, status: 'active' }))
       .then({
         rm_activity: {
@@ -71,8 +67,7 @@ describe('activity read model: the feed of changes to resources', () => {
 
   it('given jobs failing, then a discovery failure is an entry of its website and a probe failure is none', async () => {
     const job = randomUUID();
-    await spec
-      .given()
+    await given()
       .when(
         event('JobFailed', { job_id: job, kind: 'discovery', error_kind: 'internal', message: 'engine down' }, { stream: `discovery-${job}` }),
         event('JobFailed', { job_id: randomUUID(), kind: 'probe', error_kind: 'internal', message: 'x' }, { stream: 'probe-1' }),

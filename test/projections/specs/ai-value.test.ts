@@ -3,8 +3,7 @@ import { describe, it } from 'vitest';
 import { aiValueProjection } from '../../../projections/ai-value';
 import { event, projectionSpec, T1 } from '../../support/projection-spec';
 
-const spec = projectionSpec(aiValueProjection);
-const { org, site } = spec;
+const { org, site, given } = projectionSpec(aiValueProjection);
 const other = randomUUID();
 const topic = randomUUID();
 
@@ -23,8 +22,7 @@ const computed = (computed_at: string, measured_responses: number, valuation: Re
 
 describe('ai-value read model: the latest AI search value of each website and its topics economics', () => {
   it('given nothing, when a topic economics are set, then they are the topic own and the website notes the change', async () => {
-    await spec
-      .given()
+    await given()
       .when(economics({ monthly_searches: 1200, cpc_usd: 2.5 }))
       .then({
         rm_topic_economics: [{ topic_id: topic, website_id: site, monthly_searches: '1200', cpc_usd: 2.5, updated_at: T1 }],
@@ -33,15 +31,13 @@ describe('ai-value read model: the latest AI search value of each website and it
   });
 
   it('given a topic economics, when they are set to null, then the topic row is removed (the defaults apply again)', async () => {
-    await spec
-      .given(economics({ monthly_searches: 1200, cpc_usd: 2.5 }))
+    await given(economics({ monthly_searches: 1200, cpc_usd: 2.5 }))
       .when(economics(null))
       .then({ rm_topic_economics: [] });
   });
 
   it('given a check, when an older computation ends late, then the newer check stays', async () => {
-    await spec
-      .given(computed('2026-03-02T00:00:00.000Z', 40))
+    await given(computed('2026-03-02T00:00:00.000Z', 40))
       .when(computed('2026-03-01T00:00:00.000Z', 10))
       .then({
         rm_ai_values: [{ website_id: site, checked_at: '2026-03-02T00:00:00.000Z', measured_responses: 40, computed_at: null, valuation: null }],
@@ -49,21 +45,19 @@ describe('ai-value read model: the latest AI search value of each website and it
   });
 
   it('given a computation whose figure is of an older shape, then it counts as a check without a figure', async () => {
-    await spec
-      .given()
+    await given()
       .when(computed('2026-03-02T00:00:00.000Z', 40, { total_usd: 10 }))
       .then({ rm_ai_values: [{ website_id: site, checked_at: '2026-03-02T00:00:00.000Z', computed_at: null, valuation: null }] });
   });
 
   it('given two websites, when one website economics change, then the other website is untouched', async () => {
-    await spec
-      .given(
-        event(
-          'AiValueRequested',
-          { job_id: randomUUID(), website_id: other, reason: 'manual', requested_at: '2026-03-01T00:00:00.000Z' },
-          { meta: { website_id: other } },
-        ),
-      )
+    await given(
+      event(
+        'AiValueRequested',
+        { job_id: randomUUID(), website_id: other, reason: 'manual', requested_at: '2026-03-01T00:00:00.000Z' },
+        { meta: { website_id: other } },
+      ),
+    )
       .when(economics({ monthly_searches: 10, cpc_usd: 1 }))
       .then({
         rm_ai_values: {

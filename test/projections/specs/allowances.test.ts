@@ -3,8 +3,7 @@ import { describe, it } from 'vitest';
 import { allowancesProjection } from '../../../projections/allowances';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const spec = projectionSpec(allowancesProjection);
-const { org } = spec;
+const { org, given } = projectionSpec(allowancesProjection);
 const job = randomUUID();
 
 const reserved = (reservation_id: string, meta = {}) =>
@@ -18,8 +17,7 @@ const settled = (outcome: 'consumed' | 'released', meta = {}) =>
 
 describe('allowances read model: reservations of an allowance and how each was settled', () => {
   it('given nothing, when a job reserves an allowance, then an open reservation of the organization is counted in its period', async () => {
-    await spec
-      .given()
+    await given()
       .when(reserved(job))
       .then({
         rm_allowance_reservations: [
@@ -39,23 +37,20 @@ describe('allowances read model: reservations of an allowance and how each was s
   });
 
   it('given a reservation, when it is settled, then it shows the outcome and when', async () => {
-    await spec
-      .given(reserved(job))
+    await given(reserved(job))
       .when(settled('consumed', { time: T1 }))
       .then({ rm_allowance_reservations: [{ reservation_id: job, state: 'consumed', settled_at: T1 }] });
   });
 
   it('given a released reservation, when the job reserves again, then it is open again', async () => {
-    await spec
-      .given(reserved(job), settled('released'))
+    await given(reserved(job), settled('released'))
       .when(reserved(job, { time: T1 }))
       .then({ rm_allowance_reservations: [{ reservation_id: job, state: 'reserved', reserved_at: T1, settled_at: null }] });
   });
 
   it('given two organizations reserving the same job id, when one settles, then the other reservation stays open', async () => {
     const theirs = randomUUID();
-    await spec
-      .given(reserved(job), reserved(job, { organization_id: theirs }))
+    await given(reserved(job), reserved(job, { organization_id: theirs }))
       .when(settled('consumed'))
       .then({
         rm_allowance_reservations: {

@@ -4,8 +4,7 @@ import { answersProjection } from '../../../projections/answers';
 import { anAnswer } from '../../support/events';
 import { event, projectionSpec } from '../../support/projection-spec';
 
-const spec = projectionSpec(answersProjection);
-const { site } = spec;
+const { site, given } = projectionSpec(answersProjection);
 const other = randomUUID();
 const prompt = randomUUID();
 const rival = randomUUID();
@@ -35,8 +34,7 @@ const rivalAdded = event(
 
 describe('answers read model: answers and what their analysis derives', () => {
   it('given a website, when an answer naming its brand is recorded, then it is stored with the mention and counts as mentioning the brand', async () => {
-    await spec
-      .given(websiteCreated())
+    await given(websiteCreated())
       .when(recorded('I would pick Acme for a small team.', { citations: ['https://www.acme.example/pricing?ref=x'] }))
       .then({
         rm_responses: [{ id: answer, website_id: site, text: 'I would pick Acme for a small team.', matched: { m: [[site, 1]], c: [site] } }],
@@ -47,8 +45,7 @@ describe('answers read model: answers and what their analysis derives', () => {
   });
 
   it('given an answer naming a company not tracked, when it is added as a competitor, then the stored answer is derived again with it', async () => {
-    await spec
-      .given(websiteCreated(), recorded('Rival is better than Acme.'))
+    await given(websiteCreated(), recorded('Rival is better than Acme.'))
       .when(rivalAdded)
       .then({
         rm_analysis_entities: {
@@ -76,23 +73,20 @@ describe('answers read model: answers and what their analysis derives', () => {
   });
 
   it('given a competitor mentioned in an answer, when it is removed, then the answer no longer counts its mention and the brand is first', async () => {
-    await spec
-      .given(websiteCreated(), rivalAdded, recorded('Rival is better than Acme.'))
+    await given(websiteCreated(), rivalAdded, recorded('Rival is better than Acme.'))
       .when(event('CompetitorRemoved', { competitor_id: rival }, { stream: `catalog-${site}` }))
       .then({ rm_responses: [{ id: answer, matched: { m: [[site, 1]], c: [] } }], rm_fact_sites: [{ website_id: site, entities: [site] }] });
   });
 
   it('given an answer, when the same answer is recorded again, then it is stored once', async () => {
-    await spec
-      .given(websiteCreated(), recorded('Acme.'))
+    await given(websiteCreated(), recorded('Acme.'))
       .when(recorded('Acme.'))
       .then({ rm_responses: [{ id: answer }], rm_content_answers: [{ response_id: answer }] });
   });
 
   it('given two websites, when a competitor is added to one, then the other website answers and entities are untouched', async () => {
     const theirs = randomUUID();
-    await spec
-      .given(websiteCreated(), websiteCreated(other, 'Other'), recorded('Rival and Other.', { response_id: theirs, website_id: other }))
+    await given(websiteCreated(), websiteCreated(other, 'Other'), recorded('Rival and Other.', { response_id: theirs, website_id: other }))
       .when(rivalAdded)
       .then({
         rm_responses: [{ id: theirs, matched: { m: [[other, 1]], c: [] } }],

@@ -3,8 +3,7 @@ import { describe, it } from 'vitest';
 import { catalogProjection } from '../../../projections/catalog';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const spec = projectionSpec(catalogProjection);
-const { site } = spec;
+const { site, given } = projectionSpec(catalogProjection);
 const other = randomUUID();
 
 const topic = randomUUID();
@@ -18,8 +17,7 @@ const promptCreated = event(
 
 describe('catalog read model: a website catalogue of topics, prompts and competitors', () => {
   it('given a topic, when a prompt is created in it, then the prompt is listed under the website with its fields', async () => {
-    await spec
-      .given(topicCreated)
+    await given(topicCreated)
       .when(promptCreated)
       .then({
         rm_topics: [{ id: topic, website_id: site, name: 'Pricing', deleted_at: null }],
@@ -41,40 +39,34 @@ describe('catalog read model: a website catalogue of topics, prompts and competi
   });
 
   it('given a prompt, when it is updated, then only the fields given change and updated_at moves', async () => {
-    await spec
-      .given(topicCreated, promptCreated)
+    await given(topicCreated, promptCreated)
       .when(event('PromptUpdated', { prompt_id: prompt, status: 'paused' }, { meta: { time: T1 } }))
       .then({ rm_prompts: [{ id: prompt, text: 'best crm?', status: 'paused', tags: ['crm'], created_at: T0, updated_at: T1 }] });
   });
 
   it('given a topic with its prompt, when the topic is deleted with its prompts, then both keep their rows marked deleted', async () => {
-    await spec
-      .given(topicCreated, promptCreated)
+    await given(topicCreated, promptCreated)
       .when(event('TopicDeleted', { topic_id: topic, name: 'Pricing', soft_deleted_prompt_ids: [prompt] }, { meta: { time: T1 } }))
       .then({ rm_topics: [{ id: topic, deleted_at: T1 }], rm_prompts: [{ id: prompt, soft_deleted_at: T1 }] });
   });
 
   it('given a deleted topic, when it is restored, then it and the prompts deleted with it are live again', async () => {
-    await spec
-      .given(topicCreated, promptCreated, event('TopicDeleted', { topic_id: topic, name: 'Pricing', soft_deleted_prompt_ids: [prompt] }))
+    await given(topicCreated, promptCreated, event('TopicDeleted', { topic_id: topic, name: 'Pricing', soft_deleted_prompt_ids: [prompt] }))
       .when(event('TopicRestored', { topic_id: topic, name: 'Pricing', restored_prompt_ids: [prompt] }, { meta: { time: T1 } }))
       .then({ rm_topics: [{ id: topic, deleted_at: null, updated_at: T1 }], rm_prompts: [{ id: prompt, soft_deleted_at: null }] });
   });
 
   it('given a prompt, when it is deleted for good, then its row is gone; deleted softly, then it is kept and marked', async () => {
-    await spec
-      .given(topicCreated, promptCreated)
+    await given(topicCreated, promptCreated)
       .when(event('PromptDeleted', { prompt_id: prompt, soft_deleted: false }))
       .then({ rm_prompts: [] });
-    await spec
-      .given(topicCreated, promptCreated)
+    await given(topicCreated, promptCreated)
       .when(event('PromptDeleted', { prompt_id: prompt, soft_deleted: true }, { meta: { time: T1 } }))
       .then({ rm_prompts: [{ id: prompt, soft_deleted_at: T1 }] });
   });
 
   it('given a prompt, when it is first answered, then it is marked as having answers', async () => {
-    await spec
-      .given(topicCreated, promptCreated)
+    await given(topicCreated, promptCreated)
       .when(event('PromptAnswered', { prompt_id: prompt }))
       .then({ rm_prompts: [{ id: prompt, has_answers: true }] });
   });
@@ -88,8 +80,7 @@ describe('catalog read model: a website catalogue of topics, prompts and competi
       normalized_url: 'rival.example',
       identifiers: ['Rival'],
     });
-    await spec
-      .given(added)
+    await given(added)
       .when(
         event('CompetitorRenamed', { competitor_id: c, name: 'Rival Inc' }),
         event('CompetitorIdentifiersChanged', { competitor_id: c, identifiers: ['Rival', 'RivalCo'] }),
@@ -100,8 +91,10 @@ describe('catalog read model: a website catalogue of topics, prompts and competi
 
   it('given two websites each with a topic, when one deletes its topic, then the other website topic is untouched', async () => {
     const theirs = randomUUID();
-    await spec
-      .given(topicCreated, event('TopicCreated', { topic_id: theirs, name: 'Pricing' }, { stream: `catalog-${other}`, meta: { website_id: other } }))
+    await given(
+      topicCreated,
+      event('TopicCreated', { topic_id: theirs, name: 'Pricing' }, { stream: `catalog-${other}`, meta: { website_id: other } }),
+    )
       .when(event('TopicDeleted', { topic_id: topic, name: 'Pricing', soft_deleted_prompt_ids: [] }, { meta: { time: T1 } }))
       .then({
         rm_topics: { columns: ['website_id', 'deleted_at'], where: { website_id: other }, rows: [{ website_id: other, deleted_at: null }] },
@@ -110,8 +103,7 @@ describe('catalog read model: a website catalogue of topics, prompts and competi
 
   it('given a saved view, when its filters change, then the view keeps its name and has the new filters', async () => {
     const v = randomUUID();
-    await spec
-      .given(event('SavedViewCreated', { view_id: v, name: 'Mine', filters: { models: ['chatgpt'] } }))
+    await given(event('SavedViewCreated', { view_id: v, name: 'Mine', filters: { models: ['chatgpt'] } }))
       .when(event('SavedViewUpdated', { view_id: v, filters: { models: ['gemini'] } }))
       .then({ rm_saved_views: [{ id: v, name: 'Mine', filters: { models: ['gemini'] } }] });
   });

@@ -3,8 +3,7 @@ import { describe, it } from 'vitest';
 import { contentProjection } from '../../../projections/content';
 import { streamOf, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const spec = projectionSpec(contentProjection);
-const { site } = spec;
+const { site, given } = projectionSpec(contentProjection);
 const content = streamOf('content');
 const item = content.id;
 
@@ -50,8 +49,7 @@ const article = content.on(
 
 describe('content pipeline in the content read model: a generated item, its stages and versions', () => {
   it('given nothing, when a generation is requested, then the item is pending its brief and running', async () => {
-    await spec
-      .given()
+    await given()
       .when(requested)
       .then({
         rm_content: [
@@ -70,8 +68,7 @@ describe('content pipeline in the content read model: a generated item, its stag
   });
 
   it('given a brief approved, when the article is written, then the item is generated and each version keeps what it did not change', async () => {
-    await spec
-      .given(requested, brief, approved)
+    await given(requested, brief, approved)
       .when(article)
       .then({
         rm_content: [{ content_id: item, stage: 'generated', body: '# Best CRM', brief: 'Outline', version_number: 2, updated_at: T1 }],
@@ -83,15 +80,13 @@ describe('content pipeline in the content read model: a generated item, its stag
   });
 
   it('given a brief not yet generated, when an approval arrives, then the stage does not move', async () => {
-    await spec
-      .given(requested)
+    await given(requested)
       .when(approved)
       .then({ rm_content: [{ content_id: item, stage: 'pending_brief' }] });
   });
 
   it('given a generated article, when it is published, then the item is done at the URL with its publish time', async () => {
-    await spec
-      .given(requested, brief, approved, article)
+    await given(requested, brief, approved, article)
       .when(
         content.on('ContentPublished', {
           content_id: item,
@@ -105,19 +100,16 @@ describe('content pipeline in the content read model: a generated item, its stag
   });
 
   it('given a running generation, when its job fails, then the item is failed with the message; a job of another stream changes nothing', async () => {
-    await spec
-      .given(requested)
+    await given(requested)
       .when({ ...content.failed('engine', 'the writer refused'), stream: `pitch-${item}` })
       .then({ rm_content: [{ content_id: item, stage: 'pending_brief', pipeline_status: 'running' }] });
-    await spec
-      .given(requested)
+    await given(requested)
       .when(content.failed('engine', 'the writer refused'))
       .then({ rm_content: [{ content_id: item, stage: 'failed', pipeline_status: 'failed', pipeline_error: 'the writer refused' }] });
   });
 
   it('given an item with versions, when it is deleted, then its versions go with it', async () => {
-    await spec
-      .given(requested, brief)
+    await given(requested, brief)
       .when(content.on('ContentDeleted', { content_id: item, website_id: site }))
       .then({ rm_content: [], rm_content_versions: [] });
   });

@@ -3,8 +3,7 @@ import { describe, it } from 'vitest';
 import { contentProjection } from '../../../projections/content';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const spec = projectionSpec(contentProjection);
-const { org, site } = spec;
+const { org, site, given } = projectionSpec(contentProjection);
 const item = randomUUID();
 const sheet = randomUUID();
 const column = randomUUID();
@@ -23,8 +22,7 @@ const tracked = (id: string, title: string | null = 'Pricing page', website_id =
 
 describe('content read model: the items of a website content hub, its sheets and columns', () => {
   it('given nothing, when an item is tracked, then it is listed with its URL, sheet and fields', async () => {
-    await spec
-      .given()
+    await given()
       .when(tracked(item))
       .then({
         rm_content: [
@@ -45,31 +43,28 @@ describe('content read model: the items of a website content hub, its sheets and
   });
 
   it('given nothing, when an item is tracked and retitled in one batch, then the row has the new title', async () => {
-    await spec
-      .given()
+    await given()
       .when(tracked(item), event('ContentTitleChanged', { content_id: item, website_id: site, title: 'Plans' }, { meta: { time: T1 } }))
       .then({ rm_content: [{ content_id: item, title: 'Plans', updated_at: T1 }] });
   });
 
   it('given an item erased (its title gone), when its tracking is applied again in a rebuild, then no row is written', async () => {
-    await spec.given().when(tracked(item, null)).then({ rm_content: [] });
+    await given().when(tracked(item, null)).then({ rm_content: [] });
   });
 
   it('given two items of two websites, when one is deleted, then only it is gone', async () => {
     const theirs = randomUUID();
     const other = randomUUID();
-    await spec
-      .given(tracked(item), tracked(theirs, 'Home', other))
+    await given(tracked(item), tracked(theirs, 'Home', other))
       .when(event('ContentDeleted', { content_id: item, website_id: site }))
       .then({ rm_content: [{ content_id: theirs, website_id: other }] });
   });
 
   it('given a sheet with a multi-select column, when options are added, then the column lists them after the first ones', async () => {
-    await spec
-      .given(
-        event('ContentSheetCreated', { website_id: site, sheet_id: sheet, name: 'Blog', type: 'sheet' }),
-        event('ContentColumnCreated', { website_id: site, sheet_id: sheet, column_id: column, name: 'Tags', type: 'multi_select', options: ['a'] }),
-      )
+    await given(
+      event('ContentSheetCreated', { website_id: site, sheet_id: sheet, name: 'Blog', type: 'sheet' }),
+      event('ContentColumnCreated', { website_id: site, sheet_id: sheet, column_id: column, name: 'Tags', type: 'multi_select', options: ['a'] }),
+    )
       .when(event('ContentColumnOptionsAdded', { website_id: site, sheet_id: sheet, column_id: column, options: ['b', 'c'] }))
       .then({
         rm_content_sheets: [{ sheet_id: sheet, website_id: site, name: 'Blog', type: 'sheet' }],

@@ -3,8 +3,7 @@ import { describe, it } from 'vitest';
 import { creditsProjection } from '../../../projections/credits';
 import { event, projectionSpec } from '../../support/projection-spec';
 
-const spec = projectionSpec(creditsProjection);
-const { org, site } = spec;
+const { org, site, given } = projectionSpec(creditsProjection);
 const run = randomUUID();
 
 const used = (credits: number, time: string, over: { id?: string; organization_id?: string } = {}) =>
@@ -16,8 +15,7 @@ const used = (credits: number, time: string, over: { id?: string; organization_i
 
 describe('credits read model: credit events and their daily and hourly totals', () => {
   it('given nothing, when an engine answer uses credits, then the event is kept and counted in its day and its hour', async () => {
-    await spec
-      .given()
+    await given()
       .when(used(2, '2026-03-01T10:15:00.000Z'))
       .then({
         rm_credit_events: [
@@ -37,8 +35,7 @@ describe('credits read model: credit events and their daily and hourly totals', 
   });
 
   it('given credits used in one hour, when more are used the next hour, then the day sums both and each hour its own', async () => {
-    await spec
-      .given(used(2, '2026-03-01T10:15:00.000Z'))
+    await given(used(2, '2026-03-01T10:15:00.000Z'))
       .when(
         used(1.5, '2026-03-01T11:05:00.000Z'),
         event(
@@ -78,8 +75,7 @@ describe('credits read model: credit events and their daily and hourly totals', 
 
   it('given nothing, when two websites of the organization use credits in one hour, then the organization total sums them', async () => {
     const other = randomUUID();
-    await spec
-      .given()
+    await given()
       .when(
         // in one batch: the organization's row of the hour gets both websites' at once
         used(2, '2026-03-01T10:15:00.000Z'),
@@ -114,16 +110,14 @@ describe('credits read model: credit events and their daily and hourly totals', 
 
   it('given a credit event, when the same event is delivered again, then nothing is added', async () => {
     const id = randomUUID();
-    await spec
-      .given(used(2, '2026-03-01T10:15:00.000Z', { id }))
+    await given(used(2, '2026-03-01T10:15:00.000Z', { id }))
       .when(used(2, '2026-03-01T10:15:00.000Z', { id }))
       .then({ rm_credit_events: [{ id }], rm_credit_days: [{ credits: '2', events: 1 }], rm_credit_org_days: [{ credits: '2', events: 1 }] });
   });
 
   it('given another organization credits, when this one uses credits, then each organization has its own totals', async () => {
     const theirs = randomUUID();
-    await spec
-      .given(used(5, '2026-03-01T10:15:00.000Z', { organization_id: theirs }))
+    await given(used(5, '2026-03-01T10:15:00.000Z', { organization_id: theirs }))
       .when(used(2, '2026-03-01T10:20:00.000Z'))
       .then({
         rm_credit_days: { columns: ['credits'], where: { organization_id: org }, rows: [{ credits: '2' }] },
@@ -132,8 +126,7 @@ describe('credits read model: credit events and their daily and hourly totals', 
   });
 
   it('given nothing, when an operator grants credits, then the grant is listed for the organization', async () => {
-    await spec
-      .given()
+    await given()
       .when(event('CreditsGranted', { grant_id: 'g1', credits: 100, reason: 'pilot' }))
       .then({ rm_credit_grants: [{ grant_id: 'g1', organization_id: org, credits: '100', reason: 'pilot' }] });
   });

@@ -3,8 +3,7 @@ import { describe, it } from 'vitest';
 import { discoveryProjection } from '../../../projections/discovery';
 import { event, streamOf, projectionSpec } from '../../support/projection-spec';
 
-const spec = projectionSpec(discoveryProjection);
-const { org, site } = spec;
+const { org, site, given } = projectionSpec(discoveryProjection);
 const job = streamOf('discovery');
 const run = job.id;
 
@@ -27,8 +26,7 @@ const completed = job.on('PromptDiscoveryCompleted', { run_id: run, prompts, una
 
 describe('discovery read model: prompt discovery runs, their suggestions and which were accepted', () => {
   it('given nothing, when a run is requested, then it is queued with its inputs and nothing suggested', async () => {
-    await spec
-      .given()
+    await given()
       .when(requested)
       .then({
         rm_discovery_runs: [
@@ -50,8 +48,7 @@ describe('discovery read model: prompt discovery runs, their suggestions and whi
   });
 
   it('given a run, when it completes, then it holds its suggestions and the sources it could not use', async () => {
-    await spec
-      .given(requested)
+    await given(requested)
       .when(completed, job.succeeded())
       .then({
         rm_discovery_runs: [{ id: run, status: 'succeeded', prompts, unavailable_sources: [{ source: 'trends', reason: 'not configured' }] }],
@@ -59,8 +56,7 @@ describe('discovery read model: prompt discovery runs, their suggestions and whi
   });
 
   it('given suggestions accepted, when more are accepted (one again), then the accepted list is each once, in order', async () => {
-    await spec
-      .given(requested, completed, event('PromptDiscoveryAccepted', { run_id: run, indices: [1], prompt_ids: [randomUUID()] }))
+    await given(requested, completed, event('PromptDiscoveryAccepted', { run_id: run, indices: [1], prompt_ids: [randomUUID()] }))
       .when(event('PromptDiscoveryAccepted', { run_id: run, indices: [0, 1], prompt_ids: [randomUUID()] }))
       .then({ rm_discovery_runs: [{ id: run, accepted: [0, 1] }] });
   });

@@ -2,8 +2,7 @@ import { describe, it } from 'vitest';
 import { emailsProjection } from '../../../projections/emails';
 import { projectionSpec, streamOf, T1 } from '../../support/projection-spec';
 
-const spec = projectionSpec(emailsProjection);
-const { org } = spec;
+const { org, given } = projectionSpec(emailsProjection);
 const email = streamOf('email');
 const id = email.id;
 
@@ -19,8 +18,7 @@ const sending = (attempt: number) =>
 
 describe('emails read model: the outbox, where each email stands', () => {
   it('given nothing, when an email is requested, then it is due now and holds no recipient', async () => {
-    await spec
-      .given()
+    await given()
       .when(requested)
       .then({
         rm_emails: [
@@ -38,8 +36,7 @@ describe('emails read model: the outbox, where each email stands', () => {
   });
 
   it('given an email being sent, when the transport takes it, then it is sent, not due, with the attempt and when', async () => {
-    await spec
-      .given(requested, sending(1))
+    await given(requested, sending(1))
       .when(
         email.on(
           'EmailSent',
@@ -51,26 +48,22 @@ describe('emails read model: the outbox, where each email stands', () => {
   });
 
   it('given a second attempt under way, when the first attempt reports sent late, then the attempts stay 2', async () => {
-    await spec
-      .given(requested, sending(1), sending(2))
+    await given(requested, sending(1), sending(2))
       .when(email.on('EmailSent', { email_id: id, attempt: 1, message_id: '<m1@x>', transport: 'smtp', response: null, possible_duplicate: true }))
       .then({ rm_emails: [{ email_id: id, status: 'sent', attempts: 2, possible_duplicate: true }] });
   });
 
   it('given an attempt, when it is deferred, then it is due at the retry with the reason; failed for good, then due never', async () => {
-    await spec
-      .given(requested, sending(1))
+    await given(requested, sending(1))
       .when(email.on('EmailDeferred', { email_id: id, attempt: 1, reason: '421 busy', retry_at: '2026-03-01T01:00:00.000Z', ambiguous: false }))
       .then({ rm_emails: [{ status: 'deferred', last_error: '421 busy', due_at: '2026-03-01T01:00:00.000Z' }] });
-    await spec
-      .given(requested, sending(1))
+    await given(requested, sending(1))
       .when(email.on('EmailFailed', { email_id: id, attempts: 1, reason: '550 no such user', permanent: true }))
       .then({ rm_emails: [{ status: 'failed', last_error: '550 no such user', due_at: null }] });
   });
 
   it('given an email event on a stream that is not an email stream, then the outbox ignores it', async () => {
-    await spec
-      .given()
+    await given()
       .when({ ...requested, stream: `import-${id}` })
       .then({ rm_emails: [] });
   });

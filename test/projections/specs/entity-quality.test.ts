@@ -50,8 +50,7 @@ const expectedOf = (made: readonly Made[], from: string, to: string) => {
 };
 
 describe('competitor suggestions read model: names per website, name and day', () => {
-  const spec = projectionSpec(competitorSuggestionsProjection);
-  const { site } = spec;
+  const { site, given, db } = projectionSpec(competitorSuggestionsProjection);
   const answer = (text: string, run_at: string, citations: string[] = [], response_id: string = randomUUID()) =>
     event(
       'ResponseRecorded',
@@ -61,8 +60,7 @@ describe('competitor suggestions read model: names per website, name and day', (
   const a2 = randomUUID();
 
   it('given nothing, when answers of one day name Zeta twice in one answer and once in another, then one day row of 2 answers with both as examples and its domain', async () => {
-    await spec
-      .given()
+    await given()
       .when(answer('**Zeta** and **zeta**', T0, ['https://www.zeta.io/x'], a1), answer('1. Zeta - ok', '2026-03-01T05:00:00.000Z', [], a2))
       .then({
         rm_suggestion_days: [{ key: 'zeta', day: '2026-03-01', name: 'Zeta', answers: 2, first_seen: T0, examples: [a1, a2], domains: ['zeta.io'] }],
@@ -70,8 +68,7 @@ describe('competitor suggestions read model: names per website, name and day', (
   });
 
   it('given a day row, when a later batch adds an answer of the same day, then it is counted into that row; another day has its own row', async () => {
-    await spec
-      .given(answer('**Zeta**', T0, [], a1))
+    await given(answer('**Zeta**', T0, [], a1))
       .when(answer('**Zeta**', '2026-03-01T09:00:00.000Z', ['https://zeta.io'], a2), answer('**Zeta**', T1))
       .then({
         rm_suggestion_days: {
@@ -98,8 +95,7 @@ describe('competitor suggestions read model: names per website, name and day', (
       return { id: randomUUID(), run_at, text: named.map((n) => `**${n}**`).join(' and '), cites };
     });
     const split = 120;
-    await spec
-      .given(...made.slice(0, split).map((a) => answer(a.text, a.run_at, a.cites, a.id)))
+    await given(...made.slice(0, split).map((a) => answer(a.text, a.run_at, a.cites, a.id)))
       .when(...made.slice(split).map((a) => answer(a.text, a.run_at, a.cites, a.id)))
       .then({});
     const expected = (from: string, to: string) => expectedOf(made, from, to);
@@ -116,10 +112,10 @@ describe('competitor suggestions read model: names per website, name and day', (
       ranges.push([day(a), day(Math.min(199, a + Math.floor(rand() * 120)))]);
     }
     for (const [from, to] of ranges) {
-      const got = await listSuggestions(spec.db(), spec.site, { from, to, min_answers: 1 });
+      const got = await listSuggestions(db(), site, { from, to, min_answers: 1 });
       expect(got.suggestions, `${from}..${to}`).toEqual(expected(from, to));
     }
-    expect((await listSuggestions(spec.db(), spec.site, { min_answers: 1 })).suggestions).toEqual(expected(day(0), day(199)));
+    expect((await listSuggestions(db(), site, { min_answers: 1 })).suggestions).toEqual(expected(day(0), day(199)));
   });
 
   it('given a website listed once, when later answers come on some days, then only those days are read again and the list is what all answers give; when the rows are built again with fewer days, the others are gone', async () => {
@@ -135,16 +131,15 @@ describe('competitor suggestions read model: names per website, name and day', (
     });
     const made = Array.from({ length: 120 }, (_, i) => make(i % 30, i));
     const asEvent = (a: Made) => answer(a.text, a.run_at, a.cites, a.id);
-    const all = () => listSuggestions(spec.db(), site, { min_answers: 1 });
-    await spec
-      .given(...made.map(asEvent))
+    const all = () => listSuggestions(db(), site, { min_answers: 1 });
+    await given(...made.map(asEvent))
       .when()
       .then({});
     expect((await all()).suggestions).toEqual(expectedOf(made, day(0), day(99)));
-    const before = (await suggestionIndexOf(spec.db(), site))?.index;
+    const before = (await suggestionIndexOf(db(), site))?.index;
     // the runner's next batch: days 3 and 17 again, day 40 new
     const more = [make(3, 500), make(17, 501), make(40, 502), make(3, 503)];
-    await spec.db().transaction((trx) =>
+    await db().transaction((trx) =>
       competitorSuggestionsProjection.apply(
         trx,
         more.map(
@@ -164,10 +159,10 @@ describe('competitor suggestions read model: names per website, name and day', (
       ),
     );
     expect((await all()).suggestions).toEqual(expectedOf([...made, ...more], day(0), day(99)));
-    expect((await listSuggestions(spec.db(), site, { from: day(3), to: day(3), min_answers: 1 })).suggestions).toEqual(
+    expect((await listSuggestions(db(), site, { from: day(3), to: day(3), min_answers: 1 })).suggestions).toEqual(
       expectedOf([...made, ...more], day(3), day(3)),
     );
-    const after = (await suggestionIndexOf(spec.db(), site))?.index;
+    const after = (await suggestionIndexOf(db(), site))?.index;
     if (!before || !after) throw new Error('no index held');
     expect(after.version).not.toBe(before.version);
     expect([...after.days].map((d) => new Date(d * DAY).toISOString().slice(0, 10))).toEqual([
@@ -182,12 +177,11 @@ describe('competitor suggestions read model: names per website, name and day', (
     });
     // built again from fewer answers (as a rebuild swaps tables in): the days without rows are no longer read
     const fewer = made.filter((a) => a.run_at < day(10));
-    await spec
-      .given(...fewer.map(asEvent))
+    await given(...fewer.map(asEvent))
       .when()
       .then({});
     expect((await all()).suggestions).toEqual(expectedOf(fewer, day(0), day(99)));
-    expect((await suggestionIndexOf(spec.db(), site))?.index.days.length).toBe(10);
+    expect((await suggestionIndexOf(db(), site))?.index.days.length).toBe(10);
   });
 
   it('given the brand and a competitor, when the competitor is renamed and given identifiers, then its keys follow; when removed, its row goes', async () => {
@@ -198,11 +192,10 @@ describe('competitor suggestions read model: names per website, name and day', (
       { competitor_id: c, name: 'Bravo', url: 'https://bravo.io', normalized_url: 'https://bravo.io', identifiers: [] },
       { stream },
     );
-    await spec
-      .given(
-        event('WebsiteCreated', { website_id: site, name: 'Acme', url: 'https://acme.io', normalized_url: 'https://acme.io', external_id: null }),
-        added,
-      )
+    await given(
+      event('WebsiteCreated', { website_id: site, name: 'Acme', url: 'https://acme.io', normalized_url: 'https://acme.io', external_id: null }),
+      added,
+    )
       .when(
         event('CompetitorRenamed', { competitor_id: c, name: 'Bravo Labs' }, { stream }),
         event('CompetitorIdentifiersChanged', { competitor_id: c, identifiers: ['BRAVO'] }, { stream }),
@@ -217,8 +210,7 @@ describe('competitor suggestions read model: names per website, name and day', (
           ],
         },
       });
-    await spec
-      .given(added)
+    await given(added)
       .when(event('CompetitorRemoved', { competitor_id: c }, { stream }))
       .then({ rm_suggestion_entities: [] });
   });
@@ -226,16 +218,14 @@ describe('competitor suggestions read model: names per website, name and day', (
   it('given a dismissal and an announcement, when either comes again, then one row each', async () => {
     const dismissed = event('CompetitorSuggestionDismissed', { website_id: site, name: 'Zeta', key: 'zeta' });
     const announced = event('CompetitorSuggested', { website_id: site, name: 'Gamma', key: 'gamma', answers: 3 });
-    await spec
-      .given(dismissed, announced)
+    await given(dismissed, announced)
       .when(dismissed, announced)
       .then({ rm_suggestion_dismissed: [{ key: 'zeta', name: 'Zeta' }], rm_suggestion_announced: [{ key: 'gamma' }] });
   });
 });
 
 describe('fact conflicts read model', () => {
-  const spec = projectionSpec(factConflictsProjection);
-  const { site } = spec;
+  const { site, given } = projectionSpec(factConflictsProjection);
   const fact = randomUUID();
   const id = randomUUID();
   const detected = (over: { fact_text?: string | null } = {}) =>
@@ -252,8 +242,7 @@ describe('fact conflicts read model', () => {
     });
 
   it('given nothing, when a conflict is detected, then it is open with both texts', async () => {
-    await spec
-      .given()
+    await given()
       .when(detected())
       .then({
         rm_fact_conflicts: [
@@ -263,23 +252,19 @@ describe('fact conflicts read model', () => {
   });
 
   it('given a dismissed conflict, when its fact is rejected, then it stays dismissed; an open one of an archived fact is resolved', async () => {
-    await spec
-      .given(detected(), event('FactConflictDismissed', { conflict_id: id }))
+    await given(detected(), event('FactConflictDismissed', { conflict_id: id }))
       .when(event('FactReviewed', { fact_id: fact, review_status: 'rejected' }))
       .then({ rm_fact_conflicts: [{ id, status: 'dismissed' }] });
-    await spec
-      .given(detected())
+    await given(detected())
       .when(event('FactArchived', { fact_id: fact, replaced_by: randomUUID() }, { meta: { time: T1 } }))
       .then({ rm_fact_conflicts: [{ id, status: 'resolved', updated_at: T1 }] });
   });
 
   it('given a conflict, when its fact is deleted, then its row goes; an erased one applied again (a rebuild) keeps nothing', async () => {
-    await spec
-      .given(detected())
+    await given(detected())
       .when(event('FactsDeleted', { fact_ids: [fact], replaced_ids: [] }))
       .then({ rm_fact_conflicts: [] });
-    await spec
-      .given()
+    await given()
       .when(detected({ fact_text: null }))
       .then({ rm_fact_conflicts: [] });
   });

@@ -3,8 +3,7 @@ import { describe, it } from 'vitest';
 import { knowledgeProjection } from '../../../projections/knowledge';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const spec = projectionSpec(knowledgeProjection);
-const { org, site } = spec;
+const { org, site, given } = projectionSpec(knowledgeProjection);
 const pillar = randomUUID();
 const fact = randomUUID();
 
@@ -28,26 +27,22 @@ const recorded = (id: string, over: { text?: string | null; replaces?: string | 
 
 describe('knowledge read model: pillars and facts of a website', () => {
   it('given nothing, when a pillar is created, then it is researching; when researched, it is a draft', async () => {
-    await spec
-      .given()
+    await given()
       .when(pillarCreated)
       .then({ rm_kb_pillars: [{ id: pillar, organization_id: org, website_id: site, name: 'Pricing', status: 'researching', created_at: T0 }] });
-    await spec
-      .given(pillarCreated)
+    await given(pillarCreated)
       .when(event('PillarResearched', { pillar_id: pillar, job_id: pillar, facts_found: 3 }, { meta: { time: T1 } }))
       .then({ rm_kb_pillars: [{ id: pillar, status: 'draft', last_researched_at: T1 }] });
   });
 
   it('given a published pillar, when research reports back, then it stays published', async () => {
-    await spec
-      .given(pillarCreated, event('PillarUpdated', { pillar_id: pillar, status: 'published' }))
+    await given(pillarCreated, event('PillarUpdated', { pillar_id: pillar, status: 'published' }))
       .when(event('PillarResearched', { pillar_id: pillar, job_id: pillar, facts_found: 1 }))
       .then({ rm_kb_pillars: [{ id: pillar, status: 'published' }] });
   });
 
   it('given a fact, when it is reviewed and its confidence changes, then its row says both', async () => {
-    await spec
-      .given(recorded(fact))
+    await given(recorded(fact))
       .when(
         event('FactReviewed', { fact_id: fact, review_status: 'approved' }),
         event('FactUpdated', { fact_id: fact, confidence: 'low', source_url_cleared: true }),
@@ -56,8 +51,7 @@ describe('knowledge read model: pillars and facts of a website', () => {
   });
 
   it('given a fact erased, when its recording is applied again (a rebuild), then nothing of it is kept', async () => {
-    await spec
-      .given()
+    await given()
       .when(recorded(fact, { text: null }))
       .then({ rm_kb_facts: [] });
   });
@@ -65,13 +59,12 @@ describe('knowledge read model: pillars and facts of a website', () => {
   it('given a fact replaced by a new text, when both are deleted, then neither row is left and other facts stay', async () => {
     const next = randomUUID();
     const kept = randomUUID();
-    await spec
-      .given(
-        recorded(fact),
-        recorded(next, { text: 'Plans start at $12', replaces: fact }),
-        event('FactArchived', { fact_id: fact, replaced_by: next }),
-        recorded(kept),
-      )
+    await given(
+      recorded(fact),
+      recorded(next, { text: 'Plans start at $12', replaces: fact }),
+      event('FactArchived', { fact_id: fact, replaced_by: next }),
+      recorded(kept),
+    )
       .when(event('FactsDeleted', { fact_ids: [next], replaced_ids: [fact] }))
       .then({ rm_kb_facts: [{ id: kept }] });
   });

@@ -3,8 +3,7 @@ import { describe, it } from 'vitest';
 import { observationsProjection } from '../../../projections/observations';
 import { event, projectionSpec } from '../../support/projection-spec';
 
-const spec = projectionSpec(observationsProjection);
-const { site } = spec;
+const { site, given } = projectionSpec(observationsProjection);
 const response = randomUUID();
 const prompt = randomUUID();
 const entity = randomUUID();
@@ -34,8 +33,7 @@ const recorded = (observations: ReturnType<typeof observation>[], website_id = s
 describe('observations read model: what answers said about an entity for an attribute', () => {
   it('given nothing, when an answer observations are recorded, then each is a row of the website at the answer time to the second', async () => {
     const o = observation(0.5);
-    await spec
-      .given()
+    await given()
       .when(recorded([o]))
       .then({
         rm_observations: [
@@ -56,8 +54,7 @@ describe('observations read model: what answers said about an entity for an attr
   });
 
   it('given observations, then the intensity is |score| to 3 decimals, and 1 for an unscored one', async () => {
-    await spec
-      .given()
+    await given()
       .when(recorded([observation(-0.12345, false), observation(null)]))
       .then({
         rm_observations: {
@@ -73,16 +70,14 @@ describe('observations read model: what answers said about an entity for an attr
 
   it('given observations recorded, when the same are recorded again, then each is held once', async () => {
     const o = observation(0.5);
-    await spec
-      .given(recorded([o]))
+    await given(recorded([o]))
       .when(recorded([o]))
       .then({ rm_observations: [{ id: o.observation_id }] });
   });
 
   it('given another website observations, when this website records its own, then each website keeps its own rows', async () => {
     const other = randomUUID();
-    await spec
-      .given(recorded([observation(1)], other))
+    await given(recorded([observation(1)], other))
       .when(recorded([observation(1)]))
       .then({ rm_observations: { columns: ['website_id'], where: { website_id: other }, rows: [{ website_id: other }] } });
   });

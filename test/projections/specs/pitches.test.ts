@@ -2,8 +2,7 @@ import { describe, it } from 'vitest';
 import { pitchesProjection } from '../../../projections/pitches';
 import { projectionSpec, streamOf, T0, T1 } from '../../support/projection-spec';
 
-const spec = projectionSpec(pitchesProjection);
-const { org } = spec;
+const { org, given } = projectionSpec(pitchesProjection);
 const pitch = streamOf('pitch');
 const job = pitch.id;
 
@@ -23,8 +22,7 @@ const answers = (model: string) => pitch.on('PitchAnswersRecorded', { job_id: jo
 
 describe('pitches read model: pitch reports filled in as their jobs go', () => {
   it('given nothing, when a pitch is requested, then the report is processing with its prospect, models and token', async () => {
-    await spec
-      .given()
+    await given()
       .when(requested())
       .then({
         rm_pitches: [
@@ -44,8 +42,7 @@ describe('pitches read model: pitch reports filled in as their jobs go', () => {
   });
 
   it('given a pitch, when the site could not be read, then the report names the company from the domain and tells why', async () => {
-    await spec
-      .given(requested())
+    await given(requested())
       .when(
         pitch.on('PitchSiteResearched', {
           job_id: job,
@@ -59,16 +56,15 @@ describe('pitches read model: pitch reports filled in as their jobs go', () => {
   });
 
   it('given a plan, then its competitors start at zero mentions; a model answers recorded twice is listed once', async () => {
-    await spec
-      .given(
-        requested(),
-        pitch.on('PitchPlanWritten', {
-          job_id: job,
-          competitors: [{ id: 'c1', name: 'Rival', url: 'https://rival.example' }],
-          prompts: [],
-          attributes: [],
-        }),
-      )
+    await given(
+      requested(),
+      pitch.on('PitchPlanWritten', {
+        job_id: job,
+        competitors: [{ id: 'c1', name: 'Rival', url: 'https://rival.example' }],
+        prompts: [],
+        attributes: [],
+      }),
+    )
       .when(answers('chatgpt'), answers('chatgpt'), answers('gemini'))
       .then({
         rm_pitches: [
@@ -83,8 +79,7 @@ describe('pitches read model: pitch reports filled in as their jobs go', () => {
 
   it('given two pitches, when one job succeeds and a job of another kind with the other id fails, then only the first moves', async () => {
     const other = streamOf('pitch');
-    await spec
-      .given(requested(), requested(other, 'tok2'))
+    await given(requested(), requested(other, 'tok2'))
       .when(pitch.succeeded(T1), streamOf('seo', other.id).failed('engine', 'x'))
       .then({
         rm_pitches: {
@@ -99,8 +94,7 @@ describe('pitches read model: pitch reports filled in as their jobs go', () => {
   });
 
   it('given a pitch, when its job fails, then the report is failed with the kind and message', async () => {
-    await spec
-      .given(requested())
+    await given(requested())
       .when(pitch.failed('engine', 'the engine refused for good'))
       .then({ rm_pitches: [{ id: job, status: 'failed', error_kind: 'engine', error: 'the engine refused for good' }] });
   });

@@ -5,8 +5,7 @@ import { MODEL_IDS } from '../../../src/domain/models';
 import { anAnswer, aUnit } from '../../support/events';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const spec = projectionSpec(runsProjection);
-const { site } = spec;
+const { site, given } = projectionSpec(runsProjection);
 const run = randomUUID();
 const prompt = randomUUID();
 const [first, second] = [randomUUID(), randomUUID()];
@@ -43,8 +42,7 @@ const failed = (request_id: string) =>
 
 describe('runs read model: runs and their units of work', () => {
   it('given nothing, when a run starts and asks its units, then the run is unfinished and each unit pending', async () => {
-    await spec
-      .given()
+    await given()
       .when(started(), requested(first), requested(second))
       .then({
         rm_runs: [{ id: run, website_id: site, trigger: 'manual', total: 2, recorded: 0, failed: 0, started_at: T0, finished_at: null }],
@@ -53,8 +51,7 @@ describe('runs read model: runs and their units of work', () => {
   });
 
   it('given a run of two units, when one is answered and the other fails, then the run is finished at the last outcome', async () => {
-    await spec
-      .given(started(), requested(first), requested(second))
+    await given(started(), requested(first), requested(second))
       .when(answered(first, undefined, '2026-03-01T12:00:00.000Z'), failed(second))
       .then({
         rm_runs: [{ id: run, recorded: 1, failed: 1, finished_at: '2026-03-01T12:00:00.000Z' }],
@@ -70,22 +67,19 @@ describe('runs read model: runs and their units of work', () => {
   });
 
   it('given a unit answered, when a second answer for it arrives, then it is counted once', async () => {
-    await spec
-      .given(started(), requested(first), requested(second), answered(first))
+    await given(started(), requested(first), requested(second), answered(first))
       .when(answered(first))
       .then({ rm_runs: [{ id: run, recorded: 1, finished_at: null }] });
   });
 
   it('given an imported answer naming a unit, then the run does not count it (not a response stream)', async () => {
-    await spec
-      .given(started(), requested(first))
+    await given(started(), requested(first))
       .when(answered(first, `import-${site}`))
       .then({ rm_runs: [{ id: run, recorded: 0 }], rm_run_units: [{ request_id: first, status: 'pending' }] });
   });
 
   it('given a run holding its slot with a unit pending, when it ends expired, then the unit fails as expired and the run is finished', async () => {
-    await spec
-      .given(event('RunSlotTaken', { run_id: run, website_id: site, schedule_id: null, expires_at: T1 }), started(run, 1), requested(first))
+    await given(event('RunSlotTaken', { run_id: run, website_id: site, schedule_id: null, expires_at: T1 }), started(run, 1), requested(first))
       .when(event('RunEnded', { run_id: run, website_id: site, schedule_id: null, reason: 'expired' }, { meta: { time: T1 } }))
       .then({
         rm_run_slots: [{ run_id: run, ended_at: T1, end_reason: 'expired' }],
@@ -96,8 +90,7 @@ describe('runs read model: runs and their units of work', () => {
 
   it('given two runs, when a unit of one is answered, then the other run counts nothing', async () => {
     const other = randomUUID();
-    await spec
-      .given(started(), requested(first), started(other), requested(second, other))
+    await given(started(), requested(first), started(other), requested(second, other))
       .when(answered(first))
       .then({ rm_runs: { columns: ['recorded'], where: { id: other }, rows: [{ recorded: 0 }] } });
   });

@@ -2,8 +2,7 @@ import { describe, it } from 'vitest';
 import { seoProjection } from '../../../projections/seo';
 import { streamOf, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const spec = projectionSpec(seoProjection);
-const { org, site } = spec;
+const { org, site, given } = projectionSpec(seoProjection);
 const seo = streamOf('seo');
 const job = seo.id;
 
@@ -26,8 +25,7 @@ const recommendation = {
 
 describe('seo read model: SEO recommendation jobs and their recommendations', () => {
   it('given nothing, when recommendations are requested, then the job is queued for the website', async () => {
-    await spec
-      .given()
+    await given()
       .when(requested)
       .then({
         rm_seo_jobs: [
@@ -47,22 +45,19 @@ describe('seo read model: SEO recommendation jobs and their recommendations', ()
   });
 
   it('given a running job, when it produces recommendations and succeeds, then they are held with the completion time', async () => {
-    await spec
-      .given(requested, seo.started())
+    await given(requested, seo.started())
       .when(seo.on('SeoRecommendationsProduced', { job_id: job, recommendations: [recommendation] }), seo.succeeded(T1))
       .then({ rm_seo_jobs: [{ id: job, status: 'succeeded', recommendations: [recommendation], completed_at: T1 }] });
   });
 
   it('given a job, when it fails, then it is failed with the message', async () => {
-    await spec
-      .given(requested)
+    await given(requested)
       .when(seo.failed('engine', 'the engine refused'))
       .then({ rm_seo_jobs: [{ id: job, status: 'failed', error: 'the engine refused' }] });
   });
 
   it('given a job, when another kind of job with the same id ends, then this one is untouched', async () => {
-    await spec
-      .given(requested)
+    await given(requested)
       .when(streamOf('discovery', job).succeeded())
       .then({ rm_seo_jobs: [{ id: job, status: 'queued', completed_at: null }] });
   });

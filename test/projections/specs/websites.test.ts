@@ -3,8 +3,7 @@ import { describe, it } from 'vitest';
 import { websitesProjection } from '../../../projections/websites';
 import { event, projectionSpec, T0, T1 } from '../../support/projection-spec';
 
-const spec = projectionSpec(websitesProjection);
-const { org, site } = spec;
+const { org, site, given } = projectionSpec(websitesProjection);
 const other = randomUUID();
 
 const created = (id: string, name: string) =>
@@ -16,8 +15,7 @@ const created = (id: string, name: string) =>
 
 describe('websites read model: the websites of an organization', () => {
   it('given nothing, when a website is created, then it is listed active in the event organization', async () => {
-    await spec
-      .given()
+    await given()
       .when(created(site, 'acme'))
       .then({
         rm_websites: [
@@ -37,8 +35,7 @@ describe('websites read model: the websites of an organization', () => {
   });
 
   it('given a website, when it is paused and given an external id, then its row says both and updated_at moves', async () => {
-    await spec
-      .given(created(site, 'acme'))
+    await given(created(site, 'acme'))
       .when(
         event('WebsiteStatusChanged', { website_id: site, status: 'paused' }),
         event('WebsiteExternalIdSet', { website_id: site, external_id: 'crm-7' }, { meta: { time: T1 } }),
@@ -47,15 +44,13 @@ describe('websites read model: the websites of an organization', () => {
   });
 
   it('given a website deleted, then it keeps its row marked deleted', async () => {
-    await spec
-      .given(created(site, 'acme'))
+    await given(created(site, 'acme'))
       .when(event('WebsiteStatusChanged', { website_id: site, status: 'deleted' }))
       .then({ rm_websites: [{ id: site, status: 'deleted' }] });
   });
 
   it('given two websites, when one is paused, then the other stays active', async () => {
-    await spec
-      .given(created(site, 'acme'), created(other, 'other'))
+    await given(created(site, 'acme'), created(other, 'other'))
       .when(event('WebsiteStatusChanged', { website_id: site, status: 'paused' }))
       .then({
         rm_websites: {
