@@ -3,7 +3,7 @@ import { webhooksProjection } from '../../projections/webhooks';
 import { webhookRoutes } from '../http/routes/webhooks';
 import { webhookTools } from '../mcp/tools/webhooks';
 import { createSafeFetcher } from '../net/safe-fetch';
-import { migrateWebhookDeliveries, startWebhookWorkers, webhookBusTypes } from '../workers/webhooks';
+import { migrateWebhookDeliveries, startWebhookWorkers } from '../workers/webhooks';
 import type { AreaManifest } from './manifest';
 
 /** Webhook endpoints, and the worker that delivers every event they want (src/workers/webhooks.ts). */
@@ -20,14 +20,13 @@ export const webhooks: AreaManifest<'webhooks'> = {
   notInFeed: [{ why: 'a test delivery to one endpoint changes nothing (it is delivered as webhook.test)', types: ['WebhookTested'] }],
   workers: [
     {
-      busTypes: ({ feed }) => webhookBusTypes(feed),
       migrate: migrateWebhookDeliveries,
-      start: ({ config, options, db, store, bus, logger, composed }) =>
+      start: ({ config, options, db, store, logger, composed, follow }) =>
         startWebhookWorkers({
           db,
           store,
-          bus,
           logger,
+          follow,
           feed: composed.feed,
           retryScheduleS: config.webhookRetryScheduleS,
           ...options.webhooks,

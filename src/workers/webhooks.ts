@@ -4,19 +4,18 @@ import { Webhook as Signer } from 'standardwebhooks';
 import type { FeedMapping } from '../../projections/activity';
 import { load } from '../../commands/handle';
 import { signingSecrets, updateWebhook, Webhook, webhookStream } from '../../commands/webhooks/webhook';
-import type { Bus, BusMessage, Consumer } from '../bus/port';
+import type { BusMessage } from '../bus/port';
 import { type EventType, isKnownType, SYSTEM_ACTOR } from '../domain/events';
-import { coalescing } from '../domain/coalesce';
 import { newId } from '../domain/ids';
-import type { EventStore, TypedEvent } from '../eventstore/port';
+import { type EventStore, positionToString, type TypedEvent } from '../eventstore/port';
+import type { Projection } from '../eventstore/projection';
 import type { Logger } from '../logger';
 import { type SafeFetch, SafeFetchError } from '../net/safe-fetch';
-import { startWorker } from './worker';
 
 /**
- * Webhook delivery. A durable consumer shared by every instance turns each event a webhook may want (every activity
+ * Webhook delivery. A follower of the log (one instance at a time) turns each event a webhook may want (every activity
  * entry, `webhook.test`, `alert.fired`) into one delivery row per matching endpoint (unique per endpoint and event, so
- * a redelivered message adds nothing); the bus message is acked only after that commit, so an instance killed before
+ * a batch followed again adds nothing); its checkpoint moves only after that commit, so an instance killed before
  * loses nothing. The fan-out leases the first attempts it has room for to its own instance; every instance's dispatcher
  * claims the other due rows with a lease (`for update skip locked`: one attempt at a time per delivery), posts them
  * signed (Standard Webhooks) through the safe fetcher, and records the outcome fenced by its attempt number; a lease that runs out (its instance died) makes the delivery due again.
@@ -187,8 +186,9 @@ export async function fanOutMany(
 export interface WebhookWorkerDeps {
   db: Knex;
   store: EventStore;
-  bus: Bus;
   logger: Logger;
+  /** starts the fan-out as a follower of the log (AreaWorkerDeps.follow) */
+  follow(projection: Projection): Promise<{ stop(): Promise<void> }>;
   feed: FeedMapping;
   fetch: SafeFetch;
   /** the waits before each retry, in seconds */
@@ -402,7 +402,7 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
   const saturatedEndpoints = () => [...inFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
   // one fan-out at a time takes first attempts (the in-flight shares it reads stay true); the others only write rows
   let leasing = false;
-  async function fanOutHere(events: { msg: BusMessage; out: Outgoing }[]): Promise<undefined[]> {
+  async function fanOutHere(events: { msg: BusMessage; out: Outgoing }[]): Promise<void> {
     const room = leasing ? 0 : Math.max(0, concurrency - total);
     if (room > 0) leasing = true;
     total += room;
@@ -417,10 +417,7 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
       for (const c of leased) start(c);
       if (added > leased.length) poke();
     }
-    return results.map(() => undefined);
   }
-  // the messages in hand fanned out together: one statement for them (each alone if it fails)
-  const fanOutTogether = coalescing(fanOutHere, { alone: true });
 
   const loop = (async () => {
     while (running) {
@@ -450,24 +447,28 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
     }
   })();
 
-  const consumer: Consumer = await startWorker({
-    bus: deps.bus,
+  const fanOut = await deps.follow({
     name: WEBHOOK_FANOUT,
-    types: webhookBusTypes(deps.feed),
-    concurrency: 16,
-    maxDeliver: 1000,
-    logger: deps.logger,
-    handle: async (msg) => {
-      const out = outgoing(deps.feed, msg);
-      if (!out) return;
-      await fanOutTogether({ msg, out });
+    version: 1,
+    tables: [],
+    migrate: async () => {},
+    handles: webhookEventTypes(deps.feed),
+    apply: async () => {},
+    async follow(events) {
+      const list: { msg: BusMessage; out: Outgoing }[] = [];
+      for (const e of events) {
+        const msg = { id: e.id, type: e.type, data: e.data, metadata: e.metadata, streamId: e.streamId, position: positionToString(e.position) };
+        const out = outgoing(deps.feed, msg);
+        if (out) list.push({ msg, out });
+      }
+      if (list.length) await fanOutHere(list);
     },
   });
 
   return {
     poke,
     async stop() {
-      await consumer.stop();
+      await fanOut.stop();
       running = false;
       wake?.();
       await loop;
@@ -477,6 +478,6 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
   };
 }
 
-/** The event types the fan-out consumes: the feed's, a webhook's test and a fired alert. */
-export const webhookBusTypes = (feed: FeedMapping): EventType[] =>
+/** The event types the fan-out follows: the feed's, a webhook's test and a fired alert. */
+export const webhookEventTypes = (feed: FeedMapping): EventType[] =>
   [...new Set<string>([...Object.keys(feed), 'WebhookTested', 'AlertFired'])].filter(isKnownType);
