@@ -156,6 +156,7 @@ async function judge(deps: EntityQualityDeps, websiteId: string, units: readonly
     if (o.ok) found++;
     else if (!(o.error instanceof SubjectErasedError)) throw o.error;
   }
+  // a charge's id derives from its answer: an answer judged twice at once (a lead lost mid-batch) is charged once
   for (const o of await appendMany(deps.store, charges)) if (!o.ok) throw o.error;
   return found;
 }
@@ -261,8 +262,8 @@ async function closeFactConflicts(deps: EntityQualityDeps, msg: Msg & { type: st
   return closed;
 }
 
-/** Answers a live batch holds at most: the writer engine is asked about each, ENGINE_CALLS at once. */
-export const LIVE_BATCH = 32;
+/** Answers a live batch holds at most: one round of engine calls, so that a batch ends well within its lead's lease. */
+export const LIVE_BATCH = ENGINE_CALLS;
 
 /**
  * The fact judge, the suggestions' announcer and the closer of an edited or rejected fact's conflicts, as a follower

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importStream } from '../../commands/responses/import-responses';
 import { FACT_JUDGE_HEAD } from '../../src/analysis/fact-judge';
@@ -107,6 +108,26 @@ describe('the live fact judge (the writer engine over a provider on 127.0.0.1)',
     await follower.follow!(recorded.map((e) => ({ ...e, data: decodeEvent(e.id, e.type, e.data, e.metadata.schema_version).data }) as TypedEvent));
     expect(judgeHits()).toHaveLength(1);
     expect(await charges(a.ids[0])).toHaveLength(1);
+  }, 60_000);
+
+  it('given one answer judged by two followers at once (an instance that lost its lead mid-batch), then it is charged once and its conflict recorded once', async () => {
+    const a = await site('Twice', ['Twice Pro costs 99 dollars per month.']);
+    await until('the first conflict', async () => (await charges(a.ids[0])).length > 0);
+    const [recorded] = (await s.rt.store.readAll(START, 100_000)).filter(
+      (e) => e.type === 'ResponseRecorded' && (e.data as { response_id: string }).response_id === a.ids[0],
+    );
+    // the same answer as a new one: a response id of its own, so neither follower finds a charge before asking
+    const fresh = {
+      ...recorded,
+      data: { ...decodeEvent(recorded.id, recorded.type, recorded.data, recorded.metadata.schema_version).data, response_id: randomUUID() },
+    } as TypedEvent;
+    const deps = { store: s.rt.store, db: s.rt.database.db, logger: s.rt.logger, factJudge: { engines: engines(), model: writer.id } };
+    await Promise.all([factJudgeFollower(deps).follow!([fresh]), factJudgeFollower(deps).follow!([fresh])]);
+    const id = (fresh.data as { response_id: string }).response_id;
+    expect(await charges(id)).toHaveLength(1);
+    await until('its conflict listed', async () => (await s.rt.database.db('rm_fact_conflicts').where({ response_id: id })).length > 0);
+    await s.settled();
+    expect(await s.rt.database.db('rm_fact_conflicts').where({ response_id: id }).select('id')).toHaveLength(1);
   }, 60_000);
 
   it('given the writer refusing for good, then no conflict and no charge, and the answer is not asked again', async () => {
