@@ -454,7 +454,11 @@ export class ProjectionRunner {
     }
     try {
       const follow = this.projection.follow;
-      if (follow && pending.length > 0) await follow(pending.filter((i): i is TypedEvent => !isUnreadable(i)));
+      if (follow && pending.length > 0)
+        await this.followBatch(
+          follow,
+          pending.filter((i): i is TypedEvent => !isUnreadable(i)),
+        );
       // nothing to apply (every event scanned was another projection's, or a follower's that writes no rows): the
       // checkpoint alone, stored within DEFER_MS with the other runners' of this process (checkpoints.ts); this
       // instance's waiters go on now
@@ -515,6 +519,25 @@ export class ProjectionRunner {
     if (live.length === 0) return;
     if (isolating) await this.isolate(trx, live, lane);
     else await this.projection.apply(trx, live, { rebuilding: lane.rebuilding });
+  }
+
+  /**
+   * A follower's batch. When its work fails on an event's content, it is followed in halves down to the event that
+   * fails alone, which is reported (aivis_event_anomalies) and passed over: the follower's work for the others goes on.
+   */
+  private async followBatch(follow: NonNullable<Projection['follow']>, events: TypedEvent[]): Promise<void> {
+    try {
+      await follow(events);
+    } catch (err) {
+      if (!isPoison(err)) throw err;
+      if (events.length > 1) {
+        const mid = events.length >>> 1;
+        await this.followBatch(follow, events.slice(0, mid));
+        await this.followBatch(follow, events.slice(mid));
+        return;
+      }
+      await this.reportAnomaly(events[0], `not followed: ${errorText(err)}`);
+    }
   }
 
   private async isolate(trx: Knex.Transaction, events: TypedEvent[], lane: Lane): Promise<void> {
@@ -578,7 +601,7 @@ export class ProjectionRunner {
     return out;
   }
 
-  private async reportAnomaly(e: RecordedEvent, reason: string): Promise<void> {
+  private async reportAnomaly(e: Pick<RecordedEvent, 'id' | 'type'>, reason: string): Promise<void> {
     this.log.error({ event_id: e.id, type: e.type, reason }, 'event cannot be read');
     await this.db('aivis_event_anomalies')
       .insert({ event_id: e.id, projection: this.projection.name, type: e.type, reason })

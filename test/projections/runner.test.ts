@@ -198,6 +198,38 @@ describe('projection runner', () => {
     }
   });
 
+  it("given a follower whose work fails on one event's content, then that event is reported and passed over and the others of its batch are followed", async () => {
+    const followed: string[] = [];
+    const follower: Projection = {
+      name: 'test-follower-poison',
+      version: 1,
+      tables: [],
+      handles: ['ApiKeyRevoked'],
+      migrate: async () => {},
+      apply: async () => {},
+      async follow(events) {
+        if (events.some((e) => e.streamId === 'poison-1')) throw new TypeError('cannot read this event');
+        followed.push(...events.map((e) => e.streamId));
+      },
+    };
+    const runner = new ProjectionRunner({ projection: follower, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20, startAtHead: true });
+    await runner.start();
+    try {
+      await t.store.append('good-1', [anEvent()], 'any');
+      const poison = await t.store.append('poison-1', [anEvent()], 'any');
+      const last = await t.store.append('good-2', [anEvent()], 'any');
+      expect(await runner.waitFor(last.position, 10_000)).toBe(true);
+      expect(followed.sort()).toEqual(['good-1', 'good-2']);
+      const [poisonEvent] = await t.store.readStream('poison-1');
+      expect(poisonEvent.position).toEqual(poison.position);
+      const anomalies = await t.db('aivis_event_anomalies').where({ projection: 'test-follower-poison' }).select('event_id', 'reason');
+      expect(anomalies).toEqual([{ event_id: poisonEvent.id, reason: 'not followed: cannot read this event' }]);
+      expect(runner.status().status).toBe('running');
+    } finally {
+      await runner.stop();
+    }
+  });
+
   it('given a running leader, when a second instance starts, then it does not apply anything and waitFor still resolves', async () => {
     const projection = countingProjection({ name: 'test-leader' });
     await t.db.raw('truncate t_counts, t_seen');
