@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { copyable, copyRows } from '../../src/eventstore/projection';
 import { type AnswerAnalysis, analyzeProducts, type CompiledEntities } from '../../src/analysis/answer';
 import { compiledEntities } from '../../src/analysis/entity-cache';
 import { dayAndTime, decodeFacts, encodeFacts, type FactChunk, FactChunkBuilder, type FactDictionaries } from '../../src/analysis/facts';
@@ -30,10 +31,77 @@ export const storedMatched = (a: AnswerAnalysis): StoredMatched => ({ m: a.menti
 const json = JSON.stringify;
 const orNull = (v: string | number | null | undefined) => (v === null || v === undefined ? 'null' : json(v));
 
+/** The columns of an answer's row as staged for the insert (all but `changed`, which is the batch's version). */
+const STAGED = [
+  'id',
+  'website_id',
+  'prompt_id',
+  'model',
+  'location_id',
+  'persona_id',
+  'schedule_id',
+  'run_id',
+  'external_id',
+  'run_at',
+  'text',
+  'citations',
+  'products',
+  'source',
+  'provider_model',
+  'latency_ms',
+  'matched',
+  'sample_index',
+  'export_json',
+  'export_entities',
+] as const;
+const STAGED_LIST = STAGED.join(', ');
+/** Where a batch's rows are copied before the insert that skips the stored ones (one per connection, emptied at commit). */
+const STAGE_SQL = `create temp table if not exists rm_responses_in (id uuid, website_id uuid, prompt_id uuid, model text, location_id uuid,
+  persona_id uuid, schedule_id uuid, run_id uuid, external_id text, run_at timestamptz, text text, citations jsonb, products jsonb, source text,
+  provider_model text, latency_ms int, matched jsonb, sample_index int, export_json text, export_entities text) on commit delete rows`;
+
+/** One answer's row: its values, each part's JSON written once (the citations' and products' serve the export line too). */
+interface Row {
+  d: Recorded['data'];
+  citations: string;
+  products: string;
+  matched: string;
+  /** the export line: its fields, each after a comma (the export appends them to the fields it writes first) */
+  line: string;
+  entities: string;
+}
+
+const stagedValues = ({ d, citations, products, matched, line, entities }: Row): (string | null)[] => [
+  d.response_id,
+  d.website_id,
+  d.prompt_id,
+  d.model,
+  d.location_id ?? null,
+  d.persona_id ?? null,
+  d.schedule_id ?? null,
+  d.run_id ?? null,
+  d.external_id ?? null,
+  d.run_at,
+  d.text,
+  citations,
+  products,
+  d.source,
+  d.provider_model ?? null,
+  d.latency_ms === null || d.latency_ms === undefined ? null : String(Math.round(d.latency_ms)),
+  matched,
+  String(d.sample_index ?? 0),
+  line,
+  entities,
+];
+
+/** The same row as JSON, for json_to_recordset where there is no COPY (PGlite): the export line goes in as a JSON object. */
+const jsonRow = ({ d, citations, products, matched, line, entities }: Row) =>
+  `{"id":${json(d.response_id)},"website_id":${json(d.website_id)},"prompt_id":${json(d.prompt_id)},"model":${json(d.model)},"location_id":${orNull(d.location_id)},"persona_id":${orNull(d.persona_id)},"schedule_id":${orNull(d.schedule_id)},"run_id":${orNull(d.run_id)},"external_id":${orNull(d.external_id)},"run_at":${json(d.run_at)},"text":${json(d.text)},"citations":${citations},"products":${products},"source":${json(d.source)},"provider_model":${orNull(d.provider_model)},"latency_ms":${orNull(d.latency_ms === null || d.latency_ms === undefined ? null : Math.round(d.latency_ms))},"matched":${matched},"sample_index":${d.sample_index ?? 0},"export":{${line.slice(1)}},"export_entities":${json(entities)}}`;
+
 /**
  * Inserts the answers not stored yet (a replayed event is skipped), each with its analysis; returns those it inserted.
- * The rows' JSON is written here, each part once: the citations' and products' JSON serve both their columns and the
- * export line, and the export line goes in as JSON (`export`, sliced back to text by Postgres) rather than escaped.
+ * On a Postgres server the rows are copied (COPY's text format, far less for Postgres to parse than one JSON document
+ * of every row) into a temporary table, then inserted from it; on PGlite (no COPY) they go in as JSON.
  */
 export async function insertResponses(
   trx: Knex.Transaction,
@@ -45,7 +113,7 @@ export async function insertResponses(
 ): Promise<Recorded[]> {
   if (!recorded.length) return [];
   const entitiesOf = new Map<string, ReturnType<typeof entitiesJson>>();
-  const rows = recorded.map((e) => {
+  const rows: Row[] = recorded.map((e) => {
     const d = e.data;
     const analysis = analyses.get(d.response_id)!;
     const matched = storedMatched(analysis);
@@ -54,20 +122,28 @@ export async function insertResponses(
     const citations = json(d.citations);
     const products = json(d.products);
     const line = exportJson(d, analysis, retrieved.get(d.response_id) ?? [], citations, products);
-    return `{"id":${json(d.response_id)},"website_id":${json(d.website_id)},"prompt_id":${json(d.prompt_id)},"model":${json(d.model)},"location_id":${orNull(d.location_id)},"persona_id":${orNull(d.persona_id)},"schedule_id":${orNull(d.schedule_id)},"run_id":${orNull(d.run_id)},"external_id":${orNull(d.external_id)},"run_at":${json(d.run_at)},"text":${json(d.text)},"citations":${citations},"products":${products},"source":${json(d.source)},"provider_model":${orNull(d.provider_model)},"latency_ms":${orNull(d.latency_ms === null ? null : Math.round(d.latency_ms))},"matched":${json(matched)},"sample_index":${d.sample_index ?? 0},"export":{${line.slice(1)}},"export_entities":${json(entities(matched))}}`;
+    return { d, citations, products, matched: json(matched), line, entities: entities(matched) };
   });
-  const r = await trx.raw(
-    `insert into rm_responses (id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, matched, changed, sample_index, export_json, export_entities)
-     select id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source, provider_model, latency_ms, matched, ?::bigint, sample_index,
-         ',' || substr(export::text, 2, length(export::text) - 2), export_entities
-       from json_to_recordset(?::json) as x(id uuid, website_id uuid, prompt_id uuid, model text, location_id uuid, persona_id uuid, schedule_id uuid,
-         run_id uuid, external_id text, run_at timestamptz, text text, citations jsonb, products jsonb, source text, provider_model text, latency_ms int,
-         matched jsonb, sample_index int, export json, export_entities text)
-     on conflict (id) do nothing
-     returning id`,
-    [version, `[${rows.join(',')}]`],
-  );
-  const inserted = new Set((r.rows as { id: string }[]).map((x) => x.id));
+  const into = `insert into rm_responses (${STAGED_LIST}, changed)`;
+  let r: { rows: { id: string }[] };
+  if (await copyable(trx)) {
+    await trx.raw(STAGE_SQL);
+    await copyRows(trx, 'rm_responses_in', STAGED, rows.map(stagedValues));
+    r = await trx.raw(`${into} select ${STAGED_LIST}, ?::bigint from rm_responses_in on conflict (id) do nothing returning id`, [version]);
+  } else {
+    r = await trx.raw(
+      `${into}
+       select id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source,
+           provider_model, latency_ms, matched, sample_index, ',' || substr(export::text, 2, length(export::text) - 2), export_entities, ?::bigint
+         from json_to_recordset(?::json) as x(id uuid, website_id uuid, prompt_id uuid, model text, location_id uuid, persona_id uuid, schedule_id uuid,
+           run_id uuid, external_id text, run_at timestamptz, text text, citations jsonb, products jsonb, source text, provider_model text, latency_ms int,
+           matched jsonb, sample_index int, export json, export_entities text)
+       on conflict (id) do nothing
+       returning id`,
+      [version, `[${rows.map(jsonRow).join(',')}]`],
+    );
+  }
+  const inserted = new Set(r.rows.map((x) => x.id));
   return recorded.filter((e) => inserted.delete(e.data.response_id));
 }
 
