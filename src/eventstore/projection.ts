@@ -51,6 +51,14 @@ export interface Projection {
 }
 
 /**
+ * A follower of the log (Projection.follow): no tables, no rows, its work for each batch of the events it handles
+ * (`ignores`: those it has nothing to do for, told from the event alone).
+ */
+export function follower(def: Pick<Projection, 'name' | 'handles' | 'ignores'> & { follow: NonNullable<Projection['follow']> }): Projection {
+  return { version: 1, tables: [], migrate: async () => {}, apply: async () => {}, ...def };
+}
+
+/**
  * A projection's handlers, one per event type it reads (`C`: what the handlers share, such as the transaction and the
  * batch's pending rows). Its `handles` list is `handledTypes(handlers)`, so the list can never drift from what apply
  * does with an event.

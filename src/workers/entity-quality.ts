@@ -26,7 +26,7 @@ import { SubjectErasedError } from '../eventstore/sealed';
 import { systemContext, websiteContext } from './context';
 import { coalescing } from '../domain/coalesce';
 import { mapLimit } from '../domain/map-limit';
-import type { Projection } from '../eventstore/projection';
+import { follower, type Projection } from '../eventstore/projection';
 import type { Logger } from '../logger';
 
 /** the checkpoint of the fact judge's follower of the log */
@@ -275,14 +275,10 @@ export const LIVE_BATCH = ENGINE_CALLS;
  */
 export function factJudgeFollower(deps: EntityQualityDeps): Projection {
   const msgOf = (e: TypedEvent) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata, position: positionToString(e.position) });
-  return {
+  return follower({
     name: FACT_JUDGE_FOLLOWER,
-    version: 1,
-    tables: [],
-    migrate: async () => {},
     handles: ['ResponseRecorded', 'FactArchived', 'FactReviewed'],
     ignores: (e) => e.type === 'FactReviewed' && e.data.review_status !== 'rejected',
-    apply: async () => {},
     async follow(events) {
       const answers = events.filter((e) => e.type === 'ResponseRecorded');
       if (answers.length)
@@ -292,5 +288,5 @@ export function factJudgeFollower(deps: EntityQualityDeps): Projection {
         );
       for (const e of events) if (e.type !== 'ResponseRecorded') await closeFactConflicts(deps, msgOf(e));
     },
-  };
+  });
 }

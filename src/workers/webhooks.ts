@@ -8,7 +8,7 @@ import type { BusMessage } from '../bus/port';
 import { type EventType, isKnownType, SYSTEM_ACTOR } from '../domain/events';
 import { newId } from '../domain/ids';
 import { type EventStore, positionToString, type TypedEvent } from '../eventstore/port';
-import type { Projection } from '../eventstore/projection';
+import { follower, type Projection } from '../eventstore/projection';
 import type { Logger } from '../logger';
 import { type SafeFetch, SafeFetchError } from '../net/safe-fetch';
 
@@ -447,23 +447,21 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
     }
   })();
 
-  const fanOut = await deps.follow({
-    name: WEBHOOK_FANOUT,
-    version: 1,
-    tables: [],
-    migrate: async () => {},
-    handles: webhookEventTypes(deps.feed),
-    apply: async () => {},
-    async follow(events) {
-      const list: { msg: BusMessage; out: Outgoing }[] = [];
-      for (const e of events) {
-        const msg = { id: e.id, type: e.type, data: e.data, metadata: e.metadata, streamId: e.streamId, position: positionToString(e.position) };
-        const out = outgoing(deps.feed, msg);
-        if (out) list.push({ msg, out });
-      }
-      if (list.length) await fanOutHere(list);
-    },
-  });
+  const fanOut = await deps.follow(
+    follower({
+      name: WEBHOOK_FANOUT,
+      handles: webhookEventTypes(deps.feed),
+      async follow(events) {
+        const list: { msg: BusMessage; out: Outgoing }[] = [];
+        for (const e of events) {
+          const msg = { id: e.id, type: e.type, data: e.data, metadata: e.metadata, streamId: e.streamId, position: positionToString(e.position) };
+          const out = outgoing(deps.feed, msg);
+          if (out) list.push({ msg, out });
+        }
+        if (list.length) await fanOutHere(list);
+      },
+    }),
+  );
 
   return {
     poke,
