@@ -4,7 +4,7 @@ import { openPostgres } from '../../src/db';
 import { CheckpointWrites, DEFER_MS } from '../../src/eventstore/checkpoints';
 import { SharedFeed } from '../../src/eventstore/feed';
 import { comparePositions, positionFromString } from '../../src/eventstore/port';
-import type { Projection } from '../../src/eventstore/projection';
+import { follower, type Projection } from '../../src/eventstore/projection';
 import { migrateRunnerTables, ProjectionRunner } from '../../src/eventstore/runner';
 import { silentLogger } from '../../src/logger';
 import { countingProjection } from '../support/counting-projection';
@@ -200,19 +200,15 @@ describe('projection runner', () => {
 
   it("given a follower whose work fails on one event's content, then that event is reported and passed over and the others of its batch are followed", async () => {
     const followed: string[] = [];
-    const follower: Projection = {
+    const poisoned = follower({
       name: 'test-follower-poison',
-      version: 1,
-      tables: [],
       handles: ['ApiKeyRevoked'],
-      migrate: async () => {},
-      apply: async () => {},
       async follow(events) {
         if (events.some((e) => e.streamId === 'poison-1')) throw new TypeError('cannot read this event');
         followed.push(...events.map((e) => e.streamId));
       },
-    };
-    const runner = new ProjectionRunner({ projection: follower, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20, startAtHead: true });
+    });
+    const runner = new ProjectionRunner({ projection: poisoned, store: t.store, db: t.db, logger: silentLogger(), pollMs: 20, startAtHead: true });
     await runner.start();
     try {
       await t.store.append('good-1', [anEvent()], 'any');
