@@ -31,34 +31,36 @@ export const storedMatched = (a: AnswerAnalysis): StoredMatched => ({ m: a.menti
 const json = JSON.stringify;
 const orNull = (v: string | number | null | undefined) => (v === null || v === undefined ? 'null' : json(v));
 
-/** The columns of an answer's row as staged for the insert (all but `changed`, which is the batch's version). */
-const STAGED = [
-  'id',
-  'website_id',
-  'prompt_id',
-  'model',
-  'location_id',
-  'persona_id',
-  'schedule_id',
-  'run_id',
-  'external_id',
-  'run_at',
-  'text',
-  'citations',
-  'products',
-  'source',
-  'provider_model',
-  'latency_ms',
-  'matched',
-  'sample_index',
-  'export_json',
-  'export_entities',
-] as const;
-const STAGED_LIST = STAGED.join(', ');
+/** An answer's row as staged for the insert, each column with its type (all but `changed`, the batch's version). */
+const STAGED: readonly (readonly [string, string])[] = [
+  ['id', 'uuid'],
+  ['website_id', 'uuid'],
+  ['prompt_id', 'uuid'],
+  ['model', 'text'],
+  ['location_id', 'uuid'],
+  ['persona_id', 'uuid'],
+  ['schedule_id', 'uuid'],
+  ['run_id', 'uuid'],
+  ['external_id', 'text'],
+  ['run_at', 'timestamptz'],
+  ['text', 'text'],
+  ['citations', 'jsonb'],
+  ['products', 'jsonb'],
+  ['source', 'text'],
+  ['provider_model', 'text'],
+  ['latency_ms', 'int'],
+  ['matched', 'jsonb'],
+  ['sample_index', 'int'],
+  ['export_json', 'text'],
+  ['export_entities', 'text'],
+];
+const STAGED_NAMES = STAGED.map(([name]) => name);
+const typed = (columns: readonly (readonly [string, string])[]) => columns.map(([name, type]) => `${name} ${type}`).join(', ');
 /** Where a batch's rows are copied before the insert that skips the stored ones (one per connection, emptied at commit). */
-const STAGE_SQL = `create temp table if not exists rm_responses_in (id uuid, website_id uuid, prompt_id uuid, model text, location_id uuid,
-  persona_id uuid, schedule_id uuid, run_id uuid, external_id text, run_at timestamptz, text text, citations jsonb, products jsonb, source text,
-  provider_model text, latency_ms int, matched jsonb, sample_index int, export_json text, export_entities text) on commit delete rows`;
+const STAGE_SQL = `create temp table if not exists rm_responses_in (${typed(STAGED)}) on commit delete rows`;
+/** The JSON path's record: the export line arrives as a JSON object (`export`), sliced back to its text by Postgres. */
+const JSON_RECORD = typed(STAGED.map((c) => (c[0] === 'export_json' ? ['export', 'json'] : c)));
+const JSON_SELECT = STAGED_NAMES.map((n) => (n === 'export_json' ? `',' || substr(export::text, 2, length(export::text) - 2)` : n)).join(', ');
 
 /** One answer's row: its values, each part's JSON written once (the citations' and products' serve the export line too). */
 interface Row {
@@ -124,22 +126,17 @@ export async function insertResponses(
     const line = exportJson(d, analysis, retrieved.get(d.response_id) ?? [], citations, products);
     return { d, citations, products, matched: json(matched), line, entities: entities(matched) };
   });
-  const into = `insert into rm_responses (${STAGED_LIST}, changed)`;
+  const into = `insert into rm_responses (${STAGED_NAMES.join(', ')}, changed)`;
   let r: { rows: { id: string }[] };
   if (await copyable(trx)) {
     await trx.raw(STAGE_SQL);
-    await copyRows(trx, 'rm_responses_in', STAGED, rows.map(stagedValues));
-    r = await trx.raw(`${into} select ${STAGED_LIST}, ?::bigint from rm_responses_in on conflict (id) do nothing returning id`, [version]);
+    await copyRows(trx, 'rm_responses_in', STAGED_NAMES, rows.map(stagedValues));
+    r = await trx.raw(`${into} select ${STAGED_NAMES.join(', ')}, ?::bigint from rm_responses_in on conflict (id) do nothing returning id`, [
+      version,
+    ]);
   } else {
     r = await trx.raw(
-      `${into}
-       select id, website_id, prompt_id, model, location_id, persona_id, schedule_id, run_id, external_id, run_at, text, citations, products, source,
-           provider_model, latency_ms, matched, sample_index, ',' || substr(export::text, 2, length(export::text) - 2), export_entities, ?::bigint
-         from json_to_recordset(?::json) as x(id uuid, website_id uuid, prompt_id uuid, model text, location_id uuid, persona_id uuid, schedule_id uuid,
-           run_id uuid, external_id text, run_at timestamptz, text text, citations jsonb, products jsonb, source text, provider_model text, latency_ms int,
-           matched jsonb, sample_index int, export json, export_entities text)
-       on conflict (id) do nothing
-       returning id`,
+      `${into} select ${JSON_SELECT}, ?::bigint from json_to_recordset(?::json) as x(${JSON_RECORD}) on conflict (id) do nothing returning id`,
       [version, `[${rows.map(jsonRow).join(',')}]`],
     );
   }
