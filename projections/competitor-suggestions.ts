@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { citedHosts, hostsNaming, nameKey, namesPutForward, type PutForward } from '../src/analysis/entity-quality';
-import type { EventData, EventOf } from '../src/domain/events';
+import { answerNamesPutForward, citedHosts, hostsNaming, nameKey } from '../src/analysis/entity-quality';
+import type { EventOf } from '../src/domain/events';
 import { type EventHandlers, handledTypes, migrateSql, type Projection } from '../src/eventstore/projection';
 import type { TypedEvent } from '../src/eventstore/port';
 import { catalogWebsiteOf } from './rows';
@@ -52,17 +52,9 @@ const newRow = (website_id: string, key: string, day: string, name: string, run_
 
 const keysOf = (name: string, identifiers: readonly string[]) => [...new Set([name, ...identifiers].map(nameKey).filter(Boolean))];
 
-/** The names each answer puts forward, found once for `ignores` and the batch's gathering (the same event object). */
-const named = new WeakMap<object, PutForward[]>();
-function namesOf(d: EventData<'ResponseRecorded'>): PutForward[] {
-  let names = named.get(d);
-  if (!names) named.set(d, (names = namesPutForward(d.text)));
-  return names;
-}
-
 function gather(b: Batch, e: TypedEvent<EventOf<'ResponseRecorded'>>): void {
   const d = e.data;
-  const names = namesOf(d);
+  const names = answerNamesPutForward(d);
   if (!names.length) return;
   const hosts = citedHosts(d.citations, d.text);
   const day = d.run_at.slice(0, 10);
@@ -174,7 +166,7 @@ export const competitorSuggestionsProjection: Projection = {
   ],
   handles: handledTypes(handlers),
   // an answer that puts no name forward counts nowhere
-  ignores: (e) => e.type === 'ResponseRecorded' && namesOf((e as TypedEvent<EventOf<'ResponseRecorded'>>).data).length === 0,
+  ignores: (e) => e.type === 'ResponseRecorded' && answerNamesPutForward((e as TypedEvent<EventOf<'ResponseRecorded'>>).data).length === 0,
   migrate: migrateSql(`
     drop table if exists rm_suggestion_spans;
     create table if not exists rm_suggestion_days (

@@ -37,6 +37,17 @@ export function namesPutForward(text: string): PutForward[] {
   return [...out.values()];
 }
 
+const named = new WeakMap<object, PutForward[]>();
+/**
+ * namesPutForward of an answer's text, found once per answer object: the suggestions read model and the fact judge's
+ * announcer are handed the same decoded event by the shared feed.
+ */
+export function answerNamesPutForward(answer: { text: string }): PutForward[] {
+  let names = named.get(answer);
+  if (!names) named.set(answer, (names = namesPutForward(answer.text)));
+  return names;
+}
+
 /** The hosts an answer cites (its citations and the URLs in its text), lower case without `www.`. */
 export function citedHosts(citations: readonly string[], text: string): string[] {
   const hosts = new Set<string>();
