@@ -3,7 +3,7 @@ import { conflictAppends, conflictStream, decideCloseByFact, FactConflict } from
 import { suggestionsStream } from '../../commands/entity-quality/suggestions';
 import { handle, load, newEventsFor } from '../../commands/handle';
 import { Knowledge, knowledgeStream } from '../../commands/knowledge/knowledge';
-import { type JudgedConflict, judgePrepared, namesBrand, namesPutForward, type PreparedFact, prepareFacts } from '../analysis/entity-quality';
+import { answerNamesPutForward, type JudgedConflict, judgePrepared, namesBrand, type PreparedFact, prepareFacts } from '../analysis/entity-quality';
 import { judgeWithEngine } from '../analysis/fact-judge';
 import { creditsCharged } from '../domain/credits';
 import type { ModelId } from '../domain/models';
@@ -200,7 +200,7 @@ async function engineJudgement(
  * answer.
  */
 async function announce(deps: EntityQualityDeps, websiteId: string, units: readonly Unit[]): Promise<void> {
-  const keys = [...new Set(units.flatMap((u) => namesPutForward(u.answer.text).map((n) => n.key)))];
+  const keys = [...new Set(units.flatMap((u) => answerNamesPutForward(u.answer).map((n) => n.key)))];
   if (!keys.length) return;
   await deps.waitForSuggestions?.(units.map((u) => positionFromString(u.msg.position)).reduce(maxPosition));
   const r = await deps.db.raw(
@@ -247,9 +247,8 @@ export async function judgeUnits(deps: EntityQualityDeps, units: readonly Unit[]
  * A fact edited (archived) or rejected: each of its conflicts still open in its stream is resolved there, so a later
  * resolve answers it unchanged and a dismiss 409, as the read model (which closed them already) shows. Returns how many.
  */
-async function closeFactConflicts(deps: EntityQualityDeps, msg: Msg & { type: string }): Promise<number> {
-  const d = msg.data as { fact_id: string; review_status?: string };
-  if (msg.type === 'FactReviewed' && d.review_status !== 'rejected') return 0;
+async function closeFactConflicts(deps: EntityQualityDeps, msg: Msg): Promise<number> {
+  const d = msg.data as { fact_id: string };
   await deps.waitForConflicts?.(positionFromString(msg.position));
   const rows: { id: string; website_id: string }[] = await deps.db('rm_fact_conflicts').where({ fact_id: d.fact_id }).select('id', 'website_id');
   let closed = 0;
