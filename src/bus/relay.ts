@@ -5,15 +5,18 @@ import type { Projection } from '../eventstore/projection';
 import { storedData } from '../eventstore/sealed';
 import type { Bus, BusMessage } from './port';
 
-export const toBusMessage = (e: TypedEvent): BusMessage => ({
+/** An event of the log in a bus message's shape, its sealed fields open (what a follower of the log hands its workers). */
+export const openedMessage = (e: TypedEvent): BusMessage => ({
   id: e.id,
   type: e.type,
-  // as the log keeps it: erasable fields stay sealed on the bus
-  data: storedData(e),
+  data: e.data,
   metadata: e.metadata,
   streamId: e.streamId,
   position: positionToString(e.position),
 });
+
+// as the log keeps it: erasable fields stay sealed on the bus
+export const toBusMessage = (e: TypedEvent): BusMessage => ({ ...openedMessage(e), data: storedData(e) });
 
 /**
  * Relays events to the bus: every event, or the types given (the ones some worker consumes), of the streams

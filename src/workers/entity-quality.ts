@@ -12,17 +12,9 @@ import { isEngineError } from '../engines/port';
 import type { BusMessage } from '../bus/port';
 import type { EventData } from '../domain/events';
 import { deterministicId } from '../domain/ids';
-import {
-  appendMany,
-  type EventStore,
-  maxPosition,
-  type Position,
-  positionFromString,
-  positionToString,
-  type StreamAppend,
-  type TypedEvent,
-} from '../eventstore/port';
+import { appendMany, type EventStore, maxPosition, type Position, positionFromString, type StreamAppend } from '../eventstore/port';
 import { SubjectErasedError } from '../eventstore/sealed';
+import { openedMessage } from '../bus/relay';
 import { systemContext, websiteContext } from './context';
 import { coalescing } from '../domain/coalesce';
 import { mapLimit } from '../domain/map-limit';
@@ -273,7 +265,6 @@ export const LIVE_BATCH = ENGINE_CALLS;
  * and a closed conflict stays as it is.
  */
 export function factJudgeFollower(deps: EntityQualityDeps): Projection {
-  const msgOf = (e: TypedEvent) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata, position: positionToString(e.position) });
   return follower({
     name: FACT_JUDGE_FOLLOWER,
     handles: ['ResponseRecorded', 'FactArchived', 'FactReviewed'],
@@ -283,9 +274,9 @@ export function factJudgeFollower(deps: EntityQualityDeps): Projection {
       if (answers.length)
         await judgeUnits(
           deps,
-          answers.map((e) => ({ msg: msgOf(e), answer: e.data })),
+          answers.map((e) => ({ msg: openedMessage(e), answer: e.data })),
         );
-      for (const e of events) if (e.type !== 'ResponseRecorded') await closeFactConflicts(deps, msgOf(e));
+      for (const e of events) if (e.type !== 'ResponseRecorded') await closeFactConflicts(deps, openedMessage(e));
     },
   });
 }

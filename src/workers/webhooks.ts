@@ -7,7 +7,8 @@ import { signingSecrets, updateWebhook, Webhook, webhookStream } from '../../com
 import type { BusMessage } from '../bus/port';
 import { type EventType, isKnownType, SYSTEM_ACTOR } from '../domain/events';
 import { newId } from '../domain/ids';
-import { type EventStore, positionToString, type TypedEvent } from '../eventstore/port';
+import type { EventStore, TypedEvent } from '../eventstore/port';
+import { openedMessage } from '../bus/relay';
 import { follower, type Projection } from '../eventstore/projection';
 import type { Logger } from '../logger';
 import { type SafeFetch, SafeFetchError } from '../net/safe-fetch';
@@ -454,7 +455,7 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
       async follow(events) {
         const list: { msg: BusMessage; out: Outgoing }[] = [];
         for (const e of events) {
-          const msg = { id: e.id, type: e.type, data: e.data, metadata: e.metadata, streamId: e.streamId, position: positionToString(e.position) };
+          const msg = openedMessage(e);
           const out = outgoing(deps.feed, msg);
           if (out) list.push({ msg, out });
         }
