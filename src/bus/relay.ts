@@ -1,12 +1,12 @@
 import type { Knex } from 'knex';
 import type { EventType } from '../domain/events';
-import { positionToString, type TypedEvent } from '../eventstore/port';
+import { positionToString, type RecordedEvent, type TypedEvent } from '../eventstore/port';
 import type { Projection } from '../eventstore/projection';
 import { storedData } from '../eventstore/sealed';
 import type { Bus, BusMessage } from './port';
 
 /** An event of the log in a bus message's shape, its sealed fields open (what a follower of the log hands its workers). */
-export const openedMessage = (e: TypedEvent): BusMessage => ({
+export const openedMessage = (e: RecordedEvent): BusMessage => ({
   id: e.id,
   type: e.type,
   data: e.data,

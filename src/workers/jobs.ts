@@ -22,7 +22,8 @@ import {
   jobOfStream,
   jobTriggers,
 } from '../domain/jobs';
-import { type EventStore, positionToString, WrongExpectedRevisionError } from '../eventstore/port';
+import { type EventStore, WrongExpectedRevisionError } from '../eventstore/port';
+import { openedMessage } from '../bus/relay';
 import { releaseHolds } from '../limits/holds';
 import { admit, heartbeat, release, setState, type SlotPool, type SlotRow, uncapped } from '../limits/slots';
 import { type BusWorkerDeps, startWorker } from './worker';
@@ -153,14 +154,7 @@ export async function wakeJobs(
     const head = await deps.store.readStream(row.stream_id, { maxCount: 4 });
     const requested = head.find((e) => e.type === deps.kinds[job.kind].requested);
     if (!requested) continue;
-    messages.push({
-      id: `${requested.id}.${reason}`,
-      type: requested.type,
-      data: requested.data,
-      metadata: requested.metadata,
-      streamId: requested.streamId,
-      position: positionToString(requested.position),
-    });
+    messages.push({ ...openedMessage(requested), id: `${requested.id}.${reason}` });
   }
   if (messages.length) await deps.bus.publish(messages);
   return messages.length;

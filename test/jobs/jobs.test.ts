@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RequestProbe, requestProbe } from '../../commands/probe/request-probe';
 import { getJob, JobView } from '../../queries/jobs/jobs';
 import type { BusMessage } from '../../src/bus/port';
+import { openedMessage } from '../../src/bus/relay';
 import { isDomainError } from '../../src/domain/errors';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
 import { JOB_KINDS } from '../../src/areas';
-import { positionToString } from '../../src/eventstore/port';
 import { heldCount } from '../../src/limits/holds';
 import type { Runtime } from '../../src/runtime';
 import { type JobWorker, startJobWorker } from '../../src/workers/jobs';
@@ -28,7 +28,7 @@ async function submit(rt: Runtime, input: RequestProbe): Promise<string> {
 /** The message the relay carries for a job's request, as a worker receives it. */
 async function requestMessage(rt: Runtime, jobId: string): Promise<BusMessage> {
   const [e] = (await rt.store.readStream(jobStream('probe', jobId))).filter((x) => x.type === 'ProbeRequested');
-  return { id: e.id, type: e.type, data: e.data, metadata: e.metadata, streamId: e.streamId, position: positionToString(e.position) };
+  return openedMessage(e);
 }
 
 describe('jobs: a probe through the job workers', () => {

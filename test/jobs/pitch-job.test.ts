@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryBus } from '../../src/bus/memory';
+import { openedMessage } from '../../src/bus/relay';
 import { newId } from '../../src/domain/ids';
 import { jobStream } from '../../src/domain/jobs';
 import { JOB_KINDS } from '../../src/areas';
-import { positionToString } from '../../src/eventstore/port';
 import type { Runtime } from '../../src/runtime';
 import { startJobWorker } from '../../src/workers/jobs';
 import { pitchJob } from '../../src/workers/pitch';
@@ -54,7 +54,7 @@ describe('the pitch job', () => {
     try {
       const id = await submitPitch(rt, newId(), 'twice');
       const [e] = (await rt.store.readStream(jobStream('pitch', id))).filter((x) => x.type === 'PitchRequested');
-      const msg = { id: e.id, type: e.type, data: e.data, metadata: e.metadata, streamId: e.streamId, position: positionToString(e.position) };
+      const msg = openedMessage(e);
       const twice = other.advance(msg, { count: 2, maxDeliver: 5 });
       // both instances are asking the first model its 20 prompts (5 at a time each)
       await until('both instances in the first model', async () => asked >= 10);

@@ -4,13 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveBrief } from '../../commands/content/approve-brief';
 import { type ContentGenerationRequest, requestContentGeneration } from '../../commands/content/generate-content';
 import { contentStream } from '../../commands/content/pipeline';
-import type { BusMessage } from '../../src/bus/port';
+import { openedMessage } from '../../src/bus/relay';
 import { isDomainError } from '../../src/domain/errors';
 import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { EngineError } from '../../src/engines/port';
 import { createEngines, type Engines } from '../../src/engines/registry';
-import { positionToString } from '../../src/eventstore/port';
 import { createSafeFetcher } from '../../src/net/safe-fetch';
 import type { Runtime } from '../../src/runtime';
 import { contentJob } from '../../src/workers/content';
@@ -137,14 +136,7 @@ describe('the content job', () => {
     expect(await jobEnded(rt, id)).toBe('succeeded');
     const before = await types(rt, id);
     const [e] = (await rt.store.readStream(contentStream(id))).filter((x) => x.type === 'ContentGenerationRequested');
-    const msg: BusMessage = {
-      id: e.id,
-      type: e.type,
-      data: e.data,
-      metadata: e.metadata,
-      streamId: e.streamId,
-      position: positionToString(e.position),
-    };
+    const msg = openedMessage(e);
     const { createMemoryBus } = await import('../../src/bus/memory');
     const bus = createMemoryBus();
     const other = await startJobWorker(contentJob({ engines: simulated, model: 'claude' }), {
