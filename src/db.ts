@@ -14,27 +14,86 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** A dedicated connection that LISTENs and reconnects after a failure. */
-function pgListener(url: string) {
-  return async (channel: string, onPayload: (payload: string) => void) => {
-    let client: pg.Client | null = null;
-    let stopped = false;
-    const connect = async (): Promise<void> => {
-      if (stopped) return;
+/**
+ * One dedicated connection that LISTENs on every channel asked for, and reconnects (and listens again) after a
+ * failure: an instance listens on several channels, and each backend started costs Postgres its cold catalog caches.
+ * It opens with the first channel and ends when the last listener stops.
+ */
+function pgListener(url: string): Database['listen'] {
+  const channels = new Map<string, Set<(payload: string) => void>>();
+  let client: pg.Client | null = null;
+  let opening: Promise<pg.Client> | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  /** the channels each connection listens on */
+  const listening = new WeakMap<pg.Client, Set<string>>();
+  const listenOn = async (c: pg.Client, channel: string) => {
+    const on = listening.get(c) ?? new Set<string>();
+    listening.set(c, on);
+    if (on.has(channel)) return;
+    on.add(channel);
+    await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+  };
+  const reconnect = () => {
+    retry = setTimeout(() => {
+      retry = null;
+      if (channels.size) open().catch(reconnect);
+    }, 1000);
+  };
+  const open = (): Promise<pg.Client> => {
+    opening ??= (async () => {
       const c = new pg.Client({ connectionString: url });
-      c.on('notification', (n) => n.channel === channel && onPayload(n.payload ?? ''));
-      c.on('error', () => {
-        client = null;
-        setTimeout(() => void connect().catch(() => undefined), 1000);
+      c.on('notification', (n) => {
+        for (const cb of channels.get(n.channel) ?? []) cb(n.payload ?? '');
       });
-      await c.connect();
-      await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+      c.on('error', () => {
+        if (client !== c) return;
+        client = opening = null;
+        void c.end().catch(() => undefined);
+        reconnect();
+      });
+      try {
+        await c.connect();
+        // every channel asked for so far, those added while this connected too
+        for (const channel of channels.keys()) await listenOn(c, channel);
+      } catch (err) {
+        opening = null;
+        void c.end().catch(() => undefined);
+        throw err;
+      }
       client = c;
-    };
-    await connect();
+      return c;
+    })();
+    return opening;
+  };
+  const stop = async (channel: string, set: Set<(payload: string) => void>) => {
+    if (set.size || channels.get(channel) !== set) return;
+    channels.delete(channel);
+    if (channels.size) {
+      if (client) listening.get(client)?.delete(channel);
+      await client?.query(`unlisten ${pg.escapeIdentifier(channel)}`).catch(() => undefined);
+      return;
+    }
+    if (retry) clearTimeout(retry);
+    const c = client;
+    client = opening = null;
+    await c?.end().catch(() => undefined);
+  };
+  return async (channel, onPayload) => {
+    let set = channels.get(channel);
+    const added = !set;
+    if (!set) channels.set(channel, (set = new Set()));
+    try {
+      const c = await open();
+      // a connection that was already open when the channel was added is told here
+      if (added && c === client) await listenOn(c, channel);
+    } catch (err) {
+      await stop(channel, set);
+      throw err;
+    }
+    set.add(onPayload);
     return async () => {
-      stopped = true;
-      await client?.end().catch(() => undefined);
+      set.delete(onPayload);
+      await stop(channel, set);
     };
   };
 }
