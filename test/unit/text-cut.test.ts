@@ -55,7 +55,9 @@ describe('cutting text', () => {
           return;
         }
         expect(cut.length).toBeLessThanOrEqual(max);
-        const atGrapheme = [...graphemes.segment(t)].some((g) => g.index === cut.length);
+        // the boundaries up to the cut, from the text up to a little past it (a boundary depends on what comes before
+        // it and on the next code point only): segmenting all of a text 20 times the limit took most of the file's time
+        const atGrapheme = [...graphemes.segment(t.slice(0, cut.length + 64))].some((g) => g.index === cut.length);
         expect(atGrapheme || cut.length >= max - 1).toBe(true);
         expect(cut.length).toBeGreaterThanOrEqual(Math.min(max - 1, max - 257));
       }),
