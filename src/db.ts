@@ -24,6 +24,8 @@ function pgListener(url: string): Database['listen'] {
   let client: pg.Client | null = null;
   let opening: Promise<pg.Client> | null = null;
   let retry: NodeJS.Timeout | null = null;
+  /** moves on when the last listener stops: a connection still opening then is ended, not kept */
+  let generation = 0;
   /** the channels each connection listens on */
   const listening = new WeakMap<pg.Client, Set<string>>();
   const listenOn = async (c: pg.Client, channel: string) => {
@@ -41,6 +43,7 @@ function pgListener(url: string): Database['listen'] {
   };
   const open = (): Promise<pg.Client> => {
     opening ??= (async () => {
+      const at = generation;
       const c = new pg.Client({ connectionString: url });
       c.on('notification', (n) => {
         for (const cb of channels.get(n.channel) ?? []) cb(n.payload ?? '');
@@ -55,8 +58,9 @@ function pgListener(url: string): Database['listen'] {
         await c.connect();
         // every channel asked for so far, those added while this connected too
         for (const channel of channels.keys()) await listenOn(c, channel);
+        if (at !== generation) throw new Error('every listener stopped while the connection opened');
       } catch (err) {
-        opening = null;
+        if (at === generation) opening = null;
         void c.end().catch(() => undefined);
         throw err;
       }
@@ -74,6 +78,7 @@ function pgListener(url: string): Database['listen'] {
       return;
     }
     if (retry) clearTimeout(retry);
+    generation++;
     const c = client;
     client = opening = null;
     await c?.end().catch(() => undefined);

@@ -82,4 +82,19 @@ suite('Postgres: one listening connection for every channel of an instance', () 
     await stop2();
     await until('no listening connection', async () => (await listeners()) === 0, 5000, 20);
   });
+
+  it('given the listening backend terminated, when its last listener stops before the reconnect, then no connection is opened again', async () => {
+    // given
+    const stop = await d.listen('aivis_listen_y', () => undefined);
+    expect(await listeners()).toBe(1);
+    await d.db.raw(
+      "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query ilike 'listen %'",
+    );
+    await until('the backend gone', async () => (await listeners()) === 0, 5000, 20);
+    // when: stopped within the reconnect's second
+    await stop();
+    // then: past that second and the next, nothing listens
+    await sleep(2500);
+    expect(await listeners()).toBe(0);
+  });
 });
