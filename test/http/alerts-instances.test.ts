@@ -24,7 +24,9 @@ suite('alerts and webhook deliveries on two instances', () => {
   let orgId: string;
   let site: Site;
   useTwoInstancesOverNats(
-    () => ({ env: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE_S: '1,1' } }),
+    // two attempts at a time for an endpoint on each instance: one instance cannot take every delivery of a burst
+    // while the other waits for its next poll (at load, one did, and the two-claimers check below failed)
+    () => ({ env: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE_S: '1,1' }, runtime: { webhooks: { perEndpoint: 2 } } }),
     async (ctx) => {
       ({ a, b } = ctx);
       rx = await startReceiver();

@@ -66,6 +66,8 @@ export interface ServerRuntimeOptions {
   jobs?: RuntimeOptions['jobs'];
   /** the job workers' outbound client (a live page on 127.0.0.1) */
   fetch?: SafeFetch;
+  /** the webhook dispatcher's client and limits (e.g. few attempts at a time, so that a second instance claims some) */
+  webhooks?: RuntimeOptions['webhooks'];
   /** embedded read models and event store (in-memory PGlite) even when DATABASE_URL is set: what `npm start` runs */
   embedded?: boolean;
 }
@@ -93,6 +95,7 @@ export async function startServer(
     now: runtime.now,
     outbound: appOptions.outbound,
     jobs: runtime.fetch ? { ...runtime.jobs, fetch: runtime.fetch } : runtime.jobs,
+    webhooks: runtime.webhooks,
   });
   await rt.startProjections();
   await rt.startWorkers();

@@ -15,18 +15,21 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
 }
 
 /**
- * Runs `attempt` (a burst against a per-minute limit; the limiter's windows start on whole minutes); if it fails after
- * the clock's minute changed under it, the burst straddled two windows and is run once more, in the new one (so the
- * scenario must use a fresh organization each time). A failure within one minute is thrown. That is the only way a
- * correct limiter lets one request too many through, and it leaves almost a whole minute for the second run.
+ * Runs `attempt` (a burst against a limit counted in fixed windows of `windowSeconds`, which start on whole multiples
+ * of it); if it fails after the clock's window changed under it, the burst straddled two windows and is run once more,
+ * in the new one (so the scenario must start afresh each time: a fresh organization, or counters cleared). A failure
+ * within one window is thrown. That is the only way a correct limiter lets one request too many through.
  */
-export async function inOneMinute(attempt: () => Promise<void>): Promise<void> {
-  const minute = () => Math.floor(Date.now() / 60_000);
-  const m = minute();
+export async function inOneWindow(windowSeconds: number, attempt: () => Promise<void>): Promise<void> {
+  const window = () => Math.floor(Date.now() / 1000 / windowSeconds);
+  const w = window();
   try {
     await attempt();
   } catch (err) {
-    if (minute() === m) throw err;
+    if (window() === w) throw err;
     await attempt();
   }
 }
+
+/** `inOneWindow` for a per-minute limit. */
+export const inOneMinute = (attempt: () => Promise<void>): Promise<void> => inOneWindow(60, attempt);
