@@ -145,6 +145,8 @@ async function connected(auth: AssistantAuth) {
 describe('MCP sign-in end to end (the MCP SDK client and headless Chromium)', () => {
   const auth = new AssistantAuth();
 
+  // a whole sign-in in Chromium and the SDK's registration and token exchange: 16 s of the default 30 s in a
+  // clean-clone CI with two other files running
   it('given an assistant without a key, when it connects, then it registers, the user signs in and allows, and its tools work', async () => {
     const first = new Client({ name: 'desktop-assistant', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(mcpUrl(), { authProvider: auth });
@@ -170,7 +172,7 @@ describe('MCP sign-in end to end (the MCP SDK client and headless Chromium)', ()
     } finally {
       await client.close();
     }
-  });
+  }, 60_000);
 
   it('given the access token expired, when the assistant calls, then the SDK refreshes it and the call works', async () => {
     // the stored token, re-signed as it is but expired a minute ago (what a token looks like after ACCESS_TOKEN_TTL)
