@@ -16,14 +16,9 @@ suite('Postgres: one listening connection for every channel of an instance', () 
   });
 
   /** the backends of this database whose last statement was a LISTEN: the listening connections */
-  const listeners = async () =>
-    Number(
-      (
-        await d.db.raw(
-          "select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query ilike 'listen %'",
-        )
-      ).rows[0].n,
-    );
+  const LISTENING = "from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query ilike 'listen %'";
+  const listeners = async () => Number((await d.db.raw(`select count(*)::int as n ${LISTENING}`)).rows[0].n);
+  const terminateListener = () => d.db.raw(`select pg_terminate_backend(pid) ${LISTENING}`);
   const notify = (channel: string, payload: string) => d.db.raw('select pg_notify(?, ?)', [channel, payload]);
 
   it('given listeners on three channels, when each is notified, then each hears only its own, all over one connection; stopped, the connection ends', async () => {
@@ -63,9 +58,7 @@ suite('Postgres: one listening connection for every channel of an instance', () 
     await notify('aivis_listen_x', 'before');
     await until('both heard', async () => heard.length === 2, 5000, 10);
     // when
-    await d.db.raw(
-      "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query ilike 'listen %'",
-    );
+    await terminateListener();
     // then: within the reconnect's second, a notification is heard by both again
     await until(
       'heard after the reconnect',
@@ -87,9 +80,7 @@ suite('Postgres: one listening connection for every channel of an instance', () 
     // given
     const stop = await d.listen('aivis_listen_y', () => undefined);
     expect(await listeners()).toBe(1);
-    await d.db.raw(
-      "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query ilike 'listen %'",
-    );
+    await terminateListener();
     await until('the backend gone', async () => (await listeners()) === 0, 5000, 20);
     // when: stopped within the reconnect's second
     await stop();
