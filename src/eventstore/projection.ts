@@ -105,10 +105,12 @@ export function handlerProjection(
 
 type CopyValue = string | boolean | null;
 
+/** a connection that is a socket to a Postgres server, which COPY can write to (PGlite's has no stream) */
+const onSocket = (conn: { connection?: { stream?: { write?: unknown } } }) => typeof conn.connection?.stream?.write === 'function';
+
 /** Whether the transaction's connection is a socket to a Postgres server, so that copyRows can write (PGlite has no COPY stream). */
 export async function copyable(trx: Knex.Transaction): Promise<boolean> {
-  const conn = (await trx.client.acquireConnection()) as { connection?: { stream?: { write?: unknown } } };
-  return typeof conn.connection?.stream?.write === 'function';
+  return onSocket(await trx.client.acquireConnection());
 }
 const COPY_SPECIAL = /[\\\t\n\r]/;
 const COPY_SPECIAL_ALL = /[\\\t\n\r]/g;
@@ -135,8 +137,8 @@ function copyLine(row: readonly CopyValue[]): string {
  * inserts the usual way. Otherwise it empties `rows` once they are encoded, so that they are not kept while sent.
  */
 export async function copyRows(trx: Knex.Transaction, table: string, columns: readonly string[], rows: (readonly CopyValue[])[]): Promise<boolean> {
-  if (!(await copyable(trx))) return false;
-  const conn = (await trx.client.acquireConnection()) as { query(q: object): Writable };
+  const conn = (await trx.client.acquireConnection()) as { connection?: { stream?: { write?: unknown } }; query(q: object): Writable };
+  if (!onSocket(conn)) return false;
   // in pieces well under 128 KiB: a bigger string or buffer gets fresh pages from the OS each time (page faults)
   const chunks: string[] = [];
   let text = '';
