@@ -212,8 +212,9 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         });
       },
       async startProjections() {
-        for (const r of runners.values()) await r.start();
-        await relay.start();
+        // prepared one by one, then begun together (their first reads and leases go together: ProjectionRunner.begin)
+        for (const r of [...runners.values(), relay]) await r.prepare();
+        for (const r of [...runners.values(), relay]) r.begin();
         if (database.kind === 'postgres') {
           // appends by other instances wake this one's runners at once instead of at the next poll
           const stop = await database.listen(APPENDED_CHANNEL, () => {
@@ -296,7 +297,8 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       async close() {
         for (const w of workers.reverse()) await w.stop();
         await relay.stop();
-        for (const r of runners.values()) await r.stop();
+        // together: their leases are given up in one statement
+        await Promise.all([...runners.values()].map((r) => r.stop()));
         await closeAll();
       },
     };

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { DEAD_LETTERS } from './dead-letters';
 
 /** how long a checkpoint write extends its runner's lease */
 export const LEASE_SECONDS = 15;
@@ -31,6 +32,32 @@ export async function moveCheckpoints(
     [...(first?.bindings ?? []), ...moves.flatMap((m) => [m.name, m.owner, m.generation.toString(), m.position])],
   );
   return new Set((r.rows as { name: string }[]).map((row) => row.name));
+}
+
+/** A lease taken or renewed: the checkpoint as it stands, and the websites its projection has set aside. */
+export interface LeaseTaken {
+  position: string;
+  generation: string;
+  status: string;
+  error: string | null;
+}
+
+/** Lease takes (or releases) asked for in one turn of the event loop, by `name owner`, each with who waits for it. */
+type Batch<T> = Map<string, { name: string; owner: string; waiting: { resolve(r: T): void; reject(e: unknown): void }[] }>;
+
+/**
+ * Adds `name owner` to `batch`, the first of a turn scheduling `send` for the turn's end (setImmediate: the runners an
+ * append or a start woke together ask in the same turn); resolves with what `send` gives that pair.
+ */
+function enqueue<T>(batch: () => Batch<T>, name: string, owner: string, schedule: () => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const b = batch();
+    if (b.size === 0) schedule();
+    const key = `${name} ${owner}`;
+    const entry = b.get(key) ?? { name, owner, waiting: [] };
+    entry.waiting.push({ resolve, reject });
+    b.set(key, entry);
+  });
 }
 
 /** A checkpoint row's fence: the generation and the instance leading it, and whether its lease is free to take. */
@@ -71,7 +98,107 @@ export class CheckpointWrites {
   /** every checkpoint's fence, as read at `at` (ms), shared by the runners' idle checks */
   private fences: { at: number; rows: Promise<Map<string, Fence>> } | null = null;
 
+  /** lease takes and renewals of this turn, sent in one statement at its end */
+  private takes: Batch<LeaseTaken | null> = new Map();
+  /** set-aside reads of this turn (runners taking the lead together), likewise */
+  private deadReads: Batch<string[]> = new Map();
+  /** lease releases of this turn (runners stopping together), likewise */
+  private releases: Batch<void> = new Map();
+
   constructor(private readonly db: Knex) {}
+
+  /**
+   * Takes or renews `name`'s lease for `owner` if nobody holds it, it has lapsed or it is `owner`'s: the checkpoint as
+   * it then stands (and its projection's set-aside websites), or null when another holds it. The takes of one turn go
+   * in one statement: an instance's runners start together and renew together (about 30 updates a start, and again
+   * every few seconds, were one round trip each).
+   */
+  take(name: string, owner: string): Promise<LeaseTaken | null> {
+    return enqueue(
+      () => this.takes,
+      name,
+      owner,
+      () => setImmediate(() => void this.sendTakes()),
+    );
+  }
+
+  /**
+   * The websites `name`'s projection has set aside, as a runner taking the lead reads them; the reads of one turn in one
+   * statement. Not read with the lease: an update that waited for a retry's lock on the row sees its new generation, but
+   * its subqueries would still see the dead letters as they were before the retry.
+   */
+  setAside(name: string): Promise<string[]> {
+    return enqueue(
+      () => this.deadReads,
+      name,
+      '',
+      () => setImmediate(() => void this.sendDeadReads()),
+    );
+  }
+
+  private async sendDeadReads(): Promise<void> {
+    const batch = [...this.deadReads.values()];
+    this.deadReads = new Map();
+    try {
+      const r = await this.db.raw(
+        `select projection, array_agg(distinct website_id) as dead from ${DEAD_LETTERS} where projection = any(?) group by projection`,
+        [batch.map((b) => b.name)],
+      );
+      const dead = new Map((r.rows as { projection: string; dead: string[] }[]).map((row) => [row.projection, row.dead]));
+      for (const b of batch) for (const w of b.waiting) w.resolve(dead.get(b.name) ?? []);
+    } catch (err) {
+      for (const b of batch) for (const w of b.waiting) w.reject(err);
+    }
+  }
+
+  /** Gives `name`'s lease up if `owner` holds it; the releases of one turn (an instance stopping) in one statement. */
+  release(name: string, owner: string): Promise<void> {
+    return enqueue(
+      () => this.releases,
+      name,
+      owner,
+      () => setImmediate(() => void this.sendReleases()),
+    );
+  }
+
+  private async sendTakes(): Promise<void> {
+    const batch = [...this.takes.values()];
+    this.takes = new Map();
+    try {
+      const r = await this.db.raw(
+        `update aivis_checkpoints as c set lease_owner = v.owner, lease_until = now() + interval '${LEASE_SECONDS} seconds'
+          from (values ${batch.map(() => '(?, ?)').join(', ')}) as v(name, owner)
+          where c.name = v.name and (c.lease_owner is null or c.lease_owner = v.owner or c.lease_until < now())
+          returning c.name, c.lease_owner, c.position, c.generation::text as generation, c.status, c.error`,
+        batch.flatMap((b) => [b.name, b.owner]),
+      );
+      const rows = r.rows as (LeaseTaken & { name: string; lease_owner: string })[];
+      for (const b of batch) {
+        // two owners of one name in a batch: the row went to one of them, which it names
+        const row = rows.find((x) => x.name === b.name && x.lease_owner === b.owner);
+        const taken = row ? { position: row.position, generation: row.generation, status: row.status, error: row.error } : null;
+        for (const w of b.waiting) w.resolve(taken);
+      }
+    } catch (err) {
+      for (const b of batch) for (const w of b.waiting) w.reject(err);
+    }
+  }
+
+  private async sendReleases(): Promise<void> {
+    const batch = [...this.releases.values()];
+    this.releases = new Map();
+    try {
+      await this.db.raw(
+        `update aivis_checkpoints as c set lease_owner = null, lease_until = null
+          from (values ${batch.map(() => '(?, ?)').join(', ')}) as v(name, owner)
+          where c.name = v.name and c.lease_owner = v.owner`,
+        batch.flatMap((b) => [b.name, b.owner]),
+      );
+      for (const b of batch) for (const w of b.waiting) w.resolve();
+    } catch (err) {
+      for (const b of batch) for (const w of b.waiting) w.reject(err);
+    }
+  }
 
   /**
    * Whether `owner` still leads `generation` of `name`, from one read of every checkpoint's fence that the process's

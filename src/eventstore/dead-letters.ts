@@ -107,9 +107,3 @@ export async function recordLetters(trx: Knex.Transaction, table: string, projec
       .ignore();
   }
 }
-
-/** The websites a projection has set aside. */
-export async function setAsideSites(db: Knex, projection: string): Promise<Set<string>> {
-  const rows: { website_id: string }[] = await db(DEAD_LETTERS).where('projection', projection).distinct('website_id');
-  return new Set(rows.map((r) => r.website_id));
-}

@@ -60,6 +60,8 @@ export class SharedFeed {
   private end: Position | null = null;
   private events: RecordedEvent[] = [];
   private extending: { from: Position; generation: number; done: Promise<void> } | null = null;
+  /** the read under way that starts a stretch at `after`, which readers arriving from the same place share */
+  private starting: { after: Position; generation: number; done: Promise<ScannedBatch> } | null = null;
   /**
    * Bumped when readers come or go: a read asked for before (with the payloads the readers of then wanted) may still be
    * under way, and must not become the stretch, or a reader that came meanwhile would be served events without its
@@ -167,9 +169,19 @@ export class SharedFeed {
     for (;;) {
       const { start, end } = this;
       if (start === null || end === null || comparePositions(after, end) > 0) {
-        // nothing held, or this reader is ahead of it: the stretch starts here
+        // nothing held, or this reader is ahead of it: the stretch starts here, with one read for the readers that
+        // arrive from the same place meanwhile (an instance's runners begin together, on a log with nothing new)
         const generation = this.generation;
-        const b = await this.fetch(after, Math.max(maxCount, this.fetchSize));
+        const s = this.starting;
+        if (s && s.generation === generation && comparePositions(s.after, after) === 0) return cut(await s.done, maxCount);
+        const starting = { after, generation, done: this.fetch(after, Math.max(maxCount, this.fetchSize)) };
+        this.starting = starting;
+        let b: ScannedBatch;
+        try {
+          b = await starting.done;
+        } finally {
+          if (this.starting === starting) this.starting = null;
+        }
         if (b.scanned > 0 && generation === this.generation && (this.end === null || comparePositions(after, this.end) > 0)) {
           this.start = after;
           this.end = b.scannedTo;

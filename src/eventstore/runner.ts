@@ -12,7 +12,6 @@ import {
   migrateDeadLetters,
   PoisonEventError,
   recordLetters,
-  setAsideSites,
   websiteOf,
 } from './dead-letters';
 import { CheckpointWrites, LEASE_SECONDS, moveCheckpoints } from './checkpoints';
@@ -290,6 +289,15 @@ export class ProjectionRunner {
 
   async start(): Promise<void> {
     await this.prepare();
+    this.begin();
+  }
+
+  /**
+   * Starts the loop of a prepared runner. An instance prepares all its runners, then begins them together: their
+   * first reads share one read of the log (a reader joining the feed drops the stretch read before it) and their
+   * leases are taken in one statement.
+   */
+  begin(): void {
     this.running = true;
     this.reader = this.feed?.reader({ handles: this.projection.handles, streamPrefixes: this.projection.streamPrefixes }) ?? null;
     this.unsubscribe = this.store.onAppend(() => this.poke());
@@ -309,9 +317,7 @@ export class ProjectionRunner {
     this.reader = null;
     await this.checkpoints.settle(this.projection.name);
     if (this.leader) {
-      await this.db('aivis_checkpoints')
-        .where({ name: this.projection.name, lease_owner: this.owner })
-        .update({ lease_owner: null, lease_until: null });
+      await this.checkpoints.release(this.projection.name, this.owner);
       this.leader = false;
     }
     for (const w of this.waiters) w.resolve(false);
@@ -369,14 +375,10 @@ export class ProjectionRunner {
   private async acquireLease(): Promise<boolean> {
     // the position read below is the stored one: this runner's deferred move first
     await this.checkpoints.settle(this.projection.name);
-    const rows = await this.db('aivis_checkpoints')
-      .where('name', this.projection.name)
-      .andWhere((q) => q.whereNull('lease_owner').orWhere('lease_owner', this.owner).orWhere('lease_until', '<', this.db.fn.now()))
-      .update({ lease_owner: this.owner, lease_until: this.db.raw(`now() + interval '${LEASE_SECONDS} seconds'`) })
-      .returning(['position', 'generation', 'status', 'error']);
-    if (rows.length === 0) return false;
-    this.position = positionFromString(rows[0].position);
-    const generation = BigInt(rows[0].generation);
+    const taken = await this.checkpoints.take(this.projection.name, this.owner);
+    if (!taken) return false;
+    this.position = positionFromString(taken.position);
+    const generation = BigInt(taken.generation);
     // reset elsewhere since the last renewal (a rebuild's swap, a retry): taken as a new lead, its dead letters read again
     if (this.leader && generation !== this.generation) this.leader = false;
     this.generation = generation;
@@ -384,8 +386,8 @@ export class ProjectionRunner {
     this.leaseAcquiredAt = this.leaseRenewedAt;
     if (!this.leader) {
       // taking the lead (again: a rebuild's swap or a retry fences the leader): the dead letters as they now are
-      this.dead = await setAsideSites(this.db, this.projection.name);
-      this.log.info({ position: rows[0].position, set_aside: this.dead.size }, 'projection lease acquired');
+      this.dead = new Set(await this.checkpoints.setAside(this.projection.name));
+      this.log.info({ position: taken.position, set_aside: this.dead.size }, 'projection lease acquired');
     }
     this.leader = true;
     this.settleWaiters();
@@ -741,9 +743,7 @@ export class ProjectionRunner {
       await hook?.after(this.db);
     }
     await this.checkpoints.settle(this.projection.name);
-    await this.db('aivis_checkpoints')
-      .where({ name: this.projection.name, lease_owner: this.owner })
-      .update({ lease_owner: null, lease_until: null });
+    await this.checkpoints.release(this.projection.name, this.owner);
     this.leader = false;
     if (fromZero && total >= this.settleAfterEvents) await this.settleTables(null);
     return total;

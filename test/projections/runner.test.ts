@@ -278,7 +278,7 @@ describe('projection runner', () => {
         t,
         'test-lease-free',
         (q) => {
-          if (/^update "aivis_checkpoints" set "lease_owner"/.test(q.sql)) leaseUpdates++;
+          if (/^update aivis_checkpoints as c set lease_owner/.test(q.sql)) leaseUpdates++;
         },
         async (a, b) => {
           await a.start();
