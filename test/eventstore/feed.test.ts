@@ -173,6 +173,26 @@ describe('shared feed: one read of the log for the projections of a process', ()
     expect(next[3].events.map((e) => e.type)).toContain('WebsiteStatusChanged');
     for (const r of readers) r.close();
   });
+  it('given readers that begin together from one place (an instance starting), when they all read from it, then one read of the store answers them all, with nothing new as with an event', async () => {
+    const c = counted(t.store);
+    const feed = new SharedFeed(c.store);
+    const readers = [['ApiKeyRevoked'], ['UserAdded'], ['WebsiteStatusChanged']].map((handles) => feed.reader({ handles }));
+    const at = await t.store.headPosition();
+    // when: nothing new after the place (no stretch forms)
+    const empty = await Promise.all(readers.map((r) => r.read(at, 100)));
+    // then
+    expect(c.calls.n).toBe(1);
+    for (const b of empty) expect(b).toMatchObject({ events: [], scanned: 0 });
+    // when: one event after it, all reading at once again
+    const p = await appendOne('UserAdded', 'p-0');
+    await visible(p);
+    const next = await Promise.all(readers.map((r) => r.read(at, 100)));
+    // then: one more read, each reader at the event
+    expect(c.calls.n).toBe(2);
+    for (const b of next) expect(b.scannedTo).toEqual(p);
+    expect(next[1].events.map((e) => e.type)).toEqual(['UserAdded']);
+    for (const r of readers) r.close();
+  });
   it('given readers at the head of a quiet log, when they poll idle, then one empty read answers the polls of the next QUIET_MS, and a prompted read or a later poll reads the log', async () => {
     const c = counted(t.store);
     const feed = new SharedFeed(c.store);

@@ -297,6 +297,50 @@ describe('projection runner', () => {
     },
   );
 
+  it("given an instance's runners prepared and begun together, then their leases are taken in one statement and given up in one when they stop together", async () => {
+    // a connection of their own, whose statements are counted
+    const own = t.url ? await openPostgres(t.url, 2) : null;
+    const db = own?.db ?? t.db;
+    const sent: string[] = [];
+    const count = (q: { sql: string }) => sent.push(q.sql);
+    db.on('query', count);
+    try {
+      const checkpoints = new CheckpointWrites(db);
+      const feed = new SharedFeed(t.store);
+      const names = ['t-together-1', 't-together-2', 't-together-3'];
+      const runners = names.map(
+        (name) =>
+          new ProjectionRunner({
+            projection: follower({ name, handles: ['UserAdded'], follow: async () => {} }),
+            store: t.store,
+            db,
+            logger: silentLogger(),
+            feed,
+            checkpoints,
+          }),
+      );
+      for (const r of runners) await r.prepare();
+      // when
+      for (const r of runners) r.begin();
+      await until('all three lead', async () => runners.every((r) => r.status().leader), 10_000);
+      // then
+      const takes = sent.filter((q) => q.startsWith('update aivis_checkpoints as c set lease_owner = v.owner'));
+      expect(takes).toHaveLength(1);
+      const owners = await t.db('aivis_checkpoints').whereIn('name', names).pluck('lease_owner');
+      expect(new Set(owners).size).toBe(3);
+      // when: stopped together
+      await Promise.all(runners.map((r) => r.stop()));
+      // then
+      expect(sent.filter((q) => q.startsWith('update aivis_checkpoints as c set lease_owner = null'))).toHaveLength(1);
+      expect(Number((await t.db('aivis_checkpoints').whereIn('name', names).whereNotNull('lease_owner').count<{ n: string }[]>('* as n'))[0].n)).toBe(
+        0,
+      );
+    } finally {
+      db.off('query', count);
+      await own?.close();
+    }
+  });
+
   it.runIf(onRealPostgres)(
     'given checkpoint rows held, lapsed, released and own, then only the one held by another instance is not free to take',
     async () => {
