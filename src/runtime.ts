@@ -16,7 +16,7 @@ import { SharedFeed } from './eventstore/feed';
 import { createErasureProjection } from './eventstore/erasure';
 import { openSubjectKeyring } from './eventstore/keyring';
 import { Sealer, sealEventStore } from './eventstore/sealed';
-import { ProjectionRunner } from './eventstore/runner';
+import { ProjectionRunner, prepareRunners } from './eventstore/runner';
 import { createEngines, type Engines } from './engines/registry';
 import { createSafeFetcher, type Outbound } from './net/safe-fetch';
 import { migrateLimits } from './limits/migrate';
@@ -212,8 +212,9 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
         });
       },
       async startProjections() {
-        // prepared one by one, then begun together (their first reads and leases go together: ProjectionRunner.begin)
-        for (const r of [...runners.values(), relay]) await r.prepare();
+        // prepared (their checkpoint rows read and made together), then begun together (their first reads and leases
+        // go together: ProjectionRunner.begin)
+        await prepareRunners(database.db, [...runners.values(), relay]);
         for (const r of [...runners.values(), relay]) r.begin();
         if (database.kind === 'postgres') {
           // appends by other instances wake this one's runners at once instead of at the next poll

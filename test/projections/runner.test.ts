@@ -5,7 +5,7 @@ import { CheckpointWrites, DEFER_MS } from '../../src/eventstore/checkpoints';
 import { SharedFeed } from '../../src/eventstore/feed';
 import { comparePositions, positionFromString } from '../../src/eventstore/port';
 import { follower, type Projection } from '../../src/eventstore/projection';
-import { migrateRunnerTables, ProjectionRunner } from '../../src/eventstore/runner';
+import { migrateRunnerTables, ProjectionRunner, prepareRunners } from '../../src/eventstore/runner';
 import { silentLogger } from '../../src/logger';
 import { countingProjection } from '../support/counting-projection';
 import { onRealPostgres, type TestStore, useFreshStore } from '../support/db';
@@ -319,7 +319,7 @@ describe('projection runner', () => {
             checkpoints,
           }),
       );
-      for (const r of runners) await r.prepare();
+      await prepareRunners(db, runners);
       // when
       for (const r of runners) r.begin();
       await until('all three lead', async () => runners.every((r) => r.status().leader), 10_000);
