@@ -34,7 +34,7 @@ export async function moveCheckpoints(
   return new Set((r.rows as { name: string }[]).map((row) => row.name));
 }
 
-/** A lease taken or renewed: the checkpoint as it stands, and the websites its projection has set aside. */
+/** A lease taken or renewed: the checkpoint as it then stands. */
 export interface LeaseTaken {
   position: string;
   generation: string;
@@ -42,22 +42,35 @@ export interface LeaseTaken {
   error: string | null;
 }
 
-/** Lease takes (or releases) asked for in one turn of the event loop, by `name owner`, each with who waits for it. */
-type Batch<T> = Map<string, { name: string; owner: string; waiting: { resolve(r: T): void; reject(e: unknown): void }[] }>;
-
 /**
- * Adds `name owner` to `batch`, the first of a turn scheduling `send` for the turn's end (setImmediate: the runners an
- * append or a start woke together ask in the same turn); resolves with what `send` gives that pair.
+ * What the runners of a process ask in one turn of the event loop, by `name owner`, sent in one statement at the turn's
+ * end (setImmediate: the runners an append or a start woke together ask in the same turn); `send` answers each pair.
  */
-function enqueue<T>(batch: () => Batch<T>, name: string, owner: string, schedule: () => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const b = batch();
-    if (b.size === 0) schedule();
-    const key = `${name} ${owner}`;
-    const entry = b.get(key) ?? { name, owner, waiting: [] };
-    entry.waiting.push({ resolve, reject });
-    b.set(key, entry);
-  });
+class PerTurn<T> {
+  private asked = new Map<string, { name: string; owner: string; waiting: { resolve(r: T): void; reject(e: unknown): void }[] }>();
+
+  constructor(private readonly send: (asked: { name: string; owner: string }[]) => Promise<(name: string, owner: string) => T>) {}
+
+  ask(name: string, owner: string): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.asked.size === 0) setImmediate(() => void this.flush());
+      const key = `${name} ${owner}`;
+      const entry = this.asked.get(key) ?? { name, owner, waiting: [] };
+      entry.waiting.push({ resolve, reject });
+      this.asked.set(key, entry);
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = [...this.asked.values()];
+    this.asked = new Map();
+    try {
+      const answer = await this.send(batch);
+      for (const b of batch) for (const w of b.waiting) w.resolve(answer(b.name, b.owner));
+    } catch (err) {
+      for (const b of batch) for (const w of b.waiting) w.reject(err);
+    }
+  }
 }
 
 /** A checkpoint row's fence: the generation and the instance leading it, and whether its lease is free to take. */
@@ -99,27 +112,22 @@ export class CheckpointWrites {
   private fences: { at: number; rows: Promise<Map<string, Fence>> } | null = null;
 
   /** lease takes and renewals of this turn, sent in one statement at its end */
-  private takes: Batch<LeaseTaken | null> = new Map();
+  private readonly takes = new PerTurn<LeaseTaken | null>((asked) => this.sendTakes(asked));
   /** set-aside reads of this turn (runners taking the lead together), likewise */
-  private deadReads: Batch<string[]> = new Map();
+  private readonly deadReads = new PerTurn<string[]>((asked) => this.sendDeadReads(asked));
   /** lease releases of this turn (runners stopping together), likewise */
-  private releases: Batch<void> = new Map();
+  private readonly releases = new PerTurn<void>((asked) => this.sendReleases(asked));
 
   constructor(private readonly db: Knex) {}
 
   /**
    * Takes or renews `name`'s lease for `owner` if nobody holds it, it has lapsed or it is `owner`'s: the checkpoint as
-   * it then stands (and its projection's set-aside websites), or null when another holds it. The takes of one turn go
+   * it then stands, or null when another holds it. The takes of one turn go
    * in one statement: an instance's runners start together and renew together (about 30 updates a start, and again
    * every few seconds, were one round trip each).
    */
   take(name: string, owner: string): Promise<LeaseTaken | null> {
-    return enqueue(
-      () => this.takes,
-      name,
-      owner,
-      () => setImmediate(() => void this.sendTakes()),
-    );
+    return this.takes.ask(name, owner);
   }
 
   /**
@@ -128,76 +136,47 @@ export class CheckpointWrites {
    * its subqueries would still see the dead letters as they were before the retry.
    */
   setAside(name: string): Promise<string[]> {
-    return enqueue(
-      () => this.deadReads,
-      name,
-      '',
-      () => setImmediate(() => void this.sendDeadReads()),
-    );
+    return this.deadReads.ask(name, '');
   }
 
-  private async sendDeadReads(): Promise<void> {
-    const batch = [...this.deadReads.values()];
-    this.deadReads = new Map();
-    try {
-      const r = await this.db.raw(
-        `select projection, array_agg(distinct website_id) as dead from ${DEAD_LETTERS} where projection = any(?) group by projection`,
-        [batch.map((b) => b.name)],
-      );
-      const dead = new Map((r.rows as { projection: string; dead: string[] }[]).map((row) => [row.projection, row.dead]));
-      for (const b of batch) for (const w of b.waiting) w.resolve(dead.get(b.name) ?? []);
-    } catch (err) {
-      for (const b of batch) for (const w of b.waiting) w.reject(err);
-    }
+  private async sendDeadReads(asked: { name: string }[]): Promise<(name: string) => string[]> {
+    const r = await this.db.raw(
+      `select projection, array_agg(distinct website_id) as dead from ${DEAD_LETTERS} where projection = any(?) group by projection`,
+      [asked.map((a) => a.name)],
+    );
+    const dead = new Map((r.rows as { projection: string; dead: string[] }[]).map((row) => [row.projection, row.dead]));
+    return (name) => dead.get(name) ?? [];
   }
 
   /** Gives `name`'s lease up if `owner` holds it; the releases of one turn (an instance stopping) in one statement. */
   release(name: string, owner: string): Promise<void> {
-    return enqueue(
-      () => this.releases,
-      name,
-      owner,
-      () => setImmediate(() => void this.sendReleases()),
+    return this.releases.ask(name, owner);
+  }
+
+  private async sendTakes(asked: { name: string; owner: string }[]): Promise<(name: string, owner: string) => LeaseTaken | null> {
+    const r = await this.db.raw(
+      `update aivis_checkpoints as c set lease_owner = v.owner, lease_until = now() + interval '${LEASE_SECONDS} seconds'
+        from (values ${asked.map(() => '(?, ?)').join(', ')}) as v(name, owner)
+        where c.name = v.name and (c.lease_owner is null or c.lease_owner = v.owner or c.lease_until < now())
+        returning c.name, c.lease_owner, c.position, c.generation::text as generation, c.status, c.error`,
+      asked.flatMap((a) => [a.name, a.owner]),
     );
+    const rows = r.rows as (LeaseTaken & { name: string; lease_owner: string })[];
+    // two owners of one name in a batch: the row went to one of them, which it names
+    return (name, owner) => {
+      const row = rows.find((x) => x.name === name && x.lease_owner === owner);
+      return row ? { position: row.position, generation: row.generation, status: row.status, error: row.error } : null;
+    };
   }
 
-  private async sendTakes(): Promise<void> {
-    const batch = [...this.takes.values()];
-    this.takes = new Map();
-    try {
-      const r = await this.db.raw(
-        `update aivis_checkpoints as c set lease_owner = v.owner, lease_until = now() + interval '${LEASE_SECONDS} seconds'
-          from (values ${batch.map(() => '(?, ?)').join(', ')}) as v(name, owner)
-          where c.name = v.name and (c.lease_owner is null or c.lease_owner = v.owner or c.lease_until < now())
-          returning c.name, c.lease_owner, c.position, c.generation::text as generation, c.status, c.error`,
-        batch.flatMap((b) => [b.name, b.owner]),
-      );
-      const rows = r.rows as (LeaseTaken & { name: string; lease_owner: string })[];
-      for (const b of batch) {
-        // two owners of one name in a batch: the row went to one of them, which it names
-        const row = rows.find((x) => x.name === b.name && x.lease_owner === b.owner);
-        const taken = row ? { position: row.position, generation: row.generation, status: row.status, error: row.error } : null;
-        for (const w of b.waiting) w.resolve(taken);
-      }
-    } catch (err) {
-      for (const b of batch) for (const w of b.waiting) w.reject(err);
-    }
-  }
-
-  private async sendReleases(): Promise<void> {
-    const batch = [...this.releases.values()];
-    this.releases = new Map();
-    try {
-      await this.db.raw(
-        `update aivis_checkpoints as c set lease_owner = null, lease_until = null
-          from (values ${batch.map(() => '(?, ?)').join(', ')}) as v(name, owner)
-          where c.name = v.name and c.lease_owner = v.owner`,
-        batch.flatMap((b) => [b.name, b.owner]),
-      );
-      for (const b of batch) for (const w of b.waiting) w.resolve();
-    } catch (err) {
-      for (const b of batch) for (const w of b.waiting) w.reject(err);
-    }
+  private async sendReleases(asked: { name: string; owner: string }[]): Promise<() => void> {
+    await this.db.raw(
+      `update aivis_checkpoints as c set lease_owner = null, lease_until = null
+        from (values ${asked.map(() => '(?, ?)').join(', ')}) as v(name, owner)
+        where c.name = v.name and c.lease_owner = v.owner`,
+      asked.flatMap((a) => [a.name, a.owner]),
+    );
+    return () => undefined;
   }
 
   /**
