@@ -281,9 +281,7 @@ export class ProjectionRunner {
 
   /** Creates tables, checks the version (a changed version drops and rebuilds), without processing events. */
   async prepare(): Promise<void> {
-    await migrateRunnerTables(this.db);
-    const missing = await this.prepareWith(await this.db('aivis_checkpoints').where('name', this.projection.name).first());
-    if (missing) await this.db('aivis_checkpoints').insert(missing).onConflict('name').ignore();
+    await prepareRunners(this.db, [this]);
   }
 
   /**
@@ -1071,6 +1069,6 @@ export class ProjectionRunner {
  * then 100 ms. A leader's checkpoint moves within tens of milliseconds of an append; a wait that lasts (a lagging or
  * stopped leader, up to a write's 5 s) read it 500 times at a fixed 10 ms, about 55 times now.
  */
-export function remotePollMs(polls: number): number {
+function remotePollMs(polls: number): number {
   return Math.min(100, 10 * 2 ** Math.floor(polls / 2));
 }
