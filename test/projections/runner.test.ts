@@ -554,6 +554,77 @@ describe('projection runner', () => {
     expect(fenced).toEqual(['c']);
   });
 
+  it('given batches of several runners written in one turn, then they share one transaction and one checkpoint statement, and a runner no longer leading is written alone', async () => {
+    // given: three checkpoints, `a` and `b` led by 'me', `c` since taken by another instance
+    await ledByMe(t, 'test-bw-a', 'test-bw-b', 'test-bw-c');
+    await t.db('aivis_checkpoints').where('name', 'test-bw-c').update({ lease_owner: 'another' });
+    await t.db.raw('create table if not exists t_batch_rows (name text)');
+    await t.db.raw('truncate t_batch_rows');
+    const writes = new CheckpointWrites(t.db);
+    const statements: string[] = [];
+    const seen = (q: { sql: string }) => statements.push(q.sql.toLowerCase());
+    const alone: string[] = [];
+    const batch = (n: string) =>
+      writes.writeBatch({
+        move: { name: `test-bw-${n}`, owner: 'me', generation: 0n, position: `at-${n}` },
+        write: async (trx) => {
+          await trx('t_batch_rows').insert({ name: n });
+        },
+        alone: async () => {
+          alone.push(n);
+          throw new Error(`${n} is fenced`);
+        },
+      });
+    t.db.on('query', seen);
+    let outcomes: PromiseSettledResult<void>[];
+    try {
+      // when the three write in the same turn
+      outcomes = await Promise.allSettled([batch('a'), batch('b'), batch('c')]);
+    } finally {
+      t.db.off('query', seen);
+    }
+    // then `a` and `b` are written in one transaction, their checkpoints moved by one statement; `c` alone (refused)
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    expect(alone).toEqual(['c']);
+    expect(statements.filter((q) => q.startsWith('begin'))).toHaveLength(1);
+    expect(statements.filter((q) => q.startsWith('update aivis_checkpoints'))).toHaveLength(1);
+    expect((await t.db('t_batch_rows').orderBy('name').pluck('name')).sort()).toEqual(['a', 'b']);
+    expect(await t.db('aivis_checkpoints').whereIn('name', ['test-bw-a', 'test-bw-b', 'test-bw-c']).orderBy('name').pluck('position')).toEqual([
+      'at-a',
+      'at-b',
+      'start',
+    ]);
+  });
+
+  it("given one of the batches written together failing, then nothing of the shared transaction stays and each is written alone: the others' rows once, the failing one's error to its runner", async () => {
+    await ledByMe(t, 'test-bw-ok', 'test-bw-bad');
+    await t.db.raw('create table if not exists t_batch_rows (name text)');
+    await t.db.raw('truncate t_batch_rows');
+    const writes = new CheckpointWrites(t.db);
+    const tries: string[] = [];
+    const batch = (n: string, fails: boolean) => {
+      const write = async (trx: import('knex').Knex.Transaction) => {
+        tries.push(n);
+        await trx('t_batch_rows').insert({ name: n });
+        if (fails) throw new Error(`${n} cannot be applied`);
+      };
+      return writes.writeBatch({
+        move: { name: `test-bw-${n}`, owner: 'me', generation: 0n, position: `at-${n}` },
+        write,
+        alone: () => t.db.transaction((trx) => write(trx)),
+      });
+    };
+    // when
+    const [ok, bad] = await Promise.allSettled([batch('ok', false), batch('bad', true)]);
+    // then
+    expect(ok.status).toBe('fulfilled');
+    expect(bad.status === 'rejected' && String(bad.reason)).toContain('bad cannot be applied');
+    expect(tries.sort()).toEqual(['bad', 'bad', 'ok', 'ok']);
+    expect(await t.db('t_batch_rows').pluck('name')).toEqual(['ok']);
+    // the shared checkpoint moves were rolled back with it (here `alone` moves none)
+    expect(await t.db('aivis_checkpoints').whereIn('name', ['test-bw-ok', 'test-bw-bad']).pluck('position')).toEqual(['start', 'start']);
+  });
+
   it("given a deferred move, when its runner's batch writes the checkpoint, then a move not sent yet is dropped and one sent is waited for", async () => {
     await ledByMe(t, 'test-cw-y');
     const writes = new CheckpointWrites(t.db);
