@@ -9,6 +9,7 @@
 #   suite_wall_s     the run's wall time, with the load average before and after
 # and the test and assertion counts (a setup file of its own, bench/suite-assertions.ts, tallies expect()'s assertion
 # calls per test), and the files that spent most CPU in their worker (SUITE_FILE_CPU=<file> keeps every file's).
+# Also counted on its cluster: the statements (suite_pg_statements, pg_stat_statements) and BEGINs (suite_pg_begins).
 # SUITE_PG_TOP=N SUITE_PG_TOP_FILE=<file>: the cluster's top N statements by total time (pg_stat_statements).
 #
 #   bench/suite-cpu.sh [--dir <checkout>] [--json <file>] [files...]
@@ -52,7 +53,7 @@ if [ -n "$AB" ]; then
     const get = (f, k) => Number((fs.readFileSync(f, "utf8").match(new RegExp("^" + k + " ([0-9.]+)", "m")) || [])[1]);
     const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
     const rs = Array.from({ length: Number(rounds) }, (_, i) => i + 1);
-    for (const k of ["suite_cpu_s", "suite_node_cpu_s", "suite_pg_cpu_s", "suite_wall_s", "suite_tests", "suite_assertions"]) {
+    for (const k of ["suite_cpu_s", "suite_node_cpu_s", "suite_pg_cpu_s", "suite_pg_statements", "suite_pg_begins", "suite_wall_s", "suite_tests", "suite_assertions"]) {
       const a = rs.map((r) => get(`${dir}/a${r}`, k)), b = rs.map((r) => get(`${dir}/b${r}`, k));
       console.log(`${k} A ${a.join(" ")} B ${b.join(" ")} median ratio B/A ${(med(b) / med(a)).toFixed(3)}`);
     }
@@ -146,6 +147,8 @@ if [ -n "$CG" ]; then
 fi
 p1="$(pg_ticks)"
 load1="$(cut -d' ' -f1-3 /proc/loadavg)"
+# what the suite asked of Postgres: statements, and transactions opened with BEGIN (the projections' batches, commands)
+read -r stmts begins < <(as_pg "$PGBIN/psql" -h "$PGDIR" -p "$PORT" -U postgres -qAt -F ' ' -c "select coalesce(sum(calls), 0), coalesce(sum(calls) filter (where query ~* '^\s*begin'), 0) from pg_stat_statements") || { stmts=0; begins=0; }
 if [ -n "${SUITE_PG_TOP:-}" ]; then
   as_pg "$PGBIN/psql" -h "$PGDIR" -p "$PORT" -U postgres -qAt -F ' | ' -c "select round(total_exec_time)::int as ms, calls, left(regexp_replace(query, '\s+', ' ', 'g'), 140) from pg_stat_statements order by total_exec_time desc limit ${SUITE_PG_TOP}" >"$SUITE_PG_TOP_FILE" || true
 fi
@@ -165,6 +168,8 @@ asserts="$(awk '{ s += $1 } END { print s + 0 }' "$COUNTS")"
 echo "suite_cpu_s $(echo "$nodecpu + $pg" | bc) (vitest tree $nodecpu + Postgres $pg; checkout $(git -C "$DIR" rev-parse --short HEAD))"
 echo "suite_node_cpu_s $nodecpu${cgcpu:+ (its cgroup; the waited-for descendants alone: $waited)}"
 echo "suite_pg_cpu_s $pg"
+echo "suite_pg_statements $stmts"
+echo "suite_pg_begins $begins"
 echo "suite_wall_s $e (load average $load0 before, $load1 after)"
 echo "suite_tests $tests"
 echo "suite_assertions $asserts"
