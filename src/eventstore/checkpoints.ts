@@ -165,36 +165,46 @@ export class CheckpointWrites {
     await this.batches.ask(batch.move.name, batch.move.owner, batch);
   }
 
-  private async sendBatches(asked: { payload: BatchWrite }[]): Promise<(name: string) => Promise<void>> {
+  private async sendBatches(asked: { payload: BatchWrite }[]): Promise<(name: string, owner: string) => Promise<void>> {
     const outcome = new Map<string, Promise<void>>();
+    const key = (b: BatchWrite) => `${b.move.name} ${b.move.owner}`;
     const alone = (b: BatchWrite) => {
       const p = b.alone();
       p.catch(() => undefined);
-      outcome.set(b.move.name, p);
+      outcome.set(key(b), p);
     };
-    const batches = asked.map((a) => a.payload);
-    if (batches.length === 1) alone(batches[0]);
+    // one batch a checkpoint in a shared transaction: the move's answer names the checkpoint, not its owner
+    const names = new Set<string>();
+    const shared: BatchWrite[] = [];
+    for (const { payload: b } of asked) {
+      if (names.has(b.move.name)) alone(b);
+      else {
+        names.add(b.move.name);
+        shared.push(b);
+      }
+    }
+    if (shared.length === 1) alone(shared[0]);
     else {
       const moved = await this.db
         .transaction(async (trx) => {
-          const names = await moveCheckpoints(
+          const done = await moveCheckpoints(
             trx,
-            batches.map((b) => b.move),
+            shared.map((b) => b.move),
             liveLock(
-              batches.map((b) => b.move.name),
+              shared.map((b) => b.move.name),
               'shared',
             ),
           );
-          for (const b of batches) if (names.has(b.move.name)) await b.write(trx);
-          return names;
+          for (const b of shared) if (done.has(b.move.name)) await b.write(trx);
+          return done;
         })
         .catch(() => null);
-      for (const b of batches) {
-        if (moved?.has(b.move.name)) outcome.set(b.move.name, Promise.resolve());
+      for (const b of shared) {
+        if (moved?.has(b.move.name)) outcome.set(key(b), Promise.resolve());
         else alone(b);
       }
     }
-    return (name) => outcome.get(name)!;
+    return (name, owner) => outcome.get(`${name} ${owner}`)!;
   }
 
   /**

@@ -596,6 +596,34 @@ describe('projection runner', () => {
     ]);
   });
 
+  it('given two batches of one checkpoint in a turn (a runner that lost the lead and the one that took it), then only the leader is written, the other alone and refused', async () => {
+    await ledByMe(t, 'test-bw-one');
+    await t.db.raw('create table if not exists t_batch_rows (name text)');
+    await t.db.raw('truncate t_batch_rows');
+    const writes = new CheckpointWrites(t.db);
+    const alone: string[] = [];
+    const batch = (owner: string) =>
+      writes.writeBatch({
+        move: { name: 'test-bw-one', owner, generation: 0n, position: `at-${owner}` },
+        write: async (trx) => {
+          await trx('t_batch_rows').insert({ name: owner });
+        },
+        alone: async () => {
+          alone.push(owner);
+          if (owner !== 'me') throw new Error(`${owner} is fenced`);
+          await t.db.transaction(async (trx) => {
+            await trx('t_batch_rows').insert({ name: owner });
+          });
+        },
+      });
+    // when the stale runner asks first, in the same turn as the leader
+    const outcomes = await Promise.allSettled([batch('stale'), batch('me')]);
+    // then
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled']);
+    expect(alone).toContain('stale');
+    expect(await t.db('t_batch_rows').pluck('name')).toEqual(['me']);
+  });
+
   it("given one of the batches written together failing, then nothing of the shared transaction stays and each is written alone: the others' rows once, the failing one's error to its runner", async () => {
     await ledByMe(t, 'test-bw-ok', 'test-bw-bad');
     await t.db.raw('create table if not exists t_batch_rows (name text)');
