@@ -24,8 +24,6 @@ import { appendFacts, compile, insertProducts, insertResponses, nextVersion } fr
 export const answersProjection: Projection = {
   name: 'answers',
   version: 6,
-  // a competitor's change re-derives the website's history in its batch: seconds, which the other writes must not wait for
-  writesAlone: true,
   tables: [
     'rm_responses',
     'rm_fact_chunks',

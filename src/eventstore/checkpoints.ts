@@ -1,25 +1,8 @@
 import type { Knex } from 'knex';
 import { DEAD_LETTERS } from './dead-letters';
-import { APPENDS_NONE } from './horizon';
 
 /** how long a checkpoint write extends its runner's lease */
 export const LEASE_SECONDS = 15;
-
-/**
- * The lock that orders a projection's live writes against its swap: every transaction writing the live tables takes it
- * shared before its first table, the swap exclusive before it locks the tables. Without it a live batch holding one
- * table and waiting for the next, while the swap holds that one and waits for the first, is a deadlock (the swap's
- * retries could all lose it under steady appends). A one-row query taking the named projections' locks (shared locks
- * do not wait for each other, so their order does not matter), with the mark that the transaction appends no events
- * (horizon.ts): the log's readers need not wait for it.
- */
-export function liveLock(projections: readonly string[], mode: 'shared' | 'exclusive'): { sql: string; bindings: string[] } {
-  const fn = mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
-  return {
-    sql: `select ${projections.map(() => `${fn}(hashtextextended(?, 0)), `).join('')}${APPENDS_NONE}`,
-    bindings: projections.map((p) => `aivis-live:${p}`),
-  };
-}
 
 /** A checkpoint to move: `name`'s, to `position`, if `owner` still leads `generation`. */
 export interface CheckpointMove {
@@ -62,19 +45,17 @@ export interface LeaseTaken {
 /**
  * What the runners of a process ask in one turn of the event loop, by `name owner`, sent in one statement at the turn's
  * end (setImmediate: the runners an append or a start woke together ask in the same turn); `send` answers each pair.
- * A pair asked twice in a turn is sent once, with the payload of its last ask.
  */
-class PerTurn<T, P = undefined> {
-  private asked = new Map<string, { name: string; owner: string; payload: P; waiting: { resolve(r: T): void; reject(e: unknown): void }[] }>();
+class PerTurn<T> {
+  private asked = new Map<string, { name: string; owner: string; waiting: { resolve(r: T): void; reject(e: unknown): void }[] }>();
 
-  constructor(private readonly send: (asked: { name: string; owner: string; payload: P }[]) => Promise<(name: string, owner: string) => T>) {}
+  constructor(private readonly send: (asked: { name: string; owner: string }[]) => Promise<(name: string, owner: string) => T>) {}
 
-  ask(name: string, owner: string, payload: P): Promise<T> {
+  ask(name: string, owner: string): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.asked.size === 0) setImmediate(() => void this.flush());
       const key = `${name} ${owner}`;
-      const entry = this.asked.get(key) ?? { name, owner, payload, waiting: [] };
-      entry.payload = payload;
+      const entry = this.asked.get(key) ?? { name, owner, waiting: [] };
       entry.waiting.push({ resolve, reject });
       this.asked.set(key, entry);
     });
@@ -91,19 +72,6 @@ class PerTurn<T, P = undefined> {
     }
   }
 }
-
-/**
- * A runner's batch to write: its checkpoint's move and its rows (`write`, in the transaction it is given), and the same
- * in a transaction of its own (`alone`, which throws what the runner's own write throws: fenced, or the batch's error).
- */
-export interface BatchWrite {
-  move: CheckpointMove;
-  write(trx: Knex.Transaction): Promise<void>;
-  alone(): Promise<void>;
-}
-
-/** how many events a batch may hold to go in a transaction with others (a larger one's own BEGIN and COMMIT are little) */
-export const SHARED_BATCH_MAX = 200;
 
 /** A checkpoint row's fence: the generation and the instance leading it, and whether its lease is free to take. */
 interface Fence {
@@ -145,8 +113,6 @@ export class CheckpointWrites {
 
   /** lease takes and renewals of this turn, sent in one statement at its end */
   private readonly takes = new PerTurn<LeaseTaken | null>((asked) => this.sendTakes(asked));
-  /** batches of this turn (the runners one append woke, their reads shared), written in one transaction */
-  private readonly batches = new PerTurn<Promise<void>, BatchWrite>((asked) => this.sendBatches(asked));
   /** set-aside reads of this turn (runners taking the lead together), likewise */
   private readonly deadReads = new PerTurn<string[]>((asked) => this.sendDeadReads(asked));
   /** lease releases of this turn (runners stopping together), likewise */
@@ -155,65 +121,12 @@ export class CheckpointWrites {
   constructor(private readonly db: Knex) {}
 
   /**
-   * Writes a runner's batch: with the batches other runners of this process write in the same turn of the event loop,
-   * in one transaction (one BEGIN, one statement for every checkpoint's move and lock, one COMMIT: an append most
-   * projections apply was a transaction each), else alone. Each checkpoint is still fenced on its own row; a batch whose
-   * runner no longer leads is written alone (and so refused, as alone). If the shared transaction fails (an event one
-   * projection cannot apply, a deadlock), nothing of it stays and each batch is written alone, as before.
-   */
-  async writeBatch(batch: BatchWrite): Promise<void> {
-    await this.batches.ask(batch.move.name, batch.move.owner, batch);
-  }
-
-  private async sendBatches(asked: { payload: BatchWrite }[]): Promise<(name: string, owner: string) => Promise<void>> {
-    const outcome = new Map<string, Promise<void>>();
-    const key = (b: BatchWrite) => `${b.move.name} ${b.move.owner}`;
-    const alone = (b: BatchWrite) => {
-      const p = b.alone();
-      p.catch(() => undefined);
-      outcome.set(key(b), p);
-    };
-    // one batch a checkpoint in a shared transaction: the move's answer names the checkpoint, not its owner
-    const names = new Set<string>();
-    const shared: BatchWrite[] = [];
-    for (const { payload: b } of asked) {
-      if (names.has(b.move.name)) alone(b);
-      else {
-        names.add(b.move.name);
-        shared.push(b);
-      }
-    }
-    if (shared.length === 1) alone(shared[0]);
-    else {
-      const moved = await this.db
-        .transaction(async (trx) => {
-          const done = await moveCheckpoints(
-            trx,
-            shared.map((b) => b.move),
-            liveLock(
-              shared.map((b) => b.move.name),
-              'shared',
-            ),
-          );
-          for (const b of shared) if (done.has(b.move.name)) await b.write(trx);
-          return done;
-        })
-        .catch(() => null);
-      for (const b of shared) {
-        if (moved?.has(b.move.name)) outcome.set(key(b), Promise.resolve());
-        else alone(b);
-      }
-    }
-    return (name, owner) => outcome.get(`${name} ${owner}`)!;
-  }
-
-  /**
    * Takes or renews `name`'s lease for `owner` if nobody holds it, it has lapsed or it is `owner`'s: the checkpoint as
    * it then stands, or null when another holds it. The takes of one turn go in one statement: an instance's runners
    * start together and renew together (about 30 updates a start, and again every few seconds, were one round trip each).
    */
   take(name: string, owner: string): Promise<LeaseTaken | null> {
-    return this.takes.ask(name, owner, undefined);
+    return this.takes.ask(name, owner);
   }
 
   /**
@@ -222,7 +135,7 @@ export class CheckpointWrites {
    * its subqueries would still see the dead letters as they were before the retry.
    */
   setAside(name: string): Promise<string[]> {
-    return this.deadReads.ask(name, '', undefined);
+    return this.deadReads.ask(name, '');
   }
 
   private async sendDeadReads(asked: { name: string }[]): Promise<(name: string) => string[]> {
@@ -236,7 +149,7 @@ export class CheckpointWrites {
 
   /** Gives `name`'s lease up if `owner` holds it; the releases of one turn (an instance stopping) in one statement. */
   release(name: string, owner: string): Promise<void> {
-    return this.releases.ask(name, owner, undefined);
+    return this.releases.ask(name, owner);
   }
 
   private async sendTakes(asked: { name: string; owner: string }[]): Promise<(name: string, owner: string) => LeaseTaken | null> {

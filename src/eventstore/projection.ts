@@ -36,12 +36,6 @@ export interface Projection {
   ignores?(e: TypedEvent): boolean;
   apply(trx: Knex.Transaction, events: TypedEvent[], ctx: ApplyContext): Promise<void>;
   /**
-   * Its batches may run long whatever their size (an event that re-derives a website's whole history): each is written
-   * in a transaction of its own, not with the other projections' batches of the same moment, whose writes would wait
-   * for it (checkpoints.ts, `writeBatch`).
-   */
-  writesAlone?: boolean;
-  /**
    * A follower's work for a batch outside the read models (events derived and appended to streams of their own), run
    * before the checkpoint moves past the batch and with no transaction open (on PGlite one holds the only connection).
    * A crash in between runs it again: it must be idempotent. A follower with no tables writes no rows; its checkpoint

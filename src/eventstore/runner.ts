@@ -14,8 +14,8 @@ import {
   recordLetters,
   websiteOf,
 } from './dead-letters';
-import { type CheckpointMove, CheckpointWrites, LEASE_SECONDS, liveLock, moveCheckpoints, SHARED_BATCH_MAX } from './checkpoints';
-import { APPENDS_NONE_FUNCTION, declareAppendsNone } from './horizon';
+import { CheckpointWrites, LEASE_SECONDS, moveCheckpoints } from './checkpoints';
+import { APPENDS_NONE, APPENDS_NONE_FUNCTION, declareAppendsNone } from './horizon';
 import { type FeedReader, readInterest, type SharedFeed } from './feed';
 import {
   comparePositions,
@@ -175,10 +175,21 @@ export interface RunnerStatus {
   error: string | null;
 }
 
-/** Takes `projection`'s live-write lock (liveLock) in `trx`. */
+/**
+ * The lock that orders a projection's live writes against its swap: every transaction writing the live tables takes it
+ * shared before its first table, the swap exclusive before it locks the tables. Without it a live batch holding one
+ * table and waiting for the next, while the swap holds that one and waits for the first, is a deadlock (the swap's
+ * retries could all lose it under steady appends).
+ */
 async function liveWrite(trx: Knex.Transaction, projection: string, mode: 'shared' | 'exclusive'): Promise<void> {
-  const lock = liveLock([projection], mode);
+  const lock = liveLock(projection, mode);
   await trx.raw(lock.sql, lock.bindings);
+}
+
+function liveLock(projection: string, mode: 'shared' | 'exclusive'): { sql: string; bindings: string[] } {
+  const fn = mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
+  // with the mark that the transaction appends no events (horizon.ts): the log's readers need not wait for it
+  return { sql: `select ${fn}(hashtextextended(?, 0)), ${APPENDS_NONE}`, bindings: [`aivis-live:${projection}`] };
 }
 
 /**
@@ -482,30 +493,14 @@ export class ProjectionRunner {
           },
         );
       } else {
-        const newLane = (): Lane => ({ dead: new Set(this.dead), letters: DEAD_LETTERS, searchPath: null, rebuilding: this.rebuilding });
-        let lane = newLane();
+        const lane: Lane = { dead: new Set(this.dead), letters: DEAD_LETTERS, searchPath: null, rebuilding: this.rebuilding };
         await this.checkpoints.yieldTo(this.projection.name);
-        // the live writers' lock, then the checkpoint's move (fenced), in one statement before the first table is
-        // written: a fenced batch writes nothing, and a batch is one round trip shorter
-        const alone = (items: Item[]) =>
-          this.db.transaction(async (trx) => {
-            lane = newLane();
-            await this.saveCheckpoint(trx, last, liveLock([this.projection.name], 'shared'));
-            await this.applyItems(trx, items, lane, isolating);
-          });
-        if (isolating || this.projection.writesAlone || pending.length > SHARED_BATCH_MAX) await alone(take());
-        else {
-          // a small batch goes with the others this process's runners write in the same turn (checkpoints.ts)
-          const items = take();
-          await this.checkpoints.writeBatch({
-            move: this.checkpointMove(last),
-            write: async (trx) => {
-              lane = newLane();
-              await this.applyItems(trx, items, lane, false);
-            },
-            alone: () => alone(items),
-          });
-        }
+        await this.db.transaction(async (trx) => {
+          // the live writers' lock, then the checkpoint's move (fenced), in one statement before the first table is
+          // written: a fenced batch writes nothing, and a batch is one round trip shorter
+          await this.saveCheckpoint(trx, last, liveLock(this.projection.name, 'shared'));
+          await this.applyItems(trx, take(), lane, isolating);
+        });
         this.dead = lane.dead;
       }
     } catch (err) {
@@ -599,12 +594,8 @@ export class ProjectionRunner {
 
   /** Moves the checkpoint (and the lease) in the batch's transaction, if this runner still leads this generation. */
   private async saveCheckpoint(trx: Knex, last: Position, first: Parameters<typeof moveCheckpoints>[2]): Promise<void> {
-    const move = this.checkpointMove(last);
+    const move = { name: this.projection.name, owner: this.owner, generation: this.generation, position: positionToString(last) };
     if (!(await moveCheckpoints(trx, [move], first)).has(move.name)) throw new Fenced();
-  }
-
-  private checkpointMove(last: Position): CheckpointMove {
-    return { name: this.projection.name, owner: this.owner, generation: this.generation, position: positionToString(last) };
   }
 
   /** `shared`: the batch came through the feed (see decodeOnce) */
