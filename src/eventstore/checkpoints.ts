@@ -123,7 +123,7 @@ export class CheckpointWrites {
   /**
    * Takes or renews `name`'s lease for `owner` if nobody holds it, it has lapsed or it is `owner`'s: the checkpoint as
    * it then stands, or null when another holds it. The takes of one turn go in one statement: an instance's runners
-   * start together and renew together (about 30 updates a start, and again every few seconds, were one round trip each).
+   * start together and renew together.
    */
   take(name: string, owner: string): Promise<LeaseTaken | null> {
     return this.takes.ask(name, owner);

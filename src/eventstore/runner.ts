@@ -87,7 +87,7 @@ export function migrateRunnerTables(db: Knex): Promise<void> {
 
 /**
  * Prepares an instance's runners over `db` (as each one's prepare()), their checkpoint rows read in one statement and
- * the missing ones inserted in one: two statements a runner at every start before.
+ * the missing ones inserted in one.
  */
 export async function prepareRunners(db: Knex, runners: readonly ProjectionRunner[]): Promise<void> {
   await migrateRunnerTables(db);
@@ -1067,7 +1067,7 @@ export class ProjectionRunner {
 /**
  * How long a wait on another instance's checkpoint sleeps after its `polls`-th read: 10, 10, 20, 20, 40, 40, 80, 80,
  * then 100 ms. A leader's checkpoint moves within tens of milliseconds of an append; a wait that lasts (a lagging or
- * stopped leader, up to a write's 5 s) read it 500 times at a fixed 10 ms, about 55 times now.
+ * stopped leader, up to a write's 5 s) reads it about 55 times.
  */
 function remotePollMs(polls: number): number {
   return Math.min(100, 10 * 2 ** Math.floor(polls / 2));

@@ -45,8 +45,7 @@ const completed = () =>
     return { id, url, report: await ended(id) };
   })());
 
-// a page load costs Chromium about 1 s of CPU on a slow 2-core guest and a full-page screenshot about 1.2 s more
-// (measured, stop 53): the tests that open three viewports with screenshots took 16-17 s of 30 in a clean-clone CI
+// three viewports with full-page screenshots: several seconds of Chromium CPU each on a slow 2-core machine
 describe('the public report page', { timeout: 60_000 }, () => {
   it('given a completed report, when opened without a key on a phone, a desktop and in print, then every block is drawn and nothing is fetched elsewhere', async () => {
     const { id, url, report } = await completed();
