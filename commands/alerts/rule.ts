@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { notFound } from '../../src/domain/errors';
-import { ALERT_KINDS, type EventData, type EventsOf, exhaustive } from '../../src/domain/events';
-import { eventTypeList } from '../../src/domain/event-lists';
+import { ALERT_KINDS, type EventData, type EventsOf, exhaustive, alertRuleEvents } from '../../src/domain/events';
+import { typesOf } from '../../src/domain/event-lists';
 import { newId } from '../../src/domain/ids';
 import { boundedString, EmailAddress, textProblem, Uuid } from '../../src/domain/schemas';
 import { type Aggregate, type CommandContext, handle, handleLive, handleNew } from '../handle';
@@ -9,7 +9,7 @@ import { type Aggregate, type CommandContext, handle, handleLive, handleNew } fr
 /** One alert rule and the alerts it fired, folded from its stream `alert-rule-<id>`. */
 export const alertRuleStream = (ruleId: string) => `alert-rule-${ruleId}`;
 
-export const ALERT_RULE_EVENT_TYPES = eventTypeList('AlertRuleCreated', 'AlertRuleUpdated', 'AlertRuleDeleted', 'AlertFired', 'AlertAcknowledged');
+export const ALERT_RULE_EVENT_TYPES = typesOf(alertRuleEvents);
 type AlertRuleEvent = EventsOf<typeof ALERT_RULE_EVENT_TYPES>;
 
 export const ALERT_RULE_NOT_FOUND = 'Alert rule not found';

@@ -1,6 +1,6 @@
 import { type DomainError, notFound } from '../../src/domain/errors';
-import { type DomainEvent, type EventData, type EventsOf, exhaustive } from '../../src/domain/events';
-import { eventTypeList } from '../../src/domain/event-lists';
+import { type DomainEvent, type EventData, type EventsOf, exhaustive, allowanceEvents } from '../../src/domain/events';
+import { typesOf } from '../../src/domain/event-lists';
 import { deterministicId } from '../../src/domain/ids';
 import { type Aggregate, type CommandContext, type Decision, handle } from '../handle';
 
@@ -26,7 +26,7 @@ export interface AllowanceState {
   used: number;
 }
 
-export const ALLOWANCE_EVENT_TYPES = eventTypeList('AllowanceReserved', 'AllowanceSettled');
+export const ALLOWANCE_EVENT_TYPES = typesOf(allowanceEvents);
 export type AllowanceEvent = EventsOf<typeof ALLOWANCE_EVENT_TYPES>;
 
 export const Allowance: Aggregate<AllowanceState, AllowanceEvent> = {

@@ -1,5 +1,5 @@
-import { type EventsOf, exhaustive } from '../../src/domain/events';
-import { eventTypeList } from '../../src/domain/event-lists';
+import { type EventsOf, exhaustive, catalogEvents } from '../../src/domain/events';
+import { typesOf } from '../../src/domain/event-lists';
 import type { DomainError } from '../../src/domain/errors';
 import { type Aggregate, type CommandContext, type Decision, handle, mapWriter } from '../handle';
 
@@ -95,28 +95,7 @@ export interface CatalogState {
 export const catalogStream = (websiteId: string) => `catalog-${websiteId}`;
 
 /** The events of a catalogue stream. */
-export const CATALOG_EVENT_TYPES = eventTypeList(
-  'CompetitorAdded',
-  'CompetitorRenamed',
-  'CompetitorIdentifiersChanged',
-  'CompetitorRemoved',
-  'TopicCreated',
-  'TopicDeleted',
-  'TopicRestored',
-  'PromptCreated',
-  'PromptUpdated',
-  'PromptDeleted',
-  'PromptAnswered',
-  'PersonaCreated',
-  'LocationCreated',
-  'PromptScheduleCreated',
-  'PromptScheduleUpdated',
-  'PromptScheduleArchived',
-  'SavedViewCreated',
-  'SavedViewUpdated',
-  'AttributeCreated',
-  'TopicEconomicsSet',
-);
+export const CATALOG_EVENT_TYPES = typesOf(catalogEvents);
 export type CatalogEvent = EventsOf<typeof CATALOG_EVENT_TYPES>;
 
 const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;

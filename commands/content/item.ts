@@ -1,11 +1,5 @@
-import {
-  CONTENT_EVENT_TYPES,
-  type ContentEvent,
-  type ContentFieldValue,
-  type ContentStage,
-  type ContentType,
-  type PipelineStatus,
-} from '../../src/domain/content';
+import { CONTENT_EVENT_TYPES, type ContentEvent } from '../../src/domain/events';
+import type { ContentFieldValue, ContentStage, ContentType, PipelineStatus } from '../../src/domain/content';
 import type { Aggregate } from '../handle';
 import { evolveItemByPipeline } from './pipeline';
 

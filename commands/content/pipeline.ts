@@ -1,14 +1,5 @@
-import { type EventData, exhaustive } from '../../src/domain/events';
-import {
-  CONTENT_EVENT_TYPES,
-  CONTENT_NOT_FOUND,
-  type ContentEvent,
-  type ContentPipelineEvent,
-  type ContentStage,
-  type ContentType,
-  contentStream,
-  type PipelineStatus,
-} from '../../src/domain/content';
+import { CONTENT_EVENT_TYPES, type ContentEvent, type ContentPipelineEvent, type EventData, exhaustive } from '../../src/domain/events';
+import { CONTENT_NOT_FOUND, type ContentStage, type ContentType, contentStream, type PipelineStatus } from '../../src/domain/content';
 import { deterministicId } from '../../src/domain/ids';
 import type { Aggregate } from '../handle';
 import { type ContentItemState, itemCreated } from './item';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ContentColumnType, contentSheetsStream, SHEET_NOT_FOUND } from '../../src/domain/content';
 import { conflict, type DomainError, invalid, notFound } from '../../src/domain/errors';
-import { type EventsOf, exhaustive } from '../../src/domain/events';
-import { eventTypeList } from '../../src/domain/event-lists';
+import { type EventsOf, exhaustive, contentSheetsEvents } from '../../src/domain/events';
+import { typesOf } from '../../src/domain/event-lists';
 import { newId } from '../../src/domain/ids';
 import { label, Uuid, WebsiteId } from '../../src/domain/schemas';
 import { type Aggregate, type CommandContext, type Decision, handle } from '../handle';
@@ -35,7 +35,7 @@ function withColumns(s: ContentSheetsState, sheetId: string, change: (columns: C
   return s;
 }
 
-export const CONTENT_SHEETS_EVENT_TYPES = eventTypeList('ContentSheetCreated', 'ContentColumnCreated', 'ContentColumnOptionsAdded');
+export const CONTENT_SHEETS_EVENT_TYPES = typesOf(contentSheetsEvents);
 export type ContentSheetsEvent = EventsOf<typeof CONTENT_SHEETS_EVENT_TYPES>;
 
 function apply(s: ContentSheetsState, e: ContentSheetsEvent): ContentSheetsState {

@@ -1,6 +1,6 @@
 import type { ContentType } from '../../src/domain/content';
-import { type EventsOf, exhaustive } from '../../src/domain/events';
-import { eventTypeList } from '../../src/domain/event-lists';
+import { type EventsOf, exhaustive, contentUrlsEvents } from '../../src/domain/events';
+import { typesOf } from '../../src/domain/event-lists';
 import type { Aggregate } from '../handle';
 
 export { contentUrlsStream } from '../../src/domain/content';
@@ -32,7 +32,7 @@ function release(s: ContentUrlsState, contentId: string): void {
   s.byContent.delete(contentId);
 }
 
-export const CONTENT_URLS_EVENT_TYPES = eventTypeList('ContentUrlsClaimed', 'ContentUrlReleased');
+export const CONTENT_URLS_EVENT_TYPES = typesOf(contentUrlsEvents);
 export type ContentUrlsEvent = EventsOf<typeof CONTENT_URLS_EVENT_TYPES>;
 
 function apply(s: ContentUrlsState, e: ContentUrlsEvent): ContentUrlsState {

@@ -1,5 +1,5 @@
-import { EMAIL_STREAM_PREFIX, type EventsOf, exhaustive } from '../../src/domain/events';
-import { eventTypeList } from '../../src/domain/event-lists';
+import { EMAIL_STREAM_PREFIX, type EventsOf, exhaustive, emailEvents } from '../../src/domain/events';
+import { typesOf } from '../../src/domain/event-lists';
 import { type Aggregate, type CommandContext, type Decision, handle } from '../handle';
 
 /**
@@ -25,7 +25,7 @@ export interface EmailState {
 
 export const emailStream = (emailId: string) => `${EMAIL_STREAM_PREFIX}${emailId}`;
 
-export const EMAIL_EVENT_TYPES = eventTypeList('EmailRequested', 'EmailSending', 'EmailDeferred', 'EmailSent', 'EmailFailed');
+export const EMAIL_EVENT_TYPES = typesOf(emailEvents);
 export type EmailEvent = EventsOf<typeof EMAIL_EVENT_TYPES>;
 
 export const Email: Aggregate<EmailState, EmailEvent> = {

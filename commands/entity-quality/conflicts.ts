@@ -1,6 +1,6 @@
 import { conflict, type DomainError, notFound } from '../../src/domain/errors';
-import { type EventsOf, exhaustive } from '../../src/domain/events';
-import { eventTypeList } from '../../src/domain/event-lists';
+import { type EventsOf, exhaustive, factConflictEvents } from '../../src/domain/events';
+import { typesOf } from '../../src/domain/event-lists';
 import { deterministicId } from '../../src/domain/ids';
 import type { Aggregate, CommandContext, Decision } from '../handle';
 import { newEventsFor } from '../handle';
@@ -10,7 +10,7 @@ import type { StreamAppend } from '../../src/eventstore/port';
 /** One fact conflict's stream, `fact-conflict-<conflict_id>`: its detection, then its resolution or dismissal, decided there. */
 export const conflictStream = (conflictId: string) => `fact-conflict-${conflictId}`;
 
-export const CONFLICT_EVENT_TYPES = eventTypeList('FactConflictDetected', 'FactConflictResolved', 'FactConflictDismissed');
+export const CONFLICT_EVENT_TYPES = typesOf(factConflictEvents);
 type ConflictEvent = EventsOf<typeof CONFLICT_EVENT_TYPES>;
 type Status = 'open' | 'resolved' | 'dismissed';
 

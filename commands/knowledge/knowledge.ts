@@ -1,6 +1,6 @@
 import type { Aggregate } from '../handle';
-import { type EventData, type EventsOf, exhaustive } from '../../src/domain/events';
-import { eventTypeList } from '../../src/domain/event-lists';
+import { type EventData, type EventsOf, exhaustive, knowledgeEvents } from '../../src/domain/events';
+import { typesOf } from '../../src/domain/event-lists';
 
 /**
  * A website's knowledge base, folded from its stream `knowledge-<website_id>`: pillars (names unique
@@ -10,16 +10,7 @@ import { eventTypeList } from '../../src/domain/event-lists';
  */
 export const knowledgeStream = (websiteId: string) => `knowledge-${websiteId}`;
 
-export const KNOWLEDGE_EVENT_TYPES = eventTypeList(
-  'PillarCreated',
-  'PillarUpdated',
-  'PillarResearched',
-  'FactRecorded',
-  'FactReviewed',
-  'FactUpdated',
-  'FactArchived',
-  'FactsDeleted',
-);
+export const KNOWLEDGE_EVENT_TYPES = typesOf(knowledgeEvents);
 export type KnowledgeEvent = EventsOf<typeof KNOWLEDGE_EVENT_TYPES>;
 
 export type PillarStatus = EventData<'PillarUpdated'>['status'] & string;

@@ -1,6 +1,6 @@
 import { type Aggregate, mapWriter } from '../handle';
-import { type EventsOf, exhaustive, type Feature, TEAM_EVENT_TYPES } from '../../src/domain/events';
-import { eventTypeList } from '../../src/domain/event-lists';
+import { type EventsOf, exhaustive, type Feature, TEAM_EVENT_TYPES, organizationEvents } from '../../src/domain/events';
+import { eventTypeList, typesOf } from '../../src/domain/event-lists';
 import { emptyTeam, foldTeam, isTeamEvent, ownTeam, type TeamState } from '../team/team';
 
 export interface WebsiteState {
@@ -38,17 +38,7 @@ export interface OrganizationState {
 export const organizationStream = (organizationId: string) => `org-${organizationId}`;
 
 /** The events of an organization stream: its own, its team's (commands/team), and two no rule reads. */
-export const ORGANIZATION_EVENT_TYPES = eventTypeList(
-  'OrganizationCreated',
-  'ApiKeyCreated',
-  'ApiKeyRevoked',
-  'WebsiteCreated',
-  'WebsiteExternalIdSet',
-  'WebsiteStatusChanged',
-  ...TEAM_EVENT_TYPES,
-  'UserPasswordSet',
-  'CreditsGranted',
-);
+export const ORGANIZATION_EVENT_TYPES = eventTypeList(...typesOf(organizationEvents), ...TEAM_EVENT_TYPES, 'CreditsGranted');
 export type OrganizationEvent = EventsOf<typeof ORGANIZATION_EVENT_TYPES>;
 
 /**

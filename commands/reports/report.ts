@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { type DomainError, notFound } from '../../src/domain/errors';
-import { type EventData, type EventsOf, exhaustive } from '../../src/domain/events';
-import { eventTypeList } from '../../src/domain/event-lists';
+import { type EventData, type EventsOf, exhaustive, reportEvents } from '../../src/domain/events';
+import { typesOf } from '../../src/domain/event-lists';
 import { newId } from '../../src/domain/ids';
 import { type Aggregate, type CommandContext, handle } from '../handle';
 
 /** One website report, folded from its stream `report-<id>`: it exists until deleted. */
 export const reportStream = (reportId: string) => `report-${reportId}`;
 
-export const REPORT_EVENT_TYPES = eventTypeList('ReportCreated', 'ReportDeleted');
+export const REPORT_EVENT_TYPES = typesOf(reportEvents);
 type ReportEvent = EventsOf<typeof REPORT_EVENT_TYPES>;
 
 export const REPORT_NOT_FOUND = 'Report not found';

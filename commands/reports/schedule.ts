@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { type EventsOf, exhaustive } from '../../src/domain/events';
-import { eventTypeList } from '../../src/domain/event-lists';
+import { type EventsOf, exhaustive, reportScheduleEvents } from '../../src/domain/events';
+import { typesOf } from '../../src/domain/event-lists';
 import { newId } from '../../src/domain/ids';
 import { EmailAddress, Uuid } from '../../src/domain/schemas';
 import { type Aggregate, type CommandContext, handle, handleLive, handleNew } from '../handle';
@@ -8,13 +8,7 @@ import { type Aggregate, type CommandContext, handle, handleLive, handleNew } fr
 /** One report schedule and the periods it sent, folded from its stream `report-schedule-<id>`. */
 export const reportScheduleStream = (scheduleId: string) => `report-schedule-${scheduleId}`;
 
-export const REPORT_SCHEDULE_EVENT_TYPES = eventTypeList(
-  'ReportScheduleCreated',
-  'ReportScheduleUpdated',
-  'ReportScheduleDeleted',
-  'ReportSchedulePeriodClaimed',
-  'ReportSchedulePeriodSent',
-);
+export const REPORT_SCHEDULE_EVENT_TYPES = typesOf(reportScheduleEvents);
 type ReportScheduleEvent = EventsOf<typeof REPORT_SCHEDULE_EVENT_TYPES>;
 
 export const REPORT_SCHEDULE_NOT_FOUND = 'Report schedule not found';

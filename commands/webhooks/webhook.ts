@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { type DomainError, notFound } from '../../src/domain/errors';
-import { type EventData, type EventsOf, exhaustive } from '../../src/domain/events';
-import { eventTypeList } from '../../src/domain/event-lists';
+import { type EventData, type EventsOf, exhaustive, webhookEvents } from '../../src/domain/events';
+import { typesOf } from '../../src/domain/event-lists';
 import { newId } from '../../src/domain/ids';
 import { boundedString, text, Uuid } from '../../src/domain/schemas';
 import { type Aggregate, type CommandContext, type Decision, handle } from '../handle';
@@ -10,7 +10,7 @@ import { type Aggregate, type CommandContext, type Decision, handle } from '../h
 /** One webhook endpoint, folded from its stream `webhook-<id>`: its settings and signing secrets. */
 export const webhookStream = (webhookId: string) => `webhook-${webhookId}`;
 
-export const WEBHOOK_EVENT_TYPES = eventTypeList('WebhookCreated', 'WebhookUpdated', 'WebhookSecretRotated', 'WebhookDeleted', 'WebhookTested');
+export const WEBHOOK_EVENT_TYPES = typesOf(webhookEvents);
 type WebhookEvent = EventsOf<typeof WEBHOOK_EVENT_TYPES>;
 
 export const WEBHOOK_NOT_FOUND = 'Webhook not found';

@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import type { EventsOf } from './events';
-import { eventTypeList } from './event-lists';
 
 /**
  * The content hub's vocabulary (spec, "Content hub records"; CONTRACT.md, "Content hub"), shared by its events,
@@ -39,30 +37,3 @@ export const SHEET_NOT_FOUND = 'Sheet not found';
 export const contentStream = (contentId: string) => `content-${contentId}`;
 export const contentUrlsStream = (websiteId: string) => `contenturls-${websiteId}`;
 export const contentSheetsStream = (websiteId: string) => `contentsheets-${websiteId}`;
-
-/** The events of an item's generation pipeline, the content job's end included. */
-export const CONTENT_PIPELINE_EVENT_TYPES = eventTypeList(
-  'ContentGenerationRequested',
-  'ContentBriefGenerated',
-  'ContentBriefApproved',
-  'ContentArticleGenerated',
-  'ContentPageFetched',
-  'ContentReviewed',
-  'ContentEdited',
-  'ContentRevised',
-  'ContentPublished',
-  'JobSucceeded',
-  'JobFailed',
-);
-export type ContentPipelineEvent = EventsOf<typeof CONTENT_PIPELINE_EVENT_TYPES>;
-
-/** The events of an item's stream `content-<content_id>`: its own, its pipeline's, and its job's start and charges. */
-export const CONTENT_EVENT_TYPES = eventTypeList(
-  'ContentTracked',
-  'ContentTitleChanged',
-  'ContentDeleted',
-  ...CONTENT_PIPELINE_EVENT_TYPES,
-  'JobStarted',
-  'CreditsCharged',
-);
-export type ContentEvent = EventsOf<typeof CONTENT_EVENT_TYPES>;

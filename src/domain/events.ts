@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ACCESS_LEVELS, PERMISSION_CATEGORIES } from './principal';
 import { ContentColumnType, ContentFieldValue, ContentType } from './content';
 import { erases, sealed, subject } from './sealing';
-import { eventTypeList } from './event-lists';
+import { eventTypeList, typesOf } from './event-lists';
 
 /** Who made a change. */
 export const Actor = z.object({
@@ -69,25 +69,17 @@ const WriterVersion = z.object({
   fact_ids: z.array(z.string()).optional(),
 });
 
-/**
- * The event catalogue: every event type with its data schema. Adding an event is one entry here.
- * Facts only: derivations live in projections. What a user can erase is marked sealed (see src/domain/sealing.ts).
- */
 /** The kinds of alert rule (CONTRACT "Webhooks and alerts"). */
 export const ALERT_KINDS = ['metric_change', 'competitor_overtakes', 'access_changed', 'run_failed'] as const;
 
-export const catalogue = {
+/** An organization's own stream `org-<organization_id>`: its keys and websites, and the passwords its users set. */
+export const organizationEvents = {
   OrganizationCreated: z.object({
     organization_id: z.string(),
     name: z.string(),
     plan: Plan,
     features: z.array(Feature),
     pitch_allowance: z.number().int().nonnegative(),
-  }),
-  UserAdded: z.object({
-    user_id: z.string(),
-    email: z.string(),
-    role: z.enum(['owner', 'admin', 'viewer']),
   }),
   ApiKeyCreated: z.object({
     api_key_id: z.string(),
@@ -108,8 +100,17 @@ export const catalogue = {
   }),
   WebsiteExternalIdSet: z.object({ website_id: z.string(), external_id: z.string().nullable() }),
   WebsiteStatusChanged: z.object({ website_id: z.string(), status: z.enum(['active', 'paused', 'deleted']) }),
+  /** the password a user chose (argon2id hash) when their acceptance of an invite created their account */
+  UserPasswordSet: z.object({ user_id: z.string(), password_hash: z.string() }),
+} as const;
 
-  // organization administration (stream org-<organization_id>): roles, users, memberships, groups, invites
+/** An organization's team, on its stream `org-<organization_id>`: roles, users, memberships, groups, invites. */
+export const teamEvents = {
+  UserAdded: z.object({
+    user_id: z.string(),
+    email: z.string(),
+    role: z.enum(['owner', 'admin', 'viewer']),
+  }),
   RoleCreated: z.object({ role_id: z.string(), name: z.string(), slug: z.string(), permissions: PermissionsData }),
   RoleDeleted: z.object({ role_id: z.string(), name: z.string() }),
   /** a user account created by an invite (direct: email unverified; accepted: verified by the link) */
@@ -120,8 +121,6 @@ export const catalogue = {
     last_name: z.string().nullable(),
     email_verified: z.boolean(),
   }),
-  /** the password a user chose (argon2id hash) when their acceptance of an invite created their account */
-  UserPasswordSet: z.object({ user_id: z.string(), password_hash: z.string() }),
   OrganizationMemberAdded: z.object({ user_id: z.string(), role_id: z.string() }),
   OrganizationMemberRoleChanged: z.object({ user_id: z.string(), role_id: z.string() }),
   /** the user leaves the organization: with their organization role go their groups and website memberships */
@@ -176,8 +175,10 @@ export const catalogue = {
     expires_at: z.string(),
   }),
   InviteAccepted: z.object({ invite_id: z.string(), user_id: z.string() }),
+} as const;
 
-  // catalogue of one website (stream catalog-<website_id>)
+/** The catalogue of one website (stream `catalog-<website_id>`). */
+export const catalogEvents = {
   CompetitorAdded: z.object({
     competitor_id: z.string(),
     name: z.string(),
@@ -249,8 +250,18 @@ export const catalogue = {
   /** only the fields that changed; filters replace the stored ones as a whole */
   SavedViewUpdated: z.object({ view_id: z.string(), name: z.string().optional(), filters: z.record(z.string(), z.unknown()).optional() }),
   AttributeCreated: z.object({ attribute_id: z.string(), name: z.string(), description: z.string().nullable() }),
+  /** a topic's own economics (catalogue stream; docs/VALUATION.md): null removes them (the category's defaults apply) */
+  TopicEconomicsSet: z.object({
+    topic_id: z.string(),
+    economics: z.object({ monthly_searches: z.number().int().nonnegative(), cpc_usd: z.number().nonnegative() }).nullable(),
+  }),
+} as const;
 
-  // runs and answers
+/**
+ * Runs and answers: a run (`run-<run_id>`, with its units), its slot, each answer (`response-<response_id>`) and
+ * imports.
+ */
+export const runEvents = {
   /** a run of a website's active prompts x a schedule's models x its locations (stream run-<run_id>, with its units) */
   RunStarted: z.object({
     run_id: z.string(),
@@ -341,6 +352,41 @@ export const catalogue = {
     message: z.string(),
     attempts: z.number().int().nullable(),
   }),
+  /** one import call: what it brought in and what it skipped as already imported */
+  ResponsesImported: z.object({
+    import_id: z.string(),
+    website_id: z.string(),
+    response_ids: z.array(z.string()),
+    imported: z.number().int().nonnegative(),
+    skipped: z.number().int().nonnegative(),
+  }),
+  /** what an answer says about entities for the website's attributes (imported, or found by an extractor) */
+  ObservationsRecorded: z.object({
+    response_id: z.string(),
+    website_id: z.string(),
+    /** the answer's prompt, location and schedule: what the observations filters select on */
+    prompt_id: z.string(),
+    location_id: z.string().nullable(),
+    schedule_id: z.string().nullable(),
+    model: z.string(),
+    /** the answer's time, to the second */
+    observed_at: z.string(),
+    extractor: z.enum(['import', 'rules', 'llm']),
+    observations: z.array(
+      z.object({
+        observation_id: z.string(),
+        entity_id: z.string(),
+        attribute_id: z.string(),
+        positive: z.boolean(),
+        score: z.number().nullable(),
+        text_span: z.string(),
+      }),
+    ),
+  }),
+} as const;
+
+/** Credits: granted to an organization, spent by an answer or a job's step. */
+export const creditEvents = {
   /** credits an engine call used (one per provider request that produced an answer) */
   CreditsUsed: z.object({
     website_id: z.string(),
@@ -373,50 +419,27 @@ export const catalogue = {
     credits: z.number().positive(),
     reason: z.string().nullable(),
   }),
-  /** one import call: what it brought in and what it skipped as already imported */
-  ResponsesImported: z.object({
-    import_id: z.string(),
-    website_id: z.string(),
-    response_ids: z.array(z.string()),
-    imported: z.number().int().nonnegative(),
-    skipped: z.number().int().nonnegative(),
-  }),
-  /** what an answer says about entities for the website's attributes (imported, or found by an extractor) */
-  ObservationsRecorded: z.object({
-    response_id: z.string(),
-    website_id: z.string(),
-    /** the answer's prompt, location and schedule: what the observations filters select on */
-    prompt_id: z.string(),
-    location_id: z.string().nullable(),
-    schedule_id: z.string().nullable(),
-    model: z.string(),
-    /** the answer's time, to the second */
-    observed_at: z.string(),
-    extractor: z.enum(['import', 'rules', 'llm']),
-    observations: z.array(
-      z.object({
-        observation_id: z.string(),
-        entity_id: z.string(),
-        attribute_id: z.string(),
-        positive: z.boolean(),
-        score: z.number().nullable(),
-        text_span: z.string(),
-      }),
-    ),
-  }),
+} as const;
 
-  // jobs: a job is the stream `<kind>-<job_id>` (src/domain/jobs.ts), opened by its kind's request event; the job
-  // workers (src/workers/jobs.ts) append these around the kind's own step events
+/**
+ * Jobs: a job is the stream `<kind>-<job_id>` (src/domain/jobs.ts), opened by its kind's request event; the job
+ * workers (src/workers/jobs.ts) append these around the kind's own step events.
+ */
+export const jobEvents = {
   /** the job has its running slot and a worker began it */
   JobStarted: z.object({ job_id: z.string(), kind: z.string() }),
   JobSucceeded: z.object({ job_id: z.string(), kind: z.string() }),
   /** error_kind: the kind's own reasons, `internal` (a step kept throwing), `abandoned` (its workers kept dying) */
   JobFailed: z.object({ job_id: z.string(), kind: z.string(), error_kind: z.string(), message: z.string() }),
-
   /** an idempotent request admitted: the first event of the stream it created (commands/idempotency) */
   RequestAdmitted: z.object({ scope: z.string(), key: z.string(), fingerprint: z.string(), result_id: z.string() }),
+} as const;
 
-  // allowances (stream allowance-<organization>-<allowance>-<period>): reserved at admission, settled when the job ends
+/**
+ * Allowances (stream `allowance-<organization>-<allowance>-<period>`): reserved at admission, settled when the job
+ * ends.
+ */
+export const allowanceEvents = {
   AllowanceReserved: z.object({
     allowance: z.string(),
     /** the allowance's period, e.g. the UTC month `2026-11` */
@@ -437,8 +460,10 @@ export const catalogue = {
     reservation_id: z.string(),
     outcome: z.enum(['consumed', 'released']),
   }),
+} as const;
 
-  // the probe: the reference job (src/workers/probe.ts), which checks the job machinery end to end
+/** The probe: the reference job (src/workers/probe.ts), which checks the job machinery end to end. */
+export const probeEvents = {
   ProbeRequested: z.object({
     job_id: z.string(),
     website_id: z.string().nullable(),
@@ -450,7 +475,10 @@ export const catalogue = {
     allowance: z.object({ name: z.string(), period: z.string() }).nullable(),
   }),
   ProbeStepCompleted: z.object({ job_id: z.string(), step: z.number().int().positive(), worker: z.string() }),
-  // email outbox (stream email-<email_id>): the only outbound side effect
+} as const;
+
+/** The email outbox (stream `email-<email_id>`): the only outbound side effect. */
+export const emailEvents = {
   /**
    * An email to send. `to` (the recipient) and `params` (what the template shows, e.g. an acceptance link with its
    * token) are the fields erasure seals; the worker renders the body from the template when it sends.
@@ -488,12 +516,10 @@ export const catalogue = {
   }),
   /** given up: refused for good (5xx), out of attempts, or nothing to send (erased, unknown template) */
   EmailFailed: z.object({ email_id: z.string(), attempts: z.number().int().nonnegative(), reason: z.string(), permanent: z.boolean() }),
-  // ---- ai value ----
-  /** a topic's own economics (catalogue stream; docs/VALUATION.md): null removes them (the category's defaults apply) */
-  TopicEconomicsSet: z.object({
-    topic_id: z.string(),
-    economics: z.object({ monthly_searches: z.number().int().nonnegative(), cpc_usd: z.number().nonnegative() }).nullable(),
-  }),
+} as const;
+
+/** AI search value: a website's value job. */
+export const aiValueEvents = {
   /** a valuation job of one website (stream aivalue-<job_id>); reason: what asked for it */
   AiValueRequested: z.object({
     job_id: z.string(),
@@ -514,11 +540,13 @@ export const catalogue = {
     assumptions_version: z.string(),
     valuation: z.record(z.string(), z.unknown()).nullable(),
   }),
+} as const;
 
-  // ---- knowledge ----
-  // a website's knowledge base (stream knowledge-<website_id>): pillars and brand facts, decided on one stream. A fact's
-  // text, quote and source URL are erasable (sealed under fact-<id>); a pillar is researched by the job
-  // `pillar_research-<pillar_id>` (src/workers/pillar-research.ts)
+/**
+ * A website's knowledge base (stream `knowledge-<website_id>`): pillars and brand facts, decided on one stream. A
+ * fact's text, quote and source URL are erasable (sealed under fact-<id>).
+ */
+export const knowledgeEvents = {
   /** a pillar (subject area); its name is unique per website case-insensitively; a new pillar is `researching` */
   PillarCreated: z.object({ pillar_id: z.string(), website_id: z.string(), name: z.string(), description: z.string() }),
   /** only the fields that changed */
@@ -561,10 +589,17 @@ export const catalogue = {
   FactArchived: z.object({ fact_id: z.string(), replaced_by: z.string().nullable() }),
   /** physical delete: the facts and the archived facts they replaced are erased (their keys dropped) */
   FactsDeleted: z.object({ fact_ids: z.array(erases('fact')), replaced_ids: z.array(erases('fact')) }),
+} as const;
+
+/** A pillar's research: the job `pillar_research-<pillar_id>` (src/workers/pillar-research.ts). */
+export const pillarResearchEvents = {
   /** the research of a pillar (job stream pillar_research-<job_id>, job id = pillar id) */
   PillarResearchRequested: z.object({ job_id: z.string(), website_id: z.string(), pillar_id: z.string() }),
   PillarResearchStepDone: z.object({ job_id: z.string(), step: z.string(), facts: z.number().int().nonnegative() }),
-  // ---- seo ----
+} as const;
+
+/** SEO recommendations: a job `seo-<job_id>`. */
+export const seoEvents = {
   /** an SEO recommendations job (stream seo-<job_id>): the page as submitted (a draft) or as fetched (a public HTTPS URL) */
   SeoRecommendationsRequested: z.object({
     job_id: z.string(),
@@ -598,7 +633,10 @@ export const catalogue = {
       }),
     ),
   }),
-  // ---- prompt discovery ----
+} as const;
+
+/** Prompt discovery: a run `discovery-<run_id>`. */
+export const discoveryEvents = {
   /** a prompt discovery run (stream discovery-<run_id>) */
   PromptDiscoveryRequested: z.object({
     run_id: z.string(),
@@ -618,10 +656,13 @@ export const catalogue = {
   }),
   /** suggestions of a run made prompts (through the catalogue's create-prompt command) */
   PromptDiscoveryAccepted: z.object({ run_id: z.string(), indices: z.array(z.number().int()), prompt_ids: z.array(z.string()) }),
+} as const;
 
-  // ---- pitches ----
-  // a pitch report is the job stream `pitch-<id>` (opened by RequestAdmitted with its Idempotency-Key); the pitch worker
-  // (src/workers/pitch.ts) appends the research, the plan, the answers of each model and the compiled report
+/**
+ * A pitch report is the job stream `pitch-<id>` (opened by RequestAdmitted with its Idempotency-Key); the pitch
+ * worker (src/workers/pitch.ts) appends the research, the plan, the answers of each model and the compiled report.
+ */
+export const pitchEvents = {
   /** a pitch report admitted: the prospect's site, where it is measured, the models asked, its public report token */
   PitchRequested: z.object({
     job_id: z.string(),
@@ -678,12 +719,14 @@ export const catalogue = {
     /** the prospect's answers by sentiment: positive, neutral (mentioned without a judgement), negative */
     sentiment: z.object({ positive: z.number().int(), neutral: z.number().int(), negative: z.number().int() }),
   }),
+} as const;
 
-  // ---- content ----
-  // An item's own stream is `content-<content_id>`; a website's URL registry `contenturls-<website_id>` decides that a
-  // normalized URL names one item; its sheets and columns live on `contentsheets-<website_id>`. Erasable parts (title,
-  // URLs, custom field values, brief, body, version bodies) are sealed per subject `content-<content_id>`, in the
-  // registry's claims too.
+/**
+ * A website's URL registry `contenturls-<website_id>`: it decides that a normalized URL names one content item.
+ * Erasable parts of the content hub (title, URLs, custom field values, brief, body, version bodies) are sealed per
+ * subject `content-<content_id>`, in the registry's claims too.
+ */
+export const contentUrlsEvents = {
   /** URLs taken by items of the website (tracking, publishing): each claim moves the item's previous URL, if any */
   ContentUrlsClaimed: z.object({
     website_id: z.string(),
@@ -693,6 +736,10 @@ export const catalogue = {
   }),
   /** the item's URL free again (its item deleted); older events name the URL, in clear */
   ContentUrlReleased: z.object({ website_id: z.string(), content_id: z.string(), normalized_url: z.string().optional() }),
+} as const;
+
+/** A content item's own stream `content-<content_id>`. */
+export const contentItemEvents = {
   /** a page tracked by URL (types imported and external): no page text, no generation */
   ContentTracked: z.object({
     content_id: subject('content'),
@@ -708,6 +755,10 @@ export const catalogue = {
   ContentTitleChanged: z.object({ content_id: subject('content'), website_id: z.string(), title: sealed(z.string()) }),
   /** the item is gone for good: its sealed parts are erased with the subject's key (older events name its URL, in clear) */
   ContentDeleted: z.object({ content_id: erases('content'), website_id: z.string(), normalized_url: z.string().nullable().optional() }),
+} as const;
+
+/** A website's content sheets and their columns (stream `contentsheets-<website_id>`). */
+export const contentSheetsEvents = {
   ContentSheetCreated: z.object({ website_id: z.string(), sheet_id: z.string(), name: z.string(), type: z.enum(['sheet', 'view']) }),
   ContentColumnCreated: z.object({
     website_id: z.string(),
@@ -719,7 +770,10 @@ export const catalogue = {
   }),
   /** multi-select options added to a column (on the fly by tracking) */
   ContentColumnOptionsAdded: z.object({ website_id: z.string(), sheet_id: z.string(), column_id: z.string(), options: z.array(z.string()) }),
-  // ---- content pipeline (stream content-<content_id>: the generation job, publish, edit, revise) ----
+} as const;
+
+/** A content item's pipeline, on its stream `content-<content_id>`: the generation job, publish, edit, revise. */
+export const contentPipelineEvents = {
   /**
    * A generation requested: opens the item's stream and is the content job's request (JOB_KINDS.content). What the
    * writer is told is fixed here, at admission (the topic's and prompts' texts, the brand).
@@ -803,7 +857,13 @@ export const catalogue = {
     version_id: z.string(),
     version_number: z.number().int().positive(),
   }),
-  // AI crawler analytics (docs/api/crawlers.md): one event per ingested batch of log lines, aggregated, never one per line
+} as const;
+
+/**
+ * AI crawler analytics (docs/api/crawlers.md, stream `crawlerlogs-<website_id>`): one event per ingested batch of
+ * log lines, aggregated, never one per line.
+ */
+export const crawlerEvents = {
   /** the new (not duplicate) AI-crawler hits of a batch of log lines, per (day, bot, page, status, verification) */
   CrawlerHitsImported: z.object({
     website_id: z.string(),
@@ -820,13 +880,21 @@ export const catalogue = {
       }),
     ),
   }),
-  // ---- entity quality ----
-  // competitor suggestions (stream competitor-suggestions-<website_id>) and fact conflicts (one stream each,
-  // fact-conflict-<conflict_id>); a conflict's texts are sealed under its fact's subject, so erasing the fact erases them
+} as const;
+
+/** Competitor suggestions (stream `competitor-suggestions-<website_id>`). */
+export const competitorSuggestionEvents = {
   /** a name answers put forward is never suggested again (key: the name compared case-insensitively) */
   CompetitorSuggestionDismissed: z.object({ website_id: z.string(), name: z.string(), key: z.string() }),
   /** a name answers put forward reached the default min_answers for the first time */
   CompetitorSuggested: z.object({ website_id: z.string(), name: z.string(), key: z.string(), answers: z.number().int().positive() }),
+} as const;
+
+/**
+ * Fact conflicts, one stream each (`fact-conflict-<conflict_id>`); a conflict's texts are sealed under its fact's
+ * subject, so erasing the fact erases them.
+ */
+export const factConflictEvents = {
   /** the judge found a sentence about the brand contradicting an approved fact */
   FactConflictDetected: z.object({
     conflict_id: z.string(),
@@ -840,10 +908,13 @@ export const catalogue = {
   }),
   FactConflictResolved: z.object({ conflict_id: z.string() }),
   FactConflictDismissed: z.object({ conflict_id: z.string() }),
+} as const;
 
-  // ---- webhooks and alerts ----
-  // a webhook endpoint (stream webhook-<id>); its signing secrets are sealed under webhook-<id>: encrypted at rest,
-  // erased with the endpoint. Deliveries and their attempts are the delivery worker's table (src/workers/webhooks.ts)
+/**
+ * A webhook endpoint (stream `webhook-<id>`); its signing secrets are sealed under webhook-<id>: encrypted at rest,
+ * erased with the endpoint. Deliveries and their attempts are the delivery worker's table (src/workers/webhooks.ts).
+ */
+export const webhookEvents = {
   WebhookCreated: z.object({
     webhook_id: subject('webhook'),
     url: z.string(),
@@ -869,11 +940,14 @@ export const catalogue = {
   WebhookDeleted: z.object({ webhook_id: erases('webhook') }),
   /** a `webhook.test` event for this endpoint alone */
   WebhookTested: z.object({ webhook_id: z.string() }),
+} as const;
 
-  // ---- alerts ----
-  // an alert rule and the alerts it fires, on one stream (alert-rule-<id>): a firing is decided there with the
-  // stream's expected version, so instances evaluating at once fire once per (window end day, direction); the
-  // rule's email addresses are sealed under alert_rule-<id>: deleting the rule erases them
+/**
+ * An alert rule and the alerts it fires, on one stream (`alert-rule-<id>`): a firing is decided there with the
+ * stream's expected version, so instances evaluating at once fire once per (window end day, direction); the rule's
+ * email addresses are sealed under alert_rule-<id>: deleting the rule erases them.
+ */
+export const alertRuleEvents = {
   AlertRuleCreated: z.object({
     rule_id: subject('alert_rule'),
     website_id: z.string(),
@@ -908,8 +982,13 @@ export const catalogue = {
     }),
   }),
   AlertAcknowledged: z.object({ alert_id: z.string(), rule_id: z.string() }),
-  // ---- website reports ----
-  // a report (stream report-<id>): the snapshot of its numbers taken at creation, which its page shows forever
+} as const;
+
+/**
+ * A website report (stream `report-<id>`): the snapshot of its numbers taken at creation, which its page shows
+ * forever.
+ */
+export const reportEvents = {
   ReportCreated: z.object({
     report_id: z.string(),
     website_id: z.string(),
@@ -920,7 +999,10 @@ export const catalogue = {
     snapshot: z.record(z.string(), z.unknown()),
   }),
   ReportDeleted: z.object({ report_id: z.string() }),
-  // a report schedule (stream report-schedule-<id>): each period's report made and mailed once (claimed, then sent)
+} as const;
+
+/** A report schedule (stream `report-schedule-<id>`): each period's report made and mailed once (claimed, then sent). */
+export const reportScheduleEvents = {
   ReportScheduleCreated: z.object({
     schedule_id: z.string(),
     website_id: z.string(),
@@ -946,29 +1028,54 @@ export const catalogue = {
   ReportSchedulePeriodSent: z.object({ schedule_id: z.string(), period: z.string(), report_id: z.string(), recipients: z.number() }),
 } as const;
 
+/**
+ * The event catalogue: every event type with its data schema, one group above per kind of stream. Adding an event is
+ * one entry in its group. Facts only: derivations live in projections. What a user can erase is marked sealed (see
+ * src/domain/sealing.ts).
+ */
+export const catalogue = {
+  ...organizationEvents,
+  ...teamEvents,
+  ...catalogEvents,
+  ...runEvents,
+  ...creditEvents,
+  ...jobEvents,
+  ...allowanceEvents,
+  ...probeEvents,
+  ...emailEvents,
+  ...aiValueEvents,
+  ...knowledgeEvents,
+  ...pillarResearchEvents,
+  ...seoEvents,
+  ...discoveryEvents,
+  ...pitchEvents,
+  ...contentUrlsEvents,
+  ...contentItemEvents,
+  ...contentSheetsEvents,
+  ...contentPipelineEvents,
+  ...crawlerEvents,
+  ...competitorSuggestionEvents,
+  ...factConflictEvents,
+  ...webhookEvents,
+  ...alertRuleEvents,
+  ...reportEvents,
+  ...reportScheduleEvents,
+} as const;
+
 export type EventType = keyof typeof catalogue;
 export type EventData<T extends EventType> = z.infer<(typeof catalogue)[T]>;
 export type DomainEvent = { [T in EventType]: { type: T; data: EventData<T> } }[EventType];
 
 /** The events of an organization's team (roles, users, members, groups, invites): what its decider folds and its read model applies. */
-export const TEAM_EVENT_TYPES = eventTypeList(
-  'UserAdded',
-  'RoleCreated',
-  'RoleDeleted',
-  'UserCreated',
-  'OrganizationMemberAdded',
-  'OrganizationMemberRoleChanged',
-  'OrganizationMemberRemoved',
-  'WebsiteMemberAdded',
-  'WebsiteMemberRoleChanged',
-  'WebsiteMemberRemoved',
-  'GroupCreated',
-  'GroupUpdated',
-  'GroupMemberAdded',
-  'GroupMemberRemoved',
-  'InviteCreated',
-  'InviteAccepted',
-);
+export const TEAM_EVENT_TYPES = typesOf(teamEvents);
+
+/** The events of an item's generation pipeline, the content job's end included. */
+export const CONTENT_PIPELINE_EVENT_TYPES = eventTypeList(...typesOf(contentPipelineEvents), 'JobSucceeded', 'JobFailed');
+export type ContentPipelineEvent = EventsOf<typeof CONTENT_PIPELINE_EVENT_TYPES>;
+
+/** The events of an item's stream `content-<content_id>`: its own, its pipeline's, and its job's start and charges. */
+export const CONTENT_EVENT_TYPES = eventTypeList(...typesOf(contentItemEvents), ...CONTENT_PIPELINE_EVENT_TYPES, 'JobStarted', 'CreditsCharged');
+export type ContentEvent = EventsOf<typeof CONTENT_EVENT_TYPES>;
 export type EventOf<T extends EventType> = Extract<DomainEvent, { type: T }>;
 /** The events of one kind of stream, from the const list of its types. */
 export type EventsOf<L extends readonly EventType[]> = EventOf<L[number]>;
@@ -985,7 +1092,7 @@ export function isEventOf<const L extends readonly EventType[]>(types: L): (e: D
 export const isKnownType = (t: string): t is EventType => Object.hasOwn(catalogue, t);
 /** The stream of one email of the outbox: `email-<email id>`. */
 /** The AI crawler log imports of a website: `crawlerlogs-<website_id>`. */
-export const CRAWLER_EVENT_TYPES = eventTypeList('CrawlerHitsImported');
+export const CRAWLER_EVENT_TYPES = typesOf(crawlerEvents);
 export const CRAWLER_STREAM_PREFIX = 'crawlerlogs-';
 export const EMAIL_STREAM_PREFIX = 'email-';
 /** The stream of one engine answer (its outcome and credits): `response-<response id>`; imports have their own. */

@@ -1,7 +1,7 @@
 import { compilePitchReport, PITCH_ATTRIBUTES } from '../../commands/pitches/report';
 import { creditsCharged } from '../domain/credits';
-import { type EventData, type EventsOf, exhaustive } from '../domain/events';
-import { eventTypeList } from '../domain/event-lists';
+import { type EventData, type EventsOf, exhaustive, pitchEvents } from '../domain/events';
+import { typesOf } from '../domain/event-lists';
 import { deterministicId } from '../domain/ids';
 import { domainOf } from '../domain/urls';
 import { type AnswerResult, isEngineError } from '../engines/port';
@@ -13,7 +13,7 @@ import { cutText } from '../domain/text';
 import { mapLimit } from '../domain/map-limit';
 
 /** The pitch's own events in its job stream. */
-const PITCH_EVENT_TYPES = eventTypeList('PitchRequested', 'PitchSiteResearched', 'PitchPlanWritten', 'PitchAnswersRecorded', 'PitchReportCompiled');
+const PITCH_EVENT_TYPES = typesOf(pitchEvents);
 type PitchEvent = EventsOf<typeof PITCH_EVENT_TYPES>;
 
 export interface PitchState {
