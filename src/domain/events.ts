@@ -463,7 +463,7 @@ export const allowanceEvents = {
 } as const;
 
 /** The probe: the reference job (src/workers/probe.ts), which checks the job machinery end to end. */
-export const probeEvents = {
+export const probeJobEvents = {
   ProbeRequested: z.object({
     job_id: z.string(),
     website_id: z.string().nullable(),
@@ -1041,7 +1041,7 @@ export const catalogue = {
   ...creditEvents,
   ...jobEvents,
   ...allowanceEvents,
-  ...probeEvents,
+  ...probeJobEvents,
   ...emailEvents,
   ...aiValueEvents,
   ...knowledgeEvents,
