@@ -29,6 +29,11 @@ export async function getConflict(db: Knex, websiteId: string, id: string): Prom
   return r && view(r);
 }
 
+/** The conflicts of one fact, in every status, with their websites (a fact is one website's). */
+export async function conflictsOfFact(db: Knex, factId: string): Promise<{ id: string; website_id: string }[]> {
+  return db('rm_fact_conflicts').where({ fact_id: factId }).select('id', 'website_id');
+}
+
 /** Where a conflict addressed by id alone lives (null: unknown). */
 export async function locateConflict(db: Knex, id: string): Promise<{ organization_id: string; website_id: string } | null> {
   return (await db('rm_fact_conflicts').where({ id }).first('organization_id', 'website_id')) ?? null;

@@ -126,3 +126,26 @@ export async function trackedName(db: Knex, websiteId: string, key: string): Pro
   const r = await db.raw('select 1 from rm_suggestion_entities where website_id = ? and ? = any(keys) limit 1', [websiteId, key]);
   return r.rows.length > 0;
 }
+
+/**
+ * Of the names `keys`, those a website's answers put forward at least `atLeast` times so far that are neither
+ * announced, dismissed nor tracked: each with its answers and its first spelling.
+ */
+export async function namesToAnnounce(
+  db: Knex,
+  websiteId: string,
+  keys: readonly string[],
+  atLeast: number,
+): Promise<{ key: string; name: string; answers: number }[]> {
+  const r = await db.raw(
+    `select d.key, sum(d.answers)::int as answers, (array_agg(d.name order by d.first_seen))[1] as name
+       from rm_suggestion_days d
+      where d.website_id = ? and d.key = any(?)
+        and not exists (select 1 from rm_suggestion_announced a where a.website_id = d.website_id and a.key = d.key)
+        and not exists (select 1 from rm_suggestion_dismissed x where x.website_id = d.website_id and x.key = d.key)
+        and not exists (select 1 from rm_suggestion_entities e where e.website_id = d.website_id and d.key = any(e.keys))
+      group by d.key having sum(d.answers) >= ?`,
+    [websiteId, [...keys], atLeast],
+  );
+  return r.rows;
+}

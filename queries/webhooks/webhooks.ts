@@ -21,6 +21,15 @@ const view = (r: any): WebhookView => ({
 export const listWebhooks = (db: Knex, organizationId: string): Promise<WebhookView[]> =>
   oldestFirst(db, 'rm_webhooks', { organization_id: organizationId }, view);
 
+/** The ids among `ids` of the organization's endpoints. */
+export async function webhookIdsOf(db: Knex, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
+  const rows: { id: string }[] = await db('rm_webhooks')
+    .where('organization_id', organizationId)
+    .whereIn('id', [...ids])
+    .select('id');
+  return new Set(rows.map((r) => r.id));
+}
+
 /** One endpoint of the organization (another organization's is undefined, as an unknown one). */
 export const getWebhook = (db: Knex, organizationId: string, id: string): Promise<WebhookView | undefined> =>
   organizationRow(db, 'rm_webhooks', organizationId, { id }, view);

@@ -64,6 +64,16 @@ export async function foreignWebsiteIds(db: Knex, organizationId: string, ids: r
   return new Set(rows.map((r) => r.id));
 }
 
+/** The ids among `ids` of the organization's websites that are not deleted. */
+export async function liveWebsiteIdsOf(db: Knex, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
+  const rows: { id: string }[] = await db('rm_websites')
+    .where('organization_id', organizationId)
+    .whereIn('id', [...ids])
+    .whereNot('status', 'deleted')
+    .select('id');
+  return new Set(rows.map((r) => r.id));
+}
+
 /** A website by id alone, whoever's it is (workers, which act for the system); undefined for an unknown id. */
 export async function websiteById(db: Knex, websiteId: string): Promise<WebsiteRow | undefined> {
   return db('rm_websites').where('id', websiteId).first();

@@ -13,6 +13,9 @@ import {
 import type { CommandContext } from '../../commands/handle';
 import { requestEmail } from '../../commands/email/request-email';
 import * as alertQueries from '../../queries/alerts/alerts';
+import { getCompetitor } from '../../queries/catalog/competitors';
+import { webhookIdsOf } from '../../queries/webhooks/webhooks';
+import { websiteById } from '../../queries/websites/websites';
 import type { LastRun } from '../../queries/alerts/alerts';
 import type { AlertRuleView, AlertView } from '../../queries/alerts/views';
 import { selectionOf } from '../../queries/filters';
@@ -52,8 +55,8 @@ async function checkParams(db: Knex, websiteId: string, kind: AlertKind, params:
   const p = r.data as Record<string, unknown>;
   const competitor = kind === 'competitor_overtakes' ? p.competitor_id : kind === 'metric_change' && p.entity !== 'brand' ? p.entity : null;
   if (typeof competitor === 'string') {
-    const row = await db('rm_competitors').where({ website_id: websiteId, id: competitor }).whereNull('removed_at').first('id');
-    if (!row) bad(`params.${kind === 'competitor_overtakes' ? 'competitor_id' : 'entity'}: ${competitor} is not a competitor of this website`);
+    if (!(await getCompetitor(db, websiteId, competitor)))
+      bad(`params.${kind === 'competitor_overtakes' ? 'competitor_id' : 'entity'}: ${competitor} is not a competitor of this website`);
   }
   return p;
 }
@@ -61,8 +64,7 @@ async function checkParams(db: Knex, websiteId: string, kind: AlertKind, params:
 async function checkWebhooks(c: Caller, ids: string[]): Promise<string[]> {
   const list = [...new Set(ids)];
   if (!list.length) return list;
-  const rows = await dbOf(c)('rm_webhooks').where('organization_id', c.principal.organizationId).whereIn('id', list).select('id');
-  const known = new Set(rows.map((r: { id: string }) => r.id));
+  const known = await webhookIdsOf(dbOf(c), c.principal.organizationId, list);
   for (const id of list) if (!known.has(id)) bad(`webhook_ids: ${id} is not a webhook of this organization`);
   return list;
 }
@@ -320,7 +322,7 @@ export async function migrateAlertAccess(db: Knex): Promise<void> {
 /** Each engine's access flags (http and robots); a change of any of them fires (the first check is the baseline). */
 async function accessChanged(deps: EvaluateDeps, rule: AlertRuleView): Promise<Firing | null> {
   if (!deps.checkAccess) return null;
-  const site = await deps.db('rm_websites').where('id', rule.website_id).first('url');
+  const site = await websiteById(deps.db, rule.website_id);
   if (!site) return null;
   const domain = new URL(site.url).hostname.replace(/^www\./, '');
   const { result } = await deps.checkAccess(domain);
@@ -398,7 +400,7 @@ export async function fire(deps: EvaluateDeps, rule: AlertRuleView & { organizat
   if (isDomainError(r)) return null;
   const alert = r.result.fired ?? r.result.earlier;
   if (!alert) return null;
-  const site = await deps.db('rm_websites').where('id', rule.website_id).first('name');
+  const site = await websiteById(deps.db, rule.website_id);
   for (const to of rule.emails) {
     await requestEmail(ctx, {
       template: 'alert',

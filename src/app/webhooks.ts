@@ -5,6 +5,7 @@ import * as webhookCommands from '../../commands/webhooks/webhook';
 import { type CreateWebhook, type UpdateWebhook, WEBHOOK_NOT_FOUND } from '../../commands/webhooks/webhook';
 import * as webhookQueries from '../../queries/webhooks/webhooks';
 import type { DeliveryView, WebhookView } from '../../queries/webhooks/views';
+import { liveWebsiteIdsOf } from '../../queries/websites/websites';
 import { conflict, DomainErrorException, invalid, notFound } from '../domain/errors';
 import { SYSTEM_ACTOR } from '../domain/events';
 import { newId } from '../domain/ids';
@@ -62,12 +63,7 @@ function checkEventTypes(c: Caller, types: string[]): string[] {
 async function checkWebsites(c: Caller, ids: string[] | null | undefined): Promise<string[] | null> {
   if (!ids) return null;
   const list = [...new Set(ids)];
-  const rows = await dbOf(c)('rm_websites')
-    .where('organization_id', c.principal.organizationId)
-    .whereIn('id', list)
-    .whereNot('status', 'deleted')
-    .select('id');
-  const known = new Set(rows.map((r: { id: string }) => r.id));
+  const known = await liveWebsiteIdsOf(dbOf(c), c.principal.organizationId, list);
   for (const id of list) if (!known.has(id)) bad(`website_ids: ${id} is not a website of this organization`);
   return list;
 }

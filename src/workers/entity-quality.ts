@@ -19,6 +19,8 @@ import { systemContext, websiteContext } from './context';
 import { coalescing } from '../domain/coalesce';
 import { mapLimit } from '../domain/map-limit';
 import { follower, type Projection } from '../eventstore/projection';
+import { conflictsOfFact } from '../../queries/entity-quality/conflicts';
+import { namesToAnnounce } from '../../queries/entity-quality/suggestions';
 import type { Logger } from '../logger';
 
 /** the checkpoint of the fact judge's follower of the log */
@@ -195,21 +197,12 @@ async function announce(deps: EntityQualityDeps, websiteId: string, units: reado
   const keys = [...new Set(units.flatMap((u) => answerNamesPutForward(u.answer).map((n) => n.key)))];
   if (!keys.length) return;
   await deps.waitForSuggestions?.(units.map((u) => positionFromString(u.msg.position)).reduce(maxPosition));
-  const r = await deps.db.raw(
-    `select d.key, sum(d.answers)::int as answers, (array_agg(d.name order by d.first_seen))[1] as name
-       from rm_suggestion_days d
-      where d.website_id = ? and d.key = any(?)
-        and not exists (select 1 from rm_suggestion_announced a where a.website_id = d.website_id and a.key = d.key)
-        and not exists (select 1 from rm_suggestion_dismissed x where x.website_id = d.website_id and x.key = d.key)
-        and not exists (select 1 from rm_suggestion_entities e where e.website_id = d.website_id and d.key = any(e.keys))
-      group by d.key having sum(d.answers) >= ?`,
-    [websiteId, keys, ANNOUNCE_AT],
-  );
-  if (!r.rows.length) return;
+  const rows = await namesToAnnounce(deps.db, websiteId, keys, ANNOUNCE_AT);
+  if (!rows.length) return;
   const ctx = systemContext(deps.store, units[units.length - 1].msg);
   const events = newEventsFor(
     ctx,
-    r.rows.map((row: { key: string; name: string; answers: number }) => ({
+    rows.map((row) => ({
       id: deterministicId('competitor-suggested', websiteId, row.key),
       type: 'CompetitorSuggested' as const,
       data: { website_id: websiteId, name: row.name, key: row.key, answers: row.answers },
@@ -242,7 +235,7 @@ export async function judgeUnits(deps: EntityQualityDeps, units: readonly Unit[]
 async function closeFactConflicts(deps: EntityQualityDeps, msg: Msg): Promise<number> {
   const d = msg.data as { fact_id: string };
   await deps.waitForConflicts?.(positionFromString(msg.position));
-  const rows: { id: string; website_id: string }[] = await deps.db('rm_fact_conflicts').where({ fact_id: d.fact_id }).select('id', 'website_id');
+  const rows = await conflictsOfFact(deps.db, d.fact_id);
   let closed = 0;
   for (const r of rows) {
     const h = await handle({ ...systemContext(deps.store, msg), websiteId: r.website_id }, conflictStream(r.id), FactConflict, (s) =>

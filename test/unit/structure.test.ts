@@ -44,6 +44,19 @@ describe('structure', () => {
     expect(importsOf('test/unit/structure.test.ts')).toContainEqual({ target: 'src/areas', typeOnly: false });
   });
 
+  it('given the operations and the workers, then they read a read model only through queries/', () => {
+    // a knex read of a read model's table by name (`db('rm_…')`); a worker's own statements that join one in SQL, to
+    // claim or fan out in one statement, are its coordination, not a read
+    const direct = ['src/app', 'src/workers'].flatMap((d) =>
+      tsFiles(d).flatMap((f) =>
+        readFileSync(join(ROOT, f), 'utf8')
+          .split('\n')
+          .flatMap((line, i) => (/\(\s*['"`]rm_\w+['"`]\s*\)/.test(line) ? [`${f}:${i + 1}`] : [])),
+      ),
+    );
+    expect(direct).toEqual([]);
+  });
+
   it('given the README, then a newcomer reads it in at most 250 lines', () => {
     expect(readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').length).toBeLessThanOrEqual(250);
   });
