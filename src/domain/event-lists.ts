@@ -4,4 +4,4 @@ import type { EventType } from './events';
 export const eventTypeList = <const L extends readonly EventType[]>(...types: L): L => types;
 
 /** The event types of one group of the catalogue (src/domain/events.ts), as a list `EventsOf` takes. */
-export const typesOf = <G extends object>(group: G): Extract<keyof G, string>[] => Object.keys(group) as Extract<keyof G, string>[];
+export const typesOf = <G extends object>(group: G): readonly Extract<keyof G, string>[] => Object.keys(group) as Extract<keyof G, string>[];
