@@ -82,7 +82,8 @@ describe('every cut of text', () => {
         wellFormed(html);
         for (const h of html.headings) expect(squash(l).startsWith(h.text)).toBe(true);
         expect(squash(l).startsWith(html.title ?? '')).toBe(true);
-        const draft = parseDraft({ title: l, body: `# ${l}\n\n## ${l}\n\n${body}` });
+        // the body's own lines never start a heading (a piece can be "# a"), as its HTML holds no tag
+        const draft = parseDraft({ title: l, body: `# ${l}\n\n## ${l}\n\n${body.replace(/#/g, ' ')}` });
         wellFormed(draft);
         for (const h of draft.headings) expect(l.startsWith(h.text)).toBe(true);
       }),
