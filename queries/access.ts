@@ -32,6 +32,21 @@ export async function organizationRow<T>(
   return r ? view(r) : undefined;
 }
 
+/** The ids among `ids` of the organization's rows of `table` (`where` narrows them further, e.g. to live ones). */
+export async function organizationIds(
+  db: Knex,
+  table: string,
+  organizationId: string,
+  ids: readonly string[],
+  where: (q: Knex.QueryBuilder) => unknown = () => undefined,
+): Promise<Set<string>> {
+  const q = db(table)
+    .where('organization_id', organizationId)
+    .whereIn('id', [...ids]);
+  where(q);
+  return new Set((await q.pluck('id')) as string[]);
+}
+
 /**
  * The website a request addresses, if the key may use it: 404 when no website has that id, 403 when it is another
  * organization's, outside the key's scope, or not active (paused websites are treated as deleted). `allow` admits

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { organizationRow } from '../access';
+import { organizationIds, organizationRow } from '../access';
 import { newestFirst, oldestFirst, onePageAndMore, type PageRequest, pageInfo, pageRows } from '../paging';
 import { iso, isoOrNull } from '../timestamps';
 import type { DeliveryView, WebhookView } from './views';
@@ -22,13 +22,8 @@ export const listWebhooks = (db: Knex, organizationId: string): Promise<WebhookV
   oldestFirst(db, 'rm_webhooks', { organization_id: organizationId }, view);
 
 /** The ids among `ids` of the organization's endpoints. */
-export async function webhookIdsOf(db: Knex, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
-  const rows: { id: string }[] = await db('rm_webhooks')
-    .where('organization_id', organizationId)
-    .whereIn('id', [...ids])
-    .select('id');
-  return new Set(rows.map((r) => r.id));
-}
+export const webhookIdsOf = (db: Knex, organizationId: string, ids: readonly string[]): Promise<Set<string>> =>
+  organizationIds(db, 'rm_webhooks', organizationId, ids);
 
 /** One endpoint of the organization (another organization's is undefined, as an unknown one). */
 export const getWebhook = (db: Knex, organizationId: string, id: string): Promise<WebhookView | undefined> =>

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { DomainErrorException, notFound } from '../../src/domain/errors';
 import type { Principal } from '../../src/domain/principal';
-import type { WebsiteRow } from '../access';
+import { organizationIds, type WebsiteRow } from '../access';
 import type { WebsiteView } from './views';
 
 export { WebsiteView } from './views';
@@ -65,14 +65,8 @@ export async function foreignWebsiteIds(db: Knex, organizationId: string, ids: r
 }
 
 /** The ids among `ids` of the organization's websites that are not deleted. */
-export async function liveWebsiteIdsOf(db: Knex, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
-  const rows: { id: string }[] = await db('rm_websites')
-    .where('organization_id', organizationId)
-    .whereIn('id', [...ids])
-    .whereNot('status', 'deleted')
-    .select('id');
-  return new Set(rows.map((r) => r.id));
-}
+export const liveWebsiteIdsOf = (db: Knex, organizationId: string, ids: readonly string[]): Promise<Set<string>> =>
+  organizationIds(db, 'rm_websites', organizationId, ids, (q) => q.whereNot('status', 'deleted'));
 
 /** A website by id alone, whoever's it is (workers, which act for the system); undefined for an unknown id. */
 export async function websiteById(db: Knex, websiteId: string): Promise<WebsiteRow | undefined> {
