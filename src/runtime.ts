@@ -58,13 +58,30 @@ export interface Runtime {
    * its caller reads next ('all' only where every one is read: start-up, tests).
    */
   waitForReadModels(position: Position | null, names: readonly ReadModelName[] | 'all', timeoutMs?: number): Promise<boolean>;
+  /** how long a write waits for its read models (waitForReadModels' default), and once more for one that lags */
+  readonly writeWaits: WriteWaits;
   startProjections(): Promise<void>;
   /** response, observation and job workers, run ends, the scheduler, the sweepers of lost units and jobs, and every area's workers (after startProjections) */
   startWorkers(): Promise<void>;
   close(): Promise<void>;
 }
 
+/** A write's waits for the read models its caller reads next (src/app/context.ts, `settle`). */
+export interface WriteWaits {
+  /** the usual bound */
+  usualMs: number;
+  /** the second wait, for a read model lagging past the usual bound (a loaded host) */
+  readBackMs: number;
+}
+
+export const WRITE_WAITS: Readonly<WriteWaits> = Object.freeze({ usualMs: 5000, readBackMs: 20_000 });
+
 export interface RuntimeOptions {
+  /** how long this instance's projection leases last (LEASE_SECONDS by default): tests of an instance killed, whose
+   * read models another takes over once they lapse */
+  projectionLeaseS?: number;
+  /** a write's waits for its read models (tests of a read model held back past them); WRITE_WAITS by default */
+  writeWaits?: WriteWaits;
   /** extra projections (tests) */
   projections?: Projection[];
   /** open without the bus (CLI) */
@@ -92,7 +109,7 @@ export interface RuntimeOptions {
     fetch?: SafeFetch;
   };
   /** the webhook dispatcher's client and timing (tests, benchmarks) */
-  webhooks?: { fetch?: SafeFetch; concurrency?: number; perEndpoint?: number; pollMs?: number };
+  webhooks?: { fetch?: SafeFetch; concurrency?: number; perEndpoint?: number; pollMs?: number; leaseS?: number; timeoutMs?: number };
   /** the email outbox's transport and timing (tests); by default SMTP_URL's server or DATA_DIR/outbox */
   email?: Partial<Pick<EmailWorkerDeps, 'transport' | 'maxAttempts' | 'backoffMs' | 'sendTimeoutMs' | 'leaseMarginMs'>> & {
     sweepEveryMs?: number;
@@ -145,7 +162,7 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     // one read of each new stretch of the log for every projection of this instance (and the relay)
     const feed = new SharedFeed(store);
     // and one statement for the checkpoints of those that had nothing to apply in it
-    const checkpoints = new CheckpointWrites(database.db);
+    const checkpoints = new CheckpointWrites(database.db, options.projectionLeaseS);
     for (const projection of [...readModels, createErasureProjection(sealer), ...(options.projections ?? [])]) {
       runners.set(projection.name, new ProjectionRunner({ projection, store, db: database.db, logger, feed, checkpoints }));
     }
@@ -191,7 +208,8 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       followers,
       composed,
       engines,
-      async waitForReadModels(position, names, timeoutMs = 5000) {
+      writeWaits: options.writeWaits ?? WRITE_WAITS,
+      async waitForReadModels(position, names, timeoutMs = options.writeWaits?.usualMs ?? WRITE_WAITS.usualMs) {
         if (!position || !started) return true;
         const targets = names === 'all' ? [...runners.values()] : names.map((n) => runners.get(n)!);
         // waited for together: each runner learns of its waiter at once (it reads now, not at its next poll), and the

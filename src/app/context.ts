@@ -77,13 +77,10 @@ export async function caughtUp(deps: AppDeps, position: Position | null, reads: 
   return deps.rt.waitForReadModels(position, reads, timeoutMs);
 }
 
-/** How much longer a write's answer waits for a read model that lags past the usual bound, before giving up. */
-const READ_BACK_MS = 20_000;
-
 /**
  * Runs a write and waits (bounded) until the read models its caller reads next have it, so the caller reads its
  * write next; the others (the activity feed, a website's re-derived metrics) catch up on their own. A read model
- * lagging past the usual bound (a loaded host) is waited for once more, READ_BACK_MS: a write with no row to answer
+ * lagging past the usual bound (a loaded host) is waited for once more (the runtime's `writeWaits`): a write with no row to answer
  * (a delete, say) then answers anyway, since it is recorded. Answers the write as its command answered it (its
  * position with the rest).
  */
@@ -93,9 +90,9 @@ export async function written<W extends { position: Position | null }>(deps: App
   return w;
 }
 
-/** A write's wait for the read models `reads`: the usual bound, then once more up to READ_BACK_MS for one that lags. */
+/** A write's wait for the read models `reads`: the usual bound, then once more for one that lags (`writeWaits`). */
 export async function settle(deps: AppDeps, position: Position | null, reads: Reads): Promise<void> {
-  if (!(await caughtUp(deps, position, reads))) await caughtUp(deps, position, reads, READ_BACK_MS);
+  if (!(await caughtUp(deps, position, reads))) await caughtUp(deps, position, reads, deps.rt.writeWaits.readBackMs);
 }
 
 /** A command run and waited for as `written` does: its result. */

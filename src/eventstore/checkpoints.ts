@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { DEAD_LETTERS } from './dead-letters';
 
-/** how long a checkpoint write extends its runner's lease */
+/** how long a checkpoint write extends its runner's lease (by default: RuntimeOptions.projectionLeaseS) */
 export const LEASE_SECONDS = 15;
 
 /** A checkpoint to move: `name`'s, to `position`, if `owner` still leads `generation`. */
@@ -23,13 +23,14 @@ export async function moveCheckpoints(
   conn: Knex,
   moves: readonly CheckpointMove[],
   first?: { sql: string; bindings: readonly Knex.RawBinding[] },
+  leaseSeconds = LEASE_SECONDS,
 ): Promise<Set<string>> {
   const r = await conn.raw(
-    `update aivis_checkpoints as c set position = v.position, lease_until = now() + interval '${LEASE_SECONDS} seconds', updated_at = now()
+    `update aivis_checkpoints as c set position = v.position, lease_until = now() + make_interval(secs => ?), updated_at = now()
       from ${first ? `(${first.sql}) as f, ` : ''}(values ${moves.map(() => '(?, ?, ?::bigint, ?)').join(', ')}) as v(name, owner, generation, position)
       where c.name = v.name and c.lease_owner = v.owner and c.generation = v.generation
       returning c.name, set_config('synchronous_commit', 'off', true)`,
-    [...(first?.bindings ?? []), ...moves.flatMap((m) => [m.name, m.owner, m.generation.toString(), m.position])],
+    [leaseSeconds, ...(first?.bindings ?? []), ...moves.flatMap((m) => [m.name, m.owner, m.generation.toString(), m.position])],
   );
   return new Set((r.rows as { name: string }[]).map((row) => row.name));
 }
@@ -118,7 +119,11 @@ export class CheckpointWrites {
   /** lease releases of this turn (runners stopping together), likewise */
   private readonly releases = new PerTurn<void>((asked) => this.sendReleases(asked));
 
-  constructor(private readonly db: Knex) {}
+  /** `leaseSeconds`: how long a take, a renewal or a move holds the lease (a dead instance's runners are taken over after it) */
+  constructor(
+    private readonly db: Knex,
+    readonly leaseSeconds = LEASE_SECONDS,
+  ) {}
 
   /**
    * Takes or renews `name`'s lease for `owner` if nobody holds it, it has lapsed or it is `owner`'s: the checkpoint as
@@ -154,11 +159,11 @@ export class CheckpointWrites {
 
   private async sendTakes(asked: { name: string; owner: string }[]): Promise<(name: string, owner: string) => LeaseTaken | null> {
     const r = await this.db.raw(
-      `update aivis_checkpoints as c set lease_owner = v.owner, lease_until = now() + interval '${LEASE_SECONDS} seconds'
+      `update aivis_checkpoints as c set lease_owner = v.owner, lease_until = now() + make_interval(secs => ?)
         from (values ${asked.map(() => '(?, ?)').join(', ')}) as v(name, owner)
         where c.name = v.name and (c.lease_owner is null or c.lease_owner = v.owner or c.lease_until < now())
         returning c.name, c.lease_owner, c.position, c.generation::text as generation, c.status, c.error`,
-      asked.flatMap((a) => [a.name, a.owner]),
+      [this.leaseSeconds, ...asked.flatMap((a) => [a.name, a.owner])],
     );
     const rows = r.rows as (LeaseTaken & { name: string; lease_owner: string })[];
     // two owners of one name in a batch: the row went to one of them, which it names
@@ -252,6 +257,8 @@ export class CheckpointWrites {
     const sent: Promise<void> = moveCheckpoints(
       this.db,
       list.map((d) => d.move),
+      undefined,
+      this.leaseSeconds,
     )
       .then(
         (moved) => {

@@ -14,7 +14,7 @@ import {
   recordLetters,
   websiteOf,
 } from './dead-letters';
-import { CheckpointWrites, LEASE_SECONDS, moveCheckpoints } from './checkpoints';
+import { CheckpointWrites, moveCheckpoints } from './checkpoints';
 import { APPENDS_NONE, APPENDS_NONE_FUNCTION, declareAppendsNone } from './horizon';
 import { type FeedReader, readInterest, type SharedFeed } from './feed';
 import {
@@ -595,7 +595,7 @@ export class ProjectionRunner {
   /** Moves the checkpoint (and the lease) in the batch's transaction, if this runner still leads this generation. */
   private async saveCheckpoint(trx: Knex, last: Position, first: Parameters<typeof moveCheckpoints>[2]): Promise<void> {
     const move = { name: this.projection.name, owner: this.owner, generation: this.generation, position: positionToString(last) };
-    if (!(await moveCheckpoints(trx, [move], first)).has(move.name)) throw new Fenced();
+    if (!(await moveCheckpoints(trx, [move], first, this.checkpoints.leaseSeconds)).has(move.name)) throw new Fenced();
   }
 
   /** `shared`: the batch came through the feed (see decodeOnce) */
@@ -653,7 +653,7 @@ export class ProjectionRunner {
           await this.sleep(2000, false);
           continue;
         }
-        if (!this.leader || Date.now() - this.leaseRenewedAt > (LEASE_SECONDS * 1000) / 3) {
+        if (!this.leader || Date.now() - this.leaseRenewedAt > (this.checkpoints.leaseSeconds * 1000) / 3) {
           const wasLeader = this.leader;
           // only the first try after prepare() finds the tables as it left them
           const justMigrated = this.migrated;
@@ -734,7 +734,7 @@ export class ProjectionRunner {
     await this.prepare();
     const target = await this.store.lastPosition();
     // another instance leads: follow its checkpoint, and take the lease over once it lapses (a leader that died stops
-    // renewing it: within LEASE_SECONDS, plus a second of this loop, the work goes on here)
+    // renewing it: within its lease's seconds, plus a second of this loop, the work goes on here)
     while (!(await this.acquireLease())) {
       if (await this.waitFor(target, 1000)) return null;
       const row = await this.db('aivis_checkpoints').where('name', this.projection.name).first('position', 'status', 'error', 'lease_until');

@@ -199,6 +199,10 @@ export interface WebhookWorkerDeps {
   perEndpoint?: number;
   /** how often the dispatcher looks for due deliveries when nothing woke it (default 500 ms) */
   pollMs?: number;
+  /** how long an attempt's lease lasts (default LEASE_S): a dead instance's attempts are due again after it */
+  leaseS?: number;
+  /** how long an attempt waits for the endpoint's answer (default TIMEOUT_MS: docs/api/webhooks.md) */
+  timeoutMs?: number;
 }
 
 export interface Claimed {
@@ -229,6 +233,8 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
   const owner = `${hostname()}:${process.pid}:${newId().slice(0, 8)}`;
   const concurrency = deps.concurrency ?? 128;
   const perEndpoint = deps.perEndpoint ?? 16;
+  const leaseS = deps.leaseS ?? LEASE_S;
+  const timeoutMs = deps.timeoutMs ?? TIMEOUT_MS;
   const inFlight = new Map<string, number>();
   let total = 0;
   let running = true;
@@ -272,7 +278,7 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
           'webhook-signature': signature,
         },
         body,
-        timeoutMs: TIMEOUT_MS,
+        timeoutMs,
         maxRedirects: 0,
         maxBytes: 4096,
       });
@@ -381,7 +387,7 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
          from locked, rm_webhooks w
         where d.id = locked.id and w.id = d.webhook_id
         returning d.id, d.webhook_id, d.organization_id, d.event_id, d.event_type, d.payload, d.attempts, w.url, w.format, w.secret_changed_at`,
-      [perEndpoint, saturated, limit, LEASE_S, owner],
+      [perEndpoint, saturated, limit, leaseS, owner],
     );
     return r.rows as Claimed[];
   }
@@ -409,7 +415,7 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
     total += room;
     let results: { added: number; leased: Claimed[] }[];
     try {
-      results = await fanOutMany(deps.db, events, { owner, seconds: LEASE_S, room, saturated: room > 0 ? saturatedEndpoints() : [] });
+      results = await fanOutMany(deps.db, events, { owner, seconds: leaseS, room, saturated: room > 0 ? saturatedEndpoints() : [] });
     } finally {
       total -= room;
       if (room > 0) leasing = false;
@@ -471,7 +477,7 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
       running = false;
       wake?.();
       await loop;
-      const deadline = Date.now() + TIMEOUT_MS + 1000;
+      const deadline = Date.now() + timeoutMs + 1000;
       while (total > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     },
   };

@@ -166,7 +166,8 @@ describe.skipIf(!onRealPostgres)('a CLI waiting on a dead lease holder', () => {
     );
     // this process's instance steps back; a server in a child process takes every lease
     for (const r of s.rt.runners.values()) await r.stop();
-    const env: Record<string, string> = { ...(process.env as Record<string, string>), DATABASE_URL: s.databaseUrl! };
+    // its leases last 5 s, not 15 (renewed every 5/3 s): the CLI waits that long for the answers lease to lapse
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), DATABASE_URL: s.databaseUrl!, PROJECTION_LEASE_S: '5' };
     delete env.NATS_URL;
     holder = spawn(process.execPath, nodeArgs('test/support/server-child.ts'), { env, stdio: ['ignore', 'pipe', 'inherit'] });
     const db = s.rt.database.db;
@@ -174,7 +175,7 @@ describe.skipIf(!onRealPostgres)('a CLI waiting on a dead lease holder', () => {
       'the child to hold the answers lease',
       async () => {
         const row = await db('aivis_checkpoints').where('name', 'answers').first('lease_owner', 'lease_until');
-        return Boolean(row?.lease_owner && new Date(row.lease_until).getTime() > Date.now() + 5_000);
+        return Boolean(row?.lease_owner && new Date(row.lease_until).getTime() > Date.now() + 2_500);
       },
       60_000,
     );

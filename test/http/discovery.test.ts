@@ -6,6 +6,7 @@ import { CreditEventsView, CreditUsageView } from '../../queries/credits/views';
 import { DiscoveryAcceptView, DiscoveryRunAnswer, DiscoveryRunsView, type DiscoveryRunView } from '../../queries/discovery/views';
 import { callTool, toolOk, useAreaClients } from '../mcp/support';
 import { importAnswers } from '../support/answers';
+import { WRITE_WAITS } from '../../src/runtime';
 import { simulatedEnginesWith } from '../support/engines';
 import { call, caughtUp, startServer, type TestServer } from '../support/server';
 import type { World } from '../support/tenancy';
@@ -275,11 +276,14 @@ describe('prompt discovery', () => {
     // given
     const runner = s.rt.runners.get('discovery')!;
     await runner.stop();
+    // waits of 0.5 s and 1 s instead of 5 s and 20 s: the read model is stopped, so the 503 comes after both
+    Object.assign(s.writeWaits, { usualMs: 500, readBackMs: 1000 });
     let r: Awaited<ReturnType<typeof start>>;
     try {
       // when
       r = await start(w.a.key, { website_id: w.a.a1, name: 'Held back', sources: ['keyword_gaps'] });
     } finally {
+      Object.assign(s.writeWaits, WRITE_WAITS);
       await runner.start();
     }
     // then

@@ -15,7 +15,8 @@ let rx: Receiver;
 beforeAll(async () => {
   rx = await startReceiver();
   // a local receiver: private addresses allowed; two quick retries
-  s = await startServer({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE_S: '1,1' });
+  // an attempt times out after 3 s, not 10 (the hanging receiver's test waits for it)
+  s = await startServer({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE_S: '1,1' }, {}, undefined, { webhooks: { timeoutMs: 3000 } });
   w = await buildWorld(s);
 });
 afterAll(async () => {
@@ -194,7 +195,7 @@ describe('delivery', () => {
     const r = await until('the redirect attempt', async () => (await deliveries(redirect.webhook.id)).find((d) => d.attempts >= 1 && d.last_error));
     expect(r.last_error).toContain('redirect');
     expect(rx.on('/fine-target')).toHaveLength(0);
-    // the hanging receiver's attempt ends at the 10 s timeout and is retried
+    // the hanging receiver's attempt ends at the timeout (3 s here) and is retried
     const h = await until('the hang timed out', async () => (await deliveries(hang.webhook.id)).find((d) => d.last_error), 30_000, 200);
     expect(h.last_error).toMatch(/TIMEOUT/);
     rx.answer = prev;

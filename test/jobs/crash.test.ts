@@ -23,7 +23,8 @@ afterAll(() => {
 /** Starts an instance in a child process that requests a probe and hangs in its step 2; resolves with the job id once it is there. */
 function instanceStuckInStep2(env: Record<string, string | undefined>): Promise<{ child: ChildProcess; jobId: string }> {
   const child = spawn(process.execPath, nodeArgs('test/support/job-child.ts'), {
-    env: { ...process.env, DATABASE_URL: undefined, NATS_URL: undefined, ...env } as NodeJS.ProcessEnv,
+    // its projection leases last 2 s, not 15: the instance that takes over waits for them to lapse
+    env: { ...process.env, DATABASE_URL: undefined, NATS_URL: undefined, PROJECTION_LEASE_S: '2', ...env } as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.add(child);

@@ -139,7 +139,8 @@ afterAll(() => {
     const nats = await startNats();
     const database = await freshDatabase(10, { serverSchema: true });
     const child = spawn(process.execPath, nodeArgs('test/support/pitch-child.ts'), {
-      env: { ...process.env, DATABASE_URL: database.url!, NATS_URL: nats.url, ACK_WAIT_MS: '2000' } as NodeJS.ProcessEnv,
+      // its projection leases last 2 s, not 15: the instance that takes over waits for them to lapse
+      env: { ...process.env, DATABASE_URL: database.url!, NATS_URL: nats.url, ACK_WAIT_MS: '2000', PROJECTION_LEASE_S: '2' } as NodeJS.ProcessEnv,
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     children.add(child);

@@ -1,15 +1,21 @@
 import { writeSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pino from 'pino';
-import { CLI_DONE } from './cli';
 
 /**
  * One long-lived process that runs `src/cli.ts` once per request, as `node --import tsx src/cli.ts ARGS` would: its
  * argv and environment set, the module evaluated afresh (a new URL each time; what it imports is loaded once, which
  * is most of a CLI process's CPU), its stdout and stderr those of this process, its exit code `process.exitCode`.
- * Started by `cliHost()` (test/support/cli.ts), which reads the two streams up to the marker written after each run.
+ * Started by `cliHost()` (test/support/cli.ts) with the entry to run, which reads the two streams up to the marker
+ * written after each run.
  */
-const CLI = new URL('../../src/cli.ts', import.meta.url).href;
+
+/** the marker, as in cli.ts (not imported from it: it loads vitest, which this process does without) */
+const CLI_DONE = '\u0000cli-done\u0000\n';
+
+// the CLI's entry, as the host's first argument (this run's bundle of src/cli.ts, or the source through tsx)
+const CLI = pathToFileURL(resolve(process.argv[2] ?? 'src/cli.ts')).href;
 let runs = 0;
 
 // the CLI logs to stderr through pino.destination(2), written asynchronously: synchronously here, so that a run's log

@@ -1,6 +1,7 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { nodeArgs } from './bundles';
 
-/** Written to stdout and stderr by the CLI host after each run (no CLI output contains a NUL). */
+/** Written to stdout and stderr by the CLI host after each run (no CLI output contains a NUL); cli-host.ts has its own. */
 export const CLI_DONE = '\u0000cli-done\u0000\n';
 
 export interface CliResult {
@@ -18,7 +19,7 @@ export interface CliHost {
 /**
  * A process that runs the operator CLI (`src/cli.ts`) once per call with the arguments and environment given, as
  * many CLI processes would, without loading the module graph each time (about two seconds of CPU per process through
- * tsx). Runs are queued: one at a time. A test of the process itself (exit without a runtime, a second process
+ * tsx; the host and the CLI are this run's bundles where there are). Runs are queued: one at a time. A test of the process itself (exit without a runtime, a second process
  * refused) spawns `src/cli.ts` of its own.
  */
 export function cliHost(): CliHost {
@@ -41,7 +42,10 @@ export function cliHost(): CliHost {
     w(r);
   };
   const start = () => {
-    const c = fork('test/support/cli-host.ts', [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    // this run's bundles of the host and the CLI when there are (test/support/global-setup.ts), else both through tsx
+    const host = nodeArgs('test/support/cli-host.ts');
+    const cli = nodeArgs('src/cli.ts');
+    const c = fork(host.at(-1)!, [cli.at(-1)!], { execArgv: host.slice(0, -1), stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     c.stdout!.setEncoding('utf8').on('data', (d: string) => {
       out += d;
       settle();

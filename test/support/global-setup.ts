@@ -34,6 +34,7 @@ export const CHILD_ENTRIES = [
   'test/support/runner-child.ts',
   'test/support/email-child.ts',
   'test/support/webhook-child.ts',
+  'test/support/cli-host.ts',
 ] as const;
 
 export type ChildEntry = (typeof CHILD_ENTRIES)[number];

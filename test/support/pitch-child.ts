@@ -12,8 +12,10 @@ const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', SCHEDULER: 'off
 const organizationId = process.env.ORGANIZATION_ID ?? newId();
 // the report's id follows from the organization and the key, before it is asked
 const jobId = idempotentResultId(organizationId, 'pitch', 'crash-1');
+// PROJECTION_LEASE_S: its projection leases' length (the instance that takes over after the kill waits for them)
 const rt = await openRuntime(config, silentLogger(), {
   nats: process.env.ACK_WAIT_MS ? { ackWaitMs: Number(process.env.ACK_WAIT_MS) } : undefined,
+  projectionLeaseS: process.env.PROJECTION_LEASE_S ? Number(process.env.PROJECTION_LEASE_S) : undefined,
   jobs: {
     specs: [
       pitchJob({

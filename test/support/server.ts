@@ -7,7 +7,7 @@ import { type AppOptions, buildApp } from '../../src/http/app';
 import { comparePositions, type Position, positionToString } from '../../src/eventstore/port';
 import type { ReadModelName } from '../../src/areas';
 import { createLogger, silentLogger } from '../../src/logger';
-import { openRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime';
+import { openRuntime, type Runtime, type RuntimeOptions, WRITE_WAITS, type WriteWaits } from '../../src/runtime';
 import { freshDatabase } from './db';
 import { perWorker } from './per-worker';
 import { checkDocumentedShape } from './documented';
@@ -24,6 +24,11 @@ export interface TestServer {
   url: string;
   databaseUrl: string | null;
   rt: Runtime;
+  /**
+   * The server's waits for its read models (WRITE_WAITS at start), read at each wait: a test of a read model held back
+   * past them may shorten them, and puts them back after (a shared server goes on to the worker's next file).
+   */
+  writeWaits: WriteWaits;
   close(): Promise<void>;
   /** a new organization with its global partner key */
   org(
@@ -96,6 +101,7 @@ export async function startServer(
     outbound: appOptions.outbound,
     jobs: runtime.fetch ? { ...runtime.jobs, fetch: runtime.fetch } : runtime.jobs,
     webhooks: runtime.webhooks,
+    writeWaits: { ...WRITE_WAITS },
   });
   await rt.startProjections();
   await rt.startWorkers();
@@ -107,6 +113,7 @@ export async function startServer(
   return {
     url,
     rt,
+    writeWaits: rt.writeWaits,
     databaseUrl: join ? join.databaseUrl : ((database as { url?: string | null }).url ?? null),
     async close() {
       await close();
