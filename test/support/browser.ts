@@ -4,7 +4,13 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page, type Response } from 'playwright-core';
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/**
+ * Debian's headless shell (package chromium-headless-shell: Chromium's engine without the browser around it, as
+ * playwright runs headless by default) when it is there, else Debian's chromium: the same pages' tests spent about 20 s
+ * of CPU with the shell against 36-37 s with the whole browser.
+ */
+export const CHROMIUM_PATH =
+  process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium-headless-shell', '/usr/bin/chromium'].find((p) => existsSync(p)) ?? '/usr/bin/chromium';
 /** gitignored; CI may keep it as an artifact */
 export const SCREENSHOT_DIR = resolve(process.env.SCREENSHOT_DIR ?? 'test-output/screenshots');
 
@@ -27,7 +33,7 @@ export async function launchBrowser(executablePath = CHROMIUM_PATH): Promise<Bro
   if (!existsSync(executablePath)) {
     throw new Error(
       `Chromium not found at ${executablePath}: page tests drive a real browser. Install Debian's package ` +
-        '(`sudo apt-get install -y chromium`; .ci/run does it) or set CHROMIUM_PATH to a Chromium binary.',
+        '(`sudo apt-get install -y chromium-headless-shell`; .ci/run does it) or set CHROMIUM_PATH to a Chromium binary.',
     );
   }
   return chromium.launch({ executablePath });
