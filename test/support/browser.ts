@@ -71,14 +71,11 @@ export async function visit(browser: Browser, url: string, viewport: Viewport = 
     javaScriptEnabled: true,
   });
   const seen: string[] = [];
-  await context.route('**/*', (route) => {
-    const u = route.request().url();
-    if (new URL(u).origin !== origin) {
-      seen.push(`request to another origin: ${u}`);
-      return route.abort('blockedbyclient');
-    }
-    return route.continue();
+  // recorded from the requests (a request the headless shell was redirected to is not routed), blocked where routed
+  context.on('request', (r) => {
+    if (new URL(r.url()).origin !== origin) seen.push(`request to another origin: ${r.url()}`);
   });
+  await context.route('**/*', (route) => (new URL(route.request().url()).origin !== origin ? route.abort('blockedbyclient') : route.continue()));
   await context.addInitScript(RECORD_CSP_VIOLATIONS);
   const page = await context.newPage();
   let mainRequest: unknown = null;
