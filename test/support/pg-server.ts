@@ -28,7 +28,9 @@ export async function createDatabase(
     if (!/^[a-z_]+$/.test(k) || !/^[a-z0-9_]+$/.test(v)) throw new Error(`not a plain setting: ${k} = ${v}`);
     return `alter database ${name} set ${k} = ${v}`;
   });
-  await onServer(serverUrl, `create database ${name}${template ? ` template ${template}` : ''}`, ...set);
+  // a copy of the template by its files (and a checkpoint), not written block by block to the WAL: eight copies and
+  // drops of the 11 MB schema template cost the cluster 0.56-0.76 s of CPU against 1.22-1.37 s with wal_log
+  await onServer(serverUrl, `create database ${name}${template ? ` template ${template} strategy file_copy` : ''}`, ...set);
   const u = new URL(serverUrl);
   u.pathname = `/${name}`;
   return { name, url: u.toString(), drop: () => onServer(serverUrl, `drop database if exists ${name} with (force)`) };
