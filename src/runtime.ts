@@ -197,6 +197,8 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
     const workers: { stop(): Promise<void> }[] = [];
     const followers = new Map<string, ProjectionRunner>();
     let started = false;
+    // read at each wait: a test may shorten its server's (test/support/server.ts, `writeWaits`)
+    const writeWaits = options.writeWaits ?? WRITE_WAITS;
     const runtime: Runtime = {
       config,
       logger,
@@ -208,8 +210,8 @@ export async function openRuntime(config: Config, logger: Logger, options: Runti
       followers,
       composed,
       engines,
-      writeWaits: options.writeWaits ?? WRITE_WAITS,
-      async waitForReadModels(position, names, timeoutMs = options.writeWaits?.usualMs ?? WRITE_WAITS.usualMs) {
+      writeWaits,
+      async waitForReadModels(position, names, timeoutMs = writeWaits.usualMs) {
         if (!position || !started) return true;
         const targets = names === 'all' ? [...runners.values()] : names.map((n) => runners.get(n)!);
         // waited for together: each runner learns of its waiter at once (it reads now, not at its next poll), and the

@@ -80,8 +80,8 @@ export async function caughtUp(deps: AppDeps, position: Position | null, reads: 
 /**
  * Runs a write and waits (bounded) until the read models its caller reads next have it, so the caller reads its
  * write next; the others (the activity feed, a website's re-derived metrics) catch up on their own. A read model
- * lagging past the usual bound (a loaded host) is waited for once more (the runtime's `writeWaits`): a write with no row to answer
- * (a delete, say) then answers anyway, since it is recorded. Answers the write as its command answered it (its
+ * lagging past the usual bound (a loaded host) is waited for once more (the runtime's `writeWaits`): a write with no
+ * row to answer (a delete, say) then answers anyway, since it is recorded. Answers the write as its command answered it (its
  * position with the rest).
  */
 export async function written<W extends { position: Position | null }>(deps: AppDeps, run: Promise<W | DomainError>, reads: Reads): Promise<W> {

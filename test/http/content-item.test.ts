@@ -116,7 +116,7 @@ describe('content items: detail, title, physical delete', () => {
     const runner = s.rt.runners.get('content')!;
     await runner.stop();
     // the usual wait 1 s here instead of 5 s (the second wait unchanged)
-    s.writeWaits.usualMs = 1000;
+    s.rt.writeWaits.usualMs = 1000;
     let answered = false;
     let del!: Promise<Awaited<ReturnType<typeof call>>>;
     try {
@@ -126,7 +126,7 @@ describe('content items: detail, title, physical delete', () => {
       await sleep(2_000);
       expect(answered, 'the DELETE answered before the content read model had it').toBe(false);
     } finally {
-      s.writeWaits.usualMs = WRITE_WAITS.usualMs;
+      s.rt.writeWaits.usualMs = WRITE_WAITS.usualMs;
       await runner.start();
     }
     // then

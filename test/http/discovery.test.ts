@@ -277,13 +277,13 @@ describe('prompt discovery', () => {
     const runner = s.rt.runners.get('discovery')!;
     await runner.stop();
     // waits of 0.5 s and 1 s instead of 5 s and 20 s: the read model is stopped, so the 503 comes after both
-    Object.assign(s.writeWaits, { usualMs: 500, readBackMs: 1000 });
+    Object.assign(s.rt.writeWaits, { usualMs: 500, readBackMs: 1000 });
     let r: Awaited<ReturnType<typeof start>>;
     try {
       // when
       r = await start(w.a.key, { website_id: w.a.a1, name: 'Held back', sources: ['keyword_gaps'] });
     } finally {
-      Object.assign(s.writeWaits, WRITE_WAITS);
+      Object.assign(s.rt.writeWaits, WRITE_WAITS);
       await runner.start();
     }
     // then

@@ -19,8 +19,8 @@ export interface CliHost {
 /**
  * A process that runs the operator CLI (`src/cli.ts`) once per call with the arguments and environment given, as
  * many CLI processes would, without loading the module graph each time (about two seconds of CPU per process through
- * tsx; the host and the CLI are this run's bundles where there are). Runs are queued: one at a time. A test of the process itself (exit without a runtime, a second process
- * refused) spawns `src/cli.ts` of its own.
+ * tsx; the host and the CLI are this run's bundles where there are). Runs are queued: one at a time. A test of the
+ * process itself (exit without a runtime, a second process refused) spawns `src/cli.ts` of its own.
  */
 export function cliHost(): CliHost {
   let child: ChildProcess | null = null;

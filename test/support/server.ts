@@ -7,7 +7,7 @@ import { type AppOptions, buildApp } from '../../src/http/app';
 import { comparePositions, type Position, positionToString } from '../../src/eventstore/port';
 import type { ReadModelName } from '../../src/areas';
 import { createLogger, silentLogger } from '../../src/logger';
-import { openRuntime, type Runtime, type RuntimeOptions, WRITE_WAITS, type WriteWaits } from '../../src/runtime';
+import { openRuntime, type Runtime, type RuntimeOptions, WRITE_WAITS } from '../../src/runtime';
 import { freshDatabase } from './db';
 import { perWorker } from './per-worker';
 import { checkDocumentedShape } from './documented';
@@ -23,12 +23,11 @@ import { INVITATION_WORKER } from '../../src/workers/invitations';
 export interface TestServer {
   url: string;
   databaseUrl: string | null;
-  rt: Runtime;
   /**
-   * The server's waits for its read models (WRITE_WAITS at start), read at each wait: a test of a read model held back
-   * past them may shorten them, and puts them back after (a shared server goes on to the worker's next file).
+   * Its runtime. Its `writeWaits` are the server's own copy of WRITE_WAITS, read at each wait: a test of a read model
+   * held back past them may shorten them, and puts them back after (a shared server goes on to the worker's next file).
    */
-  writeWaits: WriteWaits;
+  rt: Runtime;
   close(): Promise<void>;
   /** a new organization with its global partner key */
   org(
@@ -113,7 +112,6 @@ export async function startServer(
   return {
     url,
     rt,
-    writeWaits: rt.writeWaits,
     databaseUrl: join ? join.databaseUrl : ((database as { url?: string | null }).url ?? null),
     async close() {
       await close();
