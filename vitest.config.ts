@@ -57,7 +57,7 @@ export default defineConfig({
     isolate: false,
     // three files at a time on two cores (a file often waits on Postgres, a child process, a lease or a timer); each file
     // gets its own database. Whole suite, quiet machine: 171 s with three, 166 s with four (busier, and one email crash
-    // test ran out its wait); two were 260-285 s before the read horizon left other databases' transactions out (with
+    // test ran out its wait), 139-155 s with three once the tests stopped waiting on production leases and waits; two were 260-285 s before the read horizon left other databases' transactions out (with
     // three, another file's long transaction held catch-up back past a write's 5 s wait: docs/architecture.md, "Operators")
     maxWorkers: 3,
     sequence: { sequencer: SlowFirst },
