@@ -2,6 +2,7 @@ import { writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pino from 'pino';
+import { CLI_DONE } from './child-protocol';
 
 /**
  * One long-lived process that runs `src/cli.ts` once per request, as `node --import tsx src/cli.ts ARGS` would: its
@@ -10,9 +11,6 @@ import pino from 'pino';
  * Started by `cliHost()` (test/support/cli.ts) with the entry to run, which reads the two streams up to the marker
  * written after each run.
  */
-
-/** the marker, as in cli.ts (not imported from it: it loads vitest, which this process does without) */
-const CLI_DONE = '\u0000cli-done\u0000\n';
 
 // the CLI's entry, as the host's first argument (this run's bundle of src/cli.ts, or the source through tsx)
 const CLI = pathToFileURL(resolve(process.argv[2] ?? 'src/cli.ts')).href;

@@ -1,8 +1,6 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { nodeArgs } from './bundles';
-
-/** Written to stdout and stderr by the CLI host after each run (no CLI output contains a NUL); cli-host.ts has its own. */
-export const CLI_DONE = '\u0000cli-done\u0000\n';
+import { CLI_DONE } from './child-protocol';
 
 export interface CliResult {
   status: number | null;

@@ -6,13 +6,12 @@ import { SYSTEM_ACTOR } from '../../src/domain/events';
 import { newId } from '../../src/domain/ids';
 import { silentLogger } from '../../src/logger';
 import { openRuntime } from '../../src/runtime';
+import { childTimings } from './child-protocol';
 import { probeJob } from '../../src/workers/probe';
 
 const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', SCHEDULER: 'off' });
-// PROJECTION_LEASE_S: its projection leases' length (the instance that takes over after the kill waits for them)
 const rt = await openRuntime(config, silentLogger(), {
-  nats: process.env.ACK_WAIT_MS ? { ackWaitMs: Number(process.env.ACK_WAIT_MS) } : undefined,
-  projectionLeaseS: process.env.PROJECTION_LEASE_S ? Number(process.env.PROJECTION_LEASE_S) : undefined,
+  ...childTimings(),
   jobs: {
     specs: [
       probeJob({

@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config';
 import { newId } from '../../src/domain/ids';
 import { silentLogger } from '../../src/logger';
 import { openRuntime } from '../../src/runtime';
+import { childTimings } from './child-protocol';
 import { pitchJob } from '../../src/workers/pitch';
 import { engines, PITCH_MODELS, stubOutbound, submitPitch } from './pitch-jobs';
 
@@ -12,10 +13,8 @@ const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', SCHEDULER: 'off
 const organizationId = process.env.ORGANIZATION_ID ?? newId();
 // the report's id follows from the organization and the key, before it is asked
 const jobId = idempotentResultId(organizationId, 'pitch', 'crash-1');
-// PROJECTION_LEASE_S: its projection leases' length (the instance that takes over after the kill waits for them)
 const rt = await openRuntime(config, silentLogger(), {
-  nats: process.env.ACK_WAIT_MS ? { ackWaitMs: Number(process.env.ACK_WAIT_MS) } : undefined,
-  projectionLeaseS: process.env.PROJECTION_LEASE_S ? Number(process.env.PROJECTION_LEASE_S) : undefined,
+  ...childTimings(),
   jobs: {
     specs: [
       pitchJob({

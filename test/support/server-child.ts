@@ -3,13 +3,9 @@
 import { loadConfig } from '../../src/config';
 import { silentLogger } from '../../src/logger';
 import { openRuntime } from '../../src/runtime';
+import { childTimings } from './child-protocol';
 
 const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', SCHEDULER: 'off' });
-// PROJECTION_LEASE_S: its projection leases' length (a test that kills it waits for them to lapse)
-const rt = await openRuntime(config, silentLogger(), {
-  withoutBus: true,
-  reportEngines: false,
-  projectionLeaseS: process.env.PROJECTION_LEASE_S ? Number(process.env.PROJECTION_LEASE_S) : undefined,
-});
+const rt = await openRuntime(config, silentLogger(), { withoutBus: true, reportEngines: false, ...childTimings() });
 await rt.startProjections();
 process.stdout.write('started\n');
