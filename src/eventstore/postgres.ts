@@ -26,8 +26,10 @@ import {
  */
 const INSERT_KEPT = `with ins as (
           insert into aivis_events (stream_id, revision, event_id, type, data, metadata)
-          select p_stream, v_start + t.k - 1, p_ids[t.o], p_types[t.o], p_data->(t.o - 1), p_metadata->(t.o - 1)
+          select p_stream, v_start + t.k - 1, p_ids[t.o], p_types[t.o], d.v, m.v
             from unnest(v_keep) with ordinality as t(o, k)
+            join json_array_elements(p_data) with ordinality as d(v, o) on d.o = t.o
+            join json_array_elements(p_metadata) with ordinality as m(v, o) on m.o = t.o
             order by t.k
           on conflict (stream_id, revision) do nothing
           returning aivis_events.position
@@ -41,17 +43,29 @@ create table if not exists aivis_events (
   revision bigint not null,
   event_id uuid not null unique,
   type text not null,
-  data jsonb not null,
-  metadata jsonb not null,
+  data json not null,
+  metadata json not null,
   recorded_at timestamptz not null default now(),
   unique (stream_id, revision)
 );
 create index if not exists aivis_events_txid_position on aivis_events (txid, position);
+-- The documents are kept as written (json, not jsonb): an append parses each one once to check it, a read sends the
+-- stored text back, and no query looks inside them. A log from before (jsonb) is converted once; the functions' jsonb
+-- signatures go with it.
+do $json$ begin
+  if exists (select 1 from pg_attribute where attrelid = 'aivis_events'::regclass and attname in ('data', 'metadata')
+             and atttypid = 'jsonb'::regtype) then
+    alter table aivis_events alter column data type json using data::json, alter column metadata type json using metadata::json;
+  end if;
+end $json$;
+drop function if exists aivis_append_batch(text[], text[], int[], uuid[], text[], jsonb, jsonb);
+drop function if exists aivis_append_fresh(text, text, uuid[], text[], jsonb, jsonb);
+drop function if exists aivis_append_events(text, text, uuid[], text[], jsonb, jsonb);
 
--- One round trip per append (p_data and p_metadata: jsonb arrays parallel to p_ids): skips already-stored event ids, checks the expected revision, writes. The stream's
+-- One round trip per append (p_data and p_metadata: json arrays parallel to p_ids): skips already-stored event ids, checks the expected revision, writes. The stream's
 -- revision is its last event's: the unique (stream_id, revision) index is the optimistic lock (no stream row to update).
 create or replace function aivis_append_events(p_stream text, p_expected text, p_ids uuid[], p_types text[],
-  p_data jsonb, p_metadata jsonb)
+  p_data json, p_metadata json)
 returns table (o_revision bigint, o_txid text, o_position bigint, o_noop boolean)
 language plpgsql as $fn$
 declare
@@ -62,6 +76,10 @@ declare
   v_count bigint;
   v_position bigint;
 begin
+  -- json keeps what jsonb refuses (\\u0000, a lone surrogate: JSON.stringify writes both as \\u escapes): such a
+  -- document fails here as it would have as jsonb (22P05, 22P02), before anything is written
+  if strpos(p_data::text, '\\u') > 0 then perform p_data::jsonb; end if;
+  if strpos(p_metadata::text, '\\u') > 0 then perform p_metadata::jsonb; end if;
   loop
     -- a per-event index probe: a NOT EXISTS anti-join may be cached as a hash join over a seq scan of the whole log
     -- (planned while the table was small, kept until the next ANALYZE), O(log size) per append
@@ -116,9 +134,9 @@ $fn$;
 
 -- Several appends in one transaction (one commit, one WAL flush): each runs in its own subtransaction (the exception
 -- block is a savepoint), so a failed append writes nothing and leaves the others in; it is reported by its SQLSTATE.
--- p_counts: events per append (p_ids and p_types are flat); p_data and p_metadata: one jsonb array per append.
+-- p_counts: events per append; p_ids, p_types, p_data and p_metadata are flat (p_data and p_metadata json arrays).
 create or replace function aivis_append_batch(p_streams text[], p_expected text[], p_counts int[], p_ids uuid[],
-  p_types text[], p_data jsonb, p_metadata jsonb)
+  p_types text[], p_data json, p_metadata json)
 returns table (b_revision bigint, b_txid text, b_position bigint, b_noop boolean, b_code text, b_detail text, b_message text)
 -- the planner sizes set-returning functions at 1,000 rows, so the statement below would be costed past jit_above_cost
 -- and compiled on every call (a third of a second) for a handful of rows
@@ -133,6 +151,10 @@ declare
   v_txid text;
   r record;
 begin
+  -- json keeps what jsonb refuses (\\u0000, a lone surrogate: JSON.stringify writes both as \\u escapes): such a
+  -- document fails here as it would have as jsonb (22P05, 22P02), before anything is written
+  if strpos(p_data::text, '\\u') > 0 then perform p_data::jsonb; end if;
+  if strpos(p_metadata::text, '\\u') > 0 then perform p_metadata::jsonb; end if;
   -- The usual batch (distinct streams, new ids, expected revisions that hold) goes in as one statement in one
   -- subtransaction; anything else (a stored id, a conflict, a stream twice) undoes it and goes append by append below.
   if v_m > 1 and 0 < all (p_counts) and (select count(distinct s) from unnest(p_streams) as s) = v_m then
@@ -152,8 +174,10 @@ begin
           from app
       ), ins as (
         insert into aivis_events (stream_id, revision, event_id, type, data, metadata)
-        select st.s, st.start + k - 1, p_ids[st.off + k], p_types[st.off + k], p_data->(st.i - 1)->(k - 1), p_metadata->(st.i - 1)->(k - 1)
+        select st.s, st.start + k - 1, p_ids[st.off + k], p_types[st.off + k], d.v, m.v
           from st cross join lateral generate_series(1, st.n) as k
+          join json_array_elements(p_data) with ordinality as d(v, o) on d.o = st.off + k
+          join json_array_elements(p_metadata) with ordinality as m(v, o) on m.o = st.off + k
          where st.dense
            -- a per-event index probe, not an anti-join (see aivis_append_events)
            and (select x.position from aivis_events x where x.event_id = p_ids[st.off + k]) is null
@@ -186,7 +210,9 @@ begin
     b_revision := null; b_txid := null; b_position := null; b_noop := null; b_code := null; b_detail := null; b_message := null;
     begin
       select * into strict r from aivis_append_events(p_streams[i], p_expected[i], p_ids[v_off + 1 : v_off + v_n],
-        p_types[v_off + 1 : v_off + v_n], p_data->(i - 1), p_metadata->(i - 1));
+        p_types[v_off + 1 : v_off + v_n],
+        (select coalesce(json_agg(d.v order by d.o), '[]') from json_array_elements(p_data) with ordinality as d(v, o) where d.o between v_off + 1 and v_off + v_n),
+        (select coalesce(json_agg(m.v order by m.o), '[]') from json_array_elements(p_metadata) with ordinality as m(v, o) where m.o between v_off + 1 and v_off + v_n));
       b_revision := r.o_revision; b_txid := r.o_txid; b_position := r.o_position; b_noop := r.o_noop;
     exception when others then
       get stacked diagnostics b_code = returned_sqlstate, b_detail = pg_exception_detail, b_message = message_text;
@@ -201,7 +227,7 @@ $fn$;
 -- every id must be in this stream; if not, raising undoes the write and names those ids. One statement: an id committed
 -- by a concurrent transaction in between is seen here (the check is a later statement) or fails the insert (23505).
 create or replace function aivis_append_fresh(p_stream text, p_expected text, p_ids uuid[], p_types text[],
-  p_data jsonb, p_metadata jsonb)
+  p_data json, p_metadata json)
 returns table (o_revision bigint, o_txid text, o_position bigint, o_noop boolean)
 language plpgsql as $fn$
 declare
@@ -226,8 +252,8 @@ language sql as $fn$
   select * from aivis_append_events(p_stream, p_expected,
     array(select (e->>'id')::uuid from jsonb_array_elements(p_events) with ordinality as t(e, o) order by o),
     array(select e->>'type' from jsonb_array_elements(p_events) with ordinality as t(e, o) order by o),
-    (select jsonb_agg(e->'data' order by o) from jsonb_array_elements(p_events) with ordinality as t(e, o)),
-    (select jsonb_agg(e->'metadata' order by o) from jsonb_array_elements(p_events) with ordinality as t(e, o)))
+    (select jsonb_agg(e->'data' order by o) from jsonb_array_elements(p_events) with ordinality as t(e, o))::json,
+    (select jsonb_agg(e->'metadata' order by o) from jsonb_array_elements(p_events) with ordinality as t(e, o))::json)
 $fn$;
 `;
 
@@ -327,6 +353,16 @@ interface Prepared {
   metadata: string;
 }
 
+/** The appends' JSON arrays as one flat array (the batch's p_data, parallel to its flat p_ids): each without its brackets. */
+function flatJson(arrays: readonly string[]): string {
+  let out = '';
+  for (const a of arrays) {
+    if (a.length <= 2) continue;
+    out += out ? `,${a.slice(1, -1)}` : a.slice(1, -1);
+  }
+  return `[${out}]`;
+}
+
 interface Pending {
   p: Prepared;
   resolve(r: AppendResult): void;
@@ -366,16 +402,16 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
   const wake = options.notify ? `, pg_notify('${APPENDED_CHANNEL}', '')` : '';
   const APPEND = {
     name: `aivis_append_events${wake ? '_n' : ''}`,
-    text: `select o_revision, o_txid, o_position, o_noop${wake} from aivis_append_events($1, $2, $3::uuid[], $4::text[], $5::jsonb, $6::jsonb)`,
+    text: `select o_revision, o_txid, o_position, o_noop${wake} from aivis_append_events($1, $2, $3::uuid[], $4::text[], $5::json, $6::json)`,
   };
   const APPEND_BATCH = {
     name: `aivis_append_batch${wake ? '_n' : ''}`,
-    text: `select b_revision, b_txid, b_position, b_noop, b_code, b_detail, b_message${wake} from aivis_append_batch($1::text[], $2::text[], $3::int[], $4::uuid[], $5::text[], $6::jsonb, $7::jsonb)`,
+    text: `select b_revision, b_txid, b_position, b_noop, b_code, b_detail, b_message${wake} from aivis_append_batch($1::text[], $2::text[], $3::int[], $4::uuid[], $5::text[], $6::json, $7::json)`,
   };
 
   const APPEND_FRESH = {
     name: `aivis_append_fresh${wake ? '_n' : ''}`,
-    text: `select o_revision, o_txid, o_position, o_noop${wake} from aivis_append_fresh($1, $2, $3::uuid[], $4::text[], $5::jsonb, $6::jsonb)`,
+    text: `select o_revision, o_txid, o_position, o_noop${wake} from aivis_append_fresh($1, $2, $3::uuid[], $4::text[], $5::json, $6::json)`,
   };
 
   function prepare(streamId: string, events: NewEvent[], expected: ExpectedRevision): Prepared {
@@ -472,7 +508,7 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
     try {
       rows = await withConnection(
         async (conn) =>
-          (await conn.query({ ...APPEND_BATCH, values: [streams, expected, counts, ids, types, `[${data.join(',')}]`, `[${metadata.join(',')}]`] }))
+          (await conn.query({ ...APPEND_BATCH, values: [streams, expected, counts, ids, types, flatJson(data), flatJson(metadata)] }))
             .rows as BatchRow[],
       );
     } catch (err) {
