@@ -20,7 +20,14 @@ export const EVIDENCE_SQL = `
         retrieved int not null,
         cited int not null,
         primary key (website_id, kind, day, model, key)
-      );
+      ) with (fillfactor = 70);
+      -- a day's row is added to by every later answer retrieving that page or domain that day: room left on each page
+      -- lets such an update stay on its page (HOT) without a new index entry (a table from before gets it for new pages)
+      do $ff$ begin
+        if not exists (select 1 from pg_class where oid = 'rm_source_days'::regclass and 'fillfactor=70' = any (coalesce(reloptions, '{}'))) then
+          alter table rm_source_days set (fillfactor = 70);
+        end if;
+      end $ff$;
       create table if not exists rm_response_queries (
         response_id uuid not null,
         website_id uuid not null,
