@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { prepared } from '../src/db';
 import type { TypedEvent } from '../src/eventstore/port';
 import { type EventHandlers, handledTypes, type Projection, dispatch, migrateSql } from '../src/eventstore/projection';
 
@@ -44,9 +45,11 @@ export async function recordCredit(trx: Knex | Knex.Transaction, rows: readonly 
        select organization_id, ${bucketSql(ms)}, kind, sum(credits), count(*) from ins group by 1, 2, 3
        on conflict (organization_id, bucket, kind) ${add})`,
   ).join('');
-  await trx.raw(
+  await prepared(
+    trx,
+    'aivis_credits_record',
     `with ins as (insert into rm_credit_events (id, organization_id, website_id, kind, credits, ref_id, model, occurred_at)
-       select * from json_to_recordset(?::json) as x(id text, organization_id uuid, website_id uuid, kind text, credits numeric, ref_id text,
+       select * from json_to_recordset($1::json) as x(id text, organization_id uuid, website_id uuid, kind text, credits numeric, ref_id text,
          model text, occurred_at timestamptz)
        on conflict (id) do nothing
        returning organization_id, coalesce(website_id::text, '') as website_key, kind, credits, occurred_at)${totals}

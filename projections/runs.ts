@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { prepared } from '../src/db';
 import { RESPONSE_STREAM_PREFIX } from '../src/domain/events';
 import { dispatch, type EventHandlers, handledTypes, type Projection, migrateSql } from '../src/eventstore/projection';
 import { ASKED_COLUMNS } from './answer-columns';
@@ -162,10 +163,12 @@ export const runsProjection: Projection = {
     const flush = async () => {
       // units first: an outcome in the same batch finds its unit
       if (units.length) {
-        await trx.raw(
+        await prepared(
+          trx,
+          'aivis_runs_units',
           `insert into rm_run_units (request_id, run_id, organization_id, website_id, prompt_id, model, location_id, persona_id, schedule_id, day, run_at, status, requested_at, dispatched_at, updated_at)
            select request_id, run_id, organization_id, website_id, prompt_id, model, location_id, persona_id, schedule_id, day, run_at, 'pending', at, at, at
-             from json_to_recordset(?::json) as x(request_id uuid, run_id uuid, organization_id uuid, website_id uuid, prompt_id uuid, model text, location_id uuid,
+             from json_to_recordset($1::json) as x(request_id uuid, run_id uuid, organization_id uuid, website_id uuid, prompt_id uuid, model text, location_id uuid,
                persona_id uuid, schedule_id uuid, day date, run_at timestamptz, at timestamptz)
            on conflict (request_id) do nothing`,
           [JSON.stringify(units)],
@@ -179,9 +182,11 @@ export const runsProjection: Projection = {
         // of every pending unit) when its statistics say few are pending, as they do between runs, and a batch then read
         // every pending unit of every run: 9.3 M index entries for the worker bench's 19,800 answers. The runs' counts
         // move in the same statement (one round trip a batch, not one more per run)
-        await trx.raw(
+        await prepared(
+          trx,
+          'aivis_runs_outcomes',
           `with x as materialized (
-             select * from json_to_recordset(?::json) as x(request_id uuid, run_id uuid, status text, response_id uuid, error_kind text, error text, attempts int, at timestamptz)),
+             select * from json_to_recordset($1::json) as x(request_id uuid, run_id uuid, status text, response_id uuid, error_kind text, error text, attempts int, at timestamptz)),
            settled as (
              update rm_run_units u set status = x.status, response_id = x.response_id, error_kind = x.error_kind, error = x.error, attempts = x.attempts, updated_at = x.at
                from x

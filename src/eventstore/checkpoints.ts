@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { prepared } from '../db';
 import { DEAD_LETTERS } from './dead-letters';
 
 /** how long a checkpoint write extends its runner's lease (by default: RuntimeOptions.projectionLeaseS) */
@@ -25,14 +26,36 @@ export async function moveCheckpoints(
   first?: { sql: string; bindings: readonly Knex.RawBinding[] },
   leaseSeconds = LEASE_SECONDS,
 ): Promise<Set<string>> {
-  const r = await conn.raw(
-    `update aivis_checkpoints as c set position = v.position, lease_until = now() + make_interval(secs => ?), updated_at = now()
-      from ${first ? `(${first.sql}) as f, ` : ''}(values ${moves.map(() => '(?, ?, ?::bigint, ?)').join(', ')}) as v(name, owner, generation, position)
+  const { name, text } = moveStatement(first?.sql);
+  const rows = await prepared<{ name: string }>(conn, name, text, [
+    leaseSeconds,
+    ...(first?.bindings ?? []),
+    moves.map((m) => m.name),
+    moves.map((m) => m.owner),
+    moves.map((m) => m.generation.toString()),
+    moves.map((m) => m.position),
+  ]);
+  return new Set(rows.map((row) => row.name));
+}
+
+/** The move's statement for each `first` (a handful: the live-write locks), named once: the moves go in as arrays. */
+const moveStatements = new Map<string, { name: string; text: string }>();
+function moveStatement(firstSql = ''): { name: string; text: string } {
+  let st = moveStatements.get(firstSql);
+  if (!st) {
+    let n = 1;
+    const f = firstSql.replace(/\?/g, () => `$${++n}`);
+    const a = [++n, ++n, ++n, ++n].map((i) => `$${i}`);
+    st = {
+      name: `aivis_checkpoints_move_${moveStatements.size}`,
+      text: `update aivis_checkpoints as c set position = v.position, lease_until = now() + make_interval(secs => $1), updated_at = now()
+      from ${f ? `(${f}) as f, ` : ''}unnest(${a[0]}::text[], ${a[1]}::text[], ${a[2]}::bigint[], ${a[3]}::text[]) as v(name, owner, generation, position)
       where c.name = v.name and c.lease_owner = v.owner and c.generation = v.generation
       returning c.name, set_config('synchronous_commit', 'off', true)`,
-    [leaseSeconds, ...(first?.bindings ?? []), ...moves.flatMap((m) => [m.name, m.owner, m.generation.toString(), m.position])],
-  );
-  return new Set((r.rows as { name: string }[]).map((row) => row.name));
+    };
+    moveStatements.set(firstSql, st);
+  }
+  return st;
 }
 
 /** A lease taken or renewed: the checkpoint as it then stands. */

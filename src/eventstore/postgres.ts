@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { HORIZON_SQL, HorizonReads } from './horizon';
-import { preferLz4Sql } from '../db';
+import { preferLz4Sql, prepared } from '../db';
 import { EventMetadata, knownEventTypes, withSchemaVersion } from '../domain/events';
 import {
   type AppendOptions,
@@ -276,6 +276,10 @@ const HEAD = `concat_ws(' ', position, txid, revision, floor(extract(epoch from 
 const COLUMNS = `${HEAD} as head, type, data, metadata`;
 /** what a read below the horizon sends of its lateral `e` (its order keys stay behind) */
 const SENT = 'e.head, e.type, e.data, e.metadata';
+
+const READ_FORWARD = `select ${COLUMNS} from aivis_events where stream_id = $1 and revision >= $2::bigint order by revision limit $3::bigint`;
+const READ_BACK = `select ${COLUMNS} from aivis_events where stream_id = $1 and revision <= $2::bigint order by revision desc limit $3::bigint`;
+const MAX_REVISION = '9223372036854775807';
 
 /** The catalogue's type names: the log's type, read as a fresh string, is swapped for the interned one every lookup by type then uses. */
 const TYPE_NAMES = new Map<string, string>(knownEventTypes().map((t) => [t, t]));
@@ -642,11 +646,14 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
 
     async readStream(streamId, options: ReadStreamOptions = {}) {
       const backwards = options.direction === 'backwards';
-      const q = db('aivis_events').select(db.raw(COLUMNS)).where('stream_id', streamId);
-      if (options.fromRevision !== undefined) q.where('revision', backwards ? '<=' : '>=', options.fromRevision.toString());
-      q.orderBy('revision', backwards ? 'desc' : 'asc');
-      if (options.maxCount !== undefined) q.limit(options.maxCount);
-      return ((await q) as EventRow[]).map(toRecorded);
+      // one named statement a direction (prepared() in src/db.ts): no revision bound reads from the first (or the last) revision,
+      // no count is LIMIT ALL
+      const rows = await prepared<EventRow>(db, backwards ? 'aivis_read_stream_back' : 'aivis_read_stream', backwards ? READ_BACK : READ_FORWARD, [
+        streamId,
+        options.fromRevision?.toString() ?? (backwards ? MAX_REVISION : '0'),
+        options.maxCount ?? null,
+      ]);
+      return rows.map(toRecorded);
     },
 
     async readAll(after: Position, maxCount: number) {
