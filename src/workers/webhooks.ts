@@ -5,6 +5,7 @@ import type { FeedMapping } from '../../projections/activity';
 import { load } from '../../commands/handle';
 import { signingSecrets, updateWebhook, Webhook, webhookStream } from '../../commands/webhooks/webhook';
 import type { BusMessage } from '../bus/port';
+import { prepared } from '../db';
 import { type EventType, isKnownType, SYSTEM_ACTOR } from '../domain/events';
 import { newId } from '../domain/ids';
 import type { EventStore, TypedEvent } from '../eventstore/port';
@@ -134,24 +135,26 @@ export async function fanOutMany(
   const ruleHooks = events.map(({ out }) =>
     JSON.stringify(out.type === 'alert.fired' ? ((out.data as { webhook_ids?: string[] }).webhook_ids ?? []) : []),
   );
-  const r = await db.raw(
+  const rows = await prepared<Claimed & { leased: boolean }>(
+    db,
+    'aivis_webhooks_fan_out',
     `with ev as (
-       select * from unnest(?::int[], ?::uuid[], ?::uuid[], ?::text[], ?::text[], ?::uuid[], ?::jsonb[], ?::jsonb[])
+       select * from unnest($1::int[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::uuid[], $7::jsonb[], $8::jsonb[])
          as e(ord, event_id, organization_id, type, website_id, only_id, rule_hooks, payload)),
      wanted as (
-       select e.ord, e.event_id, e.type, e.payload, w.id, w.organization_id, not (w.id = any(?::uuid[])) as free
+       select e.ord, e.event_id, e.type, e.payload, w.id, w.organization_id, not (w.id = any($9::uuid[])) as free
          from ev e join rm_webhooks w on w.organization_id = e.organization_id
         where w.status = 'enabled'
           and (e.only_id is null or w.id = e.only_id)
           and (jsonb_exists(e.rule_hooks, w.id::text) or w.event_types @> '["*"]' or w.event_types @> jsonb_build_array(e.type))
           and (w.website_ids is null or (e.website_id is not null and w.website_ids @> jsonb_build_array(e.website_id)))),
-     picked as (select *, free and row_number() over (partition by free order by ord, id) <= ? as leased from wanted),
+     picked as (select *, free and row_number() over (partition by free order by ord, id) <= $10 as leased from wanted),
      ins as (
        insert into webhook_deliveries (id, webhook_id, organization_id, event_id, event_type, payload, next_attempt_at, attempts, lease_until, lease_owner)
        select gen_random_uuid(), p.id, p.organization_id, p.event_id, p.type, p.payload, now(),
               case when p.leased then 1 else 0 end,
-              case when p.leased then now() + make_interval(secs => ?) end,
-              case when p.leased then ?::text end
+              case when p.leased then now() + make_interval(secs => $11) end,
+              case when p.leased then $12::text end
          from picked p
        on conflict (webhook_id, event_id) do nothing
        returning id, webhook_id, organization_id, event_id, event_type, payload, attempts, lease_owner)
@@ -171,11 +174,11 @@ export async function fanOutMany(
       lease?.room ?? 0,
       lease?.seconds ?? 0,
       lease?.owner ?? null,
-    ] as unknown as readonly Knex.RawBinding[],
+    ],
   );
   const results = events.map(() => ({ added: 0, leased: [] as Claimed[] }));
   const byEvent = new Map(events.map(({ msg }, i) => [msg.id, results[i]]));
-  for (const { leased, ...c } of r.rows as (Claimed & { leased: boolean })[]) {
+  for (const { leased, ...c } of rows) {
     const to = byEvent.get(c.event_id);
     if (!to) continue;
     to.added++;
@@ -370,26 +373,27 @@ export async function startWebhookWorkers(deps: WebhookWorkerDeps): Promise<{ st
    */
   async function claim(limit: number): Promise<Claimed[]> {
     const saturated = saturatedEndpoints();
-    const r = await deps.db.raw(
+    return prepared<Claimed>(
+      deps.db,
+      'aivis_webhooks_claim',
       `with due as (
          select c.id from rm_webhooks w
          cross join lateral (
            select d.id, d.next_attempt_at from webhook_deliveries d
             where d.webhook_id = w.id and d.status = 'pending' and d.next_attempt_at <= now()
               and (d.lease_until is null or d.lease_until < now())
-            order by d.next_attempt_at limit ?) c
-          where w.status = 'enabled' and not (w.id = any(?::uuid[]))
-          order by c.next_attempt_at limit ?),
+            order by d.next_attempt_at limit $1) c
+          where w.status = 'enabled' and not (w.id = any($2::uuid[]))
+          order by c.next_attempt_at limit $3),
        locked as (select d.id from webhook_deliveries d join due on due.id = d.id
                    where d.status = 'pending' and (d.lease_until is null or d.lease_until < now()) for update of d skip locked)
        update webhook_deliveries d
-          set attempts = d.attempts + 1, lease_until = now() + make_interval(secs => ?), lease_owner = ?
+          set attempts = d.attempts + 1, lease_until = now() + make_interval(secs => $4), lease_owner = $5
          from locked, rm_webhooks w
         where d.id = locked.id and w.id = d.webhook_id
         returning d.id, d.webhook_id, d.organization_id, d.event_id, d.event_type, d.payload, d.attempts, w.url, w.format, w.secret_changed_at`,
       [perEndpoint, saturated, limit, leaseS, owner],
     );
-    return r.rows as Claimed[];
   }
 
   function start(c: Claimed): void {
