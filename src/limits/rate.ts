@@ -20,7 +20,8 @@ export async function migrateRateLimits(db: Knex): Promise<void> {
     primary key (key, window_start)
   )`);
   // window_end (a sweep keeps a long window, a day, as long as it lasts) came after the table: add it where missing
-  const r = await db.raw(`select 1 from information_schema.columns where table_name = 'aivis_rate_limits' and column_name = 'window_end'`);
+  // (asked of pg_catalog: information_schema's view took 8 ms to plan, at every start)
+  const r = await db.raw(`select 1 from pg_attribute where attrelid = 'aivis_rate_limits'::regclass and attname = 'window_end' and not attisdropped`);
   if (!r.rows.length) await db.raw(`alter table aivis_rate_limits add column if not exists window_end bigint`);
 }
 

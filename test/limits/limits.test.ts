@@ -31,6 +31,21 @@ describe('limits, one instance (PGlite or Postgres)', () => {
     await d?.close();
   });
 
+  it('given a counters table from before window_end, when migrated (twice), then it has the column and keeps its rows', async () => {
+    const old = await freshDatabase();
+    try {
+      await old.db.raw(
+        'create unlogged table aivis_rate_limits (key text not null, window_start bigint not null, count int not null, primary key (key, window_start))',
+      );
+      await old.db('aivis_rate_limits').insert({ key: 'k', window_start: 1, count: 2 });
+      await migrateLimits(old.db);
+      await migrateLimits(old.db);
+      expect(await old.db('aivis_rate_limits').select('key', 'count', 'window_end')).toEqual([{ key: 'k', count: 2, window_end: null }]);
+    } finally {
+      await old.close();
+    }
+  });
+
   it('given named budgets with their own windows, when requests spend several at once, then each counts in its window and the 429 waits for the longest', async () => {
     const limiter = new RateLimiter(d.db);
     const perMinute: Budget = { name: 'seo-org', limit: 3, windowSeconds: 60 };
