@@ -28,8 +28,8 @@ const INSERT_KEPT = `with ins as (
           insert into aivis_events (stream_id, revision, event_id, type, data, metadata)
           select p_stream, v_start + t.k - 1, p_ids[t.o], p_types[t.o], d.v, m.v
             from unnest(v_keep) with ordinality as t(o, k)
-            join json_array_elements(p_data) with ordinality as d(v, o) on d.o = t.o
-            join json_array_elements(p_metadata) with ordinality as m(v, o) on m.o = t.o
+            left join json_array_elements(p_data) with ordinality as d(v, o) on d.o = t.o
+            left join json_array_elements(p_metadata) with ordinality as m(v, o) on m.o = t.o
             order by t.k
           on conflict (stream_id, revision) do nothing
           returning aivis_events.position
@@ -176,8 +176,9 @@ begin
         insert into aivis_events (stream_id, revision, event_id, type, data, metadata)
         select st.s, st.start + k - 1, p_ids[st.off + k], p_types[st.off + k], d.v, m.v
           from st cross join lateral generate_series(1, st.n) as k
-          join json_array_elements(p_data) with ordinality as d(v, o) on d.o = st.off + k
-          join json_array_elements(p_metadata) with ordinality as m(v, o) on m.o = st.off + k
+          -- left joins: a document missing from the arrays is a null, refused by the column as before
+          left join json_array_elements(p_data) with ordinality as d(v, o) on d.o = st.off + k
+          left join json_array_elements(p_metadata) with ordinality as m(v, o) on m.o = st.off + k
          where st.dense
            -- a per-event index probe, not an anti-join (see aivis_append_events)
            and (select x.position from aivis_events x where x.event_id = p_ids[st.off + k]) is null

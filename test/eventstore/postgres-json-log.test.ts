@@ -86,4 +86,21 @@ describe('a log stored in jsonb, opened by this version', () => {
     expect(Number(n[0].n)).toBe(0);
     expect((await store.readStream('good-c')).map((e) => e.data)).toEqual([{ text: 'fine \u00e9 \ud83d\ude00' }]);
   });
+
+  it('when an append is sent fewer documents than ids, then it fails on the missing one (as before) and writes nothing', async () => {
+    await openPostgresEventStore(d.db);
+    const call = (fn: string, expected: string) =>
+      d.db.raw(`select * from ${fn}(?, ?, ?::uuid[], ?::text[], ?::json, ?::json)`, [
+        `short-${expected}`,
+        expected,
+        [randomUUID(), randomUUID()],
+        ['Something', 'Something'],
+        JSON.stringify([{ only: 'one' }]),
+        JSON.stringify([metadata(), metadata()]),
+      ]);
+    await expect(call('aivis_append_events', 'any')).rejects.toMatchObject({ code: '23502' });
+    await expect(call('aivis_append_events', 'no_stream')).rejects.toMatchObject({ code: '23502' });
+    const n = await d.db('aivis_events').where('stream_id', 'like', 'short-%').count<{ n: string }[]>('* as n');
+    expect(Number(n[0].n)).toBe(0);
+  });
 });
