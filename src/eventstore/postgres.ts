@@ -35,6 +35,14 @@ const INSERT_KEPT = `with ins as (
           returning aivis_events.position
         ) select count(*), max(ins.position) into v_count, v_position from ins;`;
 
+/**
+ * Both append functions' first check: json keeps what jsonb refuses (\u0000, a lone surrogate; JSON.stringify writes
+ * both as \u escapes), so such a document fails here as it would have as jsonb (22P05, 22P02), before anything is
+ * written. Only a document holding a \u escape is parsed for it.
+ */
+const REFUSE_UNSTORABLE = `if strpos(p_data::text, '\\u') > 0 then perform p_data::jsonb; end if;
+  if strpos(p_metadata::text, '\\u') > 0 then perform p_metadata::jsonb; end if;`;
+
 const SCHEMA = `
 create table if not exists aivis_events (
   position bigserial primary key,
@@ -76,10 +84,7 @@ declare
   v_count bigint;
   v_position bigint;
 begin
-  -- json keeps what jsonb refuses (\\u0000, a lone surrogate: JSON.stringify writes both as \\u escapes): such a
-  -- document fails here as it would have as jsonb (22P05, 22P02), before anything is written
-  if strpos(p_data::text, '\\u') > 0 then perform p_data::jsonb; end if;
-  if strpos(p_metadata::text, '\\u') > 0 then perform p_metadata::jsonb; end if;
+  ${REFUSE_UNSTORABLE}
   loop
     -- a per-event index probe: a NOT EXISTS anti-join may be cached as a hash join over a seq scan of the whole log
     -- (planned while the table was small, kept until the next ANALYZE), O(log size) per append
@@ -151,10 +156,7 @@ declare
   v_txid text;
   r record;
 begin
-  -- json keeps what jsonb refuses (\\u0000, a lone surrogate: JSON.stringify writes both as \\u escapes): such a
-  -- document fails here as it would have as jsonb (22P05, 22P02), before anything is written
-  if strpos(p_data::text, '\\u') > 0 then perform p_data::jsonb; end if;
-  if strpos(p_metadata::text, '\\u') > 0 then perform p_metadata::jsonb; end if;
+  ${REFUSE_UNSTORABLE}
   -- The usual batch (distinct streams, new ids, expected revisions that hold) goes in as one statement in one
   -- subtransaction; anything else (a stored id, a conflict, a stream twice) undoes it and goes append by append below.
   if v_m > 1 and 0 < all (p_counts) and (select count(distinct s) from unnest(p_streams) as s) = v_m then
