@@ -5,7 +5,7 @@
  * One run on one machine, so the host's speed and load hit both sides alike.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, realpathSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { info, median, report } from './lib';
@@ -68,9 +68,21 @@ export function checkoutOf(commit: string, here: string): { dir: string; sha: st
   return { dir, sha };
 }
 
+/**
+ * The node options a checkout's own `npm run bench` starts with (its package.json), so that each side runs as it would
+ * alone: a side that changed them (say the collector's threads) is measured with its own.
+ */
+export function benchNodeOptions(dir: string): string[] {
+  const script: string = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts?.bench ?? '';
+  const words = script.split(/\s+/);
+  const start = words.indexOf('node');
+  const end = words.indexOf('bench/run.ts');
+  return start >= 0 && end > start ? words.slice(start + 1, end) : ['--import', 'tsx'];
+}
+
 function runBench(dir: string, args: string[]): Promise<string> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, ['--max-semi-space-size=32', '--import', 'tsx', 'bench/run.ts', ...args], {
+    const child = spawn(process.execPath, [...benchNodeOptions(dir), 'bench/run.ts', ...args], {
       cwd: dir,
       env: process.env,
       stdio: ['ignore', 'pipe', 'inherit'],
