@@ -164,6 +164,20 @@ export function preferLz4Sql(table: string, columns: readonly string[]): string 
 }
 
 /**
+ * `fn` on one of `db`'s connections (a transaction's own, or one of the pool's for the call), given back after: for what
+ * knex's query builder cannot send (a named statement, a COPY).
+ */
+export async function onConnection<C, T>(db: Knex | Knex.Transaction, fn: (conn: C) => Promise<T>): Promise<T> {
+  const conn = (await db.client.acquireConnection()) as C;
+  try {
+    return await fn(conn);
+  } finally {
+    // a transaction's client hands out its own connection and takes nothing back
+    await db.client.releaseConnection(conn);
+  }
+}
+
+/**
  * Runs `text` (placeholders `$1`, `$2`, …) as the named statement `name` on `db`'s connection: a transaction's own, or
  * one of the pool's for this call. Each connection then parses it once, and once five runs have planned alike it keeps
  * one generic plan instead of planning again every call: for the statements sent at every batch of the log (a
@@ -171,23 +185,20 @@ export function preferLz4Sql(table: string, columns: readonly string[]): string 
  * the execution. Only for a text that is the same at every call (its name stands for it on every connection), and
  * where any plan of it reads the same rows (the parameters are arrays or JSON documents, not what the planner costs).
  */
-export async function prepared<R = Record<string, unknown>>(
+export function prepared<R = Record<string, unknown>>(
   db: Knex | Knex.Transaction,
   name: string,
   text: string,
   values: readonly unknown[],
 ): Promise<R[]> {
-  const conn = (await db.client.acquireConnection()) as {
+  type Conn = {
     __knexUid?: string;
     __knexTxId?: string;
     query(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
   };
-  try {
+  return onConnection(db, async (conn: Conn) => {
     // told to the knex instance's (and the transaction's) query listeners as its own statements are
     db.client.emit('query', { __knexUid: conn.__knexUid, __knexTxId: conn.__knexTxId, method: 'raw', sql: text, bindings: values });
     return (await conn.query({ name, text, values: values as unknown[] })).rows;
-  } finally {
-    // a transaction's client hands out its own connection and takes nothing back
-    await db.client.releaseConnection(conn);
-  }
+  });
 }

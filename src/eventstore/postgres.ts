@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { HORIZON_SQL, HorizonReads } from './horizon';
-import { preferLz4Sql, prepared } from '../db';
+import { onConnection, preferLz4Sql, prepared } from '../db';
 import { EventMetadata, knownEventTypes, withSchemaVersion } from '../domain/events';
 import {
   type AppendOptions,
@@ -435,14 +435,7 @@ export async function openPostgresEventStore(db: Knex, options: { notify?: boole
     return { streamId, expected, ids, types, data, metadata };
   }
 
-  async function withConnection<T>(fn: (conn: Conn) => Promise<T>): Promise<T> {
-    const conn = (await db.client.acquireConnection()) as Conn;
-    try {
-      return await fn(conn);
-    } finally {
-      await db.client.releaseConnection(conn);
-    }
-  }
+  const withConnection = <T>(fn: (conn: Conn) => Promise<T>): Promise<T> => onConnection(db, fn);
 
   /** One stream's append on `conn` (a pooled connection, or a transaction's). */
   async function appendOn(conn: Conn, p: Prepared, fresh = false): Promise<AppendResult> {
