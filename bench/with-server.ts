@@ -24,21 +24,35 @@ export const serverBench = (websites: number, b: BenchWith<{ s: BenchServer; db:
  * Runs `use` with two instances running the job workers over a private nats-server: `a` with `websites` websites,
  * `b` joining a's database; `env` goes to both; `use` is also given the bus's URL. Closed after: b, a, then the bus.
  */
-export async function withTwoWorkerInstances(
+export function withTwoWorkerInstances(
   websites: number,
   env: Record<string, string> | undefined,
   use: (a: BenchServer, b: BenchServer, natsUrl: string) => Promise<void>,
 ): Promise<void> {
-  const nats = await startNatsServer();
-  const options = { natsUrl: nats.url, workers: true, ...(env && { env }) };
-  const a = await startBenchServer(websites, undefined, options);
-  let b: BenchServer | null = null;
+  return withWorkerInstances({ instances: 2, bus: 'nats' }, websites, env, ([a, b], natsUrl) => use(a, b, natsUrl!));
+}
+
+/**
+ * Runs `use` with `instances` instances running the job workers, the first with `websites` websites and the others
+ * joining its database, over a private nats-server (`use` is given its URL), or one instance on the in-process bus
+ * (`memory`: the embedded default's bus, here over Postgres; no URL). Closed in reverse order, then the bus.
+ */
+export async function withWorkerInstances(
+  setup: { instances: number; bus: 'nats' | 'memory' },
+  websites: number,
+  env: Record<string, string> | undefined,
+  use: (instances: BenchServer[], natsUrl: string | null) => Promise<void>,
+): Promise<void> {
+  if (setup.bus === 'memory' && setup.instances !== 1) throw new Error('the in-process bus serves one instance');
+  const nats = setup.bus === 'nats' ? await startNatsServer() : null;
+  const options = { natsUrl: nats?.url, workers: true, ...(env && { env }) };
+  const started: BenchServer[] = [];
   try {
-    b = await startBenchServer(0, undefined, { ...options, join: a });
-    await use(a, b, nats.url);
+    started.push(await startBenchServer(websites, undefined, options));
+    while (started.length < setup.instances) started.push(await startBenchServer(0, undefined, { ...options, join: started[0] }));
+    await use(started, nats?.url ?? null);
   } finally {
-    await b?.close();
-    await a.close();
-    await nats.dispose();
+    for (const s of started.reverse()) await s.close();
+    await nats?.dispose();
   }
 }

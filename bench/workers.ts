@@ -8,7 +8,7 @@ import { fullShape, quickShape } from './answers-data';
 import { type AnswerSite, seedAnswerSite } from './answers';
 import { type Bench, cpuMeter, info, nowNs, perUnit, report, secondsSince } from './lib';
 import type { BenchServer } from './server';
-import { withTwoWorkerInstances } from './with-server';
+import { withWorkerInstances } from './with-server';
 
 /**
  * Starts `runs` runs of the site's default schedule for `day` and waits until the read model has each finished and
@@ -84,6 +84,17 @@ async function deliveries(url: string): Promise<Map<string, number>> {
   }
 }
 
+/**
+ * How the workers bench runs (BENCH_WORKER_SETUP): `two-nats` (the default, the reported figure: two instances sharing
+ * a private NATS JetStream), `one-nats` (one instance on it), `one-memory` (one instance on the in-process bus, the
+ * embedded default's, here over Postgres: what the path costs with no message broker at all).
+ */
+export function workerSetup(name = 'two-nats'): { instances: number; bus: 'nats' | 'memory' } {
+  const m = /^(one|two)-(nats|memory)$/.exec(name);
+  if (!m || name === 'two-memory') throw new Error(`BENCH_WORKER_SETUP: expected two-nats, one-nats or one-memory, not ${JSON.stringify(name)}`);
+  return { instances: m[1] === 'one' ? 1 : 2, bus: m[2] as 'nats' | 'memory' };
+}
+
 /** Answers of the simulated engine recorded per second by the response workers of two instances sharing NATS. */
 export const workers: Bench = {
   name: 'workers',
@@ -92,7 +103,9 @@ export const workers: Bench = {
     const shape = quick ? { ...quickShape, days: 1 } : { ...fullShape, days: 1 };
     // BENCH_WORKER_RUNS: more runs in the span, to tell the fixed cost of a span from the cost per answer
     const runs = Number(process.env.BENCH_WORKER_RUNS ?? (quick ? 2 : 6));
-    await withTwoWorkerInstances(0, { ENGINE_MODE: 'simulated' }, async (a, b, natsUrl) => {
+    const setup = workerSetup(process.env.BENCH_WORKER_SETUP);
+    await withWorkerInstances(setup, 0, { ENGINE_MODE: 'simulated' }, async (instances, natsUrl) => {
+      const a = instances[0];
       const site = await seedAnswerSite(a, shape);
       const stat = async () =>
         (
@@ -112,7 +125,9 @@ export const workers: Bench = {
       const idle = await cpuMeter(a.rt.database.db);
       await new Promise((res) => setTimeout(res, idleMs));
       const ic = await idle.stop();
-      info(`workers: idle, both instances: node ${(ic.nodeUs / idleMs).toFixed(0)} ms/s, Postgres ${(ic.pgUs / idleMs).toFixed(0)} ms/s of CPU`);
+      info(
+        `workers: idle, ${setup.instances} instance(s): node ${(ic.nodeUs / idleMs).toFixed(0)} ms/s, Postgres ${(ic.pgUs / idleMs).toFixed(0)} ms/s of CPU`,
+      );
       // BENCH_WORKER_WARM=n: the same runs of n earlier days first, metered apart, so that the measured span holds no
       // first-time costs (compiling the code paths, the prompts' first-answer markers, the consumers' first pulls)
       for (let i = 0; i < Number(process.env.BENCH_WORKER_WARM ?? 0); i++) {
@@ -147,7 +162,7 @@ export const workers: Bench = {
         started.delete(q.__knexQueryUid!);
         bySql.get(s.key)!.ms += Number(nowNs() - s.t) / 1e6;
       };
-      for (const x of [a, b]) {
+      for (const x of instances) {
         x.rt.database.db.on('query', (q: { sql: string }) => {
           queries.n++;
           tally(q);
@@ -157,7 +172,7 @@ export const workers: Bench = {
           x.rt.database.db.on('query-error', (_e: unknown, q: { __knexQueryUid?: string }) => answered(null, q));
         }
       }
-      const d0 = process.env.BENCH_QUERIES ? await deliveries(natsUrl) : null;
+      const d0 = process.env.BENCH_QUERIES && natsUrl ? await deliveries(natsUrl) : null;
       // every statement sent on a pg connection (knex's and the event store's own, which bypass knex's events)
       const onWire = new Map<string, number>();
       const wireBytes = new Map<string, number>();
@@ -200,7 +215,7 @@ export const workers: Bench = {
         info(`workers: ${([...wireBytes.values()].reduce((x, y) => x + y, 0) / 1e6).toFixed(1)} MB of parameters on the wire`);
       }
       if (d0) {
-        const d1 = await deliveries(natsUrl);
+        const d1 = await deliveries(natsUrl!);
         const moved = [...d1].map(([k, v]) => [k, v - (d0.get(k) ?? 0)] as const).filter(([, v]) => v > 0);
         info(`workers: bus deliveries by durable ${moved.map(([k, v]) => `${k} ${v}`).join(', ')}`);
       }
@@ -225,7 +240,7 @@ export const workers: Bench = {
         .whereRaw("data->>'run_id' = any(?)", [ids])
         .count<{ n: string }[]>('* as n');
       info(
-        `workers: ${runs} runs of ${units / runs} units (${shape.prompts} prompts x 11 models x ${shape.locations} locations), WORKER_CONCURRENCY 16 per instance, 2 instances; ${byInstance[0].n} answers recorded`,
+        `workers: ${runs} runs of ${units / runs} units (${shape.prompts} prompts x 11 models x ${shape.locations} locations), WORKER_CONCURRENCY 16 per instance, ${setup.instances} instance(s) on the ${setup.bus === 'nats' ? 'NATS' : 'in-process'} bus; ${byInstance[0].n} answers recorded`,
       );
       report('worker_answers_per_s', units / seconds, 'answers/s', {
         cpu: perUnit(c, units, 'answer'),
@@ -233,7 +248,7 @@ export const workers: Bench = {
         note: `${units} units answered and recorded in ${seconds.toFixed(1)} s (from the first start until every run was finished in the read model and its answers listed)`,
       });
       report('worker_cpu_us_per_answer', c.nodeUs / units, 'us', {
-        note: `node CPU of the bench process (both instances) per answer; Postgres ${(c.pgUs / units).toFixed(1)} us`,
+        note: `node CPU of the bench process (${setup.instances === 2 ? 'both instances' : 'one instance'}) per answer; Postgres ${(c.pgUs / units).toFixed(1)} us`,
       });
     });
   },
