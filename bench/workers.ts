@@ -103,7 +103,9 @@ export const workers: Bench = {
     const shape = quick ? { ...quickShape, days: 1 } : { ...fullShape, days: 1 };
     // BENCH_WORKER_RUNS: more runs in the span, to tell the fixed cost of a span from the cost per answer
     const runs = Number(process.env.BENCH_WORKER_RUNS ?? (quick ? 2 : 6));
-    const setup = workerSetup(process.env.BENCH_WORKER_SETUP);
+    // a commit from before BENCH_WORKER_SETUP ignores it: an A/B against one compares this setup with its two-nats
+    const setupName = process.env.BENCH_WORKER_SETUP || 'two-nats';
+    const setup = workerSetup(setupName);
     await withWorkerInstances(setup, 0, { ENGINE_MODE: 'simulated' }, async (instances, natsUrl) => {
       const a = instances[0];
       const site = await seedAnswerSite(a, shape);
@@ -245,7 +247,7 @@ export const workers: Bench = {
       report('worker_answers_per_s', units / seconds, 'answers/s', {
         cpu: perUnit(c, units, 'answer'),
         goal: { op: '>=', value: 2000 },
-        note: `${units} units answered and recorded in ${seconds.toFixed(1)} s (from the first start until every run was finished in the read model and its answers listed)`,
+        note: `${units} units answered and recorded in ${seconds.toFixed(1)} s (from the first start until every run was finished in the read model and its answers listed)${setupName === 'two-nats' ? '' : `; setup ${setupName}, not the figure's`}`,
       });
       report('worker_cpu_us_per_answer', c.nodeUs / units, 'us', {
         note: `node CPU of the bench process (${setup.instances === 2 ? 'both instances' : 'one instance'}) per answer; Postgres ${(c.pgUs / units).toFixed(1)} us`,
