@@ -90,10 +90,15 @@ async function deliveries(url: string): Promise<Map<string, number>> {
  * embedded default's, here over Postgres: what the path costs with no message broker at all).
  */
 export function workerSetup(name = 'two-nats'): { instances: number; bus: 'nats' | 'memory' } {
-  const m = /^(one|two)-(nats|memory)$/.exec(name);
-  if (!m || name === 'two-memory') throw new Error(`BENCH_WORKER_SETUP: expected two-nats, one-nats or one-memory, not ${JSON.stringify(name)}`);
-  return { instances: m[1] === 'one' ? 1 : 2, bus: m[2] as 'nats' | 'memory' };
+  const setup = Object.hasOwn(WORKER_SETUPS, name) ? WORKER_SETUPS[name] : undefined;
+  if (!setup) throw new Error(`BENCH_WORKER_SETUP: expected two-nats, one-nats or one-memory, not ${JSON.stringify(name)}`);
+  return setup;
 }
+const WORKER_SETUPS: Record<string, { instances: number; bus: 'nats' | 'memory' }> = {
+  'two-nats': { instances: 2, bus: 'nats' },
+  'one-nats': { instances: 1, bus: 'nats' },
+  'one-memory': { instances: 1, bus: 'memory' },
+};
 
 /** Answers of the simulated engine recorded per second by the response workers of two instances sharing NATS. */
 export const workers: Bench = {

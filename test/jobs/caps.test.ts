@@ -8,7 +8,7 @@ import type { Runtime } from '../../src/runtime';
 import { PROBE_SLOTS, probeJob } from '../../src/workers/probe';
 import { type NatsServerProcess, startNatsServer } from '../bus/nats-server';
 import { freshDatabase, type TestDatabase } from '../support/db';
-import { gate, openJobRuntime } from '../support/jobs';
+import { gate, openJobRuntime, slotsLetGo } from '../support/jobs';
 import { until } from '../support/until';
 import { onPostgresServer } from '../support/suites';
 
@@ -105,9 +105,7 @@ suite('running caps of a kind of job, two instances over NATS', () => {
     expect(worked.a).toBeGreaterThan(0);
     expect(worked.b).toBeGreaterThan(0);
     expect(worked.a + worked.b).toBeGreaterThanOrEqual(inputs.length * 2);
-    // a job's slot is let go after its end is appended (and may be after the read model has it): every slot is let go
-    const slots = async () => Number((await a.database.db('aivis_job_slots').count<{ n: string }[]>('* as n'))[0].n);
-    await until('every slot let go', async () => (await slots()) === 0);
-    expect(await slots()).toBe(0);
+    await slotsLetGo(a.database.db);
+    expect(Number((await a.database.db('aivis_job_slots').count<{ n: string }[]>('* as n'))[0].n)).toBe(0);
   }, 180_000);
 });

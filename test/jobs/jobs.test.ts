@@ -13,7 +13,7 @@ import type { Runtime } from '../../src/runtime';
 import { type JobWorker, startJobWorker } from '../../src/workers/jobs';
 import { probeJob } from '../../src/workers/probe';
 import { freshDatabase, type TestDatabase } from '../support/db';
-import { gate, jobEnded, openJobRuntime, PROBE_OF_THREE_SUCCEEDED, streamEvents } from '../support/jobs';
+import { gate, jobEnded, openJobRuntime, PROBE_OF_THREE_SUCCEEDED, slotsLetGo, streamEvents } from '../support/jobs';
 import { until } from '../support/until';
 
 const ORG = newId();
@@ -65,10 +65,9 @@ describe('jobs: a probe through the job workers', () => {
     expect(view).toMatchObject({ job_id: id, kind: 'probe', status: 'succeeded', error: null });
     expect(view.started_at! <= view.finished_at!).toBe(true);
     expect(await getJob(rt.database.db, newId(), 'probe', id)).toBeNull();
-    // its slot is free again (let go after the end is appended, so perhaps just after the read model has the end)
-    const slot = () => rt.database.db('aivis_job_slots').where('job_id', id).first();
-    await until('its slot let go', async () => (await slot()) === undefined);
-    expect(await slot()).toBeUndefined();
+    // its slot is free again
+    await slotsLetGo(rt.database.db, id);
+    expect(await rt.database.db('aivis_job_slots').where('job_id', id).first()).toBeUndefined();
   });
 
   it('given a step delivered twice at once to two instances, then both run it and it is recorded once; delivered again after the end, nothing is appended', async () => {

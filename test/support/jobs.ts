@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { loadConfig } from '../../src/config';
 import type { Database } from '../../src/db';
 import { createLogger, silentLogger } from '../../src/logger';
@@ -52,6 +53,18 @@ export async function jobEnded(rt: Runtime, jobId: string, timeoutMs = 30_000): 
     },
     timeoutMs,
   );
+}
+
+/**
+ * Waits until no slot is held (by `jobId`, or by any job), at most `until`'s default wait; the caller asserts it. A
+ * job's slot is let go just after its end is appended, so a read the moment the read model has the end may still see it.
+ */
+export async function slotsLetGo(db: Knex, jobId?: string): Promise<void> {
+  const held = async () =>
+    (await db('aivis_job_slots')
+      .where(jobId ? { job_id: jobId } : {})
+      .first('job_id')) !== undefined;
+  await until(jobId ? `job ${jobId}'s slot let go` : 'every slot let go', async () => !(await held())).catch(() => undefined);
 }
 
 /** A job stream's events, type and id, in order. */
